@@ -1,0 +1,33 @@
+#pragma once
+// TCP framing: u32 little-endian length prefix, then the payload. No sockets.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace swarmfield::protocol {
+
+inline constexpr std::size_t kMaxFrameBytes = 1u << 20;  ///< 1 MiB payload limit
+
+/// Appends `payload` to `out` with its 4-byte little-endian length. Payloads larger than
+/// kMaxFrameBytes are a programming error (returns false, `out` unchanged).
+[[nodiscard]] bool append_frame(std::span<const std::uint8_t> payload, std::vector<std::uint8_t>& out);
+
+/// Incremental decoder for a byte stream. feed() bytes as they arrive, then call next() until it
+/// returns kNeedMore. kTooLarge is final: the peer announced a frame above the limit and the
+/// stream can not be resynchronized (answer Error and close).
+class FrameDecoder {
+ public:
+  enum class Status { kFrame, kNeedMore, kTooLarge };
+  explicit FrameDecoder(std::size_t max_frame_bytes = kMaxFrameBytes) : max_(max_frame_bytes) {}
+  void feed(std::span<const std::uint8_t> bytes);
+  /// On kFrame, `frame` holds one payload.
+  Status next(std::vector<std::uint8_t>& frame);
+  [[nodiscard]] std::size_t buffered() const noexcept { return buffer_.size() - read_; }
+
+ private:
+  std::size_t max_;
+  std::vector<std::uint8_t> buffer_;
+  std::size_t read_ = 0;
+};
+
+}  // namespace swarmfield::protocol

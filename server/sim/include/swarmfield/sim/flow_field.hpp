@@ -1,0 +1,50 @@
+#pragma once
+// Flow field: one byte per cell naming the neighbour to step to.
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include "swarmfield/sim/grid_map.hpp"
+#include "swarmfield/sim/integration_field.hpp"
+#include "swarmfield/sim/vec2.hpp"
+
+namespace swarmfield::sim {
+
+/// Directions, y grows downward (row index). Index = value stored in the flow field.
+enum class FlowDirection : std::uint8_t { kE = 0, kSE, kS, kSW, kW, kNW, kN, kNE, kNone = 8 };
+inline constexpr std::array<CellCoord, 8> kDirectionOffsets = {{
+    {1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}, {0, -1}, {1, -1}}};
+
+/// Unit world-space vector of a direction (diagonals already normalized); {0,0} for kNone.
+[[nodiscard]] Vec2 direction_vector(FlowDirection d) noexcept;
+
+/// Per cell: the direction to the 8-neighbour with the lowest integration value, under the
+/// same no-corner-cutting rule, and only when that value is lower than the cell's own.
+/// kNone for goals, blocked and unreachable cells. Ties: the orthogonal direction wins over
+/// a diagonal, then the lowest enum value (deterministic).
+class FlowField {
+ public:
+  void build(const GridMap& map, const IntegrationField& integration);
+
+  [[nodiscard]] std::int32_t width() const noexcept { return width_; }
+  [[nodiscard]] std::int32_t height() const noexcept { return height_; }
+  /// Direction of a cell; kNone out of bounds.
+  [[nodiscard]] FlowDirection at(std::int32_t x, std::int32_t y) const noexcept {
+    if (x < 0 || y < 0 || x >= width_ || y >= height_) return FlowDirection::kNone;
+    return static_cast<FlowDirection>(dirs_[static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x)]);
+  }
+  [[nodiscard]] const std::vector<std::uint8_t>& directions() const noexcept { return dirs_; }
+
+ private:
+  std::int32_t width_ = 0;
+  std::int32_t height_ = 0;
+  std::vector<std::uint8_t> dirs_;
+};
+
+/// Smoothed direction at a world position: bilinear blend of the four surrounding cell-centre
+/// samples (each a unit vector), skipping blocked and kNone samples, then normalized. If the
+/// blend is ~zero, falls back to the direction of the cell `p` lies in. Returns {0,0} only when
+/// that is kNone too. Removes the 45-degree jumps at cell borders that make crowds jitter.
+[[nodiscard]] Vec2 sample_flow(const GridMap& map, const FlowField& flow, Vec2 p) noexcept;
+
+}  // namespace swarmfield::sim

@@ -1,0 +1,73 @@
+#pragma once
+// The city map: a W x H grid of cells with a one-byte traversal cost each (the cost field).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "swarmfield/sim/vec2.hpp"
+
+namespace swarmfield::sim {
+
+/// Integer cell coordinate: x = column, y = row, origin top-left (MovingAI convention).
+struct CellCoord {
+  std::int32_t x = 0;
+  std::int32_t y = 0;
+  constexpr bool operator==(const CellCoord&) const noexcept = default;
+};
+
+/// Traversal cost of a cell: 1..254 passable (1 = road), 255 impassable.
+inline constexpr std::uint8_t kBlockedCost = 255;
+inline constexpr std::uint8_t kDefaultCost = 1;
+
+/// Immutable-by-convention grid of per-cell costs. `revision()` changes whenever a cost
+/// changes, so fields know when to rebuild.
+class GridMap {
+ public:
+  GridMap() = default;
+  /// A `width` x `height` grid (cells), every cell cost `fill`. `cell_size` is the edge length
+  /// of a cell in world units (> 0).
+  GridMap(std::int32_t width, std::int32_t height, std::uint8_t fill = kDefaultCost,
+          float cell_size = 1.0f);
+
+  [[nodiscard]] std::int32_t width() const noexcept { return width_; }
+  [[nodiscard]] std::int32_t height() const noexcept { return height_; }
+  [[nodiscard]] float cell_size() const noexcept { return cell_size_; }
+  [[nodiscard]] std::size_t cell_count() const noexcept { return costs_.size(); }
+  [[nodiscard]] std::uint32_t revision() const noexcept { return revision_; }
+
+  [[nodiscard]] bool in_bounds(std::int32_t x, std::int32_t y) const noexcept {
+    return x >= 0 && y >= 0 && x < width_ && y < height_;
+  }
+  [[nodiscard]] std::size_t index(std::int32_t x, std::int32_t y) const noexcept {
+    return static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x);
+  }
+  /// Cost of a cell; out-of-bounds cells read as kBlockedCost.
+  [[nodiscard]] std::uint8_t cost(std::int32_t x, std::int32_t y) const noexcept {
+    return in_bounds(x, y) ? costs_[index(x, y)] : kBlockedCost;
+  }
+  [[nodiscard]] bool walkable(std::int32_t x, std::int32_t y) const noexcept {
+    return cost(x, y) != kBlockedCost;
+  }
+  [[nodiscard]] bool walkable(CellCoord c) const noexcept { return walkable(c.x, c.y); }
+  /// Sets one cell's cost (ignored out of bounds) and bumps revision() if it changed.
+  void set_cost(std::int32_t x, std::int32_t y, std::uint8_t cost) noexcept;
+
+  /// Cell containing a world position: floor(p / cell_size) on both axes, negatives included.
+  [[nodiscard]] CellCoord world_to_cell(Vec2 p) const noexcept;
+  /// World position of a cell's centre.
+  [[nodiscard]] Vec2 cell_center(CellCoord c) const noexcept;
+  /// True if the world position lies in an in-bounds walkable cell.
+  [[nodiscard]] bool walkable_at(Vec2 p) const noexcept { return walkable(world_to_cell(p)); }
+
+  [[nodiscard]] const std::vector<std::uint8_t>& costs() const noexcept { return costs_; }
+  [[nodiscard]] std::size_t walkable_count() const noexcept;
+
+ private:
+  std::int32_t width_ = 0;
+  std::int32_t height_ = 0;
+  float cell_size_ = 1.0f;
+  std::uint32_t revision_ = 0;
+  std::vector<std::uint8_t> costs_;
+};
+
+}  // namespace swarmfield::sim

@@ -1,0 +1,60 @@
+#pragma once
+// Uniform-grid spatial hash, rebuilt from positions every tick by counting sort.
+#include <cmath>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "swarmfield/sim/vec2.hpp"
+
+namespace swarmfield::sim {
+
+/// Buckets item indices by grid cell of size `cell_size` (world units, ~ interaction radius)
+/// over a fixed world rectangle [0, width) x [0, height); positions outside are clamped to
+/// the border cells. rebuild() is O(N + cells) into flat arrays kept between calls: no heap
+/// allocation once capacity is reached.
+class SpatialHash {
+ public:
+  /// Sets the world extent (world units) and cell size; clears contents.
+  void configure(float world_width, float world_height, float cell_size);
+  /// Re-buckets items 0..n-1 at (xs[i], ys[i]). xs and ys have equal length.
+  void rebuild(std::span<const float> xs, std::span<const float> ys);
+
+  /// Calls fn(index) for every item in the 3x3 block of hash cells around p.
+  template <class Fn>
+  void for_each_near(Vec2 p, Fn&& fn) const {
+    const std::int32_t cx = cell_coord(p.x, cols_);
+    const std::int32_t cy = cell_coord(p.y, rows_);
+    const std::int32_t y0 = cy > 0 ? cy - 1 : 0, y1 = cy + 1 < rows_ ? cy + 1 : rows_ - 1;
+    const std::int32_t x0 = cx > 0 ? cx - 1 : 0, x1 = cx + 1 < cols_ ? cx + 1 : cols_ - 1;
+    for (std::int32_t y = y0; y <= y1; ++y) {
+      const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(cols_);
+      const std::uint32_t begin = cell_start_[row + static_cast<std::size_t>(x0)];
+      const std::uint32_t end = cell_start_[row + static_cast<std::size_t>(x1) + 1];
+      for (std::uint32_t k = begin; k < end; ++k) fn(items_[k]);
+    }
+  }
+
+  [[nodiscard]] float cell_size() const noexcept { return cell_size_; }
+  [[nodiscard]] std::int32_t columns() const noexcept { return cols_; }
+  [[nodiscard]] std::int32_t rows() const noexcept { return rows_; }
+
+ private:
+  [[nodiscard]] std::int32_t cell_coord(float v, std::int32_t limit) const noexcept {
+    const float f = std::floor(v * inv_cell_size_);
+    if (!(f >= 0.0f)) return 0;  // also catches NaN
+    const auto c = static_cast<std::int32_t>(f < static_cast<float>(limit) ? f : static_cast<float>(limit - 1));
+    return c;
+  }
+
+  float cell_size_ = 1.0f;
+  float inv_cell_size_ = 1.0f;
+  std::int32_t cols_ = 0;
+  std::int32_t rows_ = 0;
+  // cell_start_[c] .. cell_start_[c+1] index items_ for cell c (row-major). Size cols*rows+1.
+  std::vector<std::uint32_t> cell_start_;
+  std::vector<std::uint32_t> items_;
+  std::vector<std::uint32_t> item_cell_;
+};
+
+}  // namespace swarmfield::sim

@@ -1,0 +1,95 @@
+#pragma once
+// The authoritative world: map, players, fields, swarm, spawner. Pure and deterministic:
+// time comes in as dt, randomness from the seed, no I/O.
+#include <cstdint>
+#include <random>
+#include <span>
+#include <vector>
+
+#include "swarmfield/sim/grid_map.hpp"
+#include "swarmfield/sim/navigation_fields.hpp"
+#include "swarmfield/sim/swarm.hpp"
+#include "swarmfield/sim/vec2.hpp"
+
+namespace swarmfield::sim {
+
+struct SpawnerParams {
+  std::uint32_t initial_agents = 0;      ///< spawned on the first step
+  std::uint32_t wave_size = 0;           ///< agents per wave (0 = no waves)
+  std::uint32_t wave_interval_ticks = 0; ///< ticks between waves
+  float min_player_distance = 20.0f;     ///< world units: spawn no closer to any player
+};
+
+struct WorldParams {
+  SwarmParams swarm;
+  SpawnerParams spawner;
+  std::uint32_t max_agents = 100000;
+  float player_speed = 5.0f;   ///< world units per second
+  float player_radius = 0.4f;  ///< world units
+  std::uint64_t seed = 1;
+};
+
+struct Player {
+  std::uint32_t id = 0;
+  Vec2 position;
+  Vec2 intent;    ///< requested direction, |intent| <= 1 (scaled by player_speed)
+  Vec2 velocity;  ///< world units per second, after clamping and wall collision
+  std::uint32_t contacts = 0;  ///< total contact events so far
+};
+
+/// An agent touching a player during a tick.
+struct ContactEvent {
+  std::uint32_t agent_id = 0;
+  std::uint32_t player_id = 0;
+};
+
+class World {
+ public:
+  World(GridMap map, const WorldParams& params);
+
+  /// Adds a player at `p` (moved to the nearest walkable cell centre if blocked). Returns its id.
+  std::uint32_t add_player(Vec2 p);
+  bool remove_player(std::uint32_t player_id);
+  /// Sets a player's move intent; vectors longer than 1 are clamped to 1. Returns false for an
+  /// unknown id or a non-finite vector (ignored).
+  bool set_player_intent(std::uint32_t player_id, Vec2 intent);
+  /// Spawns up to `n` agents at seeded random walkable cells at least min_player_distance from
+  /// every player; returns how many were spawned.
+  std::size_t spawn_agents(std::size_t n);
+  /// Changes one cell's cost (run-time blocker); agents inside it are pushed out on the next
+  /// step and the fields rebuild on the next step.
+  void set_cell_cost(CellCoord c, std::uint8_t cost);
+
+  /// One tick: apply player intents (clamped, collided with walls) -> rebuild fields if a player
+  /// changed cell (or the map changed) -> spawner -> step the swarm -> collect contact events
+  /// -> update the state hash. `dt` in seconds (> 0).
+  void step(float dt);
+
+  [[nodiscard]] std::uint64_t tick() const noexcept { return tick_; }
+  [[nodiscard]] std::uint64_t state_hash() const noexcept { return state_hash_; }
+  [[nodiscard]] std::uint64_t rebuild_count() const noexcept { return fields_.rebuild_count(); }
+  [[nodiscard]] const GridMap& map() const noexcept { return map_; }
+  [[nodiscard]] const NavigationFields& fields() const noexcept { return fields_; }
+  [[nodiscard]] const Swarm& swarm() const noexcept { return swarm_; }
+  [[nodiscard]] Swarm& swarm_mutable() noexcept { return swarm_; }
+  [[nodiscard]] std::span<const Player> players() const noexcept { return players_; }
+  [[nodiscard]] const Player* find_player(std::uint32_t player_id) const noexcept;
+  /// Contacts raised during the last step().
+  [[nodiscard]] std::span<const ContactEvent> contacts() const noexcept { return contacts_; }
+  [[nodiscard]] const WorldParams& params() const noexcept { return params_; }
+
+ private:
+  GridMap map_;
+  WorldParams params_;
+  NavigationFields fields_;
+  Swarm swarm_;
+  std::vector<Player> players_;
+  std::vector<CellCoord> goal_cells_;
+  std::vector<ContactEvent> contacts_;
+  std::mt19937_64 rng_;
+  std::uint32_t next_player_id_ = 1;
+  std::uint64_t tick_ = 0;
+  std::uint64_t state_hash_ = 0;
+};
+
+}  // namespace swarmfield::sim

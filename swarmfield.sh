@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# swarmfield set-up and run script. On a fresh Debian/Ubuntu machine:
+#   ./swarmfield.sh demo    build, then run server + bot + viewer on the generated city
+#   ./swarmfield.sh test    build, then run the test suite (ctest)
+#   ./swarmfield.sh build   install packages and build only
+#   ./swarmfield.sh bench   build the benchmarks and run them
+# Environment: BUILD_DIR (default build), BUILD_TYPE (default RelWithDebInfo),
+#   SWARMFIELD_SANITIZE=1 for an ASan/UBSan build, JOBS (default: nproc),
+#   SWARMFIELD_TEST_ARGS extra ctest arguments (e.g. "-L scen-full").
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$(pwd)
+BUILD_DIR=${BUILD_DIR:-build}
+BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo}
+JOBS=${JOBS:-$(nproc)}
+
+PACKAGES=(build-essential cmake pkg-config git libasio-dev libflatbuffers-dev flatbuffers-compiler
+          libspdlog-dev doctest-dev libzstd-dev libsdl2-dev libcli11-dev libtomlplusplus-dev
+          libbenchmark-dev libpng-dev xvfb xauth)
+
+say() { printf '\033[1m[swarmfield]\033[0m %s\n' "$*"; }
+
+install_packages() {
+  local missing=()
+  for p in "${PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ ${#missing[@]} -eq 0 ] && return 0
+  say "installing Debian packages: ${missing[*]}"
+  local sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "need root or sudo to install: ${missing[*]}" >&2; exit 1; }
+    sudo=sudo
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+}
+
+build() {
+  install_packages
+  local extra=()
+  [ "${SWARMFIELD_SANITIZE:-0}" = 1 ] && extra+=(-DSWARMFIELD_SANITIZE=ON)
+  [ "${SWARMFIELD_BENCH:-0}" = 1 ] && extra+=(-DSWARMFIELD_BUILD_BENCH=ON)
+  say "configuring ($BUILD_TYPE) in $BUILD_DIR/"
+  cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" "${extra[@]}" >/dev/null
+  say "building with $JOBS jobs"
+  cmake --build "$BUILD_DIR" -j "$JOBS"
+}
+
+cmd=${1:-help}
+shift || true
+case "$cmd" in
+  build) build ;;
+  test)
+    build
+    say "running tests"
+    # shellcheck disable=SC2086
+    (cd "$BUILD_DIR" && ctest --output-on-failure -j 2 --timeout 600 ${SWARMFIELD_TEST_ARGS:-} "$@")
+    ;;
+  demo)
+    build
+    exec "$ROOT/scripts/demo.sh" "$BUILD_DIR/bin" "$@"
+    ;;
+  bench)
+    SWARMFIELD_BENCH=1 build
+    exec "$ROOT/scripts/bench.sh" "$BUILD_DIR/bin" "$@"
+    ;;
+  help|-h|--help) sed -n '2,10p' "$0" ;;
+  *) echo "unknown command '$cmd'; try: $0 help" >&2; exit 2 ;;
+esac
