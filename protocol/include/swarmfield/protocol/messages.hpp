@@ -17,6 +17,10 @@ inline constexpr std::size_t kMaxReasonBytes = 256;
 inline constexpr std::size_t kMaxPlayersPerSnapshot = 256;
 inline constexpr std::size_t kMaxAgentsPerSnapshot = 200000;
 inline constexpr std::size_t kMapChunkBytes = 48 * 1024;  ///< compressed map bytes per MapChunk
+inline constexpr std::int32_t kMaxMapSide = 8192;          ///< cells per side accepted in MapInfo
+/// Largest |value| accepted for Input move / view coordinates (world units); bounds keep the
+/// server's arithmetic on them finite.
+inline constexpr float kMaxWireCoordinate = 1.0e6f;
 
 enum class Role : std::uint8_t { kViewer = 0, kPlayer = 1 };
 
@@ -33,6 +37,8 @@ struct Hello {
   std::uint16_t protocol_version = kProtocolVersion;
   Role role = Role::kViewer;
   std::string name;  ///< <= kMaxNameBytes
+
+  friend bool operator==(const Hello&, const Hello&) = default;
 };
 struct MapInfo {
   std::int32_t width = 0;   ///< cells
@@ -41,7 +47,9 @@ struct MapInfo {
   std::uint32_t raw_bytes = 0;         ///< width*height cost bytes once decompressed
   std::uint32_t compressed_bytes = 0;  ///< zstd size of the cost bytes
   std::uint32_t chunk_count = 0;       ///< MapChunk messages that follow Welcome
-  std::string name;                    ///< map label (file name or "city-seed-N")
+  std::string name;                    ///< map label (file name or "city-seed-N"), <= kMaxNameBytes
+
+  friend bool operator==(const MapInfo&, const MapInfo&) = default;
 };
 struct Welcome {
   std::uint32_t client_id = 0;
@@ -51,17 +59,26 @@ struct Welcome {
   std::uint16_t udp_port = 0;
   std::uint32_t player_id = 0;  ///< world player id for Role::kPlayer, 0 for viewers
   MapInfo map;
+
+  friend bool operator==(const Welcome&, const Welcome&) = default;
 };
 struct MapChunk {
   std::uint32_t index = 0;  ///< 0..chunk_count-1
-  std::vector<std::uint8_t> bytes;  ///< slice of the zstd-compressed cost bytes
+  std::vector<std::uint8_t> bytes;  ///< slice of the zstd-compressed cost bytes, 1..kMapChunkBytes
+  std::uint32_t count = 0;  ///< MapInfo::chunk_count; 0 = not stated (then index is not checked)
+
+  friend bool operator==(const MapChunk&, const MapChunk&) = default;
 };
 struct Error {
   ErrorCode code = ErrorCode::kBadMessage;
   std::string reason;
+
+  friend bool operator==(const Error&, const Error&) = default;
 };
 struct Bye {
   std::string reason;
+
+  friend bool operator==(const Bye&, const Bye&) = default;
 };
 
 // ---- Messages that travel in UDP datagrams (or TCP frames for a client without UDP) --------
@@ -73,22 +90,29 @@ struct Input {
   float view_x0 = 0.0f, view_y0 = 0.0f, view_x1 = 0.0f, view_y1 = 0.0f;
   std::uint32_t ack_tick = 0;      ///< newest snapshot tick received (delta baselines, later)
   std::uint64_t client_time_us = 0; ///< echoed back in snapshots for RTT
+
+  friend bool operator==(const Input&, const Input&) = default;
 };
 
 struct PlayerState {
   std::uint32_t id = 0;
   float x = 0.0f, y = 0.0f;  ///< world units, not quantized (few players)
   std::uint32_t contacts = 0;
+
+  friend bool operator==(const PlayerState&, const PlayerState&) = default;
 };
 
 /// Agents quantized: position = q / kPositionScale world units (uint16: 0 .. 2047.97 at 1/32),
-/// heading = q * 2*pi / 256 radians. Parallel arrays of equal length, sorted by id.
+/// heading = q * 2*pi / 256 radians. Parallel arrays of equal length, sorted by id (ids are
+/// delta-coded on the wire, so sorted ids compress to almost nothing; any order round-trips).
 inline constexpr float kPositionScale = 32.0f;
 struct AgentBlock {
   std::vector<std::uint32_t> ids;
   std::vector<std::uint16_t> xs;
   std::vector<std::uint16_t> ys;
   std::vector<std::uint8_t> headings;
+
+  friend bool operator==(const AgentBlock&, const AgentBlock&) = default;
 };
 
 struct Snapshot {
@@ -99,23 +123,49 @@ struct Snapshot {
   std::uint64_t rebuilds = 0;
   std::vector<PlayerState> players;
   AgentBlock agents;
+
+  friend bool operator==(const Snapshot&, const Snapshot&) = default;
 };
 
 using TcpMessage = std::variant<Hello, Welcome, MapChunk, Error, Bye, Input, Snapshot>;
 using UdpMessage = std::variant<Input, Snapshot>;
 
 /// Encodes one TCP message as a FlatBuffers envelope (no length prefix; see framing.hpp).
+/// Strings longer than their limit (kMaxNameBytes, kMaxReasonBytes) are cut at a UTF-8
+/// character boundary so that the peer accepts them; nothing else is checked or changed here.
+/// A Snapshot whose encoding is larger than a few KiB travels zstd-compressed (level 3) inside
+/// the envelope; decode_tcp_message() returns it as a plain Snapshot either way.
 [[nodiscard]] std::vector<std::uint8_t> encode_tcp_message(const TcpMessage& message);
 
-/// Verifies and decodes a TCP envelope. nullopt (with `error` set) if the buffer fails the
-/// verifier, is empty, or any field is out of range (names too long, arrays of unequal length,
-/// non-finite floats, ...).
+/// Verifies and decodes a TCP envelope. nullopt (with `error` set to a short sentence naming the
+/// field) if the buffer fails the FlatBuffers verifier (depth <= 8, <= 64 tables), is empty or
+/// holds an unknown message type, or any field is out of range:
+///  - strings: valid UTF-8; names <= kMaxNameBytes without control characters, reasons
+///    <= kMaxReasonBytes;
+///  - enums (Role, ErrorCode) one of the declared values;
+///  - floats finite; Input move/view coordinates within +-kMaxWireCoordinate;
+///  - MapInfo: 1..kMaxMapSide cells per side, cell_size in (0, 1024], raw_bytes = width*height,
+///    chunk_count = map_chunk_count(compressed_bytes), compressed_bytes > 0;
+///    Welcome: tick_hz and snapshot_hz in 1..1000;
+///  - MapChunk: 1..kMapChunkBytes bytes, index < count when count != 0;
+///  - Snapshot: <= kMaxPlayersPerSnapshot players with finite positions, agent arrays of equal
+///    length <= kMaxAgentsPerSnapshot, baseline_tick <= tick; a compressed snapshot must
+///    decompress to <= kMaxSnapshotBytes (datagram.hpp) and pass the same checks.
 [[nodiscard]] std::optional<TcpMessage> decode_tcp_message(std::span<const std::uint8_t> bytes,
                                                            std::string* error = nullptr);
 
-/// Quantizes a world position to the wire (clamped to the uint16 range) and back.
+/// Number of MapChunk messages that carry `compressed_bytes` (ceil(compressed / kMapChunkBytes)).
+[[nodiscard]] constexpr std::uint32_t map_chunk_count(std::uint32_t compressed_bytes) noexcept {
+  return static_cast<std::uint32_t>((std::uint64_t{compressed_bytes} + kMapChunkBytes - 1) / kMapChunkBytes);
+}
+
+/// Quantizes a world position (world units) to the wire and back: q = round(world *
+/// kPositionScale), clamped to 0..65535 (0 .. 2047.97 world units); NaN and negative values give
+/// 0, +inf and values past the range give 65535. Error inside the range <= 1/(2*kPositionScale).
 [[nodiscard]] std::uint16_t quantize_position(float world) noexcept;
 [[nodiscard]] float dequantize_position(std::uint16_t q) noexcept;
+/// Heading in radians (any value; wrapped into [0, 2*pi)) to 256 steps per turn and back
+/// (result in [0, 2*pi)). Error <= pi/256 (circular). NaN and infinities give 0.
 [[nodiscard]] std::uint8_t quantize_heading(float radians) noexcept;
 [[nodiscard]] float dequantize_heading(std::uint8_t q) noexcept;
 

@@ -1,0 +1,451 @@
+// Encode / verify-decode of the TCP envelope and of the tables shared with UDP (Input, Snapshot).
+// Decoding is hostile-input code: the FlatBuffers verifier proves every offset and length lies
+// inside the buffer, then every field is range-checked here before it reaches a caller.
+#include <zstd.h>
+
+#include <bit>
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+#include "swarmfield/protocol/datagram.hpp"
+#include "swarmfield/protocol/framing.hpp"
+#include "swarmfield/protocol/messages.hpp"
+#include "wire_codec.hpp"
+
+namespace swarmfield::protocol {
+namespace {
+
+using detail::fail;
+
+// Snapshots whose plain encoding is below this travel uncompressed over TCP: zstd gains little
+// on a few hundred bytes and the frame is already small.
+constexpr std::size_t kPlainSnapshotMaxBytes = 4096;
+
+// Largest compressed map: the compress bound of the largest accepted map.
+constexpr std::uint64_t kMaxMapCells = std::uint64_t{kMaxMapSide} * std::uint64_t{kMaxMapSide};
+constexpr std::uint64_t kMaxCompressedMapBytes = ZSTD_COMPRESSBOUND(kMaxMapCells);
+constexpr std::uint32_t kMaxMapChunks =
+    static_cast<std::uint32_t>((kMaxCompressedMapBytes + kMapChunkBytes - 1) / kMapChunkBytes);
+
+// ---- strings ----------------------------------------------------------------------------------
+
+/// Cuts `text` to at most `limit` bytes without splitting a UTF-8 sequence.
+std::string_view truncate_utf8(std::string_view text, std::size_t limit) {
+  if (text.size() <= limit) return text;
+  std::size_t cut = limit;
+  while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0u) == 0x80u) --cut;
+  return text.substr(0, cut);
+}
+
+/// Strict UTF-8 (RFC 3629): no overlong forms, no surrogates, nothing above U+10FFFF.
+bool valid_utf8(std::string_view text) {
+  std::size_t i = 0;
+  const std::size_t n = text.size();
+  while (i < n) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t extra = 0;
+    std::uint32_t code = 0;
+    std::uint32_t min = 0;
+    if ((c & 0xE0u) == 0xC0u) {
+      extra = 1, code = c & 0x1Fu, min = 0x80;
+    } else if ((c & 0xF0u) == 0xE0u) {
+      extra = 2, code = c & 0x0Fu, min = 0x800;
+    } else if ((c & 0xF8u) == 0xF0u) {
+      extra = 3, code = c & 0x07u, min = 0x10000;
+    } else {
+      return false;
+    }
+    if (n - i <= extra) return false;
+    for (std::size_t k = 1; k <= extra; ++k) {
+      const auto cc = static_cast<unsigned char>(text[i + k]);
+      if ((cc & 0xC0u) != 0x80u) return false;
+      code = (code << 6) | (cc & 0x3Fu);
+    }
+    if (code < min || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return false;
+    i += extra + 1;
+  }
+  return true;
+}
+
+bool has_control_characters(std::string_view text) {
+  for (const char ch : text) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c < 0x20 || c == 0x7F) return true;
+  }
+  return false;
+}
+
+/// Reads an optional string field: absent = empty. Checks length and encoding.
+bool read_string(const flatbuffers::String* in, std::size_t limit, bool printable, const char* what,
+                 std::string& out, std::string* error) {
+  out.clear();
+  if (!in) return true;
+  const std::string_view text(in->c_str(), in->size());
+  if (text.size() > limit) {
+    return fail(error, std::string(what) + " is " + std::to_string(text.size()) + " bytes, limit " +
+                           std::to_string(limit));
+  }
+  if (!valid_utf8(text)) return fail(error, std::string(what) + " is not valid UTF-8");
+  if (printable && has_control_characters(text)) {
+    return fail(error, std::string(what) + " contains control characters");
+  }
+  out.assign(text);
+  return true;
+}
+
+bool finite_within(float value, float limit) { return std::isfinite(value) && std::fabs(value) <= limit; }
+
+// ---- vectors ------------------------------------------------------------------------------------
+
+template <typename T>
+std::size_t size_of(const flatbuffers::Vector<T>* v) {
+  return v ? v->size() : 0;
+}
+
+/// Copies a verified scalar vector (little-endian on the wire) into `out`.
+template <typename T>
+void copy_scalars(const flatbuffers::Vector<T>* in, std::vector<T>& out) {
+  const std::size_t n = size_of(in);
+  out.resize(n);
+  if (n == 0) return;
+  if constexpr (std::endian::native == std::endian::little) {
+    std::memcpy(out.data(), in->Data(), n * sizeof(T));
+  } else {
+    for (std::size_t i = 0; i < n; ++i) out[i] = in->Get(static_cast<flatbuffers::uoffset_t>(i));
+  }
+}
+
+// ---- per-message encode ---------------------------------------------------------------------
+
+flatbuffers::Offset<flatbuffers::String> make_string(flatbuffers::FlatBufferBuilder& b, std::string_view text,
+                                                     std::size_t limit) {
+  const std::string_view cut = truncate_utf8(text, limit);
+  return b.CreateString(cut.data(), cut.size());
+}
+
+flatbuffers::Offset<wire::MapInfo> build_map_info(flatbuffers::FlatBufferBuilder& b, const MapInfo& m) {
+  const auto name = make_string(b, m.name, kMaxNameBytes);
+  return wire::CreateMapInfo(b, m.width, m.height, m.cell_size, m.raw_bytes, m.compressed_bytes, m.chunk_count,
+                             name);
+}
+
+struct EnvelopeEncoder {
+  flatbuffers::FlatBufferBuilder& b;
+
+  std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const Hello& m) const {
+    const auto name = make_string(b, m.name, kMaxNameBytes);
+    return {wire::Message::Hello,
+            wire::CreateHello(b, m.protocol_version, static_cast<wire::Role>(m.role), name).Union()};
+  }
+  std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const Welcome& m) const {
+    const auto map = build_map_info(b, m.map);
+    return {wire::Message::Welcome, wire::CreateWelcome(b, m.client_id, m.session_token, m.tick_hz, m.snapshot_hz,
+                                                        m.udp_port, m.player_id, map)
+                                        .Union()};
+  }
+  std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const MapChunk& m) const {
+    const auto bytes = b.CreateVector(m.bytes.data(), m.bytes.size());
+    return {wire::Message::MapChunk, wire::CreateMapChunk(b, m.index, bytes, m.count).Union()};
+  }
+  std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const Error& m) const {
+    const auto reason = make_string(b, m.reason, kMaxReasonBytes);
+    return {wire::Message::Error, wire::CreateError(b, static_cast<wire::ErrorCode>(m.code), reason).Union()};
+  }
+  std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const Bye& m) const {
+    const auto reason = make_string(b, m.reason, kMaxReasonBytes);
+    return {wire::Message::Bye, wire::CreateBye(b, reason).Union()};
+  }
+  std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const Input& m) const {
+    return {wire::Message::Input, detail::build_input(b, m).Union()};
+  }
+  std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const Snapshot& m) const {
+    const std::size_t estimate = 64 + m.players.size() * sizeof(wire::PlayerState) +
+                                 m.agents.ids.size() * 4 + m.agents.xs.size() * 2 + m.agents.ys.size() * 2 +
+                                 m.agents.headings.size();
+    if (estimate < kPlainSnapshotMaxBytes) {
+      return {wire::Message::Snapshot, detail::build_snapshot(b, m).Union()};
+    }
+    const std::vector<std::uint8_t> compressed = compress_snapshot(m);
+    const auto bytes = b.CreateVector(compressed.data(), compressed.size());
+    return {wire::Message::CompressedSnapshot, wire::CreateCompressedSnapshot(b, bytes).Union()};
+  }
+};
+
+// ---- per-message decode ---------------------------------------------------------------------
+
+bool read_hello(const wire::Hello& in, Hello& out, std::string* error) {
+  out.protocol_version = in.protocol_version();
+  const auto role = static_cast<std::uint8_t>(in.role());
+  if (role > static_cast<std::uint8_t>(Role::kPlayer)) {
+    return fail(error, "Hello.role " + std::to_string(role) + " is neither viewer (0) nor player (1)");
+  }
+  out.role = static_cast<Role>(role);
+  return read_string(in.name(), kMaxNameBytes, true, "Hello.name", out.name, error);
+}
+
+bool read_map_info(const wire::MapInfo& in, MapInfo& out, std::string* error) {
+  out.width = in.width();
+  out.height = in.height();
+  if (out.width < 1 || out.width > kMaxMapSide || out.height < 1 || out.height > kMaxMapSide) {
+    return fail(error, "MapInfo size " + std::to_string(out.width) + "x" + std::to_string(out.height) +
+                           " outside 1.." + std::to_string(kMaxMapSide) + " cells per side");
+  }
+  out.cell_size = in.cell_size();
+  if (!std::isfinite(out.cell_size) || out.cell_size <= 0.0f || out.cell_size > 1024.0f) {
+    return fail(error, "MapInfo.cell_size must be finite and in (0, 1024]");
+  }
+  out.raw_bytes = in.raw_bytes();
+  if (std::uint64_t{out.raw_bytes} !=
+      static_cast<std::uint64_t>(out.width) * static_cast<std::uint64_t>(out.height)) {
+    return fail(error, "MapInfo.raw_bytes " + std::to_string(out.raw_bytes) + " is not width*height");
+  }
+  out.compressed_bytes = in.compressed_bytes();
+  if (out.compressed_bytes == 0 || out.compressed_bytes > ZSTD_COMPRESSBOUND(std::uint64_t{out.raw_bytes})) {
+    return fail(error, "MapInfo.compressed_bytes " + std::to_string(out.compressed_bytes) +
+                           " impossible for " + std::to_string(out.raw_bytes) + " raw bytes");
+  }
+  out.chunk_count = in.chunk_count();
+  if (out.chunk_count != map_chunk_count(out.compressed_bytes)) {
+    return fail(error, "MapInfo.chunk_count " + std::to_string(out.chunk_count) + " should be " +
+                           std::to_string(map_chunk_count(out.compressed_bytes)));
+  }
+  return read_string(in.name(), kMaxNameBytes, true, "MapInfo.name", out.name, error);
+}
+
+bool read_welcome(const wire::Welcome& in, Welcome& out, std::string* error) {
+  out.client_id = in.client_id();
+  out.session_token = in.session_token();
+  out.tick_hz = in.tick_hz();
+  out.snapshot_hz = in.snapshot_hz();
+  if (out.tick_hz < 1 || out.tick_hz > 1000 || out.snapshot_hz < 1 || out.snapshot_hz > 1000) {
+    return fail(error, "Welcome tick_hz/snapshot_hz must be 1..1000");
+  }
+  out.udp_port = in.udp_port();
+  out.player_id = in.player_id();
+  if (!in.map()) return fail(error, "Welcome.map missing");
+  return read_map_info(*in.map(), out.map, error);
+}
+
+bool read_map_chunk(const wire::MapChunk& in, MapChunk& out, std::string* error) {
+  out.index = in.index();
+  out.count = in.count();
+  if (out.count > kMaxMapChunks) return fail(error, "MapChunk.count " + std::to_string(out.count) + " too large");
+  if (out.count != 0 ? out.index >= out.count : out.index >= kMaxMapChunks) {
+    return fail(error, "MapChunk.index " + std::to_string(out.index) + " out of range");
+  }
+  const std::size_t n = size_of(in.bytes());
+  if (n == 0 || n > kMapChunkBytes) {
+    return fail(error, "MapChunk holds " + std::to_string(n) + " bytes, expected 1.." + std::to_string(kMapChunkBytes));
+  }
+  copy_scalars(in.bytes(), out.bytes);
+  return true;
+}
+
+bool read_error(const wire::Error& in, Error& out, std::string* error) {
+  const auto code = static_cast<std::uint16_t>(in.code());
+  if (code < static_cast<std::uint16_t>(ErrorCode::kBadMessage) ||
+      code > static_cast<std::uint16_t>(ErrorCode::kShuttingDown)) {
+    return fail(error, "Error.code " + std::to_string(code) + " unknown");
+  }
+  out.code = static_cast<ErrorCode>(code);
+  return read_string(in.reason(), kMaxReasonBytes, false, "Error.reason", out.reason, error);
+}
+
+bool read_bye(const wire::Bye& in, Bye& out, std::string* error) {
+  return read_string(in.reason(), kMaxReasonBytes, false, "Bye.reason", out.reason, error);
+}
+
+template <typename Out, typename In, typename Reader>
+std::optional<TcpMessage> read_as(const In* in, Reader reader, std::string* error) {
+  if (!in) {
+    fail(error, "message body missing");
+    return std::nullopt;
+  }
+  Out out;
+  if (!reader(*in, out, error)) return std::nullopt;
+  return TcpMessage{std::move(out)};
+}
+
+}  // namespace
+
+// ---- shared with datagrams / compressed snapshots -------------------------------------------
+
+namespace detail {
+
+flatbuffers::Offset<wire::Input> build_input(flatbuffers::FlatBufferBuilder& b, const Input& m) {
+  return wire::CreateInput(b, m.sequence, m.move_x, m.move_y, m.view_x0, m.view_y0, m.view_x1, m.view_y1, m.ack_tick,
+                           m.client_time_us);
+}
+
+flatbuffers::Offset<wire::Snapshot> build_snapshot(flatbuffers::FlatBufferBuilder& b, const Snapshot& m) {
+  std::vector<wire::PlayerState> players;
+  players.reserve(m.players.size());
+  for (const PlayerState& p : m.players) players.emplace_back(p.id, p.x, p.y, p.contacts);
+  const auto players_v = b.CreateVectorOfStructs(players.data(), players.size());
+
+  // Ids are delta-coded: sorted ids become runs of small numbers, which zstd shrinks to almost
+  // nothing, where raw increasing ids barely compress. Unsigned wrap keeps any order lossless.
+  std::uint32_t* ids_out = nullptr;
+  const std::size_t n_ids = m.agents.ids.size();
+  const auto ids_v = b.CreateUninitializedVector<std::uint32_t>(n_ids, &ids_out);
+  std::uint32_t previous = 0;
+  for (std::size_t i = 0; i < n_ids; ++i) {
+    const std::uint32_t id = m.agents.ids[i];
+    flatbuffers::WriteScalar(ids_out + i, static_cast<std::uint32_t>(id - previous));
+    previous = id;
+  }
+  const auto xs_v = b.CreateVector(m.agents.xs.data(), m.agents.xs.size());
+  const auto ys_v = b.CreateVector(m.agents.ys.data(), m.agents.ys.size());
+  const auto headings_v = b.CreateVector(m.agents.headings.data(), m.agents.headings.size());
+  return wire::CreateSnapshot(b, m.tick, m.baseline_tick, m.echo_client_time_us, m.total_agents, m.rebuilds,
+                              players_v, ids_v, xs_v, ys_v, headings_v);
+}
+
+void finish_snapshot_buffer(flatbuffers::FlatBufferBuilder& b, const Snapshot& snapshot) {
+  b.Clear();
+  const auto root = build_snapshot(b, snapshot);
+  b.Finish(root, kSnapshotId);
+}
+
+bool read_input(const wire::Input& in, Input& out, std::string* error) {
+  out.sequence = in.sequence();
+  out.move_x = in.move_x();
+  out.move_y = in.move_y();
+  out.view_x0 = in.view_x0();
+  out.view_y0 = in.view_y0();
+  out.view_x1 = in.view_x1();
+  out.view_y1 = in.view_y1();
+  out.ack_tick = in.ack_tick();
+  out.client_time_us = in.client_time_us();
+  for (const float v : {out.move_x, out.move_y, out.view_x0, out.view_y0, out.view_x1, out.view_y1}) {
+    if (!finite_within(v, kMaxWireCoordinate)) {
+      return fail(error, "Input move/view values must be finite and within +-1e6");
+    }
+  }
+  return true;
+}
+
+bool read_snapshot(const wire::Snapshot& in, Snapshot& out, std::string* error) {
+  out.tick = in.tick();
+  out.baseline_tick = in.baseline_tick();
+  if (out.baseline_tick > out.tick) {
+    return fail(error, "Snapshot.baseline_tick " + std::to_string(out.baseline_tick) + " is after tick " +
+                           std::to_string(out.tick));
+  }
+  out.echo_client_time_us = in.echo_client_time_us();
+  out.total_agents = in.total_agents();
+  out.rebuilds = in.rebuilds();
+
+  const auto* players = in.players();
+  const std::size_t n_players = size_of(players);
+  if (n_players > kMaxPlayersPerSnapshot) {
+    return fail(error, "Snapshot has " + std::to_string(n_players) + " players, limit " +
+                           std::to_string(kMaxPlayersPerSnapshot));
+  }
+  out.players.resize(n_players);
+  for (std::size_t i = 0; i < n_players; ++i) {
+    const wire::PlayerState* p = players->Get(static_cast<flatbuffers::uoffset_t>(i));
+    if (!std::isfinite(p->x()) || !std::isfinite(p->y())) {
+      return fail(error, "Snapshot player " + std::to_string(i) + " has a non-finite position");
+    }
+    out.players[i] = PlayerState{p->id(), p->x(), p->y(), p->contacts()};
+  }
+
+  const std::size_t n = size_of(in.agent_ids());
+  if (size_of(in.agent_xs()) != n || size_of(in.agent_ys()) != n || size_of(in.agent_headings()) != n) {
+    return fail(error, "Snapshot agent arrays differ in length (ids " + std::to_string(n) + ", xs " +
+                           std::to_string(size_of(in.agent_xs())) + ", ys " + std::to_string(size_of(in.agent_ys())) +
+                           ", headings " + std::to_string(size_of(in.agent_headings())) + ")");
+  }
+  if (n > kMaxAgentsPerSnapshot) {
+    return fail(error, "Snapshot has " + std::to_string(n) + " agents, limit " + std::to_string(kMaxAgentsPerSnapshot));
+  }
+  out.agents.ids.resize(n);
+  std::uint32_t id = 0;
+  const auto* deltas = in.agent_ids();
+  for (std::size_t i = 0; i < n; ++i) {
+    id += deltas->Get(static_cast<flatbuffers::uoffset_t>(i));
+    out.agents.ids[i] = id;
+  }
+  copy_scalars(in.agent_xs(), out.agents.xs);
+  copy_scalars(in.agent_ys(), out.agents.ys);
+  copy_scalars(in.agent_headings(), out.agents.headings);
+  return true;
+}
+
+bool read_snapshot_buffer(std::span<const std::uint8_t> bytes, Snapshot& out, std::string* error) {
+  const AlignedView view(bytes);
+  flatbuffers::Verifier verifier(view.data(), view.size(), verifier_options());
+  if (!verifier.VerifyBuffer<wire::Snapshot>(kSnapshotId)) {
+    return fail(error, "snapshot payload failed FlatBuffers verification");
+  }
+  const auto* root = flatbuffers::GetRoot<wire::Snapshot>(view.data());
+  return read_snapshot(*root, out, error);
+}
+
+}  // namespace detail
+
+// ---- public API -------------------------------------------------------------------------------
+
+std::vector<std::uint8_t> encode_tcp_message(const TcpMessage& message) {
+  flatbuffers::FlatBufferBuilder b(256);
+  const auto [type, body] = std::visit(EnvelopeEncoder{b}, message);
+  b.Finish(wire::CreateEnvelope(b, type, body), detail::kEnvelopeId);
+  return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
+}
+
+std::optional<TcpMessage> decode_tcp_message(std::span<const std::uint8_t> bytes, std::string* error) {
+  if (bytes.empty()) {
+    fail(error, "empty message");
+    return std::nullopt;
+  }
+  if (bytes.size() > kMaxFrameBytes) {
+    fail(error, "message of " + std::to_string(bytes.size()) + " bytes exceeds the frame limit");
+    return std::nullopt;
+  }
+  const detail::AlignedView view(bytes);
+  flatbuffers::Verifier verifier(view.data(), view.size(), detail::verifier_options());
+  if (!wire::VerifyEnvelopeBuffer(verifier)) {
+    fail(error, "not a valid swarmfield TCP message (FlatBuffers verification failed)");
+    return std::nullopt;
+  }
+  const wire::Envelope* envelope = wire::GetEnvelope(view.data());
+  switch (envelope->message_type()) {
+    case wire::Message::Hello:
+      return read_as<Hello>(envelope->message_as_Hello(), read_hello, error);
+    case wire::Message::Welcome:
+      return read_as<Welcome>(envelope->message_as_Welcome(), read_welcome, error);
+    case wire::Message::MapChunk:
+      return read_as<MapChunk>(envelope->message_as_MapChunk(), read_map_chunk, error);
+    case wire::Message::Error:
+      return read_as<Error>(envelope->message_as_Error(), read_error, error);
+    case wire::Message::Bye:
+      return read_as<Bye>(envelope->message_as_Bye(), read_bye, error);
+    case wire::Message::Input:
+      return read_as<Input>(envelope->message_as_Input(), detail::read_input, error);
+    case wire::Message::Snapshot:
+      return read_as<Snapshot>(envelope->message_as_Snapshot(), detail::read_snapshot, error);
+    case wire::Message::CompressedSnapshot: {
+      const auto* compressed = envelope->message_as_CompressedSnapshot();
+      if (!compressed || !compressed->zstd()) {
+        fail(error, "message body missing");
+        return std::nullopt;
+      }
+      auto snapshot = decompress_snapshot({compressed->zstd()->Data(), compressed->zstd()->size()}, error);
+      if (!snapshot) return std::nullopt;
+      return TcpMessage{std::move(*snapshot)};
+    }
+    case wire::Message::NONE:
+      fail(error, "envelope holds no message");
+      return std::nullopt;
+  }
+  fail(error, "unknown message type " + std::to_string(static_cast<unsigned>(envelope->message_type())));
+  return std::nullopt;
+}
+
+}  // namespace swarmfield::protocol

@@ -1,0 +1,21 @@
+// libFuzzer target: decode_tcp_message on arbitrary bytes. Besides "no crash / no sanitizer
+// report", a decode that succeeds must describe a message that re-encodes to itself: a decoder
+// that accepts garbage as something it cannot reproduce is reading it wrong.
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+
+#include "swarmfield/protocol/messages.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  namespace sp = swarmfield::protocol;
+  std::string error;
+  const auto message = sp::decode_tcp_message({data, size}, &error);
+  if (!message) {
+    if (error.empty()) std::abort();  // every refusal must say why
+    return 0;
+  }
+  const auto again = sp::decode_tcp_message(sp::encode_tcp_message(*message));
+  if (!again || !(*again == *message)) std::abort();
+  return 0;
+}
