@@ -1,0 +1,159 @@
+#pragma once
+// Client side of the swarmfield session protocol over Asio (standalone):
+//   TCP connect -> Hello -> Welcome + MapChunk* -> UDP Input datagrams out, Snapshot datagrams in
+//   (or TCP Snapshot frames until the server has seen our UDP) -> Error/Bye end the session.
+// Poll-style and single-threaded: every handler runs inside poll()/run_for() on the io_context
+// passed in, so several connections (the bot's --count N) can share one context and one loop.
+// Not thread-safe: use a connection only from the thread that drives its io_context.
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "swarmfield/protocol/messages.hpp"
+#include "swarmfield/sim/grid_map.hpp"
+
+namespace asio {
+class io_context;
+}
+
+namespace swarmfield::client {
+
+struct ConnectionOptions {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 7777;
+  protocol::Role role = protocol::Role::kViewer;
+  std::string name = "client";  ///< cut to protocol::kMaxNameBytes
+  /// Time allowed from start() until the TCP connection is up.
+  std::chrono::milliseconds connect_timeout{5000};
+  /// Time allowed from start() until Welcome and every MapChunk have arrived.
+  std::chrono::milliseconds handshake_timeout{15000};
+  /// Snapshots kept for interpolation (newest last).
+  std::size_t snapshot_history = 8;
+  /// false: never open a UDP socket; inputs go over TCP and snapshots keep coming over TCP.
+  bool use_udp = true;
+};
+
+enum class ConnectionState : std::uint8_t {
+  kIdle,        ///< start() not called yet
+  kConnecting,  ///< resolving / TCP connect in progress
+  kHandshake,   ///< Hello sent, waiting for Welcome and the map
+  kConnected,   ///< map received; snapshots flow, send_input() works
+  kClosed,      ///< ended by close() or by the server (see error())
+  kFailed,      ///< could not connect or the handshake failed (see error())
+};
+
+/// Counters since start(). Rates are over the last completed ~1 s window.
+struct ConnectionStats {
+  std::uint64_t snapshots_received = 0;  ///< complete snapshots (UDP + TCP)
+  std::uint64_t snapshots_tcp = 0;       ///< of which came over TCP
+  std::uint64_t bytes_received = 0;      ///< TCP + UDP payload bytes
+  std::uint64_t bytes_sent = 0;
+  std::uint64_t inputs_sent = 0;
+  std::uint64_t bad_datagrams = 0;  ///< failed verification, wrong token, or dropped fragments
+  double kbit_per_s = 0.0;          ///< received, kilobits (1000 bits) per second
+  double rtt_ms = 0.0;              ///< exponentially smoothed round-trip time, 0 until measured
+  double rtt_ms_last = 0.0;
+  double rtt_ms_sum = 0.0;          ///< sum of every RTT sample (for averages)
+  std::uint64_t rtt_samples = 0;
+};
+
+/// A snapshot and the local steady-clock time it was completed at.
+struct ReceivedSnapshot {
+  protocol::Snapshot snapshot;
+  std::chrono::steady_clock::time_point received_at;
+};
+
+class Connection {
+ public:
+  Connection(asio::io_context& io, ConnectionOptions options);
+  ~Connection();
+  Connection(const Connection&) = delete;
+  Connection& operator=(const Connection&) = delete;
+
+  /// Starts resolving + connecting; returns at once. Drive the io_context (poll()/run_for())
+  /// until state() is kConnected or kFailed.
+  void start();
+
+  /// Convenience: start() (if idle) and drive the io_context until the handshake ends or the
+  /// options' handshake timeout passes. Returns true when connected; otherwise error() says why
+  /// ("could not connect to HOST:PORT: ...", "server closed the connection during handshake",
+  /// "server error: <reason>", "handshake timed out after N ms ...").
+  bool connect_blocking();
+
+  /// Sends a Bye (best effort) and closes both sockets. state() becomes kClosed.
+  void close(const std::string& reason = "client quit");
+
+  [[nodiscard]] ConnectionState state() const noexcept { return state_; }
+  [[nodiscard]] bool connected() const noexcept { return state_ == ConnectionState::kConnected; }
+  /// True once the session has ended (kClosed or kFailed).
+  [[nodiscard]] bool finished() const noexcept {
+    return state_ == ConnectionState::kClosed || state_ == ConnectionState::kFailed;
+  }
+  /// Why the connection failed or closed; empty while fine. Closing with close() leaves it empty.
+  [[nodiscard]] const std::string& error() const noexcept { return error_; }
+
+  /// Valid once connected.
+  [[nodiscard]] const protocol::Welcome& welcome() const noexcept { return welcome_; }
+  /// The decompressed cost field as a map (valid once connected).
+  [[nodiscard]] const sim::GridMap& map() const noexcept { return map_; }
+
+  /// Snapshots received, oldest first, at most options.snapshot_history, ordered by tick
+  /// (late or duplicate ticks are dropped).
+  [[nodiscard]] const std::deque<ReceivedSnapshot>& snapshots() const noexcept { return snapshots_; }
+  [[nodiscard]] const ReceivedSnapshot* latest() const noexcept {
+    return snapshots_.empty() ? nullptr : &snapshots_.back();
+  }
+  /// Snapshots completed since the last call (lets a caller react to each exactly once).
+  [[nodiscard]] std::uint64_t take_new_snapshot_count() noexcept {
+    const auto n = new_snapshots_;
+    new_snapshots_ = 0;
+    return n;
+  }
+
+  /// Updates rate counters; call once per loop iteration (cheap).
+  [[nodiscard]] const ConnectionStats& stats();
+
+  /// Sends an Input (UDP when available, else TCP). Fills in sequence, ack_tick (newest snapshot
+  /// tick) and client_time_us (steady clock, microseconds) itself; the caller sets move intent
+  /// (|move| <= 1; longer vectors are scaled to 1) and view rectangle (world units; clamped to
+  /// +-protocol::kMaxWireCoordinate). Non-finite values are sent as 0. Ignored unless connected.
+  void send_input(const protocol::Input& input);
+
+  /// Steady-clock microseconds, the clock used for client_time_us.
+  [[nodiscard]] static std::uint64_t now_us() noexcept;
+
+ private:
+  struct Impl;
+  void fail(const std::string& message);
+  void on_tcp_message(protocol::TcpMessage&& message);
+  void on_snapshot(protocol::Snapshot&& snapshot, bool via_tcp);
+  void on_map_chunk(protocol::MapChunk&& chunk);
+  void finish_map();
+  void send_tcp(const protocol::TcpMessage& message);
+  void start_tcp_read();
+  void start_udp_read();
+  void start_write();
+  void open_udp();
+
+  ConnectionOptions options_;
+  std::unique_ptr<Impl> impl_;
+  ConnectionState state_ = ConnectionState::kIdle;
+  std::string error_;
+  protocol::Welcome welcome_;
+  sim::GridMap map_;
+  std::deque<ReceivedSnapshot> snapshots_;
+  std::uint64_t new_snapshots_ = 0;
+  ConnectionStats stats_;
+  std::uint32_t input_sequence_ = 0;
+  std::uint32_t newest_tick_ = 0;
+  std::uint32_t newest_datagram_sequence_ = 0;
+  bool udp_seen_ = false;  ///< a snapshot arrived over UDP (the server knows our endpoint)
+};
+
+/// Human-readable state name ("connecting", ...).
+[[nodiscard]] const char* to_string(ConnectionState state) noexcept;
+
+}  // namespace swarmfield::client

@@ -1,0 +1,92 @@
+#pragma once
+// Draws the viewer's scene with any SDL_Renderer: the windowed viewer's, or a software renderer
+// on an SDL_Surface for the headless screenshot mode and the pixel tests. The map and the heat
+// map are textures of one pixel per cell, scaled with nearest-neighbour filtering, so a frame
+// costs the same for a 64x64 or a 1024x1024 map.
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "swarmfield/client/camera.hpp"
+#include "swarmfield/client/snapshot_interpolation.hpp"
+#include "swarmfield/sim/flow_field.hpp"
+#include "swarmfield/sim/grid_map.hpp"
+#include "swarmfield/sim/integration_field.hpp"
+
+struct SDL_Renderer;
+struct SDL_Texture;
+
+namespace swarmfield::client {
+
+struct Rgb {
+  std::uint8_t r = 0, g = 0, b = 0;
+  constexpr bool operator==(const Rgb&) const noexcept = default;
+};
+
+inline constexpr Rgb kBackgroundColor{10, 10, 14};   ///< outside the map
+inline constexpr Rgb kWallColor{46, 48, 60};         ///< cost 255
+inline constexpr Rgb kAgentColor{235, 80, 50};
+inline constexpr Rgb kPlayerColor{60, 200, 255};
+inline constexpr Rgb kOwnPlayerColor{90, 255, 120};  ///< the player this client drives
+inline constexpr Rgb kFlowArrowColor{35, 65, 170};        ///< on the plain map
+inline constexpr Rgb kFlowArrowOnHeatColor{245, 245, 245}; ///< over the (blue) heat map
+inline constexpr Rgb kHudTextColor{240, 240, 240};
+
+/// Colour of a map cell: walls dark, walkable cells grey, darker as the cost rises (roads
+/// lightest, then sidewalks, alleys, swamp).
+[[nodiscard]] Rgb cost_color(std::uint8_t cost) noexcept;
+/// Heat-map colour for an integration value `t` in [0,1] (0 = at a goal, 1 = farthest).
+[[nodiscard]] Rgb heat_color(float t) noexcept;
+
+struct DrawOptions {
+  bool flow_arrows = false;
+  bool heat_map = false;
+  std::uint32_t own_player_id = 0;  ///< 0 = none
+  float agent_radius = 0.35f;       ///< world units (drawn size; agents are points on the wire)
+  float player_radius = 0.5f;       ///< world units
+};
+
+class SceneRenderer {
+ public:
+  explicit SceneRenderer(SDL_Renderer* renderer);
+  ~SceneRenderer();
+  SceneRenderer(const SceneRenderer&) = delete;
+  SceneRenderer& operator=(const SceneRenderer&) = delete;
+
+  /// (Re)builds the map texture. false + `error` (SDL's message) when SDL can not create it.
+  bool set_map(const sim::GridMap& map, std::string* error = nullptr);
+  /// Uses these fields for the heat map and the flow arrows (nullptr: none). Call again after
+  /// every rebuild of the fields; the heat texture is rebuilt here. The fields must outlive
+  /// the next draw_scene().
+  void set_fields(const sim::IntegrationField* integration, const sim::FlowField* flow);
+
+  /// Clears the target and draws map, overlays, agents and players.
+  void draw_scene(const Camera& camera, const InterpolatedFrame& frame, const DrawOptions& options);
+  /// Text with a translucent dark box behind it, top-left at (x, y) pixels.
+  void draw_hud(std::span<const std::string> lines, int x, int y, int scale);
+  void draw_text(std::string_view text, int x, int y, int scale, Rgb color);
+
+  /// Agents drawn by the last draw_scene() (inside the view).
+  [[nodiscard]] std::size_t agents_drawn() const noexcept { return agents_drawn_; }
+
+ private:
+  void draw_map(const Camera& camera);
+  void draw_heat(const Camera& camera);
+  void draw_flow(const Camera& camera, bool heat_on);
+  void draw_agents(const Camera& camera, const InterpolatedFrame& frame, const DrawOptions& options);
+  void draw_players(const Camera& camera, const InterpolatedFrame& frame, const DrawOptions& options);
+  void copy_cells(SDL_Texture* texture, const Camera& camera);
+
+  SDL_Renderer* renderer_;
+  SDL_Texture* map_texture_ = nullptr;
+  SDL_Texture* heat_texture_ = nullptr;
+  sim::GridMap map_;  ///< own copy: callers may replace theirs
+  bool has_map_ = false;
+  const sim::IntegrationField* integration_ = nullptr;
+  const sim::FlowField* flow_ = nullptr;
+  std::size_t agents_drawn_ = 0;
+};
+
+}  // namespace swarmfield::client

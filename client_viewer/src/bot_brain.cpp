@@ -1,0 +1,158 @@
+#include "swarmfield/client/bot_brain.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <numbers>
+
+namespace swarmfield::client {
+
+namespace {
+// Instant commands (wait 0, goto where we stand, repeat) may chain; this bounds one update.
+constexpr int kMaxCommandsPerUpdate = 16;
+
+std::string format_point(sim::Vec2 p) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "(%.1f, %.1f)", static_cast<double>(p.x), static_cast<double>(p.y));
+  return buf;
+}
+}  // namespace
+
+BotBrain::BotBrain(BotScript script, std::uint64_t seed) : script_(std::move(script)), rng_(seed) {}
+
+std::vector<std::string> BotBrain::take_messages() {
+  std::vector<std::string> out;
+  out.swap(messages_);
+  return out;
+}
+
+void BotBrain::note(const std::string& text) {
+  // Bounded: a caller that never drains messages must not grow memory forever.
+  if (messages_.size() < 256) messages_.push_back(text);
+}
+
+void BotBrain::next_command() noexcept {
+  ++index_;
+  started_ = false;
+  elapsed_ = 0.0f;
+}
+
+void BotBrain::begin_command(const sim::GridMap& map, sim::Vec2 position) {
+  const BotCommand& cmd = script_.commands[index_];
+  started_ = true;
+  elapsed_ = 0.0f;
+  limit_ = cmd.seconds;
+  if (cmd.kind == BotCommandKind::kGoto) {
+    const sim::Vec2 target{cmd.x, cmd.y};
+    const auto status = steering_.set_target(map, target);
+    const std::string where = "line " + std::to_string(cmd.line) + ": goto " + format_point(target);
+    // A skipped goto inside a `repeat` loop would warn every pass; once per line is enough.
+    const bool warned = std::find(warned_lines_.begin(), warned_lines_.end(), cmd.line) != warned_lines_.end();
+    if (status != BotSteering::TargetStatus::kOk) {
+      if (!warned) warned_lines_.push_back(cmd.line);
+      if (!warned) note(where + (status == BotSteering::TargetStatus::kOutsideMap ? " is outside the map" : " is inside a wall") +
+           ", skipped");
+      ++failed_;
+      steering_.clear();
+      limit_ = 0.0f;
+      return;
+    }
+    if (!steering_.reachable_from(map, position)) {
+      if (!warned) warned_lines_.push_back(cmd.line);
+      if (!warned) note(where + " can not be reached from " + format_point(position) + ", skipped");
+      ++failed_;
+      steering_.clear();
+      limit_ = 0.0f;
+      return;
+    }
+    if (limit_ <= 0.0f) limit_ = default_goto_timeout(sim::length(target - position));
+  } else if (cmd.kind == BotCommandKind::kWander) {
+    wander_left_ = 0.0f;
+  }
+}
+
+sim::Vec2 BotBrain::wander_direction(const sim::GridMap& map, sim::Vec2 position, float dt) {
+  wander_left_ -= dt;
+  const float look = 0.75f * map.cell_size();
+  const bool ahead_blocked = !map.walkable_at(position + wander_dir_ * look);
+  if (wander_left_ <= 0.0f || ahead_blocked || (wander_dir_.x == 0.0f && wander_dir_.y == 0.0f)) {
+    std::uniform_real_distribution<float> angle(0.0f, 2.0f * std::numbers::pi_v<float>);
+    std::uniform_real_distribution<float> hold(0.5f, 2.0f);
+    // A few tries for a heading that is open; in a dead end take the last one anyway.
+    for (int attempt = 0; attempt < 8; ++attempt) {
+      const float a = angle(rng_);
+      wander_dir_ = {std::cos(a), std::sin(a)};
+      if (map.walkable_at(position + wander_dir_ * look)) break;
+    }
+    wander_left_ = hold(rng_);
+  }
+  return wander_dir_;
+}
+
+sim::Vec2 BotBrain::update(const sim::GridMap& map, std::optional<sim::Vec2> position, float dt) {
+  if (!position || script_.commands.empty()) return {};
+  if (!(dt >= 0.0f) || dt > 10.0f) dt = 0.0f;  // NaN / absurd frame times advance nothing
+  const sim::Vec2 p = *position;
+
+  for (int step = 0; step < kMaxCommandsPerUpdate && !finished(); ++step) {
+    const BotCommand& cmd = script_.commands[index_];
+    if (cmd.kind == BotCommandKind::kRepeat) {
+      index_ = 0;
+      started_ = false;
+      continue;
+    }
+    if (!started_) begin_command(map, p);
+    switch (cmd.kind) {
+      case BotCommandKind::kGoto: {
+        if (!steering_.has_target()) {  // skipped in begin_command
+          next_command();
+          continue;
+        }
+        const sim::Vec2 target = steering_.target();
+        const float dist = sim::length(target - p);
+        if (dist <= kArriveRadius) {
+          ++arrived_;
+          steering_.clear();
+          next_command();
+          continue;
+        }
+        if (elapsed_ >= limit_) {
+          char secs[32];
+          std::snprintf(secs, sizeof secs, "%.1f", static_cast<double>(limit_));
+          note("line " + std::to_string(cmd.line) + ": goto " + format_point(target) + " timed out after " + secs +
+               " s at " + format_point(p) + ", moving on");
+          ++failed_;
+          steering_.clear();
+          next_command();
+          continue;
+        }
+        elapsed_ += dt;
+        sim::Vec2 dir = steering_.direction(map, p);
+        // Slow down inside the last unit so the server's step does not overshoot the target.
+        const float speed = dist < 1.0f ? std::max(0.3f, dist) : 1.0f;
+        return dir * speed;
+      }
+      case BotCommandKind::kWait: {
+        if (elapsed_ >= limit_) {
+          next_command();
+          continue;
+        }
+        elapsed_ += dt;
+        return {};
+      }
+      case BotCommandKind::kWander: {
+        if (elapsed_ >= limit_) {
+          next_command();
+          continue;
+        }
+        elapsed_ += dt;
+        return wander_direction(map, p, dt);
+      }
+      case BotCommandKind::kRepeat:
+        break;
+    }
+  }
+  return {};
+}
+
+}  // namespace swarmfield::client

@@ -1,0 +1,149 @@
+#include "swarmfield/client/bot_script.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+namespace swarmfield::client {
+
+std::string BotScriptError::to_string() const {
+  if (line > 0) return source + ":" + std::to_string(line) + ": " + message;
+  return source + ": " + message;
+}
+
+namespace {
+
+std::vector<std::string_view> split_words(std::string_view line) {
+  std::vector<std::string_view> words;
+  std::size_t i = 0;
+  while (i < line.size()) {
+    while (i < line.size() && (line[i] == ' ' || line[i] == '\t')) ++i;
+    const std::size_t start = i;
+    while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
+    if (i > start) words.push_back(line.substr(start, i - start));
+  }
+  return words;
+}
+
+bool parse_number(std::string_view word, float& value) {
+  if (word.empty()) return false;
+  if (word.front() == '+') word.remove_prefix(1);
+  float v = 0.0f;
+  const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
+  if (ec != std::errc() || end != word.data() + word.size() || !std::isfinite(v)) return false;
+  value = v;
+  return true;
+}
+
+std::string quoted(std::string_view word) { return "'" + std::string(word) + "'"; }
+
+}  // namespace
+
+bool parse_bot_script(std::string_view text, std::string_view source, BotScript& out, BotScriptError& error) {
+  BotScript script;
+  script.source = std::string(source);
+  error = BotScriptError{std::string(source), 0, {}};
+  auto fail = [&](int line, std::string message) {
+    error.line = line;
+    error.message = std::move(message);
+    return false;
+  };
+
+  int line_no = 0;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t nl = text.find('\n', pos);
+    std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
+    ++line_no;
+    if (const auto hash = line.find('#'); hash != std::string_view::npos) line = line.substr(0, hash);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const auto words = split_words(line);
+    if (words.empty()) continue;
+
+    if (!script.commands.empty() && script.commands.back().kind == BotCommandKind::kRepeat) {
+      return fail(line_no, "command after 'repeat' (line " + std::to_string(script.commands.back().line) +
+                               ") would never run; 'repeat' must be the last command");
+    }
+    BotCommand cmd;
+    cmd.line = line_no;
+    const std::string_view name = words[0];
+    const std::size_t args = words.size() - 1;
+    auto want_args = [&](std::size_t lo, std::size_t hi, const char* usage) {
+      if (args < lo || args > hi) {
+        fail(line_no, std::string("'") + std::string(name) + "' takes " +
+                          (lo == hi ? std::to_string(lo) : std::to_string(lo) + " or " + std::to_string(hi)) +
+                          " argument(s), got " + std::to_string(args) + " (usage: " + usage + ")");
+        return false;
+      }
+      return true;
+    };
+    auto number = [&](std::size_t index, const char* what, float& v) {
+      if (!parse_number(words[index], v)) {
+        fail(line_no, std::string(what) + " " + quoted(words[index]) + " is not a finite number");
+        return false;
+      }
+      return true;
+    };
+    auto duration = [&](std::size_t index, const char* what, bool allow_zero, float& v) {
+      if (!number(index, what, v)) return false;
+      if (v < 0.0f || (!allow_zero && v == 0.0f) || v > kMaxScriptSeconds) {
+        fail(line_no, std::string(what) + " " + quoted(words[index]) + " must be " +
+                          (allow_zero ? ">= 0" : "> 0") + " and <= " +
+                          std::to_string(static_cast<int>(kMaxScriptSeconds)) + " seconds");
+        return false;
+      }
+      return true;
+    };
+
+    if (name == "goto") {
+      cmd.kind = BotCommandKind::kGoto;
+      if (!want_args(2, 3, "goto X Y [TIMEOUT_SECONDS]")) return false;
+      if (!number(1, "X", cmd.x) || !number(2, "Y", cmd.y)) return false;
+      if (args == 3 && !duration(3, "timeout", false, cmd.seconds)) return false;
+    } else if (name == "wait") {
+      cmd.kind = BotCommandKind::kWait;
+      if (!want_args(1, 1, "wait SECONDS")) return false;
+      if (!duration(1, "duration", true, cmd.seconds)) return false;
+    } else if (name == "wander") {
+      cmd.kind = BotCommandKind::kWander;
+      if (!want_args(1, 1, "wander SECONDS")) return false;
+      if (!duration(1, "duration", true, cmd.seconds)) return false;
+    } else if (name == "repeat") {
+      cmd.kind = BotCommandKind::kRepeat;
+      if (!want_args(0, 0, "repeat")) return false;
+      if (script.commands.empty()) return fail(line_no, "'repeat' with no command before it");
+    } else {
+      return fail(line_no, "unknown command " + quoted(name) + " (expected goto, wait, wander or repeat)");
+    }
+    script.commands.push_back(cmd);
+  }
+  if (script.commands.empty()) return fail(0, "script has no commands");
+  out = std::move(script);
+  return true;
+}
+
+bool load_bot_script(const std::string& path, BotScript& out, BotScriptError& error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    error = BotScriptError{path, 0, "can not open the script file"};
+    return false;
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) {
+    error = BotScriptError{path, 0, "can not read the script file"};
+    return false;
+  }
+  return parse_bot_script(text.str(), path, out, error);
+}
+
+std::string_view default_bot_script() noexcept {
+  return "# built-in: roam the map, pause, roam again\n"
+         "wander 20\n"
+         "wait 1\n"
+         "repeat\n";
+}
+
+}  // namespace swarmfield::client

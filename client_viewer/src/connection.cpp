@@ -1,0 +1,435 @@
+#include "swarmfield/client/connection.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <asio.hpp>
+#include <utility>
+
+#include "swarmfield/client/grid_map_from_costs.hpp"
+#include "swarmfield/protocol/datagram.hpp"
+#include "swarmfield/protocol/framing.hpp"
+#include "swarmfield/protocol/map_transfer.hpp"
+
+namespace swarmfield::client {
+
+namespace {
+using Clock = std::chrono::steady_clock;
+// After this long connected without a UDP snapshot, inputs also go over TCP (UDP looks blocked).
+constexpr auto kUdpFallbackDelay = std::chrono::seconds(2);
+constexpr double kRttSmoothing = 0.1;
+}  // namespace
+
+struct Connection::Impl {
+  explicit Impl(asio::io_context& context)
+      : io(context), resolver(context), tcp(context), udp(context), timer(context) {}
+  asio::io_context& io;
+  asio::ip::tcp::resolver resolver;
+  asio::ip::tcp::socket tcp;
+  asio::ip::udp::socket udp;
+  asio::steady_timer timer;
+  std::array<std::uint8_t, 64 * 1024> tcp_buffer{};
+  std::array<std::uint8_t, 2048> udp_buffer{};
+  std::deque<std::vector<std::uint8_t>> write_queue;
+  bool writing = false;
+  protocol::FrameDecoder decoder;
+  protocol::SnapshotReassembler reassembler;
+  std::uint64_t reassembler_dropped_seen = 0;
+  std::optional<protocol::MapAssembler> map_assembler;  ///< created by Welcome
+  // Handlers can run after the Connection is gone (cancelled operations still complete);
+  // they check this first.
+  std::shared_ptr<bool> alive = std::make_shared<bool>(true);
+  Clock::time_point started_at;
+  Clock::time_point connected_at;
+  Clock::time_point window_start;
+  std::uint64_t window_bytes = 0;
+  std::uint64_t last_echo_us = 0;
+  std::string endpoint_label;
+};
+
+const char* to_string(ConnectionState state) noexcept {
+  switch (state) {
+    case ConnectionState::kIdle: return "idle";
+    case ConnectionState::kConnecting: return "connecting";
+    case ConnectionState::kHandshake: return "handshake";
+    case ConnectionState::kConnected: return "connected";
+    case ConnectionState::kClosed: return "closed";
+    case ConnectionState::kFailed: return "failed";
+  }
+  return "unknown";
+}
+
+std::uint64_t Connection::now_us() noexcept {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(Clock::now().time_since_epoch()).count());
+}
+
+Connection::Connection(asio::io_context& io, ConnectionOptions options)
+    : options_(std::move(options)), impl_(std::make_unique<Impl>(io)) {
+  if (options_.name.size() > protocol::kMaxNameBytes) options_.name.resize(protocol::kMaxNameBytes);
+  if (options_.snapshot_history < 2) options_.snapshot_history = 2;
+  impl_->endpoint_label = options_.host + ":" + std::to_string(options_.port);
+}
+
+Connection::~Connection() {
+  *impl_->alive = false;
+  asio::error_code ignored;
+  impl_->resolver.cancel();
+  impl_->timer.cancel();
+  impl_->tcp.close(ignored);
+  impl_->udp.close(ignored);
+}
+
+void Connection::start() {
+  if (state_ != ConnectionState::kIdle) return;
+  state_ = ConnectionState::kConnecting;
+  impl_->started_at = Clock::now();
+  impl_->window_start = impl_->started_at;
+  auto alive = impl_->alive;
+
+  impl_->timer.expires_after(options_.connect_timeout);
+  impl_->timer.async_wait([this, alive](const asio::error_code& ec) {
+    if (!*alive || ec) return;
+    if (state_ == ConnectionState::kConnecting) {
+      fail("could not connect to " + impl_->endpoint_label + ": timed out after " +
+           std::to_string(options_.connect_timeout.count()) + " ms");
+    }
+  });
+
+  impl_->resolver.async_resolve(
+      options_.host, std::to_string(options_.port),
+      [this, alive](const asio::error_code& ec, const asio::ip::tcp::resolver::results_type& results) {
+        if (!*alive || state_ != ConnectionState::kConnecting) return;
+        if (ec) {
+          fail("could not connect to " + impl_->endpoint_label + ": could not resolve host: " + ec.message());
+          return;
+        }
+        asio::async_connect(impl_->tcp, results,
+                            [this, alive](const asio::error_code& cec, const asio::ip::tcp::endpoint&) {
+                              if (!*alive || state_ != ConnectionState::kConnecting) return;
+                              if (cec) {
+                                fail("could not connect to " + impl_->endpoint_label + ": " + cec.message());
+                                return;
+                              }
+                              asio::error_code ignored;
+                              impl_->tcp.set_option(asio::ip::tcp::no_delay(true), ignored);
+                              state_ = ConnectionState::kHandshake;
+                              // Re-arm the timer for the rest of the handshake budget.
+                              impl_->timer.expires_at(impl_->started_at + options_.handshake_timeout);
+                              impl_->timer.async_wait([this, alive](const asio::error_code& tec) {
+                                if (!*alive || tec) return;
+                                if (state_ == ConnectionState::kHandshake) {
+                                  fail("handshake with " + impl_->endpoint_label + " timed out after " +
+                                       std::to_string(options_.handshake_timeout.count()) +
+                                       " ms (no Welcome/map from the server)");
+                                }
+                              });
+                              protocol::Hello hello;
+                              hello.protocol_version = protocol::kProtocolVersion;
+                              hello.role = options_.role;
+                              hello.name = options_.name;
+                              send_tcp(hello);
+                              start_tcp_read();
+                            });
+      });
+}
+
+bool Connection::connect_blocking() {
+  start();
+  // The timers inside bound this loop; the extra deadline guards against a stuck context.
+  const auto deadline = Clock::now() + options_.handshake_timeout + std::chrono::seconds(1);
+  while (!connected() && !finished() && Clock::now() < deadline) {
+    if (impl_->io.stopped()) impl_->io.restart();
+    impl_->io.run_one_for(std::chrono::milliseconds(50));
+  }
+  if (!connected() && !finished()) fail("handshake with " + impl_->endpoint_label + " timed out");
+  return connected();
+}
+
+void Connection::fail(const std::string& message) {
+  if (finished()) return;
+  const bool was_connected = state_ == ConnectionState::kConnected;
+  error_ = message;
+  state_ = was_connected ? ConnectionState::kClosed : ConnectionState::kFailed;
+  asio::error_code ignored;
+  impl_->resolver.cancel();
+  impl_->timer.cancel();
+  impl_->tcp.close(ignored);
+  impl_->udp.close(ignored);
+}
+
+void Connection::close(const std::string& reason) {
+  if (finished()) return;
+  if (state_ == ConnectionState::kConnected || state_ == ConnectionState::kHandshake) {
+    // Best effort goodbye, written synchronously so it leaves before the socket closes. Skipped
+    // while an async write is in flight (two writers would interleave frames).
+    if (!impl_->writing && impl_->tcp.is_open()) {
+      protocol::Bye bye;
+      bye.reason = reason.substr(0, protocol::kMaxReasonBytes);
+      std::vector<std::uint8_t> frame;
+      if (protocol::append_frame(protocol::encode_tcp_message(bye), frame)) {
+        asio::error_code ignored;
+        impl_->tcp.non_blocking(false, ignored);
+        asio::write(impl_->tcp, asio::buffer(frame), ignored);
+      }
+    }
+  }
+  fail("");
+  state_ = ConnectionState::kClosed;
+}
+
+const ConnectionStats& Connection::stats() {
+  const auto now = Clock::now();
+  const double seconds = std::chrono::duration<double>(now - impl_->window_start).count();
+  if (seconds >= 1.0) {
+    stats_.kbit_per_s = static_cast<double>(impl_->window_bytes) * 8.0 / 1000.0 / seconds;
+    impl_->window_bytes = 0;
+    impl_->window_start = now;
+  }
+  const auto dropped = impl_->reassembler.dropped();
+  if (dropped > impl_->reassembler_dropped_seen) {
+    stats_.bad_datagrams += dropped - impl_->reassembler_dropped_seen;
+    impl_->reassembler_dropped_seen = dropped;
+  }
+  return stats_;
+}
+
+void Connection::send_tcp(const protocol::TcpMessage& message) {
+  std::vector<std::uint8_t> frame;
+  if (!protocol::append_frame(protocol::encode_tcp_message(message), frame)) return;
+  stats_.bytes_sent += frame.size();
+  impl_->write_queue.push_back(std::move(frame));
+  if (!impl_->writing) start_write();
+}
+
+void Connection::start_write() {
+  if (impl_->write_queue.empty() || finished()) {
+    impl_->writing = false;
+    return;
+  }
+  impl_->writing = true;
+  auto alive = impl_->alive;
+  asio::async_write(impl_->tcp, asio::buffer(impl_->write_queue.front()),
+                    [this, alive](const asio::error_code& ec, std::size_t) {
+                      if (!*alive) return;
+                      impl_->writing = false;
+                      if (finished()) return;
+                      if (ec) {
+                        fail(state_ == ConnectionState::kConnected
+                                 ? "connection to " + impl_->endpoint_label + " lost: " + ec.message()
+                                 : "server closed the connection during handshake (" + ec.message() + ")");
+                        return;
+                      }
+                      impl_->write_queue.pop_front();
+                      start_write();
+                    });
+}
+
+void Connection::start_tcp_read() {
+  auto alive = impl_->alive;
+  impl_->tcp.async_read_some(
+      asio::buffer(impl_->tcp_buffer), [this, alive](const asio::error_code& ec, std::size_t n) {
+        if (!*alive || finished()) return;
+        if (ec) {
+          if (state_ == ConnectionState::kConnected) {
+            fail(ec == asio::error::eof ? "server closed the connection"
+                                        : "connection to " + impl_->endpoint_label + " lost: " + ec.message());
+          } else {
+            fail("server closed the connection during handshake" +
+                 (ec == asio::error::eof ? std::string() : " (" + ec.message() + ")"));
+          }
+          return;
+        }
+        stats_.bytes_received += n;
+        impl_->window_bytes += n;
+        impl_->decoder.feed(std::span<const std::uint8_t>(impl_->tcp_buffer.data(), n));
+        std::vector<std::uint8_t> frame;
+        while (!finished()) {
+          const auto status = impl_->decoder.next(frame);
+          if (status == protocol::FrameDecoder::Status::kNeedMore) break;
+          if (status == protocol::FrameDecoder::Status::kTooLarge) {
+            fail("server sent a frame larger than " + std::to_string(protocol::kMaxFrameBytes) + " bytes");
+            return;
+          }
+          std::string error;
+          auto message = protocol::decode_tcp_message(frame, &error);
+          if (!message) {
+            fail("server sent a bad message: " + error);
+            return;
+          }
+          on_tcp_message(std::move(*message));
+        }
+        if (!finished()) start_tcp_read();
+      });
+}
+
+void Connection::on_tcp_message(protocol::TcpMessage&& message) {
+  if (auto* error = std::get_if<protocol::Error>(&message)) {
+    fail("server error: " + error->reason);
+    return;
+  }
+  if (auto* bye = std::get_if<protocol::Bye>(&message)) {
+    fail(state_ == ConnectionState::kConnected ? "server closed the session: " + bye->reason
+                                               : "server closed the connection during handshake: " + bye->reason);
+    return;
+  }
+  if (auto* welcome = std::get_if<protocol::Welcome>(&message)) {
+    if (state_ != ConnectionState::kHandshake || welcome_.map.chunk_count != 0) {
+      fail("server sent a second Welcome");
+      return;
+    }
+    // decode_tcp_message already range-checked MapInfo (sizes, chunk_count, cell_size).
+    welcome_ = std::move(*welcome);
+    impl_->map_assembler.emplace(welcome_.map);
+    if (options_.use_udp && welcome_.udp_port != 0) open_udp();
+    return;
+  }
+  if (auto* chunk = std::get_if<protocol::MapChunk>(&message)) {
+    if (state_ != ConnectionState::kHandshake || !impl_->map_assembler) {
+      fail("server sent a MapChunk outside the handshake");
+      return;
+    }
+    on_map_chunk(std::move(*chunk));
+    return;
+  }
+  if (auto* snapshot = std::get_if<protocol::Snapshot>(&message)) {
+    // A snapshot may overtake the end of the map transfer; keep it either way.
+    on_snapshot(std::move(*snapshot), true);
+    return;
+  }
+  // Hello / Input are client -> server only.
+  fail("server sent an unexpected message");
+}
+
+void Connection::on_map_chunk(protocol::MapChunk&& chunk) {
+  std::string error;
+  if (!impl_->map_assembler->add(chunk, &error)) {
+    fail("server sent a bad map: " + error);
+    return;
+  }
+  if (impl_->map_assembler->complete()) finish_map();
+}
+
+void Connection::finish_map() {
+  std::string error;
+  const auto costs = impl_->map_assembler->finish(&error);
+  if (!costs) {
+    fail("server sent a bad map: " + error);
+    return;
+  }
+  if (!grid_map_from_costs(welcome_.map.width, welcome_.map.height, welcome_.map.cell_size, *costs, map_)) {
+    fail("server sent a bad map: " + std::to_string(costs->size()) + " cost bytes for a " +
+         std::to_string(welcome_.map.width) + "x" + std::to_string(welcome_.map.height) + " map");
+    return;
+  }
+  impl_->map_assembler.reset();
+  state_ = ConnectionState::kConnected;
+  impl_->connected_at = Clock::now();
+  impl_->timer.cancel();
+}
+
+void Connection::open_udp() {
+  asio::error_code ec;
+  const auto remote = impl_->tcp.remote_endpoint(ec);
+  if (ec) return;  // the TCP read will report the failure
+  const asio::ip::udp::endpoint server(remote.address(), welcome_.udp_port);
+  impl_->udp.open(server.protocol(), ec);
+  if (!ec) impl_->udp.connect(server, ec);
+  if (ec) {
+    // Not fatal: snapshots keep coming over TCP and inputs go over TCP.
+    asio::error_code ignored;
+    impl_->udp.close(ignored);
+    return;
+  }
+  start_udp_read();
+}
+
+void Connection::start_udp_read() {
+  auto alive = impl_->alive;
+  impl_->udp.async_receive(
+      asio::buffer(impl_->udp_buffer), [this, alive](const asio::error_code& ec, std::size_t n) {
+        if (!*alive || finished()) return;
+        if (ec == asio::error::operation_aborted || !impl_->udp.is_open()) return;
+        if (!ec) {
+          stats_.bytes_received += n;
+          impl_->window_bytes += n;
+          auto datagram = protocol::decode_datagram(std::span<const std::uint8_t>(impl_->udp_buffer.data(), n));
+          if (!datagram || datagram->input || datagram->header.session_token != welcome_.session_token) {
+            ++stats_.bad_datagrams;
+          } else {
+            if (datagram->header.sequence > newest_datagram_sequence_) {
+              newest_datagram_sequence_ = datagram->header.sequence;
+            }
+            if (auto snapshot = impl_->reassembler.add(*datagram)) {
+              udp_seen_ = true;
+              on_snapshot(std::move(*snapshot), false);
+            }
+          }
+        }
+        // Other errors (e.g. ICMP port unreachable on a connected UDP socket) are transient.
+        if (!finished()) start_udp_read();
+      });
+}
+
+void Connection::on_snapshot(protocol::Snapshot&& snapshot, bool via_tcp) {
+  ++stats_.snapshots_received;
+  if (via_tcp) ++stats_.snapshots_tcp;
+  const auto now_clock = Clock::now();
+  const std::uint64_t now = now_us();
+  const std::uint64_t echo = snapshot.echo_client_time_us;
+  // One RTT sample per distinct echoed input time (a snapshot can echo the same input twice).
+  if (echo != 0 && echo > impl_->last_echo_us && echo <= now) {
+    impl_->last_echo_us = echo;
+    const double sample = static_cast<double>(now - echo) / 1000.0;
+    stats_.rtt_ms = stats_.rtt_samples == 0 ? sample : stats_.rtt_ms + kRttSmoothing * (sample - stats_.rtt_ms);
+    stats_.rtt_ms_last = sample;
+    stats_.rtt_ms_sum += sample;
+    ++stats_.rtt_samples;
+  }
+  if (!snapshots_.empty() && snapshot.tick <= snapshots_.back().snapshot.tick) return;  // late/duplicate
+  if (snapshot.tick > newest_tick_) newest_tick_ = snapshot.tick;
+  snapshots_.push_back(ReceivedSnapshot{std::move(snapshot), now_clock});
+  while (snapshots_.size() > options_.snapshot_history) snapshots_.pop_front();
+  ++new_snapshots_;
+}
+
+void Connection::send_input(const protocol::Input& input) {
+  if (state_ != ConnectionState::kConnected) return;
+  protocol::Input in = input;
+  // The server rejects non-finite or out-of-range values; keep a caller's bad frame from
+  // turning into a dropped input.
+  auto clean = [](float v, float limit) {
+    if (!std::isfinite(v)) return 0.0f;
+    return std::clamp(v, -limit, limit);
+  };
+  // Scale (not clamp per axis) so the direction survives.
+  in.move_x = clean(in.move_x, protocol::kMaxWireCoordinate);
+  in.move_y = clean(in.move_y, protocol::kMaxWireCoordinate);
+  const float len = std::sqrt(in.move_x * in.move_x + in.move_y * in.move_y);
+  if (len > 1.0f) {
+    in.move_x /= len;
+    in.move_y /= len;
+  }
+  for (float* v : {&in.view_x0, &in.view_y0, &in.view_x1, &in.view_y1}) *v = clean(*v, protocol::kMaxWireCoordinate);
+  in.sequence = ++input_sequence_;
+  in.ack_tick = newest_tick_;
+  in.client_time_us = now_us();
+  ++stats_.inputs_sent;
+  const bool udp_open = impl_->udp.is_open();
+  if (udp_open) {
+    protocol::DatagramHeader header;
+    header.session_token = welcome_.session_token;
+    header.sequence = in.sequence;
+    header.ack = newest_datagram_sequence_;
+    auto datagram = std::make_shared<std::vector<std::uint8_t>>(protocol::encode_input_datagram(header, in));
+    stats_.bytes_sent += datagram->size();
+    auto alive = impl_->alive;
+    impl_->udp.async_send(asio::buffer(*datagram), [datagram, alive](const asio::error_code&, std::size_t) {
+      // Fire and forget: a lost input is replaced by the next one.
+    });
+  }
+  const bool udp_looks_blocked = !udp_seen_ && Clock::now() - impl_->connected_at > kUdpFallbackDelay;
+  if (!udp_open || udp_looks_blocked) send_tcp(in);
+}
+
+}  // namespace swarmfield::client

@@ -1,0 +1,293 @@
+#include "swarmfield/client/scene_renderer.hpp"
+
+#include <SDL.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "swarmfield/client/bitmap_font.hpp"
+
+namespace swarmfield::client {
+
+namespace {
+
+std::uint32_t pack_rgba(Rgb c, std::uint8_t a) noexcept {
+  // SDL_PIXELFORMAT_RGBA32 is byte order R,G,B,A in memory on every platform.
+  std::uint32_t v = 0;
+  auto* bytes = reinterpret_cast<std::uint8_t*>(&v);
+  bytes[0] = c.r;
+  bytes[1] = c.g;
+  bytes[2] = c.b;
+  bytes[3] = a;
+  return v;
+}
+
+SDL_Color to_sdl(Rgb c, std::uint8_t a = 255) noexcept { return SDL_Color{c.r, c.g, c.b, a}; }
+
+void set_color(SDL_Renderer* r, Rgb c, std::uint8_t a = 255) { SDL_SetRenderDrawColor(r, c.r, c.g, c.b, a); }
+
+}  // namespace
+
+Rgb cost_color(std::uint8_t cost) noexcept {
+  if (cost == sim::kBlockedCost) return kWallColor;
+  const int c = std::max<int>(1, cost);
+  // log2 spacing: costs 1/2/3 (road/sidewalk/alley) differ visibly, 254 is still lighter than a wall.
+  const int shade = std::max(80, 160 - static_cast<int>(std::lround(22.0 * std::log2(static_cast<double>(c)))));
+  return Rgb{static_cast<std::uint8_t>(shade), static_cast<std::uint8_t>(shade),
+             static_cast<std::uint8_t>(std::max(0, shade - 10))};
+}
+
+Rgb heat_color(float t) noexcept {
+  if (!(t >= 0.0f)) t = 0.0f;
+  if (t > 1.0f) t = 1.0f;
+  // Pale (near a goal) -> blue -> navy (far): cool colours, so the red-orange agents and the
+  // cyan/green players stay readable on top.
+  constexpr Rgb stops[3] = {{250, 245, 200}, {70, 140, 220}, {25, 25, 85}};
+  const float s = t * 2.0f;
+  const int i = std::min(1, static_cast<int>(s));
+  const float f = s - static_cast<float>(i);
+  auto mix = [f](std::uint8_t a, std::uint8_t b) {
+    return static_cast<std::uint8_t>(std::lround(static_cast<float>(a) + (static_cast<float>(b) - static_cast<float>(a)) * f));
+  };
+  return Rgb{mix(stops[i].r, stops[i + 1].r), mix(stops[i].g, stops[i + 1].g), mix(stops[i].b, stops[i + 1].b)};
+}
+
+SceneRenderer::SceneRenderer(SDL_Renderer* renderer) : renderer_(renderer) {}
+
+SceneRenderer::~SceneRenderer() {
+  if (map_texture_) SDL_DestroyTexture(map_texture_);
+  if (heat_texture_) SDL_DestroyTexture(heat_texture_);
+}
+
+bool SceneRenderer::set_map(const sim::GridMap& map, std::string* error) {
+  if (map_texture_) SDL_DestroyTexture(map_texture_);
+  if (heat_texture_) SDL_DestroyTexture(heat_texture_);
+  map_texture_ = nullptr;
+  heat_texture_ = nullptr;
+  integration_ = nullptr;
+  flow_ = nullptr;
+  has_map_ = false;
+  if (map.width() < 1 || map.height() < 1) {
+    if (error) *error = "empty map";
+    return false;
+  }
+  // Nearest-neighbour scaling keeps cells crisp (and pixel colours exact for the tests).
+  SDL_SetHint(SDL_HINT_RENDER_SCALE_QUALITY, "0");
+  map_texture_ = SDL_CreateTexture(renderer_, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STATIC, map.width(), map.height());
+  if (!map_texture_) {
+    if (error) *error = std::string("could not create the map texture: ") + SDL_GetError();
+    return false;
+  }
+  std::vector<std::uint32_t> pixels(map.cell_count());
+  for (std::size_t i = 0; i < pixels.size(); ++i) pixels[i] = pack_rgba(cost_color(map.costs()[i]), 255);
+  SDL_UpdateTexture(map_texture_, nullptr, pixels.data(), map.width() * 4);
+  SDL_SetTextureBlendMode(map_texture_, SDL_BLENDMODE_NONE);
+  map_ = map;
+  has_map_ = true;
+  return true;
+}
+
+void SceneRenderer::set_fields(const sim::IntegrationField* integration, const sim::FlowField* flow) {
+  integration_ = integration;
+  flow_ = flow;
+  if (!has_map_ || !integration || integration->width() != map_.width() || integration->height() != map_.height()) {
+    integration_ = nullptr;
+    return;
+  }
+  if (flow && (flow->width() != map_.width() || flow->height() != map_.height())) flow_ = nullptr;
+  if (!heat_texture_) {
+    heat_texture_ = SDL_CreateTexture(renderer_, SDL_PIXELFORMAT_RGBA32, SDL_TEXTUREACCESS_STATIC, map_.width(),
+                                      map_.height());
+    if (!heat_texture_) return;
+    SDL_SetTextureBlendMode(heat_texture_, SDL_BLENDMODE_BLEND);
+  }
+  const auto& values = integration->values();
+  std::uint32_t max_value = 0;
+  for (const auto v : values) {
+    if (v != sim::kUnreachable) max_value = std::max(max_value, v);
+  }
+  std::vector<std::uint32_t> pixels(values.size());
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (values[i] == sim::kUnreachable) {
+      pixels[i] = 0;  // fully transparent: walls and unreachable cells keep their map colour
+    } else {
+      const float t = max_value == 0 ? 0.0f : static_cast<float>(values[i]) / static_cast<float>(max_value);
+      pixels[i] = pack_rgba(heat_color(std::sqrt(t)), 150);
+    }
+  }
+  SDL_UpdateTexture(heat_texture_, nullptr, pixels.data(), map_.width() * 4);
+}
+
+void SceneRenderer::copy_cells(SDL_Texture* texture, const Camera& camera) {
+  // Copy only the visible cells: huge destination rectangles at high zoom are slow (and lose
+  // precision) in the software renderer.
+  const float cs = map_.cell_size();
+  const WorldRect view = camera.visible_world();
+  const int cx0 = std::clamp(static_cast<int>(std::floor(view.x0 / cs)), 0, map_.width());
+  const int cy0 = std::clamp(static_cast<int>(std::floor(view.y0 / cs)), 0, map_.height());
+  const int cx1 = std::clamp(static_cast<int>(std::ceil(view.x1 / cs)), 0, map_.width());
+  const int cy1 = std::clamp(static_cast<int>(std::ceil(view.y1 / cs)), 0, map_.height());
+  if (cx1 <= cx0 || cy1 <= cy0) return;
+  const SDL_Rect src{cx0, cy0, cx1 - cx0, cy1 - cy0};
+  const sim::Vec2 a = camera.world_to_screen({static_cast<float>(cx0) * cs, static_cast<float>(cy0) * cs});
+  const sim::Vec2 b = camera.world_to_screen({static_cast<float>(cx1) * cs, static_cast<float>(cy1) * cs});
+  const SDL_FRect dst{a.x, a.y, b.x - a.x, b.y - a.y};
+  SDL_RenderCopyF(renderer_, texture, &src, &dst);
+}
+
+void SceneRenderer::draw_map(const Camera& camera) {
+  if (has_map_ && map_texture_) copy_cells(map_texture_, camera);
+}
+
+void SceneRenderer::draw_heat(const Camera& camera) {
+  if (has_map_ && heat_texture_ && integration_) copy_cells(heat_texture_, camera);
+}
+
+void SceneRenderer::draw_flow(const Camera& camera, bool heat_on) {
+  if (!has_map_ || !flow_) return;
+  const float cs = map_.cell_size();
+  const float cell_px = cs * camera.zoom();
+  // At most one arrow every ~10 pixels: thin out by a whole number of cells.
+  const int stride = std::max(1, static_cast<int>(std::ceil(10.0f / std::max(cell_px, 1e-3f))));
+  const WorldRect view = camera.visible_world();
+  const int cx0 = std::max(0, static_cast<int>(std::floor(view.x0 / cs)) / stride * stride);
+  const int cy0 = std::max(0, static_cast<int>(std::floor(view.y0 / cs)) / stride * stride);
+  const int cx1 = std::min(map_.width(), static_cast<int>(std::ceil(view.x1 / cs)));
+  const int cy1 = std::min(map_.height(), static_cast<int>(std::ceil(view.y1 / cs)));
+  const float len = 0.42f * cs * static_cast<float>(stride);
+  set_color(renderer_, heat_on ? kFlowArrowOnHeatColor : kFlowArrowColor);
+  for (int cy = cy0; cy < cy1; cy += stride) {
+    for (int cx = cx0; cx < cx1; cx += stride) {
+      const auto d = flow_->at(cx, cy);
+      if (d == sim::FlowDirection::kNone) continue;
+      const sim::Vec2 v = sim::direction_vector(d);
+      const sim::Vec2 c = map_.cell_center({cx, cy});
+      const sim::Vec2 tail = camera.world_to_screen(c - v * len);
+      const sim::Vec2 tip = camera.world_to_screen(c + v * len);
+      SDL_RenderDrawLineF(renderer_, tail.x, tail.y, tip.x, tip.y);
+      // Arrow head: two short strokes back from the tip, +-30 degrees.
+      const float head = std::max(2.0f, 0.35f * len * camera.zoom());
+      const float ang = std::atan2(v.y, v.x);
+      for (const float side : {-0.5f, 0.5f}) {
+        const float a = ang + std::numbers::pi_v<float> + side;
+        SDL_RenderDrawLineF(renderer_, tip.x, tip.y, tip.x + std::cos(a) * head, tip.y + std::sin(a) * head);
+      }
+    }
+  }
+}
+
+void SceneRenderer::draw_agents(const Camera& camera, const InterpolatedFrame& frame, const DrawOptions& options) {
+  agents_drawn_ = 0;
+  const float r_px = options.agent_radius * camera.zoom();
+  const float margin = std::max(2.0f, r_px * 2.0f);
+  const float w = static_cast<float>(camera.screen_width());
+  const float h = static_cast<float>(camera.screen_height());
+  const SDL_Color color = to_sdl(kAgentColor);
+  if (r_px >= 2.5f) {
+    // Zoomed in: triangles pointing along the heading, one geometry batch.
+    std::vector<SDL_Vertex> verts;
+    verts.reserve(frame.agents.size() * 3);
+    for (const auto& a : frame.agents) {
+      const sim::Vec2 p = camera.world_to_screen({a.x, a.y});
+      if (p.x < -margin || p.y < -margin || p.x > w + margin || p.y > h + margin) continue;
+      ++agents_drawn_;
+      const float c = std::cos(a.heading);
+      const float s = std::sin(a.heading);
+      const SDL_FPoint tip{p.x + c * r_px * 1.3f, p.y + s * r_px * 1.3f};
+      const SDL_FPoint left{p.x - c * r_px * 0.8f - s * r_px * 0.8f, p.y - s * r_px * 0.8f + c * r_px * 0.8f};
+      const SDL_FPoint right{p.x - c * r_px * 0.8f + s * r_px * 0.8f, p.y - s * r_px * 0.8f - c * r_px * 0.8f};
+      verts.push_back(SDL_Vertex{tip, color, {0.0f, 0.0f}});
+      verts.push_back(SDL_Vertex{left, color, {0.0f, 0.0f}});
+      verts.push_back(SDL_Vertex{right, color, {0.0f, 0.0f}});
+    }
+    if (!verts.empty()) SDL_RenderGeometry(renderer_, nullptr, verts.data(), static_cast<int>(verts.size()), nullptr, 0);
+    return;
+  }
+  // Zoomed out: small squares (at least 2x2 px so single agents stay visible).
+  const float size = std::max(2.0f, 2.0f * r_px);
+  std::vector<SDL_FRect> rects;
+  rects.reserve(frame.agents.size());
+  for (const auto& a : frame.agents) {
+    const sim::Vec2 p = camera.world_to_screen({a.x, a.y});
+    if (p.x < -margin || p.y < -margin || p.x > w + margin || p.y > h + margin) continue;
+    ++agents_drawn_;
+    rects.push_back(SDL_FRect{std::floor(p.x - size * 0.5f), std::floor(p.y - size * 0.5f), size, size});
+  }
+  set_color(renderer_, kAgentColor);
+  if (!rects.empty()) SDL_RenderFillRectsF(renderer_, rects.data(), static_cast<int>(rects.size()));
+}
+
+void SceneRenderer::draw_players(const Camera& camera, const InterpolatedFrame& frame, const DrawOptions& options) {
+  constexpr int kSegments = 16;
+  const float r_px = std::max(5.0f, options.player_radius * camera.zoom());
+  for (const auto& pl : frame.players) {
+    const sim::Vec2 p = camera.world_to_screen({pl.x, pl.y});
+    const bool own = options.own_player_id != 0 && pl.id == options.own_player_id;
+    const SDL_Color fill = to_sdl(own ? kOwnPlayerColor : kPlayerColor);
+    const SDL_Color rim{0, 0, 0, 255};
+    std::vector<SDL_Vertex> verts;
+    verts.reserve(kSegments * 6);
+    for (int i = 0; i < kSegments; ++i) {
+      const float a0 = 2.0f * std::numbers::pi_v<float> * static_cast<float>(i) / kSegments;
+      const float a1 = 2.0f * std::numbers::pi_v<float> * static_cast<float>(i + 1) / kSegments;
+      // Dark rim first, then the fill on top, so the player reads on any background.
+      const float ro = r_px + 1.5f;
+      verts.push_back(SDL_Vertex{{p.x, p.y}, rim, {0, 0}});
+      verts.push_back(SDL_Vertex{{p.x + std::cos(a0) * ro, p.y + std::sin(a0) * ro}, rim, {0, 0}});
+      verts.push_back(SDL_Vertex{{p.x + std::cos(a1) * ro, p.y + std::sin(a1) * ro}, rim, {0, 0}});
+    }
+    for (int i = 0; i < kSegments; ++i) {
+      const float a0 = 2.0f * std::numbers::pi_v<float> * static_cast<float>(i) / kSegments;
+      const float a1 = 2.0f * std::numbers::pi_v<float> * static_cast<float>(i + 1) / kSegments;
+      verts.push_back(SDL_Vertex{{p.x, p.y}, fill, {0, 0}});
+      verts.push_back(SDL_Vertex{{p.x + std::cos(a0) * r_px, p.y + std::sin(a0) * r_px}, fill, {0, 0}});
+      verts.push_back(SDL_Vertex{{p.x + std::cos(a1) * r_px, p.y + std::sin(a1) * r_px}, fill, {0, 0}});
+    }
+    SDL_RenderGeometry(renderer_, nullptr, verts.data(), static_cast<int>(verts.size()), nullptr, 0);
+    const std::string label = "P" + std::to_string(pl.id);
+    const int lx = static_cast<int>(p.x - static_cast<float>(text_width(label, 1)) * 0.5f);
+    const int ly = static_cast<int>(p.y - r_px - 11.0f);
+    draw_text(label, lx + 1, ly + 1, 1, Rgb{0, 0, 0});  // shadow: readable on light ground
+    draw_text(label, lx, ly, 1, own ? kOwnPlayerColor : kPlayerColor);
+  }
+}
+
+void SceneRenderer::draw_scene(const Camera& camera, const InterpolatedFrame& frame, const DrawOptions& options) {
+  SDL_SetRenderDrawBlendMode(renderer_, SDL_BLENDMODE_NONE);
+  set_color(renderer_, kBackgroundColor);
+  SDL_RenderClear(renderer_);
+  draw_map(camera);
+  if (options.heat_map) draw_heat(camera);
+  SDL_SetRenderDrawBlendMode(renderer_, SDL_BLENDMODE_NONE);
+  if (options.flow_arrows) draw_flow(camera, options.heat_map && integration_ != nullptr);
+  draw_agents(camera, frame, options);
+  draw_players(camera, frame, options);
+}
+
+void SceneRenderer::draw_text(std::string_view text, int x, int y, int scale, Rgb color) {
+  std::vector<SDL_Rect> rects;
+  for_each_text_pixel(text, x, y, scale, [&](int px, int py, int s) { rects.push_back(SDL_Rect{px, py, s, s}); });
+  SDL_SetRenderDrawBlendMode(renderer_, SDL_BLENDMODE_NONE);
+  set_color(renderer_, color);
+  if (!rects.empty()) SDL_RenderFillRects(renderer_, rects.data(), static_cast<int>(rects.size()));
+}
+
+void SceneRenderer::draw_hud(std::span<const std::string> lines, int x, int y, int scale) {
+  if (lines.empty()) return;
+  int width = 0;
+  for (const auto& l : lines) width = std::max(width, text_width(l, scale));
+  const int line_h = kLineAdvance * scale;
+  const int pad = 3 * scale;
+  const SDL_Rect box{x, y, width + 2 * pad, static_cast<int>(lines.size()) * line_h + 2 * pad - 2 * scale};
+  SDL_SetRenderDrawBlendMode(renderer_, SDL_BLENDMODE_BLEND);
+  SDL_SetRenderDrawColor(renderer_, 0, 0, 0, 170);
+  SDL_RenderFillRect(renderer_, &box);
+  int ly = y + pad;
+  for (const auto& l : lines) {
+    draw_text(l, x + pad, ly, scale, kHudTextColor);
+    ly += line_h;
+  }
+}
+
+}  // namespace swarmfield::client

@@ -1,0 +1,113 @@
+// Bot script parser: good scripts parse to the right commands; every error names file:line.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+
+#include "swarmfield/client/bot_script.hpp"
+
+using swarmfield::client::BotCommandKind;
+using swarmfield::client::BotScript;
+using swarmfield::client::BotScriptError;
+using swarmfield::client::parse_bot_script;
+
+namespace {
+// Parses text that must fail; returns the "file:line: message" string.
+std::string error_of(const std::string& text) {
+  BotScript script;
+  BotScriptError error;
+  const bool ok = parse_bot_script(text, "t.bot", script, error);
+  CHECK_FALSE(ok);
+  return error.to_string();
+}
+bool starts_with(const std::string& s, const std::string& prefix) { return s.rfind(prefix, 0) == 0; }
+}  // namespace
+
+TEST_CASE("a script with every command, comments, blank lines and CRLF parses") {
+  const std::string text =
+      "# patrol\r\n"
+      "\n"
+      "goto 10 20.5   # first corner\r\n"
+      "   goto -3 +4 12\n"
+      "wait 1.5\n"
+      "\t wander 3\n"
+      "repeat\n";
+  BotScript script;
+  BotScriptError error;
+  REQUIRE_MESSAGE(parse_bot_script(text, "patrol.bot", script, error), error.to_string());
+  CHECK(script.source == "patrol.bot");
+  REQUIRE(script.commands.size() == 5);
+  CHECK(script.commands[0].kind == BotCommandKind::kGoto);
+  CHECK(script.commands[0].x == doctest::Approx(10.0));
+  CHECK(script.commands[0].y == doctest::Approx(20.5));
+  CHECK(script.commands[0].seconds == 0.0f);
+  CHECK(script.commands[0].line == 3);
+  CHECK(script.commands[1].x == doctest::Approx(-3.0));
+  CHECK(script.commands[1].y == doctest::Approx(4.0));
+  CHECK(script.commands[1].seconds == doctest::Approx(12.0));
+  CHECK(script.commands[1].line == 4);
+  CHECK(script.commands[2].kind == BotCommandKind::kWait);
+  CHECK(script.commands[2].seconds == doctest::Approx(1.5));
+  CHECK(script.commands[3].kind == BotCommandKind::kWander);
+  CHECK(script.commands[3].seconds == doctest::Approx(3.0));
+  CHECK(script.commands[3].line == 6);
+  CHECK(script.commands[4].kind == BotCommandKind::kRepeat);
+  CHECK(script.repeats());
+}
+
+TEST_CASE("a script without repeat ends; the built-in script parses and repeats") {
+  BotScript script;
+  BotScriptError error;
+  REQUIRE(parse_bot_script("wait 0\ngoto 1 1", "t.bot", script, error));
+  CHECK(script.commands.size() == 2);
+  CHECK_FALSE(script.repeats());
+  REQUIRE(parse_bot_script(swarmfield::client::default_bot_script(), "<built-in>", script, error));
+  CHECK(script.repeats());
+}
+
+TEST_CASE("parse errors name file:line and the problem") {
+  CHECK(starts_with(error_of("wait 1\nfly 3 4\n"), "t.bot:2: unknown command 'fly'"));
+  CHECK(starts_with(error_of("goto 1\n"), "t.bot:1: 'goto' takes 2 or 3 argument(s), got 1"));
+  CHECK(starts_with(error_of("goto 1 2 3 4\n"), "t.bot:1: 'goto' takes 2 or 3 argument(s), got 4"));
+  CHECK(starts_with(error_of("\n\ngoto 1 abc\n"), "t.bot:3: Y 'abc' is not a finite number"));
+  CHECK(starts_with(error_of("goto 1x 2\n"), "t.bot:1: X '1x' is not a finite number"));
+  CHECK(starts_with(error_of("goto nan 2\n"), "t.bot:1: X 'nan' is not a finite number"));
+  CHECK(starts_with(error_of("goto inf 2\n"), "t.bot:1: X 'inf' is not a finite number"));
+  CHECK(starts_with(error_of("goto 1 2 0\n"), "t.bot:1: timeout '0' must be > 0"));
+  CHECK(starts_with(error_of("wait -1\n"), "t.bot:1: duration '-1' must be >= 0"));
+  CHECK(starts_with(error_of("wait 1e9\n"), "t.bot:1: duration '1e9' must be >= 0 and <= 86400"));
+  CHECK(starts_with(error_of("wait\n"), "t.bot:1: 'wait' takes 1 argument(s), got 0"));
+  CHECK(starts_with(error_of("wander 1 2\n"), "t.bot:1: 'wander' takes 1 argument(s), got 2"));
+  CHECK(starts_with(error_of("wait 1\nrepeat now\n"), "t.bot:2: 'repeat' takes 0 argument(s), got 1"));
+  CHECK(starts_with(error_of("# nothing\nrepeat\n"), "t.bot:2: 'repeat' with no command before it"));
+  CHECK(starts_with(error_of("wait 1\nrepeat\n\nwait 2\n"), "t.bot:4: command after 'repeat' (line 2)"));
+  CHECK(error_of("# only comments\n\n") == "t.bot: script has no commands");
+  CHECK(error_of("") == "t.bot: script has no commands");
+  CHECK(starts_with(error_of("GOTO 1 2\n"), "t.bot:1: unknown command 'GOTO'"));
+}
+
+TEST_CASE("load_bot_script reads files and reports unreadable ones") {
+  BotScript script;
+  BotScriptError error;
+  CHECK_FALSE(swarmfield::client::load_bot_script("/nonexistent/dir/x.bot", script, error));
+  CHECK(error.to_string() == "/nonexistent/dir/x.bot: can not open the script file");
+
+  const std::string path = "bot_script_test_tmp.bot";
+  {
+    std::ofstream out(path);
+    out << "wait 2\nbogus\n";
+  }
+  CHECK_FALSE(swarmfield::client::load_bot_script(path, script, error));
+  CHECK(error.to_string() == path + ":2: unknown command 'bogus' (expected goto, wait, wander or repeat)");
+  std::remove(path.c_str());
+}
+
+TEST_CASE("the example patrol script in client_viewer/scripts parses") {
+  BotScript script;
+  BotScriptError error;
+  const std::string path = std::string(SWARMFIELD_CLIENT_SCRIPTS_DIR) + "/patrol.bot";
+  REQUIRE_MESSAGE(swarmfield::client::load_bot_script(path, script, error), error.to_string());
+  CHECK(script.commands.size() >= 4);
+  CHECK(script.repeats());
+}

@@ -1,0 +1,114 @@
+// The viewer and bot programs as a user runs them, against no server: they must fail cleanly
+// (exit code 1, the connect error on stderr, no crash), headless with no display at all and
+// windowed under xvfb-run. Bounded: every run has --seconds and a connect timeout.
+#include <doctest/doctest.h>
+
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct RunResult {
+  int exit_code = -1;  ///< -1: killed by a signal (a crash)
+  int signal = 0;
+  std::string output;  ///< stdout + stderr
+};
+
+RunResult run(const std::string& command) {
+  RunResult r;
+  const std::string full = command + " 2>&1";
+  FILE* pipe = popen(full.c_str(), "r");
+  REQUIRE(pipe);
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.output.append(buf, n);
+  const int status = pclose(pipe);
+  if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
+  return r;
+}
+
+// A 127.0.0.1 port where nothing listens (bound, then released).
+int free_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+  socklen_t len = sizeof addr;
+  REQUIRE(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+bool have_xvfb_run() { return std::system("command -v xvfb-run >/dev/null 2>&1") == 0; }
+
+const std::string kBin = SWARMFIELD_BIN_DIR;
+
+}  // namespace
+
+TEST_CASE("headless viewer with no server and no DISPLAY fails with the connect error") {
+  const int port = free_port();
+  const auto r = run("env -u DISPLAY -u WAYLAND_DISPLAY " + kBin + "/swarmfield-viewer --headless --seconds 2 --port " +
+                     std::to_string(port) + " --screenshot /nonexistent-dir/never.png");
+  INFO(r.output);
+  CHECK(r.signal == 0);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("error: could not connect to 127.0.0.1:" + std::to_string(port)) != std::string::npos);
+}
+
+TEST_CASE("windowed viewer under xvfb-run with no server fails with the connect error") {
+  if (!have_xvfb_run()) {
+    MESSAGE("xvfb-run not installed: skipped");
+    return;
+  }
+  const int port = free_port();
+  const auto r = run("xvfb-run -a " + kBin + "/swarmfield-viewer --seconds 2 --port " + std::to_string(port));
+  INFO(r.output);
+  CHECK(r.signal == 0);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("error: could not connect to 127.0.0.1:" + std::to_string(port)) != std::string::npos);
+  CHECK(r.output.find("viewer: connected=0") != std::string::npos);
+}
+
+TEST_CASE("windowed viewer without any display says so instead of crashing") {
+  const auto r = run("env -u DISPLAY -u WAYLAND_DISPLAY SDL_VIDEODRIVER=x11 " + kBin +
+                     "/swarmfield-viewer --seconds 1 --port 1");
+  INFO(r.output);
+  CHECK(r.signal == 0);
+  CHECK(r.exit_code == 3);
+  CHECK(r.output.find("error: could not start SDL video") != std::string::npos);
+}
+
+TEST_CASE("bot with no server prints the error and a summary line, exit 1") {
+  const int port = free_port();
+  const auto r = run(kBin + "/swarmfield-bot --seconds 2 --count 3 --port " + std::to_string(port));
+  INFO(r.output);
+  CHECK(r.signal == 0);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("error: bot-2: could not connect to 127.0.0.1:" + std::to_string(port)) != std::string::npos);
+  CHECK(r.output.find("bots=3 connected=0 snapshots=0") != std::string::npos);
+}
+
+TEST_CASE("bot with a bad script names file:line and exits 2 before connecting") {
+  const std::string path = "client_programs_test_bad.bot";
+  {
+    std::ofstream out(path);
+    out << "# fine\ngoto 3 4\nwalk 1 2\n";
+  }
+  const auto r = run(kBin + "/swarmfield-bot --port 1 --script " + path);
+  std::remove(path.c_str());
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("error: " + path + ":3: unknown command 'walk'") != std::string::npos);
+}

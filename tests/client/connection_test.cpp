@@ -1,0 +1,345 @@
+// Connection against an in-process fake server on 127.0.0.1 (same io_context, single thread):
+// handshake + map transfer, TCP then UDP snapshots, RTT, bad datagrams, and every error path.
+#include <doctest/doctest.h>
+
+#include <asio.hpp>
+#include <chrono>
+#include <functional>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "swarmfield/client/connection.hpp"
+#include "swarmfield/protocol/datagram.hpp"
+#include "swarmfield/protocol/framing.hpp"
+#include "swarmfield/protocol/map_transfer.hpp"
+
+namespace client = swarmfield::client;
+namespace protocol = swarmfield::protocol;
+using asio::ip::tcp;
+using asio::ip::udp;
+
+namespace {
+
+enum class Mode { kNormal, kError, kCloseInHandshake, kSilent, kBadMap };
+
+constexpr std::uint64_t kToken = 0x1122334455667788ull;
+
+// A tiny scripted server. Everything runs on the test's io_context.
+struct FakeServer {
+  asio::io_context& io;
+  Mode mode;
+  tcp::acceptor acceptor;
+  udp::socket udp_socket;
+  std::shared_ptr<tcp::socket> peer;
+  std::array<std::uint8_t, 4096> tcp_buf{};
+  std::array<std::uint8_t, 2048> udp_buf{};
+  udp::endpoint udp_from;
+  protocol::FrameDecoder decoder;
+  std::optional<protocol::Hello> hello;
+  std::vector<protocol::Input> inputs;
+  std::vector<std::vector<std::uint8_t>> outbox;  // keeps async buffers alive
+  std::uint32_t next_tick = 2;
+  std::uint32_t sequence = 1;
+  bool got_bye = false;
+  bool peer_closed = false;  ///< the client's TCP socket closed (read error / EOF)
+  std::vector<std::uint8_t> costs;
+
+  FakeServer(asio::io_context& context, Mode m)
+      : io(context), mode(m), acceptor(context, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)),
+        udp_socket(context, udp::endpoint(asio::ip::make_address("127.0.0.1"), 0)) {
+    // 40 x 30 map: a wall column at x = 10 and one cell of cost 3.
+    costs.assign(40 * 30, 1);
+    for (int y = 0; y < 30; ++y) costs[static_cast<std::size_t>(y * 40 + 10)] = 255;
+    costs[5 * 40 + 20] = 3;
+    acceptor.async_accept([this](const asio::error_code& ec, tcp::socket s) {
+      if (ec) return;
+      peer = std::make_shared<tcp::socket>(std::move(s));
+      read();
+    });
+    receive_udp();
+  }
+  std::uint16_t tcp_port() const { return acceptor.local_endpoint().port(); }
+
+  void send(const protocol::TcpMessage& m) {
+    std::vector<std::uint8_t> frame;
+    REQUIRE(protocol::append_frame(protocol::encode_tcp_message(m), frame));
+    outbox.push_back(std::move(frame));
+    asio::error_code ec;
+    asio::write(*peer, asio::buffer(outbox.back()), ec);  // small: fits the socket buffer
+  }
+
+  protocol::Snapshot snapshot(std::uint32_t tick, std::uint64_t echo) {
+    protocol::Snapshot s;
+    s.tick = tick;
+    s.echo_client_time_us = echo;
+    s.total_agents = 3;
+    s.players.push_back({9, 2.5f, 3.5f, 4});
+    for (std::uint32_t id = 1; id <= 3; ++id) {
+      s.agents.ids.push_back(id);
+      s.agents.xs.push_back(protocol::quantize_position(static_cast<float>(id) + 0.5f * static_cast<float>(tick)));
+      s.agents.ys.push_back(protocol::quantize_position(1.0f));
+      s.agents.headings.push_back(0);
+    }
+    return s;
+  }
+
+  void on_hello() {
+    switch (mode) {
+      case Mode::kError: send(protocol::Error{protocol::ErrorCode::kServerFull, "server full (2 of 2 clients)"}); return;
+      case Mode::kCloseInHandshake: peer->close(); return;
+      case Mode::kSilent: return;
+      case Mode::kNormal:
+      case Mode::kBadMap: break;
+    }
+    protocol::Welcome w;
+    w.client_id = 5;
+    w.session_token = kToken;
+    w.tick_hz = 30;
+    w.snapshot_hz = 20;
+    w.udp_port = udp_socket.local_endpoint().port();
+    w.player_id = 9;
+    w.map.width = 40;
+    w.map.height = 30;
+    w.map.cell_size = 1.0f;
+    w.map.name = "fake";
+    auto chunks = protocol::make_map_chunks(costs, w.map);
+    send(w);
+    if (mode == Mode::kBadMap) {
+      // Right sizes, wrong bytes: zstd must refuse them.
+      for (auto& c : chunks) std::fill(c.bytes.begin(), c.bytes.end(), std::uint8_t{0x5A});
+    }
+    for (const auto& c : chunks) send(c);
+    if (mode == Mode::kNormal) send(snapshot(1, 0));  // before UDP is known: over TCP
+  }
+
+  void read() {
+    peer->async_read_some(asio::buffer(tcp_buf), [this](const asio::error_code& ec, std::size_t n) {
+      if (ec) {
+        peer_closed = true;
+        return;
+      }
+      decoder.feed(std::span<const std::uint8_t>(tcp_buf.data(), n));
+      std::vector<std::uint8_t> frame;
+      while (decoder.next(frame) == protocol::FrameDecoder::Status::kFrame) {
+        auto m = protocol::decode_tcp_message(frame);
+        REQUIRE(m);
+        if (auto* h = std::get_if<protocol::Hello>(&*m)) {
+          hello = *h;
+          on_hello();
+        } else if (std::holds_alternative<protocol::Bye>(*m)) {
+          got_bye = true;
+        } else if (auto* in = std::get_if<protocol::Input>(&*m)) {
+          inputs.push_back(*in);
+        }
+      }
+      if (peer->is_open()) read();
+    });
+  }
+
+  void receive_udp() {
+    udp_socket.async_receive_from(asio::buffer(udp_buf), udp_from, [this](const asio::error_code& ec, std::size_t n) {
+      if (ec) return;
+      auto d = protocol::decode_datagram(std::span<const std::uint8_t>(udp_buf.data(), n));
+      if (d && d->input && d->header.session_token == kToken) {
+        inputs.push_back(*d->input);
+        // Answer every input with one snapshot (fragmented), a garbage datagram, and one
+        // datagram with a foreign token.
+        protocol::DatagramHeader h{kToken, sequence, d->header.sequence};
+        auto datagrams = protocol::encode_snapshot_datagrams(h, snapshot(next_tick, d->input->client_time_us));
+        next_tick += 2;
+        sequence += static_cast<std::uint32_t>(datagrams.size());
+        datagrams.push_back({1, 2, 3, 4, 5});
+        protocol::DatagramHeader foreign{kToken + 1, sequence++, 0};
+        auto other = protocol::encode_snapshot_datagrams(foreign, snapshot(next_tick + 100, 0));
+        datagrams.push_back(other.front());
+        for (auto& dg : datagrams) {
+          outbox.push_back(std::move(dg));
+          asio::error_code ignored;
+          udp_socket.send_to(asio::buffer(outbox.back()), udp_from, 0, ignored);
+        }
+      }
+      receive_udp();
+    });
+  }
+};
+
+// Drives the context until `done` or the time limit (bounded loop).
+bool run_until(asio::io_context& io, const std::function<bool()>& done, std::chrono::milliseconds limit) {
+  const auto end = std::chrono::steady_clock::now() + limit;
+  while (!done() && std::chrono::steady_clock::now() < end) {
+    io.run_for(std::chrono::milliseconds(5));
+    if (io.stopped()) io.restart();
+  }
+  return done();
+}
+
+client::ConnectionOptions options_for(std::uint16_t port) {
+  client::ConnectionOptions o;
+  o.host = "127.0.0.1";
+  o.port = port;
+  o.role = protocol::Role::kPlayer;
+  o.name = "tester";
+  o.connect_timeout = std::chrono::milliseconds(2000);
+  o.handshake_timeout = std::chrono::milliseconds(3000);
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("handshake, map, TCP then UDP snapshots, RTT and bad datagrams") {
+  asio::io_context io;
+  FakeServer server(io, Mode::kNormal);
+  client::Connection c(io, options_for(server.tcp_port()));
+  CHECK(c.state() == client::ConnectionState::kIdle);
+  REQUIRE_MESSAGE(c.connect_blocking(), c.error());
+  REQUIRE(server.hello);
+  CHECK(server.hello->role == protocol::Role::kPlayer);
+  CHECK(server.hello->name == "tester");
+  CHECK(server.hello->protocol_version == protocol::kProtocolVersion);
+  CHECK(c.welcome().player_id == 9);
+  CHECK(c.welcome().session_token == kToken);
+  REQUIRE(c.map().width() == 40);
+  REQUIRE(c.map().height() == 30);
+  CHECK(c.map().cost(10, 7) == 255);
+  CHECK(c.map().cost(20, 5) == 3);
+  CHECK(c.map().cost(0, 0) == 1);
+
+  // The TCP snapshot sent right after the map.
+  REQUIRE(run_until(io, [&] { return c.latest() != nullptr; }, std::chrono::milliseconds(2000)));
+  CHECK(c.latest()->snapshot.tick == 1);
+  CHECK(c.stats().snapshots_tcp == 1);
+
+  // Inputs over UDP; each is answered by a snapshot over UDP.
+  for (int i = 0; i < 5; ++i) {
+    protocol::Input in;
+    in.move_x = 1.0f;
+    in.view_x1 = 40.0f;
+    in.view_y1 = 30.0f;
+    c.send_input(in);
+    const auto before = c.stats().snapshots_received;
+    REQUIRE(run_until(io, [&] { return c.stats().snapshots_received > before; }, std::chrono::milliseconds(2000)));
+  }
+  const auto& stats = c.stats();
+  CHECK(stats.snapshots_received == 6);
+  CHECK(stats.snapshots_tcp == 1);
+  CHECK(stats.inputs_sent == 5);
+  CHECK(stats.rtt_samples == 5);
+  CHECK(stats.rtt_ms > 0.0);
+  CHECK(stats.rtt_ms < 1000.0);
+  CHECK(stats.bad_datagrams >= 5);  // garbage + foreign token, per answered input (some may still be in flight)
+  CHECK(stats.bytes_received > 0);
+  // Inputs carry sequence, ack_tick and client time.
+  REQUIRE(server.inputs.size() == 5);
+  CHECK(server.inputs[0].sequence == 1);
+  CHECK(server.inputs[4].sequence == 5);
+  CHECK(server.inputs[0].ack_tick == 1);
+  CHECK(server.inputs[4].ack_tick > 1);
+  CHECK(server.inputs[4].client_time_us > 0);
+  CHECK(server.inputs[0].move_x == 1.0f);
+
+  // Bad caller values are cleaned up rather than rejected by the server.
+  protocol::Input bad;
+  bad.move_x = 3.0f;
+  bad.move_y = 4.0f;
+  bad.view_x0 = std::numeric_limits<float>::quiet_NaN();
+  bad.view_x1 = 1e30f;
+  c.send_input(bad);
+  REQUIRE(run_until(io, [&] { return server.inputs.size() == 6; }, std::chrono::milliseconds(2000)));
+  CHECK(server.inputs[5].move_x == doctest::Approx(0.6));
+  CHECK(server.inputs[5].move_y == doctest::Approx(0.8));
+  CHECK(server.inputs[5].view_x0 == 0.0f);
+  CHECK(server.inputs[5].view_x1 == protocol::kMaxWireCoordinate);
+  // Snapshot history is in tick order with the newest last.
+  const auto& h = c.snapshots();
+  REQUIRE(h.size() >= 2);
+  for (std::size_t i = 1; i < h.size(); ++i) CHECK(h[i - 1].snapshot.tick < h[i].snapshot.tick);
+
+  c.close();
+  CHECK(c.state() == client::ConnectionState::kClosed);
+  CHECK(c.error().empty());
+  REQUIRE(run_until(io, [&] { return server.got_bye; }, std::chrono::milliseconds(2000)));
+}
+
+TEST_CASE("connect refused names host and port") {
+  asio::io_context io;
+  std::uint16_t port = 0;
+  {
+    // Bind then close to find a port where nothing listens.
+    tcp::acceptor probe(io, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0));
+    port = probe.local_endpoint().port();
+  }
+  client::Connection c(io, options_for(port));
+  CHECK_FALSE(c.connect_blocking());
+  CHECK(c.state() == client::ConnectionState::kFailed);
+  CHECK(c.error().rfind("could not connect to 127.0.0.1:" + std::to_string(port) + ": ", 0) == 0);
+}
+
+TEST_CASE("server error during the handshake is reported with its reason") {
+  asio::io_context io;
+  FakeServer server(io, Mode::kError);
+  client::Connection c(io, options_for(server.tcp_port()));
+  CHECK_FALSE(c.connect_blocking());
+  CHECK(c.error() == "server error: server full (2 of 2 clients)");
+}
+
+TEST_CASE("server closing during the handshake is reported") {
+  asio::io_context io;
+  FakeServer server(io, Mode::kCloseInHandshake);
+  client::Connection c(io, options_for(server.tcp_port()));
+  CHECK_FALSE(c.connect_blocking());
+  CHECK(c.error().rfind("server closed the connection during handshake", 0) == 0);
+}
+
+TEST_CASE("a silent server hits the handshake timeout") {
+  asio::io_context io;
+  FakeServer server(io, Mode::kSilent);
+  auto o = options_for(server.tcp_port());
+  o.handshake_timeout = std::chrono::milliseconds(300);
+  client::Connection c(io, o);
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK_FALSE(c.connect_blocking());
+  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(3));
+  CHECK(c.error().find("timed out after 300 ms") != std::string::npos);
+}
+
+TEST_CASE("a map that does not decompress fails the handshake cleanly") {
+  asio::io_context io;
+  FakeServer server(io, Mode::kBadMap);
+  client::Connection c(io, options_for(server.tcp_port()));
+  CHECK_FALSE(c.connect_blocking());
+  CHECK(c.error().rfind("server sent a bad map: ", 0) == 0);
+}
+
+TEST_CASE("without UDP, inputs go over TCP and snapshots keep coming over TCP") {
+  asio::io_context io;
+  FakeServer server(io, Mode::kNormal);
+  auto o = options_for(server.tcp_port());
+  o.use_udp = false;
+  client::Connection c(io, o);
+  REQUIRE_MESSAGE(c.connect_blocking(), c.error());
+  protocol::Input in;
+  in.move_y = -1.0f;
+  c.send_input(in);
+  c.send_input(in);
+  REQUIRE(run_until(io, [&] { return server.inputs.size() == 2; }, std::chrono::milliseconds(2000)));
+  CHECK(server.inputs[0].move_y == -1.0f);
+  CHECK(server.inputs[1].sequence == 2);
+  REQUIRE(run_until(io, [&] { return c.latest() != nullptr; }, std::chrono::milliseconds(2000)));
+  CHECK(c.stats().snapshots_tcp == c.stats().snapshots_received);
+}
+
+TEST_CASE("a connection destroyed mid-handshake leaves the io_context safe to run") {
+  asio::io_context io;
+  FakeServer server(io, Mode::kSilent);
+  {
+    client::Connection c(io, options_for(server.tcp_port()));
+    c.start();
+    (void)run_until(io, [&] { return c.state() == client::ConnectionState::kHandshake; }, std::chrono::milliseconds(2000));
+  }
+  // Handlers of the destroyed connection complete (cancelled) without touching freed memory
+  // (ASan builds catch it), and the server sees the socket go away.
+  CHECK(run_until(io, [&] { return server.peer_closed; }, std::chrono::milliseconds(2000)));
+}

@@ -1,0 +1,247 @@
+// Headless rendering: a synthetic map and snapshot drawn by the software renderer into an
+// SDL_Surface; pixels are checked where walls, roads, agents and players are.
+#include <doctest/doctest.h>
+
+#include <SDL.h>
+
+#include <array>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "swarmfield/client/scene_renderer.hpp"
+#include "swarmfield/sim/map_parse.hpp"
+#include "swarmfield/sim/navigation_fields.hpp"
+
+namespace client = swarmfield::client;
+namespace sim = swarmfield::sim;
+namespace protocol = swarmfield::protocol;
+
+namespace {
+
+struct Target {
+  SDL_Surface* surface = nullptr;
+  SDL_Renderer* renderer = nullptr;
+  Target(int w, int h) {
+    surface = SDL_CreateRGBSurfaceWithFormat(0, w, h, 32, SDL_PIXELFORMAT_RGB888);
+    REQUIRE_MESSAGE(surface, SDL_GetError());
+    renderer = SDL_CreateSoftwareRenderer(surface);
+    REQUIRE_MESSAGE(renderer, SDL_GetError());
+  }
+  ~Target() {
+    if (renderer) SDL_DestroyRenderer(renderer);
+    if (surface) SDL_FreeSurface(surface);
+  }
+  client::Rgb at(sim::Vec2 p) const { return at(static_cast<int>(p.x), static_cast<int>(p.y)); }
+  client::Rgb at(int x, int y) const {
+    REQUIRE(x >= 0);
+    REQUIRE(y >= 0);
+    REQUIRE(x < surface->w);
+    REQUIRE(y < surface->h);
+    const auto* row = static_cast<const std::uint8_t*>(surface->pixels) + static_cast<std::ptrdiff_t>(y) * surface->pitch;
+    std::uint32_t v = 0;
+    std::memcpy(&v, row + x * 4, 4);
+    client::Rgb c;
+    SDL_GetRGB(v, surface->format, &c.r, &c.g, &c.b);
+    return c;
+  }
+  int count(client::Rgb color) const {
+    const std::uint32_t want = SDL_MapRGB(surface->format, color.r, color.g, color.b);
+    int n = 0;
+    for (int y = 0; y < surface->h; ++y) {
+      const auto* row = static_cast<const std::uint8_t*>(surface->pixels) + static_cast<std::ptrdiff_t>(y) * surface->pitch;
+      for (int x = 0; x < surface->w; ++x) {
+        std::uint32_t v = 0;
+        std::memcpy(&v, row + x * 4, 4);
+        n += (v & 0xFFFFFFu) == (want & 0xFFFFFFu) ? 1 : 0;
+      }
+    }
+    return n;
+  }
+};
+
+std::string str(client::Rgb c) {
+  return std::to_string(c.r) + "," + std::to_string(c.g) + "," + std::to_string(c.b);
+}
+
+// 16 x 12 cells: a building block, a player at P, agents at a/b.
+constexpr const char* kMap = R"(
+................
+................
+..####..........
+..####.....a....
+..####..........
+................
+.......P........
+................
+..........####..
+....b.....####..
+..........####..
+................
+)";
+
+struct Scene {
+  sim::GridMap map;
+  std::vector<sim::MapMarker> markers;
+  protocol::Snapshot snapshot;
+  sim::Vec2 marker(char c) const {
+    for (const auto& m : markers) {
+      if (m.symbol == c) return map.cell_center(m.cell);
+    }
+    FAIL("no marker " << c);
+    return {};
+  }
+};
+
+Scene make_scene() {
+  Scene s;
+  sim::MapError error;
+  REQUIRE_MESSAGE(sim::parse_ascii_map(kMap, "scene", s.map, error, &s.markers), error.to_string());
+  s.map.set_cost(14, 1, 3);  // one alley cell: a different grey
+  s.snapshot.tick = 5;
+  s.snapshot.total_agents = 2;
+  std::uint32_t id = 1;
+  for (const char c : {'a', 'b'}) {
+    const auto p = s.marker(c);
+    s.snapshot.agents.ids.push_back(id++);
+    s.snapshot.agents.xs.push_back(protocol::quantize_position(p.x));
+    s.snapshot.agents.ys.push_back(protocol::quantize_position(p.y));
+    s.snapshot.agents.headings.push_back(protocol::quantize_heading(0.7f));
+  }
+  const auto p = s.marker('P');
+  s.snapshot.players.push_back({3, p.x, p.y, 0});
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("cost colours: walls dark, roads light, darker with cost") {
+  CHECK(client::cost_color(sim::kBlockedCost) == client::kWallColor);
+  const auto road = client::cost_color(1);
+  const auto sidewalk = client::cost_color(2);
+  const auto alley = client::cost_color(3);
+  const auto swamp = client::cost_color(254);
+  CHECK(road.r > sidewalk.r);
+  CHECK(sidewalk.r > alley.r);
+  CHECK(alley.r > swamp.r);
+  CHECK(swamp.r > client::kWallColor.r);
+  CHECK(client::heat_color(0.0f) == client::Rgb{250, 245, 200});
+  CHECK(client::heat_color(0.5f) == client::Rgb{70, 140, 220});
+  CHECK(client::heat_color(1.0f) == client::Rgb{25, 25, 85});
+  CHECK(client::heat_color(-3.0f) == client::heat_color(0.0f));  // clamped
+  const auto quarter = client::heat_color(0.25f);                  // between the first two stops
+  CHECK(quarter.r < 250);
+  CHECK(quarter.r > 70);
+}
+
+TEST_CASE("map, agents and players land on the right pixels (zoomed in: triangles)") {
+  const Scene s = make_scene();
+  Target t(320, 240);
+  client::SceneRenderer renderer(t.renderer);
+  std::string error;
+  REQUIRE_MESSAGE(renderer.set_map(s.map, &error), error);
+  client::Camera camera(320, 240);
+  camera.fit({0.0f, 0.0f, 16.0f, 12.0f});
+  client::InterpolatedFrame frame;
+  client::unpack_snapshot(s.snapshot, frame);
+  client::DrawOptions options;
+  options.own_player_id = 3;
+  renderer.draw_scene(camera, frame, options);
+  REQUIRE(camera.zoom() * options.agent_radius >= 2.5f);  // the triangle path
+  SDL_RenderFlush(t.renderer);
+
+  // Wall cells (block at x 2..5, y 2..4) and road cells.
+  for (const sim::CellCoord c : {sim::CellCoord{2, 2}, sim::CellCoord{5, 4}, sim::CellCoord{12, 9}}) {
+    INFO("wall cell " << c.x << "," << c.y << " got " << str(t.at(camera.world_to_screen(s.map.cell_center(c)))));
+    CHECK(t.at(camera.world_to_screen(s.map.cell_center(c))) == client::kWallColor);
+  }
+  CHECK(t.at(camera.world_to_screen(s.map.cell_center({0, 0}))) == client::cost_color(1));
+  CHECK(t.at(camera.world_to_screen(s.map.cell_center({8, 1}))) == client::cost_color(1));
+  CHECK(t.at(camera.world_to_screen(s.map.cell_center({14, 1}))) == client::cost_color(3));
+  // Agents and the player at their world positions.
+  for (const char c : {'a', 'b'}) {
+    INFO("agent " << c << " pixel " << str(t.at(camera.world_to_screen(s.marker(c)))));
+    CHECK(t.at(camera.world_to_screen(s.marker(c))) == client::kAgentColor);
+  }
+  CHECK(t.at(camera.world_to_screen(s.marker('P'))) == client::kOwnPlayerColor);
+  CHECK(renderer.agents_drawn() == 2);
+  // Border outside the map is background (fit leaves a margin).
+  CHECK(t.at(1, 1) == client::kBackgroundColor);
+  // Agent pixels only where agents are: roughly two small triangles.
+  const int agent_pixels = t.count(client::kAgentColor);
+  CHECK(agent_pixels > 20);
+  CHECK(agent_pixels < 400);
+}
+
+TEST_CASE("zoomed out agents are small squares at their positions; off-screen ones are culled") {
+  Scene s = make_scene();
+  Target t(64, 64);
+  client::SceneRenderer renderer(t.renderer);
+  REQUIRE(renderer.set_map(s.map));
+  client::Camera camera(64, 64);
+  camera.set_zoom(3.0f);
+  camera.center_on({8.0f, 6.0f});
+  client::InterpolatedFrame frame;
+  client::unpack_snapshot(s.snapshot, frame);
+  frame.agents.push_back({99, 500.0f, 500.0f, 0.0f});  // far outside the view
+  client::DrawOptions options;
+  renderer.draw_scene(camera, frame, options);
+  SDL_RenderFlush(t.renderer);
+  CHECK(renderer.agents_drawn() == 2);
+  CHECK(t.at(camera.world_to_screen(s.marker('a'))) == client::kAgentColor);
+  CHECK(t.at(camera.world_to_screen(s.marker('b'))) == client::kAgentColor);
+  CHECK(t.at(camera.world_to_screen(s.marker('P'))) == client::kPlayerColor);  // not ours: other colour
+}
+
+TEST_CASE("heat map and flow arrows draw only when enabled") {
+  const Scene s = make_scene();
+  Target t(320, 240);
+  client::SceneRenderer renderer(t.renderer);
+  REQUIRE(renderer.set_map(s.map));
+  client::Camera camera(320, 240);
+  camera.fit({0.0f, 0.0f, 16.0f, 12.0f});
+  sim::NavigationFields fields;
+  const std::array<sim::CellCoord, 1> goals{s.map.world_to_cell(s.marker('P'))};
+  fields.update(s.map, goals);
+  renderer.set_fields(&fields.integration(), &fields.flow());
+  client::InterpolatedFrame empty;
+
+  const sim::Vec2 road = camera.world_to_screen(s.map.cell_center({0, 11}));
+  client::DrawOptions options;
+  renderer.draw_scene(camera, empty, options);
+  SDL_RenderFlush(t.renderer);
+  CHECK(t.at(road) == client::cost_color(1));
+  CHECK(t.count(client::kFlowArrowColor) == 0);
+
+  options.heat_map = true;
+  renderer.draw_scene(camera, empty, options);
+  SDL_RenderFlush(t.renderer);
+  CHECK_FALSE(t.at(road) == client::cost_color(1));  // tinted
+  CHECK(t.at(camera.world_to_screen(s.map.cell_center({3, 3}))) == client::kWallColor);  // walls stay
+
+  options.heat_map = false;
+  options.flow_arrows = true;
+  renderer.draw_scene(camera, empty, options);
+  SDL_RenderFlush(t.renderer);
+  CHECK(t.count(client::kFlowArrowColor) > 100);
+  CHECK(t.count(client::kFlowArrowOnHeatColor) == 0);
+
+  options.heat_map = true;  // arrows switch to a light colour over the heat map
+  renderer.draw_scene(camera, empty, options);
+  SDL_RenderFlush(t.renderer);
+  CHECK(t.count(client::kFlowArrowOnHeatColor) > 100);
+  CHECK(t.count(client::kFlowArrowColor) == 0);
+}
+
+TEST_CASE("text and HUD put ink on the surface") {
+  Target t(200, 60);
+  client::SceneRenderer renderer(t.renderer);
+  SDL_SetRenderDrawColor(t.renderer, 0, 0, 0, 255);
+  SDL_RenderClear(t.renderer);
+  renderer.draw_text("TICK 42", 4, 4, 2, client::kHudTextColor);
+  SDL_RenderFlush(t.renderer);
+  const int ink = t.count(client::kHudTextColor);
+  CHECK(ink > 50);
+  // Each lit font pixel is a 2x2 block: the count is a multiple of 4.
+  CHECK(ink % 4 == 0);
+}
