@@ -1,0 +1,16 @@
+#pragma once
+// The map the server runs on: a MovingAI file (--map) or the procedural city (--city-seed,
+// --city-size).
+#include <string>
+
+#include "swarmfield/server/server_config.hpp"
+#include "swarmfield/sim/grid_map.hpp"
+
+namespace swarmfield::server {
+
+/// Loads or generates the map named by `config`. `name` gets the label sent to clients (the
+/// file's base name or "city-seed-N-SIZE"). False + one-line `error` (file, line, reason) when
+/// the file can not be read or parsed, or the map has no walkable cell.
+[[nodiscard]] bool load_map(const ServerConfig& config, sim::GridMap& map, std::string& name, std::string& error);
+
+}  // namespace swarmfield::server

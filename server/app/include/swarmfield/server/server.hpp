@@ -1,0 +1,126 @@
+#pragma once
+// The server: owns the World and the io_context; runs the fixed tick on a steady_timer in the
+// same (single) thread as the sockets, so socket handlers only record inputs and the tick
+// applies them. Handshake, input routing, snapshot fan-out, status log, graceful shutdown.
+#include <asio/io_context.hpp>
+#include <asio/steady_timer.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "swarmfield/protocol/messages.hpp"
+#include "swarmfield/server/client_registry.hpp"
+#include "swarmfield/server/map_transfer.hpp"
+#include "swarmfield/server/server_config.hpp"
+#include "swarmfield/server/tcp_server.hpp"
+#include "swarmfield/server/tick_scheduler.hpp"
+#include "swarmfield/server/tick_stats.hpp"
+#include "swarmfield/server/udp_endpoint.hpp"
+#include "swarmfield/sim/world.hpp"
+
+namespace swarmfield::server {
+
+/// Totals printed at exit.
+struct ServerSummary {
+  std::uint64_t ticks = 0;
+  std::uint64_t rebuilds = 0;
+  std::uint64_t overruns = 0;       ///< scheduler polls that found the loop >= 1 tick behind
+  std::uint64_t skipped_ticks = 0;  ///< ticks dropped by the catch-up cap
+  std::uint64_t clients = 0;        ///< TCP connections accepted
+  std::uint64_t bytes_sent = 0;     ///< TCP + UDP payload bytes written
+  std::uint64_t bad_frames = 0;
+  std::uint64_t bad_datagrams = 0;
+  std::uint64_t evicted = 0;
+  double tick_ms_p50 = 0.0;  ///< whole tick (inputs + step + snapshots), over the last ~65k ticks
+  double tick_ms_p99 = 0.0;
+  double step_ms_p50 = 0.0;  ///< World::step only
+  double step_ms_p99 = 0.0;
+  /// "ticks=.. rebuilds=.. overruns=.. clients=.. bytes_sent=.. bad_frames=.. bad_datagrams=.. ..."
+  [[nodiscard]] std::string line() const;
+};
+
+class Server final : public TcpListener {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  /// Builds the world on `map` (agents spawn on the first tick) and the map transfer.
+  Server(const ServerConfig& config, sim::GridMap map, std::string map_name);
+  ~Server() override;
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  /// Binds TCP and UDP (the same port; with port 0 a free TCP port, then UDP on the same
+  /// number if free, else any). Logs "listening tcp=P udp=Q". False + `error` on failure.
+  bool open(std::string& error);
+  /// Runs the tick loop and all networking until stop() finishes. Call after open().
+  void run();
+  /// Graceful stop: Bye to every client, a short flush (<= 1 s), then run() returns. Calling
+  /// it again while stopping finishes at once. Must be called on the io_context thread (e.g.
+  /// from a signal_set handler), or posted there.
+  void stop(const std::string& reason);
+
+  [[nodiscard]] asio::io_context& io() noexcept { return io_; }
+  [[nodiscard]] std::uint16_t tcp_port() const noexcept { return tcp_.port(); }
+  [[nodiscard]] std::uint16_t udp_port() const noexcept { return udp_.port(); }
+  [[nodiscard]] ServerSummary summary() const;
+  [[nodiscard]] const sim::World& world() const noexcept { return world_; }
+
+  // TcpListener
+  void on_message(TcpSession& session, protocol::TcpMessage& message) override;
+  void on_disconnected(TcpSession& session) override;
+
+ private:
+  void handle_hello(TcpSession& session, const protocol::Hello& hello);
+  void apply_input(ClientState& client, const protocol::Input& input);
+  void schedule_tick();
+  void on_tick_timer();
+  /// One tick; snapshots due in a catch-up batch are sent on its last tick only.
+  void run_tick(bool last_of_batch);
+  void send_snapshots();
+  void log_status(Clock::time_point now);
+  void poll_flush();
+  void finish();
+
+  ServerConfig config_;
+  asio::io_context io_;
+  sim::World world_;
+  MapTransfer map_transfer_;
+  sim::Vec2 spawn_;
+  ClientRegistry clients_;
+  TcpServer tcp_;
+  UdpEndpoint udp_;
+  std::map<std::uint32_t, std::uint64_t> session_of_client_;  // client id -> TCP session id
+
+  asio::steady_timer tick_timer_;
+  asio::steady_timer duration_timer_;
+  asio::steady_timer flush_timer_;
+  TickScheduler scheduler_;
+  float dt_s_;
+  std::uint32_t snapshot_accumulator_ = 0;
+  bool snapshot_due_ = false;
+  Clock::time_point next_resync_warning_{};
+  std::uint64_t resyncs_since_warning_ = 0;
+  std::uint64_t skipped_since_warning_ = 0;
+  TickStats tick_stats_{65536};
+  TickStats step_stats_{65536};
+  TickStats window_tick_stats_{4096};
+  TickStats window_step_stats_{4096};
+  Clock::time_point next_status_;
+  Clock::time_point last_status_;
+  std::uint64_t last_status_bytes_ = 0;
+  Clock::time_point stop_started_;
+
+  protocol::Snapshot snapshot_;            // reused every send
+  std::vector<std::uint32_t> aoi_scratch_;
+
+  bool running_ = false;
+  bool stopping_ = false;
+  bool finished_ = false;
+  std::uint64_t snapshots_too_large_ = 0;
+};
+
+}  // namespace swarmfield::server

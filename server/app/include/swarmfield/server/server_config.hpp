@@ -1,0 +1,53 @@
+#pragma once
+// Server settings: command-line flags (CLI11) and an optional TOML file (toml++) with the same
+// keys; a flag given on the command line wins over the file. One validation pass for both.
+#include <cstdint>
+#include <string>
+
+namespace swarmfield::server {
+
+enum class LogFormat : std::uint8_t { kText, kJson };
+
+/// Every setting, already validated when it comes out of parse_server_config().
+struct ServerConfig {
+  std::string map_path;              ///< MovingAI .map file; empty = procedural city
+  std::uint64_t city_seed = 1;       ///< procedural city seed (when map_path is empty)
+  std::int64_t city_size = 256;      ///< procedural city side, cells (32..4096)
+  std::int64_t agents = 2000;        ///< agents spawned on the first tick
+  std::int64_t max_agents = 100000;  ///< swarm capacity (waves stop there)
+  std::int64_t tick_hz = 30;         ///< simulation ticks per second (1..240)
+  std::int64_t snapshot_hz = 20;     ///< snapshots per second per client (1..tick_hz)
+  std::int64_t port = 7777;          ///< TCP and UDP port; 0 = pick a free one (logged)
+  std::string bind = "0.0.0.0";      ///< listen address (IPv4 or IPv6 literal)
+  std::int64_t max_clients = 64;     ///< connected clients (viewers + players), 1..1024
+  std::int64_t send_queue_kb = 4096; ///< per-client TCP bytes waiting to be written (KiB) above
+                                     ///< which the client is evicted; 16..1048576
+  double duration_s = 0.0;           ///< stop after this many seconds; 0 = run until signalled
+  std::uint64_t seed = 1;            ///< world seed (spawn positions)
+  std::string log_level = "info";    ///< trace, debug, info, warn, error, critical, off
+  LogFormat log_format = LogFormat::kText;
+  std::string config_path;           ///< the TOML file read, if any
+  std::int64_t spawn_wave = 0;       ///< agents per wave; 0 = no waves
+  double wave_interval_s = 10.0;     ///< seconds between waves (> 0)
+  double status_interval_s = 5.0;    ///< seconds between status log lines (> 0)
+};
+
+/// What the caller should do after parsing.
+struct ConfigParseResult {
+  enum class Action : std::uint8_t { kRun, kExit };
+  Action action = Action::kRun;
+  int exit_code = 0;     ///< for kExit: 0 after --help, 2 on any error
+  std::string output;    ///< for kExit: help text (print to stdout) or one error line (stderr)
+  ServerConfig config;   ///< for kRun: the merged, validated settings
+};
+
+/// Parses argv (argv[0] is the program name). Reads the TOML file named by --config. Errors
+/// (unknown flag, bad number, unknown TOML key, wrong TOML type, unreadable file, out-of-range
+/// value, --map together with --city-seed) give kExit with exit_code 2 and a one-line message
+/// naming the flag/key and what is accepted. Never throws.
+[[nodiscard]] ConfigParseResult parse_server_config(int argc, const char* const* argv);
+
+/// Checks ranges and combinations; returns "" when valid, else a one-line message.
+[[nodiscard]] std::string validate_config(const ServerConfig& config);
+
+}  // namespace swarmfield::server

@@ -1,0 +1,94 @@
+#pragma once
+// TCP side: the acceptor and the set of sessions. Verifies every frame (decode_tcp_message);
+// a bad frame is answered with Error kBadMessage and the connection closed, a too-large frame
+// with Error kFrameTooLarge. Valid messages go to the listener (the server's handshake and
+// input handling). Counts accepted connections, bad frames, evictions and bytes sent.
+#include <asio/io_context.hpp>
+#include <asio/ip/tcp.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "swarmfield/protocol/messages.hpp"
+#include "swarmfield/server/tcp_session.hpp"
+
+namespace swarmfield::server {
+
+/// Encodes and frames one message; nullptr if it does not fit in a frame.
+[[nodiscard]] Frame make_frame(const protocol::TcpMessage& message);
+
+class TcpListener {
+ public:
+  virtual ~TcpListener() = default;
+  /// A verified message from `session`.
+  virtual void on_message(TcpSession& session, protocol::TcpMessage& message) = 0;
+  /// `session` is gone (any reason); called once.
+  virtual void on_disconnected(TcpSession& session) = 0;
+};
+
+struct TcpCounters {
+  std::uint64_t accepted = 0;        ///< connections accepted
+  std::uint64_t bad_frames = 0;      ///< frames failing verification + unexpected messages
+  std::uint64_t too_large = 0;       ///< frames announced above the limit
+  std::uint64_t evicted = 0;         ///< slow clients dropped because their queue overflowed
+  std::uint64_t refused_full = 0;    ///< connections refused for lack of room
+  std::uint64_t bytes_sent = 0;
+};
+
+class TcpServer final : public TcpSessionHandler {
+ public:
+  /// `max_connections`: open sessions (handshaken or not) above which new connections get
+  /// Error kServerFull and are closed. `max_queue_bytes`: per-session write queue bound.
+  TcpServer(asio::io_context& io, TcpListener& listener, std::size_t max_connections, std::size_t max_queue_bytes);
+
+  /// Binds and listens on address:port (port 0 = any free port). False + `error` on failure.
+  bool open(const std::string& address, std::uint16_t port, std::string& error);
+  [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
+  /// Stops accepting new connections.
+  void stop_accepting();
+
+  /// Sends a frame; a session whose queue overflows is evicted (counted).
+  TcpSession::SendResult send(TcpSession& session, Frame frame);
+  /// Answers with an Error frame and closes after it is written. Counts nothing.
+  void send_error_and_close(TcpSession& session, protocol::ErrorCode code, std::string reason);
+  /// Counts a bad frame, answers Error kBadMessage with `reason` and closes.
+  void reject_bad_message(TcpSession& session, std::string reason);
+
+  /// Closes sessions that never completed the handshake within `handshake_timeout`, and
+  /// sessions stuck closing (peer not reading) for more than `closing_timeout`.
+  void sweep(std::chrono::steady_clock::time_point now, std::chrono::steady_clock::duration handshake_timeout,
+             std::chrono::steady_clock::duration closing_timeout);
+  /// Queues `frame` to every open session and closes each once it is written.
+  void close_all_after(const Frame& frame);
+  /// Closes every session now.
+  void close_all();
+
+  [[nodiscard]] std::size_t session_count() const noexcept { return sessions_.size(); }
+  [[nodiscard]] const TcpCounters& counters() const noexcept { return counters_; }
+  /// Lookup by session id (nullptr if gone).
+  [[nodiscard]] TcpSession* find(std::uint64_t session_id) noexcept;
+
+  // TcpSessionHandler
+  void on_frame(TcpSession& session, std::vector<std::uint8_t>& payload) override;
+  void on_frame_too_large(TcpSession& session) override;
+  void on_bytes_sent(TcpSession& session, std::size_t bytes) override;
+  void on_closed(TcpSession& session) override;
+
+ private:
+  void do_accept();
+
+  TcpListener& listener_;
+  asio::ip::tcp::acceptor acceptor_;
+  std::size_t max_connections_;
+  std::size_t max_queue_bytes_;
+  std::uint16_t port_ = 0;
+  bool accepting_ = false;
+  std::uint64_t next_session_id_ = 1;
+  std::map<std::uint64_t, std::shared_ptr<TcpSession>> sessions_;
+  TcpCounters counters_;
+};
+
+}  // namespace swarmfield::server

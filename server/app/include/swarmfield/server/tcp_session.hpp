@@ -1,0 +1,100 @@
+#pragma once
+// One TCP connection: reads bytes into a FrameDecoder and hands complete frames to its
+// handler; writes whole frames from a bounded queue with exactly one async write in flight
+// (Asio chat-server pattern). A client that does not read fills the queue and is evicted.
+#include <asio/ip/tcp.hpp>
+#include <asio/steady_timer.hpp>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "swarmfield/protocol/framing.hpp"
+
+namespace swarmfield::server {
+
+class TcpSession;
+
+/// A complete length-prefixed frame ready for the socket, shared between sessions (map chunks
+/// are encoded once and queued to every client).
+using Frame = std::shared_ptr<const std::vector<std::uint8_t>>;
+
+/// Receives a session's events. Calls come from the io_context thread.
+class TcpSessionHandler {
+ public:
+  virtual ~TcpSessionHandler() = default;
+  /// One complete frame payload (not yet verified).
+  virtual void on_frame(TcpSession& session, std::vector<std::uint8_t>& payload) = 0;
+  /// The peer announced a frame above the size limit; the stream is unusable.
+  virtual void on_frame_too_large(TcpSession& session) = 0;
+  /// `bytes` were written to the socket.
+  virtual void on_bytes_sent(TcpSession& session, std::size_t bytes) = 0;
+  /// The session is closed (called exactly once, posted, never from inside close()).
+  virtual void on_closed(TcpSession& session) = 0;
+};
+
+class TcpSession : public std::enable_shared_from_this<TcpSession> {
+ public:
+  using Clock = std::chrono::steady_clock;
+  /// Kernel send buffer per connection: min(max_queue_bytes, this).
+  static constexpr std::size_t kMaxKernelSendBuffer = 256 * 1024;
+
+  /// `max_queue_bytes`: bytes queued but not yet written above which the client is evicted.
+  /// Also caps the kernel send buffer (SO_SNDBUF) at min(max_queue_bytes, kMaxKernelSendBuffer).
+  TcpSession(asio::ip::tcp::socket socket, TcpSessionHandler& handler, std::uint64_t session_id,
+             std::size_t max_queue_bytes);
+
+  /// Starts the read loop.
+  void start();
+
+  enum class SendResult : std::uint8_t { kQueued, kEvicted, kClosed };
+  /// Queues a frame. If that would put more than max_queue_bytes in the queue the session is
+  /// closed instead (kEvicted: a slow client). kClosed if already closed or closing.
+  SendResult send(Frame frame);
+  /// Queues `frame` (ignoring the bound), stops reading and closes once it is written. The
+  /// caller force-closes sessions that stay in this state too long (see closing_since()).
+  void send_and_close(Frame frame);
+  /// Closes at once (pending writes are dropped).
+  void close();
+
+  [[nodiscard]] bool is_open() const noexcept { return !closed_ && !closing_; }
+  [[nodiscard]] bool closed() const noexcept { return closed_; }
+  [[nodiscard]] bool closing() const noexcept { return closing_; }
+  [[nodiscard]] Clock::time_point closing_since() const noexcept { return closing_since_; }
+  [[nodiscard]] Clock::time_point connected_at() const noexcept { return connected_at_; }
+  [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
+  [[nodiscard]] const std::string& remote() const noexcept { return remote_; }
+  [[nodiscard]] std::size_t queued_bytes() const noexcept { return queued_bytes_; }
+  [[nodiscard]] std::uint64_t bytes_sent() const noexcept { return bytes_sent_; }
+
+  /// Client id assigned by the server after the handshake (0 before).
+  std::uint32_t client_id = 0;
+
+ private:
+  void do_read();
+  void do_write();
+  void finish_close();
+
+  asio::ip::tcp::socket socket_;
+  TcpSessionHandler& handler_;
+  std::uint64_t id_;
+  std::size_t max_queue_bytes_;
+  std::string remote_;
+  protocol::FrameDecoder decoder_;
+  std::array<std::uint8_t, 16 * 1024> read_buffer_{};
+  std::vector<std::uint8_t> frame_;
+  std::deque<Frame> queue_;
+  std::size_t queued_bytes_ = 0;
+  std::uint64_t bytes_sent_ = 0;
+  bool writing_ = false;
+  bool closing_ = false;
+  bool closed_ = false;
+  Clock::time_point connected_at_;
+  Clock::time_point closing_since_{};
+};
+
+}  // namespace swarmfield::server

@@ -1,0 +1,76 @@
+// swarmfield-server: flags/TOML -> logging -> map -> Server; SIGINT/SIGTERM stop it gracefully
+// and an exit summary goes to stdout (and the log).
+#include <asio/signal_set.hpp>
+#include <spdlog/spdlog.h>
+
+#include <csignal>
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <string>
+
+#include "swarmfield/server/logging.hpp"
+#include "swarmfield/server/map_source.hpp"
+#include "swarmfield/server/server.hpp"
+#include "swarmfield/server/server_config.hpp"
+
+namespace {
+
+constexpr int kExitUsage = 2;    // bad flags, config or map
+constexpr int kExitRuntime = 1;  // could not bind, unexpected failure
+
+const char* signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal"; }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace swarmfield::server;
+  const ConfigParseResult parsed = parse_server_config(argc, argv);
+  if (parsed.action == ConfigParseResult::Action::kExit) {
+    std::fputs(parsed.output.c_str(), parsed.exit_code == 0 ? stdout : stderr);
+    if (!parsed.output.empty() && parsed.output.back() != '\n') std::fputc('\n', parsed.exit_code == 0 ? stdout : stderr);
+    return parsed.exit_code;
+  }
+  const ServerConfig& config = parsed.config;
+  try {
+    auto logger = setup_logging(config.log_format, config.log_level);
+
+    swarmfield::sim::GridMap map;
+    std::string map_name;
+    std::string error;
+    if (!load_map(config, map, map_name, error)) {
+      std::fprintf(stderr, "error: %s\n", error.c_str());
+      return kExitUsage;
+    }
+    if (!config.config_path.empty()) spdlog::info("config file {}", config.config_path);
+
+    Server server(config, std::move(map), map_name);
+    if (!server.open(error)) {
+      std::fprintf(stderr, "error: %s\n", error.c_str());
+      return kExitRuntime;
+    }
+
+    asio::signal_set signals(server.io(), SIGINT, SIGTERM);
+    std::function<void()> wait_signal;
+    wait_signal = [&] {
+      signals.async_wait([&](std::error_code ec, int sig) {
+        if (ec) return;
+        server.stop(signal_name(sig));
+        wait_signal();  // a second signal while flushing stops at once
+      });
+    };
+    wait_signal();
+
+    server.run();
+
+    const std::string line = server.summary().line();
+    std::printf("%s\n", line.c_str());
+    std::fflush(stdout);
+    spdlog::info("exit summary: {}", line);
+    spdlog::shutdown();
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "error: %s\n", e.what());
+    return kExitRuntime;
+  }
+}

@@ -1,0 +1,392 @@
+#include "swarmfield/server/server.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "swarmfield/protocol/datagram.hpp"
+#include "swarmfield/server/handshake.hpp"
+#include "swarmfield/server/snapshot_builder.hpp"
+#include "swarmfield/server/spawn_point.hpp"
+
+namespace swarmfield::server {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A TCP frame is at most kMaxFrameBytes; 9 bytes per agent plus FlatBuffers overhead keeps a
+// snapshot of this many agents below it. UDP snapshots are fragmented and take the full limit.
+constexpr std::size_t kMaxTcpSnapshotAgents = 100000;
+constexpr int kSnapshotZstdLevel = 1;  // per client per snapshot: favour speed
+constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
+constexpr auto kClosingTimeout = std::chrono::seconds(2);
+constexpr auto kFlushTimeout = std::chrono::milliseconds(1000);
+constexpr auto kFlushGrace = std::chrono::milliseconds(100);
+constexpr std::uint32_t kMaxCatchUpTicks = 5;
+
+sim::WorldParams world_params(const ServerConfig& c) {
+  sim::WorldParams p;
+  p.seed = c.seed;
+  p.max_agents = static_cast<std::uint32_t>(c.max_agents);
+  p.spawner.initial_agents = static_cast<std::uint32_t>(c.agents);
+  p.spawner.wave_size = static_cast<std::uint32_t>(c.spawn_wave);
+  p.spawner.wave_interval_ticks =
+      static_cast<std::uint32_t>(std::max(1.0, std::round(c.wave_interval_s * static_cast<double>(c.tick_hz))));
+  return p;
+}
+
+// Send-queue bound: the configured size, but always room for the whole map transfer (queued
+// at once after Welcome) plus some snapshots.
+std::size_t queue_bound(const ServerConfig& c, const MapTransfer& t) {
+  return std::max<std::size_t>(static_cast<std::size_t>(c.send_queue_kb) * 1024u, t.total_frame_bytes + (64u << 10));
+}
+
+// Names come from the wire: keep log lines printable.
+std::string printable(const std::string& s) {
+  std::string out;
+  for (char ch : s) out += (static_cast<unsigned char>(ch) >= 0x20 && static_cast<unsigned char>(ch) < 0x7f) ? ch : '?';
+  return out;
+}
+
+const char* message_name(const protocol::TcpMessage& m) {
+  static constexpr const char* kNames[] = {"Hello", "Welcome", "MapChunk", "Error", "Bye", "Input", "Snapshot"};
+  return m.index() < std::size(kNames) ? kNames[m.index()] : "?";
+}
+
+double ms_since(Clock::time_point t0, Clock::time_point t1) {
+  return std::chrono::duration<double, std::milli>(t1 - t0).count();
+}
+
+}  // namespace
+
+std::string ServerSummary::line() const {
+  std::ostringstream ss;
+  ss << "ticks=" << ticks << " rebuilds=" << rebuilds << " overruns=" << overruns << " clients=" << clients
+     << " bytes_sent=" << bytes_sent << " bad_frames=" << bad_frames << " bad_datagrams=" << bad_datagrams
+     << " skipped_ticks=" << skipped_ticks << " evicted=" << evicted;
+  ss.setf(std::ios::fixed);
+  ss.precision(3);
+  ss << " tick_ms_p50=" << tick_ms_p50 << " tick_ms_p99=" << tick_ms_p99 << " step_ms_p50=" << step_ms_p50
+     << " step_ms_p99=" << step_ms_p99;
+  return ss.str();
+}
+
+Server::Server(const ServerConfig& config, sim::GridMap map, std::string map_name)
+    : config_(config),
+      world_(std::move(map), world_params(config)),
+      map_transfer_(prepare_map_transfer(world_.map(), std::move(map_name))),
+      spawn_(centre_most_walkable(world_.map())),
+      clients_(static_cast<std::size_t>(config.max_clients)),
+      // Connections above max_clients are let in briefly (up to 16 more) so that they can be
+      // told "server full" at Hello rather than just being dropped.
+      tcp_(io_, *this, static_cast<std::size_t>(config.max_clients) + 16, queue_bound(config, map_transfer_)),
+      udp_(io_, clients_,
+           [this](ClientState& c, const protocol::DecodedDatagram& d) {
+             if (!stopping_ && d.input) apply_input(c, *d.input);
+           }),
+      tick_timer_(io_),
+      duration_timer_(io_),
+      flush_timer_(io_),
+      scheduler_(Clock::now(), std::chrono::duration_cast<Clock::duration>(
+                                   std::chrono::duration<double>(1.0 / static_cast<double>(config.tick_hz))),
+                 kMaxCatchUpTicks),
+      dt_s_(1.0f / static_cast<float>(config.tick_hz)) {}
+
+Server::~Server() = default;
+
+bool Server::open(std::string& error) {
+  const auto port = static_cast<std::uint16_t>(config_.port);
+  if (!tcp_.open(config_.bind, port, error)) return false;
+  std::string udp_error;
+  if (!udp_.open(config_.bind, tcp_.port(), udp_error)) {
+    if (port != 0 || !udp_.open(config_.bind, 0, udp_error)) {
+      error = udp_error;
+      return false;
+    }
+  }
+  spdlog::info("listening tcp={} udp={} bind={} map='{}' {}x{} agents={} tick_hz={} snapshot_hz={}", tcp_.port(),
+               udp_.port(), config_.bind, map_transfer_.info.name, map_transfer_.info.width,
+               map_transfer_.info.height, config_.agents, config_.tick_hz, config_.snapshot_hz);
+  return true;
+}
+
+void Server::run() {
+  running_ = true;
+  const auto now = Clock::now();
+  scheduler_ = TickScheduler(now, scheduler_.period(), kMaxCatchUpTicks);
+  last_status_ = now;
+  next_status_ = now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.status_interval_s));
+  if (config_.duration_s > 0.0) {
+    duration_timer_.expires_after(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.duration_s)));
+    duration_timer_.async_wait([this](std::error_code ec) {
+      if (!ec) stop(fmt::format("--duration {:g} s reached", config_.duration_s));
+    });
+  }
+  schedule_tick();
+  io_.run();
+  running_ = false;
+}
+
+void Server::schedule_tick() {
+  tick_timer_.expires_at(scheduler_.next_deadline());
+  tick_timer_.async_wait([this](std::error_code ec) {
+    if (ec || stopping_) return;
+    on_tick_timer();
+  });
+}
+
+void Server::on_tick_timer() {
+  const auto now = Clock::now();
+  const auto decision = scheduler_.poll(now);
+  if (decision.skipped_ticks > 0) {
+    // At most one warning per status interval: an overloaded server must not also flood its log.
+    resyncs_since_warning_ += 1;
+    skipped_since_warning_ += decision.skipped_ticks;
+    if (now >= next_resync_warning_) {
+      spdlog::warn("tick loop behind: {} resync(s) dropped {} tick(s) ({} ms of simulated time) since the last warning",
+                   resyncs_since_warning_, skipped_since_warning_,
+                   static_cast<long long>(static_cast<double>(skipped_since_warning_) * 1000.0 / static_cast<double>(config_.tick_hz)));
+      resyncs_since_warning_ = 0;
+      skipped_since_warning_ = 0;
+      next_resync_warning_ = now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.status_interval_s));
+    }
+  }
+  for (std::uint32_t i = 0; i < decision.ticks_to_run && !stopping_; ++i) run_tick(i + 1 == decision.ticks_to_run);
+  const auto after = Clock::now();
+  if (after >= next_status_) log_status(after);
+  if (!stopping_) schedule_tick();
+}
+
+void Server::run_tick(bool last_of_batch) {
+  const auto t0 = Clock::now();
+  // Inputs recorded by socket handlers since the last tick; the World clamps and collides them.
+  for (auto& [id, c] : clients_.clients()) {
+    if (c.pending_intent && c.player_id != 0) {
+      world_.set_player_intent(c.player_id, sim::Vec2{c.pending_intent->first, c.pending_intent->second});
+    }
+    c.pending_intent.reset();
+  }
+  world_.step(dt_s_);
+  const auto t1 = Clock::now();
+  // Snapshots at snapshot_hz out of tick_hz ticks (an accumulator spreads them evenly). While
+  // catching up, a due snapshot waits for the last tick of the batch: older states are stale.
+  snapshot_accumulator_ += static_cast<std::uint32_t>(config_.snapshot_hz);
+  if (snapshot_accumulator_ >= static_cast<std::uint32_t>(config_.tick_hz)) {
+    snapshot_accumulator_ -= static_cast<std::uint32_t>(config_.tick_hz);
+    snapshot_due_ = true;
+  }
+  if (snapshot_due_ && last_of_batch) {
+    snapshot_due_ = false;
+    send_snapshots();
+  }
+  // Once a second: drop connections that never said Hello, or that stopped reading while closing.
+  if (world_.tick() % static_cast<std::uint64_t>(config_.tick_hz) == 0) {
+    tcp_.sweep(t1, kHandshakeTimeout, kClosingTimeout);
+  }
+  const auto t2 = Clock::now();
+  const double step_ms = ms_since(t0, t1);
+  const double tick_ms = ms_since(t0, t2);
+  step_stats_.add(step_ms);
+  tick_stats_.add(tick_ms);
+  window_step_stats_.add(step_ms);
+  window_tick_stats_.add(tick_ms);
+}
+
+void Server::send_snapshots() {
+  for (auto& [id, c] : clients_.clients()) {
+    const auto sit = session_of_client_.find(id);
+    TcpSession* session = sit == session_of_client_.end() ? nullptr : tcp_.find(sit->second);
+    if (session == nullptr || !session->is_open()) continue;
+    const bool udp = c.udp_endpoint.has_value();
+    build_snapshot(world_, c.view, c.echo_client_time_us, udp ? protocol::kMaxAgentsPerSnapshot : kMaxTcpSnapshotAgents,
+                   snapshot_, aoi_scratch_);
+    if (udp) {
+      const protocol::DatagramHeader header{c.token, c.next_send_sequence, c.last_udp_sequence};
+      const auto datagrams = protocol::encode_snapshot_datagrams(header, snapshot_, kSnapshotZstdLevel);
+      c.next_send_sequence += static_cast<std::uint32_t>(datagrams.size());
+      for (const auto& d : datagrams) {
+        if (udp_.send(*c.udp_endpoint, d)) c.bytes_sent += d.size();
+      }
+    } else {
+      Frame frame = make_frame(snapshot_);
+      if (!frame) {
+        if (snapshots_too_large_++ == 0) spdlog::warn("snapshot for client {} does not fit in a TCP frame; skipped", id);
+        continue;
+      }
+      c.bytes_sent += frame->size();
+      tcp_.send(*session, std::move(frame));
+    }
+    ++c.snapshots_sent;
+  }
+}
+
+void Server::log_status(Clock::time_point now) {
+  const std::uint64_t bytes = tcp_.counters().bytes_sent + udp_.counters().bytes_sent;
+  const double secs = std::chrono::duration<double>(now - last_status_).count();
+  const double kbit_s = secs > 0.0 ? static_cast<double>(bytes - last_status_bytes_) * 8.0 / 1000.0 / secs : 0.0;
+  spdlog::info("status tick={} agents={} players={} clients={} tick_ms p50={:.3f} p99={:.3f} step_ms p50={:.3f} "
+               "p99={:.3f} out={:.1f} kbit/s overruns={} rebuilds={}",
+               world_.tick(), world_.swarm().size(), world_.players().size(), clients_.size(),
+               window_tick_stats_.percentile(0.5), window_tick_stats_.percentile(0.99),
+               window_step_stats_.percentile(0.5), window_step_stats_.percentile(0.99), kbit_s, scheduler_.overruns(),
+               world_.rebuild_count());
+  window_tick_stats_.clear();
+  window_step_stats_.clear();
+  last_status_ = now;
+  last_status_bytes_ = bytes;
+  const auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.status_interval_s));
+  while (next_status_ <= now) next_status_ += interval;
+}
+
+void Server::on_message(TcpSession& session, protocol::TcpMessage& message) {
+  if (stopping_) return;
+  if (const auto* hello = std::get_if<protocol::Hello>(&message)) {
+    if (session.client_id != 0) {
+      tcp_.reject_bad_message(session, "unexpected Hello: the handshake is already done");
+      return;
+    }
+    handle_hello(session, *hello);
+    return;
+  }
+  if (session.client_id == 0) {
+    tcp_.reject_bad_message(session, std::string("expected Hello first, got ") + message_name(message));
+    return;
+  }
+  ClientState* client = clients_.find(session.client_id);
+  if (client == nullptr) return;  // being removed
+  if (const auto* input = std::get_if<protocol::Input>(&message)) {
+    apply_input(*client, *input);
+  } else if (const auto* bye = std::get_if<protocol::Bye>(&message)) {
+    spdlog::info("client {} says bye: {}", client->id, printable(bye->reason));
+    session.close();
+  } else {
+    tcp_.reject_bad_message(session, std::string("unexpected message ") + message_name(message) + " from a client");
+  }
+}
+
+void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
+  if (auto error = check_hello(hello, clients_.full())) {
+    spdlog::info("connection {} ({}) refused: {}", session.id(), session.remote(), error->reason);
+    tcp_.send_error_and_close(session, error->code, error->reason);
+    return;
+  }
+  std::uint32_t player_id = 0;
+  if (hello.role == protocol::Role::kPlayer) player_id = world_.add_player(spawn_);
+  ClientState* client = clients_.add(hello.role, hello.name, player_id);
+  if (client == nullptr) {  // check_hello saw room, so this is only defensive
+    if (player_id != 0) world_.remove_player(player_id);
+    tcp_.send_error_and_close(session, protocol::ErrorCode::kServerFull, "server full");
+    return;
+  }
+  session.client_id = client->id;
+  session_of_client_[client->id] = session.id();
+
+  protocol::Welcome welcome;
+  welcome.client_id = client->id;
+  welcome.session_token = client->token;
+  welcome.tick_hz = static_cast<std::uint16_t>(config_.tick_hz);
+  welcome.snapshot_hz = static_cast<std::uint16_t>(config_.snapshot_hz);
+  welcome.udp_port = udp_.port();
+  welcome.player_id = player_id;
+  welcome.map = map_transfer_.info;
+  if (tcp_.send(session, make_frame(welcome)) != TcpSession::SendResult::kQueued) return;
+  for (const Frame& chunk : map_transfer_.chunks) {
+    if (tcp_.send(session, chunk) != TcpSession::SendResult::kQueued) return;
+  }
+  const sim::Player* player = world_.find_player(player_id);
+  spdlog::info("client {} '{}' joined as {} from {} (player {} at {:.1f},{:.1f}); {} clients", client->id,
+               printable(client->name), hello.role == protocol::Role::kPlayer ? "player" : "viewer", session.remote(),
+               player_id, player ? player->position.x : 0.0f, player ? player->position.y : 0.0f, clients_.size());
+}
+
+void Server::apply_input(ClientState& client, const protocol::Input& input) {
+  // Older than the newest input seen: out of order, ignore. Equal is accepted (idempotent).
+  if (client.has_input && sequence_newer(client.last_input_sequence, input.sequence)) return;
+  client.has_input = true;
+  client.last_input_sequence = input.sequence;
+  if (client.player_id != 0) client.pending_intent = std::make_pair(input.move_x, input.move_y);
+  client.view = ViewRect::from_corners(input.view_x0, input.view_y0, input.view_x1, input.view_y1);
+  client.echo_client_time_us = input.client_time_us;
+}
+
+void Server::on_disconnected(TcpSession& session) {
+  if (session.client_id == 0) return;
+  const std::uint32_t id = session.client_id;
+  session_of_client_.erase(id);
+  if (ClientState* c = clients_.find(id)) {
+    if (c->player_id != 0) world_.remove_player(c->player_id);
+    spdlog::info("client {} '{}' left (snapshots sent {}, bytes {}); {} clients", id, printable(c->name),
+                 c->snapshots_sent, c->bytes_sent, clients_.size() - 1);
+    clients_.remove(id);
+  }
+}
+
+void Server::stop(const std::string& reason) {
+  if (finished_) return;
+  if (stopping_) {
+    spdlog::info("second stop request ({}): closing now", reason);
+    finish();
+    return;
+  }
+  stopping_ = true;
+  stop_started_ = Clock::now();
+  spdlog::info("shutting down ({}): saying bye to {} connections", reason, tcp_.session_count());
+  tick_timer_.cancel();
+  duration_timer_.cancel();
+  tcp_.stop_accepting();
+  tcp_.close_all_after(make_frame(protocol::Bye{"server shutting down"}));
+  poll_flush();
+}
+
+void Server::poll_flush() {
+  if (finished_) return;
+  const auto now = Clock::now();
+  bool all_written = true;
+  for (const auto& [id, sid] : session_of_client_) {
+    if (const TcpSession* s = tcp_.find(sid); s != nullptr && !s->closed() && s->queued_bytes() > 0) all_written = false;
+  }
+  const bool grace_over = now - stop_started_ >= kFlushGrace;
+  if (tcp_.session_count() == 0 || (all_written && grace_over) || now - stop_started_ >= kFlushTimeout) {
+    finish();
+    return;
+  }
+  flush_timer_.expires_after(std::chrono::milliseconds(10));
+  flush_timer_.async_wait([this](std::error_code ec) {
+    if (!ec) poll_flush();
+  });
+}
+
+void Server::finish() {
+  if (finished_) return;
+  finished_ = true;
+  stopping_ = true;
+  tick_timer_.cancel();
+  duration_timer_.cancel();
+  flush_timer_.cancel();
+  tcp_.stop_accepting();
+  tcp_.close_all();
+  udp_.close();
+  io_.stop();
+}
+
+ServerSummary Server::summary() const {
+  ServerSummary s;
+  s.ticks = world_.tick();
+  s.rebuilds = world_.rebuild_count();
+  s.overruns = scheduler_.overruns();
+  s.skipped_ticks = scheduler_.skipped_ticks();
+  s.clients = tcp_.counters().accepted;
+  s.bytes_sent = tcp_.counters().bytes_sent + udp_.counters().bytes_sent;
+  s.bad_frames = tcp_.counters().bad_frames;
+  s.bad_datagrams = udp_.counters().bad_datagrams + udp_.counters().unexpected;
+  s.evicted = tcp_.counters().evicted;
+  s.tick_ms_p50 = tick_stats_.percentile(0.5);
+  s.tick_ms_p99 = tick_stats_.percentile(0.99);
+  s.step_ms_p50 = step_stats_.percentile(0.5);
+  s.step_ms_p99 = step_stats_.percentile(0.99);
+  return s;
+}
+
+}  // namespace swarmfield::server

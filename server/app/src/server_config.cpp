@@ -1,0 +1,252 @@
+#include "swarmfield/server/server_config.hpp"
+
+#include <CLI/CLI.hpp>
+#include <toml++/toml.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <fstream>
+#include <functional>
+#include <sstream>
+#include <string_view>
+#include <vector>
+
+namespace swarmfield::server {
+namespace {
+
+constexpr std::array<std::string_view, 7> kLogLevels = {"trace", "debug", "info", "warn",
+                                                        "error", "critical", "off"};
+
+std::string log_format_name(LogFormat f) { return f == LogFormat::kJson ? "json" : "text"; }
+
+// One TOML key: applies a node to the config, returns "" or an error. Keys use the flag
+// spelling ("tick-hz"); "tick_hz" is accepted too.
+struct TomlKey {
+  std::string name;
+  CLI::Option* flag = nullptr;  // set when the same setting was given on the command line
+  std::function<std::string(const toml::node&)> apply;
+};
+
+std::string type_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::string: return "string";
+    case toml::node_type::integer: return "integer";
+    case toml::node_type::floating_point: return "float";
+    case toml::node_type::boolean: return "boolean";
+    case toml::node_type::table: return "table";
+    case toml::node_type::array: return "array";
+    default: return "date/time";
+  }
+}
+
+std::function<std::string(const toml::node&)> int_setter(std::int64_t& target) {
+  return [&target](const toml::node& n) -> std::string {
+    if (auto v = n.value_exact<std::int64_t>()) {
+      target = *v;
+      return {};
+    }
+    return "must be an integer (got " + type_name(n) + ")";
+  };
+}
+std::function<std::string(const toml::node&)> seed_setter(std::uint64_t& target) {
+  return [&target](const toml::node& n) -> std::string {
+    auto v = n.value_exact<std::int64_t>();
+    if (!v) return "must be an integer (got " + type_name(n) + ")";
+    if (*v < 0) return "must be >= 0 (got " + std::to_string(*v) + ")";
+    target = static_cast<std::uint64_t>(*v);
+    return {};
+  };
+}
+std::function<std::string(const toml::node&)> seconds_setter(double& target) {
+  return [&target](const toml::node& n) -> std::string {
+    if (auto i = n.value_exact<std::int64_t>()) {
+      target = static_cast<double>(*i);
+      return {};
+    }
+    if (auto f = n.value_exact<double>()) {
+      target = *f;
+      return {};
+    }
+    return "must be a number of seconds (got " + type_name(n) + ")";
+  };
+}
+std::function<std::string(const toml::node&)> string_setter(std::string& target) {
+  return [&target](const toml::node& n) -> std::string {
+    if (auto s = n.value_exact<std::string>()) {
+      target = *s;
+      return {};
+    }
+    return "must be a string (got " + type_name(n) + ")";
+  };
+}
+
+bool read_text_file(const std::string& path, std::string& out) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return false;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  if (in.bad()) return false;
+  out = ss.str();
+  return true;
+}
+
+ConfigParseResult fail(std::string message) {
+  ConfigParseResult r;
+  r.action = ConfigParseResult::Action::kExit;
+  r.exit_code = 2;
+  r.output = std::move(message);
+  return r;
+}
+
+}  // namespace
+
+std::string validate_config(const ServerConfig& c) {
+  auto range = [](std::string_view key, auto v, auto lo, auto hi) -> std::string {
+    if (v >= lo && v <= hi) return {};
+    std::ostringstream ss;
+    ss << key << " must be in " << lo << ".." << hi << " (got " << v << ")";
+    return ss.str();
+  };
+  std::string e;
+  if (!(e = range("--city-size", c.city_size, 32, 4096)).empty()) return e;
+  if (!(e = range("--max-agents", c.max_agents, 0, 2000000)).empty()) return e;
+  if (!(e = range("--agents", c.agents, 0, c.max_agents)).empty()) return e + " (raise --max-agents)";
+  if (!(e = range("--tick-hz", c.tick_hz, 1, 240)).empty()) return e;
+  if (!(e = range("--snapshot-hz", c.snapshot_hz, 1, c.tick_hz)).empty())
+    return e + " (snapshots are sent on ticks, so at most --tick-hz)";
+  if (!(e = range("--port", c.port, 0, 65535)).empty()) return e;
+  if (!(e = range("--max-clients", c.max_clients, 1, 1024)).empty()) return e;
+  if (!(e = range("--send-queue-kb", c.send_queue_kb, 16, 1048576)).empty()) return e;
+  if (!(std::isfinite(c.duration_s) && c.duration_s >= 0.0))
+    return "--duration must be >= 0 seconds (0 = run until signalled)";
+  if (!(e = range("--spawn-wave", c.spawn_wave, 0, c.max_agents)).empty()) return e;
+  if (!(std::isfinite(c.wave_interval_s) && c.wave_interval_s > 0.0 && c.wave_interval_s <= 86400.0))
+    return "--wave-interval must be in (0, 86400] seconds";
+  if (!(std::isfinite(c.status_interval_s) && c.status_interval_s > 0.0))
+    return "--status-interval must be > 0 seconds";
+  if (c.bind.empty()) return "--bind must be an IP address such as 0.0.0.0 or 127.0.0.1";
+  if (std::find(kLogLevels.begin(), kLogLevels.end(), c.log_level) == kLogLevels.end())
+    return "--log-level must be one of trace, debug, info, warn, error, critical, off (got '" + c.log_level + "')";
+  return {};
+}
+
+ConfigParseResult parse_server_config(int argc, const char* const* argv) {
+  ConfigParseResult result;
+  ServerConfig& c = result.config;
+  std::string log_format = log_format_name(c.log_format);
+
+  CLI::App app{"swarmfield-server: authoritative horde-game server (flow fields + swarm), TCP + UDP",
+               "swarmfield-server"};
+  app.option_defaults()->always_capture_default();
+  app.get_formatter()->column_width(40);
+  app.footer("The exit summary (ticks=.. rebuilds=.. overruns=.. clients=.. bytes_sent=..) is printed to stdout; logs go to stderr.");
+
+  auto* map_opt = app.add_option("--map", c.map_path, "MovingAI .map file to load (instead of the procedural city)")->type_name("PATH");
+  auto* city_seed_opt = app.add_option("--city-seed", c.city_seed, "Seed of the procedural city (used when no --map)")->type_name("N");
+  auto* city_size_opt = app.add_option("--city-size", c.city_size, "Side of the procedural city, cells (32..4096)")->type_name("CELLS");
+  map_opt->excludes(city_seed_opt);
+  map_opt->excludes(city_size_opt);
+  auto* agents_opt = app.add_option("--agents", c.agents, "Agents spawned on the first tick")->type_name("N");
+  auto* max_agents_opt = app.add_option("--max-agents", c.max_agents, "Swarm capacity; waves stop there")->type_name("N");
+  auto* tick_opt = app.add_option("--tick-hz", c.tick_hz, "Simulation ticks per second (1..240)")->type_name("HZ");
+  auto* snap_opt = app.add_option("--snapshot-hz", c.snapshot_hz, "Snapshots per second per client (1..tick-hz)")->type_name("HZ");
+  auto* port_opt = app.add_option("--port", c.port, "TCP and UDP port; 0 = pick a free port (logged as 'listening tcp=.. udp=..')")->type_name("PORT");
+  auto* bind_opt = app.add_option("--bind", c.bind, "Listen address (IPv4 or IPv6)")->type_name("ADDR");
+  auto* max_clients_opt = app.add_option("--max-clients", c.max_clients, "Most connected clients, viewers + players (1..1024)")->type_name("N");
+  auto* queue_opt = app.add_option("--send-queue-kb", c.send_queue_kb,
+                                   "Per-client TCP send queue, KiB; a client that falls further behind is evicted (raised to fit the map transfer)")
+                        ->type_name("KIB");
+  auto* duration_opt = app.add_option("--duration", c.duration_s, "Stop after this many seconds; 0 = run until SIGINT/SIGTERM")->type_name("SECONDS");
+  auto* seed_opt = app.add_option("--seed", c.seed, "World seed (agent spawn positions)")->type_name("N");
+  auto* level_opt = app.add_option("--log-level", c.log_level, "Log level: trace, debug, info, warn, error, critical, off")->type_name("LEVEL");
+  auto* format_opt = app.add_option("--log-format", log_format, "Log line format (stderr): text or json")->type_name("FORMAT");
+  auto* wave_opt = app.add_option("--spawn-wave", c.spawn_wave, "Agents added per wave; 0 = no waves")->type_name("N");
+  auto* wave_interval_opt = app.add_option("--wave-interval", c.wave_interval_s, "Seconds between waves")->type_name("SECONDS");
+  auto* status_opt = app.add_option("--status-interval", c.status_interval_s, "Seconds between status log lines")->type_name("SECONDS");
+  app.add_option("--config", c.config_path, "TOML file with the same keys as the flags (e.g. tick-hz = 60); flags win")->type_name("FILE");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    result.action = ConfigParseResult::Action::kExit;
+    result.exit_code = 0;
+    result.output = app.help();
+    return result;
+  } catch (const CLI::ParseError& e) {
+    return fail(std::string("error: ") + e.what() + " (see --help)");
+  }
+
+  if (!c.config_path.empty()) {
+    std::string text;
+    if (!read_text_file(c.config_path, text))
+      return fail("error: can not read config file '" + c.config_path + "'");
+    toml::table table;
+    try {
+      table = toml::parse(text, c.config_path);
+    } catch (const toml::parse_error& e) {
+      std::ostringstream ss;
+      ss << "error: config " << c.config_path << ":" << e.source().begin.line << ": "
+         << e.description();
+      return fail(ss.str());
+    }
+    std::string toml_format;
+    bool toml_has_map = false;
+    bool toml_has_city = false;
+    std::vector<TomlKey> keys = {
+        {"map", map_opt, string_setter(c.map_path)},
+        {"city-seed", city_seed_opt, seed_setter(c.city_seed)},
+        {"city-size", city_size_opt, int_setter(c.city_size)},
+        {"agents", agents_opt, int_setter(c.agents)},
+        {"max-agents", max_agents_opt, int_setter(c.max_agents)},
+        {"tick-hz", tick_opt, int_setter(c.tick_hz)},
+        {"snapshot-hz", snap_opt, int_setter(c.snapshot_hz)},
+        {"port", port_opt, int_setter(c.port)},
+        {"bind", bind_opt, string_setter(c.bind)},
+        {"max-clients", max_clients_opt, int_setter(c.max_clients)},
+        {"send-queue-kb", queue_opt, int_setter(c.send_queue_kb)},
+        {"duration", duration_opt, seconds_setter(c.duration_s)},
+        {"seed", seed_opt, seed_setter(c.seed)},
+        {"log-level", level_opt, string_setter(c.log_level)},
+        {"log-format", format_opt, string_setter(toml_format)},
+        {"spawn-wave", wave_opt, int_setter(c.spawn_wave)},
+        {"wave-interval", wave_interval_opt, seconds_setter(c.wave_interval_s)},
+        {"status-interval", status_opt, seconds_setter(c.status_interval_s)},
+    };
+    // A source chosen on the command line (--map or --city-*) replaces the file's choice.
+    const bool cli_map = map_opt->count() > 0;
+    const bool cli_city = city_seed_opt->count() > 0 || city_size_opt->count() > 0;
+    for (const auto& [raw_key, node] : table) {
+      std::string key(raw_key.str());
+      std::replace(key.begin(), key.end(), '_', '-');
+      auto it = std::find_if(keys.begin(), keys.end(), [&](const TomlKey& k) { return k.name == key; });
+      if (it == keys.end()) {
+        std::string known;
+        for (const auto& k : keys) known += (known.empty() ? "" : ", ") + k.name;
+        return fail("error: config " + c.config_path + ": unknown key '" + std::string(raw_key.str()) +
+                    "' (known keys: " + known + ")");
+      }
+      if (key == "map") toml_has_map = true;
+      if (key == "city-seed" || key == "city-size") toml_has_city = true;
+      if (it->flag->count() > 0) continue;  // the flag wins
+      if ((key == "map" && cli_city) || ((key == "city-seed" || key == "city-size") && cli_map)) continue;
+      if (std::string err = it->apply(node); !err.empty())
+        return fail("error: config " + c.config_path + ": key '" + std::string(raw_key.str()) + "' " + err);
+    }
+    if (toml_has_map && toml_has_city && !cli_map && !cli_city)
+      return fail("error: config " + c.config_path + ": 'map' and 'city-seed'/'city-size' exclude each other");
+    if (!toml_format.empty() && format_opt->count() == 0) log_format = toml_format;
+  }
+
+  if (log_format == "text") {
+    c.log_format = LogFormat::kText;
+  } else if (log_format == "json") {
+    c.log_format = LogFormat::kJson;
+  } else {
+    return fail("error: --log-format must be text or json (got '" + log_format + "')");
+  }
+  if (std::string err = validate_config(c); !err.empty()) return fail("error: " + err);
+  return result;
+}
+
+}  // namespace swarmfield::server

@@ -1,0 +1,186 @@
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+#include "swarmfield/server/server_config.hpp"
+
+using swarmfield::server::ConfigParseResult;
+using swarmfield::server::LogFormat;
+using swarmfield::server::parse_server_config;
+
+namespace {
+
+ConfigParseResult parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "swarmfield-server");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  return parse_server_config(static_cast<int>(argv.size()), argv.data());
+}
+
+// A TOML file in the temp dir, removed at scope exit.
+struct TempToml {
+  std::string path;
+  explicit TempToml(const std::string& text) {
+    char name[] = "/tmp/swarmfield-config-XXXXXX";
+    const int fd = mkstemp(name);
+    REQUIRE(fd >= 0);
+    close(fd);
+    path = name;
+    std::ofstream(path) << text;
+  }
+  ~TempToml() { std::remove(path.c_str()); }
+};
+
+bool is_run(const ConfigParseResult& r) { return r.action == ConfigParseResult::Action::kRun; }
+bool is_error(const ConfigParseResult& r) {
+  return r.action == ConfigParseResult::Action::kExit && r.exit_code == 2 && r.output.find('\n') == std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("server_config: defaults") {
+  const auto r = parse({});
+  REQUIRE(is_run(r));
+  CHECK(r.config.map_path.empty());
+  CHECK(r.config.city_seed == 1);
+  CHECK(r.config.city_size == 256);
+  CHECK(r.config.agents == 2000);
+  CHECK(r.config.tick_hz == 30);
+  CHECK(r.config.snapshot_hz == 20);
+  CHECK(r.config.port == 7777);
+  CHECK(r.config.bind == "0.0.0.0");
+  CHECK(r.config.max_clients == 64);
+  CHECK(r.config.duration_s == 0.0);
+  CHECK(r.config.log_level == "info");
+  CHECK(r.config.log_format == LogFormat::kText);
+  CHECK(r.config.spawn_wave == 0);
+}
+
+TEST_CASE("server_config: flags") {
+  const auto r = parse({"--city-seed", "9", "--city-size", "128", "--agents", "5000", "--tick-hz", "60",
+                        "--snapshot-hz", "30", "--port", "0", "--bind", "127.0.0.1", "--max-clients", "8",
+                        "--duration", "2.5", "--seed", "42", "--log-level", "debug", "--log-format", "json",
+                        "--spawn-wave", "100", "--wave-interval", "3"});
+  REQUIRE(is_run(r));
+  CHECK(r.config.city_seed == 9);
+  CHECK(r.config.city_size == 128);
+  CHECK(r.config.agents == 5000);
+  CHECK(r.config.tick_hz == 60);
+  CHECK(r.config.snapshot_hz == 30);
+  CHECK(r.config.port == 0);
+  CHECK(r.config.bind == "127.0.0.1");
+  CHECK(r.config.max_clients == 8);
+  CHECK(r.config.duration_s == 2.5);
+  CHECK(r.config.seed == 42);
+  CHECK(r.config.log_level == "debug");
+  CHECK(r.config.log_format == LogFormat::kJson);
+  CHECK(r.config.spawn_wave == 100);
+  CHECK(r.config.wave_interval_s == 3.0);
+}
+
+TEST_CASE("server_config: --help exits 0 with the flags, their defaults and units") {
+  const auto r = parse({"--help"});
+  CHECK(r.action == ConfigParseResult::Action::kExit);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("--tick-hz") != std::string::npos);
+  CHECK(r.output.find("--city-seed") != std::string::npos);
+  CHECK(r.output.find("7777") != std::string::npos);
+  CHECK(r.output.find("seconds") != std::string::npos);
+}
+
+TEST_CASE("server_config: bad flags give one error line naming the problem, exit 2") {
+  struct Case {
+    std::vector<std::string> args;
+    std::string needle;
+  };
+  const std::vector<Case> cases = {
+      {{"--bogus"}, "--bogus"},
+      {{"--tick-hz", "fast"}, "tick-hz"},
+      {{"--tick-hz", "0"}, "--tick-hz"},
+      {{"--snapshot-hz", "40"}, "--snapshot-hz"},  // above tick-hz 30
+      {{"--port", "70000"}, "--port"},
+      {{"--max-clients", "0"}, "--max-clients"},
+      {{"--duration", "-1"}, "--duration"},
+      {{"--log-level", "loud"}, "--log-level"},
+      {{"--log-format", "xml"}, "--log-format"},
+      {{"--map", "x.map", "--city-seed", "3"}, "--city-seed"},
+      {{"--agents", "-5"}, "--agents"},
+      {{"--wave-interval", "0"}, "--wave-interval"},
+      {{"--config", "/nonexistent/swarmfield.toml"}, "/nonexistent/swarmfield.toml"},
+  };
+  for (const auto& c : cases) {
+    const auto r = parse(c.args);
+    INFO("args[0]=" << c.args.front() << " output=" << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find(c.needle) != std::string::npos);
+  }
+}
+
+TEST_CASE("server_config: TOML file with the flag keys; flags win") {
+  TempToml file(R"(
+# swarmfield server settings
+tick-hz = 60
+snapshot_hz = 15        # underscores work too
+agents = 123
+bind = "127.0.0.1"
+duration = 1.5
+log-format = "json"
+city-seed = 5
+)");
+  const auto r = parse({"--config", file.path, "--agents", "77"});
+  REQUIRE(is_run(r));
+  CHECK(r.config.tick_hz == 60);
+  CHECK(r.config.snapshot_hz == 15);
+  CHECK(r.config.agents == 77);  // the flag wins
+  CHECK(r.config.bind == "127.0.0.1");
+  CHECK(r.config.duration_s == 1.5);
+  CHECK(r.config.log_format == LogFormat::kJson);
+  CHECK(r.config.city_seed == 5);
+  CHECK(r.config.config_path == file.path);
+}
+
+TEST_CASE("server_config: --map on the command line replaces the file's city") {
+  TempToml file("city-seed = 5\ncity-size = 64\n");
+  const auto r = parse({"--config", file.path, "--map", "some.map"});
+  REQUIRE(is_run(r));
+  CHECK(r.config.map_path == "some.map");
+}
+
+TEST_CASE("server_config: TOML errors name the file, the key and the problem") {
+  {
+    TempToml file("tick-hz = \"fast\"\n");
+    const auto r = parse({"--config", file.path});
+    CHECK(is_error(r));
+    CHECK(r.output.find("tick-hz") != std::string::npos);
+    CHECK(r.output.find("integer") != std::string::npos);
+  }
+  {
+    TempToml file("tickrate = 30\n");
+    const auto r = parse({"--config", file.path});
+    CHECK(is_error(r));
+    CHECK(r.output.find("unknown key 'tickrate'") != std::string::npos);
+    CHECK(r.output.find(file.path) != std::string::npos);
+  }
+  {
+    TempToml file("tick-hz = \n");  // syntax error
+    const auto r = parse({"--config", file.path});
+    CHECK(is_error(r));
+    CHECK(r.output.find(file.path + ":1") != std::string::npos);
+  }
+  {
+    TempToml file("tick-hz = 500\n");  // same validation as the flag
+    const auto r = parse({"--config", file.path});
+    CHECK(is_error(r));
+    CHECK(r.output.find("--tick-hz") != std::string::npos);
+  }
+  {
+    TempToml file("map = \"a.map\"\ncity-seed = 2\n");
+    const auto r = parse({"--config", file.path});
+    CHECK(is_error(r));
+    CHECK(r.output.find("exclude") != std::string::npos);
+  }
+}
