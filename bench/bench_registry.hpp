@@ -1,0 +1,18 @@
+#pragma once
+// Registration of the benchmark groups of swarmfield_bench (one function per figure).
+
+namespace swarmfield::bench {
+
+/// Command-line choices of swarmfield_bench that change which cases run (see bench_main.cpp).
+struct BenchOptions {
+  bool quick = false;  ///< fewer sizes and ticks: a smoke run, not a measurement
+};
+
+/// Figure 1: field rebuild (ours) vs textbook heap Dijkstra vs plain BFS, 1024 street maps.
+void register_field_benchmarks(const BenchOptions& options);
+/// Figure 2: per-agent A* queries for N agents, to compare with one field rebuild.
+void register_astar_benchmarks(const BenchOptions& options);
+/// Figure 3: Swarm::step at 1k/10k/100k agents, spread and packed; brute-force separation.
+void register_swarm_benchmarks(const BenchOptions& options);
+
+}  // namespace swarmfield::bench

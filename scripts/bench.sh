@@ -1,0 +1,315 @@
+#!/usr/bin/env bash
+# Runs the swarmfield benchmarks and prints a summary table against the performance targets.
+# Called by `./swarmfield.sh bench [options]` with the binary folder as first argument (built
+# with -DSWARMFIELD_BUILD_BENCH=ON). Results go to out/bench/ with a timestamp:
+#   bench-<ts>.json     Google Benchmark JSON (medians of the repetitions)
+#   rss-<ts>.json       resident memory of a 100k-agent World (swarmfield_bench_rss)
+#   summary-<ts>.txt    the table printed at the end
+set -euo pipefail
+BIN=${1:?usage: scripts/bench.sh BIN_DIR [options]}; shift
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+
+REPETITIONS=5
+QUICK=0
+FILTER=""
+OUT="$ROOT/out/bench"
+MAPS_DIR=""
+EXTRA=()
+
+usage() {
+  cat <<USAGE
+usage: ./swarmfield.sh bench [--quick] [--repetitions N] [--filter REGEX] [--maps-dir DIR]
+                             [--out DIR] [-- GOOGLE_BENCHMARK_FLAGS...]
+  --quick           smoke run: 1 repetition, fewer sizes and ticks, 1000-agent World for RSS
+                    (minutes -> ~15 s; the numbers are not a measurement)
+  --repetitions N   runs per benchmark; the summary uses the median (default $REPETITIONS)
+  --filter REGEX    only benchmarks matching REGEX (--benchmark_filter), e.g. 'field/'
+  --maps-dir DIR    folder of the MovingAI maps (default: the build's ../shared/data/maps)
+  --out DIR         where the JSON and summary go (default out/bench)
+  -- FLAGS          passed to swarmfield_bench unchanged (e.g. --benchmark_min_time=1)
+The machine may be shared: the summary prints the load average so noisy runs can be told apart.
+USAGE
+}
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --quick) QUICK=1 ;;
+    --repetitions) REPETITIONS=${2:?--repetitions needs a number}; shift ;;
+    --repetitions=*) REPETITIONS=${1#*=} ;;
+    --filter) FILTER=${2:?--filter needs a regex}; shift ;;
+    --filter=*) FILTER=${1#*=} ;;
+    --maps-dir) MAPS_DIR=${2:?--maps-dir needs a folder}; shift ;;
+    --maps-dir=*) MAPS_DIR=${1#*=} ;;
+    --out) OUT=${2:?--out needs a folder}; shift ;;
+    --out=*) OUT=${1#*=} ;;
+    --) shift; EXTRA=("$@"); break ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "bench.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+  shift
+done
+case "$REPETITIONS" in
+  ''|*[!0-9]*|0) echo "bench.sh: --repetitions must be a positive integer, got '$REPETITIONS'" >&2; exit 2 ;;
+esac
+for prog in swarmfield_bench swarmfield_bench_rss; do
+  if [ ! -x "$BIN/$prog" ]; then
+    echo "bench.sh: $BIN/$prog not found; build with -DSWARMFIELD_BUILD_BENCH=ON (./swarmfield.sh bench does)" >&2
+    exit 1
+  fi
+done
+
+mkdir -p "$OUT"
+TS=$(date +%Y%m%d-%H%M%S)
+JSON="$OUT/bench-$TS.json"
+RSS_JSON="$OUT/rss-$TS.json"
+SUMMARY="$OUT/summary-$TS.txt"
+
+BENCH_ARGS=(--benchmark_out="$JSON" --benchmark_out_format=json)
+RSS_ARGS=()
+if [ "$QUICK" = 1 ]; then
+  BENCH_ARGS+=(--quick --benchmark_repetitions=1 --benchmark_min_time=0.05)
+  RSS_ARGS+=(--agents=1000 --ticks=2)
+else
+  BENCH_ARGS+=(--benchmark_repetitions="$REPETITIONS")
+  [ "$REPETITIONS" -gt 1 ] && BENCH_ARGS+=(--benchmark_report_aggregates_only=true)
+fi
+[ -n "$FILTER" ] && BENCH_ARGS+=(--benchmark_filter="$FILTER")
+if [ -n "$MAPS_DIR" ]; then
+  BENCH_ARGS+=(--maps-dir="$MAPS_DIR")
+  RSS_ARGS+=(--maps-dir="$MAPS_DIR")
+fi
+
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+echo "[bench] swarmfield_bench ${BENCH_ARGS[*]} ${EXTRA[*]}"
+"$BIN/swarmfield_bench" "${BENCH_ARGS[@]}" "${EXTRA[@]}"
+echo "[bench] swarmfield_bench_rss ${RSS_ARGS[*]}"
+"$BIN/swarmfield_bench_rss" "${RSS_ARGS[@]}" | tee "$RSS_JSON"
+LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
+
+NPROC=$(nproc 2>/dev/null || echo "?")
+CPU=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*:[[:space:]]*//' || true)
+CPU=${CPU:-unknown}
+
+if ! command -v python3 >/dev/null; then
+  {
+    echo "== swarmfield benchmark summary (python3 not found: raw results only) =="
+    echo "machine: $NPROC CPUs, $CPU; load average before $LOAD_BEFORE, after $LOAD_AFTER"
+    echo "benchmark JSON: $JSON (table above; compare against the targets in scripts/bench.sh)"
+    echo "World RSS: $(cat "$RSS_JSON")"
+  } | tee "$SUMMARY"
+  exit 0
+fi
+
+python3 - "$JSON" "$RSS_JSON" "$NPROC" "$CPU" "$LOAD_BEFORE" "$LOAD_AFTER" "$QUICK" <<'PY' | tee "$SUMMARY"
+"""Summary of one benchmark run: figures, ours vs baselines, targets met/missed.
+
+Times are CPU times (the benchmarks are single-threaded; on a shared machine CPU time is less
+disturbed by other processes than wall time), the median over the repetitions when there are
+several, else the single run.
+"""
+import json
+import math
+import re
+import sys
+
+json_path, rss_path, nproc, cpu, load_before, load_after, quick = sys.argv[1:8]
+
+# Targets (SPEC / project brief).
+REBUILD_MAX_MS = 8.0
+REBUILD_MIN_SPEEDUP = 4.0
+STEP_MAX_NS = 100.0
+SCALING_MAX = 1.5
+RSS_MAX_MIB = 128.0
+
+UNIT_TO_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
+
+with open(json_path) as f:
+    data = json.load(f)
+try:
+    with open(rss_path) as f:
+        rss = json.loads(f.read().strip().splitlines()[-1])
+except (OSError, ValueError, IndexError) as e:
+    rss = {"error": str(e)}
+
+runs = {}      # run_name -> entry (median aggregate, or the single iteration run)
+errors = {}    # run_name -> error message
+for b in data.get("benchmarks", []):
+    name = b.get("run_name", b.get("name", ""))
+    if b.get("error_occurred"):
+        errors[name] = b.get("error_message", "error")
+        continue
+    if b.get("run_type") == "aggregate":
+        if b.get("aggregate_name") == "median":
+            runs[name] = b
+    else:
+        runs.setdefault(name, b)  # first repetition when aggregates were not reported
+
+
+def cpu_ms(name):
+    b = runs.get(name)
+    if b is None:
+        return None
+    return b["cpu_time"] * UNIT_TO_MS[b.get("time_unit", "ns")]
+
+
+def counter(name, key):
+    b = runs.get(name)
+    return None if b is None or key not in b else float(b[key])
+
+
+def fmt(v, spec=".2f", none="n/a"):
+    return none if v is None or (isinstance(v, float) and math.isnan(v)) else format(v, spec)
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b == 0 else a / b
+
+
+def verdict(ok):
+    return "n/a" if ok is None else ("met" if ok else "MISSED")
+
+
+targets = []  # (target, measured, verdict)
+
+
+def table(headers, rows):
+    widths = [max(len(str(h)), *(len(str(r[i])) for r in rows)) if rows else len(str(h))
+              for i, h in enumerate(headers)]
+    line = "  ".join(str(h).ljust(w) for h, w in zip(headers, widths))
+    print(line)
+    print("  ".join("-" * w for w in widths))
+    for r in rows:
+        print("  ".join(str(c).ljust(w) for c, w in zip(r, widths)))
+
+
+ctx = data.get("context", {})
+print()
+print("=" * 100)
+print("swarmfield benchmark summary" + ("  [QUICK smoke run: not a measurement]" if quick == "1" else ""))
+print("=" * 100)
+print(f"machine : {nproc} CPUs, {cpu}; {ctx.get('mhz_per_cpu', '?')} MHz; "
+      f"load average before {load_before}, after {load_after}")
+reps = max((int(b.get("repetitions", 1)) for b in data.get("benchmarks", [])), default=1)
+print(f"run     : {ctx.get('date', '?')}; {reps} repetition(s), "
+      f"{'median' if reps > 1 else 'single run'}, CPU time; "
+      f"swarmfield build: {ctx.get('swarmfield_build_type', '?')} (libbenchmark: {ctx.get('library_build_type', '?')})")
+print(f"results : {json_path}")
+if errors:
+    print("\nERRORS (these cases were not measured):")
+    for n, m in errors.items():
+        print(f"  {n}: {m}")
+
+# ---- Figure 1: field rebuild -------------------------------------------------------------------
+print("\n[1] Field rebuild (integration + flow) on 1024x1024 street maps, ms")
+rows = []
+for name in runs:
+    m = re.fullmatch(r"field/rebuild/ours/(.+)/goals:(\d+)", name)
+    if not m:
+        continue
+    label, goals = m.group(1), m.group(2)
+    suf = f"/{label}/goals:{goals}"
+    ours = cpu_ms(name)
+    ours_int = cpu_ms("field/integration/ours" + suf)
+    heap = cpu_ms("field/rebuild/heap_dijkstra" + suf)
+    heap_int = cpu_ms("field/integration/heap_dijkstra" + suf)
+    bfs = cpu_ms("field/integration/bfs" + suf)
+    speedup = ratio(heap, ours)
+    rows.append([label, goals, fmt(ours), fmt(ours_int), fmt(heap), fmt(heap_int), fmt(bfs),
+                 fmt(speedup, ".1f") + "x", fmt(ratio(heap_int, ours_int), ".1f") + "x",
+                 fmt(ratio(ours, bfs), ".2f"), fmt(ratio(ours_int, bfs), ".2f"),
+                 fmt(counter("field/rebuild/heap_dijkstra" + suf, "max_rel_err"), ".1e")])
+    if "1024" in label:
+        targets.append((f"rebuild {label} {goals} goal(s) <= {REBUILD_MAX_MS:g} ms", f"{fmt(ours)} ms",
+                        verdict(None if ours is None else ours <= REBUILD_MAX_MS)))
+        targets.append((f"rebuild {label} {goals} goal(s) >= {REBUILD_MIN_SPEEDUP:g}x faster than heap Dijkstra",
+                        f"{fmt(speedup, '.1f')}x", verdict(None if speedup is None else speedup >= REBUILD_MIN_SPEEDUP)))
+table(["map", "goals", "ours", "ours int.", "heapDijk+flow", "heapDijk", "BFS",
+       "speed-up", "speed-up int.", "ours/BFS", "int./BFS", "Dijk rel.err"], rows)
+print("  ours = IntegrationField::build + FlowField::build; 'int.' = integration only; heapDijk = textbook\n"
+      "  std::priority_queue Dijkstra (+ scalar flow extraction); BFS = unit-step 8-neighbour BFS (floor).\n"
+      "  speed-up = heap Dijkstra time / ours; rel.err = max relative difference of the distances (checked < 1e-4).")
+
+# ---- Figure 2: one field vs per-agent A* --------------------------------------------------------
+print("\n[2] One field vs per-agent A* (Boston_0_1024, goal near the centre), ms")
+field = cpu_ms("field/rebuild/ours/Boston_0_1024/goals:1")
+rows = []
+astar = []
+for name in runs:
+    m = re.fullmatch(r"astar/Boston_0_1024/agents:(\d+)", name)
+    if m:
+        astar.append((int(m.group(1)), cpu_ms(name), counter(name, "expanded_per_query")))
+astar.sort()
+first_cheaper = None
+for n, total, expanded in astar:
+    cheaper = None if field is None or total is None else field < total
+    if cheaper and first_cheaper is None:
+        first_cheaper = n
+    rows.append([n, fmt(total), fmt(ratio(total, n), ".3f"), fmt(expanded, ".0f"), fmt(field),
+                 "field" if cheaper else ("A*" if cheaper is not None else "n/a")])
+table(["agents N", "N x A*", "A* per query", "expanded/query", "1 field rebuild", "cheaper"], rows)
+if astar and field is not None:
+    n_max, t_max, _ = astar[-1]
+    per_query = t_max / n_max
+    estimate = math.ceil(field / per_query) if per_query > 0 else None
+    print(f"  break-even: first measured N where one field is cheaper than N queries = {first_cheaper or 'none'}; "
+          f"estimate ceil(field / mean query at N={n_max}) = {estimate}")
+
+# ---- Figure 3: swarm step ----------------------------------------------------------------------
+print("\n[3] Swarm::step on Boston_0_1024 (warmed up), ns per agent-tick")
+rows = []
+per = {}
+for name in runs:
+    m = re.fullmatch(r"swarm/step/(\w+)/agents:(\d+)(?:/iterations:\d+)?", name)
+    if not m:
+        continue
+    layout, n = m.group(1), int(m.group(2))
+    s = counter(name, "s_per_agent_tick")
+    ns = None if s is None else s * 1e9
+    per[(layout, n)] = ns
+    rows.append([layout, n, fmt(ns, ".1f"), fmt(cpu_ms(name), ".3f"), fmt(counter(name, "neighbours"), ".2f"),
+                 fmt(counter(name, "max_goal_dist"), ".0f")])
+rows.sort(key=lambda r: (r[0], r[1]))
+table(["layout", "agents", "ns/agent-tick", "ms/tick", "mean neighbours < R", "farthest agent (path cells)"], rows)
+for layout in sorted({k[0] for k in per}):
+    small, big = per.get((layout, 1000)), per.get((layout, 100000))
+    scale = ratio(big, small)
+    print(f"  {layout}: 100k/1k cost per agent = {fmt(scale, '.2f')}")
+    targets.append((f"swarm step {layout} 100k <= {STEP_MAX_NS:g} ns/agent-tick", f"{fmt(big, '.1f')} ns",
+                    verdict(None if big is None else big <= STEP_MAX_NS)))
+    targets.append((f"swarm step {layout} cost/agent 100k within {SCALING_MAX:g}x of 1k", fmt(scale, ".2f"),
+                    verdict(None if scale is None else scale <= SCALING_MAX)))
+rows = []
+for name in runs:
+    m = re.fullmatch(r"swarm/separation/hash/(\w+)/agents:(\d+)", name)
+    if not m:
+        continue
+    brute_name = next((n for n in runs if re.fullmatch(
+        rf"swarm/separation/brute/{m.group(1)}/agents:{m.group(2)}(?:/iterations:\d+)?", n)), None)
+    h = counter(name, "s_per_agent_tick")
+    b = counter(brute_name, "s_per_agent_tick") if brute_name else None
+    rows.append([m.group(1), m.group(2), fmt(None if h is None else h * 1e9, ".1f"),
+                 fmt(None if b is None else b * 1e9, ".0f"), fmt(ratio(b, h), ".0f") + "x"])
+if rows:
+    print("  separation gather alone, spatial hash vs brute force O(N^2) (same kernel), ns per agent-tick:")
+    table(["layout", "agents", "hash", "brute", "speed-up"], rows)
+
+# ---- Memory ------------------------------------------------------------------------------------
+print("\n[4] Memory")
+bench_peak = max((float(b["peak_rss_mib"]) for b in runs.values() if "peak_rss_mib" in b), default=None)
+if "error" in rss:
+    print(f"  World RSS probe failed: {rss['error']}")
+else:
+    print(f"  World on {rss.get('map')} with {rss.get('agents')} agents: peak RSS {fmt(rss.get('peak_rss_mib'))} MiB "
+          f"(process before the World: {fmt(rss.get('rss_before_world_mib'))} MiB); "
+          f"World::step {fmt(rss.get('world_step_ms'), '.2f')} ms/tick over {rss.get('ticks')} ticks")
+    if int(rss.get("agents", 0)) >= 100000:
+        peak = rss.get("peak_rss_mib")
+        targets.append((f"RSS of a 100k-agent World on a 1024 map <= {RSS_MAX_MIB:g} MiB", f"{fmt(peak)} MiB",
+                        verdict(None if peak is None else peak <= RSS_MAX_MIB)))
+print(f"  benchmark process peak RSS (VmHWM, all benchmarks so far): {fmt(bench_peak)} MiB")
+
+# ---- Targets -----------------------------------------------------------------------------------
+print("\nTargets")
+table(["target", "measured", "verdict"], targets)
+print("=" * 100)
+PY
