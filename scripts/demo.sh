@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# The main job: a dedicated server on a city map, a bot walking a script as the player, and a
+# viewer watching (a window when there is a display, headless screenshots otherwise).
+# Called by `./swarmfield.sh demo [options]` with the binary folder as first argument.
+set -euo pipefail
+BIN=${1:?binary folder}; shift
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+
+MAP_ARGS=(--city-seed 1 --city-size 256)
+AGENTS=3000
+SECONDS_TO_RUN=""
+PORT=7777
+SCRIPT=""   # default: patrol.bot on the default city, the built-in wander loop elsewhere
+PATROL="$ROOT/client_viewer/scripts/patrol.bot"
+CITY_DEFAULT=yes
+OUT="$ROOT/out"
+HEADLESS=auto
+
+usage() {
+  cat <<USAGE
+usage: ./swarmfield.sh demo [--map FILE.map | --city-seed N] [--agents N] [--seconds S]
+                            [--port P] [--script FILE.bot] [--headless] [--out DIR]
+  --map FILE.map   a MovingAI map, e.g. ../shared/data/maps/street/Boston_0_512.map
+                   (default: the generated city, seed 1, 256x256 cells)
+  --city-seed N    generated city with seed N
+  --agents N       enemies in the swarm (default $AGENTS)
+  --seconds S      stop after S seconds (default: 30 headless, until the window closes otherwise)
+  --port P         TCP and UDP port of the server (default $PORT)
+  --script FILE    bot script (default: client_viewer/scripts/patrol.bot on the default city,
+                   a wander loop on other maps; format in client_viewer/BOT_SCRIPT.md)
+  --headless       never open a window; write screenshots to --out (default when DISPLAY is unset)
+  --out DIR        where screenshots and logs go (default out/)
+USAGE
+}
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --map) [ -f "$2" ] || { echo "demo: map file '$2' not found" >&2; exit 2; }
+           MAP_ARGS=(--map "$(realpath "$2")"); CITY_DEFAULT=no; shift 2 ;;
+    --city-seed) MAP_ARGS=(--city-seed "$2" --city-size 256); [ "$2" = 1 ] || CITY_DEFAULT=no; shift 2 ;;
+    --agents) AGENTS=$2; shift 2 ;;
+    --seconds) SECONDS_TO_RUN=$2; shift 2 ;;
+    --port) PORT=$2; shift 2 ;;
+    --script) SCRIPT=$(realpath "$2"); shift 2 ;;
+    --headless) HEADLESS=yes; shift ;;
+    --out) OUT=$2; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "demo: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+done
+[ -z "$SCRIPT" ] && [ "$CITY_DEFAULT" = yes ] && SCRIPT=$PATROL
+[ "$HEADLESS" = auto ] && { [ -n "${DISPLAY:-}" ] && HEADLESS=no || HEADLESS=yes; }
+[ -z "$SECONDS_TO_RUN" ] && { [ "$HEADLESS" = yes ] && SECONDS_TO_RUN=30 || SECONDS_TO_RUN=0; }
+mkdir -p "$OUT"
+
+say() { printf '\033[1m[demo]\033[0m %s\n' "$*"; }
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+}
+trap cleanup EXIT INT TERM
+
+SERVER_DURATION=0
+[ "$SECONDS_TO_RUN" != 0 ] && SERVER_DURATION=$((SECONDS_TO_RUN + 3))
+say "starting the server: ${MAP_ARGS[*]} --agents $AGENTS --port $PORT (log: $OUT/server.log)"
+"$BIN/swarmfield-server" "${MAP_ARGS[@]}" --agents "$AGENTS" --port "$PORT" --duration "$SERVER_DURATION" \
+  >"$OUT/server.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 100); do
+  grep -q 'listening' "$OUT/server.log" 2>/dev/null && break
+  kill -0 "${pids[0]}" 2>/dev/null || { echo "the server did not start:"; cat "$OUT/server.log"; exit 1; }
+  sleep 0.1
+done
+grep -q 'listening' "$OUT/server.log" || { echo "the server did not report listening within 10 s:"; cat "$OUT/server.log"; exit 1; }
+
+BOT_ARGS=(--port "$PORT" --seconds "$SECONDS_TO_RUN")
+if [ -n "$SCRIPT" ]; then BOT_ARGS+=(--script "$SCRIPT"); BOT_WHAT="script $(basename "$SCRIPT")"; else BOT_WHAT="its built-in wander loop"; fi
+say "starting the bot as the player, walking $BOT_WHAT (log: $OUT/bot.log)"
+"$BIN/swarmfield-bot" "${BOT_ARGS[@]}" >"$OUT/bot.log" 2>&1 &
+pids+=($!)
+
+if [ "$HEADLESS" = yes ]; then
+  say "no display: headless viewer for $SECONDS_TO_RUN s, screenshot -> $OUT/demo.png"
+  "$BIN/swarmfield-viewer" --port "$PORT" --headless --seconds "$SECONDS_TO_RUN" --screenshot "$OUT/demo.png" \
+    | tee "$OUT/viewer.log"
+else
+  say "opening the viewer window (F flow arrows, H heat map, P follow player, arrows pan, wheel zoom, Esc quits)"
+  "$BIN/swarmfield-viewer" --port "$PORT" --seconds "$SECONDS_TO_RUN" | tee "$OUT/viewer.log"
+fi
+
+say "stopping"
+kill -TERM "${pids[@]}" 2>/dev/null || true
+wait "${pids[0]}" 2>/dev/null || true
+say "server summary: $(grep -E '^ticks=' "$OUT/server.log" | tail -1)"
+say "bot summary:    $(tail -1 "$OUT/bot.log")"
+[ "$HEADLESS" = yes ] && say "screenshot: $OUT/demo.png"
+trap - EXIT
