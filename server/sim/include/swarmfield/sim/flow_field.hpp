@@ -45,6 +45,9 @@ class FlowField {
 /// samples (each a unit vector), skipping blocked and kNone samples, then normalized. If the
 /// blend is ~zero, falls back to the direction of the cell `p` lies in. Returns {0,0} only when
 /// that is kNone too. Removes the 45-degree jumps at cell borders that make crowds jitter.
+/// Also skipped: a sample diagonal to p's own (walkable) cell when a cell between them is
+/// blocked, since it lies across a wall corner. Blends shorter than 1e-3 count as ~zero.
+/// Non-finite `p` gives {0,0}.
 [[nodiscard]] Vec2 sample_flow(const GridMap& map, const FlowField& flow, Vec2 p) noexcept;
 
 }  // namespace swarmfield::sim

@@ -28,6 +28,11 @@ class GridMap {
   /// of a cell in world units (> 0).
   GridMap(std::int32_t width, std::int32_t height, std::uint8_t fill = kDefaultCost,
           float cell_size = 1.0f);
+  /// A `width` x `height` grid (cells) with the given row-major costs (revision 0). When
+  /// `costs.size()` differs from width * height the missing cells read as kBlockedCost and extra
+  /// entries are dropped. Used by parsers and generators to avoid one set_cost() per cell.
+  [[nodiscard]] static GridMap from_costs(std::int32_t width, std::int32_t height, std::vector<std::uint8_t> costs,
+                                          float cell_size = 1.0f);
 
   [[nodiscard]] std::int32_t width() const noexcept { return width_; }
   [[nodiscard]] std::int32_t height() const noexcept { return height_; }

@@ -11,7 +11,8 @@ namespace swarmfield::sim {
 
 /// Owns the integration and flow fields for a set of goal cells. `update()` rebuilds both only
 /// when the goal cells differ from the last build (as a sequence) or the map's revision changed;
-/// a goal moving inside its cell never triggers a rebuild.
+/// a goal moving inside its cell never triggers a rebuild. A map of a different size also
+/// rebuilds; after swapping in another map of the same size and revision, call invalidate().
 class NavigationFields {
  public:
   /// Returns true if a rebuild happened.

@@ -19,10 +19,23 @@ class SpatialHash {
   void configure(float world_width, float world_height, float cell_size);
   /// Re-buckets items 0..n-1 at (xs[i], ys[i]). xs and ys have equal length.
   void rebuild(std::span<const float> xs, std::span<const float> ys);
+  /// Reserves room for `items` items so rebuild() with up to that many allocates nothing.
+  void reserve(std::size_t items);
 
-  /// Calls fn(index) for every item in the 3x3 block of hash cells around p.
+  /// Calls fn(index) for every item in the 3x3 block of hash cells around p. Order: hash rows
+  /// top to bottom, cells left to right, ascending index inside a cell (deterministic).
   template <class Fn>
   void for_each_near(Vec2 p, Fn&& fn) const {
+    for_each_slot_near(p, [&](std::uint32_t slot) { fn(items_[slot]); });
+  }
+
+  /// As for_each_near, but passes the item's slot: its position in the cell-sorted order, so
+  /// items()[slot] is its index and sorted_xs()[slot], sorted_ys()[slot] its position. The
+  /// slots of one hash row of the block are contiguous, so scanning them reads memory in order
+  /// (the cache-friendly way to gather neighbours).
+  template <class Fn>
+  void for_each_slot_near(Vec2 p, Fn&& fn) const {
+    if (cols_ <= 0 || rows_ <= 0) return;  // never configured: empty
     const std::int32_t cx = cell_coord(p.x, cols_);
     const std::int32_t cy = cell_coord(p.y, rows_);
     const std::int32_t y0 = cy > 0 ? cy - 1 : 0, y1 = cy + 1 < rows_ ? cy + 1 : rows_ - 1;
@@ -31,9 +44,15 @@ class SpatialHash {
       const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(cols_);
       const std::uint32_t begin = cell_start_[row + static_cast<std::size_t>(x0)];
       const std::uint32_t end = cell_start_[row + static_cast<std::size_t>(x1) + 1];
-      for (std::uint32_t k = begin; k < end; ++k) fn(items_[k]);
+      for (std::uint32_t k = begin; k < end; ++k) fn(k);
     }
   }
+
+  /// Item indices in cell-sorted order (slot -> index), from the last rebuild().
+  [[nodiscard]] std::span<const std::uint32_t> items() const noexcept { return items_; }
+  /// Positions in cell-sorted order (slot -> position), copied by the last rebuild().
+  [[nodiscard]] std::span<const float> sorted_xs() const noexcept { return sorted_xs_; }
+  [[nodiscard]] std::span<const float> sorted_ys() const noexcept { return sorted_ys_; }
 
   [[nodiscard]] float cell_size() const noexcept { return cell_size_; }
   [[nodiscard]] std::int32_t columns() const noexcept { return cols_; }
@@ -55,6 +74,7 @@ class SpatialHash {
   std::vector<std::uint32_t> cell_start_;
   std::vector<std::uint32_t> items_;
   std::vector<std::uint32_t> item_cell_;
+  std::vector<float> sorted_xs_, sorted_ys_;
 };
 
 }  // namespace swarmfield::sim

@@ -6,6 +6,7 @@
 
 #include "swarmfield/sim/flow_field.hpp"
 #include "swarmfield/sim/grid_map.hpp"
+#include "swarmfield/sim/integration_field.hpp"
 #include "swarmfield/sim/spatial_hash.hpp"
 #include "swarmfield/sim/vec2.hpp"
 
@@ -21,6 +22,10 @@ struct SwarmParams {
   float obstacle_max_force = 2.0f;      ///< clamp of the summed obstacle force
   float overlap_stiffness = 0.25f;      ///< world units of correction per unit separation, per tick
   float max_turn_rate = 8.0f;           ///< heading change per second
+  /// Fraction of a disc overlap (2 * radius - d) removed per tick, each agent of the pair
+  /// moving half; summed over touching neighbours and added to the overlap correction. The
+  /// kernel's mean alone cannot pull apart agents stacked inside a crowd (see swarm.cpp).
+  float contact_stiffness = 1.0f;
 };
 
 /// A static round obstacle (prop), in world units.
@@ -31,6 +36,8 @@ struct Obstacle {
 
 /// Agent state as parallel arrays; index i is one agent. `ids` are unique, assigned in spawn
 /// order, never reused. Capacity is reserved up front; step() allocates nothing once warm.
+/// step() reorders the agents into spatial (hash cell) order for cache locality, so an index
+/// is valid only until the next step(): follow an agent across steps by its id (index_of()).
 class Swarm {
  public:
   Swarm() = default;
@@ -47,11 +54,25 @@ class Swarm {
   /// the map is known (and again if obstacles change).
   void set_environment(const GridMap& map, std::span<const Obstacle> obstacles);
 
-  /// One fixed step of `dt` seconds, in phases: rebuild hash -> gather neighbours (separation)
-  /// -> steering (smoothed flow + obstacle force) -> integrate with wall sliding -> overlap
-  /// correction (slid along walls) -> heading. Agents inside a blocked cell are first moved to
-  /// the nearest walkable cell. No agent ends the step inside a blocked cell.
+  /// One fixed step of `dt` seconds, in phases: repair (agents inside a blocked cell or at a
+  /// non-finite position move to the nearest walkable cell) -> rebuild hash -> gather
+  /// neighbours (separation: mean kernel of SPEC; plus a contact term, see contact_stiffness)
+  /// -> steering (smoothed flow + obstacle force) -> integrate with wall sliding, then the
+  /// overlap correction slid along walls -> heading. Speed budget: an agent moves at most
+  /// max_speed * dt per step (the correction spends the budget first, the flow move gets the
+  /// rest), except when repaired. Agents stacked on the bit-identical same point spread by id
+  /// onto a golden-angle (Vogel) disc. No agent ends the step inside a blocked cell. Each
+  /// agent's new state depends only on the previous arrays (phases are parallel-safe).
+  /// `dt` <= 0 or non-finite: no-op. Without an integration field a walkable cell whose flow is
+  /// kNone cannot be told apart from a goal, so agents there hold (use the overload below).
   void step(const GridMap& map, const FlowField& flow, float dt);
+  /// As above, and an agent on a walkable cell that `integration` marks unreachable (no goal
+  /// can reach it) steers to the nearest reachable cell within kEscapeSearchCells cells, or
+  /// holds (no flow move, heading kept; the overlap correction still applies) when there is
+  /// none. Agents on a goal cell (reachable, flow kNone) hold the same way.
+  void step(const GridMap& map, const FlowField& flow, const IntegrationField& integration, float dt);
+  /// How far (cells, Chebyshev) an agent on an unreachable cell looks for a reachable one.
+  static constexpr std::int32_t kEscapeSearchCells = 2;
 
   [[nodiscard]] std::size_t size() const noexcept { return ids_.size(); }
   [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
@@ -62,21 +83,65 @@ class Swarm {
   [[nodiscard]] std::span<const float> vxs() const noexcept { return vxs_; }  ///< last tick's velocity
   [[nodiscard]] std::span<const float> vys() const noexcept { return vys_; }
   [[nodiscard]] std::span<const float> headings() const noexcept { return headings_; }
+  /// The neighbour hash as of the start of the last step (positions before that step).
   [[nodiscard]] const SpatialHash& hash() const noexcept { return hash_; }
+  /// Index of the agent with `id`, or kNoIndex. Linear scan (tests, tools; not per tick).
+  static constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
+  [[nodiscard]] std::size_t index_of(std::uint32_t id) const noexcept;
   /// Direct position write (tests, teleports); the next step() repairs invalid positions.
-  void set_position(std::size_t index, Vec2 p) noexcept { xs_[index] = p.x; ys_[index] = p.y; }
+  void set_position(std::size_t index, Vec2 p) noexcept {
+    xs_[index] = p.x;
+    ys_[index] = p.y;
+    needs_repair_ = true;
+  }
 
  private:
+  void step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration, float dt);
+  bool refresh_map_cache(const GridMap& map);  // true when the map changed
+  void configure_hashes(const GridMap& map);
+
   SwarmParams params_;
   std::size_t capacity_ = 0;
   std::uint32_t next_id_ = 0;
   std::vector<std::uint32_t> ids_;
   std::vector<float> xs_, ys_, vxs_, vys_, headings_;
-  std::vector<float> sep_x_, sep_y_;  // per-tick scratch
+  std::vector<float> corr_x_, corr_y_;    // overlap correction (world units)
+  // Per-tick scratch indexed by hash slot (cell-sorted order), not by agent index.
+  std::vector<std::uint8_t> burst_;       // 1 = stacked on another agent
+  std::vector<float> steer_x_, steer_y_;  // unit steering direction (or 0)
+  std::vector<float> next_xs_, next_ys_;  // positions being written this tick (swapped in)
+  std::vector<std::uint32_t> perm_ids_;   // reorder scratch (swapped in)
+  std::vector<float> perm_headings_;
+  std::vector<std::uint8_t> burst_ticks_, perm_burst_;  // ticks spent bursting out of a stack (0 = not)
+  std::vector<float> perm_vxs_, perm_vys_;
+  // Per map cell: 1 when the cell and its 8 neighbours are walkable, so a short move from it
+  // cannot touch a wall (the fast path of wall sliding). Keyed by the map it was built from.
+  std::vector<std::uint8_t> open_cells_;
+  const std::uint8_t* open_source_ = nullptr;
+  std::int32_t open_width_ = -1, open_height_ = -1;
+  std::uint32_t open_revision_ = 0;
+  float env_world_width_ = -1.0f, env_world_height_ = -1.0f;
+  bool needs_repair_ = true;   // positions may be invalid (added, set, or the map changed)
+  bool has_invalid_ = false;   // repair found no walkable cell for some agent
   std::vector<Obstacle> obstacles_;
   SpatialHash hash_;
   SpatialHash obstacle_hash_;
   std::vector<float> obstacle_xs_, obstacle_ys_;
 };
+
+/// Moves a disc of `radius` (world units) from `from` by `move`, one axis at a time (x then y),
+/// stopping each axis where the disc's bounding square would enter a blocked (or out-of-map)
+/// cell, and pushing it out when it already overlaps one: the result keeps the centre at least
+/// `radius` (clamped to [0.001, 0.49] cell) from every blocked cell in the rows/columns it
+/// spans, never crosses a diagonal wall corner, and lies in a walkable cell whenever `from`
+/// does. Precondition for that guarantee: `from` is in a walkable cell (see move_out_of_walls).
+[[nodiscard]] Vec2 slide_along_walls(const GridMap& map, Vec2 from, Vec2 move, float radius) noexcept;
+
+/// The point nearest to `p` whose disc of `radius` lies inside one walkable cell: `p` clamped
+/// into the nearest walkable cell (Euclidean distance to the cell's square, ties to the first
+/// in ring-scan order) shrunk by `radius`. A non-finite `p` is treated as the map centre and a
+/// point off the map is first clamped onto its rectangle. Returns `p` unchanged (after those
+/// substitutions) if the map has no walkable cell.
+[[nodiscard]] Vec2 move_out_of_walls(const GridMap& map, Vec2 p, float radius) noexcept;
 
 }  // namespace swarmfield::sim

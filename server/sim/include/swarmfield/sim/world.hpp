@@ -54,18 +54,30 @@ class World {
   /// unknown id or a non-finite vector (ignored).
   bool set_player_intent(std::uint32_t player_id, Vec2 intent);
   /// Spawns up to `n` agents at seeded random walkable cells at least min_player_distance from
-  /// every player; returns how many were spawned.
+  /// every player; returns how many were spawned (fewer when the swarm is full, 0 when the map
+  /// has no walkable cell). Cells are ranked: reachable from a player and far enough, then
+  /// reachable, then far enough, then any walkable; the best non-empty rank is used. Within a
+  /// cell the point is random but a radius from the cell's edges. Randomness: the world's
+  /// std::mt19937_64, bits mapped to ranges by hand (no std::uniform_*_distribution, whose
+  /// algorithm is implementation-defined), so a seed replays on every standard library.
+  /// Cost O(cells) per call (two scans), meant for waves, not per tick.
   std::size_t spawn_agents(std::size_t n);
   /// Changes one cell's cost (run-time blocker); agents inside it are pushed out on the next
   /// step and the fields rebuild on the next step.
   void set_cell_cost(CellCoord c, std::uint8_t cost);
 
-  /// One tick: apply player intents (clamped, collided with walls) -> rebuild fields if a player
-  /// changed cell (or the map changed) -> spawner -> step the swarm -> collect contact events
-  /// -> update the state hash. `dt` in seconds (> 0).
+  /// One tick: apply player intents (clamped, collided with walls; a player inside a blocked
+  /// cell is moved out first) -> rebuild fields if a player changed cell (or the map changed)
+  /// -> spawner (initial_agents on the first tick, then a wave every wave_interval_ticks) ->
+  /// step the swarm -> collect contact events (agent disc touching player disc, one event per
+  /// agent and player per tick) -> update the state hash. `dt` in seconds; a non-positive or
+  /// non-finite `dt` is ignored (no tick).
   void step(float dt);
 
   [[nodiscard]] std::uint64_t tick() const noexcept { return tick_; }
+  /// 64-bit hash of the state after the last step (xxHash64-style mixing of the tick, every
+  /// player's id, intent, position, velocity and contact count, and every agent's id, x, y and
+  /// heading bit patterns in swarm order). 0 before the first step.
   [[nodiscard]] std::uint64_t state_hash() const noexcept { return state_hash_; }
   [[nodiscard]] std::uint64_t rebuild_count() const noexcept { return fields_.rebuild_count(); }
   [[nodiscard]] const GridMap& map() const noexcept { return map_; }
@@ -79,6 +91,11 @@ class World {
   [[nodiscard]] const WorldParams& params() const noexcept { return params_; }
 
  private:
+  void move_players(float dt);
+  bool update_fields();
+  void collect_contacts();
+  [[nodiscard]] std::uint64_t compute_state_hash() const noexcept;
+
   GridMap map_;
   WorldParams params_;
   NavigationFields fields_;
@@ -86,6 +103,7 @@ class World {
   std::vector<Player> players_;
   std::vector<CellCoord> goal_cells_;
   std::vector<ContactEvent> contacts_;
+  std::vector<std::uint32_t> spawn_candidates_;  // scratch of spawn_agents(): cell indices
   std::mt19937_64 rng_;
   std::uint32_t next_player_id_ = 1;
   std::uint64_t tick_ = 0;

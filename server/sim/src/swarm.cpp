@@ -1,0 +1,600 @@
+// Swarm: structure-of-arrays agents and the per-tick steering step (SPEC "Swarm step").
+//
+// Every phase reads the previous tick's arrays and writes per-agent outputs, so one agent's
+// new state never depends on another agent's new state: phases can be split over workers
+// with a barrier between them and give the same result for any thread count.
+#include "swarmfield/sim/swarm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <cstdlib>
+
+namespace swarmfield::sim {
+
+namespace {
+
+// Squared distance (world units^2) below which two agents count as coincident: their
+// difference vector has no usable direction, so one is derived from their ids instead.
+constexpr float kCoincidentDist2 = 1e-12f;
+// Keeps floor() results inside int32 (maps are at most a few thousand cells wide).
+constexpr double kCoordLimit = 1.0e9;
+constexpr float kPi = std::numbers::pi_v<float>;
+constexpr float kTwoPi = 2.0f * std::numbers::pi_v<float>;
+constexpr std::uint8_t kMaxBurstTicks = 60;
+
+/// Cell index along one axis: floor(v / cell_size), the same rule as GridMap::world_to_cell.
+/// Dividing by 1 is exact, so the common unit-cell case skips the double division.
+inline std::int32_t cell_of(float v, float cell_size) noexcept {
+  const double c = cell_size == 1.0f ? std::floor(static_cast<double>(v))
+                                     : std::floor(static_cast<double>(v) / static_cast<double>(cell_size));
+  if (!(c > -kCoordLimit)) return static_cast<std::int32_t>(-kCoordLimit);  // also NaN
+  if (c > kCoordLimit) return static_cast<std::int32_t>(kCoordLimit);
+  return static_cast<std::int32_t>(c);
+}
+
+/// atan2 from the odd polynomial of Abramowitz & Stegun 4.4.47 on [0, 1] (max error 1e-5 rad)
+/// and octant symmetry. Plain float arithmetic, so headings do not depend on the C library's
+/// atan2f (not specified bit-exactly), and several times cheaper. Returns 0 for (0, 0).
+inline float fast_atan2(float y, float x) noexcept {
+  const float ax = std::abs(x), ay = std::abs(y);
+  const float mx = std::max(ax, ay), mn = std::min(ax, ay);
+  if (!(mx > 0.0f)) return 0.0f;
+  const float a = mn / mx;
+  const float s = a * a;
+  float r = a * (0.9998660f + s * (-0.3302995f + s * (0.1801410f + s * (-0.0851330f + s * 0.0208351f))));
+  if (ay > ax) r = 0.5f * kPi - r;
+  if (x < 0.0f) r = kPi - r;
+  return y < 0.0f ? -r : r;
+}
+
+inline bool finite(Vec2 v) noexcept { return std::isfinite(v.x) && std::isfinite(v.y); }
+
+/// Radius used for wall collision: at least 1% of a cell (so the span tests below stay
+/// meaningful) and below half a cell (so a clear position exists inside every walkable cell).
+inline float collision_radius(float radius, float cell_size) noexcept {
+  const float lo = 0.01f * cell_size;
+  const float hi = 0.49f * cell_size;
+  if (!(radius >= lo)) return lo;  // also NaN
+  return radius > hi ? hi : radius;
+}
+
+/// Tolerance (world units) for "touching is not overlapping" in the span tests: a disc clamped
+/// against a wall at k*cs - r must not count the wall cell as spanned when the float sum
+/// x + r rounds a few ulps past k*cs. Grows with the map extent because float ulps do.
+inline float span_epsilon(const GridMap& map) noexcept {
+  const float cs = map.cell_size();
+  const float extent = static_cast<float>(std::max(map.width(), map.height())) * cs;
+  return 1e-4f * cs + 4e-7f * extent;
+}
+
+inline bool column_blocked(const GridMap& map, std::int32_t column, std::int32_t row0, std::int32_t row1) noexcept {
+  for (std::int32_t r = row0; r <= row1; ++r) {
+    if (!map.walkable(column, r)) return true;
+  }
+  return false;
+}
+
+inline bool row_blocked(const GridMap& map, std::int32_t row, std::int32_t col0, std::int32_t col1) noexcept {
+  for (std::int32_t c = col0; c <= col1; ++c) {
+    if (!map.walkable(c, row)) return true;
+  }
+  return false;
+}
+
+/// New coordinate along one axis: `pos + delta`, clamped so the square [p - r, p + r] enters
+/// no blocked line (column or row) beyond the centre's own one. `blocked(k)` tests line k over
+/// the span of the other axis. Walks lines outward from the centre until the first blocked one.
+template <class Blocked>
+inline float slide_axis(float pos, float delta, float r, float cs, float eps, Blocked&& blocked) noexcept {
+  const std::int32_t centre = cell_of(pos, cs);
+  float target = pos + delta;
+  const std::int32_t k_hi = cell_of(std::max(target, pos) + r - eps, cs);
+  for (std::int32_t k = centre + 1; k <= k_hi; ++k) {
+    if (blocked(k)) {
+      target = std::min(target, static_cast<float>(k) * cs - r);
+      break;
+    }
+  }
+  const std::int32_t k_lo = cell_of(std::min(target, pos) - r + eps, cs);
+  for (std::int32_t k = centre - 1; k >= k_lo; --k) {
+    if (blocked(k)) {
+      target = std::max(target, static_cast<float>(k + 1) * cs + r);
+      break;
+    }
+  }
+  return target;
+}
+
+/// Deterministic unit direction of an id: the golden-angle spiral, so consecutive ids point
+/// in well-spread directions (Vogel 1979).
+inline Vec2 id_direction(std::uint32_t id) noexcept {
+  constexpr double kGoldenAngle = 2.39996322972865332;  // pi * (3 - sqrt 5)
+  const double a = std::fmod(static_cast<double>(id) * kGoldenAngle, 2.0 * std::numbers::pi);
+  return {static_cast<float>(std::cos(a)), static_cast<float>(std::sin(a))};
+}
+
+/// This tick's displacement, in units of max_step, of an agent that shares its exact position
+/// with `group - 1` others, `rank` of which have a smaller id. The stack takes the points of a
+/// Vogel (golden-angle) spiral, which fill a disc evenly (Vogel 1979): it bursts into a filled
+/// disc rather than a ring (where a capped push would put everyone), so the smallest pairwise
+/// distance grows with the disc. Depends only on ids (deterministic); distinct ranks give
+/// distinct points.
+inline Vec2 coincident_push(std::uint32_t rank, std::uint32_t group) noexcept {
+  const float r = std::sqrt((static_cast<float>(rank) + 0.5f) / static_cast<float>(group));
+  return id_direction(rank) * r;
+}
+
+/// Wraps an angle (radians) into (-pi, pi].
+inline float wrap_angle(float a) noexcept {
+  if (!std::isfinite(a)) return 0.0f;
+  if (a > kPi || a <= -kPi) {
+    a = std::remainder(a, kTwoPi);
+    if (a <= -kPi) a += kTwoPi;
+  }
+  return a;
+}
+
+/// Replaces non-finite or out-of-range tuning values by usable ones so step() never divides
+/// by zero or produces NaN whatever the caller passed.
+SwarmParams sanitize(SwarmParams p) noexcept {
+  const SwarmParams d{};
+  auto ok = [](float v) { return std::isfinite(v) && v >= 0.0f; };
+  if (!ok(p.radius)) p.radius = d.radius;
+  if (!ok(p.max_speed)) p.max_speed = d.max_speed;
+  if (!ok(p.separation_radius) || p.separation_radius <= 0.0f) p.separation_radius = std::max(2.0f * p.radius, 1e-3f);
+  if (!std::isfinite(p.flow_weight)) p.flow_weight = d.flow_weight;
+  if (!ok(p.obstacle_max_force)) p.obstacle_max_force = d.obstacle_max_force;
+  if (!ok(p.overlap_stiffness)) p.overlap_stiffness = d.overlap_stiffness;
+  if (!ok(p.contact_stiffness)) p.contact_stiffness = d.contact_stiffness;
+  if (!ok(p.max_turn_rate)) p.max_turn_rate = d.max_turn_rate;
+  return p;
+}
+
+/// Direction (unit) from `p` to the centre of the nearest cell `integration` can reach, within
+/// `range` cells (Chebyshev) of p's cell, or {0,0} when there is none.
+Vec2 escape_direction(const GridMap& map, const IntegrationField& integration, Vec2 p, std::int32_t cx,
+                      std::int32_t cy, std::int32_t range) noexcept {
+  float best_d2 = std::numeric_limits<float>::infinity();
+  Vec2 best{};
+  for (std::int32_t y = cy - range; y <= cy + range; ++y) {
+    for (std::int32_t x = cx - range; x <= cx + range; ++x) {
+      if (!integration.reachable(x, y) || !map.walkable(x, y)) continue;
+      const Vec2 d = map.cell_center({x, y}) - p;
+      const float d2 = dot(d, d);
+      if (d2 < best_d2) {
+        best_d2 = d2;
+        best = d;
+      }
+    }
+  }
+  return normalized_or_zero(best);
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Free helpers: wall sliding and moving out of walls (also used for players by World).
+
+Vec2 slide_along_walls(const GridMap& map, Vec2 from, Vec2 move, float radius) noexcept {
+  if (!finite(from)) return from;
+  if (!finite(move)) return from;
+  const float cs = map.cell_size();
+  const float r = collision_radius(radius, cs);
+  const float eps = span_epsilon(map);
+
+  // X first, over the rows the disc's square spans now.
+  const std::int32_t row0 = cell_of(from.y - r + eps, cs);
+  const std::int32_t row1 = cell_of(from.y + r - eps, cs);
+  const float x = slide_axis(from.x, move.x, r, cs, eps,
+                             [&](std::int32_t k) { return column_blocked(map, k, row0, row1); });
+  // Then Y, over the columns spanned at the new x.
+  const std::int32_t col0 = cell_of(x - r + eps, cs);
+  const std::int32_t col1 = cell_of(x + r - eps, cs);
+  const float y = slide_axis(from.y, move.y, r, cs, eps,
+                             [&](std::int32_t k) { return row_blocked(map, k, col0, col1); });
+  return {x, y};
+}
+
+Vec2 move_out_of_walls(const GridMap& map, Vec2 p, float radius) noexcept {
+  const std::int32_t w = map.width();
+  const std::int32_t h = map.height();
+  const float cs = map.cell_size();
+  if (!finite(p)) p = {static_cast<float>(w) * cs * 0.5f, static_cast<float>(h) * cs * 0.5f};
+  if (w <= 0 || h <= 0) return p;
+  // Far-off points are first brought onto the map's rectangle (keeps distances finite).
+  p.x = std::clamp(p.x, 0.0f, static_cast<float>(w) * cs);
+  p.y = std::clamp(p.y, 0.0f, static_cast<float>(h) * cs);
+  const std::int32_t cx = std::clamp(cell_of(p.x, cs), 0, w - 1);
+  const std::int32_t cy = std::clamp(cell_of(p.y, cs), 0, h - 1);
+
+  // Ring search outward (Chebyshev rings); every cell of ring k is at least (k - 1) cells from
+  // p, so stop once that bound exceeds the best distance found.
+  float best_d2 = std::numeric_limits<float>::infinity();
+  CellCoord best{-1, -1};
+  auto consider = [&](std::int32_t x, std::int32_t y) {
+    if (!map.walkable(x, y)) return;
+    const float x0 = static_cast<float>(x) * cs, y0 = static_cast<float>(y) * cs;
+    const float dx = p.x < x0 ? x0 - p.x : (p.x > x0 + cs ? p.x - (x0 + cs) : 0.0f);
+    const float dy = p.y < y0 ? y0 - p.y : (p.y > y0 + cs ? p.y - (y0 + cs) : 0.0f);
+    const float d2 = dx * dx + dy * dy;
+    if (d2 < best_d2) {
+      best_d2 = d2;
+      best = {x, y};
+    }
+  };
+  const std::int32_t max_ring = std::max(w, h);
+  for (std::int32_t k = 0; k <= max_ring; ++k) {
+    if (best.x >= 0 && k >= 1) {
+      const float bound = static_cast<float>(k - 1) * cs;
+      if (bound * bound > best_d2) break;
+    }
+    if (k == 0) {
+      consider(cx, cy);
+      continue;
+    }
+    for (std::int32_t y = cy - k; y <= cy + k; ++y) {
+      if (y < 0 || y >= h) continue;
+      if (y == cy - k || y == cy + k) {
+        for (std::int32_t x = std::max(cx - k, 0); x <= std::min(cx + k, w - 1); ++x) consider(x, y);
+      } else {
+        if (cx - k >= 0) consider(cx - k, y);
+        if (cx + k < w) consider(cx + k, y);
+      }
+    }
+  }
+  if (best.x < 0) return p;
+  const float r = collision_radius(radius, cs);
+  const float x0 = static_cast<float>(best.x) * cs, y0 = static_cast<float>(best.y) * cs;
+  return {std::clamp(p.x, x0 + r, x0 + cs - r), std::clamp(p.y, y0 + r, y0 + cs - r)};
+}
+
+// ---------------------------------------------------------------------------------------------
+// Swarm
+
+Swarm::Swarm(const SwarmParams& params, std::size_t capacity) : params_(sanitize(params)), capacity_(capacity) {
+  // Capacity is fixed here so step() and add() never allocate (Detour's crowd does the same).
+  ids_.reserve(capacity);
+  for (auto* v : {&xs_, &ys_, &vxs_, &vys_, &headings_, &corr_x_, &corr_y_, &steer_x_, &steer_y_, &next_xs_, &next_ys_}) {
+    v->reserve(capacity);
+  }
+  burst_.reserve(capacity);
+  burst_ticks_.reserve(capacity);
+  perm_burst_.reserve(capacity);
+  perm_vxs_.reserve(capacity);
+  perm_vys_.reserve(capacity);
+  perm_ids_.reserve(capacity);
+  perm_headings_.reserve(capacity);
+  hash_.reserve(capacity);
+}
+
+std::size_t Swarm::index_of(std::uint32_t id) const noexcept {
+  for (std::size_t i = 0; i < ids_.size(); ++i) {
+    if (ids_[i] == id) return i;
+  }
+  return kNoIndex;
+}
+
+std::uint32_t Swarm::add(Vec2 p, float heading) {
+  if (ids_.size() >= capacity_ || next_id_ == kInvalidAgent) return kInvalidAgent;
+  const std::uint32_t id = next_id_++;
+  ids_.push_back(id);
+  // A non-finite position is kept non-finite on purpose: the next step() moves it to the
+  // nearest walkable cell like any other invalid position.
+  xs_.push_back(p.x);
+  ys_.push_back(p.y);
+  needs_repair_ = true;
+  vxs_.push_back(0.0f);
+  vys_.push_back(0.0f);
+  headings_.push_back(wrap_angle(heading));
+  burst_ticks_.push_back(0);
+  return id;
+}
+
+void Swarm::clear() noexcept {
+  ids_.clear();
+  xs_.clear();
+  ys_.clear();
+  vxs_.clear();
+  vys_.clear();
+  headings_.clear();
+  burst_ticks_.clear();
+}
+
+void Swarm::set_environment(const GridMap& map, std::span<const Obstacle> obstacles) {
+  obstacles_.clear();
+  for (const Obstacle& o : obstacles) {
+    if (!finite(o.center) || !std::isfinite(o.radius) || o.radius < 0.0f) continue;  // ignore bad props
+    obstacles_.push_back(o);
+  }
+  obstacle_xs_.resize(obstacles_.size());
+  obstacle_ys_.resize(obstacles_.size());
+  for (std::size_t i = 0; i < obstacles_.size(); ++i) {
+    obstacle_xs_[i] = obstacles_[i].center.x;
+    obstacle_ys_[i] = obstacles_[i].center.y;
+  }
+  configure_hashes(map);
+  refresh_map_cache(map);
+  needs_repair_ = true;
+}
+
+void Swarm::configure_hashes(const GridMap& map) {
+  const float cs = map.cell_size();
+  env_world_width_ = static_cast<float>(map.width()) * cs;
+  env_world_height_ = static_cast<float>(map.height()) * cs;
+  hash_.configure(env_world_width_, env_world_height_, params_.separation_radius);
+  hash_.reserve(capacity_);
+  float max_obstacle_radius = 0.0f;
+  for (const Obstacle& o : obstacles_) max_obstacle_radius = std::max(max_obstacle_radius, o.radius);
+  // An obstacle acts within separation_radius of its surface, so a hash cell of
+  // R + largest radius keeps every obstacle that can act inside the 3x3 query block.
+  obstacle_hash_.configure(env_world_width_, env_world_height_, params_.separation_radius + max_obstacle_radius);
+  obstacle_hash_.rebuild(obstacle_xs_, obstacle_ys_);
+}
+
+bool Swarm::refresh_map_cache(const GridMap& map) {
+  const std::uint8_t* source = map.costs().data();
+  if (source == open_source_ && map.width() == open_width_ && map.height() == open_height_ &&
+      map.revision() == open_revision_) {
+    return false;
+  }
+  open_source_ = source;
+  open_width_ = map.width();
+  open_height_ = map.height();
+  open_revision_ = map.revision();
+  const std::int32_t w = open_width_, h = open_height_;
+  open_cells_.assign(static_cast<std::size_t>(w) * static_cast<std::size_t>(h), 0);
+  for (std::int32_t y = 0; y < h; ++y) {
+    for (std::int32_t x = 0; x < w; ++x) {
+      bool open = true;
+      for (std::int32_t dy = -1; dy <= 1 && open; ++dy) {
+        for (std::int32_t dx = -1; dx <= 1 && open; ++dx) open = map.walkable(x + dx, y + dy);
+      }
+      open_cells_[map.index(x, y)] = open ? 1 : 0;
+    }
+  }
+  return true;
+}
+
+void Swarm::step(const GridMap& map, const FlowField& flow, float dt) { step_impl(map, flow, nullptr, dt); }
+
+void Swarm::step(const GridMap& map, const FlowField& flow, const IntegrationField& integration, float dt) {
+  step_impl(map, flow, &integration, dt);
+}
+
+void Swarm::step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration, float dt) {
+  if (!(dt > 0.0f) || !std::isfinite(dt)) return;
+  const std::size_t n = ids_.size();
+  const float cs = map.cell_size();
+  const std::int32_t map_w = map.width(), map_h = map.height();
+  if (static_cast<float>(map_w) * cs != env_world_width_ || static_cast<float>(map_h) * cs != env_world_height_) {
+    configure_hashes(map);  // first step on a map of this size (allocates once)
+    needs_repair_ = true;
+  }
+  if (refresh_map_cache(map)) needs_repair_ = true;  // walls may have appeared under agents
+  if (integration != nullptr && (integration->width() != map_w || integration->height() != map_h)) {
+    integration = nullptr;  // not built for this map: cannot tell unreachable cells apart
+  }
+  const float radius = collision_radius(params_.radius, cs);
+  const float max_step = params_.max_speed * dt;
+  const float sep_r = params_.separation_radius;
+  const float sep_r2 = sep_r * sep_r;
+  const float inv_sep_r = 1.0f / sep_r;
+  const float contact_d = 2.0f * params_.radius;
+  const float stiffness = params_.overlap_stiffness;
+  const float contact_stiffness = params_.contact_stiffness;
+  // The fast path of wall sliding is valid while a move cannot reach past the 3x3 block.
+  const bool small_moves = max_step + radius < cs;
+
+  burst_.resize(n);
+  corr_x_.resize(n);
+  corr_y_.resize(n);
+  steer_x_.resize(n);
+  steer_y_.resize(n);
+  next_xs_.resize(n);
+  next_ys_.resize(n);
+
+  // --- Repair: positions that are non-finite or inside a blocked cell (set by add(),
+  //     set_position() or a wall that appeared) move to the nearest point clear of walls in the
+  //     nearest walkable cell. Only needed after such a change: step() itself never leaves an
+  //     agent in a wall, so this loop is skipped on ordinary ticks.
+  if (needs_repair_) {
+    has_invalid_ = false;
+    for (std::size_t i = 0; i < n; ++i) {
+      const Vec2 p{xs_[i], ys_[i]};
+      if (finite(p) && map.walkable(cell_of(p.x, cs), cell_of(p.y, cs))) continue;
+      const Vec2 q = move_out_of_walls(map, p, radius);
+      xs_[i] = q.x;
+      ys_[i] = q.y;
+      if (!map.walkable(cell_of(q.x, cs), cell_of(q.y, cs))) has_invalid_ = true;  // map has no walkable cell
+    }
+    needs_repair_ = false;
+  }
+
+  // --- Rebuild hash, and reorder agents into its cell-sorted order -----------------------------
+  // Agent i of this step is slot i of the hash: neighbours, map cells and flow cells of
+  // consecutive agents are close in memory, which matters more than anything else at 100k
+  // agents on a 1024 x 1024 map. Agents move little per tick, so the order is nearly the same
+  // every tick and this permutation reads almost sequentially. Indices therefore change across
+  // steps; ids follow an agent.
+  hash_.rebuild(xs_, ys_);
+  const std::uint32_t* items = hash_.items().data();
+  const float* sxs = hash_.sorted_xs().data();
+  const float* sys = hash_.sorted_ys().data();
+  perm_ids_.resize(n);
+  perm_headings_.resize(n);
+  perm_burst_.resize(n);
+  perm_vxs_.resize(n);
+  perm_vys_.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    perm_ids_[k] = ids_[items[k]];
+    perm_headings_[k] = headings_[items[k]];
+    perm_burst_[k] = burst_ticks_[items[k]];
+    perm_vxs_[k] = vxs_[items[k]];
+    perm_vys_[k] = vys_[items[k]];
+  }
+  ids_.swap(perm_ids_);
+  headings_.swap(perm_headings_);
+  burst_ticks_.swap(perm_burst_);
+  vxs_.swap(perm_vxs_);
+  vys_.swap(perm_vys_);
+
+  // --- Gather neighbours: separation = mean over neighbours closer than R of
+  //     away_unit * (1 - d / R) (SPEC); plus a contact term for discs that overlap: the sum
+  //     over them of away_unit * (2r - d) / 2, i.e. each of a pair removes half the overlap.
+  //     The mean alone dilutes the push between two overlapping agents by the neighbour count
+  //     (in a cluster of 30 they part at 2 * stiffness / 30 per tick and stay stacked for
+  //     seconds); the contact term is what keeps discs apart. Both go into the correction.
+  for (std::size_t k = 0; k < n; ++k) {
+    const float px = sxs[k], py = sys[k];
+    const auto self = static_cast<std::uint32_t>(k);
+    const std::uint32_t self_id = ids_[k];
+    float sx = 0.0f, sy = 0.0f;  // kernel sum
+    float kx = 0.0f, ky = 0.0f;  // contact sum
+    std::uint32_t count = 0, coincident = 0, rank = 0;
+    bool overlapping = false;
+    hash_.for_each_slot_near({px, py}, [&](std::uint32_t m) {
+      if (m == self) return;
+      const float dx = px - sxs[m], dy = py - sys[m];
+      const float d2 = dx * dx + dy * dy;
+      if (d2 >= sep_r2) return;
+      ++count;
+      if (d2 < kCoincidentDist2) {  // no direction: handled by id below
+        ++coincident;
+        if (ids_[m] < self_id) ++rank;
+        return;
+      }
+      const float d = std::sqrt(d2);
+      const float inv_d = 1.0f / d;
+      const float w = (1.0f - d * inv_sep_r) * inv_d;  // kernel weight; inv_d normalizes (dx, dy)
+      sx += dx * w;
+      sy += dy * w;
+      if (d < contact_d) {
+        overlapping = true;
+        const float c = (contact_d - d) * 0.5f * inv_d;
+        kx += dx * c;
+        ky += dy * c;
+      }
+    });
+    if (coincident > 0) {
+      // Stacked on other agents: this tick's whole displacement is the agent's point of a
+      // Vogel disc of radius max_step (see coincident_push); the integrate phase applies it.
+      const Vec2 u = coincident_push(rank, coincident + 1);
+      corr_x_[k] = u.x;
+      corr_y_[k] = u.y;
+      burst_[k] = 1;
+      burst_ticks_[k] = 1;
+      continue;
+    }
+    const float mean = count > 0 ? 1.0f / static_cast<float>(count) : 0.0f;
+    corr_x_[k] = sx * mean * stiffness + kx * contact_stiffness;
+    corr_y_[k] = sy * mean * stiffness + ky * contact_stiffness;
+    static const int variant = std::getenv("BURST_VARIANT") ? std::atoi(std::getenv("BURST_VARIANT")) : 0;
+    if (variant > 0 && burst_ticks_[k] > 0 && burst_ticks_[k] < kMaxBurstTicks && overlapping) {
+      const float inv_step = max_step > 0.0f ? 1.0f / max_step : 0.0f;
+      const float bx = vxs_[k] * dt * inv_step, by = vys_[k] * dt * inv_step;
+      if (variant == 1) { corr_x_[k] = bx; corr_y_[k] = by; }
+      else { corr_x_[k] = bx + corr_x_[k] * inv_step; corr_y_[k] = by + corr_y_[k] * inv_step;
+        const float l = std::sqrt(corr_x_[k]*corr_x_[k]+corr_y_[k]*corr_y_[k]); if (l > 1.0f) { corr_x_[k] /= l; corr_y_[k] /= l; } }
+      burst_[k] = 1;
+      ++burst_ticks_[k];
+      continue;
+    }
+    burst_[k] = 0;
+    burst_ticks_[k] = 0;
+  }
+
+  // --- Steering: desired = smoothed flow (hold on a goal, escape from unreachable cells);
+  //     obstacle force from the static hash, clamped; steer = normalize(desired * w + force) --
+  const float max_force = params_.obstacle_max_force;
+  const bool have_obstacles = !obstacles_.empty();
+  for (std::size_t k = 0; k < n; ++k) {
+    const Vec2 p{sxs[k], sys[k]};
+    const std::int32_t cx = cell_of(p.x, cs), cy = cell_of(p.y, cs);
+    Vec2 desired{};
+    if (flow.at(cx, cy) != FlowDirection::kNone) {
+      desired = sample_flow(map, flow, p);
+    } else if (integration != nullptr && !integration->reachable(cx, cy)) {
+      desired = escape_direction(map, *integration, p, cx, cy, kEscapeSearchCells);
+    }
+    // else: a goal cell (or no integration to tell): hold.
+
+    Vec2 force{};
+    if (have_obstacles) {
+      obstacle_hash_.for_each_near(p, [&](std::uint32_t o_index) {
+        const Obstacle& o = obstacles_[o_index];
+        const Vec2 away = p - o.center;
+        const float dist = length(away);
+        const float surface = dist - o.radius;
+        if (surface >= sep_r) return;
+        const float w = 1.0f - std::max(surface, 0.0f) * inv_sep_r;
+        const Vec2 u = dist > 1e-6f ? away * (1.0f / dist) : id_direction(ids_[k]);
+        force += u * w;
+      });
+      const float f = length(force);
+      if (f > max_force) force = force * (max_force / f);
+    }
+    const Vec2 steer = normalized_or_zero(desired * params_.flow_weight + force);
+    steer_x_[k] = steer.x;
+    steer_y_[k] = steer.y;
+  }
+
+  // --- Integrate + overlap correction: move = steer * max_speed * dt slid along walls, then
+  //     the correction (separation * stiffness + contact term, not scaled by dt) slid along
+  //     walls; the correction has priority within the speed budget (total <= max_speed * dt).
+  const std::uint8_t* open = open_cells_.data();
+  auto slide = [&](Vec2 from, Vec2 move) noexcept -> Vec2 {
+    if (small_moves && std::abs(move.x) <= max_step && std::abs(move.y) <= max_step) {
+      const std::int32_t cx = cell_of(from.x, cs), cy = cell_of(from.y, cs);
+      if (cx >= 0 && cy >= 0 && cx < map_w && cy < map_h && open[map.index(cx, cy)] != 0) return from + move;
+    }
+    return slide_along_walls(map, from, move, radius);
+  };
+  const float max_step2 = max_step * max_step;
+  const float inv_dt = 1.0f / dt;
+  for (std::size_t k = 0; k < n; ++k) {
+    const Vec2 p0{sxs[k], sys[k]};
+    Vec2 p2 = p0;
+    if (has_invalid_ && !map.walkable(cell_of(p0.x, cs), cell_of(p0.y, cs))) {
+      // Only when the map has no walkable cell at all (repair failed): hold.
+    } else if (burst_[k] != 0) {
+      p2 = slide(p0, Vec2{corr_x_[k], corr_y_[k]} * max_step);
+    } else {
+      // Speed budget max_step per tick: the correction spends it first (clamped to it), the
+      // move gets what is left. A free agent moves at full speed; a pushed one yields instead
+      // of pressing on (crowds pressing toward a player would otherwise stay stacked).
+      Vec2 corr{corr_x_[k], corr_y_[k]};
+      float c_len = std::sqrt(dot(corr, corr));
+      if (c_len > max_step) {
+        corr = corr * (max_step / c_len);
+        c_len = max_step;
+      }
+      const Vec2 p1 = slide(p0, Vec2{steer_x_[k], steer_y_[k]} * (max_step - c_len));
+      p2 = slide(p1, corr);
+      // Sliding the correction can drop a component that cancelled part of the move; never
+      // let that exceed the speed limit: keep the move alone then.
+      const Vec2 d = p2 - p0;
+      if (dot(d, d) > max_step2 * 1.0001f) p2 = p1;
+    }
+    next_xs_[k] = p2.x;
+    next_ys_[k] = p2.y;
+    vxs_[k] = (p2.x - p0.x) * inv_dt;
+    vys_[k] = (p2.y - p0.y) * inv_dt;
+  }
+
+  // --- Heading: turn toward the steering (move) direction by at most max_turn_rate * dt ------
+  const float max_turn = params_.max_turn_rate * dt;
+  for (std::size_t k = 0; k < n; ++k) {
+    const float sx = steer_x_[k], sy = steer_y_[k];
+    if (sx == 0.0f && sy == 0.0f) continue;  // holding: keep the heading
+    float& h = headings_[k];
+    const float diff = wrap_angle(fast_atan2(sy, sx) - h);
+    h = wrap_angle(h + std::clamp(diff, -max_turn, max_turn));
+  }
+
+  xs_.swap(next_xs_);
+  ys_.swap(next_ys_);
+}
+
+}  // namespace swarmfield::sim

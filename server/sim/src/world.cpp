@@ -1,0 +1,263 @@
+// World: players, fields, swarm and spawner stepped at a fixed dt; a 64-bit state hash per tick.
+#include "swarmfield/sim/world.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <numbers>
+#include <utility>
+
+namespace swarmfield::sim {
+
+namespace {
+
+inline bool finite(Vec2 v) noexcept { return std::isfinite(v.x) && std::isfinite(v.y); }
+
+WorldParams sanitize(WorldParams p) noexcept {
+  const WorldParams d{};
+  auto ok = [](float v) { return std::isfinite(v) && v >= 0.0f; };
+  if (!ok(p.player_speed)) p.player_speed = d.player_speed;
+  if (!ok(p.player_radius)) p.player_radius = d.player_radius;
+  if (!ok(p.spawner.min_player_distance)) p.spawner.min_player_distance = d.spawner.min_player_distance;
+  return p;
+}
+
+// Integer in [0, n) from 64 random bits: the top 32 bits scaled by n (Lemire's multiply-shift;
+// bias <= n / 2^32, irrelevant here). std::uniform_int_distribution is avoided on purpose: its
+// algorithm is implementation-defined, so seeds would not replay across standard libraries.
+inline std::uint32_t bits_to_index(std::uint64_t bits, std::uint32_t n) noexcept {
+  return static_cast<std::uint32_t>(((bits >> 32) * static_cast<std::uint64_t>(n)) >> 32);
+}
+// Float in [0, 1) from 24 bits.
+inline float bits_to_unit(std::uint64_t bits24) noexcept {
+  return static_cast<float>(bits24 & 0xFFFFFFu) * (1.0f / 16777216.0f);
+}
+
+// xxHash64-style mixing (Collet, xxHash spec): four independent lanes so the agents loop is not
+// one long multiply chain, then a merge and the final avalanche.
+constexpr std::uint64_t kPrime1 = 0x9E3779B185EBCA87ull;
+constexpr std::uint64_t kPrime2 = 0xC2B2AE3D27D4EB4Full;
+constexpr std::uint64_t kPrime3 = 0x165667B19E3779F9ull;
+constexpr std::uint64_t kPrime4 = 0x85EBCA77C2B2AE63ull;
+
+inline std::uint64_t hash_round(std::uint64_t acc, std::uint64_t input) noexcept {
+  acc += input * kPrime2;
+  acc = std::rotl(acc, 31);
+  return acc * kPrime1;
+}
+inline std::uint64_t hash_merge(std::uint64_t acc, std::uint64_t lane) noexcept {
+  acc ^= hash_round(0, lane);
+  return acc * kPrime1 + kPrime4;
+}
+inline std::uint64_t bits_of(float a, float b) noexcept {
+  return (static_cast<std::uint64_t>(std::bit_cast<std::uint32_t>(a)) << 32) | std::bit_cast<std::uint32_t>(b);
+}
+inline std::uint64_t bits_of(std::uint32_t a, float b) noexcept {
+  return (static_cast<std::uint64_t>(a) << 32) | std::bit_cast<std::uint32_t>(b);
+}
+
+}  // namespace
+
+World::World(GridMap map, const WorldParams& params)
+    : map_(std::move(map)),
+      params_(sanitize(params)),
+      swarm_(params_.swarm, params_.max_agents),
+      rng_(params_.seed) {
+  swarm_.set_environment(map_, {});
+  contacts_.reserve(64);
+}
+
+std::uint32_t World::add_player(Vec2 p) {
+  if (!finite(p) || !map_.walkable_at(p)) {
+    const Vec2 q = move_out_of_walls(map_, p, params_.player_radius);
+    p = map_.walkable_at(q) ? map_.cell_center(map_.world_to_cell(q)) : q;
+  }
+  Player player;
+  player.id = next_player_id_++;
+  player.position = p;
+  players_.push_back(player);
+  return player.id;
+}
+
+bool World::remove_player(std::uint32_t player_id) {
+  const auto it = std::find_if(players_.begin(), players_.end(), [&](const Player& pl) { return pl.id == player_id; });
+  if (it == players_.end()) return false;
+  players_.erase(it);
+  return true;
+}
+
+bool World::set_player_intent(std::uint32_t player_id, Vec2 intent) {
+  if (!finite(intent)) return false;
+  auto it = std::find_if(players_.begin(), players_.end(), [&](const Player& pl) { return pl.id == player_id; });
+  if (it == players_.end()) return false;
+  const float len = length(intent);
+  it->intent = len > 1.0f ? intent * (1.0f / len) : intent;
+  return true;
+}
+
+const Player* World::find_player(std::uint32_t player_id) const noexcept {
+  for (const Player& pl : players_) {
+    if (pl.id == player_id) return &pl;
+  }
+  return nullptr;
+}
+
+void World::set_cell_cost(CellCoord c, std::uint8_t cost) { map_.set_cost(c.x, c.y, cost); }
+
+bool World::update_fields() {
+  goal_cells_.clear();
+  for (const Player& pl : players_) goal_cells_.push_back(map_.world_to_cell(pl.position));
+  return fields_.update(map_, goal_cells_);
+}
+
+std::size_t World::spawn_agents(std::size_t n) {
+  n = std::min(n, swarm_.capacity() - swarm_.size());
+  if (n == 0 || map_.width() <= 0 || map_.height() <= 0) return 0;
+  update_fields();  // reachability must reflect the current players and map
+
+  // Rank every walkable cell: 0 = reachable and far from every player, 1 = reachable,
+  // 2 = far, 3 = walkable. Spawn in the best non-empty rank ("where possible").
+  const IntegrationField& integration = fields_.integration();
+  const bool know_reach = !players_.empty() && integration.width() == map_.width() &&
+                          integration.height() == map_.height();
+  const float min_d = params_.spawner.min_player_distance;
+  const float min_d2 = min_d * min_d;
+  auto rank_of = [&](std::int32_t x, std::int32_t y) -> int {
+    const Vec2 c = map_.cell_center({x, y});
+    bool far = true;
+    for (const Player& pl : players_) {
+      const Vec2 d = c - pl.position;
+      if (dot(d, d) < min_d2) {
+        far = false;
+        break;
+      }
+    }
+    const bool reach = !know_reach || integration.reachable(x, y);
+    return reach ? (far ? 0 : 1) : (far ? 2 : 3);
+  };
+  std::size_t counts[4] = {0, 0, 0, 0};
+  for (std::int32_t y = 0; y < map_.height(); ++y) {
+    for (std::int32_t x = 0; x < map_.width(); ++x) {
+      if (map_.walkable(x, y)) ++counts[rank_of(x, y)];
+    }
+  }
+  int best = 0;
+  while (best < 4 && counts[best] == 0) ++best;
+  if (best == 4) return 0;  // no walkable cell at all
+  spawn_candidates_.clear();
+  spawn_candidates_.reserve(counts[best]);
+  for (std::int32_t y = 0; y < map_.height(); ++y) {
+    for (std::int32_t x = 0; x < map_.width(); ++x) {
+      if (map_.walkable(x, y) && rank_of(x, y) == best) {
+        spawn_candidates_.push_back(static_cast<std::uint32_t>(map_.index(x, y)));
+      }
+    }
+  }
+
+  // A random point of a random candidate cell, kept a radius away from the cell's edges so the
+  // disc starts clear of walls; random offsets keep agents sharing a cell apart.
+  const float cs = map_.cell_size();
+  const float margin = std::clamp(swarm_.params().radius / cs, 0.0f, 0.49f);
+  const auto count = static_cast<std::uint32_t>(spawn_candidates_.size());
+  std::size_t spawned = 0;
+  for (; spawned < n; ++spawned) {
+    const std::uint32_t cell = spawn_candidates_[bits_to_index(rng_(), count)];
+    const std::uint64_t bits = rng_();
+    const auto cx = static_cast<std::int32_t>(cell % static_cast<std::uint32_t>(map_.width()));
+    const auto cy = static_cast<std::int32_t>(cell / static_cast<std::uint32_t>(map_.width()));
+    const float ux = margin + bits_to_unit(bits >> 40) * (1.0f - 2.0f * margin);
+    const float uy = margin + bits_to_unit(bits >> 16) * (1.0f - 2.0f * margin);
+    const float heading = (bits_to_unit(bits << 8) * 2.0f - 1.0f) * std::numbers::pi_v<float>;
+    const Vec2 p{(static_cast<float>(cx) + ux) * cs, (static_cast<float>(cy) + uy) * cs};
+    if (swarm_.add(p, heading) == Swarm::kInvalidAgent) break;
+  }
+  return spawned;
+}
+
+void World::move_players(float dt) {
+  for (Player& pl : players_) {
+    // A run-time blocker may have been placed on the player: step out first.
+    if (!map_.walkable_at(pl.position)) pl.position = move_out_of_walls(map_, pl.position, params_.player_radius);
+    const Vec2 start = pl.position;
+    const Vec2 wanted = pl.intent * (params_.player_speed * dt);
+    pl.position = slide_along_walls(map_, start, wanted, params_.player_radius);
+    pl.velocity = (pl.position - start) * (1.0f / dt);
+  }
+}
+
+void World::collect_contacts() {
+  contacts_.clear();
+  const std::span<const float> xs = swarm_.xs(), ys = swarm_.ys();
+  const std::span<const std::uint32_t> ids = swarm_.ids();
+  const float reach = swarm_.params().radius + params_.player_radius;
+  const float reach2 = reach * reach;
+  // Brute force per player: a branch-light pass over the SoA arrays is ~0.1 ns per agent and
+  // players are few; it also stays exact when an agent was teleported this tick.
+  for (Player& pl : players_) {
+    const float px = pl.position.x, py = pl.position.y;
+    for (std::size_t i = 0; i < xs.size(); ++i) {
+      const float dx = xs[i] - px, dy = ys[i] - py;
+      if (dx * dx + dy * dy <= reach2) {
+        contacts_.push_back({ids[i], pl.id});
+        ++pl.contacts;
+      }
+    }
+  }
+}
+
+std::uint64_t World::compute_state_hash() const noexcept {
+  std::uint64_t lane[4] = {kPrime1 + kPrime2, kPrime2, 0, 0 - kPrime1};
+  lane[0] = hash_round(lane[0], tick_);
+  lane[1] = hash_round(lane[1], players_.size());
+  lane[2] = hash_round(lane[2], swarm_.size());
+  for (const Player& pl : players_) {
+    lane[3] = hash_round(lane[3], bits_of(pl.id, pl.intent.x));
+    lane[3] = hash_round(lane[3], bits_of(pl.position.x, pl.position.y));
+    lane[3] = hash_round(lane[3], bits_of(pl.velocity.x, pl.velocity.y));
+    lane[3] = hash_round(lane[3], bits_of(pl.contacts, pl.intent.y));
+  }
+  const std::span<const std::uint32_t> ids = swarm_.ids();
+  const std::span<const float> xs = swarm_.xs(), ys = swarm_.ys(), hs = swarm_.headings();
+  const std::size_t n = ids.size();
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    for (std::size_t k = 0; k < 4; ++k) {
+      lane[k] = hash_round(lane[k], bits_of(ids[i + k], hs[i + k]));
+      lane[k] = hash_round(lane[k], bits_of(xs[i + k], ys[i + k]));
+    }
+  }
+  for (std::size_t k = 0; i < n; ++i, ++k) {
+    lane[k] = hash_round(lane[k], bits_of(ids[i], hs[i]));
+    lane[k] = hash_round(lane[k], bits_of(xs[i], ys[i]));
+  }
+  std::uint64_t h = std::rotl(lane[0], 1) + std::rotl(lane[1], 7) + std::rotl(lane[2], 12) + std::rotl(lane[3], 18);
+  for (const std::uint64_t l : lane) h = hash_merge(h, l);
+  h ^= h >> 33;
+  h *= kPrime2;
+  h ^= h >> 29;
+  h *= kPrime3;
+  h ^= h >> 32;
+  return h;
+}
+
+void World::step(float dt) {
+  if (!(dt > 0.0f) || !std::isfinite(dt)) return;  // a bad dt is ignored, not simulated
+  // Inputs: move players (clamped intents, wall collision).
+  move_players(dt);
+  // Fields: rebuild only if a player changed cell or the map changed.
+  update_fields();
+  // Spawner: the initial population on the first tick, then waves.
+  const SpawnerParams& sp = params_.spawner;
+  if (tick_ == 0 && sp.initial_agents > 0) spawn_agents(sp.initial_agents);
+  if (sp.wave_size > 0 && sp.wave_interval_ticks > 0 && tick_ > 0 && tick_ % sp.wave_interval_ticks == 0) {
+    spawn_agents(sp.wave_size);
+  }
+  // Swarm.
+  swarm_.step(map_, fields_.flow(), fields_.integration(), dt);
+  // Events and hash.
+  collect_contacts();
+  ++tick_;
+  state_hash_ = compute_state_hash();
+}
+
+}  // namespace swarmfield::sim

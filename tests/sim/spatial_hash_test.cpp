@@ -1,0 +1,121 @@
+// SpatialHash: queries against brute force, storage reuse, degenerate input.
+#include "swarmfield/sim/spatial_hash.hpp"
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "swarm_test_support.hpp"
+
+using namespace swarmfield::sim;
+using swarmfield::sim::test::SplitMix;
+
+namespace {
+
+/// Hash cell of a coordinate: floor(v * (1 / cell)) in float (the class multiplies by the
+/// reciprocal, so values exactly on a border round the same way), clamped to the grid (NaN and
+/// negatives to 0). Written independently of the class.
+std::int32_t expected_cell(float v, float cell, std::int32_t count) {
+  if (!(v >= 0.0f)) return 0;
+  const float c = std::floor(v * (1.0f / cell));
+  return static_cast<std::int32_t>(std::min<float>(c, static_cast<float>(count - 1)));
+}
+
+std::vector<std::uint32_t> query(const SpatialHash& h, Vec2 p) {
+  std::vector<std::uint32_t> out;
+  h.for_each_near(p, [&](std::uint32_t i) { out.push_back(i); });
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("spatial hash query equals brute force over random positions") {
+  const std::uint64_t seed = swarmfield::sim::test::test_seed(20240611);
+  SplitMix rng{seed};
+  struct Config {
+    float w, h, cell;
+    std::size_t n;
+  };
+  for (const Config cfg : {Config{50.0f, 30.0f, 0.9f, 3000}, Config{64.0f, 64.0f, 1.0f, 500}, Config{17.0f, 5.0f, 2.5f, 200},
+                           Config{10.0f, 10.0f, 0.9f, 0}}) {
+    CAPTURE(cfg.w);
+    CAPTURE(cfg.cell);
+    SpatialHash h;
+    h.configure(cfg.w, cfg.h, cfg.cell);
+    REQUIRE(h.columns() == static_cast<std::int32_t>(std::ceil(cfg.w / cfg.cell)));
+    REQUIRE(h.rows() == static_cast<std::int32_t>(std::ceil(cfg.h / cfg.cell)));
+    std::vector<float> xs(cfg.n), ys(cfg.n);
+    for (std::size_t i = 0; i < cfg.n; ++i) {
+      // Mostly inside, some outside the world (clamped to border cells), a few exactly on
+      // cell borders.
+      xs[i] = rng.uniform(-2.0f, cfg.w + 2.0f);
+      ys[i] = rng.uniform(-2.0f, cfg.h + 2.0f);
+      if (i % 17 == 0) xs[i] = std::floor(xs[i] / cfg.cell) * cfg.cell;
+    }
+    h.rebuild(xs, ys);
+    for (int q = 0; q < 300; ++q) {
+      const Vec2 p{rng.uniform(-1.0f, cfg.w + 1.0f), rng.uniform(-1.0f, cfg.h + 1.0f)};
+      std::vector<std::uint32_t> got = query(h, p);
+      std::vector<std::uint32_t> want;
+      const std::int32_t qx = expected_cell(p.x, cfg.cell, h.columns());
+      const std::int32_t qy = expected_cell(p.y, cfg.cell, h.rows());
+      for (std::size_t i = 0; i < cfg.n; ++i) {
+        const std::int32_t cx = expected_cell(xs[i], cfg.cell, h.columns());
+        const std::int32_t cy = expected_cell(ys[i], cfg.cell, h.rows());
+        if (std::abs(cx - qx) <= 1 && std::abs(cy - qy) <= 1) want.push_back(static_cast<std::uint32_t>(i));
+      }
+      std::vector<std::uint32_t> sorted = got;
+      std::sort(sorted.begin(), sorted.end());
+      CHECK(std::adjacent_find(sorted.begin(), sorted.end()) == sorted.end());  // no duplicates
+      REQUIRE(sorted == want);
+      // The property the swarm relies on: everything within one cell size of p is returned.
+      for (std::size_t i = 0; i < cfg.n; ++i) {
+        if (std::hypot(xs[i] - p.x, ys[i] - p.y) < cfg.cell && xs[i] >= 0.0f && ys[i] >= 0.0f) {
+          CHECK(std::binary_search(sorted.begin(), sorted.end(), static_cast<std::uint32_t>(i)));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("spatial hash rebuild is deterministic and handles shrinking input") {
+  SpatialHash h;
+  h.configure(20.0f, 20.0f, 1.0f);
+  const std::vector<float> xs = {1.5f, 1.2f, 1.7f, 10.0f, 1.1f};
+  const std::vector<float> ys = {1.5f, 1.9f, 1.1f, 10.0f, 1.3f};
+  h.rebuild(xs, ys);
+  // Items of one cell come back in ascending index order (stable counting sort).
+  const std::vector<std::uint32_t> first = query(h, {1.5f, 1.5f});
+  CHECK(first == std::vector<std::uint32_t>{0, 1, 2, 4});
+  h.rebuild(xs, ys);
+  CHECK(query(h, {1.5f, 1.5f}) == first);
+  // Fewer items: stale ones must not linger.
+  h.rebuild(std::span<const float>(xs).first(2), std::span<const float>(ys).first(2));
+  CHECK(query(h, {1.5f, 1.5f}) == std::vector<std::uint32_t>{0, 1});
+  CHECK(query(h, {10.0f, 10.0f}).empty());
+}
+
+TEST_CASE("spatial hash survives degenerate configuration and positions") {
+  SpatialHash h;
+  h.configure(std::numeric_limits<float>::quiet_NaN(), -5.0f, 0.0f);
+  CHECK(h.columns() >= 1);
+  CHECK(h.rows() >= 1);
+  const std::vector<float> xs = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), -1e30f};
+  const std::vector<float> ys = {0.0f, -std::numeric_limits<float>::infinity(), 1e30f};
+  h.rebuild(xs, ys);
+  CHECK(query(h, {0.0f, 0.0f}).size() == 3);  // everything clamps into the single cell
+  // A huge world with a tiny cell is capped instead of allocating gigabytes.
+  SpatialHash big;
+  big.configure(1e7f, 1e7f, 0.01f);
+  CHECK(static_cast<double>(big.columns()) * big.rows() <= static_cast<double>(1u << 24));
+}
+
+TEST_CASE("spatial hash without configure does not crash") {
+  SpatialHash h;
+  const std::vector<float> xs = {1.0f}, ys = {1.0f};
+  h.rebuild(xs, ys);
+  CHECK(query(h, {1.0f, 1.0f}) == std::vector<std::uint32_t>{0});
+}

@@ -1,0 +1,134 @@
+// swarmfield-tool as a user runs it: `scen` on a correct and a deliberately wrong scenario,
+// `field` on a generated city, and the error exits of both.
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct Run {
+  int status = -1;
+  std::string out;  // stdout + stderr
+};
+
+/// Runs the tool through the shell; stderr joins stdout unless `merge_stderr` is false (then
+/// it is discarded).
+Run run_tool(const std::string& args, bool merge_stderr = true) {
+  const std::string cmd =
+      std::string(SWARMFIELD_BIN_DIR) + "/swarmfield-tool " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+  Run r;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) r.out.append(buf, n);
+  const int st = pclose(p);
+  r.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  return r;
+}
+
+std::vector<std::string> lines_of(const std::string& s) {
+  std::vector<std::string> out;
+  std::istringstream in(s);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+std::filesystem::path temp_dir() {
+  const auto dir = std::filesystem::temp_directory_path() / ("swarmfield_tool_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+const std::string kMap = std::string(SWARMFIELD_MAPS_DIR) + "/street/Boston_0_256.map";
+const std::string kScen = kMap + ".scen";
+
+/// The first `count` problem lines of the Boston scenario; every `corrupt_every`-th gets +1.5
+/// added to its optimal length (0 = none corrupted).
+std::string scen_excerpt(int count, int corrupt_every) {
+  std::ifstream in(kScen);
+  std::string line;
+  std::getline(in, line);
+  std::string out = line + "\n";
+  for (int i = 0; i < count && std::getline(in, line); ++i) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (corrupt_every > 0 && i % corrupt_every == 0) {
+      const std::size_t tab = line.rfind('\t');
+      const double len = std::stod(line.substr(tab + 1));
+      line = line.substr(0, tab + 1) + std::to_string(len + 1.5);
+    }
+    out += line + "\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("tool scen: a correct excerpt passes, a corrupted one fails with one line per mismatch") {
+  const auto dir = temp_dir();
+  const auto good = dir / "good.scen";
+  const auto bad = dir / "bad.scen";
+  std::ofstream(good) << scen_excerpt(40, 0);
+  std::ofstream(bad) << scen_excerpt(40, 4);
+
+  const Run ok = run_tool("scen " + kMap + " " + good.string() + " --no-progress");
+  INFO(ok.out);
+  CHECK(ok.status == 0);
+  CHECK(ok.out.find("checked=40 mismatches=0 max_rel_err=") != std::string::npos);
+
+  // stdout only, so the last line is the summary.
+  const Run fail = run_tool("scen " + kMap + " " + bad.string() + " --no-progress", false);
+  INFO(fail.out);
+  CHECK(fail.status == 1);
+  const std::vector<std::string> out = lines_of(fail.out);
+  REQUIRE(out.size() == 11);
+  for (std::size_t i = 0; i < 10; ++i) CHECK(out[i].rfind("mismatch line=", 0) == 0);
+  CHECK(out.back().rfind("checked=40 mismatches=10 max_rel_err=", 0) == 0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("tool scen: unreadable or inconsistent input exits 2 with a reason") {
+  const Run missing = run_tool("scen /nonexistent.map " + kScen);
+  CHECK(missing.status == 2);
+  CHECK(missing.out.find("/nonexistent.map: cannot open file") != std::string::npos);
+  const Run wrong_map = run_tool("scen " + std::string(SWARMFIELD_MAPS_DIR) + "/game/den312d.map " + kScen);
+  CHECK(wrong_map.status == 2);
+  CHECK(wrong_map.out.find("wrong map file?") != std::string::npos);
+  const Run usage = run_tool("scen");
+  CHECK(usage.status != 0);
+}
+
+TEST_CASE("tool field: city picture, and clear errors for bad goals and paths") {
+  const auto dir = temp_dir();
+  const auto png = dir / "city.png";
+  const Run ok = run_tool("field --city-seed 3 --size 64 --goal 1,1 --repeat 2 --png " + png.string());
+  INFO(ok.out);
+  CHECK(ok.status == 0);
+  CHECK(ok.out.find("reachable: ") != std::string::npos);
+  CHECK(ok.out.find("build: integration") != std::string::npos);
+  CHECK(std::filesystem::file_size(png) > 1000);
+
+  const Run blocked = run_tool("field " + std::string(SWARMFIELD_MAPS_DIR) + "/game/den312d.map --goal 0,0");
+  CHECK(blocked.status == 2);
+  CHECK(blocked.out.find("blocked cell; nearest walkable cell") != std::string::npos);
+  const Run outside = run_tool("field --city-seed 1 --size 64 --goal 64,3");
+  CHECK(outside.status == 2);
+  CHECK(outside.out.find("outside the map") != std::string::npos);
+  const Run syntax = run_tool("field --city-seed 1 --goal '3;4'");
+  CHECK(syntax.status == 2);
+  CHECK(syntax.out.find("expected X,Y") != std::string::npos);
+  const Run unwritable = run_tool("field --city-seed 1 --size 64 --png /nonexistent/dir/x.png");
+  CHECK(unwritable.status == 2);
+  CHECK(unwritable.out.find("cannot create file") != std::string::npos);
+  const Run bad_map = run_tool("field " + kScen);
+  CHECK(bad_map.status == 2);
+  CHECK(bad_map.out.find(kScen + ":2: row 1 has") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}

@@ -1,0 +1,248 @@
+// World: determinism and state hash, field rebuilds, players (clamp, walls), contacts, spawner.
+#include "swarmfield/sim/world.hpp"
+
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "swarm_test_support.hpp"
+#include "swarmfield/sim/city_generator.hpp"
+
+using namespace swarmfield::sim;
+using namespace swarmfield::sim::test;
+
+namespace {
+
+constexpr float kDt = 1.0f / 30.0f;
+
+/// A scripted input sequence: the player circles so it crosses cells and the fields rebuild.
+Vec2 scripted_intent(std::uint64_t tick) {
+  const float a = static_cast<float>(tick) * 0.05f;
+  return {std::cos(a), std::sin(a)};
+}
+
+WorldParams small_params(std::uint64_t seed) {
+  WorldParams p;
+  p.seed = seed;
+  p.max_agents = 600;
+  p.spawner.initial_agents = 300;
+  p.spawner.wave_size = 50;
+  p.spawner.wave_interval_ticks = 20;
+  p.spawner.min_player_distance = 10.0f;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("world: same seed and inputs give the same hash every tick; another seed differs") {
+  const GridMap city = generate_city({64, 64, 5});
+  World a(city, small_params(11)), b(city, small_params(11)), c(city, small_params(12));
+  for (World* w : {&a, &b, &c}) w->add_player({32.0f, 32.0f});
+  int differing = 0;
+  std::uint64_t previous = 0;
+  int repeats = 0;
+  for (std::uint64_t t = 0; t < 120; ++t) {
+    for (World* w : {&a, &b, &c}) REQUIRE(w->set_player_intent(w->players()[0].id, scripted_intent(t)));
+    a.step(kDt);
+    b.step(kDt);
+    c.step(kDt);
+    REQUIRE(a.tick() == t + 1);
+    REQUIRE(a.state_hash() == b.state_hash());
+    if (a.state_hash() != c.state_hash()) ++differing;
+    if (a.state_hash() == previous) ++repeats;
+    previous = a.state_hash();
+  }
+  CHECK(differing == 120);
+  CHECK(repeats == 0);  // the state changes every tick, and so does the hash
+  CHECK(a.swarm().size() == 300 + 5 * 50);  // waves at ticks 20, 40, ..., 100
+  CHECK(a.rebuild_count() > 3);
+}
+
+TEST_CASE("world: fields rebuild once per player cell change, never for moves inside a cell") {
+  World w(GridMap(40, 40), WorldParams{});
+  const std::uint32_t id = w.add_player({10.5f, 10.5f});
+  w.step(kDt);
+  REQUIRE(w.rebuild_count() == 1);  // the first build
+
+  // Wiggle inside the cell: 0.1 * 5 / 30 = 0.0167 units a tick, back and forth.
+  for (int t = 0; t < 60; ++t) {
+    REQUIRE(w.set_player_intent(id, {(t / 10) % 2 == 0 ? 0.1f : -0.1f, 0.0f}));
+    w.step(kDt);
+  }
+  CHECK(w.map().world_to_cell(w.find_player(id)->position) == CellCoord{10, 10});
+  CHECK(w.rebuild_count() == 1);
+
+  // Walk across cells in a loop; count the cell changes seen after each tick.
+  CellCoord last = w.map().world_to_cell(w.find_player(id)->position);
+  std::uint64_t changes = 0;
+  for (std::uint64_t t = 0; t < 200; ++t) {
+    REQUIRE(w.set_player_intent(id, scripted_intent(t)));
+    w.step(kDt);
+    const CellCoord now = w.map().world_to_cell(w.find_player(id)->position);
+    if (!(now == last)) ++changes;
+    last = now;
+  }
+  CHECK(changes > 10);
+  CHECK(w.rebuild_count() == 1 + changes);
+
+  // A run-time blocker changes the cost field: exactly one more rebuild.
+  w.set_cell_cost({30, 30}, kBlockedCost);
+  REQUIRE(w.set_player_intent(id, {0.0f, 0.0f}));
+  w.step(kDt);
+  w.step(kDt);
+  CHECK(w.rebuild_count() == 2 + changes);
+}
+
+TEST_CASE("world: player intents are clamped to player_speed and collided with walls") {
+  AsciiScene scene(
+      "##########\n"
+      "#........#\n"
+      "#........#\n"
+      "#....#...#\n"
+      "##########\n");
+  WorldParams params;
+  World w(scene.map, params);
+  const std::uint32_t id = w.add_player({2.5f, 2.5f});
+  CHECK_FALSE(w.set_player_intent(id, {std::nanf(""), 0.0f}));
+  CHECK_FALSE(w.set_player_intent(id, {0.0f, std::numeric_limits<float>::infinity()}));
+  CHECK_FALSE(w.set_player_intent(9999, {1.0f, 0.0f}));
+
+  REQUIRE(w.set_player_intent(id, {30.0f, 40.0f}));  // length 50: clamped to 1
+  CHECK(length(w.find_player(id)->intent) == doctest::Approx(1.0f));
+  const Vec2 before = w.find_player(id)->position;
+  REQUIRE(w.set_player_intent(id, {10.0f, 0.0f}));
+  w.step(kDt);
+  const Player* p = w.find_player(id);
+  CHECK(p->position.x - before.x == doctest::Approx(params.player_speed * kDt));
+  CHECK(length(p->velocity) == doctest::Approx(params.player_speed));
+
+  // Push into the wall cell (5,3) from the west and into the top wall: never inside, and kept
+  // a radius away.
+  for (const Vec2 dir : {Vec2{1.0f, 0.3f}, Vec2{0.0f, -1.0f}, Vec2{-1.0f, -1.0f}}) {
+    REQUIRE(w.set_player_intent(id, dir));
+    for (int t = 0; t < 90; ++t) {
+      w.step(kDt);
+      const Vec2 pos = w.find_player(id)->position;
+      REQUIRE(w.map().walkable_at(pos));
+      REQUIRE(wall_overlap(w.map(), pos, params.player_radius) <= 1e-4f);
+      REQUIRE(length(w.find_player(id)->velocity) <= params.player_speed * 1.001f);
+    }
+  }
+  // Ends in the top-left corner, a radius from both walls.
+  CHECK(w.find_player(id)->position.x == doctest::Approx(1.0f + params.player_radius));
+  CHECK(w.find_player(id)->position.y == doctest::Approx(1.0f + params.player_radius));
+
+  // A player added inside a wall is put on the nearest walkable cell centre.
+  const std::uint32_t id2 = w.add_player({5.5f, 3.5f});
+  CHECK(w.map().walkable_at(w.find_player(id2)->position));
+  // A blocker dropped on a player pushes it out on the next step.
+  const CellCoord under = w.map().world_to_cell(w.find_player(id2)->position);
+  w.set_cell_cost(under, kBlockedCost);
+  w.step(kDt);
+  CHECK(w.map().walkable_at(w.find_player(id2)->position));
+  CHECK(w.remove_player(id2));
+  CHECK_FALSE(w.remove_player(id2));
+  CHECK(w.find_player(id2) == nullptr);
+}
+
+TEST_CASE("world: contact events when an agent disc touches a player disc") {
+  WorldParams params;
+  World w(GridMap(30, 30), params);
+  const std::uint32_t pid = w.add_player({15.5f, 15.5f});
+  const std::uint32_t near_id = w.swarm_mutable().add({15.5f + 0.6f, 15.5f});  // 0.6 < 0.35 + 0.4
+  const std::uint32_t far_id = w.swarm_mutable().add({2.5f, 2.5f});
+  w.step(kDt);
+  REQUIRE(w.contacts().size() == 1);
+  CHECK(w.contacts()[0].agent_id == near_id);
+  CHECK(w.contacts()[0].player_id == pid);
+  CHECK(w.find_player(pid)->contacts == 1);
+  CHECK(far_id != near_id);
+  w.step(kDt);
+  CHECK(w.find_player(pid)->contacts == 2);  // still touching: one event per tick
+
+  // The player walks away: no more contacts.
+  REQUIRE(w.set_player_intent(pid, {0.0f, 1.0f}));
+  for (int t = 0; t < 10; ++t) w.step(kDt);
+  REQUIRE(w.set_player_intent(pid, {0.0f, 0.0f}));
+  w.swarm_mutable().set_position(w.swarm().index_of(near_id), {2.5f, 28.5f});
+  w.step(kDt);
+  CHECK(w.contacts().empty());
+}
+
+TEST_CASE("world: spawner counts, capacity, distance and reachability") {
+  // A walled room in the east half is unreachable from the player: nothing spawns there.
+  std::string text;
+  for (int y = 0; y < 60; ++y) {
+    std::string row(60, '.');
+    row[0] = row[59] = '#';
+    if (y == 0 || y == 59) row.assign(60, '#');
+    if (y >= 20 && y <= 40) {
+      row[40] = '#';
+      row[58] = '#';
+      if (y == 20 || y == 40) {
+        for (int x = 40; x <= 58; ++x) row[static_cast<std::size_t>(x)] = '#';
+      }
+    }
+    text += row + "\n";
+  }
+  AsciiScene scene(text);
+  WorldParams params;
+  params.max_agents = 250;
+  params.spawner.initial_agents = 200;
+  params.spawner.wave_size = 20;
+  params.spawner.wave_interval_ticks = 3;
+  params.spawner.min_player_distance = 15.0f;
+  World w(scene.map, params);
+  const Vec2 player{10.5f, 10.5f};
+  w.add_player(player);
+  w.step(kDt);
+  REQUIRE(w.swarm().size() == 200);
+  const IntegrationField& field = w.fields().integration();
+  // Check the spawn positions before they move much: take the positions after one tick
+  // (agents move <= max_speed * dt).
+  const float slack = params.swarm.max_speed * kDt + 1e-3f;
+  for (std::size_t i = 0; i < w.swarm().size(); ++i) {
+    const Vec2 p{w.swarm().xs()[i], w.swarm().ys()[i]};
+    const CellCoord c = w.map().world_to_cell(p);
+    CAPTURE(i);
+    CHECK(field.reachable(c.x, c.y));
+    CHECK(length(p - player) >= params.spawner.min_player_distance - 1.0f - slack);
+  }
+  for (int t = 0; t < 9; ++t) w.step(kDt);  // waves at ticks 3, 6, 9: capped at 250
+  CHECK(w.swarm().size() == 250);
+  CHECK(w.spawn_agents(10) == 0);  // full
+
+  // A map where no cell is far enough: still spawns (nearer, reachable cells).
+  WorldParams tiny;
+  tiny.spawner.min_player_distance = 100.0f;
+  World small(GridMap(12, 12), tiny);
+  small.add_player({6.0f, 6.0f});
+  CHECK(small.spawn_agents(30) == 30);
+  // No players: anywhere walkable.
+  World empty(GridMap(12, 12), tiny);
+  CHECK(empty.spawn_agents(5) == 5);
+  // No walkable cell: nothing, no crash.
+  World solid(GridMap(8, 8, kBlockedCost), tiny);
+  CHECK(solid.spawn_agents(5) == 0);
+  solid.add_player({1.0f, 1.0f});
+  solid.step(kDt);
+  CHECK(solid.tick() == 1);
+}
+
+TEST_CASE("world: bad dt is ignored and a world with no players holds its agents") {
+  WorldParams params;
+  params.spawner.initial_agents = 20;
+  World w(GridMap(20, 20), params);
+  w.step(0.0f);
+  w.step(-1.0f);
+  w.step(std::numeric_limits<float>::infinity());
+  CHECK(w.tick() == 0);
+  CHECK(w.swarm().size() == 0);
+  w.step(kDt);
+  CHECK(w.tick() == 1);
+  CHECK(w.swarm().size() == 20);
+  for (int t = 0; t < 30; ++t) w.step(kDt);
+  CHECK(all_finite(w.swarm()));
+}
