@@ -1,0 +1,64 @@
+// The windowed viewer (SDL2 window, not --headless) on a virtual X display: started once under
+// `xvfb-run -a` against a real server, it must connect, render frames and exit 0 after
+// --seconds. Skipped (with a message) when xvfb-run was not found at configure time.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <csignal>
+#include <filesystem>
+#include <iostream>
+#include <string>
+
+#include "e2e_environment.hpp"
+#include "subprocess.hpp"
+
+namespace {
+using namespace std::chrono_literals;
+namespace st = swarmfield::testing;
+}  // namespace
+
+TEST_CASE("windowed viewer under xvfb-run renders frames from a live server") {
+  const std::string xvfb_run = SWARMFIELD_XVFB_RUN;
+  if (xvfb_run.empty() || !std::filesystem::exists(xvfb_run)) {
+    MESSAGE("xvfb-run not found (install the xvfb package and re-run cmake): windowed viewer test skipped");
+    std::cout << "viewer_xvfb: SKIPPED, xvfb-run not found\n";
+    return;
+  }
+  const std::filesystem::path run_dir = st::make_run_dir("viewer_xvfb");
+  const std::filesystem::path map_path = st::maps_dir() / "street" / "Boston_0_512.map";
+  REQUIRE_MESSAGE(std::filesystem::exists(map_path), "map not found: " << map_path << " (set SWARMFIELD_MAPS_DIR)");
+
+  std::string error;
+  auto server = st::start_server({"--map", map_path.string(), "--agents", "500", "--bind", "127.0.0.1"},
+                                 (run_dir / "server.log").string(), 15000ms, error);
+  REQUIRE_MESSAGE(server.has_value(), error);
+  INFO(server->process->log_tail(40));
+
+  const std::string shot = (run_dir / "window.png").string();
+  // xvfb-run starts Xvfb and runs the viewer in its own process group; its exit status is the
+  // viewer's. The deadline covers Xvfb start-up (about a second) and a loaded machine.
+  st::Subprocess viewer({xvfb_run, "-a", st::program_path("swarmfield-viewer"), "--host", "127.0.0.1", "--port",
+                         std::to_string(server->ports.tcp), "--seconds", "3", "--fps", "30", "--name", "e2e-window",
+                         "--screenshot", shot},
+                        (run_dir / "viewer.log").string());
+  INFO(viewer.log_tail(40));
+  REQUIRE_MESSAGE(viewer.started(), "could not start " << viewer.command_line());
+  auto status = viewer.wait_for(30000ms);
+  if (!status) {
+    // SIGTERM lets xvfb-run clean up its Xvfb; SIGKILL (destructor) only if that fails.
+    viewer.signal(SIGTERM);
+    status = viewer.wait_for(3000ms);
+  }
+  REQUIRE_MESSAGE(status.has_value(), "the viewer under xvfb-run did not exit within 30 s");
+  const std::string summary = st::last_line_starting_with(viewer.log(), "viewer: ");
+  std::cout << "viewer_xvfb: status " << *status << ", " << summary << "\n";
+  CHECK(*status == 0);
+  CHECK(st::summary_value(summary, "connected") == std::optional<double>(1));
+  CHECK(st::summary_value(summary, "frames").value_or(0) > 0);
+  CHECK(st::summary_value(summary, "snapshots").value_or(0) > 0);
+  CHECK(std::filesystem::exists(shot));
+
+  server->process->signal(SIGTERM);
+  const auto server_status = server->process->wait_for(5000ms);
+  CHECK(server_status == std::optional<int>(0));
+}
