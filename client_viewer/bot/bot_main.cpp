@@ -173,8 +173,13 @@ int main(int argc, char** argv) {
       if (!c.connected()) {
         if (!b.reported_end) {
           b.reported_end = true;
-          lost = true;
-          std::cerr << "error: " << b.name << ": " << (c.error().empty() ? "connection closed" : c.error()) << "\n";
+          const std::string why = c.error().empty() ? "connection closed" : c.error();
+          if (c.ended_by_bye()) {
+            std::cerr << "info: " << b.name << ": " << why << "\n";  // orderly end, not a failure
+          } else {
+            lost = true;
+            std::cerr << "error: " << b.name << ": " << why << "\n";
+          }
         }
         continue;
       }

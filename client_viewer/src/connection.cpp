@@ -269,6 +269,7 @@ void Connection::on_tcp_message(protocol::TcpMessage&& message) {
     return;
   }
   if (auto* bye = std::get_if<protocol::Bye>(&message)) {
+    ended_by_bye_ = state_ == ConnectionState::kConnected;
     fail(state_ == ConnectionState::kConnected ? "server closed the session: " + bye->reason
                                                : "server closed the connection during handshake: " + bye->reason);
     return;

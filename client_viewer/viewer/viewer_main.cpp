@@ -327,6 +327,7 @@ int main(int argc, char** argv) {
 
   // ---- main loop ---------------------------------------------------------------------------
   bool lost = false;
+  bool ended = false;
   while (!quit && !g_stop) {
     const auto frame_start = Clock::now();
     if (args.seconds > 0.0 && elapsed() >= args.seconds) break;
@@ -334,10 +335,11 @@ int main(int argc, char** argv) {
     io.poll();
     if (io.stopped()) io.restart();
     const auto& stats = connection.stats();
-    if (connection.finished() && !lost) {
-      lost = true;
+    if (connection.finished() && !ended) {
+      ended = true;
+      lost = !connection.ended_by_bye();  // a server's Bye is an orderly end, not a failure
       end_reason = connection.error().empty() ? "connection closed" : connection.error();
-      std::cerr << "error: " << end_reason << "\n";
+      std::cerr << (lost ? "error: " : "info: ") << end_reason << "\n";
       if (video.window == nullptr || args.seconds > 0.0) {
         // Nothing more to show: keep the last frame for the screenshot and stop.
         break;

@@ -94,6 +94,9 @@ class Connection {
   }
   /// Why the connection failed or closed; empty while fine. Closing with close() leaves it empty.
   [[nodiscard]] const std::string& error() const noexcept { return error_; }
+  /// True when a connected session was ended by the server's Bye (an orderly end, e.g. server
+  /// shutdown), as opposed to an Error, a lost connection or a failed handshake.
+  [[nodiscard]] bool ended_by_bye() const noexcept { return ended_by_bye_; }
 
   /// Valid once connected.
   [[nodiscard]] const protocol::Welcome& welcome() const noexcept { return welcome_; }
@@ -142,6 +145,7 @@ class Connection {
   std::unique_ptr<Impl> impl_;
   ConnectionState state_ = ConnectionState::kIdle;
   std::string error_;
+  bool ended_by_bye_ = false;
   protocol::Welcome welcome_;
   sim::GridMap map_;
   std::deque<ReceivedSnapshot> snapshots_;
