@@ -9,7 +9,6 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
-#include <cstdlib>
 
 namespace swarmfield::sim {
 
@@ -22,13 +21,20 @@ constexpr float kCoincidentDist2 = 1e-12f;
 constexpr double kCoordLimit = 1.0e9;
 constexpr float kPi = std::numbers::pi_v<float>;
 constexpr float kTwoPi = 2.0f * std::numbers::pi_v<float>;
-constexpr std::uint8_t kMaxBurstTicks = 60;
 
 /// Cell index along one axis: floor(v / cell_size), the same rule as GridMap::world_to_cell.
-/// Dividing by 1 is exact, so the common unit-cell case skips the double division.
+/// Dividing by 1 is exact, so the common unit-cell case skips the double division, and floors
+/// by truncating and stepping down (exact for every float in range; std::floor is a library
+/// call on baseline x86-64, and this runs several times per agent per tick).
 inline std::int32_t cell_of(float v, float cell_size) noexcept {
-  const double c = cell_size == 1.0f ? std::floor(static_cast<double>(v))
-                                     : std::floor(static_cast<double>(v) / static_cast<double>(cell_size));
+  if (cell_size == 1.0f) {
+    constexpr float kLimit = static_cast<float>(kCoordLimit);
+    if (!(v > -kLimit)) return static_cast<std::int32_t>(-kCoordLimit);  // also NaN
+    if (v > kLimit) return static_cast<std::int32_t>(kCoordLimit);
+    const auto t = static_cast<std::int32_t>(v);
+    return t - (v < static_cast<float>(t) ? 1 : 0);
+  }
+  const double c = std::floor(static_cast<double>(v) / static_cast<double>(cell_size));
   if (!(c > -kCoordLimit)) return static_cast<std::int32_t>(-kCoordLimit);  // also NaN
   if (c > kCoordLimit) return static_cast<std::int32_t>(kCoordLimit);
   return static_cast<std::int32_t>(c);
@@ -126,6 +132,21 @@ inline Vec2 coincident_push(std::uint32_t rank, std::uint32_t group) noexcept {
   return id_direction(rank) * r;
 }
 
+/// Ticks a stack of `group` coincident agents keeps bursting: the Vogel disc of coincident_push
+/// grows by max_step a tick (each agent repeats its first displacement, so the pattern only
+/// scales), and its smallest spacing, between the innermost points, is 1.546 / sqrt(group) of
+/// the disc radius for group >= 4 (larger below). The burst lasts until that spacing reaches one
+/// disc diameter `contact_d`: ceil(contact_d * sqrt(group) / (1.546 * max_step)), 1 to 255 ticks.
+/// A uniformly scaled pattern is the fastest way out for agents that cannot exceed max_step:
+/// plain contact pushes cancel inside a dense stack and it would spread by slow diffusion.
+inline std::uint8_t burst_ticks(std::uint32_t group, float contact_d, float max_step) noexcept {
+  constexpr float kVogelMinSpacing = 1.546f;
+  if (!(max_step > 0.0f)) return 1;
+  const float ticks = std::ceil(contact_d * std::sqrt(static_cast<float>(group)) / (kVogelMinSpacing * max_step));
+  if (!(ticks >= 1.0f)) return 1;
+  return ticks >= 255.0f ? std::uint8_t{255} : static_cast<std::uint8_t>(ticks);
+}
+
 /// Wraps an angle (radians) into (-pi, pi].
 inline float wrap_angle(float a) noexcept {
   if (!std::isfinite(a)) return 0.0f;
@@ -149,6 +170,11 @@ SwarmParams sanitize(SwarmParams p) noexcept {
   if (!ok(p.overlap_stiffness)) p.overlap_stiffness = d.overlap_stiffness;
   if (!ok(p.contact_stiffness)) p.contact_stiffness = d.contact_stiffness;
   if (!ok(p.max_turn_rate)) p.max_turn_rate = d.max_turn_rate;
+  if (!ok(p.commit_min_speed)) p.commit_min_speed = d.commit_min_speed;
+  if (!ok(p.yield_fraction)) p.yield_fraction = d.yield_fraction;
+  p.yield_fraction = std::min(p.yield_fraction, 1.0f);
+  if (!ok(p.press_overlap)) p.press_overlap = d.press_overlap;
+  p.press_overlap = std::min(p.press_overlap, 1.0f);
   return p;
 }
 
@@ -172,6 +198,86 @@ Vec2 escape_direction(const GridMap& map, const IntegrationField& integration, V
   return normalized_or_zero(best);
 }
 
+
+/// Route commitment (hysteresis): the smoothed flow direction `desired` at an agent in cell
+/// (cx, cy) that moved with velocity `v` last tick. When the blend points back (more than 90
+/// degrees from v), the agent does not reverse if it can keep going: first, when its own cell's
+/// arrow is still within 90 degrees of v, it follows that arrow (the blend was pulled back by a
+/// neighbouring cell, e.g. one whose tie between two equal routes broke the other way); else,
+/// when a neighbour cell roughly ahead (within 67.5 degrees of v, legal step, no corner cut) is
+/// still downhill in `integration` (lower than the agent's cell), it keeps going along v: both
+/// ways are then (nearly) as good, and reversing would only make it dither each time a goal
+/// flickers between two cells (C5) or a tie in the field flips. Below `min_speed` the blend wins.
+Vec2 keep_route(const GridMap& map, const FlowField& flow, const IntegrationField& integration, std::int32_t cx,
+                std::int32_t cy, Vec2 desired, Vec2 v, float min_speed) noexcept {
+  const float speed = length(v);
+  if (!(speed >= min_speed) || dot(desired, v) >= 0.0f) return desired;
+  const Vec2 own_arrow = direction_vector(flow.at(cx, cy));
+  if (dot(own_arrow, v) > 0.0f) return own_arrow;
+  if (!integration.reachable(cx, cy)) return desired;
+  const Vec2 u = v * (1.0f / speed);
+  const std::uint32_t own = integration.raw(cx, cy);
+  constexpr float kCos67 = 0.38268343f;
+  for (std::size_t d = 0; d < kDirectionOffsets.size(); ++d) {
+    const CellCoord o = kDirectionOffsets[d];
+    if (dot(direction_vector(static_cast<FlowDirection>(d)), u) < kCos67) continue;
+    const std::int32_t ax = cx + o.x, ay = cy + o.y;
+    if (!integration.reachable(ax, ay) || integration.raw(ax, ay) >= own) continue;
+    if (o.x != 0 && o.y != 0 && (!map.walkable(ax, cy) || !map.walkable(cx, ay))) continue;  // corner
+    return u;
+  }
+  return desired;
+}
+
+/// How far (world units) a disc may move along a unit direction before it touches another disc:
+/// the other's centre is at distance `d` in a direction whose cosine with the move is
+/// `approach` (> 0), and discs touch at `contact_d`. Exact for the straight sweep: the smallest
+/// L >= 0 with |d u - L s| = contact_d, or +infinity when the sweep passes by. 0 when the
+/// discs already overlap (any such move brings them closer).
+inline float free_path(float d, float approach, float contact_d) noexcept {
+  if (d <= contact_d) return 0.0f;
+  const float disc = d * d * approach * approach - (d * d - contact_d * contact_d);
+  if (disc < 0.0f) return std::numeric_limits<float>::infinity();
+  return std::max(0.0f, d * approach - std::sqrt(disc));
+}
+
+}  // namespace
+
+/// Rounds a door post: `p1` is where `move` from `p0` ended after wall sliding. When an axis
+/// was stopped by a wall cell only the disc's edge overlaps (the cell beside the centre's own
+/// row or column is blocked, the one straight ahead is free), the disc is moved sideways toward
+/// the opening by what the stopped axis lost, within `budget` in total (so the speed limit
+/// holds). Without this an agent pressed against a post stays there until a push frees it:
+/// the bounding-square collision blocks it although its centre is already in line with the
+/// opening (the "corner snag" of tile games). Never moves into a wall (slide_along_walls).
+Vec2 slide_round_corner(const GridMap& map, Vec2 p0, Vec2 p1, Vec2 move, float budget, float radius) noexcept {
+  const float cs = map.cell_size();
+  const float r = collision_radius(radius, cs);
+  const float eps = 2.0f * span_epsilon(map);
+  for (int axis = 0; axis < 2; ++axis) {
+    const float lost = axis == 0 ? move.x - (p1.x - p0.x) : move.y - (p1.y - p0.y);
+    if (std::abs(lost) <= eps) continue;
+    const float along = axis == 0 ? p1.x : p1.y;   // coordinate on the stopped axis
+    const float across = axis == 0 ? p1.y : p1.x;  // coordinate on the other axis
+    const std::int32_t ahead = cell_of(along + (lost > 0.0f ? r + eps : -(r + eps)), cs);
+    const std::int32_t line = cell_of(across, cs);
+    auto walkable = [&](std::int32_t a, std::int32_t b) { return axis == 0 ? map.walkable(a, b) : map.walkable(b, a); };
+    if (!walkable(ahead, line)) continue;  // a flat wall straight ahead: nothing to round
+    float shift = 0.0f;
+    const float lo = static_cast<float>(line) * cs, hi = lo + cs;
+    if (across - r < lo - eps && !walkable(ahead, line - 1)) shift = lo + r - across;
+    else if (across + r > hi + eps && !walkable(ahead, line + 1)) shift = hi - r - across;
+    if (shift == 0.0f) continue;
+    const Vec2 used = p1 - p0;
+    const float room = std::min(std::abs(lost), budget - length(used));
+    if (!(room > 0.0f)) break;
+    shift = std::clamp(shift, -room, room);
+    p1 = slide_along_walls(map, p1, axis == 0 ? Vec2{0.0f, shift} : Vec2{shift, 0.0f}, radius);
+  }
+  return p1;
+}
+
+namespace {
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -263,6 +369,10 @@ Swarm::Swarm(const SwarmParams& params, std::size_t capacity) : params_(sanitize
   burst_ticks_.reserve(capacity);
   perm_burst_.reserve(capacity);
   perm_vxs_.reserve(capacity);
+  prio_.reserve(capacity);
+  path_x_.reserve(capacity);
+  path_y_.reserve(capacity);
+  allow_.reserve(capacity);
   perm_vys_.reserve(capacity);
   perm_ids_.reserve(capacity);
   perm_headings_.reserve(capacity);
@@ -392,6 +502,10 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   corr_y_.resize(n);
   steer_x_.resize(n);
   steer_y_.resize(n);
+  prio_.resize(n);
+  allow_.resize(n);
+  path_x_.resize(n);
+  path_y_.resize(n);
   next_xs_.resize(n);
   next_ys_.resize(n);
 
@@ -440,85 +554,39 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   vxs_.swap(perm_vxs_);
   vys_.swap(perm_vys_);
 
-  // --- Gather neighbours: separation = mean over neighbours closer than R of
-  //     away_unit * (1 - d / R) (SPEC); plus a contact term for discs that overlap: the sum
-  //     over them of away_unit * (2r - d) / 2, i.e. each of a pair removes half the overlap.
-  //     The mean alone dilutes the push between two overlapping agents by the neighbour count
-  //     (in a cluster of 30 they part at 2 * stiffness / 30 per tick and stay stacked for
-  //     seconds); the contact term is what keeps discs apart. Both go into the correction.
-  for (std::size_t k = 0; k < n; ++k) {
-    const float px = sxs[k], py = sys[k];
-    const auto self = static_cast<std::uint32_t>(k);
-    const std::uint32_t self_id = ids_[k];
-    float sx = 0.0f, sy = 0.0f;  // kernel sum
-    float kx = 0.0f, ky = 0.0f;  // contact sum
-    std::uint32_t count = 0, coincident = 0, rank = 0;
-    bool overlapping = false;
-    hash_.for_each_slot_near({px, py}, [&](std::uint32_t m) {
-      if (m == self) return;
-      const float dx = px - sxs[m], dy = py - sys[m];
-      const float d2 = dx * dx + dy * dy;
-      if (d2 >= sep_r2) return;
-      ++count;
-      if (d2 < kCoincidentDist2) {  // no direction: handled by id below
-        ++coincident;
-        if (ids_[m] < self_id) ++rank;
-        return;
-      }
-      const float d = std::sqrt(d2);
-      const float inv_d = 1.0f / d;
-      const float w = (1.0f - d * inv_sep_r) * inv_d;  // kernel weight; inv_d normalizes (dx, dy)
-      sx += dx * w;
-      sy += dy * w;
-      if (d < contact_d) {
-        overlapping = true;
-        const float c = (contact_d - d) * 0.5f * inv_d;
-        kx += dx * c;
-        ky += dy * c;
-      }
-    });
-    if (coincident > 0) {
-      // Stacked on other agents: this tick's whole displacement is the agent's point of a
-      // Vogel disc of radius max_step (see coincident_push); the integrate phase applies it.
-      const Vec2 u = coincident_push(rank, coincident + 1);
-      corr_x_[k] = u.x;
-      corr_y_[k] = u.y;
-      burst_[k] = 1;
-      burst_ticks_[k] = 1;
-      continue;
+  // --- Steering: desired = smoothed flow (hold on a goal, escape from unreachable cells), kept
+  //     on its route when the flow flips behind it (see below); obstacle force from the static
+  //     hash, clamped; steer = normalize(desired * w + force). Reads only the agent's own state,
+  //     and comes before the neighbour pass, which needs every agent's steering direction.
+  const std::uint8_t* open = open_cells_.data();
+  auto is_open = [&](Vec2 from) noexcept {
+    const std::int32_t cx = cell_of(from.x, cs), cy = cell_of(from.y, cs);
+    return cx >= 0 && cy >= 0 && cx < map_w && cy < map_h && open[map.index(cx, cy)] != 0;
+  };
+  auto slide = [&](Vec2 from, Vec2 move) noexcept -> Vec2 {
+    if (small_moves && std::abs(move.x) <= max_step && std::abs(move.y) <= max_step && is_open(from)) {
+      return from + move;
     }
-    const float mean = count > 0 ? 1.0f / static_cast<float>(count) : 0.0f;
-    corr_x_[k] = sx * mean * stiffness + kx * contact_stiffness;
-    corr_y_[k] = sy * mean * stiffness + ky * contact_stiffness;
-    static const int variant = std::getenv("BURST_VARIANT") ? std::atoi(std::getenv("BURST_VARIANT")) : 0;
-    if (variant > 0 && burst_ticks_[k] > 0 && burst_ticks_[k] < kMaxBurstTicks && overlapping) {
-      const float inv_step = max_step > 0.0f ? 1.0f / max_step : 0.0f;
-      const float bx = vxs_[k] * dt * inv_step, by = vys_[k] * dt * inv_step;
-      if (variant == 1) { corr_x_[k] = bx; corr_y_[k] = by; }
-      else { corr_x_[k] = bx + corr_x_[k] * inv_step; corr_y_[k] = by + corr_y_[k] * inv_step;
-        const float l = std::sqrt(corr_x_[k]*corr_x_[k]+corr_y_[k]*corr_y_[k]); if (l > 1.0f) { corr_x_[k] /= l; corr_y_[k] /= l; } }
-      burst_[k] = 1;
-      ++burst_ticks_[k];
-      continue;
-    }
-    burst_[k] = 0;
-    burst_ticks_[k] = 0;
-  }
-
-  // --- Steering: desired = smoothed flow (hold on a goal, escape from unreachable cells);
-  //     obstacle force from the static hash, clamped; steer = normalize(desired * w + force) --
+    return slide_along_walls(map, from, move, radius);
+  };
   const float max_force = params_.obstacle_max_force;
   const bool have_obstacles = !obstacles_.empty();
+  const float commit_speed = params_.commit_min_speed * params_.max_speed;
   for (std::size_t k = 0; k < n; ++k) {
     const Vec2 p{sxs[k], sys[k]};
     const std::int32_t cx = cell_of(p.x, cs), cy = cell_of(p.y, cs);
     Vec2 desired{};
     if (flow.at(cx, cy) != FlowDirection::kNone) {
       desired = sample_flow(map, flow, p);
+      if (integration != nullptr && commit_speed > 0.0f) {
+        desired = keep_route(map, flow, *integration, cx, cy, desired, {vxs_[k], vys_[k]}, commit_speed);
+      }
     } else if (integration != nullptr && !integration->reachable(cx, cy)) {
       desired = escape_direction(map, *integration, p, cx, cy, kEscapeSearchCells);
     }
     // else: a goal cell (or no integration to tell): hold.
+    // Right of way in the neighbour pass: the lower integration value (nearer the goal) first.
+    prio_[k] = integration != nullptr && integration->reachable(cx, cy) ? integration->raw(cx, cy) : kUnreachable;
 
     Vec2 force{};
     if (have_obstacles) {
@@ -538,19 +606,131 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
     const Vec2 steer = normalized_or_zero(desired * params_.flow_weight + force);
     steer_x_[k] = steer.x;
     steer_y_[k] = steer.y;
+    // Where a full step along the steering actually goes once walls are slid along and posts
+    // rounded: along a wall only the tangential part moves the agent, and the free path must
+    // be measured along that (an agent pressed on a wall slides into neighbours its steering
+    // direction alone would pass by).
+    Vec2 probe = steer;
+    const bool open_here =
+        small_moves && cx >= 0 && cy >= 0 && cx < map_w && cy < map_h && open[map.index(cx, cy)] != 0;
+    if (!open_here && max_step > 0.0f && (steer.x != 0.0f || steer.y != 0.0f)) {
+      const Vec2 move = steer * max_step;
+      Vec2 q = slide_along_walls(map, p, move, radius);
+      if (q.x - p.x != move.x || q.y - p.y != move.y) {
+        q = slide_round_corner(map, p, q, move, max_step, radius);
+        probe = (q - p) * (1.0f / max_step);
+      }
+    }
+    path_x_[k] = probe.x;
+    path_y_[k] = probe.y;
   }
 
-  // --- Integrate + overlap correction: move = steer * max_speed * dt slid along walls, then
-  //     the correction (separation * stiffness + contact term, not scaled by dt) slid along
-  //     walls; the correction has priority within the speed budget (total <= max_speed * dt).
-  const std::uint8_t* open = open_cells_.data();
-  auto slide = [&](Vec2 from, Vec2 move) noexcept -> Vec2 {
-    if (small_moves && std::abs(move.x) <= max_step && std::abs(move.y) <= max_step) {
-      const std::int32_t cx = cell_of(from.x, cs), cy = cell_of(from.y, cs);
-      if (cx >= 0 && cy >= 0 && cx < map_w && cy < map_h && open[map.index(cx, cy)] != 0) return from + move;
+  // --- Gather neighbours: separation = mean over neighbours closer than R of
+  //     away_unit * (1 - d / R) (SPEC); plus a contact term for discs that overlap: the sum
+  //     over them of away_unit * (2r - d) / 2, i.e. each of a pair removes half the overlap.
+  //     The mean alone dilutes the push between two overlapping agents by the neighbour count
+  //     (in a cluster of 30 they part at 2 * stiffness / 30 per tick and stay stacked for
+  //     seconds); the contact term is what keeps discs apart. Both go into the correction.
+  //     Also the free path: how far the agent may move along its steering direction before
+  //     its disc would touch a neighbour ahead (see free_path()), so agents queue behind the
+  //     one in front instead of stepping into it and being pushed back the next tick (the
+  //     period-2 jitter of a pressed crowd, which never loses its kinetic energy).
+  const bool yield = params_.yield_to_agents_ahead;
+  const float yield_fraction = params_.yield_fraction;
+  const float press_d = contact_d * (1.0f - params_.press_overlap);
+  for (std::size_t k = 0; k < n; ++k) {
+    const float px = sxs[k], py = sys[k];
+    const auto self = static_cast<std::uint32_t>(k);
+    const std::uint32_t self_id = ids_[k];
+    const std::uint32_t self_prio = prio_[k];
+    // Direction and rate (world units per unit of move budget) of this agent's actual path.
+    const float path_len = std::sqrt(path_x_[k] * path_x_[k] + path_y_[k] * path_y_[k]);
+    const bool moving = yield && path_len > 1e-4f;
+    const float skx = moving ? path_x_[k] / path_len : 0.0f, sky = moving ? path_y_[k] / path_len : 0.0f;
+    float sx = 0.0f, sy = 0.0f;  // kernel sum
+    float kx = 0.0f, ky = 0.0f;  // contact sum
+    float allow = max_step;      // free path along the steering direction
+    std::uint32_t count = 0, coincident = 0, rank = 0;
+    hash_.for_each_slot_near({px, py}, [&](std::uint32_t m) {
+      if (m == self) return;
+      const float dx = px - sxs[m], dy = py - sys[m];
+      const float d2 = dx * dx + dy * dy;
+      if (d2 >= sep_r2) return;
+      ++count;
+      if (d2 < kCoincidentDist2) {  // no direction: handled by id below
+        ++coincident;
+        if (ids_[m] < self_id) ++rank;
+        return;
+      }
+      const float d = std::sqrt(d2);
+      const float inv_d = 1.0f / d;
+      const float w = (1.0f - d * inv_sep_r) * inv_d;  // kernel weight; inv_d normalizes (dx, dy)
+      sx += dx * w;
+      sy += dy * w;
+      if (d < contact_d) {
+        const float c = (contact_d - d) * 0.5f * inv_d;
+        kx += dx * c;
+        ky += dy * c;
+      }
+      if (!moving) return;
+      // Unit vector toward m, and how fast moving along the path closes in on it.
+      const float ux = -dx * inv_d, uy = -dy * inv_d;
+      const float approach = skx * ux + sky * uy;
+      if (approach <= 0.0f) return;  // m is beside or behind
+      // Already pressed into m by more than press_overlap: a jammed crowd (a packed spawn, a
+      // mob at a door) only clears if its members push on; the contact term keeps it bounded.
+      if (d < press_d) return;
+      // Head-on or converging (m's path also closes in on us): one of the two must go first,
+      // or both wait for ever (the two-agent arch at a door). The one with right of way (nearer
+      // the goal, then the lower id) ignores the other, whose own pass makes it yield.
+      const float m_approach = -(path_x_[m] * ux + path_y_[m] * uy);
+      const bool converging = m_approach > 0.0f;
+      if (converging && (self_prio < prio_[m] || (self_prio == prio_[m] && self_id < ids_[m]))) return;
+      allow = std::min(allow, yield_fraction * free_path(d, approach, contact_d));
+      if (converging) {
+        // Yielding: keep clear of where m is heading too (one diameter along its path), or m
+        // walks into us and shoves us back the next tick.
+        const float wx = sxs[m] + path_x_[m] * contact_d - px, wy = sys[m] + path_y_[m] * contact_d - py;
+        const float wd = std::sqrt(wx * wx + wy * wy);
+        if (wd > 1e-6f) {
+          const float ahead = (skx * wx + sky * wy) / wd;
+          if (ahead > 0.0f) allow = std::min(allow, yield_fraction * free_path(wd, ahead, contact_d));
+        }
+      }
+    });
+    allow_[k] = moving ? allow / path_len : max_step;
+    if (coincident > 0) {
+      // Stacked on other agents: this tick's whole displacement is the agent's point of a
+      // Vogel disc of radius max_step (see coincident_push); the integrate phase applies it.
+      const Vec2 u = coincident_push(rank, coincident + 1);
+      corr_x_[k] = u.x;
+      corr_y_[k] = u.y;
+      burst_[k] = 1;
+      burst_ticks_[k] = burst_ticks(coincident + 1, contact_d, max_step) - 1;
+      continue;
     }
-    return slide_along_walls(map, from, move, radius);
-  };
+    if (burst_ticks_[k] > 0 && max_step > 0.0f) {
+      // Still bursting out of a stack: repeat last tick's displacement, so the stack's Vogel
+      // disc keeps its shape and only grows (see burst_ticks()).
+      const float inv_step = 1.0f / max_step;
+      corr_x_[k] = vxs_[k] * dt * inv_step;
+      corr_y_[k] = vys_[k] * dt * inv_step;
+      burst_[k] = 1;
+      --burst_ticks_[k];
+      continue;
+    }
+    burst_[k] = 0;
+    const float mean = count > 0 ? 1.0f / static_cast<float>(count) : 0.0f;
+    corr_x_[k] = sx * mean * stiffness + kx * contact_stiffness;
+    corr_y_[k] = sy * mean * stiffness + ky * contact_stiffness;
+  }
+
+  // --- Integrate: the overlap correction (separation * stiffness + contact term, not scaled by
+  //     dt, clamped to max_speed * dt) slid along walls, then the move = steer * budget slid
+  //     along walls and round door posts (slide_round_corner()). Budget: max_speed * dt minus
+  //     what the correction actually moved the agent, and at most the free path; so the total
+  //     stays within max_speed * dt, a pushed agent yields instead of pressing on, and one
+  //     pushed into a wall still walks.
   const float max_step2 = max_step * max_step;
   const float inv_dt = 1.0f / dt;
   for (std::size_t k = 0; k < n; ++k) {
@@ -561,21 +741,21 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
     } else if (burst_[k] != 0) {
       p2 = slide(p0, Vec2{corr_x_[k], corr_y_[k]} * max_step);
     } else {
-      // Speed budget max_step per tick: the correction spends it first (clamped to it), the
-      // move gets what is left. A free agent moves at full speed; a pushed one yields instead
-      // of pressing on (crowds pressing toward a player would otherwise stay stacked).
       Vec2 corr{corr_x_[k], corr_y_[k]};
-      float c_len = std::sqrt(dot(corr, corr));
-      if (c_len > max_step) {
-        corr = corr * (max_step / c_len);
-        c_len = max_step;
-      }
-      const Vec2 p1 = slide(p0, Vec2{steer_x_[k], steer_y_[k]} * (max_step - c_len));
-      p2 = slide(p1, corr);
-      // Sliding the correction can drop a component that cancelled part of the move; never
-      // let that exceed the speed limit: keep the move alone then.
+      const float c_len = length(corr);
+      if (c_len > max_step) corr = corr * (max_step / c_len);
+      // The correction first, slid along walls: only what it actually moves the agent spends
+      // the budget (a crowd pressing an agent into a corner must not freeze it there).
+      const Vec2 pc = slide(p0, corr);
+      const float used = std::min(max_step, length(pc - p0));
+      const float budget = std::min(max_step - used, allow_[k]);
+      const Vec2 move = Vec2{steer_x_[k], steer_y_[k]} * budget;
+      p2 = slide(pc, move);
+      if (p2.x - pc.x != move.x || p2.y - pc.y != move.y) p2 = slide_round_corner(map, pc, p2, move, budget, radius);
+      // Sliding can turn the two parts so they no longer partly cancel; never exceed the speed
+      // limit: keep the correction alone then.
       const Vec2 d = p2 - p0;
-      if (dot(d, d) > max_step2 * 1.0001f) p2 = p1;
+      if (dot(d, d) > max_step2 * 1.0001f) p2 = pc;
     }
     next_xs_[k] = p2.x;
     next_ys_[k] = p2.y;

@@ -67,11 +67,16 @@ World::World(GridMap map, const WorldParams& params)
   contacts_.reserve(64);
 }
 
-std::uint32_t World::add_player(Vec2 p) {
+Vec2 World::place_player(Vec2 p) const noexcept {
   if (!finite(p) || !map_.walkable_at(p)) {
     const Vec2 q = move_out_of_walls(map_, p, params_.player_radius);
     p = map_.walkable_at(q) ? map_.cell_center(map_.world_to_cell(q)) : q;
   }
+  return p;
+}
+
+std::uint32_t World::add_player(Vec2 p) {
+  p = place_player(p);
   Player player;
   player.id = next_player_id_++;
   player.position = p;
@@ -83,6 +88,15 @@ bool World::remove_player(std::uint32_t player_id) {
   const auto it = std::find_if(players_.begin(), players_.end(), [&](const Player& pl) { return pl.id == player_id; });
   if (it == players_.end()) return false;
   players_.erase(it);
+  return true;
+}
+
+bool World::teleport_player(std::uint32_t player_id, Vec2 p) {
+  if (!finite(p)) return false;
+  auto it = std::find_if(players_.begin(), players_.end(), [&](const Player& pl) { return pl.id == player_id; });
+  if (it == players_.end()) return false;
+  it->position = place_player(p);
+  it->velocity = {};
   return true;
 }
 

@@ -20,12 +20,35 @@ struct SwarmParams {
   float separation_radius = 0.9f;       ///< R of the separation kernel (>= 2*radius)
   float flow_weight = 1.0f;             ///< w_flow
   float obstacle_max_force = 2.0f;      ///< clamp of the summed obstacle force
-  float overlap_stiffness = 0.25f;      ///< world units of correction per unit separation, per tick
+  /// World units of correction per unit separation, per tick. Gentle, because the separation
+  /// kernel reaches past contact (R > 2 * radius) and would keep agents at rest in a queue
+  /// rocking against the free path; enough to spread a crowd across a street.
+  float overlap_stiffness = 0.1f;
   float max_turn_rate = 8.0f;           ///< heading change per second
   /// Fraction of a disc overlap (2 * radius - d) removed per tick, each agent of the pair
   /// moving half; summed over touching neighbours and added to the overlap correction. The
   /// kernel's mean alone cannot pull apart agents stacked inside a crowd (see swarm.cpp).
-  float contact_stiffness = 1.0f;
+  /// Below 1: every agent moves at once (Jacobi), and at 1 a pressed row of agents swaps its
+  /// overlaps back and forth every tick without ever settling (the undamped alternating mode
+  /// of Jacobi relaxation; crowd scenario C4).
+  float contact_stiffness = 0.7f;
+  /// Route commitment: an agent moving at least this fraction of max_speed keeps its direction
+  /// when the flow flips behind it, as long as its own cell's arrow or a cell ahead still leads
+  /// downhill in the integration field (no dithering between equal routes, C5; needs the
+  /// integration overload of step()). 0 turns it off.
+  float commit_min_speed = 0.25f;
+  /// Free path: an agent moves along its path (steering after wall sliding) only part of the
+  /// way to where its disc would touch an agent ahead, so a queue comes to rest instead of
+  /// pressing and jittering (C4). Converging agents take turns: the one nearer the goal (then
+  /// the lower id) goes first, the other also keeps clear of one diameter of the first's path.
+  bool yield_to_agents_ahead = true;
+  /// Fraction of the free path taken per tick (0..1); below 1 a follower eases up to the one
+  /// ahead instead of closing the gap in one tick.
+  float yield_fraction = 1.0f;
+  /// An agent already overlapping the agent ahead by more than this fraction of a diameter
+  /// ignores the free path and pushes on: a jammed crowd (a packed spawn, a mob at a door)
+  /// clears only under pressure (C8); the contact term bounds the overlap.
+  float press_overlap = 0.08f;
 };
 
 /// A static round obstacle (prop), in world units.
@@ -55,16 +78,20 @@ class Swarm {
   void set_environment(const GridMap& map, std::span<const Obstacle> obstacles);
 
   /// One fixed step of `dt` seconds, in phases: repair (agents inside a blocked cell or at a
-  /// non-finite position move to the nearest walkable cell) -> rebuild hash -> gather
-  /// neighbours (separation: mean kernel of SPEC; plus a contact term, see contact_stiffness)
-  /// -> steering (smoothed flow + obstacle force) -> integrate with wall sliding, then the
-  /// overlap correction slid along walls -> heading. Speed budget: an agent moves at most
-  /// max_speed * dt per step (the correction spends the budget first, the flow move gets the
-  /// rest), except when repaired. Agents stacked on the bit-identical same point spread by id
-  /// onto a golden-angle (Vogel) disc. No agent ends the step inside a blocked cell. Each
-  /// agent's new state depends only on the previous arrays (phases are parallel-safe).
-  /// `dt` <= 0 or non-finite: no-op. Without an integration field a walkable cell whose flow is
-  /// kNone cannot be told apart from a goal, so agents there hold (use the overload below).
+  /// non-finite position move to the nearest walkable cell) -> rebuild hash (and reorder) ->
+  /// steering (smoothed flow, route commitment, obstacle force; the path a full step would
+  /// take after wall sliding) -> gather neighbours (separation: mean kernel of SPEC; plus a
+  /// contact term, see contact_stiffness; the free path, see yield_to_agents_ahead) ->
+  /// integrate: the overlap correction slid along walls, then the flow move slid along walls and
+  /// round door posts -> heading. Speed budget: an agent moves at most max_speed * dt per step
+  /// (the correction spends the budget first, as far as walls let it move, the flow move gets
+  /// the rest up to the free path), except when repaired. Agents stacked on the bit-identical
+  /// same point spread by id onto a golden-angle (Vogel) disc that grows by max_speed * dt per
+  /// tick until its tightest spacing is one diameter (C3). No agent ends the step inside a
+  /// blocked cell. Each agent's new state depends only on the previous arrays (phases are
+  /// parallel-safe). `dt` <= 0 or non-finite: no-op. Without an integration field a walkable
+  /// cell whose flow is kNone cannot be told apart from a goal, so agents there hold (use the
+  /// overload below), and there is no route commitment.
   void step(const GridMap& map, const FlowField& flow, float dt);
   /// As above, and an agent on a walkable cell that `integration` marks unreachable (no goal
   /// can reach it) steers to the nearest reachable cell within kEscapeSearchCells cells, or
@@ -114,6 +141,9 @@ class Swarm {
   std::vector<float> perm_headings_;
   std::vector<std::uint8_t> burst_ticks_, perm_burst_;  // ticks spent bursting out of a stack (0 = not)
   std::vector<float> perm_vxs_, perm_vys_;
+  std::vector<std::uint32_t> prio_;  // per slot: integration value of the agent's cell (right of way)
+  std::vector<float> allow_;         // per slot: free path along the steering direction (world units)
+  std::vector<float> path_x_, path_y_;  // per slot: displacement of a unit move after wall sliding
   // Per map cell: 1 when the cell and its 8 neighbours are walkable, so a short move from it
   // cannot touch a wall (the fast path of wall sliding). Keyed by the map it was built from.
   std::vector<std::uint8_t> open_cells_;
@@ -136,6 +166,14 @@ class Swarm {
 /// spans, never crosses a diagonal wall corner, and lies in a walkable cell whenever `from`
 /// does. Precondition for that guarantee: `from` is in a walkable cell (see move_out_of_walls).
 [[nodiscard]] Vec2 slide_along_walls(const GridMap& map, Vec2 from, Vec2 move, float radius) noexcept;
+
+/// After wall sliding took a move from `p0` only to `p1`: when an axis was stopped by a wall
+/// cell that only the disc's edge overlaps (a door post; the cell straight ahead of the centre
+/// is free), moves the disc sideways toward the opening by up to what that axis lost, keeping
+/// the total displacement from `p0` within `budget` (world units). Otherwise returns `p1`.
+/// Same wall guarantees as slide_along_walls.
+[[nodiscard]] Vec2 slide_round_corner(const GridMap& map, Vec2 p0, Vec2 p1, Vec2 move, float budget,
+                                      float radius) noexcept;
 
 /// The point nearest to `p` whose disc of `radius` lies inside one walkable cell: `p` clamped
 /// into the nearest walkable cell (Euclidean distance to the cell's square, ties to the first

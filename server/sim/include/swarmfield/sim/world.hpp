@@ -50,6 +50,11 @@ class World {
   /// Adds a player at `p` (moved to the nearest walkable cell centre if blocked). Returns its id.
   std::uint32_t add_player(Vec2 p);
   bool remove_player(std::uint32_t player_id);
+  /// Moves a player to `p` at once (respawn, scripted tests): placed like add_player (moved to
+  /// the nearest walkable cell centre if blocked), velocity zeroed; intent kept. The fields
+  /// follow on the next step() if the player's cell changed. Returns false for an unknown id or
+  /// a non-finite `p` (ignored).
+  bool teleport_player(std::uint32_t player_id, Vec2 p);
   /// Sets a player's move intent; vectors longer than 1 are clamped to 1. Returns false for an
   /// unknown id or a non-finite vector (ignored).
   bool set_player_intent(std::uint32_t player_id, Vec2 intent);
@@ -91,6 +96,7 @@ class World {
   [[nodiscard]] const WorldParams& params() const noexcept { return params_; }
 
  private:
+  [[nodiscard]] Vec2 place_player(Vec2 p) const noexcept;  // add_player's placement rule
   void move_players(float dt);
   bool update_fields();
   void collect_contacts();

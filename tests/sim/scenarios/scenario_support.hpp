@@ -1,0 +1,184 @@
+#pragma once
+// Helpers shared by the crowd scenarios C1-C9 (/work/shared/scenarios/README.md): ASCII scenes,
+// optimal times from the integration field, following agents by id, and motion statistics.
+//
+// Conventions used by every scenario test:
+//  - fixed step kDt = 1/30 s (the world's default 30 Hz); times are counted in ticks;
+//  - "optimal time" = octile shortest-path length (cells, read from the integration field, which
+//    equals the exact octile distance) / max_speed (cells per second), in ticks;
+//  - an agent "arrives" on the first tick its centre lies in the goal cell (it holds there);
+//  - agents are followed by id (Swarm::step() reorders them every tick).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string_view>
+#include <vector>
+
+#include "swarmfield/sim/flow_field.hpp"
+#include "swarmfield/sim/grid_map.hpp"
+#include "swarmfield/sim/integration_field.hpp"
+#include "swarmfield/sim/map_parse.hpp"
+#include "swarmfield/sim/swarm.hpp"
+#include "swarmfield/sim/vec2.hpp"
+
+namespace swarmfield::sim::scenario {
+
+inline constexpr float kDt = 1.0f / 30.0f;
+
+/// An ASCII map with its markers; fails the test when it does not parse.
+struct Scene {
+  GridMap map;
+  std::vector<MapMarker> markers;
+
+  explicit Scene(std::string_view text) {
+    MapError error;
+    const bool ok = parse_ascii_map(text, "scenario", map, error, &markers);
+    REQUIRE_MESSAGE(ok, error.to_string());
+  }
+  /// Every cell marked `symbol`, in row-major order.
+  [[nodiscard]] std::vector<CellCoord> cells_of(char symbol) const {
+    std::vector<CellCoord> out;
+    for (const MapMarker& m : markers) {
+      if (m.symbol == symbol) out.push_back(m.cell);
+    }
+    return out;
+  }
+  /// The single cell marked `symbol` (fails the test when there is not exactly one).
+  [[nodiscard]] CellCoord one(char symbol) const {
+    const std::vector<CellCoord> cells = cells_of(symbol);
+    REQUIRE_MESSAGE(cells.size() == 1, "marker '" << symbol << "' appears " << cells.size() << " times");
+    return cells[0];
+  }
+};
+
+/// Octile shortest-path length (cells) from `from` to `goal`; +infinity when unreachable.
+[[nodiscard]] inline double optimal_length(const GridMap& map, CellCoord from, CellCoord goal) {
+  IntegrationField field;
+  const CellCoord goals[1] = {goal};
+  field.build(map, goals);
+  return field.cost_to_goal(from.x, from.y);
+}
+
+/// Ticks (at kDt) an agent at `max_speed` cells/s needs for `length` cells.
+[[nodiscard]] inline double ticks_for(double length, float max_speed) {
+  return length / static_cast<double>(max_speed) / static_cast<double>(kDt);
+}
+
+/// Position of the agent with `id`; fails the test when it does not exist.
+[[nodiscard]] inline Vec2 position_of(const Swarm& s, std::uint32_t id) {
+  const std::size_t i = s.index_of(id);
+  REQUIRE(i != Swarm::kNoIndex);
+  return {s.xs()[i], s.ys()[i]};
+}
+
+/// Last tick's velocity (world units per second) of the agent with `id`.
+[[nodiscard]] inline Vec2 velocity_of(const Swarm& s, std::uint32_t id) {
+  const std::size_t i = s.index_of(id);
+  REQUIRE(i != Swarm::kNoIndex);
+  return {s.vxs()[i], s.vys()[i]};
+}
+
+/// Positions indexed by id (ids 0..n-1 when the swarm was filled once and never cleared).
+inline void positions_by_id(const Swarm& s, std::vector<Vec2>& out) {
+  out.assign(s.size(), Vec2{});
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const std::uint32_t id = s.ids()[i];
+    REQUIRE(id < out.size());
+    out[id] = {s.xs()[i], s.ys()[i]};
+  }
+}
+
+[[nodiscard]] inline bool all_finite(const Swarm& s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (!std::isfinite(s.xs()[i]) || !std::isfinite(s.ys()[i]) || !std::isfinite(s.headings()[i]) ||
+        !std::isfinite(s.vxs()[i]) || !std::isfinite(s.vys()[i])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/// Number of agents whose centre lies in a blocked (or off-map) cell.
+[[nodiscard]] inline std::size_t agents_in_walls(const GridMap& map, const Swarm& s) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (!map.walkable_at({s.xs()[i], s.ys()[i]})) ++n;
+  }
+  return n;
+}
+
+/// Deepest overlap (world units) of a disc of radius r at p with any blocked cell; 0 when the
+/// disc touches none.
+[[nodiscard]] inline float wall_overlap(const GridMap& map, Vec2 p, float r) {
+  const CellCoord c = map.world_to_cell(p);
+  const float cs = map.cell_size();
+  float worst = 0.0f;
+  for (std::int32_t y = c.y - 1; y <= c.y + 1; ++y) {
+    for (std::int32_t x = c.x - 1; x <= c.x + 1; ++x) {
+      if (map.walkable(x, y)) continue;
+      const float x0 = static_cast<float>(x) * cs, y0 = static_cast<float>(y) * cs;
+      const float dx = std::max({x0 - p.x, 0.0f, p.x - (x0 + cs)});
+      const float dy = std::max({y0 - p.y, 0.0f, p.y - (y0 + cs)});
+      worst = std::max(worst, r - std::sqrt(dx * dx + dy * dy));
+    }
+  }
+  return worst;
+}
+
+/// Distance (world units, unit cells) from p to the square of cell c; 0 inside it.
+[[nodiscard]] inline float wall_gap(Vec2 p, CellCoord c) {
+  const float x0 = static_cast<float>(c.x), y0 = static_cast<float>(c.y);
+  const float dx = std::max({x0 - p.x, 0.0f, p.x - (x0 + 1.0f)});
+  const float dy = std::max({y0 - p.y, 0.0f, p.y - (y0 + 1.0f)});
+  return std::sqrt(dx * dx + dy * dy);
+}
+
+/// True when a move from cell a to cell b (at most one step each way) is a legal 8-connected
+/// step: b walkable, and a diagonal step only when both orthogonal cells it passes are walkable
+/// (no corner cutting).
+[[nodiscard]] inline bool legal_step(const GridMap& map, CellCoord a, CellCoord b) {
+  const std::int32_t dx = b.x - a.x, dy = b.y - a.y;
+  if (std::abs(dx) > 1 || std::abs(dy) > 1 || !map.walkable(b)) return false;
+  if (dx != 0 && dy != 0) return map.walkable(a.x + dx, a.y) && map.walkable(a.x, a.y + dy);
+  return true;
+}
+
+/// Counts velocity reversals of one agent: a tick whose velocity (at least `min_speed`) points
+/// more than 120 degrees away from the last velocity that was at least `min_speed`. Gradual
+/// turns (round a corner) do not count; stopping and going back does.
+struct ReversalCounter {
+  explicit ReversalCounter(float min_speed_ = 0.0f) : min_speed(min_speed_) {}
+  float min_speed = 0.0f;
+  Vec2 last{};
+  bool has_last = false;
+  int count = 0;
+  std::vector<std::uint64_t> ticks;  // when each reversal happened
+
+  void add(Vec2 v, std::uint64_t tick) {
+    const float speed = length(v);
+    if (!(speed >= min_speed) || speed <= 0.0f) return;
+    const Vec2 u = v * (1.0f / speed);
+    if (has_last && dot(u, last) < -0.5f) {
+      ++count;
+      ticks.push_back(tick);
+    }
+    last = u;
+    has_last = true;
+  }
+  /// Smallest gap (ticks) between two consecutive reversals; max when fewer than two.
+  [[nodiscard]] std::uint64_t min_gap() const {
+    std::uint64_t best = std::numeric_limits<std::uint64_t>::max();
+    for (std::size_t i = 1; i < ticks.size(); ++i) best = std::min(best, ticks[i] - ticks[i - 1]);
+    return best;
+  }
+};
+
+/// Signed angle (radians, in (-pi, pi]) from direction a to direction b.
+[[nodiscard]] inline float angle_between(Vec2 a, Vec2 b) {
+  return std::atan2(a.x * b.y - a.y * b.x, dot(a, b));
+}
+
+}  // namespace swarmfield::sim::scenario
