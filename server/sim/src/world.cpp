@@ -255,11 +255,20 @@ std::uint64_t World::compute_state_hash() const noexcept {
 }
 
 void World::step(float dt) {
-  if (!(dt > 0.0f) || !std::isfinite(dt)) return;  // a bad dt is ignored, not simulated
+  begin_tick(dt);
+  finish_tick(dt);
+}
+
+bool World::begin_tick(float dt) {
+  if (!(dt > 0.0f) || !std::isfinite(dt)) return false;  // a bad dt is ignored, not simulated
   // Inputs: move players (clamped intents, wall collision).
   move_players(dt);
   // Fields: rebuild only if a player changed cell or the map changed.
-  update_fields();
+  return update_fields();
+}
+
+void World::finish_tick(float dt) {
+  if (!(dt > 0.0f) || !std::isfinite(dt)) return;
   // Spawner: the initial population on the first tick, then waves.
   const SpawnerParams& sp = params_.spawner;
   if (tick_ == 0 && sp.initial_agents > 0) spawn_agents(sp.initial_agents);

@@ -35,10 +35,12 @@ struct ServerSummary {
   std::uint64_t bad_frames = 0;
   std::uint64_t bad_datagrams = 0;
   std::uint64_t evicted = 0;
-  double tick_ms_p50 = 0.0;  ///< whole tick (inputs + step + snapshots), over the last ~65k ticks
-  double tick_ms_p99 = 0.0;
-  double step_ms_p50 = 0.0;  ///< World::step only
-  double step_ms_p99 = 0.0;
+  double tick_p50_ms = 0.0;  ///< whole tick (inputs + step + snapshots), over the last ~65k ticks
+  double tick_p99_ms = 0.0;
+  double step_p50_ms = 0.0;  ///< World phases only (fields + swarm)
+  double step_p99_ms = 0.0;
+  double rebuild_p50_ms = 0.0;  ///< World::begin_tick on ticks that rebuilt the fields (0 if none did)
+  double rebuild_p99_ms = 0.0;
   /// "ticks=.. rebuilds=.. overruns=.. clients=.. bytes_sent=.. bad_frames=.. bad_datagrams=.. ..."
   [[nodiscard]] std::string line() const;
 };
@@ -107,6 +109,7 @@ class Server final : public TcpListener {
   std::uint64_t skipped_since_warning_ = 0;
   TickStats tick_stats_{65536};
   TickStats step_stats_{65536};
+  TickStats rebuild_stats_{65536};
   TickStats window_tick_stats_{4096};
   TickStats window_step_stats_{4096};
   Clock::time_point next_status_;

@@ -76,8 +76,16 @@ class World {
   /// -> spawner (initial_agents on the first tick, then a wave every wave_interval_ticks) ->
   /// step the swarm -> collect contact events (agent disc touching player disc, one event per
   /// agent and player per tick) -> update the state hash. `dt` in seconds; a non-positive or
-  /// non-finite `dt` is ignored (no tick).
+  /// non-finite `dt` is ignored (no tick). Same as begin_tick(dt) then finish_tick(dt).
   void step(float dt);
+
+  /// The two phases of step(), for callers that measure them separately (the server times the
+  /// field rebuild). Call them in pairs with the same `dt`. begin_tick applies the player
+  /// intents and brings the fields up to date; it returns true when it rebuilt them.
+  /// finish_tick runs the spawner, the swarm, the contacts and the state hash, and advances
+  /// tick(). A non-positive or non-finite `dt` makes both a no-op (begin_tick returns false).
+  bool begin_tick(float dt);
+  void finish_tick(float dt);
 
   [[nodiscard]] std::uint64_t tick() const noexcept { return tick_; }
   /// 64-bit hash of the state after the last step (xxHash64-style mixing of the tick, every
