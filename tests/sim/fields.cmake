@@ -4,10 +4,12 @@ set(_fields_dir ${CMAKE_CURRENT_LIST_DIR})
 swarmfield_add_test(NAME grid_map_test SOURCES ${_fields_dir}/grid_map_test.cpp LIBS swarmfield::sim)
 swarmfield_add_test(NAME map_parse_test SOURCES ${_fields_dir}/map_parse_test.cpp LIBS swarmfield::sim swarmfield::io)
 swarmfield_add_test(NAME city_generator_test SOURCES ${_fields_dir}/city_generator_test.cpp LIBS swarmfield::sim)
-swarmfield_add_test(NAME integration_field_test SOURCES ${_fields_dir}/integration_field_test.cpp LIBS swarmfield::sim)
+swarmfield_add_test(NAME integration_field_test SOURCES ${_fields_dir}/integration_field_test.cpp LIBS swarmfield::sim swarmfield::io)
 swarmfield_add_test(NAME flow_field_test SOURCES ${_fields_dir}/flow_field_test.cpp LIBS swarmfield::sim)
 swarmfield_add_test(NAME sample_flow_test SOURCES ${_fields_dir}/sample_flow_test.cpp LIBS swarmfield::sim)
-swarmfield_add_test(NAME navigation_fields_test SOURCES ${_fields_dir}/navigation_fields_test.cpp LIBS swarmfield::sim)
+swarmfield_add_test(NAME navigation_fields_test SOURCES ${_fields_dir}/navigation_fields_test.cpp LIBS swarmfield::sim swarmfield::io)
+# Replaces the global operator new to count allocations: kept in its own executable.
+swarmfield_add_test(NAME fields_alloc_test SOURCES ${_fields_dir}/fields_alloc_test.cpp LIBS swarmfield::sim swarmfield::io)
 # swarmfield::io units (map files, .scen, PNG).
 swarmfield_add_test(NAME io_files_test SOURCES ${_fields_dir}/io_files_test.cpp LIBS swarmfield::io PNG::PNG)
 

@@ -1,7 +1,9 @@
-// Flow field: downhill arrows under the corner rule, kNone cells, tie-breaks, determinism.
+// Flow field: downhill arrows under the corner rule, kNone cells, tie-breaks, determinism, and
+// row slices built from an integration's snapshot.
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <utility>
 #include <vector>
 
 #include "swarmfield/sim/city_generator.hpp"
@@ -169,4 +171,83 @@ TEST_CASE("flow: a field built for another map size gives no directions") {
   FlowField f;
   f.build(other, in);
   for (const std::uint8_t d : f.directions()) CHECK(d == static_cast<std::uint8_t>(FlowDirection::kNone));
+}
+
+// ---- row slices from the integration's snapshot (build_rows) ----------------------------------
+
+TEST_CASE("flow build_rows: same directions as build(), whole or in slices of any height") {
+  std::vector<std::pair<GridMap, std::vector<CellCoord>>> cases;
+  cases.push_back({ascii(R"(
+##########
+#A...#...#
+#....#...#
+#....#...#
+#...#....#
+#...#..P.#
+#...#....#
+#........#
+##########
+)"), {{7, 5}}});
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    cases.push_back({test::random_map(seed, 41, 23, 25, seed % 2 == 0), {{5, 5}, {30, 20}}});
+  }
+  cases.push_back({generate_city({128, 96, 3}), {{3, 3}, {100, 90}}});
+  cases.push_back({GridMap(1, 1), {{0, 0}}});
+  cases.push_back({GridMap(2, 7), {{1, 6}}});
+  cases.push_back({GridMap(37, 1), {{0, 0}}});
+  for (const auto& [m, goals] : cases) {
+    CAPTURE(m.width());
+    CAPTURE(m.height());
+    const Fields f = build(m, goals);
+    FlowField whole;
+    whole.build_rows(f.integration, 0, m.height());
+    CHECK(whole.width() == m.width());
+    CHECK(whole.height() == m.height());
+    CHECK(whole.directions() == f.flow.directions());
+    for (const std::int32_t step : {1, 3, 17}) {
+      FlowField sliced;
+      for (std::int32_t y = 0; y < m.height(); y += step) sliced.build_rows(f.integration, y, y + step);
+      CHECK(sliced.directions() == f.flow.directions());
+    }
+    // Out-of-range rows are clamped, an empty range only sizes the field.
+    FlowField clamped;
+    clamped.build_rows(f.integration, -5, 0);
+    CHECK(clamped.directions().size() == f.flow.directions().size());
+    clamped.build_rows(f.integration, -5, m.height() + 9);
+    CHECK(clamped.directions() == f.flow.directions());
+  }
+}
+
+TEST_CASE("flow build_rows: uses the blocked cells of the integration's snapshot, not the map's") {
+  GridMap m = test::random_map(31, 30, 20, 20, false);
+  const std::vector<CellCoord> goals{{1, 1}};
+  const Fields before = build(m, goals);
+  // Change the map after the integration was built: build_rows still matches the old map.
+  for (std::int32_t x = 0; x < 30; ++x) m.set_cost(x, 10, kBlockedCost);
+  m.set_cost(1, 2, kDefaultCost);
+  FlowField f;
+  f.build_rows(before.integration, 0, 20);
+  CHECK(f.directions() == before.flow.directions());
+}
+
+TEST_CASE("flow build_rows: an integration still in progress gives kNone rows") {
+  const GridMap m(20, 10);
+  IntegrationField in;
+  const CellCoord goal[1] = {{3, 3}};
+  in.begin(m, goal);
+  in.advance(10);
+  REQUIRE(in.in_progress());
+  FlowField f;
+  f.build_rows(in, 0, 10);
+  CHECK(f.directions().size() == 200u);
+  for (const std::uint8_t d : f.directions()) CHECK(d == static_cast<std::uint8_t>(FlowDirection::kNone));
+  // Rebuilding rows over an old field of the same size resets them too.
+  while (!in.advance(10)) {
+  }
+  f.build_rows(in, 0, 10);
+  CHECK(f.at(10, 3) == FlowDirection::kW);
+  in.begin(m, goal);
+  f.build_rows(in, 0, 5);
+  CHECK(f.at(10, 3) == FlowDirection::kNone);
+  CHECK(f.at(10, 7) != FlowDirection::kNone);  // rows outside the range keep their contents
 }

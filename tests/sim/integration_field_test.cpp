@@ -1,12 +1,15 @@
 // Integration field: exact octile values, corner rule, several goals, costs, unreachable cells,
-// and agreement with a textbook Dijkstra on random maps.
+// agreement with a textbook Dijkstra on random maps, and time-sliced builds (begin/advance).
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "swarmfield/io/map_file.hpp"
 #include "swarmfield/sim/city_generator.hpp"
 #include "swarmfield/sim/integration_field.hpp"
 #include "test_maps.hpp"
@@ -244,4 +247,209 @@ TEST_CASE("integration: build_until gives the exact value at the target and belo
   IntegrationField f;
   f.build_until(GridMap(5, 5), std::vector<CellCoord>{{0, 0}}, {99, 99});  // off-map: full
   CHECK(f.reachable_count() == 25);
+}
+
+// ---- time-sliced builds (begin / advance) ------------------------------------------------------
+
+namespace {
+
+GridMap boston_256() {
+  GridMap m;
+  MapError e;
+  const bool ok = swarmfield::io::read_map_file(std::string(SWARMFIELD_MAPS_DIR) + "/street/Boston_0_256.map", m, e);
+  INFO(e.to_string());
+  REQUIRE(ok);
+  return m;
+}
+
+/// Runs begin() then advance(budget) until complete; returns the number of advance() calls and
+/// checks the per-call budget bound (settled cells <= budget; an output call overshoots by
+/// less than one row).
+std::size_t sliced_build(IntegrationField& f, const GridMap& m, std::span<const CellCoord> goals, std::size_t budget) {
+  f.begin(m, goals);
+  const std::uint64_t row_units = linear_work_units(static_cast<std::uint64_t>(m.width()));
+  std::size_t calls = 0;
+  bool done = false;
+  while (!done) {
+    REQUIRE(f.in_progress());
+    const std::uint64_t before = f.work_units();
+    done = f.advance(budget);
+    ++calls;
+    const std::uint64_t used = f.work_units() - before;
+    CHECK((used <= budget || used - budget < row_units));
+    REQUIRE(calls < 100000000);  // bounded: every call with budget >= 1 makes progress
+  }
+  CHECK_FALSE(f.in_progress());
+  CHECK(f.advance(budget));  // idle: nothing to do
+  return calls;
+}
+
+constexpr std::size_t kHuge = std::numeric_limits<std::size_t>::max();
+
+}  // namespace
+
+TEST_CASE("integration sliced: any budget gives exactly the full build (ASCII, random, city, Boston)") {
+  struct Case {
+    const char* name;
+    GridMap map;
+    std::vector<CellCoord> goals;
+  };
+  std::vector<MapMarker> mk;
+  std::vector<Case> cases;
+  cases.push_back({"C1", ascii(R"(
+##########
+#A...#...#
+#....#...#
+#....#...#
+#...#....#
+#...#..P.#
+#...#....#
+#........#
+##########
+)", &mk), {}});
+  cases.back().goals = {marker(mk, 'P')};
+  cases.push_back({"random with costs", test::random_map(5, 47, 31, 20, true), {{3, 3}, {40, 25}}});
+  cases.push_back({"random unit", test::random_map(6, 52, 29, 30, false), {{10, 10}}});
+  cases.push_back({"city costs 1-3", generate_city({96, 80, 4}), {{2, 2}, {90, 70}, {50, 40}}});
+  cases.push_back({"Boston_0_256", boston_256(), {{128, 128}, {20, 230}}});
+  cases.push_back({"no goal", GridMap(9, 9), {}});
+  for (Case& c : cases) {
+    CAPTURE(c.name);
+    IntegrationField full;
+    full.build(c.map, c.goals);
+    for (const std::size_t budget : {std::size_t{1}, std::size_t{7}, std::size_t{1000}, kHuge}) {
+      CAPTURE(budget);
+      IntegrationField sliced;
+      const std::size_t calls = sliced_build(sliced, c.map, c.goals, budget);
+      CHECK(sliced.values() == full.values());
+      CHECK(sliced.reachable_count() == full.reachable_count());
+      CHECK(sliced.search_words().size() == full.search_words().size());
+      CHECK(std::equal(sliced.search_words().begin(), sliced.search_words().end(), full.search_words().begin()));
+      // Same work whatever the slicing, and the number of calls follows from it.
+      CHECK(sliced.work_units() == full.work_units());
+      if (budget == kHuge) CHECK(calls == 1);
+      if (budget == 1 && full.reachable_count() > 0) CHECK(calls >= full.reachable_count());
+    }
+  }
+}
+
+TEST_CASE("integration sliced: work units are documented: snapshot + settled cells + output") {
+  const GridMap m = boston_256();
+  IntegrationField f;
+  const CellCoord goal[1] = {{128, 128}};
+  f.begin(m, goal);
+  const std::uint64_t pass = linear_work_units(256u * 256u);
+  CHECK(pass == 256u * 256u / 8u);
+  CHECK(f.work_units() == pass);  // begin(): the snapshot
+  while (!f.advance(5000)) {
+  }
+  CHECK(f.work_units() == pass + f.reachable_count() + 256 * linear_work_units(256));
+  // A zero budget settles nothing.
+  f.begin(m, goal);
+  const std::uint64_t before = f.work_units();
+  CHECK_FALSE(f.advance(0));
+  CHECK(f.work_units() == before);
+  CHECK(f.in_progress());
+}
+
+TEST_CASE("integration sliced: the build uses the map as it was at begin()") {
+  GridMap m = test::random_map(21, 40, 30, 15, false);
+  const std::vector<CellCoord> goals{{2, 2}};
+  IntegrationField expected;
+  expected.build(m, goals);
+  IntegrationField f;
+  f.begin(m, goals);
+  CHECK_FALSE(f.advance(50));
+  // Wall off a band and change costs mid-build: no effect on this build.
+  for (std::int32_t y = 0; y < 30; ++y) m.set_cost(20, y, kBlockedCost);
+  m.set_cost(5, 5, 9);
+  while (!f.advance(50)) {
+  }
+  CHECK(f.values() == expected.values());
+  // The next build sees the change.
+  f.build(m, goals);
+  CHECK_FALSE(f.reachable(30, 10));
+}
+
+TEST_CASE("integration sliced: begin() abandons a build in progress; build() after begin() too") {
+  const GridMap m = test::random_map(22, 60, 40, 20, true);
+  const std::vector<CellCoord> a{{1, 1}};
+  const std::vector<CellCoord> b{{50, 30}, {10, 35}};
+  IntegrationField ref_b;
+  ref_b.build(m, b);
+  IntegrationField f;
+  f.begin(m, a);
+  f.advance(300);
+  REQUIRE(f.in_progress());
+  sliced_build(f, m, b, 77);
+  CHECK(f.values() == ref_b.values());
+  f.begin(m, a);
+  f.advance(100);
+  f.build(m, b);
+  CHECK_FALSE(f.in_progress());
+  CHECK(f.values() == ref_b.values());
+  // Another map size mid-build.
+  const GridMap small = test::random_map(23, 11, 7, 10, false);
+  f.begin(m, a);
+  f.advance(100);
+  const std::vector<CellCoord> g{{0, 0}};
+  sliced_build(f, small, g, 3);
+  CHECK(f.values() == test::reference_field(small, g));
+}
+
+TEST_CASE("integration sliced: a copy of a build in progress finishes on its own") {
+  const GridMap m = test::random_map(24, 70, 50, 20, true);
+  const std::vector<CellCoord> goals{{5, 5}, {60, 40}};
+  IntegrationField full;
+  full.build(m, goals);
+  IntegrationField f;
+  f.begin(m, goals);
+  f.advance(900);
+  REQUIRE(f.in_progress());
+  IntegrationField copy = f;  // the copy's queue must not point into f's
+  IntegrationField assigned;
+  assigned.build(GridMap(3, 3), std::vector<CellCoord>{{1, 1}});
+  assigned = f;
+  while (!f.advance(13)) {
+  }
+  while (!copy.advance(1000)) {
+  }
+  while (!assigned.advance(kHuge)) {
+  }
+  CHECK(f.values() == full.values());
+  CHECK(copy.values() == full.values());
+  CHECK(assigned.values() == full.values());
+}
+
+TEST_CASE("integration sliced: a queue larger than its initial pool grows and stays exact") {
+  // 512 x 512 open map, a goal on every other cell of every other row: ~200k cells are queued
+  // at once after the goals, more than the pool starts with (one chunk per bucket + cells/16).
+  const GridMap m(512, 512);
+  std::vector<CellCoord> goals;
+  for (std::int32_t y = 0; y < 512; y += 2)
+    for (std::int32_t x = 0; x < 512; x += 2) goals.push_back({x, y});
+  for (const std::size_t budget : {std::size_t{10007}, kHuge}) {
+    CAPTURE(budget);
+    IntegrationField f;
+    sliced_build(f, m, goals, budget);
+    bool all_ok = true;
+    for (std::int32_t y = 0; y < 512; ++y)
+      for (std::int32_t x = 0; x < 512; ++x) {
+        const std::uint32_t want = (x % 2 == 0 && y % 2 == 0) ? 0u : (x % 2 == 1 && y % 2 == 1) ? D : O;
+        all_ok &= f.raw(x, y) == want;
+      }
+    CHECK(all_ok);
+    CHECK(f.reachable_count() == 512u * 512u);
+  }
+}
+
+TEST_CASE("integration sliced: saturating path costs, one cell at a time") {
+  const GridMap m(20000, 1, 254);
+  IntegrationField full;
+  const CellCoord goal[1] = {{0, 0}};
+  full.build(m, goal);
+  IntegrationField f;
+  sliced_build(f, m, goal, 1);
+  CHECK(f.values() == full.values());
+  CHECK(f.raw(19999, 0) > 4000000000u);
 }

@@ -1,7 +1,9 @@
 // Flow field (steepest neighbour of the integration field) and its smoothed sampling.
 #include "swarmfield/sim/flow_field.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <span>
 
 namespace swarmfield::sim {
 
@@ -103,6 +105,62 @@ void interior_row(const std::uint32_t* __restrict value, const std::uint8_t* __r
   }
 }
 
+// On x86-64 an AVX2 clone of the snapshot row loop is picked at load time when the CPU has it
+// (about 2x faster; integer code, so identical results either way).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define SWARMFIELD_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define SWARMFIELD_VECTOR_CLONES
+#endif
+
+/// One row of directions from the padded search words of an IntegrationField (three padded
+/// rows starting one row above, `pw` words each; `out` gets pw - 2 cells). Blocked words are 0
+/// and the border is blocked, so no bounds checks are needed. Subtracting 1 (mod 2^32) maps a
+/// word to the integration value, blocked to kUnreachable and unreached to kUnreachable - 1;
+/// neither can be below a reachable cell's own value (at most kUnreachable - 2), so both are
+/// never chosen, exactly like kUnreachable in interior_row(). Same order and ties as there.
+SWARMFIELD_VECTOR_CLONES void snapshot_row(const std::uint32_t* __restrict words, std::size_t pw,
+                                           std::uint8_t* __restrict out) noexcept {
+  const std::uint32_t* wn = words + 1;
+  const std::uint32_t* w0 = wn + pw;
+  const std::uint32_t* ws = w0 + pw;
+  const std::size_t w = pw - 2;
+  for (std::size_t x = 0; x < w; ++x) {
+    const std::uint32_t own_word = w0[x];
+    std::uint32_t best = own_word - 1u;
+    std::uint8_t dir = kNone;
+    const auto take = [&](std::uint32_t candidate, std::uint8_t d) {
+      const bool better = candidate < best;
+      best = better ? candidate : best;
+      dir = better ? d : dir;
+    };
+    // Every load unconditional, then selects: keeps the loop branch-free (vectorizable).
+    const std::uint32_t e = w0[x + 1];
+    const std::uint32_t s = ws[x];
+    const std::uint32_t wv = w0[x - 1];
+    const std::uint32_t n = wn[x];
+    const std::uint32_t se = ws[x + 1] - 1u;
+    const std::uint32_t sw = ws[x - 1] - 1u;
+    const std::uint32_t nw = wn[x - 1] - 1u;
+    const std::uint32_t ne = wn[x + 1] - 1u;
+    take(e - 1u, 0);
+    take(s - 1u, 2);
+    take(wv - 1u, 4);
+    take(n - 1u, 6);
+    const bool fe = e != IntegrationField::kSearchBlocked;
+    const bool fs = s != IntegrationField::kSearchBlocked;
+    const bool fw = wv != IntegrationField::kSearchBlocked;
+    const bool fn = n != IntegrationField::kSearchBlocked;
+    take((fe & fs) ? se : kUnreachable, 1);
+    take((fw & fs) ? sw : kUnreachable, 3);
+    take((fw & fn) ? nw : kUnreachable, 5);
+    take((fe & fn) ? ne : kUnreachable, 7);
+    // Blocked (0), goal (1) and unreached words have no direction.
+    const bool none = (own_word <= 1u) | (own_word == IntegrationField::kSearchUnreached);
+    out[x] = none ? kNone : dir;
+  }
+}
+
 }  // namespace
 
 Vec2 direction_vector(FlowDirection d) noexcept {
@@ -131,6 +189,36 @@ void FlowField::build(const GridMap& map, const IntegrationField& integration) {
     row[0] = cell_direction<true>(cost, value, 0, y, w, h);
     row[w - 1] = cell_direction<true>(cost, value, w - 1, y, w, h);
     interior_row(value + static_cast<std::size_t>(y - 1) * uw, cost + static_cast<std::size_t>(y - 1) * uw, uw, row);
+  }
+}
+
+void FlowField::reserve(std::int32_t width, std::int32_t height) {
+  if (width <= 0 || height <= 0) return;
+  dirs_.reserve(static_cast<std::size_t>(width) * static_cast<std::size_t>(height));
+}
+
+void FlowField::build_rows(const IntegrationField& integration, std::int32_t y_begin, std::int32_t y_end) {
+  if (width_ != integration.width() || height_ != integration.height() ||
+      dirs_.size() != static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_)) {
+    width_ = integration.width();
+    height_ = integration.height();
+    dirs_.assign(static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_), kNone);
+  }
+  y_begin = std::max(y_begin, 0);
+  y_end = std::min(y_end, height_);
+  if (y_begin >= y_end) return;
+  const auto uw = static_cast<std::size_t>(width_);
+  const std::size_t pw = uw + 2;
+  const std::span<const std::uint32_t> words = integration.search_words();
+  const bool usable = !integration.in_progress() && words.size() == pw * (static_cast<std::size_t>(height_) + 2);
+  for (std::int32_t y = y_begin; y < y_end; ++y) {
+    std::uint8_t* row = dirs_.data() + static_cast<std::size_t>(y) * uw;
+    if (!usable) {
+      std::fill(row, row + uw, kNone);
+      continue;
+    }
+    // Padded row y + 1 is the cell row y; start one padded row above it.
+    snapshot_row(words.data() + static_cast<std::size_t>(y) * pw, pw, row);
   }
 }
 

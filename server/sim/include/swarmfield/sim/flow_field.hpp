@@ -24,7 +24,21 @@ inline constexpr std::array<CellCoord, 8> kDirectionOffsets = {{
 /// a diagonal, then the lowest enum value (deterministic).
 class FlowField {
  public:
+  /// Whole field from `integration`'s values and `map`'s current costs (which must be the ones
+  /// the integration was built on). A size mismatch leaves every cell kNone.
   void build(const GridMap& map, const IntegrationField& integration);
+  /// Rows [y_begin, y_end) (cells, clamped to the field) of the field of `integration`,
+  /// computed from its search snapshot (IntegrationField::search_words()), i.e. with the
+  /// blocked cells of the map as it was at the integration's begin()/build(), whatever the map
+  /// is now. Same directions as build() on that map. First sizes the field to the
+  /// integration's (allocating only when it grows); rows outside the range keep their contents,
+  /// so a field can be built a slice at a time (NavigationFields does). If `integration` is in
+  /// progress or has no snapshot, the rows are kNone. Cost: ~1 ns per cell with AVX2 (picked
+  /// at run time on x86-64), ~2.5 ns without; build() is ~2.5 ns.
+  void build_rows(const IntegrationField& integration, std::int32_t y_begin, std::int32_t y_end);
+  /// Reserves the buffer for a `width` x `height` field so a later build allocates nothing
+  /// (the current field is left as it is).
+  void reserve(std::int32_t width, std::int32_t height);
 
   [[nodiscard]] std::int32_t width() const noexcept { return width_; }
   [[nodiscard]] std::int32_t height() const noexcept { return height_; }

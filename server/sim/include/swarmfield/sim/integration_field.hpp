@@ -18,6 +18,19 @@ inline constexpr std::uint32_t kOrthogonalStep = 985;
 inline constexpr std::uint32_t kDiagonalStep = 1393;
 inline constexpr std::uint32_t kUnreachable = std::numeric_limits<std::uint32_t>::max();
 
+/// Work units, the currency of time-sliced builds (IntegrationField::advance(),
+/// NavigationFields::set_rebuild_budget()). Counted, never timed, so a budget gives the same
+/// result on every machine: one unit = one cell settled by the search, or
+/// kLinearCellsPerWorkUnit cells of a linear pass (copying the map in, writing values or flow
+/// directions out). Measured on Boston_0_1024 (x86-64 with AVX2, shared 2-core VM): a settled
+/// cell ~10-13 ns, 8 cells of the flow pass ~8 ns, 8 cells of the two copy passes ~1.5 ns (so
+/// those are charged conservatively); overall 55,000-80,000 units per millisecond (load-dependent).
+inline constexpr std::uint32_t kLinearCellsPerWorkUnit = 8;
+/// Work units charged for a linear pass over `cells` cells (rounded up: never free).
+[[nodiscard]] constexpr std::uint64_t linear_work_units(std::uint64_t cells) noexcept {
+  return (cells + kLinearCellsPerWorkUnit - 1) / kLinearCellsPerWorkUnit;
+}
+
 /// Cost-to-goal of every cell (Dijkstra from all goals at once). 8-connected: an orthogonal
 /// step into cell n costs cost(n) * kOrthogonalStep, a diagonal one cost(n) * kDiagonalStep,
 /// and a diagonal step is forbidden when either orthogonal cell it passes is blocked (no corner
@@ -27,15 +40,45 @@ inline constexpr std::uint32_t kUnreachable = std::numeric_limits<std::uint32_t>
 /// Queue: buckets of width kOrthogonalStep (the smallest possible step), which makes every
 /// cell of the lowest non-empty bucket final, so each bucket is drained in FIFO order with no
 /// heap (Dial 1969; Dinitz's bucket-width rule). O(cells + max_value / kOrthogonalStep).
+///
+/// A build can also be spread over several calls (time slicing): begin() takes a snapshot of
+/// the map and seeds the goals, then each advance(budget) does at most about `budget` work
+/// units and returns true once the field is complete. The search state is kept exactly
+/// between calls, so the result is bit-identical to build() for any sequence of budgets.
 class IntegrationField {
  public:
-  /// Full rebuild for `goals` (cells) on `map`.
+  /// Full rebuild for `goals` (cells) on `map`. Same as begin() then advance() without limit.
   void build(const GridMap& map, std::span<const CellCoord> goals);
   /// Point query: the same search, stopped as soon as `target`'s value is final. Afterwards
   /// raw(target) / cost_to_goal(target) are exact, as is every value below it; other cells may
   /// hold tentative values or kUnreachable, and reachable_count() counts the settled cells.
   /// Not for flow fields. A blocked, unreachable or off-map target means a full search.
   void build_until(const GridMap& map, std::span<const CellCoord> goals, CellCoord target);
+
+  /// Starts a time-sliced build for `goals` (cells) on `map`, abandoning any build in
+  /// progress. Copies the map into the search buffer (one O(cells) pass, charged as
+  /// cells / kLinearCellsPerWorkUnit work units), so later changes to `map` do not affect this
+  /// build: the result is the field of the map as it was here. Until advance() returns true
+  /// the accessors below are memory-safe but their contents are unspecified (keep a complete
+  /// field to read meanwhile; NavigationFields does). Allocates only when the map is larger
+  /// than any before (or, rarely, when the queue needs more room than ever before).
+  void begin(const GridMap& map, std::span<const CellCoord> goals);
+  /// Continues the build started by begin() for about `budget` work units: the search stops
+  /// after `budget` settled cells, the final pass (writing values()) goes by whole rows and may
+  /// overshoot by less than one row (width / kLinearCellsPerWorkUnit units). A budget of 0
+  /// settles no cell and writes no row. Returns true when the field is complete (also when no
+  /// build is in progress). Never reads the map; allocates only if the queue outgrows its pool.
+  bool advance(std::size_t budget);
+  /// True between begin() and the advance() that completes the build.
+  [[nodiscard]] bool in_progress() const noexcept { return phase_ != Phase::kIdle; }
+  /// Work units spent so far by the current (or, when idle, the last) build, begin() included.
+  /// A full build on a map with C cells of which S are reachable costs about
+  /// 2 * C / kLinearCellsPerWorkUnit + S units.
+  [[nodiscard]] std::uint64_t work_units() const noexcept { return work_units_; }
+  /// Reserves the capacity a map of `width` x `height` cells needs, so that the first begin()
+  /// on such a map allocates nothing (except, on maps with costs other than 1 and blocked, the
+  /// cost copy). The current field is left as it is.
+  void reserve(std::int32_t width, std::int32_t height);
 
   [[nodiscard]] std::int32_t width() const noexcept { return width_; }
   [[nodiscard]] std::int32_t height() const noexcept { return height_; }
@@ -52,18 +95,73 @@ class IntegrationField {
   /// Number of cells with a finite value after the last build.
   [[nodiscard]] std::size_t reachable_count() const noexcept { return reachable_count_; }
 
+  /// The search buffer of the last build, for consumers that want the values together with the
+  /// map snapshot they were computed on (FlowField::build_rows): (width() + 2) x (height() + 2)
+  /// words, row-major, with a one-cell border; per cell 0 = blocked (in the snapshot),
+  /// kSearchUnreached = walkable but not reached, otherwise value + 1. Meaningful only when
+  /// the last build was complete and not a build_until(); empty before the first build.
+  [[nodiscard]] std::span<const std::uint32_t> search_words() const noexcept { return padded_values_; }
+  static constexpr std::uint32_t kSearchBlocked = 0;
+  static constexpr std::uint32_t kSearchUnreached = 0xFFFFFFFFu;
+
  private:
-  void build_impl(const GridMap& map, std::span<const CellCoord> goals, const CellCoord* target);
+  enum class Phase : std::uint8_t { kIdle, kSearch, kOutput };
+  static constexpr std::uint32_t kNil = 0xFFFFFFFFu;
+  static constexpr std::uint32_t kChunkSize = 256;  // entries per pool chunk
+  /// One bucket of the queue: a singly linked list of pool chunks (see the .cpp); every chunk
+  /// but the tail is full. `write` is the next free entry of the tail chunk (pointers, not
+  /// indices, so a push costs what a vector's does). Empty bucket: all nil / nullptr.
+  struct Bucket {
+    std::uint32_t* write = nullptr;
+    std::uint32_t* write_end = nullptr;
+    std::uint32_t head = kNil;
+    std::uint32_t tail = kNil;
+  };
+
+  template <bool kUnitCost>
+  void run_search(std::size_t budget, std::uint32_t stop);
+  void finish_output(std::size_t budget);
+  void push(std::uint32_t bucket, std::uint32_t cell);
+  std::uint32_t new_chunk();
+  void add_chunk(Bucket& b);
+  [[nodiscard]] std::uint32_t chunk_fill(const Bucket& b, std::uint32_t chunk) const noexcept;
+  void reset_queue();
 
   std::int32_t width_ = 0;
   std::int32_t height_ = 0;
   std::size_t reachable_count_ = 0;
   std::vector<std::uint32_t> values_;
-  // Scratch kept between builds so a warm rebuild allocates nothing. The search runs on a copy
-  // with a one-cell blocked border (no bounds checks in the inner loop); see the .cpp.
+  // Search state, kept between builds so a warm rebuild allocates nothing, and between
+  // advance() calls so a sliced build resumes exactly where it stopped. The search runs on a
+  // copy with a one-cell blocked border (no bounds checks in the inner loop); see the .cpp.
   std::vector<std::uint8_t> padded_costs_;    // only for maps with costs other than 1 and 255
-  std::vector<std::uint32_t> padded_values_;  // 0 blocked, max unreached, else value + 1
-  std::vector<std::vector<std::uint32_t>> buckets_;  // circular bucket queue, see the .cpp
+  std::vector<std::uint32_t> padded_values_;  // search_words()
+  bool unit_cost_ = true;
+  Phase phase_ = Phase::kIdle;
+  std::uint64_t work_units_ = 0;
+  std::uint32_t current_ = 0;    // bucket being drained (absolute index; the ring slot is & mask)
+  std::uint32_t read_pos_ = 0;   // next entry of the current bucket's head chunk
+  std::uint32_t empty_run_ = 0;  // consecutive empty buckets seen; a whole empty ring = done
+  std::int32_t output_row_ = 0;  // next row of values_ to write in Phase::kOutput
+  // Bucket queue: a ring of buckets, each a list of fixed-size chunks from one pool; drained
+  // chunks go back to a LIFO free list, so the few live chunks stay in cache and the pool's
+  // size is the high-water mark of queued entries, not the sum over all buckets.
+  struct Queue {
+    std::vector<Bucket> buckets;
+    std::vector<std::uint32_t> entries;  // kChunkSize padded cell indices per chunk
+    std::vector<std::uint32_t> next;     // next chunk of the bucket, or of the free list
+    std::uint32_t free_chunk = kNil;     // head of the free list
+    std::uint32_t chunks_used = 0;       // chunks ever handed out since the last reset
+    Queue() = default;
+    // Copies re-point the buckets' write cursors at their own entries; moves keep the buffer.
+    Queue(const Queue& other);
+    Queue& operator=(const Queue& other);
+    Queue(Queue&&) noexcept = default;
+    Queue& operator=(Queue&&) noexcept = default;
+    ~Queue() = default;
+    void rebase(const Queue& other) noexcept;
+  };
+  Queue queue_;
 };
 
 }  // namespace swarmfield::sim
