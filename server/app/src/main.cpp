@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
     if (!parsed.output.empty() && parsed.output.back() != '\n') std::fputc('\n', parsed.exit_code == 0 ? stdout : stderr);
     return parsed.exit_code;
   }
-  const ServerConfig& config = parsed.config;
+  ServerConfig config = parsed.config;
   try {
     auto logger = setup_logging(config.log_format, config.log_level);
 
@@ -43,6 +43,10 @@ int main(int argc, char** argv) {
       return kExitUsage;
     }
     if (!config.config_path.empty()) spdlog::info("config file {}", config.config_path);
+    config.field_budget = resolve_field_budget(config, map.cell_count());
+    if (config.field_budget > 0) {
+      spdlog::info("field rebuilds time-sliced: {} work units per tick (--field-budget)", config.field_budget);
+    }
 
     Server server(config, std::move(map), map_name);
     if (!server.open(error)) {

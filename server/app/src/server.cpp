@@ -31,6 +31,8 @@ sim::WorldParams world_params(const ServerConfig& c) {
   p.seed = c.seed;
   p.max_agents = static_cast<std::uint32_t>(c.max_agents);
   p.spawner.initial_agents = static_cast<std::uint32_t>(c.agents);
+  // resolve_field_budget() ran before the Server was made; auto (-1) left here means "off".
+  p.field_rebuild_budget = c.field_budget > 0 ? static_cast<std::size_t>(c.field_budget) : 0;
   p.spawner.wave_size = static_cast<std::uint32_t>(c.spawn_wave);
   p.spawner.wave_interval_ticks =
       static_cast<std::uint32_t>(std::max(1.0, std::round(c.wave_interval_s * static_cast<double>(c.tick_hz))));
@@ -230,11 +232,11 @@ void Server::log_status(Clock::time_point now) {
   const double secs = std::chrono::duration<double>(now - last_status_).count();
   const double kbit_s = secs > 0.0 ? static_cast<double>(bytes - last_status_bytes_) * 8.0 / 1000.0 / secs : 0.0;
   spdlog::info("status tick={} agents={} players={} clients={} tick_ms p50={:.3f} p99={:.3f} step_ms p50={:.3f} "
-               "p99={:.3f} out={:.1f} kbit/s overruns={} rebuilds={}",
+               "p99={:.3f} out={:.1f} kbit/s overruns={} rebuilds={} field_stale={}",
                world_.tick(), world_.swarm().size(), world_.players().size(), clients_.size(),
                window_tick_stats_.percentile(0.5), window_tick_stats_.percentile(0.99),
                window_step_stats_.percentile(0.5), window_step_stats_.percentile(0.99), kbit_s, scheduler_.overruns(),
-               world_.rebuild_count());
+               world_.rebuild_count(), world_.fields().front_stale());
   window_tick_stats_.clear();
   window_step_stats_.clear();
   last_status_ = now;

@@ -123,6 +123,8 @@ std::string validate_config(const ServerConfig& c) {
   if (!(e = range("--spawn-wave", c.spawn_wave, 0, c.max_agents)).empty()) return e;
   if (!(std::isfinite(c.wave_interval_s) && c.wave_interval_s > 0.0 && c.wave_interval_s <= 86400.0))
     return "--wave-interval must be in (0, 86400] seconds";
+  if (!(e = range("--field-budget", c.field_budget, kAutoFieldBudget, std::int64_t{1} << 40)).empty())
+    return e + " (-1 = auto, 0 = whole rebuild in one tick)";
   if (!(std::isfinite(c.status_interval_s) && c.status_interval_s > 0.0))
     return "--status-interval must be > 0 seconds";
   if (c.bind.empty()) return "--bind must be an IP address such as 0.0.0.0 or 127.0.0.1";
@@ -164,6 +166,10 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
   auto* wave_opt = app.add_option("--spawn-wave", c.spawn_wave, "Agents added per wave; 0 = no waves")->type_name("N");
   auto* wave_interval_opt = app.add_option("--wave-interval", c.wave_interval_s, "Seconds between waves")->type_name("SECONDS");
   auto* status_opt = app.add_option("--status-interval", c.status_interval_s, "Seconds between status log lines")->type_name("SECONDS");
+  auto* budget_opt = app.add_option("--field-budget", c.field_budget,
+                                    "Field rebuild work units per tick (~cells settled): 0 = whole rebuild in one tick, "
+                                    "-1 = auto (0 up to 512x512 maps, 200000 above); agents read the last complete field meanwhile")
+                         ->type_name("UNITS");
   app.add_option("--config", c.config_path, "TOML file with the same keys as the flags (e.g. tick-hz = 60); flags win")->type_name("FILE");
 
   try {
@@ -212,6 +218,7 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
         {"spawn-wave", wave_opt, int_setter(c.spawn_wave)},
         {"wave-interval", wave_interval_opt, seconds_setter(c.wave_interval_s)},
         {"status-interval", status_opt, seconds_setter(c.status_interval_s)},
+        {"field-budget", budget_opt, int_setter(c.field_budget)},
     };
     // A source chosen on the command line (--map or --city-*) replaces the file's choice.
     const bool cli_map = map_opt->count() > 0;
@@ -247,6 +254,11 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
   }
   if (std::string err = validate_config(c); !err.empty()) return fail("error: " + err);
   return result;
+}
+
+std::int64_t resolve_field_budget(const ServerConfig& config, std::size_t map_cells) noexcept {
+  if (config.field_budget != kAutoFieldBudget) return config.field_budget;
+  return map_cells <= std::size_t{512} * 512 ? 0 : 200000;
 }
 
 }  // namespace swarmfield::server

@@ -65,6 +65,8 @@ World::World(GridMap map, const WorldParams& params)
       rng_(params_.seed) {
   swarm_.set_environment(map_, {});
   contacts_.reserve(64);
+  // Before any update_fields(), so the first build also reserves the back field pair.
+  fields_.set_rebuild_budget(params_.field_rebuild_budget);
 }
 
 Vec2 World::place_player(Vec2 p) const noexcept {
@@ -127,7 +129,12 @@ bool World::update_fields() {
 std::size_t World::spawn_agents(std::size_t n) {
   n = std::min(n, swarm_.capacity() - swarm_.size());
   if (n == 0 || map_.width() <= 0 || map_.height() <= 0) return 0;
-  update_fields();  // reachability must reflect the current players and map
+  // Reachability must reflect the players and map. With a budget, the tick's own update has
+  // already run its slice: a second one here would spend the budget twice.
+  if (fields_.rebuild_budget() == 0 || fields_.integration().width() != map_.width() ||
+      fields_.integration().height() != map_.height()) {
+    update_fields();
+  }
 
   // Rank every walkable cell: 0 = reachable and far from every player, 1 = reachable,
   // 2 = far, 3 = walkable. Spawn in the best non-empty rank ("where possible").
@@ -264,7 +271,8 @@ bool World::begin_tick(float dt) {
   // Inputs: move players (clamped intents, wall collision).
   move_players(dt);
   // Fields: rebuild only if a player changed cell or the map changed.
-  return update_fields();
+  update_fields();
+  return fields_.last_update_work() > 0;
 }
 
 void World::finish_tick(float dt) {

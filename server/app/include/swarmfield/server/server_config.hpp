@@ -30,7 +30,17 @@ struct ServerConfig {
   std::int64_t spawn_wave = 0;       ///< agents per wave; 0 = no waves
   double wave_interval_s = 10.0;     ///< seconds between waves (> 0)
   double status_interval_s = 5.0;    ///< seconds between status log lines (> 0)
+  /// Field rebuild work units per tick (about one unit per cell settled): 0 = a whole rebuild
+  /// in the tick that needs it; kAutoFieldBudget = chosen from the map size by
+  /// resolve_field_budget().
+  std::int64_t field_budget = -1;
 };
+
+inline constexpr std::int64_t kAutoFieldBudget = -1;
+/// The field budget to run with: `config.field_budget` unless it is kAutoFieldBudget, then 0
+/// for maps up to 512 x 512 cells (a whole rebuild takes a few ms) and 200000 above (about
+/// 3 ms a tick; a 1024 x 1024 rebuild then spreads over ~6 ticks).
+[[nodiscard]] std::int64_t resolve_field_budget(const ServerConfig& config, std::size_t map_cells) noexcept;
 
 /// What the caller should do after parsing.
 struct ConfigParseResult {

@@ -27,6 +27,11 @@ struct WorldParams {
   float player_speed = 5.0f;   ///< world units per second
   float player_radius = 0.4f;  ///< world units
   std::uint64_t seed = 1;
+  /// Field rebuild budget per tick in work units (NavigationFields::set_rebuild_budget; one
+  /// unit ~ one settled cell). 0 = a whole rebuild in the tick that needs it. With a budget,
+  /// agents read the previous complete field until the new one is swapped in; 200000 is about
+  /// 3 ms a tick on a 1024x1024 map here, a full rebuild there being ~1.2 million units.
+  std::size_t field_rebuild_budget = 0;
 };
 
 struct Player {
@@ -81,7 +86,8 @@ class World {
 
   /// The two phases of step(), for callers that measure them separately (the server times the
   /// field rebuild). Call them in pairs with the same `dt`. begin_tick applies the player
-  /// intents and brings the fields up to date; it returns true when it rebuilt them.
+  /// intents and brings the fields up to date (with a rebuild budget: one slice of the build in
+  /// progress); it returns true when it did rebuild work this tick.
   /// finish_tick runs the spawner, the swarm, the contacts and the state hash, and advances
   /// tick(). A non-positive or non-finite `dt` makes both a no-op (begin_tick returns false).
   bool begin_tick(float dt);
