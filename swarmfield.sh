@@ -8,6 +8,7 @@
 #   SWARMFIELD_SANITIZE=1 for an ASan/UBSan build, JOBS (default: nproc),
 #   SWARMFIELD_TEST_ARGS extra ctest arguments (e.g. "-L scen-full").
 set -euo pipefail
+export SWARMFIELD_CALLER_PWD=$PWD  # demo options with relative paths are the caller's
 cd "$(dirname "$0")"
 ROOT=$(pwd)
 BUILD_DIR=${BUILD_DIR:-build}
@@ -58,6 +59,9 @@ case "$cmd" in
     (cd "$BUILD_DIR" && ctest --output-on-failure -j 2 --timeout 600 ${SWARMFIELD_TEST_ARGS:-} "$@")
     ;;
   demo)
+    # Check the options (and answer --help) before spending minutes on a build.
+    SWARMFIELD_DEMO_CHECK_ONLY=1 "$ROOT/scripts/demo.sh" "$BUILD_DIR/bin" "$@"
+    case " $* " in *" -h "*|*" --help "*) exit 0 ;; esac
     build
     exec "$ROOT/scripts/demo.sh" "$BUILD_DIR/bin" "$@"
     ;;
@@ -65,6 +69,6 @@ case "$cmd" in
     SWARMFIELD_BENCH=1 build
     exec "$ROOT/scripts/bench.sh" "$BUILD_DIR/bin" "$@"
     ;;
-  help|-h|--help) sed -n '2,10p' "$0" ;;
+  help|-h|--help) sed -n '2,9p' "$0" ;;
   *) echo "unknown command '$cmd'; try: $0 help" >&2; exit 2 ;;
 esac

@@ -33,21 +33,36 @@ usage: ./swarmfield.sh demo [--map FILE.map | --city-seed N] [--agents N] [--sec
 USAGE
 }
 
+# Relative paths are the caller's: swarmfield.sh changes into the checkout before calling us.
+CALLER_PWD=${SWARMFIELD_CALLER_PWD:-$PWD}
+fail_usage() { echo "demo: $*" >&2; echo "try: ./swarmfield.sh demo --help" >&2; exit 2; }
+abs_path() { case "$1" in /*) printf '%s' "$1" ;; *) printf '%s/%s' "$CALLER_PWD" "$1" ;; esac; }
+need_value() { [ $# -ge 2 ] && [ -n "$2" ] || fail_usage "$1 needs a value"; }
+is_uint() { [[ "$1" =~ ^[0-9]+$ ]]; }
+
 while [ $# -gt 0 ]; do
   case "$1" in
-    --map) [ -f "$2" ] || { echo "demo: map file '$2' not found" >&2; exit 2; }
-           MAP_ARGS=(--map "$(realpath "$2")"); CITY_DEFAULT=no; shift 2 ;;
-    --city-seed) MAP_ARGS=(--city-seed "$2" --city-size 256); [ "$2" = 1 ] || CITY_DEFAULT=no; shift 2 ;;
-    --agents) AGENTS=$2; shift 2 ;;
-    --seconds) SECONDS_TO_RUN=$2; shift 2 ;;
-    --port) PORT=$2; shift 2 ;;
-    --script) SCRIPT=$(realpath "$2"); shift 2 ;;
+    --map) need_value "$@"; f=$(abs_path "$2")
+           [ -f "$f" ] || fail_usage "map file '$2' not found (looked for $f)"
+           MAP_ARGS=(--map "$f"); CITY_DEFAULT=no; shift 2 ;;
+    --city-seed) need_value "$@"; is_uint "$2" || fail_usage "--city-seed must be a whole number >= 0 (got '$2')"
+                 MAP_ARGS=(--city-seed "$2" --city-size 256); [ "$2" = 1 ] || CITY_DEFAULT=no; shift 2 ;;
+    --agents) need_value "$@"; is_uint "$2" || fail_usage "--agents must be a whole number >= 0 (got '$2')"
+              AGENTS=$2; shift 2 ;;
+    --seconds) need_value "$@"; [[ "$2" =~ ^[0-9]+(\.[0-9]+)?$ ]] || fail_usage "--seconds must be a number of seconds >= 0 (got '$2')"
+               SECONDS_TO_RUN=$2; shift 2 ;;
+    --port) need_value "$@"; { is_uint "$2" && [ "$2" -ge 1 ] && [ "$2" -le 65535 ]; } || fail_usage "--port must be in 1..65535 (got '$2')"
+            PORT=$2; shift 2 ;;
+    --script) need_value "$@"; f=$(abs_path "$2")
+              [ -f "$f" ] || fail_usage "bot script '$2' not found (looked for $f)"
+              SCRIPT=$f; shift 2 ;;
     --headless) HEADLESS=yes; shift ;;
-    --out) OUT=$2; shift 2 ;;
+    --out) need_value "$@"; OUT=$(abs_path "$2"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
-    *) echo "demo: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+    *) fail_usage "unknown option '$1'" ;;
   esac
 done
+[ "${SWARMFIELD_DEMO_CHECK_ONLY:-0}" = 1 ] && exit 0  # swarmfield.sh checks the options before building
 [ -z "$SCRIPT" ] && [ "$CITY_DEFAULT" = yes ] && SCRIPT=$PATROL
 [ "$HEADLESS" = auto ] && { [ -n "${DISPLAY:-}" ] && HEADLESS=no || HEADLESS=yes; }
 [ -z "$SECONDS_TO_RUN" ] && { [ "$HEADLESS" = yes ] && SECONDS_TO_RUN=30 || SECONDS_TO_RUN=0; }
@@ -61,8 +76,8 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-SERVER_DURATION=0
-[ "$SECONDS_TO_RUN" != 0 ] && SERVER_DURATION=$((SECONDS_TO_RUN + 3))
+# The server outlives the clients by a few seconds so that they end first, on their own clock.
+SERVER_DURATION=$(awk -v s="$SECONDS_TO_RUN" 'BEGIN { d = (s > 0) ? int(s) + 4 : 0; print d }')
 say "starting the server: ${MAP_ARGS[*]} --agents $AGENTS --port $PORT (log: $OUT/server.log)"
 "$BIN/swarmfield-server" "${MAP_ARGS[@]}" --agents "$AGENTS" --port "$PORT" --duration "$SERVER_DURATION" \
   >"$OUT/server.log" 2>&1 &
@@ -78,7 +93,14 @@ BOT_ARGS=(--port "$PORT" --seconds "$SECONDS_TO_RUN")
 if [ -n "$SCRIPT" ]; then BOT_ARGS+=(--script "$SCRIPT"); BOT_WHAT="script $(basename "$SCRIPT")"; else BOT_WHAT="its built-in wander loop"; fi
 say "starting the bot as the player, walking $BOT_WHAT (log: $OUT/bot.log)"
 "$BIN/swarmfield-bot" "${BOT_ARGS[@]}" >"$OUT/bot.log" 2>&1 &
-pids+=($!)
+BOT_PID=$!
+pids+=($BOT_PID)
+sleep 1
+if ! kill -0 "$BOT_PID" 2>/dev/null; then
+  echo "demo: the bot stopped at once; its log ($OUT/bot.log):" >&2
+  cat "$OUT/bot.log" >&2
+  exit 1
+fi
 
 if [ "$HEADLESS" = yes ]; then
   say "no display: headless viewer for $SECONDS_TO_RUN s, screenshot -> $OUT/demo.png"
