@@ -1,6 +1,8 @@
 // swarmfield-tool: offline utilities around the simulation library.
 #include <CLI/CLI.hpp>
 
+#include <cstdio>
+
 #include "tool_commands.hpp"
 
 int main(int argc, char** argv) {
@@ -9,6 +11,16 @@ int main(int argc, char** argv) {
   swarmfield::tool::add_scen_command(app);
   swarmfield::tool::add_field_command(app);
   swarmfield::tool::add_sim_command(app);
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One line and status 2 (as the --help texts promise), not CLI11's internal codes.
+    std::fprintf(stderr, "error: %s (see swarmfield-tool --help)\n", e.what());
+    return 2;
+  }
   return swarmfield::tool::exit_code();
 }

@@ -53,8 +53,21 @@ int run_scen(const ScenOptions& opt) {
     std::fprintf(stderr, "error: %s\n", error.c_str());
     return 2;
   }
+  if (lines.empty()) {
+    std::fprintf(stderr, "error: %s has no scenario lines (expected 'version 1' and tab-separated problems)\n",
+                 opt.scen_path.c_str());
+    return 2;
+  }
   bool warned_name = false;
   for (const io::ScenLine& s : lines) {
+    const bool start_in = map.in_bounds(s.start_x, s.start_y);
+    const bool goal_in = map.in_bounds(s.goal_x, s.goal_y);
+    if (!start_in || !goal_in) {
+      std::fprintf(stderr, "error: %s:%d: %s (%d,%d) is outside the %dx%d map\n", opt.scen_path.c_str(), s.line,
+                   start_in ? "goal" : "start", start_in ? s.goal_x : s.start_x, start_in ? s.goal_y : s.start_y,
+                   map.width(), map.height());
+      return 2;
+    }
     if (s.map_width != map.width() || s.map_height != map.height()) {
       std::fprintf(stderr, "error: %s:%d: scenario is for a %dx%d map but %s is %dx%d (wrong map file?)\n",
                    opt.scen_path.c_str(), s.line, s.map_width, s.map_height, opt.map_path.c_str(), map.width(),
@@ -147,9 +160,9 @@ void add_scen_command(CLI::App& app) {
   cmd->add_option("MAP", opt->map_path, "MovingAI .map file (or ASCII map)")->required();
   cmd->add_option("SCEN", opt->scen_path, "MovingAI .scen file for that map")->required();
   cmd->add_option("--every", opt->every, "check only every Nth problem line (default 1: all)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1, 1000000));
   cmd->add_option("--tolerance", opt->tolerance, "largest accepted relative error (default 1e-4)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(1e-12, 1.0));
   cmd->add_flag("--no-progress", opt->no_progress, "do not print progress on stderr");
   cmd->callback([opt] { set_exit_code(run_scen(*opt)); });
 }

@@ -215,10 +215,11 @@ void add_sim_command(CLI::App& app) {
   auto* city_opt = cmd->add_option("--city-seed", opt->city_seed, "use a generated city with this seed instead of MAP");
   map_opt->excludes(city_opt);
   cmd->add_option("--size", opt->size, "generated city width and height in cells (default 256)")
-      ->check(CLI::Range(32, 8192));
+      ->check(CLI::Range(32, 4096));
   cmd->add_option("--agents", opt->agents, "agents spawned on the first tick (default 1000)")
       ->check(CLI::Range(0u, 10000000u));
-  cmd->add_option("--ticks", opt->ticks, "ticks to simulate (default 300)");
+  cmd->add_option("--ticks", opt->ticks, "ticks to simulate (default 300)")
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1000000000}));
   cmd->add_option("--seed", opt->seed, "world seed (spawn positions) (default 1)");
   cmd->add_option("--tick-hz", opt->tick_hz, "ticks per simulated second; dt = 1 / tick-hz (default 30)")
       ->check(CLI::Range(1.0, 1000.0));
