@@ -60,18 +60,18 @@ int run_scen(const ScenOptions& opt) {
   }
   bool warned_name = false;
   for (const io::ScenLine& s : lines) {
+    if (s.map_width != map.width() || s.map_height != map.height()) {
+      std::fprintf(stderr, "error: %s:%d: scenario is for a %dx%d map but %s is %dx%d (wrong map file?)\n",
+                   opt.scen_path.c_str(), s.line, s.map_width, s.map_height, opt.map_path.c_str(), map.width(),
+                   map.height());
+      return 2;
+    }
     const bool start_in = map.in_bounds(s.start_x, s.start_y);
     const bool goal_in = map.in_bounds(s.goal_x, s.goal_y);
     if (!start_in || !goal_in) {
       std::fprintf(stderr, "error: %s:%d: %s (%d,%d) is outside the %dx%d map\n", opt.scen_path.c_str(), s.line,
                    start_in ? "goal" : "start", start_in ? s.goal_x : s.start_x, start_in ? s.goal_y : s.start_y,
                    map.width(), map.height());
-      return 2;
-    }
-    if (s.map_width != map.width() || s.map_height != map.height()) {
-      std::fprintf(stderr, "error: %s:%d: scenario is for a %dx%d map but %s is %dx%d (wrong map file?)\n",
-                   opt.scen_path.c_str(), s.line, s.map_width, s.map_height, opt.map_path.c_str(), map.width(),
-                   map.height());
       return 2;
     }
     if (!warned_name && s.map_name != base_name(opt.map_path)) {

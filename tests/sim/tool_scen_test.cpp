@@ -102,7 +102,21 @@ TEST_CASE("tool scen: unreadable or inconsistent input exits 2 with a reason") {
   CHECK(wrong_map.status == 2);
   CHECK(wrong_map.out.find("wrong map file?") != std::string::npos);
   const Run usage = run_tool("scen");
-  CHECK(usage.status != 0);
+  CHECK(usage.status == 2);  // CLI11's own codes (106, ...) would break scripts that test for 2
+  CHECK(usage.out.find("error: ") != std::string::npos);
+
+  const auto dir = temp_dir();
+  const auto empty = dir / "empty.scen";
+  { std::ofstream(empty) << "version 1\n"; }
+  const Run no_lines = run_tool("scen " + kMap + " " + empty.string());
+  CHECK(no_lines.status == 2);
+  CHECK(no_lines.out.find("has no scenario lines") != std::string::npos);
+  const auto outside = dir / "outside.scen";
+  { std::ofstream(outside) << "version 1\n0\tBoston_0_256.map\t256\t256\t1\t1\t300\t2\t1.0\n"; }
+  const Run out_of_map = run_tool("scen " + kMap + " " + outside.string());
+  CHECK(out_of_map.status == 2);
+  CHECK(out_of_map.out.find("goal (300,2) is outside the 256x256 map") != std::string::npos);
+  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("tool field: city picture, and clear errors for bad goals and paths") {
