@@ -15,6 +15,7 @@
 
 #include "swarmfield/client/bot_brain.hpp"
 #include "swarmfield/client/bot_script.hpp"
+#include "swarmfield/client/command_line.hpp"
 #include "swarmfield/client/connection.hpp"
 
 namespace {
@@ -66,6 +67,7 @@ int main(int argc, char** argv) {
   float view = 16.0f;
   double input_hz = 30.0;
   int connect_timeout_ms = 5000;
+  int data_timeout_ms = 5000;
   app.add_option("--host", host, "server address")->capture_default_str();
   app.add_option("--port", port, "server TCP port")->capture_default_str();
   app.add_option("--script", script_path, "bot script file (default: a built-in wander loop)");
@@ -79,10 +81,15 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0f, 100000.0f))
       ->capture_default_str();
   app.add_option("--input-hz", input_hz, "inputs per second")->check(CLI::Range(1.0, 120.0))->capture_default_str();
-  app.add_option("--connect-timeout-ms", connect_timeout_ms, "TCP connect timeout")
+  app.add_option("--connect-timeout-ms", connect_timeout_ms,
+                 "time allowed to connect and get the server's answer to Hello, ms")
       ->check(CLI::Range(100, 600000))
       ->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+  app.add_option("--data-timeout-ms", data_timeout_ms,
+                 "fail (exit 1) when the server sends nothing for this long, ms (0 = never)")
+      ->check(CLI::Range(0, 600000))
+      ->capture_default_str();
+  if (const auto code = swarmfield::client::parse_command_line(app, argc, argv)) return *code;
 
   BotScript script;
   BotScriptError script_error;
@@ -110,6 +117,7 @@ int main(int argc, char** argv) {
     options.name = bot.name;
     options.connect_timeout = std::chrono::milliseconds(connect_timeout_ms);
     options.handshake_timeout = std::chrono::milliseconds(connect_timeout_ms) + std::chrono::seconds(10);
+    options.data_timeout = std::chrono::milliseconds(data_timeout_ms);
     bot.connection = std::make_unique<Connection>(io, options);
     bot.brain.emplace(script, seed + static_cast<std::uint64_t>(i));
     bot.connection->start();

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <asio.hpp>
 #include <utility>
 
@@ -18,16 +19,24 @@ using Clock = std::chrono::steady_clock;
 // After this long connected without a UDP snapshot, inputs also go over TCP (UDP looks blocked).
 constexpr auto kUdpFallbackDelay = std::chrono::seconds(2);
 constexpr double kRttSmoothing = 0.1;
+
+// "5 s", "0.3 s": durations in user-facing messages.
+std::string seconds_text(std::chrono::milliseconds ms) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g s", static_cast<double>(ms.count()) / 1000.0);
+  return buf;
+}
 }  // namespace
 
 struct Connection::Impl {
   explicit Impl(asio::io_context& context)
-      : io(context), resolver(context), tcp(context), udp(context), timer(context) {}
+      : io(context), resolver(context), tcp(context), udp(context), timer(context), data_timer(context) {}
   asio::io_context& io;
   asio::ip::tcp::resolver resolver;
   asio::ip::tcp::socket tcp;
   asio::ip::udp::socket udp;
   asio::steady_timer timer;
+  asio::steady_timer data_timer;  ///< no-data watchdog (options.data_timeout)
   std::array<std::uint8_t, 64 * 1024> tcp_buffer{};
   std::array<std::uint8_t, 2048> udp_buffer{};
   std::deque<std::vector<std::uint8_t>> write_queue;
@@ -41,6 +50,8 @@ struct Connection::Impl {
   std::shared_ptr<bool> alive = std::make_shared<bool>(true);
   Clock::time_point started_at;
   Clock::time_point connected_at;
+  Clock::time_point last_data_at;  ///< last TCP read / UDP datagram from the server
+  bool answered = false;           ///< the server sent at least one byte
   Clock::time_point window_start;
   std::uint64_t window_bytes = 0;
   std::uint64_t last_echo_us = 0;
@@ -76,6 +87,7 @@ Connection::~Connection() {
   asio::error_code ignored;
   impl_->resolver.cancel();
   impl_->timer.cancel();
+  impl_->data_timer.cancel();
   impl_->tcp.close(ignored);
   impl_->udp.close(ignored);
 }
@@ -114,7 +126,11 @@ void Connection::start() {
                               asio::error_code ignored;
                               impl_->tcp.set_option(asio::ip::tcp::no_delay(true), ignored);
                               state_ = ConnectionState::kHandshake;
-                              // Re-arm the timer for the rest of the handshake budget.
+                              // Re-arm the timer: the server must answer the Hello within the
+                              // connect budget (a server that accepts but never answers must not
+                              // hold us for the whole handshake budget), then the map must be
+                              // complete within the handshake budget.
+                              arm_data_timer();
                               impl_->timer.expires_at(impl_->started_at + options_.handshake_timeout);
                               impl_->timer.async_wait([this, alive](const asio::error_code& tec) {
                                 if (!*alive || tec) return;
@@ -154,6 +170,7 @@ void Connection::fail(const std::string& message) {
   asio::error_code ignored;
   impl_->resolver.cancel();
   impl_->timer.cancel();
+  impl_->data_timer.cancel();
   impl_->tcp.close(ignored);
   impl_->udp.close(ignored);
 }
@@ -240,6 +257,7 @@ void Connection::start_tcp_read() {
           }
           return;
         }
+        note_data();
         stats_.bytes_received += n;
         impl_->window_bytes += n;
         impl_->decoder.feed(std::span<const std::uint8_t>(impl_->tcp_buffer.data(), n));
@@ -329,6 +347,43 @@ void Connection::finish_map() {
   impl_->timer.cancel();
 }
 
+void Connection::note_data() {
+  impl_->last_data_at = Clock::now();
+  if (!impl_->answered) {
+    impl_->answered = true;
+    // The watchdog still waits for the connect deadline: switch it to the data timeout now.
+    arm_data_timer();
+  }
+}
+
+void Connection::arm_data_timer() {
+  if (finished()) return;
+  // Before the server's first byte the connect budget applies; after it, the data timeout.
+  Clock::time_point deadline;
+  if (!impl_->answered) {
+    deadline = impl_->started_at + options_.connect_timeout;
+  } else if (options_.data_timeout.count() > 0) {
+    deadline = impl_->last_data_at + options_.data_timeout;
+  } else {
+    return;
+  }
+  if (Clock::now() >= deadline) {
+    if (!impl_->answered) {
+      fail("server at " + impl_->endpoint_label + " accepted the connection but did not answer within " +
+           std::to_string(options_.connect_timeout.count()) + " ms (is it a swarmfield server? is it hung?)");
+    } else {
+      fail("no data from the server for " + seconds_text(options_.data_timeout) + " (server hung or network down)");
+    }
+    return;
+  }
+  impl_->data_timer.expires_at(deadline);
+  auto alive = impl_->alive;
+  impl_->data_timer.async_wait([this, alive](const asio::error_code& ec) {
+    if (!*alive || ec) return;
+    arm_data_timer();  // re-checks against the newest data time
+  });
+}
+
 void Connection::open_udp() {
   asio::error_code ec;
   const auto remote = impl_->tcp.remote_endpoint(ec);
@@ -352,6 +407,7 @@ void Connection::start_udp_read() {
         if (!*alive || finished()) return;
         if (ec == asio::error::operation_aborted || !impl_->udp.is_open()) return;
         if (!ec) {
+          note_data();
           stats_.bytes_received += n;
           impl_->window_bytes += n;
           auto datagram = protocol::decode_datagram(std::span<const std::uint8_t>(impl_->udp_buffer.data(), n));

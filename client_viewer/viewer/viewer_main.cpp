@@ -7,7 +7,10 @@
 #include <asio.hpp>
 #include <atomic>
 #include <chrono>
+#include <cerrno>
 #include <csignal>
+#include <cstring>
+#include <filesystem>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -18,6 +21,7 @@
 
 #include "swarmfield/client/bitmap_font.hpp"
 #include "swarmfield/client/camera.hpp"
+#include "swarmfield/client/command_line.hpp"
 #include "swarmfield/client/connection.hpp"
 #include "swarmfield/client/scene_renderer.hpp"
 #include "swarmfield/client/screenshot.hpp"
@@ -49,6 +53,7 @@ struct Args {
   bool heat = false;
   double interp_snapshots = 2.0;
   int connect_timeout_ms = 5000;
+  int data_timeout_ms = 5000;
   int fps = 60;
   float zoom = 0.0f;  ///< pixels per world unit; 0 = fit the whole map
 };
@@ -101,6 +106,17 @@ bool open_video(const Args& args, Video& video, std::string& error) {
     return false;
   }
   video.sdl_started = true;
+  // With no display at all SDL falls back to its "offscreen"/"dummy" driver: a window nobody
+  // can see. Say so (exit 3) instead of silently rendering into the void, unless the user
+  // asked for that driver with SDL_VIDEODRIVER.
+  const char* driver = SDL_GetCurrentVideoDriver();
+  const char* requested = SDL_getenv("SDL_VIDEODRIVER");
+  const std::string driver_name = driver ? driver : "";
+  if ((driver_name == "offscreen" || driver_name == "dummy") && (requested == nullptr || driver_name != requested)) {
+    error = "could not start SDL video: no display found (SDL fell back to its '" + driver_name +
+            "' driver); use --headless, or run under xvfb-run";
+    return false;
+  }
   video.window = SDL_CreateWindow("swarmfield viewer", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, args.width,
                                   args.height, SDL_WINDOW_RESIZABLE);
   if (!video.window) {
@@ -114,6 +130,21 @@ bool open_video(const Args& args, Video& video, std::string& error) {
     error = std::string("could not create a renderer: ") + SDL_GetError();
     return false;
   }
+  return true;
+}
+
+// Opens `path` for writing without truncating it (append mode) and removes it again if it did
+// not exist before: a write check that leaves no trace. `why` gets strerror on failure.
+bool screenshot_path_writable(const std::string& path, std::string& why) {
+  std::error_code ec;
+  const bool existed = std::filesystem::exists(path, ec);
+  FILE* f = std::fopen(path.c_str(), "ab");
+  if (!f) {
+    why = std::strerror(errno);
+    return false;
+  }
+  std::fclose(f);
+  if (!existed) std::filesystem::remove(path, ec);
   return true;
 }
 
@@ -138,14 +169,27 @@ int main(int argc, char** argv) {
   app.add_option("--interp-snapshots", args.interp_snapshots, "render this many snapshot intervals behind")
       ->check(CLI::Range(0.0, 20.0))
       ->capture_default_str();
-  app.add_option("--connect-timeout-ms", args.connect_timeout_ms, "TCP connect timeout")
+  app.add_option("--connect-timeout-ms", args.connect_timeout_ms,
+                 "time allowed to connect and get the server's answer to Hello, ms")
       ->check(CLI::Range(100, 600000))
+      ->capture_default_str();
+  app.add_option("--data-timeout-ms", args.data_timeout_ms,
+                 "fail (exit 1) when the server sends nothing for this long, ms (0 = never)")
+      ->check(CLI::Range(0, 600000))
       ->capture_default_str();
   app.add_option("--zoom", args.zoom, "pixels per world unit (0 = fit the whole map)")
       ->check(CLI::Range(0.0f, client::Camera::kMaxZoom));
   app.add_option("--fps", args.fps, "frame rate cap")->check(CLI::Range(1, 500))->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+  if (const auto code = swarmfield::client::parse_command_line(app, argc, argv)) return *code;
   if (args.headless && args.seconds <= 0.0) args.seconds = 5.0;
+  if (!args.screenshot.empty()) {
+    // Fail now, not after --seconds of watching, when the screenshot can never be written.
+    std::string why;
+    if (!screenshot_path_writable(args.screenshot, why)) {
+      std::cerr << "error: can not write the screenshot '" << args.screenshot << "': " << why << "\n";
+      return 4;
+    }
+  }
 
   Video video;
   std::string error;
@@ -167,6 +211,7 @@ int main(int argc, char** argv) {
   options.role = args.player ? protocol::Role::kPlayer : protocol::Role::kViewer;
   options.connect_timeout = std::chrono::milliseconds(args.connect_timeout_ms);
   options.handshake_timeout = std::chrono::milliseconds(args.connect_timeout_ms) + std::chrono::seconds(10);
+  options.data_timeout = std::chrono::milliseconds(args.data_timeout_ms);
   client::Connection connection(io, options);
   connection.start();
 

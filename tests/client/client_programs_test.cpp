@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -51,6 +52,30 @@ int free_port() {
   return ntohs(addr.sin_port);
 }
 
+// A 127.0.0.1 listener that never accepts: the kernel completes TCP handshakes (backlog) but
+// nothing is ever sent back, like a hung server. Closed at scope exit.
+struct SilentListener {
+  int fd = -1;
+  int port = 0;
+  SilentListener() {
+    fd = socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd >= 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(listen(fd, 64) == 0);
+    socklen_t len = sizeof addr;
+    REQUIRE(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+    port = ntohs(addr.sin_port);
+  }
+  ~SilentListener() { close(fd); }
+};
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
 bool have_xvfb_run() { return std::system("command -v xvfb-run >/dev/null 2>&1") == 0; }
 
 const std::string kBin = SWARMFIELD_BIN_DIR;
@@ -60,7 +85,7 @@ const std::string kBin = SWARMFIELD_BIN_DIR;
 TEST_CASE("headless viewer with no server and no DISPLAY fails with the connect error") {
   const int port = free_port();
   const auto r = run("env -u DISPLAY -u WAYLAND_DISPLAY " + kBin + "/swarmfield-viewer --headless --seconds 2 --port " +
-                     std::to_string(port) + " --screenshot /nonexistent-dir/never.png");
+                     std::to_string(port));
   INFO(r.output);
   CHECK(r.signal == 0);
   CHECK(r.exit_code == 1);
@@ -90,6 +115,16 @@ TEST_CASE("windowed viewer without any display says so instead of crashing") {
   CHECK(r.output.find("error: could not start SDL video") != std::string::npos);
 }
 
+TEST_CASE("windowed viewer with no display and no SDL_VIDEODRIVER exits 3 (SDL's offscreen fallback is no window)") {
+  const auto r = run("env -u DISPLAY -u WAYLAND_DISPLAY -u SDL_VIDEODRIVER " + kBin +
+                     "/swarmfield-viewer --seconds 1 --port 1");
+  INFO(r.output);
+  CHECK(r.signal == 0);
+  CHECK(r.exit_code == 3);
+  CHECK(r.output.find("error: could not start SDL video: no display found") != std::string::npos);
+  CHECK(r.output.find("viewer: connected=") == std::string::npos);  // stopped before connecting
+}
+
 TEST_CASE("bot with no server prints the error and a summary line, exit 1") {
   const int port = free_port();
   const auto r = run(kBin + "/swarmfield-bot --seconds 2 --count 3 --port " + std::to_string(port));
@@ -111,4 +146,68 @@ TEST_CASE("bot with a bad script names file:line and exits 2 before connecting")
   INFO(r.output);
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("error: " + path + ":3: unknown command 'walk'") != std::string::npos);
+}
+
+TEST_CASE("bad flags exit 2 with 'error: ... (see --help)', not CLI11's own codes") {
+  for (const std::string& cmd : {kBin + "/swarmfield-bot --count 0", kBin + "/swarmfield-bot --no-such-flag",
+                                kBin + "/swarmfield-bot --port x", kBin + "/swarmfield-viewer --headless --fps 0",
+                                kBin + "/swarmfield-viewer --bogus"}) {
+    const auto r = run(cmd);
+    INFO(cmd << "\n" << r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.rfind("error: ", 0) == 0);
+    CHECK(r.output.find("(see --help)") != std::string::npos);
+  }
+  for (const std::string& cmd : {kBin + "/swarmfield-bot --help", kBin + "/swarmfield-viewer --help"}) {
+    const auto r = run(cmd);
+    INFO(cmd << "\n" << r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.find("--data-timeout-ms") != std::string::npos);
+  }
+}
+
+TEST_CASE("bot and viewer give up on a server that accepts but never answers within --connect-timeout-ms") {
+  SilentListener silent;
+  const std::string port = std::to_string(silent.port);
+  {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = run(kBin + "/swarmfield-bot --seconds 3 --connect-timeout-ms 1000 --port " + port);
+    const double took = seconds_since(t0);
+    INFO(r.output);
+    CHECK(r.exit_code == 1);
+    CHECK(took < 2.5);
+    CHECK(r.output.find("did not answer within 1000 ms") != std::string::npos);
+  }
+  {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = run("env -u DISPLAY " + kBin + "/swarmfield-viewer --headless --seconds 10 --connect-timeout-ms 1000 --port " + port);
+    const double took = seconds_since(t0);
+    INFO(r.output);
+    CHECK(r.exit_code == 1);
+    CHECK(took < 2.5);
+    CHECK(r.output.find("did not answer within 1000 ms") != std::string::npos);
+  }
+}
+
+TEST_CASE("viewer with an unwritable --screenshot path exits 4 at once, before connecting") {
+  const int port = free_port();
+  const auto t0 = std::chrono::steady_clock::now();
+  const auto r = run("env -u DISPLAY " + kBin + "/swarmfield-viewer --headless --seconds 10 --port " +
+                     std::to_string(port) + " --screenshot /nonexistent-dir/never.png");
+  INFO(r.output);
+  CHECK(r.exit_code == 4);
+  CHECK(seconds_since(t0) < 2.0);
+  CHECK(r.output.find("error: can not write the screenshot '/nonexistent-dir/never.png'") != std::string::npos);
+  CHECK(r.output.find("could not connect") == std::string::npos);  // checked before connecting
+}
+
+TEST_CASE("viewer's screenshot check leaves no file behind when the run fails") {
+  const std::string path = "client_programs_test_probe.png";
+  std::remove(path.c_str());
+  const auto r = run("env -u DISPLAY " + kBin + "/swarmfield-viewer --headless --seconds 1 --port " +
+                     std::to_string(free_port()) + " --screenshot " + path);
+  INFO(r.output);
+  CHECK(r.exit_code == 1);  // no server
+  std::ifstream probe(path);
+  CHECK_FALSE(probe.good());
 }

@@ -343,3 +343,67 @@ TEST_CASE("a connection destroyed mid-handshake leaves the io_context safe to ru
   // (ASan builds catch it), and the server sees the socket go away.
   CHECK(run_until(io, [&] { return server.peer_closed; }, std::chrono::milliseconds(2000)));
 }
+
+TEST_CASE("a server that accepts but never answers fails within the connect timeout") {
+  asio::io_context io;
+  FakeServer server(io, Mode::kSilent);
+  auto o = options_for(server.tcp_port());
+  o.connect_timeout = std::chrono::milliseconds(300);
+  o.handshake_timeout = std::chrono::milliseconds(10000);  // must not be what ends it
+  client::Connection c(io, o);
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK_FALSE(c.connect_blocking());
+  const auto took = std::chrono::steady_clock::now() - t0;
+  CHECK(took >= std::chrono::milliseconds(250));
+  CHECK(took < std::chrono::seconds(2));
+  CHECK(c.state() == client::ConnectionState::kFailed);
+  CHECK(c.error().find("did not answer within 300 ms") != std::string::npos);
+}
+
+TEST_CASE("a server that stops sending (hung) ends the session after the data timeout") {
+  asio::io_context io;
+  FakeServer server(io, Mode::kNormal);  // after the map + one TCP snapshot it only answers inputs
+  auto o = options_for(server.tcp_port());
+  o.data_timeout = std::chrono::milliseconds(300);
+  client::Connection c(io, o);
+  REQUIRE_MESSAGE(c.connect_blocking(), c.error());
+  const auto t0 = std::chrono::steady_clock::now();
+  REQUIRE(run_until(io, [&] { return c.finished(); }, std::chrono::milliseconds(3000)));
+  const auto took = std::chrono::steady_clock::now() - t0;
+  // ~0.3 s; well under the 2 s connect timeout, which must not delay the first check.
+  CHECK(took < std::chrono::seconds(1));
+  CHECK(c.state() == client::ConnectionState::kClosed);
+  CHECK_FALSE(c.ended_by_bye());
+  CHECK(c.error().rfind("no data from the server for 0.3 s", 0) == 0);
+  // The socket was closed: the server sees it go.
+  CHECK(run_until(io, [&] { return server.peer_closed; }, std::chrono::milliseconds(2000)));
+}
+
+TEST_CASE("a server that keeps sending (UDP snapshots) never trips the data timeout") {
+  asio::io_context io;
+  FakeServer server(io, Mode::kNormal);
+  auto o = options_for(server.tcp_port());
+  o.data_timeout = std::chrono::milliseconds(300);
+  client::Connection c(io, o);
+  REQUIRE_MESSAGE(c.connect_blocking(), c.error());
+  // 1 s (over 3 timeouts) of inputs every 50 ms, each answered by a UDP snapshot.
+  const auto end = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+  while (std::chrono::steady_clock::now() < end && !c.finished()) {
+    c.send_input(protocol::Input{});
+    (void)run_until(io, [] { return false; }, std::chrono::milliseconds(50));
+  }
+  CHECK_MESSAGE(c.connected(), c.error());
+  CHECK(c.stats().snapshots_received > 5);
+  c.close();
+}
+
+TEST_CASE("data timeout 0 disables the check") {
+  asio::io_context io;
+  FakeServer server(io, Mode::kNormal);
+  auto o = options_for(server.tcp_port());
+  o.data_timeout = std::chrono::milliseconds(0);
+  client::Connection c(io, o);
+  REQUIRE_MESSAGE(c.connect_blocking(), c.error());
+  CHECK_FALSE(run_until(io, [&] { return c.finished(); }, std::chrono::milliseconds(500)));
+  CHECK(c.connected());
+}

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
 #include <regex>
 
@@ -329,6 +330,46 @@ TEST_CASE("loopback: a full server answers Error kServerFull") {
   CHECK(second.wait_closed(3s));
   // The first client is unaffected.
   CHECK(first.read_until<protocol::Snapshot>(3s).has_value());
+  server.signal(SIGINT);
+  CHECK(server.wait_exit(3s) == std::optional<int>(0));
+}
+
+TEST_CASE("loopback: many idle connections (no Hello) do not lock a real client out") {
+  ServerProcess server(small_city({"--max-clients", "4", "--agents", "10"}));
+  const auto ports = wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  // More than max-clients + 16 (the old total limit) and more than the pre-Hello cap (128).
+  std::vector<std::unique_ptr<RawClient>> idle;
+  for (int i = 0; i < 150; ++i) {
+    idle.push_back(std::make_unique<RawClient>());
+    REQUIRE(idle.back()->connect(ports->tcp));
+  }
+  // The oldest idle connection was dropped to make room; the newest is still open.
+  CHECK(idle.front()->wait_closed(3s));
+  RawClient real;
+  const auto welcome = join(real, ports->tcp, protocol::Role::kViewer);
+  REQUIRE_MESSAGE(welcome.has_value(), server.err());
+  CHECK(real.read_until<protocol::Snapshot>(3s).has_value());
+  server.signal(SIGINT);
+  CHECK(server.wait_exit(3s) == std::optional<int>(0));
+  const std::string err = server.err();
+  INFO("stderr: " << err);
+  CHECK(err.find("without Hello; the oldest goes") != std::string::npos);
+  // Rate-limited: far fewer log lines than the 72+ drops.
+  CHECK(std::count(err.begin(), err.end(), '\n') < 30);
+}
+
+TEST_CASE("loopback: a connection that sends no Hello is closed after 3 s") {
+  ServerProcess server(small_city({"--agents", "10"}));
+  const auto ports = wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  RawClient idle;
+  REQUIRE(idle.connect(ports->tcp));
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK(idle.wait_closed(6s));
+  const auto took = std::chrono::steady_clock::now() - t0;
+  CHECK(took >= 2500ms);
+  CHECK(took < 5s);
   server.signal(SIGINT);
   CHECK(server.wait_exit(3s) == std::optional<int>(0));
 }

@@ -184,3 +184,57 @@ TEST_CASE("server_config: TOML errors name the file, the key and the problem") {
     CHECK(r.output.find("exclude") != std::string::npos);
   }
 }
+
+TEST_CASE("server_config: --config naming a directory is an error naming the path") {
+  const auto r = parse({"--config", "/tmp"});
+  CHECK(is_error(r));
+  CHECK(r.output.find("'/tmp'") != std::string::npos);
+  CHECK(r.output.find("directory") != std::string::npos);
+}
+
+TEST_CASE("server_config: --duration above 1e7 s is an error (the clock would overflow)") {
+  CHECK(is_run(parse({"--duration", "10000000"})));
+  for (const char* d : {"1e10", "10000001", "inf"}) {
+    const auto r = parse({"--duration", d});
+    INFO(d << ": " << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find("--duration") != std::string::npos);
+  }
+  TempToml file("duration = 1e10\n");
+  CHECK(is_error(parse({"--config", file.path})));
+}
+
+TEST_CASE("server_config: a TOML key given in both spellings is an error") {
+  TempToml file("tick_hz = 30\ntick-hz = 60\n");
+  const auto r = parse({"--config", file.path});
+  CHECK(is_error(r));
+  CHECK(r.output.find("tick-hz") != std::string::npos);
+  CHECK(r.output.find("second time") != std::string::npos);
+  // Also when the flag overrides both.
+  CHECK(is_error(parse({"--config", file.path, "--tick-hz", "20"})));
+}
+
+TEST_CASE("server_config: TOML values are validated even when a flag overrides them") {
+  {
+    TempToml file("port = 70000\n");
+    const auto r = parse({"--config", file.path, "--port", "7000"});
+    CHECK(is_error(r));
+    CHECK(r.output.find("--port") != std::string::npos);
+    CHECK(r.output.find("70000") != std::string::npos);
+    CHECK(r.output.find(file.path) != std::string::npos);
+  }
+  {
+    TempToml file("port = \"x\"\n");  // wrong type, overridden
+    CHECK(is_error(parse({"--config", file.path, "--port", "7000"})));
+  }
+  {
+    TempToml file("log-format = \"yaml\"\n");
+    CHECK(is_error(parse({"--config", file.path, "--log-format", "text"})));
+  }
+  {
+    TempToml file("port = 7100\n");  // valid and overridden: the flag wins
+    const auto r = parse({"--config", file.path, "--port", "7000"});
+    REQUIRE(is_run(r));
+    CHECK(r.config.port == 7000);
+  }
+}

@@ -20,7 +20,8 @@ using Clock = std::chrono::steady_clock;
 // snapshot of this many agents below it. UDP snapshots are fragmented and take the full limit.
 constexpr std::size_t kMaxTcpSnapshotAgents = 100000;
 constexpr int kSnapshotZstdLevel = 1;  // per client per snapshot: favour speed
-constexpr auto kHandshakeTimeout = std::chrono::seconds(10);
+// Real clients send Hello right after connecting; idle connections must not linger.
+constexpr auto kHandshakeTimeout = std::chrono::seconds(3);
 constexpr auto kClosingTimeout = std::chrono::seconds(2);
 constexpr auto kFlushTimeout = std::chrono::milliseconds(1000);
 constexpr auto kFlushGrace = std::chrono::milliseconds(100);
@@ -81,9 +82,12 @@ Server::Server(const ServerConfig& config, sim::GridMap map, std::string map_nam
       map_transfer_(prepare_map_transfer(world_.map(), std::move(map_name))),
       spawn_(centre_most_walkable(world_.map())),
       clients_(static_cast<std::size_t>(config.max_clients)),
-      // Connections above max_clients are let in briefly (up to 16 more) so that they can be
-      // told "server full" at Hello rather than just being dropped.
-      tcp_(io_, *this, static_cast<std::size_t>(config.max_clients) + 16, queue_bound(config, map_transfer_)),
+      // Room for every client, plus the pre-Hello connections (capped separately: above the cap
+      // the oldest is dropped, so idle connections can not starve real clients), plus 16 so
+      // that connections above max_clients can be told "server full" at Hello.
+      tcp_(io_, *this,
+           static_cast<std::size_t>(config.max_clients) + TcpServer::kDefaultMaxUnauthenticated + 16,
+           queue_bound(config, map_transfer_), TcpServer::kDefaultMaxUnauthenticated),
       udp_(io_, clients_,
            [this](ClientState& c, const protocol::DecodedDatagram& d) {
              if (!stopping_ && d.input) apply_input(c, *d.input);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <sstream>
@@ -118,8 +119,9 @@ std::string validate_config(const ServerConfig& c) {
   if (!(e = range("--port", c.port, 0, 65535)).empty()) return e;
   if (!(e = range("--max-clients", c.max_clients, 1, 1024)).empty()) return e;
   if (!(e = range("--send-queue-kb", c.send_queue_kb, 16, 1048576)).empty()) return e;
-  if (!(std::isfinite(c.duration_s) && c.duration_s >= 0.0))
-    return "--duration must be >= 0 seconds (0 = run until signalled)";
+  // Upper bound: steady_clock time points overflow for ~1e10 s (the server then stopped at once).
+  if (!(std::isfinite(c.duration_s) && c.duration_s >= 0.0 && c.duration_s <= kMaxDurationSeconds))
+    return "--duration must be in 0..10000000 seconds (0 = run until signalled)";
   if (!(e = range("--spawn-wave", c.spawn_wave, 0, c.max_agents)).empty()) return e;
   if (!(std::isfinite(c.wave_interval_s) && c.wave_interval_s > 0.0 && c.wave_interval_s <= 86400.0))
     return "--wave-interval must be in (0, 86400] seconds";
@@ -185,6 +187,9 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
 
   if (!c.config_path.empty()) {
     std::string text;
+    std::error_code fs_error;
+    if (std::filesystem::is_directory(c.config_path, fs_error))
+      return fail("error: --config '" + c.config_path + "' is a directory, not a TOML file");
     if (!read_text_file(c.config_path, text))
       return fail("error: can not read config file '" + c.config_path + "'");
     toml::table table;
@@ -199,27 +204,37 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
     std::string toml_format;
     bool toml_has_map = false;
     bool toml_has_city = false;
-    std::vector<TomlKey> keys = {
-        {"map", map_opt, string_setter(c.map_path)},
-        {"city-seed", city_seed_opt, seed_setter(c.city_seed)},
-        {"city-size", city_size_opt, int_setter(c.city_size)},
-        {"agents", agents_opt, int_setter(c.agents)},
-        {"max-agents", max_agents_opt, int_setter(c.max_agents)},
-        {"tick-hz", tick_opt, int_setter(c.tick_hz)},
-        {"snapshot-hz", snap_opt, int_setter(c.snapshot_hz)},
-        {"port", port_opt, int_setter(c.port)},
-        {"bind", bind_opt, string_setter(c.bind)},
-        {"max-clients", max_clients_opt, int_setter(c.max_clients)},
-        {"send-queue-kb", queue_opt, int_setter(c.send_queue_kb)},
-        {"duration", duration_opt, seconds_setter(c.duration_s)},
-        {"seed", seed_opt, seed_setter(c.seed)},
-        {"log-level", level_opt, string_setter(c.log_level)},
-        {"log-format", format_opt, string_setter(toml_format)},
-        {"spawn-wave", wave_opt, int_setter(c.spawn_wave)},
-        {"wave-interval", wave_interval_opt, seconds_setter(c.wave_interval_s)},
-        {"status-interval", status_opt, seconds_setter(c.status_interval_s)},
-        {"field-budget", budget_opt, int_setter(c.field_budget)},
+    // The same keys bound to any config: the file is applied to `c` (where no flag overrides it)
+    // and, whole, to `file_only`, which must be valid by itself (so a bad value is reported even
+    // when a flag overrides it).
+    auto make_keys = [&](ServerConfig& t, std::string& format) -> std::vector<TomlKey> {
+      return {
+        {"map", map_opt, string_setter(t.map_path)},
+        {"city-seed", city_seed_opt, seed_setter(t.city_seed)},
+        {"city-size", city_size_opt, int_setter(t.city_size)},
+        {"agents", agents_opt, int_setter(t.agents)},
+        {"max-agents", max_agents_opt, int_setter(t.max_agents)},
+        {"tick-hz", tick_opt, int_setter(t.tick_hz)},
+        {"snapshot-hz", snap_opt, int_setter(t.snapshot_hz)},
+        {"port", port_opt, int_setter(t.port)},
+        {"bind", bind_opt, string_setter(t.bind)},
+        {"max-clients", max_clients_opt, int_setter(t.max_clients)},
+        {"send-queue-kb", queue_opt, int_setter(t.send_queue_kb)},
+        {"duration", duration_opt, seconds_setter(t.duration_s)},
+        {"seed", seed_opt, seed_setter(t.seed)},
+        {"log-level", level_opt, string_setter(t.log_level)},
+        {"log-format", format_opt, string_setter(format)},
+        {"spawn-wave", wave_opt, int_setter(t.spawn_wave)},
+        {"wave-interval", wave_interval_opt, seconds_setter(t.wave_interval_s)},
+        {"status-interval", status_opt, seconds_setter(t.status_interval_s)},
+        {"field-budget", budget_opt, int_setter(t.field_budget)},
+      };
     };
+    ServerConfig file_only;
+    std::string file_format;
+    std::vector<TomlKey> keys = make_keys(c, toml_format);
+    std::vector<TomlKey> file_keys = make_keys(file_only, file_format);
+    std::vector<std::string> seen_keys;
     // A source chosen on the command line (--map or --city-*) replaces the file's choice.
     const bool cli_map = map_opt->count() > 0;
     const bool cli_city = city_seed_opt->count() > 0 || city_size_opt->count() > 0;
@@ -233,6 +248,13 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
         return fail("error: config " + c.config_path + ": unknown key '" + std::string(raw_key.str()) +
                     "' (known keys: " + known + ")");
       }
+      if (std::find(seen_keys.begin(), seen_keys.end(), key) != seen_keys.end())
+        return fail("error: config " + c.config_path + ": key '" + std::string(raw_key.str()) +
+                    "' sets '" + key + "' a second time ('_' and '-' spellings are the same key); keep one");
+      seen_keys.push_back(key);
+      const auto file_it = file_keys.begin() + (it - keys.begin());
+      if (std::string err = file_it->apply(node); !err.empty())
+        return fail("error: config " + c.config_path + ": key '" + std::string(raw_key.str()) + "' " + err);
       if (key == "map") toml_has_map = true;
       if (key == "city-seed" || key == "city-size") toml_has_city = true;
       if (it->flag->count() > 0) continue;  // the flag wins
@@ -242,6 +264,12 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
     }
     if (toml_has_map && toml_has_city && !cli_map && !cli_city)
       return fail("error: config " + c.config_path + ": 'map' and 'city-seed'/'city-size' exclude each other");
+    if (!file_format.empty() && file_format != "text" && file_format != "json")
+      return fail("error: config " + c.config_path + ": key 'log-format' must be text or json (got '" + file_format + "')");
+    // Validated on its own, as if no flag were given: a wrong value is an error even when a
+    // flag overrides it (it would bite as soon as the flag is dropped).
+    if (std::string err = validate_config(file_only); !err.empty())
+      return fail("error: config " + c.config_path + ": " + err + " (in the file; flags do not excuse it)");
     if (!toml_format.empty() && format_opt->count() == 0) log_format = toml_format;
   }
 

@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "swarmfield/protocol/framing.hpp"
 
 namespace swarmfield::server {
@@ -15,11 +17,12 @@ Frame make_frame(const protocol::TcpMessage& message) {
 }
 
 TcpServer::TcpServer(asio::io_context& io, TcpListener& listener, std::size_t max_connections,
-                     std::size_t max_queue_bytes)
+                     std::size_t max_queue_bytes, std::size_t max_unauthenticated)
     : listener_(listener),
       acceptor_(io),
       max_connections_(max_connections),
-      max_queue_bytes_(max_queue_bytes) {}
+      max_queue_bytes_(max_queue_bytes),
+      max_unauthenticated_(std::max<std::size_t>(1, max_unauthenticated)) {}
 
 bool TcpServer::open(const std::string& address, std::uint16_t port, std::string& error) {
   std::error_code ec;
@@ -65,13 +68,50 @@ void TcpServer::do_accept() {
       session->start();
       if (sessions_.size() > max_connections_) {
         ++counters_.refused_full;
+        log_rate_limited("refused connection from " + session->remote() + ": server full (" +
+                         std::to_string(sessions_.size() - 1) + " connections open)");
         send_error_and_close(*session, protocol::ErrorCode::kServerFull, "server full: too many connections");
       } else {
         spdlog::debug("connection {} from {}", id, session->remote());
+        evict_oldest_unauthenticated();
       }
     }
     do_accept();
   });
+}
+
+void TcpServer::evict_oldest_unauthenticated() {
+  std::size_t pending = 0;
+  TcpSession* oldest = nullptr;
+  for (auto& [id, session] : sessions_) {
+    if (session->client_id != 0 || !session->is_open()) continue;
+    ++pending;
+    // Ids grow with accept order, so the first one met is the oldest.
+    if (!oldest) oldest = session.get();
+  }
+  if (pending <= max_unauthenticated_ || !oldest) return;
+  ++counters_.evicted_no_hello;
+  log_rate_limited("dropped connection " + std::to_string(oldest->id()) + " (" + oldest->remote() +
+                   "): more than " + std::to_string(max_unauthenticated_) +
+                   " connections without Hello; the oldest goes");
+  // Closed at once, no Error frame: a graceful close waits for the peer to close too, and an
+  // idle peer never does, so the slot would stay taken (up to the closing timeout).
+  oldest->close();
+}
+
+void TcpServer::log_rate_limited(const std::string& what) {
+  const auto now = std::chrono::steady_clock::now();
+  ++drops_not_logged_;
+  if (last_drop_log_ != std::chrono::steady_clock::time_point{} && now - last_drop_log_ < std::chrono::seconds(1)) {
+    return;
+  }
+  if (drops_not_logged_ > 1) {
+    spdlog::info("{} (and {} more refused/dropped since the last such message)", what, drops_not_logged_ - 1);
+  } else {
+    spdlog::info("{}", what);
+  }
+  drops_not_logged_ = 0;
+  last_drop_log_ = now;
 }
 
 TcpSession::SendResult TcpServer::send(TcpSession& session, Frame frame) {
@@ -102,7 +142,7 @@ void TcpServer::sweep(std::chrono::steady_clock::time_point now, std::chrono::st
     if (session->closing()) {
       if (now - session->closing_since() > closing_timeout) session->close();
     } else if (session->client_id == 0 && now - session->connected_at() > handshake_timeout) {
-      spdlog::info("connection {} ({}) sent no Hello in time; closing", id, session->remote());
+      log_rate_limited("connection " + std::to_string(id) + " (" + session->remote() + ") sent no Hello in time; closing");
       send_error_and_close(*session, protocol::ErrorCode::kBadMessage, "no Hello received in time");
     }
   }

@@ -26,10 +26,15 @@ struct ConnectionOptions {
   std::uint16_t port = 7777;
   protocol::Role role = protocol::Role::kViewer;
   std::string name = "client";  ///< cut to protocol::kMaxNameBytes
-  /// Time allowed from start() until the TCP connection is up.
+  /// Time allowed from start() until the TCP connection is up AND the server has answered the
+  /// Hello (Welcome, Error or any byte): a server that accepts but never answers fails here.
   std::chrono::milliseconds connect_timeout{5000};
   /// Time allowed from start() until Welcome and every MapChunk have arrived.
   std::chrono::milliseconds handshake_timeout{15000};
+  /// Once the server has answered: no TCP or UDP byte from it for this long fails the
+  /// connection ("no data from the server for N s"); catches a hung (e.g. SIGSTOPped) server.
+  /// 0 disables the check. The server sends snapshots many times a second, so 5 s is generous.
+  std::chrono::milliseconds data_timeout{5000};
   /// Snapshots kept for interpolation (newest last).
   std::size_t snapshot_history = 8;
   /// false: never open a UDP socket; inputs go over TCP and snapshots keep coming over TCP.
@@ -140,6 +145,8 @@ class Connection {
   void start_udp_read();
   void start_write();
   void open_udp();
+  void note_data();
+  void arm_data_timer();
 
   ConnectionOptions options_;
   std::unique_ptr<Impl> impl_;

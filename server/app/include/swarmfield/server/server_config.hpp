@@ -37,6 +37,8 @@ struct ServerConfig {
 };
 
 inline constexpr std::int64_t kAutoFieldBudget = -1;
+/// Largest --duration accepted (about 116 days); larger values overflowed the clock.
+inline constexpr double kMaxDurationSeconds = 1e7;
 /// The field budget to run with: `config.field_budget` unless it is kAutoFieldBudget, then 0
 /// for maps up to 512 x 512 cells (a whole rebuild takes a few ms) and 200000 above (about
 /// 3 ms a tick; a 1024 x 1024 rebuild then spreads over ~6 ticks).
@@ -54,7 +56,9 @@ struct ConfigParseResult {
 /// Parses argv (argv[0] is the program name). Reads the TOML file named by --config. Errors
 /// (unknown flag, bad number, unknown TOML key, wrong TOML type, unreadable file, out-of-range
 /// value, --map together with --city-seed) give kExit with exit_code 2 and a one-line message
-/// naming the flag/key and what is accepted. Never throws.
+/// naming the flag/key and what is accepted. --config naming a directory, a TOML key given twice
+/// ("tick_hz" and "tick-hz") and a TOML value that is invalid even though a flag overrides it
+/// (the file is validated on its own, as if no flag were given) are errors too. Never throws.
 [[nodiscard]] ConfigParseResult parse_server_config(int argc, const char* const* argv);
 
 /// Checks ranges and combinations; returns "" when valid, else a one-line message.

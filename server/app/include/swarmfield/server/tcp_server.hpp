@@ -35,6 +35,7 @@ struct TcpCounters {
   std::uint64_t too_large = 0;       ///< frames announced above the limit
   std::uint64_t evicted = 0;         ///< slow clients dropped because their queue overflowed
   std::uint64_t refused_full = 0;    ///< connections refused for lack of room
+  std::uint64_t evicted_no_hello = 0;  ///< oldest pre-Hello connections dropped for newer ones
   std::uint64_t bytes_sent = 0;
 };
 
@@ -42,7 +43,15 @@ class TcpServer final : public TcpSessionHandler {
  public:
   /// `max_connections`: open sessions (handshaken or not) above which new connections get
   /// Error kServerFull and are closed. `max_queue_bytes`: per-session write queue bound.
-  TcpServer(asio::io_context& io, TcpListener& listener, std::size_t max_connections, std::size_t max_queue_bytes);
+  /// `max_unauthenticated`: open sessions that have not completed the Hello (client_id 0);
+  /// above it the OLDEST of them is closed at once (not the new one), so idle or hostile connections
+  /// can not lock real clients out: a real client sends Hello at once and is never the oldest.
+  /// Refusals and evictions are logged at info, at most one line per second (with a count).
+  TcpServer(asio::io_context& io, TcpListener& listener, std::size_t max_connections, std::size_t max_queue_bytes,
+            std::size_t max_unauthenticated = kDefaultMaxUnauthenticated);
+
+  /// Default cap on connections that have not sent Hello yet.
+  static constexpr std::size_t kDefaultMaxUnauthenticated = 128;
 
   /// Binds and listens on address:port (port 0 = any free port). False + `error` on failure.
   bool open(const std::string& address, std::uint16_t port, std::string& error);
@@ -79,11 +88,18 @@ class TcpServer final : public TcpSessionHandler {
 
  private:
   void do_accept();
+  /// Drops the oldest open pre-Hello session when there are more than max_unauthenticated_.
+  void evict_oldest_unauthenticated();
+  /// info log, rate-limited to one line a second; `what` is counted meanwhile.
+  void log_rate_limited(const std::string& what);
 
   TcpListener& listener_;
   asio::ip::tcp::acceptor acceptor_;
   std::size_t max_connections_;
   std::size_t max_queue_bytes_;
+  std::size_t max_unauthenticated_;
+  std::chrono::steady_clock::time_point last_drop_log_{};
+  std::uint64_t drops_not_logged_ = 0;
   std::uint16_t port_ = 0;
   bool accepting_ = false;
   std::uint64_t next_session_id_ = 1;

@@ -1,0 +1,123 @@
+// TcpServer connection limits on 127.0.0.1: pre-Hello connections above their cap evict the
+// OLDEST pre-Hello connection, so idle connections can not lock a real client out.
+#include <doctest/doctest.h>
+
+#include <asio/io_context.hpp>
+#include <asio/ip/tcp.hpp>
+#include <asio/read.hpp>
+#include <asio/write.hpp>
+
+#include <array>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "swarmfield/protocol/framing.hpp"
+#include "swarmfield/server/tcp_server.hpp"
+
+using namespace swarmfield;
+using asio::ip::tcp;
+
+namespace {
+
+// Marks every session that sends a message as authenticated (what the server does on Welcome).
+struct AuthOnMessage final : server::TcpListener {
+  std::uint32_t next_id = 1;
+  int disconnected = 0;
+  void on_message(server::TcpSession& session, protocol::TcpMessage&) override { session.client_id = next_id++; }
+  void on_disconnected(server::TcpSession&) override { ++disconnected; }
+};
+
+template <class F>
+bool run_until(asio::io_context& io, F done, std::chrono::milliseconds limit = std::chrono::milliseconds(3000)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done() && std::chrono::steady_clock::now() < deadline) {
+    io.restart();
+    io.run_for(std::chrono::milliseconds(10));
+  }
+  return done();
+}
+
+// True when the server closed `s` within 300 ms (EOF after whatever it sent). An evicted
+// connection is closed within a few ms on loopback.
+bool closed_by_server(asio::io_context& io, tcp::socket& s) {
+  std::array<std::uint8_t, 256> buf{};
+  bool eof = false;
+  bool done = false;
+  std::function<void()> read_more;
+  read_more = [&] {
+    s.async_read_some(asio::buffer(buf), [&](const asio::error_code& ec, std::size_t) {
+      if (ec) {
+        eof = true;
+        done = true;
+        return;
+      }
+      read_more();
+    });
+  };
+  read_more();
+  run_until(io, [&] { return done; }, std::chrono::milliseconds(300));
+  if (!done) {
+    s.cancel();
+    run_until(io, [&] { return done; });
+    return false;
+  }
+  return eof;
+}
+
+}  // namespace
+
+TEST_CASE("tcp_server: above the pre-Hello cap the oldest idle connection goes, not the new one") {
+  asio::io_context io;
+  AuthOnMessage listener;
+  server::TcpServer srv(io, listener, /*max_connections=*/100, /*max_queue_bytes=*/1 << 20,
+                        /*max_unauthenticated=*/3);
+  std::string error;
+  REQUIRE_MESSAGE(srv.open("127.0.0.1", 0, error), error);
+  const tcp::endpoint at(asio::ip::make_address("127.0.0.1"), srv.port());
+
+  std::vector<std::unique_ptr<tcp::socket>> idle;
+  for (int i = 0; i < 5; ++i) {
+    idle.push_back(std::make_unique<tcp::socket>(io));
+    idle.back()->connect(at);
+    // One at a time so that accept order = connect order.
+    REQUIRE(run_until(io, [&] { return srv.counters().accepted == static_cast<std::uint64_t>(i + 1); }));
+  }
+  REQUIRE(run_until(io, [&] { return srv.counters().evicted_no_hello == 2; }));
+  CHECK(srv.counters().refused_full == 0);
+  // The two oldest were dropped; the three newest are still open.
+  CHECK(closed_by_server(io, *idle[0]));
+  CHECK(closed_by_server(io, *idle[1]));
+  for (int i = 2; i < 5; ++i) CHECK_FALSE(closed_by_server(io, *idle[static_cast<std::size_t>(i)]));
+  CHECK(srv.counters().evicted_no_hello == 2);
+}
+
+TEST_CASE("tcp_server: authenticated sessions do not count against the pre-Hello cap") {
+  asio::io_context io;
+  AuthOnMessage listener;
+  server::TcpServer srv(io, listener, 100, 1 << 20, 2);
+  std::string error;
+  REQUIRE_MESSAGE(srv.open("127.0.0.1", 0, error), error);
+  const tcp::endpoint at(asio::ip::make_address("127.0.0.1"), srv.port());
+  // Three clients that say something valid (a Bye frame) become authenticated.
+  std::vector<std::unique_ptr<tcp::socket>> real;
+  for (int i = 0; i < 3; ++i) {
+    real.push_back(std::make_unique<tcp::socket>(io));
+    real.back()->connect(at);
+    std::vector<std::uint8_t> frame;
+    REQUIRE(protocol::append_frame(protocol::encode_tcp_message(protocol::Bye{"hi"}), frame));
+    asio::write(*real.back(), asio::buffer(frame));
+    REQUIRE(run_until(io, [&] { return listener.next_id == static_cast<std::uint32_t>(i + 2); }));
+  }
+  // Two idle ones fit the cap of 2 exactly: nobody is dropped.
+  std::vector<std::unique_ptr<tcp::socket>> idle;
+  for (int i = 0; i < 2; ++i) {
+    idle.push_back(std::make_unique<tcp::socket>(io));
+    idle.back()->connect(at);
+  }
+  REQUIRE(run_until(io, [&] { return srv.counters().accepted == 5; }));
+  CHECK(srv.counters().evicted_no_hello == 0);
+  for (auto& s : real) CHECK_FALSE(closed_by_server(io, *s));
+}
