@@ -5,10 +5,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <vector>
 
 #include "swarm_test_support.hpp"
+#include "swarmfield/sim/worker_pool.hpp"
 
 using namespace swarmfield::sim;
 using swarmfield::sim::test::SplitMix;
@@ -118,4 +120,66 @@ TEST_CASE("spatial hash without configure does not crash") {
   const std::vector<float> xs = {1.0f}, ys = {1.0f};
   h.rebuild(xs, ys);
   CHECK(query(h, {1.0f, 1.0f}) == std::vector<std::uint32_t>{0});
+}
+
+TEST_CASE("parallel rebuild equals the stable counting sort for any pool, chunking and band split") {
+  const std::uint64_t seed = swarmfield::sim::test::test_seed(777);
+  SplitMix rng{seed};
+  WorkerPool two(2), three(3);
+  struct Config {
+    float w, h, cell;
+    std::size_t n, reserved;
+  };
+  // Many items over several item chunks (4096) and bands (up to 64 row bands, the last one
+  // short); fewer rows than bands; more items than reserved (grows once); no item at all.
+  for (const Config cfg : {Config{1024.0f, 1024.0f, 0.9f, 30000, 30000}, Config{300.0f, 7.0f, 0.9f, 9000, 100},
+                           Config{50.0f, 3000.0f, 1.0f, 12345, 20000}, Config{10.0f, 10.0f, 1.0f, 0, 0}}) {
+    CAPTURE(cfg.w);
+    CAPTURE(cfg.h);
+    CAPTURE(cfg.n);
+    std::vector<float> xs(cfg.n), ys(cfg.n);
+    for (std::size_t i = 0; i < cfg.n; ++i) {
+      // Clustered (many items per cell, as in a crowd), some outside the world or NaN.
+      xs[i] = i % 3 == 0 ? rng.uniform(0.0f, 8.0f) : rng.uniform(-2.0f, cfg.w + 2.0f);
+      ys[i] = rng.uniform(-2.0f, cfg.h + 2.0f);
+      if (i % 1001 == 0) xs[i] = std::numeric_limits<float>::quiet_NaN();
+    }
+    // Reference, written independently: indices stably sorted by row-major cell.
+    SpatialHash probe;
+    probe.configure(cfg.w, cfg.h, cfg.cell);
+    auto cell_of = [&](std::size_t i) {
+      return static_cast<std::int64_t>(expected_cell(ys[i], cfg.cell, probe.rows())) * probe.columns() +
+             expected_cell(xs[i], cfg.cell, probe.columns());
+    };
+    std::vector<std::uint32_t> want(cfg.n);
+    for (std::size_t i = 0; i < cfg.n; ++i) want[i] = static_cast<std::uint32_t>(i);
+    std::stable_sort(want.begin(), want.end(), [&](std::uint32_t a, std::uint32_t b) { return cell_of(a) < cell_of(b); });
+
+    for (WorkerPool* pool : {static_cast<WorkerPool*>(nullptr), &two, &three}) {
+      CAPTURE(pool == nullptr ? 1 : pool->threads());
+      SpatialHash h;
+      h.configure(cfg.w, cfg.h, cfg.cell);
+      h.reserve(cfg.reserved);
+      for (int round = 0; round < 2; ++round) {  // the second rebuild reuses the storage
+        h.rebuild(xs, ys, pool);
+        REQUIRE(h.items().size() == cfg.n);
+        CHECK(std::equal(want.begin(), want.end(), h.items().begin()));
+        bool positions_follow = true;
+        for (std::size_t k = 0; k < cfg.n; ++k) {
+          const std::uint32_t i = h.items()[k];
+          positions_follow = positions_follow && std::memcmp(&h.sorted_xs()[k], &xs[i], sizeof(float)) == 0 &&
+                             std::memcmp(&h.sorted_ys()[k], &ys[i], sizeof(float)) == 0;
+        }
+        CHECK(positions_follow);
+        // Queries see every cell's items: the cell starts are right everywhere.
+        for (int q = 0; q < 50 && cfg.n > 0; ++q) {
+          const std::size_t i = static_cast<std::size_t>(rng.below(static_cast<std::int32_t>(cfg.n)));
+          if (!std::isfinite(xs[i])) continue;
+          bool found = false;
+          h.for_each_near({xs[i], ys[i]}, [&](std::uint32_t j) { found = found || j == i; });
+          CHECK(found);
+        }
+      }
+    }
+  }
 }

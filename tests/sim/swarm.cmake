@@ -5,6 +5,11 @@ swarmfield_add_test(NAME swarm_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/swarm_test
                     LIBS swarmfield::sim swarmfield::io LABELS sim)
 swarmfield_add_test(NAME world_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/world_test.cpp
                     LIBS swarmfield::sim LABELS sim)
+# The worker pool, and Swarm::step over it: 1, 2, 3 threads give bit-identical state.
+swarmfield_add_test(NAME worker_pool_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/worker_pool_test.cpp
+                    LIBS swarmfield::sim LABELS sim)
+swarmfield_add_test(NAME swarm_threads_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/swarm_threads_test.cpp
+                    LIBS swarmfield::sim swarmfield::io LABELS sim)
 # Replaces the global operator new to count allocations: kept in its own executable.
 swarmfield_add_test(NAME swarm_alloc_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/swarm_alloc_test.cpp
                     LIBS swarmfield::sim LABELS sim)

@@ -10,6 +10,7 @@
 #include "swarm_test_support.hpp"
 #include "swarmfield/sim/navigation_fields.hpp"
 #include "swarmfield/sim/swarm.hpp"
+#include "swarmfield/sim/worker_pool.hpp"
 
 namespace {
 std::atomic<std::size_t> g_allocations{0};
@@ -75,6 +76,44 @@ TEST_CASE("Swarm::step allocates nothing once warm") {
   const std::size_t allocations = g_allocations.load() - before;
   CHECK(allocations == 0);
   CHECK(swarm.size() == 5030);
+  CHECK(all_finite(swarm));
+  CHECK(agents_in_walls(map, swarm) == 0);
+}
+
+TEST_CASE("Swarm::step over a 2-thread WorkerPool allocates nothing once warm") {
+  const std::uint64_t seed = test_seed(123);
+  SplitMix rng{seed};
+  GridMap map(96, 96);
+  for (int k = 0; k < 1200; ++k) map.set_cost(rng.below(96), rng.below(96), kBlockedCost);
+  map.set_cost(48, 48, kDefaultCost);
+  NavigationFields nav;
+  const CellCoord goal[1] = {{48, 48}};
+  REQUIRE(nav.update(map, goal));
+  std::vector<Obstacle> props;
+  for (int k = 0; k < 20; ++k) props.push_back({{rng.uniform(0.0f, 96.0f), rng.uniform(0.0f, 96.0f)}, 0.5f});
+
+  WorkerPool pool(2);  // threads start here, before counting
+  SwarmParams params;
+  params.parallel_chunk_agents = 64;  // many chunks, so both threads work
+  Swarm swarm(params, 12000);
+  swarm.set_environment(map, props);
+  // Over 4096 agents, so the hash's item chunks split too.
+  for (int i = 0; i < 10000; ++i) swarm.add({rng.uniform(0.0f, 96.0f), rng.uniform(0.0f, 96.0f)});
+  for (int i = 0; i < 20; ++i) swarm.add({30.5f, 30.5f});
+  constexpr float dt = 1.0f / 30.0f;
+  for (int t = 0; t < 3; ++t) swarm.step(map, nav.flow(), nav.integration(), dt, &pool);
+
+  const std::size_t before = g_allocations.load();
+  for (int t = 0; t < 60; ++t) {
+    if (t == 30) {
+      swarm.set_position(7, {-3.0f, 50.0f});  // off the map: repair path
+      for (int i = 0; i < 10; ++i) swarm.add({40.5f, 40.5f});
+    }
+    swarm.step(map, nav.flow(), nav.integration(), dt, &pool);
+  }
+  const std::size_t allocations = g_allocations.load() - before;
+  CHECK(allocations == 0);
+  CHECK(swarm.size() == 10030);
   CHECK(all_finite(swarm));
   CHECK(agents_in_walls(map, swarm) == 0);
 }

@@ -32,6 +32,8 @@ sim::WorldParams world_params(const ServerConfig& c) {
   p.seed = c.seed;
   p.max_agents = static_cast<std::uint32_t>(c.max_agents);
   p.spawner.initial_agents = static_cast<std::uint32_t>(c.agents);
+  // The swarm step splits over two threads; the state is bit-identical to one thread.
+  p.worker_threads = 2;
   // resolve_field_budget() ran before the Server was made; auto (-1) left here means "off".
   p.field_rebuild_budget = c.field_budget > 0 ? static_cast<std::size_t>(c.field_budget) : 0;
   p.spawner.wave_size = static_cast<std::uint32_t>(c.spawn_wave);

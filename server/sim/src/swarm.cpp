@@ -1,11 +1,13 @@
 // Swarm: structure-of-arrays agents and the per-tick steering step (SPEC "Swarm step").
 //
 // Every phase reads the previous tick's arrays and writes per-agent outputs, so one agent's
-// new state never depends on another agent's new state: phases can be split over workers
-// with a barrier between them and give the same result for any thread count.
+// new state never depends on another agent's new state: the phases run over a WorkerPool in
+// fixed chunks of agents, with the pool's return as the barrier between them, and give the
+// same result for any thread count.
 #include "swarmfield/sim/swarm.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -21,6 +23,8 @@ constexpr float kCoincidentDist2 = 1e-12f;
 constexpr double kCoordLimit = 1.0e9;
 constexpr float kPi = std::numbers::pi_v<float>;
 constexpr float kTwoPi = 2.0f * std::numbers::pi_v<float>;
+// How many agents ahead the steering pass prefetches map and field cells.
+constexpr std::size_t kPrefetchAgents = 8;
 
 /// Cell index along one axis: floor(v / cell_size), the same rule as GridMap::world_to_cell.
 /// Dividing by 1 is exact, so the common unit-cell case skips the double division, and floors
@@ -175,6 +179,7 @@ SwarmParams sanitize(SwarmParams p) noexcept {
   p.yield_fraction = std::min(p.yield_fraction, 1.0f);
   if (!ok(p.press_overlap)) p.press_overlap = d.press_overlap;
   p.press_overlap = std::min(p.press_overlap, 1.0f);
+  if (p.parallel_chunk_agents == 0) p.parallel_chunk_agents = d.parallel_chunk_agents;
   return p;
 }
 
@@ -210,8 +215,9 @@ Vec2 escape_direction(const GridMap& map, const IntegrationField& integration, V
 /// flickers between two cells (C5) or a tie in the field flips. Below `min_speed` the blend wins.
 Vec2 keep_route(const GridMap& map, const FlowField& flow, const IntegrationField& integration, std::int32_t cx,
                 std::int32_t cy, Vec2 desired, Vec2 v, float min_speed) noexcept {
+  if (dot(desired, v) >= 0.0f) return desired;  // the common case first: no square root
   const float speed = length(v);
-  if (!(speed >= min_speed) || dot(desired, v) >= 0.0f) return desired;
+  if (!(speed >= min_speed)) return desired;
   const Vec2 own_arrow = direction_vector(flow.at(cx, cy));
   if (dot(own_arrow, v) > 0.0f) return own_arrow;
   if (!integration.reachable(cx, cy)) return desired;
@@ -362,17 +368,15 @@ Vec2 move_out_of_walls(const GridMap& map, Vec2 p, float radius) noexcept {
 Swarm::Swarm(const SwarmParams& params, std::size_t capacity) : params_(sanitize(params)), capacity_(capacity) {
   // Capacity is fixed here so step() and add() never allocate (Detour's crowd does the same).
   ids_.reserve(capacity);
-  for (auto* v : {&xs_, &ys_, &vxs_, &vys_, &headings_, &corr_x_, &corr_y_, &steer_x_, &steer_y_, &next_xs_, &next_ys_}) {
+  for (auto* v : {&xs_, &ys_, &vxs_, &vys_, &headings_, &steer_x_, &steer_y_, &next_xs_, &next_ys_}) {
     v->reserve(capacity);
   }
-  burst_.reserve(capacity);
   burst_ticks_.reserve(capacity);
   perm_burst_.reserve(capacity);
   perm_vxs_.reserve(capacity);
   prio_.reserve(capacity);
   path_x_.reserve(capacity);
   path_y_.reserve(capacity);
-  allow_.reserve(capacity);
   perm_vys_.reserve(capacity);
   perm_ids_.reserve(capacity);
   perm_headings_.reserve(capacity);
@@ -467,13 +471,17 @@ bool Swarm::refresh_map_cache(const GridMap& map) {
   return true;
 }
 
-void Swarm::step(const GridMap& map, const FlowField& flow, float dt) { step_impl(map, flow, nullptr, dt); }
-
-void Swarm::step(const GridMap& map, const FlowField& flow, const IntegrationField& integration, float dt) {
-  step_impl(map, flow, &integration, dt);
+void Swarm::step(const GridMap& map, const FlowField& flow, float dt, WorkerPool* pool) {
+  step_impl(map, flow, nullptr, dt, pool);
 }
 
-void Swarm::step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration, float dt) {
+void Swarm::step(const GridMap& map, const FlowField& flow, const IntegrationField& integration, float dt,
+                 WorkerPool* pool) {
+  step_impl(map, flow, &integration, dt, pool);
+}
+
+void Swarm::step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration, float dt,
+                      WorkerPool* pool) {
   if (!(dt > 0.0f) || !std::isfinite(dt)) return;
   const std::size_t n = ids_.size();
   const float cs = map.cell_size();
@@ -496,33 +504,41 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   const float contact_stiffness = params_.contact_stiffness;
   // The fast path of wall sliding is valid while a move cannot reach past the 3x3 block.
   const bool small_moves = max_step + radius < cs;
+  const std::size_t chunk = params_.parallel_chunk_agents;
 
-  burst_.resize(n);
-  corr_x_.resize(n);
-  corr_y_.resize(n);
   steer_x_.resize(n);
   steer_y_.resize(n);
   prio_.resize(n);
-  allow_.resize(n);
   path_x_.resize(n);
   path_y_.resize(n);
   next_xs_.resize(n);
   next_ys_.resize(n);
+
+  // Threading: every phase below is a parallel_for over fixed chunks of `chunk` agents. A
+  // phase writes only the slots of its own agents and reads the previous tick's arrays or the
+  // completed outputs of earlier phases (the pool's return is the barrier), so an agent's
+  // arithmetic never depends on the thread count. The one cross-agent step, the hash rebuild,
+  // is a stable counting sort whose result is unique (see SpatialHash::rebuild).
 
   // --- Repair: positions that are non-finite or inside a blocked cell (set by add(),
   //     set_position() or a wall that appeared) move to the nearest point clear of walls in the
   //     nearest walkable cell. Only needed after such a change: step() itself never leaves an
   //     agent in a wall, so this loop is skipped on ordinary ticks.
   if (needs_repair_) {
-    has_invalid_ = false;
-    for (std::size_t i = 0; i < n; ++i) {
-      const Vec2 p{xs_[i], ys_[i]};
-      if (finite(p) && map.walkable(cell_of(p.x, cs), cell_of(p.y, cs))) continue;
-      const Vec2 q = move_out_of_walls(map, p, radius);
-      xs_[i] = q.x;
-      ys_[i] = q.y;
-      if (!map.walkable(cell_of(q.x, cs), cell_of(q.y, cs))) has_invalid_ = true;  // map has no walkable cell
-    }
+    std::atomic<bool> invalid{false};  // an OR: the same whatever order chunks finish in
+    parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
+      bool bad = false;
+      for (std::size_t i = begin; i < end; ++i) {
+        const Vec2 p{xs_[i], ys_[i]};
+        if (finite(p) && map.walkable(cell_of(p.x, cs), cell_of(p.y, cs))) continue;
+        const Vec2 q = move_out_of_walls(map, p, radius);
+        xs_[i] = q.x;
+        ys_[i] = q.y;
+        if (!map.walkable(cell_of(q.x, cs), cell_of(q.y, cs))) bad = true;  // map has no walkable cell
+      }
+      if (bad) invalid.store(true, std::memory_order_relaxed);
+    });
+    has_invalid_ = invalid.load(std::memory_order_relaxed);
     needs_repair_ = false;
   }
 
@@ -531,8 +547,9 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   // consecutive agents are close in memory, which matters more than anything else at 100k
   // agents on a 1024 x 1024 map. Agents move little per tick, so the order is nearly the same
   // every tick and this permutation reads almost sequentially. Indices therefore change across
-  // steps; ids follow an agent.
-  hash_.rebuild(xs_, ys_);
+  // steps; ids follow an agent. The hash's sorted positions are the previous tick's positions
+  // (the read buffer); this tick's are written to next_xs_/next_ys_ and swapped in at the end.
+  hash_.rebuild(xs_, ys_, pool);
   const std::uint32_t* items = hash_.items().data();
   const float* sxs = hash_.sorted_xs().data();
   const float* sys = hash_.sorted_ys().data();
@@ -541,23 +558,12 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   perm_burst_.resize(n);
   perm_vxs_.resize(n);
   perm_vys_.resize(n);
-  for (std::size_t k = 0; k < n; ++k) {
-    perm_ids_[k] = ids_[items[k]];
-    perm_headings_[k] = headings_[items[k]];
-    perm_burst_[k] = burst_ticks_[items[k]];
-    perm_vxs_[k] = vxs_[items[k]];
-    perm_vys_[k] = vys_[items[k]];
-  }
-  ids_.swap(perm_ids_);
-  headings_.swap(perm_headings_);
-  burst_ticks_.swap(perm_burst_);
-  vxs_.swap(perm_vxs_);
-  vys_.swap(perm_vys_);
 
-  // --- Steering: desired = smoothed flow (hold on a goal, escape from unreachable cells), kept
-  //     on its route when the flow flips behind it (see below); obstacle force from the static
-  //     hash, clamped; steer = normalize(desired * w + force). Reads only the agent's own state,
-  //     and comes before the neighbour pass, which needs every agent's steering direction.
+  // --- Steering (with the reorder: slot k gathers its agent's state first): desired =
+  //     smoothed flow (hold on a goal, escape from unreachable cells), kept on its route when
+  //     the flow flips behind it (see keep_route); obstacle force from the static hash,
+  //     clamped; steer = normalize(desired * w + force). Reads only the agent's own state, and
+  //     comes before the neighbour pass, which needs every agent's steering direction.
   const std::uint8_t* open = open_cells_.data();
   auto is_open = [&](Vec2 from) noexcept {
     const std::int32_t cx = cell_of(from.x, cs), cy = cell_of(from.y, cs);
@@ -572,206 +578,250 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   const float max_force = params_.obstacle_max_force;
   const bool have_obstacles = !obstacles_.empty();
   const float commit_speed = params_.commit_min_speed * params_.max_speed;
-  for (std::size_t k = 0; k < n; ++k) {
-    const Vec2 p{sxs[k], sys[k]};
-    const std::int32_t cx = cell_of(p.x, cs), cy = cell_of(p.y, cs);
-    Vec2 desired{};
-    if (flow.at(cx, cy) != FlowDirection::kNone) {
-      desired = sample_flow(map, flow, p);
-      if (integration != nullptr && commit_speed > 0.0f) {
-        desired = keep_route(map, flow, *integration, cx, cy, desired, {vxs_[k], vys_[k]}, commit_speed);
-      }
-    } else if (integration != nullptr && !integration->reachable(cx, cy)) {
-      desired = escape_direction(map, *integration, p, cx, cy, kEscapeSearchCells);
-    }
-    // else: a goal cell (or no integration to tell): hold.
-    // Right of way in the neighbour pass: the lower integration value (nearer the goal) first.
-    prio_[k] = integration != nullptr && integration->reachable(cx, cy) ? integration->raw(cx, cy) : kUnreachable;
-
-    Vec2 force{};
-    if (have_obstacles) {
-      obstacle_hash_.for_each_near(p, [&](std::uint32_t o_index) {
-        const Obstacle& o = obstacles_[o_index];
-        const Vec2 away = p - o.center;
-        const float dist = length(away);
-        const float surface = dist - o.radius;
-        if (surface >= sep_r) return;
-        const float w = 1.0f - std::max(surface, 0.0f) * inv_sep_r;
-        const Vec2 u = dist > 1e-6f ? away * (1.0f / dist) : id_direction(ids_[k]);
-        force += u * w;
-      });
-      const float f = length(force);
-      if (f > max_force) force = force * (max_force / f);
-    }
-    const Vec2 steer = normalized_or_zero(desired * params_.flow_weight + force);
-    steer_x_[k] = steer.x;
-    steer_y_[k] = steer.y;
-    // Where a full step along the steering actually goes once walls are slid along and posts
-    // rounded: along a wall only the tangential part moves the agent, and the free path must
-    // be measured along that (an agent pressed on a wall slides into neighbours its steering
-    // direction alone would pass by).
-    Vec2 probe = steer;
-    const bool open_here =
-        small_moves && cx >= 0 && cy >= 0 && cx < map_w && cy < map_h && open[map.index(cx, cy)] != 0;
-    if (!open_here && max_step > 0.0f && (steer.x != 0.0f || steer.y != 0.0f)) {
-      const Vec2 move = steer * max_step;
-      Vec2 q = slide_along_walls(map, p, move, radius);
-      if (q.x - p.x != move.x || q.y - p.y != move.y) {
-        q = slide_round_corner(map, p, q, move, max_step, radius);
-        probe = (q - p) * (1.0f / max_step);
-      }
-    }
-    path_x_[k] = probe.x;
-    path_y_[k] = probe.y;
-  }
-
-  // --- Gather neighbours: separation = mean over neighbours closer than R of
-  //     away_unit * (1 - d / R) (SPEC); plus a contact term for discs that overlap: the sum
-  //     over them of away_unit * (2r - d) / 2, i.e. each of a pair removes half the overlap.
-  //     The mean alone dilutes the push between two overlapping agents by the neighbour count
-  //     (in a cluster of 30 they part at 2 * stiffness / 30 per tick and stay stacked for
-  //     seconds); the contact term is what keeps discs apart. Both go into the correction.
-  //     Also the free path: how far the agent may move along its steering direction before
-  //     its disc would touch a neighbour ahead (see free_path()), so agents queue behind the
-  //     one in front instead of stepping into it and being pushed back the next tick (the
-  //     period-2 jitter of a pressed crowd, which never loses its kinetic energy).
-  const bool yield = params_.yield_to_agents_ahead;
-  const float yield_fraction = params_.yield_fraction;
-  const float press_d = contact_d * (1.0f - params_.press_overlap);
-  for (std::size_t k = 0; k < n; ++k) {
-    const float px = sxs[k], py = sys[k];
-    const auto self = static_cast<std::uint32_t>(k);
-    const std::uint32_t self_id = ids_[k];
-    const std::uint32_t self_prio = prio_[k];
-    // Direction and rate (world units per unit of move budget) of this agent's actual path.
-    const float path_len = std::sqrt(path_x_[k] * path_x_[k] + path_y_[k] * path_y_[k]);
-    const bool moving = yield && path_len > 1e-4f;
-    const float skx = moving ? path_x_[k] / path_len : 0.0f, sky = moving ? path_y_[k] / path_len : 0.0f;
-    float sx = 0.0f, sy = 0.0f;  // kernel sum
-    float kx = 0.0f, ky = 0.0f;  // contact sum
-    float allow = max_step;      // free path along the steering direction
-    std::uint32_t count = 0, coincident = 0, rank = 0;
-    hash_.for_each_slot_near({px, py}, [&](std::uint32_t m) {
-      if (m == self) return;
-      const float dx = px - sxs[m], dy = py - sys[m];
-      const float d2 = dx * dx + dy * dy;
-      if (d2 >= sep_r2) return;
-      ++count;
-      if (d2 < kCoincidentDist2) {  // no direction: handled by id below
-        ++coincident;
-        if (ids_[m] < self_id) ++rank;
-        return;
-      }
-      const float d = std::sqrt(d2);
-      const float inv_d = 1.0f / d;
-      const float w = (1.0f - d * inv_sep_r) * inv_d;  // kernel weight; inv_d normalizes (dx, dy)
-      sx += dx * w;
-      sy += dy * w;
-      if (d < contact_d) {
-        const float c = (contact_d - d) * 0.5f * inv_d;
-        kx += dx * c;
-        ky += dy * c;
-      }
-      if (!moving) return;
-      // Unit vector toward m, and how fast moving along the path closes in on it.
-      const float ux = -dx * inv_d, uy = -dy * inv_d;
-      const float approach = skx * ux + sky * uy;
-      if (approach <= 0.0f) return;  // m is beside or behind
-      // Already pressed into m by more than press_overlap: a jammed crowd (a packed spawn, a
-      // mob at a door) only clears if its members push on; the contact term keeps it bounded.
-      if (d < press_d) return;
-      // Head-on or converging (m's path also closes in on us): one of the two must go first,
-      // or both wait for ever (the two-agent arch at a door). The one with right of way (nearer
-      // the goal, then the lower id) ignores the other, whose own pass makes it yield.
-      const float m_approach = -(path_x_[m] * ux + path_y_[m] * uy);
-      const bool converging = m_approach > 0.0f;
-      if (converging && (self_prio < prio_[m] || (self_prio == prio_[m] && self_id < ids_[m]))) return;
-      allow = std::min(allow, yield_fraction * free_path(d, approach, contact_d));
-      if (converging) {
-        // Yielding: keep clear of where m is heading too (one diameter along its path), or m
-        // walks into us and shoves us back the next tick.
-        const float wx = sxs[m] + path_x_[m] * contact_d - px, wy = sys[m] + path_y_[m] * contact_d - py;
-        const float wd = std::sqrt(wx * wx + wy * wy);
-        if (wd > 1e-6f) {
-          const float ahead = (skx * wx + sky * wy) / wd;
-          if (ahead > 0.0f) allow = std::min(allow, yield_fraction * free_path(wd, ahead, contact_d));
+  const std::uint32_t* field_values = integration != nullptr ? integration->values().data() : nullptr;
+  const std::uint8_t* flow_dirs = flow.directions().data();
+  const std::uint8_t* map_costs = map.costs().data();
+  const bool flow_fits = flow.width() == map_w && flow.height() == map_h &&
+                         flow.directions().size() == static_cast<std::size_t>(map_w) * static_cast<std::size_t>(map_h);
+  parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
+    for (std::size_t k = begin; k < end; ++k) {
+      // Agents in slot order walk the map row by row but far apart along a row, so nearly every
+      // agent reads new cache lines of the map, flow and integration fields: fetch them a few
+      // agents ahead (no effect on any result).
+      if (k + kPrefetchAgents < n) {
+        const std::int32_t fx = cell_of(sxs[k + kPrefetchAgents], cs), fy = cell_of(sys[k + kPrefetchAgents], cs);
+        if (fx >= 0 && fy >= 0 && fx < map_w && fy + 1 < map_h) {
+          const std::size_t at = map.index(fx, fy);
+          __builtin_prefetch(map_costs + at);
+          __builtin_prefetch(map_costs + at + static_cast<std::size_t>(map_w));
+          __builtin_prefetch(open + at);
+          if (flow_fits) {
+            __builtin_prefetch(flow_dirs + at);
+            __builtin_prefetch(flow_dirs + at + static_cast<std::size_t>(map_w));
+          }
+          if (field_values != nullptr) __builtin_prefetch(field_values + at);
         }
       }
-    });
-    allow_[k] = moving ? allow / path_len : max_step;
-    if (coincident > 0) {
-      // Stacked on other agents: this tick's whole displacement is the agent's point of a
-      // Vogel disc of radius max_step (see coincident_push); the integrate phase applies it.
-      const Vec2 u = coincident_push(rank, coincident + 1);
-      corr_x_[k] = u.x;
-      corr_y_[k] = u.y;
-      burst_[k] = 1;
-      burst_ticks_[k] = burst_ticks(coincident + 1, contact_d, max_step) - 1;
-      continue;
-    }
-    if (burst_ticks_[k] > 0 && max_step > 0.0f) {
-      // Still bursting out of a stack: repeat last tick's displacement, so the stack's Vogel
-      // disc keeps its shape and only grows (see burst_ticks()).
-      const float inv_step = 1.0f / max_step;
-      corr_x_[k] = vxs_[k] * dt * inv_step;
-      corr_y_[k] = vys_[k] * dt * inv_step;
-      burst_[k] = 1;
-      --burst_ticks_[k];
-      continue;
-    }
-    burst_[k] = 0;
-    const float mean = count > 0 ? 1.0f / static_cast<float>(count) : 0.0f;
-    corr_x_[k] = sx * mean * stiffness + kx * contact_stiffness;
-    corr_y_[k] = sy * mean * stiffness + ky * contact_stiffness;
-  }
+      const std::uint32_t from = items[k];
+      const std::uint32_t id = ids_[from];
+      const float vx = vxs_[from], vy = vys_[from];
+      perm_ids_[k] = id;
+      perm_headings_[k] = headings_[from];
+      perm_burst_[k] = burst_ticks_[from];
+      perm_vxs_[k] = vx;
+      perm_vys_[k] = vy;
 
-  // --- Integrate: the overlap correction (separation * stiffness + contact term, not scaled by
+      const Vec2 p{sxs[k], sys[k]};
+      const std::int32_t cx = cell_of(p.x, cs), cy = cell_of(p.y, cs);
+      Vec2 desired{};
+      if (flow.at(cx, cy) != FlowDirection::kNone) {
+        desired = sample_flow(map, flow, p);
+        if (integration != nullptr && commit_speed > 0.0f) {
+          desired = keep_route(map, flow, *integration, cx, cy, desired, {vx, vy}, commit_speed);
+        }
+      } else if (integration != nullptr && !integration->reachable(cx, cy)) {
+        desired = escape_direction(map, *integration, p, cx, cy, kEscapeSearchCells);
+      }
+      // else: a goal cell (or no integration to tell): hold.
+      // Right of way in the neighbour pass: the lower integration value (nearer the goal) first.
+      prio_[k] = integration != nullptr && integration->reachable(cx, cy) ? integration->raw(cx, cy) : kUnreachable;
+
+      Vec2 force{};
+      if (have_obstacles) {
+        obstacle_hash_.for_each_near(p, [&](std::uint32_t o_index) {
+          const Obstacle& o = obstacles_[o_index];
+          const Vec2 away = p - o.center;
+          const float dist = length(away);
+          const float surface = dist - o.radius;
+          if (surface >= sep_r) return;
+          const float w = 1.0f - std::max(surface, 0.0f) * inv_sep_r;
+          const Vec2 u = dist > 1e-6f ? away * (1.0f / dist) : id_direction(id);
+          force += u * w;
+        });
+        const float f = length(force);
+        if (f > max_force) force = force * (max_force / f);
+      }
+      const Vec2 steer = normalized_or_zero(desired * params_.flow_weight + force);
+      steer_x_[k] = steer.x;
+      steer_y_[k] = steer.y;
+      // Where a full step along the steering actually goes once walls are slid along and posts
+      // rounded: along a wall only the tangential part moves the agent, and the free path must
+      // be measured along that (an agent pressed on a wall slides into neighbours its steering
+      // direction alone would pass by).
+      Vec2 probe = steer;
+      const bool open_here =
+          small_moves && cx >= 0 && cy >= 0 && cx < map_w && cy < map_h && open[map.index(cx, cy)] != 0;
+      if (!open_here && max_step > 0.0f && (steer.x != 0.0f || steer.y != 0.0f)) {
+        const Vec2 move = steer * max_step;
+        Vec2 q = slide_along_walls(map, p, move, radius);
+        if (q.x - p.x != move.x || q.y - p.y != move.y) {
+          q = slide_round_corner(map, p, q, move, max_step, radius);
+          probe = (q - p) * (1.0f / max_step);
+        }
+      }
+      path_x_[k] = probe.x;
+      path_y_[k] = probe.y;
+    }
+  });
+  ids_.swap(perm_ids_);
+  headings_.swap(perm_headings_);
+  burst_ticks_.swap(perm_burst_);
+  vxs_.swap(perm_vxs_);
+  vys_.swap(perm_vys_);
+
+  // --- Gather neighbours, integrate and turn, one agent at a time (each reads its neighbours'
+  //     positions, ids, priorities and paths, which no part of this pass writes).
+  //   Gather: separation = mean over neighbours closer than R of away_unit * (1 - d / R)
+  //     (SPEC); plus a contact term for discs that overlap: the sum over them of
+  //     away_unit * (2r - d) / 2, i.e. each of a pair removes half the overlap. The mean alone
+  //     dilutes the push between two overlapping agents by the neighbour count (in a cluster of
+  //     30 they part at 2 * stiffness / 30 per tick and stay stacked for seconds); the contact
+  //     term is what keeps discs apart. Both go into the correction. Also the free path: how
+  //     far the agent may move along its steering direction before its disc would touch a
+  //     neighbour ahead (see free_path()), so agents queue behind the one in front instead of
+  //     stepping into it and being pushed back the next tick (the period-2 jitter of a pressed
+  //     crowd, which never loses its kinetic energy).
+  //   Integrate: the overlap correction (separation * stiffness + contact term, not scaled by
   //     dt, clamped to max_speed * dt) slid along walls, then the move = steer * budget slid
   //     along walls and round door posts (slide_round_corner()). Budget: max_speed * dt minus
   //     what the correction actually moved the agent, and at most the free path; so the total
   //     stays within max_speed * dt, a pushed agent yields instead of pressing on, and one
   //     pushed into a wall still walks.
+  //   Heading: turn toward the steering (move) direction by at most max_turn_rate * dt.
+  const bool yield = params_.yield_to_agents_ahead;
+  const float yield_fraction = params_.yield_fraction;
+  const float press_d = contact_d * (1.0f - params_.press_overlap);
   const float max_step2 = max_step * max_step;
   const float inv_dt = 1.0f / dt;
-  for (std::size_t k = 0; k < n; ++k) {
-    const Vec2 p0{sxs[k], sys[k]};
-    Vec2 p2 = p0;
-    if (has_invalid_ && !map.walkable(cell_of(p0.x, cs), cell_of(p0.y, cs))) {
-      // Only when the map has no walkable cell at all (repair failed): hold.
-    } else if (burst_[k] != 0) {
-      p2 = slide(p0, Vec2{corr_x_[k], corr_y_[k]} * max_step);
-    } else {
-      Vec2 corr{corr_x_[k], corr_y_[k]};
-      const float c_len = length(corr);
-      if (c_len > max_step) corr = corr * (max_step / c_len);
-      // The correction first, slid along walls: only what it actually moves the agent spends
-      // the budget (a crowd pressing an agent into a corner must not freeze it there).
-      const Vec2 pc = slide(p0, corr);
-      const float used = std::min(max_step, length(pc - p0));
-      const float budget = std::min(max_step - used, allow_[k]);
-      const Vec2 move = Vec2{steer_x_[k], steer_y_[k]} * budget;
-      p2 = slide(pc, move);
-      if (p2.x - pc.x != move.x || p2.y - pc.y != move.y) p2 = slide_round_corner(map, pc, p2, move, budget, radius);
-      // Sliding can turn the two parts so they no longer partly cancel; never exceed the speed
-      // limit: keep the correction alone then.
-      const Vec2 d = p2 - p0;
-      if (dot(d, d) > max_step2 * 1.0001f) p2 = pc;
-    }
-    next_xs_[k] = p2.x;
-    next_ys_[k] = p2.y;
-    vxs_[k] = (p2.x - p0.x) * inv_dt;
-    vys_[k] = (p2.y - p0.y) * inv_dt;
-  }
-
-  // --- Heading: turn toward the steering (move) direction by at most max_turn_rate * dt ------
   const float max_turn = params_.max_turn_rate * dt;
-  for (std::size_t k = 0; k < n; ++k) {
-    const float sx = steer_x_[k], sy = steer_y_[k];
-    if (sx == 0.0f && sy == 0.0f) continue;  // holding: keep the heading
-    float& h = headings_[k];
-    const float diff = wrap_angle(fast_atan2(sy, sx) - h);
-    h = wrap_angle(h + std::clamp(diff, -max_turn, max_turn));
-  }
+  const bool has_invalid = has_invalid_;
+  parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
+    // Local copies of what the neighbour loop reads: this pass stores bytes (burst ticks), which
+    // may alias any memory, so values reached through the closure would be reloaded each time.
+    const float* const nx = sxs;
+    const float* const ny = sys;
+    const std::uint32_t* const nid = ids_.data();
+    const std::uint32_t* const nprio = prio_.data();
+    const float* const npx = path_x_.data();
+    const float* const npy = path_y_.data();
+    const float r2 = sep_r2, inv_r = inv_sep_r, cd = contact_d, pd = press_d, yf = yield_fraction;
+    for (std::size_t k = begin; k < end; ++k) {
+      const float px = sxs[k], py = sys[k];
+      const auto self = static_cast<std::uint32_t>(k);
+      const std::uint32_t self_id = ids_[k];
+      const std::uint32_t self_prio = prio_[k];
+      // Direction and rate (world units per unit of move budget) of this agent's actual path.
+      const float path_len = std::sqrt(path_x_[k] * path_x_[k] + path_y_[k] * path_y_[k]);
+      const bool moving = yield && path_len > 1e-4f;
+      const float skx = moving ? path_x_[k] / path_len : 0.0f, sky = moving ? path_y_[k] / path_len : 0.0f;
+      float sx = 0.0f, sy = 0.0f;  // kernel sum
+      float kx = 0.0f, ky = 0.0f;  // contact sum
+      float allow = max_step;      // free path along the steering direction
+      std::uint32_t count = 0, coincident = 0, rank = 0;
+      hash_.for_each_slot_near({px, py}, [&](std::uint32_t m) {
+        if (m == self) return;
+        const float dx = px - nx[m], dy = py - ny[m];
+        const float d2 = dx * dx + dy * dy;
+        if (d2 >= r2) return;
+        ++count;
+        if (d2 < kCoincidentDist2) {  // no direction: handled by id below
+          ++coincident;
+          if (nid[m] < self_id) ++rank;
+          return;
+        }
+        const float d = std::sqrt(d2);
+        const float inv_d = 1.0f / d;
+        const float w = (1.0f - d * inv_r) * inv_d;  // kernel weight; inv_d normalizes (dx, dy)
+        sx += dx * w;
+        sy += dy * w;
+        if (d < cd) {
+          const float c = (cd - d) * 0.5f * inv_d;
+          kx += dx * c;
+          ky += dy * c;
+        }
+        if (!moving) return;
+        // Unit vector toward m, and how fast moving along the path closes in on it.
+        const float ux = -dx * inv_d, uy = -dy * inv_d;
+        const float approach = skx * ux + sky * uy;
+        if (approach <= 0.0f) return;  // m is beside or behind
+        // Already pressed into m by more than press_overlap: a jammed crowd (a packed spawn, a
+        // mob at a door) only clears if its members push on; the contact term keeps it bounded.
+        if (d < pd) return;
+        // Head-on or converging (m's path also closes in on us): one of the two must go first,
+        // or both wait for ever (the two-agent arch at a door). The one with right of way
+        // (nearer the goal, then the lower id) ignores the other, whose own pass makes it yield.
+        const float m_approach = -(npx[m] * ux + npy[m] * uy);
+        const bool converging = m_approach > 0.0f;
+        if (converging && (self_prio < nprio[m] || (self_prio == nprio[m] && self_id < nid[m]))) return;
+        allow = std::min(allow, yf * free_path(d, approach, cd));
+        if (converging) {
+          // Yielding: keep clear of where m is heading too (one diameter along its path), or m
+          // walks into us and shoves us back the next tick.
+          const float wx = nx[m] + npx[m] * cd - px, wy = ny[m] + npy[m] * cd - py;
+          const float wd = std::sqrt(wx * wx + wy * wy);
+          if (wd > 1e-6f) {
+            const float ahead = (skx * wx + sky * wy) / wd;
+            if (ahead > 0.0f) allow = std::min(allow, yf * free_path(wd, ahead, cd));
+          }
+        }
+      });
+      const float allow_k = moving ? allow / path_len : max_step;
+      Vec2 corr{};
+      bool burst = false;
+      if (coincident > 0) {
+        // Stacked on other agents: this tick's whole displacement is the agent's point of a
+        // Vogel disc of radius max_step (see coincident_push).
+        corr = coincident_push(rank, coincident + 1);
+        burst = true;
+        burst_ticks_[k] = burst_ticks(coincident + 1, contact_d, max_step) - 1;
+      } else if (burst_ticks_[k] > 0 && max_step > 0.0f) {
+        // Still bursting out of a stack: repeat last tick's displacement, so the stack's Vogel
+        // disc keeps its shape and only grows (see burst_ticks()).
+        const float inv_step = 1.0f / max_step;
+        corr = {vxs_[k] * dt * inv_step, vys_[k] * dt * inv_step};
+        burst = true;
+        --burst_ticks_[k];
+      } else {
+        const float mean = count > 0 ? 1.0f / static_cast<float>(count) : 0.0f;
+        corr = {sx * mean * stiffness + kx * contact_stiffness, sy * mean * stiffness + ky * contact_stiffness};
+      }
+
+      // Integrate.
+      const Vec2 p0{px, py};
+      Vec2 p2 = p0;
+      if (has_invalid && !map.walkable(cell_of(p0.x, cs), cell_of(p0.y, cs))) {
+        // Only when the map has no walkable cell at all (repair failed): hold.
+      } else if (burst) {
+        p2 = slide(p0, corr * max_step);
+      } else {
+        const float c_len = length(corr);
+        if (c_len > max_step) corr = corr * (max_step / c_len);
+        // The correction first, slid along walls: only what it actually moves the agent spends
+        // the budget (a crowd pressing an agent into a corner must not freeze it there).
+        const Vec2 pc = slide(p0, corr);
+        const float used = std::min(max_step, length(pc - p0));
+        const float budget = std::min(max_step - used, allow_k);
+        const Vec2 move = Vec2{steer_x_[k], steer_y_[k]} * budget;
+        p2 = slide(pc, move);
+        if (p2.x - pc.x != move.x || p2.y - pc.y != move.y) p2 = slide_round_corner(map, pc, p2, move, budget, radius);
+        // Sliding can turn the two parts so they no longer partly cancel; never exceed the speed
+        // limit: keep the correction alone then.
+        const Vec2 d = p2 - p0;
+        if (dot(d, d) > max_step2 * 1.0001f) p2 = pc;
+      }
+      next_xs_[k] = p2.x;
+      next_ys_[k] = p2.y;
+      vxs_[k] = (p2.x - p0.x) * inv_dt;
+      vys_[k] = (p2.y - p0.y) * inv_dt;
+
+      // Heading.
+      const float hx = steer_x_[k], hy = steer_y_[k];
+      if (hx == 0.0f && hy == 0.0f) continue;  // holding: keep the heading
+      float& h = headings_[k];
+      const float diff = wrap_angle(fast_atan2(hy, hx) - h);
+      h = wrap_angle(h + std::clamp(diff, -max_turn, max_turn));
+    }
+  });
 
   xs_.swap(next_xs_);
   ys_.swap(next_ys_);

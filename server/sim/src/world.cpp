@@ -67,6 +67,7 @@ World::World(GridMap map, const WorldParams& params)
   contacts_.reserve(64);
   // Before any update_fields(), so the first build also reserves the back field pair.
   fields_.set_rebuild_budget(params_.field_rebuild_budget);
+  if (params_.worker_threads > 1) pool_ = std::make_unique<WorkerPool>(params_.worker_threads);
 }
 
 Vec2 World::place_player(Vec2 p) const noexcept {
@@ -284,7 +285,7 @@ void World::finish_tick(float dt) {
     spawn_agents(sp.wave_size);
   }
   // Swarm.
-  swarm_.step(map_, fields_.flow(), fields_.integration(), dt);
+  swarm_.step(map_, fields_.flow(), fields_.integration(), dt, pool_.get());
   // Events and hash.
   collect_contacts();
   ++tick_;

@@ -9,16 +9,24 @@
 
 namespace swarmfield::sim {
 
+class WorkerPool;
+
 /// Buckets item indices by grid cell of size `cell_size` (world units, ~ interaction radius)
 /// over a fixed world rectangle [0, width) x [0, height); positions outside are clamped to
 /// the border cells. rebuild() is O(N + cells) into flat arrays kept between calls: no heap
-/// allocation once capacity is reached.
+/// allocation once capacity is reached. The result of a rebuild is the stable counting sort of
+/// the items by cell, which is unique: it does not depend on the worker pool or thread count.
 class SpatialHash {
  public:
   /// Sets the world extent (world units) and cell size; clears contents.
   void configure(float world_width, float world_height, float cell_size);
   /// Re-buckets items 0..n-1 at (xs[i], ys[i]). xs and ys have equal length.
-  void rebuild(std::span<const float> xs, std::span<const float> ys);
+  void rebuild(std::span<const float> xs, std::span<const float> ys) { rebuild(xs, ys, nullptr); }
+  /// As above, with the work spread over `pool` (null: on the calling thread). Parallel
+  /// counting sort: items are first partitioned into bands of hash rows (per-chunk band counts,
+  /// prefix sums in chunk order, a stable scatter), then each band is counting-sorted over its
+  /// own range of cells. Same result as the sequential sort, bit for bit.
+  void rebuild(std::span<const float> xs, std::span<const float> ys, WorkerPool* pool);
   /// Reserves room for `items` items so rebuild() with up to that many allocates nothing.
   void reserve(std::size_t items);
 
@@ -70,6 +78,14 @@ class SpatialHash {
   float inv_cell_size_ = 1.0f;
   std::int32_t cols_ = 0;
   std::int32_t rows_ = 0;
+  // Bands of whole hash rows (contiguous cell ranges of band_cells_ cells), sorted in parallel.
+  std::size_t bands_ = 1;
+  std::size_t band_cells_ = 1;
+  std::vector<std::uint32_t> band_counts_;  // per item chunk x band: count, then first output slot
+  std::vector<std::uint32_t> band_start_;   // per band: first slot; size bands_ + 1
+  std::vector<std::uint32_t> band_items_;   // item indices grouped by band, ascending within a band
+  std::vector<std::uint8_t> band_of_row_;   // per hash row: its band (bands_ <= 64)
+  std::vector<std::uint8_t> item_band_;     // per item: its band
   // cell_start_[c] .. cell_start_[c+1] index items_ for cell c (row-major). Size cols*rows+1.
   std::vector<std::uint32_t> cell_start_;
   std::vector<std::uint32_t> items_;

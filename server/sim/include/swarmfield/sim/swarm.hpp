@@ -9,6 +9,7 @@
 #include "swarmfield/sim/integration_field.hpp"
 #include "swarmfield/sim/spatial_hash.hpp"
 #include "swarmfield/sim/vec2.hpp"
+#include "swarmfield/sim/worker_pool.hpp"
 
 namespace swarmfield::sim {
 
@@ -49,6 +50,10 @@ struct SwarmParams {
   /// ignores the free path and pushes on: a jammed crowd (a packed spawn, a mob at a door)
   /// clears only under pressure (C8); the contact term bounds the overlap.
   float press_overlap = 0.08f;
+  /// Agents per chunk when step() runs over a WorkerPool (0: the default). Only a tuning knob:
+  /// no agent's result depends on it or on the thread count (tests use small chunks to split
+  /// small scenes over threads).
+  std::uint32_t parallel_chunk_agents = 512;
 };
 
 /// A static round obstacle (prop), in world units.
@@ -88,16 +93,20 @@ class Swarm {
   /// the rest up to the free path), except when repaired. Agents stacked on the bit-identical
   /// same point spread by id onto a golden-angle (Vogel) disc that grows by max_speed * dt per
   /// tick until its tightest spacing is one diameter (C3). No agent ends the step inside a
-  /// blocked cell. Each agent's new state depends only on the previous arrays (phases are
-  /// parallel-safe). `dt` <= 0 or non-finite: no-op. Without an integration field a walkable
-  /// cell whose flow is kNone cannot be told apart from a goal, so agents there hold (use the
-  /// overload below), and there is no route commitment.
-  void step(const GridMap& map, const FlowField& flow, float dt);
+  /// blocked cell. Each agent's new state depends only on the previous arrays and on earlier
+  /// phases' completed outputs, never on another agent's new state, so the phases run over
+  /// `pool` (null: on the calling thread) in fixed chunks of agents and the result is bit-for-bit
+  /// the same for any thread count. `dt` <= 0 or non-finite: no-op. Without an integration
+  /// field a walkable cell whose flow is kNone cannot be told apart from a goal, so agents there
+  /// hold (use the overload below), and there is no route commitment. The pool must not be
+  /// running another loop during the call (it is not reentrant).
+  void step(const GridMap& map, const FlowField& flow, float dt, WorkerPool* pool = nullptr);
   /// As above, and an agent on a walkable cell that `integration` marks unreachable (no goal
   /// can reach it) steers to the nearest reachable cell within kEscapeSearchCells cells, or
   /// holds (no flow move, heading kept; the overlap correction still applies) when there is
   /// none. Agents on a goal cell (reachable, flow kNone) hold the same way.
-  void step(const GridMap& map, const FlowField& flow, const IntegrationField& integration, float dt);
+  void step(const GridMap& map, const FlowField& flow, const IntegrationField& integration, float dt,
+            WorkerPool* pool = nullptr);
   /// How far (cells, Chebyshev) an agent on an unreachable cell looks for a reachable one.
   static constexpr std::int32_t kEscapeSearchCells = 2;
 
@@ -123,7 +132,8 @@ class Swarm {
   }
 
  private:
-  void step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration, float dt);
+  void step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration, float dt,
+                 WorkerPool* pool);
   bool refresh_map_cache(const GridMap& map);  // true when the map changed
   void configure_hashes(const GridMap& map);
 
@@ -132,9 +142,7 @@ class Swarm {
   std::uint32_t next_id_ = 0;
   std::vector<std::uint32_t> ids_;
   std::vector<float> xs_, ys_, vxs_, vys_, headings_;
-  std::vector<float> corr_x_, corr_y_;    // overlap correction (world units)
   // Per-tick scratch indexed by hash slot (cell-sorted order), not by agent index.
-  std::vector<std::uint8_t> burst_;       // 1 = stacked on another agent
   std::vector<float> steer_x_, steer_y_;  // unit steering direction (or 0)
   std::vector<float> next_xs_, next_ys_;  // positions being written this tick (swapped in)
   std::vector<std::uint32_t> perm_ids_;   // reorder scratch (swapped in)
@@ -142,7 +150,6 @@ class Swarm {
   std::vector<std::uint8_t> burst_ticks_, perm_burst_;  // ticks spent bursting out of a stack (0 = not)
   std::vector<float> perm_vxs_, perm_vys_;
   std::vector<std::uint32_t> prio_;  // per slot: integration value of the agent's cell (right of way)
-  std::vector<float> allow_;         // per slot: free path along the steering direction (world units)
   std::vector<float> path_x_, path_y_;  // per slot: displacement of a unit move after wall sliding
   // Per map cell: 1 when the cell and its 8 neighbours are walkable, so a short move from it
   // cannot touch a wall (the fast path of wall sliding). Keyed by the map it was built from.

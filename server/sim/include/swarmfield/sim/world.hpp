@@ -2,6 +2,7 @@
 // The authoritative world: map, players, fields, swarm, spawner. Pure and deterministic:
 // time comes in as dt, randomness from the seed, no I/O.
 #include <cstdint>
+#include <memory>
 #include <random>
 #include <span>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "swarmfield/sim/navigation_fields.hpp"
 #include "swarmfield/sim/swarm.hpp"
 #include "swarmfield/sim/vec2.hpp"
+#include "swarmfield/sim/worker_pool.hpp"
 
 namespace swarmfield::sim {
 
@@ -32,6 +34,10 @@ struct WorldParams {
   /// agents read the previous complete field until the new one is swapped in; 200000 is about
   /// 3 ms a tick on a 1024x1024 map here, a full rebuild there being ~1.2 million units.
   std::size_t field_rebuild_budget = 0;
+  /// Threads that step the swarm, the calling thread included (a WorkerPool of
+  /// worker_threads - 1 threads, started by the constructor; 0 or 1 = none, capped at
+  /// WorkerPool::kMaxThreads). The state (and state_hash) is bit-identical for any value.
+  std::uint32_t worker_threads = 1;
 };
 
 struct Player {
@@ -125,6 +131,7 @@ class World {
   std::vector<ContactEvent> contacts_;
   std::vector<std::uint32_t> spawn_candidates_;  // scratch of spawn_agents(): cell indices
   std::mt19937_64 rng_;
+  std::unique_ptr<WorkerPool> pool_;  // null when worker_threads <= 1
   std::uint32_t next_player_id_ = 1;
   std::uint64_t tick_ = 0;
   std::uint64_t state_hash_ = 0;
