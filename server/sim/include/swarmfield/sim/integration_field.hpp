@@ -1,5 +1,6 @@
 #pragma once
 // Integration field: cost-to-nearest-goal of every cell.
+#include <array>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -120,6 +121,9 @@ class IntegrationField {
 
   template <bool kUnitCost>
   void run_search(std::size_t budget, std::uint32_t stop);
+  template <bool kHasStop>
+  void run_ring_search(std::size_t budget, std::uint32_t stop);
+  void reserve_ring(std::size_t slot, std::size_t entries);
   void finish_output(std::size_t budget);
   void push(std::uint32_t bucket, std::uint32_t cell);
   std::uint32_t new_chunk();
@@ -137,6 +141,12 @@ class IntegrationField {
   std::vector<std::uint8_t> padded_costs_;    // only for maps with costs other than 1 and 255
   std::vector<std::uint32_t> padded_values_;  // search_words()
   bool unit_cost_ = true;
+  // Unit-cost maps small enough that no value can saturate use a ring of three flat buckets
+  // (the only ones a step of 985 or 1393 can reach from the bucket being drained) instead of
+  // the chunked queue below: fewer instructions per relaxation, same values (see the .cpp).
+  bool ring_search_ = false;
+  std::array<std::vector<std::uint32_t>, 3> ring_;  // bucket current_ + k lives in slot (current_ + k) % 3
+  std::array<std::size_t, 3> ring_fill_{};
   Phase phase_ = Phase::kIdle;
   std::uint64_t work_units_ = 0;
   std::uint32_t current_ = 0;    // bucket being drained (absolute index; the ring slot is & mask)
