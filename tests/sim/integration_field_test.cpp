@@ -11,6 +11,7 @@
 
 #include "swarmfield/io/map_file.hpp"
 #include "swarmfield/sim/city_generator.hpp"
+#include "swarmfield/sim/flow_field.hpp"
 #include "swarmfield/sim/integration_field.hpp"
 #include "test_maps.hpp"
 
@@ -452,4 +453,64 @@ TEST_CASE("integration sliced: saturating path costs, one cell at a time") {
   sliced_build(f, m, goal, 1);
   CHECK(f.values() == full.values());
   CHECK(f.raw(19999, 0) > 4000000000u);
+}
+
+// The unit-cost search relaxes only canonical successors (Jump Point Search pruning without
+// corner cutting); these check that no value is lost to the pruning, where obstacles force
+// the most successors: dense random maps, all 256 neighbourhoods of a cell, and real maps.
+TEST_CASE("integration canonical: dense random unit-cost maps agree with a textbook Dijkstra") {
+  for (std::uint64_t seed = 100; seed < 400; ++seed) {
+    CAPTURE(seed);
+    const std::int32_t w = 8 + static_cast<std::int32_t>(seed % 23);
+    const std::int32_t h = 8 + static_cast<std::int32_t>(seed % 17);
+    const int blocked = 15 + static_cast<int>(seed % 9) * 5;  // 15..55 %
+    const GridMap m = test::random_map(seed, w, h, blocked, false);
+    test::TestRng rng{seed * 31};
+    std::vector<CellCoord> goals;
+    const int count = 1 + static_cast<int>(seed % 4);
+    for (int i = 0; i < count; ++i) goals.push_back({rng.below(w), rng.below(h)});
+    IntegrationField f;
+    f.build(m, goals);
+    REQUIRE(f.values() == test::reference_field(m, goals));
+  }
+}
+
+TEST_CASE("integration canonical: every 3x3 neighbourhood around the goal and around a passage") {
+  // A 7 x 7 map whose cells around (3, 3) follow all 256 patterns, with the goal at the centre
+  // and, separately, at a corner (so the patterned cell is reached from each side).
+  for (int pattern = 0; pattern < 256; ++pattern) {
+    CAPTURE(pattern);
+    GridMap m(7, 7);
+    for (int k = 0; k < 8; ++k) {
+      const CellCoord d = kDirectionOffsets[static_cast<std::size_t>(k)];
+      if (((pattern >> k) & 1) == 0) m.set_cost(3 + d.x, 3 + d.y, kBlockedCost);
+    }
+    for (const CellCoord goal : {CellCoord{3, 3}, CellCoord{0, 0}, CellCoord{6, 3}, CellCoord{3, 6}}) {
+      CAPTURE(goal.x);
+      CAPTURE(goal.y);
+      const std::vector<CellCoord> goals{goal};
+      CHECK(build(m, goals).values() == test::reference_field(m, goals));
+    }
+  }
+}
+
+TEST_CASE("integration canonical: benchmark maps agree with a textbook Dijkstra on every cell") {
+  const std::string dir = SWARMFIELD_MAPS_DIR;
+  for (const char* name : {"street/Boston_0_256.map", "street/Paris_1_512.map", "game/den312d.map",
+                           "game/AR0500SR.map", "maze/maze512-4-6.map"}) {
+    CAPTURE(name);
+    GridMap m;
+    MapError error;
+    REQUIRE_MESSAGE(swarmfield::io::read_map_file(dir + "/" + name, m, error), error.to_string());
+    test::TestRng rng{17};
+    std::vector<CellCoord> goals;
+    while (goals.size() < 3) {
+      const CellCoord c{rng.below(m.width()), rng.below(m.height())};
+      if (m.walkable(c)) goals.push_back(c);
+    }
+    for (std::size_t count = 1; count <= goals.size(); count += 2) {
+      const std::vector<CellCoord> g(goals.begin(), goals.begin() + static_cast<std::ptrdiff_t>(count));
+      CHECK(build(m, g).values() == test::reference_field(m, g));
+    }
+  }
 }

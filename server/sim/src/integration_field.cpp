@@ -106,6 +106,142 @@ constexpr std::size_t kMaxPushesPerCell = 8;
 constexpr std::size_t kRingSlack = 32;
 static_assert(kRingSlack > kPrefetchDistance);
 
+// ---- canonical successors (unit-cost ring search) ---------------------------------------------
+//
+// Canonical Dijkstra (Sturtevant & Rabin 2016, "Canonical Orderings on Grids", IJCAI), with the
+// neighbour pruning of Jump Point Search (Harabor & Grastien 2011, AAAI) for grids without
+// corner cutting: a cell reached from parent p by direction a only relaxes the neighbours n
+// that are not reached as cheaply from p without passing through the cell (within its 3 x 3
+// block: "as cheaply" is <= after a cardinal move, < after a diagonal one, which is what makes
+// diagonal-first paths canonical). Every cell keeps an optimal path whose every step survives
+// the pruning, so all values stay exact while most cells relax 1-3 neighbours instead of 8.
+// Tied arrivals from several directions relax the union of their successors.
+//
+// Directions are FlowDirection's: 0 E, 1 SE, 2 S, 3 SW, 4 W, 5 NW, 6 N, 7 NE (y down).
+// A cell's neighbour pattern has bit k set when the neighbour in direction k is walkable.
+
+constexpr std::array<int, 8> kDirX = {1, 1, 0, -1, -1, -1, 0, 1};
+constexpr std::array<int, 8> kDirY = {0, 1, 1, 1, 0, -1, -1, -1};
+
+constexpr std::uint32_t step_cost(int k) { return (k & 1) != 0 ? kDiagonalStep : kOrthogonalStep; }
+
+/// Successor sets: index arrival * 256 + pattern; arrival 8 = goal (every legal neighbour).
+struct CanonicalSuccessors {
+  std::array<std::uint8_t, 9 * 256> successors{};
+};
+
+constexpr CanonicalSuccessors make_canonical_successors() {
+  CanonicalSuccessors table;
+  for (int pattern = 0; pattern < 256; ++pattern) {
+    const auto open = [&](int k) { return ((pattern >> (k & 7)) & 1) != 0; };
+    // Block cell (x, y), x, y in -1..1, is walkable: the centre is (it was reached).
+    const auto walkable_at = [&](int x, int y) {
+      if (x == 0 && y == 0) return true;
+      for (int k = 0; k < 8; ++k) {
+        if (kDirX[static_cast<std::size_t>(k)] == x && kDirY[static_cast<std::size_t>(k)] == y) return open(k);
+      }
+      return false;
+    };
+    // Legal steps from the centre: walkable target, no corner cutting.
+    std::uint8_t legal = 0;
+    for (int k = 0; k < 8; ++k) {
+      const bool ok = open(k) && ((k & 1) == 0 || (open(k - 1) && open(k + 1)));
+      if (ok) legal = static_cast<std::uint8_t>(legal | (1u << k));
+    }
+    table.successors[static_cast<std::size_t>(8 * 256 + pattern)] = legal;
+    for (int a = 0; a < 8; ++a) {
+      // Parent p = centre - dir(a), i.e. the neighbour in direction a + 4.
+      const int pk = (a + 4) & 7;
+      if (!open(pk)) {  // cannot happen (the parent is walkable); keep everything legal
+        table.successors[static_cast<std::size_t>(a * 256 + pattern)] = legal;
+        continue;
+      }
+      // Shortest paths from p over the walkable block cells other than the centre (8 nodes,
+      // Bellman-Ford: at most 7 rounds), with the corner rule inside the block.
+      std::array<std::uint32_t, 8> dist{};
+      for (int k = 0; k < 8; ++k) dist[static_cast<std::size_t>(k)] = 0xFFFFFFFFu;
+      dist[static_cast<std::size_t>(pk)] = 0;
+      for (int round = 0; round < 8; ++round) {
+        for (int i = 0; i < 8; ++i) {
+          if (dist[static_cast<std::size_t>(i)] == 0xFFFFFFFFu || !open(i)) continue;
+          for (int j = 0; j < 8; ++j) {
+            if (j == i || !open(j)) continue;
+            const int xi = kDirX[static_cast<std::size_t>(i)], yi = kDirY[static_cast<std::size_t>(i)];
+            const int xj = kDirX[static_cast<std::size_t>(j)], yj = kDirY[static_cast<std::size_t>(j)];
+            const int dx = xj - xi, dy = yj - yi;
+            if (dx < -1 || dx > 1 || dy < -1 || dy > 1) continue;  // not adjacent
+            std::uint32_t c = kOrthogonalStep;
+            if (dx != 0 && dy != 0) {
+              if (!walkable_at(xi, yj) || !walkable_at(xj, yi)) continue;  // corner
+              c = kDiagonalStep;
+            }
+            const std::uint32_t nd = dist[static_cast<std::size_t>(i)] + c;
+            if (nd < dist[static_cast<std::size_t>(j)]) dist[static_cast<std::size_t>(j)] = nd;
+          }
+        }
+      }
+      std::uint8_t keep = 0;
+      for (int k = 0; k < 8; ++k) {
+        if (((legal >> k) & 1) == 0 || k == pk) continue;
+        const std::uint32_t via_centre = step_cost(a) + step_cost(k);
+        const std::uint32_t around = dist[static_cast<std::size_t>(k)];
+        const bool pruned = (a & 1) == 0 ? around <= via_centre : around < via_centre;
+        if (!pruned) keep = static_cast<std::uint8_t>(keep | (1u << k));
+      }
+      table.successors[static_cast<std::size_t>(a * 256 + pattern)] = keep;
+    }
+  }
+  return table;
+}
+
+constexpr CanonicalSuccessors kCanonicalSuccessors = make_canonical_successors();
+
+// Spot checks of the rules of Jump Point Search without corner cutting (all neighbours open:
+// pattern 0xFF): after a cardinal move only straight on; after a diagonal one the diagonal and
+// its two cardinal parts; a goal expands everything.
+static_assert(kCanonicalSuccessors.successors[0 * 256 + 0xFF] == (1u << 0));
+static_assert(kCanonicalSuccessors.successors[7 * 256 + 0xFF] == ((1u << 7) | (1u << 6) | (1u << 0)));
+static_assert(kCanonicalSuccessors.successors[8 * 256 + 0xFF] == 0xFF);
+// Moving east with the cell behind-north (NW) blocked: north and north-east become forced.
+static_assert(kCanonicalSuccessors.successors[0 * 256 + (0xFF & ~(1u << 5))] == ((1u << 0) | (1u << 6) | (1u << 7)));
+
+/// Neighbour patterns of one row (see above) from three padded rows of walkable flags (0/1),
+/// starting one row above; `out` gets the `w` cells from padded x = 1 (pattern in the low byte,
+/// arrivals cleared).
+SWARMFIELD_VECTOR_CLONES void pattern_row(const std::uint8_t* __restrict open, std::size_t pw,
+                                          std::uint16_t* __restrict out, std::size_t w) noexcept {
+  const std::uint8_t* n = open + 1;
+  const std::uint8_t* c = n + pw;
+  const std::uint8_t* so = c + pw;
+  const auto cell = [&](std::size_t x) {
+    out[x] = static_cast<std::uint16_t>(c[x + 1] | (so[x + 1] << 1) | (so[x] << 2) | (so[x - 1] << 3) | (c[x - 1] << 4) |
+                                        (n[x - 1] << 5) | (n[x] << 6) | (n[x + 1] << 7));
+  };
+  std::size_t x = 0;
+  for (; x + kBlock <= w; x += kBlock) {
+    for (std::size_t k = 0; k < kBlock; ++k) cell(x + k);
+  }
+  for (; x < w; ++x) cell(x);
+}
+
+/// One row of walkable flags (1 walkable, 0 blocked) from a map row.
+SWARMFIELD_VECTOR_CLONES void open_row(const std::uint8_t* __restrict in, std::uint8_t* __restrict out,
+                                       std::size_t w) noexcept {
+  const auto cell = [&](std::size_t x) { out[x] = in[x] != kBlockedCost ? 1 : 0; };
+  std::size_t x = 0;
+  for (; x + kBlock <= w; x += kBlock) {
+    for (std::size_t k = 0; k < kBlock; ++k) cell(x + k);
+  }
+  for (; x < w; ++x) cell(x);
+}
+
+// Byte of a nav word (pattern | arrivals << 8) holding the arrivals.
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+constexpr std::size_t kArrivalByte = 0;
+#else
+constexpr std::size_t kArrivalByte = 1;
+#endif
+
 // Entries each ring bucket starts with: a bucket is one band of the wavefront, whose length is
 // a few times the map's perimeter at most on street maps (measured on the 1024 x 1024 maps
 // with 1 to 4 goals: under 2 * (w + h)). Buckets grow by doubling past this.
@@ -342,7 +478,11 @@ void IntegrationField::run_ring_search(std::size_t budget, std::uint32_t stop) {
   constexpr std::uint32_t kW = kOrthogonalStep;
   constexpr std::uint32_t kD = kDiagonalStep;
   std::uint32_t* const word = padded_values_.data();
+  std::uint16_t* const nav = padded_nav_.data();
+  // Arrival bytes are the high bytes of the nav words (kArrivalByte).
+  std::uint8_t* const arrival = reinterpret_cast<std::uint8_t*>(nav) + kArrivalByte;
   const auto s = static_cast<std::ptrdiff_t>(width_) + 2;
+  const std::array<std::ptrdiff_t, 8> offset = {1, s + 1, s, s - 1, -1, -s - 1, -s, -s + 1};
   std::size_t settled = 0;
   for (;;) {
     const std::size_t s0 = current_ % 3;
@@ -380,10 +520,12 @@ void IntegrationField::run_ring_search(std::size_t budget, std::uint32_t stop) {
         // a prefetch of a stale index is harmless.
 #if defined(__GNUC__)
         {
-          const std::uint32_t* ahead = word + cur[pos + kPrefetchDistance];
+          const std::uint32_t next = cur[pos + kPrefetchDistance];
+          const std::uint32_t* ahead = word + next;
           __builtin_prefetch(ahead - s, 1);
           __builtin_prefetch(ahead, 1);
           __builtin_prefetch(ahead + s, 1);
+          __builtin_prefetch(nav + next, 1);
         }
 #endif
         const std::uint32_t u = cur[pos++];
@@ -397,50 +539,47 @@ void IntegrationField::run_ring_search(std::size_t budget, std::uint32_t stop) {
             break;
           }
         }
-        // Orthogonal neighbours: value d + W, always bucket b + 1. Blocked cells hold 0 and
-        // never improve; a cell already queued in b + 1 (old in [lo1, lo1 + W)) is not queued
-        // twice (the entry is written anyway, the cursor only moves for a new one).
-        const std::uint32_t oe = c[1];
-        const std::uint32_t os = c[s];
-        const std::uint32_t ow = c[-1];
-        const std::uint32_t on = c[-s];
-        const std::uint32_t no = d + kW;
-        const auto orthogonal = [&](std::ptrdiff_t off, std::uint32_t old) {
-          if (no < old) {
-            c[off] = no;
-            *out1 = static_cast<std::uint32_t>(u + static_cast<std::uint32_t>(off));
-            out1 += (old - lo1 >= kW);
-          }
-        };
-        orthogonal(1, oe);
-        orthogonal(s, os);
-        orthogonal(-1, ow);
-        orthogonal(-s, on);
-        // Diagonal neighbours: value d + 1393, in bucket b + 2 when it reaches lo2, else b + 1;
-        // the same for all four, so the target bucket is picked once per cell (branch-free).
-        // No corner cutting: a diagonal only when both orthogonal cells it passes are free.
-        const bool e = oe != kBlockedWord;
-        const bool so = os != kBlockedWord;
-        const bool w = ow != kBlockedWord;
-        const bool n = on != kBlockedWord;
-        const std::uint32_t nd = d + kD;
-        const bool far = nd >= lo2;
-        std::uint32_t* dout = far ? out2 : out1;
-        const std::uint32_t dlo = far ? lo2 : lo1;
-        const auto diagonal = [&](std::ptrdiff_t off) {
-          const std::uint32_t old = c[off];
+        // Successors: the union of the canonical successors of every direction the cell's value
+        // was reached from (arrival 0xFF = goal: every legal neighbour).
+        const std::uint32_t cell_nav = nav[u];
+        const std::uint32_t pattern = cell_nav & 0xFFu;
+        std::uint32_t arrivals = cell_nav >> 8;
+        std::uint32_t successors = 0;
+        do {
+          const auto a = static_cast<std::uint32_t>(__builtin_ctz(arrivals));
+          successors |= kCanonicalSuccessors.successors[a * 256 + pattern];
+          arrivals &= arrivals - 1;
+        } while (arrivals != 0);
+        // A cardinal step (+W) always lands in bucket b + 1; a diagonal one (+1393) in b + 2
+        // when it reaches lo2, else b + 1 — the same for all four diagonals of this cell.
+        const bool far = d + kD >= lo2;
+        const auto relax = [&](std::uint32_t k) {
+          const std::uint32_t nbr = u + static_cast<std::uint32_t>(offset[k]);
+          const std::uint32_t nd = d + ((k & 1) != 0 ? kD : kW);
+          const std::uint32_t old = word[nbr];
           if (nd < old) {
-            c[off] = nd;
-            *dout = static_cast<std::uint32_t>(u + static_cast<std::uint32_t>(off));
-            dout += (old - dlo >= kW);
+            word[nbr] = nd;
+            arrival[2 * static_cast<std::size_t>(nbr)] = static_cast<std::uint8_t>(1u << k);
+            // Queue it unless it already is in the target bucket (old in [lo_t, lo_t + W)).
+            if ((k & 1) != 0 && far) {
+              *out2 = nbr;
+              out2 += (old - lo2) >= kW ? 1 : 0;
+            } else {
+              *out1 = nbr;
+              out1 += (old - lo1) >= kW ? 1 : 0;
+            }
+          } else if (nd == old) {
+            arrival[2 * static_cast<std::size_t>(nbr)] |= static_cast<std::uint8_t>(1u << k);
           }
         };
-        if (e && so) diagonal(s + 1);
-        if (w && so) diagonal(s - 1);
-        if (w && n) diagonal(-s - 1);
-        if (e && n) diagonal(-s + 1);
-        out2 = far ? dout : out2;
-        out1 = far ? out1 : dout;
+        if (successors & 0x01u) relax(0);
+        if (successors & 0x04u) relax(2);
+        if (successors & 0x10u) relax(4);
+        if (successors & 0x40u) relax(6);
+        if (successors & 0x02u) relax(1);
+        if (successors & 0x08u) relax(3);
+        if (successors & 0x20u) relax(5);
+        if (successors & 0x80u) relax(7);
       }
       ring_fill_[s1] = static_cast<std::size_t>(out1 - ring_[s1].data());
       ring_fill_[s2] = static_cast<std::size_t>(out2 - ring_[s2].data());
@@ -491,6 +630,8 @@ void IntegrationField::reserve(std::int32_t width, std::int32_t height) {
   for (std::vector<std::uint32_t>& r : ring_) {
     if (r.size() < initial_ring_entries(w, h)) r.resize(initial_ring_entries(w, h));
   }
+  padded_open_.reserve((w + 2) * (h + 2));
+  padded_nav_.reserve((w + 2) * (h + 2));
 }
 
 void IntegrationField::begin(const GridMap& map, std::span<const CellCoord> goals) {
@@ -552,6 +693,21 @@ void IntegrationField::begin(const GridMap& map, std::span<const CellCoord> goal
     for (std::vector<std::uint32_t>& r : ring_) {
       if (r.size() < initial_ring_entries(w, h)) r.resize(initial_ring_entries(w, h));
     }
+    // Neighbour patterns of the map cells, via a padded copy of the walkable flags (arrival
+    // bytes need no reset: a cell's first arrival always improves on kUnreached and
+    // overwrites it).
+    padded_open_.resize(pw * ph);
+    padded_nav_.resize(pw * ph);
+    std::uint8_t* open = padded_open_.data();
+    std::fill(open, open + pw, std::uint8_t{0});
+    std::fill(open + (ph - 1) * pw, open + ph * pw, std::uint8_t{0});
+    for (std::size_t y = 0; y < h; ++y) {
+      std::uint8_t* row = open + (y + 1) * pw;
+      row[0] = 0;
+      row[w + 1] = 0;
+      open_row(src + y * w, row + 1, w);
+    }
+    for (std::size_t y = 0; y < h; ++y) pattern_row(open + y * pw, pw, padded_nav_.data() + (y + 1) * pw + 1, w);
   } else {
     reset_queue();
     const std::size_t chunks = std::max(queue_.next.size(), initial_pool_chunks(w * h, kChunkSize));
@@ -567,6 +723,7 @@ void IntegrationField::begin(const GridMap& map, std::span<const CellCoord> goal
     if (ring_search_) {
       reserve_ring(0, 1);
       ring_[0][ring_fill_[0]++] = static_cast<std::uint32_t>(p);
+      padded_nav_[p] = static_cast<std::uint16_t>(padded_nav_[p] | 0xFF00u);  // a goal: all legal neighbours
     } else {
       push(0, static_cast<std::uint32_t>(p));
     }

@@ -147,6 +147,11 @@ class IntegrationField {
   bool ring_search_ = false;
   std::array<std::vector<std::uint32_t>, 3> ring_;  // bucket current_ + k lives in slot (current_ + k) % 3
   std::array<std::size_t, 3> ring_fill_{};
+  // Ring search only, per padded cell: walkable flag, and a word holding the walkable-neighbour
+  // pattern (low byte) and the directions its current value was reached from (high byte; the
+  // canonical successors, see the .cpp).
+  std::vector<std::uint8_t> padded_open_;
+  std::vector<std::uint16_t> padded_nav_;
   Phase phase_ = Phase::kIdle;
   std::uint64_t work_units_ = 0;
   std::uint32_t current_ = 0;    // bucket being drained (absolute index; the ring slot is & mask)
