@@ -49,8 +49,16 @@ inline std::uint32_t add_saturated(std::uint32_t a, std::uint32_t b) noexcept {
 }
 
 // The linear passes are plain loops the compiler vectorizes; on x86-64 an AVX2 clone is picked
-// at load time when the CPU has it (integer code: identical results either way).
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+// at load time when the CPU has it (integer code: identical results either way). Not under
+// ThreadSanitizer, whose runtime is not yet up when the clones' resolvers run at load time.
+#if defined(__SANITIZE_THREAD__)
+#define SWARMFIELD_NO_TARGET_CLONES 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SWARMFIELD_NO_TARGET_CLONES 1
+#endif
+#endif
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(SWARMFIELD_NO_TARGET_CLONES)
 #define SWARMFIELD_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define SWARMFIELD_VECTOR_CLONES

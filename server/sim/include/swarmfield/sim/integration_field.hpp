@@ -24,8 +24,10 @@ inline constexpr std::uint32_t kUnreachable = std::numeric_limits<std::uint32_t>
 /// result on every machine: one unit = one cell settled by the search, or
 /// kLinearCellsPerWorkUnit cells of a linear pass (copying the map in, writing values or flow
 /// directions out). Measured on Boston_0_1024 (x86-64 with AVX2, shared 2-core VM): a settled
-/// cell ~10-13 ns, 8 cells of the flow pass ~8 ns, 8 cells of the two copy passes ~1.5 ns (so
-/// those are charged conservatively); overall 55,000-80,000 units per millisecond (load-dependent).
+/// cell ~6-9 ns (unit-cost maps; ~10-13 ns with other costs), 8 cells of the flow pass ~5-8 ns,
+/// 8 cells of the copy passes ~1.5 ns (so those are charged conservatively); overall
+/// 80,000-150,000 units per millisecond on unit-cost maps (a full build there: ~1.06 million
+/// units in 7-13 ms, load-dependent).
 inline constexpr std::uint32_t kLinearCellsPerWorkUnit = 8;
 /// Work units charged for a linear pass over `cells` cells (rounded up: never free).
 [[nodiscard]] constexpr std::uint64_t linear_work_units(std::uint64_t cells) noexcept {
@@ -41,6 +43,11 @@ inline constexpr std::uint32_t kLinearCellsPerWorkUnit = 8;
 /// Queue: buckets of width kOrthogonalStep (the smallest possible step), which makes every
 /// cell of the lowest non-empty bucket final, so each bucket is drained in FIFO order with no
 /// heap (Dial 1969; Dinitz's bucket-width rule). O(cells + max_value / kOrthogonalStep).
+/// On unit-cost maps (every walkable cell costs 1, e.g. all MovingAI maps) the search is cut
+/// down further: three flat buckets suffice, and a settled cell relaxes only its canonical
+/// successors (Sturtevant & Rabin 2016, "Canonical Orderings on Grids"; the pruning rules of
+/// Jump Point Search without corner cutting, Harabor & Grastien 2011/2014) instead of all 8
+/// neighbours. Values are the same either way (tests compare with a textbook Dijkstra).
 ///
 /// A build can also be spread over several calls (time slicing): begin() takes a snapshot of
 /// the map and seeds the goals, then each advance(budget) does at most about `budget` work
@@ -57,8 +64,9 @@ class IntegrationField {
   void build_until(const GridMap& map, std::span<const CellCoord> goals, CellCoord target);
 
   /// Starts a time-sliced build for `goals` (cells) on `map`, abandoning any build in
-  /// progress. Copies the map into the search buffer (one O(cells) pass, charged as
-  /// cells / kLinearCellsPerWorkUnit work units), so later changes to `map` do not affect this
+  /// progress. Copies the map into the search buffer (linear passes: the copy and, on
+  /// unit-cost maps, the neighbour patterns; charged together as cells /
+  /// kLinearCellsPerWorkUnit work units), so later changes to `map` do not affect this
   /// build: the result is the field of the map as it was here. Until advance() returns true
   /// the accessors below are memory-safe but their contents are unspecified (keep a complete
   /// field to read meanwhile; NavigationFields does). Allocates only when the map is larger
