@@ -4,6 +4,7 @@
 #   ./swarmfield.sh test    build, then run the test suite (ctest)
 #   ./swarmfield.sh build   install packages and build only
 #   ./swarmfield.sh bench   build the benchmarks and run them
+#   ./swarmfield.sh load    build, then a server load test: 100k agents, bots, verdict (--help)
 # Environment: BUILD_DIR (default build), BUILD_TYPE (default RelWithDebInfo),
 #   SWARMFIELD_SANITIZE=1 for an ASan/UBSan build, JOBS (default: nproc),
 #   SWARMFIELD_TEST_ARGS extra ctest arguments (e.g. "-L scen-full").
@@ -69,6 +70,14 @@ case "$cmd" in
     SWARMFIELD_BENCH=1 build
     exec "$ROOT/scripts/bench.sh" "$BUILD_DIR/bin" "$@"
     ;;
-  help|-h|--help) sed -n '2,9p' "$0" ;;
+  load)
+    # Check the options (and answer --help) before spending minutes on a build.
+    SWARMFIELD_LOAD_CHECK_ONLY=1 "$ROOT/scripts/server_load.sh" "$@"
+    case " $* " in *" -h "*|*" --help "*) exit 0 ;; esac
+    build
+    case "$BUILD_DIR" in /*) bin="$BUILD_DIR/bin" ;; *) bin="$ROOT/$BUILD_DIR/bin" ;; esac
+    exec "$ROOT/scripts/server_load.sh" --bin "$bin" "$@"
+    ;;
+  help|-h|--help) sed -n '2,10p' "$0" ;;
   *) echo "unknown command '$cmd'; try: $0 help" >&2; exit 2 ;;
 esac

@@ -238,3 +238,93 @@ TEST_CASE("server_config: TOML values are validated even when a flag overrides t
     CHECK(r.config.port == 7000);
   }
 }
+
+TEST_CASE("server_config: --threads and --player-speed (flags and TOML keys)") {
+  {
+    const auto r = parse({});
+    REQUIRE(is_run(r));
+    CHECK(r.config.threads == 2);
+    CHECK(r.config.player_speed == 5.0);
+  }
+  {
+    const auto r = parse({"--threads", "1", "--player-speed", "40"});
+    REQUIRE(is_run(r));
+    CHECK(r.config.threads == 1);
+    CHECK(r.config.player_speed == 40.0);
+  }
+  // The bounds themselves are accepted.
+  CHECK(is_run(parse({"--threads", "64", "--player-speed", "100"})));
+  CHECK(is_run(parse({"--player-speed", "0.25"})));
+  {
+    TempToml file("threads = 4\nplayer_speed = 12.5\n");
+    const auto r = parse({"--config", file.path});
+    REQUIRE(is_run(r));
+    CHECK(r.config.threads == 4);
+    CHECK(r.config.player_speed == 12.5);
+  }
+  {
+    TempToml file("threads = 4\nplayer-speed = 12\n");  // an integer speed is a number too
+    const auto r = parse({"--config", file.path, "--threads", "3", "--player-speed", "7"});
+    REQUIRE(is_run(r));
+    CHECK(r.config.threads == 3);  // the flags win
+    CHECK(r.config.player_speed == 7.0);
+  }
+}
+
+TEST_CASE("server_config: bad --threads / --player-speed give one error line naming the flag") {
+  struct Case {
+    std::vector<std::string> args;
+    std::string needle;
+  };
+  const std::vector<Case> cases = {
+      {{"--threads", "0"}, "--threads must be in 1..64 (got 0)"},
+      {{"--threads", "65"}, "--threads must be in 1..64 (got 65)"},
+      {{"--threads", "-1"}, "--threads"},
+      {{"--threads", "two"}, "threads"},
+      {{"--threads", "1.5"}, "threads"},
+      {{"--player-speed", "0"}, "--player-speed must be in (0, 100] world units per second"},
+      {{"--player-speed", "-5"}, "--player-speed"},
+      {{"--player-speed", "100.5"}, "--player-speed"},
+      {{"--player-speed", "inf"}, "--player-speed"},
+      {{"--player-speed", "nan"}, "player-speed"},
+      {{"--player-speed", "fast"}, "player-speed"},
+  };
+  for (const auto& c : cases) {
+    const auto r = parse(c.args);
+    INFO("args=" << c.args.front() << " " << c.args.back() << " output=" << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find(c.needle) != std::string::npos);
+  }
+  {
+    TempToml file("threads = \"2\"\n");
+    const auto r = parse({"--config", file.path});
+    CHECK(is_error(r));
+    CHECK(r.output.find("'threads' must be an integer (got string)") != std::string::npos);
+  }
+  {
+    TempToml file("player-speed = \"5\"\n");
+    const auto r = parse({"--config", file.path});
+    CHECK(is_error(r));
+    CHECK(r.output.find("'player-speed' must be a number of world units per second (got string)") != std::string::npos);
+  }
+  {
+    TempToml file("threads = 100\n");  // same validation as the flag, even when a flag overrides it
+    const auto r = parse({"--config", file.path, "--threads", "2"});
+    CHECK(is_error(r));
+    CHECK(r.output.find("--threads must be in 1..64 (got 100)") != std::string::npos);
+    CHECK(r.output.find(file.path) != std::string::npos);
+  }
+  {
+    TempToml file("player_speed = 0.0\n");
+    const auto r = parse({"--config", file.path});
+    CHECK(is_error(r));
+    CHECK(r.output.find("--player-speed") != std::string::npos);
+  }
+}
+
+TEST_CASE("server_config: --help lists --threads and --player-speed with their defaults") {
+  const auto r = parse({"--help"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("--threads N=2") != std::string::npos);
+  CHECK(r.output.find("--player-speed UNITS_PER_S=5") != std::string::npos);
+}

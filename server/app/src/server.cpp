@@ -26,14 +26,17 @@ constexpr auto kClosingTimeout = std::chrono::seconds(2);
 constexpr auto kFlushTimeout = std::chrono::milliseconds(1000);
 constexpr auto kFlushGrace = std::chrono::milliseconds(100);
 constexpr std::uint32_t kMaxCatchUpTicks = 5;
+static_assert(static_cast<std::size_t>(kMaxWorkerThreads) <= sim::WorkerPool::kMaxThreads,
+              "--threads would be clamped silently by the worker pool");
 
 sim::WorldParams world_params(const ServerConfig& c) {
   sim::WorldParams p;
   p.seed = c.seed;
   p.max_agents = static_cast<std::uint32_t>(c.max_agents);
   p.spawner.initial_agents = static_cast<std::uint32_t>(c.agents);
-  // The swarm step splits over two threads; the state is bit-identical to one thread.
-  p.worker_threads = 2;
+  // The swarm step splits over --threads threads; the state is bit-identical to one thread.
+  p.worker_threads = static_cast<std::uint32_t>(c.threads);
+  p.player_speed = static_cast<float>(c.player_speed);
   // resolve_field_budget() ran before the Server was made; auto (-1) left here means "off".
   p.field_rebuild_budget = c.field_budget > 0 ? static_cast<std::size_t>(c.field_budget) : 0;
   p.spawner.wave_size = static_cast<std::uint32_t>(c.spawn_wave);
@@ -74,7 +77,10 @@ std::string ServerSummary::line() const {
   ss.setf(std::ios::fixed);
   ss.precision(3);
   ss << " tick_p50_ms=" << tick_p50_ms << " tick_p99_ms=" << tick_p99_ms << " step_p50_ms=" << step_p50_ms
-     << " step_p99_ms=" << step_p99_ms << " rebuild_p50_ms=" << rebuild_p50_ms << " rebuild_p99_ms=" << rebuild_p99_ms;
+     << " step_p99_ms=" << step_p99_ms << " rebuild_p50_ms=" << rebuild_p50_ms << " rebuild_p99_ms=" << rebuild_p99_ms
+     << " tick_max_ms=" << tick_max_ms << " swarm_p50_ms=" << swarm_p50_ms << " swarm_p99_ms=" << swarm_p99_ms
+     << " snapshot_p50_ms=" << snapshot_p50_ms << " snapshot_p99_ms=" << snapshot_p99_ms
+     << " builds_started=" << builds_started << " goal_changes=" << goal_changes << " stale_ticks=" << stale_ticks;
   return ss.str();
 }
 
@@ -114,9 +120,11 @@ bool Server::open(std::string& error) {
       return false;
     }
   }
-  spdlog::info("listening tcp={} udp={} bind={} map='{}' {}x{} agents={} tick_hz={} snapshot_hz={}", tcp_.port(),
-               udp_.port(), config_.bind, map_transfer_.info.name, map_transfer_.info.width,
-               map_transfer_.info.height, config_.agents, config_.tick_hz, config_.snapshot_hz);
+  spdlog::info("listening tcp={} udp={} bind={} map='{}' {}x{} agents={} tick_hz={} snapshot_hz={} threads={} "
+               "player_speed={:g} field_budget={}",
+               tcp_.port(), udp_.port(), config_.bind, map_transfer_.info.name, map_transfer_.info.width,
+               map_transfer_.info.height, config_.agents, config_.tick_hz, config_.snapshot_hz, config_.threads,
+               config_.player_speed, world_.params().field_rebuild_budget);
   return true;
 }
 
@@ -181,6 +189,8 @@ void Server::run_tick(bool last_of_batch) {
   world_.finish_tick(dt_s_);
   const auto t1 = Clock::now();
   if (rebuilt) rebuild_stats_.add(ms_since(t0, t_fields));
+  swarm_stats_.add(ms_since(t_fields, t1));
+  count_goal_change();
   // Snapshots at snapshot_hz out of tick_hz ticks (an accumulator spreads them evenly). While
   // catching up, a due snapshot waits for the last tick of the batch: older states are stale.
   snapshot_accumulator_ += static_cast<std::uint32_t>(config_.snapshot_hz);
@@ -201,8 +211,18 @@ void Server::run_tick(bool last_of_batch) {
   const double tick_ms = ms_since(t0, t2);
   step_stats_.add(step_ms);
   tick_stats_.add(tick_ms);
+  snapshot_stats_.add(ms_since(t1, t2));
   window_step_stats_.add(step_ms);
   window_tick_stats_.add(tick_ms);
+}
+
+void Server::count_goal_change() {
+  // The same inputs World gives NavigationFields: every player's cell, in player order.
+  goal_cells_.clear();
+  for (const sim::Player& pl : world_.players()) goal_cells_.push_back(world_.map().world_to_cell(pl.position));
+  if (world_.tick() > 1 && goal_cells_ != prev_goal_cells_) ++goal_changes_;
+  goal_cells_.swap(prev_goal_cells_);
+  if (world_.fields().front_stale()) ++stale_ticks_;
 }
 
 void Server::send_snapshots() {
@@ -399,6 +419,14 @@ ServerSummary Server::summary() const {
   s.step_p99_ms = step_stats_.percentile(0.99);
   s.rebuild_p50_ms = rebuild_stats_.percentile(0.5);
   s.rebuild_p99_ms = rebuild_stats_.percentile(0.99);
+  s.tick_max_ms = tick_stats_.max();
+  s.swarm_p50_ms = swarm_stats_.percentile(0.5);
+  s.swarm_p99_ms = swarm_stats_.percentile(0.99);
+  s.snapshot_p50_ms = snapshot_stats_.percentile(0.5);
+  s.snapshot_p99_ms = snapshot_stats_.percentile(0.99);
+  s.builds_started = world_.fields().builds_started();
+  s.goal_changes = goal_changes_;
+  s.stale_ticks = stale_ticks_;
   return s;
 }
 

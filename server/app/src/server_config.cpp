@@ -59,8 +59,9 @@ std::function<std::string(const toml::node&)> seed_setter(std::uint64_t& target)
     return {};
   };
 }
-std::function<std::string(const toml::node&)> seconds_setter(double& target) {
-  return [&target](const toml::node& n) -> std::string {
+// An integer or a float; `what` names the unit in the error ("a number of seconds").
+std::function<std::string(const toml::node&)> number_setter(double& target, std::string what) {
+  return [&target, what = std::move(what)](const toml::node& n) -> std::string {
     if (auto i = n.value_exact<std::int64_t>()) {
       target = static_cast<double>(*i);
       return {};
@@ -69,8 +70,11 @@ std::function<std::string(const toml::node&)> seconds_setter(double& target) {
       target = *f;
       return {};
     }
-    return "must be a number of seconds (got " + type_name(n) + ")";
+    return "must be " + what + " (got " + type_name(n) + ")";
   };
+}
+std::function<std::string(const toml::node&)> seconds_setter(double& target) {
+  return number_setter(target, "a number of seconds");
 }
 std::function<std::string(const toml::node&)> string_setter(std::string& target) {
   return [&target](const toml::node& n) -> std::string {
@@ -127,6 +131,12 @@ std::string validate_config(const ServerConfig& c) {
     return "--wave-interval must be in (0, 86400] seconds";
   if (!(e = range("--field-budget", c.field_budget, kAutoFieldBudget, std::int64_t{1} << 40)).empty())
     return e + " (-1 = auto, 0 = whole rebuild in one tick)";
+  if (!(e = range("--threads", c.threads, 1, kMaxWorkerThreads)).empty()) return e;
+  if (!(std::isfinite(c.player_speed) && c.player_speed > 0.0 && c.player_speed <= kMaxPlayerSpeed)) {
+    std::ostringstream ss;
+    ss << "--player-speed must be in (0, " << kMaxPlayerSpeed << "] world units per second (got " << c.player_speed << ")";
+    return ss.str();
+  }
   if (!(std::isfinite(c.status_interval_s) && c.status_interval_s > 0.0))
     return "--status-interval must be > 0 seconds";
   if (c.bind.empty()) return "--bind must be an IP address such as 0.0.0.0 or 127.0.0.1";
@@ -172,6 +182,12 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
                                     "Field rebuild work units per tick (~cells settled): 0 = whole rebuild in one tick, "
                                     "-1 = auto (0 up to 512x512 maps, 200000 above); agents read the last complete field meanwhile")
                          ->type_name("UNITS");
+  auto* threads_opt = app.add_option("--threads", c.threads,
+                                     "Threads stepping the swarm, the tick thread included (1..64); results are identical for any count")
+                         ->type_name("N");
+  auto* speed_opt = app.add_option("--player-speed", c.player_speed,
+                                   "Player speed at full input, world units (= cells) per second (0 < speed <= 100)")
+                        ->type_name("UNITS_PER_S");
   app.add_option("--config", c.config_path, "TOML file with the same keys as the flags (e.g. tick-hz = 60); flags win")->type_name("FILE");
 
   try {
@@ -228,6 +244,8 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
         {"wave-interval", wave_interval_opt, seconds_setter(t.wave_interval_s)},
         {"status-interval", status_opt, seconds_setter(t.status_interval_s)},
         {"field-budget", budget_opt, int_setter(t.field_budget)},
+        {"threads", threads_opt, int_setter(t.threads)},
+        {"player-speed", speed_opt, number_setter(t.player_speed, "a number of world units per second")},
       };
     };
     ServerConfig file_only;

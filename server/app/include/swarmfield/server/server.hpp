@@ -41,6 +41,18 @@ struct ServerSummary {
   double step_p99_ms = 0.0;
   double rebuild_p50_ms = 0.0;  ///< World::begin_tick on ticks that rebuilt the fields (0 if none did)
   double rebuild_p99_ms = 0.0;
+  // Appended after the keys above (scripts parse the line by key).
+  double tick_max_ms = 0.0;      ///< longest tick since start
+  double swarm_p50_ms = 0.0;     ///< World::finish_tick (spawner, swarm step, contacts, hash)
+  double swarm_p99_ms = 0.0;
+  double snapshot_p50_ms = 0.0;  ///< after the World step: snapshot encoding + sends, connection sweep
+  double snapshot_p99_ms = 0.0;
+  std::uint64_t builds_started = 0;  ///< field builds started (completed = rebuilds, + abandoned, + in progress)
+  /// Ticks whose goal cells (every player's cell, in player order) differed from the previous
+  /// tick's: how often the fields' inputs changed. Equal to ticks when a player changes cell
+  /// every tick; rebuilds can only follow every ceil(cost / budget) + 1 ticks when time-sliced.
+  std::uint64_t goal_changes = 0;
+  std::uint64_t stale_ticks = 0;  ///< ticks whose agents read fields built for older goal cells
   /// "ticks=.. rebuilds=.. overruns=.. clients=.. bytes_sent=.. bad_frames=.. bad_datagrams=.. ..."
   [[nodiscard]] std::string line() const;
 };
@@ -82,6 +94,9 @@ class Server final : public TcpListener {
   void on_tick_timer();
   /// One tick; snapshots due in a catch-up batch are sent on its last tick only.
   void run_tick(bool last_of_batch);
+  /// After a World step: counts a goal change when the players' cells differ from the last
+  /// tick's, and a stale tick when the front fields are out of date.
+  void count_goal_change();
   void send_snapshots();
   void log_status(Clock::time_point now);
   void poll_flush();
@@ -110,6 +125,12 @@ class Server final : public TcpListener {
   TickStats tick_stats_{65536};
   TickStats step_stats_{65536};
   TickStats rebuild_stats_{65536};
+  TickStats swarm_stats_{65536};
+  TickStats snapshot_stats_{65536};
+  std::vector<sim::CellCoord> goal_cells_;       // players' cells this tick (reused)
+  std::vector<sim::CellCoord> prev_goal_cells_;  // ... and last tick
+  std::uint64_t goal_changes_ = 0;
+  std::uint64_t stale_ticks_ = 0;
   TickStats window_tick_stats_{4096};
   TickStats window_step_stats_{4096};
   Clock::time_point next_status_;

@@ -34,11 +34,22 @@ struct ServerConfig {
   /// in the tick that needs it; kAutoFieldBudget = chosen from the map size by
   /// resolve_field_budget().
   std::int64_t field_budget = -1;
+  /// Threads that step the swarm, the tick thread included (1..kMaxWorkerThreads). The
+  /// simulation is bit-identical for any count (sim::WorldParams::worker_threads).
+  std::int64_t threads = 2;
+  /// Player speed at full intent, world units per second (0 < speed <= kMaxPlayerSpeed); cells
+  /// are 1 unit, so at 30 Hz a player changes cell about every 30 / speed ticks.
+  double player_speed = 5.0;
 };
 
 inline constexpr std::int64_t kAutoFieldBudget = -1;
 /// Largest --duration accepted (about 116 days); larger values overflowed the clock.
 inline constexpr double kMaxDurationSeconds = 1e7;
+/// Largest --threads accepted (sim::WorkerPool::kMaxThreads; checked where both are visible).
+inline constexpr std::int64_t kMaxWorkerThreads = 64;
+/// Largest --player-speed accepted, world units per second (20 cells a tick at 5 Hz; walls
+/// are still swept cell by cell, so nothing tunnels).
+inline constexpr double kMaxPlayerSpeed = 100.0;
 /// The field budget to run with: `config.field_budget` unless it is kAutoFieldBudget, then 0
 /// for maps up to 512 x 512 cells (a whole rebuild takes a few ms) and 200000 above (about
 /// 3 ms a tick; a 1024 x 1024 rebuild then spreads over ~6 ticks).

@@ -1,0 +1,132 @@
+// End-to-end check of scripts/server_load.sh and the server flags it passes (--threads,
+// --player-speed, --field-budget): a short run (20,000 agents on Boston_0_512, 4 s, 2 bots)
+// must produce the server's summary with ticks, field rebuilds and goal-set changes, and the
+// verdict. No timing assertions: the machine may be loaded.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace {
+
+// A private temp directory, removed at scope exit.
+struct TempDir {
+  std::string path;
+  TempDir() {
+    char name[] = "/tmp/swarmfield-load-test-XXXXXX";
+    const char* dir = mkdtemp(name);
+    REQUIRE(dir != nullptr);
+    path = dir;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+};
+
+std::string read_file(const std::string& path) {
+  std::ifstream in(path);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+struct RunResult {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr
+};
+
+// Runs the script with `args`; its own waits are bounded (the run length plus at most ~80 s
+// of start/stop timeouts), and ctest's TIMEOUT bounds the whole test.
+RunResult run_script(const std::string& args, const std::string& dir) {
+  const std::string log = dir + "/script.txt";
+  const std::string cmd = std::string("bash '") + SWARMFIELD_SOURCE_DIR + "/scripts/server_load.sh' --bin '" +
+                          SWARMFIELD_BIN_DIR + "' --out '" + dir + "' " + args + " >'" + log + "' 2>&1";
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const int status = std::system(cmd.c_str());
+  RunResult r;
+  r.exit_code = (status != -1 && WIFEXITED(status)) ? WEXITSTATUS(status) : -1;
+  r.output = read_file(log);
+  return r;
+}
+
+// Value of " key=N" in the server's summary line ("ticks=" starts it), or -1.
+long long summary_value(const std::string& out, const std::string& key) {
+  std::smatch m;
+  if (!std::regex_search(out, m, std::regex("server summary: ticks=.*"))) return -1;
+  const std::string line = m.str();
+  if (!std::regex_search(line, m, std::regex("[ :]" + key + "=(\\d+)"))) return -1;
+  return std::stoll(m[1].str());
+}
+
+}  // namespace
+
+TEST_CASE("server_load.sh: a short run reports the summary, rebuilds and goal-set changes") {
+  TempDir dir;
+  const std::string map = std::string(SWARMFIELD_MAPS_DIR) + "/street/Boston_0_512.map";
+  REQUIRE(std::filesystem::exists(map));
+  // Speed 20 (4 s) keeps the players changing cell; a budget makes the rebuilds time-sliced.
+  const RunResult r = run_script("--map '" + map + "' --agents 20000 --seconds 4 --bots 2 --threads 1 "
+                                 "--player-speed 20 --field-budget 100000",
+                                 dir.path);
+  INFO("script output:\n" << r.output << "\nserver log:\n" << read_file(dir.path + "/server.log"));
+  CHECK(r.exit_code == 0);
+  const long long ticks = summary_value(r.output, "ticks");
+  const long long rebuilds = summary_value(r.output, "rebuilds");
+  const long long started = summary_value(r.output, "builds_started");
+  const long long goal_changes = summary_value(r.output, "goal_changes");
+  CHECK(ticks > 0);
+  CHECK(rebuilds > 1);
+  CHECK(started >= rebuilds);
+  CHECK(goal_changes > 0);
+  CHECK(goal_changes <= ticks);
+  CHECK(summary_value(r.output, "clients") == 2);
+  CHECK(summary_value(r.output, "stale_ticks") >= 0);
+  // The flags reached the server (echoed on its listening line, which the header repeats).
+  CHECK(r.output.find("threads 1, player speed 20 units/s, field budget 100000") != std::string::npos);
+  CHECK(r.output.find("bots=2 connected=2") != std::string::npos);
+  CHECK(std::regex_search(r.output, std::regex(R"(goal set changed \d+ of \d+ ticks)")));
+  CHECK(std::regex_search(r.output, std::regex(R"(verdict: (OK|OVER BUDGET))")));
+  // The processes were stopped: the server's log ends with its exit summary.
+  CHECK(read_file(dir.path + "/server.log").find("exit summary: ticks=") != std::string::npos);
+}
+
+TEST_CASE("server_load.sh: bad options exit 2 with a message naming the option (nothing started)") {
+  TempDir dir;
+  struct Case {
+    std::string args;
+    std::string needle;
+  };
+  const Case cases[] = {
+      {"--bots 0", "--bots must be in 1..1000"},
+      {"--seconds -3", "--seconds"},
+      {"--player-speed fast", "--player-speed"},
+      {"--field-budget -2", "--field-budget"},
+      {"--map /nonexistent/x.map", "/nonexistent/x.map"},
+      {"--frobnicate", "unknown option '--frobnicate'"},
+  };
+  for (const auto& c : cases) {
+    const RunResult r = run_script(c.args, dir.path);
+    INFO(c.args << " -> " << r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(c.needle) != std::string::npos);
+  }
+  CHECK_FALSE(std::filesystem::exists(dir.path + "/server.log"));
+}
+
+TEST_CASE("server_load.sh: the server's own check of --threads is reported (exit 1, its message)") {
+  TempDir dir;
+  const std::string map = std::string(SWARMFIELD_MAPS_DIR) + "/street/Boston_0_512.map";
+  const RunResult r = run_script("--map '" + map + "' --agents 10 --seconds 1 --bots 1 --threads 65", dir.path);
+  INFO(r.output);
+  CHECK(r.exit_code == 1);
+  CHECK(r.output.find("--threads must be in 1..64 (got 65)") != std::string::npos);
+}
