@@ -245,7 +245,10 @@ void SceneRenderer::draw_players(const Camera& camera, const InterpolatedFrame& 
       verts.push_back(SDL_Vertex{{p.x + std::cos(a1) * r_px, p.y + std::sin(a1) * r_px}, fill, {0, 0}});
     }
     SDL_RenderGeometry(renderer_, nullptr, verts.data(), static_cast<int>(verts.size()), nullptr, 0);
-    const std::string label = "P" + std::to_string(pl.id);
+    // Built by append, not `"P" + std::to_string(..)`: g++ 12 at -O3 reports a false
+    // -Wrestrict on that operator+ (GCC bug 105651), which -Werror turns into a build failure.
+    std::string label = "P";
+    label.append(std::to_string(pl.id));
     const int lx = static_cast<int>(p.x - static_cast<float>(text_width(label, 1)) * 0.5f);
     const int ly = static_cast<int>(p.y - r_px - 11.0f);
     draw_text(label, lx + 1, ly + 1, 1, Rgb{0, 0, 0});  // shadow: readable on light ground
