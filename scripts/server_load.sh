@@ -259,6 +259,7 @@ BEGIN {
   printf "field builds     started %s (%s per tick), completed rebuilds %s (%s per tick", val("builds_started"), per_tick("builds_started"), val("rebuilds"), per_tick("rebuilds")
   if (num("rebuilds") > 0) printf "; one per %.1f ticks", ticks / num("rebuilds")
   printf "); agents read an out-of-date field on %s ticks (%s)\n", val("stale_ticks"), (ticks > 0 ? sprintf("%.0f%%", 100 * num("stale_ticks") / ticks) : "n/a")
+  printf "peak memory      %s MiB resident (server process; target <= 128 MiB at 100k agents on a 1024 map)\n", val("peak_rss_mib")
   p99 = num("tick_p99_ms")
   ok = (late == 0 && p99 <= budget_ms)
   if (ok) {

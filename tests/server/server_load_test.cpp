@@ -90,6 +90,10 @@ TEST_CASE("server_load.sh: a short run reports the summary, rebuilds and goal-se
   CHECK(goal_changes <= ticks);
   CHECK(summary_value(r.output, "clients") == 2);
   CHECK(summary_value(r.output, "stale_ticks") >= 0);
+  // Peak resident memory (integer part, MiB): a 20k-agent server on a 512 map holds tens of MiB.
+  CHECK(summary_value(r.output, "peak_rss_mib") >= 5);
+  CHECK(summary_value(r.output, "peak_rss_mib") < 1024);
+  CHECK(r.output.find("peak memory") != std::string::npos);
   // The flags reached the server (echoed on its listening line, which the header repeats).
   CHECK(r.output.find("threads 1, player speed 20 units/s, field budget 100000") != std::string::npos);
   CHECK(r.output.find("bots=2 connected=2") != std::string::npos);

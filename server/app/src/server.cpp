@@ -1,5 +1,7 @@
 #include "swarmfield/server/server.hpp"
 
+#include <sys/resource.h>
+
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -81,6 +83,8 @@ std::string ServerSummary::line() const {
      << " tick_max_ms=" << tick_max_ms << " swarm_p50_ms=" << swarm_p50_ms << " swarm_p99_ms=" << swarm_p99_ms
      << " snapshot_p50_ms=" << snapshot_p50_ms << " snapshot_p99_ms=" << snapshot_p99_ms
      << " builds_started=" << builds_started << " goal_changes=" << goal_changes << " stale_ticks=" << stale_ticks;
+  ss.precision(1);
+  ss << " peak_rss_mib=" << peak_rss_mib;
   return ss.str();
 }
 
@@ -427,6 +431,8 @@ ServerSummary Server::summary() const {
   s.builds_started = world_.fields().builds_started();
   s.goal_changes = goal_changes_;
   s.stale_ticks = stale_ticks_;
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) == 0) s.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
   return s;
 }
 

@@ -53,6 +53,7 @@ struct ServerSummary {
   /// every tick; rebuilds can only follow every ceil(cost / budget) + 1 ticks when time-sliced.
   std::uint64_t goal_changes = 0;
   std::uint64_t stale_ticks = 0;  ///< ticks whose agents read fields built for older goal cells
+  double peak_rss_mib = 0.0;      ///< the process's peak resident memory so far (getrusage ru_maxrss), MiB
   /// "ticks=.. rebuilds=.. overruns=.. clients=.. bytes_sent=.. bad_frames=.. bad_datagrams=.. ..."
   [[nodiscard]] std::string line() const;
 };
