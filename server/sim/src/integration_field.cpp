@@ -39,6 +39,21 @@ constexpr std::size_t kInitialPoolCellsPerEntry = 16;
 // Entries ahead whose neighbourhood is prefetched (tuned on Boston_0_1024).
 constexpr std::uint32_t kPrefetchDistance = 8;
 
+/// Prefetches (for writing) the three rows of a cell's neighbourhood in the search words.
+inline void prefetch_rows([[maybe_unused]] const std::uint32_t* cell, [[maybe_unused]] std::ptrdiff_t stride) noexcept {
+#if defined(__GNUC__)
+  __builtin_prefetch(cell - stride, 1);
+  __builtin_prefetch(cell, 1);
+  __builtin_prefetch(cell + stride, 1);
+#endif
+}
+
+inline void prefetch_write([[maybe_unused]] const void* p) noexcept {
+#if defined(__GNUC__)
+  __builtin_prefetch(p, 1);
+#endif
+}
+
 inline std::uint32_t bucket_of(std::uint32_t word) noexcept { return (word - 1) / kOrthogonalStep; }
 
 // Saturating add: a path cost beyond the representable range stays just below kUnreached
@@ -422,14 +437,7 @@ void IntegrationField::run_search(std::size_t budget, std::uint32_t stop) {
       const std::uint32_t* entries = queue_.entries.data() + static_cast<std::size_t>(chunk) * kChunkSize;
       // The order within a bucket has little spatial locality (see the layout note), so the
       // three rows around a cell a few entries ahead are prefetched to hide memory latency.
-#if defined(__GNUC__)
-      if (pos + kPrefetchDistance < fill) {
-        const std::uint32_t* ahead = word + entries[pos + kPrefetchDistance];
-        __builtin_prefetch(ahead - s, 1);
-        __builtin_prefetch(ahead, 1);
-        __builtin_prefetch(ahead + s, 1);
-      }
-#endif
+      if (pos + kPrefetchDistance < fill) prefetch_rows(word + entries[pos + kPrefetchDistance], s);
       const std::uint32_t u = entries[pos++];
       std::uint32_t* const c = word + u;
       const std::uint32_t d = *c;
@@ -526,16 +534,11 @@ void IntegrationField::run_ring_search(std::size_t budget, std::uint32_t stop) {
       while (pos < batch_end) {
         // Reads past `fill` land in the ring's slack (kRingSlack), so no bounds test is needed;
         // a prefetch of a stale index is harmless.
-#if defined(__GNUC__)
         {
           const std::uint32_t next = cur[pos + kPrefetchDistance];
-          const std::uint32_t* ahead = word + next;
-          __builtin_prefetch(ahead - s, 1);
-          __builtin_prefetch(ahead, 1);
-          __builtin_prefetch(ahead + s, 1);
-          __builtin_prefetch(nav + next, 1);
+          prefetch_rows(word + next, s);
+          prefetch_write(nav + next);
         }
-#endif
         const std::uint32_t u = cur[pos++];
         std::uint32_t* const c = word + u;
         const std::uint32_t d = *c;
