@@ -328,3 +328,25 @@ TEST_CASE("server_config: --help lists --threads and --player-speed with their d
   CHECK(r.output.find("--threads N=2") != std::string::npos);
   CHECK(r.output.find("--player-speed UNITS_PER_S=5") != std::string::npos);
 }
+
+TEST_CASE("server_config: --slow-tick-ms (testing aid) defaults to off, flag and TOML key, range checked") {
+  CHECK(parse({}).config.slow_tick_ms == 0);
+  {
+    const auto r = parse({"--slow-tick-ms", "50"});
+    REQUIRE(is_run(r));
+    CHECK(r.config.slow_tick_ms == 50);
+  }
+  {
+    TempToml file("slow_tick_ms = 20\n");
+    const auto r = parse({"--config", file.path});
+    REQUIRE(is_run(r));
+    CHECK(r.config.slow_tick_ms == 20);
+  }
+  CHECK(is_run(parse({"--slow-tick-ms", "1000"})));
+  for (const char* bad : {"-1", "1001", "fast"}) {
+    const auto r = parse({"--slow-tick-ms", bad});
+    INFO("value=" << bad << " output=" << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find("slow-tick-ms") != std::string::npos);
+  }
+}

@@ -6,6 +6,7 @@
 #include <asio/read.hpp>
 #include <asio/write.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <vector>
@@ -128,5 +129,52 @@ TEST_CASE("tcp_session: a frame above the limit is reported and nothing after it
   asio::write(p.client, asio::buffer(huge));
   REQUIRE(p.run_until([&] { return h.too_large == 1; }));
   CHECK(h.frames.empty());
+  REQUIRE(p.run_until([&] { return h.closed == 1; }));
+}
+
+TEST_CASE("tcp_session: send_latest replaces the frame still waiting; send() frames are kept, in order") {
+  Pair p;
+  RecordingHandler h;
+  auto session = std::make_shared<server::TcpSession>(std::move(p.server_side), h, 1, 1 << 20);
+  session->start();
+  // Without running the io_context the first frame stays "being written", so everything after
+  // it waits: what a slow client's queue looks like.
+  REQUIRE(session->send_latest(frame_of(100, 0)) == server::TcpSession::SendResult::kQueued);
+  REQUIRE(session->send(frame_of(200, 1)) == server::TcpSession::SendResult::kQueued);  // e.g. a map chunk
+  for (std::uint8_t i = 2; i < 50; ++i) {
+    REQUIRE(session->send_latest(frame_of(100, i)) == server::TcpSession::SendResult::kQueued);
+    CHECK(session->queued_frames() <= 3);  // in flight + the send() frame + one latest
+  }
+  CHECK(session->superseded_frames() == 47);
+  CHECK(session->queued_bytes() == 3 * 4 + 100 + 200 + 100);
+  REQUIRE(p.run_until([&] { return session->queued_bytes() == 0; }));
+  protocol::FrameDecoder decoder;
+  std::vector<std::uint8_t> got;
+  std::vector<std::uint8_t> fills;
+  std::vector<std::uint8_t> buf(64 * 1024);
+  for (int reads = 0; reads < 100 && fills.size() < 3; ++reads) {
+    const std::size_t n = p.client.read_some(asio::buffer(buf));
+    decoder.feed(std::span<const std::uint8_t>(buf.data(), n));
+    while (decoder.next(got) == protocol::FrameDecoder::Status::kFrame) fills.push_back(got.front());
+  }
+  CHECK(fills == std::vector<std::uint8_t>{0, 1, 49});  // the newest snapshot, nothing stale
+}
+
+TEST_CASE("tcp_session: a client that reads nothing is evicted even though snapshots only replace each other") {
+  Pair p;
+  RecordingHandler h;
+  const std::size_t bound = 64 * 1024;
+  auto session = std::make_shared<server::TcpSession>(std::move(p.server_side), h, 1, bound);
+  session->start();
+  int evicted_at = -1;
+  std::size_t most_frames = 0;
+  for (int i = 0; i < 10000 && evicted_at < 0; ++i) {
+    if (session->send_latest(frame_of(16 * 1024, 1)) == server::TcpSession::SendResult::kEvicted) evicted_at = i;
+    most_frames = std::max(most_frames, session->queued_frames());
+    p.io.poll();  // the kernel takes some bytes; the client never reads
+  }
+  REQUIRE(evicted_at >= 0);
+  CHECK(most_frames <= 2);  // never a backlog: one being written, one waiting
+  CHECK(session->closed());
   REQUIRE(p.run_until([&] { return h.closed == 1; }));
 }

@@ -2,11 +2,13 @@
 
 #include <sys/resource.h>
 
+#include <asio/post.hpp>
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
 #include <cmath>
 #include <sstream>
+#include <thread>
 
 #include "swarmfield/protocol/datagram.hpp"
 #include "swarmfield/server/handshake.hpp"
@@ -110,7 +112,9 @@ Server::Server(const ServerConfig& config, sim::GridMap map, std::string map_nam
       scheduler_(Clock::now(), std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(1.0 / static_cast<double>(config.tick_hz))),
                  kMaxCatchUpTicks),
-      dt_s_(1.0f / static_cast<float>(config.tick_hz)) {}
+      dt_s_(1.0f / static_cast<float>(config.tick_hz)),
+      snapshot_period_(std::chrono::duration_cast<Clock::duration>(
+          std::chrono::duration<double>(1.0 / static_cast<double>(config.snapshot_hz)))) {}
 
 Server::~Server() = default;
 
@@ -173,14 +177,36 @@ void Server::on_tick_timer() {
       next_resync_warning_ = now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.status_interval_s));
     }
   }
-  for (std::uint32_t i = 0; i < decision.ticks_to_run && !stopping_; ++i) run_tick(i + 1 == decision.ticks_to_run);
+  batch_remaining_ = decision.ticks_to_run;
+  run_batch_step();
+}
+
+void Server::run_batch_step() {
+  if (stopping_) return;
+  if (batch_remaining_ > 0) {
+    --batch_remaining_;
+    run_tick(batch_remaining_ == 0);
+    if (stopping_) return;
+  }
+  if (batch_remaining_ > 0) {
+    // Catch-up ticks are posted one at a time rather than run back to back: the socket
+    // handlers that became ready meanwhile (TCP reads, UDP readiness, write completions) run
+    // in between, so an overloaded server keeps reading and writing instead of starving its
+    // io_context for max_catch_up ticks at a time.
+    asio::post(io_, [this] { run_batch_step(); });
+    return;
+  }
   const auto after = Clock::now();
   if (after >= next_status_) log_status(after);
-  if (!stopping_) schedule_tick();
+  schedule_tick();
 }
 
 void Server::run_tick(bool last_of_batch) {
   const auto t0 = Clock::now();
+  // Every input datagram waiting in the kernel, read now rather than whenever the io_context
+  // gets to it: under overload the tick timer is always due and the newest inputs would
+  // otherwise wait behind ticks. apply_input keeps the newest per client (by sequence).
+  udp_.drain();
   // Inputs recorded by socket handlers since the last tick; the World clamps and collides them.
   for (auto& [id, c] : clients_.clients()) {
     if (c.pending_intent && c.player_id != 0) {
@@ -191,18 +217,23 @@ void Server::run_tick(bool last_of_batch) {
   const bool rebuilt = world_.begin_tick(dt_s_);
   const auto t_fields = Clock::now();
   world_.finish_tick(dt_s_);
+  if (config_.slow_tick_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(config_.slow_tick_ms));
   const auto t1 = Clock::now();
   if (rebuilt) rebuild_stats_.add(ms_since(t0, t_fields));
   swarm_stats_.add(ms_since(t_fields, t1));
   count_goal_change();
   // Snapshots at snapshot_hz out of tick_hz ticks (an accumulator spreads them evenly). While
-  // catching up, a due snapshot waits for the last tick of the batch: older states are stale.
+  // catching up, a due snapshot waits for the last tick of the batch (older states are stale)
+  // unless that tick is estimated (from this tick's length) to be a snapshot period or more
+  // away: when the ticks themselves are slow, waiting for the end of the batch would add up to
+  // max_catch_up ticks of latency and cut the snapshot rate.
   snapshot_accumulator_ += static_cast<std::uint32_t>(config_.snapshot_hz);
   if (snapshot_accumulator_ >= static_cast<std::uint32_t>(config_.tick_hz)) {
     snapshot_accumulator_ -= static_cast<std::uint32_t>(config_.tick_hz);
     snapshot_due_ = true;
   }
-  if (snapshot_due_ && last_of_batch) {
+  const auto wait_for_last = (t1 - t0) * static_cast<std::int64_t>(batch_remaining_);
+  if (snapshot_due_ && (last_of_batch || wait_for_last >= snapshot_period_)) {
     snapshot_due_ = false;
     send_snapshots();
   }
@@ -251,7 +282,8 @@ void Server::send_snapshots() {
         continue;
       }
       c.bytes_sent += frame->size();
-      tcp_.send(*session, std::move(frame));
+      // Latest only: a snapshot still waiting behind a slow write is replaced, not queued behind.
+      tcp_.send_latest(*session, std::move(frame));
     }
     ++c.snapshots_sent;
   }
@@ -262,11 +294,14 @@ void Server::log_status(Clock::time_point now) {
   const double secs = std::chrono::duration<double>(now - last_status_).count();
   const double kbit_s = secs > 0.0 ? static_cast<double>(bytes - last_status_bytes_) * 8.0 / 1000.0 / secs : 0.0;
   spdlog::info("status tick={} agents={} players={} clients={} tick_ms p50={:.3f} p99={:.3f} step_ms p50={:.3f} "
-               "p99={:.3f} out={:.1f} kbit/s overruns={} rebuilds={} field_stale={}",
+               "p99={:.3f} out={:.1f} kbit/s overruns={} rebuilds={} field_stale={} udp_max_batch={}",
                world_.tick(), world_.swarm().size(), world_.players().size(), clients_.size(),
                window_tick_stats_.percentile(0.5), window_tick_stats_.percentile(0.99),
                window_step_stats_.percentile(0.5), window_step_stats_.percentile(0.99), kbit_s, scheduler_.overruns(),
-               world_.rebuild_count(), world_.fields().front_stale());
+               world_.rebuild_count(), world_.fields().front_stale(),
+               // Most input datagrams one drain read since start: a large value means inputs had
+               // piled up in the kernel between two drains.
+               udp_.counters().max_drained);
   window_tick_stats_.clear();
   window_step_stats_.clear();
   last_status_ = now;

@@ -137,6 +137,7 @@ std::string validate_config(const ServerConfig& c) {
     ss << "--player-speed must be in (0, " << kMaxPlayerSpeed << "] world units per second (got " << c.player_speed << ")";
     return ss.str();
   }
+  if (!(e = range("--slow-tick-ms", c.slow_tick_ms, 0, 1000)).empty()) return e + " (0 = off)";
   if (!(std::isfinite(c.status_interval_s) && c.status_interval_s > 0.0))
     return "--status-interval must be > 0 seconds";
   if (c.bind.empty()) return "--bind must be an IP address such as 0.0.0.0 or 127.0.0.1";
@@ -188,6 +189,9 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
   auto* speed_opt = app.add_option("--player-speed", c.player_speed,
                                    "Player speed at full input, world units (= cells) per second (0 < speed <= 100)")
                         ->type_name("UNITS_PER_S");
+  auto* slow_tick_opt = app.add_option("--slow-tick-ms", c.slow_tick_ms,
+                                       "Testing aid: every tick also sleeps this long, ms (0..1000), to reproduce an overloaded server; 0 = off")
+                           ->type_name("MS");
   app.add_option("--config", c.config_path, "TOML file with the same keys as the flags (e.g. tick-hz = 60); flags win")->type_name("FILE");
 
   try {
@@ -246,6 +250,7 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
         {"field-budget", budget_opt, int_setter(t.field_budget)},
         {"threads", threads_opt, int_setter(t.threads)},
         {"player-speed", speed_opt, number_setter(t.player_speed, "a number of world units per second")},
+        {"slow-tick-ms", slow_tick_opt, int_setter(t.slow_tick_ms)},
       };
     };
     ServerConfig file_only;

@@ -115,7 +115,14 @@ void TcpServer::log_rate_limited(const std::string& what) {
 }
 
 TcpSession::SendResult TcpServer::send(TcpSession& session, Frame frame) {
-  const auto result = session.send(std::move(frame));
+  return note_send_result(session, session.send(std::move(frame)));
+}
+
+TcpSession::SendResult TcpServer::send_latest(TcpSession& session, Frame frame) {
+  return note_send_result(session, session.send_latest(std::move(frame)));
+}
+
+TcpSession::SendResult TcpServer::note_send_result(TcpSession& session, TcpSession::SendResult result) {
   if (result == TcpSession::SendResult::kEvicted) {
     ++counters_.evicted;
     spdlog::warn("client {} ({}) evicted: send queue above {} bytes (not reading fast enough)", session.client_id,

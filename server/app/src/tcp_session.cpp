@@ -58,21 +58,47 @@ void TcpSession::do_read() {
 
 TcpSession::SendResult TcpSession::send(Frame frame) {
   if (closed_ || closing_ || !frame) return SendResult::kClosed;
-  if (queued_bytes_ + frame->size() > max_queue_bytes_) {
+  if (queued_bytes_ + superseded_bytes_ + frame->size() > max_queue_bytes_) {
     close();  // the client does not keep up: evict rather than buffer without bound
     return SendResult::kEvicted;
   }
-  queued_bytes_ += frame->size();
-  queue_.push_back(std::move(frame));
-  if (!writing_) do_write();
+  enqueue(std::move(frame), false);
   return SendResult::kQueued;
+}
+
+TcpSession::SendResult TcpSession::send_latest(Frame frame) {
+  if (closed_ || closing_ || !frame) return SendResult::kClosed;
+  // The entry being written (the front while writing_) can not be taken back; any other
+  // latest-only entry is stale now.
+  const std::size_t first_waiting = writing_ ? 1 : 0;
+  for (std::size_t i = queue_.size(); i > first_waiting; --i) {
+    const std::size_t at = i - 1;
+    if (!queue_[at].latest_only) continue;
+    const std::size_t bytes = queue_[at].frame->size();
+    queued_bytes_ -= bytes;
+    superseded_bytes_ += bytes;
+    ++superseded_frames_;
+    queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(at));
+  }
+  if (queued_bytes_ + superseded_bytes_ + frame->size() > max_queue_bytes_) {
+    close();  // nothing written for a whole queue bound's worth of snapshots: not reading
+    return SendResult::kEvicted;
+  }
+  enqueue(std::move(frame), true);
+  return SendResult::kQueued;
+}
+
+void TcpSession::enqueue(Frame frame, bool latest_only) {
+  queued_bytes_ += frame->size();
+  queue_.push_back(Queued{std::move(frame), latest_only});
+  if (!writing_) do_write();
 }
 
 void TcpSession::send_and_close(Frame frame) {
   if (closed_ || closing_) return;
   if (frame) {
     queued_bytes_ += frame->size();
-    queue_.push_back(std::move(frame));
+    queue_.push_back(Queued{std::move(frame), false});
   }
   closing_ = true;
   closing_since_ = Clock::now();
@@ -87,7 +113,7 @@ void TcpSession::send_and_close(Frame frame) {
 
 void TcpSession::do_write() {
   writing_ = true;
-  const Frame& front = queue_.front();
+  const Frame& front = queue_.front().frame;
   asio::async_write(socket_, asio::buffer(*front), [self = shared_from_this()](std::error_code ec, std::size_t n) {
     self->writing_ = false;
     if (self->closed_) return;
@@ -97,8 +123,9 @@ void TcpSession::do_write() {
     }
     self->bytes_sent_ += n;
     self->handler_.on_bytes_sent(*self, n);
-    self->queued_bytes_ -= self->queue_.front()->size();
+    self->queued_bytes_ -= self->queue_.front().frame->size();
     self->queue_.pop_front();
+    self->superseded_bytes_ = 0;  // the client reads: what was dropped before no longer counts
     if (!self->queue_.empty()) {
       self->do_write();
     } else if (self->closing_) {
@@ -122,6 +149,7 @@ void TcpSession::close() {
   socket_.close(ec);
   queue_.clear();
   queued_bytes_ = 0;
+  superseded_bytes_ = 0;
   // Posted so that a handler iterating over sessions is never re-entered from close().
   asio::post(socket_.get_executor(), [self = shared_from_this()] { self->handler_.on_closed(*self); });
 }

@@ -27,7 +27,7 @@ bool UdpEndpoint::open(const std::string& address, std::uint16_t port, std::stri
   // Snapshots for many clients go out in bursts; a larger send buffer avoids drops.
   socket_.set_option(asio::socket_base::send_buffer_size(4 * 1024 * 1024), ec);
   port_ = socket_.local_endpoint(ec).port();
-  do_receive();
+  wait_readable();
   return true;
 }
 
@@ -36,13 +36,34 @@ void UdpEndpoint::close() {
   socket_.close(ec);
 }
 
-void UdpEndpoint::do_receive() {
-  socket_.async_receive_from(asio::buffer(buffer_), sender_, [this](std::error_code ec, std::size_t n) {
+void UdpEndpoint::wait_readable() {
+  // A readiness wait, not an async receive: every read happens in drain(), which the tick calls
+  // too, so no async operation owns buffer_/sender_ while the tick reads into them.
+  socket_.async_wait(asio::ip::udp::socket::wait_read, [this](std::error_code ec) {
     if (ec == asio::error::operation_aborted || !socket_.is_open()) return;
-    if (!ec) handle(n);
-    // Other errors (e.g. ICMP port unreachable reported on Linux) are per-datagram: keep going.
-    do_receive();
+    drain();
+    wait_readable();
   });
+}
+
+std::size_t UdpEndpoint::drain(std::size_t max_datagrams) {
+  std::size_t read = 0;
+  for (std::size_t attempt = 0; attempt < max_datagrams && socket_.is_open(); ++attempt) {
+    std::error_code ec;
+    const std::size_t n = socket_.receive_from(asio::buffer(buffer_), sender_, 0, ec);
+    if (ec == asio::error::would_block || ec == asio::error::try_again) break;
+    if (ec == asio::error::bad_descriptor || ec == asio::error::operation_aborted) break;
+    // Other errors (e.g. ICMP port unreachable reported on Linux for an earlier send) are
+    // per-datagram: keep reading.
+    if (ec) continue;
+    ++read;
+    handle(n);
+  }
+  if (read > 0) {
+    ++counters_.drains;
+    if (read > counters_.max_drained) counters_.max_drained = read;
+  }
+  return read;
 }
 
 void UdpEndpoint::handle(std::size_t size) {

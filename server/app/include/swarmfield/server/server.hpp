@@ -93,7 +93,12 @@ class Server final : public TcpListener {
   void apply_input(ClientState& client, const protocol::Input& input);
   void schedule_tick();
   void on_tick_timer();
-  /// One tick; snapshots due in a catch-up batch are sent on its last tick only.
+  /// Runs the next tick of the current batch (batch_remaining_); posts itself for the next
+  /// catch-up tick so socket handlers run in between; after the last one re-arms the timer.
+  void run_batch_step();
+  /// One tick: drains waiting UDP inputs, applies the newest intent per client, steps the
+  /// World; a due snapshot is sent now unless the batch's last tick is expected within a
+  /// snapshot period (then that tick sends it).
   void run_tick(bool last_of_batch);
   /// After a World step: counts a goal change when the players' cells differ from the last
   /// tick's, and a stale tick when the front fields are out of date.
@@ -118,6 +123,8 @@ class Server final : public TcpListener {
   asio::steady_timer flush_timer_;
   TickScheduler scheduler_;
   float dt_s_;
+  Clock::duration snapshot_period_;      // 1 / snapshot_hz
+  std::uint32_t batch_remaining_ = 0;    // ticks of the current catch-up batch still to run
   std::uint32_t snapshot_accumulator_ = 0;
   bool snapshot_due_ = false;
   Clock::time_point next_resync_warning_{};

@@ -40,6 +40,10 @@ struct ServerConfig {
   /// Player speed at full intent, world units per second (0 < speed <= kMaxPlayerSpeed); cells
   /// are 1 unit, so at 30 Hz a player changes cell about every 30 / speed ticks.
   double player_speed = 5.0;
+  /// Testing aid: every tick also sleeps this many milliseconds (0..1000), so an overloaded
+  /// server (ticks longer than 1 / tick_hz) can be reproduced cheaply, without burning CPU on a
+  /// huge swarm. 0 = off. Counted in the tick and step times.
+  std::int64_t slow_tick_ms = 0;
 };
 
 inline constexpr std::int64_t kAutoFieldBudget = -1;

@@ -61,6 +61,9 @@ class TcpServer final : public TcpSessionHandler {
 
   /// Sends a frame; a session whose queue overflows is evicted (counted).
   TcpSession::SendResult send(TcpSession& session, Frame frame);
+  /// TcpSession::send_latest() (snapshots: a newer one replaces an older one still waiting),
+  /// with the same eviction counting and log as send().
+  TcpSession::SendResult send_latest(TcpSession& session, Frame frame);
   /// Answers with an Error frame and closes after it is written. Counts nothing.
   void send_error_and_close(TcpSession& session, protocol::ErrorCode code, std::string reason);
   /// Counts a bad frame, answers Error kBadMessage with `reason` and closes.
@@ -87,6 +90,8 @@ class TcpServer final : public TcpSessionHandler {
   void on_closed(TcpSession& session) override;
 
  private:
+  /// Counts and logs an eviction; returns `result`.
+  TcpSession::SendResult note_send_result(TcpSession& session, TcpSession::SendResult result);
   void do_accept();
   /// Drops the oldest open pre-Hello session when there are more than max_unauthenticated_.
   void evict_oldest_unauthenticated();

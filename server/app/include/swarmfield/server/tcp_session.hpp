@@ -2,6 +2,9 @@
 // One TCP connection: reads bytes into a FrameDecoder and hands complete frames to its
 // handler; writes whole frames from a bounded queue with exactly one async write in flight
 // (Asio chat-server pattern). A client that does not read fills the queue and is evicted.
+// Snapshots are queued "latest only" (send_latest): a newer one replaces an older one still
+// waiting, so a slow reader gets fresher, fewer snapshots instead of a growing backlog of stale
+// ones (which, at the default 4 MiB bound, was seconds of latency before eviction).
 #include <asio/ip/tcp.hpp>
 #include <asio/steady_timer.hpp>
 
@@ -55,6 +58,13 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   /// Queues a frame. If that would put more than max_queue_bytes in the queue the session is
   /// closed instead (kEvicted: a slow client). kClosed if already closed or closing.
   SendResult send(Frame frame);
+  /// Queues a frame that supersedes any earlier send_latest() frame still waiting in the queue
+  /// (not yet being written): those are dropped (counted in superseded_frames()), so at most one
+  /// such frame waits behind the write in flight; frames queued with send() are never dropped
+  /// and keep their order. Bytes dropped since the last completed write count against
+  /// max_queue_bytes like queued bytes, so a client that reads nothing is still evicted
+  /// (kEvicted) once that much would have piled up. kClosed if closed or closing.
+  SendResult send_latest(Frame frame);
   /// Queues `frame` (ignoring the bound), stops reading and closes once it is written. The
   /// caller force-closes sessions that stay in this state too long (see closing_since()).
   void send_and_close(Frame frame);
@@ -70,6 +80,10 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   [[nodiscard]] const std::string& remote() const noexcept { return remote_; }
   [[nodiscard]] std::size_t queued_bytes() const noexcept { return queued_bytes_; }
   [[nodiscard]] std::uint64_t bytes_sent() const noexcept { return bytes_sent_; }
+  /// send_latest() frames dropped because a newer one replaced them before they were written.
+  [[nodiscard]] std::uint64_t superseded_frames() const noexcept { return superseded_frames_; }
+  /// Frames waiting, the one being written included.
+  [[nodiscard]] std::size_t queued_frames() const noexcept { return queue_.size(); }
 
   /// Client id assigned by the server after the handshake (0 before).
   std::uint32_t client_id = 0;
@@ -78,6 +92,13 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   void do_read();
   void do_write();
   void finish_close();
+  /// Queues an entry (bound already checked) and starts writing if idle.
+  void enqueue(Frame frame, bool latest_only);
+
+  struct Queued {
+    Frame frame;
+    bool latest_only = false;  ///< may be replaced by a newer send_latest() frame
+  };
 
   asio::ip::tcp::socket socket_;
   TcpSessionHandler& handler_;
@@ -87,8 +108,10 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   protocol::FrameDecoder decoder_;
   std::array<std::uint8_t, 16 * 1024> read_buffer_{};
   std::vector<std::uint8_t> frame_;
-  std::deque<Frame> queue_;
+  std::deque<Queued> queue_;  // front is being written while writing_
   std::size_t queued_bytes_ = 0;
+  std::size_t superseded_bytes_ = 0;  // dropped by send_latest since the last completed write
+  std::uint64_t superseded_frames_ = 0;
   std::uint64_t bytes_sent_ = 0;
   bool writing_ = false;
   bool closing_ = false;

@@ -4,6 +4,13 @@
 // the first endpoint that presented it. Nothing is ever sent to an unknown sender. Sends are
 // non-blocking: a datagram the kernel will not take right now is dropped (counted), never
 // waited for, so the tick is never blocked.
+//
+// Receiving drains: one readiness event (or one drain() call from the tick) reads every
+// datagram waiting in the kernel, not one. Under overload the tick timer is always due, and
+// a loop that read one datagram per io_context pass fell behind the clients' input rate: inputs
+// piled up in the kernel buffer and were applied seconds late, oldest first. Handing all of
+// them to the handler at once lets the newest input per client win (the handler keeps the
+// newest by sequence).
 #include <asio/io_context.hpp>
 #include <asio/ip/udp.hpp>
 
@@ -27,6 +34,8 @@ struct UdpCounters {
   std::uint64_t sent = 0;            ///< datagrams sent
   std::uint64_t send_dropped = 0;    ///< datagrams the kernel refused (would block / error)
   std::uint64_t bytes_sent = 0;
+  std::uint64_t drains = 0;          ///< drain() calls that read at least one datagram
+  std::uint64_t max_drained = 0;     ///< most datagrams one drain() read (a backlog indicator)
 };
 
 class UdpEndpoint {
@@ -41,13 +50,25 @@ class UdpEndpoint {
   void close();
   [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
 
+  /// Most datagrams one drain() reads by default: more than the kernel's default receive buffer
+  /// holds (about 250 small datagrams), so one call empties it; the cap keeps one call bounded
+  /// in time (a few ms) even if clients flood.
+  static constexpr std::size_t kMaxDatagramsPerDrain = 1024;
+
+  /// Reads, without blocking, the datagrams waiting in the kernel (at most `max_datagrams`) and
+  /// handles each in arrival order (verification, token check, input handler), so the newest
+  /// input of each client is the last one the handler sees. The server calls it at the start of
+  /// every tick; readiness events call it too. Returns the number of datagrams read (0 when the
+  /// socket is closed or nothing waits).
+  std::size_t drain(std::size_t max_datagrams = kMaxDatagramsPerDrain);
+
   /// Sends one datagram to `to` without blocking; false (counted) if it could not be sent.
   bool send(const asio::ip::udp::endpoint& to, std::span<const std::uint8_t> bytes);
 
   [[nodiscard]] const UdpCounters& counters() const noexcept { return counters_; }
 
  private:
-  void do_receive();
+  void wait_readable();
   void handle(std::size_t size);
 
   asio::ip::udp::socket socket_;
