@@ -1,6 +1,7 @@
 // Figure 3: cost of one Swarm::step per agent at 1k, 10k and 100k agents on a 1024 x 1024
-// street map, with the agents spread over the map or packed around the goal, plus the
-// separation gather alone through the spatial hash vs by brute force (O(N^2)) at 10k.
+// street map, with the agents spread over the map or packed around the goal, on 1 and 2
+// threads (a WorkerPool, as World uses), plus the separation gather alone through the spatial
+// hash vs by brute force (O(N^2)) at 10k.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include "swarmfield/sim/navigation_fields.hpp"
 #include "swarmfield/sim/spatial_hash.hpp"
 #include "swarmfield/sim/swarm.hpp"
+#include "swarmfield/sim/worker_pool.hpp"
 
 namespace swarmfield::bench {
 
@@ -54,7 +56,7 @@ const FieldSetup& field_setup() {
 /// Packed: agents fill the n / kPackedAgentsPerCell reachable cells closest to the goal (by path
 /// cost), i.e. a crowd already pressing on the player.
 /// Inside its cell an agent sits at a seeded random point at least 0.15 cell from the border.
-sim::Swarm make_swarm(const FieldSetup& f, Layout layout, std::size_t n) {
+sim::Swarm make_swarm(const FieldSetup& f, Layout layout, std::size_t n, sim::WorkerPool* pool = nullptr) {
   const sim::GridMap& map = *f.map;
   const sim::IntegrationField& field = f.fields.integration();
   std::vector<sim::CellCoord> cells;
@@ -74,7 +76,7 @@ sim::Swarm make_swarm(const FieldSetup& f, Layout layout, std::size_t n) {
     const float dx = offset(rng) * cs, dy = offset(rng) * cs;
     swarm.add({c.x + dx, c.y + dy}, heading(rng));
   }
-  for (int t = 0; t < kWarmupTicks; ++t) swarm.step(map, f.fields.flow(), field, kDt);
+  for (int t = 0; t < kWarmupTicks; ++t) swarm.step(map, f.fields.flow(), field, kDt, pool);
   return swarm;
 }
 
@@ -109,7 +111,10 @@ void swarm_step(benchmark::State& state, Layout layout) {
     return;
   }
   const auto n = static_cast<std::size_t>(state.range(0));
-  sim::Swarm swarm = make_swarm(*f, layout, n);
+  const auto threads = static_cast<std::size_t>(state.range(1));
+  // Created per run (thread start-up is not timed); threads 1 runs every loop inline.
+  sim::WorkerPool pool(threads);
+  sim::Swarm swarm = make_swarm(*f, layout, n, &pool);
   if (swarm.size() != n) {
     state.SkipWithError("could not place every agent");
     return;
@@ -123,12 +128,15 @@ void swarm_step(benchmark::State& state, Layout layout) {
     if (std::isfinite(d)) max_goal_distance = std::max(max_goal_distance, d);
   }
   for (auto _ : state) {
-    swarm.step(*f->map, f->fields.flow(), f->fields.integration(), kDt);
+    swarm.step(*f->map, f->fields.flow(), f->fields.integration(), kDt, &pool);
     benchmark::ClobberMemory();
   }
   const double agent_ticks = static_cast<double>(n) * static_cast<double>(state.iterations());
   state.SetItemsProcessed(static_cast<std::int64_t>(agent_ticks));
   state.counters["agents"] = static_cast<double>(n);
+  state.counters["threads"] = static_cast<double>(pool.threads());
+  // Wall time (the step runs UseRealTime): the main thread's CPU time would leave out what the
+  // other workers did.
   state.counters["s_per_agent_tick"] =
       benchmark::Counter(agent_ticks, benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
   state.counters["neighbours"] = neighbours;  // mean agents within R, at the start of timing
@@ -212,14 +220,20 @@ void register_swarm_benchmarks(const BenchOptions& options) {
   };
   const std::vector<Size> sizes = options.quick ? std::vector<Size>{{1000, 30}, {10000, 10}, {100000, 3}}
                                                 : std::vector<Size>{{1000, 300}, {10000, 100}, {100000, 30}};
+  // Threads of the WorkerPool passed to Swarm::step (the server runs 2; 1 = the calling thread
+  // alone). Timed in wall-clock time: the target is per agent-tick on the whole machine.
+  const std::vector<int> thread_counts = {1, 2};
   for (const Layout layout : {Layout::kSpread, Layout::kPacked}) {
     for (const Size& s : sizes) {
-      benchmark::RegisterBenchmark((std::string("swarm/step/") + layout_name(layout)).c_str(),
-                                   [layout](benchmark::State& st) { swarm_step(st, layout); })
-          ->ArgName("agents")
-          ->Arg(s.agents)
-          ->Iterations(s.ticks)
-          ->Unit(benchmark::kMicrosecond);
+      for (const int threads : thread_counts) {
+        benchmark::RegisterBenchmark((std::string("swarm/step/") + layout_name(layout)).c_str(),
+                                     [layout](benchmark::State& st) { swarm_step(st, layout); })
+            ->ArgNames({"agents", "threads"})
+            ->Args({s.agents, threads})
+            ->Iterations(s.ticks)
+            ->UseRealTime()
+            ->Unit(benchmark::kMicrosecond);
+      }
     }
   }
   const std::vector<Layout> layouts =

@@ -130,10 +130,12 @@ TEST_CASE("parallel rebuild equals the stable counting sort for any pool, chunki
     float w, h, cell;
     std::size_t n, reserved;
   };
-  // Many items over several item chunks (4096) and bands (up to 64 row bands, the last one
-  // short); fewer rows than bands; more items than reserved (grows once); no item at all.
+  // Many items over several item chunks (4096) and bands (one per hash row up to 4096 rows,
+  // then two or more rows per band); few rows; more items than reserved (grows once); no item
+  // at all.
   for (const Config cfg : {Config{1024.0f, 1024.0f, 0.9f, 30000, 30000}, Config{300.0f, 7.0f, 0.9f, 9000, 100},
-                           Config{50.0f, 3000.0f, 1.0f, 12345, 20000}, Config{10.0f, 10.0f, 1.0f, 0, 0}}) {
+                           Config{50.0f, 3000.0f, 1.0f, 12345, 20000}, Config{12.0f, 9000.0f, 1.0f, 20000, 20000},
+                           Config{10.0f, 10.0f, 1.0f, 0, 0}}) {
     CAPTURE(cfg.w);
     CAPTURE(cfg.h);
     CAPTURE(cfg.n);
@@ -182,4 +184,83 @@ TEST_CASE("parallel rebuild equals the stable counting sort for any pool, chunki
       }
     }
   }
+}
+
+namespace {
+
+/// 60 rebuilds of one hash over moving items in a w x h world; each must equal a freshly
+/// configured hash, and queries brute force (see the test case below).
+void check_moving_items(float w, float h, float cell, SplitMix& rng, WorkerPool& pool) {
+  std::vector<float> xs, ys;
+  SpatialHash h1, h2;
+  h1.configure(w, h, cell);
+  h2.configure(w, h, cell);
+  h1.reserve(3000);
+  std::size_t queries = 0;
+  for (int round = 0; round < 60; ++round) {
+    CAPTURE(round);
+    // Resize: grow, shrink, sometimes to zero.
+    const std::size_t n = round % 17 == 16 ? 0 : static_cast<std::size_t>(200 + rng.below(2500));
+    while (xs.size() < n) {
+      xs.push_back(rng.uniform(0.0f, w));
+      ys.push_back(rng.uniform(0.0f, h));
+    }
+    xs.resize(n);
+    ys.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int32_t r = rng.below(100);
+      if (r < 80) {  // small step
+        xs[i] += rng.uniform(-0.2f, 0.2f);
+        ys[i] += rng.uniform(-0.2f, 0.2f);
+      } else if (r < 95) {  // teleport
+        xs[i] = rng.uniform(-3.0f, w + 3.0f);
+        ys[i] = rng.uniform(-3.0f, h + 3.0f);
+      } else if (r < 97) {
+        xs[i] = std::numeric_limits<float>::quiet_NaN();
+      } else if (r < 99) {  // onto a column at a bitmap byte border (columns 6..9, 62..65)
+        xs[i] = std::min((static_cast<float>(6 + 56 * rng.below(2) + rng.below(4)) + 0.5f) * cell, w - 0.1f);
+      }  // else: stays
+    }
+    h1.rebuild(xs, ys, round % 3 == 0 ? nullptr : &pool);
+    SpatialHash fresh;
+    fresh.configure(w, h, cell);
+    fresh.rebuild(xs, ys);
+    REQUIRE(h1.items().size() == n);
+    CHECK(std::equal(fresh.items().begin(), fresh.items().end(), h1.items().begin()));
+    for (int q = 0; q < 200; ++q) {
+      const Vec2 p = q % 4 == 0 && n > 0
+                         ? Vec2{xs[static_cast<std::size_t>(rng.below(static_cast<std::int32_t>(n)))], rng.uniform(0.0f, h)}
+                         : Vec2{rng.uniform(-1.0f, w + 1.0f), rng.uniform(-1.0f, h + 1.0f)};
+      const std::vector<std::uint32_t> got = query(h1, p);
+      CHECK(got == query(fresh, p));  // same items, same order
+      const std::int32_t qx = expected_cell(p.x, cell, h1.columns()), qy = expected_cell(p.y, cell, h1.rows());
+      std::size_t want = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::int32_t cx = expected_cell(xs[i], cell, h1.columns()), cy = expected_cell(ys[i], cell, h1.rows());
+        if (std::abs(cx - qx) <= 1 && std::abs(cy - qy) <= 1) ++want;
+      }
+      CHECK(got.size() == want);
+      ++queries;
+    }
+    // A second hash rebuilt from the first one's sorted positions (nearly sorted input, the
+    // swarm's case) gives the items in slot order 0..n-1.
+    h2.rebuild(h1.sorted_xs(), h1.sorted_ys(), &pool);
+    bool identity = h2.items().size() == n;
+    for (std::size_t k = 0; identity && k < n; ++k) identity = h2.items()[k] == k;
+    CHECK(identity);
+  }
+  CHECK(queries == 60 * 200);
+}
+
+}  // namespace
+
+TEST_CASE("spatial hash over many rebuilds of moving items equals a fresh hash and brute force") {
+  // Rebuilds only reset the cells the previous rebuild occupied: stale cells must never show.
+  // Items walk (mostly within a cell, sometimes across), teleport, leave the world, turn NaN;
+  // the count grows and shrinks. Half of the rounds run on a pool.
+  const std::uint64_t seed = swarmfield::sim::test::test_seed(4711);
+  SplitMix rng{seed};
+  WorkerPool two(2);
+  SUBCASE("wide grid: blocks straddle bitmap bytes") { check_moving_items(150.0f, 40.0f, 0.9f, rng, two); }
+  SUBCASE("tall grid: more rows than bands, two hash rows per band") { check_moving_items(20.0f, 4600.0f, 1.0f, rng, two); }
 }

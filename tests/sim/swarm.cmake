@@ -1,6 +1,9 @@
 # Spatial hash, swarm and world tests, and the headless-sim replay check (owner: sim-swarm).
 swarmfield_add_test(NAME spatial_hash_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/spatial_hash_test.cpp
                     LIBS swarmfield::sim LABELS sim)
+# sample_flow()'s fast path against the original checked formulation (bit for bit).
+swarmfield_add_test(NAME sample_flow_fast_path_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/sample_flow_fast_path_test.cpp
+                    LIBS swarmfield::sim swarmfield::io LABELS sim)
 swarmfield_add_test(NAME swarm_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/swarm_test.cpp
                     LIBS swarmfield::sim swarmfield::io LABELS sim)
 swarmfield_add_test(NAME world_test SOURCES ${CMAKE_CURRENT_LIST_DIR}/world_test.cpp

@@ -222,8 +222,10 @@ void FlowField::build_rows(const IntegrationField& integration, std::int32_t y_b
   }
 }
 
-Vec2 sample_flow(const GridMap& map, const FlowField& flow, Vec2 p) noexcept {
-  if (!std::isfinite(p.x) || !std::isfinite(p.y)) return {};
+namespace {
+
+/// sample_flow() for any finite p: every sample bounds-checked through GridMap/FlowField.
+Vec2 sample_flow_checked(const GridMap& map, const FlowField& flow, Vec2 p) noexcept {
   const CellCoord own = map.world_to_cell(p);
   // Cell-centre samples sit at (c + 0.5) * cell_size; find the 2x2 block around p.
   const float u = p.x / map.cell_size() - 0.5f;
@@ -258,6 +260,76 @@ Vec2 sample_flow(const GridMap& map, const FlowField& flow, Vec2 p) noexcept {
   const Vec2 blended = normalized_or_zero(sum, kMinBlend);
   if (blended.x != 0.0f || blended.y != 0.0f) return blended;
   return direction_vector(flow.at(own.x, own.y));
+}
+
+}  // namespace
+
+// The swarm calls this once per agent per tick, so the common case -- the 2x2 block inside the
+// map and p's own cell walkable -- skips the bounds checks, std::floor (a library call on
+// baseline x86-64) and the out-of-line GridMap::world_to_cell, and blends without branches.
+// Every float operation that reaches the result is the one sample_flow_checked() does, in the
+// same order, so the results are bit-identical (tests/sim/sample_flow_fast_path_test.cpp
+// compares them). A skipped sample becomes a zero weight instead: its term is then +-0, and
+// adding +-0 to the sum changes nothing, because the sum, which starts at +0, is never -0
+// (x + y is -0 only when both are -0).
+Vec2 sample_flow(const GridMap& map, const FlowField& flow, Vec2 p) noexcept {
+  if (!std::isfinite(p.x) || !std::isfinite(p.y)) return {};
+  const float cs = map.cell_size();
+  const std::int32_t w = map.width(), h = map.height();
+  // Dividing by 1 is exact: unit cells skip the division.
+  const bool unit = cs == 1.0f;
+  const float u = (unit ? p.x : p.x / cs) - 0.5f;
+  const float v = (unit ? p.y : p.y / cs) - 0.5f;
+  // Fast path only when floor(u), floor(u) + 1 (and the same for v) are map cells: then u, v
+  // >= 0, so truncation is floor, and they fit an int32.
+  if (!(u >= 0.0f && v >= 0.0f && u < static_cast<float>(w - 1) && v < static_cast<float>(h - 1)) ||
+      flow.width() != w || flow.height() != h) {
+    return sample_flow_checked(map, flow, p);
+  }
+  const auto x0 = static_cast<std::int32_t>(u);
+  const auto y0 = static_cast<std::int32_t>(v);
+  // Own cell as GridMap::world_to_cell computes it (floor of the double quotient, which is the
+  // float itself for unit cells; u >= 0 makes it positive, so truncation is floor). It is one
+  // of the block's cells unless float rounding of huge coordinates says otherwise: then the
+  // checked path decides.
+  const auto ox = unit ? static_cast<std::int32_t>(p.x)
+                       : static_cast<std::int32_t>(static_cast<double>(p.x) / static_cast<double>(cs));
+  const auto oy = unit ? static_cast<std::int32_t>(p.y)
+                       : static_cast<std::int32_t>(static_cast<double>(p.y) / static_cast<double>(cs));
+  const auto ix = static_cast<std::uint32_t>(ox - x0), iy = static_cast<std::uint32_t>(oy - y0);
+  if ((ix | iy) > 1u) return sample_flow_checked(map, flow, p);
+  const std::uint8_t* costs = map.costs().data();
+  const std::uint8_t* dirs = flow.directions().data();
+  const auto uw = static_cast<std::size_t>(w);
+  const std::size_t base = static_cast<std::size_t>(y0) * uw + static_cast<std::size_t>(x0);
+  const std::size_t own = base + static_cast<std::size_t>(iy) * uw + ix;
+  if (costs[own] == kBlockedCost) return sample_flow_checked(map, flow, p);
+  const float tx = u - static_cast<float>(x0);
+  const float ty = v - static_cast<float>(y0);
+  // Samples k = 0..3 at base, base + 1, base + w, base + w + 1 (k & 1: right, k >> 1: below).
+  const bool free0 = costs[base] != kBlockedCost, free1 = costs[base + 1] != kBlockedCost;
+  const bool free2 = costs[base + uw] != kBlockedCost, free3 = costs[base + uw + 1] != kBlockedCost;
+  // The sample diagonal to the own cell (block index 3 - own's) counts only when both cells
+  // between them are walkable: those are the block's other two cells, 1 and 2 when own is 0
+  // or 3, else 0 and 3.
+  const std::uint32_t own_k = ix + 2u * iy;
+  const bool corner_open = (own_k == 0u || own_k == 3u) ? (free1 && free2) : (free0 && free3);
+  const std::uint32_t diagonal = 3u - own_k;
+  auto term = [&](std::uint32_t k, std::size_t cell, bool free, float weight) noexcept {
+    const std::uint8_t d = dirs[cell];  // kNone's vector is {0, 0}: no term, like a skip
+    const Vec2 dir = kDirectionVectors[d < kDirectionVectors.size() ? d : kNone];
+    const bool use = free && (k != diagonal || corner_open);
+    return dir * (use ? weight : 0.0f);
+  };
+  Vec2 sum{};
+  sum += term(0, base, free0, (1.0f - tx) * (1.0f - ty));
+  sum += term(1, base + 1, free1, tx * (1.0f - ty));
+  sum += term(2, base + uw, free2, (1.0f - tx) * ty);
+  sum += term(3, base + uw + 1, free3, tx * ty);
+  constexpr float kMinBlend = 1.0e-3f;
+  const Vec2 blended = normalized_or_zero(sum, kMinBlend);
+  if (blended.x != 0.0f || blended.y != 0.0f) return blended;
+  return direction_vector(static_cast<FlowDirection>(dirs[own]));
 }
 
 }  // namespace swarmfield::sim

@@ -8,9 +8,22 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <numbers>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+// Hot helper lambdas called from more than one place: inlined, so what they update stays in
+// registers (GCC and Clang spell it this way; elsewhere it is only a hint left out).
+#if defined(__GNUC__) || defined(__clang__)
+#define SWARMFIELD_ALWAYS_INLINE __attribute__((always_inline))
+#else
+#define SWARMFIELD_ALWAYS_INLINE
+#endif
 
 namespace swarmfield::sim {
 
@@ -25,6 +38,7 @@ constexpr float kPi = std::numbers::pi_v<float>;
 constexpr float kTwoPi = 2.0f * std::numbers::pi_v<float>;
 // How many agents ahead the steering pass prefetches map and field cells.
 constexpr std::size_t kPrefetchAgents = 8;
+constexpr std::size_t kCellRing = 16;  // > kPrefetchAgents, a power of two
 
 /// Cell index along one axis: floor(v / cell_size), the same rule as GridMap::world_to_cell.
 /// Dividing by 1 is exact, so the common unit-cell case skips the double division, and floors
@@ -247,6 +261,211 @@ inline float free_path(float d, float approach, float contact_d) noexcept {
   return std::max(0.0f, d * approach - std::sqrt(disc));
 }
 
+// ---------------------------------------------------------------------------------------------
+// Neighbour gather of the separation pass (see step_impl), for one agent over a list of slots
+// that passed the distance test. Written twice: four hits at a time with SSE2 (x86-64), and one
+// at a time (the definition); both perform the same IEEE operations on the same values, so the
+// results are the same bit for bit. The SSE2 version computes every term for every hit and masks
+// out the ones the definition skips, instead of branching on each test (the tests are close to
+// coin flips in a crowd, and mispredicted branches cost more than the arithmetic). Masked terms
+// are +0 or +infinity: sums start at +0 and a sum is -0 only when both addends are, so adding +0
+// changes nothing, and min(allow, +inf) is allow.
+
+/// The separation pass's view of the other agents (slot-indexed arrays) and its constants.
+struct GatherInput {
+  const float* nx;
+  const float* ny;
+  const std::uint32_t* nid;
+  const std::uint32_t* nprio;
+  const float* npx;
+  const float* npy;
+  float inv_r, cd, pd, yf;
+};
+
+/// One agent's side of the gather.
+struct GatherAgent {
+  float px, py;    // position
+  float skx, sky;  // unit direction of its path (when moving)
+  std::uint32_t id, prio;
+  bool moving;
+};
+
+/// What the gather accumulates for one agent.
+struct GatherSums {
+  float sx = 0.0f, sy = 0.0f;  // kernel sum
+  float kx = 0.0f, ky = 0.0f;  // contact sum
+  float allow;                 // free path along the path direction
+  std::uint32_t count = 0, coincident = 0, rank = 0;
+};
+
+/// The definition: one neighbour slot `m` within R of the agent (m is not the agent).
+SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const GatherAgent& a, std::uint32_t m,
+                                                GatherSums& s) noexcept {
+  const float dx = a.px - in.nx[m], dy = a.py - in.ny[m];
+  const float d2 = dx * dx + dy * dy;
+  ++s.count;
+  if (d2 < kCoincidentDist2) {  // no direction: handled by id (see step_impl)
+    ++s.coincident;
+    if (in.nid[m] < a.id) ++s.rank;
+    return;
+  }
+  const float d = std::sqrt(d2);
+  const float inv_d = 1.0f / d;
+  const float w = (1.0f - d * in.inv_r) * inv_d;  // kernel weight; inv_d normalizes (dx, dy)
+  s.sx += dx * w;
+  s.sy += dy * w;
+  if (d < in.cd) {
+    const float c = (in.cd - d) * 0.5f * inv_d;
+    s.kx += dx * c;
+    s.ky += dy * c;
+  }
+  if (!a.moving) return;
+  // Unit vector toward m, and how fast moving along the path closes in on it.
+  const float ux = -dx * inv_d, uy = -dy * inv_d;
+  const float approach = a.skx * ux + a.sky * uy;
+  if (approach <= 0.0f) return;  // m is beside or behind
+  // Already pressed into m by more than press_overlap: a jammed crowd (a packed spawn, a mob at
+  // a door) only clears if its members push on; the contact term keeps it bounded.
+  if (d < in.pd) return;
+  // Head-on or converging (m's path also closes in on us): one of the two must go first, or
+  // both wait for ever (the two-agent arch at a door). The one with right of way (nearer the
+  // goal, then the lower id) ignores the other, whose own pass makes it yield.
+  const float m_approach = -(in.npx[m] * ux + in.npy[m] * uy);
+  const bool converging = m_approach > 0.0f;
+  if (converging && (a.prio < in.nprio[m] || (a.prio == in.nprio[m] && a.id < in.nid[m]))) return;
+  s.allow = std::min(s.allow, in.yf * free_path(d, approach, in.cd));
+  if (converging) {
+    // Yielding: keep clear of where m is heading too (one diameter along its path), or m walks
+    // into us and shoves us back the next tick.
+    const float wx = in.nx[m] + in.npx[m] * in.cd - a.px, wy = in.ny[m] + in.npy[m] * in.cd - a.py;
+    const float wd = std::sqrt(wx * wx + wy * wy);
+    if (wd > 1e-6f) {
+      const float ahead = (a.skx * wx + a.sky * wy) / wd;
+      if (ahead > 0.0f) s.allow = std::min(s.allow, in.yf * free_path(wd, ahead, in.cd));
+    }
+  }
+}
+
+#if defined(__SSE2__) && !defined(SWARMFIELD_NO_SIMD)
+#define SWARMFIELD_SIMD_GATHER 1
+
+/// All-ones in the lanes whose bit is set in the index (lane 0 = bit 0).
+alignas(16) constexpr std::uint32_t kLaneMasks[16][4] = {
+    {0, 0, 0, 0},  {~0u, 0, 0, 0},  {0, ~0u, 0, 0},  {~0u, ~0u, 0, 0},  {0, 0, ~0u, 0},  {~0u, 0, ~0u, 0},
+    {0, ~0u, ~0u, 0},  {~0u, ~0u, ~0u, 0},  {0, 0, 0, ~0u},  {~0u, 0, 0, ~0u},  {0, ~0u, 0, ~0u},  {~0u, ~0u, 0, ~0u},
+    {0, 0, ~0u, ~0u},  {~0u, 0, ~0u, ~0u},  {0, ~0u, ~0u, ~0u},  {~0u, ~0u, ~0u, ~0u}};
+
+inline __m128 lane_mask(std::uint32_t bits) noexcept {
+  return _mm_castsi128_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(kLaneMasks[bits & 15u])));
+}
+
+/// free_path() on four lanes: same operations, the branches as selects.
+inline __m128 free_path4(__m128 d, __m128 approach, __m128 cd) noexcept {
+  const __m128 d_sq = _mm_mul_ps(d, d);
+  const __m128 disc = _mm_sub_ps(_mm_mul_ps(_mm_mul_ps(d_sq, approach), approach), _mm_sub_ps(d_sq, _mm_mul_ps(cd, cd)));
+  const __m128 x = _mm_sub_ps(_mm_mul_ps(d, approach), _mm_sqrt_ps(disc));
+  const __m128 zero = _mm_setzero_ps();
+  const __m128 clamped = _mm_and_ps(_mm_cmplt_ps(zero, x), x);  // std::max(0, x): 0 unless 0 < x
+  const __m128 inf = _mm_set1_ps(std::numeric_limits<float>::infinity());
+  const __m128 beyond = _mm_cmplt_ps(disc, zero);                // the sweep passes by
+  const __m128 r = _mm_or_ps(_mm_and_ps(beyond, inf), _mm_andnot_ps(beyond, clamped));
+  return _mm_andnot_ps(_mm_cmple_ps(d, cd), r);                  // already touching: 0
+}
+
+/// Selects a where mask is set, else b.
+inline __m128 select4(__m128 mask, __m128 a, __m128 b) noexcept {
+  return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b));
+}
+
+/// gather_one() for the hits slots[0, n), four at a time, in order.
+SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const GatherAgent& a, const std::uint32_t* slots,
+                                                 std::uint32_t n, GatherSums& s) noexcept {
+  const __m128 px = _mm_set1_ps(a.px), py = _mm_set1_ps(a.py);
+  const __m128 one = _mm_set1_ps(1.0f), zero = _mm_setzero_ps();
+  const __m128 inv_r = _mm_set1_ps(in.inv_r), cd = _mm_set1_ps(in.cd), pd = _mm_set1_ps(in.pd), yf = _mm_set1_ps(in.yf);
+  const __m128 inf = _mm_set1_ps(std::numeric_limits<float>::infinity());
+  for (std::uint32_t i = 0; i < n; i += 4) {
+    const std::uint32_t lanes = n - i < 4 ? n - i : 4;
+    const std::uint32_t valid_bits = (1u << lanes) - 1u;
+    // Missing lanes repeat the first hit (any valid slot; they are masked out).
+    const std::uint32_t m0 = slots[i], m1 = lanes > 1 ? slots[i + 1] : m0, m2 = lanes > 2 ? slots[i + 2] : m0,
+                        m3 = lanes > 3 ? slots[i + 3] : m0;
+    const __m128 nx = _mm_setr_ps(in.nx[m0], in.nx[m1], in.nx[m2], in.nx[m3]);
+    const __m128 ny = _mm_setr_ps(in.ny[m0], in.ny[m1], in.ny[m2], in.ny[m3]);
+    const __m128 dx = _mm_sub_ps(px, nx), dy = _mm_sub_ps(py, ny);
+    const __m128 d2 = _mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy));
+    const __m128 coincident = _mm_cmplt_ps(d2, _mm_set1_ps(kCoincidentDist2));
+    const auto coincident_bits = static_cast<std::uint32_t>(_mm_movemask_ps(coincident)) & valid_bits;
+    s.count += lanes;
+    if (coincident_bits != 0) {  // rare: a stack of agents on one point
+      const std::uint32_t m[4] = {m0, m1, m2, m3};
+      for (std::uint32_t j = 0; j < 4; ++j) {
+        if ((coincident_bits >> j) & 1u) {
+          ++s.coincident;
+          if (in.nid[m[j]] < a.id) ++s.rank;
+        }
+      }
+    }
+    const __m128 normal = _mm_andnot_ps(coincident, lane_mask(valid_bits));
+    const __m128 d = _mm_sqrt_ps(d2);
+    const __m128 inv_d = _mm_div_ps(one, d);
+    const __m128 w = _mm_mul_ps(_mm_sub_ps(one, _mm_mul_ps(d, inv_r)), inv_d);
+    const __m128 touching = _mm_and_ps(normal, _mm_cmplt_ps(d, cd));
+    const __m128 c = _mm_mul_ps(_mm_mul_ps(_mm_sub_ps(cd, d), _mm_set1_ps(0.5f)), inv_d);
+    alignas(16) float tx[4], ty[4], cx[4], cy[4];
+    _mm_store_ps(tx, _mm_and_ps(normal, _mm_mul_ps(dx, w)));
+    _mm_store_ps(ty, _mm_and_ps(normal, _mm_mul_ps(dy, w)));
+    _mm_store_ps(cx, _mm_and_ps(touching, _mm_mul_ps(dx, c)));
+    _mm_store_ps(cy, _mm_and_ps(touching, _mm_mul_ps(dy, c)));
+    for (std::uint32_t j = 0; j < 4; ++j) {
+      s.sx += tx[j];
+      s.sy += ty[j];
+      s.kx += cx[j];
+      s.ky += cy[j];
+    }
+    if (!a.moving) continue;
+    const __m128 sign = _mm_set1_ps(-0.0f);  // xor with it: the unary minus
+    const __m128 ux = _mm_mul_ps(_mm_xor_ps(dx, sign), inv_d);
+    const __m128 uy = _mm_mul_ps(_mm_xor_ps(dy, sign), inv_d);
+    const __m128 approach = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.skx), ux), _mm_mul_ps(_mm_set1_ps(a.sky), uy));
+    // Goes on past "approach <= 0" and "d < pd" (NaN goes on, as in gather_one).
+    const __m128 ahead_of_us = _mm_and_ps(_mm_cmpnle_ps(approach, zero), _mm_cmpnlt_ps(d, pd));
+    const __m128 npx = _mm_setr_ps(in.npx[m0], in.npx[m1], in.npx[m2], in.npx[m3]);
+    const __m128 npy = _mm_setr_ps(in.npy[m0], in.npy[m1], in.npy[m2], in.npy[m3]);
+    const __m128 m_approach = _mm_xor_ps(_mm_add_ps(_mm_mul_ps(npx, ux), _mm_mul_ps(npy, uy)), sign);
+    const __m128 converging = _mm_cmpgt_ps(m_approach, zero);
+    // Right of way over m (ours: ignore m when converging).
+    auto ours = [&](std::uint32_t m) noexcept {
+      return static_cast<std::uint32_t>((a.prio < in.nprio[m]) | ((a.prio == in.nprio[m]) & (a.id < in.nid[m])));
+    };
+    const std::uint32_t way_bits = ours(m0) | (ours(m1) << 1) | (ours(m2) << 2) | (ours(m3) << 3);
+    const __m128 yields = _mm_andnot_ps(_mm_and_ps(converging, lane_mask(way_bits)), _mm_and_ps(normal, ahead_of_us));
+    const __m128 first = select4(yields, _mm_mul_ps(yf, free_path4(d, approach, cd)), inf);
+    // Yielding to a converging m: also keep clear of where it is heading.
+    const __m128 wx = _mm_sub_ps(_mm_add_ps(nx, _mm_mul_ps(npx, cd)), px);
+    const __m128 wy = _mm_sub_ps(_mm_add_ps(ny, _mm_mul_ps(npy, cd)), py);
+    const __m128 wd = _mm_sqrt_ps(_mm_add_ps(_mm_mul_ps(wx, wx), _mm_mul_ps(wy, wy)));
+    const __m128 ahead =
+        _mm_div_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.skx), wx), _mm_mul_ps(_mm_set1_ps(a.sky), wy)), wd);
+    const __m128 second_on = _mm_and_ps(_mm_and_ps(yields, converging),
+                                        _mm_and_ps(_mm_cmpgt_ps(wd, _mm_set1_ps(1e-6f)), _mm_cmpgt_ps(ahead, zero)));
+    const __m128 second = select4(second_on, _mm_mul_ps(yf, free_path4(wd, ahead, cd)), inf);
+    alignas(16) float f1[4], f2[4];
+    _mm_store_ps(f1, first);
+    _mm_store_ps(f2, second);
+    for (std::uint32_t j = 0; j < 4; ++j) {
+      s.allow = std::min(s.allow, f1[j]);
+      s.allow = std::min(s.allow, f2[j]);
+    }
+  }
+}
+#else
+SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const GatherAgent& a, const std::uint32_t* slots,
+                                                 std::uint32_t n, GatherSums& s) noexcept {
+  for (std::uint32_t i = 0; i < n; ++i) gather_one(in, a, slots[i], s);
+}
+#endif
+
 }  // namespace
 
 /// Rounds a door post: `p1` is where `move` from `p0` ended after wall sliding. When an axis
@@ -377,6 +596,7 @@ Swarm::Swarm(const SwarmParams& params, std::size_t capacity) : params_(sanitize
   prio_.reserve(capacity);
   path_x_.reserve(capacity);
   path_y_.reserve(capacity);
+  open_here_.reserve(capacity);
   perm_vys_.reserve(capacity);
   perm_ids_.reserve(capacity);
   perm_headings_.reserve(capacity);
@@ -511,6 +731,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   prio_.resize(n);
   path_x_.resize(n);
   path_y_.resize(n);
+  open_here_.resize(n);
   next_xs_.resize(n);
   next_ys_.resize(n);
 
@@ -518,7 +739,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   // phase writes only the slots of its own agents and reads the previous tick's arrays or the
   // completed outputs of earlier phases (the pool's return is the barrier), so an agent's
   // arithmetic never depends on the thread count. The one cross-agent step, the hash rebuild,
-  // is a stable counting sort whose result is unique (see SpatialHash::rebuild).
+  // is a stable sort by cell, whose result is unique (see SpatialHash::rebuild).
 
   // --- Repair: positions that are non-finite or inside a blocked cell (set by add(),
   //     set_position() or a wall that appeared) move to the nearest point clear of walls in the
@@ -565,15 +786,38 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   //     clamped; steer = normalize(desired * w + force). Reads only the agent's own state, and
   //     comes before the neighbour pass, which needs every agent's steering direction.
   const std::uint8_t* open = open_cells_.data();
+  // Unit cells (the usual case): for 0 <= v < W, cell_of(v) is truncation, so the cell test
+  // needs only float compares (same answer as cell_of plus bounds checks, NaN included).
+  const bool unit_cells = cs == 1.0f && map_w < (1 << 24) && map_h < (1 << 24);
+  const float map_wf = static_cast<float>(map_w), map_hf = static_cast<float>(map_h);
+  const float inv_cs = 1.0f / cs;  // for prefetch hints only
   auto is_open = [&](Vec2 from) noexcept {
+    if (unit_cells) {
+      return from.x >= 0.0f && from.y >= 0.0f && from.x < map_wf && from.y < map_hf &&
+             open[map.index(static_cast<std::int32_t>(from.x), static_cast<std::int32_t>(from.y))] != 0;
+    }
     const std::int32_t cx = cell_of(from.x, cs), cy = cell_of(from.y, cs);
     return cx >= 0 && cy >= 0 && cx < map_w && cy < map_h && open[map.index(cx, cy)] != 0;
+  };
+  // `from_open`: is_open(from), when the caller already knows it.
+  auto slide_known = [&](Vec2 from, Vec2 move, bool from_open) noexcept -> Vec2 {
+    if (small_moves && std::abs(move.x) <= max_step && std::abs(move.y) <= max_step && from_open) {
+      return from + move;
+    }
+    return slide_along_walls(map, from, move, radius);
   };
   auto slide = [&](Vec2 from, Vec2 move) noexcept -> Vec2 {
     if (small_moves && std::abs(move.x) <= max_step && std::abs(move.y) <= max_step && is_open(from)) {
       return from + move;
     }
     return slide_along_walls(map, from, move, radius);
+  };
+  // slide_round_corner() returns its p1 unchanged when neither axis lost more than this to the
+  // walls (float rounding of p1 - p0 makes the exact comparison fail for most moves): the same
+  // test, done before the call.
+  const float corner_eps = 2.0f * span_epsilon(map);
+  auto rounds_corner = [corner_eps](Vec2 p0, Vec2 p1, Vec2 move) noexcept {
+    return !(std::abs(move.x - (p1.x - p0.x)) <= corner_eps) || !(std::abs(move.y - (p1.y - p0.y)) <= corner_eps);
   };
   const float max_force = params_.obstacle_max_force;
   const bool have_obstacles = !obstacles_.empty();
@@ -584,12 +828,22 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   const bool flow_fits = flow.width() == map_w && flow.height() == map_h &&
                          flow.directions().size() == static_cast<std::size_t>(map_w) * static_cast<std::size_t>(map_h);
   parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
+    // Map cell of agents k .. k + kPrefetchAgents (ring, indexed by slot): computed once, for the
+    // prefetch, and used again when the agent's turn comes.
+    static_assert((kCellRing & (kCellRing - 1)) == 0 && kCellRing > kPrefetchAgents);
+    std::int32_t ring_x[kCellRing], ring_y[kCellRing];
+    for (std::size_t k = begin; k < std::min(end, begin + kPrefetchAgents); ++k) {
+      ring_x[k & (kCellRing - 1)] = cell_of(sxs[k], cs);
+      ring_y[k & (kCellRing - 1)] = cell_of(sys[k], cs);
+    }
     for (std::size_t k = begin; k < end; ++k) {
       // Agents in slot order walk the map row by row but far apart along a row, so nearly every
       // agent reads new cache lines of the map, flow and integration fields: fetch them a few
       // agents ahead (no effect on any result).
       if (k + kPrefetchAgents < n) {
         const std::int32_t fx = cell_of(sxs[k + kPrefetchAgents], cs), fy = cell_of(sys[k + kPrefetchAgents], cs);
+        ring_x[(k + kPrefetchAgents) & (kCellRing - 1)] = fx;
+        ring_y[(k + kPrefetchAgents) & (kCellRing - 1)] = fy;
         if (fx >= 0 && fy >= 0 && fx < map_w && fy + 1 < map_h) {
           const std::size_t at = map.index(fx, fy);
           __builtin_prefetch(map_costs + at);
@@ -612,7 +866,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
       perm_vys_[k] = vy;
 
       const Vec2 p{sxs[k], sys[k]};
-      const std::int32_t cx = cell_of(p.x, cs), cy = cell_of(p.y, cs);
+      const std::int32_t cx = ring_x[k & (kCellRing - 1)], cy = ring_y[k & (kCellRing - 1)];  // cell_of(p)
       Vec2 desired{};
       if (flow.at(cx, cy) != FlowDirection::kNone) {
         desired = sample_flow(map, flow, p);
@@ -655,12 +909,13 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
         const Vec2 move = steer * max_step;
         Vec2 q = slide_along_walls(map, p, move, radius);
         if (q.x - p.x != move.x || q.y - p.y != move.y) {
-          q = slide_round_corner(map, p, q, move, max_step, radius);
+          if (rounds_corner(p, q, move)) q = slide_round_corner(map, p, q, move, max_step, radius);
           probe = (q - p) * (1.0f / max_step);
         }
       }
       path_x_[k] = probe.x;
       path_y_[k] = probe.y;
+      open_here_[k] = open_here ? 1 : 0;
     }
   });
   ids_.swap(perm_ids_);
@@ -705,7 +960,24 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
     const float* const npx = path_x_.data();
     const float* const npy = path_y_.data();
     const float r2 = sep_r2, inv_r = inv_sep_r, cd = contact_d, pd = press_d, yf = yield_fraction;
+    const GatherInput in{nx, ny, nid, nprio, npx, npy, inv_r, cd, pd, yf};
+    // Slots of the current agent's neighbours within R, a batch at a time (room for one more
+    // group of four past the batch).
+    constexpr std::uint32_t kHitBatch = 64;
+    std::uint32_t hit_slot[kHitBatch + 4];
     for (std::size_t k = begin; k < end; ++k) {
+      // Fetch a few agents ahead what the query and the move will read: the hash's cell ranges
+      // and the open-cell byte (megabyte tables read at scattered places when agents are spread
+      // out; no effect on any result).
+      if (k + kPrefetchAgents < n) {
+        const Vec2 ahead{sxs[k + kPrefetchAgents], sys[k + kPrefetchAgents]};
+        hash_.prefetch_near(ahead);
+        if (ahead.x >= 0.0f && ahead.y >= 0.0f && ahead.x < map_wf * cs && ahead.y < map_hf * cs) {
+          // Only a hint: any cell near the agent's will do (truncation, a reciprocal).
+          const auto fx = static_cast<std::int32_t>(ahead.x * inv_cs), fy = static_cast<std::int32_t>(ahead.y * inv_cs);
+          __builtin_prefetch(open + map.index(std::min(fx, map_w - 1), std::min(fy, map_h - 1)));
+        }
+      }
       const float px = sxs[k], py = sys[k];
       const auto self = static_cast<std::uint32_t>(k);
       const std::uint32_t self_id = ids_[k];
@@ -714,57 +986,54 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
       const float path_len = std::sqrt(path_x_[k] * path_x_[k] + path_y_[k] * path_y_[k]);
       const bool moving = yield && path_len > 1e-4f;
       const float skx = moving ? path_x_[k] / path_len : 0.0f, sky = moving ? path_y_[k] / path_len : 0.0f;
-      float sx = 0.0f, sy = 0.0f;  // kernel sum
-      float kx = 0.0f, ky = 0.0f;  // contact sum
-      float allow = max_step;      // free path along the steering direction
-      std::uint32_t count = 0, coincident = 0, rank = 0;
-      hash_.for_each_slot_near({px, py}, [&](std::uint32_t m) {
-        if (m == self) return;
-        const float dx = px - nx[m], dy = py - ny[m];
-        const float d2 = dx * dx + dy * dy;
-        if (d2 >= r2) return;
-        ++count;
-        if (d2 < kCoincidentDist2) {  // no direction: handled by id below
-          ++coincident;
-          if (nid[m] < self_id) ++rank;
-          return;
-        }
-        const float d = std::sqrt(d2);
-        const float inv_d = 1.0f / d;
-        const float w = (1.0f - d * inv_r) * inv_d;  // kernel weight; inv_d normalizes (dx, dy)
-        sx += dx * w;
-        sy += dy * w;
-        if (d < cd) {
-          const float c = (cd - d) * 0.5f * inv_d;
-          kx += dx * c;
-          ky += dy * c;
-        }
-        if (!moving) return;
-        // Unit vector toward m, and how fast moving along the path closes in on it.
-        const float ux = -dx * inv_d, uy = -dy * inv_d;
-        const float approach = skx * ux + sky * uy;
-        if (approach <= 0.0f) return;  // m is beside or behind
-        // Already pressed into m by more than press_overlap: a jammed crowd (a packed spawn, a
-        // mob at a door) only clears if its members push on; the contact term keeps it bounded.
-        if (d < pd) return;
-        // Head-on or converging (m's path also closes in on us): one of the two must go first,
-        // or both wait for ever (the two-agent arch at a door). The one with right of way
-        // (nearer the goal, then the lower id) ignores the other, whose own pass makes it yield.
-        const float m_approach = -(npx[m] * ux + npy[m] * uy);
-        const bool converging = m_approach > 0.0f;
-        if (converging && (self_prio < nprio[m] || (self_prio == nprio[m] && self_id < nid[m]))) return;
-        allow = std::min(allow, yf * free_path(d, approach, cd));
-        if (converging) {
-          // Yielding: keep clear of where m is heading too (one diameter along its path), or m
-          // walks into us and shoves us back the next tick.
-          const float wx = nx[m] + npx[m] * cd - px, wy = ny[m] + npy[m] * cd - py;
-          const float wd = std::sqrt(wx * wx + wy * wy);
-          if (wd > 1e-6f) {
-            const float ahead = (skx * wx + sky * wy) / wd;
-            if (ahead > 0.0f) allow = std::min(allow, yf * free_path(wd, ahead, cd));
+      // Neighbours in two steps: the distance test over the candidate slots, four at a time and
+      // without a branch per candidate, collecting the hits in query order; then the hits, in
+      // that order (gather_hits).
+      const GatherAgent agent{px, py, skx, sky, self_id, self_prio, moving};
+      GatherSums sums;
+      sums.allow = max_step;
+      std::uint32_t hits = 0;
+#if defined(SWARMFIELD_SIMD_GATHER)
+      const __m128 vpx = _mm_set1_ps(px), vpy = _mm_set1_ps(py), vr2 = _mm_set1_ps(r2);
+#endif
+      hash_.for_each_range_near({px, py}, [&](std::uint32_t first, std::uint32_t last) SWARMFIELD_ALWAYS_INLINE {
+        // Four slots per step; slots past `last` (up to 3, inside the hash's padding, see
+        // SpatialHash::kSlotPadding) are loaded but masked out.
+        for (std::uint32_t m0 = first; m0 < last; m0 += 4) {
+#if defined(SWARMFIELD_SIMD_GATHER)
+          const __m128 dxv = _mm_sub_ps(vpx, _mm_loadu_ps(nx + m0));
+          const __m128 dyv = _mm_sub_ps(vpy, _mm_loadu_ps(ny + m0));
+          const __m128 d2v = _mm_add_ps(_mm_mul_ps(dxv, dxv), _mm_mul_ps(dyv, dyv));
+          // Within R: !(d2 >= r2), the definition's test (true for NaN too).
+          auto mask = static_cast<std::uint32_t>(_mm_movemask_ps(_mm_cmpnge_ps(d2v, vr2)));
+#else
+          std::uint32_t mask = 0;
+          for (std::uint32_t j = 0; j < 4 && m0 + j < last; ++j) {
+            const float dx = px - nx[m0 + j], dy = py - ny[m0 + j];
+            mask |= static_cast<std::uint32_t>(!(dx * dx + dy * dy >= r2)) << j;
+          }
+#endif
+          const std::uint32_t left = last - m0;
+          mask &= left >= 4 ? 15u : (1u << left) - 1u;
+          if (self - m0 < 4u) mask &= ~(1u << (self - m0));
+          // Append the masked-in slots without branching: write each, advance past the kept ones.
+          hit_slot[hits] = m0;
+          hits += mask & 1u;
+          hit_slot[hits] = m0 + 1;
+          hits += (mask >> 1) & 1u;
+          hit_slot[hits] = m0 + 2;
+          hits += (mask >> 2) & 1u;
+          hit_slot[hits] = m0 + 3;
+          hits += mask >> 3;
+          if (hits >= kHitBatch) {
+            gather_hits(in, agent, hit_slot, hits, sums);
+            hits = 0;
           }
         }
       });
+      gather_hits(in, agent, hit_slot, hits, sums);
+      const float sx = sums.sx, sy = sums.sy, kx = sums.kx, ky = sums.ky, allow = sums.allow;
+      const std::uint32_t count = sums.count, coincident = sums.coincident, rank = sums.rank;
       const float allow_k = moving ? allow / path_len : max_step;
       Vec2 corr{};
       bool burst = false;
@@ -798,12 +1067,14 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
         if (c_len > max_step) corr = corr * (max_step / c_len);
         // The correction first, slid along walls: only what it actually moves the agent spends
         // the budget (a crowd pressing an agent into a corner must not freeze it there).
-        const Vec2 pc = slide(p0, corr);
+        const Vec2 pc = slide_known(p0, corr, open_here_[k] != 0);
         const float used = std::min(max_step, length(pc - p0));
         const float budget = std::min(max_step - used, allow_k);
         const Vec2 move = Vec2{steer_x_[k], steer_y_[k]} * budget;
         p2 = slide(pc, move);
-        if (p2.x - pc.x != move.x || p2.y - pc.y != move.y) p2 = slide_round_corner(map, pc, p2, move, budget, radius);
+        if ((p2.x - pc.x != move.x || p2.y - pc.y != move.y) && rounds_corner(pc, p2, move)) {
+          p2 = slide_round_corner(map, pc, p2, move, budget, radius);
+        }
         // Sliding can turn the two parts so they no longer partly cancel; never exceed the speed
         // limit: keep the correction alone then.
         const Vec2 d = p2 - p0;

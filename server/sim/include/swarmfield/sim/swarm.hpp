@@ -151,6 +151,7 @@ class Swarm {
   std::vector<float> perm_vxs_, perm_vys_;
   std::vector<std::uint32_t> prio_;  // per slot: integration value of the agent's cell (right of way)
   std::vector<float> path_x_, path_y_;  // per slot: displacement of a unit move after wall sliding
+  std::vector<std::uint8_t> open_here_;  // per slot: 1 when the agent's cell is open (see open_cells_) and moves are small
   // Per map cell: 1 when the cell and its 8 neighbours are walkable, so a short move from it
   // cannot touch a wall (the fast path of wall sliding). Keyed by the map it was built from.
   std::vector<std::uint8_t> open_cells_;
