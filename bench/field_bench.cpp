@@ -15,6 +15,8 @@
 #include "bench_support.hpp"
 #include "swarmfield/sim/flow_field.hpp"
 #include "swarmfield/sim/integration_field.hpp"
+#include "swarmfield/sim/navigation_fields.hpp"
+#include "swarmfield/sim/worker_pool.hpp"
 
 namespace swarmfield::bench {
 
@@ -145,6 +147,23 @@ void register_case(const FieldCase& c) {
       }
     });
   })->Unit(benchmark::kMillisecond);
+
+  // The server's all-at-once rebuild (NavigationFields, as World drives it) with its 2-thread
+  // pool: the search is sequential, the value and flow passes are split by rows. Wall time.
+  benchmark::RegisterBenchmark(("field/rebuild/ours_2threads" + suffix).c_str(), [c](benchmark::State& state) {
+    run_case(state, c, [](benchmark::State& st, const FieldSetup& s) {
+      sim::WorkerPool pool(2);
+      sim::NavigationFields fields;
+      fields.set_worker_pool(&pool);
+      fields.update(*s.map, s.goals);  // warm the buffers
+      for (auto _ : st) {
+        fields.invalidate();  // next update() rebuilds all at once, same goals
+        fields.update(*s.map, s.goals);
+        benchmark::DoNotOptimize(fields.flow().directions().data());
+        benchmark::ClobberMemory();
+      }
+    });
+  })->Unit(benchmark::kMillisecond)->UseRealTime();
 
   benchmark::RegisterBenchmark(("field/integration/ours" + suffix).c_str(), [c](benchmark::State& state) {
     run_case(state, c, [](benchmark::State& st, const FieldSetup& s) {

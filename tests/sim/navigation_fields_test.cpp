@@ -8,7 +8,9 @@
 #include <vector>
 
 #include "swarmfield/io/map_file.hpp"
+#include "swarmfield/sim/city_generator.hpp"
 #include "swarmfield/sim/navigation_fields.hpp"
+#include "swarmfield/sim/worker_pool.hpp"
 #include "test_maps.hpp"
 
 using namespace swarmfield::sim;
@@ -378,4 +380,36 @@ TEST_CASE("navigation sliced: empty goals and an empty map") {
   CHECK(empty.update(GridMap{}, none));
   CHECK(empty.integration().values().empty());
   CHECK(empty.update(GridMap{}, std::vector<CellCoord>{{0, 0}}));  // 0 x 0: nothing to slice
+}
+
+TEST_CASE("navigation: a worker pool splits the linear passes without changing any value") {
+  const GridMap city = generate_city({200, 150, 3});  // costs other than 1: the chunked search
+  const GridMap boston = boston_256();                 // unit costs: the ring search
+  for (const GridMap* m : {&city, &boston}) {
+    std::vector<CellCoord> goals;
+    for (std::int32_t x = m->width() / 2; goals.size() < 2 && x < m->width(); ++x) {
+      if (m->walkable({x, m->height() / 2})) goals.push_back({x, m->height() / 2});
+      if (m->walkable({x, m->height() / 3})) goals.push_back({x, m->height() / 3});
+    }
+    REQUIRE(!goals.empty());
+    NavigationFields alone;
+    alone.update(*m, goals);
+    for (std::size_t threads : {2u, 3u}) {
+      CAPTURE(threads);
+      WorkerPool pool(threads);
+      NavigationFields shared;
+      shared.set_worker_pool(&pool);
+      shared.update(*m, goals);
+      CHECK(shared.integration().values() == alone.integration().values());
+      CHECK(shared.integration().reachable_count() == alone.integration().reachable_count());
+      CHECK(shared.integration().work_units() == alone.integration().work_units());
+      CHECK(shared.flow().directions() == alone.flow().directions());
+      // A second goal set through the same pool: rebuilt, again identical to one thread.
+      const std::vector<CellCoord> other(goals.begin(), goals.begin() + 1);
+      alone.update(*m, other);
+      shared.update(*m, other);
+      CHECK(shared.flow().directions() == alone.flow().directions());
+      alone.update(*m, goals);
+    }
+  }
 }

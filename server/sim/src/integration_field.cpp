@@ -2,6 +2,8 @@
 // budgeted slices.
 #include "swarmfield/sim/integration_field.hpp"
 
+#include "swarmfield/sim/worker_pool.hpp"
+
 #include <algorithm>
 #include <cstring>
 
@@ -264,6 +266,9 @@ constexpr std::size_t kArrivalByte = 0;
 #else
 constexpr std::size_t kArrivalByte = 1;
 #endif
+
+// Rows per chunk when a linear pass is split over a WorkerPool.
+constexpr std::size_t kParallelRows = 64;
 
 // Entries each ring bucket starts with: a bucket is one band of the wavefront, whose length is
 // a few times the map's perimeter at most on street maps (measured on the 1024 x 1024 maps
@@ -760,9 +765,30 @@ bool IntegrationField::advance(std::size_t budget) {
   return phase_ == Phase::kIdle;
 }
 
-void IntegrationField::build(const GridMap& map, std::span<const CellCoord> goals) {
+void IntegrationField::build(const GridMap& map, std::span<const CellCoord> goals, WorkerPool* pool) {
   begin(map, goals);
-  advance(std::numeric_limits<std::size_t>::max());
+  if (pool == nullptr || pool->threads() < 2 || phase_ != Phase::kSearch) {
+    advance(std::numeric_limits<std::size_t>::max());
+    return;
+  }
+  // Search to the end (advance stops at the output phase when given exactly what it needs:
+  // the search never settles more cells than there are), then the output rows in parallel.
+  constexpr std::size_t kNoLimit = std::numeric_limits<std::size_t>::max();
+  if (ring_search_) {
+    run_ring_search<false>(kNoLimit, kNil);
+  } else if (unit_cost_) {
+    run_search<true>(kNoLimit, kNil);
+  } else {
+    run_search<false>(kNoLimit, kNil);
+  }
+  const auto w = static_cast<std::size_t>(width_);
+  const std::size_t pw = w + 2;
+  pool->parallel_for(static_cast<std::size_t>(height_), kParallelRows, [&](std::size_t y0, std::size_t y1, std::size_t) {
+    for (std::size_t y = y0; y < y1; ++y) output_row(padded_values_.data() + (y + 1) * pw + 1, values_.data() + y * w, w);
+  });
+  work_units_ += linear_work_units(w) * static_cast<std::uint64_t>(height_);
+  output_row_ = height_;
+  phase_ = Phase::kIdle;
 }
 
 void IntegrationField::build_until(const GridMap& map, std::span<const CellCoord> goals, CellCoord target) {

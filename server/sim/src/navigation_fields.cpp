@@ -2,6 +2,8 @@
 // once or time-sliced behind a complete front pair.
 #include "swarmfield/sim/navigation_fields.hpp"
 
+#include "swarmfield/sim/worker_pool.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <utility>
@@ -25,8 +27,17 @@ void NavigationFields::build_front_now(const GridMap& map, std::span<const CellC
   back_active_ = false;  // abandoned, if any
   front_.goals.assign(goals.begin(), goals.end());
   front_.map_revision = map.revision();
-  front_.integration.build(map, goals);
-  front_.flow.build_rows(front_.integration, 0, front_.integration.height());
+  front_.integration.build(map, goals, pool_);
+  const std::int32_t h = front_.integration.height();
+  if (pool_ != nullptr && pool_->threads() > 1) {
+    front_.flow.build_rows(front_.integration, 0, 0);  // sizes the field before rows go parallel
+    constexpr std::size_t kRowsPerChunk = 64;
+    pool_->parallel_for(static_cast<std::size_t>(std::max(h, 0)), kRowsPerChunk, [&](std::size_t y0, std::size_t y1, std::size_t) {
+      front_.flow.build_rows(front_.integration, static_cast<std::int32_t>(y0), static_cast<std::int32_t>(y1));
+    });
+  } else {
+    front_.flow.build_rows(front_.integration, 0, h);
+  }
   last_work_ += front_.integration.work_units() + row_units(front_.integration.width()) *
                                                       static_cast<std::uint64_t>(front_.integration.height());
   valid_ = true;

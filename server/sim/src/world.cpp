@@ -68,6 +68,7 @@ World::World(GridMap map, const WorldParams& params)
   // Before any update_fields(), so the first build also reserves the back field pair.
   fields_.set_rebuild_budget(params_.field_rebuild_budget);
   if (params_.worker_threads > 1) pool_ = std::make_unique<WorkerPool>(params_.worker_threads);
+  fields_.set_worker_pool(pool_.get());
 }
 
 Vec2 World::place_player(Vec2 p) const noexcept {

@@ -10,6 +10,8 @@
 
 namespace swarmfield::sim {
 
+class WorkerPool;
+
 /// Integration values are integers in units of 1/kOrthogonalStep of one cost unit, so a
 /// bucket queue can be used and sums are exact. kDiagonalStep / kOrthogonalStep = 1393/985
 /// = 1.41421320 (a Pell-number convergent of sqrt(2), relative error 2.6e-7), so on unit-cost
@@ -56,7 +58,9 @@ inline constexpr std::uint32_t kLinearCellsPerWorkUnit = 8;
 class IntegrationField {
  public:
   /// Full rebuild for `goals` (cells) on `map`. Same as begin() then advance() without limit.
-  void build(const GridMap& map, std::span<const CellCoord> goals);
+  /// With a `pool` of more than one thread the final linear pass (writing values()) is split
+  /// by rows over its threads (the search itself stays sequential); same result either way.
+  void build(const GridMap& map, std::span<const CellCoord> goals, WorkerPool* pool = nullptr);
   /// Point query: the same search, stopped as soon as `target`'s value is final. Afterwards
   /// raw(target) / cost_to_goal(target) are exact, as is every value below it; other cells may
   /// hold tentative values or kUnreachable, and reachable_count() counts the settled cells.

@@ -39,8 +39,8 @@ namespace swarmfield::sim {
 /// by an all-at-once build made while the budget is non-zero (so: set the budget before the
 /// first update()), else by the first time-sliced build; after that no update() allocates
 /// (unless the number of goal cells grows). Memory: two pairs, ~9 bytes per cell each.
-/// Sizing: at 55,000-80,000 units per ms (see kLinearCellsPerWorkUnit), 200,000 units per
-/// update costs ~2.5-3.5 ms and rebuilds Boston_0_1024 (~1.2e6 units) every 6 updates.
+/// Sizing: at 80,000-150,000 units per ms (see kLinearCellsPerWorkUnit), 200,000 units per
+/// update costs ~1.5-2.5 ms and rebuilds Boston_0_1024 (~1.2e6 units) every 6-7 updates.
 class NavigationFields {
  public:
   /// Brings the fields up to date for `goal_cells` on `map`, within the rebuild budget (see
@@ -60,6 +60,11 @@ class NavigationFields {
   /// progress is abandoned by the next update() that needs a rebuild, which runs all at once.
   void set_rebuild_budget(std::size_t work_units_per_update) noexcept { budget_ = work_units_per_update; }
   [[nodiscard]] std::size_t rebuild_budget() const noexcept { return budget_; }
+  /// Threads for the linear passes of all-at-once rebuilds (values and flow rows, split by
+  /// rows; the search stays sequential); null (the default) = the calling thread only. Not
+  /// owned: it must outlive this object or be reset. Results are identical either way.
+  /// Time-sliced builds do not use it (their slices are small).
+  void set_worker_pool(WorkerPool* pool) noexcept { pool_ = pool; }
 
   /// The front (last complete) fields.
   [[nodiscard]] const IntegrationField& integration() const noexcept { return front_.integration; }
@@ -103,6 +108,7 @@ class NavigationFields {
   FieldSet front_;
   FieldSet back_;
   std::size_t budget_ = 0;
+  WorkerPool* pool_ = nullptr;
   bool valid_ = false;
   bool back_active_ = false;
   bool stale_ = false;
