@@ -217,7 +217,7 @@ for name in runs:
     label, goals = m.group(1), m.group(2)
     suf = f"/{label}/goals:{goals}"
     ours = cpu_ms(name)
-    ours2 = real_ms("field/rebuild/ours_2threads" + suf)  # wall time: two threads
+    ours2 = real_ms("field/rebuild/ours_2threads" + suf + "/real_time")  # wall time: two threads
     ours_int = cpu_ms("field/integration/ours" + suf)
     heap = cpu_ms("field/rebuild/heap_dijkstra" + suf)
     heap_int = cpu_ms("field/integration/heap_dijkstra" + suf)
@@ -237,7 +237,8 @@ for name in runs:
                         f"{fmt(speedup, '.1f')}x", verdict(None if speedup is None else speedup >= REBUILD_MIN_SPEEDUP)))
 table(["map", "goals", "ours", "ours 2thr", "ours int.", "heapDijk+flow", "heapDijk", "BFS",
        "speed-up", "speed-up int.", "ours/BFS", "int./BFS", "Dijk rel.err"], rows)
-print("  ours = IntegrationField::build + FlowField::build; 'int.' = integration only; heapDijk = textbook\n"
+print("  ours = IntegrationField::build + FlowField::build_rows (1 thread); 2thr = the server's rebuild\n"
+      "  (NavigationFields, value and flow passes on 2 threads, wall time); 'int.' = integration only; heapDijk = textbook\n"
       "  std::priority_queue Dijkstra (+ scalar flow extraction); BFS = unit-step 8-neighbour BFS (floor).\n"
       "  speed-up = heap Dijkstra time / ours; rel.err = max relative difference of the distances (checked < 1e-4).")
 
