@@ -614,6 +614,21 @@ void IntegrationField::run_ring_search(std::size_t budget, std::uint32_t stop) {
   output_row_ = 0;
 }
 
+/// The search variant this build uses (see begin()); `stop` = kNil: no target.
+void IntegrationField::search(std::size_t budget, std::uint32_t stop) {
+  if (ring_search_) {
+    if (stop == kNil) {
+      run_ring_search<false>(budget, kNil);
+    } else {
+      run_ring_search<true>(budget, stop);
+    }
+  } else if (unit_cost_) {
+    run_search<true>(budget, stop);
+  } else {
+    run_search<false>(budget, stop);
+  }
+}
+
 /// Writes whole rows of values_ from the search buffer, while less than `budget` units were
 /// spent in this call; the last row completes the build.
 void IntegrationField::finish_output(std::size_t budget) {
@@ -751,13 +766,7 @@ void IntegrationField::begin(const GridMap& map, std::span<const CellCoord> goal
 bool IntegrationField::advance(std::size_t budget) {
   if (phase_ == Phase::kSearch) {
     const std::uint64_t before = work_units_;
-    if (ring_search_) {
-      run_ring_search<false>(budget, kNil);
-    } else if (unit_cost_) {
-      run_search<true>(budget, kNil);
-    } else {
-      run_search<false>(budget, kNil);
-    }
+    search(budget, kNil);
     const std::uint64_t used = work_units_ - before;
     budget = used >= budget ? 0 : budget - static_cast<std::size_t>(used);
   }
@@ -774,13 +783,7 @@ void IntegrationField::build(const GridMap& map, std::span<const CellCoord> goal
   // Search to the end (advance stops at the output phase when given exactly what it needs:
   // the search never settles more cells than there are), then the output rows in parallel.
   constexpr std::size_t kNoLimit = std::numeric_limits<std::size_t>::max();
-  if (ring_search_) {
-    run_ring_search<false>(kNoLimit, kNil);
-  } else if (unit_cost_) {
-    run_search<true>(kNoLimit, kNil);
-  } else {
-    run_search<false>(kNoLimit, kNil);
-  }
+  search(kNoLimit, kNil);
   const auto w = static_cast<std::size_t>(width_);
   const std::size_t pw = w + 2;
   pool->parallel_for(static_cast<std::size_t>(height_), kParallelRows, [&](std::size_t y0, std::size_t y1, std::size_t) {
@@ -801,13 +804,7 @@ void IntegrationField::build_until(const GridMap& map, std::span<const CellCoord
     stop = static_cast<std::uint32_t>(p);
   }
   constexpr std::size_t kNoLimit = std::numeric_limits<std::size_t>::max();
-  if (ring_search_) {
-    run_ring_search<true>(kNoLimit, stop);
-  } else if (unit_cost_) {
-    run_search<true>(kNoLimit, stop);
-  } else {
-    run_search<false>(kNoLimit, stop);
-  }
+  search(kNoLimit, stop);
   // Stopped early or not, write every value out (tentative ones included, as documented).
   phase_ = Phase::kOutput;
   output_row_ = 0;

@@ -135,6 +135,7 @@ class IntegrationField {
   void run_search(std::size_t budget, std::uint32_t stop);
   template <bool kHasStop>
   void run_ring_search(std::size_t budget, std::uint32_t stop);
+  void search(std::size_t budget, std::uint32_t stop);
   void reserve_ring(std::size_t slot, std::size_t entries);
   void finish_output(std::size_t budget);
   void push(std::uint32_t bucket, std::uint32_t cell);
