@@ -18,7 +18,7 @@ PLAYER_SPEED=""  # empty = the server's default
 THREADS=""
 FIELD_BUDGET=""
 VIEWER=no
-BIN="$ROOT/build/bin"
+BIN=""  # required: ./swarmfield.sh load passes its build's bin folder
 OUT="$ROOT/out/load"
 STRICT=no
 
@@ -33,9 +33,10 @@ usage: ./swarmfield.sh load [options]      (or: scripts/server_load.sh --bin DIR
                          player changes cell every ~6 ticks at 30 Hz; 40 = more than once a tick)
   --threads N            swarm worker threads of the server (server default 2)
   --field-budget UNITS   field rebuild work units per tick (server default -1 = auto: 200000
-                         above 512x512 maps; 0 = every rebuild whole in one tick)
+                         above 512x512 maps; 0 = every rebuild whole in one tick; else >= 10000)
   --viewer               add a headless viewer following the first player (zoom 8, 10 fps)
-  --bin DIR              folder with swarmfield-server and swarmfield-bot (default build/bin)
+  --bin DIR              folder with swarmfield-server and swarmfield-bot (required when this
+                         script is called directly; ./swarmfield.sh load passes its build)
   --out DIR              logs: server.log, server.out, bots.log, viewer.log (default out/load)
   --strict               exit 3 when the run overran or tick p99 exceeded the tick budget
 Machine load distorts the timings: the verdict prints the load average before and after.
@@ -65,7 +66,8 @@ while [ $# -gt 0 ]; do
                     PLAYER_SPEED=$2; shift 2 ;;
     --threads) need_value "$@"; is_uint "$2" || fail_usage "--threads must be a whole number (got '$2')"
                THREADS=$2; shift 2 ;;
-    --field-budget) need_value "$@"; [[ "$2" =~ ^(-1|[0-9]+)$ ]] || fail_usage "--field-budget must be -1 (auto) or a whole number >= 0 (got '$2')"
+    --field-budget) need_value "$@"; { [[ "$2" =~ ^(-1|0|[1-9][0-9]*)$ ]] && { [ "$2" -le 0 ] || [ "${#2}" -gt 5 ] || [ "$2" -ge 10000 ]; }; } ||
+                      fail_usage "--field-budget must be -1 (auto), 0 (whole rebuild in one tick) or >= 10000 work units per tick (got '$2')"
                     FIELD_BUDGET=$2; shift 2 ;;
     --viewer) VIEWER=yes; shift ;;
     --bin) need_value "$@"; BIN=$(abs_path "$2"); shift 2 ;;
@@ -77,6 +79,13 @@ while [ $# -gt 0 ]; do
 done
 [ -f "$MAP" ] || fail_usage "map file not found: $MAP"
 [ "${SWARMFIELD_LOAD_CHECK_ONLY:-0}" = 1 ] && exit 0  # swarmfield.sh checks the options before building
+# Called directly without --bin (e.g. with no arguments at all): say how to run it instead of
+# starting a 60 s, 100k-agent run with whatever binaries happen to lie in build/bin.
+if [ -z "$BIN" ]; then
+  usage >&2
+  echo "load: --bin DIR is required when calling scripts/server_load.sh directly (or run ./swarmfield.sh load)" >&2
+  exit 2
+fi
 progs=(swarmfield-server swarmfield-bot)
 [ "$VIEWER" = yes ] && progs+=(swarmfield-viewer)
 for prog in "${progs[@]}"; do

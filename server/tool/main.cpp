@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "swarmfield/cli/strict_values.hpp"
 #include "tool_commands.hpp"
 
 int main(int argc, char** argv) {
@@ -11,6 +12,8 @@ int main(int argc, char** argv) {
   swarmfield::tool::add_scen_command(app);
   swarmfield::tool::add_field_command(app);
   swarmfield::tool::add_sim_command(app);
+  // Empty values, NaN/inf and negative unsigned numbers are errors for every option.
+  swarmfield::cli::strict_values(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -41,6 +41,11 @@ std::string base_name(const std::string& path) {
 }
 
 int run_scen(const ScenOptions& opt) {
+  // Also checked on the command line (strict_values): a NaN tolerance would pass every line.
+  if (!(std::isfinite(opt.tolerance) && opt.tolerance > 0.0)) {
+    std::fprintf(stderr, "error: --tolerance must be a finite number > 0 (got %g)\n", opt.tolerance);
+    return 2;
+  }
   sim::GridMap map;
   sim::MapError map_error;
   if (!io::read_map_file(opt.map_path, map, map_error)) {
@@ -161,8 +166,17 @@ void add_scen_command(CLI::App& app) {
   cmd->add_option("SCEN", opt->scen_path, "MovingAI .scen file for that map")->required();
   cmd->add_option("--every", opt->every, "check only every Nth problem line (default 1: all)")
       ->check(CLI::Range(1, 1000000));
-  cmd->add_option("--tolerance", opt->tolerance, "largest accepted relative error (default 1e-4)")
-      ->check(CLI::Range(1e-12, 1.0));
+  cmd->add_option("--tolerance", opt->tolerance,
+                  "largest accepted relative error, a finite number in 1e-12..1 (default 1e-4)")
+      ->check(CLI::Validator(
+          [](std::string& value) -> std::string {
+            // Not CLI::Range: it prints the bounds as "0.000000 to 1.000000" (0 is refused).
+            double v = 0.0;
+            if (!CLI::detail::lexical_cast(value, v)) return {};  // the conversion reports it
+            return v >= 1e-12 && v <= 1.0 ? std::string{}
+                                          : "must be a relative error in 1e-12..1 (got " + value + ")";
+          },
+          "1e-12..1"));
   cmd->add_flag("--no-progress", opt->no_progress, "do not print progress on stderr");
   cmd->callback([opt] { set_exit_code(run_scen(*opt)); });
 }

@@ -117,6 +117,11 @@ double mean_distance_to(const sim::Swarm& swarm, sim::Vec2 p) {
 }
 
 int run_sim(const SimOptions& opt) {
+  // Also checked on the command line (strict_values): NaN would make every dt NaN.
+  if (!(std::isfinite(opt.tick_hz) && opt.tick_hz > 0.0)) {
+    std::fprintf(stderr, "error: --tick-hz must be a finite number > 0 (got %g)\n", opt.tick_hz);
+    return 2;
+  }
   sim::GridMap map;
   std::string map_label;
   if (opt.city_seed.has_value()) {

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -210,4 +211,43 @@ TEST_CASE("viewer's screenshot check leaves no file behind when the run fails") 
   CHECK(r.exit_code == 1);  // no server
   std::ifstream probe(path);
   CHECK_FALSE(probe.good());
+}
+
+TEST_CASE("bot and viewer: NaN/inf, empty values and negative seeds are rejected at once, exit 2") {
+  // Before: --seconds nan ran forever (CLI::Range lets NaN through), --zoom nan /
+  // --interp-snapshots nan reached the renderer, "" became 0 and --seed -1 became 2^64-1.
+  // No server runs: a rejected flag must exit 2 before any connect attempt.
+  struct Case {
+    std::string args;
+    std::string needle;
+  };
+  const std::string bot = kBin + "/swarmfield-bot --connect-timeout-ms 200 --port " + std::to_string(free_port());
+  const std::string viewer =
+      kBin + "/swarmfield-viewer --headless --connect-timeout-ms 200 --port " + std::to_string(free_port());
+  const std::vector<Case> cases = {
+      {bot + " --seconds nan", "--seconds: must be a finite number (got nan)"},
+      {bot + " --seconds inf", "--seconds: must be a finite number (got inf)"},
+      {bot + " --view nan", "--view: must be a finite number"},
+      {bot + " --input-hz NaN", "--input-hz: must be a finite number"},
+      {bot + " --seed -1", "--seed: must not be negative (got -1)"},
+      {bot + " --count ''", "--count: value is empty"},
+      {bot + " --host ''", "--host: value is empty"},
+      {bot + " --script ''", "--script: value is empty"},
+      {bot + " --seconds ''", "--seconds: value is empty"},
+      {viewer + " --seconds nan", "--seconds: must be a finite number (got nan)"},
+      {viewer + " --zoom nan", "--zoom: must be a finite number"},
+      {viewer + " --zoom -inf", "--zoom: must be a finite number"},
+      {viewer + " --interp-snapshots nan", "--interp-snapshots: must be a finite number"},
+      {viewer + " --fps ''", "--fps: value is empty"},
+      {viewer + " --screenshot ''", "--screenshot: value is empty"},
+      {viewer + " --name ''", "--name: value is empty"},
+  };
+  for (const auto& c : cases) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto r = run(c.args);
+    INFO(c.args << "\n" << r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(c.needle) != std::string::npos);
+    CHECK(seconds_since(t0) < 10.0);
+  }
 }

@@ -350,3 +350,69 @@ TEST_CASE("server_config: --slow-tick-ms (testing aid) defaults to off, flag and
     CHECK(r.output.find("slow-tick-ms") != std::string::npos);
   }
 }
+
+TEST_CASE("server_config: an empty flag value is an error naming the flag, for every value flag") {
+  // CLI11 alone turned "" into 0 (--agents, --field-budget, --slow-tick-ms, ...) or an empty path
+  // (--map: silently the generated city).
+  for (const char* flag : {"--map", "--city-seed", "--city-size", "--agents", "--max-agents", "--tick-hz",
+                           "--snapshot-hz", "--port", "--bind", "--max-clients", "--send-queue-kb", "--duration",
+                           "--seed", "--log-level", "--log-format", "--spawn-wave", "--wave-interval",
+                           "--status-interval", "--field-budget", "--threads", "--player-speed", "--slow-tick-ms",
+                           "--config"}) {
+    const auto r = parse({flag, ""});
+    INFO("flag=" << flag << " output=" << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find(std::string(flag) + ": value is empty") != std::string::npos);
+  }
+  {
+    const auto r = parse({"--agents="});
+    INFO(r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find("--agents") != std::string::npos);
+  }
+}
+
+TEST_CASE("server_config: floating-point flags must be finite numbers") {
+  for (const char* flag : {"--duration", "--wave-interval", "--status-interval", "--player-speed"}) {
+    for (const char* bad : {"nan", "NaN", "inf", "-inf", "infinity"}) {
+      const auto r = parse({flag, bad});
+      INFO("flag=" << flag << " value=" << bad << " output=" << r.output);
+      CHECK(is_error(r));
+      CHECK(r.output.find(std::string(flag) + ": must be a finite number") != std::string::npos);
+    }
+  }
+  CHECK(is_run(parse({"--duration", "2.5", "--player-speed", "1e1"})));
+}
+
+TEST_CASE("server_config: negative seeds are an error, not a wrap to 2^64-1") {
+  for (const char* flag : {"--seed", "--city-seed"}) {
+    const auto r = parse({flag, "-1"});
+    INFO("flag=" << flag << " output=" << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find(std::string(flag) + ": must not be negative") != std::string::npos);
+  }
+  const auto r = parse({"--seed", "18446744073709551615", "--city-seed", "0"});
+  REQUIRE(is_run(r));
+  CHECK(r.config.seed == 18446744073709551615ull);
+  CHECK(r.config.city_seed == 0);
+}
+
+TEST_CASE("server_config: --field-budget 1..9999 is refused with what the values mean") {
+  for (const char* ok : {"-1", "0", "10000", "200000"}) {
+    INFO("value=" << ok);
+    CHECK(is_run(parse({"--field-budget", ok})));
+  }
+  for (const char* bad : {"1", "500", "9999"}) {
+    const auto r = parse({"--field-budget", bad});
+    INFO("value=" << bad << " output=" << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find("--field-budget must be -1 (auto), 0 (whole rebuild in one tick) or >= 10000") !=
+          std::string::npos);
+    CHECK(r.output.find(std::string("(got ") + bad + ")") != std::string::npos);
+  }
+  TempToml file("field-budget = 100\n");
+  const auto r = parse({"--config", file.path});
+  INFO(r.output);
+  CHECK(is_error(r));
+  CHECK(r.output.find(">= 10000") != std::string::npos);
+}

@@ -114,6 +114,7 @@ TEST_CASE("server_load.sh: bad options exit 2 with a message naming the option (
       {"--seconds -3", "--seconds"},
       {"--player-speed fast", "--player-speed"},
       {"--field-budget -2", "--field-budget"},
+      {"--field-budget 500", "--field-budget must be -1 (auto), 0 (whole rebuild in one tick) or >= 10000"},
       {"--map /nonexistent/x.map", "/nonexistent/x.map"},
       {"--frobnicate", "unknown option '--frobnicate'"},
   };
@@ -133,4 +134,27 @@ TEST_CASE("server_load.sh: the server's own check of --threads is reported (exit
   INFO(r.output);
   CHECK(r.exit_code == 1);
   CHECK(r.output.find("--threads must be in 1..64 (got 65)") != std::string::npos);
+}
+
+TEST_CASE("server_load.sh: called directly without --bin prints the usage and exits 2 (nothing started)") {
+  TempDir dir;
+  // Short run options (not the 60 s, 100k-agent default), so that a script that wrongly starts
+  // anyway finishes quickly; its output stays in the temp dir.
+  const std::string script = std::string("bash '") + SWARMFIELD_SOURCE_DIR + "/scripts/server_load.sh'";
+  const std::string log = dir.path + "/script.txt";
+  {
+    const std::string args = " --out '" + dir.path + "' --agents 10 --seconds 1 --bots 1";
+    const int status = std::system((script + args + " >'" + log + "' 2>&1").c_str());
+    const std::string out = read_file(log);
+    INFO("args:" << args << " -> " << out);
+    CHECK((status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 2));
+    CHECK(out.find("usage: ") != std::string::npos);
+    CHECK(out.find("--bin DIR is required") != std::string::npos);
+  }
+  CHECK_FALSE(std::filesystem::exists(dir.path + "/server.log"));
+  // ./swarmfield.sh load checks the options this way before building (and then passes --bin).
+  const int check_only =
+      std::system(("SWARMFIELD_LOAD_CHECK_ONLY=1 " + script + " --agents 10 >'" + log + "' 2>&1").c_str());
+  INFO(read_file(log));
+  CHECK((check_only != -1 && WIFEXITED(check_only) && WEXITSTATUS(check_only) == 0));
 }

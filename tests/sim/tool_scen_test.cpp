@@ -146,3 +146,62 @@ TEST_CASE("tool field: city picture, and clear errors for bad goals and paths") 
   CHECK(bad_map.out.find(kScen + ":2: row 1 has") != std::string::npos);
   std::filesystem::remove_all(dir);
 }
+
+TEST_CASE("tool scen: a NaN, infinite or negative --tolerance is an error, not a pass for everything") {
+  // Before: --tolerance nan made every comparison false, so a scenario with wrong lengths
+  // printed mismatches=0 and exited 0.
+  const auto dir = temp_dir();
+  const auto bad = dir / "bad_tolerance.scen";
+  std::ofstream(bad) << scen_excerpt(8, 1);  // every line 1.5 too long
+  for (const std::string value : {"nan", "NaN", "inf", "-inf"}) {
+    const Run r = run_tool("scen " + kMap + " " + bad.string() + " --no-progress --tolerance " + value);
+    INFO(value << "\n" << r.out);
+    CHECK(r.status == 2);
+    CHECK(r.out.find("--tolerance: must be a finite number (got " + value + ")") != std::string::npos);
+    CHECK(r.out.find("mismatches=") == std::string::npos);
+  }
+  for (const std::string value : {"-0.5", "0", "''"}) {
+    const Run r = run_tool("scen " + kMap + " " + bad.string() + " --no-progress --tolerance " + value);
+    INFO(value << "\n" << r.out);
+    CHECK(r.status == 2);
+    CHECK(r.out.find("--tolerance") != std::string::npos);
+  }
+  // The file really is wrong: a valid tolerance reports every line.
+  const Run r = run_tool("scen " + kMap + " " + bad.string() + " --no-progress --tolerance 1e-3", false);
+  INFO(r.out);
+  CHECK(r.status == 1);
+  CHECK(r.out.find("checked=8 mismatches=8") != std::string::npos);
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("tool: NaN/inf numbers, empty values and negative seeds are errors for every subcommand, exit 2") {
+  struct Case {
+    std::string args;
+    std::string needle;
+  };
+  const std::string sim = "sim --city-seed 1 --size 32 --agents 10 --ticks 5 --no-progress";
+  const std::vector<Case> cases = {
+      {sim + " --tick-hz nan", "--tick-hz: must be a finite number (got nan)"},
+      {sim + " --tick-hz inf", "--tick-hz: must be a finite number (got inf)"},
+      {sim + " --seed -1", "--seed: must not be negative (got -1)"},
+      {"sim --city-seed -1 --size 32 --agents 10 --ticks 5 --no-progress", "--city-seed: must not be negative"},
+      {"field --city-seed -7 --size 32", "--city-seed: must not be negative"},
+      {sim + " --agents ''", "--agents: value is empty"},
+      {sim + " --ticks ''", "--ticks: value is empty"},
+      {sim + " --seed ''", "--seed: value is empty"},
+      {"sim '' --agents 10 --ticks 5 --no-progress", "MAP: value is empty"},
+      {"field --city-seed '' --size 32", "--city-seed: value is empty"},
+      {"field --city-seed 1 --size 32 --goal ''", "--goal: value is empty"},
+      {"field --city-seed 1 --size 32 --png ''", "--png: value is empty"},
+      {"scen '' " + kScen, "MAP: value is empty"},
+      {"scen " + kMap + " ''", "SCEN: value is empty"},
+      {"scen " + kMap + " " + kScen + " --every ''", "--every: value is empty"},
+  };
+  for (const auto& c : cases) {
+    const Run r = run_tool(c.args);
+    INFO(c.args << "\n" << r.out);
+    CHECK(r.status == 2);
+    CHECK(r.out.find(c.needle) != std::string::npos);
+    CHECK(r.out.find("state_hash=") == std::string::npos);
+  }
+}

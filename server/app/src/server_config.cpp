@@ -3,7 +3,10 @@
 #include <CLI/CLI.hpp>
 #include <toml++/toml.h>
 
+#include "swarmfield/cli/strict_values.hpp"
+
 #include <algorithm>
+#include <cstdlib>
 #include <array>
 #include <cmath>
 #include <filesystem>
@@ -96,6 +99,8 @@ bool read_text_file(const std::string& path, std::string& out) {
   return true;
 }
 
+using swarmfield::cli::strict_values;
+
 ConfigParseResult fail(std::string message) {
   ConfigParseResult r;
   r.action = ConfigParseResult::Action::kExit;
@@ -131,6 +136,18 @@ std::string validate_config(const ServerConfig& c) {
     return "--wave-interval must be in (0, 86400] seconds";
   if (!(e = range("--field-budget", c.field_budget, kAutoFieldBudget, std::int64_t{1} << 40)).empty())
     return e + " (-1 = auto, 0 = whole rebuild in one tick)";
+  // A tiny budget is accepted by the field code but a rebuild then spans so many ticks that the
+  // swarm follows a stale field for seconds to hours (a 1024x1024 rebuild is ~1.06 million units: at
+  // --field-budget 1 about a million ticks, ~9 hours at 30 Hz). Refused rather than warned about:
+  // an operator reads the error at once, a warning scrolls away while the game looks broken.
+  if (c.field_budget > 0 && c.field_budget < kMinFieldBudget) {
+    std::ostringstream ss;
+    ss << "--field-budget must be -1 (auto), 0 (whole rebuild in one tick) or >= " << kMinFieldBudget
+       << " work units per tick (got " << c.field_budget << "); a rebuild costs about one unit per walkable cell ("
+       << "~1.06 million on a 1024x1024 map), so " << c.field_budget << " would spread it over ~"
+       << (1060000 + c.field_budget - 1) / c.field_budget << " ticks";
+    return ss.str();
+  }
   if (!(e = range("--threads", c.threads, 1, kMaxWorkerThreads)).empty()) return e;
   if (!(std::isfinite(c.player_speed) && c.player_speed > 0.0 && c.player_speed <= kMaxPlayerSpeed)) {
     std::ostringstream ss;
@@ -157,42 +174,48 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
   app.get_formatter()->column_width(40);
   app.footer("The exit summary (ticks=.. rebuilds=.. overruns=.. clients=.. bytes_sent=..) is printed to stdout; logs go to stderr.");
 
-  auto* map_opt = app.add_option("--map", c.map_path, "MovingAI .map file to load (instead of the procedural city)")->type_name("PATH");
-  auto* city_seed_opt = app.add_option("--city-seed", c.city_seed, "Seed of the procedural city (used when no --map)")->type_name("N");
-  auto* city_size_opt = app.add_option("--city-size", c.city_size, "Side of the procedural city, cells (32..4096)")->type_name("CELLS");
+  // Every option is strict about its value (strict_values): empty, NaN/inf and negative seeds
+  // are errors. Applied here, before ->type_name() hides the derived FLOAT / UINT type.
+  const auto add = [&app](const std::string& name, auto& target, const std::string& help) {
+    return strict_values(app.add_option(name, target, help));
+  };
+  auto* map_opt = add("--map", c.map_path, "MovingAI .map file to load (instead of the procedural city)")->type_name("PATH");
+  auto* city_seed_opt = add("--city-seed", c.city_seed, "Seed of the procedural city (used when no --map)")->type_name("N");
+  auto* city_size_opt = add("--city-size", c.city_size, "Side of the procedural city, cells (32..4096)")->type_name("CELLS");
   map_opt->excludes(city_seed_opt);
   map_opt->excludes(city_size_opt);
-  auto* agents_opt = app.add_option("--agents", c.agents, "Agents spawned on the first tick")->type_name("N");
-  auto* max_agents_opt = app.add_option("--max-agents", c.max_agents, "Swarm capacity; waves stop there")->type_name("N");
-  auto* tick_opt = app.add_option("--tick-hz", c.tick_hz, "Simulation ticks per second (1..240)")->type_name("HZ");
-  auto* snap_opt = app.add_option("--snapshot-hz", c.snapshot_hz, "Snapshots per second per client (1..tick-hz)")->type_name("HZ");
-  auto* port_opt = app.add_option("--port", c.port, "TCP and UDP port; 0 = pick a free port (logged as 'listening tcp=.. udp=..')")->type_name("PORT");
-  auto* bind_opt = app.add_option("--bind", c.bind, "Listen address (IPv4 or IPv6)")->type_name("ADDR");
-  auto* max_clients_opt = app.add_option("--max-clients", c.max_clients, "Most connected clients, viewers + players (1..1024)")->type_name("N");
-  auto* queue_opt = app.add_option("--send-queue-kb", c.send_queue_kb,
+  auto* agents_opt = add("--agents", c.agents, "Agents spawned on the first tick")->type_name("N");
+  auto* max_agents_opt = add("--max-agents", c.max_agents, "Swarm capacity; waves stop there")->type_name("N");
+  auto* tick_opt = add("--tick-hz", c.tick_hz, "Simulation ticks per second (1..240)")->type_name("HZ");
+  auto* snap_opt = add("--snapshot-hz", c.snapshot_hz, "Snapshots per second per client (1..tick-hz)")->type_name("HZ");
+  auto* port_opt = add("--port", c.port, "TCP and UDP port; 0 = pick a free port (logged as 'listening tcp=.. udp=..')")->type_name("PORT");
+  auto* bind_opt = add("--bind", c.bind, "Listen address (IPv4 or IPv6)")->type_name("ADDR");
+  auto* max_clients_opt = add("--max-clients", c.max_clients, "Most connected clients, viewers + players (1..1024)")->type_name("N");
+  auto* queue_opt = add("--send-queue-kb", c.send_queue_kb,
                                    "Per-client TCP send queue, KiB; a client that falls further behind is evicted (raised to fit the map transfer)")
                         ->type_name("KIB");
-  auto* duration_opt = app.add_option("--duration", c.duration_s, "Stop after this many seconds; 0 = run until SIGINT/SIGTERM")->type_name("SECONDS");
-  auto* seed_opt = app.add_option("--seed", c.seed, "World seed (agent spawn positions)")->type_name("N");
-  auto* level_opt = app.add_option("--log-level", c.log_level, "Log level: trace, debug, info, warn, error, critical, off")->type_name("LEVEL");
-  auto* format_opt = app.add_option("--log-format", log_format, "Log line format (stderr): text or json")->type_name("FORMAT");
-  auto* wave_opt = app.add_option("--spawn-wave", c.spawn_wave, "Agents added per wave; 0 = no waves")->type_name("N");
-  auto* wave_interval_opt = app.add_option("--wave-interval", c.wave_interval_s, "Seconds between waves")->type_name("SECONDS");
-  auto* status_opt = app.add_option("--status-interval", c.status_interval_s, "Seconds between status log lines")->type_name("SECONDS");
-  auto* budget_opt = app.add_option("--field-budget", c.field_budget,
-                                    "Field rebuild work units per tick (~cells settled): 0 = whole rebuild in one tick, "
-                                    "-1 = auto (0 up to 512x512 maps, 200000 above); agents read the last complete field meanwhile")
+  auto* duration_opt = add("--duration", c.duration_s, "Stop after this many seconds; 0 = run until SIGINT/SIGTERM")->type_name("SECONDS");
+  auto* seed_opt = add("--seed", c.seed, "World seed (agent spawn positions)")->type_name("N");
+  auto* level_opt = add("--log-level", c.log_level, "Log level: trace, debug, info, warn, error, critical, off")->type_name("LEVEL");
+  auto* format_opt = add("--log-format", log_format, "Log line format (stderr): text or json")->type_name("FORMAT");
+  auto* wave_opt = add("--spawn-wave", c.spawn_wave, "Agents added per wave; 0 = no waves")->type_name("N");
+  auto* wave_interval_opt = add("--wave-interval", c.wave_interval_s, "Seconds between waves")->type_name("SECONDS");
+  auto* status_opt = add("--status-interval", c.status_interval_s, "Seconds between status log lines")->type_name("SECONDS");
+  auto* budget_opt = add("--field-budget", c.field_budget,
+                                    "Field rebuild work units per tick (~cells settled; a 1024x1024 rebuild is ~1.06 million): "
+                                    "0 = whole rebuild in one tick, -1 = auto (0 up to 512x512 maps, 200000 above), "
+                                    "else >= 10000; agents read the last complete field meanwhile")
                          ->type_name("UNITS");
-  auto* threads_opt = app.add_option("--threads", c.threads,
+  auto* threads_opt = add("--threads", c.threads,
                                      "Threads stepping the swarm, the tick thread included (1..64); results are identical for any count")
                          ->type_name("N");
-  auto* speed_opt = app.add_option("--player-speed", c.player_speed,
+  auto* speed_opt = add("--player-speed", c.player_speed,
                                    "Player speed at full input, world units (= cells) per second (0 < speed <= 100)")
                         ->type_name("UNITS_PER_S");
-  auto* slow_tick_opt = app.add_option("--slow-tick-ms", c.slow_tick_ms,
+  auto* slow_tick_opt = add("--slow-tick-ms", c.slow_tick_ms,
                                        "Testing aid: every tick also sleeps this long, ms (0..1000), to reproduce an overloaded server; 0 = off")
                            ->type_name("MS");
-  app.add_option("--config", c.config_path, "TOML file with the same keys as the flags (e.g. tick-hz = 60); flags win")->type_name("FILE");
+  add("--config", c.config_path, "TOML file with the same keys as the flags (e.g. tick-hz = 60); flags win")->type_name("FILE");
 
   try {
     app.parse(argc, argv);

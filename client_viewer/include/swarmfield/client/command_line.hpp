@@ -5,17 +5,23 @@
 
 #include <iostream>
 #include <optional>
+#include <string>
+
+#include "swarmfield/cli/strict_values.hpp"
 
 namespace swarmfield::client {
 
 /// Exit code for a bad command line (documented in client_viewer/README.md; same as the server).
 inline constexpr int kExitBadArguments = 2;
 
+using swarmfield::cli::strict_values;
+
 /// Parses argv into `app`. Returns nothing when the program should go on; otherwise the exit
 /// code to return: 0 after --help (printed to stdout), kExitBadArguments after a parse error,
 /// printed to stderr as "error: <message> (see --help)". CLI11's own exit codes (104-114) are
-/// never used: scripts check for 2.
+/// never used: scripts check for 2. Every option is made strict first (strict_values()).
 [[nodiscard]] inline std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv) {
+  strict_values(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -32,7 +32,7 @@ struct ServerConfig {
   double status_interval_s = 5.0;    ///< seconds between status log lines (> 0)
   /// Field rebuild work units per tick (about one unit per cell settled): 0 = a whole rebuild
   /// in the tick that needs it; kAutoFieldBudget = chosen from the map size by
-  /// resolve_field_budget().
+  /// resolve_field_budget(); otherwise at least kMinFieldBudget.
   std::int64_t field_budget = -1;
   /// Threads that step the swarm, the tick thread included (1..kMaxWorkerThreads). The
   /// simulation is bit-identical for any count (sim::WorldParams::worker_threads).
@@ -47,6 +47,10 @@ struct ServerConfig {
 };
 
 inline constexpr std::int64_t kAutoFieldBudget = -1;
+/// Smallest positive --field-budget accepted (work units per tick). Below it a rebuild of a
+/// large map (~1.06 million units at 1024 x 1024) would take over 100 ticks, i.e. the swarm
+/// would follow a field seconds to hours old; 1..kMinFieldBudget-1 are rejected.
+inline constexpr std::int64_t kMinFieldBudget = 10000;
 /// Largest --duration accepted (about 116 days); larger values overflowed the clock.
 inline constexpr double kMaxDurationSeconds = 1e7;
 /// Largest --threads accepted (sim::WorkerPool::kMaxThreads; checked where both are visible).

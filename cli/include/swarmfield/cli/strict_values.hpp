@@ -1,0 +1,62 @@
+#pragma once
+// Stricter value checks for the command lines of every swarmfield program (server, tool, bot,
+// viewer): CLI11 2.1 lets an empty value, NaN/inf and negative unsigned numbers through.
+// Header-only, so only the programs depend on CLI11.
+#include <CLI/CLI.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <string>
+
+namespace swarmfield::cli {
+
+/// Makes one option strict about its value, beyond what CLI11 checks by itself:
+///  - an empty value ("--agents ''") is an error "value is empty" (CLI11 would assign 0, or an
+///    empty path, silently);
+///  - a floating-point value must be a finite number: CLI11 parses "nan" and "inf" with
+///    strtold, and CLI::Range lets NaN through (every comparison with NaN is false);
+///  - an unsigned value must not be negative: CLI11's strtoull turns "-1" into 2^64 - 1.
+/// The checks are inserted in front of the option's own validators (so the message is about
+/// the real problem, not "could not be converted"), and carry no description (the --help text
+/// is unchanged). Flags (no value) are left alone. Call it before ->type_name() replaces the
+/// type CLI11 derived from the variable (FLOAT / UINT), or use strict_values(CLI::App&) on an
+/// app whose options keep their derived type names.
+inline CLI::Option* strict_values(CLI::Option* opt) {
+  if (opt == nullptr || opt->get_expected_max() == 0) return opt;  // a flag
+  // get_type_name() is the derived name followed by ":<validator description>" parts.
+  const std::string type = opt->get_type_name();
+  const auto is_type = [&type](const std::string& name) {
+    return type.compare(0, name.size(), name) == 0 && (type.size() == name.size() || type[name.size()] == ':');
+  };
+  if (is_type("FLOAT")) {
+    opt->transform(CLI::Validator(
+        [](std::string& value) -> std::string {
+          char* end = nullptr;
+          const long double v = std::strtold(value.c_str(), &end);
+          if (value.empty() || end != value.c_str() + value.size()) return {};  // conversion reports it
+          if (!std::isfinite(v)) return "must be a finite number (got " + value + ")";
+          return {};
+        },
+        ""));
+  } else if (is_type("UINT")) {
+    opt->transform(CLI::Validator(
+        [](std::string& value) -> std::string {
+          const std::size_t first = value.find_first_not_of(" \t");
+          if (first != std::string::npos && value[first] == '-') return "must not be negative (got " + value + ")";
+          return {};
+        },
+        ""));
+  }
+  // Inserted last, so it runs first.
+  opt->transform(CLI::Validator(
+      [](std::string& value) -> std::string { return value.empty() ? "value is empty" : std::string{}; }, ""));
+  return opt;
+}
+
+/// strict_values() on every option of `app` and of its subcommands, recursively.
+inline void strict_values(CLI::App& app) {
+  for (CLI::Option* opt : app.get_options()) strict_values(opt);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) strict_values(*sub);
+}
+
+}  // namespace swarmfield::cli
