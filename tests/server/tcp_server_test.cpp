@@ -6,11 +6,15 @@
 #include <asio/ip/tcp.hpp>
 #include <asio/read.hpp>
 #include <asio/write.hpp>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <functional>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -120,4 +124,25 @@ TEST_CASE("tcp_server: authenticated sessions do not count against the pre-Hello
   REQUIRE(run_until(io, [&] { return srv.counters().accepted == 5; }));
   CHECK(srv.counters().evicted_no_hello == 0);
   for (auto& s : real) CHECK_FALSE(closed_by_server(io, *s));
+}
+
+TEST_CASE("tcp_server: refusals are logged at most once a second, the rest counted and reported") {
+  std::ostringstream log;
+  const auto previous = spdlog::default_logger();
+  auto logger = std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::ostream_sink_st>(log));
+  logger->set_pattern("%v");
+  spdlog::set_default_logger(logger);
+  asio::io_context io;
+  AuthOnMessage listener;
+  server::TcpServer srv(io, listener, 100, 1 << 20, 8);
+  for (int i = 0; i < 16; ++i) srv.log_rate_limited("connection " + std::to_string(i) + " refused: server full");
+  const std::string burst = log.str();
+  CHECK(std::count(burst.begin(), burst.end(), '\n') == 1);
+  CHECK(burst.find("connection 0 refused") != std::string::npos);
+  // No further refusal: the next sweep a second later still reports the 15 held back.
+  srv.sweep(std::chrono::steady_clock::now() + std::chrono::seconds(2), std::chrono::seconds(3), std::chrono::seconds(2));
+  const std::string after = log.str();
+  spdlog::set_default_logger(previous);
+  CHECK(std::count(after.begin(), after.end(), '\n') == 2);
+  CHECK(after.find("15 more connection(s) refused/dropped") != std::string::npos);
 }

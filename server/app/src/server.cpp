@@ -338,7 +338,7 @@ void Server::on_message(TcpSession& session, protocol::TcpMessage& message) {
 
 void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
   if (auto error = check_hello(hello, clients_.full())) {
-    spdlog::info("connection {} ({}) refused: {}", session.id(), session.remote(), error->reason);
+    tcp_.log_rate_limited("connection " + std::to_string(session.id()) + " (" + session.remote() + ") refused: " + error->reason);
     tcp_.send_error_and_close(session, error->code, error->reason);
     return;
   }

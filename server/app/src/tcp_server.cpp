@@ -144,6 +144,12 @@ void TcpServer::reject_bad_message(TcpSession& session, std::string reason) {
 
 void TcpServer::sweep(std::chrono::steady_clock::time_point now, std::chrono::steady_clock::duration handshake_timeout,
                       std::chrono::steady_clock::duration closing_timeout) {
+  // Refusals held back by log_rate_limited() are reported even when no new one follows.
+  if (drops_not_logged_ > 0 && now - last_drop_log_ >= std::chrono::seconds(1)) {
+    spdlog::info("{} more connection(s) refused/dropped since the last such message", drops_not_logged_);
+    drops_not_logged_ = 0;
+    last_drop_log_ = now;
+  }
   for (auto& [id, session] : sessions_) {
     if (session->closed()) continue;
     if (session->closing()) {

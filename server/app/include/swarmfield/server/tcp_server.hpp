@@ -69,8 +69,12 @@ class TcpServer final : public TcpSessionHandler {
   /// Counts a bad frame, answers Error kBadMessage with `reason` and closes.
   void reject_bad_message(TcpSession& session, std::string reason);
 
+  /// Logs `what` (a refused or dropped connection) at info, at most one line a second; the
+  /// ones held back meanwhile are counted and reported with the next line or by sweep().
+  void log_rate_limited(const std::string& what);
   /// Closes sessions that never completed the handshake within `handshake_timeout`, and
-  /// sessions stuck closing (peer not reading) for more than `closing_timeout`.
+  /// sessions stuck closing (peer not reading) for more than `closing_timeout`; reports the
+  /// refusals log_rate_limited() held back for a second or more.
   void sweep(std::chrono::steady_clock::time_point now, std::chrono::steady_clock::duration handshake_timeout,
              std::chrono::steady_clock::duration closing_timeout);
   /// Queues `frame` to every open session and closes each once it is written.
@@ -95,8 +99,6 @@ class TcpServer final : public TcpSessionHandler {
   void do_accept();
   /// Drops the oldest open pre-Hello session when there are more than max_unauthenticated_.
   void evict_oldest_unauthenticated();
-  /// info log, rate-limited to one line a second; `what` is counted meanwhile.
-  void log_rate_limited(const std::string& what);
 
   TcpListener& listener_;
   asio::ip::tcp::acceptor acceptor_;
