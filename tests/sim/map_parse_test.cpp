@@ -85,6 +85,11 @@ TEST_CASE("movingai: header errors name the source, line and problem") {
     const MapError e = parse_fail("");
     CHECK(e.message.find("empty") != std::string::npos);
   }
+  SUBCASE("a map type other than octile") {
+    const MapError e = parse_fail("type hexagonal\nheight 1\nwidth 4\nmap\n....\n");
+    CHECK(e.line == 1);
+    CHECK(e.message.find("\"hexagonal\" is not supported") != std::string::npos);
+  }
   SUBCASE("missing type line") {
     const MapError e = parse_fail("height 3\nwidth 4\nmap\n....\n");
     CHECK(e.line == 1);

@@ -117,6 +117,9 @@ bool parse_movingai_map(std::string_view text, std::string_view source, GridMap&
     const std::string_view t = trim(line);
     if (t.substr(0, 4) != "type" || (t.size() > 4 && t[4] != ' ' && t[4] != '\t'))
       return fail(n, "expected header 'type octile', found " + quote(t));
+    const std::string_view kind = trim(t.substr(4));
+    if (kind != "octile")
+      return fail(n, "map type " + quote(kind) + " is not supported: swarmfield reads 8-connected grids, 'type octile'");
   }
 
   // "height H" and "width W" (the format puts height first; either order is accepted).
