@@ -17,6 +17,7 @@
 #include <string_view>
 #include <vector>
 
+#include "../swarm_test_support.hpp"
 #include "swarmfield/sim/flow_field.hpp"
 #include "swarmfield/sim/grid_map.hpp"
 #include "swarmfield/sim/integration_field.hpp"
@@ -28,24 +29,9 @@ namespace swarmfield::sim::scenario {
 
 inline constexpr float kDt = 1.0f / 30.0f;
 
-/// An ASCII map with its markers; fails the test when it does not parse.
-struct Scene {
-  GridMap map;
-  std::vector<MapMarker> markers;
-
-  explicit Scene(std::string_view text) {
-    MapError error;
-    const bool ok = parse_ascii_map(text, "scenario", map, error, &markers);
-    REQUIRE_MESSAGE(ok, error.to_string());
-  }
-  /// Every cell marked `symbol`, in row-major order.
-  [[nodiscard]] std::vector<CellCoord> cells_of(char symbol) const {
-    std::vector<CellCoord> out;
-    for (const MapMarker& m : markers) {
-      if (m.symbol == symbol) out.push_back(m.cell);
-    }
-    return out;
-  }
+/// An ASCII map with its markers (test::AsciiScene; fails the test when it does not parse).
+struct Scene : test::AsciiScene {
+  using AsciiScene::AsciiScene;
   /// The single cell marked `symbol` (fails the test when there is not exactly one).
   [[nodiscard]] CellCoord one(char symbol) const {
     const std::vector<CellCoord> cells = cells_of(symbol);
@@ -91,42 +77,10 @@ inline void positions_by_id(const Swarm& s, std::vector<Vec2>& out) {
   }
 }
 
-[[nodiscard]] inline bool all_finite(const Swarm& s) {
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (!std::isfinite(s.xs()[i]) || !std::isfinite(s.ys()[i]) || !std::isfinite(s.headings()[i]) ||
-        !std::isfinite(s.vxs()[i]) || !std::isfinite(s.vys()[i])) {
-      return false;
-    }
-  }
-  return true;
-}
-
-/// Number of agents whose centre lies in a blocked (or off-map) cell.
-[[nodiscard]] inline std::size_t agents_in_walls(const GridMap& map, const Swarm& s) {
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (!map.walkable_at({s.xs()[i], s.ys()[i]})) ++n;
-  }
-  return n;
-}
-
-/// Deepest overlap (world units) of a disc of radius r at p with any blocked cell; 0 when the
-/// disc touches none.
-[[nodiscard]] inline float wall_overlap(const GridMap& map, Vec2 p, float r) {
-  const CellCoord c = map.world_to_cell(p);
-  const float cs = map.cell_size();
-  float worst = 0.0f;
-  for (std::int32_t y = c.y - 1; y <= c.y + 1; ++y) {
-    for (std::int32_t x = c.x - 1; x <= c.x + 1; ++x) {
-      if (map.walkable(x, y)) continue;
-      const float x0 = static_cast<float>(x) * cs, y0 = static_cast<float>(y) * cs;
-      const float dx = std::max({x0 - p.x, 0.0f, p.x - (x0 + cs)});
-      const float dy = std::max({y0 - p.y, 0.0f, p.y - (y0 + cs)});
-      worst = std::max(worst, r - std::sqrt(dx * dx + dy * dy));
-    }
-  }
-  return worst;
-}
+// Shared with the swarm and world tests.
+using test::agents_in_walls;
+using test::all_finite;
+using test::wall_overlap;
 
 /// Distance (world units, unit cells) from p to the square of cell c; 0 inside it.
 [[nodiscard]] inline float wall_gap(Vec2 p, CellCoord c) {
