@@ -85,17 +85,7 @@ TEST_CASE("direction_vector: unit vectors, y down, zero for kNone") {
 TEST_CASE("flow: contract holds on hand-made, random and city maps") {
   SUBCASE("C1 X gap") {
     std::vector<MapMarker> mk;
-    const GridMap m = ascii(R"(
-##########
-#A...#...#
-#....#...#
-#....#...#
-#...#....#
-#...#..P.#
-#...#....#
-#........#
-##########
-)", &mk);
+    const GridMap m = ascii(test::kDiagonalGapMap, &mk);
     const Fields f = build(m, {marker(mk, 'P')});
     check_flow_contract(m, f);
     // The two cells touching across the wall corner never point at each other.
@@ -177,17 +167,7 @@ TEST_CASE("flow: a field built for another map size gives no directions") {
 
 TEST_CASE("flow build_rows: same directions as build(), whole or in slices of any height") {
   std::vector<std::pair<GridMap, std::vector<CellCoord>>> cases;
-  cases.push_back({ascii(R"(
-##########
-#A...#...#
-#....#...#
-#....#...#
-#...#....#
-#...#..P.#
-#...#....#
-#........#
-##########
-)"), {{7, 5}}});
+  cases.push_back({ascii(test::kDiagonalGapMap), {{7, 5}}});
   for (std::uint64_t seed = 1; seed <= 6; ++seed) {
     cases.push_back({test::random_map(seed, 41, 23, 25, seed % 2 == 0), {{5, 5}, {30, 20}}});
   }

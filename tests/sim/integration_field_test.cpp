@@ -71,17 +71,7 @@ G#
   }
   SUBCASE("scenario C1: the X gap is crossed by going round") {
     std::vector<MapMarker> mk;
-    const GridMap m = ascii(R"(
-##########
-#A...#...#
-#....#...#
-#....#...#
-#...#....#
-#...#..P.#
-#...#....#
-#........#
-##########
-)", &mk);
+    const GridMap m = ascii(test::kDiagonalGapMap, &mk);
     const IntegrationField f = build(m, {marker(mk, 'P')});
     // (4,3) and (5,4) touch only across the corner of walls (5,3) and (4,4): their values must
     // differ by much more than one diagonal step.
@@ -297,17 +287,7 @@ TEST_CASE("integration sliced: any budget gives exactly the full build (ASCII, r
   };
   std::vector<MapMarker> mk;
   std::vector<Case> cases;
-  cases.push_back({"C1", ascii(R"(
-##########
-#A...#...#
-#....#...#
-#....#...#
-#...#....#
-#...#..P.#
-#...#....#
-#........#
-##########
-)", &mk), {}});
+  cases.push_back({"C1", ascii(test::kDiagonalGapMap, &mk), {}});
   cases.back().goals = {marker(mk, 'P')};
   cases.push_back({"random with costs", test::random_map(5, 47, 31, 20, true), {{3, 3}, {40, 25}}});
   cases.push_back({"random unit", test::random_map(6, 52, 29, 30, false), {{10, 10}}});

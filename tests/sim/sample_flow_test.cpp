@@ -88,17 +88,7 @@ TEST_CASE("sample_flow: zero at a goal centre, pointing at the goal next to it, 
 
 TEST_CASE("sample_flow: a sample across a blocked corner is not blended in (C1)") {
   std::vector<MapMarker> mk;
-  const GridMap m = ascii(R"(
-##########
-#A...#...#
-#....#...#
-#....#...#
-#...#....#
-#...#..P.#
-#...#....#
-#........#
-##########
-)", &mk);
+  const GridMap m = ascii(test::kDiagonalGapMap, &mk);
   const Fields f = build(m, {marker(mk, 'P')});
   // Near the shared corner of (4,3) and (5,4): the (5,4) sample lies beyond the wall corner.
   const Vec2 v = sample_flow(m, f.flow, {4.95f, 3.95f});

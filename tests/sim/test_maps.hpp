@@ -19,6 +19,20 @@
 namespace swarmfield::sim::test {
 
 /// Parses an ASCII map or fails the test.
+/// Scenario C1 (scenarios/README.md): two walls touching only at a corner, an X-shaped gap that
+/// no path may cut through; 'A' an agent's start, 'P' the player (goal, cell (7, 5)).
+inline constexpr std::string_view kDiagonalGapMap = R"(
+##########
+#A...#...#
+#....#...#
+#....#...#
+#...#....#
+#...#..P.#
+#...#....#
+#........#
+##########
+)";
+
 inline GridMap ascii(std::string_view text, std::vector<MapMarker>* markers = nullptr) {
   GridMap map;
   MapError error;
