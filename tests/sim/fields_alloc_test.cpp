@@ -7,23 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "benchmark_maps.hpp"
 #include "allocation_counter.hpp"
 #include "swarmfield/io/map_file.hpp"
 #include "swarmfield/sim/navigation_fields.hpp"
 
 using namespace swarmfield::sim;
+using swarmfield::sim::test::boston_256;
 
 namespace {
-
-GridMap boston_256() {
-  GridMap m;
-  MapError e;
-  const bool ok = swarmfield::io::read_map_file(std::string(SWARMFIELD_MAPS_DIR) + "/street/Boston_0_256.map", m, e);
-  INFO(e.to_string());
-  REQUIRE(ok);
-  return m;
-}
-
 /// The `k`-th goal of a deterministic tour over walkable cells (a new cell on every call).
 CellCoord goal_at(const GridMap& m, int k) {
   CellCoord c{(37 + 53 * k) % m.width(), (101 + 29 * k) % m.height()};

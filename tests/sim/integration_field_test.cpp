@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "benchmark_maps.hpp"
 #include "swarmfield/io/map_file.hpp"
 #include "swarmfield/sim/city_generator.hpp"
 #include "swarmfield/sim/flow_field.hpp"
@@ -16,6 +17,7 @@
 #include "test_maps.hpp"
 
 using namespace swarmfield::sim;
+using swarmfield::sim::test::boston_256;
 using swarmfield::sim::test::ascii;
 using swarmfield::sim::test::marker;
 
@@ -243,16 +245,6 @@ TEST_CASE("integration: build_until gives the exact value at the target and belo
 // ---- time-sliced builds (begin / advance) ------------------------------------------------------
 
 namespace {
-
-GridMap boston_256() {
-  GridMap m;
-  MapError e;
-  const bool ok = swarmfield::io::read_map_file(std::string(SWARMFIELD_MAPS_DIR) + "/street/Boston_0_256.map", m, e);
-  INFO(e.to_string());
-  REQUIRE(ok);
-  return m;
-}
-
 /// Runs begin() then advance(budget) until complete; returns the number of advance() calls and
 /// checks the per-call budget bound (settled cells <= budget; an output call overshoots by
 /// less than one row).
@@ -475,13 +467,10 @@ TEST_CASE("integration canonical: every 3x3 neighbourhood around the goal and ar
 }
 
 TEST_CASE("integration canonical: benchmark maps agree with a textbook Dijkstra on every cell") {
-  const std::string dir = SWARMFIELD_MAPS_DIR;
   for (const char* name : {"street/Boston_0_256.map", "street/Paris_1_512.map", "game/den312d.map",
                            "game/AR0500SR.map", "maze/maze512-4-6.map"}) {
     CAPTURE(name);
-    GridMap m;
-    MapError error;
-    REQUIRE_MESSAGE(swarmfield::io::read_map_file(dir + "/" + name, m, error), error.to_string());
+    const GridMap m = test::read_benchmark_map(name);
     test::TestRng rng{17};
     std::vector<CellCoord> goals;
     while (goals.size() < 3) {

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "benchmark_maps.hpp"
 #include "swarmfield/io/map_file.hpp"
 #include "swarmfield/sim/city_generator.hpp"
 #include "swarmfield/sim/navigation_fields.hpp"
@@ -14,6 +15,7 @@
 #include "test_maps.hpp"
 
 using namespace swarmfield::sim;
+using swarmfield::sim::test::boston_256;
 using swarmfield::sim::test::ascii;
 
 TEST_CASE("navigation: rebuilds on goal cell change, never for a move inside the cell") {
@@ -101,16 +103,6 @@ TEST_CASE("navigation: C5 player alternating between two cells rebuilds once per
 // ---- time-sliced rebuilds ----------------------------------------------------------------------
 
 namespace {
-
-GridMap boston_256() {
-  GridMap m;
-  MapError e;
-  const bool ok = swarmfield::io::read_map_file(std::string(SWARMFIELD_MAPS_DIR) + "/street/Boston_0_256.map", m, e);
-  INFO(e.to_string());
-  REQUIRE(ok);
-  return m;
-}
-
 /// The fields a budget-0 NavigationFields holds for these inputs.
 struct Expected {
   IntegrationField integration;
