@@ -43,6 +43,8 @@ build() {
   local extra=()
   [ "${SWARMFIELD_SANITIZE:-0}" = 1 ] && extra+=(-DSWARMFIELD_SANITIZE=ON)
   [ "${SWARMFIELD_BENCH:-0}" = 1 ] && extra+=(-DSWARMFIELD_BUILD_BENCH=ON)
+  # ccache, when installed, makes rebuilds in several checkouts cheap (optional, never required).
+  command -v ccache >/dev/null && extra+=(-DCMAKE_CXX_COMPILER_LAUNCHER=ccache -DCMAKE_C_COMPILER_LAUNCHER=ccache)
   say "configuring ($BUILD_TYPE) in $BUILD_DIR/"
   cmake -S . -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" "${extra[@]}" >/dev/null
   say "building with $JOBS jobs"

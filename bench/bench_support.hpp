@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "swarmfield/sim/grid_map.hpp"
-#include "swarmfield/sim/integration_field.hpp"
+#include "swarmfield/sim/map/grid_map.hpp"
+#include "swarmfield/sim/nav/integration_field.hpp"
 
 namespace swarmfield::bench {
 

@@ -13,9 +13,9 @@
 #include "baselines/heap_dijkstra.hpp"
 #include "bench_registry.hpp"
 #include "bench_support.hpp"
-#include "swarmfield/sim/flow_field.hpp"
-#include "swarmfield/sim/integration_field.hpp"
-#include "swarmfield/sim/navigation_fields.hpp"
+#include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/navigation_fields.hpp"
 #include "swarmfield/sim/worker_pool.hpp"
 
 namespace swarmfield::bench {

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "baselines/brute_separation.hpp"
-#include "swarmfield/sim/spatial_hash.hpp"
+#include "swarmfield/sim/crowd/spatial_hash.hpp"
 
 namespace swarmfield::bench {
 

@@ -16,9 +16,9 @@
 #include "bench_registry.hpp"
 #include "bench_support.hpp"
 #include "hashed_separation.hpp"
-#include "swarmfield/sim/navigation_fields.hpp"
-#include "swarmfield/sim/spatial_hash.hpp"
-#include "swarmfield/sim/swarm.hpp"
+#include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/crowd/spatial_hash.hpp"
+#include "swarmfield/sim/crowd/swarm.hpp"
 #include "swarmfield/sim/worker_pool.hpp"
 
 namespace swarmfield::bench {

@@ -5,12 +5,12 @@
 #include <span>
 #include <vector>
 
-#include "swarmfield/sim/swarm.hpp"
+#include "swarmfield/sim/crowd/swarm.hpp"
 
 namespace swarmfield::bench {
 
 /// The per-pair separation kernel of sim::Swarm::step's gather phase (see swarm.hpp and
-/// server/sim/src/swarm.cpp), restated here so the brute-force baseline and the hashed gather
+/// server/sim/src/crowd/swarm.cpp), restated here so the brute-force baseline and the hashed gather
 /// compute the same thing: over neighbours closer than R = separation_radius, the mean of
 /// away_unit * (1 - d / R) times overlap_stiffness, plus, for discs that overlap (d < 2 * radius),
 /// the sum of away_unit * (2 * radius - d) / 2 times contact_stiffness. Neighbours at the same

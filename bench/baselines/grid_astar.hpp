@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "swarmfield/sim/grid_map.hpp"
+#include "swarmfield/sim/map/grid_map.hpp"
 
 namespace swarmfield::bench {
 

@@ -4,7 +4,7 @@
 #include <span>
 #include <vector>
 
-#include "swarmfield/sim/grid_map.hpp"
+#include "swarmfield/sim/map/grid_map.hpp"
 
 namespace swarmfield::bench {
 

@@ -14,9 +14,9 @@
 #include "field_image.hpp"
 #include "swarmfield/io/map_file.hpp"
 #include "swarmfield/io/png_writer.hpp"
-#include "swarmfield/sim/city_generator.hpp"
-#include "swarmfield/sim/flow_field.hpp"
-#include "swarmfield/sim/integration_field.hpp"
+#include "swarmfield/sim/map/city_generator.hpp"
+#include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/nav/integration_field.hpp"
 #include "tool_commands.hpp"
 
 namespace swarmfield::tool {

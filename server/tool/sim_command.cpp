@@ -14,10 +14,10 @@
 #include <vector>
 
 #include "swarmfield/io/map_file.hpp"
-#include "swarmfield/sim/city_generator.hpp"
-#include "swarmfield/sim/flow_field.hpp"
-#include "swarmfield/sim/integration_field.hpp"
-#include "swarmfield/sim/navigation_fields.hpp"
+#include "swarmfield/sim/map/city_generator.hpp"
+#include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/navigation_fields.hpp"
 #include "swarmfield/sim/world.hpp"
 #include "tool_commands.hpp"
 

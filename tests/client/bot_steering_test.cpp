@@ -8,7 +8,7 @@
 
 #include "swarmfield/client/bot_brain.hpp"
 #include "swarmfield/client/bot_steering.hpp"
-#include "swarmfield/sim/map_parse.hpp"
+#include "swarmfield/sim/map/map_parse.hpp"
 
 namespace client = swarmfield::client;
 namespace sim = swarmfield::sim;

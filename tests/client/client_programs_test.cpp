@@ -1,6 +1,7 @@
 // The viewer and bot programs as a user runs them, against no server: they must fail cleanly
 // (exit code 1, the connect error on stderr, no crash), headless with no display at all and
-// windowed under xvfb-run. Bounded: every run has --seconds and a connect timeout.
+// windowed with no display (the windowed viewer under xvfb-run: tests/integration/viewer_xvfb_test).
+// Bounded: every run has --seconds and a connect timeout.
 #include <doctest/doctest.h>
 
 #include <netinet/in.h>
@@ -77,8 +78,6 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
-bool have_xvfb_run() { return std::system("command -v xvfb-run >/dev/null 2>&1") == 0; }
-
 const std::string kBin = SWARMFIELD_BIN_DIR;
 
 }  // namespace
@@ -91,20 +90,6 @@ TEST_CASE("headless viewer with no server and no DISPLAY fails with the connect 
   CHECK(r.signal == 0);
   CHECK(r.exit_code == 1);
   CHECK(r.output.find("error: could not connect to 127.0.0.1:" + std::to_string(port)) != std::string::npos);
-}
-
-TEST_CASE("windowed viewer under xvfb-run with no server fails with the connect error") {
-  if (!have_xvfb_run()) {
-    MESSAGE("xvfb-run not installed: skipped");
-    return;
-  }
-  const int port = free_port();
-  const auto r = run("xvfb-run -a " + kBin + "/swarmfield-viewer --seconds 2 --port " + std::to_string(port));
-  INFO(r.output);
-  CHECK(r.signal == 0);
-  CHECK(r.exit_code == 1);
-  CHECK(r.output.find("error: could not connect to 127.0.0.1:" + std::to_string(port)) != std::string::npos);
-  CHECK(r.output.find("viewer: connected=0") != std::string::npos);
 }
 
 TEST_CASE("windowed viewer without any display says so instead of crashing") {

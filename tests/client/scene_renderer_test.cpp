@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "swarmfield/client/scene_renderer.hpp"
-#include "swarmfield/sim/map_parse.hpp"
-#include "swarmfield/sim/navigation_fields.hpp"
+#include "swarmfield/sim/map/map_parse.hpp"
+#include "swarmfield/sim/nav/navigation_fields.hpp"
 
 namespace client = swarmfield::client;
 namespace sim = swarmfield::sim;

@@ -41,7 +41,7 @@
 #include "swarmfield/protocol/datagram.hpp"
 #include "swarmfield/protocol/framing.hpp"
 #include "swarmfield/protocol/messages.hpp"
-#include "swarmfield/sim/integration_field.hpp"
+#include "swarmfield/sim/nav/integration_field.hpp"
 
 namespace {
 

@@ -1,10 +1,12 @@
 // The windowed viewer (SDL2 window, not --headless) on a virtual X display: started once under
 // `xvfb-run -a` against a real server, it must connect, render frames and exit 0 after
-// --seconds. Skipped (with a message) when xvfb-run was not found at configure time.
+// --seconds; and without a server it must fail with the connect error. Reported as skipped
+// (exit code 77, ctest SKIP_RETURN_CODE) when xvfb-run was not found at configure time.
 #include <doctest/doctest.h>
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <string>
@@ -15,15 +17,42 @@
 namespace {
 using namespace std::chrono_literals;
 namespace st = swarmfield::testing;
-}  // namespace
-
-TEST_CASE("windowed viewer under xvfb-run renders frames from a live server") {
+/// The xvfb-run found at configure time; without it the whole executable exits with
+/// kSkipReturnCode, which ctest reports as skipped (SKIP_RETURN_CODE), never as passed.
+constexpr int kSkipReturnCode = 77;
+std::string require_xvfb_run() {
   const std::string xvfb_run = SWARMFIELD_XVFB_RUN;
   if (xvfb_run.empty() || !std::filesystem::exists(xvfb_run)) {
-    MESSAGE("xvfb-run not found (install the xvfb package and re-run cmake): windowed viewer test skipped");
-    std::cout << "viewer_xvfb: SKIPPED, xvfb-run not found\n";
-    return;
+    std::cout << "viewer_xvfb: SKIPPED, xvfb-run not found (install the xvfb package and re-run cmake)" << std::endl;
+    std::exit(kSkipReturnCode);
   }
+  return xvfb_run;
+}
+
+}  // namespace
+
+TEST_CASE("windowed viewer under xvfb-run with no server fails with the connect error") {
+  const std::string xvfb_run = require_xvfb_run();
+  const std::filesystem::path run_dir = st::make_run_dir("viewer_xvfb_noserver");
+  // Port 1 on 127.0.0.1: nothing listens there (privileged, never bound by tests).
+  st::Subprocess viewer({xvfb_run, "-a", st::program_path("swarmfield-viewer"), "--host", "127.0.0.1", "--port", "1",
+                         "--seconds", "2"},
+                        (run_dir / "viewer.log").string());
+  REQUIRE_MESSAGE(viewer.started(), "could not start " << viewer.command_line());
+  auto status = viewer.wait_for(30000ms);
+  if (!status) {
+    viewer.signal(SIGTERM);
+    status = viewer.wait_for(3000ms);
+  }
+  INFO(viewer.log_tail(40));
+  REQUIRE(status.has_value());
+  CHECK(*status == 1);
+  CHECK(viewer.log().find("error: could not connect to 127.0.0.1:1") != std::string::npos);
+  CHECK(viewer.log().find("viewer: connected=0") != std::string::npos);
+}
+
+TEST_CASE("windowed viewer under xvfb-run renders frames from a live server") {
+  const std::string xvfb_run = require_xvfb_run();
   const std::filesystem::path run_dir = st::make_run_dir("viewer_xvfb");
   const std::filesystem::path map_path = st::maps_dir() / "street" / "Boston_0_512.map";
   REQUIRE_MESSAGE(std::filesystem::exists(map_path), "map not found: " << map_path << " (set SWARMFIELD_MAPS_DIR)");

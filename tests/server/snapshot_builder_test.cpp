@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "swarmfield/server/snapshot_builder.hpp"
-#include "swarmfield/sim/city_generator.hpp"
+#include "swarmfield/sim/map/city_generator.hpp"
 
 using namespace swarmfield;
 using server::AgentArrays;

@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
 #include "swarmfield/server/spawn_point.hpp"
-#include "swarmfield/sim/map_parse.hpp"
+#include "swarmfield/sim/map/map_parse.hpp"
 
 using namespace swarmfield;
 

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "swarm_test_support.hpp"
-#include "swarmfield/sim/city_generator.hpp"
+#include "swarmfield/sim/map/city_generator.hpp"
 
 using namespace swarmfield::sim;
 using namespace swarmfield::sim::test;

@@ -1,7 +1,7 @@
 #include "swarmfield/server/map_source.hpp"
 
 #include "swarmfield/io/map_file.hpp"
-#include "swarmfield/sim/city_generator.hpp"
+#include "swarmfield/sim/map/city_generator.hpp"
 
 namespace swarmfield::server {
 

@@ -17,12 +17,12 @@
 #include <string_view>
 #include <vector>
 
-#include "../swarm_test_support.hpp"
-#include "swarmfield/sim/flow_field.hpp"
-#include "swarmfield/sim/grid_map.hpp"
-#include "swarmfield/sim/integration_field.hpp"
-#include "swarmfield/sim/map_parse.hpp"
-#include "swarmfield/sim/swarm.hpp"
+#include "swarm_test_support.hpp"
+#include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/map/grid_map.hpp"
+#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/map/map_parse.hpp"
+#include "swarmfield/sim/crowd/swarm.hpp"
 #include "swarmfield/sim/vec2.hpp"
 
 namespace swarmfield::sim::scenario {

@@ -9,7 +9,7 @@
 
 #include "swarmfield/client/bot_script.hpp"
 #include "swarmfield/client/bot_steering.hpp"
-#include "swarmfield/sim/grid_map.hpp"
+#include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/vec2.hpp"
 
 namespace swarmfield::client {

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "swarmfield/protocol/messages.hpp"
-#include "swarmfield/sim/grid_map.hpp"
+#include "swarmfield/sim/map/grid_map.hpp"
 
 namespace asio {
 class io_context;

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "swarmfield/server/server_config.hpp"
-#include "swarmfield/sim/grid_map.hpp"
+#include "swarmfield/sim/map/grid_map.hpp"
 
 namespace swarmfield::server {
 

@@ -7,7 +7,7 @@
 
 #include "swarmfield/protocol/messages.hpp"
 #include "swarmfield/server/tcp_session.hpp"
-#include "swarmfield/sim/grid_map.hpp"
+#include "swarmfield/sim/map/grid_map.hpp"
 
 namespace swarmfield::server {
 

@@ -1,6 +1,6 @@
 #pragma once
 // Where players appear: the walkable cell closest to the map centre.
-#include "swarmfield/sim/grid_map.hpp"
+#include "swarmfield/sim/map/grid_map.hpp"
 
 namespace swarmfield::server {
 

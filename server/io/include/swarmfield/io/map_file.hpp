@@ -2,8 +2,8 @@
 // Reading map files from disk into a GridMap (the sim library parses; this reads the bytes).
 #include <string>
 
-#include "swarmfield/sim/grid_map.hpp"
-#include "swarmfield/sim/map_parse.hpp"
+#include "swarmfield/sim/map/grid_map.hpp"
+#include "swarmfield/sim/map/map_parse.hpp"
 
 namespace swarmfield::io {
 

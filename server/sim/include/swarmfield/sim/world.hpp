@@ -7,9 +7,9 @@
 #include <span>
 #include <vector>
 
-#include "swarmfield/sim/grid_map.hpp"
-#include "swarmfield/sim/navigation_fields.hpp"
-#include "swarmfield/sim/swarm.hpp"
+#include "swarmfield/sim/map/grid_map.hpp"
+#include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/crowd/swarm.hpp"
 #include "swarmfield/sim/vec2.hpp"
 #include "swarmfield/sim/worker_pool.hpp"
 

@@ -1,0 +1,193 @@
+#pragma once
+// The enemy swarm: structure-of-arrays agent state and the per-tick steering step.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/map/grid_map.hpp"
+#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/crowd/spatial_hash.hpp"
+#include "swarmfield/sim/vec2.hpp"
+#include "swarmfield/sim/worker_pool.hpp"
+
+namespace swarmfield::sim {
+
+/// Tuning of the swarm. Lengths in world units, speeds in world units per second, angles in
+/// radians.
+struct SwarmParams {
+  float radius = 0.35f;                 ///< agent disc radius
+  float max_speed = 3.0f;               ///< top speed along the flow
+  float separation_radius = 0.9f;       ///< R of the separation kernel (>= 2*radius)
+  float flow_weight = 1.0f;             ///< w_flow
+  float obstacle_max_force = 2.0f;      ///< clamp of the summed obstacle force
+  /// World units of correction per unit separation, per tick. Gentle, because the separation
+  /// kernel reaches past contact (R > 2 * radius) and would keep agents at rest in a queue
+  /// rocking against the free path; enough to spread a crowd across a street.
+  float overlap_stiffness = 0.1f;
+  float max_turn_rate = 8.0f;           ///< heading change per second
+  /// Fraction of a disc overlap (2 * radius - d) removed per tick, each agent of the pair
+  /// moving half; summed over touching neighbours and added to the overlap correction. The
+  /// kernel's mean alone cannot pull apart agents stacked inside a crowd (see swarm.cpp).
+  /// Below 1: every agent moves at once (Jacobi), and at 1 a pressed row of agents swaps its
+  /// overlaps back and forth every tick without ever settling (the undamped alternating mode
+  /// of Jacobi relaxation; crowd scenario C4).
+  float contact_stiffness = 0.7f;
+  /// Route commitment: an agent moving at least this fraction of max_speed keeps its direction
+  /// when the flow flips behind it, as long as its own cell's arrow or a cell ahead still leads
+  /// downhill in the integration field (no dithering between equal routes, C5; needs the
+  /// integration overload of step()). 0 turns it off.
+  float commit_min_speed = 0.25f;
+  /// Free path: an agent moves along its path (steering after wall sliding) only part of the
+  /// way to where its disc would touch an agent ahead, so a queue comes to rest instead of
+  /// pressing and jittering (C4). Converging agents take turns: the one nearer the goal (then
+  /// the lower id) goes first, the other also keeps clear of one diameter of the first's path.
+  bool yield_to_agents_ahead = true;
+  /// Fraction of the free path taken per tick (0..1); below 1 a follower eases up to the one
+  /// ahead instead of closing the gap in one tick.
+  float yield_fraction = 1.0f;
+  /// An agent already overlapping the agent ahead by more than this fraction of a diameter
+  /// ignores the free path and pushes on: a jammed crowd (a packed spawn, a mob at a door)
+  /// clears only under pressure (C8); the contact term bounds the overlap.
+  float press_overlap = 0.08f;
+  /// Agents per chunk when step() runs over a WorkerPool (0: the default). Only a tuning knob:
+  /// no agent's result depends on it or on the thread count (tests use small chunks to split
+  /// small scenes over threads).
+  std::uint32_t parallel_chunk_agents = 512;
+};
+
+/// A static round obstacle (prop), in world units.
+struct Obstacle {
+  Vec2 center;
+  float radius = 0.5f;
+};
+
+/// Agent state as parallel arrays; index i is one agent. `ids` are unique, assigned in spawn
+/// order, never reused. Capacity is reserved up front; step() allocates nothing once warm.
+/// step() reorders the agents into spatial (hash cell) order for cache locality, so an index
+/// is valid only until the next step(): follow an agent across steps by its id (index_of()).
+class Swarm {
+ public:
+  Swarm() = default;
+  Swarm(const SwarmParams& params, std::size_t capacity);
+
+  /// Adds an agent at `p` (world units) with heading `heading` (radians). Returns its id, or
+  /// kInvalidAgent when the swarm is at capacity.
+  static constexpr std::uint32_t kInvalidAgent = 0xFFFFFFFFu;
+  std::uint32_t add(Vec2 p, float heading = 0.0f);
+  /// Removes every agent (ids keep counting up).
+  void clear() noexcept;
+
+  /// Configures the neighbour hash and the static obstacle hash for a map. Call once after
+  /// the map is known (and again if obstacles change).
+  void set_environment(const GridMap& map, std::span<const Obstacle> obstacles);
+
+  /// One fixed step of `dt` seconds, in phases: repair (agents inside a blocked cell or at a
+  /// non-finite position move to the nearest walkable cell) -> rebuild hash (and reorder) ->
+  /// steering (smoothed flow, route commitment, obstacle force; the path a full step would
+  /// take after wall sliding) -> gather neighbours (separation: mean kernel of SPEC; plus a
+  /// contact term, see contact_stiffness; the free path, see yield_to_agents_ahead) ->
+  /// integrate: the overlap correction slid along walls, then the flow move slid along walls and
+  /// round door posts -> heading. Speed budget: an agent moves at most max_speed * dt per step
+  /// (the correction spends the budget first, as far as walls let it move, the flow move gets
+  /// the rest up to the free path), except when repaired. Agents stacked on the bit-identical
+  /// same point spread by id onto a golden-angle (Vogel) disc that grows by max_speed * dt per
+  /// tick until its tightest spacing is one diameter (C3). No agent ends the step inside a
+  /// blocked cell. Each agent's new state depends only on the previous arrays and on earlier
+  /// phases' completed outputs, never on another agent's new state, so the phases run over
+  /// `pool` (null: on the calling thread) in fixed chunks of agents and the result is bit-for-bit
+  /// the same for any thread count. `dt` <= 0 or non-finite: no-op. Without an integration
+  /// field a walkable cell whose flow is kNone cannot be told apart from a goal, so agents there
+  /// hold (use the overload below), and there is no route commitment. The pool must not be
+  /// running another loop during the call (it is not reentrant).
+  void step(const GridMap& map, const FlowField& flow, float dt, WorkerPool* pool = nullptr);
+  /// As above, and an agent on a walkable cell that `integration` marks unreachable (no goal
+  /// can reach it) steers to the nearest reachable cell within kEscapeSearchCells cells, or
+  /// holds (no flow move, heading kept; the overlap correction still applies) when there is
+  /// none. Agents on a goal cell (reachable, flow kNone) hold the same way.
+  void step(const GridMap& map, const FlowField& flow, const IntegrationField& integration, float dt,
+            WorkerPool* pool = nullptr);
+  /// How far (cells, Chebyshev) an agent on an unreachable cell looks for a reachable one.
+  static constexpr std::int32_t kEscapeSearchCells = 2;
+
+  [[nodiscard]] std::size_t size() const noexcept { return ids_.size(); }
+  [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
+  [[nodiscard]] const SwarmParams& params() const noexcept { return params_; }
+  [[nodiscard]] std::span<const std::uint32_t> ids() const noexcept { return ids_; }
+  [[nodiscard]] std::span<const float> xs() const noexcept { return xs_; }
+  [[nodiscard]] std::span<const float> ys() const noexcept { return ys_; }
+  [[nodiscard]] std::span<const float> vxs() const noexcept { return vxs_; }  ///< last tick's velocity
+  [[nodiscard]] std::span<const float> vys() const noexcept { return vys_; }
+  [[nodiscard]] std::span<const float> headings() const noexcept { return headings_; }
+  /// The neighbour hash as of the start of the last step (positions before that step).
+  [[nodiscard]] const SpatialHash& hash() const noexcept { return hash_; }
+  /// Index of the agent with `id`, or kNoIndex. Linear scan (tests, tools; not per tick).
+  static constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
+  [[nodiscard]] std::size_t index_of(std::uint32_t id) const noexcept;
+  /// Direct position write (tests, teleports); the next step() repairs invalid positions.
+  void set_position(std::size_t index, Vec2 p) noexcept {
+    xs_[index] = p.x;
+    ys_[index] = p.y;
+    needs_repair_ = true;
+  }
+
+ private:
+  void step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration, float dt,
+                 WorkerPool* pool);
+  bool refresh_map_cache(const GridMap& map);  // true when the map changed
+  void configure_hashes(const GridMap& map);
+
+  SwarmParams params_;
+  std::size_t capacity_ = 0;
+  std::uint32_t next_id_ = 0;
+  std::vector<std::uint32_t> ids_;
+  std::vector<float> xs_, ys_, vxs_, vys_, headings_;
+  // Per-tick scratch indexed by hash slot (cell-sorted order), not by agent index.
+  std::vector<float> steer_x_, steer_y_;  // unit steering direction (or 0)
+  std::vector<float> next_xs_, next_ys_;  // positions being written this tick (swapped in)
+  std::vector<std::uint32_t> perm_ids_;   // reorder scratch (swapped in)
+  std::vector<float> perm_headings_;
+  std::vector<std::uint8_t> burst_ticks_, perm_burst_;  // ticks spent bursting out of a stack (0 = not)
+  std::vector<float> perm_vxs_, perm_vys_;
+  std::vector<std::uint32_t> prio_;  // per slot: integration value of the agent's cell (right of way)
+  std::vector<float> path_x_, path_y_;  // per slot: displacement of a unit move after wall sliding
+  std::vector<std::uint8_t> open_here_;  // per slot: 1 when the agent's cell is open (see open_cells_) and moves are small
+  // Per map cell: 1 when the cell and its 8 neighbours are walkable, so a short move from it
+  // cannot touch a wall (the fast path of wall sliding). Keyed by the map it was built from.
+  std::vector<std::uint8_t> open_cells_;
+  const std::uint8_t* open_source_ = nullptr;
+  std::int32_t open_width_ = -1, open_height_ = -1;
+  std::uint32_t open_revision_ = 0;
+  float env_world_width_ = -1.0f, env_world_height_ = -1.0f;
+  bool needs_repair_ = true;   // positions may be invalid (added, set, or the map changed)
+  bool has_invalid_ = false;   // repair found no walkable cell for some agent
+  std::vector<Obstacle> obstacles_;
+  SpatialHash hash_;
+  SpatialHash obstacle_hash_;
+  std::vector<float> obstacle_xs_, obstacle_ys_;
+};
+
+/// Moves a disc of `radius` (world units) from `from` by `move`, one axis at a time (x then y),
+/// stopping each axis where the disc's bounding square would enter a blocked (or out-of-map)
+/// cell, and pushing it out when it already overlaps one: the result keeps the centre at least
+/// `radius` (clamped to [0.001, 0.49] cell) from every blocked cell in the rows/columns it
+/// spans, never crosses a diagonal wall corner, and lies in a walkable cell whenever `from`
+/// does. Precondition for that guarantee: `from` is in a walkable cell (see move_out_of_walls).
+[[nodiscard]] Vec2 slide_along_walls(const GridMap& map, Vec2 from, Vec2 move, float radius) noexcept;
+
+/// After wall sliding took a move from `p0` only to `p1`: when an axis was stopped by a wall
+/// cell that only the disc's edge overlaps (a door post; the cell straight ahead of the centre
+/// is free), moves the disc sideways toward the opening by up to what that axis lost, keeping
+/// the total displacement from `p0` within `budget` (world units). Otherwise returns `p1`.
+/// Same wall guarantees as slide_along_walls.
+[[nodiscard]] Vec2 slide_round_corner(const GridMap& map, Vec2 p0, Vec2 p1, Vec2 move, float budget,
+                                      float radius) noexcept;
+
+/// The point nearest to `p` whose disc of `radius` lies inside one walkable cell: `p` clamped
+/// into the nearest walkable cell (Euclidean distance to the cell's square, ties to the first
+/// in ring-scan order) shrunk by `radius`. A non-finite `p` is treated as the map centre and a
+/// point off the map is first clamped onto its rectangle. Returns `p` unchanged (after those
+/// substitutions) if the map has no walkable cell.
+[[nodiscard]] Vec2 move_out_of_walls(const GridMap& map, Vec2 p, float radius) noexcept;
+
+}  // namespace swarmfield::sim

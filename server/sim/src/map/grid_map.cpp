@@ -1,0 +1,61 @@
+// GridMap: the per-cell cost field and world <-> cell conversion.
+#include "swarmfield/sim/map/grid_map.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+namespace swarmfield::sim {
+
+namespace {
+// Keeps floor() results inside int32 so the cast below is defined; anything this far out is
+// out of bounds anyway (maps are at most a few thousand cells wide).
+constexpr double kCoordLimit = 1.0e9;
+
+std::int32_t floor_to_cell(float world, float cell_size) noexcept {
+  const double c = std::floor(static_cast<double>(world) / static_cast<double>(cell_size));
+  if (!(c > -kCoordLimit)) return static_cast<std::int32_t>(-kCoordLimit);  // also NaN
+  if (c > kCoordLimit) return static_cast<std::int32_t>(kCoordLimit);
+  return static_cast<std::int32_t>(c);
+}
+}  // namespace
+
+GridMap::GridMap(std::int32_t width, std::int32_t height, std::uint8_t fill, float cell_size)
+    : width_(std::max<std::int32_t>(width, 0)),
+      height_(std::max<std::int32_t>(height, 0)),
+      // A non-positive or non-finite cell size would make world_to_cell meaningless.
+      cell_size_(std::isfinite(cell_size) && cell_size > 0.0f ? cell_size : 1.0f),
+      costs_(static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_), fill) {}
+
+GridMap GridMap::from_costs(std::int32_t width, std::int32_t height, std::vector<std::uint8_t> costs,
+                           float cell_size) {
+  GridMap map(0, 0, kDefaultCost, cell_size);
+  map.width_ = std::max<std::int32_t>(width, 0);
+  map.height_ = std::max<std::int32_t>(height, 0);
+  map.costs_ = std::move(costs);
+  map.costs_.resize(static_cast<std::size_t>(map.width_) * static_cast<std::size_t>(map.height_), kBlockedCost);
+  return map;
+}
+
+void GridMap::set_cost(std::int32_t x, std::int32_t y, std::uint8_t cost) noexcept {
+  if (!in_bounds(x, y)) return;
+  std::uint8_t& c = costs_[index(x, y)];
+  if (c == cost) return;
+  c = cost;
+  ++revision_;
+}
+
+CellCoord GridMap::world_to_cell(Vec2 p) const noexcept {
+  return {floor_to_cell(p.x, cell_size_), floor_to_cell(p.y, cell_size_)};
+}
+
+Vec2 GridMap::cell_center(CellCoord c) const noexcept {
+  return {(static_cast<float>(c.x) + 0.5f) * cell_size_, (static_cast<float>(c.y) + 0.5f) * cell_size_};
+}
+
+std::size_t GridMap::walkable_count() const noexcept {
+  return static_cast<std::size_t>(
+      std::count_if(costs_.begin(), costs_.end(), [](std::uint8_t c) { return c != kBlockedCost; }));
+}
+
+}  // namespace swarmfield::sim

@@ -1,0 +1,65 @@
+// GridMap: construction, costs, revision, world <-> cell conversion.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "swarmfield/sim/map/grid_map.hpp"
+
+using namespace swarmfield::sim;
+
+TEST_CASE("grid map: size, fill, out-of-bounds reads as blocked") {
+  const GridMap m(4, 3, 7);
+  CHECK(m.width() == 4);
+  CHECK(m.height() == 3);
+  CHECK(m.cell_count() == 12);
+  CHECK(m.cost(3, 2) == 7);
+  CHECK(m.cost(-1, 0) == kBlockedCost);
+  CHECK(m.cost(4, 0) == kBlockedCost);
+  CHECK(m.cost(0, 3) == kBlockedCost);
+  CHECK_FALSE(m.walkable(0, -1));
+  CHECK(m.walkable_count() == 12);
+  const GridMap negative(-5, 2);
+  CHECK(negative.cell_count() == 0);
+}
+
+TEST_CASE("grid map: set_cost bumps the revision only on a change") {
+  GridMap m(3, 3);
+  const auto r0 = m.revision();
+  m.set_cost(1, 1, kDefaultCost);  // same value
+  CHECK(m.revision() == r0);
+  m.set_cost(1, 1, kBlockedCost);
+  CHECK(m.revision() == r0 + 1);
+  CHECK_FALSE(m.walkable(1, 1));
+  CHECK(m.walkable_count() == 8);
+  m.set_cost(5, 5, kBlockedCost);  // out of bounds: ignored
+  CHECK(m.revision() == r0 + 1);
+}
+
+TEST_CASE("grid map: from_costs keeps the given cells and pads missing ones as blocked") {
+  const GridMap m = GridMap::from_costs(2, 2, {1, 2, 3});
+  CHECK(m.cost(0, 0) == 1);
+  CHECK(m.cost(1, 0) == 2);
+  CHECK(m.cost(0, 1) == 3);
+  CHECK(m.cost(1, 1) == kBlockedCost);
+  CHECK(m.revision() == 0);
+}
+
+TEST_CASE("grid map: world_to_cell floors, negatives included; cell_center is the middle") {
+  const GridMap m(10, 10, kDefaultCost, 2.0f);
+  CHECK(m.world_to_cell({0.0f, 0.0f}) == CellCoord{0, 0});
+  CHECK(m.world_to_cell({1.99f, 2.0f}) == CellCoord{0, 1});
+  CHECK(m.world_to_cell({-0.01f, -2.0f}) == CellCoord{-1, -1});
+  CHECK(m.world_to_cell({-2.01f, 0.0f}) == CellCoord{-2, 0});
+  const Vec2 c = m.cell_center({3, 4});
+  CHECK(c.x == doctest::Approx(7.0f));
+  CHECK(c.y == doctest::Approx(9.0f));
+  CHECK(m.world_to_cell(c) == CellCoord{3, 4});
+  // Non-finite and huge positions land off the map, never UB.
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  CHECK_FALSE(m.in_bounds(m.world_to_cell({nan, 1.0f}).x, m.world_to_cell({nan, 1.0f}).y));
+  CHECK_FALSE(m.walkable_at({1e30f, 1.0f}));
+  CHECK_FALSE(m.walkable_at({-std::numeric_limits<float>::infinity(), 1.0f}));
+  const GridMap bad(2, 2, kDefaultCost, -1.0f);
+  CHECK(bad.cell_size() == 1.0f);
+}
