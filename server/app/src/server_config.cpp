@@ -1,5 +1,7 @@
 #include "swarmfield/server/server_config.hpp"
 
+#include <arpa/inet.h>
+
 #include <CLI/CLI.hpp>
 #include <toml++/toml.h>
 
@@ -101,6 +103,11 @@ bool read_text_file(const std::string& path, std::string& out) {
 
 using swarmfield::cli::strict_values;
 
+bool is_ip_literal(const std::string& text) {
+  unsigned char buffer[sizeof(in6_addr)];
+  return inet_pton(AF_INET, text.c_str(), buffer) == 1 || inet_pton(AF_INET6, text.c_str(), buffer) == 1;
+}
+
 ConfigParseResult fail(std::string message) {
   ConfigParseResult r;
   r.action = ConfigParseResult::Action::kExit;
@@ -116,6 +123,13 @@ std::string validate_config(const ServerConfig& c) {
     if (v >= lo && v <= hi) return {};
     std::ostringstream ss;
     ss << key << " must be in " << lo << ".." << hi << " (got " << v << ")";
+    return ss.str();
+  };
+  // Seconds: finite and within [lo, hi] (NaN fails every comparison, so it is refused too).
+  auto seconds_range = [](std::string_view key, double v, double lo, double hi) -> std::string {
+    if (std::isfinite(v) && v >= lo && v <= hi) return {};
+    std::ostringstream ss;
+    ss << key << " must be in " << lo << ".." << hi << " seconds (got " << v << ")";
     return ss.str();
   };
   std::string e;
@@ -155,9 +169,15 @@ std::string validate_config(const ServerConfig& c) {
     return ss.str();
   }
   if (!(e = range("--slow-tick-ms", c.slow_tick_ms, 0, 1000)).empty()) return e + " (0 = off)";
-  if (!(std::isfinite(c.status_interval_s) && c.status_interval_s > 0.0))
-    return "--status-interval must be > 0 seconds";
-  if (c.bind.empty()) return "--bind must be an IP address such as 0.0.0.0 or 127.0.0.1";
+  if (!(e = seconds_range("--status-interval", c.status_interval_s, kMinStatusInterval, kMaxStatusInterval)).empty())
+    return e;
+  if (!is_ip_literal(c.bind)) return "--bind must be an IP address such as 0.0.0.0 or 127.0.0.1 (got '" + c.bind + "')";
+  if (!(e = range("--max-connections-per-address", c.max_connections_per_address, 1, 65535)).empty()) return e;
+  if (!(e = seconds_range("--hello-timeout", c.hello_timeout_s, 0.1, 600.0)).empty()) return e;
+  if (!(e = seconds_range("--idle-timeout", c.idle_timeout_s, 1.0, 3600.0)).empty()) return e;
+  if (!(e = seconds_range("--frame-timeout", c.frame_timeout_s, 0.1, 600.0)).empty()) return e;
+  if (!(e = seconds_range("--ack-timeout", c.ack_timeout_s, 0.1, 600.0)).empty()) return e;
+  if (!(e = range("--udp-receive-buffer-kb", c.udp_receive_buffer_kb, 64, 1048576)).empty()) return e;
   if (std::find(kLogLevels.begin(), kLogLevels.end(), c.log_level) == kLogLevels.end())
     return "--log-level must be one of trace, debug, info, warn, error, critical, off (got '" + c.log_level + "')";
   return {};
@@ -215,6 +235,18 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
   auto* slow_tick_opt = add("--slow-tick-ms", c.slow_tick_ms,
                                        "Testing aid: every tick also sleeps this long, ms (0..1000), to reproduce an overloaded server; 0 = off")
                            ->type_name("MS");
+  auto* per_address_opt = add("--max-connections-per-address", c.max_connections_per_address,
+                              "TCP connections from one IP address at once (1..65535)")->type_name("N");
+  auto* hello_timeout_opt = add("--hello-timeout", c.hello_timeout_s,
+                                "A new connection must send Hello within this many seconds (0.1..600)")->type_name("SECONDS");
+  auto* idle_timeout_opt = add("--idle-timeout", c.idle_timeout_s,
+                               "Close a client that sends nothing valid (TCP or UDP) this long (1..3600)")->type_name("SECONDS");
+  auto* frame_timeout_opt = add("--frame-timeout", c.frame_timeout_s,
+                                "A TCP frame once begun must be complete within this many seconds (0.1..600)")->type_name("SECONDS");
+  auto* ack_timeout_opt = add("--ack-timeout", c.ack_timeout_s,
+                              "Stop streaming UDP to a client whose acks stop this long; TCP takes over (0.1..600)")->type_name("SECONDS");
+  auto* rcvbuf_opt = add("--udp-receive-buffer-kb", c.udp_receive_buffer_kb,
+                         "Kernel receive buffer asked for the UDP socket, KiB (64..1048576); the effective size is logged")->type_name("KIB");
   add("--config", c.config_path, "TOML file with the same keys as the flags (e.g. tick-hz = 60); flags win")->type_name("FILE");
 
   try {
@@ -274,6 +306,12 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
         {"threads", threads_opt, int_setter(t.threads)},
         {"player-speed", speed_opt, number_setter(t.player_speed, "a number of world units per second")},
         {"slow-tick-ms", slow_tick_opt, int_setter(t.slow_tick_ms)},
+        {"max-connections-per-address", per_address_opt, int_setter(t.max_connections_per_address)},
+        {"hello-timeout", hello_timeout_opt, seconds_setter(t.hello_timeout_s)},
+        {"idle-timeout", idle_timeout_opt, seconds_setter(t.idle_timeout_s)},
+        {"frame-timeout", frame_timeout_opt, seconds_setter(t.frame_timeout_s)},
+        {"ack-timeout", ack_timeout_opt, seconds_setter(t.ack_timeout_s)},
+        {"udp-receive-buffer-kb", rcvbuf_opt, int_setter(t.udp_receive_buffer_kb)},
       };
     };
     ServerConfig file_only;
