@@ -461,3 +461,21 @@ TEST_CASE("server_config: connection-security settings are range-checked, in fla
   TempToml bad_file("ack-timeout = 0\n");
   CHECK(is_error(parse({"--config", bad_file.path})));
 }
+
+TEST_CASE("server_config: non-ASCII outside strings and comments is refused before toml++ sees it") {
+  // Found by fuzz_config: toml++ 3.3 reaches __builtin_unreachable() on most characters in
+  // U+00A1..U+0499 where whitespace may appear (here a 'ŵ' in a key).
+  TempToml crash("\nst =  \"12A.0.0.1\"\nl\xC5\xB5og-format = -\"json\"\n");
+  const auto r = parse({"--config", crash.path});
+  INFO(r.output);
+  CHECK(is_error(r));
+  CHECK(r.output.find(":3: a non-ASCII character outside a string or comment") != std::string::npos);
+  // In strings (every kind) and comments it is fine.
+  TempToml ok("# caf\xC3\xA9\nmap = \"caf\xC3\xA9.map\"\n"
+              "log-level = 'info' # \xC5\xB5\n"
+              "log-format = \"\"\"text\"\"\"\n");
+  const auto accepted = parse({"--config", ok.path});
+  INFO(accepted.output);
+  REQUIRE(is_run(accepted));
+  CHECK(accepted.config.map_path == "caf\xC3\xA9.map");
+}

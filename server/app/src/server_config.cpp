@@ -103,6 +103,44 @@ bool read_text_file(const std::string& path, std::string& out) {
 
 using swarmfield::cli::strict_values;
 
+// The 1-based line of the first byte >= 0x80 outside a string or comment, 0 if none.
+// toml++ 3.3 (Debian 12) decides whether such a character is whitespace with a table that
+// reaches __builtin_unreachable() for most of U+00A1..U+0499 (found by fuzzing: a 'ŵ' in a key
+// is undefined behaviour). TOML 1.0 allows non-ASCII only in strings and comments anyway, so
+// such text is refused before toml++ sees it.
+int non_ascii_outside_strings(std::string_view t) {
+  int line = 1;
+  std::size_t i = 0;
+  const auto starts = [&](std::string_view what) { return t.substr(i, what.size()) == what; };
+  while (i < t.size()) {
+    const char c = t[i];
+    if (c == '\n') {
+      ++line;
+      ++i;
+    } else if (c == '#') {
+      while (i < t.size() && t[i] != '\n') ++i;
+    } else if (starts(R"(""")") || starts("'''")) {
+      const std::string_view close = t.substr(i, 3);
+      const bool escapes = c == '"';
+      i += 3;
+      while (i < t.size() && !starts(close)) {
+        if (t[i] == '\n') ++line;
+        i += (escapes && t[i] == '\\') ? 2 : 1;
+      }
+      i += 3;
+    } else if (c == '"' || c == '\'') {
+      ++i;
+      while (i < t.size() && t[i] != c && t[i] != '\n') i += (c == '"' && t[i] == '\\') ? 2 : 1;
+      ++i;
+    } else if (static_cast<unsigned char>(c) >= 0x80) {
+      return line;
+    } else {
+      ++i;
+    }
+  }
+  return 0;
+}
+
 bool is_ip_literal(const std::string& text) {
   unsigned char buffer[sizeof(in6_addr)];
   return inet_pton(AF_INET, text.c_str(), buffer) == 1 || inet_pton(AF_INET6, text.c_str(), buffer) == 1;
@@ -267,6 +305,10 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
       return fail("error: --config '" + c.config_path + "' is a directory, not a TOML file");
     if (!read_text_file(c.config_path, text))
       return fail("error: can not read config file '" + c.config_path + "'");
+    if (const int line = non_ascii_outside_strings(text); line != 0) {
+      return fail("error: config " + c.config_path + ":" + std::to_string(line) +
+                  ": a non-ASCII character outside a string or comment (TOML keys are ASCII)");
+    }
     toml::table table;
     try {
       table = toml::parse(text, c.config_path);
