@@ -1,0 +1,142 @@
+#pragma once
+// The delta snapshot codec: byte buffers in and out, no sockets, no clocks. A snapshot turns the
+// client's baseline frame (the newest one it acknowledged, or the empty frame) into the next
+// frame: agents removed, agents kept (updated with new values, or left as they were), agents
+// added, all by merging two id-sorted lists, as Quake III's SV_EmitPacketEntities merges the old
+// and new entity lists. Updated agents send only what the velocity predictor got wrong
+// (agent_prediction.hpp), entropy-coded with rANS (rans_coder.hpp) under a context of the
+// agent's speed. The wire layout is in protocol/SNAPSHOTS.md.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "swarmfield/protocol/agent_frame.hpp"
+#include "swarmfield/protocol/agent_prediction.hpp"
+#include "swarmfield/protocol/bit_stream.hpp"
+#include "swarmfield/protocol/density_grid.hpp"
+#include "swarmfield/protocol/messages.hpp"
+#include "swarmfield/protocol/rans_coder.hpp"
+
+namespace swarmfield::protocol {
+
+/// First byte of every delta snapshot payload (format 1).
+inline constexpr std::uint8_t kSnapshotFormat = 0xD1;
+/// Fixed bytes before the players: format, flags, sequence, tick, baseline distance, echo time,
+/// total agents, rebuilds, player count.
+inline constexpr std::size_t kSnapshotHeaderBytes = 32;
+inline constexpr std::size_t kSnapshotPlayerBytes = 16;
+
+/// What a snapshot says besides the agents.
+struct SnapshotHeader {
+  std::uint32_t sequence = 0;           ///< per client, from 1, +1 per snapshot sent
+  std::uint32_t tick = 0;               ///< world tick
+  std::uint32_t baseline_distance = 0;  ///< 0 = full (empty baseline), else the baseline is sequence - this (<= 32)
+  bool predicted = true;                ///< residuals against the velocity predictor (else against the baseline)
+  std::uint64_t echo_client_time_us = 0;
+  std::uint32_t total_agents = 0;       ///< in the world
+  std::uint64_t rebuilds = 0;
+  std::vector<PlayerState> players;     ///< <= kMaxPlayersPerSnapshot, positions in world units
+
+  friend bool operator==(const SnapshotHeader&, const SnapshotHeader&) = default;
+};
+
+/// The agents the server wants the client to have after this snapshot, sorted by id (strictly
+/// increasing), quantized (agent_frame.hpp), with a send flag each: 1 = send its current values
+/// (update or add), 0 = leave it as the baseline has it (or, if the baseline lacks it, do not add
+/// it yet). Baseline agents missing here are removed.
+struct AgentCandidates {
+  std::vector<std::uint32_t> ids;
+  std::vector<std::uint32_t> xs;
+  std::vector<std::uint32_t> ys;
+  std::vector<std::uint8_t> headings;
+  std::vector<std::uint8_t> kinds;
+  std::vector<std::uint8_t> send;
+
+  [[nodiscard]] std::size_t size() const noexcept { return ids.size(); }
+  void clear() noexcept;
+  void resize(std::size_t n);
+};
+
+/// Counts of what one encode did (for budgets, summaries and benchmarks).
+struct SnapshotEncodeStats {
+  std::size_t removed = 0;
+  std::size_t updated = 0;   ///< kept agents sent with new values
+  std::size_t stale = 0;     ///< kept agents left as the baseline had them
+  std::size_t added = 0;
+  std::size_t moving = 0;    ///< updated agents whose position or heading changed
+  std::size_t header_bytes = 0;
+  std::size_t bit_bytes = 0;   ///< structure, tables, escapes, grid
+  std::size_t rans_bytes = 0;  ///< residual symbols
+  std::size_t grid_bits = 0;
+};
+
+/// Encodes snapshots; holds scratch memory reused across calls (one per thread).
+class SnapshotEncoder {
+ public:
+  /// Encodes `header` and the step from `baseline` (AgentFrameView::empty() for a full snapshot;
+  /// otherwise its sequence must be header.sequence - header.baseline_distance) to the frame
+  /// described by `candidates` and `grid` (the untracked agents' density; empty = none).
+  /// Writes the payload into `payload` and the resulting frame (what the client will hold) into
+  /// `frame`. Candidates must be sorted by id with coordinates <= kPositionMax and at most
+  /// kMaxFrameAgents agents may result; players beyond kMaxPlayersPerSnapshot are dropped.
+  /// Returns false (nothing usable written) if the inputs break these rules.
+  bool encode(const SnapshotHeader& header, const AgentFrameView& baseline, const AgentCandidates& candidates,
+              const DensityGrid& grid, std::vector<std::uint8_t>& payload, AgentFrame& frame);
+  [[nodiscard]] const SnapshotEncodeStats& stats() const noexcept { return stats_; }
+
+ private:
+  struct Escape {
+    std::uint32_t value;
+    std::uint8_t kind;  // 0: signed EG2 residual, 1: raw 8-bit heading
+  };
+  SnapshotEncodeStats stats_;
+  BitWriter bits_;
+  RansEncoder rans_;
+  std::vector<std::uint32_t> removed_;    // baseline indices
+  std::vector<std::uint32_t> runs_;       // alternating updated / stale runs over kept agents
+  std::vector<std::uint32_t> added_;      // candidate indices
+  std::vector<std::uint32_t> kind_changes_;  // updated-agent index
+  std::vector<std::uint8_t> kind_values_;
+  std::vector<std::uint8_t> pos_symbols_, head_symbols_, contexts_;
+  std::vector<Escape> escapes_;
+  std::array<RansTable, kSpeedClasses> pos_tables_, head_tables_;
+};
+
+/// Fields read from a payload before decoding it, to find its baseline.
+struct SnapshotPrelude {
+  std::uint32_t sequence = 0;
+  std::uint32_t tick = 0;
+  std::uint32_t baseline_distance = 0;
+};
+
+/// Reads the fixed first bytes of a payload. False if it is too short or not a format-1
+/// snapshot, or the baseline distance exceeds kSnapshotHistorySize.
+[[nodiscard]] bool read_snapshot_prelude(std::span<const std::uint8_t> payload, SnapshotPrelude& out) noexcept;
+
+/// Decodes snapshots; holds scratch memory reused across calls.
+class SnapshotDecoder {
+ public:
+  /// Decodes `payload` against `baseline` (the frame of sequence - baseline_distance; the empty
+  /// view for a full snapshot) into `header` and `frame`. Every field is range-checked: false
+  /// with `error` (a short sentence) on a wrong baseline, counts or indices out of range, ids
+  /// not increasing or colliding with the baseline's, positions outside [0, kPositionMax],
+  /// more than kMaxFrameAgents agents, invalid tables, non-finite player positions, truncated
+  /// or trailing data. `frame` is unspecified after a failure.
+  bool decode(std::span<const std::uint8_t> payload, const AgentFrameView& baseline, SnapshotHeader& header,
+              AgentFrame& frame, std::string* error = nullptr);
+
+ private:
+  std::vector<std::uint32_t> removed_;
+  std::vector<std::uint8_t> kept_updated_;
+  std::vector<std::uint32_t> added_ids_, added_xs_, added_ys_;
+  std::vector<std::uint8_t> added_headings_, added_kinds_;
+  std::vector<std::uint32_t> kind_changes_;
+  std::vector<std::uint8_t> kind_values_;
+  std::array<RansTable, kSpeedClasses> pos_tables_, head_tables_;
+  std::array<bool, kSpeedClasses> have_table_{};
+};
+
+}  // namespace swarmfield::protocol

@@ -1,0 +1,60 @@
+#pragma once
+// The baseline frame the delta snapshot fuzzer decodes against, and a delta snapshot against it
+// for the seed corpus: both built the same way by the fuzzer and the corpus writer.
+#include <cstdint>
+#include <vector>
+
+#include "snapshot_test_support.hpp"
+#include "swarmfield/protocol/snapshot_codec.hpp"
+
+namespace swarmfield::protocol::test {
+
+inline constexpr std::uint32_t kFuzzBaselineTick = 1;
+
+/// The fuzzer's baseline: 300 synthetic agents (seed 1), a full snapshot at tick 1, sequence 1.
+inline AgentFrame fuzz_baseline_frame() {
+  SyntheticCrowd crowd(300, 1);
+  AgentCandidates c;
+  crowd.candidates(c);
+  SnapshotHeader h;
+  h.sequence = 1;
+  h.tick = kFuzzBaselineTick;
+  DensityGrid grid;
+  set_density_grid_geometry(grid, 0, 0, 256, 256);
+  for (std::size_t k = 0; k < grid.levels.size(); ++k) grid.levels[k] = static_cast<std::uint8_t>(k % 5);
+  SnapshotEncoder enc;
+  std::vector<std::uint8_t> payload;
+  AgentFrame frame;
+  enc.encode(h, AgentFrameView::empty(), c, grid, payload, frame);
+  return frame;
+}
+
+/// Payloads for the seed corpus: the full snapshot above and a delta against it (sequence 2,
+/// tick 3, churn, partial sends, a changed grid).
+inline std::vector<std::vector<std::uint8_t>> fuzz_seed_payloads() {
+  SyntheticCrowd crowd(300, 1);
+  AgentCandidates c;
+  crowd.candidates(c);
+  SnapshotHeader h;
+  h.sequence = 1;
+  h.tick = kFuzzBaselineTick;
+  h.players = {{1, 10.0f, 20.0f, 2}};
+  DensityGrid grid;
+  set_density_grid_geometry(grid, 0, 0, 256, 256);
+  for (std::size_t k = 0; k < grid.levels.size(); ++k) grid.levels[k] = static_cast<std::uint8_t>(k % 5);
+  SnapshotEncoder enc;
+  std::vector<std::vector<std::uint8_t>> out(2);
+  AgentFrame base, next;
+  enc.encode(h, AgentFrameView::empty(), c, grid, out[0], base);
+  crowd.step(2, 3, 10);
+  crowd.set_kind(3, 9);
+  crowd.candidates(c, 80);
+  grid.levels[7] = 15;
+  h.sequence = 2;
+  h.tick = 3;
+  h.baseline_distance = 1;
+  enc.encode(h, AgentFrameView::of(base), c, grid, out[1], next);
+  return out;
+}
+
+}  // namespace swarmfield::protocol::test
