@@ -9,6 +9,8 @@
 #include <random>
 #include <vector>
 
+#include "swarmfield/protocol/snapshot_ack.hpp"
+
 namespace swarmfield::protocol::test {
 
 struct NetworkConditions {
@@ -76,5 +78,23 @@ class NetworkSimulator {
   std::vector<Packet> queue_;
   std::uint64_t order_ = 0, sent_ = 0, lost_ = 0, duplicated_ = 0;
 };
+
+/// A snapshot ack as 8 bytes (latest, received; little-endian) for the simulated uplink.
+inline std::vector<std::uint8_t> ack_bytes(const SnapshotAck& a) {
+  std::vector<std::uint8_t> b(8);
+  for (std::size_t i = 0; i < 4; ++i) {
+    b[i] = static_cast<std::uint8_t>(a.latest >> (8 * i));
+    b[4 + i] = static_cast<std::uint8_t>(a.received >> (8 * i));
+  }
+  return b;
+}
+inline SnapshotAck parse_ack(const std::vector<std::uint8_t>& b) {
+  SnapshotAck a;
+  for (std::size_t i = 0; i < 4 && b.size() == 8; ++i) {
+    a.latest |= std::uint32_t{b[i]} << (8 * i);
+    a.received |= std::uint32_t{b[4 + i]} << (8 * i);
+  }
+  return a;
+}
 
 }  // namespace swarmfield::protocol::test

@@ -37,24 +37,6 @@ struct RunResult {
   double longest_gap_ms = 0;
 };
 
-std::vector<std::uint8_t> ack_bytes(const sp::SnapshotAck& a) {
-  std::vector<std::uint8_t> b(8);
-  for (int i = 0; i < 4; ++i) {
-    b[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(a.latest >> (8 * i));
-    b[static_cast<std::size_t>(4 + i)] = static_cast<std::uint8_t>(a.received >> (8 * i));
-  }
-  return b;
-}
-
-sp::SnapshotAck parse_ack(const std::vector<std::uint8_t>& b) {
-  sp::SnapshotAck a;
-  for (int i = 0; i < 4; ++i) {
-    a.latest |= std::uint32_t{b[static_cast<std::size_t>(i)]} << (8 * i);
-    a.received |= std::uint32_t{b[static_cast<std::size_t>(4 + i)]} << (8 * i);
-  }
-  return a;
-}
-
 RunResult run(const NetworkConditions& net, std::uint64_t seed, std::size_t agents, int seconds) {
   NetworkSimulator sim(net, seed);
   sp::test::SyntheticCrowd crowd(agents, seed + 1);
@@ -72,7 +54,7 @@ RunResult run(const NetworkConditions& net, std::uint64_t seed, std::size_t agen
   for (int tick = 1; tick <= ticks; ++tick) {
     const double now = tick * kTickMs;
     // Server: acks in, world step, a snapshot on 2 ticks out of 3 (20 Hz at 30 Hz).
-    for (const auto& packet : sim.receive(kServer, now)) sender.on_ack(parse_ack(packet));
+    for (const auto& packet : sim.receive(kServer, now)) sender.on_ack(sp::test::parse_ack(packet));
     crowd.step(1, 2, 3);
     if ((tick * 2) / 3 != ((tick - 1) * 2) / 3) {
       crowd.candidates(candidates, 90);
@@ -121,7 +103,7 @@ RunResult run(const NetworkConditions& net, std::uint64_t seed, std::size_t agen
         case sp::SnapshotReceiver::Result::kMalformed: ++r.malformed; MESSAGE(error); break;
       }
     }
-    sim.send(kServer, now, ack_bytes(receiver.ack()));
+    sim.send(kServer, now, sp::test::ack_bytes(receiver.ack()));
   }
   return r;
 }

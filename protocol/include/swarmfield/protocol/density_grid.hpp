@@ -25,8 +25,10 @@ struct DensityGrid {
   std::vector<std::uint8_t> levels;  ///< width * height, row-major, each 0..15
 
   [[nodiscard]] bool empty() const noexcept { return width == 0 || height == 0; }
+  /// No grid (every field back to its default; the level buffer keeps its capacity).
   void clear() noexcept {
-    width = height = 0;
+    origin_x = origin_y = 0;
+    cell_log2 = width = height = 0;
     levels.clear();
   }
   /// Level of the square covering map cell (cx, cy); 0 outside the grid.

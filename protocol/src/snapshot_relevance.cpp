@@ -1,0 +1,237 @@
+// Relevance, priority and budget of a client's snapshot (see snapshot_relevance.hpp).
+#include "swarmfield/protocol/snapshot_relevance.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "swarmfield/protocol/messages.hpp"
+
+namespace swarmfield::protocol {
+namespace {
+
+constexpr std::uint32_t kMaxAgeTicks = 1023;
+constexpr std::uint32_t kNewAgentAge = 16;   // a new agent ranks like one unsent for 16 ticks
+constexpr std::uint32_t kMaxWeight = 8;      // at the view centre; 1 at the corners and beyond
+constexpr std::size_t kPriorityBins = 1024;  // priority = age * weight <= 8184, bin = priority / 8
+
+}  // namespace
+
+void QuantizedAgents::assign(std::span<const std::uint32_t> ids_in, std::span<const float> xs_in,
+                             std::span<const float> ys_in, std::span<const float> headings_in,
+                             std::span<const std::uint8_t> kinds_in, float cell_size) {
+  const std::size_t n = std::min({ids_in.size(), xs_in.size(), ys_in.size(), headings_in.size()});
+  const bool have_kinds = kinds_in.size() >= n;
+  order_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) order_[i] = static_cast<std::uint32_t>(i);
+  if (!std::is_sorted(ids_in.begin(), ids_in.begin() + static_cast<std::ptrdiff_t>(n))) {
+    // LSD radix sort of the indices by id, two 16-bit digits.
+    scratch_.resize(n);
+    std::vector<std::uint32_t>& count = radix_count_;
+    count.resize(65536);
+    for (int pass = 0; pass < 2; ++pass) {
+      const int shift = 16 * pass;
+      std::fill(count.begin(), count.end(), 0);
+      for (std::size_t i = 0; i < n; ++i) ++count[(ids_in[order_[i]] >> shift) & 0xFFFFu];
+      std::uint32_t sum = 0;
+      for (auto& c : count) {
+        const std::uint32_t v = c;
+        c = sum;
+        sum += v;
+      }
+      for (std::size_t i = 0; i < n; ++i) scratch_[count[(ids_in[order_[i]] >> shift) & 0xFFFFu]++] = order_[i];
+      order_.swap(scratch_);
+    }
+  }
+  ids.resize(n);
+  xs.resize(n);
+  ys.resize(n);
+  headings.resize(n);
+  kinds.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint32_t i = order_[k];
+    ids[k] = ids_in[i];
+    xs[k] = quantize_agent_position(xs_in[i], cell_size);
+    ys[k] = quantize_agent_position(ys_in[i], cell_size);
+    headings[k] = quantize_heading(headings_in[i]);
+    kinds[k] = have_kinds ? kinds_in[i] : 0;
+  }
+}
+
+QuantizedRect quantize_view(float x0, float y0, float x1, float y1, float margin, float cell_size) noexcept {
+  QuantizedRect r;
+  if (!std::isfinite(x0) || !std::isfinite(y0) || !std::isfinite(x1) || !std::isfinite(y1) || !std::isfinite(margin) ||
+      !(cell_size > 0.0f)) {
+    return r;
+  }
+  const double scale = kPositionUnitsPerCell / static_cast<double>(cell_size);
+  auto q = [&](double w) {
+    return static_cast<std::int64_t>(std::clamp(std::floor(w * scale), -1.0, static_cast<double>(kPositionMax) + 1));
+  };
+  r.x0 = q(static_cast<double>(std::min(x0, x1)) - margin);
+  r.y0 = q(static_cast<double>(std::min(y0, y1)) - margin);
+  r.x1 = q(static_cast<double>(std::max(x0, x1)) + margin);
+  r.y1 = q(static_cast<double>(std::max(y0, y1)) + margin);
+  if (x1 <= x0 || y1 <= y0) r = {};  // an empty view wants no agents, margin or not
+  return r;
+}
+
+void SnapshotSelector::select(const QuantizedAgents& a, const QuantizedRect& view, const AgentFrameView& b,
+                              std::uint32_t tick, double allowance_bytes, const RelevanceParams& params,
+                              AgentCandidates& out, DensityGrid& grid) {
+  stats_ = {};
+  out.clear();
+  grid.clear();
+  in_view_.clear();
+  distances_.clear();
+  if (view.empty()) return;
+  const std::int64_t cx2 = view.x0 + view.x1, cy2 = view.y0 + view.y1;  // twice the centre
+
+  // ---- Relevance: inside the rectangle, in id order -----------------------------------------
+  const std::size_t n = a.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::int64_t x = a.xs[i], y = a.ys[i];
+    if (x < view.x0 || x >= view.x1 || y < view.y0 || y >= view.y1) continue;
+    in_view_.push_back(static_cast<std::uint32_t>(i));
+    const std::int64_t dx = 2 * x - cx2, dy = 2 * y - cy2;
+    distances_.push_back(static_cast<std::uint64_t>(dx * dx + dy * dy));
+  }
+  stats_.in_view = in_view_.size();
+
+  // Too many: track the nearest max_tracked (ties by id), count the rest in the grid.
+  const std::size_t cap = std::min(params.max_tracked, kMaxFrameAgents);
+  std::uint64_t cut = ~std::uint64_t{0};
+  std::size_t at_cut_allowed = in_view_.size();
+  if (in_view_.size() > cap) {
+    nth_scratch_.assign(distances_.begin(), distances_.end());
+    if (cap == 0) {
+      cut = 0;
+      at_cut_allowed = 0;
+    } else {
+      std::nth_element(nth_scratch_.begin(), nth_scratch_.begin() + static_cast<std::ptrdiff_t>(cap - 1), nth_scratch_.end());
+      cut = nth_scratch_[cap - 1];
+      const auto below = static_cast<std::size_t>(
+          std::count_if(nth_scratch_.begin(), nth_scratch_.end(), [&](std::uint64_t d) { return d < cut; }));
+      at_cut_allowed = cap - below;
+    }
+  }
+  const bool want_grid = params.density_grid;
+  if (want_grid) {
+    set_density_grid_geometry(grid, static_cast<std::int32_t>(std::max<std::int64_t>(view.x0, 0) / kPositionUnitsPerCell),
+                              static_cast<std::int32_t>(std::max<std::int64_t>(view.y0, 0) / kPositionUnitsPerCell),
+                              static_cast<std::int32_t>((view.x1 + kPositionUnitsPerCell - 1) / kPositionUnitsPerCell),
+                              static_cast<std::int32_t>((view.y1 + kPositionUnitsPerCell - 1) / kPositionUnitsPerCell));
+    counts_.assign(grid.levels.size(), 0);
+  }
+  std::vector<std::uint64_t>& kept_distance = nth_scratch_;  // reused: distances of the kept
+  kept_distance.clear();
+  for (std::size_t k = 0; k < in_view_.size(); ++k) {
+    const std::uint32_t i = in_view_[k];
+    const std::uint64_t d = distances_[k];
+    bool keep = d < cut;
+    if (d == cut && at_cut_allowed > 0) {
+      keep = true;
+      --at_cut_allowed;
+    }
+    if (!keep) {
+      ++stats_.untracked;
+      if (want_grid) count_density_agent(grid, counts_, static_cast<std::int32_t>(a.xs[i] / kPositionUnitsPerCell),
+                                         static_cast<std::int32_t>(a.ys[i] / kPositionUnitsPerCell));
+      continue;
+    }
+    out.ids.push_back(a.ids[i]);
+    out.xs.push_back(a.xs[i]);
+    out.ys.push_back(a.ys[i]);
+    out.headings.push_back(a.headings[i]);
+    out.kinds.push_back(a.kinds[i]);
+    kept_distance.push_back(d);
+  }
+  const std::size_t m = out.ids.size();
+  out.send.assign(m, 1);
+  stats_.tracked = m;
+
+  // ---- Priority: age in the baseline times nearness -----------------------------------------
+  priority_.resize(m);
+  is_new_.resize(m);
+  const double half_diag2 = static_cast<double>((view.x1 - view.x0) * (view.x1 - view.x0) +
+                                                (view.y1 - view.y0) * (view.y1 - view.y0));  // (2h)^2 in d units
+  const double inv_half_diag = half_diag2 > 0 ? 1.0 / std::sqrt(half_diag2) : 0.0;
+  double total_bits = 0;
+  std::size_t bi = 0;
+  for (std::size_t k = 0; k < m; ++k) {
+    while (bi < b.size && b.ids[bi] < out.ids[k]) ++bi;
+    const bool in_base = bi < b.size && b.ids[bi] == out.ids[k];
+    is_new_[k] = in_base ? 0 : 1;
+    const std::uint32_t age = in_base ? std::min(tick - b.ticks[bi], kMaxAgeTicks) : kNewAgentAge;
+    const double closeness = std::max(0.0, 1.0 - std::sqrt(static_cast<double>(kept_distance[k])) * inv_half_diag);
+    const auto weight = static_cast<std::uint32_t>(1 + static_cast<std::uint32_t>(closeness * (kMaxWeight - 1) + 0.5));
+    priority_[k] = static_cast<std::uint16_t>(std::min<std::uint32_t>(age * weight, kPriorityBins * 8 - 1) / 8);
+    total_bits += in_base ? params.update_bits : params.add_bits;
+  }
+
+  // ---- Budget: highest priority first, as far as the allowance goes -------------------------
+  const double budget_bits = std::max(0.0, allowance_bytes) * 8.0;
+  if (total_bits > budget_bits) {
+    stats_.over_budget = true;
+    bin_bits_.assign(kPriorityBins, 0.0);
+    for (std::size_t k = 0; k < m; ++k) bin_bits_[priority_[k]] += is_new_[k] ? params.add_bits : params.update_bits;
+    double left = budget_bits;
+    std::size_t threshold = kPriorityBins;  // bins >= threshold are sent whole
+    while (threshold > 0 && bin_bits_[threshold - 1] <= left) {
+      left -= bin_bits_[threshold - 1];
+      --threshold;
+    }
+    // The threshold bin itself (if any) gets what is left, in id order.
+    const std::size_t partial = threshold > 0 ? threshold - 1 : kPriorityBins;
+    for (std::size_t k = 0; k < m; ++k) {
+      if (priority_[k] >= threshold) continue;
+      const double cost = is_new_[k] ? params.add_bits : params.update_bits;
+      if (priority_[k] == partial && cost <= left) {
+        left -= cost;
+        continue;
+      }
+      out.send[k] = 0;
+    }
+  }
+  for (std::size_t k = 0; k < m; ++k) {
+    if (out.send[k]) {
+      ++stats_.sent;
+    } else if (is_new_[k]) {
+      ++stats_.untracked;  // not in the client's frame yet: shown by the grid
+      if (want_grid) count_density_agent(grid, counts_, static_cast<std::int32_t>(out.xs[k] / kPositionUnitsPerCell),
+                                         static_cast<std::int32_t>(out.ys[k] / kPositionUnitsPerCell));
+    }
+  }
+  if (want_grid) {
+    if (stats_.untracked == 0) {
+      grid.clear();
+    } else {
+      for (std::size_t i = 0; i < counts_.size(); ++i) grid.levels[i] = density_level(counts_[i]);
+    }
+  }
+}
+
+SnapshotBudget::SnapshotBudget(double bits_per_second, double snapshots_per_second) noexcept
+    : per_snapshot_(bits_per_second / 8.0 / std::max(snapshots_per_second, 1e-3)), tokens_(per_snapshot_) {}
+
+double SnapshotBudget::allowance(double fixed_bytes) noexcept {
+  tokens_ = std::min(tokens_ + per_snapshot_, 2.0 * per_snapshot_);
+  return std::max(0.0, tokens_ - fixed_bytes);
+}
+
+void SnapshotBudget::spent(std::size_t payload_bytes, const SnapshotEncodeStats& s) noexcept {
+  tokens_ -= static_cast<double>(payload_bytes);
+  // Running estimates (weight 1/4 for the newest), from what the encoder reports: updated
+  // agents cost their residual stream plus a share of the bit section; added agents the rest.
+  constexpr double kWeight = 0.25;
+  if (s.updated > 0) {
+    const double per = static_cast<double>(s.rans_bytes) * 8.0 / static_cast<double>(s.updated) + 0.5;
+    update_bits_ += kWeight * (per - update_bits_);
+  }
+  if (s.added > 0) {
+    const double structure = static_cast<double>(s.bit_bytes) * 8.0 - static_cast<double>(s.grid_bits);
+    const double per = std::clamp(structure / static_cast<double>(s.added), 8.0, 160.0);
+    add_bits_ += kWeight * (per - add_bits_);
+  }
+}
+
+}  // namespace swarmfield::protocol
