@@ -143,29 +143,20 @@ std::uint32_t RansTable::cost_bits_x256(std::size_t symbol) const noexcept {
   return scale_bits_ * 256 - log2_x256(freq_[symbol]);
 }
 
-void RansEncoder::reset() noexcept {
+void RansEncoder::reset(std::size_t max_symbols) {
   state_ = kRansLow;
-  reversed_.clear();
-}
-
-void RansEncoder::put(const RansTable& t, std::size_t s) {
-  std::uint32_t x = state_;
-  const std::uint32_t x_max = t.x_max_[s];
-  while (x >= x_max) {
-    reversed_.push_back(static_cast<std::uint8_t>(x & 0xFF));
-    x >>= 8;
-  }
-  const std::uint32_t q = static_cast<std::uint32_t>((std::uint64_t{x} * t.rcp_freq_[s]) >> 32) >> t.rcp_shift_[s];
-  state_ = x + t.bias_[s] + q * t.cmpl_freq_[s];
+  used_ = 0;
+  // Two bytes per symbol at most (x < 2^31 and x_max >= 2^19 * freq), plus the final state.
+  if (reversed_.size() < 2 * max_symbols + 4) reversed_.resize(2 * max_symbols + 4);
 }
 
 std::span<const std::uint8_t> RansEncoder::finish() {
   // The state goes first in decoding order, least significant byte first.
-  reversed_.push_back(static_cast<std::uint8_t>(state_ >> 24));
-  reversed_.push_back(static_cast<std::uint8_t>(state_ >> 16));
-  reversed_.push_back(static_cast<std::uint8_t>(state_ >> 8));
-  reversed_.push_back(static_cast<std::uint8_t>(state_));
-  out_.assign(reversed_.rbegin(), reversed_.rend());
+  reversed_[used_++] = static_cast<std::uint8_t>(state_ >> 24);
+  reversed_[used_++] = static_cast<std::uint8_t>(state_ >> 16);
+  reversed_[used_++] = static_cast<std::uint8_t>(state_ >> 8);
+  reversed_[used_++] = static_cast<std::uint8_t>(state_);
+  out_.assign(reversed_.rend() - static_cast<std::ptrdiff_t>(used_), reversed_.rend());
   return out_;
 }
 

@@ -171,9 +171,14 @@ bool SnapshotDecoder::decode(std::span<const std::uint8_t> p, const AgentFrameVi
   if (in.failed()) return fail(error, "snapshot truncated in the tables");
 
   // ---- Merge: baseline minus removed, kept (updated or stale), plus added, by id -----------
-  RansDecoder rans;
+  RansDecoder rans, rans_head;
   if (updated > 0) {
-    if (!rans.init(rans_bytes)) return fail(error, "bad residual stream");
+    if (rans_bytes.size() < 4) return fail(error, "residual streams missing");
+    const std::uint32_t pos_len = get_u32(rans_bytes, 0);
+    if (pos_len > rans_bytes.size() - 4) return fail(error, "residual stream longer than the snapshot");
+    if (!rans.init(rans_bytes.subspan(4, pos_len)) || !rans_head.init(rans_bytes.subspan(4 + pos_len))) {
+      return fail(error, "bad residual stream");
+    }
   } else if (!rans_bytes.empty()) {
     return fail(error, "trailing bytes after the snapshot");
   }
@@ -231,7 +236,7 @@ bool SnapshotDecoder::decode(std::span<const std::uint8_t> p, const AgentFrameVi
     }
     const std::int64_t x = std::int64_t{px} + rx, y = std::int64_t{py} + ry;
     if (x < 0 || y < 0 || x > kPositionMax || y > kPositionMax) return fail(error, "position out of range");
-    const std::size_t hs = rans.get(head_tables_[ctx]);
+    const std::size_t hs = rans_head.get(head_tables_[ctx]);
     std::uint8_t heading = 0;
     if (hs == kHeadEscape) {
       heading = static_cast<std::uint8_t>(in.read_bits(8));
@@ -251,7 +256,9 @@ bool SnapshotDecoder::decode(std::span<const std::uint8_t> p, const AgentFrameVi
   }
   if (in.failed()) return fail(error, "snapshot truncated in the escaped residuals");
   if (in.bits_left() >= 8) return fail(error, "trailing bytes in the bit section");
-  if (updated > 0 && !rans.finished_cleanly()) return fail(error, "residual stream corrupt or with trailing bytes");
+  if (updated > 0 && (!rans.finished_cleanly() || !rans_head.finished_cleanly())) {
+    return fail(error, "residual stream corrupt or with trailing bytes");
+  }
   return true;
 }
 

@@ -50,16 +50,35 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
   added_.clear();
   kind_changes_.clear();
   kind_values_.clear();
-  pos_symbols_.clear();
-  head_symbols_.clear();
-  contexts_.clear();
   escapes_.clear();
-  frame.clear();
+  frame.grid.clear();
   frame.sequence = header.sequence;
   frame.tick = tick;
 
   std::array<std::array<std::uint32_t, kPosAlphabet>, kSpeedClasses> pos_counts{};
   std::array<std::array<std::uint32_t, kHeadAlphabet>, kSpeedClasses> head_counts{};
+
+  // Output arrays sized for the worst case and written through pointers (no per-agent
+  // push_back); resize() only initializes what grew since the last call, and the final
+  // resize() shrinks without cost.
+  const std::size_t worst = b.size + n;
+  frame.resize(worst);
+  pos_symbols_.resize(worst);
+  head_symbols_.resize(worst);
+  contexts_.resize(worst);
+  std::uint32_t* f_ids = frame.ids.data();
+  std::uint32_t* f_xs = frame.xs.data();
+  std::uint32_t* f_ys = frame.ys.data();
+  std::uint8_t* f_hs = frame.headings.data();
+  std::uint8_t* f_ks = frame.kinds.data();
+  std::int16_t* f_vxs = frame.vxs.data();
+  std::int16_t* f_vys = frame.vys.data();
+  std::uint32_t* f_ts = frame.ticks.data();
+  std::uint8_t* ps_out = pos_symbols_.data();
+  std::uint8_t* hs_out = head_symbols_.data();
+  std::uint8_t* ctx_out = contexts_.data();
+  std::size_t f = 0;  // frame entries written
+  std::size_t u = 0;  // updated agents (symbols written)
 
   // ---- Merge the baseline and the candidates (both sorted by id) ----------------------------
   std::size_t i = 0, j = 0;
@@ -68,8 +87,7 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
   std::size_t kept = 0;
   while (i < b.size || j < n) {
     if (j < n) {
-      if (j > 0 && c.ids[j] <= c.ids[j - 1]) return false;
-      if (c.xs[j] > kPositionMax || c.ys[j] > kPositionMax) return false;
+      if ((j > 0 && c.ids[j] <= c.ids[j - 1]) || c.xs[j] > kPositionMax || c.ys[j] > kPositionMax) return false;
     }
     if (j >= n || (i < b.size && b.ids[i] < c.ids[j])) {
       removed_.push_back(static_cast<std::uint32_t>(i));
@@ -79,14 +97,15 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
     if (i >= b.size || c.ids[j] < b.ids[i]) {
       if (c.send[j]) {
         added_.push_back(static_cast<std::uint32_t>(j));
-        frame.ids.push_back(c.ids[j]);
-        frame.xs.push_back(c.xs[j]);
-        frame.ys.push_back(c.ys[j]);
-        frame.headings.push_back(c.headings[j]);
-        frame.kinds.push_back(c.kinds[j]);
-        frame.vxs.push_back(0);
-        frame.vys.push_back(0);
-        frame.ticks.push_back(tick);
+        f_ids[f] = c.ids[j];
+        f_xs[f] = c.xs[j];
+        f_ys[f] = c.ys[j];
+        f_hs[f] = c.headings[j];
+        f_ks[f] = c.kinds[j];
+        f_vxs[f] = 0;
+        f_vys[f] = 0;
+        f_ts[f] = tick;
+        ++f;
       }
       ++j;
       continue;
@@ -100,58 +119,75 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
       run_updated = update;
     }
     ++run;
-    frame.ids.push_back(b.ids[i]);
+    f_ids[f] = b.ids[i];
     if (update) {
-      const std::size_t ctx = speed_class(b.vxs[i], b.vys[i]);
-      const std::uint32_t px = predicted ? predict_coordinate(b.xs[i], b.vxs[i], b.ticks[i], tick) : b.xs[i];
-      const std::uint32_t py = predicted ? predict_coordinate(b.ys[i], b.vys[i], b.ticks[i], tick) : b.ys[i];
-      const auto rx = static_cast<std::int32_t>(c.xs[j]) - static_cast<std::int32_t>(px);
-      const auto ry = static_cast<std::int32_t>(c.ys[j]) - static_cast<std::int32_t>(py);
+      const std::int16_t bvx = b.vxs[i], bvy = b.vys[i];
+      const std::uint32_t bx = b.xs[i], by = b.ys[i], bt = b.ticks[i];
+      const std::uint32_t cxv = c.xs[j], cyv = c.ys[j];
+      const std::size_t ctx = speed_class(bvx, bvy);
+      const std::uint32_t pdt = predicted ? prediction_ticks(bt, tick) : 0;
+      const std::uint32_t px = predict_coordinate_after(bx, bvx, pdt);
+      const std::uint32_t py = predict_coordinate_after(by, bvy, pdt);
+      const auto rx = static_cast<std::int32_t>(cxv) - static_cast<std::int32_t>(px);
+      const auto ry = static_cast<std::int32_t>(cyv) - static_cast<std::int32_t>(py);
       std::size_t ps = kPosEscape;
-      if (rx >= -kPosRange && rx <= kPosRange && ry >= -kPosRange && ry <= kPosRange) {
+      if (static_cast<std::uint32_t>(rx + kPosRange) <= 2 * kPosRange &&
+          static_cast<std::uint32_t>(ry + kPosRange) <= 2 * kPosRange) {
         ps = static_cast<std::size_t>(rx + kPosRange) * kPosSide + static_cast<std::size_t>(ry + kPosRange);
       } else {
         escapes_.push_back({zigzag_encode(rx), 0});
         escapes_.push_back({zigzag_encode(ry), 0});
       }
-      const auto dh = static_cast<std::int32_t>(static_cast<std::int8_t>(c.headings[j] - b.headings[i]));
+      const std::uint8_t ch = c.headings[j], bh = b.headings[i];
+      const auto dh = static_cast<std::int32_t>(static_cast<std::int8_t>(ch - bh));
       std::size_t hs = kHeadEscape;
-      if (dh >= -kHeadRange && dh <= kHeadRange) {
+      if (static_cast<std::uint32_t>(dh + kHeadRange) <= 2 * kHeadRange) {
         hs = static_cast<std::size_t>(dh + kHeadRange);
       } else {
-        escapes_.push_back({c.headings[j], 1});
+        escapes_.push_back({ch, 1});
       }
-      ++pos_counts[ctx][ps];
-      ++head_counts[ctx][hs];
-      pos_symbols_.push_back(static_cast<std::uint8_t>(ps));
-      head_symbols_.push_back(static_cast<std::uint8_t>(hs));
-      contexts_.push_back(static_cast<std::uint8_t>(ctx));
-      if (c.kinds[j] != b.kinds[i]) {
-        kind_changes_.push_back(static_cast<std::uint32_t>(stats_.updated));
-        kind_values_.push_back(c.kinds[j]);
+      ps_out[u] = static_cast<std::uint8_t>(ps);
+      hs_out[u] = static_cast<std::uint8_t>(hs);
+      ctx_out[u] = static_cast<std::uint8_t>(ctx);
+      const std::uint8_t ck = c.kinds[j];
+      if (ck != b.kinds[i]) {
+        kind_changes_.push_back(static_cast<std::uint32_t>(u));
+        kind_values_.push_back(ck);
       }
-      if (c.xs[j] != b.xs[i] || c.ys[j] != b.ys[i] || c.headings[j] != b.headings[i]) ++stats_.moving;
-      ++stats_.updated;
-      frame.xs.push_back(c.xs[j]);
-      frame.ys.push_back(c.ys[j]);
-      frame.headings.push_back(c.headings[j]);
-      frame.kinds.push_back(c.kinds[j]);
-      frame.vxs.push_back(update_velocity(b.vxs[i], b.xs[i], c.xs[j], b.ticks[i], tick));
-      frame.vys.push_back(update_velocity(b.vys[i], b.ys[i], c.ys[j], b.ticks[i], tick));
-      frame.ticks.push_back(tick);
+      stats_.moving += (cxv != bx || cyv != by || ch != bh) ? 1 : 0;
+      ++u;
+      f_xs[f] = cxv;
+      f_ys[f] = cyv;
+      f_hs[f] = ch;
+      f_ks[f] = ck;
+      const std::uint32_t vdt = velocity_span_ticks(bt, tick);
+      f_vxs[f] = update_velocity_over(bvx, bx, cxv, vdt);
+      f_vys[f] = update_velocity_over(bvy, by, cyv, vdt);
+      f_ts[f] = tick;
     } else {
       ++stats_.stale;
-      frame.xs.push_back(b.xs[i]);
-      frame.ys.push_back(b.ys[i]);
-      frame.headings.push_back(b.headings[i]);
-      frame.kinds.push_back(b.kinds[i]);
-      frame.vxs.push_back(b.vxs[i]);
-      frame.vys.push_back(b.vys[i]);
-      frame.ticks.push_back(b.ticks[i]);
+      f_xs[f] = b.xs[i];
+      f_ys[f] = b.ys[i];
+      f_hs[f] = b.headings[i];
+      f_ks[f] = b.kinds[i];
+      f_vxs[f] = b.vxs[i];
+      f_vys[f] = b.vys[i];
+      f_ts[f] = b.ticks[i];
     }
+    ++f;
     ++i;
     ++j;
   }
+  // Symbol counts (a pass of their own keeps the merge loop short).
+  for (std::size_t k = 0; k < u; ++k) {
+    ++pos_counts[ctx_out[k]][ps_out[k]];
+    ++head_counts[ctx_out[k]][hs_out[k]];
+  }
+  frame.resize(f);
+  pos_symbols_.resize(u);
+  head_symbols_.resize(u);
+  contexts_.resize(u);
+  stats_.updated = u;
   if (kept > 0) runs_.push_back(run);
   if (frame.ids.size() > kMaxFrameAgents) return false;
   frame.grid = grid;
@@ -273,17 +309,23 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
   payload.insert(payload.end(), bit_bytes.begin(), bit_bytes.end());
   stats_.bit_bytes = bit_bytes.size();
 
-  // ---- rANS section: residual symbols, coded last to first ---------------------------------
-  if (!pos_symbols_.empty()) {
-    rans_.reset();
-    for (std::size_t k = pos_symbols_.size(); k-- > 0;) {
-      const std::size_t ctx = contexts_[k];
-      rans_.put(head_tables_[ctx], head_symbols_[k]);
-      rans_.put(pos_tables_[ctx], pos_symbols_[k]);
+  // ---- rANS sections: position and heading symbols, coded last to first -------------------
+  // Two streams with their own states: the two dependency chains of multiplies run side by side
+  // (interleaved rANS, after F. Giesen's rans_byte interleaving).
+  if (u > 0) {
+    rans_.reset(u);
+    rans_head_.reset(u);
+    for (std::size_t k = u; k-- > 0;) {
+      const std::size_t ctx = ctx_out[k];
+      rans_.put(pos_tables_[ctx], ps_out[k]);
+      rans_head_.put(head_tables_[ctx], hs_out[k]);
     }
-    const std::span<const std::uint8_t> r = rans_.finish();
-    payload.insert(payload.end(), r.begin(), r.end());
-    stats_.rans_bytes = r.size();
+    const std::span<const std::uint8_t> rp = rans_.finish();
+    const std::span<const std::uint8_t> rh = rans_head_.finish();
+    put_u32(payload, static_cast<std::uint32_t>(rp.size()));
+    payload.insert(payload.end(), rp.begin(), rp.end());
+    payload.insert(payload.end(), rh.begin(), rh.end());
+    stats_.rans_bytes = 4 + rp.size() + rh.size();
   }
   return true;
 }

@@ -2,6 +2,7 @@
 #include "swarmfield/protocol/snapshot_relevance.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "swarmfield/protocol/messages.hpp"
@@ -55,6 +56,25 @@ void QuantizedAgents::assign(std::span<const std::uint32_t> ids_in, std::span<co
     headings[k] = quantize_heading(headings_in[i]);
     kinds[k] = have_kinds ? kinds_in[i] : 0;
   }
+  // Tile index (counting sort of the indices by tile; each tile's list stays in id order).
+  std::uint32_t max_x = 0, max_y = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    max_x = std::max(max_x, xs[k]);
+    max_y = std::max(max_y, ys[k]);
+  }
+  tile_shift = 10;  // 1024 units = 16 cells
+  while (((std::uint64_t{max_x} >> tile_shift) + 1) * ((std::uint64_t{max_y} >> tile_shift) + 1) > 65536) ++tile_shift;
+  tiles_x = (max_x >> tile_shift) + 1;
+  tiles_y = (max_y >> tile_shift) + 1;
+  const std::size_t tiles = std::size_t{tiles_x} * tiles_y;
+  tile_start.assign(tiles + 1, 0);
+  for (std::size_t k = 0; k < n; ++k) ++tile_start[(ys[k] >> tile_shift) * tiles_x + (xs[k] >> tile_shift) + 1];
+  for (std::size_t t = 0; t < tiles; ++t) tile_start[t + 1] += tile_start[t];
+  tile_agents.resize(n);
+  scratch_.assign(tile_start.begin(), tile_start.end() - 1);  // write cursors
+  for (std::size_t k = 0; k < n; ++k) {
+    tile_agents[scratch_[(ys[k] >> tile_shift) * tiles_x + (xs[k] >> tile_shift)]++] = static_cast<std::uint32_t>(k);
+  }
 }
 
 QuantizedRect quantize_view(float x0, float y0, float x1, float y1, float margin, float cell_size) noexcept {
@@ -87,13 +107,41 @@ void SnapshotSelector::select(const QuantizedAgents& a, const QuantizedRect& vie
   const std::int64_t cx2 = view.x0 + view.x1, cy2 = view.y0 + view.y1;  // twice the centre
 
   // ---- Relevance: inside the rectangle, in id order -----------------------------------------
+  // Visit the tiles the rectangle overlaps, mark the agents inside in a bitmap over indices
+  // (index order is id order), then read the bitmap in order.
   const std::size_t n = a.size();
-  for (std::size_t i = 0; i < n; ++i) {
-    const std::int64_t x = a.xs[i], y = a.ys[i];
-    if (x < view.x0 || x >= view.x1 || y < view.y0 || y >= view.y1) continue;
-    in_view_.push_back(static_cast<std::uint32_t>(i));
-    const std::int64_t dx = 2 * x - cx2, dy = 2 * y - cy2;
-    distances_.push_back(static_cast<std::uint64_t>(dx * dx + dy * dy));
+  marked_.assign((n + 63) / 64, 0);
+  if (a.tiles_x > 0 && a.tiles_y > 0 && view.x1 > 0 && view.y1 > 0) {
+    const std::int64_t side = std::int64_t{1} << a.tile_shift;
+    const std::int64_t tx0 = std::max<std::int64_t>(view.x0, 0) >> a.tile_shift;
+    const std::int64_t ty0 = std::max<std::int64_t>(view.y0, 0) >> a.tile_shift;
+    const std::int64_t tx1 = std::min<std::int64_t>((view.x1 - 1) >> a.tile_shift, a.tiles_x - 1);
+    const std::int64_t ty1 = std::min<std::int64_t>((view.y1 - 1) >> a.tile_shift, a.tiles_y - 1);
+    for (std::int64_t ty = ty0; ty <= ty1; ++ty) {
+      for (std::int64_t tx = tx0; tx <= tx1; ++tx) {
+        const std::size_t t = static_cast<std::size_t>(ty * a.tiles_x + tx);
+        const std::uint32_t* list = a.tile_agents.data() + a.tile_start[t];
+        const std::uint32_t count = a.tile_start[t + 1] - a.tile_start[t];
+        const bool inside = tx * side >= view.x0 && (tx + 1) * side <= view.x1 && ty * side >= view.y0 &&
+                            (ty + 1) * side <= view.y1;
+        for (std::uint32_t k = 0; k < count; ++k) {
+          const std::uint32_t i = list[k];
+          if (!inside) {
+            const std::int64_t x = a.xs[i], y = a.ys[i];
+            if (x < view.x0 || x >= view.x1 || y < view.y0 || y >= view.y1) continue;
+          }
+          marked_[i >> 6] |= std::uint64_t{1} << (i & 63);
+        }
+      }
+    }
+  }
+  for (std::size_t w = 0; w < marked_.size(); ++w) {
+    for (std::uint64_t bits = marked_[w]; bits != 0; bits &= bits - 1) {
+      const auto i = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+      in_view_.push_back(i);
+      const std::int64_t dx = 2 * std::int64_t{a.xs[i]} - cx2, dy = 2 * std::int64_t{a.ys[i]} - cy2;
+      distances_.push_back(static_cast<std::uint64_t>(dx * dx + dy * dy));
+    }
   }
   stats_.in_view = in_view_.size();
 

@@ -26,7 +26,7 @@ Coded encode(const std::vector<std::size_t>& symbols, std::size_t alphabet, sp::
   table.write(w);
   const auto tb = w.finish();
   sp::RansEncoder enc;
-  enc.reset();
+  enc.reset(symbols.size());
   for (std::size_t k = symbols.size(); k-- > 0;) enc.put(table, symbols[k]);
   const auto s = enc.finish();
   return {{tb.begin(), tb.end()}, {s.begin(), s.end()}};
@@ -67,7 +67,7 @@ TEST_CASE("several tables interleave in one stream") {
   for (auto& s : a) s = std::vector<std::size_t>{0, 1, 2, 4}[rng() % 4];
   for (auto& s : b) s = rng() % 2;
   sp::RansEncoder enc;
-  enc.reset();
+  enc.reset(2 * a.size());
   for (std::size_t k = a.size(); k-- > 0;) {
     enc.put(tb, b[k]);
     enc.put(ta, a[k]);

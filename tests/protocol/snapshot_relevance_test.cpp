@@ -74,6 +74,30 @@ TEST_CASE("candidates are the agents inside the view plus margin, by id") {
   CHECK(c.size() == 0);
 }
 
+TEST_CASE("the tile index selects exactly the agents a full scan selects, for any rectangle") {
+  World w(30000, 700.0f, sp::test::test_seed());
+  sp::QuantizedAgents q;
+  q.assign(w.ids, w.xs, w.ys, w.hs, {}, 1.0f);
+  std::mt19937_64 rng(sp::test::test_seed());
+  std::uniform_real_distribution<float> u(-100.0f, 800.0f);
+  sp::SnapshotSelector sel;
+  sp::AgentCandidates c;
+  sp::DensityGrid grid;
+  for (int round = 0; round < 200; ++round) {
+    const float x0 = u(rng), y0 = u(rng);
+    const float x1 = x0 + std::fabs(u(rng)) / 2, y1 = y0 + std::fabs(u(rng)) / 2;
+    const sp::QuantizedRect view = sp::quantize_view(x0, y0, x1, y1, static_cast<float>(round % 5), 1.0f);
+    sp::RelevanceParams params;
+    params.max_tracked = sp::kMaxFrameAgents;
+    sel.select(q, view, sp::AgentFrameView::empty(), 10, 1e12, params, c, grid);
+    std::vector<std::uint32_t> expect;
+    for (std::size_t k = 0; k < q.size(); ++k) {
+      if (q.xs[k] >= view.x0 && q.xs[k] < view.x1 && q.ys[k] >= view.y0 && q.ys[k] < view.y1) expect.push_back(q.ids[k]);
+    }
+    REQUIRE(c.ids == expect);
+  }
+}
+
 TEST_CASE("beyond max_tracked the nearest are tracked and the rest go to the density grid") {
   World w(50000, 1000.0f, sp::test::test_seed());
   sp::QuantizedAgents q;

@@ -77,15 +77,28 @@ class RansTable {
 /// the last symbol first. The output is reused across snapshots.
 class RansEncoder {
  public:
-  void reset() noexcept;
+  /// Starts a stream of at most `max_symbols` symbols (sizes the output once: a symbol emits at
+  /// most two bytes at kRansMaxScaleBits).
+  void reset(std::size_t max_symbols);
   /// Codes `symbol`, which must have a non-zero frequency in `table` (the caller's contract: it
-  /// built the table from counts that include this symbol).
-  void put(const RansTable& table, std::size_t symbol);
+  /// built the table from counts that include this symbol); at most `max_symbols` calls.
+  void put(const RansTable& table, std::size_t symbol) noexcept {
+    std::uint32_t x = state_;
+    const std::uint32_t x_max = table.x_max_[symbol];
+    while (x >= x_max) {
+      reversed_[used_++] = static_cast<std::uint8_t>(x & 0xFF);
+      x >>= 8;
+    }
+    const std::uint32_t q =
+        static_cast<std::uint32_t>((std::uint64_t{x} * table.rcp_freq_[symbol]) >> 32) >> table.rcp_shift_[symbol];
+    state_ = x + table.bias_[symbol] + q * table.cmpl_freq_[symbol];
+  }
   /// Flushes the state and returns the stream in decoding order.
   [[nodiscard]] std::span<const std::uint8_t> finish();
 
  private:
   std::uint32_t state_ = 0;
+  std::size_t used_ = 0;
   std::vector<std::uint8_t> reversed_;  // bytes in the order the encoder emits them
   std::vector<std::uint8_t> out_;
 };

@@ -94,7 +94,8 @@ class SnapshotEncoder {
   };
   SnapshotEncodeStats stats_;
   BitWriter bits_;
-  RansEncoder rans_;
+  RansEncoder rans_;       // position symbols
+  RansEncoder rans_head_;  // heading symbols
   std::vector<std::uint32_t> removed_;    // baseline indices
   std::vector<std::uint32_t> runs_;       // alternating updated / stale runs over kept agents
   std::vector<std::uint32_t> added_;      // candidate indices

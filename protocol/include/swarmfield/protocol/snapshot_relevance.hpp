@@ -34,8 +34,17 @@ struct QuantizedAgents {
   /// quantized with quantize_agent_position(cell_size), headings in radians with
   /// quantize_heading; `kinds` may be empty (all 0). Sorted by id with a two-pass radix sort
   /// (skipped when the input is sorted). Arrays of unequal length are cut to the shortest.
+  /// Also indexes the agents by square tiles of 16 cells (more when the map would need over
+  /// 65536 tiles), so a client's selection visits only the tiles its view overlaps.
   void assign(std::span<const std::uint32_t> ids_in, std::span<const float> xs_in, std::span<const float> ys_in,
               std::span<const float> headings_in, std::span<const std::uint8_t> kinds_in, float cell_size);
+
+  /// Tile index: tile (tx, ty) holds agent indices tile_agents[tile_start[t] .. tile_start[t+1])
+  /// with t = ty * tiles_x + tx; a tile is 2^tile_shift position units a side.
+  unsigned tile_shift = 10;
+  std::uint32_t tiles_x = 0, tiles_y = 0;
+  std::vector<std::uint32_t> tile_start;
+  std::vector<std::uint32_t> tile_agents;
 
  private:
   std::vector<std::uint32_t> order_, scratch_, radix_count_;
@@ -80,6 +89,7 @@ class SnapshotSelector {
 
  private:
   RelevanceStats stats_;
+  std::vector<std::uint64_t> marked_;     // bitmap over agent indices: inside the view
   std::vector<std::uint32_t> in_view_;    // indices into agents, id order
   std::vector<std::uint64_t> distances_;  // squared distance to the view centre, per in_view_
   std::vector<std::uint64_t> nth_scratch_;
