@@ -145,17 +145,22 @@ const Trace& trace(const BenchOptions& options) {
   return *t;
 }
 
+/// The trace, or nullptr after marking the benchmark skipped with the reason (e.g. a missing map).
+const Trace* trace_or_skip(benchmark::State& state, const BenchOptions& options) {
+  try {
+    return &trace(options);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return nullptr;
+  }
+}
+
 enum class Mode { kDeltaPredicted, kDeltaPredictedRtt, kDeltaPlain, kFull, kDeltaPredictedZstd };
 
 /// Encodes the whole trace for one client per iteration.
 void encode_trace(benchmark::State& state, const BenchOptions& options, Mode mode) {
-  const Trace* t = nullptr;
-  try {
-    t = &trace(options);
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-    return;
-  }
+  const Trace* t = trace_or_skip(state, options);
+  if (t == nullptr) return;
   const std::uint32_t distance = mode == Mode::kDeltaPredictedRtt ? 3 : 1;
   const bool full = mode == Mode::kFull;
   const bool predict = mode != Mode::kDeltaPlain;
@@ -207,13 +212,8 @@ void encode_trace(benchmark::State& state, const BenchOptions& options, Mode mod
 
 /// Today's format: FlatBuffers + zstd of every snapshot, full each time.
 void zstd_full_trace(benchmark::State& state, const BenchOptions& options) {
-  const Trace* t = nullptr;
-  try {
-    t = &trace(options);
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-    return;
-  }
+  const Trace* t = trace_or_skip(state, options);
+  if (t == nullptr) return;
   std::size_t bytes = 0, agents = 0;
   for (auto _ : state) {
     bytes = agents = 0;
@@ -231,13 +231,8 @@ void zstd_full_trace(benchmark::State& state, const BenchOptions& options) {
 
 /// Decoding the shipped deltas (client side).
 void decode_trace(benchmark::State& state, const BenchOptions& options) {
-  const Trace* t = nullptr;
-  try {
-    t = &trace(options);
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-    return;
-  }
+  const Trace* t = trace_or_skip(state, options);
+  if (t == nullptr) return;
   const std::size_t n = t->views.size();
   sp::SnapshotEncoder enc;
   std::vector<sp::AgentFrame> frames(n);
@@ -273,13 +268,8 @@ void decode_trace(benchmark::State& state, const BenchOptions& options) {
 /// Relevance selection from every agent in the world for one client (per snapshot), and the
 /// shared per-tick quantization of every agent.
 void select_view(benchmark::State& state, const BenchOptions& options, bool whole_map) {
-  const Trace* t = nullptr;
-  try {
-    t = &trace(options);
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-    return;
-  }
+  const Trace* t = trace_or_skip(state, options);
+  if (t == nullptr) return;
   sp::SnapshotSelector sel;
   sp::AgentCandidates c;
   sp::DensityGrid grid;
@@ -300,13 +290,8 @@ void select_view(benchmark::State& state, const BenchOptions& options, bool whol
 /// The shared work of a snapshot tick: every agent quantized, sorted by id and tiled, once for
 /// all clients.
 void quantize_all(benchmark::State& state, const BenchOptions& options) {
-  const Trace* t = nullptr;
-  try {
-    t = &trace(options);
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-    return;
-  }
+  const Trace* t = trace_or_skip(state, options);
+  if (t == nullptr) return;
   sp::QuantizedAgents q;
   for (auto _ : state) {
     q.assign(t->raw_ids, t->raw_xs, t->raw_ys, t->raw_headings, {}, 1.0f);
