@@ -260,7 +260,7 @@ void decode_trace(benchmark::State& state, const BenchOptions& options) {
         return;
       }
     }
-    benchmark::DoNotOptimize(out.xs.data());
+    benchmark::DoNotOptimize(out.agents.data());
   }
   state.counters["agents_per_iteration"] = static_cast<double>(agents - t->views[0].size());
 }
@@ -278,7 +278,7 @@ void select_view(benchmark::State& state, const BenchOptions& options, bool whol
   for (auto _ : state) {
     // 1 Mbit/s at 20 Hz, with the last frame as baseline: the common steady state.
     sel.select(t->all, view, sp::AgentFrameView::empty(), 1000, 6250, params, c, grid);
-    benchmark::DoNotOptimize(c.ids.data());
+    benchmark::DoNotOptimize(c.data());
   }
   state.counters["in_view"] = static_cast<double>(sel.stats().in_view);
   state.counters["tracked"] = static_cast<double>(sel.stats().tracked);

@@ -146,8 +146,9 @@ std::uint32_t RansTable::cost_bits_x256(std::size_t symbol) const noexcept {
 void RansEncoder::reset(std::size_t max_symbols) {
   state_ = kRansLow;
   used_ = 0;
-  // Two bytes per symbol at most (x < 2^31 and x_max >= 2^19 * freq), plus the final state.
-  if (reversed_.size() < 2 * max_symbols + 4) reversed_.resize(2 * max_symbols + 4);
+  // Two bytes per symbol at most (x < 2^31 and x_max >= 2^19 * freq), plus the final state, plus
+  // the two bytes put() writes ahead.
+  if (reversed_.size() < 2 * max_symbols + 6) reversed_.resize(2 * max_symbols + 6);
 }
 
 std::span<const std::uint8_t> RansEncoder::finish() {

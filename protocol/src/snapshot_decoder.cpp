@@ -69,7 +69,7 @@ bool SnapshotDecoder::decode(std::span<const std::uint8_t> p, const AgentFrameVi
   const bool predicted = header.predicted;
 
   // ---- Bit section --------------------------------------------------------------------------
-  frame.clear();
+  frame.grid.clear();
   frame.sequence = header.sequence;
   frame.tick = tick;
   if ((flags & kFlagGrid) != 0) {
@@ -77,20 +77,20 @@ bool SnapshotDecoder::decode(std::span<const std::uint8_t> p, const AgentFrameVi
   }
   // Removed.
   const std::uint32_t n_removed = in.read_exp_golomb(kCountOrder);
-  if (in.failed() || n_removed > b.size) return fail(error, "removed count out of range");
+  if (in.failed() || n_removed > b.size()) return fail(error, "removed count out of range");
   removed_.clear();
   if (n_removed > 0) {
     const unsigned order = in.read_bits(kOrderFieldBits);
     std::uint64_t next = 0;  // smallest index the next removal may have
     for (std::uint32_t k = 0; k < n_removed; ++k) {
       const std::uint64_t index = next + in.read_exp_golomb(order);
-      if (in.failed() || index >= b.size) return fail(error, "removed index out of range");
+      if (in.failed() || index >= b.size()) return fail(error, "removed index out of range");
       removed_.push_back(static_cast<std::uint32_t>(index));
       next = index + 1;
     }
   }
   // Runs over kept agents.
-  const std::size_t kept = b.size - n_removed;
+  const std::size_t kept = b.size() - n_removed;
   kept_updated_.resize(kept);
   std::size_t updated = 0;
   if (kept > 0) {
@@ -111,19 +111,15 @@ bool SnapshotDecoder::decode(std::span<const std::uint8_t> p, const AgentFrameVi
   // Added.
   const std::uint32_t n_added = in.read_exp_golomb(kCountOrder);
   if (in.failed() || n_added > kMaxFrameAgents - kept) return fail(error, "too many agents");
-  added_ids_.resize(n_added);
-  added_xs_.resize(n_added);
-  added_ys_.resize(n_added);
-  added_headings_.resize(n_added);
-  added_kinds_.resize(n_added);
+  added_.resize(n_added);
   if (n_added > 0) {
     std::uint64_t id = in.read_bits(32);
     const unsigned order = in.read_bits(kOrderFieldBits);
-    added_ids_[0] = static_cast<std::uint32_t>(id);
+    added_[0].id = static_cast<std::uint32_t>(id);
     for (std::uint32_t k = 1; k < n_added; ++k) {
       id += std::uint64_t{in.read_exp_golomb(order)} + 1;
       if (in.failed() || id > 0xFFFFFFFFull) return fail(error, "added id out of range");
-      added_ids_[k] = static_cast<std::uint32_t>(id);
+      added_[k].id = static_cast<std::uint32_t>(id);
     }
     const std::uint32_t min_x = in.read_bits(kPositionBits);
     const std::uint32_t min_y = in.read_bits(kPositionBits);
@@ -134,15 +130,19 @@ bool SnapshotDecoder::decode(std::span<const std::uint8_t> p, const AgentFrameVi
       const std::uint64_t x = std::uint64_t{min_x} + in.read_bits(bits_x);
       const std::uint64_t y = std::uint64_t{min_y} + in.read_bits(bits_y);
       if (x > kPositionMax || y > kPositionMax) return fail(error, "added position out of range");
-      added_xs_[k] = static_cast<std::uint32_t>(x);
-      added_ys_[k] = static_cast<std::uint32_t>(y);
-      added_headings_[k] = static_cast<std::uint8_t>(in.read_bits(8));
+      AgentState& a = added_[k];
+      a.x = static_cast<std::uint32_t>(x);
+      a.y = static_cast<std::uint32_t>(y);
+      a.heading = static_cast<std::uint8_t>(in.read_bits(8));
+      a.tick = tick;
+      a.vx = 0;
+      a.vy = 0;
     }
     if (in.read_bool()) {
       const auto kind = static_cast<std::uint8_t>(in.read_bits(8));
-      for (std::uint32_t k = 0; k < n_added; ++k) added_kinds_[k] = kind;
+      for (std::uint32_t k = 0; k < n_added; ++k) added_[k].kind = kind;
     } else {
-      for (std::uint32_t k = 0; k < n_added; ++k) added_kinds_[k] = static_cast<std::uint8_t>(in.read_bits(8));
+      for (std::uint32_t k = 0; k < n_added; ++k) added_[k].kind = static_cast<std::uint8_t>(in.read_bits(8));
     }
     if (in.failed()) return fail(error, "snapshot truncated in the added agents");
   }
@@ -182,49 +182,39 @@ bool SnapshotDecoder::decode(std::span<const std::uint8_t> p, const AgentFrameVi
   } else if (!rans_bytes.empty()) {
     return fail(error, "trailing bytes after the snapshot");
   }
-  const std::size_t total = kept + n_added;
-  frame.reserve(total);
+  const std::size_t nb = b.size();
+  frame.agents.resize(kept + n_added);
+  AgentState* out = frame.agents.data();
+  const AgentState* base = b.agents.data();
+  std::size_t f = 0;        // frame entries written
   std::size_t ri = 0;       // next removed entry
   std::size_t ki = 0;       // kept agents seen
   std::size_t ui = 0;       // updated agents seen
   std::size_t kc = 0;       // next kind change
   std::size_t ai = 0;       // next added agent
-  for (std::size_t i = 0; i <= b.size; ++i) {
-    const bool at_end = i == b.size;
+  for (std::size_t i = 0; i <= nb; ++i) {
+    const bool at_end = i == nb;
     // Added agents whose id comes before this baseline agent (or all that remain at the end).
-    while (ai < n_added && (at_end || added_ids_[ai] < b.ids[i])) {
-      if (!frame.ids.empty() && added_ids_[ai] <= frame.ids.back()) return fail(error, "added id not increasing");
-      frame.ids.push_back(added_ids_[ai]);
-      frame.xs.push_back(added_xs_[ai]);
-      frame.ys.push_back(added_ys_[ai]);
-      frame.headings.push_back(added_headings_[ai]);
-      frame.kinds.push_back(added_kinds_[ai]);
-      frame.vxs.push_back(0);
-      frame.vys.push_back(0);
-      frame.ticks.push_back(tick);
-      ++ai;
+    while (ai < n_added && (at_end || added_[ai].id < base[i].id)) {
+      if (f > 0 && added_[ai].id <= out[f - 1].id) return fail(error, "added id not increasing");
+      out[f++] = added_[ai++];
     }
     if (at_end) break;
-    if (ai < n_added && added_ids_[ai] == b.ids[i]) return fail(error, "added id already in the baseline");
+    const AgentState& bi = base[i];
+    if (ai < n_added && added_[ai].id == bi.id) return fail(error, "added id already in the baseline");
     if (ri < removed_.size() && removed_[ri] == i) {
       ++ri;
       continue;
     }
-    frame.ids.push_back(b.ids[i]);
     if (kept_updated_[ki++] == 0) {
-      frame.xs.push_back(b.xs[i]);
-      frame.ys.push_back(b.ys[i]);
-      frame.headings.push_back(b.headings[i]);
-      frame.kinds.push_back(b.kinds[i]);
-      frame.vxs.push_back(b.vxs[i]);
-      frame.vys.push_back(b.vys[i]);
-      frame.ticks.push_back(b.ticks[i]);
+      out[f++] = bi;
       continue;
     }
-    const std::size_t ctx = speed_class(b.vxs[i], b.vys[i]);
+    const std::size_t ctx = speed_class(bi.vx, bi.vy);
     if (!have_table_[ctx]) return fail(error, "residual without a table");
-    const std::uint32_t px = predicted ? predict_coordinate(b.xs[i], b.vxs[i], b.ticks[i], tick) : b.xs[i];
-    const std::uint32_t py = predicted ? predict_coordinate(b.ys[i], b.vys[i], b.ticks[i], tick) : b.ys[i];
+    const std::uint32_t pdt = predicted ? prediction_ticks(bi.tick, tick) : 0;
+    const std::uint32_t px = predict_coordinate_after(bi.x, bi.vx, pdt);
+    const std::uint32_t py = predict_coordinate_after(bi.y, bi.vy, pdt);
     std::int32_t rx = 0, ry = 0;
     const std::size_t ps = rans.get(pos_tables_[ctx]);
     if (ps == kPosEscape) {
@@ -241,19 +231,23 @@ bool SnapshotDecoder::decode(std::span<const std::uint8_t> p, const AgentFrameVi
     if (hs == kHeadEscape) {
       heading = static_cast<std::uint8_t>(in.read_bits(8));
     } else {
-      heading = static_cast<std::uint8_t>(b.headings[i] + static_cast<std::int32_t>(hs) - kHeadRange);
+      heading = static_cast<std::uint8_t>(bi.heading + static_cast<std::int32_t>(hs) - kHeadRange);
     }
-    std::uint8_t kind = b.kinds[i];
+    std::uint8_t kind = bi.kind;
     if (kc < kind_changes_.size() && kind_changes_[kc] == ui) kind = kind_values_[kc++];
     ++ui;
-    frame.xs.push_back(static_cast<std::uint32_t>(x));
-    frame.ys.push_back(static_cast<std::uint32_t>(y));
-    frame.headings.push_back(heading);
-    frame.kinds.push_back(kind);
-    frame.vxs.push_back(update_velocity(b.vxs[i], b.xs[i], static_cast<std::uint32_t>(x), b.ticks[i], tick));
-    frame.vys.push_back(update_velocity(b.vys[i], b.ys[i], static_cast<std::uint32_t>(y), b.ticks[i], tick));
-    frame.ticks.push_back(tick);
+    const std::uint32_t vdt = velocity_span_ticks(bi.tick, tick);
+    const auto ux = static_cast<std::uint32_t>(x), uy = static_cast<std::uint32_t>(y);
+    out[f++] = AgentState{bi.id,
+                          ux,
+                          uy,
+                          tick,
+                          update_velocity_over(bi.vx, bi.x, ux, vdt),
+                          update_velocity_over(bi.vy, bi.y, uy, vdt),
+                          heading,
+                          kind};
   }
+  frame.agents.resize(f);
   if (in.failed()) return fail(error, "snapshot truncated in the escaped residuals");
   if (in.bits_left() >= 8) return fail(error, "trailing bytes in the bit section");
   if (updated > 0 && (!rans.finished_cleanly() || !rans_head.finished_cleanly())) {

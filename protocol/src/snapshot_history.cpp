@@ -4,15 +4,9 @@
 #include <algorithm>
 
 namespace swarmfield::protocol {
+
 SnapshotHistory::SnapshotHistory(std::size_t pool_agents) : capacity_(std::max<std::size_t>(pool_agents, 1)) {
-  ids_.resize(capacity_);
-  xs_.resize(capacity_);
-  ys_.resize(capacity_);
-  ticks_.resize(capacity_);
-  headings_.resize(capacity_);
-  kinds_.resize(capacity_);
-  vxs_.resize(capacity_);
-  vys_.resize(capacity_);
+  pool_.resize(capacity_);
 }
 
 void SnapshotHistory::clear() noexcept {
@@ -23,25 +17,15 @@ void SnapshotHistory::clear() noexcept {
 }
 
 bool SnapshotHistory::store(const AgentFrame& f) {
-  const std::size_t n = f.ids.size();
-  if (n > capacity_ || f.xs.size() != n || f.ys.size() != n || f.headings.size() != n || f.kinds.size() != n ||
-      f.vxs.size() != n || f.vys.size() != n || f.ticks.size() != n) {
-    return false;
-  }
+  const std::size_t n = f.agents.size();
+  if (n > capacity_) return false;
   // Keep every frame contiguous: skip to the front of the pool when it would straddle the end.
   std::size_t at = static_cast<std::size_t>(head_ % capacity_);
   if (at + n > capacity_) {
     head_ += capacity_ - at;
     at = 0;
   }
-  std::copy_n(f.ids.data(), n, ids_.data() + at);
-  std::copy_n(f.xs.data(), n, xs_.data() + at);
-  std::copy_n(f.ys.data(), n, ys_.data() + at);
-  std::copy_n(f.headings.data(), n, headings_.data() + at);
-  std::copy_n(f.kinds.data(), n, kinds_.data() + at);
-  std::copy_n(f.vxs.data(), n, vxs_.data() + at);
-  std::copy_n(f.vys.data(), n, vys_.data() + at);
-  std::copy_n(f.ticks.data(), n, ticks_.data() + at);
+  std::copy_n(f.agents.data(), n, pool_.data() + at);
   Slot& slot = slots_[f.sequence % kSnapshotHistorySize];
   slot.used = true;
   slot.sequence = f.sequence;
@@ -62,15 +46,7 @@ std::optional<AgentFrameView> SnapshotHistory::find(std::uint32_t sequence) cons
   AgentFrameView v;
   v.sequence = slot.sequence;
   v.tick = slot.tick;
-  v.size = slot.size;
-  v.ids = ids_.data() + at;
-  v.xs = xs_.data() + at;
-  v.ys = ys_.data() + at;
-  v.headings = headings_.data() + at;
-  v.kinds = kinds_.data() + at;
-  v.vxs = vxs_.data() + at;
-  v.vys = vys_.data() + at;
-  v.ticks = ticks_.data() + at;
+  v.agents = std::span<const AgentState>(pool_.data() + at, slot.size);
   v.grid = &slot.grid;
   return v;
 }

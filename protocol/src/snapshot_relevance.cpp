@@ -186,15 +186,10 @@ void SnapshotSelector::select(const QuantizedAgents& a, const QuantizedRect& vie
                                          static_cast<std::int32_t>(a.ys[i] / kPositionUnitsPerCell));
       continue;
     }
-    out.ids.push_back(a.ids[i]);
-    out.xs.push_back(a.xs[i]);
-    out.ys.push_back(a.ys[i]);
-    out.headings.push_back(a.headings[i]);
-    out.kinds.push_back(a.kinds[i]);
+    out.push_back(AgentCandidate{a.ids[i], a.xs[i], a.ys[i], a.headings[i], a.kinds[i], 1});
     kept_distance.push_back(d);
   }
-  const std::size_t m = out.ids.size();
-  out.send.assign(m, 1);
+  const std::size_t m = out.size();
   stats_.tracked = m;
 
   // ---- Priority: age in the baseline times nearness -----------------------------------------
@@ -206,10 +201,10 @@ void SnapshotSelector::select(const QuantizedAgents& a, const QuantizedRect& vie
   double total_bits = 0;
   std::size_t bi = 0;
   for (std::size_t k = 0; k < m; ++k) {
-    while (bi < b.size && b.ids[bi] < out.ids[k]) ++bi;
-    const bool in_base = bi < b.size && b.ids[bi] == out.ids[k];
+    while (bi < b.size() && b.agents[bi].id < out[k].id) ++bi;
+    const bool in_base = bi < b.size() && b.agents[bi].id == out[k].id;
     is_new_[k] = in_base ? 0 : 1;
-    const std::uint32_t age = in_base ? std::min(tick - b.ticks[bi], kMaxAgeTicks) : kNewAgentAge;
+    const std::uint32_t age = in_base ? std::min(tick - b.agents[bi].tick, kMaxAgeTicks) : kNewAgentAge;
     const double closeness = std::max(0.0, 1.0 - std::sqrt(static_cast<double>(kept_distance[k])) * inv_half_diag);
     const auto weight = static_cast<std::uint32_t>(1 + static_cast<std::uint32_t>(closeness * (kMaxWeight - 1) + 0.5));
     priority_[k] = static_cast<std::uint16_t>(std::min<std::uint32_t>(age * weight, kPriorityBins * 8 - 1) / 8);
@@ -237,16 +232,16 @@ void SnapshotSelector::select(const QuantizedAgents& a, const QuantizedRect& vie
         left -= cost;
         continue;
       }
-      out.send[k] = 0;
+      out[k].send = 0;
     }
   }
   for (std::size_t k = 0; k < m; ++k) {
-    if (out.send[k]) {
+    if (out[k].send) {
       ++stats_.sent;
     } else if (is_new_[k]) {
       ++stats_.untracked;  // not in the client's frame yet: shown by the grid
-      if (want_grid) count_density_agent(grid, counts_, static_cast<std::int32_t>(out.xs[k] / kPositionUnitsPerCell),
-                                         static_cast<std::int32_t>(out.ys[k] / kPositionUnitsPerCell));
+      if (want_grid) count_density_agent(grid, counts_, static_cast<std::int32_t>(out[k].x / kPositionUnitsPerCell),
+                                         static_cast<std::int32_t>(out[k].y / kPositionUnitsPerCell));
     }
   }
   if (want_grid) {

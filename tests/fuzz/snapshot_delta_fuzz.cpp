@@ -26,8 +26,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   if (decoder.decode(bytes, sp::AgentFrameView::of(baseline), header, frame, &error)) {
     if (frame.size() > sp::kMaxFrameAgents) std::abort();
     for (std::size_t k = 0; k < frame.size(); ++k) {
-      if (frame.xs[k] > sp::kPositionMax || frame.ys[k] > sp::kPositionMax) std::abort();
-      if (k > 0 && frame.ids[k] <= frame.ids[k - 1]) std::abort();
+      const sp::AgentState& a = frame.agents[k];
+      if (a.x > sp::kPositionMax || a.y > sp::kPositionMax) std::abort();
+      if (k > 0 && a.id <= frame.agents[k - 1].id) std::abort();
     }
     if (frame.grid.levels.size() != static_cast<std::size_t>(frame.grid.width) * frame.grid.height) std::abort();
   } else if (error.empty()) {

@@ -53,11 +53,15 @@ TEST_CASE("a full snapshot decodes to the candidates it was built from") {
   sp::SnapshotDecoder dec;
   sp::AgentFrame frame;
   round_trip(enc, dec, make_header(1, 100, 0), nullptr, c, {}, frame);
-  CHECK(frame.ids == c.ids);
-  CHECK(frame.xs == c.xs);
-  CHECK(frame.ys == c.ys);
-  CHECK(frame.headings == c.headings);
-  CHECK(frame.kinds == c.kinds);
+  REQUIRE(frame.size() == c.size());
+  for (std::size_t k = 0; k < c.size(); ++k) {
+    const sp::AgentState& a = frame.agents[k];
+    REQUIRE(a.id == c[k].id);
+    REQUIRE(a.x == c[k].x);
+    REQUIRE(a.y == c[k].y);
+    REQUIRE(a.heading == c[k].heading);
+    REQUIRE(a.kind == c[k].kind);
+  }
   CHECK(enc.stats().added == 3000);
 }
 
@@ -87,9 +91,9 @@ TEST_CASE("a chain of deltas with churn, partial sends, kind changes and jumps s
       h.predicted = predict;
       round_trip(enc, dec, h, &prev, c, {}, next);
       // Stale agents keep the baseline's values and tick.
-      for (std::size_t k = 0; k < next.size(); ++k) {
-        if (next.ticks[k] != tick) {
-          CHECK(next.ticks[k] < tick);
+      for (const sp::AgentState& a : next.agents) {
+        if (a.tick != tick) {
+          CHECK(a.tick < tick);
         }
       }
       std::swap(prev, next);
@@ -110,20 +114,19 @@ TEST_CASE("every sent agent arrives with its exact quantized values; unsent ones
   round_trip(enc, dec, make_header(2, 7, 1), &base, c, {}, next);
   std::size_t bi = 0, ni = 0;
   for (std::size_t k = 0; k < c.size(); ++k) {
-    while (ni < next.size() && next.ids[ni] < c.ids[k]) ++ni;
-    while (bi < base.size() && base.ids[bi] < c.ids[k]) ++bi;
-    const bool in_base = bi < base.size() && base.ids[bi] == c.ids[k];
-    const bool in_next = ni < next.size() && next.ids[ni] == c.ids[k];
-    if (c.send[k]) {
+    while (ni < next.size() && next.agents[ni].id < c[k].id) ++ni;
+    while (bi < base.size() && base.agents[bi].id < c[k].id) ++bi;
+    const bool in_base = bi < base.size() && base.agents[bi].id == c[k].id;
+    const bool in_next = ni < next.size() && next.agents[ni].id == c[k].id;
+    if (c[k].send) {
       REQUIRE(in_next);
-      CHECK(next.xs[ni] == c.xs[k]);
-      CHECK(next.ys[ni] == c.ys[k]);
-      CHECK(next.headings[ni] == c.headings[k]);
-      CHECK(next.ticks[ni] == 7);
+      CHECK(next.agents[ni].x == c[k].x);
+      CHECK(next.agents[ni].y == c[k].y);
+      CHECK(next.agents[ni].heading == c[k].heading);
+      CHECK(next.agents[ni].tick == 7);
     } else if (in_base) {
       REQUIRE(in_next);
-      CHECK(next.xs[ni] == base.xs[bi]);
-      CHECK(next.ticks[ni] == base.ticks[bi]);
+      CHECK(next.agents[ni] == base.agents[bi]);  // stale: the baseline's values and predictor state
     } else {
       CHECK_FALSE(in_next);  // not added until sent
     }
@@ -182,7 +185,7 @@ TEST_CASE("decoding against the wrong baseline, or with a tick not after it, fai
   CHECK_FALSE(dec.decode(payload, sp::AgentFrameView::empty(), h, out, &error));
   // The encoder refuses a tick that does not advance, and unsorted candidates.
   CHECK_FALSE(enc.encode(make_header(2, 1, 1), sp::AgentFrameView::of(base), c, {}, payload, next));
-  std::swap(c.ids[0], c.ids[1]);
+  std::swap(c[0].id, c[1].id);
   CHECK_FALSE(enc.encode(make_header(1, 1, 0), sp::AgentFrameView::empty(), c, {}, payload, next));
 }
 
@@ -213,9 +216,9 @@ TEST_CASE("every truncation and many corruptions of a payload are refused or dec
     if (dec.decode(bad, bv, h, out)) {
       ++accepted;
       for (std::size_t k = 0; k < out.size(); ++k) {
-        REQUIRE(out.xs[k] <= sp::kPositionMax);
-        REQUIRE(out.ys[k] <= sp::kPositionMax);
-        if (k > 0) REQUIRE(out.ids[k] > out.ids[k - 1]);
+        REQUIRE(out.agents[k].x <= sp::kPositionMax);
+        REQUIRE(out.agents[k].y <= sp::kPositionMax);
+        if (k > 0) REQUIRE(out.agents[k].id > out.agents[k - 1].id);
       }
     }
   }

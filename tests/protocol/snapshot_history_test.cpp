@@ -13,14 +13,9 @@ sp::AgentFrame make_frame(std::uint32_t sequence, std::size_t n) {
   f.sequence = sequence;
   f.tick = sequence * 2;
   for (std::size_t i = 0; i < n; ++i) {
-    f.ids.push_back(static_cast<std::uint32_t>(i * 3 + sequence));
-    f.xs.push_back(static_cast<std::uint32_t>(i + sequence));
-    f.ys.push_back(static_cast<std::uint32_t>(i * 2));
-    f.headings.push_back(static_cast<std::uint8_t>(i));
-    f.kinds.push_back(static_cast<std::uint8_t>(sequence));
-    f.vxs.push_back(static_cast<std::int16_t>(i));
-    f.vys.push_back(-1);
-    f.ticks.push_back(sequence);
+    f.agents.push_back(sp::AgentState{static_cast<std::uint32_t>(i * 3 + sequence), static_cast<std::uint32_t>(i + sequence),
+                                      static_cast<std::uint32_t>(i * 2), sequence, static_cast<std::int16_t>(i), -1,
+                                      static_cast<std::uint8_t>(i), static_cast<std::uint8_t>(sequence)});
   }
   sp::set_density_grid_geometry(f.grid, 0, 0, static_cast<std::int32_t>(10 + sequence), 10);
   return f;

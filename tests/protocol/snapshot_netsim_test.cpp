@@ -85,15 +85,16 @@ RunResult run(const NetworkConditions& net, std::uint64_t seed, std::size_t agen
           REQUIRE(receiver.frame() == frame);
           // Agents sent in this snapshot carry the truth of its tick exactly.
           std::size_t f = 0;
-          for (std::size_t k = 0; k < truth.size(); ++k) {
-            if (!truth.send[k]) continue;
-            while (f < frame.size() && frame.ids[f] < truth.ids[k]) ++f;
+          for (const sp::AgentCandidate& t : truth) {
+            if (!t.send) continue;
+            while (f < frame.size() && frame.agents[f].id < t.id) ++f;
             REQUIRE(f < frame.size());
-            REQUIRE(frame.ids[f] == truth.ids[k]);
-            REQUIRE(frame.xs[f] == truth.xs[k]);
-            REQUIRE(frame.ys[f] == truth.ys[k]);
-            REQUIRE(frame.headings[f] == truth.headings[k]);
-            REQUIRE(frame.kinds[f] == truth.kinds[k]);
+            const sp::AgentState& a = frame.agents[f];
+            REQUIRE(a.id == t.id);
+            REQUIRE(a.x == t.x);
+            REQUIRE(a.y == t.y);
+            REQUIRE(a.heading == t.heading);
+            REQUIRE(a.kind == t.kind);
             ++r.checked_agents;
           }
           break;

@@ -65,8 +65,8 @@ TEST_CASE("candidates are the agents inside the view plus margin, by id") {
   }
   // Points within a quantization step of the edge may fall either way.
   CHECK(std::abs(static_cast<long>(c.size()) - static_cast<long>(expect.size())) <= 3);
-  CHECK(std::is_sorted(c.ids.begin(), c.ids.end()));
-  CHECK(std::all_of(c.send.begin(), c.send.end(), [](std::uint8_t s) { return s == 1; }));
+  CHECK(std::is_sorted(c.begin(), c.end(), [](const auto& a, const auto& b) { return a.id < b.id; }));
+  CHECK(std::all_of(c.begin(), c.end(), [](const sp::AgentCandidate& a) { return a.send == 1; }));
   CHECK(grid.empty());  // everything tracked: no grid
   CHECK(sel.stats().untracked == 0);
   // An empty view wants nothing.
@@ -90,11 +90,12 @@ TEST_CASE("the tile index selects exactly the agents a full scan selects, for an
     sp::RelevanceParams params;
     params.max_tracked = sp::kMaxFrameAgents;
     sel.select(q, view, sp::AgentFrameView::empty(), 10, 1e12, params, c, grid);
-    std::vector<std::uint32_t> expect;
+    std::vector<std::uint32_t> expect, got;
     for (std::size_t k = 0; k < q.size(); ++k) {
       if (q.xs[k] >= view.x0 && q.xs[k] < view.x1 && q.ys[k] >= view.y0 && q.ys[k] < view.y1) expect.push_back(q.ids[k]);
     }
-    REQUIRE(c.ids == expect);
+    for (const sp::AgentCandidate& a : c) got.push_back(a.id);
+    REQUIRE(got == expect);
   }
 }
 
@@ -117,9 +118,7 @@ TEST_CASE("beyond max_tracked the nearest are tracked and the rest go to the den
   // Tracked agents are within ~sqrt(2000 / (pi * density)) of the centre; the grid's corner
   // squares hold untracked agents.
   double far = 0;
-  for (std::size_t k = 0; k < c.size(); ++k) {
-    far = std::max(far, std::hypot(c.xs[k] / 64.0 - 500.0, c.ys[k] / 64.0 - 500.0));
-  }
+  for (const sp::AgentCandidate& a : c) far = std::max(far, std::hypot(a.x / 64.0 - 500.0, a.y / 64.0 - 500.0));
   CHECK(far < 150);
   CHECK(grid.level_at_cell(5, 5) > 0);
   CHECK(grid.level_at_cell(995, 995) > 0);
@@ -144,18 +143,18 @@ TEST_CASE("under a small allowance the nearest go first, and every agent is sent
       CHECK(sel.stats().over_budget);
       double sent_d = 0, unsent_d = 0;
       std::size_t ns = 0, nu = 0;
-      for (std::size_t k = 0; k < c.size(); ++k) {
-        const double d = std::hypot(c.xs[k] / 64.0 - 100.0, c.ys[k] / 64.0 - 100.0);
-        (c.send[k] ? sent_d : unsent_d) += d;
-        (c.send[k] ? ns : nu) += 1;
+      for (const sp::AgentCandidate& a : c) {
+        const double d = std::hypot(a.x / 64.0 - 100.0, a.y / 64.0 - 100.0);
+        (a.send ? sent_d : unsent_d) += d;
+        (a.send ? ns : nu) += 1;
       }
       REQUIRE(ns > 0);
       REQUIRE(nu > 0);
       CHECK(sent_d / static_cast<double>(ns) < 0.5 * unsent_d / static_cast<double>(nu));
       CHECK_FALSE(grid.empty());  // agents not yet sent show in the grid
     }
-    for (std::size_t k = 0; k < c.size(); ++k) {
-      if (c.send[k]) last_sent[c.ids[k]] = tick;
+    for (const sp::AgentCandidate& a : c) {
+      if (a.send) last_sent[a.id] = tick;
     }
     sp::SnapshotHeader h;
     h.tick = tick;

@@ -106,7 +106,7 @@ TEST_CASE("acks of sequences never sent are ignored") {
   a.add(5);
   CHECK_FALSE(sender.on_ack(a));
   CHECK(sender.newest_acked() == 0);
-  CHECK(sender.next_baseline().size == 0);
+  CHECK(sender.next_baseline().size() == 0);
 }
 
 TEST_CASE("after more than 32 unacknowledged snapshots the sender starts over with a full one") {

@@ -39,12 +39,8 @@ class SyntheticCrowd {
   void candidates(AgentCandidates& out, unsigned send_percent = 100) {
     out.clear();
     for (const Agent& a : agents_) {
-      out.ids.push_back(a.id);
-      out.xs.push_back(static_cast<std::uint32_t>(a.x));
-      out.ys.push_back(static_cast<std::uint32_t>(a.y));
-      out.headings.push_back(a.heading);
-      out.kinds.push_back(a.kind);
-      out.send.push_back(rng_() % 100 < send_percent ? 1 : 0);
+      out.push_back(AgentCandidate{a.id, static_cast<std::uint32_t>(a.x), static_cast<std::uint32_t>(a.y), a.heading,
+                                   a.kind, static_cast<std::uint8_t>(rng_() % 100 < send_percent ? 1 : 0)});
     }
   }
 

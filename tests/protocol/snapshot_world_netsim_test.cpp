@@ -89,7 +89,8 @@ Result run(double bits_per_second, std::uint64_t seed) {
     budget.spent(payload.size(), sender.last_stats());
     Sent& record = sent[h.sequence];
     record.frame = sender.last_frame();
-    record.candidate_ids = candidates.ids;
+    record.candidate_ids.clear();
+    for (const sp::AgentCandidate& c : candidates) record.candidate_ids.push_back(c.id);
     for (std::size_t i = 0; i < s.size(); ++i) record.truth[s.ids()[i]] = {s.xs()[i], s.ys()[i]};
     const std::size_t n = sp::split_snapshot(payload, h.sequence, fragments);
     REQUIRE(n > 0);
@@ -114,14 +115,14 @@ Result run(double bits_per_second, std::uint64_t seed) {
       const sp::AgentFrame& f = receiver.frame();
       REQUIRE(f == want.frame);
       std::size_t c = 0;
-      for (std::size_t k = 0; k < f.size(); ++k) {
-        while (c < want.candidate_ids.size() && want.candidate_ids[c] < f.ids[k]) ++c;
+      for (const sp::AgentState& agent : f.agents) {
+        while (c < want.candidate_ids.size() && want.candidate_ids[c] < agent.id) ++c;
         REQUIRE(c < want.candidate_ids.size());  // only relevant agents
-        REQUIRE(want.candidate_ids[c] == f.ids[k]);
-        if (f.ticks[k] != f.tick) continue;  // not sent in this snapshot: keeps its older values
-        const auto [x, y] = want.truth.at(f.ids[k]);
-        REQUIRE(std::fabs(sp::dequantize_agent_position(f.xs[k], cell) - x) <= cell / 128 + 1e-4f);
-        REQUIRE(std::fabs(sp::dequantize_agent_position(f.ys[k], cell) - y) <= cell / 128 + 1e-4f);
+        REQUIRE(want.candidate_ids[c] == agent.id);
+        if (agent.tick != f.tick) continue;  // not sent in this snapshot: keeps its older values
+        const auto [x, y] = want.truth.at(agent.id);
+        REQUIRE(std::fabs(sp::dequantize_agent_position(agent.x, cell) - x) <= cell / 128 + 1e-4f);
+        REQUIRE(std::fabs(sp::dequantize_agent_position(agent.y, cell) - y) <= cell / 128 + 1e-4f);
         ++r.checked;
       }
       if (f.size() == want.candidate_ids.size()) ++r.complete;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "swarmfield/protocol/density_grid.hpp"
@@ -34,56 +35,57 @@ inline constexpr std::size_t kMaxFrameAgents = 65536;
   return static_cast<float>(static_cast<double>(q) * static_cast<double>(cell_size) / kPositionUnitsPerCell);
 }
 
-/// Agents as parallel arrays sorted by id (strictly increasing). Positions in 1/64 cell
-/// (<= kPositionMax), headings in 256 steps per turn (protocol::quantize_heading), kinds as the
-/// server's agent kind table index. vxs/vys/ticks are the predictor state (agent_prediction.hpp):
-/// velocity in 1/16 position units per tick and the tick of the agent's last update, i.e. of the
-/// last snapshot in this frame's chain that carried the agent's values.
+/// One tracked agent as a client holds it: quantized position (1/64 cell, <= kPositionMax),
+/// heading (256 steps per turn, protocol::quantize_heading), kind (the server's agent kind table
+/// index), and the predictor state (agent_prediction.hpp): velocity in 1/16 position unit per
+/// tick and the tick of the agent's last update, i.e. of the last snapshot in the frame's chain
+/// that carried its values. Frames are arrays of these rather than parallel arrays because the
+/// codec's merge reads and writes every field of an agent together: one memory stream in and one
+/// out instead of eight each (measured: decoding a third faster than with parallel arrays).
+struct AgentState {
+  std::uint32_t id = 0;
+  std::uint32_t x = 0;
+  std::uint32_t y = 0;
+  std::uint32_t tick = 0;
+  std::int16_t vx = 0;
+  std::int16_t vy = 0;
+  std::uint8_t heading = 0;
+  std::uint8_t kind = 0;
+
+  friend bool operator==(const AgentState&, const AgentState&) = default;
+};
+
+/// The agents a client holds after decoding a snapshot, sorted by id (strictly increasing).
 struct AgentFrame {
   std::uint32_t sequence = 0;  ///< snapshot sequence that produced this frame
   std::uint32_t tick = 0;      ///< world tick of that snapshot
-  std::vector<std::uint32_t> ids;
-  std::vector<std::uint32_t> xs;
-  std::vector<std::uint32_t> ys;
-  std::vector<std::uint8_t> headings;
-  std::vector<std::uint8_t> kinds;
-  std::vector<std::int16_t> vxs;
-  std::vector<std::int16_t> vys;
-  std::vector<std::uint32_t> ticks;
+  std::vector<AgentState> agents;
   /// Density of the agents the client does not track (empty when not sent).
   DensityGrid grid;
 
-  [[nodiscard]] std::size_t size() const noexcept { return ids.size(); }
-  void clear() noexcept;
-  void resize(std::size_t n);
-  void reserve(std::size_t n);
-  /// Appends entry `i` of `other`.
-  void push_from(const AgentFrame& other, std::size_t i);
+  [[nodiscard]] std::size_t size() const noexcept { return agents.size(); }
+  void clear() noexcept {
+    agents.clear();
+    grid.clear();
+  }
   /// Same agents and values (predictor state and grid included), sequence and tick too.
   friend bool operator==(const AgentFrame&, const AgentFrame&) = default;
 };
 
-/// Read-only view of a frame: of an AgentFrame, or of one stored in a SnapshotHistory (pointers
+/// Read-only view of a frame: of an AgentFrame, or of one stored in a SnapshotHistory (pointing
 /// into its pool, valid until its next store()).
 struct AgentFrameView {
   std::uint32_t sequence = 0;
   std::uint32_t tick = 0;
-  std::size_t size = 0;
-  const std::uint32_t* ids = nullptr;
-  const std::uint32_t* xs = nullptr;
-  const std::uint32_t* ys = nullptr;
-  const std::uint8_t* headings = nullptr;
-  const std::uint8_t* kinds = nullptr;
-  const std::int16_t* vxs = nullptr;
-  const std::int16_t* vys = nullptr;
-  const std::uint32_t* ticks = nullptr;
-  const DensityGrid* grid = nullptr;  ///< never null in a view from SnapshotHistory
+  std::span<const AgentState> agents;
+  const DensityGrid* grid = nullptr;  ///< never null in a view from of(), empty() or SnapshotHistory
 
+  [[nodiscard]] std::size_t size() const noexcept { return agents.size(); }
   /// The empty frame (baseline of a full snapshot).
   [[nodiscard]] static AgentFrameView empty() noexcept;
   /// A view of `frame` (valid while `frame` is unchanged).
   [[nodiscard]] static AgentFrameView of(const AgentFrame& frame) noexcept;
-  /// Copies the view into `out` (an AgentFrame that owns its arrays).
+  /// Copies the view into `out` (an AgentFrame that owns its agents).
   void copy_to(AgentFrame& out) const;
 };
 

@@ -83,12 +83,15 @@ class RansEncoder {
   /// Codes `symbol`, which must have a non-zero frequency in `table` (the caller's contract: it
   /// built the table from counts that include this symbol); at most `max_symbols` calls.
   void put(const RansTable& table, std::size_t symbol) noexcept {
+    // Renormalize: emit 0, 1 or 2 low bytes until x < x_max, without a data-dependent branch
+    // (it would mispredict every few symbols): both bytes are written, only n are kept.
     std::uint32_t x = state_;
-    const std::uint32_t x_max = table.x_max_[symbol];
-    while (x >= x_max) {
-      reversed_[used_++] = static_cast<std::uint8_t>(x & 0xFF);
-      x >>= 8;
-    }
+    const std::uint64_t x_max = table.x_max_[symbol];
+    const unsigned n = (x >= x_max ? 1u : 0u) + (std::uint64_t{x} >= (x_max << 8) ? 1u : 0u);
+    reversed_[used_] = static_cast<std::uint8_t>(x);
+    reversed_[used_ + 1] = static_cast<std::uint8_t>(x >> 8);
+    used_ += n;
+    x = static_cast<std::uint32_t>(std::uint64_t{x} >> (8 * n));
     const std::uint32_t q =
         static_cast<std::uint32_t>((std::uint64_t{x} * table.rcp_freq_[symbol]) >> 32) >> table.rcp_shift_[symbol];
     state_ = x + table.bias_[symbol] + q * table.cmpl_freq_[symbol];

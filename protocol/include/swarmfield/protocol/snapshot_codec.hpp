@@ -43,22 +43,22 @@ struct SnapshotHeader {
   friend bool operator==(const SnapshotHeader&, const SnapshotHeader&) = default;
 };
 
-/// The agents the server wants the client to have after this snapshot, sorted by id (strictly
-/// increasing), quantized (agent_frame.hpp), with a send flag each: 1 = send its current values
-/// (update or add), 0 = leave it as the baseline has it (or, if the baseline lacks it, do not add
-/// it yet). Baseline agents missing here are removed.
-struct AgentCandidates {
-  std::vector<std::uint32_t> ids;
-  std::vector<std::uint32_t> xs;
-  std::vector<std::uint32_t> ys;
-  std::vector<std::uint8_t> headings;
-  std::vector<std::uint8_t> kinds;
-  std::vector<std::uint8_t> send;
+/// One agent the server wants the client to have after this snapshot: quantized values
+/// (agent_frame.hpp) and a send flag: 1 = send its current values (update or add), 0 = leave it
+/// as the baseline has it (or, if the baseline lacks it, do not add it yet).
+struct AgentCandidate {
+  std::uint32_t id = 0;
+  std::uint32_t x = 0;
+  std::uint32_t y = 0;
+  std::uint8_t heading = 0;
+  std::uint8_t kind = 0;
+  std::uint8_t send = 1;
 
-  [[nodiscard]] std::size_t size() const noexcept { return ids.size(); }
-  void clear() noexcept;
-  void resize(std::size_t n);
+  friend bool operator==(const AgentCandidate&, const AgentCandidate&) = default;
 };
+/// The candidates of one snapshot, sorted by id (strictly increasing). Baseline agents missing
+/// here are removed.
+using AgentCandidates = std::vector<AgentCandidate>;
 
 /// Counts of what one encode did (for budgets, summaries and benchmarks).
 struct SnapshotEncodeStats {
@@ -101,7 +101,7 @@ class SnapshotEncoder {
   std::vector<std::uint32_t> added_;      // candidate indices
   std::vector<std::uint32_t> kind_changes_;  // updated-agent index
   std::vector<std::uint8_t> kind_values_;
-  std::vector<std::uint8_t> pos_symbols_, head_symbols_, contexts_;
+  std::vector<std::uint32_t> symbols_;   // per updated agent: position | heading << 8 | context << 16
   std::vector<Escape> escapes_;
   std::array<RansTable, kSpeedClasses> pos_tables_, head_tables_;
 };
@@ -132,8 +132,7 @@ class SnapshotDecoder {
  private:
   std::vector<std::uint32_t> removed_;
   std::vector<std::uint8_t> kept_updated_;
-  std::vector<std::uint32_t> added_ids_, added_xs_, added_ys_;
-  std::vector<std::uint8_t> added_headings_, added_kinds_;
+  std::vector<AgentState> added_;
   std::vector<std::uint32_t> kind_changes_;
   std::vector<std::uint8_t> kind_values_;
   std::array<RansTable, kSpeedClasses> pos_tables_, head_tables_;

@@ -20,8 +20,8 @@ inline constexpr std::uint32_t kSnapshotHistorySize = 32;
 
 class SnapshotHistory {
  public:
-  /// `pool_agents`: agent entries held over all remembered frames (22 bytes each). A frame larger
-  /// than the pool is not stored. Default: room for 8 frames of 16384 agents (2.9 MB).
+  /// `pool_agents`: agent entries held over all remembered frames (24 bytes each). A frame larger
+  /// than the pool is not stored. Default: room for 8 frames of 16384 agents (3.1 MB).
   explicit SnapshotHistory(std::size_t pool_agents = 8 * 16384);
 
   /// Stores a copy of `frame` under frame.sequence, replacing whatever that ring slot held;
@@ -46,9 +46,7 @@ class SnapshotHistory {
   std::size_t capacity_;
   std::uint64_t head_ = 0;  // monotonic address of the next free entry
   std::array<Slot, kSnapshotHistorySize> slots_{};
-  std::vector<std::uint32_t> ids_, xs_, ys_, ticks_;
-  std::vector<std::uint8_t> headings_, kinds_;
-  std::vector<std::int16_t> vxs_, vys_;
+  std::vector<AgentState> pool_;
 };
 
 }  // namespace swarmfield::protocol
