@@ -196,6 +196,7 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
     for (std::uint32_t r : runs_) bits_.write_exp_golomb(r, order);
   }
   // Added agents: id gaps, positions in their bounding box, headings, kinds.
+  const std::size_t added_from = bits_.bit_count();
   bits_.write_exp_golomb(static_cast<std::uint32_t>(added_.size()), kCountOrder);
   if (!added_.empty()) {
     const std::uint32_t first = c[added_[0]].id;
@@ -236,6 +237,7 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
       for (std::uint32_t k : added_) bits_.write_bits(c[k].kind, 8);
     }
   }
+  stats_.added_bits = bits_.bit_count() - added_from;
   // Kind changes of updated agents (rare: an agent's kind is usually fixed for life).
   bits_.write_exp_golomb(static_cast<std::uint32_t>(kind_changes_.size()), 0);
   for (std::size_t k = 0; k < kind_changes_.size(); ++k) {
@@ -252,6 +254,7 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
       head_tables_[ctx].write(bits_);
     }
   }
+  const std::size_t escapes_from = bits_.bit_count();
   for (const Escape& e : escapes_) {
     if (e.kind == 0) {
       bits_.write_exp_golomb(e.value, kEscapeOrder);
@@ -259,6 +262,7 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
       bits_.write_bits(e.value, 8);
     }
   }
+  stats_.escape_bits = bits_.bit_count() - escapes_from;
   const std::span<const std::uint8_t> bit_bytes = bits_.finish();
   put_u32(payload, static_cast<std::uint32_t>(bit_bytes.size()));
   payload.insert(payload.end(), bit_bytes.begin(), bit_bytes.end());

@@ -11,7 +11,7 @@ namespace swarmfield::protocol {
 namespace {
 
 constexpr std::uint32_t kMaxAgeTicks = 1023;
-constexpr std::uint32_t kNewAgentAge = 16;   // a new agent ranks like one unsent for 16 ticks
+constexpr std::uint32_t kNewAgentAge = 16;   // a new agent starts like one unsent for 16 ticks, then ages
 constexpr std::uint32_t kMaxWeight = 8;      // at the view centre; 1 at the corners and beyond
 constexpr std::size_t kPriorityBins = 1024;  // priority = age * weight <= 8184, bin = priority / 8
 
@@ -195,16 +195,25 @@ void SnapshotSelector::select(const QuantizedAgents& a, const QuantizedRect& vie
   // ---- Priority: age in the baseline times nearness -----------------------------------------
   priority_.resize(m);
   is_new_.resize(m);
+  since_.resize(m);
   const double half_diag2 = static_cast<double>((view.x1 - view.x0) * (view.x1 - view.x0) +
                                                 (view.y1 - view.y0) * (view.y1 - view.y0));  // (2h)^2 in d units
   const double inv_half_diag = half_diag2 > 0 ? 1.0 / std::sqrt(half_diag2) : 0.0;
   double total_bits = 0;
-  std::size_t bi = 0;
+  std::size_t bi = 0, wi = 0;
   for (std::size_t k = 0; k < m; ++k) {
     while (bi < b.size() && b.agents[bi].id < out[k].id) ++bi;
     const bool in_base = bi < b.size() && b.agents[bi].id == out[k].id;
     is_new_[k] = in_base ? 0 : 1;
-    const std::uint32_t age = in_base ? std::min(tick - b.agents[bi].tick, kMaxAgeTicks) : kNewAgentAge;
+    std::uint32_t age = 0;
+    if (in_base) {
+      age = std::min(tick - b.agents[bi].tick, kMaxAgeTicks);
+    } else {
+      while (wi < waiting_.size() && waiting_[wi].id < out[k].id) ++wi;
+      const bool waited = wi < waiting_.size() && waiting_[wi].id == out[k].id && waiting_[wi].since <= tick;
+      since_[k] = waited ? waiting_[wi].since : tick;
+      age = std::min(kNewAgentAge + (tick - since_[k]), kMaxAgeTicks);
+    }
     const double closeness = std::max(0.0, 1.0 - std::sqrt(static_cast<double>(kept_distance[k])) * inv_half_diag);
     const auto weight = static_cast<std::uint32_t>(1 + static_cast<std::uint32_t>(closeness * (kMaxWeight - 1) + 0.5));
     priority_[k] = static_cast<std::uint16_t>(std::min<std::uint32_t>(age * weight, kPriorityBins * 8 - 1) / 8);
@@ -235,15 +244,18 @@ void SnapshotSelector::select(const QuantizedAgents& a, const QuantizedRect& vie
       out[k].send = 0;
     }
   }
+  next_waiting_.clear();
   for (std::size_t k = 0; k < m; ++k) {
     if (out[k].send) {
       ++stats_.sent;
     } else if (is_new_[k]) {
+      next_waiting_.push_back({out[k].id, since_[k]});
       ++stats_.untracked;  // not in the client's frame yet: shown by the grid
       if (want_grid) count_density_agent(grid, counts_, static_cast<std::int32_t>(out[k].x / kPositionUnitsPerCell),
                                          static_cast<std::int32_t>(out[k].y / kPositionUnitsPerCell));
     }
   }
+  waiting_.swap(next_waiting_);
   if (want_grid) {
     if (stats_.untracked == 0) {
       grid.clear();
@@ -263,16 +275,16 @@ double SnapshotBudget::allowance(double fixed_bytes) noexcept {
 
 void SnapshotBudget::spent(std::size_t payload_bytes, const SnapshotEncodeStats& s) noexcept {
   tokens_ -= static_cast<double>(payload_bytes);
-  // Running estimates (weight 1/4 for the newest), from what the encoder reports: updated
-  // agents cost their residual stream plus a share of the bit section; added agents the rest.
+  // Running estimates (weight 1/4 for the newest) from what the encoder reports: an updated
+  // agent costs its residual symbols and escapes, an added one its share of the added section.
   constexpr double kWeight = 0.25;
   if (s.updated > 0) {
-    const double per = static_cast<double>(s.rans_bytes) * 8.0 / static_cast<double>(s.updated) + 0.5;
+    const double per =
+        (static_cast<double>(s.rans_bytes) * 8.0 + static_cast<double>(s.escape_bits)) / static_cast<double>(s.updated);
     update_bits_ += kWeight * (per - update_bits_);
   }
   if (s.added > 0) {
-    const double structure = static_cast<double>(s.bit_bytes) * 8.0 - static_cast<double>(s.grid_bits);
-    const double per = std::clamp(structure / static_cast<double>(s.added), 8.0, 160.0);
+    const double per = static_cast<double>(s.added_bits) / static_cast<double>(s.added);
     add_bits_ += kWeight * (per - add_bits_);
   }
 }

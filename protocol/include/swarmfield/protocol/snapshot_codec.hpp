@@ -71,6 +71,8 @@ struct SnapshotEncodeStats {
   std::size_t bit_bytes = 0;   ///< structure, tables, escapes, grid
   std::size_t rans_bytes = 0;  ///< residual symbols
   std::size_t grid_bits = 0;
+  std::size_t added_bits = 0;   ///< the added agents' section of the bit section
+  std::size_t escape_bits = 0;  ///< escaped residuals (part of the updated agents' cost)
 };
 
 /// Encodes snapshots; holds scratch memory reused across calls (one per thread).

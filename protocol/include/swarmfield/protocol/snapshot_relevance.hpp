@@ -76,6 +76,9 @@ struct RelevanceStats {
   bool over_budget = false;    ///< the allowance did not cover every candidate
 };
 
+/// One per client: besides scratch memory it remembers since when each relevant agent the client
+/// does not have yet has been waiting, so that waiting agents age like unsent ones do and the
+/// tracked set fills up however busy the budget is with updates.
 class SnapshotSelector {
  public:
   /// Fills `out` with the candidates for one client (sorted by id) and their send flags, and
@@ -97,6 +100,12 @@ class SnapshotSelector {
   std::vector<std::uint8_t> is_new_;      // per candidate: not in the baseline
   std::vector<double> bin_bits_;
   std::vector<std::uint32_t> counts_;     // density grid counts
+  struct Waiting {
+    std::uint32_t id;
+    std::uint32_t since;  // tick it was first a candidate the client did not have
+  };
+  std::vector<Waiting> waiting_, next_waiting_;  // sorted by id
+  std::vector<std::uint32_t> since_;             // per candidate (new ones)
 };
 
 /// Per-client byte budget: a token bucket filled at the client's bit rate, spent by each
