@@ -47,8 +47,7 @@ bool SnapshotDecoder::decode(std::span<const std::uint8_t> p, const AgentFrameVi
   header.echo_client_time_us = get_u64(p, 11);
   header.total_agents = get_u32(p, 19);
   header.rebuilds = get_u64(p, 23);
-  const std::size_t players = p[31];
-  if (players > kMaxPlayersPerSnapshot) return fail(error, "too many players");
+  const std::size_t players = p[31];  // <= kMaxSnapshotPlayers by its width
   std::size_t at = kSnapshotHeaderBytes;
   if (p.size() < at + players * kSnapshotPlayerBytes + 4) return fail(error, "snapshot truncated in the players");
   header.players.resize(players);

@@ -151,7 +151,7 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
 
   // ---- Header (byte aligned) ---------------------------------------------------------------
   payload.clear();
-  const std::size_t players = std::min(header.players.size(), kMaxPlayersPerSnapshot);
+  const std::size_t players = std::min(header.players.size(), kMaxSnapshotPlayers);
   put_u8(payload, kSnapshotFormat);
   put_u8(payload, static_cast<std::uint8_t>((predicted ? kFlagPredicted : 0) | (grid.empty() ? 0 : kFlagGrid)));
   put_u32(payload, header.sequence);

@@ -225,6 +225,22 @@ TEST_CASE("every truncation and many corruptions of a payload are refused or dec
   MESSAGE("corrupted payloads accepted (in range): " << accepted << " of 2000");
 }
 
+TEST_CASE("at most 255 players travel; the rest are dropped, not garbled") {
+  sp::SnapshotHeader h = make_header(1, 1, 0);
+  h.players.clear();
+  for (std::uint32_t p = 0; p < 300; ++p) h.players.push_back({p, static_cast<float>(p), 1.0f, p});
+  sp::SnapshotEncoder enc;
+  sp::SnapshotDecoder dec;
+  sp::AgentFrame frame, out;
+  std::vector<std::uint8_t> payload;
+  REQUIRE(enc.encode(h, sp::AgentFrameView::empty(), {}, {}, payload, frame));
+  sp::SnapshotHeader got;
+  std::string error;
+  REQUIRE_MESSAGE(dec.decode(payload, sp::AgentFrameView::empty(), got, out, &error), error);
+  REQUIRE(got.players.size() == sp::kMaxSnapshotPlayers);
+  CHECK(got.players.back() == h.players[sp::kMaxSnapshotPlayers - 1]);
+}
+
 TEST_CASE("positions quantize to 1/64 cell in 20 bits") {
   CHECK(sp::quantize_agent_position(0.0f, 1.0f) == 0);
   CHECK(sp::quantize_agent_position(1.0f, 1.0f) == 64);

@@ -28,6 +28,8 @@ inline constexpr std::uint8_t kSnapshotFormat = 0xD1;
 /// total agents, rebuilds, player count.
 inline constexpr std::size_t kSnapshotHeaderBytes = 32;
 inline constexpr std::size_t kSnapshotPlayerBytes = 16;
+/// Players a delta snapshot carries at most (their count travels in a byte).
+inline constexpr std::size_t kMaxSnapshotPlayers = 255;
 
 /// What a snapshot says besides the agents.
 struct SnapshotHeader {
@@ -38,7 +40,7 @@ struct SnapshotHeader {
   std::uint64_t echo_client_time_us = 0;
   std::uint32_t total_agents = 0;       ///< in the world
   std::uint64_t rebuilds = 0;
-  std::vector<PlayerState> players;     ///< <= kMaxPlayersPerSnapshot, positions in world units
+  std::vector<PlayerState> players;     ///< <= kMaxSnapshotPlayers, positions in world units
 
   friend bool operator==(const SnapshotHeader&, const SnapshotHeader&) = default;
 };
@@ -83,7 +85,7 @@ class SnapshotEncoder {
   /// described by `candidates` and `grid` (the untracked agents' density; empty = none).
   /// Writes the payload into `payload` and the resulting frame (what the client will hold) into
   /// `frame`. Candidates must be sorted by id with coordinates <= kPositionMax and at most
-  /// kMaxFrameAgents agents may result; players beyond kMaxPlayersPerSnapshot are dropped.
+  /// kMaxFrameAgents agents may result; players beyond kMaxSnapshotPlayers are dropped.
   /// Returns false (nothing usable written) if the inputs break these rules.
   bool encode(const SnapshotHeader& header, const AgentFrameView& baseline, const AgentCandidates& candidates,
               const DensityGrid& grid, std::vector<std::uint8_t>& payload, AgentFrame& frame);
