@@ -21,6 +21,29 @@ std::int32_t clamp_floor(double v) noexcept {
 
 bool finite(Vec2 p) noexcept { return std::isfinite(p.x) && std::isfinite(p.y); }
 
+/// The fitting class-`n` block within `reach` (Chebyshev, cells) of `b0` minimising
+/// `distance2(block, position_out)`, which also yields the position to report; scan order
+/// (row-major) breaks ties. False when no block fits.
+template <class Distance>
+bool nearest_fitting_block(const ClearanceMap& clearance, CellCoord b0, int n, std::int32_t reach, Distance&& distance2,
+                           CellCoord& block, Vec2& position) noexcept {
+  double best = std::numeric_limits<double>::infinity();
+  reach = std::max(reach, 0);
+  for (std::int32_t y = b0.y - reach; y <= b0.y + reach; ++y) {
+    for (std::int32_t x = b0.x - reach; x <= b0.x + reach; ++x) {
+      if (!clearance.fits({x, y}, n)) continue;
+      Vec2 q{};
+      const double d = distance2(CellCoord{x, y}, q);
+      if (d < best) {
+        best = d;
+        block = {x, y};
+        position = q;
+      }
+    }
+  }
+  return std::isfinite(best);
+}
+
 }  // namespace
 
 int size_class_of_radius(float radius, float cell_size) noexcept {
@@ -90,25 +113,16 @@ bool nearest_fitting_position(const GridMap& map, const ClearanceMap& clearance,
   const double hi_in = side - 2.0 * r >= 2.0 * eps ? side - r - eps : 0.5 * side;
   const CellCoord b0 = reference_block(p, n, cs);
   const double px = static_cast<double>(p.x), py = static_cast<double>(p.y);
-  double best = std::numeric_limits<double>::infinity();
-  Vec2 best_pos{};
-  const std::int32_t reach = std::max(max_cells, 0);
-  for (std::int32_t y = b0.y - reach; y <= b0.y + reach; ++y) {
-    for (std::int32_t x = b0.x - reach; x <= b0.x + reach; ++x) {
-      if (!clearance.fits({x, y}, n)) continue;
-      const double bx = static_cast<double>(x) * cs, by = static_cast<double>(y) * cs;
-      const double qx = std::clamp(px, bx + lo_in, bx + hi_in);
-      const double qy = std::clamp(py, by + lo_in, by + hi_in);
-      const double d = (qx - px) * (qx - px) + (qy - py) * (qy - py);
-      if (d < best) {
-        best = d;
-        best_pos = {static_cast<float>(qx), static_cast<float>(qy)};
-      }
-    }
-  }
-  if (!std::isfinite(best)) return false;
-  out = best_pos;
-  return true;
+  // Distance to the nearest centre that keeps the disc inside the block.
+  const auto inside = [&](CellCoord b, Vec2& q) noexcept {
+    const double bx = static_cast<double>(b.x) * cs, by = static_cast<double>(b.y) * cs;
+    const double qx = std::clamp(px, bx + lo_in, bx + hi_in);
+    const double qy = std::clamp(py, by + lo_in, by + hi_in);
+    q = {static_cast<float>(qx), static_cast<float>(qy)};
+    return (qx - px) * (qx - px) + (qy - py) * (qy - py);
+  };
+  CellCoord block{};
+  return nearest_fitting_block(clearance, b0, n, max_cells, inside, block, out);
 }
 
 bool class_goal_block(const ClearanceMap& clearance, Vec2 p, int size_class, float cell_size, std::int32_t max_cells,
@@ -119,24 +133,13 @@ bool class_goal_block(const ClearanceMap& clearance, Vec2 p, int size_class, flo
     out = b0;
     return true;
   }
-  double best = std::numeric_limits<double>::infinity();
-  CellCoord best_block{};
-  const std::int32_t reach = std::max(max_cells, 0);
-  for (std::int32_t y = b0.y - reach; y <= b0.y + reach; ++y) {
-    for (std::int32_t x = b0.x - reach; x <= b0.x + reach; ++x) {
-      if (!clearance.fits({x, y}, size_class)) continue;
-      const Vec2 c = block_center({x, y}, size_class, cell_size);
-      const double dx = static_cast<double>(c.x) - p.x, dy = static_cast<double>(c.y) - p.y;
-      const double d = dx * dx + dy * dy;
-      if (d < best) {
-        best = d;
-        best_block = {x, y};
-      }
-    }
-  }
-  if (!std::isfinite(best)) return false;
-  out = best_block;
-  return true;
+  const auto centre = [&](CellCoord b, Vec2& c) noexcept {
+    c = block_center(b, size_class, cell_size);
+    const double dx = static_cast<double>(c.x) - p.x, dy = static_cast<double>(c.y) - p.y;
+    return dx * dx + dy * dy;
+  };
+  Vec2 c{};
+  return nearest_fitting_block(clearance, b0, size_class, max_cells, centre, out, c);
 }
 
 void update_class_map(const GridMap& map, const ClearanceMap& clearance, int size_class, GridMap& class_map) {
