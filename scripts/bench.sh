@@ -121,6 +121,9 @@ REBUILD_MIN_SPEEDUP = 4.0
 STEP_MAX_NS = 100.0
 SCALING_MAX = 1.5
 RSS_MAX_MIB = 128.0
+SNAPSHOT_MAX_BYTES_PER_MOVING = 1.0
+SNAPSHOT_STRETCH_BYTES_PER_MOVING = 0.5
+SNAPSHOT_MAX_NS_PER_AGENT = 20.0
 
 UNIT_TO_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
 
@@ -356,6 +359,51 @@ else:
         targets.append((f"RSS of a 100k-agent World on a 1024 map <= {RSS_MAX_MIB:g} MiB", f"{fmt(peak)} MiB",
                         verdict(None if peak is None else peak <= RSS_MAX_MIB)))
 print(f"  benchmark process peak RSS (VmHWM, all benchmarks so far): {fmt(bench_peak)} MiB")
+
+# ---- Figure 5: snapshots ---------------------------------------------------------------------------
+snap = {n: b for n, b in runs.items() if n.startswith("snapshot/")}
+if snap:
+    print("\n[5] Snapshots on real swarm motion (Boston_0_1024, 100k agents chasing a player; a view following\n"
+          "    the player holding ~10k agents; 20 Hz snapshots of a 30 Hz world), one client")
+    rows = []
+
+    def ns_per_agent(name):
+        ms, n = cpu_ms(name), counter(name, "agents_per_iteration")
+        return None if ms is None or not n else ms * 1e6 / n
+
+    order = ["encode/ours/delta_predicted", "encode/ours/delta_predicted_rtt100", "encode/ours/delta_plain",
+             "encode/ours/full", "encode/ours/delta_predicted_zstd", "encode/baseline/zstd_full"]
+    for variant in order:
+        name = next((n for n in snap if n.endswith("/" + variant)), None)
+        if name is None:
+            continue
+        rows.append([variant, fmt(counter(name, "bytes_per_agent"), ".3f"),
+                     fmt(counter(name, "bytes_per_moving_agent"), ".3f"), fmt(counter(name, "bytes_per_snapshot"), ".0f"),
+                     fmt(ns_per_agent(name), ".1f"), fmt(counter(name, "agents_in_view"), ".0f")])
+    rows.append(["raw floats (x, y, heading)", "12.000", "12.000", "", "", ""])
+    table(["variant", "bytes/agent", "bytes/moving agent", "bytes/snapshot", "ns/agent", "agents in view"], rows)
+    for variant in ["decode/ours/delta_predicted", "select/view", "select/whole_map"]:  # per agent in view
+        name = next((n for n in snap if n.endswith("/" + variant)), None)
+        if name is not None:
+            print(f"  {variant}: {fmt(ns_per_agent(name), '.1f')} ns per agent in view per client")
+    name = next((n for n in snap if n.endswith("/quantize/all_agents")), None)
+    if name is not None:
+        print(f"  quantize/all_agents (shared by all clients, once per snapshot tick): {fmt(cpu_ms(name), '.2f')} ms "
+              f"for {fmt(counter(name, 'world_agents'), '.0f')} agents")
+    print("  delta_predicted = as shipped (baseline = previous snapshot, velocity prediction, rANS); rtt100 = baseline\n"
+          "  3 snapshots back; plain = no prediction; full = no baseline; zstd = the shipped payload through zstd -3;\n"
+          "  baseline/zstd_full = today's FlatBuffers + zstd snapshot. moving = position or heading changed since the\n"
+          "  baseline. ns/agent = CPU time per agent in view per client (encoding the whole sequence).")
+    name = next((n for n in snap if n.endswith("/encode/ours/delta_predicted")), None)
+    if name is not None:
+        b = counter(name, "bytes_per_moving_agent")
+        targets.append((f"snapshot bytes per visible moving agent <= {SNAPSHOT_MAX_BYTES_PER_MOVING:g}",
+                        fmt(b, ".3f"), verdict(None if b is None else b <= SNAPSHOT_MAX_BYTES_PER_MOVING)))
+        targets.append((f"  stretch: <= {SNAPSHOT_STRETCH_BYTES_PER_MOVING:g}", fmt(b, ".3f"),
+                        verdict(None if b is None else b <= SNAPSHOT_STRETCH_BYTES_PER_MOVING)))
+        ns = ns_per_agent(name)
+        targets.append((f"snapshot encode <= {SNAPSHOT_MAX_NS_PER_AGENT:g} ns per agent per client", f"{fmt(ns, '.1f')} ns",
+                        verdict(None if ns is None else ns <= SNAPSHOT_MAX_NS_PER_AGENT)))
 
 # ---- Targets -----------------------------------------------------------------------------------
 print("\nTargets")
