@@ -36,6 +36,27 @@ std::string stop_and_summarize(ServerProcess& server) {
   return server.out();
 }
 
+// A server on the small city with one client that joined (Hello, Welcome, the map) and, with
+// `udp`, has its UDP address confirmed.
+struct Joined {
+  Joined(std::vector<std::string> flags, protocol::Role role, bool udp) : server(small_city(std::move(flags))) {
+    const auto listening = wait_listening(server);
+    REQUIRE_MESSAGE(listening.has_value(), server.err());
+    ports = *listening;
+    const auto joined = join(client, ports.tcp, role);
+    REQUIRE(joined.has_value());
+    welcome = *joined;
+    if (udp) {
+      REQUIRE(client.udp_open());
+      REQUIRE(client.udp_confirm(ports.udp, 5s));
+    }
+  }
+  ServerProcess server;
+  test::Ports ports;
+  RawClient client;
+  protocol::Welcome welcome;
+};
+
 // Every datagram that arrives within `window`, total bytes.
 std::size_t drain_bytes(RawClient& c, std::chrono::milliseconds window, std::vector<std::vector<std::uint8_t>>* keep = nullptr) {
   std::size_t bytes = 0;
@@ -55,12 +76,10 @@ TEST_CASE("attack: reflection - a forged source address gets one small challenge
   // Before: one handshake plus one datagram with the victim's source address bound the session
   // to the victim, and snapshots streamed there for as long as the TCP connection lived
   // (~196,000x amplification). The attacker here holds a real session (keys and all).
-  ServerProcess server(small_city({"--agents", "2000"}));
-  const auto ports = wait_listening(server);
-  REQUIRE_MESSAGE(ports.has_value(), server.err());
-  RawClient attacker;
-  const auto welcome = join(attacker, ports->tcp, protocol::Role::kViewer);
-  REQUIRE(welcome.has_value());
+  Joined joined({"--agents", "2000"}, protocol::Role::kViewer, false);
+  auto& server = joined.server;
+  const auto* ports = &joined.ports;
+  RawClient& attacker = joined.client;
   RawClient victim;  // stands in for the forged source: the server only sees the address
   REQUIRE(victim.udp_open("127.0.0.3"));
   test::Inputs inputs;
@@ -89,12 +108,11 @@ TEST_CASE("attack: reflection - a forged source address gets one small challenge
 TEST_CASE("attack: session theft - the token alone, forged or replayed packets never take a session over") {
   // Before: tokens came from mt19937_64 and the first datagram showing one bound the session,
   // so a predicted token sent first took the player and its snapshots.
-  ServerProcess server(small_city({"--agents", "200"}));
-  const auto ports = wait_listening(server);
-  REQUIRE_MESSAGE(ports.has_value(), server.err());
-  RawClient victim;
-  const auto welcome = join(victim, ports->tcp, protocol::Role::kPlayer);
-  REQUIRE(welcome.has_value());
+  Joined joined({"--agents", "200"}, protocol::Role::kPlayer, false);
+  auto& server = joined.server;
+  const auto* ports = &joined.ports;
+  const auto* welcome = &joined.welcome;
+  RawClient& victim = joined.client;
   REQUIRE(victim.udp_open());
   RawClient thief;  // another host; knows the token (it travels in the clear) but not the keys
   REQUIRE(thief.udp_open("127.0.0.4"));
@@ -210,12 +228,11 @@ TEST_CASE("attack: input freeze - an input ~2^31 ahead does not make later genui
   // Before: one input whose sequence was ~2^31 ahead was "newer" than everything, and every later
   // real input was ignored as old. Over TCP (a client's own session; over UDP the packet window
   // refuses such jumps before authentication even runs).
-  ServerProcess server(small_city({"--agents", "10"}));
-  const auto ports = wait_listening(server);
-  REQUIRE_MESSAGE(ports.has_value(), server.err());
-  RawClient player;
-  const auto welcome = join(player, ports->tcp, protocol::Role::kPlayer);
-  REQUIRE(welcome.has_value());
+  Joined joined({"--agents", "10"}, protocol::Role::kPlayer, false);
+  auto& server = joined.server;
+  const auto* ports = &joined.ports;
+  const auto* welcome = &joined.welcome;
+  RawClient& player = joined.client;
   test::Inputs inputs;
   REQUIRE(player.send(inputs.make(0, 0, 64.0f, 100)));
   protocol::Input hostile = inputs.make(0, 0, 64.0f, 555);
@@ -254,11 +271,10 @@ TEST_CASE("attack: input freeze - an input ~2^31 ahead does not make later genui
 
 TEST_CASE("attack: trickle - a frame sent byte by byte is cut off by the frame timeout, before and after Hello") {
   // Before: once Hello was done, a client trickling a frame a byte at a time was never cut off.
-  ServerProcess server(small_city({"--agents", "10", "--frame-timeout", "1", "--hello-timeout", "30"}));
-  const auto ports = wait_listening(server);
-  REQUIRE_MESSAGE(ports.has_value(), server.err());
-  RawClient joined;
-  REQUIRE(join(joined, ports->tcp, protocol::Role::kViewer).has_value());
+  Joined session({"--agents", "10", "--frame-timeout", "1", "--hello-timeout", "30"}, protocol::Role::kViewer, false);
+  auto& server = session.server;
+  const auto* ports = &session.ports;
+  RawClient& joined = session.client;
   RawClient fresh;  // trickles its Hello itself
   REQUIRE(fresh.connect(ports->tcp));
   std::vector<std::uint8_t> frame;
@@ -271,8 +287,8 @@ TEST_CASE("attack: trickle - a frame sent byte by byte is cut off by the frame t
   slow[2] = slow[3] = 0;
   bool joined_cut = false, fresh_cut = false;
   for (std::size_t i = 0; i < 100 && !(joined_cut && fresh_cut); ++i) {
-    if (!joined_cut) joined_cut = !joined.send_raw(std::span<const std::uint8_t>(&slow[i], 1)) || joined.wait_closed(100ms);
-    if (!fresh_cut) fresh_cut = !fresh.send_raw(std::span<const std::uint8_t>(&slow[i], 1)) || fresh.wait_closed(0ms);
+    if (!joined_cut) joined_cut = !joined.send_raw(std::span<const std::uint8_t>(&slow[i], 1)) || joined.wait_closed(50ms);
+    if (!fresh_cut) fresh_cut = !fresh.send_raw(std::span<const std::uint8_t>(&slow[i], 1)) || fresh.wait_closed(50ms);
   }
   CHECK(joined_cut);
   CHECK(fresh_cut);
@@ -360,15 +376,12 @@ TEST_CASE("attack: UDP flood - the receive buffer holds a burst and the real inp
   // Before: the kernel default (~208 KiB) overflowed in a flood (22k datagrams dropped, real
   // inputs among them). The server is stopped (SIGSTOP) while 4000 junk datagrams and one real
   // input arrive, so everything sits in the kernel buffer at once.
-  ServerProcess server(small_city({"--agents", "10", "--udp-receive-buffer-kb", "16384"}));
-  const auto ports = wait_listening(server);
-  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  Joined joined({"--agents", "10", "--udp-receive-buffer-kb", "16384"}, protocol::Role::kPlayer, true);
+  auto& server = joined.server;
+  const auto* ports = &joined.ports;
+  RawClient& player = joined.client;
   const auto listening = server.wait_for_log("listening tcp=", 1s);
   REQUIRE(listening.has_value());
-  RawClient player;
-  REQUIRE(join(player, ports->tcp, protocol::Role::kPlayer).has_value());
-  REQUIRE(player.udp_open());
-  REQUIRE(player.udp_confirm(ports->udp, 5s));
   // The buffer needs root (SO_RCVBUFFORCE) or net.core.rmem_max >= 16 MiB. Without either this
   // machine can not grant it to anyone: nothing to measure. With either, the server must get it.
   long long rmem_max = 0;
@@ -401,14 +414,11 @@ TEST_CASE("attack: UDP flood - the receive buffer holds a burst and the real inp
 }
 
 TEST_CASE("attack: every dropped datagram is counted by its reason in the exit summary") {
-  ServerProcess server(small_city({"--agents", "10"}));
-  const auto ports = wait_listening(server);
-  REQUIRE_MESSAGE(ports.has_value(), server.err());
-  RawClient player;
-  const auto welcome = join(player, ports->tcp, protocol::Role::kPlayer);
-  REQUIRE(welcome.has_value());
-  REQUIRE(player.udp_open());
-  REQUIRE(player.udp_confirm(ports->udp, 5s));
+  Joined joined({"--agents", "10"}, protocol::Role::kPlayer, true);
+  auto& server = joined.server;
+  const auto* ports = &joined.ports;
+  const auto* welcome = &joined.welcome;
+  RawClient& player = joined.client;
   test::Inputs inputs;
   RawClient other;
   REQUIRE(other.udp_open("127.0.0.6"));
@@ -488,13 +498,9 @@ TEST_CASE("attack: a compressed snapshot before Hello is refused by its type, ne
 TEST_CASE("attack: a client whose acks stop is no longer streamed to; TCP takes over") {
   // A confirmed address that stops acknowledging (the client left it, or it never wanted the
   // stream) stops receiving after --ack-timeout; the session itself lives on over TCP.
-  ServerProcess server(small_city({"--agents", "300", "--ack-timeout", "1", "--idle-timeout", "60"}));
-  const auto ports = wait_listening(server);
-  REQUIRE_MESSAGE(ports.has_value(), server.err());
-  RawClient viewer;
-  REQUIRE(join(viewer, ports->tcp, protocol::Role::kViewer).has_value());
-  REQUIRE(viewer.udp_open());
-  REQUIRE(viewer.udp_confirm(ports->udp, 5s));
+  Joined joined({"--agents", "300", "--ack-timeout", "1", "--idle-timeout", "60"}, protocol::Role::kViewer, true);
+  auto& server = joined.server;
+  RawClient& viewer = joined.client;
   test::Inputs inputs;
   REQUIRE(viewer.send(inputs.make(0, 0, 64.0f, 1)));  // over TCP: no UDP ack from here on
   REQUIRE(viewer.udp_snapshot(5s).has_value());       // streaming over UDP

@@ -150,6 +150,18 @@ TEST_CASE("tcp_server: refusals are logged at most once a second, the rest count
 }
 
 namespace {
+// A TcpServer with the given limits, listening on 127.0.0.1 (any port).
+struct Listening {
+  asio::io_context io;
+  AuthOnMessage listener;
+  server::TcpServer srv;
+  template <class... Limits>
+  explicit Listening(Limits... limits) : srv(io, listener, limits...) {
+    std::string error;
+    REQUIRE_MESSAGE(srv.open("127.0.0.1", 0, error), error);
+  }
+};
+
 // A TCP socket connected to the server from `from` (a 127/8 address stands in for another host).
 std::unique_ptr<tcp::socket> connect_from(asio::io_context& io, const char* from, std::uint16_t port) {
   auto s = std::make_unique<tcp::socket>(io);
@@ -161,11 +173,9 @@ std::unique_ptr<tcp::socket> connect_from(asio::io_context& io, const char* from
 }  // namespace
 
 TEST_CASE("tcp_server: at most max_per_address connections from one address; other addresses unaffected") {
-  asio::io_context io;
-  AuthOnMessage listener;
-  server::TcpServer srv(io, listener, 100, 1 << 20, 8, /*max_per_address=*/2);
-  std::string error;
-  REQUIRE_MESSAGE(srv.open("127.0.0.1", 0, error), error);
+  Listening l(std::size_t{100}, std::size_t{1} << 20, std::size_t{8}, /*max_per_address=*/std::size_t{2});
+  auto& io = l.io;
+  auto& srv = l.srv;
   std::vector<std::unique_ptr<tcp::socket>> sockets;
   for (int i = 0; i < 3; ++i) {
     sockets.push_back(connect_from(io, "127.0.0.1", srv.port()));
@@ -190,11 +200,9 @@ TEST_CASE("tcp_server: at most max_per_address connections from one address; oth
 }
 
 TEST_CASE("tcp_server: a client frame above 4 KiB is refused at its length prefix") {
-  asio::io_context io;
-  AuthOnMessage listener;
-  server::TcpServer srv(io, listener, 100, 1 << 20);
-  std::string error;
-  REQUIRE_MESSAGE(srv.open("127.0.0.1", 0, error), error);
+  Listening l(std::size_t{100}, std::size_t{1} << 20);
+  auto& io = l.io;
+  auto& srv = l.srv;
   auto s = connect_from(io, "127.0.0.1", srv.port());
   const std::uint32_t announced = protocol::kMaxClientFrameBytes + 1;
   const std::uint8_t prefix[4] = {static_cast<std::uint8_t>(announced), static_cast<std::uint8_t>(announced >> 8),
@@ -205,11 +213,9 @@ TEST_CASE("tcp_server: a client frame above 4 KiB is refused at its length prefi
 }
 
 TEST_CASE("tcp_server: a frame begun and not finished within the frame timeout is cut off, its bytes released") {
-  asio::io_context io;
-  AuthOnMessage listener;
-  server::TcpServer srv(io, listener, 100, 1 << 20);
-  std::string error;
-  REQUIRE_MESSAGE(srv.open("127.0.0.1", 0, error), error);
+  Listening l(std::size_t{100}, std::size_t{1} << 20);
+  auto& io = l.io;
+  auto& srv = l.srv;
   auto trickler = connect_from(io, "127.0.0.1", srv.port());
   auto quiet = connect_from(io, "127.0.0.1", srv.port());  // no partial frame: not a trickler
   // A 4000-byte frame of which 3000 bytes arrive.
