@@ -29,6 +29,9 @@ constexpr auto kSlowRequestInterval = std::chrono::seconds(1);
 constexpr auto kFastRequestPeriod = std::chrono::seconds(5);
 constexpr auto kUdpKeepAlive = std::chrono::milliseconds(100);
 constexpr auto kTcpKeepAlive = std::chrono::seconds(1);
+// Confirmed, but no UDP packet from the server for this long (it sends snapshots at least once a
+// second): the server may have dropped our address; confirm one again (TCP carries meanwhile).
+constexpr auto kUdpSilence = std::chrono::seconds(3);
 
 // "5 s", "0.3 s": durations in user-facing messages.
 std::string seconds_text(std::chrono::milliseconds ms) {
@@ -54,6 +57,7 @@ struct Connection::Impl {
   Clock::time_point last_request;
   Clock::time_point last_udp_send;
   Clock::time_point last_tcp_send;
+  Clock::time_point last_udp_receive;  ///< last authenticated UDP packet from the server
   std::array<std::uint8_t, 64 * 1024> tcp_buffer{};
   std::array<std::uint8_t, 2048> udp_buffer{};
   std::deque<std::vector<std::uint8_t>> write_queue;
@@ -334,12 +338,11 @@ void Connection::on_tcp_message(protocol::TcpMessage&& message) {
     return;
   }
   if (auto* snapshot = std::get_if<protocol::Snapshot>(&message)) {
-    // A snapshot newer than any UDP one over TCP while we think UDP works: the server stopped
-    // streaming to our address (its ack timeout); confirm an address again.
-    if (udp_state_ == UdpState::kConfirmed && snapshot->tick > newest_udp_tick_) {
-      udp_state_ = UdpState::kRequesting;
-      impl_->requesting_since = Clock::now();
-      impl_->last_request = {};
+    // A snapshot over TCP newer than the UDP ones since confirmation: the server stopped
+    // streaming to our address (its ack timeout); confirm an address again. (TCP snapshots
+    // still in flight from before the confirmation are older than the first UDP one.)
+    if (udp_state_ == UdpState::kConfirmed && newest_udp_tick_ != 0 && snapshot->tick > newest_udp_tick_) {
+      request_udp_address();
     }
     // A snapshot may overtake the end of the map transfer; keep it either way.
     on_snapshot(std::move(*snapshot), true);
@@ -427,11 +430,16 @@ void Connection::open_udp() {
     return;
   }
   impl_->channel.emplace(protocol::PacketChannel::Side::kClient, welcome_.udp);
-  udp_state_ = UdpState::kRequesting;
-  impl_->requesting_since = Clock::now();
   start_udp_read();
-  send_udp(impl_->channel->seal(protocol::PacketType::kConnectRequest, {}));
-  impl_->last_request = Clock::now();
+  request_udp_address();
+  on_pacer();  // the first request now, not a pacer interval later
+}
+
+void Connection::request_udp_address() {
+  udp_state_ = UdpState::kRequesting;
+  newest_udp_tick_ = 0;
+  impl_->requesting_since = Clock::now();
+  impl_->last_request = {};
 }
 
 void Connection::send_udp(std::vector<std::uint8_t> packet) {
@@ -457,6 +465,7 @@ void Connection::arm_pacer() {
 
 void Connection::on_pacer() {
   const auto now = Clock::now();
+  if (udp_state_ == UdpState::kConfirmed && now - impl_->last_udp_receive > kUdpSilence) request_udp_address();
   if (udp_state_ == UdpState::kRequesting && impl_->channel) {
     const auto interval = now - impl_->requesting_since < kFastRequestPeriod ? kRequestInterval : kSlowRequestInterval;
     if (now - impl_->last_request >= interval) {
@@ -485,6 +494,7 @@ void Connection::on_udp_datagram(std::size_t n) {
     ++stats_.bad_datagrams;  // forged, replayed, corrupted or not ours
     return;
   }
+  impl_->last_udp_receive = Clock::now();
   if (header.type == protocol::PacketType::kChallenge) {
     // Proves we receive at this address: echo the challenge, sealed with our key.
     if (udp_state_ == UdpState::kRequesting) send_udp(impl_->channel->seal(protocol::PacketType::kChallengeResponse, impl_->body));

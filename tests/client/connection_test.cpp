@@ -50,6 +50,7 @@ struct FakeServer {
   std::optional<udp::endpoint> confirmed;
   int connect_requests = 0;
   int keepalives = 0;
+  bool udp_muted = false;  ///< counts what arrives, sends nothing back
   bool peer_closed = false;  ///< the client's TCP socket closed (read error / EOF)
   std::vector<std::uint8_t> costs;
 
@@ -165,6 +166,7 @@ struct FakeServer {
     if (channel.open(datagram, h, body) != protocol::PacketChannel::OpenResult::kOk) return;
     if (h.type == protocol::PacketType::kConnectRequest) {
       ++connect_requests;
+      if (udp_muted) return;
       protocol::random_bytes(challenge);
       send_udp(channel.seal(protocol::PacketType::kChallenge, challenge));
       return;
@@ -468,6 +470,21 @@ TEST_CASE("keep-alives: an idle client still sends (UDP once confirmed), carryin
   CHECK(server.inputs.empty());
 }
 
+
+TEST_CASE("a confirmed client whose server falls silent on UDP asks for its address to be confirmed again") {
+  asio::io_context io;
+  FakeServer server(io, Mode::kNormal);
+  auto o = options_for(server.tcp_port());
+  o.data_timeout = std::chrono::milliseconds(0);  // the fake server sends nothing else meanwhile
+  client::Connection c(io, o);
+  REQUIRE_MESSAGE(c.connect_blocking(), c.error());
+  REQUIRE(run_until(io, [&] { return c.udp_confirmed(); }, std::chrono::milliseconds(5000)));
+  const int requests = server.connect_requests;
+  server.udp_muted = true;  // e.g. the server dropped the address after its ack timeout
+  REQUIRE(run_until(io, [&] { return server.connect_requests > requests; }, std::chrono::milliseconds(10000)));
+  CHECK_FALSE(c.udp_confirmed());
+  CHECK(c.connected());  // the session goes on over TCP
+}
 
 TEST_CASE("data timeout 0 disables the check") {
   asio::io_context io;

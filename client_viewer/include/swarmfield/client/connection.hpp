@@ -159,6 +159,8 @@ class Connection {
   /// Every kPacerInterval from Welcome on: UDP connect requests until confirmed, keep-alives.
   void arm_pacer();
   void on_pacer();
+  /// (Again) asks the server to confirm our UDP address; inputs go over TCP meanwhile.
+  void request_udp_address();
   void on_udp_datagram(std::size_t size);
   void send_udp(std::vector<std::uint8_t> packet);
   void send_tcp_input(protocol::Input input);
@@ -175,7 +177,7 @@ class Connection {
   ConnectionStats stats_;
   std::uint32_t input_sequence_ = 0;
   std::uint32_t newest_tick_ = 0;
-  std::uint32_t newest_udp_tick_ = 0;
+  std::uint32_t newest_udp_tick_ = 0;  ///< newest UDP snapshot since the last confirmation (0: none)
   enum class UdpState : std::uint8_t { kOff, kRequesting, kConfirmed };
   UdpState udp_state_ = UdpState::kOff;
   protocol::Input last_input_;  ///< repeated over TCP as a keep-alive
