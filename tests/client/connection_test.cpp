@@ -3,7 +3,6 @@
 // RTT, forged and foreign datagrams, keep-alives, and every error path.
 #include <doctest/doctest.h>
 
-#include <asio.hpp>
 #include <chrono>
 #include <functional>
 #include <limits>
@@ -11,6 +10,12 @@
 #include <optional>
 #include <string>
 #include <vector>
+
+// After a standard header: Asio decides whether to use std::aligned_alloc from a libstdc++ macro
+// that only a standard header defines (doctest.h includes none). Included first, this file's
+// Asio freed with operator delete what the client library's Asio had allocated with
+// aligned_alloc (ASan: alloc-dealloc-mismatch).
+#include <asio.hpp>
 
 #include "swarmfield/client/connection.hpp"
 #include "swarmfield/protocol/datagram.hpp"

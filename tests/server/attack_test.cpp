@@ -10,7 +10,6 @@
 #include <csignal>
 #include <fstream>
 #include <memory>
-#include <regex>
 #include <thread>
 
 #include "loopback_support.hpp"
@@ -367,7 +366,7 @@ TEST_CASE("attack: SIGTERM during a big map load exits cleanly with the summary 
   const std::string out = server.out();
   const std::string err = server.err();
   INFO("stderr: " << err);
-  CHECK(std::regex_search(out, std::regex(R"(^ticks=0 rebuilds=0 )")));
+  CHECK(out.rfind("ticks=0 rebuilds=0 ", 0) == 0);
   CHECK(err.find("listening") == std::string::npos);  // stopped before serving
   CHECK(err.find("SIGTERM during") != std::string::npos);
 }

@@ -5,7 +5,6 @@
 
 #include <chrono>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -20,20 +19,28 @@ struct Ports {
   std::uint16_t udp = 0;
 };
 
+// Value of "key=N" (digits) in `text`, where key starts the text or follows a space; -1 if
+// absent. (No std::regex: GCC 12 with -fsanitize=address warns inside it, and -Werror.)
+inline long long summary_value(const std::string& text, const std::string& key) {
+  const std::string needle = key + "=";
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+    if (at != 0 && text[at - 1] != ' ') continue;
+    std::size_t end = at + needle.size();
+    while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+    if (end == at + needle.size()) return -1;
+    return std::stoll(text.substr(at + needle.size(), end - at - needle.size()));
+  }
+  return -1;
+}
+
 // Parses "listening tcp=P udp=Q" from the server log.
 inline std::optional<Ports> wait_listening(ServerProcess& server) {
   const auto line = server.wait_for_log("listening tcp=", std::chrono::seconds(10));
   if (!line) return std::nullopt;
-  std::smatch m;
-  if (!std::regex_search(*line, m, std::regex(R"(tcp=(\d+) udp=(\d+))"))) return std::nullopt;
-  return Ports{static_cast<std::uint16_t>(std::stoi(m[1])), static_cast<std::uint16_t>(std::stoi(m[2]))};
-}
-
-// Value of "key=N" in the summary line, or -1.
-inline long long summary_value(const std::string& out, const std::string& key) {
-  std::smatch m;
-  if (!std::regex_search(out, m, std::regex("(^| )" + key + "=(\\d+)"))) return -1;
-  return std::stoll(m[2]);
+  const long long tcp = summary_value(*line, "tcp");
+  const long long udp = summary_value(*line, "udp");
+  if (tcp <= 0 || tcp > 65535 || udp <= 0 || udp > 65535) return std::nullopt;
+  return Ports{static_cast<std::uint16_t>(tcp), static_cast<std::uint16_t>(udp)};
 }
 
 inline protocol::Hello hello(protocol::Role role, std::uint16_t version = protocol::kProtocolVersion) {
