@@ -96,40 +96,103 @@ bool cell_sees_cell(const BlockedCountTable& table, CellCoord from, CellCoord to
 
 // ---- build -----------------------------------------------------------------------------------
 
-void AnyAngleField::reserve(std::int32_t width, std::int32_t height) {
+void AnyAngleField::reserve(std::int32_t width, std::int32_t height, std::size_t goal_count) {
+  boxes_.reserve(goal_count);
   if (width <= 0 || height <= 0) return;
   const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
   waypoints_.reserve(n);
   goals_.reserve(n);
+  region_.reserve((n + 63) / 64);
 }
 
-std::uint64_t AnyAngleField::begin(const IntegrationField& integration, std::span<const CellCoord> goal_cells) {
+template <typename Fn>
+void AnyAngleField::for_each_run(std::int32_t y, Fn&& fn) const {
+  // Boxes are sorted by x0: runs merge as they come.
+  std::int32_t run0 = 0, run1 = -2;
+  for (const Box& b : boxes_) {
+    if (y < b.y0 || y > b.y1) continue;
+    if (b.x0 > run1 + 1) {
+      if (run1 >= run0) fn(run0, run1);
+      run0 = b.x0;
+      run1 = b.x1;
+    } else {
+      run1 = std::max(run1, b.x1);
+    }
+  }
+  if (run1 >= run0) fn(run0, run1);
+}
+
+std::uint64_t AnyAngleField::begin(const IntegrationField& integration, std::span<const CellCoord> goal_cells,
+                                   float range) {
   width_ = std::max(integration.width(), 0);
   height_ = std::max(integration.height(), 0);
   cells_ = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
   waypoints_.resize(cells_);
   goals_.resize(cells_);
-  const std::uint64_t units = linear_work_units(cells_);
+  region_.assign((cells_ + 63) / 64, 0);
+  range_ = range;
+  boxes_.clear();
+  scan_y_ = 0;
+  scan_x_ = 0;
+  scan_end_ = 0;
+  resolved_ = 0;
+  region_cells_ = 0;
+  std::uint64_t units = linear_work_units(cells_ / 8);  // the region bits
   const bool usable = !integration.in_progress() && integration.values().size() == cells_ &&
                       width_ <= kMaxSide && height_ <= kMaxSide;
-  if (!usable) {
-    std::fill(waypoints_.begin(), waypoints_.end(), kNoWaypoint);
-    std::fill(goals_.begin(), goals_.end(), std::uint16_t{0});
-    next_cell_ = cells_;
-    return units;
-  }
-  std::fill(waypoints_.begin(), waypoints_.end(), kUnset);
-  std::fill(goals_.begin(), goals_.end(), std::uint16_t{0});
+  if (!usable) return units;  // done(), region_cells_ 0
+  // Region: values <= limit (raw units). Box half-side: a value v (raw) is at least
+  // kOrthogonalStep per Chebyshev step, so the cell is within floor(v / kOrthogonalStep) of a goal.
+  const double raw_range = static_cast<double>(range) * static_cast<double>(kOrthogonalStep);
+  const std::uint32_t limit = !(raw_range >= 0.0)                         ? 0u
+                              : raw_range >= static_cast<double>(kUnreachable - 1) ? kUnreachable - 1
+                                                                                 : static_cast<std::uint32_t>(raw_range);
+  const std::int32_t half = static_cast<std::int32_t>(
+      std::min<std::uint64_t>(limit / kOrthogonalStep, static_cast<std::uint64_t>(std::max(width_, height_))));
   for (std::size_t i = 0; i < goal_cells.size(); ++i) {
     const CellCoord g = goal_cells[i];
     if (!in_bounds(g.x, g.y) || integration.raw(g.x, g.y) != 0) continue;
     const std::size_t k = index(g.x, g.y);
-    if (waypoints_[k] != kUnset) continue;  // same cell twice: the first index keeps it
+    if (in_region(k)) continue;  // same cell twice: the first index keeps it
+    set_region(k);
+    ++resolved_;
     waypoints_[k] = pack(g.x, g.y);
     goals_[k] = static_cast<std::uint16_t>(std::min<std::size_t>(i, kGoalIndexMask) | kInSightBit);
+    boxes_.push_back({std::max(g.x - half, 0), std::max(g.y - half, 0), std::min(g.x + half, width_ - 1),
+                      std::min(g.y + half, height_ - 1)});
   }
-  next_cell_ = 0;
-  return units;
+  if (boxes_.empty()) {
+    region_cells_ = resolved_;
+    return units;
+  }
+  std::sort(boxes_.begin(), boxes_.end(), [](const Box& l, const Box& r) {
+    if (l.x0 != r.x0) return l.x0 < r.x0;
+    if (l.y0 != r.y0) return l.y0 < r.y0;
+    if (l.x1 != r.x1) return l.x1 < r.x1;
+    return l.y1 < r.y1;
+  });
+  std::int32_t y_lo = height_, y_hi = -1;
+  for (const Box& b : boxes_) {
+    y_lo = std::min(y_lo, b.y0);
+    y_hi = std::max(y_hi, b.y1);
+  }
+  // Mark the boxes: kUnset for the region's cells still to do, kNoWaypoint for the rest (the
+  // chain walk of resolve() stops at the first cell that is not kUnset; a region cell's
+  // successors are region cells, so it never reads a stale entry).
+  const std::uint32_t* values = integration.values().data();
+  std::uint64_t marked = 0;
+  for (std::int32_t y = y_lo; y <= y_hi; ++y) {
+    for_each_run(y, [&](std::int32_t x0, std::int32_t x1) {
+      const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(width_);
+      for (std::size_t i = row + static_cast<std::size_t>(x0); i <= row + static_cast<std::size_t>(x1); ++i) {
+        if (values[i] != 0) waypoints_[i] = values[i] <= limit ? kUnset : kNoWaypoint;
+      }
+      marked += static_cast<std::uint64_t>(x1 - x0 + 1);
+    });
+  }
+  scan_y_ = y_lo;
+  scan_end_ = y_hi + 1;
+  return units + linear_work_units(marked);
 }
 
 /// Gives `start` (and every unfinished cell on its flow path) a waypoint; returns the cells done.
@@ -142,10 +205,9 @@ std::uint64_t AnyAngleField::resolve(std::uint32_t start, std::int32_t x, std::i
   std::uint16_t* gw = goals_.data();
   const auto w = static_cast<std::ptrdiff_t>(width_);
   const std::uint8_t first = dirs[start];
-  if (first >= kNoneDir) {  // blocked or unreachable (goal cells were seeded by begin())
+  if (first >= kNoneDir) {  // no flow (goal cells were seeded by begin()): no waypoint
     wp[start] = kNoWaypoint;
-    gw[start] = 0;
-    return 1;
+    return 1;                // (work, not a waypoint: resolved_ is not counted)
   }
   std::uint32_t cur = start;
   std::int32_t cx = x;
@@ -185,6 +247,8 @@ std::uint64_t AnyAngleField::resolve(std::uint32_t start, std::int32_t x, std::i
       wp[cur] = pack(sx, sy);
       gw[cur] = static_cast<std::uint16_t>(gs & ~kInSightBit);
     }
+    set_region(cur);
+    ++resolved_;
     ++done;
     if (link == kChainStart) break;
     // Step back to the cell `cur` was reached from; read its own link before it is overwritten.
@@ -203,39 +267,54 @@ std::uint64_t AnyAngleField::resolve(std::uint32_t start, std::int32_t x, std::i
 std::uint64_t AnyAngleField::advance(const FlowField& flow, const BlockedCountTable& table, std::uint64_t budget) {
   if (done() || budget == 0) return 0;
   if (flow.width() != width_ || flow.height() != height_ || table.width() != width_ || table.height() != height_) {
-    // Inputs of another size: no waypoints (never read out of bounds).
-    std::fill(waypoints_.begin() + static_cast<std::ptrdiff_t>(next_cell_), waypoints_.end(), kNoWaypoint);
-    next_cell_ = cells_;
-    return linear_work_units(cells_);
+    // Inputs of another size: no waypoints beyond the goals (never read out of bounds).
+    scan_y_ = scan_end_;
+    region_cells_ = resolved_;
+    return 0;
   }
   const std::uint8_t* dirs = flow.directions().data();
   std::uint64_t cells_done = 0;
-  std::size_t scanned = 0;
+  std::uint64_t scanned = 0;
   const auto uw = static_cast<std::size_t>(width_);
-  auto x = static_cast<std::int32_t>(next_cell_ % uw);
-  auto y = static_cast<std::int32_t>(next_cell_ / uw);
   // Work: one unit per cell given a waypoint, plus the scan at kLinearCellsPerWorkUnit per unit.
-  while (next_cell_ < cells_ && cells_done + scanned / kLinearCellsPerWorkUnit < budget) {
-    if (waypoints_[next_cell_] == kUnset) cells_done += resolve(static_cast<std::uint32_t>(next_cell_), x, y, dirs, table);
-    ++next_cell_;
-    ++scanned;
-    if (++x == width_) {
-      x = 0;
-      ++y;
+  bool out_of_budget = false;
+  while (scan_y_ < scan_end_ && !out_of_budget) {
+    const std::int32_t y = scan_y_;
+    for_each_run(y, [&](std::int32_t x0, std::int32_t x1) {
+      if (out_of_budget || x1 < scan_x_) return;
+      for (std::int32_t x = std::max(x0, scan_x_); x <= x1; ++x) {
+        if (cells_done + scanned / kLinearCellsPerWorkUnit >= budget) {
+          scan_x_ = x;
+          out_of_budget = true;
+          return;
+        }
+        const std::size_t i = static_cast<std::size_t>(y) * uw + static_cast<std::size_t>(x);
+        if (waypoints_[i] == kUnset) cells_done += resolve(static_cast<std::uint32_t>(i), x, y, dirs, table);
+        ++scanned;
+      }
+    });
+    if (!out_of_budget) {
+      ++scan_y_;
+      scan_x_ = 0;
     }
   }
+  if (done()) region_cells_ = resolved_;
   return cells_done + linear_work_units(scanned);
 }
 
 // ---- sampling --------------------------------------------------------------------------------
 
-NavSample sample_any_angle(const AnyAngleField& field, int size_class, float cell_size, std::span<const Vec2> goals,
-                           Vec2 p) noexcept {
+namespace {
+
+/// Both sample_any_angle() overloads; `flow` null = no fallback beyond the range.
+NavSample sample_navigation(const AnyAngleField& field, const FlowField* flow, int size_class, float cell_size,
+                            std::span<const Vec2> goals, Vec2 p) noexcept {
   NavSample out;
   if (!std::isfinite(p.x) || !std::isfinite(p.y) || field.width() <= 0 || field.height() <= 0 ||
       !(cell_size > 0.0f)) {
     return out;
   }
+  if (flow != nullptr && (flow->width() != field.width() || flow->height() != field.height())) flow = nullptr;
   const int n = std::clamp(size_class, 1, kMaxSizeClass);
   // Lattice coordinates: lattice point b (block b's centre) sits at u = b.
   const float half = 0.5f * static_cast<float>(n);
@@ -254,44 +333,63 @@ NavSample sample_any_angle(const AnyAngleField& field, int size_class, float cel
   if (own.x != x0 && own.x != x0 + 1) own.x = tx >= 0.5f ? x0 + 1 : x0;
   if (own.y != y0 && own.y != y0 + 1) own.y = ty >= 0.5f ? y0 + 1 : y0;
 
-  struct Target {
-    Vec2 at;
+  // What a lattice point contributes: a target point (any-angle region) or a flow direction.
+  enum class Kind : std::uint8_t { kNone, kTarget, kFlow };
+  struct Sample {
+    Kind kind = Kind::kNone;
+    Vec2 at;                  // kTarget: the point it heads for
+    FlowDirection dir = FlowDirection::kNone;  // kFlow
     std::int32_t goal = -1;
     bool sight = false;
   };
-  const auto target_of = [&](std::int32_t x, std::int32_t y, Target& t) noexcept {
-    if (!field.has_waypoint(x, y)) return false;
-    const std::uint32_t w = field.packed(x, y);
-    const std::uint16_t g = field.goal_words()[static_cast<std::size_t>(y) * static_cast<std::size_t>(field.width()) +
-                                               static_cast<std::size_t>(x)];
-    t.goal = static_cast<std::int32_t>(g & AnyAngleField::kGoalIndexMask);
-    t.sight = (g & AnyAngleField::kInSightBit) != 0;
-    if (t.sight && static_cast<std::size_t>(t.goal) < goals.size()) {
-      t.at = goals[static_cast<std::size_t>(t.goal)];
-    } else {
-      t.at = block_center({static_cast<std::int32_t>(w & 0xFFFFu), static_cast<std::int32_t>(w >> 16)}, n, cell_size);
+  const auto sample_of = [&](std::int32_t x, std::int32_t y) noexcept {
+    Sample t;
+    if (field.has_waypoint(x, y)) {
+      const std::uint32_t w = field.packed(x, y);
+      const std::uint16_t g = field.goal_words()[static_cast<std::size_t>(y) * static_cast<std::size_t>(field.width()) +
+                                                 static_cast<std::size_t>(x)];
+      t.kind = Kind::kTarget;
+      t.goal = static_cast<std::int32_t>(g & AnyAngleField::kGoalIndexMask);
+      t.sight = (g & AnyAngleField::kInSightBit) != 0;
+      if (t.sight && static_cast<std::size_t>(t.goal) < goals.size()) {
+        t.at = goals[static_cast<std::size_t>(t.goal)];
+      } else {
+        t.at = block_center({static_cast<std::int32_t>(w & 0xFFFFu), static_cast<std::int32_t>(w >> 16)}, n, cell_size);
+      }
+    } else if (flow != nullptr) {
+      t.dir = flow->at(x, y);
+      if (t.dir != FlowDirection::kNone) t.kind = Kind::kFlow;
     }
-    return true;
+    return t;
   };
 
-  Target own_t;
-  const bool own_valid = target_of(own.x, own.y, own_t);
+  const auto usable = [&](std::int32_t x, std::int32_t y) noexcept {
+    return field.has_waypoint(x, y) || (flow != nullptr && flow->at(x, y) != FlowDirection::kNone);
+  };
+
+  const Sample own_t = sample_of(own.x, own.y);
+  const bool own_valid = own_t.kind != Kind::kNone;
   const float eps = 1.0e-4f * cell_size;
   Vec2 sum{};
   for (int k = 0; k < 4; ++k) {
     const std::int32_t cx = x0 + (k & 1);
     const std::int32_t cy = y0 + (k >> 1);
-    Target t;
-    if (!target_of(cx, cy, t)) continue;
+    const Sample t = sample_of(cx, cy);
+    if (t.kind == Kind::kNone) continue;
     // A sample diagonal to the reference block across a blocked corner belongs to the other
     // side of a wall: blending it in would pull the agent into the corner.
-    if (own_valid && cx != own.x && cy != own.y && (!field.has_waypoint(cx, own.y) || !field.has_waypoint(own.x, cy)))
+    if (own_valid && cx != own.x && cy != own.y &&
+        (!usable(cx, own.y) || !usable(own.x, cy)))
       continue;
+    const float wx = (k & 1) ? tx : 1.0f - tx;
+    const float wy = (k >> 1) ? ty : 1.0f - ty;
+    if (t.kind == Kind::kFlow) {
+      sum += direction_vector(t.dir) * (wx * wy);  // a unit vector, like the targets' below
+      continue;
+    }
     const Vec2 d = t.at - p;
     const float len = length(d);
     if (!(len > eps)) continue;  // standing on this sample's target: no pull from it
-    const float wx = (k & 1) ? tx : 1.0f - tx;
-    const float wy = (k >> 1) ? ty : 1.0f - ty;
     sum += d * (wx * wy / len);
   }
   constexpr float kMinBlend = 1.0e-3f;
@@ -299,6 +397,13 @@ NavSample sample_any_angle(const AnyAngleField& field, int size_class, float cel
   if (!own_valid) {
     out.status = NavStatus::kNoRoute;
     out.target = p;
+    return out;
+  }
+  if (own_t.kind == Kind::kFlow) {
+    const CellCoord o = kDirectionOffsets[static_cast<std::size_t>(own_t.dir)];
+    out.status = NavStatus::kFollowFlow;
+    out.target = block_center({own.x + o.x, own.y + o.y}, n, cell_size);
+    if (out.direction.x == 0.0f && out.direction.y == 0.0f) out.direction = direction_vector(own_t.dir);
     return out;
   }
   out.target = own_t.at;
@@ -317,6 +422,18 @@ NavSample sample_any_angle(const AnyAngleField& field, int size_class, float cel
   }
   if (out.direction.x == 0.0f && out.direction.y == 0.0f && dist > eps) out.direction = to_target * (1.0f / dist);
   return out;
+}
+
+}  // namespace
+
+NavSample sample_any_angle(const AnyAngleField& field, const FlowField& flow, int size_class, float cell_size,
+                           std::span<const Vec2> goals, Vec2 p) noexcept {
+  return sample_navigation(field, &flow, size_class, cell_size, goals, p);
+}
+
+NavSample sample_any_angle(const AnyAngleField& field, int size_class, float cell_size, std::span<const Vec2> goals,
+                           Vec2 p) noexcept {
+  return sample_navigation(field, nullptr, size_class, cell_size, goals, p);
 }
 
 }  // namespace swarmfield::sim
