@@ -21,15 +21,20 @@ constexpr std::uint32_t pack(std::int32_t x, std::int32_t y) noexcept {
   return static_cast<std::uint32_t>(x) | (static_cast<std::uint32_t>(y) << 16);
 }
 
+/// floor(n / d) for d > 0.
+constexpr std::int64_t floor_div(std::int64_t n, std::int64_t d) noexcept {
+  return n >= 0 ? n / d : -((-n + d - 1) / d);
+}
+
 /// Band-by-band test of the convex hull of cell c's square and the centre P of cell w (rows of
 /// an x-major pair, columns of a y-major one), walking from c's band toward w's. The hull is
 /// convex and its vertices are the square's corners and P, so its x-range within a band is that
 /// of its slices on the band's two boundary lines (the square's own x-range in c's band, the
-/// apex P in w's band), and a slice on a line between the square and P spans the four
-/// corner-to-P segments there. The cells whose interiors the open range meets must be walkable.
-/// Range ends are rationals with denominators below 2^17, so a value within 1e-9 of an integer
-/// is that integer (rounding error is ~1e-11): snapping keeps the test exact. `kTransposed`
-/// swaps the axes (table queries only).
+/// apex P in w's band); a slice on a line between the square and P runs between the lines from
+/// P through two of the corners, the same two on every such line (lines through a common point
+/// keep their order on one side of it). The cells whose interiors meet the open range must be
+/// walkable. Exact integer arithmetic in doubled coordinates (corners even, P odd): per line,
+/// one floor and one ceiling of a rational. `kTransposed` swaps the axes (table queries only).
 template <bool kTransposed>
 bool hull_bands_clear(const BlockedCountTable& t, std::int32_t cx, std::int32_t cy, std::int32_t wx,
                       std::int32_t wy) noexcept {
@@ -37,46 +42,51 @@ bool hull_bands_clear(const BlockedCountTable& t, std::int32_t cx, std::int32_t 
   // was exact).
   const std::int32_t x0 = std::min(cx, wx), x1 = std::max(cx, wx);
   const std::int32_t dir = wy > cy ? 1 : -1;
-  const double px = static_cast<double>(wx) + 0.5, py = static_cast<double>(wy) + 0.5;
-  const double sx = static_cast<double>(cx), sy = static_cast<double>(cy);
-  // Corner k = (sx + (k & 1), sy + (k >> 1)): x on the line y = sy + d is base[k] + d * slope[k].
-  double base[4], slope[4];
+  const std::int64_t px = 2 * static_cast<std::int64_t>(wx) + 1, py = 2 * static_cast<std::int64_t>(wy) + 1;
+  // Corner k = (cx + (k & 1), cy + (k >> 1)), doubled, relative to P: both odd, dy never 0.
+  std::int64_t dx[4], dy[4];
   for (int k = 0; k < 4; ++k) {
-    const double ax = sx + static_cast<double>(k & 1), ay = sy + static_cast<double>(k >> 1);
-    slope[k] = (px - ax) / (py - ay);  // py - ay is never 0: py is a half-integer
-    base[k] = ax - ay * slope[k] + sy * slope[k];
+    dx[k] = 2 * (static_cast<std::int64_t>(cx) + (k & 1)) - px;
+    dy[k] = 2 * (static_cast<std::int64_t>(cy) + (k >> 1)) - py;
   }
-  const auto snap = [](double v) noexcept {
-    const double n = std::nearbyint(v);
-    return std::fabs(v - n) < 1.0e-9 ? n : v;
-  };
-  // Slice on the first boundary line beyond the square (y = sy + 1 going down, y = sy going up):
-  // every corner's segment crosses it.
-  double d = dir > 0 ? 1.0 : 0.0;
-  double lo = sx, hi = sx + 1.0;  // the square's own slice (c's band)
-  for (std::int32_t r = cy;; r += dir) {
-    double next_lo = px, next_hi = px;  // the apex, in w's band
-    if (r != wy) {
-      next_lo = 1.0e300;
-      next_hi = -1.0e300;
-      for (int k = 0; k < 4; ++k) {
-        const double x = base[k] + d * slope[k];
-        next_lo = std::min(next_lo, x);
-        next_hi = std::max(next_hi, x);
-      }
+  // On a line Y between the square and P, corner k's line is at x = px + (Y - py) dx/dy, with
+  // (Y - py) / dy[k] > 0 for every k, so a's is left of b's iff sign(Y - py) (dx_a dy_b - dx_b dy_a) < 0.
+  const std::int64_t side = dir > 0 ? -1 : 1;  // sign of Y - py on those lines
+  const auto left_of = [&](int a, int b) noexcept { return side * (dx[a] * dy[b] - dx[b] * dy[a]) < 0; };
+  int kl = 0, kr = 0;
+  for (int k = 1; k < 4; ++k) {
+    if (left_of(k, kl)) kl = k;
+    if (left_of(kr, k)) kr = k;
+  }
+  // floor / ceiling of corner k's line's x (cells) on the line y = Y (cells): x = num / (2 dy).
+  const auto line_x = [&](int k, std::int32_t y, bool ceiling) noexcept {
+    std::int64_t num = px * dy[k] + (2 * static_cast<std::int64_t>(y) - py) * dx[k];
+    std::int64_t den = 2 * dy[k];
+    if (den < 0) {
+      num = -num;
+      den = -den;
     }
-    const double blo = snap(std::min(lo, next_lo)), bhi = snap(std::max(hi, next_hi));
-    // Cells x with (x, x + 1) meeting (blo, bhi).
-    const auto c0 = std::max(static_cast<std::int32_t>(std::floor(blo)), x0);
-    const auto c1 = std::min(static_cast<std::int32_t>(std::ceil(bhi)) - 1, x1);
-    if (blo < bhi && c0 <= c1) {
+    return ceiling ? -floor_div(-num, den) : floor_div(num, den);
+  };
+  // The square's own slice (c's band): cells cx .. cx (floor cx, ceiling cx + 1).
+  std::int64_t lo = cx, hi = static_cast<std::int64_t>(cx) + 1;
+  for (std::int32_t r = cy;; r += dir) {
+    std::int64_t next_lo = wx, next_hi = static_cast<std::int64_t>(wx) + 1;  // the apex, in w's band
+    if (r != wy) {
+      const std::int32_t line = dir > 0 ? r + 1 : r;  // the boundary line toward w
+      next_lo = line_x(kl, line, false);
+      next_hi = line_x(kr, line, true);
+    }
+    // Cells x with (x, x + 1) meeting the open range: floor(min) .. ceiling(max) - 1.
+    const auto c0 = static_cast<std::int32_t>(std::max<std::int64_t>(std::min(lo, next_lo), x0));
+    const auto c1 = static_cast<std::int32_t>(std::min<std::int64_t>(std::max(hi, next_hi) - 1, x1));
+    if (c0 <= c1) {
       const std::uint32_t blocked = kTransposed ? t.blocked_in(r, c0, r, c1) : t.blocked_in(c0, r, c1, r);
       if (blocked != 0) return false;
     }
     if (r == wy) return true;
     lo = next_lo;
     hi = next_hi;
-    d += static_cast<double>(dir);
   }
 }
 
