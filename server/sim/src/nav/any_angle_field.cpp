@@ -106,13 +106,39 @@ bool cell_sees_cell(const BlockedCountTable& table, CellCoord from, CellCoord to
 
 // ---- build -----------------------------------------------------------------------------------
 
-void AnyAngleField::reserve(std::int32_t width, std::int32_t height, std::size_t goal_count) {
+std::uint32_t AnyAngleField::raw_limit(float range) noexcept {
+  // Region: values <= limit (raw units); NaN or negative: none but the goals.
+  const double raw_range = static_cast<double>(range) * static_cast<double>(kOrthogonalStep);
+  if (!(raw_range >= 0.0)) return 0;
+  if (raw_range >= static_cast<double>(kUnreachable - 1)) return kUnreachable - 1;
+  return static_cast<std::uint32_t>(raw_range);
+}
+
+std::int32_t AnyAngleField::box_half(std::int32_t width, std::int32_t height, std::uint32_t limit) noexcept {
+  // A value v (raw) is at least kOrthogonalStep per Chebyshev step from the goal (every step
+  // costs >= 1), so a region cell lies within floor(limit / kOrthogonalStep) of one.
+  return static_cast<std::int32_t>(
+      std::min<std::uint64_t>(limit / kOrthogonalStep, static_cast<std::uint64_t>(std::max({width, height, 0}))));
+}
+
+std::size_t AnyAngleField::pending_bound(std::int32_t width, std::int32_t height, std::size_t goal_count,
+                                         std::uint32_t limit) noexcept {
+  if (width <= 0 || height <= 0) return 0;
+  const std::uint64_t cells = static_cast<std::uint64_t>(width) * static_cast<std::uint64_t>(height);
+  const std::uint64_t side = 2 * static_cast<std::uint64_t>(box_half(width, height, limit)) + 1;
+  const std::uint64_t per_goal = std::min(side * side, cells);
+  return static_cast<std::size_t>(std::min(per_goal * goal_count, cells));
+}
+
+void AnyAngleField::reserve(std::int32_t width, std::int32_t height, std::size_t goal_count, float range) {
   boxes_.reserve(goal_count);
   if (width <= 0 || height <= 0) return;
   const std::size_t n = static_cast<std::size_t>(width) * static_cast<std::size_t>(height);
   waypoints_.reserve(n);
   goals_.reserve(n);
   region_.reserve((n + 63) / 64);
+  const std::size_t bound = pending_bound(width, height, goal_count, raw_limit(range));
+  if (pending_.size() < bound) pending_.resize(bound);
 }
 
 template <typename Fn>
@@ -142,23 +168,16 @@ std::uint64_t AnyAngleField::begin(const IntegrationField& integration, std::spa
   region_.assign((cells_ + 63) / 64, 0);
   range_ = range;
   boxes_.clear();
-  scan_y_ = 0;
-  scan_x_ = 0;
-  scan_end_ = 0;
+  pending_count_ = 0;
+  next_pending_ = 0;
   resolved_ = 0;
   region_cells_ = 0;
   std::uint64_t units = linear_work_units(cells_ / 8);  // the region bits
   const bool usable = !integration.in_progress() && integration.values().size() == cells_ &&
                       width_ <= kMaxSide && height_ <= kMaxSide;
   if (!usable) return units;  // done(), region_cells_ 0
-  // Region: values <= limit (raw units). Box half-side: a value v (raw) is at least
-  // kOrthogonalStep per Chebyshev step, so the cell is within floor(v / kOrthogonalStep) of a goal.
-  const double raw_range = static_cast<double>(range) * static_cast<double>(kOrthogonalStep);
-  const std::uint32_t limit = !(raw_range >= 0.0)                         ? 0u
-                              : raw_range >= static_cast<double>(kUnreachable - 1) ? kUnreachable - 1
-                                                                                 : static_cast<std::uint32_t>(raw_range);
-  const std::int32_t half = static_cast<std::int32_t>(
-      std::min<std::uint64_t>(limit / kOrthogonalStep, static_cast<std::uint64_t>(std::max(width_, height_))));
+  const std::uint32_t limit = raw_limit(range);
+  const std::int32_t half = box_half(width_, height_, limit);
   for (std::size_t i = 0; i < goal_cells.size(); ++i) {
     const CellCoord g = goal_cells[i];
     if (!in_bounds(g.x, g.y) || integration.raw(g.x, g.y) != 0) continue;
@@ -171,10 +190,13 @@ std::uint64_t AnyAngleField::begin(const IntegrationField& integration, std::spa
     boxes_.push_back({std::max(g.x - half, 0), std::max(g.y - half, 0), std::min(g.x + half, width_ - 1),
                       std::min(g.y + half, height_ - 1)});
   }
-  if (boxes_.empty()) {
-    region_cells_ = resolved_;
-    return units;
-  }
+  region_cells_ = resolved_;
+  if (boxes_.empty()) return units;
+  // The list only grows (allocating only when the bound does), so a build never clears it.
+  const std::size_t bound = pending_bound(width_, height_, goal_cells.size(), limit);
+  if (pending_.size() < bound) pending_.resize(bound);
+  std::uint32_t* list = pending_.data();
+  std::size_t count = 0;
   std::sort(boxes_.begin(), boxes_.end(), [](const Box& l, const Box& r) {
     if (l.x0 != r.x0) return l.x0 < r.x0;
     if (l.y0 != r.y0) return l.y0 < r.y0;
@@ -186,23 +208,21 @@ std::uint64_t AnyAngleField::begin(const IntegrationField& integration, std::spa
     y_lo = std::min(y_lo, b.y0);
     y_hi = std::max(y_hi, b.y1);
   }
-  // Mark the boxes: kUnset for the region's cells still to do, kNoWaypoint for the rest (the
-  // chain walk of resolve() stops at the first cell that is not kUnset; a region cell's
-  // successors are region cells, so it never reads a stale entry).
+  // The region's cells other than the goals: 1 <= value <= limit, row-major over the boxes.
   const std::uint32_t* values = integration.values().data();
-  std::uint64_t marked = 0;
+  std::uint64_t scanned = 0;
   for (std::int32_t y = y_lo; y <= y_hi; ++y) {
     for_each_run(y, [&](std::int32_t x0, std::int32_t x1) {
-      const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(width_);
-      for (std::size_t i = row + static_cast<std::size_t>(x0); i <= row + static_cast<std::size_t>(x1); ++i) {
-        if (values[i] != 0) waypoints_[i] = values[i] <= limit ? kUnset : kNoWaypoint;
+      const std::uint32_t* row = values + index(0, y);
+      for (std::int32_t x = x0; x <= x1; ++x) {
+        list[count] = pack(x, y);  // kept when 1 <= value <= limit (branch-free)
+        count += row[x] - 1u < limit ? 1 : 0;
       }
-      marked += static_cast<std::uint64_t>(x1 - x0 + 1);
+      scanned += static_cast<std::uint64_t>(x1 - x0 + 1);
     });
   }
-  scan_y_ = y_lo;
-  scan_end_ = y_hi + 1;
-  return units + linear_work_units(marked);
+  pending_count_ = count;
+  return units + linear_work_units(scanned);
 }
 
 /// Gives `start` (and every unfinished cell on its flow path) a waypoint; returns the cells done.
@@ -214,31 +234,47 @@ std::uint64_t AnyAngleField::resolve(std::uint32_t start, std::int32_t x, std::i
   std::uint32_t* wp = waypoints_.data();
   std::uint16_t* gw = goals_.data();
   const auto w = static_cast<std::ptrdiff_t>(width_);
-  const std::uint8_t first = dirs[start];
-  if (first >= kNoneDir) {  // no flow (goal cells were seeded by begin()): no waypoint
-    wp[start] = kNoWaypoint;
-    return 1;                // (work, not a waypoint: resolved_ is not counted)
-  }
   std::uint32_t cur = start;
   std::int32_t cx = x;
   std::int32_t cy = y;
   std::uint16_t link = kChainStart;  // back link of `cur`
   std::uint32_t s = 0;
   std::int32_t sx = 0, sy = 0;
+  std::uint64_t done = 0;
+  // Forward along the flow to the first finished cell (every successor of a region cell is a
+  // region cell: its value is lower).
   for (;;) {
     const std::uint8_t d = dirs[cur];
+    if (d >= kNoneDir) {
+      // A non-goal cell without flow cannot occur when `flow` is the field of the integration
+      // begin() saw; if it does, it becomes its own waypoint (memory-safe, deterministic).
+      wp[cur] = pack(cx, cy);
+      gw[cur] = 0;
+      set_region(cur);
+      ++resolved_;
+      ++done;
+      if (link == kChainStart) return done;
+      const CellCoord o = kDirectionOffsets[link];
+      s = cur;
+      sx = cx;
+      sy = cy;
+      cx -= o.x;
+      cy -= o.y;
+      cur = static_cast<std::uint32_t>(static_cast<std::ptrdiff_t>(cur) - o.y * w - o.x);
+      link = static_cast<std::uint16_t>(gw[cur] & 0xFu);
+      break;
+    }
     const CellCoord o = kDirectionOffsets[d];
     sx = cx + o.x;
     sy = cy + o.y;
     s = static_cast<std::uint32_t>(static_cast<std::ptrdiff_t>(cur) + o.y * w + o.x);
-    if (wp[s] != kUnset) break;
+    if (in_region(s)) break;
     gw[cur] = static_cast<std::uint16_t>(kPendingBit | link);
     link = d;
     cur = s;
     cx = sx;
     cy = sy;
   }
-  std::uint64_t done = 0;
   for (;;) {
     // Finish `cur` from its successor s (finished).
     const std::uint32_t ws = wp[s];
@@ -278,35 +314,20 @@ std::uint64_t AnyAngleField::advance(const FlowField& flow, const BlockedCountTa
   if (done() || budget == 0) return 0;
   if (flow.width() != width_ || flow.height() != height_ || table.width() != width_ || table.height() != height_) {
     // Inputs of another size: no waypoints beyond the goals (never read out of bounds).
-    scan_y_ = scan_end_;
+    next_pending_ = pending_count_;
     region_cells_ = resolved_;
     return 0;
   }
   const std::uint8_t* dirs = flow.directions().data();
   std::uint64_t cells_done = 0;
   std::uint64_t scanned = 0;
-  const auto uw = static_cast<std::size_t>(width_);
-  // Work: one unit per cell given a waypoint, plus the scan at kLinearCellsPerWorkUnit per unit.
-  bool out_of_budget = false;
-  while (scan_y_ < scan_end_ && !out_of_budget) {
-    const std::int32_t y = scan_y_;
-    for_each_run(y, [&](std::int32_t x0, std::int32_t x1) {
-      if (out_of_budget || x1 < scan_x_) return;
-      for (std::int32_t x = std::max(x0, scan_x_); x <= x1; ++x) {
-        if (cells_done + scanned / kLinearCellsPerWorkUnit >= budget) {
-          scan_x_ = x;
-          out_of_budget = true;
-          return;
-        }
-        const std::size_t i = static_cast<std::size_t>(y) * uw + static_cast<std::size_t>(x);
-        if (waypoints_[i] == kUnset) cells_done += resolve(static_cast<std::uint32_t>(i), x, y, dirs, table);
-        ++scanned;
-      }
-    });
-    if (!out_of_budget) {
-      ++scan_y_;
-      scan_x_ = 0;
-    }
+  // Work: one unit per cell given a waypoint, plus the list at kLinearCellsPerWorkUnit per unit.
+  while (next_pending_ < pending_count_ && cells_done + scanned / kLinearCellsPerWorkUnit < budget) {
+    const std::uint32_t c = pending_[next_pending_++];
+    ++scanned;
+    const auto x = static_cast<std::int32_t>(c & 0xFFFFu), y = static_cast<std::int32_t>(c >> 16);
+    const std::size_t i = index(x, y);
+    if (!in_region(i)) cells_done += resolve(static_cast<std::uint32_t>(i), x, y, dirs, table);
   }
   if (done()) region_cells_ = resolved_;
   return cells_done + linear_work_units(scanned);

@@ -55,7 +55,7 @@ void NavigationFields::build_front_now(const GridMap& map, std::span<const CellC
     back_.integration.reserve(map.width(), map.height());
     back_.flow.reserve(map.width(), map.height());
     back_.goals.reserve(front_.goals.capacity());
-    if (any_angle_) back_.angle.reserve(map.width(), map.height(), front_.goals.capacity());
+    if (any_angle_) back_.angle.reserve(map.width(), map.height(), front_.goals.capacity(), any_angle_range_);
   }
 }
 

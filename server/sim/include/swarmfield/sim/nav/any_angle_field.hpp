@@ -73,9 +73,10 @@ class AnyAngleField {
   /// length of that chain (at most its field path). A budget of 0 does nothing.
   std::uint64_t advance(const FlowField& flow, const BlockedCountTable& table, std::uint64_t budget);
   /// True once every cell of the region has its waypoint (also before the first begin()).
-  [[nodiscard]] bool done() const noexcept { return scan_y_ >= scan_end_; }
-  /// Reserves the buffers for a `width` x `height` field and `goal_count` goals.
-  void reserve(std::int32_t width, std::int32_t height, std::size_t goal_count = 0);
+  [[nodiscard]] bool done() const noexcept { return next_pending_ >= pending_count_; }
+  /// Reserves the buffers for a `width` x `height` field and builds for `goal_count` goals within
+  /// `range`, so that such a begin() allocates nothing.
+  void reserve(std::int32_t width, std::int32_t height, std::size_t goal_count = 0, float range = kUnboundedRange);
 
   [[nodiscard]] std::int32_t width() const noexcept { return width_; }
   [[nodiscard]] std::int32_t height() const noexcept { return height_; }
@@ -111,7 +112,6 @@ class AnyAngleField {
   [[nodiscard]] std::size_t region_cells() const noexcept { return region_cells_; }
 
  private:
-  static constexpr std::uint32_t kUnset = 0xFFFFFFFFu;
   static constexpr std::uint16_t kPendingBit = 0x4000u;  // goal word of a cell waiting in a chain
   static constexpr std::uint16_t kChainStart = 8;       // back link of the chain's first cell
 
@@ -125,6 +125,13 @@ class AnyAngleField {
   void set_region(std::size_t i) noexcept { region_[i >> 6] |= std::uint64_t{1} << (i & 63u); }
   std::uint64_t resolve(std::uint32_t start, std::int32_t x, std::int32_t y, const std::uint8_t* dirs,
                         const BlockedCountTable& table);
+  /// The region's limit in raw integration units for `range` (cost units).
+  [[nodiscard]] static std::uint32_t raw_limit(float range) noexcept;
+  /// Half-side (cells) of a goal's box on a `width` x `height` map for `limit`.
+  [[nodiscard]] static std::int32_t box_half(std::int32_t width, std::int32_t height, std::uint32_t limit) noexcept;
+  /// Most region cells (goals excepted) `goal_count` goals can have: the sum of their box areas.
+  [[nodiscard]] static std::size_t pending_bound(std::int32_t width, std::int32_t height, std::size_t goal_count,
+                                                 std::uint32_t limit) noexcept;
   /// Calls fn(x0, x1) for each maximal run [x0, x1] of row y covered by the goals' boxes, in
   /// increasing x.
   template <typename Fn>
@@ -140,9 +147,12 @@ class AnyAngleField {
   std::size_t cells_ = 0;
   float range_ = kUnboundedRange;
   std::vector<Box> boxes_;     // sorted by x0 (then y0, x1, y1)
-  std::int32_t scan_y_ = 0;    // scan position of advance(): row, and first column not yet scanned
-  std::int32_t scan_x_ = 0;
-  std::int32_t scan_end_ = 0;  // one past the last row of any box (0 when there is none)
+  // The region's cells other than the goals (packed like waypoints), row-major: the first
+  // pending_count_ entries of pending_ (whose size only grows); next_pending_ is the next one
+  // advance() looks at (cells already finished by an earlier cell's chain are skipped).
+  std::vector<std::uint32_t> pending_;
+  std::size_t pending_count_ = 0;
+  std::size_t next_pending_ = 0;
   std::size_t region_cells_ = 0;
   std::size_t resolved_ = 0;   // cells given a waypoint by the current build (goals included)
   std::vector<std::uint32_t> waypoints_;
