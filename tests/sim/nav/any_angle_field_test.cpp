@@ -316,6 +316,37 @@ TEST_CASE("range: waypoints exactly for the cells within the range, each the unb
   }
 }
 
+TEST_CASE("range: a flow field of another goal (same size) still gives a finished, in-bounds build") {
+  // Misuse: the chain walk then meets cells without flow or outside the region; it must stop
+  // (a cell without flow becomes its own waypoint) and never index out of the map.
+  const GridMap m = test::boston_256();
+  const CellCoord goal_a[1] = {{128, 128}};
+  const CellCoord goal_b[1] = {{30, 220}};
+  IntegrationField a;
+  a.build(m, goal_a);
+  IntegrationField b;
+  b.build(m, goal_b);
+  FlowField flow_b;
+  flow_b.build_rows(b, 0, b.height());
+  const BlockedCountTable t = table_of(a);
+  AnyAngleField field;
+  (void)field.begin(a, goal_a, 60.0f);
+  std::uint64_t spent = 0;
+  for (int i = 0; i < 100000 && !field.done(); ++i) spent += field.advance(flow_b, t, 97);
+  CHECK(field.done());
+  CHECK(spent > 0);
+  std::size_t with = 0;
+  for (std::int32_t y = 0; y < m.height(); ++y) {
+    for (std::int32_t x = 0; x < m.width(); ++x) {
+      if (!field.has_waypoint(x, y)) continue;
+      ++with;
+      const CellCoord w = field.waypoint(x, y);
+      CHECK((w.x >= 0 && w.y >= 0 && w.x < m.width() && w.y < m.height()));
+    }
+  }
+  CHECK(with >= field.region_cells());
+}
+
 TEST_CASE("follower: straight at a goal in sight, <= 1.01x the straight line at any angle") {
   const GridMap m(200, 200);
   const Vec2 goal_pos{100.3f, 100.6f};

@@ -163,10 +163,11 @@ class AnyAngleField {
 /// True if every point of cell `from`'s square sees the centre of cell `to` on `table`'s grid:
 /// the convex hull of that square and that point meets the interior of no blocked cell (touching
 /// a wall is allowed). First the box spanned by the two cells (clear box: true, one O(1) count),
-/// else band by band along the pair's minor axis, one O(1) count per band; pairs needing more
-/// than 8 bands are refused (on Boston_0_1024 the pass costs ~23 ms with 8 bands, ~40 with 32, for paths
-/// within 0.5% as short). Conservative: never true through a wall, and exact up to 8
-/// bands. Both cells on the map.
+/// else band by band along the pair's minor axis, one O(1) count per band (exact integer
+/// arithmetic); pairs needing more than 8 bands are refused (the unbounded pass on
+/// Boston_0_1024 cost ~23 ms with 8 bands, ~40 with 32, for paths within 0.5% as short). Within
+/// the default range ~87% of the tests end at the clear box, ~10% need bands, ~3% are refused.
+/// Conservative: never true through a wall, and exact up to 8 bands. Both cells on the map.
 [[nodiscard]] bool cell_sees_cell(const BlockedCountTable& table, CellCoord from, CellCoord to) noexcept;
 
 /// What sample_any_angle() found.
