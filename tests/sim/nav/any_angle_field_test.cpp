@@ -344,7 +344,11 @@ TEST_CASE("range: a flow field of another goal (same size) still gives a finishe
       CHECK((w.x >= 0 && w.y >= 0 && w.x < m.width() && w.y < m.height()));
     }
   }
-  CHECK(with >= field.region_cells());
+  CHECK(with == field.region_cells());
+  // The walk reached goal b (no flow there): a dead end, its own waypoint, no sight.
+  REQUIRE(field.has_waypoint(goal_b[0].x, goal_b[0].y));
+  CHECK(field.waypoint(goal_b[0].x, goal_b[0].y) == goal_b[0]);
+  CHECK_FALSE(field.goal_in_sight(goal_b[0].x, goal_b[0].y));
 }
 
 TEST_CASE("follower: straight at a goal in sight, <= 1.01x the straight line at any angle") {

@@ -257,21 +257,13 @@ std::uint64_t AnyAngleField::resolve(std::uint32_t start, std::int32_t x, std::i
     const std::uint8_t d = dirs[cur];
     if (d >= kNoneDir) {
       // A non-goal cell without flow cannot occur when `flow` is the field of the integration
-      // begin() saw; if it does, it becomes its own waypoint (memory-safe, deterministic).
+      // begin() saw; if it does, it becomes its own waypoint (memory-safe, deterministic): it
+      // is finished below from itself (s = cur: a zero step, "straight on").
       wp[cur] = pack(cx, cy);
       gw[cur] = 0;
-      set_region(cur);
-      ++resolved_;
-      ++done;
-      if (link == kChainStart) return done;
-      const CellCoord o = kDirectionOffsets[link];
       s = cur;
       sx = cx;
       sy = cy;
-      cx -= o.x;
-      cy -= o.y;
-      cur = static_cast<std::uint32_t>(static_cast<std::ptrdiff_t>(cur) - o.y * w - o.x);
-      link = static_cast<std::uint16_t>(gw[cur] & 0xFu);
       break;
     }
     const CellCoord o = kDirectionOffsets[d];
@@ -286,7 +278,7 @@ std::uint64_t AnyAngleField::resolve(std::uint32_t start, std::int32_t x, std::i
     cy = sy;
   }
   for (;;) {
-    // Finish `cur` from its successor s (finished).
+    // Finish `cur` from its successor s (finished, or cur itself at a dead end).
     const std::uint32_t ws = wp[s];
     const std::uint16_t gs = gw[s];
     const auto wx = static_cast<std::int32_t>(ws & 0xFFFFu), wy = static_cast<std::int32_t>(ws >> 16);
