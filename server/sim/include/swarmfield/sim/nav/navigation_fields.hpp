@@ -48,8 +48,9 @@ namespace swarmfield::sim {
 /// AnyAngleField after the flow field (same front/back pairs, same budget; a build completes
 /// only with its waypoints) for the cells within set_any_angle_range() of a goal, using a
 /// BlockedCountTable of the build's map snapshot that is kept between builds and rebuilt only
-/// for a new map revision (or after invalidate()). Memory: +6 bytes per cell per pair, +4
-/// bytes per cell for the table.
+/// for a new map revision (or after invalidate()). Its work: the cells given waypoints, plus
+/// (cells / 8 + the goals' box cells) / kLinearCellsPerWorkUnit. Memory: +6 bytes and 1 bit per
+/// cell per pair, +4 bytes per cell for the table, +4 bytes per cell of the goals' boxes.
 class NavigationFields {
  public:
   /// Brings the fields up to date for `goal_cells` on `map`, within the rebuild budget (see
@@ -79,10 +80,11 @@ class NavigationFields {
     any_angle_range_ = range;
   }
   [[nodiscard]] float any_angle_range() const noexcept { return any_angle_range_; }
-  /// Default any-angle range (cells): ~30 s of walking at 3 cells/s, well beyond the crowd
-  /// packed round a player. On the 1024 street maps ~9,000-27,000 cells per goal get waypoints
-  /// (of ~800,000 reachable); cost per map and goal count in bench/README.md
-  /// (field/nav_rebuild).
+  /// Default any-angle range (cells): ~30 s of walking at 3 cells/s, about the radius of a
+  /// crowd of 25,000 packed round one player. On the 1024 street maps 9,400-21,000 cells get
+  /// waypoints for one goal, 59,000-63,000 for four (of ~800,000 reachable); the rebuild then
+  /// costs 1.01-1.05x (one goal) and 1.17-1.21x (four) of one without the layer, against
+  /// 3.3-3.8x for every cell (field/nav_rebuild in bench/, 2026-12-01).
   static constexpr float kDefaultAnyAngleRange = 96.0f;
 
   /// Work units (see kLinearCellsPerWorkUnit) each update() may spend on a rebuild; 0 (the
