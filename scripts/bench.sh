@@ -256,23 +256,28 @@ for name in runs:
     suf = f"/{label}/goals:{goals}"
     plain = cpu_ms(name)
     anyang = cpu_ms("field/nav_rebuild/any_angle" + suf)
+    unbounded = cpu_ms("field/nav_rebuild/any_angle_unbounded" + suf)
+    cells = counter("field/nav_rebuild/any_angle" + suf, "waypoint_cells")
     c1 = cpu_ms("field/set_rebuild/classes:1" + suf)
     c2 = cpu_ms("field/set_rebuild/classes:2" + suf)
     c4 = cpu_ms("field/set_rebuild/classes:4" + suf)
     per_class = None if c1 is None or c4 is None else (c4 - c1) / 3.0
     r = ratio(anyang, plain)
-    rows.append([label, goals, fmt(plain), fmt(anyang), fmt(r, ".2f") + "x", fmt(c1), fmt(c2), fmt(c4),
+    rows.append([label, goals, fmt(plain), fmt(anyang), fmt(r, ".2f") + "x", fmt(cells, ".0f"), fmt(unbounded),
+                 fmt(ratio(unbounded, plain), ".2f") + "x", fmt(c1), fmt(c2), fmt(c4),
                  fmt(per_class), fmt(cpu_ms("field/map_revision/clearance" + suf)),
                  fmt(cpu_ms("field/map_revision/sight_table" + suf))])
-    targets.append((f"rebuild with any-angle {label} {goals} goal(s) within {ANY_ANGLE_MAX_RATIO:g}x of without",
+    targets.append((f"rebuild with any-angle (default range) {label} {goals} goal(s) within {ANY_ANGLE_MAX_RATIO:g}x of without",
                     fmt(r, ".2f") + "x", verdict(None if r is None else r <= ANY_ANGLE_MAX_RATIO)))
 if rows:
     print("\n[1b] Any-angle layer and size classes (rebuild after a goal changes cell), ms")
-    table(["map", "goals", "plain", "any-angle", "ratio", "set 1 class", "set 2 classes", "set 4 classes",
-           "per extra class", "clearance/rev", "sight table/rev"], rows)
+    table(["map", "goals", "plain", "any-angle", "ratio", "wp cells", "unbounded", "ratio", "set 1 class",
+           "set 2 classes", "set 4 classes", "per extra class", "clearance/rev", "sight table/rev"], rows)
     print("  plain / any-angle = NavigationFields rebuild (integration + flow [+ AnyAngleField]), 1 thread, goals\n"
-          "  alternating one cell apart; set N classes = NavigationSet with size classes 1..N (each with its any-angle\n"
-          "  layer); per extra class = (4 classes - 1 class) / 3; clearance and sight table are paid per map revision.")
+          "  alternating one cell apart; any-angle = waypoints within the default range (NavigationFields::\n"
+          "  kDefaultAnyAngleRange cells of path from a goal; 'wp cells' of them), unbounded = for every reachable cell;\n"
+          "  set N classes = NavigationSet with size classes 1..N (each with its any-angle layer, default range);\n"
+          "  per extra class = (4 classes - 1 class) / 3; clearance and sight table are paid per map revision.")
 
 # ---- Figure 2: one field vs per-agent A* --------------------------------------------------------
 print("\n[2] One field vs per-agent A* (Boston_0_1024, goal near the centre), ms")
