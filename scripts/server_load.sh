@@ -132,7 +132,8 @@ SAFETY=$(awk -v s="$DURATION" 'BEGIN { print int(s) + 120 }')
 SERVER_ARGS=(--map "$MAP" --agents "$AGENTS" --port 0 --bind 127.0.0.1 --duration "$SAFETY" --status-interval 5)
 [ "$AGENTS" -gt 100000 ] && SERVER_ARGS+=(--max-agents "$AGENTS")
 CLIENTS=$(( BOTS + 2 )); [ "$CLIENTS" -lt 64 ] && CLIENTS=64
-SERVER_ARGS+=(--max-clients "$CLIENTS")
+# Every bot and the viewer connect from 127.0.0.1: lift the per-address cap to match.
+SERVER_ARGS+=(--max-clients "$CLIENTS" --max-connections-per-address "$CLIENTS")
 [ -n "$PLAYER_SPEED" ] && SERVER_ARGS+=(--player-speed "$PLAYER_SPEED")
 [ -n "$THREADS" ] && SERVER_ARGS+=(--threads "$THREADS")
 [ -n "$FIELD_BUDGET" ] && SERVER_ARGS+=(--field-budget "$FIELD_BUDGET")

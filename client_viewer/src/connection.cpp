@@ -11,14 +11,27 @@
 #include "swarmfield/protocol/datagram.hpp"
 #include "swarmfield/protocol/framing.hpp"
 #include "swarmfield/protocol/map_transfer.hpp"
+#include "swarmfield/protocol/packet.hpp"
 
 namespace swarmfield::client {
 
 namespace {
 using Clock = std::chrono::steady_clock;
-// After this long connected without a UDP snapshot, inputs also go over TCP (UDP looks blocked).
-constexpr auto kUdpFallbackDelay = std::chrono::seconds(2);
 constexpr double kRttSmoothing = 0.1;
+// The pacer: connect requests 10 times a second (netcode.io's rate) for the first seconds, then
+// once a second (a server that never answers must not cost 12 KB/s forever); a keep-alive when
+// no UDP packet left for kUdpKeepAlive (it carries our ack: the server stops streaming to a
+// client whose acks stop), or no TCP frame for kTcpKeepAlive while UDP is not in use (the
+// server closes clients idle for --idle-timeout, 15 s by default).
+constexpr auto kPacerInterval = std::chrono::milliseconds(100);
+constexpr auto kRequestInterval = std::chrono::milliseconds(100);
+constexpr auto kSlowRequestInterval = std::chrono::seconds(1);
+constexpr auto kFastRequestPeriod = std::chrono::seconds(5);
+constexpr auto kUdpKeepAlive = std::chrono::milliseconds(100);
+constexpr auto kTcpKeepAlive = std::chrono::seconds(1);
+// Confirmed, but no UDP packet from the server for this long (it sends snapshots at least once a
+// second): the server may have dropped our address; confirm one again (TCP carries meanwhile).
+constexpr auto kUdpSilence = std::chrono::seconds(3);
 
 // "5 s", "0.3 s": durations in user-facing messages.
 std::string seconds_text(std::chrono::milliseconds ms) {
@@ -30,13 +43,21 @@ std::string seconds_text(std::chrono::milliseconds ms) {
 
 struct Connection::Impl {
   explicit Impl(asio::io_context& context)
-      : io(context), resolver(context), tcp(context), udp(context), timer(context), data_timer(context) {}
+      : io(context), resolver(context), tcp(context), udp(context), timer(context), data_timer(context), pacer(context) {}
   asio::io_context& io;
   asio::ip::tcp::resolver resolver;
   asio::ip::tcp::socket tcp;
   asio::ip::udp::socket udp;
   asio::steady_timer timer;
   asio::steady_timer data_timer;  ///< no-data watchdog (options.data_timeout)
+  asio::steady_timer pacer;       ///< connect requests and keep-alives
+  std::optional<protocol::PacketChannel> channel;  ///< UDP packets, once Welcome gave the keys
+  std::vector<std::uint8_t> body;                  ///< opened packet body (reused)
+  Clock::time_point requesting_since;
+  Clock::time_point last_request;
+  Clock::time_point last_udp_send;
+  Clock::time_point last_tcp_send;
+  Clock::time_point last_udp_receive;  ///< last authenticated UDP packet from the server
   std::array<std::uint8_t, 64 * 1024> tcp_buffer{};
   std::array<std::uint8_t, 2048> udp_buffer{};
   std::deque<std::vector<std::uint8_t>> write_queue;
@@ -88,6 +109,7 @@ Connection::~Connection() {
   impl_->resolver.cancel();
   impl_->timer.cancel();
   impl_->data_timer.cancel();
+  impl_->pacer.cancel();
   impl_->tcp.close(ignored);
   impl_->udp.close(ignored);
 }
@@ -171,6 +193,7 @@ void Connection::fail(const std::string& message) {
   impl_->resolver.cancel();
   impl_->timer.cancel();
   impl_->data_timer.cancel();
+  impl_->pacer.cancel();
   impl_->tcp.close(ignored);
   impl_->udp.close(ignored);
 }
@@ -215,6 +238,7 @@ void Connection::send_tcp(const protocol::TcpMessage& message) {
   std::vector<std::uint8_t> frame;
   if (!protocol::append_frame(protocol::encode_tcp_message(message), frame)) return;
   stats_.bytes_sent += frame.size();
+  impl_->last_tcp_send = Clock::now();
   impl_->write_queue.push_back(std::move(frame));
   if (!impl_->writing) start_write();
 }
@@ -270,7 +294,7 @@ void Connection::start_tcp_read() {
             return;
           }
           std::string error;
-          auto message = protocol::decode_tcp_message(frame, &error);
+          auto message = protocol::decode_tcp_message(frame, &error, protocol::MessageSet::kFromServer);
           if (!message) {
             fail("server sent a bad message: " + error);
             return;
@@ -301,6 +325,8 @@ void Connection::on_tcp_message(protocol::TcpMessage&& message) {
     welcome_ = std::move(*welcome);
     impl_->map_assembler.emplace(welcome_.map);
     if (options_.use_udp && welcome_.udp_port != 0) open_udp();
+    impl_->last_tcp_send = Clock::now();
+    arm_pacer();
     return;
   }
   if (auto* chunk = std::get_if<protocol::MapChunk>(&message)) {
@@ -312,6 +338,12 @@ void Connection::on_tcp_message(protocol::TcpMessage&& message) {
     return;
   }
   if (auto* snapshot = std::get_if<protocol::Snapshot>(&message)) {
+    // A snapshot over TCP newer than the UDP ones since confirmation: the server stopped
+    // streaming to our address (its ack timeout); confirm an address again. (TCP snapshots
+    // still in flight from before the confirmation are older than the first UDP one.)
+    if (udp_state_ == UdpState::kConfirmed && newest_udp_tick_ != 0 && snapshot->tick > newest_udp_tick_) {
+      request_udp_address();
+    }
     // A snapshot may overtake the end of the map transfer; keep it either way.
     on_snapshot(std::move(*snapshot), true);
     return;
@@ -397,7 +429,92 @@ void Connection::open_udp() {
     impl_->udp.close(ignored);
     return;
   }
+  impl_->channel.emplace(protocol::PacketChannel::Side::kClient, welcome_.udp);
   start_udp_read();
+  request_udp_address();
+  on_pacer();  // the first request now, not a pacer interval later
+}
+
+void Connection::request_udp_address() {
+  udp_state_ = UdpState::kRequesting;
+  newest_udp_tick_ = 0;
+  impl_->requesting_since = Clock::now();
+  impl_->last_request = {};
+}
+
+void Connection::send_udp(std::vector<std::uint8_t> packet) {
+  if (packet.empty() || !impl_->udp.is_open()) return;
+  auto datagram = std::make_shared<std::vector<std::uint8_t>>(std::move(packet));
+  stats_.bytes_sent += datagram->size();
+  impl_->last_udp_send = Clock::now();
+  impl_->udp.async_send(asio::buffer(*datagram), [datagram](const asio::error_code&, std::size_t) {
+    // Fire and forget: a lost packet is replaced by the next one.
+  });
+}
+
+void Connection::arm_pacer() {
+  if (finished()) return;
+  impl_->pacer.expires_after(kPacerInterval);
+  auto alive = impl_->alive;
+  impl_->pacer.async_wait([this, alive](const asio::error_code& ec) {
+    if (!*alive || ec || finished()) return;
+    on_pacer();
+    arm_pacer();
+  });
+}
+
+void Connection::on_pacer() {
+  const auto now = Clock::now();
+  if (udp_state_ == UdpState::kConfirmed && now - impl_->last_udp_receive > kUdpSilence) request_udp_address();
+  if (udp_state_ == UdpState::kRequesting && impl_->channel) {
+    const auto interval = now - impl_->requesting_since < kFastRequestPeriod ? kRequestInterval : kSlowRequestInterval;
+    if (now - impl_->last_request >= interval) {
+      send_udp(impl_->channel->seal(protocol::PacketType::kConnectRequest, {}));
+      impl_->last_request = now;
+    }
+  }
+  if (udp_state_ == UdpState::kConfirmed && now - impl_->last_udp_send >= kUdpKeepAlive) {
+    send_udp(impl_->channel->seal(protocol::PacketType::kData, {}));
+    ++stats_.keepalives_sent;
+  }
+  if (udp_state_ != UdpState::kConfirmed && now - impl_->last_tcp_send >= kTcpKeepAlive) {
+    send_tcp_input(last_input_);
+    ++stats_.keepalives_sent;
+  }
+}
+
+void Connection::on_udp_datagram(std::size_t n) {
+  note_data();
+  stats_.bytes_received += n;
+  impl_->window_bytes += n;
+  if (!impl_->channel) return;
+  protocol::PacketHeader header;
+  const auto datagram = std::span<const std::uint8_t>(impl_->udp_buffer.data(), std::min(n, impl_->udp_buffer.size()));
+  if (impl_->channel->open(datagram, header, impl_->body) != protocol::PacketChannel::OpenResult::kOk) {
+    ++stats_.bad_datagrams;  // forged, replayed, corrupted or not ours
+    return;
+  }
+  impl_->last_udp_receive = Clock::now();
+  if (header.type == protocol::PacketType::kChallenge) {
+    // Proves we receive at this address: echo the challenge, sealed with our key.
+    if (udp_state_ == UdpState::kRequesting) send_udp(impl_->channel->seal(protocol::PacketType::kChallengeResponse, impl_->body));
+    return;
+  }
+  // Data is only ever sent to a confirmed address.
+  if (udp_state_ != UdpState::kConfirmed) {
+    udp_state_ = UdpState::kConfirmed;
+    ++stats_.udp_confirmations;
+  }
+  if (impl_->body.empty()) return;  // keep-alive
+  auto decoded = protocol::decode_datagram(impl_->body);
+  if (!decoded || decoded->input) {
+    ++stats_.bad_datagrams;
+    return;
+  }
+  if (auto snapshot = impl_->reassembler.add(*decoded)) {
+    newest_udp_tick_ = std::max(newest_udp_tick_, snapshot->tick);
+    on_snapshot(std::move(*snapshot), false);
+  }
 }
 
 void Connection::start_udp_read() {
@@ -406,23 +523,7 @@ void Connection::start_udp_read() {
       asio::buffer(impl_->udp_buffer), [this, alive](const asio::error_code& ec, std::size_t n) {
         if (!*alive || finished()) return;
         if (ec == asio::error::operation_aborted || !impl_->udp.is_open()) return;
-        if (!ec) {
-          note_data();
-          stats_.bytes_received += n;
-          impl_->window_bytes += n;
-          auto datagram = protocol::decode_datagram(std::span<const std::uint8_t>(impl_->udp_buffer.data(), n));
-          if (!datagram || datagram->input || datagram->header.session_token != welcome_.session_token) {
-            ++stats_.bad_datagrams;
-          } else {
-            if (datagram->header.sequence > newest_datagram_sequence_) {
-              newest_datagram_sequence_ = datagram->header.sequence;
-            }
-            if (auto snapshot = impl_->reassembler.add(*datagram)) {
-              udp_seen_ = true;
-              on_snapshot(std::move(*snapshot), false);
-            }
-          }
-        }
+        if (!ec) on_udp_datagram(n);
         // Other errors (e.g. ICMP port unreachable on a connected UDP socket) are transient.
         if (!finished()) start_udp_read();
       });
@@ -468,25 +569,24 @@ void Connection::send_input(const protocol::Input& input) {
     in.move_y /= len;
   }
   for (float* v : {&in.view_x0, &in.view_y0, &in.view_x1, &in.view_y1}) *v = clean(*v, protocol::kMaxWireCoordinate);
+  last_input_ = in;
+  ++stats_.inputs_sent;
+  if (udp_state_ != UdpState::kConfirmed) {
+    // The server sends nothing to an unconfirmed address and drops data from it: TCP meanwhile.
+    send_tcp_input(in);
+    return;
+  }
   in.sequence = ++input_sequence_;
   in.ack_tick = newest_tick_;
   in.client_time_us = now_us();
-  ++stats_.inputs_sent;
-  const bool udp_open = impl_->udp.is_open();
-  if (udp_open) {
-    protocol::DatagramHeader header;
-    header.session_token = welcome_.session_token;
-    header.sequence = in.sequence;
-    header.ack = newest_datagram_sequence_;
-    auto datagram = std::make_shared<std::vector<std::uint8_t>>(protocol::encode_input_datagram(header, in));
-    stats_.bytes_sent += datagram->size();
-    auto alive = impl_->alive;
-    impl_->udp.async_send(asio::buffer(*datagram), [datagram, alive](const asio::error_code&, std::size_t) {
-      // Fire and forget: a lost input is replaced by the next one.
-    });
-  }
-  const bool udp_looks_blocked = !udp_seen_ && Clock::now() - impl_->connected_at > kUdpFallbackDelay;
-  if (!udp_open || udp_looks_blocked) send_tcp(in);
+  send_udp(impl_->channel->seal(protocol::PacketType::kData, protocol::encode_input_datagram(in)));
+}
+
+void Connection::send_tcp_input(protocol::Input input) {
+  input.sequence = ++input_sequence_;
+  input.ack_tick = newest_tick_;
+  input.client_time_us = now_us();
+  send_tcp(input);
 }
 
 }  // namespace swarmfield::client

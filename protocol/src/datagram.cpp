@@ -1,4 +1,4 @@
-// UDP datagrams: encode (input, fragmented snapshot) and verify-decode.
+// Bodies of UDP data packets: encode (input, fragmented snapshot) and verify-decode.
 #include "swarmfield/protocol/datagram.hpp"
 
 #include <algorithm>
@@ -11,23 +11,21 @@ namespace {
 
 using detail::fail;
 
-std::vector<std::uint8_t> finish_datagram(flatbuffers::FlatBufferBuilder& b, const DatagramHeader& header,
-                                          std::uint32_t sequence, wire::DatagramPayload type,
+std::vector<std::uint8_t> finish_datagram(flatbuffers::FlatBufferBuilder& b, wire::DatagramPayload type,
                                           flatbuffers::Offset<void> payload) {
-  b.Finish(wire::CreateDatagram(b, header.session_token, sequence, header.ack, type, payload), detail::kDatagramId);
+  b.Finish(wire::CreateDatagram(b, type, payload), detail::kDatagramId);
   return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
 }
 
 }  // namespace
 
-std::vector<std::uint8_t> encode_input_datagram(const DatagramHeader& header, const Input& input) {
+std::vector<std::uint8_t> encode_input_datagram(const Input& input) {
   flatbuffers::FlatBufferBuilder b(256);
   const auto body = detail::build_input(b, input);
-  return finish_datagram(b, header, header.sequence, wire::DatagramPayload::Input, body.Union());
+  return finish_datagram(b, wire::DatagramPayload::Input, body.Union());
 }
 
-std::vector<std::vector<std::uint8_t>> encode_snapshot_datagrams(const DatagramHeader& header,
-                                                                 const Snapshot& snapshot, int zstd_level) {
+std::vector<std::vector<std::uint8_t>> encode_snapshot_datagrams(const Snapshot& snapshot, int zstd_level) {
   const std::vector<std::uint8_t> compressed = compress_snapshot(snapshot, zstd_level);
   if (compressed.empty()) return {};
   const std::size_t count = (compressed.size() + kSnapshotFragmentBytes - 1) / kSnapshotFragmentBytes;
@@ -35,7 +33,7 @@ std::vector<std::vector<std::uint8_t>> encode_snapshot_datagrams(const DatagramH
 
   std::vector<std::vector<std::uint8_t>> datagrams;
   datagrams.reserve(count);
-  flatbuffers::FlatBufferBuilder b(kMaxDatagramBytes + 64);
+  flatbuffers::FlatBufferBuilder b(kMaxPacketBodyBytes + 64);
   for (std::size_t i = 0; i < count; ++i) {
     b.Clear();
     const std::size_t begin = i * kSnapshotFragmentBytes;
@@ -43,8 +41,7 @@ std::vector<std::vector<std::uint8_t>> encode_snapshot_datagrams(const DatagramH
     const auto bytes = b.CreateVector(compressed.data() + begin, size);
     const auto fragment = wire::CreateSnapshotFragment(b, snapshot.tick, static_cast<std::uint16_t>(i),
                                                        static_cast<std::uint16_t>(count), bytes);
-    datagrams.push_back(finish_datagram(b, header, header.sequence + static_cast<std::uint32_t>(i),
-                                        wire::DatagramPayload::SnapshotFragment, fragment.Union()));
+    datagrams.push_back(finish_datagram(b, wire::DatagramPayload::SnapshotFragment, fragment.Union()));
   }
   return datagrams;
 }
@@ -54,12 +51,13 @@ std::optional<DecodedDatagram> decode_datagram(std::span<const std::uint8_t> byt
     fail(error, "empty datagram");
     return std::nullopt;
   }
-  if (bytes.size() > kMaxDatagramBytes) {
-    fail(error, "datagram of " + std::to_string(bytes.size()) + " bytes exceeds " + std::to_string(kMaxDatagramBytes));
+  if (bytes.size() > kMaxPacketBodyBytes) {
+    fail(error, "datagram body of " + std::to_string(bytes.size()) + " bytes exceeds " +
+                    std::to_string(kMaxPacketBodyBytes));
     return std::nullopt;
   }
-  // Aligned copy on the stack: datagrams are small, and the accessors need 8-byte alignment.
-  alignas(8) std::uint8_t buffer[kMaxDatagramBytes];
+  // Aligned copy on the stack: bodies are small, and the accessors need 8-byte alignment.
+  alignas(8) std::uint8_t buffer[kMaxPacketBodyBytes];
   std::memcpy(buffer, bytes.data(), bytes.size());
   flatbuffers::Verifier verifier(buffer, bytes.size(), detail::verifier_options());
   if (!verifier.VerifyBuffer<wire::Datagram>(detail::kDatagramId)) {
@@ -68,7 +66,6 @@ std::optional<DecodedDatagram> decode_datagram(std::span<const std::uint8_t> byt
   }
   const auto* root = flatbuffers::GetRoot<wire::Datagram>(buffer);
   DecodedDatagram out;
-  out.header = DatagramHeader{root->session_token(), root->sequence(), root->ack()};
   switch (root->payload_type()) {
     case wire::DatagramPayload::Input: {
       const auto* in = root->payload_as_Input();

@@ -3,6 +3,8 @@
 // inside the buffer, then every field is range-checked here before it reaches a caller.
 #include <zstd.h>
 
+#include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <string>
@@ -144,9 +146,12 @@ struct EnvelopeEncoder {
   }
   std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const Welcome& m) const {
     const auto map = build_map_info(b, m.map);
-    return {wire::Message::Welcome, wire::CreateWelcome(b, m.client_id, m.session_token, m.tick_hz, m.snapshot_hz,
-                                                        m.udp_port, m.player_id, map)
-                                        .Union()};
+    const auto token = b.CreateVector(m.udp.token.data(), m.udp.token.size());
+    const auto client_key = b.CreateVector(m.udp.client_to_server.data(), m.udp.client_to_server.size());
+    const auto server_key = b.CreateVector(m.udp.server_to_client.data(), m.udp.server_to_client.size());
+    const auto udp = wire::CreateUdpSession(b, token, client_key, server_key);
+    return {wire::Message::Welcome,
+            wire::CreateWelcome(b, m.client_id, m.tick_hz, m.snapshot_hz, m.udp_port, m.player_id, map, udp).Union()};
   }
   std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const MapChunk& m) const {
     const auto bytes = b.CreateVector(m.bytes.data(), m.bytes.size());
@@ -217,9 +222,30 @@ bool read_map_info(const wire::MapInfo& in, MapInfo& out, std::string* error) {
   return read_string(in.name(), kMaxNameBytes, true, "MapInfo.name", out.name, error);
 }
 
+/// Copies a byte vector of exactly out.size() bytes.
+template <std::size_t N>
+bool read_fixed_bytes(const flatbuffers::Vector<std::uint8_t>* in, std::array<std::uint8_t, N>& out) {
+  if (size_of(in) != N) return false;
+  std::memcpy(out.data(), in->Data(), N);
+  return true;
+}
+
+bool read_udp_session(const wire::UdpSession* in, SessionCredentials& out, std::string* error) {
+  if (!in) return fail(error, "Welcome.udp missing");
+  if (!read_fixed_bytes(in->token(), out.token) || !read_fixed_bytes(in->client_key(), out.client_to_server) ||
+      !read_fixed_bytes(in->server_key(), out.server_to_client)) {
+    return fail(error, "Welcome.udp needs a " + std::to_string(kSessionTokenBytes) + "-byte token and two " +
+                           std::to_string(kSessionKeyBytes) + "-byte keys");
+  }
+  if (std::all_of(out.token.begin(), out.token.end(), [](std::uint8_t v) { return v == 0; })) {
+    return fail(error, "Welcome.udp.token is all zero");
+  }
+  return true;
+}
+
 bool read_welcome(const wire::Welcome& in, Welcome& out, std::string* error) {
   out.client_id = in.client_id();
-  out.session_token = in.session_token();
+  if (!read_udp_session(in.udp(), out.udp, error)) return false;
   out.tick_hz = in.tick_hz();
   out.snapshot_hz = in.snapshot_hz();
   if (out.tick_hz < 1 || out.tick_hz > 1000 || out.snapshot_hz < 1 || out.snapshot_hz > 1000) {
@@ -399,7 +425,8 @@ std::vector<std::uint8_t> encode_tcp_message(const TcpMessage& message) {
   return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
 }
 
-std::optional<TcpMessage> decode_tcp_message(std::span<const std::uint8_t> bytes, std::string* error) {
+std::optional<TcpMessage> decode_tcp_message(std::span<const std::uint8_t> bytes, std::string* error,
+                                             MessageSet allowed) {
   if (bytes.empty()) {
     fail(error, "empty message");
     return std::nullopt;
@@ -415,6 +442,15 @@ std::optional<TcpMessage> decode_tcp_message(std::span<const std::uint8_t> bytes
     return std::nullopt;
   }
   const wire::Envelope* envelope = wire::GetEnvelope(view.data());
+  // Refused by type alone, before any body is read: e.g. a compressed snapshot from a client is
+  // never decompressed (a 4 KiB frame could otherwise make the server inflate 8 MiB).
+  const auto type_index = static_cast<unsigned>(envelope->message_type());
+  if (type_index >= 1 && type_index <= 32 &&
+      (static_cast<std::uint32_t>(allowed) & (std::uint32_t{1} << (type_index - 1))) == 0) {
+    fail(error, std::string("message type ") + wire::EnumNameMessage(envelope->message_type()) +
+                    " is not accepted here");
+    return std::nullopt;
+  }
   switch (envelope->message_type()) {
     case wire::Message::Hello:
       return read_as<Hello>(envelope->message_as_Hello(), read_hello, error);

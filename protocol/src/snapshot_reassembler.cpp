@@ -20,7 +20,7 @@ void SnapshotReassembler::erase_pending(std::size_t i) {
 std::optional<Snapshot> SnapshotReassembler::add(const DecodedDatagram& d) {
   // Re-check everything: the datagram may have been built by hand rather than decoded.
   if (d.input || d.fragment_count == 0 || d.fragment_count > kMaxSnapshotFragments ||
-      d.fragment_index >= d.fragment_count || d.fragment.empty() || d.fragment.size() > kMaxDatagramBytes) {
+      d.fragment_index >= d.fragment_count || d.fragment.empty() || d.fragment.size() > kMaxPacketBodyBytes) {
     ++dropped_;
     return std::nullopt;
   }

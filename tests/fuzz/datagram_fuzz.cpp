@@ -1,4 +1,4 @@
-// libFuzzer target: decode_datagram + SnapshotReassembler.
+// libFuzzer target: decode_datagram (the opened body of a data packet) + SnapshotReassembler.
 // Input: first byte picks the mode.
 //   even: a sequence of datagrams, each [u16 little-endian length][bytes], decoded and fed to
 //         one reassembler (as a client would);
@@ -45,11 +45,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         continue;
       }
       if (d->input) {
-        const auto again = sp::decode_datagram(sp::encode_input_datagram(d->header, *d->input));
+        const auto again = sp::decode_datagram(sp::encode_input_datagram(*d->input));
         if (!again || !again->input || !(*again->input == *d->input)) std::abort();
       } else if (d->fragment_count == 0 || d->fragment_count > sp::kMaxSnapshotFragments ||
                  d->fragment_index >= d->fragment_count || d->fragment.empty() ||
-                 d->fragment.size() > sp::kMaxDatagramBytes) {
+                 d->fragment.size() > sp::kMaxPacketBodyBytes) {
         std::abort();
       }
       check_delivered(reassembler.add(*d));

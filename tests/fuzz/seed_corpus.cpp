@@ -1,6 +1,8 @@
 // Writes seed corpora for the protocol fuzzers: real encodings of every message kind, so that
 // mutations start from buffers that pass the verifier and reach the range checks.
-// Usage: swarmfield_fuzz_seed_corpus <output-dir>   (creates tcp/ frames/ datagrams/ snapshots/ deltas/ fragments/)
+// Usage: swarmfield_fuzz_seed_corpus <output-dir>
+//   (creates tcp/ frames/ datagrams/ snapshots/ deltas/ fragments/ packets/; the map, config
+//   and bot-script fuzzers take their seeds from files in the source tree, see CMakeLists.txt)
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +13,7 @@
 #include "swarmfield/protocol/framing.hpp"
 #include "swarmfield/protocol/map_transfer.hpp"
 #include "swarmfield/protocol/snapshot_fragments.hpp"
+#include "fuzz_session.hpp"
 #include "snapshot_fuzz_baseline.hpp"
 #include "test_support.hpp"
 
@@ -44,14 +47,14 @@ int main(int argc, char** argv) {
 
   // Datagram fuzzer, even mode: [u16 length][datagram]... (a 3-fragment snapshot + an input).
   std::vector<std::uint8_t> datagrams{0};
-  const auto fragments = sp::encode_snapshot_datagrams({7, 1, 0}, sp::test::make_snapshot(300, sp::test::Layout::kSpread, 1, 5));
+  const auto fragments = sp::encode_snapshot_datagrams(sp::test::make_snapshot(300, sp::test::Layout::kSpread, 1, 5));
   auto append = [&](const std::vector<std::uint8_t>& d) {
     datagrams.push_back(static_cast<std::uint8_t>(d.size()));
     datagrams.push_back(static_cast<std::uint8_t>(d.size() >> 8));
     datagrams.insert(datagrams.end(), d.begin(), d.end());
   };
   for (const auto& d : fragments) append(d);
-  append(sp::encode_input_datagram({7, 2, 1}, sp::Input{1, 0.5f, -0.5f, 0, 0, 100, 100, 5, 6}));
+  append(sp::encode_input_datagram(sp::Input{1, 0.5f, -0.5f, 0, 0, 100, 100, 5, 6}));
   write(out / "datagrams", "snapshot_and_input", datagrams);
   // Odd mode: a small snapshot split by hand into 2 fragments, plus a duplicate.
   const auto payload = sp::compress_snapshot(sp::test::make_snapshot(3, sp::test::Layout::kPacked, 2, 9));
@@ -67,6 +70,31 @@ int main(int argc, char** argv) {
     }
   }
   write(out / "datagrams", "manual_fragments", manual);
+
+  // Packet fuzzer (packet_fuzz.cpp): raw mode, sealed datagrams of the fuzzer's fixed session;
+  // sealed mode, [type][u32 sequence step][u16 body length][body] records.
+  {
+    const sp::SessionCredentials session = sp::fuzz_session();
+    sp::PacketChannel client(sp::PacketChannel::Side::kClient, session);
+    std::vector<std::uint8_t> raw{0};
+    auto append_raw = [&](const std::vector<std::uint8_t>& d) {
+      raw.push_back(static_cast<std::uint8_t>(d.size()));
+      raw.push_back(static_cast<std::uint8_t>(d.size() >> 8));
+      raw.insert(raw.end(), d.begin(), d.end());
+    };
+    append_raw(client.seal(sp::PacketType::kConnectRequest, {}));
+    append_raw(client.seal(sp::PacketType::kChallengeResponse, sp::Challenge{}));
+    append_raw(client.seal(sp::PacketType::kData, sp::encode_input_datagram(sp::Input{2, 1, 0, 0, 0, 9, 9, 1, 1})));
+    append_raw(client.seal(sp::PacketType::kData, {}));
+    write(out / "packets", "raw_handshake", raw);
+    std::vector<std::uint8_t> sealed{1};
+    const auto body = sp::encode_input_datagram(sp::Input{3, 0, 1, 0, 0, 5, 5, 0, 0});
+    for (const std::uint8_t step : {1, 1, 0, 3, 2, 200}) {
+      sealed.insert(sealed.end(), {4, step, 0, 0, 0, static_cast<std::uint8_t>(body.size()), 0});
+      sealed.insert(sealed.end(), body.begin(), body.end());
+    }
+    write(out / "packets", "sealed_inputs", sealed);
+  }
 
   write(out / "snapshots", "empty", sp::compress_snapshot(sp::Snapshot{}));
   write(out / "snapshots", "small", sp::compress_snapshot(sp::test::make_snapshot(20, sp::test::Layout::kSpread, 3)));

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <variant>
 
 #include "swarmfield/protocol/messages.hpp"
 
@@ -17,5 +18,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   const auto again = sp::decode_tcp_message(sp::encode_tcp_message(*message));
   if (!again || !(*again == *message)) std::abort();
+  // What the server decodes (MessageSet::kFromClient) is a subset: Hello, Input, Bye only.
+  const auto from_client = sp::decode_tcp_message({data, size}, &error, sp::MessageSet::kFromClient);
+  const bool client_kind = std::holds_alternative<sp::Hello>(*message) || std::holds_alternative<sp::Input>(*message) ||
+                           std::holds_alternative<sp::Bye>(*message);
+  if (from_client.has_value() != client_kind) std::abort();
   return 0;
 }

@@ -1,5 +1,5 @@
-// UDP datagrams: input round trip, snapshot fragmentation and reassembly under loss,
-// reordering and duplication; bounded reassembly; hostile datagrams.
+// Bodies of UDP data packets: input round trip, snapshot fragmentation and reassembly under
+// loss, reordering and duplication; bounded reassembly; hostile bodies.
 #include <doctest/doctest.h>
 
 #include <zstd.h>
@@ -41,43 +41,36 @@ sp::DecodedDatagram fragment(std::uint32_t tick, std::uint16_t index, std::uint1
   return d;
 }
 
-const sp::DatagramHeader kWorstHeader{std::numeric_limits<std::uint64_t>::max(),
-                                      std::numeric_limits<std::uint32_t>::max() - 5000,
-                                      std::numeric_limits<std::uint32_t>::max()};
-
 }  // namespace
 
-TEST_CASE("input datagrams round-trip with their header") {
+TEST_CASE("input datagram bodies round-trip") {
   const sp::Input input{7, 0.25f, -1.0f, 1.5f, 2.5f, 300.0f, 400.0f, 99, 1234567890123ull};
-  const auto bytes = sp::encode_input_datagram(kWorstHeader, input);
+  const auto bytes = sp::encode_input_datagram(input);
   CHECK(bytes.size() <= 128);
   std::string error;
   const auto decoded = sp::decode_datagram(bytes, &error);
   REQUIRE_MESSAGE(decoded, error);
-  CHECK(decoded->header.session_token == kWorstHeader.session_token);
-  CHECK(decoded->header.sequence == kWorstHeader.sequence);
-  CHECK(decoded->header.ack == kWorstHeader.ack);
   REQUIRE(decoded->input);
   CHECK(*decoded->input == input);
 
   sp::Input bad = input;
   bad.move_x = std::numeric_limits<float>::quiet_NaN();
-  CHECK_FALSE(sp::decode_datagram(sp::encode_input_datagram(kWorstHeader, bad), &error));
+  CHECK_FALSE(sp::decode_datagram(sp::encode_input_datagram(bad), &error));
   CHECK(error == "Input move/view values must be finite and within +-1e6");
 }
 
-TEST_CASE("snapshot fragmentation round trip: 0, 1, 5,000 and 60,000 agents, every datagram <= 1200 bytes") {
+TEST_CASE("snapshot fragmentation round trip: 0, 1, 5,000 and 60,000 agents, every sealed datagram <= 1200 bytes") {
   for (const std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{5000}, std::size_t{60000}}) {
     CAPTURE(n);
     const sp::Snapshot snapshot = sp::test::make_snapshot(n, Layout::kSpread, 10 + n, 500);
-    const auto datagrams = sp::encode_snapshot_datagrams(kWorstHeader, snapshot);
+    const auto datagrams = sp::encode_snapshot_datagrams(snapshot);
     REQUIRE_FALSE(datagrams.empty());
     std::size_t largest = 0;
     for (std::size_t i = 0; i < datagrams.size(); ++i) largest = std::max(largest, datagrams[i].size());
-    CHECK(largest <= sp::kMaxDatagramBytes);
+    CHECK(largest <= sp::kMaxPacketBodyBytes);
+    CHECK(largest + sp::kPacketOverheadBytes <= sp::kMaxDatagramBytes);
     const auto decoded = decode_all(datagrams);
     for (std::size_t i = 0; i < decoded.size(); ++i) {
-      CHECK(decoded[i].header.sequence == kWorstHeader.sequence + i);
       CHECK(decoded[i].fragment_index == i);
       CHECK(decoded[i].fragment_count == datagrams.size());
       CHECK(decoded[i].snapshot_tick == 500);
@@ -102,7 +95,7 @@ TEST_CASE("out-of-order and duplicated fragments still give exactly one snapshot
   MESSAGE("reorder seed " << seed);
   std::mt19937_64 rng(seed);
   const sp::Snapshot snapshot = sp::test::make_snapshot(20000, Layout::kSpread, 5, 77);
-  auto decoded = decode_all(sp::encode_snapshot_datagrams({1, 1, 0}, snapshot));
+  auto decoded = decode_all(sp::encode_snapshot_datagrams(snapshot));
   REQUIRE(decoded.size() > 10);
   // Every fragment twice, shuffled.
   std::vector<sp::DecodedDatagram> stream = decoded;
@@ -126,7 +119,7 @@ TEST_CASE("lost fragments: no snapshot, bounded pending, newer complete snapshot
   sp::SnapshotReassembler reassembler;
   // 50 snapshots, each missing one fragment.
   for (std::uint32_t tick = 1; tick <= 50; ++tick) {
-    const auto decoded = decode_all(sp::encode_snapshot_datagrams({1, tick, 0}, sp::test::make_snapshot(3000, Layout::kSpread, tick, tick)));
+    const auto decoded = decode_all(sp::encode_snapshot_datagrams(sp::test::make_snapshot(3000, Layout::kSpread, tick, tick)));
     REQUIRE(decoded.size() >= 2);
     for (std::size_t i = 1; i < decoded.size(); ++i) CHECK_FALSE(reassembler.add(decoded[i]));
     CHECK(reassembler.pending() <= sp::kMaxPendingSnapshots);
@@ -136,7 +129,7 @@ TEST_CASE("lost fragments: no snapshot, bounded pending, newer complete snapshot
   CHECK(reassembler.abandoned() == 50 - sp::kMaxPendingSnapshots);
 
   // A fragment of a tick older than everything held is refused (the newer ones win).
-  const auto old = decode_all(sp::encode_snapshot_datagrams({1, 1, 0}, sp::test::make_snapshot(3000, Layout::kSpread, 1, 1)));
+  const auto old = decode_all(sp::encode_snapshot_datagrams(sp::test::make_snapshot(3000, Layout::kSpread, 1, 1)));
   const auto dropped_before = reassembler.dropped();
   CHECK_FALSE(reassembler.add(old[0]));
   CHECK(reassembler.dropped() == dropped_before + 1);
@@ -144,7 +137,7 @@ TEST_CASE("lost fragments: no snapshot, bounded pending, newer complete snapshot
   // Tick 60 arrives complete: all partial (older) snapshots go.
   const sp::Snapshot newest = sp::test::make_snapshot(100, Layout::kPacked, 60, 60);
   std::optional<sp::Snapshot> out;
-  for (const auto& d : decode_all(sp::encode_snapshot_datagrams({1, 1000, 0}, newest))) out = reassembler.add(d);
+  for (const auto& d : decode_all(sp::encode_snapshot_datagrams(newest))) out = reassembler.add(d);
   REQUIRE(out);
   CHECK(*out == newest);
   CHECK(reassembler.pending() == 0);
@@ -152,7 +145,7 @@ TEST_CASE("lost fragments: no snapshot, bounded pending, newer complete snapshot
   CHECK(reassembler.abandoned() == 50);
 
   // Late fragments of older or equal ticks are stale now.
-  const auto stale = decode_all(sp::encode_snapshot_datagrams({1, 1, 0}, sp::test::make_snapshot(10, Layout::kSpread, 1, 60)));
+  const auto stale = decode_all(sp::encode_snapshot_datagrams(sp::test::make_snapshot(10, Layout::kSpread, 1, 60)));
   CHECK_FALSE(reassembler.add(stale[0]));
   CHECK(reassembler.pending() == 0);
 
@@ -164,10 +157,10 @@ TEST_CASE("lost fragments: no snapshot, bounded pending, newer complete snapshot
 
 TEST_CASE("byte budget: large partial snapshots never exceed the pending byte limit") {
   sp::SnapshotReassembler reassembler;
-  // Snapshots of 4096 fragments x 1200 bytes (4.9 MB each if complete), all left incomplete.
+  // Snapshots of 4096 fragments x the largest body (4.7 MB each if complete), all left incomplete.
   for (std::uint32_t tick = 1; tick <= 6; ++tick) {
     for (std::size_t i = 0; i + 1 < sp::kMaxSnapshotFragments; ++i) {
-      static_cast<void>(reassembler.add(fragment(tick, static_cast<std::uint16_t>(i), static_cast<std::uint16_t>(sp::kMaxSnapshotFragments), 1200)));
+      static_cast<void>(reassembler.add(fragment(tick, static_cast<std::uint16_t>(i), static_cast<std::uint16_t>(sp::kMaxSnapshotFragments), sp::kMaxPacketBodyBytes)));
       REQUIRE(reassembler.pending_bytes() <= sp::kMaxPendingSnapshotBytes);
     }
   }
@@ -182,7 +175,7 @@ TEST_CASE("hand-made bad fragments are dropped, not trusted") {
   CHECK_FALSE(r.add(fragment(5, 3, 3, 10)));                         // index == count
   CHECK_FALSE(r.add(fragment(5, 0, 4097, 10)));                      // count above limit
   CHECK_FALSE(r.add(fragment(5, 0, 2, 0)));                          // empty
-  CHECK_FALSE(r.add(fragment(5, 0, 2, sp::kMaxDatagramBytes + 1)));  // oversized
+  CHECK_FALSE(r.add(fragment(5, 0, 2, sp::kMaxPacketBodyBytes + 1)));  // oversized
   sp::DecodedDatagram input_datagram;
   input_datagram.input = sp::Input{};
   CHECK_FALSE(r.add(input_datagram));
@@ -213,8 +206,8 @@ TEST_CASE("decode_datagram refuses oversized, foreign and malformed datagrams") 
   std::string error;
   CHECK_FALSE(sp::decode_datagram({}, &error));
   CHECK(error == "empty datagram");
-  CHECK_FALSE(sp::decode_datagram(std::vector<std::uint8_t>(1201, 0), &error));
-  CHECK(error == "datagram of 1201 bytes exceeds 1200");
+  CHECK_FALSE(sp::decode_datagram(std::vector<std::uint8_t>(sp::kMaxPacketBodyBytes + 1, 0), &error));
+  CHECK(error == "datagram body of 1159 bytes exceeds 1158");
   // A TCP envelope is not a datagram (identifier differs).
   CHECK_FALSE(sp::decode_datagram(sp::encode_tcp_message(sp::Bye{"x"}), &error));
   CHECK(error == "not a valid swarmfield datagram (FlatBuffers verification failed)");
@@ -223,7 +216,7 @@ TEST_CASE("decode_datagram refuses oversized, foreign and malformed datagrams") 
     flatbuffers::FlatBufferBuilder b;
     const auto bytes = b.CreateVector(std::vector<std::uint8_t>(size, 1));
     const auto f = wire::CreateSnapshotFragment(b, 1, index, count, bytes);
-    b.Finish(wire::CreateDatagram(b, 1, 2, 3, wire::DatagramPayload::SnapshotFragment, f.Union()), "SWFD");
+    b.Finish(wire::CreateDatagram(b, wire::DatagramPayload::SnapshotFragment, f.Union()), "SWFD");
     return std::vector<std::uint8_t>(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
   };
   CHECK(sp::decode_datagram(craft(0, 1, 10), &error));
@@ -236,7 +229,7 @@ TEST_CASE("decode_datagram refuses oversized, foreign and malformed datagrams") 
   CHECK(error == "empty snapshot fragment");
 
   flatbuffers::FlatBufferBuilder b;
-  b.Finish(wire::CreateDatagram(b, 1, 2, 3), "SWFD");
+  b.Finish(wire::CreateDatagram(b), "SWFD");
   CHECK_FALSE(sp::decode_datagram({b.GetBufferPointer(), b.GetSize()}, &error));
   CHECK(error == "datagram holds no payload");
 }
@@ -246,9 +239,9 @@ TEST_CASE("seeded datagram mutations never crash and never yield out-of-range fi
   MESSAGE("datagram mutation seed " << seed);
   std::mt19937_64 rng(seed);
   std::vector<std::vector<std::uint8_t>> originals =
-      sp::encode_snapshot_datagrams({9, 9, 9}, sp::test::make_snapshot(2000, Layout::kSpread, 3, 9));
+      sp::encode_snapshot_datagrams(sp::test::make_snapshot(2000, Layout::kSpread, 3, 9));
   originals.resize(3);
-  originals.push_back(sp::encode_input_datagram({9, 9, 9}, sp::Input{1, 0.5f, 0.5f, 0, 0, 10, 10, 3, 4}));
+  originals.push_back(sp::encode_input_datagram(sp::Input{1, 0.5f, 0.5f, 0, 0, 10, 10, 3, 4}));
   sp::SnapshotReassembler reassembler;
   int cases = 0;
   int accepted = 0;
@@ -373,13 +366,13 @@ TEST_CASE("snapshot sizes and encode time (report)") {
   constexpr int kRounds = 50;
   std::size_t datagrams = 0;
   const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < kRounds; ++i) datagrams += sp::encode_snapshot_datagrams({1, 1, 0}, s).size();
+  for (int i = 0; i < kRounds; ++i) datagrams += sp::encode_snapshot_datagrams(s).size();
   const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / kRounds;
   MESSAGE("encode_snapshot_datagrams(5,000 agents): " << ms << " ms per snapshot, " << datagrams / kRounds << " datagrams");
   CHECK(ms < 20.0);  // generous: a shared 2-core machine; typical is well under 1 ms
 
   // Receive side: decode every datagram and reassemble (decompress + verify + range checks).
-  const auto datagrams_5000 = sp::encode_snapshot_datagrams({1, 1, 0}, s);
+  const auto datagrams_5000 = sp::encode_snapshot_datagrams(s);
   std::size_t delivered = 0;
   const auto start_rx = std::chrono::steady_clock::now();
   for (int i = 0; i < kRounds; ++i) {

@@ -37,6 +37,7 @@ TEST_CASE("map chunks round-trip in any order, through encode/decode, duplicates
   // The Welcome carrying this info passes the decoder's consistency checks.
   sp::Welcome welcome;
   welcome.map = info;
+  welcome.udp = sp::make_session_credentials();
   const auto decoded_welcome = sp::decode_tcp_message(sp::encode_tcp_message(welcome));
   REQUIRE(decoded_welcome);
   CHECK(std::get<sp::Welcome>(*decoded_welcome).map == info);

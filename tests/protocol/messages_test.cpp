@@ -1,6 +1,8 @@
 // TCP messages: round trips, range checks on hand-crafted hostile buffers, seeded mutations.
 #include <doctest/doctest.h>
 
+#include <tuple>
+
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -49,11 +51,22 @@ BodyFn input(float mx, float my, float vx0 = 0, float vy0 = 0, float vx1 = 1, fl
   };
 }
 
+// UdpSession vectors of the given sizes (token bytes = `token_fill`).
+flatbuffers::Offset<wire::UdpSession> udp_session(flatbuffers::FlatBufferBuilder& b, std::size_t token = 16,
+                                                  std::size_t client_key = 32, std::size_t server_key = 32,
+                                                  std::uint8_t token_fill = 7) {
+  const auto t = b.CreateVector(std::vector<std::uint8_t>(token, token_fill));
+  const auto c = b.CreateVector(std::vector<std::uint8_t>(client_key, 1));
+  const auto s = b.CreateVector(std::vector<std::uint8_t>(server_key, 2));
+  return wire::CreateUdpSession(b, t, c, s);
+}
+
 BodyFn welcome(std::int32_t w, std::int32_t h, float cell, std::uint32_t raw, std::uint32_t compressed,
                std::uint32_t chunks, std::uint16_t tick_hz = 30) {
   return [=](flatbuffers::FlatBufferBuilder& b) {
     const auto map = wire::CreateMapInfo(b, w, h, cell, raw, compressed, chunks, b.CreateString("m"));
-    return std::pair{wire::Message::Welcome, wire::CreateWelcome(b, 1, 2, tick_hz, 20, 3, 0, map).Union()};
+    const auto udp = udp_session(b);
+    return std::pair{wire::Message::Welcome, wire::CreateWelcome(b, 1, tick_hz, 20, 3, 0, map, udp).Union()};
   };
 }
 
@@ -184,9 +197,51 @@ TEST_CASE("map info sizes are sane and consistent") {
   CHECK(decode_error(craft(welcome(8, 8, 1.0f, 64, 10, 1, 0))) == "Welcome tick_hz/snapshot_hz must be 1..1000");
   // A Welcome without its required map fails the verifier itself.
   const auto no_map = [](flatbuffers::FlatBufferBuilder& b) {
-    return std::pair{wire::Message::Welcome, wire::CreateWelcome(b, 1, 2, 30, 20, 3, 0, 0).Union()};
+    return std::pair{wire::Message::Welcome, wire::CreateWelcome(b, 1, 30, 20, 3, 0, 0).Union()};
   };
   CHECK(decode_error(craft(no_map)).find("verification failed") != std::string::npos);
+}
+
+TEST_CASE("Welcome carries a 16-byte non-zero UDP token and two 32-byte keys") {
+  const auto with_udp = [](bool present, std::size_t token, std::size_t ck, std::size_t sk, std::uint8_t fill) {
+    return [=](flatbuffers::FlatBufferBuilder& b) {
+      const auto map = wire::CreateMapInfo(b, 8, 8, 1.0f, 64, 10, 1, b.CreateString("m"));
+      const auto udp = present ? udp_session(b, token, ck, sk, fill) : flatbuffers::Offset<wire::UdpSession>();
+      return std::pair{wire::Message::Welcome, wire::CreateWelcome(b, 1, 30, 20, 3, 0, map, udp).Union()};
+    };
+  };
+  CHECK(decode_error(craft(with_udp(true, 16, 32, 32, 7))) == "<decoded>");
+  CHECK(decode_error(craft(with_udp(false, 16, 32, 32, 7))) == "Welcome.udp missing");
+  for (const auto& [t, c, k] : {std::tuple{15, 32, 32}, {17, 32, 32}, {16, 31, 32}, {16, 32, 0}}) {
+    CHECK(decode_error(craft(with_udp(true, static_cast<std::size_t>(t), static_cast<std::size_t>(c),
+                                      static_cast<std::size_t>(k), 7))) ==
+          "Welcome.udp needs a 16-byte token and two 32-byte keys");
+  }
+  CHECK(decode_error(craft(with_udp(true, 16, 32, 32, 0))) == "Welcome.udp.token is all zero");
+}
+
+TEST_CASE("a message type outside the allowed set is refused before its body is read") {
+  // A CompressedSnapshot whose zstd bytes are garbage: decoding it would fail in zstd. Refused by
+  // type, the error names the type instead, so nothing was decompressed.
+  const auto garbage_compressed = [](flatbuffers::FlatBufferBuilder& b) {
+    const auto bytes = b.CreateVector(std::vector<std::uint8_t>(4000, 0x28));
+    return std::pair{wire::Message::CompressedSnapshot, wire::CreateCompressedSnapshot(b, bytes).Union()};
+  };
+  const auto bytes = craft(garbage_compressed);
+  std::string error;
+  CHECK_FALSE(sp::decode_tcp_message(bytes, &error, sp::MessageSet::kFromClient));
+  CHECK(error == "message type CompressedSnapshot is not accepted here");
+  CHECK_FALSE(sp::decode_tcp_message(bytes, &error));  // allowed: reaches zstd, which refuses it
+  CHECK(error != "message type CompressedSnapshot is not accepted here");
+  // Each side's set: what the other side sends, nothing else.
+  for (const auto& m : sp::test::sample_messages()) {
+    const auto encoded = sp::encode_tcp_message(m);
+    const bool from_client = std::holds_alternative<sp::Hello>(m) || std::holds_alternative<sp::Input>(m) ||
+                             std::holds_alternative<sp::Bye>(m);
+    const bool from_server = !std::holds_alternative<sp::Hello>(m) && !std::holds_alternative<sp::Input>(m);
+    CHECK(sp::decode_tcp_message(encoded, nullptr, sp::MessageSet::kFromClient).has_value() == from_client);
+    CHECK(sp::decode_tcp_message(encoded, nullptr, sp::MessageSet::kFromServer).has_value() == from_server);
+  }
 }
 
 TEST_CASE("map chunks: index within count, size within limits") {

@@ -1,5 +1,6 @@
 #pragma once
 // Helpers shared by the protocol tests: seeded random generators and sample messages.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -73,7 +74,11 @@ inline std::vector<TcpMessage> sample_messages() {
   out.emplace_back(Hello{kProtocolVersion, Role::kPlayer, "bot-7 \xC3\xA9t\xC3\xA9"});  // UTF-8 name
   Welcome w;
   w.client_id = 77;
-  w.session_token = 0xFEEDFACECAFEBEEFull;
+  for (std::size_t i = 0; i < w.udp.token.size(); ++i) w.udp.token[i] = static_cast<std::uint8_t>(0xF0 + i);
+  for (std::size_t i = 0; i < kSessionKeyBytes; ++i) {
+    w.udp.client_to_server[i] = static_cast<std::uint8_t>(i);
+    w.udp.server_to_client[i] = static_cast<std::uint8_t>(255 - i);
+  }
   w.tick_hz = 30;
   w.snapshot_hz = 20;
   w.udp_port = 40123;
@@ -100,7 +105,8 @@ inline bool satisfies_limits(const TcpMessage& message) {
              finite(m.map.cell_size) && m.map.cell_size > 0 &&
              m.map.raw_bytes == static_cast<std::uint32_t>(m.map.width * m.map.height) &&
              m.map.chunk_count == map_chunk_count(m.map.compressed_bytes) && m.map.name.size() <= kMaxNameBytes &&
-             m.tick_hz >= 1 && m.snapshot_hz >= 1;
+             m.tick_hz >= 1 && m.snapshot_hz >= 1 &&
+             std::any_of(m.udp.token.begin(), m.udp.token.end(), [](std::uint8_t b) { return b != 0; });
     }
     bool operator()(const MapChunk& m) const {
       return !m.bytes.empty() && m.bytes.size() <= kMapChunkBytes && (m.count == 0 || m.index < m.count);

@@ -1,12 +1,14 @@
 #pragma once
-// Test helper: a client that speaks the raw protocol over Asio on 127.0.0.1, with every read
-// bounded by a timeout (async operation + io_context::run_for).
+// Test helper: a client that speaks the raw protocol over Asio on 127.0.0.1 (or another 127/8
+// address standing in for another host), with every read bounded by a timeout (async
+// operation + io_context::run_for). UDP: the address confirmation handshake and sealed packets.
 #include <asio/connect.hpp>
 #include <asio/io_context.hpp>
 #include <asio/ip/tcp.hpp>
 #include <asio/ip/udp.hpp>
 #include <asio/write.hpp>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <optional>
@@ -17,6 +19,7 @@
 #include "swarmfield/protocol/datagram.hpp"
 #include "swarmfield/protocol/framing.hpp"
 #include "swarmfield/protocol/messages.hpp"
+#include "swarmfield/protocol/packet.hpp"
 
 namespace swarmfield::test {
 
@@ -25,12 +28,18 @@ class RawClient {
   using Clock = std::chrono::steady_clock;
 
   /// `receive_buffer_bytes` > 0 shrinks the kernel receive buffer (a slow-reader test).
-  bool connect(std::uint16_t port, int receive_buffer_bytes = 0) {
+  /// `from`: the local address (another 127/8 address stands in for another host).
+  bool connect(std::uint16_t port, int receive_buffer_bytes = 0, const char* from = "127.0.0.1") {
     std::error_code ec;
     tcp_.open(asio::ip::tcp::v4(), ec);
     if (!ec && receive_buffer_bytes > 0) tcp_.set_option(asio::socket_base::receive_buffer_size(receive_buffer_bytes), ec);
+    if (!ec) tcp_.bind({asio::ip::make_address(from), 0}, ec);
     if (!ec) tcp_.connect({asio::ip::make_address("127.0.0.1"), port}, ec);
     return !ec;
+  }
+  void close_tcp() {
+    std::error_code ec;
+    tcp_.close(ec);
   }
   bool send(const protocol::TcpMessage& message) {
     std::vector<std::uint8_t> frame;
@@ -101,11 +110,47 @@ class RawClient {
   [[nodiscard]] bool bad_frame() const noexcept { return bad_frame_; }
 
   // ---- UDP ----
-  bool udp_open() {
+  bool udp_open(const char* address = "127.0.0.1") {
     std::error_code ec;
     udp_.open(asio::ip::udp::v4(), ec);
-    if (!ec) udp_.bind({asio::ip::make_address("127.0.0.1"), 0}, ec);
+    if (!ec) udp_.bind({asio::ip::make_address(address), 0}, ec);
     return !ec;
+  }
+  [[nodiscard]] asio::ip::udp::endpoint udp_endpoint() const { return udp_.local_endpoint(); }
+
+  /// The session's packet channel (from Welcome.udp); required by the sealed-packet helpers.
+  void udp_session(const protocol::SessionCredentials& credentials) {
+    channel_.emplace(protocol::PacketChannel::Side::kClient, credentials);
+  }
+  [[nodiscard]] protocol::PacketChannel& channel() { return *channel_; }
+
+  /// The address confirmation: ConnectRequest -> Challenge -> ChallengeResponse -> the server's
+  /// empty data packet. Retries every 200 ms; true once confirmed within `timeout`.
+  bool udp_confirm(std::uint16_t port, std::chrono::milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    while (Clock::now() < deadline) {
+      if (!udp_send(port, channel_->seal(protocol::PacketType::kConnectRequest, {}))) return false;
+      const auto round_end = std::min(deadline, Clock::now() + std::chrono::milliseconds(200));
+      while (Clock::now() < round_end) {
+        auto d = udp_receive(std::chrono::duration_cast<std::chrono::milliseconds>(round_end - Clock::now()));
+        if (!d) break;
+        protocol::PacketHeader h;
+        std::vector<std::uint8_t> body;
+        if (channel_->open(*d, h, body) != protocol::PacketChannel::OpenResult::kOk) continue;
+        if (h.type == protocol::PacketType::kChallenge) {
+          udp_send(port, channel_->seal(protocol::PacketType::kChallengeResponse, body));
+        } else if (h.type == protocol::PacketType::kData) {
+          if (!body.empty()) feed_fragment(body);
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+  /// Seals an Input (or, without one, a keep-alive) as the next data packet and sends it.
+  bool udp_send_input(std::uint16_t port, const std::optional<protocol::Input>& input) {
+    const auto body = input ? protocol::encode_input_datagram(*input) : std::vector<std::uint8_t>{};
+    return udp_send(port, channel_->seal(protocol::PacketType::kData, body));
   }
   bool udp_send(std::uint16_t port, std::span<const std::uint8_t> bytes) {
     std::error_code ec;
@@ -130,15 +175,27 @@ class RawClient {
     if (ec) return std::nullopt;
     return std::vector<std::uint8_t>(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(n));
   }
-  /// The next complete snapshot received over UDP (fragments reassembled), or nullopt.
+  /// The next complete snapshot received over UDP (packets opened, fragments reassembled), or
+  /// nullopt.
   std::optional<protocol::Snapshot> udp_snapshot(std::chrono::milliseconds timeout) {
+    if (pending_snapshot_) {
+      auto s = std::move(pending_snapshot_);
+      pending_snapshot_.reset();
+      return s;
+    }
     const auto deadline = Clock::now() + timeout;
     while (Clock::now() < deadline) {
       auto d = udp_receive(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
       if (!d) return std::nullopt;
-      auto decoded = protocol::decode_datagram(*d);
-      if (!decoded || decoded->input) continue;
-      if (auto snap = reassembler_.add(*decoded)) return snap;
+      protocol::PacketHeader h;
+      std::vector<std::uint8_t> body;
+      if (channel_->open(*d, h, body) != protocol::PacketChannel::OpenResult::kOk || body.empty()) continue;
+      feed_fragment(body);
+      if (pending_snapshot_) {
+        auto s = std::move(pending_snapshot_);
+        pending_snapshot_.reset();
+        return s;
+      }
     }
     return std::nullopt;
   }
@@ -160,7 +217,15 @@ class RawClient {
     return false;
   }
 
+  void feed_fragment(const std::vector<std::uint8_t>& body) {
+    auto decoded = protocol::decode_datagram(body);
+    if (!decoded || decoded->input) return;
+    if (auto snap = reassembler_.add(*decoded)) pending_snapshot_ = std::move(snap);
+  }
+
   asio::io_context io_;
+  std::optional<protocol::PacketChannel> channel_;
+  std::optional<protocol::Snapshot> pending_snapshot_;
   asio::ip::tcp::socket tcp_{io_};
   asio::ip::udp::socket udp_{io_};
   protocol::FrameDecoder decoder_;

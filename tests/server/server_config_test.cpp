@@ -358,7 +358,8 @@ TEST_CASE("server_config: an empty flag value is an error naming the flag, for e
                            "--snapshot-hz", "--port", "--bind", "--max-clients", "--send-queue-kb", "--duration",
                            "--seed", "--log-level", "--log-format", "--spawn-wave", "--wave-interval",
                            "--status-interval", "--field-budget", "--threads", "--player-speed", "--slow-tick-ms",
-                           "--config"}) {
+                           "--max-connections-per-address", "--hello-timeout", "--idle-timeout", "--frame-timeout",
+                           "--ack-timeout", "--udp-receive-buffer-kb", "--config"}) {
     const auto r = parse({flag, ""});
     INFO("flag=" << flag << " output=" << r.output);
     CHECK(is_error(r));
@@ -415,4 +416,66 @@ TEST_CASE("server_config: --field-budget 1..9999 is refused with what the values
   INFO(r.output);
   CHECK(is_error(r));
   CHECK(r.output.find(">= 10000") != std::string::npos);
+}
+
+TEST_CASE("server_config: connection-security settings are range-checked, in flags and TOML") {
+  const auto defaults = parse({});
+  REQUIRE(is_run(defaults));
+  CHECK(defaults.config.max_connections_per_address == 16);
+  CHECK(defaults.config.idle_timeout_s == 15.0);
+  CHECK(defaults.config.frame_timeout_s == 5.0);
+  CHECK(defaults.config.hello_timeout_s == 3.0);
+  CHECK(defaults.config.ack_timeout_s == 3.0);
+  CHECK(defaults.config.udp_receive_buffer_kb == 8192);
+  const auto ok = parse({"--max-connections-per-address", "1", "--idle-timeout", "3600", "--frame-timeout", "0.1",
+                         "--hello-timeout", "600", "--ack-timeout", "0.5", "--udp-receive-buffer-kb", "64"});
+  REQUIRE(is_run(ok));
+  CHECK(ok.config.max_connections_per_address == 1);
+  CHECK(ok.config.frame_timeout_s == 0.1);
+  const std::vector<std::pair<const char*, const char*>> bad = {
+      {"--max-connections-per-address", "0"}, {"--max-connections-per-address", "65536"},
+      {"--idle-timeout", "0.5"},              {"--idle-timeout", "1e10"},
+      {"--frame-timeout", "0"},               {"--frame-timeout", "601"},
+      {"--hello-timeout", "0.01"},            {"--ack-timeout", "1e300"},
+      {"--udp-receive-buffer-kb", "63"},      {"--udp-receive-buffer-kb", "1048577"},
+      {"--status-interval", "1e10"},          {"--status-interval", "0.01"},
+      {"--bind", "localhost"},                {"--bind", "1.2.3"}};
+  for (const auto& [flag, value] : bad) {
+    const auto r = parse({flag, value});
+    INFO("flag=" << flag << " value=" << value << " output=" << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find(flag) != std::string::npos);
+  }
+  for (const char* flag : {"--idle-timeout", "--frame-timeout", "--hello-timeout", "--ack-timeout"}) {
+    const auto r = parse({flag, "nan"});
+    INFO("flag=" << flag << " output=" << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find(std::string(flag) + ": must be a finite number") != std::string::npos);
+  }
+  TempToml file("idle-timeout = 2\nmax_connections_per_address = 3\nudp-receive-buffer-kb = 128\n");
+  const auto from_file = parse({"--config", file.path});
+  REQUIRE(is_run(from_file));
+  CHECK(from_file.config.idle_timeout_s == 2.0);
+  CHECK(from_file.config.max_connections_per_address == 3);
+  CHECK(from_file.config.udp_receive_buffer_kb == 128);
+  TempToml bad_file("ack-timeout = 0\n");
+  CHECK(is_error(parse({"--config", bad_file.path})));
+}
+
+TEST_CASE("server_config: non-ASCII outside strings and comments is refused before toml++ sees it") {
+  // Found by fuzz_config: toml++ 3.3 reaches __builtin_unreachable() on most characters in
+  // U+00A1..U+0499 where whitespace may appear (here a 'ŵ' in a key).
+  TempToml crash("\nst =  \"12A.0.0.1\"\nl\xC5\xB5og-format = -\"json\"\n");
+  const auto r = parse({"--config", crash.path});
+  INFO(r.output);
+  CHECK(is_error(r));
+  CHECK(r.output.find(":3: a non-ASCII character outside a string or comment") != std::string::npos);
+  // In strings (every kind) and comments it is fine.
+  TempToml ok("# caf\xC3\xA9\nmap = \"caf\xC3\xA9.map\"\n"
+              "log-level = 'info' # \xC5\xB5\n"
+              "log-format = \"\"\"text\"\"\"\n");
+  const auto accepted = parse({"--config", ok.path});
+  INFO(accepted.output);
+  REQUIRE(is_run(accepted));
+  CHECK(accepted.config.map_path == "caf\xC3\xA9.map");
 }

@@ -66,6 +66,16 @@ class ServerProcess {
   ServerProcess& operator=(const ServerProcess&) = delete;
 
   [[nodiscard]] bool started() const { return pid_ > 0; }
+  [[nodiscard]] pid_t pid() const { return pid_; }
+  /// The process's resident memory now (VmRSS from /proc), MiB; -1 if unknown.
+  [[nodiscard]] double rss_mib() const {
+    std::ifstream in("/proc/" + std::to_string(pid_) + "/status");
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+    }
+    return -1.0;
+  }
   [[nodiscard]] bool running() const { return pid_ > 0 && !exit_status_; }
   [[nodiscard]] std::string out() const { return slurp(dir_ + "/stdout.txt"); }
   [[nodiscard]] std::string err() const { return slurp(dir_ + "/stderr.txt"); }

@@ -1,5 +1,8 @@
 // swarmfield-server: flags/TOML -> logging -> map -> Server; SIGINT/SIGTERM stop it gracefully
-// and an exit summary goes to stdout (and the log).
+// and an exit summary goes to stdout (and the log), from the first instruction on: a signal
+// during the (possibly long) map load or world set-up is remembered and honoured as soon as
+// that step returns, with the summary line, instead of killing the process.
+#include <asio/post.hpp>
 #include <asio/signal_set.hpp>
 #include <spdlog/spdlog.h>
 
@@ -21,10 +24,39 @@ constexpr int kExitRuntime = 1;  // could not bind, unexpected failure
 
 const char* signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal"; }
 
+// The first SIGINT/SIGTERM before the io_context's signal_set takes over (0 = none).
+volatile std::sig_atomic_t g_early_signal = 0;
+
+extern "C" void remember_signal(int sig) {
+  if (g_early_signal == 0) g_early_signal = sig;
+}
+
+void install_early_signal_handlers() {
+  struct sigaction action {};
+  action.sa_handler = remember_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = SA_RESTART;  // a file read in progress carries on
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+}
+
+// Stopped before the server ran: the same summary line (nothing happened yet), exit 0.
+int exit_early(const char* during) {
+  const char* name = signal_name(g_early_signal);
+  spdlog::info("{} during {}: stopping before the server starts", name, during);
+  const std::string line = swarmfield::server::ServerSummary{}.line();
+  std::printf("%s\n", line.c_str());
+  std::fflush(stdout);
+  spdlog::info("exit summary: {}", line);
+  spdlog::shutdown();
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   using namespace swarmfield::server;
+  install_early_signal_handlers();
   const ConfigParseResult parsed = parse_server_config(argc, argv);
   if (parsed.action == ConfigParseResult::Action::kExit) {
     std::fputs(parsed.output.c_str(), parsed.exit_code == 0 ? stdout : stderr);
@@ -38,10 +70,12 @@ int main(int argc, char** argv) {
     swarmfield::sim::GridMap map;
     std::string map_name;
     std::string error;
+    if (g_early_signal != 0) return exit_early("start-up");
     if (!load_map(config, map, map_name, error)) {
       std::fprintf(stderr, "error: %s\n", error.c_str());
       return kExitUsage;
     }
+    if (g_early_signal != 0) return exit_early("the map load");
     if (!config.config_path.empty()) spdlog::info("config file {}", config.config_path);
     config.field_budget = resolve_field_budget(config, map.cell_count());
     if (config.field_budget > 0) {
@@ -49,11 +83,14 @@ int main(int argc, char** argv) {
     }
 
     Server server(config, std::move(map), map_name);
+    if (g_early_signal != 0) return exit_early("the world set-up");
     if (!server.open(error)) {
       std::fprintf(stderr, "error: %s\n", error.c_str());
       return kExitRuntime;
     }
 
+    // From here asio's handler takes the signals; one that came before it was installed is
+    // still in g_early_signal and stops the server as soon as it runs.
     asio::signal_set signals(server.io(), SIGINT, SIGTERM);
     std::function<void()> wait_signal;
     wait_signal = [&] {
@@ -64,6 +101,7 @@ int main(int argc, char** argv) {
       });
     };
     wait_signal();
+    if (g_early_signal != 0) asio::post(server.io(), [&server] { server.stop(signal_name(g_early_signal)); });
 
     server.run();
 

@@ -11,6 +11,8 @@
 #include <thread>
 
 #include "swarmfield/protocol/datagram.hpp"
+#include "swarmfield/protocol/packet.hpp"
+#include "swarmfield/protocol/sequence.hpp"
 #include "swarmfield/server/handshake.hpp"
 #include "swarmfield/server/snapshot_builder.hpp"
 #include "swarmfield/server/spawn_point.hpp"
@@ -24,8 +26,6 @@ using Clock = std::chrono::steady_clock;
 // snapshot of this many agents below it. UDP snapshots are fragmented and take the full limit.
 constexpr std::size_t kMaxTcpSnapshotAgents = 100000;
 constexpr int kSnapshotZstdLevel = 1;  // per client per snapshot: favour speed
-// Real clients send Hello right after connecting; idle connections must not linger.
-constexpr auto kHandshakeTimeout = std::chrono::seconds(3);
 constexpr auto kClosingTimeout = std::chrono::seconds(2);
 constexpr auto kFlushTimeout = std::chrono::milliseconds(1000);
 constexpr auto kFlushGrace = std::chrono::milliseconds(100);
@@ -67,6 +67,10 @@ const char* message_name(const protocol::TcpMessage& m) {
   return m.index() < std::size(kNames) ? kNames[m.index()] : "?";
 }
 
+Clock::duration seconds(double s) {
+  return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
+}
+
 double ms_since(Clock::time_point t0, Clock::time_point t1) {
   return std::chrono::duration<double, std::milli>(t1 - t0).count();
 }
@@ -87,6 +91,15 @@ std::string ServerSummary::line() const {
      << " builds_started=" << builds_started << " goal_changes=" << goal_changes << " stale_ticks=" << stale_ticks;
   ss.precision(1);
   ss << " peak_rss_mib=" << peak_rss_mib;
+  ss << " udp_received=" << udp_received << " udp_challenges=" << udp_challenges
+     << " udp_challenge_bytes=" << udp_challenge_bytes << " udp_confirmed=" << udp_confirmed
+     << " udp_unbound=" << udp_unbound << " udp_inputs=" << udp_inputs << " tcp_inputs=" << tcp_inputs
+     << " hello_timeouts=" << hello_timeouts << " idle_timeouts=" << idle_timeouts
+     << " frame_timeouts=" << frame_timeouts << " refused_per_address=" << refused_per_address
+     << " udp_rcvbuf_kb=" << udp_rcvbuf_kb;
+  for (std::size_t i = 0; i < udp_drops.size(); ++i) {
+    ss << " drop_" << to_string(static_cast<UdpDrop>(i)) << "=" << udp_drops[i];
+  }
   return ss.str();
 }
 
@@ -101,10 +114,11 @@ Server::Server(const ServerConfig& config, sim::GridMap map, std::string map_nam
       // that connections above max_clients can be told "server full" at Hello.
       tcp_(io_, *this,
            static_cast<std::size_t>(config.max_clients) + TcpServer::kDefaultMaxUnauthenticated + 16,
-           queue_bound(config, map_transfer_), TcpServer::kDefaultMaxUnauthenticated),
+           queue_bound(config, map_transfer_), TcpServer::kDefaultMaxUnauthenticated,
+           static_cast<std::size_t>(config.max_connections_per_address), protocol::kMaxClientFrameBytes),
       udp_(io_, clients_,
-           [this](ClientState& c, const protocol::DecodedDatagram& d) {
-             if (!stopping_ && d.input) apply_input(c, *d.input);
+           [this](ClientState& c, const protocol::Input& input) {
+             if (!stopping_) apply_input(c, input);
            }),
       tick_timer_(io_),
       duration_timer_(io_),
@@ -122,17 +136,25 @@ bool Server::open(std::string& error) {
   const auto port = static_cast<std::uint16_t>(config_.port);
   if (!tcp_.open(config_.bind, port, error)) return false;
   std::string udp_error;
-  if (!udp_.open(config_.bind, tcp_.port(), udp_error)) {
-    if (port != 0 || !udp_.open(config_.bind, 0, udp_error)) {
+  const auto receive_buffer = static_cast<std::size_t>(config_.udp_receive_buffer_kb) * 1024u;
+  if (!udp_.open(config_.bind, tcp_.port(), receive_buffer, udp_error)) {
+    if (port != 0 || !udp_.open(config_.bind, 0, receive_buffer, udp_error)) {
       error = udp_error;
       return false;
     }
   }
   spdlog::info("listening tcp={} udp={} bind={} map='{}' {}x{} agents={} tick_hz={} snapshot_hz={} threads={} "
-               "player_speed={:g} field_budget={}",
+               "player_speed={:g} field_budget={} udp_rcvbuf_kb={}",
                tcp_.port(), udp_.port(), config_.bind, map_transfer_.info.name, map_transfer_.info.width,
                map_transfer_.info.height, config_.agents, config_.tick_hz, config_.snapshot_hz, config_.threads,
-               config_.player_speed, world_.params().field_rebuild_budget);
+               config_.player_speed, world_.params().field_rebuild_budget, udp_.receive_buffer_bytes() / 1024);
+  // Linux reports twice what it granted; less than twice the ask means a cap got in the way.
+  if (udp_.receive_buffer_bytes() < 2 * receive_buffer) {
+    spdlog::warn("UDP receive buffer granted {} KiB of the {} KiB asked: the kernel caps it at net.core.rmem_max "
+                 "(raise it, or run with CAP_NET_ADMIN); a burst of datagrams beyond it is dropped (counted as "
+                 "drop_kernel_overflow)",
+                 udp_.receive_buffer_bytes() / 2048, config_.udp_receive_buffer_kb);
+  }
   return true;
 }
 
@@ -141,9 +163,9 @@ void Server::run() {
   const auto now = Clock::now();
   scheduler_ = TickScheduler(now, scheduler_.period(), kMaxCatchUpTicks);
   last_status_ = now;
-  next_status_ = now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.status_interval_s));
+  next_status_ = now + seconds(config_.status_interval_s);
   if (config_.duration_s > 0.0) {
-    duration_timer_.expires_after(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.duration_s)));
+    duration_timer_.expires_after(seconds(config_.duration_s));
     duration_timer_.async_wait([this](std::error_code ec) {
       if (!ec) stop(fmt::format("--duration {:g} s reached", config_.duration_s));
     });
@@ -174,7 +196,7 @@ void Server::on_tick_timer() {
                    static_cast<long long>(static_cast<double>(skipped_since_warning_) * 1000.0 / static_cast<double>(config_.tick_hz)));
       resyncs_since_warning_ = 0;
       skipped_since_warning_ = 0;
-      next_resync_warning_ = now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.status_interval_s));
+      next_resync_warning_ = now + seconds(config_.status_interval_s);
     }
   }
   batch_remaining_ = decision.ticks_to_run;
@@ -237,9 +259,11 @@ void Server::run_tick(bool last_of_batch) {
     snapshot_due_ = false;
     send_snapshots();
   }
-  // Once a second: drop connections that never said Hello, or that stopped reading while closing.
+  // Once a second: drop connections that never said Hello, that trickle a frame, that stopped
+  // reading while closing, or that went quiet after joining.
   if (world_.tick() % static_cast<std::uint64_t>(config_.tick_hz) == 0) {
-    tcp_.sweep(t1, kHandshakeTimeout, kClosingTimeout);
+    tcp_.sweep(t1, TcpServer::Timeouts{seconds(config_.hello_timeout_s), seconds(config_.frame_timeout_s), kClosingTimeout});
+    close_idle_clients(t1);
   }
   const auto t2 = Clock::now();
   const double step_ms = ms_since(t0, t1);
@@ -261,19 +285,29 @@ void Server::count_goal_change() {
 }
 
 void Server::send_snapshots() {
+  const auto now = Clock::now();
+  const auto ack_timeout = seconds(config_.ack_timeout_s);
   for (auto& [id, c] : clients_.clients()) {
     const auto sit = session_of_client_.find(id);
     TcpSession* session = sit == session_of_client_.end() ? nullptr : tcp_.find(sit->second);
     if (session == nullptr || !session->is_open()) continue;
+    if (c.udp_endpoint && c.acks.stalled(now, ack_timeout)) {
+      // Nothing we sent for ack_timeout was acknowledged: the client left that address, or the
+      // address never wanted the stream. Stop sending there; TCP (flow-controlled, bounded
+      // queue) carries the snapshots until the client confirms an address again.
+      spdlog::info("client {}: no UDP acks for {:g} s; streaming over TCP until it confirms an address again", id,
+                   config_.ack_timeout_s);
+      c.udp_endpoint.reset();
+      ++udp_unbound_;
+    }
     const bool udp = c.udp_endpoint.has_value();
     build_snapshot(world_, c.view, c.echo_client_time_us, udp ? protocol::kMaxAgentsPerSnapshot : kMaxTcpSnapshotAgents,
                    snapshot_, aoi_scratch_);
     if (udp) {
-      const protocol::DatagramHeader header{c.token, c.next_send_sequence, c.last_udp_sequence};
-      const auto datagrams = protocol::encode_snapshot_datagrams(header, snapshot_, kSnapshotZstdLevel);
-      c.next_send_sequence += static_cast<std::uint32_t>(datagrams.size());
-      for (const auto& d : datagrams) {
-        if (udp_.send(*c.udp_endpoint, d)) c.bytes_sent += d.size();
+      const auto bodies = protocol::encode_snapshot_datagrams(snapshot_, kSnapshotZstdLevel);
+      c.acks.on_sent(c.channel.next_send_sequence(), now);
+      for (const auto& body : bodies) {
+        if (udp_.send_data(c, body)) c.bytes_sent += body.size() + protocol::kPacketOverheadBytes;
       }
     } else {
       Frame frame = make_frame(snapshot_);
@@ -306,8 +340,9 @@ void Server::log_status(Clock::time_point now) {
   window_step_stats_.clear();
   last_status_ = now;
   last_status_bytes_ = bytes;
-  const auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.status_interval_s));
-  while (next_status_ <= now) next_status_ += interval;
+  // On the grid of the interval, but never a loop: a long stall skips the missed lines.
+  const auto interval = seconds(config_.status_interval_s);
+  next_status_ = now - next_status_ < interval ? next_status_ + interval : now + interval;
 }
 
 void Server::on_message(TcpSession& session, protocol::TcpMessage& message) {
@@ -326,7 +361,9 @@ void Server::on_message(TcpSession& session, protocol::TcpMessage& message) {
   }
   ClientState* client = clients_.find(session.client_id);
   if (client == nullptr) return;  // being removed
+  client->last_activity = Clock::now();
   if (const auto* input = std::get_if<protocol::Input>(&message)) {
+    ++tcp_inputs_;
     apply_input(*client, *input);
   } else if (const auto* bye = std::get_if<protocol::Bye>(&message)) {
     spdlog::info("client {} says bye: {}", client->id, printable(bye->reason));
@@ -355,7 +392,7 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
 
   protocol::Welcome welcome;
   welcome.client_id = client->id;
-  welcome.session_token = client->token;
+  welcome.udp = client->credentials;
   welcome.tick_hz = static_cast<std::uint16_t>(config_.tick_hz);
   welcome.snapshot_hz = static_cast<std::uint16_t>(config_.snapshot_hz);
   welcome.udp_port = udp_.port();
@@ -372,13 +409,34 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
 }
 
 void Server::apply_input(ClientState& client, const protocol::Input& input) {
-  // Older than the newest input seen: out of order, ignore. Equal is accepted (idempotent).
-  if (client.has_input && sequence_newer(client.last_input_sequence, input.sequence)) return;
+  // Only an input that moves the sequence forward by a bounded step counts (equal is accepted:
+  // idempotent). Older ones arrived out of order; one far ahead is hostile or broken, and
+  // taking it would make every later genuine input look old (a jump of ~2^31 froze a player).
+  if (client.has_input && input.sequence != client.last_input_sequence &&
+      !protocol::sequence_advances(input.sequence, client.last_input_sequence)) {
+    return;
+  }
   client.has_input = true;
   client.last_input_sequence = input.sequence;
   if (client.player_id != 0) client.pending_intent = std::make_pair(input.move_x, input.move_y);
   client.view = ViewRect::from_corners(input.view_x0, input.view_y0, input.view_x1, input.view_y1);
   client.echo_client_time_us = input.client_time_us;
+}
+
+void Server::close_idle_clients(Clock::time_point now) {
+  const auto limit = seconds(config_.idle_timeout_s);
+  for (auto& [id, c] : clients_.clients()) {
+    if (now - c.last_activity <= limit) continue;
+    const auto sit = session_of_client_.find(id);
+    TcpSession* session = sit == session_of_client_.end() ? nullptr : tcp_.find(sit->second);
+    if (session == nullptr || !session->is_open()) continue;
+    ++idle_timeouts_;
+    tcp_.log_rate_limited("client " + std::to_string(id) + " (" + session->remote() + ") sent nothing for " +
+                          fmt::format("{:g}", config_.idle_timeout_s) + " s; closing");
+    // The slot is free for someone else now; a peer that does not read is cut by the closing timeout.
+    tcp_.send_error_and_close(*session, protocol::ErrorCode::kBadMessage,
+                              fmt::format("idle for {:g} s (--idle-timeout)", config_.idle_timeout_s));
+  }
 }
 
 void Server::on_disconnected(TcpSession& session) {
@@ -437,6 +495,7 @@ void Server::finish() {
   flush_timer_.cancel();
   tcp_.stop_accepting();
   tcp_.close_all();
+  udp_.refresh_kernel_drops();  // the summary's drop_kernel_overflow
   udp_.close();
   io_.stop();
 }
@@ -450,7 +509,8 @@ ServerSummary Server::summary() const {
   s.clients = tcp_.counters().accepted;
   s.bytes_sent = tcp_.counters().bytes_sent + udp_.counters().bytes_sent;
   s.bad_frames = tcp_.counters().bad_frames;
-  s.bad_datagrams = udp_.counters().bad_datagrams + udp_.counters().unexpected;
+  const UdpCounters& u = udp_.counters();
+  s.bad_datagrams = u.total_dropped();
   s.evicted = tcp_.counters().evicted;
   s.tick_p50_ms = tick_stats_.percentile(0.5);
   s.tick_p99_ms = tick_stats_.percentile(0.99);
@@ -466,6 +526,19 @@ ServerSummary Server::summary() const {
   s.builds_started = world_.fields().builds_started();
   s.goal_changes = goal_changes_;
   s.stale_ticks = stale_ticks_;
+  s.udp_received = u.received;
+  s.udp_challenges = u.challenges_sent;
+  s.udp_challenge_bytes = u.challenge_bytes_sent;
+  s.udp_confirmed = u.confirmed;
+  s.udp_unbound = udp_unbound_;
+  s.udp_inputs = u.inputs;
+  s.tcp_inputs = tcp_inputs_;
+  s.hello_timeouts = tcp_.counters().hello_timeouts;
+  s.idle_timeouts = idle_timeouts_;
+  s.frame_timeouts = tcp_.counters().frame_timeouts;
+  s.refused_per_address = tcp_.counters().refused_per_address;
+  s.udp_rcvbuf_kb = udp_.receive_buffer_bytes() / 1024;
+  s.udp_drops = u.dropped;
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) s.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
   return s;

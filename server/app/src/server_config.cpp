@@ -1,5 +1,7 @@
 #include "swarmfield/server/server_config.hpp"
 
+#include <arpa/inet.h>
+
 #include <CLI/CLI.hpp>
 #include <toml++/toml.h>
 
@@ -101,6 +103,49 @@ bool read_text_file(const std::string& path, std::string& out) {
 
 using swarmfield::cli::strict_values;
 
+// The 1-based line of the first byte >= 0x80 outside a string or comment, 0 if none.
+// toml++ 3.3 (Debian 12) decides whether such a character is whitespace with a table that
+// reaches __builtin_unreachable() for most of U+00A1..U+0499 (found by fuzzing: a 'ŵ' in a key
+// is undefined behaviour). TOML 1.0 allows non-ASCII only in strings and comments anyway, so
+// such text is refused before toml++ sees it.
+int non_ascii_outside_strings(std::string_view t) {
+  int line = 1;
+  std::size_t i = 0;
+  const auto starts = [&](std::string_view what) { return t.substr(i, what.size()) == what; };
+  while (i < t.size()) {
+    const char c = t[i];
+    if (c == '\n') {
+      ++line;
+      ++i;
+    } else if (c == '#') {
+      while (i < t.size() && t[i] != '\n') ++i;
+    } else if (starts(R"(""")") || starts("'''")) {
+      const std::string_view close = t.substr(i, 3);
+      const bool escapes = c == '"';
+      i += 3;
+      while (i < t.size() && !starts(close)) {
+        if (t[i] == '\n') ++line;
+        i += (escapes && t[i] == '\\') ? 2 : 1;
+      }
+      i += 3;
+    } else if (c == '"' || c == '\'') {
+      ++i;
+      while (i < t.size() && t[i] != c && t[i] != '\n') i += (c == '"' && t[i] == '\\') ? 2 : 1;
+      ++i;
+    } else if (static_cast<unsigned char>(c) >= 0x80) {
+      return line;
+    } else {
+      ++i;
+    }
+  }
+  return 0;
+}
+
+bool is_ip_literal(const std::string& text) {
+  unsigned char buffer[sizeof(in6_addr)];
+  return inet_pton(AF_INET, text.c_str(), buffer) == 1 || inet_pton(AF_INET6, text.c_str(), buffer) == 1;
+}
+
 ConfigParseResult fail(std::string message) {
   ConfigParseResult r;
   r.action = ConfigParseResult::Action::kExit;
@@ -116,6 +161,13 @@ std::string validate_config(const ServerConfig& c) {
     if (v >= lo && v <= hi) return {};
     std::ostringstream ss;
     ss << key << " must be in " << lo << ".." << hi << " (got " << v << ")";
+    return ss.str();
+  };
+  // Seconds: finite and within [lo, hi] (NaN fails every comparison, so it is refused too).
+  auto seconds_range = [](std::string_view key, double v, double lo, double hi) -> std::string {
+    if (std::isfinite(v) && v >= lo && v <= hi) return {};
+    std::ostringstream ss;
+    ss << key << " must be in " << lo << ".." << hi << " seconds (got " << v << ")";
     return ss.str();
   };
   std::string e;
@@ -155,9 +207,15 @@ std::string validate_config(const ServerConfig& c) {
     return ss.str();
   }
   if (!(e = range("--slow-tick-ms", c.slow_tick_ms, 0, 1000)).empty()) return e + " (0 = off)";
-  if (!(std::isfinite(c.status_interval_s) && c.status_interval_s > 0.0))
-    return "--status-interval must be > 0 seconds";
-  if (c.bind.empty()) return "--bind must be an IP address such as 0.0.0.0 or 127.0.0.1";
+  if (!(e = seconds_range("--status-interval", c.status_interval_s, kMinStatusInterval, kMaxStatusInterval)).empty())
+    return e;
+  if (!is_ip_literal(c.bind)) return "--bind must be an IP address such as 0.0.0.0 or 127.0.0.1 (got '" + c.bind + "')";
+  if (!(e = range("--max-connections-per-address", c.max_connections_per_address, 1, 65535)).empty()) return e;
+  if (!(e = seconds_range("--hello-timeout", c.hello_timeout_s, 0.1, 600.0)).empty()) return e;
+  if (!(e = seconds_range("--idle-timeout", c.idle_timeout_s, 1.0, 3600.0)).empty()) return e;
+  if (!(e = seconds_range("--frame-timeout", c.frame_timeout_s, 0.1, 600.0)).empty()) return e;
+  if (!(e = seconds_range("--ack-timeout", c.ack_timeout_s, 0.1, 600.0)).empty()) return e;
+  if (!(e = range("--udp-receive-buffer-kb", c.udp_receive_buffer_kb, 64, 1048576)).empty()) return e;
   if (std::find(kLogLevels.begin(), kLogLevels.end(), c.log_level) == kLogLevels.end())
     return "--log-level must be one of trace, debug, info, warn, error, critical, off (got '" + c.log_level + "')";
   return {};
@@ -215,6 +273,18 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
   auto* slow_tick_opt = add("--slow-tick-ms", c.slow_tick_ms,
                                        "Testing aid: every tick also sleeps this long, ms (0..1000), to reproduce an overloaded server; 0 = off")
                            ->type_name("MS");
+  auto* per_address_opt = add("--max-connections-per-address", c.max_connections_per_address,
+                              "TCP connections from one IP address at once (1..65535)")->type_name("N");
+  auto* hello_timeout_opt = add("--hello-timeout", c.hello_timeout_s,
+                                "A new connection must send Hello within this many seconds (0.1..600)")->type_name("SECONDS");
+  auto* idle_timeout_opt = add("--idle-timeout", c.idle_timeout_s,
+                               "Close a client that sends nothing valid (TCP or UDP) this long (1..3600)")->type_name("SECONDS");
+  auto* frame_timeout_opt = add("--frame-timeout", c.frame_timeout_s,
+                                "A TCP frame once begun must be complete within this many seconds (0.1..600)")->type_name("SECONDS");
+  auto* ack_timeout_opt = add("--ack-timeout", c.ack_timeout_s,
+                              "Stop streaming UDP to a client whose acks stop this long; TCP takes over (0.1..600)")->type_name("SECONDS");
+  auto* rcvbuf_opt = add("--udp-receive-buffer-kb", c.udp_receive_buffer_kb,
+                         "Kernel receive buffer asked for the UDP socket, KiB (64..1048576); the effective size is logged")->type_name("KIB");
   add("--config", c.config_path, "TOML file with the same keys as the flags (e.g. tick-hz = 60); flags win")->type_name("FILE");
 
   try {
@@ -235,6 +305,10 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
       return fail("error: --config '" + c.config_path + "' is a directory, not a TOML file");
     if (!read_text_file(c.config_path, text))
       return fail("error: can not read config file '" + c.config_path + "'");
+    if (const int line = non_ascii_outside_strings(text); line != 0) {
+      return fail("error: config " + c.config_path + ":" + std::to_string(line) +
+                  ": a non-ASCII character outside a string or comment (TOML keys are ASCII)");
+    }
     toml::table table;
     try {
       table = toml::parse(text, c.config_path);
@@ -274,6 +348,12 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
         {"threads", threads_opt, int_setter(t.threads)},
         {"player-speed", speed_opt, number_setter(t.player_speed, "a number of world units per second")},
         {"slow-tick-ms", slow_tick_opt, int_setter(t.slow_tick_ms)},
+        {"max-connections-per-address", per_address_opt, int_setter(t.max_connections_per_address)},
+        {"hello-timeout", hello_timeout_opt, seconds_setter(t.hello_timeout_s)},
+        {"idle-timeout", idle_timeout_opt, seconds_setter(t.idle_timeout_s)},
+        {"frame-timeout", frame_timeout_opt, seconds_setter(t.frame_timeout_s)},
+        {"ack-timeout", ack_timeout_opt, seconds_setter(t.ack_timeout_s)},
+        {"udp-receive-buffer-kb", rcvbuf_opt, int_setter(t.udp_receive_buffer_kb)},
       };
     };
     ServerConfig file_only;

@@ -17,12 +17,15 @@ Frame make_frame(const protocol::TcpMessage& message) {
 }
 
 TcpServer::TcpServer(asio::io_context& io, TcpListener& listener, std::size_t max_connections,
-                     std::size_t max_queue_bytes, std::size_t max_unauthenticated)
+                     std::size_t max_queue_bytes, std::size_t max_unauthenticated, std::size_t max_per_address,
+                     std::size_t max_frame_bytes)
     : listener_(listener),
       acceptor_(io),
       max_connections_(max_connections),
       max_queue_bytes_(max_queue_bytes),
-      max_unauthenticated_(std::max<std::size_t>(1, max_unauthenticated)) {}
+      max_unauthenticated_(std::max<std::size_t>(1, max_unauthenticated)),
+      max_per_address_(std::max<std::size_t>(1, max_per_address)),
+      max_frame_bytes_(max_frame_bytes) {}
 
 bool TcpServer::open(const std::string& address, std::uint16_t port, std::string& error) {
   std::error_code ec;
@@ -62,11 +65,19 @@ void TcpServer::do_accept() {
       spdlog::warn("accept failed: {}", ec.message());
     } else {
       const std::uint64_t id = next_session_id_++;
-      auto session = std::make_shared<TcpSession>(std::move(socket), *this, id, max_queue_bytes_);
+      auto session = std::make_shared<TcpSession>(std::move(socket), *this, id, max_queue_bytes_, max_frame_bytes_);
       sessions_.emplace(id, session);
+      const std::size_t from_address = ++per_address_[session->remote_address()];
       ++counters_.accepted;
       session->start();
-      if (sessions_.size() > max_connections_) {
+      if (from_address > max_per_address_) {
+        // One host must not take every slot (the limit counts connections in any state).
+        ++counters_.refused_per_address;
+        log_rate_limited("refused connection from " + session->remote() + ": " + std::to_string(from_address - 1) +
+                         " connections from that address already (--max-connections-per-address)");
+        send_error_and_close(*session, protocol::ErrorCode::kServerFull,
+                             "too many connections from your address (limit " + std::to_string(max_per_address_) + ")");
+      } else if (sessions_.size() > max_connections_) {
         ++counters_.refused_full;
         log_rate_limited("refused connection from " + session->remote() + ": server full (" +
                          std::to_string(sessions_.size() - 1) + " connections open)");
@@ -142,8 +153,7 @@ void TcpServer::reject_bad_message(TcpSession& session, std::string reason) {
   send_error_and_close(session, protocol::ErrorCode::kBadMessage, std::move(reason));
 }
 
-void TcpServer::sweep(std::chrono::steady_clock::time_point now, std::chrono::steady_clock::duration handshake_timeout,
-                      std::chrono::steady_clock::duration closing_timeout) {
+void TcpServer::sweep(std::chrono::steady_clock::time_point now, const Timeouts& timeouts) {
   // Refusals held back by log_rate_limited() are reported even when no new one follows.
   if (drops_not_logged_ > 0 && now - last_drop_log_ >= std::chrono::seconds(1)) {
     spdlog::info("{} more connection(s) refused/dropped since the last such message", drops_not_logged_);
@@ -153,8 +163,15 @@ void TcpServer::sweep(std::chrono::steady_clock::time_point now, std::chrono::st
   for (auto& [id, session] : sessions_) {
     if (session->closed()) continue;
     if (session->closing()) {
-      if (now - session->closing_since() > closing_timeout) session->close();
-    } else if (session->client_id == 0 && now - session->connected_at() > handshake_timeout) {
+      if (now - session->closing_since() > timeouts.closing) session->close();
+    } else if (const auto since = session->partial_frame_since(); since && now - *since > timeouts.frame) {
+      // Closed at once, no Error: a peer that trickles would read it just as slowly, and the
+      // buffered part of its frame is released now.
+      ++counters_.frame_timeouts;
+      log_rate_limited("connection " + std::to_string(id) + " (" + session->remote() + ") did not finish a frame in time; closing");
+      session->close();
+    } else if (session->client_id == 0 && now - session->connected_at() > timeouts.hello) {
+      ++counters_.hello_timeouts;
       log_rate_limited("connection " + std::to_string(id) + " (" + session->remote() + ") sent no Hello in time; closing");
       send_error_and_close(*session, protocol::ErrorCode::kBadMessage, "no Hello received in time");
     }
@@ -169,6 +186,17 @@ void TcpServer::close_all() {
   for (auto& [id, session] : sessions_) session->close();
 }
 
+std::size_t TcpServer::sessions_from(const asio::ip::address& address) const noexcept {
+  const auto it = per_address_.find(address);
+  return it == per_address_.end() ? 0 : it->second;
+}
+
+std::size_t TcpServer::read_buffer_bytes() const noexcept {
+  std::size_t total = 0;
+  for (const auto& [id, session] : sessions_) total += session->read_buffer_bytes();
+  return total;
+}
+
 TcpSession* TcpServer::find(std::uint64_t session_id) noexcept {
   auto it = sessions_.find(session_id);
   return it == sessions_.end() ? nullptr : it->second.get();
@@ -176,7 +204,8 @@ TcpSession* TcpServer::find(std::uint64_t session_id) noexcept {
 
 void TcpServer::on_frame(TcpSession& session, std::vector<std::uint8_t>& payload) {
   std::string error;
-  auto message = protocol::decode_tcp_message(payload, &error);
+  // Only what a client may send is decoded at all (a compressed snapshot is never inflated).
+  auto message = protocol::decode_tcp_message(payload, &error, protocol::MessageSet::kFromClient);
   if (!message) {
     reject_bad_message(session, "bad message: " + (error.empty() ? std::string("failed verification") : error));
     return;
@@ -187,10 +216,10 @@ void TcpServer::on_frame(TcpSession& session, std::vector<std::uint8_t>& payload
 void TcpServer::on_frame_too_large(TcpSession& session) {
   ++counters_.too_large;
   ++counters_.bad_frames;
-  spdlog::warn("connection {} ({}): frame above {} bytes; closing", session.id(), session.remote(),
-               protocol::kMaxFrameBytes);
+  log_rate_limited("connection " + std::to_string(session.id()) + " (" + session.remote() + "): frame above " +
+                   std::to_string(max_frame_bytes_) + " bytes; closing");
   send_error_and_close(session, protocol::ErrorCode::kFrameTooLarge,
-                       "frame larger than " + std::to_string(protocol::kMaxFrameBytes) + " bytes");
+                       "frame larger than " + std::to_string(max_frame_bytes_) + " bytes");
 }
 
 void TcpServer::on_bytes_sent(TcpSession&, std::size_t bytes) { counters_.bytes_sent += bytes; }
@@ -200,6 +229,9 @@ void TcpServer::on_closed(TcpSession& session) {
   if (it == sessions_.end()) return;
   const std::shared_ptr<TcpSession> keep = it->second;  // alive through the listener call
   sessions_.erase(it);
+  if (auto a = per_address_.find(keep->remote_address()); a != per_address_.end() && --a->second == 0) {
+    per_address_.erase(a);
+  }
   listener_.on_disconnected(*keep);
 }
 

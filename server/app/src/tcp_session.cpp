@@ -8,15 +8,18 @@
 namespace swarmfield::server {
 
 TcpSession::TcpSession(asio::ip::tcp::socket socket, TcpSessionHandler& handler, std::uint64_t session_id,
-                       std::size_t max_queue_bytes)
+                       std::size_t max_queue_bytes, std::size_t max_frame_bytes)
     : socket_(std::move(socket)),
       handler_(handler),
       id_(session_id),
       max_queue_bytes_(max_queue_bytes),
+      max_frame_bytes_(max_frame_bytes),
+      decoder_(max_frame_bytes),
       connected_at_(Clock::now()) {
   std::error_code ec;
   const auto ep = socket_.remote_endpoint(ec);
   remote_ = ec ? std::string("?") : ep.address().to_string() + ":" + std::to_string(ep.port());
+  if (!ec) remote_address_ = ep.address();
   socket_.set_option(asio::ip::tcp::no_delay(true), ec);  // snapshots are latency-sensitive
   // Bound the kernel's share of the backlog too: with send-buffer autotuning a client that stops
   // reading could park megabytes (seconds of stale snapshots) in the kernel before our queue
@@ -51,6 +54,13 @@ void TcpSession::do_read() {
         if (!self->is_open()) break;  // the handler answered with an error and is closing us
       }
       if (self->closed_) return;
+      // Read progress: the clock of an incomplete frame starts with its first byte and only a
+      // complete frame stops it, so a byte now and then does not keep a trickle alive.
+      if (self->decoder_.buffered() == 0) {
+        self->partial_since_.reset();
+      } else if (!self->partial_since_) {
+        self->partial_since_ = Clock::now();
+      }
     }
     self->do_read();
   });
@@ -150,6 +160,10 @@ void TcpSession::close() {
   queue_.clear();
   queued_bytes_ = 0;
   superseded_bytes_ = 0;
+  // Give back what reading held (up to a whole frame) now, not when the last handler lets go.
+  decoder_ = protocol::FrameDecoder(max_frame_bytes_);
+  std::vector<std::uint8_t>().swap(frame_);
+  partial_since_.reset();
   // Posted so that a handler iterating over sessions is never re-entered from close().
   asio::post(socket_.get_executor(), [self = shared_from_this()] { self->handler_.on_closed(*self); });
 }

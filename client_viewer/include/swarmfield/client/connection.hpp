@@ -1,7 +1,11 @@
 #pragma once
 // Client side of the swarmfield session protocol over Asio (standalone):
-//   TCP connect -> Hello -> Welcome + MapChunk* -> UDP Input datagrams out, Snapshot datagrams in
-//   (or TCP Snapshot frames until the server has seen our UDP) -> Error/Bye end the session.
+//   TCP connect -> Hello -> Welcome (UDP token + keys) + MapChunk* -> UDP address confirmation
+//   (ConnectRequest -> Challenge -> ChallengeResponse, protocol/packet.hpp) -> sealed UDP Input
+//   packets out, sealed snapshot fragments in. Until the server has confirmed our UDP address
+//   (or when UDP is off or blocked), inputs and snapshots travel over TCP. Error/Bye end the
+//   session. Keep-alives (an empty UDP data packet, or a repeated Input over TCP) keep the
+//   server's idle and ack timeouts from firing while the application sends nothing.
 // Poll-style and single-threaded: every handler runs inside poll()/run_for() on the io_context
 // passed in, so several connections (the bot's --count N) can share one context and one loop.
 // Not thread-safe: use a connection only from the thread that drives its io_context.
@@ -57,7 +61,9 @@ struct ConnectionStats {
   std::uint64_t bytes_received = 0;      ///< TCP + UDP payload bytes
   std::uint64_t bytes_sent = 0;
   std::uint64_t inputs_sent = 0;
-  std::uint64_t bad_datagrams = 0;  ///< failed verification, wrong token, or dropped fragments
+  std::uint64_t bad_datagrams = 0;  ///< failed authentication or verification, or dropped fragments
+  std::uint64_t udp_confirmations = 0;  ///< times the server confirmed our UDP address
+  std::uint64_t keepalives_sent = 0;
   double kbit_per_s = 0.0;          ///< received, kilobits (1000 bits) per second
   double rtt_ms = 0.0;              ///< exponentially smoothed round-trip time, 0 until measured
   double rtt_ms_last = 0.0;
@@ -114,6 +120,9 @@ class Connection {
   [[nodiscard]] const ReceivedSnapshot* latest() const noexcept {
     return snapshots_.empty() ? nullptr : &snapshots_.back();
   }
+  /// True once the server has confirmed our UDP address (snapshots and inputs use UDP).
+  [[nodiscard]] bool udp_confirmed() const noexcept { return udp_state_ == UdpState::kConfirmed; }
+
   /// Snapshots completed since the last call (lets a caller react to each exactly once).
   [[nodiscard]] std::uint64_t take_new_snapshot_count() noexcept {
     const auto n = new_snapshots_;
@@ -147,6 +156,14 @@ class Connection {
   void open_udp();
   void note_data();
   void arm_data_timer();
+  /// Every kPacerInterval from Welcome on: UDP connect requests until confirmed, keep-alives.
+  void arm_pacer();
+  void on_pacer();
+  /// (Again) asks the server to confirm our UDP address; inputs go over TCP meanwhile.
+  void request_udp_address();
+  void on_udp_datagram(std::size_t size);
+  void send_udp(std::vector<std::uint8_t> packet);
+  void send_tcp_input(protocol::Input input);
 
   ConnectionOptions options_;
   std::unique_ptr<Impl> impl_;
@@ -160,8 +177,10 @@ class Connection {
   ConnectionStats stats_;
   std::uint32_t input_sequence_ = 0;
   std::uint32_t newest_tick_ = 0;
-  std::uint32_t newest_datagram_sequence_ = 0;
-  bool udp_seen_ = false;  ///< a snapshot arrived over UDP (the server knows our endpoint)
+  std::uint32_t newest_udp_tick_ = 0;  ///< newest UDP snapshot since the last confirmation (0: none)
+  enum class UdpState : std::uint8_t { kOff, kRequesting, kConfirmed };
+  UdpState udp_state_ = UdpState::kOff;
+  protocol::Input last_input_;  ///< repeated over TCP as a keep-alive
 };
 
 /// Human-readable state name ("connecting", ...).

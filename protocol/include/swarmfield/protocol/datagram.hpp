@@ -1,6 +1,7 @@
 #pragma once
-// UDP datagrams: session token + sequence + ack header, payload an Input or a fragment of a
-// zstd-compressed Snapshot. Every datagram is <= kMaxDatagramBytes. No sockets.
+// Bodies of UDP data packets (packet.hpp seals them): an Input or a fragment of a
+// zstd-compressed Snapshot, as a FlatBuffers Datagram. Every body is <= kMaxPacketBodyBytes, so
+// every sealed datagram is <= kMaxDatagramBytes. No sockets.
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -8,40 +9,31 @@
 #include <vector>
 
 #include "swarmfield/protocol/messages.hpp"
+#include "swarmfield/protocol/packet.hpp"
 
 namespace swarmfield::protocol {
 
-inline constexpr std::size_t kMaxDatagramBytes = 1200;
 inline constexpr std::size_t kMaxSnapshotFragments = 4096;
 inline constexpr std::size_t kMaxSnapshotBytes = 8u << 20;  ///< decompressed limit
-/// Compressed snapshot bytes per fragment: what is left of kMaxDatagramBytes after the
-/// datagram's FlatBuffers header and tables (88 bytes with every header field set; 16 spare).
-/// Tests check every datagram's size.
-inline constexpr std::size_t kSnapshotFragmentBytes = kMaxDatagramBytes - 104;
+/// Compressed snapshot bytes per fragment: what is left of kMaxPacketBodyBytes after the body's
+/// FlatBuffers tables (about 60 bytes; 20 spare). Tests check every body's size.
+inline constexpr std::size_t kSnapshotFragmentBytes = kMaxPacketBodyBytes - 80;
 /// SnapshotReassembler bounds: snapshots being assembled at once, and their buffered bytes.
 inline constexpr std::size_t kMaxPendingSnapshots = 4;
 inline constexpr std::size_t kMaxPendingSnapshotBytes = 8u << 20;
 
-struct DatagramHeader {
-  std::uint64_t session_token = 0;
-  std::uint32_t sequence = 0;  ///< per-sender, increasing
-  std::uint32_t ack = 0;       ///< newest sequence received from the peer
-};
+/// Client -> server: the body of an input packet.
+[[nodiscard]] std::vector<std::uint8_t> encode_input_datagram(const Input& input);
 
-/// Client -> server input datagram.
-[[nodiscard]] std::vector<std::uint8_t> encode_input_datagram(const DatagramHeader& header, const Input& input);
+/// Server -> client: compresses the snapshot (zstd `level`) and splits it into bodies of at
+/// most kMaxPacketBodyBytes (kSnapshotFragmentBytes of compressed bytes each), one data packet
+/// each. Empty if the compressed snapshot would need more than kMaxSnapshotFragments (cannot
+/// happen within kMaxAgentsPerSnapshot).
+[[nodiscard]] std::vector<std::vector<std::uint8_t>> encode_snapshot_datagrams(const Snapshot& snapshot,
+                                                                             int zstd_level = 3);
 
-/// Server -> client: compresses the snapshot (zstd `level`) and splits it into datagrams of at
-/// most kMaxDatagramBytes (kSnapshotFragmentBytes of payload each). Each gets sequence =
-/// header.sequence + i, so the caller advances its sequence by the returned count. Returns the
-/// datagrams; empty if the compressed snapshot would need more than kMaxSnapshotFragments
-/// (cannot happen within kMaxAgentsPerSnapshot).
-[[nodiscard]] std::vector<std::vector<std::uint8_t>> encode_snapshot_datagrams(
-    const DatagramHeader& header, const Snapshot& snapshot, int zstd_level = 3);
-
-/// One verified datagram.
+/// One verified datagram body.
 struct DecodedDatagram {
-  DatagramHeader header;
   std::optional<Input> input;  ///< set for input datagrams
   // Snapshot fragment fields (set when !input):
   std::uint32_t snapshot_tick = 0;
@@ -50,11 +42,11 @@ struct DecodedDatagram {
   std::vector<std::uint8_t> fragment;
 };
 
-/// Verifies a received datagram: size <= kMaxDatagramBytes, FlatBuffers verifier (identifier
-/// "SWFD"), a known payload type; an Input passes the same checks as in decode_tcp_message; a
-/// fragment has 1 <= count <= kMaxSnapshotFragments, index < count and 1..kMaxDatagramBytes
-/// bytes. nullopt + `error` (a short sentence) on anything malformed. Does not check the
-/// session token: that is the caller's job.
+/// Verifies the opened body of a data packet: size <= kMaxPacketBodyBytes, FlatBuffers verifier
+/// (identifier "SWFD"), a known payload type; an Input passes the same checks as in
+/// decode_tcp_message; a fragment has 1 <= count <= kMaxSnapshotFragments, index < count and
+/// 1..kMaxPacketBodyBytes bytes. nullopt + `error` (a short sentence) on anything malformed.
+/// Authentication is the packet layer's job (PacketChannel::open), before this runs.
 [[nodiscard]] std::optional<DecodedDatagram> decode_datagram(std::span<const std::uint8_t> bytes,
                                                              std::string* error = nullptr);
 

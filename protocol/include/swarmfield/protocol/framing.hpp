@@ -6,7 +6,11 @@
 
 namespace swarmfield::protocol {
 
-inline constexpr std::size_t kMaxFrameBytes = 1u << 20;  ///< 1 MiB payload limit
+inline constexpr std::size_t kMaxFrameBytes = 1u << 20;  ///< 1 MiB payload limit (server -> client)
+/// Payload limit of what a client sends (Hello, Input, Bye: a few hundred bytes at most). The
+/// server reads client frames against this, so a peer can not make it buffer a megabyte per
+/// connection by announcing a big frame and never finishing it.
+inline constexpr std::size_t kMaxClientFrameBytes = 4096;
 
 /// Appends `payload` to `out` with its 4-byte little-endian length. Payloads larger than
 /// kMaxFrameBytes are a programming error (returns false, `out` unchanged).

@@ -9,9 +9,12 @@
 #include <variant>
 #include <vector>
 
+#include "swarmfield/protocol/session_credentials.hpp"
+
 namespace swarmfield::protocol {
 
-inline constexpr std::uint16_t kProtocolVersion = 1;
+/// 2: UDP packets sealed per session (packet.hpp), Welcome carries UdpSession credentials.
+inline constexpr std::uint16_t kProtocolVersion = 2;
 inline constexpr std::size_t kMaxNameBytes = 64;
 inline constexpr std::size_t kMaxReasonBytes = 256;
 inline constexpr std::size_t kMaxPlayersPerSnapshot = 256;
@@ -53,7 +56,9 @@ struct MapInfo {
 };
 struct Welcome {
   std::uint32_t client_id = 0;
-  std::uint64_t session_token = 0;  ///< proves UDP datagrams come from this client
+  /// UDP session token and keys (packet.hpp): only this client can seal packets for its
+  /// session. Secret: anyone who reads them can speak for the client over UDP.
+  SessionCredentials udp;
   std::uint16_t tick_hz = 30;
   std::uint16_t snapshot_hz = 20;
   std::uint16_t udp_port = 0;
@@ -128,6 +133,17 @@ struct Snapshot {
 };
 
 using TcpMessage = std::variant<Hello, Welcome, MapChunk, Error, Bye, Input, Snapshot>;
+
+/// Sets of envelope message types, for decode_tcp_message's `allowed` (bit i = the i-th member
+/// of the schema's Message union: Hello, Welcome, MapChunk, Error, Bye, Input, Snapshot,
+/// CompressedSnapshot).
+enum class MessageSet : std::uint32_t {
+  kAny = 0xFFFFFFFFu,
+  /// What a client may send a server: Hello, Input, Bye.
+  kFromClient = (1u << 0) | (1u << 5) | (1u << 4),
+  /// What a server may send a client: Welcome, MapChunk, Error, Bye, Snapshot, CompressedSnapshot.
+  kFromServer = (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 6) | (1u << 7),
+};
 using UdpMessage = std::variant<Input, Snapshot>;
 
 /// Encodes one TCP message as a FlatBuffers envelope (no length prefix; see framing.hpp).
@@ -139,20 +155,23 @@ using UdpMessage = std::variant<Input, Snapshot>;
 
 /// Verifies and decodes a TCP envelope. nullopt (with `error` set to a short sentence naming the
 /// field) if the buffer fails the FlatBuffers verifier (depth <= 8, <= 64 tables), is empty or
-/// holds an unknown message type, or any field is out of range:
+/// holds an unknown message type or one outside `allowed` (refused by its type alone, before its
+/// body is read or anything decompressed), or any field is out of range:
 ///  - strings: valid UTF-8; names <= kMaxNameBytes without control characters, reasons
 ///    <= kMaxReasonBytes;
 ///  - enums (Role, ErrorCode) one of the declared values;
 ///  - floats finite; Input move/view coordinates within +-kMaxWireCoordinate;
 ///  - MapInfo: 1..kMaxMapSide cells per side, cell_size in (0, 1024], raw_bytes = width*height,
 ///    chunk_count = map_chunk_count(compressed_bytes), compressed_bytes > 0;
-///    Welcome: tick_hz and snapshot_hz in 1..1000;
+///    Welcome: tick_hz and snapshot_hz in 1..1000, udp present with a 16-byte non-zero token and
+///    two 32-byte keys;
 ///  - MapChunk: 1..kMapChunkBytes bytes, index < count when count != 0;
 ///  - Snapshot: <= kMaxPlayersPerSnapshot players with finite positions, agent arrays of equal
 ///    length <= kMaxAgentsPerSnapshot, baseline_tick <= tick; a compressed snapshot must
 ///    decompress to <= kMaxSnapshotBytes (datagram.hpp) and pass the same checks.
 [[nodiscard]] std::optional<TcpMessage> decode_tcp_message(std::span<const std::uint8_t> bytes,
-                                                           std::string* error = nullptr);
+                                                           std::string* error = nullptr,
+                                                           MessageSet allowed = MessageSet::kAny);
 
 /// Number of MapChunk messages that carry `compressed_bytes` (ceil(compressed / kMapChunkBytes)).
 [[nodiscard]] constexpr std::uint32_t map_chunk_count(std::uint32_t compressed_bytes) noexcept {

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <array>
 #include <map>
 #include <memory>
 #include <string>
@@ -54,6 +55,24 @@ struct ServerSummary {
   std::uint64_t goal_changes = 0;
   std::uint64_t stale_ticks = 0;  ///< ticks whose agents read fields built for older goal cells
   double peak_rss_mib = 0.0;      ///< the process's peak resident memory so far (getrusage ru_maxrss), MiB
+  // Connection security (appended): UDP datagrams read, address challenges sent and bytes in
+  // them (all we ever send to an unconfirmed address), addresses confirmed, UDP streams stopped
+  // for lack of acks; TCP connections closed by each timeout or refused per address; the UDP
+  // receive buffer the kernel granted; and every dropped datagram by reason (drop_<reason>=,
+  // in UdpDrop order; bad_datagrams above is their sum).
+  std::uint64_t udp_received = 0;
+  std::uint64_t udp_challenges = 0;
+  std::uint64_t udp_challenge_bytes = 0;
+  std::uint64_t udp_confirmed = 0;
+  std::uint64_t udp_unbound = 0;
+  std::uint64_t udp_inputs = 0;
+  std::uint64_t tcp_inputs = 0;
+  std::uint64_t hello_timeouts = 0;
+  std::uint64_t idle_timeouts = 0;
+  std::uint64_t frame_timeouts = 0;
+  std::uint64_t refused_per_address = 0;
+  std::uint64_t udp_rcvbuf_kb = 0;
+  std::array<std::uint64_t, static_cast<std::size_t>(UdpDrop::kCount)> udp_drops{};
   /// "ticks=.. rebuilds=.. overruns=.. clients=.. bytes_sent=.. bad_frames=.. bad_datagrams=.. ..."
   [[nodiscard]] std::string line() const;
 };
@@ -91,6 +110,8 @@ class Server final : public TcpListener {
  private:
   void handle_hello(TcpSession& session, const protocol::Hello& hello);
   void apply_input(ClientState& client, const protocol::Input& input);
+  /// Once a second: closes clients idle longer than --idle-timeout.
+  void close_idle_clients(Clock::time_point now);
   void schedule_tick();
   void on_tick_timer();
   /// Runs the next tick of the current batch (batch_remaining_); posts itself for the next
@@ -153,6 +174,9 @@ class Server final : public TcpListener {
   bool stopping_ = false;
   bool finished_ = false;
   std::uint64_t snapshots_too_large_ = 0;
+  std::uint64_t udp_unbound_ = 0;
+  std::uint64_t idle_timeouts_ = 0;
+  std::uint64_t tcp_inputs_ = 0;
 };
 
 }  // namespace swarmfield::server

@@ -44,6 +44,28 @@ struct ServerConfig {
   /// server (ticks longer than 1 / tick_hz) can be reproduced cheaply, without burning CPU on a
   /// huge swarm. 0 = off. Counted in the tick and step times.
   std::int64_t slow_tick_ms = 0;
+
+  // ---- connection security (protocol/README.md) -------------------------------------------
+  /// TCP connections from one IP address at once, handshaken or not (1..65535). Above it a new
+  /// connection gets Error kServerFull and is closed. Many players behind one NAT share an
+  /// address, hence not 1; one host can still not take every slot.
+  std::int64_t max_connections_per_address = 16;
+  /// A connection must send Hello within this many seconds (0.1..600).
+  double hello_timeout_s = 3.0;
+  /// A joined client that sends nothing valid (no TCP message, no authenticated UDP packet) for
+  /// this many seconds is closed (1..3600). Clients send inputs or keep-alives several times a
+  /// second, so only idle or hostile connections hit it; it frees the slots of clients that
+  /// said Hello and went quiet.
+  double idle_timeout_s = 15.0;
+  /// A TCP frame that has begun must be complete within this many seconds (0.1..600): a peer
+  /// trickling a frame byte by byte is cut off.
+  double frame_timeout_s = 5.0;
+  /// A UDP client whose acks stop for this many seconds (0.1..600) is no longer streamed to: its
+  /// address is dropped and snapshots fall back to TCP until it confirms an address again.
+  double ack_timeout_s = 3.0;
+  /// Kernel receive buffer asked for the UDP socket, KiB (64..1048576); the effective size is
+  /// logged (the kernel caps it at net.core.rmem_max unless the server may force it).
+  std::int64_t udp_receive_buffer_kb = 8192;
 };
 
 inline constexpr std::int64_t kAutoFieldBudget = -1;
@@ -58,6 +80,10 @@ inline constexpr std::int64_t kMaxWorkerThreads = 64;
 /// Largest --player-speed accepted, world units per second (20 cells a tick at 5 Hz; walls
 /// are still swept cell by cell, so nothing tunnels).
 inline constexpr double kMaxPlayerSpeed = 100.0;
+/// --status-interval range, seconds: below, the log would be a flood; above ~1e10 s the time
+/// arithmetic overflowed into a busy loop that ignored SIGTERM.
+inline constexpr double kMinStatusInterval = 0.1;
+inline constexpr double kMaxStatusInterval = 86400.0;
 /// The field budget to run with: `config.field_budget` unless it is kAutoFieldBudget, then 0
 /// for maps up to 512 x 512 cells (a whole rebuild takes a few ms) and 200000 above (about
 /// 3 ms a tick; a 1024 x 1024 rebuild then spreads over ~6 ticks).

@@ -12,6 +12,7 @@
 #include <memory>
 #include <string>
 
+#include "swarmfield/protocol/framing.hpp"
 #include "swarmfield/protocol/messages.hpp"
 #include "swarmfield/server/tcp_session.hpp"
 
@@ -31,6 +32,9 @@ class TcpListener {
 
 struct TcpCounters {
   std::uint64_t accepted = 0;        ///< connections accepted
+  std::uint64_t refused_per_address = 0;  ///< closed at once: too many from the same IP address
+  std::uint64_t hello_timeouts = 0;  ///< closed: no Hello in time
+  std::uint64_t frame_timeouts = 0;  ///< closed: a frame begun but not finished in time (trickle)
   std::uint64_t bad_frames = 0;      ///< frames failing verification + unexpected messages
   std::uint64_t too_large = 0;       ///< frames announced above the limit
   std::uint64_t evicted = 0;         ///< slow clients dropped because their queue overflowed
@@ -47,11 +51,24 @@ class TcpServer final : public TcpSessionHandler {
   /// above it the OLDEST of them is closed at once (not the new one), so idle or hostile connections
   /// can not lock real clients out: a real client sends Hello at once and is never the oldest.
   /// Refusals and evictions are logged at info, at most one line per second (with a count).
+  /// `max_per_address`: open sessions from one IP address above which a new one from it is
+  /// answered Error kServerFull and closed. `max_frame_bytes`: largest frame a peer may send.
   TcpServer(asio::io_context& io, TcpListener& listener, std::size_t max_connections, std::size_t max_queue_bytes,
-            std::size_t max_unauthenticated = kDefaultMaxUnauthenticated);
+            std::size_t max_unauthenticated = kDefaultMaxUnauthenticated,
+            std::size_t max_per_address = kDefaultMaxPerAddress,
+            std::size_t max_frame_bytes = protocol::kMaxClientFrameBytes);
 
   /// Default cap on connections that have not sent Hello yet.
   static constexpr std::size_t kDefaultMaxUnauthenticated = 128;
+  /// Default cap on sessions from one IP address (ServerConfig::max_connections_per_address).
+  static constexpr std::size_t kDefaultMaxPerAddress = 16;
+
+  /// What sweep() enforces.
+  struct Timeouts {
+    std::chrono::steady_clock::duration hello;    ///< accepted, no Hello yet
+    std::chrono::steady_clock::duration frame;    ///< a frame begun and not finished
+    std::chrono::steady_clock::duration closing;  ///< stuck closing (peer not reading)
+  };
 
   /// Binds and listens on address:port (port 0 = any free port). False + `error` on failure.
   bool open(const std::string& address, std::uint16_t port, std::string& error);
@@ -72,17 +89,21 @@ class TcpServer final : public TcpSessionHandler {
   /// Logs `what` (a refused or dropped connection) at info, at most one line a second; the
   /// ones held back meanwhile are counted and reported with the next line or by sweep().
   void log_rate_limited(const std::string& what);
-  /// Closes sessions that never completed the handshake within `handshake_timeout`, and
-  /// sessions stuck closing (peer not reading) for more than `closing_timeout`; reports the
-  /// refusals log_rate_limited() held back for a second or more.
-  void sweep(std::chrono::steady_clock::time_point now, std::chrono::steady_clock::duration handshake_timeout,
-             std::chrono::steady_clock::duration closing_timeout);
+  /// Closes sessions that never sent Hello within `timeouts.hello`, sessions with a frame begun
+  /// more than `timeouts.frame` ago and still incomplete (a trickling peer: closed at once, the
+  /// memory it held released), and sessions stuck closing (peer not reading) for more than
+  /// `timeouts.closing`; reports the refusals log_rate_limited() held back for a second or more.
+  void sweep(std::chrono::steady_clock::time_point now, const Timeouts& timeouts);
   /// Queues `frame` to every open session and closes each once it is written.
   void close_all_after(const Frame& frame);
   /// Closes every session now.
   void close_all();
 
   [[nodiscard]] std::size_t session_count() const noexcept { return sessions_.size(); }
+  /// Sessions open from `address` (closing ones included: they still hold a socket).
+  [[nodiscard]] std::size_t sessions_from(const asio::ip::address& address) const noexcept;
+  /// Bytes every session's frame decoder holds, summed (memory a peer can make us hold).
+  [[nodiscard]] std::size_t read_buffer_bytes() const noexcept;
   [[nodiscard]] const TcpCounters& counters() const noexcept { return counters_; }
   /// Lookup by session id (nullptr if gone).
   [[nodiscard]] TcpSession* find(std::uint64_t session_id) noexcept;
@@ -105,6 +126,9 @@ class TcpServer final : public TcpSessionHandler {
   std::size_t max_connections_;
   std::size_t max_queue_bytes_;
   std::size_t max_unauthenticated_;
+  std::size_t max_per_address_;
+  std::size_t max_frame_bytes_;
+  std::map<asio::ip::address, std::size_t> per_address_;
   std::chrono::steady_clock::time_point last_drop_log_{};
   std::uint64_t drops_not_logged_ = 0;
   std::uint16_t port_ = 0;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -48,8 +49,9 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
 
   /// `max_queue_bytes`: bytes queued but not yet written above which the client is evicted.
   /// Also caps the kernel send buffer (SO_SNDBUF) at min(max_queue_bytes, kMaxKernelSendBuffer).
+  /// `max_frame_bytes`: largest frame payload the peer may send (FrameDecoder limit).
   TcpSession(asio::ip::tcp::socket socket, TcpSessionHandler& handler, std::uint64_t session_id,
-             std::size_t max_queue_bytes);
+             std::size_t max_queue_bytes, std::size_t max_frame_bytes = protocol::kMaxFrameBytes);
 
   /// Starts the read loop.
   void start();
@@ -76,6 +78,13 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   [[nodiscard]] bool closing() const noexcept { return closing_; }
   [[nodiscard]] Clock::time_point closing_since() const noexcept { return closing_since_; }
   [[nodiscard]] Clock::time_point connected_at() const noexcept { return connected_at_; }
+  /// When the frame now being received began (its first byte arrived); nullopt while no
+  /// incomplete frame is buffered. A frame that stays incomplete too long is a trickling peer.
+  [[nodiscard]] std::optional<Clock::time_point> partial_frame_since() const noexcept { return partial_since_; }
+  /// The peer's IP address (per-address limits), unspecified if unknown.
+  [[nodiscard]] const asio::ip::address& remote_address() const noexcept { return remote_address_; }
+  /// Bytes the frame decoder holds (its buffer's capacity).
+  [[nodiscard]] std::size_t read_buffer_bytes() const noexcept { return decoder_.memory_bytes(); }
   [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
   [[nodiscard]] const std::string& remote() const noexcept { return remote_; }
   [[nodiscard]] std::size_t queued_bytes() const noexcept { return queued_bytes_; }
@@ -105,7 +114,10 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   std::uint64_t id_;
   std::size_t max_queue_bytes_;
   std::string remote_;
+  asio::ip::address remote_address_;
+  std::size_t max_frame_bytes_;
   protocol::FrameDecoder decoder_;
+  std::optional<Clock::time_point> partial_since_;
   std::array<std::uint8_t, 16 * 1024> read_buffer_{};
   std::vector<std::uint8_t> frame_;
   std::deque<Queued> queue_;  // front is being written while writing_

@@ -1,0 +1,109 @@
+#pragma once
+// Shared by the loopback tests (the real swarmfield-server binary on 127.0.0.1): ports from
+// the log, summary values, the Hello/Welcome/map handshake, and UDP inputs.
+#include <doctest/doctest.h>
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "raw_client.hpp"
+#include "server_process.hpp"
+#include "swarmfield/protocol/map_transfer.hpp"
+
+namespace swarmfield::test {
+
+struct Ports {
+  std::uint16_t tcp = 0;
+  std::uint16_t udp = 0;
+};
+
+// Value of "key=N" (digits) in `text`, where key starts the text or follows a space; -1 if
+// absent. (No std::regex: GCC 12 with -fsanitize=address warns inside it, and -Werror.)
+inline long long summary_value(const std::string& text, const std::string& key) {
+  const std::string needle = key + "=";
+  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
+    if (at != 0 && text[at - 1] != ' ') continue;
+    std::size_t end = at + needle.size();
+    while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+    if (end == at + needle.size()) return -1;
+    return std::stoll(text.substr(at + needle.size(), end - at - needle.size()));
+  }
+  return -1;
+}
+
+// Parses "listening tcp=P udp=Q" from the server log.
+inline std::optional<Ports> wait_listening(ServerProcess& server) {
+  const auto line = server.wait_for_log("listening tcp=", std::chrono::seconds(10));
+  if (!line) return std::nullopt;
+  const long long tcp = summary_value(*line, "tcp");
+  const long long udp = summary_value(*line, "udp");
+  if (tcp <= 0 || tcp > 65535 || udp <= 0 || udp > 65535) return std::nullopt;
+  return Ports{static_cast<std::uint16_t>(tcp), static_cast<std::uint16_t>(udp)};
+}
+
+inline protocol::Hello hello(protocol::Role role, std::uint16_t version = protocol::kProtocolVersion) {
+  protocol::Hello h;
+  h.protocol_version = version;
+  h.role = role;
+  h.name = "loopback-test";
+  return h;
+}
+
+// Hello -> Welcome + every MapChunk; checks the map decompresses to width*height bytes.
+// `from`: the client's address (another 127/8 address stands in for another host).
+inline std::optional<protocol::Welcome> join(RawClient& c, std::uint16_t port, protocol::Role role,
+                                             int receive_buffer_bytes = 0, const char* from = "127.0.0.1") {
+  REQUIRE(c.connect(port, receive_buffer_bytes, from));
+  REQUIRE(c.send(hello(role)));
+  auto welcome = c.read_until<protocol::Welcome>(std::chrono::seconds(5));
+  if (!welcome) return std::nullopt;
+  protocol::MapAssembler assembler(welcome->map);
+  for (std::uint32_t i = 0; i < welcome->map.chunk_count; ++i) {
+    auto chunk = c.read_until<protocol::MapChunk>(std::chrono::seconds(5));
+    REQUIRE(chunk.has_value());
+    CHECK(assembler.add(*chunk));
+  }
+  REQUIRE(assembler.complete());
+  auto costs = assembler.finish();
+  REQUIRE(costs.has_value());
+  CHECK(costs->size() == static_cast<std::size_t>(welcome->map.width) * static_cast<std::size_t>(welcome->map.height));
+  c.udp_session(welcome->udp);
+  return welcome;
+}
+
+inline const protocol::PlayerState* find_player(const protocol::Snapshot& s, std::uint32_t id) {
+  for (const auto& p : s.players)
+    if (p.id == id) return &p;
+  return nullptr;
+}
+
+// Inputs with increasing sequences.
+struct Inputs {
+  std::uint32_t sequence = 0;
+  protocol::Input make(float mx, float my, float view_side, std::uint64_t time_us) {
+    protocol::Input in;
+    in.sequence = ++sequence;
+    in.move_x = mx;
+    in.move_y = my;
+    in.view_x1 = view_side;
+    in.view_y1 = view_side;
+    in.client_time_us = time_us;
+    return in;
+  }
+};
+
+// A 64 x 64 city on a free port; `extra` flags are appended (flags must not repeat).
+inline std::vector<std::string> small_city(std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"--port", "0", "--bind", "127.0.0.1", "--city-size", "64"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+inline std::uint64_t now_us() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+}
+
+}  // namespace swarmfield::test
