@@ -8,10 +8,15 @@
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
 #include "swarmfield/sim/crowd/spatial_hash.hpp"
+#include "swarmfield/sim/crowd/wall_collision.hpp"
 #include "swarmfield/sim/vec2.hpp"
 #include "swarmfield/sim/worker_pool.hpp"
 
 namespace swarmfield::sim {
+
+namespace crowd_detail {
+struct SwarmTick;  // one step's inputs and constants (src/crowd/swarm_tick.hpp)
+}  // namespace crowd_detail
 
 /// Tuning of the swarm. Lengths in world units, speeds in world units per second, angles in
 /// radians.
@@ -134,6 +139,12 @@ class Swarm {
  private:
   void step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration, float dt,
                  WorkerPool* pool);
+  // The phases of step_impl over the slots [begin, end), each in its own unit (swarm.cpp says
+  // which).
+  void steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
+  void gather_neighbours(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
+  void integrate_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
+  void turn_headings(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   bool refresh_map_cache(const GridMap& map);  // true when the map changed
   void configure_hashes(const GridMap& map);
 
@@ -152,6 +163,11 @@ class Swarm {
   std::vector<std::uint32_t> prio_;  // per slot: integration value of the agent's cell (right of way)
   std::vector<float> path_x_, path_y_;  // per slot: displacement of a unit move after wall sliding
   std::vector<std::uint8_t> open_here_;  // per slot: 1 when the agent's cell is open (see open_cells_) and moves are small
+  // Per slot, from the neighbour gather for the integration: the overlap correction (world
+  // units; for a bursting agent its displacement in units of max_step), the move allowance
+  // (world units per unit of move budget, from the free path), and 1 when bursting.
+  std::vector<float> corr_x_, corr_y_, allow_;
+  std::vector<std::uint8_t> bursting_;
   // Per map cell: 1 when the cell and its 8 neighbours are walkable, so a short move from it
   // cannot touch a wall (the fast path of wall sliding). Keyed by the map it was built from.
   std::vector<std::uint8_t> open_cells_;
@@ -166,28 +182,5 @@ class Swarm {
   SpatialHash obstacle_hash_;
   std::vector<float> obstacle_xs_, obstacle_ys_;
 };
-
-/// Moves a disc of `radius` (world units) from `from` by `move`, one axis at a time (x then y),
-/// stopping each axis where the disc's bounding square would enter a blocked (or out-of-map)
-/// cell, and pushing it out when it already overlaps one: the result keeps the centre at least
-/// `radius` (clamped to [0.001, 0.49] cell) from every blocked cell in the rows/columns it
-/// spans, never crosses a diagonal wall corner, and lies in a walkable cell whenever `from`
-/// does. Precondition for that guarantee: `from` is in a walkable cell (see move_out_of_walls).
-[[nodiscard]] Vec2 slide_along_walls(const GridMap& map, Vec2 from, Vec2 move, float radius) noexcept;
-
-/// After wall sliding took a move from `p0` only to `p1`: when an axis was stopped by a wall
-/// cell that only the disc's edge overlaps (a door post; the cell straight ahead of the centre
-/// is free), moves the disc sideways toward the opening by up to what that axis lost, keeping
-/// the total displacement from `p0` within `budget` (world units). Otherwise returns `p1`.
-/// Same wall guarantees as slide_along_walls.
-[[nodiscard]] Vec2 slide_round_corner(const GridMap& map, Vec2 p0, Vec2 p1, Vec2 move, float budget,
-                                      float radius) noexcept;
-
-/// The point nearest to `p` whose disc of `radius` lies inside one walkable cell: `p` clamped
-/// into the nearest walkable cell (Euclidean distance to the cell's square, ties to the first
-/// in ring-scan order) shrunk by `radius`. A non-finite `p` is treated as the map centre and a
-/// point off the map is first clamped onto its rectangle. Returns `p` unchanged (after those
-/// substitutions) if the map has no walkable cell.
-[[nodiscard]] Vec2 move_out_of_walls(const GridMap& map, Vec2 p, float radius) noexcept;
 
 }  // namespace swarmfield::sim

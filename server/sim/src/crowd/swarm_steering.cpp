@@ -1,0 +1,175 @@
+// The steering phase of the swarm step (see Swarm::step): per agent, the desired direction from
+// the smoothed flow field (holding on a goal, escaping from unreachable cells, route commitment
+// when the flow flips behind it), the obstacle force from the static hash, the unit steering
+// direction, and the path a full step along it takes once walls are slid along. Reads only the
+// agent's own state, so it comes before the neighbour pass, which needs every agent's path.
+#include <algorithm>
+#include <limits>
+
+#include "swarm_tick.hpp"
+#include "swarmfield/sim/crowd/swarm.hpp"
+#include "swarmfield/sim/nav/flow_field.hpp"
+
+namespace swarmfield::sim {
+
+using crowd_detail::cell_of;
+using crowd_detail::id_direction;
+
+namespace {
+
+using crowd_detail::kPrefetchAgents;
+constexpr std::size_t kCellRing = 16;  // > kPrefetchAgents, a power of two
+
+/// Direction (unit) from `p` to the centre of the nearest cell `integration` can reach, within
+/// `range` cells (Chebyshev) of p's cell, or {0,0} when there is none.
+Vec2 escape_direction(const GridMap& map, const IntegrationField& integration, Vec2 p, std::int32_t cx,
+                      std::int32_t cy, std::int32_t range) noexcept {
+  float best_d2 = std::numeric_limits<float>::infinity();
+  Vec2 best{};
+  for (std::int32_t y = cy - range; y <= cy + range; ++y) {
+    for (std::int32_t x = cx - range; x <= cx + range; ++x) {
+      if (!integration.reachable(x, y) || !map.walkable(x, y)) continue;
+      const Vec2 d = map.cell_center({x, y}) - p;
+      const float d2 = dot(d, d);
+      if (d2 < best_d2) {
+        best_d2 = d2;
+        best = d;
+      }
+    }
+  }
+  return normalized_or_zero(best);
+}
+
+/// Route commitment (hysteresis): the smoothed flow direction `desired` at an agent in cell
+/// (cx, cy) that moved with velocity `v` last tick. When the blend points back (more than 90
+/// degrees from v), the agent does not reverse if it can keep going: first, when its own cell's
+/// arrow is still within 90 degrees of v, it follows that arrow (the blend was pulled back by a
+/// neighbouring cell, e.g. one whose tie between two equal routes broke the other way); else,
+/// when a neighbour cell roughly ahead (within 67.5 degrees of v, legal step, no corner cut) is
+/// still downhill in `integration` (lower than the agent's cell), it keeps going along v: both
+/// ways are then (nearly) as good, and reversing would only make it dither each time a goal
+/// flickers between two cells (C5) or a tie in the field flips. Below `min_speed` the blend wins.
+Vec2 keep_route(const GridMap& map, const FlowField& flow, const IntegrationField& integration, std::int32_t cx,
+                std::int32_t cy, Vec2 desired, Vec2 v, float min_speed) noexcept {
+  if (dot(desired, v) >= 0.0f) return desired;  // the common case first: no square root
+  const float speed = length(v);
+  if (!(speed >= min_speed)) return desired;
+  const Vec2 own_arrow = direction_vector(flow.at(cx, cy));
+  if (dot(own_arrow, v) > 0.0f) return own_arrow;
+  if (!integration.reachable(cx, cy)) return desired;
+  const Vec2 u = v * (1.0f / speed);
+  const std::uint32_t own = integration.raw(cx, cy);
+  constexpr float kCos67 = 0.38268343f;
+  for (std::size_t d = 0; d < kDirectionOffsets.size(); ++d) {
+    const CellCoord o = kDirectionOffsets[d];
+    if (dot(direction_vector(static_cast<FlowDirection>(d)), u) < kCos67) continue;
+    const std::int32_t ax = cx + o.x, ay = cy + o.y;
+    if (!integration.reachable(ax, ay) || integration.raw(ax, ay) >= own) continue;
+    if (o.x != 0 && o.y != 0 && (!map.walkable(ax, cy) || !map.walkable(cx, ay))) continue;  // corner
+    return u;
+  }
+  return desired;
+}
+
+}  // namespace
+
+void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end) {
+  const GridMap& map = t.map;
+  const FlowField& flow = t.flow;
+  const IntegrationField* const integration = t.integration;
+  const std::size_t n = t.n;
+  const float cs = t.cs;
+  const std::int32_t map_w = t.map_w, map_h = t.map_h;
+  const std::uint8_t* const open = t.open;
+  const float* const sxs = t.sxs;
+  const float* const sys = t.sys;
+  const std::uint32_t* const field_values = integration != nullptr ? integration->values().data() : nullptr;
+  const std::uint8_t* const flow_dirs = flow.directions().data();
+  const std::uint8_t* const map_costs = map.costs().data();
+  const bool flow_fits = flow.width() == map_w && flow.height() == map_h &&
+                         flow.directions().size() == static_cast<std::size_t>(map_w) * static_cast<std::size_t>(map_h);
+  // Map cell of agents k .. k + kPrefetchAgents (ring, indexed by slot): computed once, for the
+  // prefetch, and used again when the agent's turn comes.
+  static_assert((kCellRing & (kCellRing - 1)) == 0 && kCellRing > kPrefetchAgents);
+  std::int32_t ring_x[kCellRing], ring_y[kCellRing];
+  for (std::size_t k = begin; k < std::min(end, begin + kPrefetchAgents); ++k) {
+    ring_x[k & (kCellRing - 1)] = cell_of(sxs[k], cs);
+    ring_y[k & (kCellRing - 1)] = cell_of(sys[k], cs);
+  }
+  for (std::size_t k = begin; k < end; ++k) {
+    // Agents in slot order walk the map row by row but far apart along a row, so nearly every
+    // agent reads new cache lines of the map, flow and integration fields: fetch them a few
+    // agents ahead (no effect on any result).
+    if (k + kPrefetchAgents < n) {
+      const std::int32_t fx = cell_of(sxs[k + kPrefetchAgents], cs), fy = cell_of(sys[k + kPrefetchAgents], cs);
+      ring_x[(k + kPrefetchAgents) & (kCellRing - 1)] = fx;
+      ring_y[(k + kPrefetchAgents) & (kCellRing - 1)] = fy;
+      if (fx >= 0 && fy >= 0 && fx < map_w && fy + 1 < map_h) {
+        const std::size_t at = map.index(fx, fy);
+        __builtin_prefetch(map_costs + at);
+        __builtin_prefetch(map_costs + at + static_cast<std::size_t>(map_w));
+        __builtin_prefetch(open + at);
+        if (flow_fits) {
+          __builtin_prefetch(flow_dirs + at);
+          __builtin_prefetch(flow_dirs + at + static_cast<std::size_t>(map_w));
+        }
+        if (field_values != nullptr) __builtin_prefetch(field_values + at);
+      }
+    }
+    const std::uint32_t id = ids_[k];
+    const float vx = vxs_[k], vy = vys_[k];
+    const Vec2 p{sxs[k], sys[k]};
+    const std::int32_t cx = ring_x[k & (kCellRing - 1)], cy = ring_y[k & (kCellRing - 1)];  // cell_of(p)
+    Vec2 desired{};
+    if (flow.at(cx, cy) != FlowDirection::kNone) {
+      desired = sample_flow(map, flow, p);
+      if (integration != nullptr && t.commit_speed > 0.0f) {
+        desired = keep_route(map, flow, *integration, cx, cy, desired, {vx, vy}, t.commit_speed);
+      }
+    } else if (integration != nullptr && !integration->reachable(cx, cy)) {
+      desired = escape_direction(map, *integration, p, cx, cy, kEscapeSearchCells);
+    }
+    // else: a goal cell (or no integration to tell): hold.
+    // Right of way in the neighbour pass: the lower integration value (nearer the goal) first.
+    prio_[k] = integration != nullptr && integration->reachable(cx, cy) ? integration->raw(cx, cy) : kUnreachable;
+
+    Vec2 force{};
+    if (t.have_obstacles) {
+      obstacle_hash_.for_each_near(p, [&](std::uint32_t o_index) {
+        const Obstacle& o = obstacles_[o_index];
+        const Vec2 away = p - o.center;
+        const float dist = length(away);
+        const float surface = dist - o.radius;
+        if (surface >= t.sep_r) return;
+        const float w = 1.0f - std::max(surface, 0.0f) * t.inv_sep_r;
+        const Vec2 u = dist > 1e-6f ? away * (1.0f / dist) : id_direction(id);
+        force += u * w;
+      });
+      const float f = length(force);
+      if (f > t.max_force) force = force * (t.max_force / f);
+    }
+    const Vec2 steer = normalized_or_zero(desired * params_.flow_weight + force);
+    steer_x_[k] = steer.x;
+    steer_y_[k] = steer.y;
+    // Where a full step along the steering actually goes once walls are slid along and posts
+    // rounded: along a wall only the tangential part moves the agent, and the free path must
+    // be measured along that (an agent pressed on a wall slides into neighbours its steering
+    // direction alone would pass by).
+    Vec2 probe = steer;
+    const bool open_here =
+        t.small_moves && cx >= 0 && cy >= 0 && cx < map_w && cy < map_h && open[map.index(cx, cy)] != 0;
+    if (!open_here && t.max_step > 0.0f && (steer.x != 0.0f || steer.y != 0.0f)) {
+      const Vec2 move = steer * t.max_step;
+      Vec2 q = slide_along_walls(map, p, move, t.radius);
+      if (q.x - p.x != move.x || q.y - p.y != move.y) {
+        if (may_round_corner(p, q, move, t.corner_eps)) q = slide_round_corner(map, p, q, move, t.max_step, t.radius);
+        probe = (q - p) * (1.0f / t.max_step);
+      }
+    }
+    path_x_[k] = probe.x;
+    path_y_[k] = probe.y;
+    open_here_[k] = open_here ? 1 : 0;
+  }
+}
+
+}  // namespace swarmfield::sim
