@@ -33,6 +33,14 @@ inline float bits_to_unit(std::uint64_t bits24) noexcept {
   return static_cast<float>(bits24 & 0xFFFFFFu) * (1.0f / 16777216.0f);
 }
 
+// The kind a spawner gives agents when only one kind may be spawned.
+inline std::uint8_t first_spawnable_kind(std::span<const AgentKind> kinds) noexcept {
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    if (kinds[k].spawn_weight > 0.0f) return static_cast<std::uint8_t>(k);
+  }
+  return 0;
+}
+
 // xxHash64-style mixing (Collet, xxHash spec): four independent lanes so the agents loop is not
 // one long multiply chain, then a merge and the final avalanche.
 constexpr std::uint64_t kPrime1 = 0x9E3779B185EBCA87ull;
@@ -63,6 +71,7 @@ World::World(GridMap map, const WorldParams& params)
       params_(sanitize(params)),
       swarm_(params_.swarm, params_.max_agents),
       rng_(params_.seed) {
+  if (!params_.kinds.empty()) (void)swarm_.set_kinds(params_.kinds);
   swarm_.set_environment(map_, {});
   contacts_.reserve(64);
   // Before any update_fields(), so the first build also reserves the back field pair.
@@ -180,10 +189,13 @@ std::size_t World::spawn_agents(std::size_t n) {
   // A random point of a random candidate cell, kept a radius away from the cell's edges so the
   // disc starts clear of walls; random offsets keep agents sharing a cell apart.
   const float cs = map_.cell_size();
-  const float margin = std::clamp(swarm_.params().radius / cs, 0.0f, 0.49f);
+  const std::span<const AgentKind> kinds = swarm_.kind_table();
+  const bool draw_kind = spawnable_kind_count(kinds) > 1;
   const auto count = static_cast<std::uint32_t>(spawn_candidates_.size());
   std::size_t spawned = 0;
   for (; spawned < n; ++spawned) {
+    const std::uint8_t kind = draw_kind ? pick_agent_kind(kinds, rng_()) : first_spawnable_kind(kinds);
+    const float margin = std::clamp(kinds[kind].radius / cs, 0.0f, 0.49f);
     const std::uint32_t cell = spawn_candidates_[bits_to_index(rng_(), count)];
     const std::uint64_t bits = rng_();
     const auto cx = static_cast<std::int32_t>(cell % static_cast<std::uint32_t>(map_.width()));
@@ -192,7 +204,7 @@ std::size_t World::spawn_agents(std::size_t n) {
     const float uy = margin + bits_to_unit(bits >> 16) * (1.0f - 2.0f * margin);
     const float heading = (bits_to_unit(bits << 8) * 2.0f - 1.0f) * std::numbers::pi_v<float>;
     const Vec2 p{(static_cast<float>(cx) + ux) * cs, (static_cast<float>(cy) + uy) * cs};
-    if (swarm_.add(p, heading) == Swarm::kInvalidAgent) break;
+    if (swarm_.add(p, heading, kind) == Swarm::kInvalidAgent) break;
   }
   return spawned;
 }
@@ -212,15 +224,20 @@ void World::collect_contacts() {
   contacts_.clear();
   const std::span<const float> xs = swarm_.xs(), ys = swarm_.ys();
   const std::span<const std::uint32_t> ids = swarm_.ids();
-  const float reach = swarm_.params().radius + params_.player_radius;
-  const float reach2 = reach * reach;
+  const std::span<const std::uint8_t> agent_kinds = swarm_.kinds();
+  const std::span<const AgentKind> kinds = swarm_.kind_table();
+  float reach2[kMaxAgentKinds] = {};
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    const float reach = kinds[k].radius + params_.player_radius;
+    reach2[k] = reach * reach;
+  }
   // Brute force per player: a branch-light pass over the SoA arrays is ~0.1 ns per agent and
   // players are few; it also stays exact when an agent was teleported this tick.
   for (Player& pl : players_) {
     const float px = pl.position.x, py = pl.position.y;
     for (std::size_t i = 0; i < xs.size(); ++i) {
       const float dx = xs[i] - px, dy = ys[i] - py;
-      if (dx * dx + dy * dy <= reach2) {
+      if (dx * dx + dy * dy <= reach2[agent_kinds[i]]) {
         contacts_.push_back({ids[i], pl.id});
         ++pl.contacts;
       }
@@ -252,6 +269,11 @@ std::uint64_t World::compute_state_hash() const noexcept {
   for (std::size_t k = 0; i < n; ++i, ++k) {
     lane[k] = hash_round(lane[k], bits_of(ids[i], hs[i]));
     lane[k] = hash_round(lane[k], bits_of(xs[i], ys[i]));
+  }
+  if (swarm_.kind_table().size() > 1) {
+    // Kinds (immutable per agent) only when there is a choice, so one-kind worlds hash as before.
+    const std::span<const std::uint8_t> kinds = swarm_.kinds();
+    for (std::size_t j = 0; j < n; ++j) lane[j & 3] = hash_round(lane[j & 3], kinds[j]);
   }
   std::uint64_t h = std::rotl(lane[0], 1) + std::rotl(lane[1], 7) + std::rotl(lane[2], 12) + std::rotl(lane[3], 18);
   for (const std::uint64_t l : lane) h = hash_merge(h, l);

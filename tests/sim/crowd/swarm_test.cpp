@@ -366,3 +366,143 @@ TEST_CASE("obstacles push agents away and are clamped") {
   CHECK(closest > 0.8f);  // steered round the prop (straight through it passes 0.1 from its centre)
   CHECK(with.ys()[0] != without.ys()[0]);
 }
+
+namespace {
+
+/// Largest overlap of two agents' discs as a fraction of their contact distance (r_i + r_j),
+/// over the pairs whose kinds are `a` and `b` (either order).
+float worst_overlap(const Swarm& s, std::uint8_t a, std::uint8_t b) {
+  float worst = 0.0f;
+  const auto kinds = s.kinds();
+  const auto table = s.kind_table();
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    for (std::size_t j = i + 1; j < s.size(); ++j) {
+      if (!((kinds[i] == a && kinds[j] == b) || (kinds[i] == b && kinds[j] == a))) continue;
+      const float contact = table[kinds[i]].radius + table[kinds[j]].radius;
+      const float d = std::hypot(s.xs()[i] - s.xs()[j], s.ys()[i] - s.ys()[j]);
+      worst = std::max(worst, (contact - d) / contact);
+    }
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("kinds: each agent keeps to its kind's speed, and runners outpace walkers outpace brutes") {
+  // Three corridors, one kind in each, so no kind waits behind another.
+  GridMap map(80, 13);
+  for (std::int32_t x = 0; x < 80; ++x) {
+    for (const std::int32_t y : {0, 4, 8, 12}) map.set_cost(x, y, kBlockedCost);
+  }
+  NavigationFields nav;
+  const CellCoord goals[3] = {{78, 2}, {78, 6}, {78, 10}};
+  REQUIRE(nav.update(map, goals));
+  std::vector<AgentKind> kinds = default_agent_kinds();
+  for (AgentKind& k : kinds) k.radius = 0.3f;  // same size: only speed differs
+  Swarm s(SwarmParams{}, 100);
+  s.set_environment(map, {});
+  REQUIRE(s.set_kinds(kinds));
+  for (int i = 0; i < 10; ++i) {
+    for (std::uint8_t k = 0; k < 3; ++k) {
+      REQUIRE(s.add({2.5f + 1.0f * static_cast<float>(i), 2.5f + 4.0f * k}, 0.0f, k) != Swarm::kInvalidAgent);
+    }
+  }
+  std::vector<Vec2> before, after;
+  std::vector<std::uint8_t> kind_of(s.size());
+  for (std::size_t i = 0; i < s.size(); ++i) kind_of[s.ids()[i]] = s.kinds()[i];
+  std::vector<Vec2> start;
+  positions_by_id(s, start);
+  float worst_ratio = 0.0f;
+  for (int t = 0; t < 60; ++t) {
+    positions_by_id(s, before);
+    s.step(map, nav.flow(), nav.integration(), kDt);
+    positions_by_id(s, after);
+    for (std::size_t id = 0; id < after.size(); ++id) {
+      const float limit = kinds[kind_of[id]].max_speed * kDt;
+      worst_ratio = std::max(worst_ratio, length(after[id] - before[id]) / limit);
+    }
+  }
+  double progress[3] = {0, 0, 0};
+  for (std::size_t id = 0; id < after.size(); ++id) progress[kind_of[id]] += (after[id].x - start[id].x) / 10.0;
+  MESSAGE("mean progress in 2 s: runner " << progress[0] << ", walker " << progress[1] << ", brute " << progress[2]
+                                          << "; largest step / own max step " << worst_ratio);
+  CHECK(worst_ratio <= 1.001f);
+  CHECK(progress[0] > 0.8 * 4.5 * 2.0);
+  CHECK(progress[1] > 0.8 * 3.0 * 2.0);
+  CHECK(progress[1] < 1.01 * 3.0 * 2.0);
+  CHECK(progress[2] > 0.8 * 2.0 * 2.0);
+  CHECK(progress[2] < 1.01 * 2.0 * 2.0);
+  CHECK(all_finite(s));
+}
+
+TEST_CASE("kinds: a mixed crowd keeps each pair of kinds apart at the sum of their radii") {
+  // A crowd of walkers (r 0.35) and big agents (r 1.5) pressing into a closed room's far end:
+  // a walker must be pushed off a big agent at 1.85, not at the walkers' own 0.7. With the
+  // neighbour hash sized for the walkers alone (R 0.9), walkers would not even see a big agent
+  // until their centres were within 0.9 of each other.
+  GridMap map(30, 30);
+  for (std::int32_t i = 0; i < 30; ++i) {
+    map.set_cost(i, 0, kBlockedCost);
+    map.set_cost(i, 29, kBlockedCost);
+    map.set_cost(0, i, kBlockedCost);
+    map.set_cost(29, i, kBlockedCost);
+  }
+  NavigationFields nav;
+  const CellCoord goal[1] = {{15, 15}};
+  REQUIRE(nav.update(map, goal));
+  std::vector<AgentKind> kinds = default_agent_kinds();
+  kinds[2].radius = 1.5f;
+  Swarm s(SwarmParams{}, 200);
+  s.set_environment(map, {});
+  REQUIRE(s.set_kinds(kinds));
+  SplitMix rng{11};
+  for (int i = 0; i < 150; ++i) {
+    const std::uint8_t k = i % 10 == 0 ? 2 : 1;
+    REQUIRE(s.add({rng.uniform(3.0f, 27.0f), rng.uniform(3.0f, 27.0f)}, 0.0f, k) != Swarm::kInvalidAgent);
+  }
+  for (int t = 0; t < 300; ++t) s.step(map, nav.flow(), nav.integration(), kDt);
+  const float walker_brute = worst_overlap(s, 1, 2), walkers = worst_overlap(s, 1, 1), brutes = worst_overlap(s, 2, 2);
+  MESSAGE("worst overlap / contact distance after 10 s: walker-walker " << walkers << ", walker-big " << walker_brute
+                                                                         << ", big-big " << brutes);
+  CHECK(walkers < 0.3f);
+  CHECK(walker_brute < 0.3f);
+  CHECK(brutes < 0.3f);
+  CHECK(all_finite(s));
+}
+
+TEST_CASE("kinds: one kind given by set_kinds steps bit-identically to the swarm's own; bad tables are refused") {
+  AsciiScene scene(
+      "############\n"
+      "#..........#\n"
+      "#..####....#\n"
+      "#.....#..P.#\n"
+      "#..........#\n"
+      "############\n");
+  NavigationFields nav;
+  REQUIRE(nav.update(scene.map, scene.cells_of('P')));
+  Swarm plain(SwarmParams{}, 64), kinded(SwarmParams{}, 64);
+  for (Swarm* s : {&plain, &kinded}) s->set_environment(scene.map, {});
+  AgentKind same;
+  same.name = "same";  // radius, speed and turn rate are SwarmParams' defaults, weight 1
+  REQUIRE(kinded.set_kinds(std::vector<AgentKind>{same}));
+  SplitMix rng{3};
+  for (int i = 0; i < 40; ++i) {
+    const Vec2 p{rng.uniform(1.0f, 11.0f), rng.uniform(1.0f, 5.0f)};
+    plain.add(p);
+    kinded.add(p);
+  }
+  for (int t = 0; t < 90; ++t) {
+    plain.step(scene.map, nav.flow(), nav.integration(), kDt);
+    kinded.step(scene.map, nav.flow(), nav.integration(), kDt);
+  }
+  CHECK(state_bits(plain) == state_bits(kinded));
+
+  // Refused: empty, too long, or leaving an agent without its kind; unknown kinds on add.
+  CHECK_FALSE(kinded.set_kinds({}));
+  CHECK_FALSE(kinded.set_kinds(std::vector<AgentKind>(kMaxAgentKinds + 1)));
+  CHECK(kinded.add({2.5f, 1.5f}, 0.0f, 1) == Swarm::kInvalidAgent);
+  REQUIRE(kinded.set_kinds(default_agent_kinds()));
+  CHECK(kinded.add({2.5f, 1.5f}, 0.0f, 2) != Swarm::kInvalidAgent);
+  CHECK_FALSE(kinded.set_kinds(std::vector<AgentKind>{same}));  // an agent of kind 2 exists
+  CHECK(kinded.kind_table().size() == 3);
+}

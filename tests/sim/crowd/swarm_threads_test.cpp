@@ -229,6 +229,32 @@ TEST_CASE("threads: identical on scenario-like scenes (stacks, chokepoint, dead 
     CHECK(run_identical(scene, configs) > 30);
   }
 
+  SUBCASE("a mixed crowd of kinds (runner, walker, big brute) through a door, with a stack") {
+    Scene scene;
+    scene.map = AsciiScene("####################\n"
+                           "#.........#........#\n"
+                           "#.........#........#\n"
+                           "#.....#............#\n"
+                           "#.........#........#\n"
+                           "#.........#........#\n"
+                           "####################\n")
+                    .map;
+    scene.goals = [](int) { return std::vector<CellCoord>{{17, 3}}; };
+    scene.capacity = 200;
+    scene.ticks = 300;
+    scene.fill = [](Swarm& s) {
+      std::vector<AgentKind> kinds = default_agent_kinds();
+      kinds[2].radius = 0.45f;
+      REQUIRE(s.set_kinds(kinds));
+      SplitMix r{8};
+      while (s.size() < 150) {
+        s.add({r.uniform(1.0f, 9.0f), r.uniform(1.0f, 6.0f)}, 0.0f, static_cast<std::uint8_t>(r.below(3)));
+      }
+      for (int i = 0; i < 12; ++i) s.add({4.5f, 2.5f}, 0.0f, static_cast<std::uint8_t>(i % 3));  // a mixed stack
+    };
+    CHECK(run_identical(scene, configs) > 50);
+  }
+
   SUBCASE("C6-like unreachable pocket and C5-like alternating goal") {
     Scene scene;
     scene.map = AsciiScene("####################\n"

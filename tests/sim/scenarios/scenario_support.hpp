@@ -67,18 +67,9 @@ struct Scene : test::AsciiScene {
   return {s.vxs()[i], s.vys()[i]};
 }
 
-/// Positions indexed by id (ids 0..n-1 when the swarm was filled once and never cleared).
-inline void positions_by_id(const Swarm& s, std::vector<Vec2>& out) {
-  out.assign(s.size(), Vec2{});
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const std::uint32_t id = s.ids()[i];
-    REQUIRE(id < out.size());
-    out[id] = {s.xs()[i], s.ys()[i]};
-  }
-}
-
 // Shared with the swarm and world tests.
 using test::agents_in_walls;
+using test::positions_by_id;
 using test::all_finite;
 using test::wall_overlap;
 

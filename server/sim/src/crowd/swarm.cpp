@@ -69,7 +69,16 @@ Swarm::Swarm(const SwarmParams& params, std::size_t capacity) : params_(sanitize
   perm_vys_.reserve(capacity);
   perm_ids_.reserve(capacity);
   perm_headings_.reserve(capacity);
+  kinds_.reserve(capacity);
+  perm_kinds_.reserve(capacity);
   hash_.reserve(capacity);
+  AgentKind only;
+  only.name = "default";
+  only.radius = params_.radius;
+  only.max_speed = params_.max_speed;
+  only.max_turn_rate = params_.max_turn_rate;
+  kind_table_.assign(1, only);
+  kind_sep_r_.assign(1, params_.separation_radius);
 }
 
 std::size_t Swarm::index_of(std::uint32_t id) const noexcept {
@@ -79,9 +88,11 @@ std::size_t Swarm::index_of(std::uint32_t id) const noexcept {
   return kNoIndex;
 }
 
-std::uint32_t Swarm::add(Vec2 p, float heading) {
-  if (ids_.size() >= capacity_ || next_id_ == kInvalidAgent) return kInvalidAgent;
+std::uint32_t Swarm::add(Vec2 p, float heading, std::uint8_t kind) {
+  if (ids_.size() >= capacity_ || next_id_ == kInvalidAgent || kind >= kind_table_.size()) return kInvalidAgent;
   const std::uint32_t id = next_id_++;
+  kinds_.push_back(kind);
+  ++kind_counts_[kind];
   ids_.push_back(id);
   // A non-finite position is kept non-finite on purpose: the next step() moves it to the
   // nearest walkable cell like any other invalid position.
@@ -103,6 +114,43 @@ void Swarm::clear() noexcept {
   vys_.clear();
   headings_.clear();
   burst_ticks_.clear();
+  kinds_.clear();
+  kind_counts_.fill(0);
+}
+
+bool Swarm::set_kinds(std::span<const AgentKind> kinds) {
+  if (kinds.empty() || kinds.size() > kMaxAgentKinds) return false;
+  for (std::size_t k = kinds.size(); k < kMaxAgentKinds; ++k) {
+    if (kind_counts_[k] != 0) return false;  // an agent would be left without its kind
+  }
+  const SwarmParams d{};
+  auto ok = [](float v) { return std::isfinite(v) && v >= 0.0f; };
+  kind_table_.assign(kinds.begin(), kinds.end());
+  kind_sep_r_.resize(kinds.size());
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    AgentKind& kind = kind_table_[k];
+    if (!ok(kind.radius)) kind.radius = d.radius;
+    if (!ok(kind.max_speed)) kind.max_speed = d.max_speed;
+    if (!ok(kind.separation_weight)) kind.separation_weight = 1.0f;
+    if (!ok(kind.max_turn_rate)) kind.max_turn_rate = d.max_turn_rate;
+    // The separation radius scales with the radius (the same room round a big agent, in its
+    // own diameters); exactly SwarmParams' for a kind of its radius.
+    float sep_r = params_.separation_radius;
+    if (kind.radius != params_.radius) {
+      sep_r = params_.radius > 0.0f ? kind.radius * (params_.separation_radius / params_.radius) : 0.0f;
+    }
+    kind_sep_r_[k] = std::max({sep_r, 2.0f * kind.radius, 1e-3f});
+  }
+  hash_cell_ = -1.0f;  // reconfigure the hashes for the kinds present on the next step
+  return true;
+}
+
+float Swarm::interaction_radius() const noexcept {
+  float r = 0.0f;
+  for (std::size_t k = 0; k < kind_table_.size(); ++k) {
+    if (kind_counts_[k] != 0) r = std::max(r, kind_sep_r_[k]);
+  }
+  return r > 0.0f ? r : params_.separation_radius;
 }
 
 void Swarm::set_environment(const GridMap& map, std::span<const Obstacle> obstacles) {
@@ -126,13 +174,16 @@ void Swarm::configure_hashes(const GridMap& map) {
   const float cs = map.cell_size();
   env_world_width_ = static_cast<float>(map.width()) * cs;
   env_world_height_ = static_cast<float>(map.height()) * cs;
-  hash_.configure(env_world_width_, env_world_height_, params_.separation_radius);
+  // The 3x3 query block must hold every agent that can act on another: a cell of the largest
+  // pair R over the kinds present (the mean of two kinds' R is at most the larger).
+  hash_cell_ = interaction_radius();
+  hash_.configure(env_world_width_, env_world_height_, hash_cell_);
   hash_.reserve(capacity_);
   float max_obstacle_radius = 0.0f;
   for (const Obstacle& o : obstacles_) max_obstacle_radius = std::max(max_obstacle_radius, o.radius);
   // An obstacle acts within separation_radius of its surface, so a hash cell of
   // R + largest radius keeps every obstacle that can act inside the 3x3 query block.
-  obstacle_hash_.configure(env_world_width_, env_world_height_, params_.separation_radius + max_obstacle_radius);
+  obstacle_hash_.configure(env_world_width_, env_world_height_, hash_cell_ + max_obstacle_radius);
   obstacle_hash_.rebuild(obstacle_xs_, obstacle_ys_);
 }
 
@@ -178,6 +229,8 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   if (static_cast<float>(map_w) * cs != env_world_width_ || static_cast<float>(map_h) * cs != env_world_height_) {
     configure_hashes(map);  // first step on a map of this size (allocates once)
     needs_repair_ = true;
+  } else if (interaction_radius() != hash_cell_) {
+    configure_hashes(map);  // the kinds present changed (allocates when the grid grows)
   }
   if (refresh_map_cache(map)) needs_repair_ = true;  // walls may have appeared under agents
   if (integration != nullptr && (integration->width() != map_w || integration->height() != map_h)) {
@@ -197,23 +250,51 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   t.open = open_cells_.data();
   t.dt = dt;
   t.inv_dt = 1.0f / dt;
-  t.radius = wall_collision_radius(params_.radius, cs);
-  t.max_step = params_.max_speed * dt;
-  t.max_step2 = t.max_step * t.max_step;
-  t.sep_r = params_.separation_radius;
-  t.sep_r2 = t.sep_r * t.sep_r;
-  t.inv_sep_r = 1.0f / t.sep_r;
-  t.contact_d = 2.0f * params_.radius;
-  t.press_d = t.contact_d * (1.0f - params_.press_overlap);
-  t.stiffness = params_.overlap_stiffness;
+  // Per kind and per pair of kinds present. A swarm of one kind gets exactly the constants of
+  // SwarmParams (r + r == 2r, (R + R) / 2 == R in floats), so kinds change no result there.
+  std::uint8_t present[kMaxAgentKinds];
+  std::size_t present_count = 0;
+  for (std::size_t k = 0; k < kind_table_.size(); ++k) {
+    if (kind_counts_[k] != 0) present[present_count++] = static_cast<std::uint8_t>(k);
+  }
+  for (std::size_t k = 0; k < kind_table_.size(); ++k) {
+    const AgentKind& kind = kind_table_[k];
+    crowd_detail::KindTick& kt = t.kinds[k];
+    kt.radius = wall_collision_radius(kind.radius, cs);
+    kt.max_step = kind.max_speed * dt;
+    kt.max_step2 = kt.max_step * kt.max_step;
+    kt.contact_d = 2.0f * kind.radius;
+    kt.sep_r = kind_sep_r_[k];
+    kt.inv_sep_r = 1.0f / kt.sep_r;
+    kt.stiffness = params_.overlap_stiffness * kind.separation_weight;
+    kt.commit_speed = params_.commit_min_speed * kind.max_speed;
+    kt.max_turn = kind.max_turn_rate * dt;
+    kt.small_moves = kt.max_step + kt.radius < cs;
+    float query_r = 0.0f;
+    for (std::size_t q = 0; q < present_count; ++q) {
+      const std::uint8_t other = present[q];
+      const float pair_r = 0.5f * (kt.sep_r + kind_sep_r_[other]);
+      query_r = std::max(query_r, pair_r);
+      crowd_detail::PairTick& pair = t.pairs[k * kMaxAgentKinds + other];
+      pair.r2 = pair_r * pair_r;
+      pair.inv_r = 1.0f / pair_r;
+      pair.cd = kind.radius + kind_table_[other].radius;
+      pair.pd = pair.cd * (1.0f - params_.press_overlap);
+    }
+    kt.query_r2 = query_r * query_r;
+  }
+  t.mixed = present_count > 1;
+  t.only_kind = present_count == 1 ? present[0] : 0;
+  if (present_count == 0) {  // no agents: keep the table well-defined anyway
+    crowd_detail::PairTick& pair = t.pairs[0];
+    pair.r2 = kind_sep_r_[0] * kind_sep_r_[0];
+    pair.inv_r = 1.0f / kind_sep_r_[0];
+  }
   t.contact_stiffness = params_.contact_stiffness;
   t.max_force = params_.obstacle_max_force;
-  t.commit_speed = params_.commit_min_speed * params_.max_speed;
   t.have_obstacles = !obstacles_.empty();
   t.yield = params_.yield_to_agents_ahead;
   t.yield_fraction = params_.yield_fraction;
-  t.max_turn = params_.max_turn_rate * dt;
-  t.small_moves = t.max_step + t.radius < cs;
   t.corner_eps = 2.0f * wall_span_epsilon(map);
 
   for (auto* v : {&steer_x_, &steer_y_, &path_x_, &path_y_, &next_xs_, &next_ys_, &corr_x_, &corr_y_, &allow_}) {
@@ -240,7 +321,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
       for (std::size_t i = begin; i < end; ++i) {
         const Vec2 p{xs_[i], ys_[i]};
         if (finite(p) && map.walkable(cell_of(p.x, cs), cell_of(p.y, cs))) continue;
-        const Vec2 q = move_out_of_walls(map, p, t.radius);
+        const Vec2 q = move_out_of_walls(map, p, t.kinds[kinds_[i]].radius);
         xs_[i] = q.x;
         ys_[i] = q.y;
         if (!map.walkable(cell_of(q.x, cs), cell_of(q.y, cs))) bad = true;  // map has no walkable cell
@@ -268,6 +349,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   perm_burst_.resize(n);
   perm_vxs_.resize(n);
   perm_vys_.resize(n);
+  perm_kinds_.resize(n);
   parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
     for (std::size_t k = begin; k < end; ++k) {
       const std::uint32_t from = t.items[k];
@@ -276,6 +358,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
       perm_burst_[k] = burst_ticks_[from];
       perm_vxs_[k] = vxs_[from];
       perm_vys_[k] = vys_[from];
+      perm_kinds_[k] = kinds_[from];
     }
   });
   ids_.swap(perm_ids_);
@@ -283,6 +366,8 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   burst_ticks_.swap(perm_burst_);
   vxs_.swap(perm_vxs_);
   vys_.swap(perm_vys_);
+  kinds_.swap(perm_kinds_);
+  t.kind = kinds_.data();
 
   // --- Steer: desired = smoothed flow, obstacle force, steer = normalize(desired * w + force),
   //     and the path a full step takes along walls (swarm_steering.cpp).

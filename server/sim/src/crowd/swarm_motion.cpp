@@ -19,32 +19,33 @@ using crowd_detail::cell_of;
 void Swarm::integrate_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end) {
   const GridMap& map = t.map;
   const float cs = t.cs;
-  const float max_step = t.max_step;
   for (std::size_t k = begin; k < end; ++k) {
+    const crowd_detail::KindTick& kt = t.kinds[t.kind[k]];
+    const float max_step = kt.max_step;
     const Vec2 p0{t.sxs[k], t.sys[k]};
     Vec2 corr{corr_x_[k], corr_y_[k]};
     Vec2 p2 = p0;
     if (t.has_invalid && !map.walkable(cell_of(p0.x, cs), cell_of(p0.y, cs))) {
       // Only when the map has no walkable cell at all (repair failed): hold.
     } else if (bursting_[k] != 0) {
-      p2 = crowd_detail::slide(t, p0, corr * max_step);
+      p2 = crowd_detail::slide(t, kt, p0, corr * max_step);
     } else {
       const float c_len = length(corr);
       if (c_len > max_step) corr = corr * (max_step / c_len);
       // The correction first, slid along walls: only what it actually moves the agent spends
       // the budget (a crowd pressing an agent into a corner must not freeze it there).
-      const Vec2 pc = crowd_detail::slide_known(t, p0, corr, open_here_[k] != 0);
+      const Vec2 pc = crowd_detail::slide_known(t, kt, p0, corr, open_here_[k] != 0);
       const float used = std::min(max_step, length(pc - p0));
       const float budget = std::min(max_step - used, allow_[k]);
       const Vec2 move = Vec2{steer_x_[k], steer_y_[k]} * budget;
-      p2 = crowd_detail::slide(t, pc, move);
+      p2 = crowd_detail::slide(t, kt, pc, move);
       if ((p2.x - pc.x != move.x || p2.y - pc.y != move.y) && may_round_corner(pc, p2, move, t.corner_eps)) {
-        p2 = slide_round_corner(map, pc, p2, move, budget, t.radius);
+        p2 = slide_round_corner(map, pc, p2, move, budget, kt.radius);
       }
       // Sliding can turn the two parts so they no longer partly cancel; never exceed the speed
       // limit: keep the correction alone then.
       const Vec2 d = p2 - p0;
-      if (dot(d, d) > t.max_step2 * 1.0001f) p2 = pc;
+      if (dot(d, d) > kt.max_step2 * 1.0001f) p2 = pc;
     }
     next_xs_[k] = p2.x;
     next_ys_[k] = p2.y;
@@ -54,8 +55,8 @@ void Swarm::integrate_agents(const crowd_detail::SwarmTick& t, std::size_t begin
 }
 
 void Swarm::turn_headings(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end) {
-  const float max_turn = t.max_turn;
   for (std::size_t k = begin; k < end; ++k) {
+    const float max_turn = t.kinds[t.kind[k]].max_turn;
     const float hx = steer_x_[k], hy = steer_y_[k];
     if (hx == 0.0f && hy == 0.0f) continue;  // holding: keep the heading
     float& h = headings_[k];

@@ -12,6 +12,7 @@
 //   - coincident agents (a stack on one point), which burst out onto a Vogel disc.
 // Output per slot: the overlap correction (or the burst displacement) and the move allowance.
 #include <algorithm>
+#include <bit>
 #include <limits>
 
 #include "swarm_tick.hpp"
@@ -77,7 +78,9 @@ inline float free_path(float d, float approach, float contact_d) noexcept {
 // are +0 or +infinity: sums start at +0 and a sum is -0 only when both addends are, so adding +0
 // changes nothing, and min(allow, +inf) is allow.
 
-/// The separation pass's view of the other agents (slot-indexed arrays) and its constants.
+/// The separation pass's view of the other agents (slot-indexed arrays) and its constants: with
+/// one kind, inv_r, cd and pd are those of its pair; with several (kMixed below), each hit's pair
+/// constants come from the agent's row of the pair table, indexed by the neighbour's kind.
 struct GatherInput {
   const float* nx;
   const float* ny;
@@ -85,6 +88,7 @@ struct GatherInput {
   const std::uint32_t* nprio;
   const float* npx;
   const float* npy;
+  const std::uint8_t* nkind;
   float inv_r, cd, pd, yf;
 };
 
@@ -94,6 +98,7 @@ struct GatherAgent {
   float skx, sky;  // unit direction of its path (when moving)
   std::uint32_t id, prio;
   bool moving;
+  const crowd_detail::PairTick* pair_row;  // its kind's row of the pair table
 };
 
 /// What the gather accumulates for one agent.
@@ -104,11 +109,22 @@ struct GatherSums {
   std::uint32_t count = 0, coincident = 0, rank = 0;
 };
 
-/// The definition: one neighbour slot `m` within R of the agent (m is not the agent).
+/// The definition: one neighbour slot `m` within the query radius of the agent (m is not the
+/// agent). With one kind that radius is the pair's R; with several (kMixed) it is the largest
+/// pair R and the hit counts only within its own pair's R.
+template <bool kMixed>
 SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const GatherAgent& a, std::uint32_t m,
                                                 GatherSums& s) noexcept {
   const float dx = a.px - in.nx[m], dy = a.py - in.ny[m];
   const float d2 = dx * dx + dy * dy;
+  float inv_r = in.inv_r, cd = in.cd, pd = in.pd;
+  if constexpr (kMixed) {
+    const crowd_detail::PairTick& pair = a.pair_row[in.nkind[m]];
+    if (!(d2 < pair.r2)) return;
+    inv_r = pair.inv_r;
+    cd = pair.cd;
+    pd = pair.pd;
+  }
   ++s.count;
   if (d2 < kCoincidentDist2) {  // no direction: handled by id (see step_impl)
     ++s.coincident;
@@ -117,11 +133,11 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   }
   const float d = std::sqrt(d2);
   const float inv_d = 1.0f / d;
-  const float w = (1.0f - d * in.inv_r) * inv_d;  // kernel weight; inv_d normalizes (dx, dy)
+  const float w = (1.0f - d * inv_r) * inv_d;  // kernel weight; inv_d normalizes (dx, dy)
   s.sx += dx * w;
   s.sy += dy * w;
-  if (d < in.cd) {
-    const float c = (in.cd - d) * 0.5f * inv_d;
+  if (d < cd) {
+    const float c = (cd - d) * 0.5f * inv_d;
     s.kx += dx * c;
     s.ky += dy * c;
   }
@@ -132,22 +148,22 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   if (approach <= 0.0f) return;  // m is beside or behind
   // Already pressed into m by more than press_overlap: a jammed crowd (a packed spawn, a mob at
   // a door) only clears if its members push on; the contact term keeps it bounded.
-  if (d < in.pd) return;
+  if (d < pd) return;
   // Head-on or converging (m's path also closes in on us): one of the two must go first, or
   // both wait for ever (the two-agent arch at a door). The one with right of way (nearer the
   // goal, then the lower id) ignores the other, whose own pass makes it yield.
   const float m_approach = -(in.npx[m] * ux + in.npy[m] * uy);
   const bool converging = m_approach > 0.0f;
   if (converging && (a.prio < in.nprio[m] || (a.prio == in.nprio[m] && a.id < in.nid[m]))) return;
-  s.allow = std::min(s.allow, in.yf * free_path(d, approach, in.cd));
+  s.allow = std::min(s.allow, in.yf * free_path(d, approach, cd));
   if (converging) {
     // Yielding: keep clear of where m is heading too (one diameter along its path), or m walks
     // into us and shoves us back the next tick.
-    const float wx = in.nx[m] + in.npx[m] * in.cd - a.px, wy = in.ny[m] + in.npy[m] * in.cd - a.py;
+    const float wx = in.nx[m] + in.npx[m] * cd - a.px, wy = in.ny[m] + in.npy[m] * cd - a.py;
     const float wd = std::sqrt(wx * wx + wy * wy);
     if (wd > 1e-6f) {
       const float ahead = (a.skx * wx + a.sky * wy) / wd;
-      if (ahead > 0.0f) s.allow = std::min(s.allow, in.yf * free_path(wd, ahead, in.cd));
+      if (ahead > 0.0f) s.allow = std::min(s.allow, in.yf * free_path(wd, ahead, cd));
     }
   }
 }
@@ -184,15 +200,17 @@ inline __m128 select4(__m128 mask, __m128 a, __m128 b) noexcept {
 }
 
 /// gather_one() for the hits slots[0, n), four at a time, in order.
+template <bool kMixed>
 SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const GatherAgent& a, const std::uint32_t* slots,
                                                  std::uint32_t n, GatherSums& s) noexcept {
   const __m128 px = _mm_set1_ps(a.px), py = _mm_set1_ps(a.py);
   const __m128 one = _mm_set1_ps(1.0f), zero = _mm_setzero_ps();
-  const __m128 inv_r = _mm_set1_ps(in.inv_r), cd = _mm_set1_ps(in.cd), pd = _mm_set1_ps(in.pd), yf = _mm_set1_ps(in.yf);
+  __m128 inv_r = _mm_set1_ps(in.inv_r), cd = _mm_set1_ps(in.cd), pd = _mm_set1_ps(in.pd);
+  const __m128 yf = _mm_set1_ps(in.yf);
   const __m128 inf = _mm_set1_ps(std::numeric_limits<float>::infinity());
   for (std::uint32_t i = 0; i < n; i += 4) {
     const std::uint32_t lanes = n - i < 4 ? n - i : 4;
-    const std::uint32_t valid_bits = (1u << lanes) - 1u;
+    std::uint32_t valid_bits = (1u << lanes) - 1u;
     // Missing lanes repeat the first hit (any valid slot; they are masked out).
     const std::uint32_t m0 = slots[i], m1 = lanes > 1 ? slots[i + 1] : m0, m2 = lanes > 2 ? slots[i + 2] : m0,
                         m3 = lanes > 3 ? slots[i + 3] : m0;
@@ -200,9 +218,25 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
     const __m128 ny = _mm_setr_ps(in.ny[m0], in.ny[m1], in.ny[m2], in.ny[m3]);
     const __m128 dx = _mm_sub_ps(px, nx), dy = _mm_sub_ps(py, ny);
     const __m128 d2 = _mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy));
+    if constexpr (kMixed) {
+      // Each lane's pair constants; a hit beyond its pair's R is not a neighbour (as gather_one).
+      const crowd_detail::PairTick& p0 = a.pair_row[in.nkind[m0]];
+      const crowd_detail::PairTick& p1 = a.pair_row[in.nkind[m1]];
+      const crowd_detail::PairTick& p2 = a.pair_row[in.nkind[m2]];
+      const crowd_detail::PairTick& p3 = a.pair_row[in.nkind[m3]];
+      const __m128 r2 = _mm_setr_ps(p0.r2, p1.r2, p2.r2, p3.r2);
+      valid_bits &= static_cast<std::uint32_t>(_mm_movemask_ps(_mm_cmplt_ps(d2, r2)));
+      inv_r = _mm_setr_ps(p0.inv_r, p1.inv_r, p2.inv_r, p3.inv_r);
+      cd = _mm_setr_ps(p0.cd, p1.cd, p2.cd, p3.cd);
+      pd = _mm_setr_ps(p0.pd, p1.pd, p2.pd, p3.pd);
+    }
     const __m128 coincident = _mm_cmplt_ps(d2, _mm_set1_ps(kCoincidentDist2));
     const auto coincident_bits = static_cast<std::uint32_t>(_mm_movemask_ps(coincident)) & valid_bits;
-    s.count += lanes;
+    if constexpr (kMixed) {
+      s.count += static_cast<std::uint32_t>(std::popcount(valid_bits));
+    } else {
+      s.count += lanes;
+    }
     if (coincident_bits != 0) {  // rare: a stack of agents on one point
       const std::uint32_t m[4] = {m0, m1, m2, m3};
       for (std::uint32_t j = 0; j < 4; ++j) {
@@ -266,21 +300,29 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
   }
 }
 #else
+template <bool kMixed>
 SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const GatherAgent& a, const std::uint32_t* slots,
                                                  std::uint32_t n, GatherSums& s) noexcept {
-  for (std::uint32_t i = 0; i < n; ++i) gather_one(in, a, slots[i], s);
+  for (std::uint32_t i = 0; i < n; ++i) gather_one<kMixed>(in, a, slots[i], s);
 }
 #endif
 
 }  // namespace
 
 void Swarm::gather_neighbours(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end) {
+  if (t.mixed) {
+    gather_neighbours_of_kinds<true>(t, begin, end);
+  } else {
+    gather_neighbours_of_kinds<false>(t, begin, end);
+  }
+}
+
+template <bool kMixed>
+void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end) {
   const std::size_t n = t.n;
   const float* const sxs = t.sxs;
   const float* const sys = t.sys;
-  const float max_step = t.max_step;
   const float dt = t.dt;
-  const float contact_d = t.contact_d;
   // Local copies of what the neighbour loop reads: this pass stores bytes (burst ticks), which
   // may alias any memory, so values reached through `t` or `this` would be reloaded each time.
   const float* const nx = sxs;
@@ -289,14 +331,17 @@ void Swarm::gather_neighbours(const crowd_detail::SwarmTick& t, std::size_t begi
   const std::uint32_t* const nprio = prio_.data();
   const float* const npx = path_x_.data();
   const float* const npy = path_y_.data();
-  const float r2 = t.sep_r2, inv_r = t.inv_sep_r, cd = contact_d, pd = t.press_d, yf = t.yield_fraction;
+  const std::uint8_t* const nkind = t.kind;
+  // With one kind, its pair's constants for every hit (unused with several).
+  const crowd_detail::PairTick& only = t.pairs[t.only_kind * kMaxAgentKinds + t.only_kind];
+  const float yf = t.yield_fraction;
   const bool yield = t.yield;
-  const float stiffness = t.stiffness, contact_stiffness = t.contact_stiffness;
+  const float contact_stiffness = t.contact_stiffness;
   const std::uint8_t* const open = t.open;
   const float map_wf = t.map_wf, map_hf = t.map_hf, cs = t.cs, inv_cs = t.inv_cs;
   const std::int32_t map_w = t.map_w, map_h = t.map_h;
   const GridMap& map = t.map;
-  const GatherInput in{nx, ny, nid, nprio, npx, npy, inv_r, cd, pd, yf};
+  const GatherInput in{nx, ny, nid, nprio, npx, npy, nkind, only.inv_r, only.cd, only.pd, yf};
   // Slots of the current agent's neighbours within R, a batch at a time (room for one more
   // group of four past the batch).
   constexpr std::uint32_t kHitBatch = 64;
@@ -315,6 +360,12 @@ void Swarm::gather_neighbours(const crowd_detail::SwarmTick& t, std::size_t begi
       }
     }
     const float px = sxs[k], py = sys[k];
+    const std::uint8_t self_kind = nkind[k];
+    const crowd_detail::KindTick& kt = t.kinds[self_kind];
+    const float max_step = kt.max_step;
+    // Candidates within the query radius: the pair's R with one kind, the largest pair R
+    // over the kinds present with several (gather_one then tests each pair's own R).
+    const float r2 = kMixed ? kt.query_r2 : only.r2;
     const auto self = static_cast<std::uint32_t>(k);
     const std::uint32_t self_id = nid[k];
     const std::uint32_t self_prio = nprio[k];
@@ -325,7 +376,7 @@ void Swarm::gather_neighbours(const crowd_detail::SwarmTick& t, std::size_t begi
     // Neighbours in two steps: the distance test over the candidate slots, four at a time and
     // without a branch per candidate, collecting the hits in query order; then the hits, in
     // that order (gather_hits).
-    const GatherAgent agent{px, py, skx, sky, self_id, self_prio, moving};
+    const GatherAgent agent{px, py, skx, sky, self_id, self_prio, moving, t.pairs + self_kind * kMaxAgentKinds};
     GatherSums sums;
     sums.allow = max_step;
     std::uint32_t hits = 0;
@@ -362,12 +413,12 @@ void Swarm::gather_neighbours(const crowd_detail::SwarmTick& t, std::size_t begi
         hit_slot[hits] = m0 + 3;
         hits += mask >> 3;
         if (hits >= kHitBatch) {
-          gather_hits(in, agent, hit_slot, hits, sums);
+          gather_hits<kMixed>(in, agent, hit_slot, hits, sums);
           hits = 0;
         }
       }
     });
-    gather_hits(in, agent, hit_slot, hits, sums);
+    gather_hits<kMixed>(in, agent, hit_slot, hits, sums);
     const float sx = sums.sx, sy = sums.sy, kx = sums.kx, ky = sums.ky, allow = sums.allow;
     const std::uint32_t count = sums.count, coincident = sums.coincident, rank = sums.rank;
     allow_[k] = moving ? allow / path_len : max_step;
@@ -378,7 +429,7 @@ void Swarm::gather_neighbours(const crowd_detail::SwarmTick& t, std::size_t begi
       // Vogel disc of radius max_step (see coincident_push).
       corr = coincident_push(rank, coincident + 1);
       burst = 1;
-      burst_ticks_[k] = burst_ticks(coincident + 1, contact_d, max_step) - 1;
+      burst_ticks_[k] = burst_ticks(coincident + 1, kt.contact_d, max_step) - 1;
     } else if (burst_ticks_[k] > 0 && max_step > 0.0f) {
       // Still bursting out of a stack: repeat last tick's displacement, so the stack's Vogel
       // disc keeps its shape and only grows (see burst_ticks()).
@@ -388,6 +439,7 @@ void Swarm::gather_neighbours(const crowd_detail::SwarmTick& t, std::size_t begi
       --burst_ticks_[k];
     } else {
       const float mean = count > 0 ? 1.0f / static_cast<float>(count) : 0.0f;
+      const float stiffness = kt.stiffness;
       corr = {sx * mean * stiffness + kx * contact_stiffness, sy * mean * stiffness + ky * contact_stiffness};
     }
     corr_x_[k] = corr.x;
@@ -395,5 +447,8 @@ void Swarm::gather_neighbours(const crowd_detail::SwarmTick& t, std::size_t begi
     bursting_[k] = burst;
   }
 }
+
+template void Swarm::gather_neighbours_of_kinds<true>(const crowd_detail::SwarmTick&, std::size_t, std::size_t);
+template void Swarm::gather_neighbours_of_kinds<false>(const crowd_detail::SwarmTick&, std::size_t, std::size_t);
 
 }  // namespace swarmfield::sim

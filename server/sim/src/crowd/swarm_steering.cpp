@@ -117,14 +117,15 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
       }
     }
     const std::uint32_t id = ids_[k];
+    const crowd_detail::KindTick& kt = t.kinds[t.kind[k]];
     const float vx = vxs_[k], vy = vys_[k];
     const Vec2 p{sxs[k], sys[k]};
     const std::int32_t cx = ring_x[k & (kCellRing - 1)], cy = ring_y[k & (kCellRing - 1)];  // cell_of(p)
     Vec2 desired{};
     if (flow.at(cx, cy) != FlowDirection::kNone) {
       desired = sample_flow(map, flow, p);
-      if (integration != nullptr && t.commit_speed > 0.0f) {
-        desired = keep_route(map, flow, *integration, cx, cy, desired, {vx, vy}, t.commit_speed);
+      if (integration != nullptr && kt.commit_speed > 0.0f) {
+        desired = keep_route(map, flow, *integration, cx, cy, desired, {vx, vy}, kt.commit_speed);
       }
     } else if (integration != nullptr && !integration->reachable(cx, cy)) {
       desired = escape_direction(map, *integration, p, cx, cy, kEscapeSearchCells);
@@ -140,8 +141,8 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
         const Vec2 away = p - o.center;
         const float dist = length(away);
         const float surface = dist - o.radius;
-        if (surface >= t.sep_r) return;
-        const float w = 1.0f - std::max(surface, 0.0f) * t.inv_sep_r;
+        if (surface >= kt.sep_r) return;
+        const float w = 1.0f - std::max(surface, 0.0f) * kt.inv_sep_r;
         const Vec2 u = dist > 1e-6f ? away * (1.0f / dist) : id_direction(id);
         force += u * w;
       });
@@ -157,13 +158,13 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
     // direction alone would pass by).
     Vec2 probe = steer;
     const bool open_here =
-        t.small_moves && cx >= 0 && cy >= 0 && cx < map_w && cy < map_h && open[map.index(cx, cy)] != 0;
-    if (!open_here && t.max_step > 0.0f && (steer.x != 0.0f || steer.y != 0.0f)) {
-      const Vec2 move = steer * t.max_step;
-      Vec2 q = slide_along_walls(map, p, move, t.radius);
+        kt.small_moves && cx >= 0 && cy >= 0 && cx < map_w && cy < map_h && open[map.index(cx, cy)] != 0;
+    if (!open_here && kt.max_step > 0.0f && (steer.x != 0.0f || steer.y != 0.0f)) {
+      const Vec2 move = steer * kt.max_step;
+      Vec2 q = slide_along_walls(map, p, move, kt.radius);
       if (q.x - p.x != move.x || q.y - p.y != move.y) {
-        if (may_round_corner(p, q, move, t.corner_eps)) q = slide_round_corner(map, p, q, move, t.max_step, t.radius);
-        probe = (q - p) * (1.0f / t.max_step);
+        if (may_round_corner(p, q, move, t.corner_eps)) q = slide_round_corner(map, p, q, move, kt.max_step, kt.radius);
+        probe = (q - p) * (1.0f / kt.max_step);
       }
     }
     path_x_[k] = probe.x;

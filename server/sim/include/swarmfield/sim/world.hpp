@@ -25,6 +25,12 @@ struct SpawnerParams {
 
 struct WorldParams {
   SwarmParams swarm;
+  /// Enemy kinds (see AgentKind; the spawner picks among them by spawn_weight, see
+  /// spawn_agents()). Empty: one kind made of swarm.radius, swarm.max_speed and
+  /// swarm.max_turn_rate. Values are made usable by Swarm::set_kinds (check_agent_kinds() is the
+  /// strict check configs should run first); a table Swarm refuses (more than kMaxAgentKinds)
+  /// falls back to the one kind.
+  std::vector<AgentKind> kinds;
   SpawnerParams spawner;
   std::uint32_t max_agents = 100000;
   float player_speed = 5.0f;   ///< world units per second
@@ -74,10 +80,13 @@ class World {
   /// every player; returns how many were spawned (fewer when the swarm is full, 0 when the map
   /// has no walkable cell). Cells are ranked: reachable from a player and far enough, then
   /// reachable, then far enough, then any walkable; the best non-empty rank is used. Within a
-  /// cell the point is random but a radius from the cell's edges. Randomness: the world's
-  /// std::mt19937_64, bits mapped to ranges by hand (no std::uniform_*_distribution, whose
-  /// algorithm is implementation-defined), so a seed replays on every standard library.
-  /// Cost O(cells) per call (two scans), meant for waves, not per tick.
+  /// cell the point is random but a radius from the cell's edges. Kinds: when more than one kind
+  /// has a positive spawn_weight, each agent's kind is drawn first, from one 64-bit draw, by
+  /// pick_agent_kind() (in proportion to the weights); with one such kind no draw is made.
+  /// Randomness: the world's std::mt19937_64 seeded with WorldParams::seed, bits mapped to
+  /// ranges by hand (no std::uniform_*_distribution, whose algorithm is implementation-defined),
+  /// so a seed replays on every standard library. Cost O(cells) per call (two scans), meant for
+  /// waves, not per tick.
   std::size_t spawn_agents(std::size_t n);
   /// Changes one cell's cost (run-time blocker); agents inside it are pushed out on the next
   /// step and the fields rebuild on the next step.
@@ -103,7 +112,8 @@ class World {
   [[nodiscard]] std::uint64_t tick() const noexcept { return tick_; }
   /// 64-bit hash of the state after the last step (xxHash64-style mixing of the tick, every
   /// player's id, intent, position, velocity and contact count, and every agent's id, x, y and
-  /// heading bit patterns in swarm order). 0 before the first step.
+  /// heading bit patterns in swarm order, and its kind when the world has more than one kind).
+  /// 0 before the first step.
   [[nodiscard]] std::uint64_t state_hash() const noexcept { return state_hash_; }
   [[nodiscard]] std::uint64_t rebuild_count() const noexcept { return fields_.rebuild_count(); }
   [[nodiscard]] const GridMap& map() const noexcept { return map_; }

@@ -1,5 +1,6 @@
 #pragma once
 // The enemy swarm: structure-of-arrays agent state and the per-tick steering step.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -7,6 +8,7 @@
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/crowd/agent_kind.hpp"
 #include "swarmfield/sim/crowd/spatial_hash.hpp"
 #include "swarmfield/sim/crowd/wall_collision.hpp"
 #include "swarmfield/sim/vec2.hpp"
@@ -19,11 +21,14 @@ struct SwarmTick;  // one step's inputs and constants (src/crowd/swarm_tick.hpp)
 }  // namespace crowd_detail
 
 /// Tuning of the swarm. Lengths in world units, speeds in world units per second, angles in
-/// radians.
+/// radians. radius, max_speed and max_turn_rate are those of the one kind a swarm has until
+/// Swarm::set_kinds() gives it a table of kinds (see AgentKind).
 struct SwarmParams {
   float radius = 0.35f;                 ///< agent disc radius
   float max_speed = 3.0f;               ///< top speed along the flow
-  float separation_radius = 0.9f;       ///< R of the separation kernel (>= 2*radius)
+  /// R of the separation kernel (>= 2*radius) for agents of `radius`; a kind of radius r uses
+  /// R * r / radius, and a pair of kinds the mean of their two R.
+  float separation_radius = 0.9f;
   float flow_weight = 1.0f;             ///< w_flow
   float obstacle_max_force = 2.0f;      ///< clamp of the summed obstacle force
   /// World units of correction per unit separation, per tick. Gentle, because the separation
@@ -73,15 +78,25 @@ struct Obstacle {
 /// is valid only until the next step(): follow an agent across steps by its id (index_of()).
 class Swarm {
  public:
-  Swarm() = default;
+  Swarm() : Swarm(SwarmParams{}, 0) {}
   Swarm(const SwarmParams& params, std::size_t capacity);
 
-  /// Adds an agent at `p` (world units) with heading `heading` (radians). Returns its id, or
-  /// kInvalidAgent when the swarm is at capacity.
+  /// Adds an agent of kind `kind` (an index into kind_table()) at `p` (world units) with heading
+  /// `heading` (radians). Returns its id, or kInvalidAgent when the swarm is at capacity or the
+  /// kind does not exist.
   static constexpr std::uint32_t kInvalidAgent = 0xFFFFFFFFu;
-  std::uint32_t add(Vec2 p, float heading = 0.0f);
+  std::uint32_t add(Vec2 p, float heading = 0.0f, std::uint8_t kind = 0);
   /// Removes every agent (ids keep counting up).
   void clear() noexcept;
+
+  /// Replaces the kind table (1..kMaxAgentKinds kinds; agents of kind i use kinds[i]'s radius,
+  /// max_speed, separation_weight and max_turn_rate). Returns false and changes nothing when the
+  /// table is empty, too long, or would leave an existing agent with a kind index past its end.
+  /// Values are made usable like SwarmParams (non-finite or negative ones replaced by the
+  /// defaults); check_agent_kinds() is the strict check for configs. Until called, the table is
+  /// one kind made of SwarmParams' radius, max_speed and max_turn_rate (separation weight 1).
+  bool set_kinds(std::span<const AgentKind> kinds);
+  [[nodiscard]] std::span<const AgentKind> kind_table() const noexcept { return kind_table_; }
 
   /// Configures the neighbour hash and the static obstacle hash for a map. Call once after
   /// the map is known (and again if obstacles change).
@@ -124,6 +139,8 @@ class Swarm {
   [[nodiscard]] std::span<const float> vxs() const noexcept { return vxs_; }  ///< last tick's velocity
   [[nodiscard]] std::span<const float> vys() const noexcept { return vys_; }
   [[nodiscard]] std::span<const float> headings() const noexcept { return headings_; }
+  /// Each agent's kind: an index into kind_table().
+  [[nodiscard]] std::span<const std::uint8_t> kinds() const noexcept { return kinds_; }
   /// The neighbour hash as of the start of the last step (positions before that step).
   [[nodiscard]] const SpatialHash& hash() const noexcept { return hash_; }
   /// Index of the agent with `id`, or kNoIndex. Linear scan (tests, tools; not per tick).
@@ -143,16 +160,25 @@ class Swarm {
   // which).
   void steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   void gather_neighbours(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
+  template <bool kMixed>  // several kinds have agents (per-pair constants)
+  void gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   void integrate_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   void turn_headings(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   bool refresh_map_cache(const GridMap& map);  // true when the map changed
   void configure_hashes(const GridMap& map);
+  // Largest separation radius over the kinds that have agents (the hash's cell size).
+  [[nodiscard]] float interaction_radius() const noexcept;
 
   SwarmParams params_;
   std::size_t capacity_ = 0;
   std::uint32_t next_id_ = 0;
   std::vector<std::uint32_t> ids_;
   std::vector<float> xs_, ys_, vxs_, vys_, headings_;
+  std::vector<std::uint8_t> kinds_, perm_kinds_;  // kind index per agent (and reorder scratch)
+  std::vector<AgentKind> kind_table_;
+  std::vector<float> kind_sep_r_;                     // per kind: its separation radius R
+  std::array<std::uint32_t, kMaxAgentKinds> kind_counts_{};  // agents per kind
+  float hash_cell_ = -1.0f;  // the separation radius the hashes were configured for
   // Per-tick scratch indexed by hash slot (cell-sorted order), not by agent index.
   std::vector<float> steer_x_, steer_y_;  // unit steering direction (or 0)
   std::vector<float> next_xs_, next_ys_;  // positions being written this tick (swapped in)
