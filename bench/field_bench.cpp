@@ -16,6 +16,7 @@
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
 #include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/navigation_set.hpp"
 #include "swarmfield/sim/worker_pool.hpp"
 
 namespace swarmfield::bench {
@@ -217,12 +218,117 @@ void register_case(const FieldCase& c) {
   })->Unit(benchmark::kMillisecond);
 }
 
+/// The goals moved by one cell (each to the walkable cell nearest its right-hand neighbour), so
+/// that alternating between the two sets makes every update a full rebuild of the same size.
+std::vector<sim::CellCoord> shifted_goals(const sim::GridMap& map, const std::vector<sim::CellCoord>& goals) {
+  std::vector<sim::CellCoord> out;
+  for (const sim::CellCoord g : goals) {
+    sim::CellCoord n = nearest_walkable(map, {g.x + 1, g.y});
+    if (n == g) n = nearest_walkable(map, {g.x, g.y + 1});
+    out.push_back(n);
+  }
+  return out;
+}
+
+/// Rebuilds through NavigationFields (1 thread, all at once) alternating between two goal sets
+/// one cell apart: what a player stepping into the next cell costs. `any_angle` adds the
+/// any-angle layer (its sight table is built once per map revision, so steady-state rebuilds
+/// reuse it, as in the server).
+void bench_nav_rebuild(benchmark::State& st, const FieldSetup& s, bool any_angle) {
+  const std::vector<sim::CellCoord> other = shifted_goals(*s.map, s.goals);
+  sim::NavigationFields fields;
+  fields.set_any_angle(any_angle);
+  fields.update(*s.map, s.goals);  // warm: buffers and (with any_angle) the sight table
+  fields.update(*s.map, other);
+  bool flip = false;
+  std::uint64_t work = 0;
+  for (auto _ : st) {
+    fields.update(*s.map, flip ? other : s.goals);
+    work += fields.last_update_work();
+    flip = !flip;
+    benchmark::DoNotOptimize(fields.flow().directions().data());
+    benchmark::ClobberMemory();
+  }
+  st.counters["work_units"] = static_cast<double>(work) / static_cast<double>(std::max<std::int64_t>(st.iterations(), 1));
+}
+
+/// NavigationSet with size classes 1..`classes` present (unit-cost map: every class grid is the
+/// map shrunk by its clearance), goals at cell centres alternating one cell apart: every update
+/// rebuilds every class (integration + flow + any-angle).
+void bench_set_rebuild(benchmark::State& st, const FieldSetup& s, int classes) {
+  const std::vector<sim::CellCoord> other = shifted_goals(*s.map, s.goals);
+  std::vector<sim::Vec2> a, b;
+  for (const sim::CellCoord g : s.goals) a.push_back(s.map->cell_center(g));
+  for (const sim::CellCoord g : other) b.push_back(s.map->cell_center(g));
+  sim::SizeClassMask mask = 0;
+  for (int n = 1; n <= classes; ++n) mask = static_cast<sim::SizeClassMask>(mask | sim::size_class_bit(n));
+  sim::NavigationSet set;
+  set.update(*s.map, a, mask);  // warm: clearance, class grids, sight tables, buffers
+  set.update(*s.map, b, mask);
+  bool flip = false;
+  for (auto _ : st) {
+    set.update(*s.map, flip ? b : a, mask);
+    flip = !flip;
+    benchmark::DoNotOptimize(set.fields(1).any_angle().waypoints().data());
+    benchmark::ClobberMemory();
+  }
+  st.counters["classes"] = classes;
+}
+
+void register_any_angle_case(const FieldCase& c) {
+  std::string suffix = "/";
+  suffix.append(map_label(c.map)).append("/goals:").append(std::to_string(c.goal_count));
+  benchmark::RegisterBenchmark(("field/nav_rebuild/plain" + suffix).c_str(), [c](benchmark::State& state) {
+    run_case(state, c, [](benchmark::State& st, const FieldSetup& s) { bench_nav_rebuild(st, s, false); });
+  })->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark(("field/nav_rebuild/any_angle" + suffix).c_str(), [c](benchmark::State& state) {
+    run_case(state, c, [](benchmark::State& st, const FieldSetup& s) { bench_nav_rebuild(st, s, true); });
+  })->Unit(benchmark::kMillisecond);
+  for (const int classes : {1, 2, 4}) {
+    benchmark::RegisterBenchmark(("field/set_rebuild/classes:" + std::to_string(classes) + suffix).c_str(),
+                                 [c, classes](benchmark::State& state) {
+                                   run_case(state, c, [classes](benchmark::State& st, const FieldSetup& s) {
+                                     bench_set_rebuild(st, s, classes);
+                                   });
+                                 })
+        ->Unit(benchmark::kMillisecond);
+  }
+  // Per map revision (not per goal change): the clearance map and the sight table.
+  benchmark::RegisterBenchmark(("field/map_revision/clearance" + suffix).c_str(), [c](benchmark::State& state) {
+    run_case(state, c, [](benchmark::State& st, const FieldSetup& s) {
+      sim::ClearanceMap clearance;
+      clearance.build(*s.map);
+      for (auto _ : st) {
+        clearance.build(*s.map);
+        benchmark::DoNotOptimize(clearance.values().data());
+        benchmark::ClobberMemory();
+      }
+    });
+  })->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark(("field/map_revision/sight_table" + suffix).c_str(), [c](benchmark::State& state) {
+    run_case(state, c, [](benchmark::State& st, const FieldSetup& s) {
+      sim::IntegrationField integration;
+      integration.build(*s.map, s.goals);
+      sim::BlockedCountTable table;
+      for (auto _ : st) {
+        table.begin(integration);
+        benchmark::DoNotOptimize(table.advance(integration, UINT64_MAX));
+        benchmark::ClobberMemory();
+      }
+    });
+  })->Unit(benchmark::kMillisecond);
+}
+
 }  // namespace
 
 void register_field_benchmarks(const BenchOptions& options) {
   for (const char* map : {"street/Boston_0_1024.map", "street/Paris_1_1024.map"}) {
     register_case({map, 1});
-    if (!options.quick) register_case({map, 4});
+    register_any_angle_case({map, 1});
+    if (!options.quick) {
+      register_case({map, 4});
+      register_any_angle_case({map, 4});
+    }
   }
 }
 

@@ -242,6 +242,35 @@ print("  ours = IntegrationField::build + FlowField::build_rows (1 thread); 2thr
       "  std::priority_queue Dijkstra (+ scalar flow extraction); BFS = unit-step 8-neighbour BFS (floor).\n"
       "  speed-up = heap Dijkstra time / ours; rel.err = max relative difference of the distances (checked < 1e-4).")
 
+# ---- Figure 1b: any-angle layer and size classes -------------------------------------------------
+ANY_ANGLE_MAX_RATIO = 1.3
+rows = []
+for name in runs:
+    m = re.fullmatch(r"field/nav_rebuild/plain/(.+)/goals:(\d+)", name)
+    if not m:
+        continue
+    label, goals = m.group(1), m.group(2)
+    suf = f"/{label}/goals:{goals}"
+    plain = cpu_ms(name)
+    anyang = cpu_ms("field/nav_rebuild/any_angle" + suf)
+    c1 = cpu_ms("field/set_rebuild/classes:1" + suf)
+    c2 = cpu_ms("field/set_rebuild/classes:2" + suf)
+    c4 = cpu_ms("field/set_rebuild/classes:4" + suf)
+    per_class = None if c1 is None or c4 is None else (c4 - c1) / 3.0
+    r = ratio(anyang, plain)
+    rows.append([label, goals, fmt(plain), fmt(anyang), fmt(r, ".2f") + "x", fmt(c1), fmt(c2), fmt(c4),
+                 fmt(per_class), fmt(cpu_ms("field/map_revision/clearance" + suf)),
+                 fmt(cpu_ms("field/map_revision/sight_table" + suf))])
+    targets.append((f"rebuild with any-angle {label} {goals} goal(s) within {ANY_ANGLE_MAX_RATIO:g}x of without",
+                    fmt(r, ".2f") + "x", verdict(None if r is None else r <= ANY_ANGLE_MAX_RATIO)))
+if rows:
+    print("\n[1b] Any-angle layer and size classes (rebuild after a goal changes cell), ms")
+    table(["map", "goals", "plain", "any-angle", "ratio", "set 1 class", "set 2 classes", "set 4 classes",
+           "per extra class", "clearance/rev", "sight table/rev"], rows)
+    print("  plain / any-angle = NavigationFields rebuild (integration + flow [+ AnyAngleField]), 1 thread, goals\n"
+          "  alternating one cell apart; set N classes = NavigationSet with size classes 1..N (each with its any-angle\n"
+          "  layer); per extra class = (4 classes - 1 class) / 3; clearance and sight table are paid per map revision.")
+
 # ---- Figure 2: one field vs per-agent A* --------------------------------------------------------
 print("\n[2] One field vs per-agent A* (Boston_0_1024, goal near the centre), ms")
 field = cpu_ms("field/rebuild/ours/Boston_0_1024/goals:1")

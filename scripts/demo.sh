@@ -89,7 +89,10 @@ for _ in $(seq 1 100); do
 done
 grep -q 'listening' "$OUT/server.log" || { echo "the server did not report listening within 10 s:"; cat "$OUT/server.log"; exit 1; }
 
-BOT_ARGS=(--port "$PORT" --seconds "$SECONDS_TO_RUN")
+# The bot outlives the viewer (the last frame, the screenshot, must still show the player being
+# chased); the clean-up below stops it once the viewer is done.
+BOT_SECONDS=$(awk -v s="$SECONDS_TO_RUN" 'BEGIN { print (s > 0) ? s + 3 : 0 }')
+BOT_ARGS=(--port "$PORT" --seconds "$BOT_SECONDS")
 if [ -n "$SCRIPT" ]; then BOT_ARGS+=(--script "$SCRIPT"); BOT_WHAT="script $(basename "$SCRIPT")"; else BOT_WHAT="its built-in wander loop"; fi
 say "starting the bot as the player, walking $BOT_WHAT (log: $OUT/bot.log)"
 "$BIN/swarmfield-bot" "${BOT_ARGS[@]}" >"$OUT/bot.log" 2>&1 &
@@ -104,7 +107,9 @@ fi
 
 if [ "$HEADLESS" = yes ]; then
   say "no display: headless viewer for $SECONDS_TO_RUN s, screenshot -> $OUT/demo.png"
+  # Following the player at 6 pixels per cell: the picture shows the chase, not the whole map.
   "$BIN/swarmfield-viewer" --port "$PORT" --headless --seconds "$SECONDS_TO_RUN" --screenshot "$OUT/demo.png" \
+    --follow --zoom 6 \
     | tee "$OUT/viewer.log"
 else
   say "opening the viewer window (F flow arrows, H heat map, P follow player, arrows pan, wheel zoom, Esc quits)"

@@ -3,6 +3,7 @@
 // executable of its own.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <limits>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "allocation_counter.hpp"
 #include "swarmfield/io/map_file.hpp"
 #include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/navigation_set.hpp"
 
 using namespace swarmfield::sim;
 using swarmfield::sim::test::boston_256;
@@ -95,4 +97,31 @@ TEST_CASE("the queue pool grows only when a build needs more than ever before") 
   in.build(m, goals);
   CHECK(g_allocations.load() - before_second == 0);
   CHECK(in.raw(1, 1) == kDiagonalStep);
+}
+
+TEST_CASE("NavigationSet (any-angle, two classes): no allocation once warm, sampling included") {
+  const GridMap m = boston_256();
+  for (const std::size_t budget : {std::size_t{0}, std::size_t{15000}}) {
+    CAPTURE(budget);
+    NavigationSet set;
+    set.set_rebuild_budget(budget);
+    const SizeClassMask classes = size_class_bit(1) | size_class_bit(2);
+    std::vector<Vec2> goals{m.cell_center(goal_at(m, 0)), m.cell_center(goal_at(m, 1))};
+    set.update(m, goals, classes);  // the first build allocates fronts, class grid, tables
+    goals[0] = m.cell_center(goal_at(m, 2));
+    set.update(m, goals, classes);  // and the first sliced build its back pair
+    const std::size_t before = g_allocations.load();
+    float sum = 0.0f;
+    for (int t = 3; t < 203; ++t) {
+      goals[t % 2] = m.cell_center(goal_at(m, t));  // a new cell on every update
+      set.update(m, goals, classes);
+      for (int k = 0; k < 50; ++k) {
+        const NavSample s = set.sample(1 + k % 2, {static_cast<float>(k * 5 % 256) + 0.3f, static_cast<float>(k * 3 % 256) + 0.6f});
+        sum += s.direction.x;
+      }
+    }
+    CHECK(g_allocations.load() - before == 0);
+    CHECK(set.rebuild_count() > 4);
+    CHECK(std::isfinite(sum));
+  }
 }

@@ -40,6 +40,13 @@ void NavigationFields::build_front_now(const GridMap& map, std::span<const CellC
   }
   last_work_ += front_.integration.work_units() + row_units(front_.integration.width()) *
                                                       static_cast<std::uint64_t>(front_.integration.height());
+  if (any_angle_) {
+    constexpr std::uint64_t kNoLimit = std::numeric_limits<std::uint64_t>::max();
+    bool ready = false;
+    last_work_ += advance_table(front_, kNoLimit, ready);
+    last_work_ += front_.angle.begin(front_.integration, front_.goals);
+    last_work_ += front_.angle.advance(front_.flow, table_, kNoLimit);
+  }
   valid_ = true;
   ++started_;
   ++rebuilds_;
@@ -48,20 +55,41 @@ void NavigationFields::build_front_now(const GridMap& map, std::span<const CellC
     back_.integration.reserve(map.width(), map.height());
     back_.flow.reserve(map.width(), map.height());
     back_.goals.reserve(front_.goals.capacity());
+    if (any_angle_) back_.angle.reserve(map.width(), map.height());
   }
+}
+
+std::uint64_t NavigationFields::advance_table(const FieldSet& set, std::uint64_t budget, bool& ready) {
+  const bool same_snapshot = table_generation_ == generation_ && table_revision_ == set.map_revision &&
+                             table_.width() == set.integration.width() && table_.height() == set.integration.height();
+  ready = same_snapshot && table_valid_;
+  if (ready) return 0;
+  if (!same_snapshot || table_.done()) {
+    // (Re)start for this snapshot; a table left half-built by an abandoned build is redone.
+    table_.begin(set.integration);
+    table_revision_ = set.map_revision;
+    table_generation_ = generation_;
+    table_valid_ = false;
+  }
+  const std::uint64_t spent = table_.advance(set.integration, budget);
+  table_valid_ = table_.done();
+  ready = table_valid_;
+  return spent;
 }
 
 void NavigationFields::start_back(const GridMap& map, std::span<const CellCoord> goals) {
   back_.goals.assign(goals.begin(), goals.end());
   back_.map_revision = map.revision();
   back_.flow_row = 0;
+  back_.angle_started = false;
   back_.integration.begin(map, goals);
   back_active_ = true;
   ++started_;
 }
 
 bool NavigationFields::back_complete() const noexcept {
-  return !back_.integration.in_progress() && back_.flow_row >= back_.integration.height();
+  return !back_.integration.in_progress() && back_.flow_row >= back_.integration.height() &&
+         (!any_angle_ || (back_.angle_started && back_.angle.done()));
 }
 
 std::uint64_t NavigationFields::advance_back(std::uint64_t budget) {
@@ -86,7 +114,20 @@ std::uint64_t NavigationFields::advance_back(std::uint64_t budget) {
     back_.flow.build_rows(back_.integration, back_.flow_row, back_.flow_row + rows);  // sizes the field too
   }
   back_.flow_row += rows;
-  return spent + flow_spent;
+  spent += flow_spent;
+  if (!any_angle_ || back_.flow_row < h || spent >= budget) return spent;
+  // Any-angle layer: the sight table for this snapshot (usually kept from an earlier build),
+  // then the waypoints.
+  bool ready = false;
+  spent += advance_table(back_, budget - spent, ready);
+  if (!ready || spent >= budget) return spent;
+  if (!back_.angle_started) {
+    spent += back_.angle.begin(back_.integration, back_.goals);
+    back_.angle_started = true;
+    if (spent >= budget) return spent;
+  }
+  spent += back_.angle.advance(back_.flow, table_, budget - spent);
+  return spent;
 }
 
 void NavigationFields::swap_back_in() noexcept {

@@ -5,6 +5,8 @@
 #include <span>
 #include <vector>
 
+#include "swarmfield/sim/nav/any_angle_field.hpp"
+#include "swarmfield/sim/nav/blocked_count_table.hpp"
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
 
@@ -41,6 +43,12 @@ namespace swarmfield::sim {
 /// (unless the number of goal cells grows). Memory: two pairs, ~9 bytes per cell each.
 /// Sizing: at 80,000-150,000 units per ms (see kLinearCellsPerWorkUnit), 200,000 units per
 /// update costs ~1.5-2.5 ms and rebuilds Boston_0_1024 (~1.2e6 units) every 6-7 updates.
+///
+/// Any-angle layer (set_any_angle(true), off by default): every build then also computes an
+/// AnyAngleField after the flow field (same front/back pairs, same budget; a build completes
+/// only with its waypoints), using a BlockedCountTable of the build's map snapshot that is
+/// kept between builds and rebuilt only for a new map revision (or after invalidate()).
+/// Memory: +6 bytes per cell per pair, +4 bytes per cell for the table.
 class NavigationFields {
  public:
   /// Brings the fields up to date for `goal_cells` on `map`, within the rebuild budget (see
@@ -49,7 +57,17 @@ class NavigationFields {
   bool update(const GridMap& map, std::span<const CellCoord> goal_cells);
   /// Forces the next update() to rebuild, all at once (the front is considered unusable),
   /// abandoning any build in progress.
-  void invalidate() noexcept { valid_ = false; }
+  void invalidate() noexcept {
+    valid_ = false;
+    ++generation_;
+  }
+  /// Builds the any-angle layer with every rebuild (see the class comment). Turning it on or
+  /// off invalidates the front (the next update() rebuilds all at once).
+  void set_any_angle(bool on) noexcept {
+    if (on != any_angle_) invalidate();
+    any_angle_ = on;
+  }
+  [[nodiscard]] bool any_angle_enabled() const noexcept { return any_angle_; }
 
   /// Work units (see kLinearCellsPerWorkUnit) each update() may spend on a rebuild; 0 (the
   /// default) = every rebuild runs all at once inside the update() that needs it. A full
@@ -69,6 +87,8 @@ class NavigationFields {
   /// The front (last complete) fields.
   [[nodiscard]] const IntegrationField& integration() const noexcept { return front_.integration; }
   [[nodiscard]] const FlowField& flow() const noexcept { return front_.flow; }
+  /// The front any-angle layer; empty (size 0) unless set_any_angle(true).
+  [[nodiscard]] const AnyAngleField& any_angle() const noexcept { return front_.angle; }
   /// Completed rebuilds: how many times the front fields were replaced by a new complete
   /// build (all-at-once or time-sliced). Abandoned builds are not counted. With budget 0 this
   /// is the number of updates that rebuilt, as before time slicing existed.
@@ -93,6 +113,8 @@ class NavigationFields {
     std::vector<CellCoord> goals;  // inputs the set was (or is being) built for
     std::uint32_t map_revision = 0;
     std::int32_t flow_row = 0;     // next flow row to build (back set, once the integration is done)
+    AnyAngleField angle;           // only with any_angle_
+    bool angle_started = false;    // back set: angle.begin() was called for this build
   };
 
   [[nodiscard]] static bool same_inputs(const FieldSet& set, const GridMap& map,
@@ -104,12 +126,22 @@ class NavigationFields {
   std::uint64_t advance_back(std::uint64_t budget);
   [[nodiscard]] bool back_complete() const noexcept;
   void swap_back_in() noexcept;
+  /// Brings table_ up to date for `set`'s map snapshot, for about `budget` units; returns the
+  /// units spent and sets `ready` when the table is complete for it.
+  std::uint64_t advance_table(const FieldSet& set, std::uint64_t budget, bool& ready);
 
   FieldSet front_;
   FieldSet back_;
   std::size_t budget_ = 0;
   WorkerPool* pool_ = nullptr;
   bool valid_ = false;
+  bool any_angle_ = false;
+  // Blocked-cell table for the any-angle sight tests, shared by the builds (see the class comment).
+  BlockedCountTable table_;
+  bool table_valid_ = false;
+  std::uint32_t table_revision_ = 0;
+  std::uint64_t table_generation_ = 0;
+  std::uint64_t generation_ = 1;  // bumped by invalidate(): a table from before is never reused
   bool back_active_ = false;
   bool stale_ = false;
   std::uint64_t rebuilds_ = 0;

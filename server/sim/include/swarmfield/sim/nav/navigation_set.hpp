@@ -1,0 +1,103 @@
+#pragma once
+// The fields of every agent size class present: one clearance map per map revision, one
+// planning grid and one time-sliced field set (integration + flow + any-angle) per class.
+#include <array>
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "swarmfield/sim/map/grid_map.hpp"
+#include "swarmfield/sim/nav/any_angle_field.hpp"
+#include "swarmfield/sim/nav/clearance_map.hpp"
+#include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/size_class.hpp"
+#include "swarmfield/sim/vec2.hpp"
+
+namespace swarmfield::sim {
+
+class WorkerPool;
+
+/// Navigation for agents of several sizes toward several goals (players).
+///
+/// Per update(): the clearance map is rebuilt when the map's revision changed (ClearanceMap);
+/// for each class n present, its planning grid (update_class_map(): walkable iff clearance >= n,
+/// block cost = max over the block; class 1 plans on the map itself) is refreshed when the
+/// clearance changed, the goals' class-n cells are computed (class_goal_block(): the goal
+/// position's reference block, or the nearest fitting block within kGoalReachCells; a goal no
+/// class-n block can reach is left out of that class's field), and the class's NavigationFields
+/// (with the any-angle layer on) is brought up to date. So a class's field is rebuilt only when
+/// one of its goal cells or its planning grid changed -- never because a goal moved inside its
+/// cell -- and classes not present cost nothing (their buffers are kept for when they return,
+/// when they are rebuilt all at once). Time slicing, budgets and the front/back policy are
+/// NavigationFields' (one budget per class per update). Deterministic; no allocation once warm
+/// except when the map changes revision (class grids are updated in place) or grows, or the
+/// goal count grows.
+class NavigationSet {
+ public:
+  /// Distance (Chebyshev, cells) within which a goal that does not fit a class is moved to the
+  /// nearest block that does (see class_goal_block()).
+  static constexpr std::int32_t kGoalReachCells = 4;
+
+  NavigationSet();
+
+  /// Brings the fields of every class in `classes` up to date for `goals` (world positions,
+  /// index = goal index, e.g. one per player) on `map`. Call once per tick. Returns true if some
+  /// class's front fields changed.
+  bool update(const GridMap& map, std::span<const Vec2> goals, SizeClassMask classes);
+  /// Work units per class per update (NavigationFields::set_rebuild_budget); 0 = all at once.
+  void set_rebuild_budget(std::size_t work_units_per_update) noexcept;
+  /// Threads for the linear passes of all-at-once rebuilds (NavigationFields::set_worker_pool).
+  void set_worker_pool(WorkerPool* pool) noexcept;
+  /// Forces every class to rebuild all at once on the next update() (and the clearance map to be
+  /// recomputed), e.g. after swapping in another map of the same size and revision.
+  void invalidate() noexcept;
+
+  /// True if `size_class` was present in the last update() (its fields are readable).
+  [[nodiscard]] bool has_class(int size_class) const noexcept {
+    return size_class >= 1 && size_class <= kMaxSizeClass && slots_[slot(size_class)].present;
+  }
+  /// The class's fields (integration and flow on its planning grid, any_angle()); only
+  /// meaningful when has_class(). Lattice: cell b of these fields is the block with top-left b.
+  [[nodiscard]] const NavigationFields& fields(int size_class) const noexcept {
+    return slots_[slot(size_class)].fields;
+  }
+  /// The class's planning grid (class 1: empty; it plans on the map itself).
+  [[nodiscard]] const GridMap& class_grid(int size_class) const noexcept { return slots_[slot(size_class)].grid; }
+  [[nodiscard]] const ClearanceMap& clearance() const noexcept { return clearance_; }
+  /// Goal positions (world units) by goal index of the class's front field: the current
+  /// position of each goal whose class cell is still the one the front was built for, else the
+  /// centre of that cell's block. What sample() steers to.
+  [[nodiscard]] std::span<const Vec2> goal_positions(int size_class) const noexcept {
+    return slots_[slot(size_class)].sample_goals;
+  }
+  /// Desired direction of a class-`size_class` agent at `p` (world units): sample_any_angle() on
+  /// the class's front. kNoField when the class was not in the last update(). O(1).
+  [[nodiscard]] NavSample sample(int size_class, Vec2 p) const noexcept;
+
+  /// Work units spent by the last update() over all classes (clearance and class grids
+  /// included, charged as linear passes).
+  [[nodiscard]] std::uint64_t last_update_work() const noexcept { return last_work_; }
+  /// Completed rebuilds summed over the classes.
+  [[nodiscard]] std::uint64_t rebuild_count() const noexcept;
+
+ private:
+  struct ClassSlot {
+    NavigationFields fields;
+    GridMap grid;                    // planning grid (classes >= 2)
+    bool grid_current = false;       // grid matches clearance_
+    bool present = false;            // in the last update()
+    std::vector<CellCoord> goal_cells;
+    std::vector<Vec2> sample_goals;
+  };
+  [[nodiscard]] static std::size_t slot(int size_class) noexcept {
+    return static_cast<std::size_t>(size_class < 1 ? 0 : (size_class > kMaxSizeClass ? kMaxSizeClass - 1 : size_class - 1));
+  }
+
+  std::array<ClassSlot, kMaxSizeClass> slots_;
+  ClearanceMap clearance_;
+  bool clearance_valid_ = false;
+  float cell_size_ = 1.0f;
+  std::uint64_t last_work_ = 0;
+};
+
+}  // namespace swarmfield::sim
