@@ -18,6 +18,7 @@
 #include <cmath>
 
 #include "swarm_tick.hpp"
+#include "swarmfield/sim/nav/size_class.hpp"
 
 namespace swarmfield::sim {
 
@@ -312,16 +313,37 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
 
   // --- Repair: positions that are non-finite or inside a blocked cell (set by add(),
   //     set_position() or a wall that appeared) move to the nearest point clear of walls in the
-  //     nearest walkable cell. Only needed after such a change: step() itself never leaves an
-  //     agent in a wall, so this loop is skipped on ordinary ticks.
+  //     nearest walkable cell; a disc of half a cell or more (its square spans several cells)
+  //     also when its square overlaps a wall, to the nearest point where its square fits in a
+  //     block of its size class (move_disc_out_of_walls). Only needed after such a change:
+  //     step() itself never leaves an agent in a wall, so this loop is skipped on ordinary ticks.
   if (needs_repair_) {
+    bool big_kinds = false;
+    for (std::size_t k = 0; k < kind_table_.size(); ++k) {
+      big_kinds = big_kinds || (kind_counts_[k] != 0 && t.kinds[k].radius >= 0.5f * cs);
+    }
+    if (big_kinds && !clearance_.matches(map)) {
+      clearance_.build(map);  // once per map revision (allocates only when the map grows)
+      max_clearance_ = 0;
+      for (const std::uint8_t c : clearance_.values()) max_clearance_ = std::max(max_clearance_, c);
+    }
     std::atomic<bool> invalid{false};  // an OR: the same whatever order chunks finish in
     parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
       bool bad = false;
       for (std::size_t i = begin; i < end; ++i) {
         const Vec2 p{xs_[i], ys_[i]};
-        if (finite(p) && map.walkable(cell_of(p.x, cs), cell_of(p.y, cs))) continue;
-        const Vec2 q = move_out_of_walls(map, p, t.kinds[kinds_[i]].radius);
+        const float r = t.kinds[kinds_[i]].radius;
+        Vec2 q = p;
+        if (r < 0.5f * cs) {
+          if (finite(p) && map.walkable(cell_of(p.x, cs), cell_of(p.y, cs))) continue;
+          q = move_out_of_walls(map, p, r);
+        } else {
+          if (square_fits(map, p, r)) continue;
+          // A class no block of the map fits (max_clearance_ says so, without a search per
+          // agent) gets the nearest walkable cell: it cannot stand anywhere without touching a wall.
+          const bool fits_somewhere = size_class_of_radius(r, cs) <= max_clearance_;
+          if (!fits_somewhere || !move_disc_out_of_walls(map, clearance_, p, r, q)) q = move_out_of_walls(map, p, r);
+        }
         xs_[i] = q.x;
         ys_[i] = q.y;
         if (!map.walkable(cell_of(q.x, cs), cell_of(q.y, cs))) bad = true;  // map has no walkable cell

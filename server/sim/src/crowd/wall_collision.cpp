@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "crowd_math.hpp"
+#include "swarmfield/sim/nav/size_class.hpp"
 
 namespace swarmfield::sim {
 
@@ -15,7 +16,7 @@ using crowd_detail::finite;
 
 float wall_collision_radius(float radius, float cell_size) noexcept {
   const float lo = 0.01f * cell_size;
-  const float hi = 0.49f * cell_size;
+  const float hi = 0.5f * static_cast<float>(kMaxSizeClass) * cell_size;
   if (!(radius >= lo)) return lo;  // also NaN
   return radius > hi ? hi : radius;
 }
@@ -171,9 +172,90 @@ Vec2 move_out_of_walls(const GridMap& map, Vec2 p, float radius) noexcept {
     }
   }
   if (best.x < 0) return p;
-  const float r = wall_collision_radius(radius, cs);
+  // Inside one cell: at most 0.49 cell (a bigger disc needs move_disc_out_of_walls).
+  const float r = std::min(wall_collision_radius(radius, cs), 0.49f * cs);
   const float x0 = static_cast<float>(best.x) * cs, y0 = static_cast<float>(best.y) * cs;
   return {std::clamp(p.x, x0 + r, x0 + cs - r), std::clamp(p.y, y0 + r, y0 + cs - r)};
+}
+
+bool square_fits(const GridMap& map, Vec2 p, float radius) noexcept {
+  if (!finite(p)) return false;
+  const float cs = map.cell_size();
+  const float r = wall_collision_radius(radius, cs);
+  const float eps = wall_span_epsilon(map);
+  const std::int32_t col0 = cell_of(p.x - r + eps, cs), col1 = cell_of(p.x + r - eps, cs);
+  const std::int32_t row0 = cell_of(p.y - r + eps, cs), row1 = cell_of(p.y + r - eps, cs);
+  if (col1 - col0 > 2 * kMaxSizeClass || row1 - row0 > 2 * kMaxSizeClass) return false;  // far off the map
+  for (std::int32_t y = row0; y <= row1; ++y) {
+    if (row_blocked(map, y, col0, col1)) return false;
+  }
+  return true;
+}
+
+bool move_disc_out_of_walls(const GridMap& map, const ClearanceMap& clearance, Vec2 p, float radius,
+                            Vec2& out) noexcept {
+  const std::int32_t w = map.width(), h = map.height();
+  const float cs = map.cell_size();
+  if (w <= 0 || h <= 0 || !clearance.matches(map)) return false;
+  if (!finite(p)) p = {static_cast<float>(w) * cs * 0.5f, static_cast<float>(h) * cs * 0.5f};
+  p.x = std::clamp(p.x, 0.0f, static_cast<float>(w) * cs);
+  p.y = std::clamp(p.y, 0.0f, static_cast<float>(h) * cs);
+  if (square_fits(map, p, radius)) {
+    out = p;
+    return true;
+  }
+  const float r = wall_collision_radius(radius, cs);
+  const int n = size_class_of_radius(r, cs);
+  const float side = static_cast<float>(n) * cs;
+  const CellCoord b0 = reference_block(p, n, cs);
+  // A square of side 2r <= n cells spans n or n + 1 cells per axis, so every placement lies in an
+  // all-walkable rectangle of n or n + 1 cells a side: the union of one, two or four fitting
+  // n-blocks. Per fitting block b, the centres of the rectangles it starts: [b + r, b + w - r]
+  // per axis, w = n, or n + 1 when the next block along that axis (and for both, the diagonal
+  // one) fits too. The nearest of those centres over all blocks is the nearest placement.
+  float best_d2 = std::numeric_limits<float>::infinity();
+  Vec2 best{};
+  auto consider = [&](std::int32_t bx, std::int32_t by) {
+    if (!clearance.fits({bx, by}, n)) return;
+    const bool right = clearance.fits({bx + 1, by}, n), down = clearance.fits({bx, by + 1}, n);
+    const bool both = right && down && clearance.fits({bx + 1, by + 1}, n);
+    const float x0 = static_cast<float>(bx) * cs, y0 = static_cast<float>(by) * cs;
+    for (int shape = 0; shape < 4; ++shape) {
+      const bool wide = (shape & 1) != 0, tall = (shape & 2) != 0;
+      if ((wide && tall && !both) || (wide && !right) || (tall && !down)) continue;
+      const float wx = wide ? side + cs : side, wy = tall ? side + cs : side;
+      const float qx = std::clamp(p.x, x0 + r, std::max(x0 + r, x0 + wx - r));
+      const float qy = std::clamp(p.y, y0 + r, std::max(y0 + r, y0 + wy - r));
+      const float d2 = (qx - p.x) * (qx - p.x) + (qy - p.y) * (qy - p.y);
+      if (d2 < best_d2) {
+        best_d2 = d2;
+        best = {qx, qy};
+      }
+    }
+  };
+  // Rings of blocks round b0: a placement from a block in ring k (its rectangles reach one cell
+  // further) is at least (k - n/2 - 3/2) cells from p.
+  const std::int32_t max_ring = std::max(w, h) + n;
+  for (std::int32_t k = 0; k <= max_ring; ++k) {
+    const float bound = (static_cast<float>(k) - 0.5f * static_cast<float>(n) - 1.5f) * cs;
+    if (best_d2 < std::numeric_limits<float>::infinity() && bound > 0.0f && bound * bound > best_d2) break;
+    if (k == 0) {
+      consider(b0.x, b0.y);
+      continue;
+    }
+    for (std::int32_t by = b0.y - k; by <= b0.y + k; ++by) {
+      if (by < 0 || by > h - n) continue;
+      if (by == b0.y - k || by == b0.y + k) {
+        for (std::int32_t bx = std::max(b0.x - k, 0); bx <= std::min(b0.x + k, w - n); ++bx) consider(bx, by);
+      } else {
+        if (b0.x - k >= 0) consider(b0.x - k, by);
+        if (b0.x + k <= w - n) consider(b0.x + k, by);
+      }
+    }
+  }
+  if (!(best_d2 < std::numeric_limits<float>::infinity())) return false;
+  out = best;
+  return true;
 }
 
 }  // namespace swarmfield::sim

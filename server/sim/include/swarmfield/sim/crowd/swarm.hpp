@@ -179,6 +179,8 @@ class Swarm {
   std::vector<float> kind_sep_r_;                     // per kind: its separation radius R
   std::array<std::uint32_t, kMaxAgentKinds> kind_counts_{};  // agents per kind
   float hash_cell_ = -1.0f;  // the separation radius the hashes were configured for
+  ClearanceMap clearance_;           // for repairing discs of half a cell or more (built on demand)
+  std::uint8_t max_clearance_ = 0;   // largest value of clearance_: the biggest class that fits
   // Per-tick scratch indexed by hash slot (cell-sorted order), not by agent index.
   std::vector<float> steer_x_, steer_y_;  // unit steering direction (or 0)
   std::vector<float> next_xs_, next_ys_;  // positions being written this tick (swapped in)
