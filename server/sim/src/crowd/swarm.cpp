@@ -70,6 +70,7 @@ Swarm::Swarm(const SwarmParams& params, std::size_t capacity) : params_(sanitize
   perm_vys_.reserve(capacity);
   perm_ids_.reserve(capacity);
   perm_headings_.reserve(capacity);
+  burst_chunks_.reserve(capacity / (params_.parallel_chunk_agents > 0 ? params_.parallel_chunk_agents : 1) + 1);
   kinds_.reserve(capacity);
   perm_kinds_.reserve(capacity);
   hash_.reserve(capacity);
@@ -241,6 +242,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
 
   crowd_detail::SwarmTick t{map, flow, integration};
   t.n = n;
+  t.chunk = chunk;
   t.cs = cs;
   t.map_w = map_w;
   t.map_h = map_h;
@@ -395,7 +397,10 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   //     and the path a full step takes along walls (swarm_steering.cpp).
   parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) { steer_agents(t, begin, end); });
   // --- Gather neighbours: separation, contact, free path, stacks (swarm_separation.cpp).
+  burst_chunks_.assign((n + chunk - 1) / chunk, 0);
   parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) { gather_neighbours(t, begin, end); });
+  // --- Bursts starting this tick (serial; rare): their pattern points and durations.
+  start_bursts(t);
   // --- Integrate: correction then move, slid along walls (swarm_motion.cpp).
   parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) { integrate_agents(t, begin, end); });
   // --- Heading: bounded turn toward the steering direction (swarm_motion.cpp).

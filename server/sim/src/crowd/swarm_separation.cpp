@@ -9,7 +9,8 @@
 //     neighbour ahead (free_path()), so agents queue behind the one in front instead of stepping
 //     into it and being pushed back the next tick (the period-2 jitter of a pressed crowd, which
 //     never loses its kinetic energy);
-//   - coincident agents (a stack on one point), which burst out onto a Vogel disc.
+//   - coincident agents (a stack on one point), which burst out along a pattern
+//     (burst_pattern.hpp) that grows by max_speed * dt a tick until the stack is clear.
 // Output per slot: the overlap correction (or the burst displacement) and the move allowance.
 #include <algorithm>
 #include <bit>
@@ -29,32 +30,6 @@ using crowd_detail::kCoincidentDist2;
 using crowd_detail::kPrefetchAgents;
 
 namespace {
-
-/// This tick's displacement, in units of max_step, of an agent that shares its exact position
-/// with `group - 1` others, `rank` of which have a smaller id. The stack takes the points of a
-/// Vogel (golden-angle) spiral, which fill a disc evenly (Vogel 1979): it bursts into a filled
-/// disc rather than a ring (where a capped push would put everyone), so the smallest pairwise
-/// distance grows with the disc. Depends only on ids (deterministic); distinct ranks give
-/// distinct points.
-inline Vec2 coincident_push(std::uint32_t rank, std::uint32_t group) noexcept {
-  const float r = std::sqrt((static_cast<float>(rank) + 0.5f) / static_cast<float>(group));
-  return id_direction(rank) * r;
-}
-
-/// Ticks a stack of `group` coincident agents keeps bursting: the Vogel disc of coincident_push
-/// grows by max_step a tick (each agent repeats its first displacement, so the pattern only
-/// scales), and its smallest spacing, between the innermost points, is 1.546 / sqrt(group) of
-/// the disc radius for group >= 4 (larger below). The burst lasts until that spacing reaches one
-/// disc diameter `contact_d`: ceil(contact_d * sqrt(group) / (1.546 * max_step)), 1 to 255 ticks.
-/// A uniformly scaled pattern is the fastest way out for agents that cannot exceed max_step:
-/// plain contact pushes cancel inside a dense stack and it would spread by slow diffusion.
-inline std::uint8_t burst_ticks(std::uint32_t group, float contact_d, float max_step) noexcept {
-  constexpr float kVogelMinSpacing = 1.546f;
-  if (!(max_step > 0.0f)) return 1;
-  const float ticks = std::ceil(contact_d * std::sqrt(static_cast<float>(group)) / (kVogelMinSpacing * max_step));
-  if (!(ticks >= 1.0f)) return 1;
-  return ticks >= 255.0f ? std::uint8_t{255} : static_cast<std::uint8_t>(ticks);
-}
 
 /// How far (world units) a disc may move along a unit direction before it touches another disc:
 /// the other's centre is at distance `d` in a direction whose cosine with the move is
@@ -425,11 +400,13 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     Vec2 corr{};
     std::uint8_t burst = 0;
     if (coincident > 0) {
-      // Stacked on other agents: this tick's whole displacement is the agent's point of a
-      // Vogel disc of radius max_step (see coincident_push).
-      corr = coincident_push(rank, coincident + 1);
-      burst = 1;
-      burst_ticks_[k] = burst_ticks(coincident + 1, kt.contact_d, max_step) - 1;
+      // Stacked on other agents: this tick's whole displacement is the agent's point of the
+      // stack's burst pattern (burst_pattern.hpp) times max_step. The pattern may not exist
+      // yet, and this phase runs on several threads: leave the rank and the group size, and
+      // Swarm::start_bursts() looks the point up after the phase.
+      corr = {static_cast<float>(rank), static_cast<float>(coincident + 1)};
+      burst = 2;
+      burst_chunks_[begin / t.chunk] = 1;
     } else if (burst_ticks_[k] > 0 && max_step > 0.0f) {
       // Still bursting out of a stack: repeat last tick's displacement, so the stack's Vogel
       // disc keeps its shape and only grows (see burst_ticks()).
@@ -445,6 +422,36 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     corr_x_[k] = corr.x;
     corr_y_[k] = corr.y;
     bursting_[k] = burst;
+  }
+}
+
+// A burst lasts until the pattern's spacing is this many diameters. (More does not help: with
+// the eight-direction flow, agents converging after the burst press each other as much.)
+constexpr float kBurstClearance = 1.0f;
+
+void Swarm::start_bursts(const crowd_detail::SwarmTick& t) {
+  for (std::size_t c = 0; c < burst_chunks_.size(); ++c) {
+    if (burst_chunks_[c] == 0) continue;
+    burst_chunks_[c] = 0;
+    const std::size_t end = std::min(t.n, (c + 1) * t.chunk);
+    for (std::size_t k = c * t.chunk; k < end; ++k) {
+      if (bursting_[k] != 2) continue;
+      // Exact: ranks and group sizes are far below 2^24.
+      const auto rank = static_cast<std::uint32_t>(corr_x_[k]), group = static_cast<std::uint32_t>(corr_y_[k]);
+      const Vec2 point = burst_patterns_.point(rank, group);
+      corr_x_[k] = point.x;
+      corr_y_[k] = point.y;
+      bursting_[k] = 1;
+      // The pattern grows by max_step a tick; the burst lasts until its spacing reaches
+      // kBurstClearance diameters: ceil(k * contact_d / (spacing * max_step)), 1 to 255 ticks
+      // (this one included).
+      const crowd_detail::KindTick& kt = t.kinds[t.kind[k]];
+      const float spacing = burst_patterns_.spacing(group);
+      float ticks = 1.0f;
+      if (kt.max_step > 0.0f && spacing > 0.0f) ticks = std::ceil(kBurstClearance * kt.contact_d / (spacing * kt.max_step));
+      if (!(ticks >= 1.0f)) ticks = 1.0f;
+      burst_ticks_[k] = static_cast<std::uint8_t>(std::min(ticks, 255.0f) - 1.0f);
+    }
   }
 }
 

@@ -45,6 +45,7 @@ struct SwarmTick {
   const FlowField& flow;
   const IntegrationField* integration;  // null: cannot tell unreachable cells from goals
   std::size_t n = 0;                    // agents
+  std::size_t chunk = 1;                // agents per chunk of the parallel phases
 
   // Map geometry.
   float cs = 1.0f;  // cell size

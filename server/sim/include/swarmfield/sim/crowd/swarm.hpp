@@ -9,6 +9,7 @@
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
 #include "swarmfield/sim/crowd/agent_kind.hpp"
+#include "swarmfield/sim/crowd/burst_pattern.hpp"
 #include "swarmfield/sim/crowd/spatial_hash.hpp"
 #include "swarmfield/sim/crowd/wall_collision.hpp"
 #include "swarmfield/sim/vec2.hpp"
@@ -162,6 +163,7 @@ class Swarm {
   void gather_neighbours(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   template <bool kMixed>  // several kinds have agents (per-pair constants)
   void gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
+  void start_bursts(const crowd_detail::SwarmTick& t);  // serial, after the gather
   void integrate_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   void turn_headings(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   bool refresh_map_cache(const GridMap& map);  // true when the map changed
@@ -195,7 +197,9 @@ class Swarm {
   // units; for a bursting agent its displacement in units of max_step), the move allowance
   // (world units per unit of move budget, from the free path), and 1 when bursting.
   std::vector<float> corr_x_, corr_y_, allow_;
-  std::vector<std::uint8_t> bursting_;
+  std::vector<std::uint8_t> bursting_;      // per slot: 0 no, 1 bursting, 2 burst starts (gather)
+  std::vector<std::uint8_t> burst_chunks_;  // per chunk: 1 when a burst starts in it this tick
+  BurstPatterns burst_patterns_;
   // Per map cell: 1 when the cell and its 8 neighbours are walkable, so a short move from it
   // cannot touch a wall (the fast path of wall sliding). Keyed by the map it was built from.
   std::vector<std::uint8_t> open_cells_;
