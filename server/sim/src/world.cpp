@@ -13,6 +13,13 @@ namespace {
 
 inline bool finite(Vec2 v) noexcept { return std::isfinite(v.x) && std::isfinite(v.y); }
 
+// The swarm stops agents where they touch a player's disc.
+SwarmParams swarm_params(const WorldParams& p) noexcept {
+  SwarmParams s = p.swarm;
+  s.goal_radius = p.player_radius;
+  return s;
+}
+
 WorldParams sanitize(WorldParams p) noexcept {
   const WorldParams d{};
   auto ok = [](float v) { return std::isfinite(v) && v >= 0.0f; };
@@ -69,15 +76,15 @@ inline std::uint64_t bits_of(std::uint32_t a, float b) noexcept {
 World::World(GridMap map, const WorldParams& params)
     : map_(std::move(map)),
       params_(sanitize(params)),
-      swarm_(params_.swarm, params_.max_agents),
+      swarm_(swarm_params(params_), params_.max_agents),
       rng_(params_.seed) {
   if (!params_.kinds.empty()) (void)swarm_.set_kinds(params_.kinds);
   swarm_.set_environment(map_, {});
   contacts_.reserve(64);
   // Before any update_fields(), so the first build also reserves the back field pair.
-  fields_.set_rebuild_budget(params_.field_rebuild_budget);
+  nav_.set_rebuild_budget(params_.field_rebuild_budget);
   if (params_.worker_threads > 1) pool_ = std::make_unique<WorkerPool>(params_.worker_threads);
-  fields_.set_worker_pool(pool_.get());
+  nav_.set_worker_pool(pool_.get());
 }
 
 Vec2 World::place_player(Vec2 p) const noexcept {
@@ -132,9 +139,18 @@ const Player* World::find_player(std::uint32_t player_id) const noexcept {
 void World::set_cell_cost(CellCoord c, std::uint8_t cost) { map_.set_cost(c.x, c.y, cost); }
 
 bool World::update_fields() {
-  goal_cells_.clear();
-  for (const Player& pl : players_) goal_cells_.push_back(map_.world_to_cell(pl.position));
-  return fields_.update(map_, goal_cells_);
+  goal_positions_.clear();
+  for (const Player& pl : players_) goal_positions_.push_back(pl.position);
+  // Class 1 always (spawning and viewers use it); the others for the kinds with agents or a
+  // spawn weight (a wave's first tick already steps them).
+  SizeClassMask classes = size_class_bit(1);
+  const std::span<const AgentKind> kinds = swarm_.kind_table();
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    if (swarm_.kind_count(static_cast<std::uint8_t>(k)) > 0 || kinds[k].spawn_weight > 0.0f) {
+      classes |= size_class_bit(size_class_of_radius(kinds[k].radius, map_.cell_size()));
+    }
+  }
+  return nav_.update(map_, goal_positions_, classes);
 }
 
 std::size_t World::spawn_agents(std::size_t n) {
@@ -142,14 +158,14 @@ std::size_t World::spawn_agents(std::size_t n) {
   if (n == 0 || map_.width() <= 0 || map_.height() <= 0) return 0;
   // Reachability must reflect the players and map. With a budget, the tick's own update has
   // already run its slice: a second one here would spend the budget twice.
-  if (fields_.rebuild_budget() == 0 || fields_.integration().width() != map_.width() ||
-      fields_.integration().height() != map_.height()) {
+  if (params_.field_rebuild_budget == 0 || fields().integration().width() != map_.width() ||
+      fields().integration().height() != map_.height()) {
     update_fields();
   }
 
   // Rank every walkable cell: 0 = reachable and far from every player, 1 = reachable,
   // 2 = far, 3 = walkable. Spawn in the best non-empty rank ("where possible").
-  const IntegrationField& integration = fields_.integration();
+  const IntegrationField& integration = fields().integration();
   const bool know_reach = !players_.empty() && integration.width() == map_.width() &&
                           integration.height() == map_.height();
   const float min_d = params_.spawner.min_player_distance;
@@ -296,7 +312,7 @@ bool World::begin_tick(float dt) {
   move_players(dt);
   // Fields: rebuild only if a player changed cell or the map changed.
   update_fields();
-  return fields_.last_update_work() > 0;
+  return nav_.last_update_work() > 0;
 }
 
 void World::finish_tick(float dt) {
@@ -308,7 +324,7 @@ void World::finish_tick(float dt) {
     spawn_agents(sp.wave_size);
   }
   // Swarm.
-  swarm_.step(map_, fields_.flow(), fields_.integration(), dt, pool_.get());
+  swarm_.step(map_, nav_, dt, pool_.get());
   // Events and hash.
   collect_contacts();
   ++tick_;

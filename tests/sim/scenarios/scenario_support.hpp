@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "swarm_test_support.hpp"
+#include "swarmfield/sim/world.hpp"
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
@@ -65,6 +66,20 @@ struct Scene : test::AsciiScene {
   const std::size_t i = s.index_of(id);
   REQUIRE(i != Swarm::kNoIndex);
   return {s.vxs()[i], s.vys()[i]};
+}
+
+/// True when the agent with `id` has arrived at player `player_id`: in the player's cell, or
+/// touching the player's disc (agents stop there: they steer for the player's position, not its
+/// cell, and never walk into the player), within 0.05 world units.
+[[nodiscard]] inline bool arrived_at_player(const World& world, std::uint32_t id, std::uint32_t player_id) {
+  const Player* player = world.find_player(player_id);
+  REQUIRE(player != nullptr);
+  const std::size_t i = world.swarm().index_of(id);
+  REQUIRE(i != Swarm::kNoIndex);
+  const Vec2 p{world.swarm().xs()[i], world.swarm().ys()[i]};
+  const float touch = world.swarm().kind_table()[world.swarm().kinds()[i]].radius + world.params().player_radius;
+  return world.map().world_to_cell(p) == world.map().world_to_cell(player->position) ||
+         length(p - player->position) <= touch + 0.05f;
 }
 
 // Shared with the swarm and world tests.

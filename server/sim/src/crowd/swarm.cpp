@@ -45,6 +45,10 @@ SwarmParams sanitize(SwarmParams p) noexcept {
   if (!ok(p.yield_fraction)) p.yield_fraction = d.yield_fraction;
   p.yield_fraction = std::min(p.yield_fraction, 1.0f);
   if (!ok(p.press_overlap)) p.press_overlap = d.press_overlap;
+  if (!ok(p.goal_radius)) p.goal_radius = d.goal_radius;
+  if (!ok(p.rest_below)) p.rest_below = d.rest_below;
+  if (!ok(p.wake_above)) p.wake_above = d.wake_above;
+  p.wake_above = std::max(std::min(p.wake_above, 1.0f), p.rest_below);
   p.press_overlap = std::min(p.press_overlap, 1.0f);
   if (p.parallel_chunk_agents == 0) p.parallel_chunk_agents = d.parallel_chunk_agents;
   return p;
@@ -56,10 +60,12 @@ Swarm::Swarm(const SwarmParams& params, std::size_t capacity) : params_(sanitize
   // Capacity is fixed here so step() and add() never allocate (Detour's crowd does the same).
   ids_.reserve(capacity);
   for (auto* v : {&xs_, &ys_, &vxs_, &vys_, &headings_, &steer_x_, &steer_y_, &next_xs_, &next_ys_, &corr_x_, &corr_y_,
-                  &allow_}) {
+                  &allow_, &goal_room_}) {
     v->reserve(capacity);
   }
   burst_ticks_.reserve(capacity);
+  resting_.reserve(capacity);
+  perm_resting_.reserve(capacity);
   perm_burst_.reserve(capacity);
   perm_vxs_.reserve(capacity);
   prio_.reserve(capacity);
@@ -105,6 +111,7 @@ std::uint32_t Swarm::add(Vec2 p, float heading, std::uint8_t kind) {
   vys_.push_back(0.0f);
   headings_.push_back(wrap_angle(heading));
   burst_ticks_.push_back(0);
+  resting_.push_back(0);
   return id;
 }
 
@@ -116,6 +123,7 @@ void Swarm::clear() noexcept {
   vys_.clear();
   headings_.clear();
   burst_ticks_.clear();
+  resting_.clear();
   kinds_.clear();
   kind_counts_.fill(0);
 }
@@ -214,16 +222,22 @@ bool Swarm::refresh_map_cache(const GridMap& map) {
 }
 
 void Swarm::step(const GridMap& map, const FlowField& flow, float dt, WorkerPool* pool) {
-  step_impl(map, flow, nullptr, dt, pool);
+  step_impl(map, flow, nullptr, nullptr, dt, pool);
 }
 
 void Swarm::step(const GridMap& map, const FlowField& flow, const IntegrationField& integration, float dt,
                  WorkerPool* pool) {
-  step_impl(map, flow, &integration, dt, pool);
+  step_impl(map, flow, &integration, nullptr, dt, pool);
 }
 
-void Swarm::step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration, float dt,
-                      WorkerPool* pool) {
+void Swarm::step(const GridMap& map, const NavigationSet& nav, float dt, WorkerPool* pool) {
+  // Class 1's fields stand in for the single field where the phases still look at one (the
+  // prefetch of the steering phase); each agent reads its own class's.
+  step_impl(map, nav.fields(1).flow(), &nav.fields(1).integration(), &nav, dt, pool);
+}
+
+void Swarm::step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration,
+                      const NavigationSet* nav, float dt, WorkerPool* pool) {
   if (!(dt > 0.0f) || !std::isfinite(dt)) return;
   const std::size_t n = ids_.size();
   const float cs = map.cell_size();
@@ -241,6 +255,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   const std::size_t chunk = params_.parallel_chunk_agents;
 
   crowd_detail::SwarmTick t{map, flow, integration};
+  t.nav = nav;
   t.n = n;
   t.chunk = chunk;
   t.cs = cs;
@@ -272,6 +287,8 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
     kt.stiffness = params_.overlap_stiffness * kind.separation_weight;
     kt.commit_speed = params_.commit_min_speed * kind.max_speed;
     kt.max_turn = kind.max_turn_rate * dt;
+    kt.size_class = size_class_of_radius(kind.radius, cs);
+    kt.stop_distance = kind.radius + params_.goal_radius;
     kt.small_moves = kt.max_step + kt.radius < cs;
     float query_r = 0.0f;
     for (std::size_t q = 0; q < present_count; ++q) {
@@ -298,9 +315,12 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   t.have_obstacles = !obstacles_.empty();
   t.yield = params_.yield_to_agents_ahead;
   t.yield_fraction = params_.yield_fraction;
+  t.rest_below = params_.rest_below;
+  t.wake_above = params_.wake_above;
   t.corner_eps = 2.0f * wall_span_epsilon(map);
 
-  for (auto* v : {&steer_x_, &steer_y_, &path_x_, &path_y_, &next_xs_, &next_ys_, &corr_x_, &corr_y_, &allow_}) {
+  for (auto* v : {&steer_x_, &steer_y_, &path_x_, &path_y_, &next_xs_, &next_ys_, &corr_x_, &corr_y_, &allow_,
+                  &goal_room_}) {
     v->resize(n);
   }
   prio_.resize(n);
@@ -374,6 +394,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   perm_vxs_.resize(n);
   perm_vys_.resize(n);
   perm_kinds_.resize(n);
+  perm_resting_.resize(n);
   parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
     for (std::size_t k = begin; k < end; ++k) {
       const std::uint32_t from = t.items[k];
@@ -383,6 +404,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
       perm_vxs_[k] = vxs_[from];
       perm_vys_[k] = vys_[from];
       perm_kinds_[k] = kinds_[from];
+      perm_resting_[k] = resting_[from];
     }
   });
   ids_.swap(perm_ids_);
@@ -391,6 +413,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   vxs_.swap(perm_vxs_);
   vys_.swap(perm_vys_);
   kinds_.swap(perm_kinds_);
+  resting_.swap(perm_resting_);
   t.kind = kinds_.data();
 
   // --- Steer: desired = smoothed flow, obstacle force, steer = normalize(desired * w + force),

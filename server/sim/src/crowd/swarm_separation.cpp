@@ -312,6 +312,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
   const float yf = t.yield_fraction;
   const bool yield = t.yield;
   const float contact_stiffness = t.contact_stiffness;
+  const float rest_below = t.rest_below, wake_above = t.wake_above;
   const std::uint8_t* const open = t.open;
   const float map_wf = t.map_wf, map_hf = t.map_hf, cs = t.cs, inv_cs = t.inv_cs;
   const std::int32_t map_w = t.map_w, map_h = t.map_h;
@@ -353,7 +354,8 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     // that order (gather_hits).
     const GatherAgent agent{px, py, skx, sky, self_id, self_prio, moving, t.pairs + self_kind * kMaxAgentKinds};
     GatherSums sums;
-    sums.allow = max_step;
+    // A goal in sight limits the move too: the agent stops where its disc touches the goal's.
+    sums.allow = std::min(max_step, std::max(goal_room_[k], 0.0f));
     std::uint32_t hits = 0;
 #if defined(SWARMFIELD_SIMD_GATHER)
     const __m128 vpx = _mm_set1_ps(px), vpy = _mm_set1_ps(py), vr2 = _mm_set1_ps(r2);
@@ -396,7 +398,20 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     gather_hits<kMixed>(in, agent, hit_slot, hits, sums);
     const float sx = sums.sx, sy = sums.sy, kx = sums.kx, ky = sums.ky, allow = sums.allow;
     const std::uint32_t count = sums.count, coincident = sums.coincident, rank = sums.rank;
-    allow_[k] = moving ? allow / path_len : max_step;
+    // Rest (hysteresis on the free path), for agents closing in on a goal in sight (the crowd
+    // round a player; goal_room_ is finite only then): an agent whose way is blocked (free path
+    // below rest_below of a step) comes to rest and stays there, moving only when pushed, until
+    // its way opens by more than wake_above of a step (the agent ahead left, the goal moved).
+    // Without it a blocked agent creeps into every sliver of room its neighbours' contact
+    // corrections open, and a packed crowd never stops. An agent touching the goal (holding)
+    // rests too. Agents following a route keep flowing (queues: crowd scenario C4).
+    bool resting = false;
+    if (yield && goal_room_[k] < std::numeric_limits<float>::infinity()) {
+      const bool was_resting = resting_[k] != 0;
+      resting = !moving || allow < (was_resting ? wake_above : rest_below) * max_step;
+    }
+    resting_[k] = resting ? 1 : 0;
+    allow_[k] = resting ? 0.0f : (moving ? allow / path_len : max_step);
     Vec2 corr{};
     std::uint8_t burst = 0;
     if (coincident > 0) {
@@ -415,7 +430,12 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
       burst = 1;
       --burst_ticks_[k];
     } else {
-      const float mean = count > 0 ? 1.0f / static_cast<float>(count) : 0.0f;
+      // The mean kernel reaches past contact (R > 2r): it spreads a moving crowd across a
+      // street, but at rest it alone would hold agents R apart and keep a packed crowd
+      // creeping. It acts in proportion to how freely the agent moves this tick (its free path
+      // over max_step); a blocked or holding agent feels only the contact term.
+      const float freedom = resting ? 0.0f : 1.0f;
+      const float mean = count > 0 ? freedom / static_cast<float>(count) : 0.0f;
       const float stiffness = kt.stiffness;
       corr = {sx * mean * stiffness + kx * contact_stiffness, sy * mean * stiffness + ky * contact_stiffness};
     }

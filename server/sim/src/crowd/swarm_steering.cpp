@@ -9,6 +9,8 @@
 #include "swarm_tick.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 #include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/nav/navigation_set.hpp"
+#include "swarmfield/sim/nav/size_class.hpp"
 
 namespace swarmfield::sim {
 
@@ -18,18 +20,21 @@ using crowd_detail::id_direction;
 namespace {
 
 using crowd_detail::kPrefetchAgents;
+// goal_room_ of an agent with no goal in sight: no limit.
+constexpr float kNoGoalLimit = std::numeric_limits<float>::infinity();
 constexpr std::size_t kCellRing = 16;  // > kPrefetchAgents, a power of two
 
-/// Direction (unit) from `p` to the centre of the nearest cell `integration` can reach, within
-/// `range` cells (Chebyshev) of p's cell, or {0,0} when there is none.
-Vec2 escape_direction(const GridMap& map, const IntegrationField& integration, Vec2 p, std::int32_t cx,
-                      std::int32_t cy, std::int32_t range) noexcept {
+/// Direction (unit) from `p` to the centre of the nearest block (cell for class 1) that
+/// `integration` can reach on the class grid `grid`, within `range` blocks (Chebyshev) of p's
+/// block (cx, cy), or {0,0} when there is none.
+Vec2 escape_direction(const GridMap& grid, const IntegrationField& integration, Vec2 p, std::int32_t cx,
+                      std::int32_t cy, std::int32_t range, int size_class, float cell_size) noexcept {
   float best_d2 = std::numeric_limits<float>::infinity();
   Vec2 best{};
   for (std::int32_t y = cy - range; y <= cy + range; ++y) {
     for (std::int32_t x = cx - range; x <= cx + range; ++x) {
-      if (!integration.reachable(x, y) || !map.walkable(x, y)) continue;
-      const Vec2 d = map.cell_center({x, y}) - p;
+      if (!integration.reachable(x, y) || !grid.walkable(x, y)) continue;
+      const Vec2 d = block_center({x, y}, size_class, cell_size) - p;
       const float d2 = dot(d, d);
       if (d2 < best_d2) {
         best_d2 = d2;
@@ -122,17 +127,56 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
     const Vec2 p{sxs[k], sys[k]};
     const std::int32_t cx = ring_x[k & (kCellRing - 1)], cy = ring_y[k & (kCellRing - 1)];  // cell_of(p)
     Vec2 desired{};
-    if (flow.at(cx, cy) != FlowDirection::kNone) {
-      desired = sample_flow(map, flow, p);
-      if (integration != nullptr && kt.commit_speed > 0.0f) {
-        desired = keep_route(map, flow, *integration, cx, cy, desired, {vx, vy}, kt.commit_speed);
+    float goal_room = kNoGoalLimit;  // how far it may still move toward a goal in sight
+    if (t.nav != nullptr) {
+      // Any-angle navigation for the agent's size class (NavigationSet): straight at the goal's
+      // exact position where it is in sight, else toward the waypoint of the field path.
+      const int size_class = kt.size_class;
+      const NavSample sample = t.nav->sample(size_class, p);
+      const NavigationFields& fields = t.nav->fields(size_class);
+      const GridMap& grid = size_class == 1 ? map : t.nav->class_grid(size_class);
+      const CellCoord block = size_class == 1 ? CellCoord{cx, cy} : reference_block(p, size_class, cs);
+      const IntegrationField& field = fields.integration();
+      switch (sample.status) {
+        case NavStatus::kGoalInSight:
+          // Stop where the disc touches the player's (no walking into the player); the rest of
+          // the way is the free path's limit on this tick's move.
+          goal_room = length(sample.target - p) - kt.stop_distance;
+          if (goal_room > 0.0f) desired = sample.direction;
+          break;
+        case NavStatus::kFollow:
+          desired = sample.direction;
+          if (kt.commit_speed > 0.0f) {
+            desired = keep_route(grid, fields.flow(), field, block.x, block.y, desired, {vx, vy}, kt.commit_speed);
+          }
+          break;
+        case NavStatus::kNoRoute:
+          // A blocked or unreachable block: the blend of the neighbouring samples, else the
+          // nearest reachable block, else hold.
+          desired = sample.direction;
+          if (desired.x == 0.0f && desired.y == 0.0f) {
+            desired = escape_direction(grid, field, p, block.x, block.y, kEscapeSearchCells, size_class, cs);
+          }
+          break;
+        case NavStatus::kAtGoal:
+        case NavStatus::kNoField:
+          break;  // hold
       }
-    } else if (integration != nullptr && !integration->reachable(cx, cy)) {
-      desired = escape_direction(map, *integration, p, cx, cy, kEscapeSearchCells);
+      prio_[k] = field.reachable(block.x, block.y) ? field.raw(block.x, block.y) : kUnreachable;
+    } else {
+      if (flow.at(cx, cy) != FlowDirection::kNone) {
+        desired = sample_flow(map, flow, p);
+        if (integration != nullptr && kt.commit_speed > 0.0f) {
+          desired = keep_route(map, flow, *integration, cx, cy, desired, {vx, vy}, kt.commit_speed);
+        }
+      } else if (integration != nullptr && !integration->reachable(cx, cy)) {
+        desired = escape_direction(map, *integration, p, cx, cy, kEscapeSearchCells, 1, cs);
+      }
+      // else: a goal cell (or no integration to tell): hold.
+      // Right of way in the neighbour pass: the lower integration value (nearer the goal) first.
+      prio_[k] = integration != nullptr && integration->reachable(cx, cy) ? integration->raw(cx, cy) : kUnreachable;
     }
-    // else: a goal cell (or no integration to tell): hold.
-    // Right of way in the neighbour pass: the lower integration value (nearer the goal) first.
-    prio_[k] = integration != nullptr && integration->reachable(cx, cy) ? integration->raw(cx, cy) : kUnreachable;
+    goal_room_[k] = goal_room;
 
     Vec2 force{};
     if (t.have_obstacles) {

@@ -12,6 +12,7 @@
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/navigation_set.hpp"
 #include "swarmfield/sim/vec2.hpp"
 
 namespace swarmfield::sim::crowd_detail {
@@ -30,6 +31,8 @@ struct KindTick {
   float stiffness = 0.0f;  // overlap_stiffness * separation_weight
   float commit_speed = 0.0f;  // route commitment above this speed
   float max_turn = 0.0f;      // radians per tick
+  int size_class = 1;         // its NavigationSet class (size_class_of_radius)
+  float stop_distance = 0.0f; // radius + SwarmParams::goal_radius: where it stops short of a goal
   // The fast path of wall sliding is valid while a move cannot reach past the 3x3 block.
   bool small_moves = false;
 };
@@ -44,6 +47,7 @@ struct SwarmTick {
   const GridMap& map;
   const FlowField& flow;
   const IntegrationField* integration;  // null: cannot tell unreachable cells from goals
+  const NavigationSet* nav = nullptr;   // per size class any-angle navigation (else flow/integration)
   std::size_t n = 0;                    // agents
   std::size_t chunk = 1;                // agents per chunk of the parallel phases
 
@@ -72,6 +76,7 @@ struct SwarmTick {
   bool have_obstacles = false;
   bool yield = false;
   float yield_fraction = 1.0f;
+  float rest_below = 0.0f, wake_above = 0.0f;  // SwarmParams', fractions of max_step
   // slide_round_corner() returns its p1 unchanged when neither axis lost more than this.
   float corner_eps = 0.0f;
   bool has_invalid = false;  // repair found no walkable cell for some agent

@@ -9,6 +9,7 @@
 
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/navigation_set.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 #include "swarmfield/sim/crowd/wall_collision.hpp"
 #include "swarmfield/sim/vec2.hpp"
@@ -93,7 +94,9 @@ class World {
   void set_cell_cost(CellCoord c, std::uint8_t cost);
 
   /// One tick: apply player intents (clamped, collided with walls; a player inside a blocked
-  /// cell is moved out first) -> rebuild fields if a player changed cell (or the map changed)
+  /// cell is moved out first) -> rebuild the fields of each size class present (class 1 always,
+  /// and those of the kinds with agents or a spawn weight) if a player changed that class's
+  /// goal block (or the map changed)
   /// -> spawner (initial_agents on the first tick, then a wave every wave_interval_ticks) ->
   /// step the swarm -> collect contact events (agent disc touching player disc, one event per
   /// agent and player per tick) -> update the state hash. `dt` in seconds; a non-positive or
@@ -104,8 +107,9 @@ class World {
   /// field rebuild). Call them in pairs with the same `dt`. begin_tick applies the player
   /// intents and brings the fields up to date (with a rebuild budget: one slice of the build in
   /// progress); it returns true when it did rebuild work this tick.
-  /// finish_tick runs the spawner, the swarm, the contacts and the state hash, and advances
-  /// tick(). A non-positive or non-finite `dt` makes both a no-op (begin_tick returns false).
+  /// finish_tick runs the spawner, the swarm (Swarm::step with the NavigationSet: any-angle,
+  /// per size class; agents stop where they touch a player's disc), the contacts and the state
+  /// hash, and advances tick(). A non-positive or non-finite `dt` makes both a no-op (begin_tick returns false).
   bool begin_tick(float dt);
   void finish_tick(float dt);
 
@@ -115,9 +119,14 @@ class World {
   /// heading bit patterns in swarm order, and its kind when the world has more than one kind).
   /// 0 before the first step.
   [[nodiscard]] std::uint64_t state_hash() const noexcept { return state_hash_; }
-  [[nodiscard]] std::uint64_t rebuild_count() const noexcept { return fields_.rebuild_count(); }
+  /// Completed field rebuilds, summed over the size classes.
+  [[nodiscard]] std::uint64_t rebuild_count() const noexcept { return nav_.rebuild_count(); }
   [[nodiscard]] const GridMap& map() const noexcept { return map_; }
-  [[nodiscard]] const NavigationFields& fields() const noexcept { return fields_; }
+  /// The fields of size class 1 (agents up to half a cell in radius), always kept: what the
+  /// spawner's reachability and viewers' arrows use.
+  [[nodiscard]] const NavigationFields& fields() const noexcept { return nav_.fields(1); }
+  /// Every size class's fields (class 1 and the classes of the kinds present or spawnable).
+  [[nodiscard]] const NavigationSet& navigation() const noexcept { return nav_; }
   [[nodiscard]] const Swarm& swarm() const noexcept { return swarm_; }
   [[nodiscard]] Swarm& swarm_mutable() noexcept { return swarm_; }
   [[nodiscard]] std::span<const Player> players() const noexcept { return players_; }
@@ -135,10 +144,10 @@ class World {
 
   GridMap map_;
   WorldParams params_;
-  NavigationFields fields_;
+  NavigationSet nav_;
   Swarm swarm_;
   std::vector<Player> players_;
-  std::vector<CellCoord> goal_cells_;
+  std::vector<Vec2> goal_positions_;  // scratch of update_fields(): the players' positions
   std::vector<ContactEvent> contacts_;
   std::vector<std::uint32_t> spawn_candidates_;  // scratch of spawn_agents(): cell indices
   std::mt19937_64 rng_;

@@ -8,6 +8,7 @@
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/navigation_set.hpp"
 #include "swarmfield/sim/crowd/agent_kind.hpp"
 #include "swarmfield/sim/crowd/burst_pattern.hpp"
 #include "swarmfield/sim/crowd/spatial_hash.hpp"
@@ -65,6 +66,14 @@ struct SwarmParams {
   /// no agent's result depends on it or on the thread count (tests use small chunks to split
   /// small scenes over threads).
   std::uint32_t parallel_chunk_agents = 512;
+  /// Rest, with yield_to_agents_ahead: a moving agent whose free path is below rest_below of
+  /// its max step comes to rest (no flow move, no separation kernel: only contact moves it) and
+  /// stays at rest until its free path exceeds wake_above of a step. (0..1 each.)
+  float rest_below = 0.02f;
+  float wake_above = 0.25f;
+  /// Radius (world units) of a goal's disc (a player's) that agents stop at, with any-angle
+  /// navigation: an agent closes on a goal in sight only until the discs touch.
+  float goal_radius = 0.4f;
 };
 
 /// A static round obstacle (prop), in world units.
@@ -98,6 +107,10 @@ class Swarm {
   /// one kind made of SwarmParams' radius, max_speed and max_turn_rate (separation weight 1).
   bool set_kinds(std::span<const AgentKind> kinds);
   [[nodiscard]] std::span<const AgentKind> kind_table() const noexcept { return kind_table_; }
+  /// Agents of kind `kind` in the swarm.
+  [[nodiscard]] std::uint32_t kind_count(std::uint8_t kind) const noexcept {
+    return kind < kMaxAgentKinds ? kind_counts_[kind] : 0;
+  }
 
   /// Configures the neighbour hash and the static obstacle hash for a map. Call once after
   /// the map is known (and again if obstacles change).
@@ -128,6 +141,15 @@ class Swarm {
   /// none. Agents on a goal cell (reachable, flow kNone) hold the same way.
   void step(const GridMap& map, const FlowField& flow, const IntegrationField& integration, float dt,
             WorkerPool* pool = nullptr);
+  /// As above, with any-angle navigation per size class (the World's way): an agent of a kind
+  /// of radius r follows `nav`'s class size_class_of_radius(r) (which must be among the
+  /// classes of nav's last update(), else the agent holds): straight at the nearest goal's exact
+  /// position where it is in sight, stopping when its disc touches the goal's disc
+  /// (SwarmParams::goal_radius), else toward the waypoint of its class's field path (route
+  /// commitment on that class's fields); on a block its class cannot use (kNoRoute) it follows
+  /// the neighbouring samples' blend or escapes to the nearest reachable block within
+  /// kEscapeSearchCells, or holds.
+  void step(const GridMap& map, const NavigationSet& nav, float dt, WorkerPool* pool = nullptr);
   /// How far (cells, Chebyshev) an agent on an unreachable cell looks for a reachable one.
   static constexpr std::int32_t kEscapeSearchCells = 2;
 
@@ -155,8 +177,8 @@ class Swarm {
   }
 
  private:
-  void step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration, float dt,
-                 WorkerPool* pool);
+  void step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration,
+                 const NavigationSet* nav, float dt, WorkerPool* pool);
   // The phases of step_impl over the slots [begin, end), each in its own unit (swarm.cpp says
   // which).
   void steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
@@ -189,8 +211,10 @@ class Swarm {
   std::vector<std::uint32_t> perm_ids_;   // reorder scratch (swapped in)
   std::vector<float> perm_headings_;
   std::vector<std::uint8_t> burst_ticks_, perm_burst_;  // ticks spent bursting out of a stack (0 = not)
+  std::vector<std::uint8_t> resting_, perm_resting_;    // 1 = at rest (see SwarmParams::rest_below)
   std::vector<float> perm_vxs_, perm_vys_;
   std::vector<std::uint32_t> prio_;  // per slot: integration value of the agent's cell (right of way)
+  std::vector<float> goal_room_;     // per slot: distance it may still close on a goal in sight (or inf)
   std::vector<float> path_x_, path_y_;  // per slot: displacement of a unit move after wall sliding
   std::vector<std::uint8_t> open_here_;  // per slot: 1 when the agent's cell is open (see open_cells_) and moves are small
   // Per slot, from the neighbour gather for the integration: the overlap correction (world
