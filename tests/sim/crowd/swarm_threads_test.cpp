@@ -320,3 +320,36 @@ TEST_CASE("threads: a World with worker_threads 1, 2 and 3 has the same state ha
   CHECK(worlds[0]->swarm().size() == 3000 + 3 * 200);  // waves at ticks 50, 100, 150
   CHECK(worlds[0]->rebuild_count() > 3);
 }
+
+TEST_CASE("threads: a mixed crowd surrounding and settling round a standing player hashes the same on 1, 2, 3 threads") {
+  GridMap map(48, 48);
+  for (std::int32_t i = 0; i < 48; ++i) {
+    for (const std::int32_t e : {0, 47}) {
+      map.set_cost(i, e, kBlockedCost);
+      map.set_cost(e, i, kBlockedCost);
+    }
+  }
+  auto params = [](std::uint32_t threads) {
+    WorldParams p;
+    p.seed = 5;
+    p.max_agents = 400;
+    p.spawner.initial_agents = 300;
+    p.spawner.min_player_distance = 8.0f;
+    p.kinds = default_agent_kinds();
+    p.worker_threads = threads;
+    p.swarm.parallel_chunk_agents = 37;  // many chunks for 300 agents
+    return p;
+  };
+  std::vector<std::unique_ptr<World>> worlds;
+  for (std::uint32_t threads : {1u, 2u, 3u}) {
+    worlds.push_back(std::make_unique<World>(map, params(threads)));
+    worlds.back()->add_player({24.0f, 24.0f});
+  }
+  for (int t = 0; t < 300; ++t) {
+    for (auto& w : worlds) w->step(kDt);
+    INFO("tick " << t);
+    REQUIRE(worlds[1]->state_hash() == worlds[0]->state_hash());
+    REQUIRE(worlds[2]->state_hash() == worlds[0]->state_hash());
+  }
+  CHECK(worlds[0]->swarm().size() == 300);
+}

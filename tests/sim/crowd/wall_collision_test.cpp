@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "swarm_test_support.hpp"
+#include "test_maps.hpp"
 
 using namespace swarmfield::sim;
 using namespace swarmfield::sim::test;
@@ -39,16 +40,7 @@ TEST_CASE("slide_along_walls keeps discs out of walls and never cuts a diagonal 
   CHECK(checked == 20000);
 
   // C1's "X" gap: (5,3) and (4,4) touch at a corner; nothing passes between them.
-  AsciiScene x_gap(
-      "##########\n"
-      "#A...#...#\n"
-      "#....#...#\n"
-      "#....#...#\n"
-      "#...#....#\n"
-      "#...#..P.#\n"
-      "#...#....#\n"
-      "#........#\n"
-      "##########\n");
+  AsciiScene x_gap(test::kDiagonalGapMap);
   for (const float tiny_r : {0.35f, 0.05f, 0.01f}) {
     const Vec2 near_corner{4.9f, 3.9f};  // in (4,3), next to the shared corner (5,4)
     const Vec2 end = slide_along_walls(x_gap.map, near_corner, {0.3f, 0.3f}, tiny_r);

@@ -20,6 +20,7 @@
 
 #include "scenario_support.hpp"
 #include "swarmfield/sim/crowd/wall_collision.hpp"
+#include "swarmfield/sim/world.hpp"
 
 using namespace swarmfield::sim;
 using namespace swarmfield::sim::scenario;
@@ -42,16 +43,17 @@ GridMap bordered(std::int32_t w, std::int32_t h) {
   return map;
 }
 
-/// Adds `n` agents at seeded random points between `d0` and `d1` from `centre` whose disc fits,
-/// kinds drawn with `kinds` (null: kind 0).
+/// Adds `n` agents at seeded random points between `d0` and `d1` from `centre`, at angles
+/// between `a0` and `a1` (radians), where their disc fits; kinds cycle through `kinds` (null:
+/// kind 0).
 void spawn_ring(World& world, std::size_t n, Vec2 centre, float d0, float d1, std::uint64_t seed,
-                const std::vector<std::uint8_t>* kinds = nullptr) {
+                const std::vector<std::uint8_t>* kinds = nullptr, float a0 = -kPi, float a1 = kPi) {
   test::SplitMix rng{seed};
   const GridMap& map = world.map();
   Swarm& swarm = world.swarm_mutable();
   std::size_t added = 0;
   for (int attempt = 0; added < n && attempt < 1000000; ++attempt) {
-    const float a = rng.uniform(-kPi, kPi), d = rng.uniform(d0, d1);
+    const float a = rng.uniform(a0, a1), d = rng.uniform(d0, d1);
     const Vec2 p = centre + Vec2{std::cos(a), std::sin(a)} * d;
     const std::uint8_t kind = kinds != nullptr ? (*kinds)[added % kinds->size()] : 0;
     if (!square_fits(map, p, swarm.kind_table()[kind].radius)) continue;
@@ -159,15 +161,7 @@ TEST_CASE("surround: a player in a corner gets a quarter disc, not files along t
   const Vec2 player{1.5f, 1.5f};
   world.add_player(player);
   // The open quarter round the corner: x and y grow from the player.
-  test::SplitMix rng{72};
-  std::size_t added = 0;
-  while (added < 100) {
-    const float a = rng.uniform(0.05f, 0.5f * kPi - 0.05f), d = rng.uniform(10.0f, 16.0f);
-    const Vec2 p = player + Vec2{std::cos(a), std::sin(a)} * d;
-    if (!square_fits(world.map(), p, 0.35f)) continue;
-    REQUIRE(world.swarm_mutable().add(p, a + kPi) != Swarm::kInvalidAgent);
-    ++added;
-  }
+  spawn_ring(world, 100, player, 10.0f, 16.0f, 72, nullptr, 0.05f, 0.5f * kPi - 0.05f);
   const SurroundResult r = run_surround(world, player, 600, 0.25f, 0.0f, 3);
   report("corner", r, 3);
   check_surround(r, 3);
@@ -179,15 +173,7 @@ TEST_CASE("surround: a player against a wall gets a half disc") {
   World world(bordered(64, 40), params);
   const Vec2 player{32.0f, 1.5f};
   world.add_player(player);
-  test::SplitMix rng{73};
-  std::size_t added = 0;
-  while (added < 150) {
-    const float a = rng.uniform(0.05f, kPi - 0.05f), d = rng.uniform(9.0f, 15.0f);
-    const Vec2 p = player + Vec2{std::cos(a), std::sin(a)} * d;
-    if (!square_fits(world.map(), p, 0.35f)) continue;
-    REQUIRE(world.swarm_mutable().add(p, a + kPi) != Swarm::kInvalidAgent);
-    ++added;
-  }
+  spawn_ring(world, 150, player, 9.0f, 15.0f, 73, nullptr, 0.05f, kPi - 0.05f);
   const SurroundResult r = run_surround(world, player, 600, 0.5f, 0.0f, 6);
   report("wall", r, 6);
   check_surround(r, 6);
