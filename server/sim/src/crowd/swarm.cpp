@@ -280,7 +280,6 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
     crowd_detail::KindTick& kt = t.kinds[k];
     kt.radius = wall_collision_radius(kind.radius, cs);
     kt.max_step = kind.max_speed * dt;
-    kt.max_step2 = kt.max_step * kt.max_step;
     kt.contact_d = 2.0f * kind.radius;
     kt.sep_r = kind_sep_r_[k];
     kt.inv_sep_r = 1.0f / kt.sep_r;
@@ -318,6 +317,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   t.rest_below = params_.rest_below;
   t.wake_above = params_.wake_above;
   t.corner_eps = 2.0f * wall_span_epsilon(map);
+  t.step_slack = 1.0e-6f * cs + 8.0e-7f * static_cast<float>(std::max(map_w, map_h)) * cs;
 
   for (auto* v : {&steer_x_, &steer_y_, &path_x_, &path_y_, &next_xs_, &next_ys_, &corr_x_, &corr_y_, &allow_,
                   &goal_room_}) {

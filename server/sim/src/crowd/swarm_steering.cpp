@@ -5,6 +5,7 @@
 // agent's own state, so it comes before the neighbour pass, which needs every agent's path.
 #include <algorithm>
 #include <limits>
+#include <span>
 
 #include "swarm_tick.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
@@ -76,6 +77,51 @@ Vec2 keep_route(const GridMap& map, const FlowField& flow, const IntegrationFiel
   return desired;
 }
 
+/// The common case of NavigationSet::sample(), cheaply: when the four lattice samples round `p`
+/// (see sample_any_angle()) all have a waypoint and share one target -- the same goal in sight,
+/// or the same waypoint -- the bilinear blend of their unit vectors toward it is the unit vector
+/// toward it, and the reference block (one of the four) has that target too. Then fills
+/// `sample` (direction, target, goal, status kGoalInSight or kFollow) and returns true; returns
+/// false for anything else (a border, mixed targets, standing on the target), which the full
+/// sampler handles. Reads four waypoints and four goal words; no division but the normalization.
+bool shared_target_sample(const AnyAngleField& field, std::span<const Vec2> goals, int size_class, float cs, Vec2 p,
+                          NavSample& sample) noexcept {
+  const float half = 0.5f * static_cast<float>(size_class);
+  const float ux = (cs == 1.0f ? p.x : p.x / cs) - half;
+  const float uy = (cs == 1.0f ? p.y : p.y / cs) - half;
+  if (!(ux >= 0.0f && uy >= 0.0f)) return false;  // also NaN
+  const auto x0 = static_cast<std::int32_t>(ux), y0 = static_cast<std::int32_t>(uy);  // floor: ux >= 0
+  if (x0 + 1 >= field.width() || y0 + 1 >= field.height()) return false;
+  const std::size_t w = static_cast<std::size_t>(field.width());
+  const std::size_t at = static_cast<std::size_t>(y0) * w + static_cast<std::size_t>(x0);
+  const std::uint32_t* wp = field.waypoints().data() + at;
+  const std::uint16_t* gw = field.goal_words().data() + at;
+  const std::uint32_t packed = wp[0];
+  const std::uint16_t word = gw[0];
+  if (packed >= AnyAngleField::kNoWaypoint) return false;
+  if (wp[1] != packed || wp[w] != packed || wp[w + 1] != packed) return false;
+  if (gw[1] != word || gw[w] != word || gw[w + 1] != word) return false;
+  const auto goal = static_cast<std::int32_t>(word & AnyAngleField::kGoalIndexMask);
+  const bool sight = (word & AnyAngleField::kInSightBit) != 0;
+  Vec2 target;
+  if (sight) {
+    if (static_cast<std::size_t>(goal) >= goals.size()) return false;
+    target = goals[static_cast<std::size_t>(goal)];
+  } else {
+    target = block_center({static_cast<std::int32_t>(packed & 0xFFFFu), static_cast<std::int32_t>(packed >> 16)},
+                          size_class, cs);
+  }
+  const Vec2 d = target - p;
+  const float dist = length(d);
+  // Standing on the target (the blend skips such a sample) or at the goal: the full sampler.
+  if (!(dist > (sight ? kAtGoalCells : 1.0e-4f) * cs) || !(dist > 1.0e-4f * cs)) return false;
+  sample.direction = d * (1.0f / dist);
+  sample.target = target;
+  sample.goal = goal;
+  sample.status = sight ? NavStatus::kGoalInSight : NavStatus::kFollow;
+  return true;
+}
+
 }  // namespace
 
 void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end) {
@@ -132,8 +178,12 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
       // Any-angle navigation for the agent's size class (NavigationSet): straight at the goal's
       // exact position where it is in sight, else toward the waypoint of the field path.
       const int size_class = kt.size_class;
-      const NavSample sample = t.nav->sample(size_class, p);
       const NavigationFields& fields = t.nav->fields(size_class);
+      NavSample sample;
+      if (!t.nav->has_class(size_class) ||
+          !shared_target_sample(fields.any_angle(), t.nav->goal_positions(size_class), size_class, cs, p, sample)) {
+        sample = t.nav->sample(size_class, p);
+      }
       const GridMap& grid = size_class == 1 ? map : t.nav->class_grid(size_class);
       const CellCoord block = size_class == 1 ? CellCoord{cx, cy} : reference_block(p, size_class, cs);
       const IntegrationField& field = fields.integration();

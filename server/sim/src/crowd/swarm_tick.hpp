@@ -24,7 +24,6 @@ inline constexpr std::size_t kPrefetchAgents = 8;
 struct KindTick {
   float radius = 0.0f;    // wall collision radius (wall_collision_radius)
   float max_step = 0.0f;  // max_speed * dt
-  float max_step2 = 0.0f;
   float contact_d = 0.0f;  // its own diameter (a stack of its kind bursts to this spacing)
   float sep_r = 0.0f, inv_sep_r = 0.0f;  // its separation radius R (obstacle kernel)
   float query_r2 = 0.0f;   // squared largest pair R over the kinds present (neighbour query)
@@ -79,6 +78,8 @@ struct SwarmTick {
   float rest_below = 0.0f, wake_above = 0.0f;  // SwarmParams', fractions of max_step
   // slide_round_corner() returns its p1 unchanged when neither axis lost more than this.
   float corner_eps = 0.0f;
+  // Float rounding allowance of a step's length (world units): grows with the map extent.
+  float step_slack = 0.0f;
   bool has_invalid = false;  // repair found no walkable cell for some agent
 
   // The agents' kinds and positions at the start of the tick, in hash-slot order.
