@@ -395,6 +395,10 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   perm_vys_.resize(n);
   perm_kinds_.resize(n);
   perm_resting_.resize(n);
+  // The reorder runs chunk by chunk just before the steering of the same chunk, which reads
+  // the reordered state (perm_*, swapped in after the loop) while it is still in cache; t.kind
+  // points at the buffer that becomes kinds_.
+  t.kind = perm_kinds_.data();
   parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
     for (std::size_t k = begin; k < end; ++k) {
       const std::uint32_t from = t.items[k];
@@ -406,6 +410,10 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
       perm_kinds_[k] = kinds_[from];
       perm_resting_[k] = resting_[from];
     }
+    // --- Steer: desired = smoothed flow or the size class's any-angle direction, obstacle
+    //     force, steer = normalize(desired * w + force), and the path a full step takes along
+    //     walls (swarm_steering.cpp).
+    steer_agents(t, begin, end);
   });
   ids_.swap(perm_ids_);
   headings_.swap(perm_headings_);
@@ -414,20 +422,19 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   vys_.swap(perm_vys_);
   kinds_.swap(perm_kinds_);
   resting_.swap(perm_resting_);
-  t.kind = kinds_.data();
 
-  // --- Steer: desired = smoothed flow, obstacle force, steer = normalize(desired * w + force),
-  //     and the path a full step takes along walls (swarm_steering.cpp).
-  parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) { steer_agents(t, begin, end); });
   // --- Gather neighbours: separation, contact, free path, stacks (swarm_separation.cpp).
   burst_chunks_.assign((n + chunk - 1) / chunk, 0);
   parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) { gather_neighbours(t, begin, end); });
   // --- Bursts starting this tick (serial; rare): their pattern points and durations.
   start_bursts(t);
   // --- Integrate: correction then move, slid along walls (swarm_motion.cpp).
-  parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) { integrate_agents(t, begin, end); });
-  // --- Heading: bounded turn toward the steering direction (swarm_motion.cpp).
-  parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) { turn_headings(t, begin, end); });
+  // --- Heading: bounded turn toward the steering direction (swarm_motion.cpp), on the same
+  //     chunk right after it (the chunk's arrays are still in cache; no agent reads another's).
+  parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
+    integrate_agents(t, begin, end);
+    turn_headings(t, begin, end);
+  });
 
   xs_.swap(next_xs_);
   ys_.swap(next_ys_);

@@ -158,6 +158,11 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
   const std::uint32_t* const field_values = integration != nullptr ? integration->values().data() : nullptr;
   const std::uint8_t* const flow_dirs = flow.directions().data();
   const std::uint8_t* const map_costs = map.costs().data();
+  // The class-1 any-angle layer, when it matches the map (prefetch hints only).
+  const AnyAngleField* aa = t.nav != nullptr && t.nav->has_class(1) ? &t.nav->fields(1).any_angle() : nullptr;
+  const bool aa_fits = aa != nullptr && aa->width() == map_w && aa->height() == map_h;
+  const std::uint32_t* const aa_waypoints = aa_fits ? aa->waypoints().data() : nullptr;
+  const std::uint16_t* const aa_goal_words = aa_fits ? aa->goal_words().data() : nullptr;
   const bool flow_fits = flow.width() == map_w && flow.height() == map_h &&
                          flow.directions().size() == static_cast<std::size_t>(map_w) * static_cast<std::size_t>(map_h);
   // Map cell of agents k .. k + kPrefetchAgents (ring, indexed by slot): computed once, for the
@@ -186,11 +191,20 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
           __builtin_prefetch(flow_dirs + at + static_cast<std::size_t>(map_w));
         }
         if (field_values != nullptr) __builtin_prefetch(field_values + at);
+        if (aa_waypoints != nullptr && fy >= 1 && fx >= 1) {
+          // The any-angle samples round the agent: lattice rows fy - 1 and fy (class 1).
+          const std::size_t up = at - static_cast<std::size_t>(map_w) - 1;
+          __builtin_prefetch(aa_waypoints + up);
+          __builtin_prefetch(aa_waypoints + up + static_cast<std::size_t>(map_w));
+          __builtin_prefetch(aa_goal_words + up);
+          __builtin_prefetch(aa_goal_words + up + static_cast<std::size_t>(map_w));
+        }
       }
     }
-    const std::uint32_t id = ids_[k];
+    // The agent's reordered state (see step_impl: perm_* until the swap after this phase).
+    const std::uint32_t id = perm_ids_[k];
     const crowd_detail::KindTick& kt = t.kinds[t.kind[k]];
-    const float vx = vxs_[k], vy = vys_[k];
+    const float vx = perm_vxs_[k], vy = perm_vys_[k];
     const Vec2 p{sxs[k], sys[k]};
     const std::int32_t cx = ring_x[k & (kCellRing - 1)], cy = ring_y[k & (kCellRing - 1)];  // cell_of(p)
     Vec2 desired{};
