@@ -142,41 +142,41 @@ void check_surround(const SurroundResult& r, int sector_count) {
 
 }  // namespace
 
-TEST_CASE("surround: 200 agents round a player in the open pack into a disc and come to rest") {
+/// A standing player at `player` on `map` and `n` walkers spawned between `d0` and `d1` from it
+/// at angles a0..a1; the crowd must pack into the open `fraction` of a disc (`sectors` sectors).
+struct StandingScene {
+  const char* name;
+  GridMap map;
+  Vec2 player;
+  std::size_t n;
+  float d0, d1, a0, a1, fraction;
+  int sectors;
+  std::uint64_t seed;
+};
+
+void run_standing_scene(const StandingScene& scene) {
   WorldParams params;
-  params.max_agents = 256;
-  World world(bordered(64, 64), params);
-  const Vec2 player{32.0f, 32.0f};
-  world.add_player(player);
-  spawn_ring(world, 200, player, 8.0f, 14.0f, 71);
-  const SurroundResult r = run_surround(world, player, 600, 1.0f, 0.0f, 12);
-  report("open", r, 12);
-  check_surround(r, 12);
+  params.max_agents = static_cast<std::uint32_t>(scene.n + 64);
+  World world(scene.map, params);
+  world.add_player(scene.player);
+  spawn_ring(world, scene.n, scene.player, scene.d0, scene.d1, scene.seed, nullptr, scene.a0, scene.a1);
+  const SurroundResult r = run_surround(world, scene.player, 600, scene.fraction, 0.0f, scene.sectors);
+  report(scene.name, r, scene.sectors);
+  check_surround(r, scene.sectors);
+}
+
+TEST_CASE("surround: 200 agents round a player in the open pack into a disc and come to rest") {
+  run_standing_scene({"open", bordered(64, 64), {32.0f, 32.0f}, 200, 8.0f, 14.0f, -kPi, kPi, 1.0f, 12, 71});
 }
 
 TEST_CASE("surround: a player in a corner gets a quarter disc, not files along the walls") {
-  WorldParams params;
-  params.max_agents = 128;
-  World world(bordered(48, 48), params);
-  const Vec2 player{1.5f, 1.5f};
-  world.add_player(player);
   // The open quarter round the corner: x and y grow from the player.
-  spawn_ring(world, 100, player, 10.0f, 16.0f, 72, nullptr, 0.05f, 0.5f * kPi - 0.05f);
-  const SurroundResult r = run_surround(world, player, 600, 0.25f, 0.0f, 3);
-  report("corner", r, 3);
-  check_surround(r, 3);
+  run_standing_scene(
+      {"corner", bordered(48, 48), {1.5f, 1.5f}, 100, 10.0f, 16.0f, 0.05f, 0.5f * kPi - 0.05f, 0.25f, 3, 72});
 }
 
 TEST_CASE("surround: a player against a wall gets a half disc") {
-  WorldParams params;
-  params.max_agents = 192;
-  World world(bordered(64, 40), params);
-  const Vec2 player{32.0f, 1.5f};
-  world.add_player(player);
-  spawn_ring(world, 150, player, 9.0f, 15.0f, 73, nullptr, 0.05f, kPi - 0.05f);
-  const SurroundResult r = run_surround(world, player, 600, 0.5f, 0.0f, 6);
-  report("wall", r, 6);
-  check_surround(r, 6);
+  run_standing_scene({"wall", bordered(64, 40), {32.0f, 1.5f}, 150, 9.0f, 15.0f, 0.05f, kPi - 0.05f, 0.5f, 6, 73});
 }
 
 TEST_CASE("surround: a mixed crowd of runners, walkers and brutes surrounds and settles") {
