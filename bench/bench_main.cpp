@@ -43,6 +43,7 @@ int main(int argc, char** argv) {
   register_field_benchmarks(options);
   register_astar_benchmarks(options);
   register_swarm_benchmarks(options);
+  register_snapshot_benchmarks(options);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

@@ -14,5 +14,7 @@ void register_field_benchmarks(const BenchOptions& options);
 void register_astar_benchmarks(const BenchOptions& options);
 /// Figure 3: Swarm::step at 1k/10k/100k agents, spread and packed; brute-force separation.
 void register_swarm_benchmarks(const BenchOptions& options);
+/// Figure 5: snapshot bytes per agent and encode time on real swarm motion (snapshot_bench.cpp).
+void register_snapshot_benchmarks(const BenchOptions& options);
 
 }  // namespace swarmfield::bench

@@ -232,12 +232,13 @@ std::vector<sim::CellCoord> shifted_goals(const sim::GridMap& map, const std::ve
 
 /// Rebuilds through NavigationFields (1 thread, all at once) alternating between two goal sets
 /// one cell apart: what a player stepping into the next cell costs. `any_angle` adds the
-/// any-angle layer (its sight table is built once per map revision, so steady-state rebuilds
-/// reuse it, as in the server).
-void bench_nav_rebuild(benchmark::State& st, const FieldSetup& s, bool any_angle) {
+/// any-angle layer within `range` cells of the goals (its sight table is built once per map
+/// revision, so steady-state rebuilds reuse it, as in the server).
+void bench_nav_rebuild(benchmark::State& st, const FieldSetup& s, bool any_angle, float range) {
   const std::vector<sim::CellCoord> other = shifted_goals(*s.map, s.goals);
   sim::NavigationFields fields;
   fields.set_any_angle(any_angle);
+  fields.set_any_angle_range(range);
   fields.update(*s.map, s.goals);  // warm: buffers and (with any_angle) the sight table
   fields.update(*s.map, other);
   bool flip = false;
@@ -250,6 +251,7 @@ void bench_nav_rebuild(benchmark::State& st, const FieldSetup& s, bool any_angle
     benchmark::ClobberMemory();
   }
   st.counters["work_units"] = static_cast<double>(work) / static_cast<double>(std::max<std::int64_t>(st.iterations(), 1));
+  if (any_angle) st.counters["waypoint_cells"] = static_cast<double>(fields.any_angle().region_cells());
 }
 
 /// NavigationSet with size classes 1..`classes` present (unit-cost map: every class grid is the
@@ -278,11 +280,18 @@ void bench_set_rebuild(benchmark::State& st, const FieldSetup& s, int classes) {
 void register_any_angle_case(const FieldCase& c) {
   std::string suffix = "/";
   suffix.append(map_label(c.map)).append("/goals:").append(std::to_string(c.goal_count));
+  constexpr float kDefaultRange = sim::NavigationFields::kDefaultAnyAngleRange;
   benchmark::RegisterBenchmark(("field/nav_rebuild/plain" + suffix).c_str(), [c](benchmark::State& state) {
-    run_case(state, c, [](benchmark::State& st, const FieldSetup& s) { bench_nav_rebuild(st, s, false); });
+    run_case(state, c, [](benchmark::State& st, const FieldSetup& s) { bench_nav_rebuild(st, s, false, kDefaultRange); });
   })->Unit(benchmark::kMillisecond);
+  // The default range (what NavigationSet builds), and the pass over every reachable cell.
   benchmark::RegisterBenchmark(("field/nav_rebuild/any_angle" + suffix).c_str(), [c](benchmark::State& state) {
-    run_case(state, c, [](benchmark::State& st, const FieldSetup& s) { bench_nav_rebuild(st, s, true); });
+    run_case(state, c, [](benchmark::State& st, const FieldSetup& s) { bench_nav_rebuild(st, s, true, kDefaultRange); });
+  })->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark(("field/nav_rebuild/any_angle_unbounded" + suffix).c_str(), [c](benchmark::State& state) {
+    run_case(state, c, [](benchmark::State& st, const FieldSetup& s) {
+      bench_nav_rebuild(st, s, true, sim::AnyAngleField::kUnboundedRange);
+    });
   })->Unit(benchmark::kMillisecond);
   for (const int classes : {1, 2, 4}) {
     benchmark::RegisterBenchmark(("field/set_rebuild/classes:" + std::to_string(classes) + suffix).c_str(),

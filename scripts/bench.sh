@@ -121,6 +121,9 @@ REBUILD_MIN_SPEEDUP = 4.0
 STEP_MAX_NS = 100.0
 SCALING_MAX = 1.5
 RSS_MAX_MIB = 128.0
+SNAPSHOT_MAX_BYTES_PER_MOVING = 1.0
+SNAPSHOT_STRETCH_BYTES_PER_MOVING = 0.5
+SNAPSHOT_MAX_NS_PER_AGENT = 20.0
 
 UNIT_TO_MS = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}
 
@@ -253,23 +256,28 @@ for name in runs:
     suf = f"/{label}/goals:{goals}"
     plain = cpu_ms(name)
     anyang = cpu_ms("field/nav_rebuild/any_angle" + suf)
+    unbounded = cpu_ms("field/nav_rebuild/any_angle_unbounded" + suf)
+    cells = counter("field/nav_rebuild/any_angle" + suf, "waypoint_cells")
     c1 = cpu_ms("field/set_rebuild/classes:1" + suf)
     c2 = cpu_ms("field/set_rebuild/classes:2" + suf)
     c4 = cpu_ms("field/set_rebuild/classes:4" + suf)
     per_class = None if c1 is None or c4 is None else (c4 - c1) / 3.0
     r = ratio(anyang, plain)
-    rows.append([label, goals, fmt(plain), fmt(anyang), fmt(r, ".2f") + "x", fmt(c1), fmt(c2), fmt(c4),
+    rows.append([label, goals, fmt(plain), fmt(anyang), fmt(r, ".2f") + "x", fmt(cells, ".0f"), fmt(unbounded),
+                 fmt(ratio(unbounded, plain), ".2f") + "x", fmt(c1), fmt(c2), fmt(c4),
                  fmt(per_class), fmt(cpu_ms("field/map_revision/clearance" + suf)),
                  fmt(cpu_ms("field/map_revision/sight_table" + suf))])
-    targets.append((f"rebuild with any-angle {label} {goals} goal(s) within {ANY_ANGLE_MAX_RATIO:g}x of without",
+    targets.append((f"rebuild with any-angle (default range) {label} {goals} goal(s) within {ANY_ANGLE_MAX_RATIO:g}x of without",
                     fmt(r, ".2f") + "x", verdict(None if r is None else r <= ANY_ANGLE_MAX_RATIO)))
 if rows:
     print("\n[1b] Any-angle layer and size classes (rebuild after a goal changes cell), ms")
-    table(["map", "goals", "plain", "any-angle", "ratio", "set 1 class", "set 2 classes", "set 4 classes",
-           "per extra class", "clearance/rev", "sight table/rev"], rows)
+    table(["map", "goals", "plain", "any-angle", "ratio", "wp cells", "unbounded", "ratio", "set 1 class",
+           "set 2 classes", "set 4 classes", "per extra class", "clearance/rev", "sight table/rev"], rows)
     print("  plain / any-angle = NavigationFields rebuild (integration + flow [+ AnyAngleField]), 1 thread, goals\n"
-          "  alternating one cell apart; set N classes = NavigationSet with size classes 1..N (each with its any-angle\n"
-          "  layer); per extra class = (4 classes - 1 class) / 3; clearance and sight table are paid per map revision.")
+          "  alternating one cell apart; any-angle = waypoints within the default range (NavigationFields::\n"
+          "  kDefaultAnyAngleRange cells of path from a goal; 'wp cells' of them), unbounded = for every reachable cell;\n"
+          "  set N classes = NavigationSet with size classes 1..N (each with its any-angle layer, default range);\n"
+          "  per extra class = (4 classes - 1 class) / 3; clearance and sight table are paid per map revision.")
 
 # ---- Figure 2: one field vs per-agent A* --------------------------------------------------------
 print("\n[2] One field vs per-agent A* (Boston_0_1024, goal near the centre), ms")
@@ -356,6 +364,51 @@ else:
         targets.append((f"RSS of a 100k-agent World on a 1024 map <= {RSS_MAX_MIB:g} MiB", f"{fmt(peak)} MiB",
                         verdict(None if peak is None else peak <= RSS_MAX_MIB)))
 print(f"  benchmark process peak RSS (VmHWM, all benchmarks so far): {fmt(bench_peak)} MiB")
+
+# ---- Figure 5: snapshots ---------------------------------------------------------------------------
+snap = {n: b for n, b in runs.items() if n.startswith("snapshot/")}
+if snap:
+    print("\n[5] Snapshots on real swarm motion (Boston_0_1024, 100k agents chasing a player; a view following\n"
+          "    the player holding ~10k agents; 20 Hz snapshots of a 30 Hz world), one client")
+    rows = []
+
+    def ns_per_agent(name):
+        ms, n = cpu_ms(name), counter(name, "agents_per_iteration")
+        return None if ms is None or not n else ms * 1e6 / n
+
+    order = ["encode/ours/delta_predicted", "encode/ours/delta_predicted_rtt100", "encode/ours/delta_plain",
+             "encode/ours/full", "encode/ours/delta_predicted_zstd", "encode/baseline/zstd_full"]
+    for variant in order:
+        name = next((n for n in snap if n.endswith("/" + variant)), None)
+        if name is None:
+            continue
+        rows.append([variant, fmt(counter(name, "bytes_per_agent"), ".3f"),
+                     fmt(counter(name, "bytes_per_moving_agent"), ".3f"), fmt(counter(name, "bytes_per_snapshot"), ".0f"),
+                     fmt(ns_per_agent(name), ".1f"), fmt(counter(name, "agents_in_view"), ".0f")])
+    rows.append(["raw floats (x, y, heading)", "12.000", "12.000", "", "", ""])
+    table(["variant", "bytes/agent", "bytes/moving agent", "bytes/snapshot", "ns/agent", "agents in view"], rows)
+    for variant in ["decode/ours/delta_predicted", "select/view", "select/whole_map"]:  # per agent in view
+        name = next((n for n in snap if n.endswith("/" + variant)), None)
+        if name is not None:
+            print(f"  {variant}: {fmt(ns_per_agent(name), '.1f')} ns per agent in view per client")
+    name = next((n for n in snap if n.endswith("/quantize/all_agents")), None)
+    if name is not None:
+        print(f"  quantize/all_agents (shared by all clients, once per snapshot tick): {fmt(cpu_ms(name), '.2f')} ms "
+              f"for {fmt(counter(name, 'world_agents'), '.0f')} agents")
+    print("  delta_predicted = as shipped (baseline = previous snapshot, velocity prediction, rANS); rtt100 = baseline\n"
+          "  3 snapshots back; plain = no prediction; full = no baseline; zstd = the shipped payload through zstd -3;\n"
+          "  baseline/zstd_full = today's FlatBuffers + zstd snapshot. moving = position or heading changed since the\n"
+          "  baseline. ns/agent = CPU time per agent in view per client (encoding the whole sequence).")
+    name = next((n for n in snap if n.endswith("/encode/ours/delta_predicted")), None)
+    if name is not None:
+        b = counter(name, "bytes_per_moving_agent")
+        targets.append((f"snapshot bytes per visible moving agent <= {SNAPSHOT_MAX_BYTES_PER_MOVING:g}",
+                        fmt(b, ".3f"), verdict(None if b is None else b <= SNAPSHOT_MAX_BYTES_PER_MOVING)))
+        targets.append((f"  stretch: <= {SNAPSHOT_STRETCH_BYTES_PER_MOVING:g}", fmt(b, ".3f"),
+                        verdict(None if b is None else b <= SNAPSHOT_STRETCH_BYTES_PER_MOVING)))
+        ns = ns_per_agent(name)
+        targets.append((f"snapshot encode <= {SNAPSHOT_MAX_NS_PER_AGENT:g} ns per agent per client", f"{fmt(ns, '.1f')} ns",
+                        verdict(None if ns is None else ns <= SNAPSHOT_MAX_NS_PER_AGENT)))
 
 # ---- Targets -----------------------------------------------------------------------------------
 print("\nTargets")

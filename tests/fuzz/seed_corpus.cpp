@@ -1,6 +1,6 @@
 // Writes seed corpora for the protocol fuzzers: real encodings of every message kind, so that
 // mutations start from buffers that pass the verifier and reach the range checks.
-// Usage: swarmfield_fuzz_seed_corpus <output-dir>   (creates tcp/ frames/ datagrams/ snapshots/)
+// Usage: swarmfield_fuzz_seed_corpus <output-dir>   (creates tcp/ frames/ datagrams/ snapshots/ deltas/ fragments/)
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -10,6 +10,8 @@
 #include "swarmfield/protocol/datagram.hpp"
 #include "swarmfield/protocol/framing.hpp"
 #include "swarmfield/protocol/map_transfer.hpp"
+#include "swarmfield/protocol/snapshot_fragments.hpp"
+#include "snapshot_fuzz_baseline.hpp"
 #include "test_support.hpp"
 
 namespace sp = swarmfield::protocol;
@@ -69,5 +71,21 @@ int main(int argc, char** argv) {
   write(out / "snapshots", "empty", sp::compress_snapshot(sp::Snapshot{}));
   write(out / "snapshots", "small", sp::compress_snapshot(sp::test::make_snapshot(20, sp::test::Layout::kSpread, 3)));
   write(out / "snapshots", "packed", sp::compress_snapshot(sp::test::make_snapshot(200, sp::test::Layout::kPacked, 4)));
+
+  const auto deltas = sp::test::fuzz_seed_payloads();
+  for (std::size_t i = 0; i < deltas.size(); ++i) write(out / "deltas", "delta_" + std::to_string(i), deltas[i]);
+  // Fragment fuzzer: both payloads as fragments, [u16 length][fragment]..., one duplicated.
+  std::vector<std::uint8_t> fragments_stream;
+  std::vector<std::vector<std::uint8_t>> pieces;
+  for (std::size_t i = 0; i < deltas.size(); ++i) {
+    const std::size_t count = sp::split_snapshot(deltas[i], static_cast<std::uint32_t>(i + 1), pieces);
+    for (std::size_t k = 0; k < count + (i == 0 ? 1 : 0); ++k) {
+      const auto& f = pieces[k % count];
+      fragments_stream.push_back(static_cast<std::uint8_t>(f.size()));
+      fragments_stream.push_back(static_cast<std::uint8_t>(f.size() >> 8));
+      fragments_stream.insert(fragments_stream.end(), f.begin(), f.end());
+    }
+  }
+  write(out / "fragments", "two_snapshots", fragments_stream);
   return 0;
 }

@@ -96,6 +96,40 @@ TEST_CASE("size classes: a gap narrower than the class's diameter is avoided for
   CHECK(set.fields(2).integration().cost_to_goal(2, 6) > set.fields(1).integration().cost_to_goal(3, 6) + 10.0);
 }
 
+TEST_CASE("any-angle range: beyond it each class follows its own flow; a new range rebuilds every class") {
+  const GridMap m = test::ascii(kGapMap);
+  NavigationSet set;
+  CHECK(set.any_angle_range() == NavigationFields::kDefaultAnyAngleRange);
+  const Vec2 goal[1] = {{16.5f, 6.5f}};
+  const SizeClassMask classes = size_class_bit(1) | size_class_bit(2);
+  set.update(m, goal, classes);
+  const std::uint64_t built = set.rebuild_count();
+  set.set_any_angle_range(4.0f);
+  set.update(m, goal, classes);
+  CHECK(set.rebuild_count() == built + 2);  // both classes, same goals
+  CHECK(set.fields(2).any_angle().range() == 4.0f);
+  const Vec2 start{3.5f, 6.5f};
+  CHECK(set.sample(1, start).status == NavStatus::kFollowFlow);
+  CHECK(set.sample(1, start).goal == -1);
+  CHECK(set.sample(1, {15.5f, 6.5f}).status == NavStatus::kGoalInSight);
+  // The big class still goes round (its flow is planned on its class grid) and fits all the way.
+  NavStatus last = NavStatus::kNoField;
+  const std::vector<Vec2> big = follow(set, 2, start, 8000, &last);
+  CHECK(last == NavStatus::kAtGoal);
+  CHECK_FALSE(passes_cell(m, big, {10, 6}));
+  ClearanceMap clearance;
+  clearance.build(m);
+  int beyond = 0;
+  for (const Vec2 p : big) {
+    CHECK(clearance.fits(reference_block(p, 2, 1.0f), 2));
+    beyond += set.sample(2, p).status == NavStatus::kFollowFlow ? 1 : 0;
+  }
+  CHECK(beyond > 100);
+  const std::vector<Vec2> small = follow(set, 1, start, 4000, &last);
+  CHECK(last == NavStatus::kAtGoal);
+  CHECK(passes_cell(m, small, {10, 6}));
+}
+
 TEST_CASE("size classes: no gap wide enough -> the big class has no route and holds") {
   const GridMap m = test::ascii(R"(
 ################
@@ -193,8 +227,21 @@ TEST_CASE("any-angle builds: identical for every budget, and deterministic") {
       CAPTURE(n);
       CHECK(set.fields(n).integration().values() == reference.fields(n).integration().values());
       CHECK(set.fields(n).flow().directions() == reference.fields(n).flow().directions());
-      CHECK(set.fields(n).any_angle().waypoints() == reference.fields(n).any_angle().waypoints());
-      CHECK(set.fields(n).any_angle().goal_words() == reference.fields(n).any_angle().goal_words());
+      // Waypoints, goal indices and sight of every cell (raw entries beyond the range are not
+      // part of the result).
+      const AnyAngleField& a = set.fields(n).any_angle();
+      const AnyAngleField& r = reference.fields(n).any_angle();
+      std::size_t differ = 0, with = 0;
+      for (std::int32_t y = 0; y < m.height(); ++y) {
+        for (std::int32_t x = 0; x < m.width(); ++x) {
+          with += r.has_waypoint(x, y) ? 1 : 0;
+          differ += a.packed(x, y) != r.packed(x, y) || a.goal_index(x, y) != r.goal_index(x, y) ||
+                    a.goal_in_sight(x, y) != r.goal_in_sight(x, y);
+        }
+      }
+      CHECK(differ == 0);
+      CHECK(a.region_cells() == r.region_cells());
+      CHECK(with > 1000);
     }
     if (budget == 7) CHECK(updates > 100);  // really sliced
   }

@@ -44,7 +44,7 @@ void NavigationFields::build_front_now(const GridMap& map, std::span<const CellC
     constexpr std::uint64_t kNoLimit = std::numeric_limits<std::uint64_t>::max();
     bool ready = false;
     last_work_ += advance_table(front_, kNoLimit, ready);
-    last_work_ += front_.angle.begin(front_.integration, front_.goals);
+    last_work_ += front_.angle.begin(front_.integration, front_.goals, any_angle_range_);
     last_work_ += front_.angle.advance(front_.flow, table_, kNoLimit);
   }
   valid_ = true;
@@ -55,7 +55,7 @@ void NavigationFields::build_front_now(const GridMap& map, std::span<const CellC
     back_.integration.reserve(map.width(), map.height());
     back_.flow.reserve(map.width(), map.height());
     back_.goals.reserve(front_.goals.capacity());
-    if (any_angle_) back_.angle.reserve(map.width(), map.height());
+    if (any_angle_) back_.angle.reserve(map.width(), map.height(), front_.goals.capacity(), any_angle_range_);
   }
 }
 
@@ -122,7 +122,7 @@ std::uint64_t NavigationFields::advance_back(std::uint64_t budget) {
   spent += advance_table(back_, budget - spent, ready);
   if (!ready || spent >= budget) return spent;
   if (!back_.angle_started) {
-    spent += back_.angle.begin(back_.integration, back_.goals);
+    spent += back_.angle.begin(back_.integration, back_.goals, any_angle_range_);
     back_.angle_started = true;
     if (spent >= budget) return spent;
   }

@@ -11,6 +11,10 @@ void NavigationSet::set_rebuild_budget(std::size_t work_units_per_update) noexce
   for (ClassSlot& s : slots_) s.fields.set_rebuild_budget(work_units_per_update);
 }
 
+void NavigationSet::set_any_angle_range(float range) noexcept {
+  for (ClassSlot& s : slots_) s.fields.set_any_angle_range(range);
+}
+
 void NavigationSet::set_worker_pool(WorkerPool* pool) noexcept {
   for (ClassSlot& s : slots_) s.fields.set_worker_pool(pool);
 }
@@ -77,7 +81,7 @@ bool NavigationSet::update(const GridMap& map, std::span<const Vec2> goals, Size
 NavSample NavigationSet::sample(int size_class, Vec2 p) const noexcept {
   if (!has_class(size_class)) return {};
   const ClassSlot& s = slots_[slot(size_class)];
-  return sample_any_angle(s.fields.any_angle(), size_class, cell_size_, s.sample_goals, p);
+  return sample_any_angle(s.fields.any_angle(), s.fields.flow(), size_class, cell_size_, s.sample_goals, p);
 }
 
 }  // namespace swarmfield::sim

@@ -46,9 +46,11 @@ namespace swarmfield::sim {
 ///
 /// Any-angle layer (set_any_angle(true), off by default): every build then also computes an
 /// AnyAngleField after the flow field (same front/back pairs, same budget; a build completes
-/// only with its waypoints), using a BlockedCountTable of the build's map snapshot that is
-/// kept between builds and rebuilt only for a new map revision (or after invalidate()).
-/// Memory: +6 bytes per cell per pair, +4 bytes per cell for the table.
+/// only with its waypoints) for the cells within set_any_angle_range() of a goal, using a
+/// BlockedCountTable of the build's map snapshot that is kept between builds and rebuilt only
+/// for a new map revision (or after invalidate()). Its work: the cells given waypoints, plus
+/// (cells / 8 + the goals' box cells) / kLinearCellsPerWorkUnit. Memory: +6 bytes and 1 bit per
+/// cell per pair, +4 bytes per cell for the table, +4 bytes per cell of the goals' boxes.
 class NavigationFields {
  public:
   /// Brings the fields up to date for `goal_cells` on `map`, within the rebuild budget (see
@@ -68,6 +70,22 @@ class NavigationFields {
     any_angle_ = on;
   }
   [[nodiscard]] bool any_angle_enabled() const noexcept { return any_angle_; }
+  /// Path distance (cost units: cells on a unit-cost map) from the nearest goal within which
+  /// cells get any-angle waypoints (AnyAngleField's range; beyond it agents follow the smoothed
+  /// flow). Default kDefaultAnyAngleRange; AnyAngleField::kUnboundedRange = every reachable
+  /// cell. The layer's cost grows with the cells within range (~ goals * range^2 on open
+  /// ground), not with the map. A different value invalidates the front like set_any_angle().
+  void set_any_angle_range(float range) noexcept {
+    if (!(range == any_angle_range_)) invalidate();
+    any_angle_range_ = range;
+  }
+  [[nodiscard]] float any_angle_range() const noexcept { return any_angle_range_; }
+  /// Default any-angle range (cells): ~30 s of walking at 3 cells/s, about the radius of a
+  /// crowd of 25,000 packed round one player. On the 1024 street maps 9,400-21,000 cells get
+  /// waypoints for one goal, 59,000-63,000 for four (of ~800,000 reachable); the rebuild then
+  /// costs 1.01-1.05x (one goal) and 1.17-1.21x (four) of one without the layer, against
+  /// 3.3-3.8x for every cell (field/nav_rebuild in bench/, 2026-12-01).
+  static constexpr float kDefaultAnyAngleRange = 96.0f;
 
   /// Work units (see kLinearCellsPerWorkUnit) each update() may spend on a rebuild; 0 (the
   /// default) = every rebuild runs all at once inside the update() that needs it. A full
@@ -136,6 +154,7 @@ class NavigationFields {
   WorkerPool* pool_ = nullptr;
   bool valid_ = false;
   bool any_angle_ = false;
+  float any_angle_range_ = kDefaultAnyAngleRange;
   // Blocked-cell table for the any-angle sight tests, shared by the builds (see the class comment).
   BlockedCountTable table_;
   bool table_valid_ = false;

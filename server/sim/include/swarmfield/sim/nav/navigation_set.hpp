@@ -46,6 +46,11 @@ class NavigationSet {
   bool update(const GridMap& map, std::span<const Vec2> goals, SizeClassMask classes);
   /// Work units per class per update (NavigationFields::set_rebuild_budget); 0 = all at once.
   void set_rebuild_budget(std::size_t work_units_per_update) noexcept;
+  /// Any-angle range of every class (NavigationFields::set_any_angle_range(); cost units, cells
+  /// on a unit-cost map); default NavigationFields::kDefaultAnyAngleRange. A change rebuilds
+  /// every class at its next update().
+  void set_any_angle_range(float range) noexcept;
+  [[nodiscard]] float any_angle_range() const noexcept { return slots_[0].fields.any_angle_range(); }
   /// Threads for the linear passes of all-at-once rebuilds (NavigationFields::set_worker_pool).
   void set_worker_pool(WorkerPool* pool) noexcept;
   /// Forces every class to rebuild all at once on the next update() (and the clearance map to be
@@ -71,7 +76,8 @@ class NavigationSet {
     return slots_[slot(size_class)].sample_goals;
   }
   /// Desired direction of a class-`size_class` agent at `p` (world units): sample_any_angle() on
-  /// the class's front. kNoField when the class was not in the last update(). O(1).
+  /// the class's front (its any-angle field and, beyond the any-angle range, its flow field:
+  /// status kFollowFlow there). kNoField when the class was not in the last update(). O(1).
   [[nodiscard]] NavSample sample(int size_class, Vec2 p) const noexcept;
 
   /// Work units spent by the last update() over all classes (clearance and class grids

@@ -1,0 +1,324 @@
+// Figure 5: snapshot size and encode cost on real swarm motion. A World on Boston_0_1024 steps
+// 100k agents chasing a player who walks between waypoints near the centre; after a warm-up, 20
+// snapshots a second (30 Hz ticks) are recorded for a square view that follows the player, sized
+// to hold about 10k agents. Each benchmark encodes that sequence for one client:
+//   ours/delta_predicted     the codec as shipped (delta against the previous snapshot, i.e. an
+//                            ack for every snapshot, velocity prediction, rANS)
+//   ours/delta_predicted_rtt100  the same with the baseline 3 snapshots back (100 ms round trip)
+//   ours/delta_plain         delta without prediction (what prediction buys)
+//   ours/full                every snapshot against the empty baseline (what the delta buys)
+//   ours/delta_predicted_zstd    the shipped payload run through zstd level 3 (what zstd buys)
+//   baseline/zstd_full       today's snapshot: FlatBuffers, u16 positions at 1/32, zstd level 3
+//                            (protocol::compress_snapshot)
+//   raw floats               x, y, heading as 12 bytes (a counter, nothing to time)
+// Counters: bytes_per_agent (payload / agents in view), bytes_per_moving_agent (payload / agents
+// whose quantized position or heading changed since the baseline), agents_per_iteration (CPU time
+// divided by it = time per agent in view per client; scripts/bench.sh prints it). Also: the relevance selection from all 100k agents per client, the shared
+// quantization of all agents per snapshot tick, and decoding.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_registry.hpp"
+#include "bench_support.hpp"
+#include "swarmfield/protocol/datagram.hpp"
+#include "swarmfield/protocol/messages.hpp"
+#include "swarmfield/protocol/snapshot_codec.hpp"
+#include "swarmfield/protocol/snapshot_relevance.hpp"
+#include "swarmfield/protocol/snapshot_sender.hpp"
+#include "swarmfield/sim/world.hpp"
+
+namespace swarmfield::bench {
+namespace {
+
+namespace sp = protocol;
+
+constexpr const char* kMap = "street/Boston_0_1024.map";
+constexpr std::size_t kTargetInView = 10000;
+
+struct Trace {
+  std::vector<std::uint32_t> ticks;
+  std::vector<sp::AgentCandidates> views;  // agents in the view at each snapshot, all to send
+  std::vector<sp::Snapshot> old_format;     // the same agents in today's snapshot format
+  sp::QuantizedAgents all;                  // every agent at the last snapshot
+  std::vector<std::uint32_t> raw_ids;       // ... and as the swarm holds them
+  std::vector<float> raw_xs, raw_ys, raw_headings;
+  sp::QuantizedRect last_view;
+  std::size_t world_agents = 0;
+  double mean_in_view = 0;
+  float view_side = 0;
+};
+
+/// Records the trace once (a few seconds of simulation; less with --quick).
+const Trace& trace(const BenchOptions& options) {
+  static std::unique_ptr<Trace> t;
+  if (t) return *t;
+  t = std::make_unique<Trace>();
+  const sim::GridMap& map = load_map(kMap);  // throws with a readable message
+  sim::WorldParams wp;
+  wp.spawner.initial_agents = options.quick ? 20000 : 100000;
+  wp.worker_threads = 2;
+  wp.field_rebuild_budget = 200000;
+  sim::World world(map, wp);
+  const sim::CellCoord centre = nearest_walkable(map, {map.width() / 2, map.height() / 2});
+  const std::uint32_t player = world.add_player(map.cell_center(centre));
+  std::mt19937_64 rng(3);
+  sim::Vec2 target = world.find_player(player)->position;
+  const int warmup = options.quick ? 60 : 450;
+  const int snapshots = options.quick ? 12 : 60;
+  auto step = [&](int tick) {
+    const sim::Vec2 p = world.find_player(player)->position;
+    const sim::Vec2 d{target.x - p.x, target.y - p.y};
+    const float len = std::sqrt(d.x * d.x + d.y * d.y);
+    if (len < 2.0f || tick % 150 == 0) {
+      for (;;) {  // a new waypoint within 60 cells of the centre
+        std::uniform_real_distribution<float> u(-60.0f, 60.0f);
+        const sim::Vec2 c{static_cast<float>(centre.x) + u(rng), static_cast<float>(centre.y) + u(rng)};
+        if (world.map().walkable_at(c)) {
+          target = c;
+          break;
+        }
+      }
+    } else {
+      world.set_player_intent(player, {d.x / len, d.y / len});
+    }
+    world.step(1.0f / 30.0f);
+  };
+  int tick = 0;
+  for (; tick < warmup; ++tick) step(tick);
+  const float cell = map.cell_size();
+  sp::SnapshotSelector selector;
+  sp::DensityGrid grid;
+  sp::RelevanceParams params;
+  params.max_tracked = sp::kMaxFrameAgents;
+  params.density_grid = false;
+  double in_view_sum = 0;
+  while (static_cast<int>(t->views.size()) < snapshots) {
+    step(tick);
+    ++tick;
+    if ((tick * 2) / 3 == ((tick - 1) * 2) / 3) continue;  // 20 Hz snapshots of a 30 Hz world
+    const auto& s = world.swarm();
+    t->all.assign(s.ids(), s.xs(), s.ys(), s.headings(), {}, cell);
+    const sim::Vec2 at = world.find_player(player)->position;
+    if (t->view_side == 0) {
+      // The smallest square view around the player holding kTargetInView agents.
+      std::vector<float> d;
+      for (std::size_t i = 0; i < s.size(); ++i) d.push_back(std::max(std::fabs(s.xs()[i] - at.x), std::fabs(s.ys()[i] - at.y)));
+      const std::size_t k = std::min(kTargetInView, d.size()) - 1;
+      std::nth_element(d.begin(), d.begin() + static_cast<std::ptrdiff_t>(k), d.end());
+      t->view_side = 2.0f * d[k];
+    }
+    const float h = t->view_side / 2;
+    t->last_view = sp::quantize_view(at.x - h, at.y - h, at.x + h, at.y + h, 0.0f, cell);
+    sp::AgentCandidates c;
+    selector.select(t->all, t->last_view, sp::AgentFrameView::empty(), static_cast<std::uint32_t>(world.tick()), 1e12,
+                    params, c, grid);
+    in_view_sum += static_cast<double>(c.size());
+    sp::Snapshot old;
+    old.tick = static_cast<std::uint32_t>(world.tick());
+    old.total_agents = static_cast<std::uint32_t>(s.size());
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      if (std::fabs(s.xs()[i] - at.x) < h && std::fabs(s.ys()[i] - at.y) < h) {
+        old.agents.ids.push_back(s.ids()[i]);
+        old.agents.xs.push_back(sp::quantize_position(s.xs()[i]));
+        old.agents.ys.push_back(sp::quantize_position(s.ys()[i]));
+        old.agents.headings.push_back(sp::quantize_heading(s.headings()[i]));
+      }
+    }
+    t->old_format.push_back(std::move(old));
+    t->ticks.push_back(static_cast<std::uint32_t>(world.tick()));
+    t->views.push_back(std::move(c));
+  }
+  t->world_agents = world.swarm().size();
+  const auto& sw = world.swarm();
+  t->raw_ids.assign(sw.ids().begin(), sw.ids().end());
+  t->raw_xs.assign(sw.xs().begin(), sw.xs().end());
+  t->raw_ys.assign(sw.ys().begin(), sw.ys().end());
+  t->raw_headings.assign(sw.headings().begin(), sw.headings().end());
+  t->mean_in_view = in_view_sum / static_cast<double>(t->views.size());
+  return *t;
+}
+
+/// The trace, or nullptr after marking the benchmark skipped with the reason (e.g. a missing map).
+const Trace* trace_or_skip(benchmark::State& state, const BenchOptions& options) {
+  try {
+    return &trace(options);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return nullptr;
+  }
+}
+
+enum class Mode { kDeltaPredicted, kDeltaPredictedRtt, kDeltaPlain, kFull, kDeltaPredictedZstd };
+
+/// Encodes the whole trace for one client per iteration.
+void encode_trace(benchmark::State& state, const BenchOptions& options, Mode mode) {
+  const Trace* t = trace_or_skip(state, options);
+  if (t == nullptr) return;
+  const std::uint32_t distance = mode == Mode::kDeltaPredictedRtt ? 3 : 1;
+  const bool full = mode == Mode::kFull;
+  const bool predict = mode != Mode::kDeltaPlain;
+  const std::size_t n = t->views.size();
+  // Frames of the trace as the client would hold them (for the baselines), built once.
+  sp::SnapshotEncoder enc;
+  std::vector<sp::AgentFrame> frames(n);
+  std::vector<std::uint8_t> payload;
+  std::size_t bytes = 0, agents = 0, moving = 0, zstd_bytes = 0, measured = 0;
+  const std::size_t first = full ? 0 : distance;  // the first snapshots only build baselines
+  for (auto _ : state) {
+    bytes = agents = moving = zstd_bytes = measured = 0;
+    for (std::size_t k = 0; k < n; ++k) {
+      sp::SnapshotHeader h;
+      h.sequence = static_cast<std::uint32_t>(k + 1);
+      h.tick = t->ticks[k];
+      h.predicted = predict;
+      sp::AgentFrameView base = sp::AgentFrameView::empty();
+      if (!full && k >= distance) {
+        h.baseline_distance = distance;
+        base = sp::AgentFrameView::of(frames[k - distance]);
+      }
+      if (!enc.encode(h, base, t->views[k], {}, payload, frames[k])) {
+        state.SkipWithError("encode refused the trace");
+        return;
+      }
+      if (k < first) continue;
+      bytes += payload.size();
+      agents += t->views[k].size();
+      moving += full ? t->views[k].size() : enc.stats().moving;
+      ++measured;
+      if (mode == Mode::kDeltaPredictedZstd) zstd_bytes += sp::zstd_compress(payload, 3).size();
+    }
+    benchmark::DoNotOptimize(payload.data());
+  }
+  const double total = static_cast<double>(mode == Mode::kDeltaPredictedZstd ? zstd_bytes : bytes);
+  state.counters["bytes_per_agent"] = total / static_cast<double>(std::max<std::size_t>(agents, 1));
+  state.counters["bytes_per_moving_agent"] = total / static_cast<double>(std::max<std::size_t>(moving, 1));
+  state.counters["moving_fraction"] = static_cast<double>(moving) / static_cast<double>(std::max<std::size_t>(agents, 1));
+  state.counters["agents_in_view"] = t->mean_in_view;
+  state.counters["bytes_per_snapshot"] = total / static_cast<double>(std::max<std::size_t>(measured, 1));
+  state.counters["view_cells"] = t->view_side;
+  // Agents encoded per iteration (all snapshots, the first ones included): CPU time / this =
+  // time per agent per client.
+  std::size_t all_agents = 0;
+  for (const auto& v : t->views) all_agents += v.size();
+  state.counters["agents_per_iteration"] = static_cast<double>(all_agents);
+}
+
+/// Today's format: FlatBuffers + zstd of every snapshot, full each time.
+void zstd_full_trace(benchmark::State& state, const BenchOptions& options) {
+  const Trace* t = trace_or_skip(state, options);
+  if (t == nullptr) return;
+  std::size_t bytes = 0, agents = 0;
+  for (auto _ : state) {
+    bytes = agents = 0;
+    for (const auto& s : t->old_format) {
+      const auto c = sp::compress_snapshot(s, 3);
+      bytes += c.size();
+      agents += s.agents.ids.size();
+    }
+  }
+  state.counters["bytes_per_agent"] = static_cast<double>(bytes) / static_cast<double>(std::max<std::size_t>(agents, 1));
+  state.counters["raw_float_bytes_per_agent"] = 12.0;
+  state.counters["agents_in_view"] = static_cast<double>(agents) / static_cast<double>(t->old_format.size());
+  state.counters["agents_per_iteration"] = static_cast<double>(agents);
+}
+
+/// Decoding the shipped deltas (client side).
+void decode_trace(benchmark::State& state, const BenchOptions& options) {
+  const Trace* t = trace_or_skip(state, options);
+  if (t == nullptr) return;
+  const std::size_t n = t->views.size();
+  sp::SnapshotEncoder enc;
+  std::vector<sp::AgentFrame> frames(n);
+  std::vector<std::vector<std::uint8_t>> payloads(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    sp::SnapshotHeader h;
+    h.sequence = static_cast<std::uint32_t>(k + 1);
+    h.tick = t->ticks[k];
+    h.baseline_distance = k > 0 ? 1 : 0;
+    if (!enc.encode(h, k > 0 ? sp::AgentFrameView::of(frames[k - 1]) : sp::AgentFrameView::empty(), t->views[k], {},
+                    payloads[k], frames[k])) {
+      state.SkipWithError("encode refused the trace");
+      return;
+    }
+  }
+  sp::SnapshotDecoder dec;
+  sp::SnapshotHeader header;
+  sp::AgentFrame out;
+  std::size_t agents = 0;
+  for (const auto& v : t->views) agents += v.size();
+  for (auto _ : state) {
+    for (std::size_t k = 1; k < n; ++k) {
+      if (!dec.decode(payloads[k], sp::AgentFrameView::of(frames[k - 1]), header, out)) {
+        state.SkipWithError("decode failed");
+        return;
+      }
+    }
+    benchmark::DoNotOptimize(out.agents.data());
+  }
+  state.counters["agents_per_iteration"] = static_cast<double>(agents - t->views[0].size());
+}
+
+/// Relevance selection from every agent in the world for one client (per snapshot), and the
+/// shared per-tick quantization of every agent.
+void select_view(benchmark::State& state, const BenchOptions& options, bool whole_map) {
+  const Trace* t = trace_or_skip(state, options);
+  if (t == nullptr) return;
+  sp::SnapshotSelector sel;
+  sp::AgentCandidates c;
+  sp::DensityGrid grid;
+  sp::RelevanceParams params;
+  const sp::QuantizedRect view = whole_map ? sp::QuantizedRect{0, 0, 1024 * 64, 1024 * 64} : t->last_view;
+  for (auto _ : state) {
+    // 1 Mbit/s at 20 Hz, with the last frame as baseline: the common steady state.
+    sel.select(t->all, view, sp::AgentFrameView::empty(), 1000, 6250, params, c, grid);
+    benchmark::DoNotOptimize(c.data());
+  }
+  state.counters["in_view"] = static_cast<double>(sel.stats().in_view);
+  state.counters["tracked"] = static_cast<double>(sel.stats().tracked);
+  state.counters["sent"] = static_cast<double>(sel.stats().sent);
+  state.counters["world_agents"] = static_cast<double>(t->world_agents);
+  state.counters["agents_per_iteration"] = static_cast<double>(sel.stats().in_view);
+}
+
+/// The shared work of a snapshot tick: every agent quantized, sorted by id and tiled, once for
+/// all clients.
+void quantize_all(benchmark::State& state, const BenchOptions& options) {
+  const Trace* t = trace_or_skip(state, options);
+  if (t == nullptr) return;
+  sp::QuantizedAgents q;
+  for (auto _ : state) {
+    q.assign(t->raw_ids, t->raw_xs, t->raw_ys, t->raw_headings, {}, 1.0f);
+    benchmark::DoNotOptimize(q.xs.data());
+  }
+  state.counters["world_agents"] = static_cast<double>(t->raw_ids.size());
+}
+
+}  // namespace
+
+void register_snapshot_benchmarks(const BenchOptions& options) {
+  const std::string prefix = "snapshot/Boston_0_1024/";
+  auto reg = [&](const std::string& name, auto fn) {
+    benchmark::RegisterBenchmark((prefix + name).c_str(), fn)->Unit(benchmark::kMillisecond);
+  };
+  reg("encode/ours/delta_predicted", [options](benchmark::State& s) { encode_trace(s, options, Mode::kDeltaPredicted); });
+  reg("encode/ours/delta_predicted_rtt100",
+      [options](benchmark::State& s) { encode_trace(s, options, Mode::kDeltaPredictedRtt); });
+  reg("encode/ours/delta_plain", [options](benchmark::State& s) { encode_trace(s, options, Mode::kDeltaPlain); });
+  reg("encode/ours/full", [options](benchmark::State& s) { encode_trace(s, options, Mode::kFull); });
+  reg("encode/ours/delta_predicted_zstd",
+      [options](benchmark::State& s) { encode_trace(s, options, Mode::kDeltaPredictedZstd); });
+  reg("encode/baseline/zstd_full", [options](benchmark::State& s) { zstd_full_trace(s, options); });
+  reg("decode/ours/delta_predicted", [options](benchmark::State& s) { decode_trace(s, options); });
+  reg("quantize/all_agents", [options](benchmark::State& s) { quantize_all(s, options); });
+  reg("select/view", [options](benchmark::State& s) { select_view(s, options, false); });
+  reg("select/whole_map", [options](benchmark::State& s) { select_view(s, options, true); });
+}
+
+}  // namespace swarmfield::bench

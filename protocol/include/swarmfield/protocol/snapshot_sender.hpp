@@ -1,0 +1,57 @@
+#pragma once
+// The server's side of one client's snapshot stream: sequence numbers, the history of frames
+// sent, the client's acknowledgements, and the choice of baseline (the newest acknowledged frame
+// still held; a full snapshot when there is none), as in Quake III's SV_WriteSnapshotToClient.
+// Over a reliable transport (TCP) every snapshot counts as acknowledged when sent, so the
+// baseline is simply the previous snapshot.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "swarmfield/protocol/snapshot_ack.hpp"
+#include "swarmfield/protocol/snapshot_codec.hpp"
+#include "swarmfield/protocol/snapshot_history.hpp"
+
+namespace swarmfield::protocol {
+
+class SnapshotSender {
+ public:
+  /// `history_agents`: agent entries of the frame history (SnapshotHistory); `reliable`: the
+  /// transport delivers every snapshot in order (TCP).
+  explicit SnapshotSender(std::size_t history_agents = 8 * 16384, bool reliable = false);
+
+  /// Applies an acknowledgement. Ignored (returns false) when it names a sequence not sent yet.
+  /// Only sequences still in the history matter; older ones are dropped silently.
+  bool on_ack(const SnapshotAck& ack) noexcept;
+  /// The frame the next snapshot will be encoded against (the empty view when it will be full).
+  [[nodiscard]] AgentFrameView next_baseline() const noexcept;
+  /// Encodes the next snapshot: fills header.sequence, baseline_distance and the payload, and
+  /// stores the frame the client will hold. `header.tick` must increase from call to call.
+  /// False if the codec refused the input (see SnapshotEncoder::encode); the sequence is not
+  /// consumed then.
+  bool encode(SnapshotHeader& header, const AgentCandidates& candidates, const DensityGrid& grid,
+              std::vector<std::uint8_t>& payload);
+
+  /// The frame of the last encoded snapshot (what the client holds once it decodes it).
+  [[nodiscard]] const AgentFrame& last_frame() const noexcept { return frame_; }
+  [[nodiscard]] const SnapshotEncodeStats& last_stats() const noexcept { return encoder_.stats(); }
+  /// Newest acknowledged sequence (0 = none).
+  [[nodiscard]] std::uint32_t newest_acked() const noexcept { return newest_acked_; }
+  /// Next sequence to be sent (1 before the first snapshot).
+  [[nodiscard]] std::uint32_t next_sequence() const noexcept { return next_sequence_; }
+  /// Prediction on (default) or off (for measurements; the flag travels in the header).
+  void set_prediction(bool on) noexcept { predict_ = on; }
+
+ private:
+  SnapshotHistory history_;
+  SnapshotEncoder encoder_;
+  AgentFrame frame_;
+  std::uint32_t next_sequence_ = 1;
+  std::uint32_t newest_acked_ = 0;
+  std::uint32_t last_tick_ = 0;
+  SnapshotAck acked_;  // every sequence acknowledged so far, relative to its latest
+  bool reliable_;
+  bool predict_ = true;
+};
+
+}  // namespace swarmfield::protocol

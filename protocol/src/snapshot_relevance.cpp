@@ -1,0 +1,292 @@
+// Relevance, priority and budget of a client's snapshot (see snapshot_relevance.hpp).
+#include "swarmfield/protocol/snapshot_relevance.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+
+#include "swarmfield/protocol/messages.hpp"
+
+namespace swarmfield::protocol {
+namespace {
+
+constexpr std::uint32_t kMaxAgeTicks = 1023;
+constexpr std::uint32_t kNewAgentAge = 16;   // a new agent starts like one unsent for 16 ticks, then ages
+constexpr std::uint32_t kMaxWeight = 8;      // at the view centre; 1 at the corners and beyond
+constexpr std::size_t kPriorityBins = 1024;  // priority = age * weight <= 8184, bin = priority / 8
+
+}  // namespace
+
+void QuantizedAgents::assign(std::span<const std::uint32_t> ids_in, std::span<const float> xs_in,
+                             std::span<const float> ys_in, std::span<const float> headings_in,
+                             std::span<const std::uint8_t> kinds_in, float cell_size) {
+  const std::size_t n = std::min({ids_in.size(), xs_in.size(), ys_in.size(), headings_in.size()});
+  const bool have_kinds = kinds_in.size() >= n;
+  order_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) order_[i] = static_cast<std::uint32_t>(i);
+  if (!std::is_sorted(ids_in.begin(), ids_in.begin() + static_cast<std::ptrdiff_t>(n))) {
+    // LSD radix sort of the indices by id, two 16-bit digits.
+    scratch_.resize(n);
+    std::vector<std::uint32_t>& count = radix_count_;
+    count.resize(65536);
+    for (int pass = 0; pass < 2; ++pass) {
+      const int shift = 16 * pass;
+      std::fill(count.begin(), count.end(), 0);
+      for (std::size_t i = 0; i < n; ++i) ++count[(ids_in[order_[i]] >> shift) & 0xFFFFu];
+      std::uint32_t sum = 0;
+      for (auto& c : count) {
+        const std::uint32_t v = c;
+        c = sum;
+        sum += v;
+      }
+      for (std::size_t i = 0; i < n; ++i) scratch_[count[(ids_in[order_[i]] >> shift) & 0xFFFFu]++] = order_[i];
+      order_.swap(scratch_);
+    }
+  }
+  ids.resize(n);
+  xs.resize(n);
+  ys.resize(n);
+  headings.resize(n);
+  kinds.resize(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::uint32_t i = order_[k];
+    ids[k] = ids_in[i];
+    xs[k] = quantize_agent_position(xs_in[i], cell_size);
+    ys[k] = quantize_agent_position(ys_in[i], cell_size);
+    headings[k] = quantize_heading(headings_in[i]);
+    kinds[k] = have_kinds ? kinds_in[i] : 0;
+  }
+  // Tile index (counting sort of the indices by tile; each tile's list stays in id order).
+  std::uint32_t max_x = 0, max_y = 0;
+  for (std::size_t k = 0; k < n; ++k) {
+    max_x = std::max(max_x, xs[k]);
+    max_y = std::max(max_y, ys[k]);
+  }
+  tile_shift = 10;  // 1024 units = 16 cells
+  while (((std::uint64_t{max_x} >> tile_shift) + 1) * ((std::uint64_t{max_y} >> tile_shift) + 1) > 65536) ++tile_shift;
+  tiles_x = (max_x >> tile_shift) + 1;
+  tiles_y = (max_y >> tile_shift) + 1;
+  const std::size_t tiles = std::size_t{tiles_x} * tiles_y;
+  tile_start.assign(tiles + 1, 0);
+  for (std::size_t k = 0; k < n; ++k) ++tile_start[(ys[k] >> tile_shift) * tiles_x + (xs[k] >> tile_shift) + 1];
+  for (std::size_t t = 0; t < tiles; ++t) tile_start[t + 1] += tile_start[t];
+  tile_agents.resize(n);
+  scratch_.assign(tile_start.begin(), tile_start.end() - 1);  // write cursors
+  for (std::size_t k = 0; k < n; ++k) {
+    tile_agents[scratch_[(ys[k] >> tile_shift) * tiles_x + (xs[k] >> tile_shift)]++] = static_cast<std::uint32_t>(k);
+  }
+}
+
+QuantizedRect quantize_view(float x0, float y0, float x1, float y1, float margin, float cell_size) noexcept {
+  QuantizedRect r;
+  if (!std::isfinite(x0) || !std::isfinite(y0) || !std::isfinite(x1) || !std::isfinite(y1) || !std::isfinite(margin) ||
+      !(cell_size > 0.0f)) {
+    return r;
+  }
+  const double scale = kPositionUnitsPerCell / static_cast<double>(cell_size);
+  auto q = [&](double w) {
+    return static_cast<std::int64_t>(std::clamp(std::floor(w * scale), -1.0, static_cast<double>(kPositionMax) + 1));
+  };
+  r.x0 = q(static_cast<double>(std::min(x0, x1)) - margin);
+  r.y0 = q(static_cast<double>(std::min(y0, y1)) - margin);
+  r.x1 = q(static_cast<double>(std::max(x0, x1)) + margin);
+  r.y1 = q(static_cast<double>(std::max(y0, y1)) + margin);
+  if (x1 <= x0 || y1 <= y0) r = {};  // an empty view wants no agents, margin or not
+  return r;
+}
+
+void SnapshotSelector::select(const QuantizedAgents& a, const QuantizedRect& view, const AgentFrameView& b,
+                              std::uint32_t tick, double allowance_bytes, const RelevanceParams& params,
+                              AgentCandidates& out, DensityGrid& grid) {
+  stats_ = {};
+  out.clear();
+  grid.clear();
+  in_view_.clear();
+  distances_.clear();
+  if (view.empty()) return;
+  const std::int64_t cx2 = view.x0 + view.x1, cy2 = view.y0 + view.y1;  // twice the centre
+
+  // ---- Relevance: inside the rectangle, in id order -----------------------------------------
+  // Visit the tiles the rectangle overlaps, mark the agents inside in a bitmap over indices
+  // (index order is id order), then read the bitmap in order.
+  const std::size_t n = a.size();
+  marked_.assign((n + 63) / 64, 0);
+  if (a.tiles_x > 0 && a.tiles_y > 0 && view.x1 > 0 && view.y1 > 0) {
+    const std::int64_t side = std::int64_t{1} << a.tile_shift;
+    const std::int64_t tx0 = std::max<std::int64_t>(view.x0, 0) >> a.tile_shift;
+    const std::int64_t ty0 = std::max<std::int64_t>(view.y0, 0) >> a.tile_shift;
+    const std::int64_t tx1 = std::min<std::int64_t>((view.x1 - 1) >> a.tile_shift, a.tiles_x - 1);
+    const std::int64_t ty1 = std::min<std::int64_t>((view.y1 - 1) >> a.tile_shift, a.tiles_y - 1);
+    for (std::int64_t ty = ty0; ty <= ty1; ++ty) {
+      for (std::int64_t tx = tx0; tx <= tx1; ++tx) {
+        const std::size_t t = static_cast<std::size_t>(ty * a.tiles_x + tx);
+        const std::uint32_t* list = a.tile_agents.data() + a.tile_start[t];
+        const std::uint32_t count = a.tile_start[t + 1] - a.tile_start[t];
+        const bool inside = tx * side >= view.x0 && (tx + 1) * side <= view.x1 && ty * side >= view.y0 &&
+                            (ty + 1) * side <= view.y1;
+        for (std::uint32_t k = 0; k < count; ++k) {
+          const std::uint32_t i = list[k];
+          if (!inside) {
+            const std::int64_t x = a.xs[i], y = a.ys[i];
+            if (x < view.x0 || x >= view.x1 || y < view.y0 || y >= view.y1) continue;
+          }
+          marked_[i >> 6] |= std::uint64_t{1} << (i & 63);
+        }
+      }
+    }
+  }
+  for (std::size_t w = 0; w < marked_.size(); ++w) {
+    for (std::uint64_t bits = marked_[w]; bits != 0; bits &= bits - 1) {
+      const auto i = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
+      in_view_.push_back(i);
+      const std::int64_t dx = 2 * std::int64_t{a.xs[i]} - cx2, dy = 2 * std::int64_t{a.ys[i]} - cy2;
+      distances_.push_back(static_cast<std::uint64_t>(dx * dx + dy * dy));
+    }
+  }
+  stats_.in_view = in_view_.size();
+
+  // Too many: track the nearest max_tracked (ties by id), count the rest in the grid.
+  const std::size_t cap = std::min(params.max_tracked, kMaxFrameAgents);
+  std::uint64_t cut = ~std::uint64_t{0};
+  std::size_t at_cut_allowed = in_view_.size();
+  if (in_view_.size() > cap) {
+    nth_scratch_.assign(distances_.begin(), distances_.end());
+    if (cap == 0) {
+      cut = 0;
+      at_cut_allowed = 0;
+    } else {
+      std::nth_element(nth_scratch_.begin(), nth_scratch_.begin() + static_cast<std::ptrdiff_t>(cap - 1), nth_scratch_.end());
+      cut = nth_scratch_[cap - 1];
+      const auto below = static_cast<std::size_t>(
+          std::count_if(nth_scratch_.begin(), nth_scratch_.end(), [&](std::uint64_t d) { return d < cut; }));
+      at_cut_allowed = cap - below;
+    }
+  }
+  const bool want_grid = params.density_grid;
+  if (want_grid) {
+    set_density_grid_geometry(grid, static_cast<std::int32_t>(std::max<std::int64_t>(view.x0, 0) / kPositionUnitsPerCell),
+                              static_cast<std::int32_t>(std::max<std::int64_t>(view.y0, 0) / kPositionUnitsPerCell),
+                              static_cast<std::int32_t>((view.x1 + kPositionUnitsPerCell - 1) / kPositionUnitsPerCell),
+                              static_cast<std::int32_t>((view.y1 + kPositionUnitsPerCell - 1) / kPositionUnitsPerCell));
+    counts_.assign(grid.levels.size(), 0);
+  }
+  std::vector<std::uint64_t>& kept_distance = nth_scratch_;  // reused: distances of the kept
+  kept_distance.clear();
+  for (std::size_t k = 0; k < in_view_.size(); ++k) {
+    const std::uint32_t i = in_view_[k];
+    const std::uint64_t d = distances_[k];
+    bool keep = d < cut;
+    if (d == cut && at_cut_allowed > 0) {
+      keep = true;
+      --at_cut_allowed;
+    }
+    if (!keep) {
+      ++stats_.untracked;
+      if (want_grid) count_density_agent(grid, counts_, static_cast<std::int32_t>(a.xs[i] / kPositionUnitsPerCell),
+                                         static_cast<std::int32_t>(a.ys[i] / kPositionUnitsPerCell));
+      continue;
+    }
+    out.push_back(AgentCandidate{a.ids[i], a.xs[i], a.ys[i], a.headings[i], a.kinds[i], 1});
+    kept_distance.push_back(d);
+  }
+  const std::size_t m = out.size();
+  stats_.tracked = m;
+
+  // ---- Priority: age in the baseline times nearness -----------------------------------------
+  priority_.resize(m);
+  is_new_.resize(m);
+  since_.resize(m);
+  const double half_diag2 = static_cast<double>((view.x1 - view.x0) * (view.x1 - view.x0) +
+                                                (view.y1 - view.y0) * (view.y1 - view.y0));  // (2h)^2 in d units
+  const double inv_half_diag = half_diag2 > 0 ? 1.0 / std::sqrt(half_diag2) : 0.0;
+  double total_bits = 0;
+  std::size_t bi = 0, wi = 0;
+  for (std::size_t k = 0; k < m; ++k) {
+    while (bi < b.size() && b.agents[bi].id < out[k].id) ++bi;
+    const bool in_base = bi < b.size() && b.agents[bi].id == out[k].id;
+    is_new_[k] = in_base ? 0 : 1;
+    std::uint32_t age = 0;
+    if (in_base) {
+      age = std::min(tick - b.agents[bi].tick, kMaxAgeTicks);
+    } else {
+      while (wi < waiting_.size() && waiting_[wi].id < out[k].id) ++wi;
+      const bool waited = wi < waiting_.size() && waiting_[wi].id == out[k].id && waiting_[wi].since <= tick;
+      since_[k] = waited ? waiting_[wi].since : tick;
+      age = std::min(kNewAgentAge + (tick - since_[k]), kMaxAgeTicks);
+    }
+    const double closeness = std::max(0.0, 1.0 - std::sqrt(static_cast<double>(kept_distance[k])) * inv_half_diag);
+    const auto weight = static_cast<std::uint32_t>(1 + static_cast<std::uint32_t>(closeness * (kMaxWeight - 1) + 0.5));
+    priority_[k] = static_cast<std::uint16_t>(std::min<std::uint32_t>(age * weight, kPriorityBins * 8 - 1) / 8);
+    total_bits += in_base ? params.update_bits : params.add_bits;
+  }
+
+  // ---- Budget: highest priority first, as far as the allowance goes -------------------------
+  const double budget_bits = std::max(0.0, allowance_bytes) * 8.0;
+  if (total_bits > budget_bits) {
+    stats_.over_budget = true;
+    bin_bits_.assign(kPriorityBins, 0.0);
+    for (std::size_t k = 0; k < m; ++k) bin_bits_[priority_[k]] += is_new_[k] ? params.add_bits : params.update_bits;
+    double left = budget_bits;
+    std::size_t threshold = kPriorityBins;  // bins >= threshold are sent whole
+    while (threshold > 0 && bin_bits_[threshold - 1] <= left) {
+      left -= bin_bits_[threshold - 1];
+      --threshold;
+    }
+    // The threshold bin itself (if any) gets what is left, in id order.
+    const std::size_t partial = threshold > 0 ? threshold - 1 : kPriorityBins;
+    for (std::size_t k = 0; k < m; ++k) {
+      if (priority_[k] >= threshold) continue;
+      const double cost = is_new_[k] ? params.add_bits : params.update_bits;
+      if (priority_[k] == partial && cost <= left) {
+        left -= cost;
+        continue;
+      }
+      out[k].send = 0;
+    }
+  }
+  next_waiting_.clear();
+  for (std::size_t k = 0; k < m; ++k) {
+    if (out[k].send) {
+      ++stats_.sent;
+    } else if (is_new_[k]) {
+      next_waiting_.push_back({out[k].id, since_[k]});
+      ++stats_.untracked;  // not in the client's frame yet: shown by the grid
+      if (want_grid) count_density_agent(grid, counts_, static_cast<std::int32_t>(out[k].x / kPositionUnitsPerCell),
+                                         static_cast<std::int32_t>(out[k].y / kPositionUnitsPerCell));
+    }
+  }
+  waiting_.swap(next_waiting_);
+  if (want_grid) {
+    if (stats_.untracked == 0) {
+      grid.clear();
+    } else {
+      for (std::size_t i = 0; i < counts_.size(); ++i) grid.levels[i] = density_level(counts_[i]);
+    }
+  }
+}
+
+SnapshotBudget::SnapshotBudget(double bits_per_second, double snapshots_per_second) noexcept
+    : per_snapshot_(bits_per_second / 8.0 / std::max(snapshots_per_second, 1e-3)), tokens_(per_snapshot_) {}
+
+double SnapshotBudget::allowance(double fixed_bytes) noexcept {
+  tokens_ = std::min(tokens_ + per_snapshot_, 2.0 * per_snapshot_);
+  return std::max(0.0, tokens_ - fixed_bytes);
+}
+
+void SnapshotBudget::spent(std::size_t payload_bytes, const SnapshotEncodeStats& s) noexcept {
+  tokens_ -= static_cast<double>(payload_bytes);
+  // Running estimates (weight 1/4 for the newest) from what the encoder reports: an updated
+  // agent costs its residual symbols and escapes, an added one its share of the added section.
+  constexpr double kWeight = 0.25;
+  if (s.updated > 0) {
+    const double per =
+        (static_cast<double>(s.rans_bytes) * 8.0 + static_cast<double>(s.escape_bits)) / static_cast<double>(s.updated);
+    update_bits_ += kWeight * (per - update_bits_);
+  }
+  if (s.added > 0) {
+    const double per = static_cast<double>(s.added_bits) / static_cast<double>(s.added);
+    add_bits_ += kWeight * (per - add_bits_);
+  }
+}
+
+}  // namespace swarmfield::protocol

@@ -1,0 +1,52 @@
+// Server side of a client's snapshot stream (see snapshot_sender.hpp).
+#include "swarmfield/protocol/snapshot_sender.hpp"
+
+namespace swarmfield::protocol {
+
+SnapshotSender::SnapshotSender(std::size_t history_agents, bool reliable)
+    : history_(history_agents), reliable_(reliable) {}
+
+bool SnapshotSender::on_ack(const SnapshotAck& ack) noexcept {
+  if (ack.latest == 0) return true;
+  if (ack.latest >= next_sequence_) return false;  // never sent: a confused or hostile client
+  // Merge into what we know; older acks only add bits.
+  for (std::uint32_t back = 0; back <= 32 && back < ack.latest; ++back) {
+    const std::uint32_t s = ack.latest - back;
+    if (ack.has(s)) acked_.add(s);
+  }
+  if (acked_.latest > newest_acked_) newest_acked_ = acked_.latest;
+  return true;
+}
+
+AgentFrameView SnapshotSender::next_baseline() const noexcept {
+  // Newest acknowledged frame still held and within the wire's baseline distance.
+  for (std::uint32_t back = 0; back < kSnapshotHistorySize && back < acked_.latest; ++back) {
+    const std::uint32_t s = acked_.latest - back;
+    if (next_sequence_ - s > kSnapshotHistorySize) break;
+    if (!acked_.has(s)) continue;
+    if (auto v = history_.find(s)) return *v;
+  }
+  return AgentFrameView::empty();
+}
+
+bool SnapshotSender::encode(SnapshotHeader& header, const AgentCandidates& candidates, const DensityGrid& grid,
+                            std::vector<std::uint8_t>& payload) {
+  if (next_sequence_ > 1 && header.tick <= last_tick_) return false;
+  const AgentFrameView baseline = next_baseline();
+  header.sequence = next_sequence_;
+  header.baseline_distance = baseline.sequence == 0 ? 0 : next_sequence_ - baseline.sequence;
+  header.predicted = predict_;
+  if (!encoder_.encode(header, baseline, candidates, grid, payload, frame_)) return false;
+  if (!history_.store(frame_)) {
+    // Too big to remember: send it, but it can never be a baseline.
+  }
+  ++next_sequence_;
+  last_tick_ = header.tick;
+  if (reliable_) {
+    acked_.add(header.sequence);
+    newest_acked_ = header.sequence;
+  }
+  return true;
+}
+
+}  // namespace swarmfield::protocol
