@@ -98,11 +98,13 @@ bool interior_sample(const AnyAngleField& field, std::span<const Vec2> goals, in
   const float tx = ux - static_cast<float>(x0), ty = uy - static_cast<float>(y0);
   const std::size_t w = static_cast<std::size_t>(field.width());
   const std::size_t at = static_cast<std::size_t>(y0) * w + static_cast<std::size_t>(x0);
-  const std::uint32_t* wp = field.waypoints().data() + at;
-  const std::uint16_t* gw = field.goal_words().data() + at;
-  const std::uint32_t packed[4] = {wp[0], wp[1], wp[w], wp[w + 1]};
-  const std::uint16_t words[4] = {gw[0], gw[1], gw[w], gw[w + 1]};
+  // packed() is kNoWaypoint outside the build's region (beyond the any-angle range), where the
+  // raw arrays hold stale entries; the goal words are read only where it is not.
+  const std::uint32_t packed[4] = {field.packed(x0, y0), field.packed(x0 + 1, y0), field.packed(x0, y0 + 1),
+                                   field.packed(x0 + 1, y0 + 1)};
   if ((packed[0] | packed[1] | packed[2] | packed[3]) >= AnyAngleField::kNoWaypoint) return false;
+  const std::uint16_t* gw = field.goal_words().data() + at;
+  const std::uint16_t words[4] = {gw[0], gw[1], gw[w], gw[w + 1]};
   const float eps = 1.0e-4f * cs;
   Vec2 targets[4];
   for (int k = 0; k < 4; ++k) {
@@ -140,6 +142,33 @@ bool interior_sample(const AnyAngleField& field, std::span<const Vec2> goals, in
   sample.target = targets[own];
   sample.goal = static_cast<std::int32_t>(words[own] & AnyAngleField::kGoalIndexMask);
   sample.status = own_sight ? NavStatus::kGoalInSight : NavStatus::kFollow;
+  return true;
+}
+
+/// The far case of NavigationSet::sample() for size class 1 (whose lattice is the cell centres):
+/// when none of the four lattice samples round `p` is in the any-angle region and all four have a
+/// flow direction, the sampler blends their flow directions exactly as sample_flow() does, and
+/// the reference cell follows the flow (kFollowFlow). Returns false otherwise.
+bool beyond_range_sample(const AnyAngleField& field, const FlowField& flow, const GridMap& map, Vec2 p,
+                         NavSample& sample) noexcept {
+  const float cs = map.cell_size();
+  const float ux = (cs == 1.0f ? p.x : p.x / cs) - 0.5f;
+  const float uy = (cs == 1.0f ? p.y : p.y / cs) - 0.5f;
+  if (!(ux >= 0.0f && uy >= 0.0f)) return false;  // also NaN
+  const auto x0 = static_cast<std::int32_t>(ux), y0 = static_cast<std::int32_t>(uy);
+  if (x0 + 1 >= field.width() || y0 + 1 >= field.height() || flow.width() != field.width() ||
+      flow.height() != field.height()) {
+    return false;
+  }
+  for (int k = 0; k < 4; ++k) {
+    const std::int32_t x = x0 + (k & 1), y = y0 + (k >> 1);
+    if (field.has_waypoint(x, y) || flow.at(x, y) == FlowDirection::kNone) return false;
+  }
+  sample.direction = sample_flow(map, flow, p);
+  if (sample.direction.x == 0.0f && sample.direction.y == 0.0f) return false;
+  sample.goal = -1;
+  sample.target = p + sample.direction;
+  sample.status = NavStatus::kFollowFlow;
   return true;
 }
 
@@ -216,7 +245,8 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
       const NavigationFields& fields = t.nav->fields(size_class);
       NavSample sample;
       if (!t.nav->has_class(size_class) ||
-          !interior_sample(fields.any_angle(), t.nav->goal_positions(size_class), size_class, cs, p, sample)) {
+          (!interior_sample(fields.any_angle(), t.nav->goal_positions(size_class), size_class, cs, p, sample) &&
+           !(size_class == 1 && beyond_range_sample(fields.any_angle(), fields.flow(), map, p, sample)))) {
         sample = t.nav->sample(size_class, p);
       }
       const GridMap& grid = size_class == 1 ? map : t.nav->class_grid(size_class);
@@ -230,6 +260,7 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
           if (goal_room > 0.0f) desired = sample.direction;
           break;
         case NavStatus::kFollow:
+        case NavStatus::kFollowFlow:  // beyond the any-angle range: the smoothed flow
           desired = sample.direction;
           if (kt.commit_speed > 0.0f) {
             desired = keep_route(grid, fields.flow(), field, block.x, block.y, desired, {vx, vy}, kt.commit_speed);
