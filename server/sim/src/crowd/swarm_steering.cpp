@@ -146,8 +146,9 @@ bool interior_sample(const AnyAngleField& field, std::span<const Vec2> goals, in
 
 /// The far case of NavigationSet::sample() for size class 1 (whose lattice is the cell centres):
 /// when none of the four lattice samples round `p` is in the any-angle region (the caller
-/// checks) and all four have a flow direction, the sampler blends their flow directions exactly as sample_flow() does, and
-/// the reference cell follows the flow (kFollowFlow). Returns false otherwise.
+/// checks) and the reference cell has a flow direction, the sampler blends the flow directions
+/// exactly as sample_flow() does, and the reference cell follows the flow (kFollowFlow).
+/// Returns false otherwise.
 bool beyond_range_sample(const AnyAngleField& field, const FlowField& flow, const GridMap& map, Vec2 p,
                          NavSample& sample) noexcept {
   const float cs = map.cell_size();
@@ -159,9 +160,11 @@ bool beyond_range_sample(const AnyAngleField& field, const FlowField& flow, cons
       flow.height() != field.height()) {
     return false;
   }
-  for (int k = 0; k < 4; ++k) {
-    if (flow.at(x0 + (k & 1), y0 + (k >> 1)) == FlowDirection::kNone) return false;
-  }
+  // The reference cell (the sample nearest p) must follow the flow; others without a flow
+  // direction are skipped by the blend, as nav's sampler skips them.
+  const std::int32_t own_x = x0 + (ux - static_cast<float>(x0) >= 0.5f ? 1 : 0);
+  const std::int32_t own_y = y0 + (uy - static_cast<float>(y0) >= 0.5f ? 1 : 0);
+  if (flow.at(own_x, own_y) == FlowDirection::kNone) return false;
   sample.direction = sample_flow(map, flow, p);
   if (sample.direction.x == 0.0f && sample.direction.y == 0.0f) return false;
   sample.goal = -1;
