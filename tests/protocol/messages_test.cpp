@@ -399,7 +399,8 @@ TEST_CASE("kinds: Welcome's kind table and each agent's kind are range-checked")
       for (const auto& [name, radius, colour] : kinds) v.push_back(wire::CreateKindInfo(b, b.CreateString(name), radius, colour));
       const auto kinds_v = b.CreateVector(v);
       const auto map = wire::CreateMapInfo(b, 4, 4, 1.0f, 16, 10, 1, b.CreateString("m"));
-      return std::pair{wire::Message::Welcome, wire::CreateWelcome(b, 1, 2, 30, 20, 3, 0, map, kinds_v).Union()};
+      const auto udp = udp_session(b);
+      return std::pair{wire::Message::Welcome, wire::CreateWelcome(b, 1, 30, 20, 3, 0, map, udp, kinds_v).Union()};
     };
   };
   CHECK(decode_error(craft(welcome_kinds({{"runner", 0.25f, 0xF2A33Au}}))) == "<decoded>");
