@@ -451,8 +451,7 @@ constexpr float kBurstClearance = 1.0f;
 
 void Swarm::start_bursts(const crowd_detail::SwarmTick& t) {
   for (std::size_t c = 0; c < burst_chunks_.size(); ++c) {
-    if (burst_chunks_[c] == 0) continue;
-    burst_chunks_[c] = 0;
+    if (burst_chunks_[c] == 0) continue;  // (the flags stay: step_impl integrates these chunks next)
     const std::size_t end = std::min(t.n, (c + 1) * t.chunk);
     for (std::size_t k = c * t.chunk; k < end; ++k) {
       if (bursting_[k] != 2) continue;
