@@ -55,6 +55,8 @@ class LatticeSampler {
       w_ = h_ = 0;  // no field yet: every sample goes to the full sampler
       return;
     }
+    max_u_ = static_cast<float>(w_ - 1);
+    max_v_ = static_cast<float>(h_ - 1);
     region_ = field.region_bits().data();
     waypoints_ = field.waypoints().data();
     goal_words_ = field.goal_words().data();
@@ -87,7 +89,7 @@ class LatticeSampler {
     const float uy = (cs_ == 1.0f ? p.y : p.y / cs_) - half_;
     // The 2x2 lattice square on the field (also false for NaN and infinities; then
     // truncation is floor and fits an int32).
-    if (!(ux >= 0.0f && uy >= 0.0f && ux < static_cast<float>(w_ - 1) && uy < static_cast<float>(h_ - 1))) {
+    if (!(ux >= 0.0f && uy >= 0.0f && ux < max_u_ && uy < max_v_)) {
       return false;
     }
     const auto x0 = static_cast<std::int32_t>(ux), y0 = static_cast<std::int32_t>(uy);
@@ -188,6 +190,7 @@ class LatticeSampler {
   std::int32_t w_ = 0, h_ = 0;
   int size_class_ = 1;
   float half_ = 0.5f, cs_ = 1.0f;
+  float max_u_ = -1.0f, max_v_ = -1.0f;  // w - 1, h - 1: the last lattice square's top-left
 };
 
 }  // namespace swarmfield::sim::crowd_detail

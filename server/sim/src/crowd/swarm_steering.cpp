@@ -107,6 +107,8 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
   if (t.nav != nullptr) {
     for (int c = 1; c <= kMaxSizeClass; ++c) samplers[c - 1] = LatticeSampler(*t.nav, map, c);
   }
+  // Class 1's by value: the common class, its fields then stay in registers or fixed slots.
+  const LatticeSampler class1 = samplers[0];
   // The class-1 any-angle layer, when it matches the map (prefetch hints only).
   const AnyAngleField* aa = t.nav != nullptr && t.nav->has_class(1) ? &t.nav->fields(1).any_angle() : nullptr;
   const bool aa_fits = aa != nullptr && aa->width() == map_w && aa->height() == map_h;
@@ -140,7 +142,7 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
           __builtin_prefetch(flow_dirs + at + static_cast<std::size_t>(map_w));
         }
         if (field_values != nullptr) __builtin_prefetch(field_values + at);
-        if (aa_waypoints != nullptr && fy >= 1 && fx >= 1 && samplers[0].in_region(fx, fy)) {
+        if (aa_waypoints != nullptr && fy >= 1 && fx >= 1 && class1.in_region(fx, fy)) {
           // The any-angle samples round the agent: lattice rows fy - 1 and fy (class 1), read
           // only in the any-angle region (most agents of a big map are beyond it).
           const std::size_t up = at - static_cast<std::size_t>(map_w) - 1;
@@ -165,7 +167,8 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
       const int size_class = kt.size_class;
       const NavigationFields& fields = t.nav->fields(size_class);
       NavSample sample;
-      if (!samplers[size_class - 1].sample(map, p, sample)) sample = t.nav->sample(size_class, p);
+      const bool fast = size_class == 1 ? class1.sample(map, p, sample) : samplers[size_class - 1].sample(map, p, sample);
+      if (!fast) sample = t.nav->sample(size_class, p);
       const GridMap& grid = size_class == 1 ? map : t.nav->class_grid(size_class);
       const CellCoord block = size_class == 1 ? CellCoord{cx, cy} : reference_block(p, size_class, cs);
       const IntegrationField& field = fields.integration();
