@@ -102,6 +102,10 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
   const std::uint32_t* const field_values = integration != nullptr ? integration->values().data() : nullptr;
   const std::uint8_t* const flow_dirs = flow.directions().data();
   const std::uint8_t* const map_costs = map.costs().data();
+  // With one kind, every agent is of it: its constants from a local copy (this pass stores
+  // bytes, so the table itself would be read again for every agent).
+  const bool mixed = t.mixed;
+  const crowd_detail::KindTick only_kt = t.kinds[t.only_kind];
   // The fast paths of NavigationSet::sample(), one per size class present.
   LatticeSampler samplers[kMaxSizeClass];
   if (t.nav != nullptr) {
@@ -155,7 +159,7 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
     }
     // The agent's reordered state (see step_impl: perm_* until the swap after this phase).
     const std::uint32_t id = perm_ids_[k];
-    const crowd_detail::KindTick& kt = t.kinds[t.kind[k]];
+    const crowd_detail::KindTick& kt = mixed ? t.kinds[t.kind[k]] : only_kt;
     const float vx = perm_vxs_[k], vy = perm_vys_[k];
     const Vec2 p{sxs[k], sys[k]};
     const std::int32_t cx = ring_x[k & (kCellRing - 1)], cy = ring_y[k & (kCellRing - 1)];  // cell_of(p)

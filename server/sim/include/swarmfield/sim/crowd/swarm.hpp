@@ -190,6 +190,8 @@ class Swarm {
   void gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   void start_bursts(const crowd_detail::SwarmTick& t);  // serial, after the gather
   void integrate_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
+  template <bool kMixed>  // several kinds have agents (per-agent kind constants)
+  void integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   void turn_headings(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   bool refresh_map_cache(const GridMap& map);  // true when the map changed
   void configure_hashes(const GridMap& map);
