@@ -308,15 +308,20 @@ if astar and field is not None:
 # ---- Figure 3: swarm step ----------------------------------------------------------------------
 print("\n[3] Swarm::step on Boston_0_1024 (warmed up), ns per agent-tick (wall time; threads = WorkerPool size)")
 rows = []
-per = {}
+per = {}      # swarm/step: (layout, agents, threads) -> ns per agent-tick
+per_nav = {}  # swarm/step_nav, the same
 for name in runs:
     # Older results have no threads part (one thread).
-    m = re.fullmatch(r"swarm/step/(\w+)/agents:(\d+)(?:/threads:(\d+))?(?:/iterations:\d+)?(?:/real_time)?", name)
+    m = re.fullmatch(r"swarm/(step|step_nav)/(\w+)/agents:(\d+)(?:/threads:(\d+))?(?:/iterations:\d+)?(?:/real_time)?",
+                     name)
     if not m:
         continue
-    layout, n, threads = m.group(1), int(m.group(2)), int(m.group(3) or 1)
+    layout, n, threads = m.group(2), int(m.group(3)), int(m.group(4) or 1)
     s = counter(name, "s_per_agent_tick")
     ns = None if s is None else s * 1e9
+    if m.group(1) == "step_nav":
+        per_nav[(layout, n, threads)] = ns
+        continue
     per[(layout, n, threads)] = ns
     rows.append([layout, n, threads, fmt(ns, ".1f"), fmt(real_ms(name), ".3f"),
                  fmt(counter(name, "neighbours"), ".2f"), fmt(counter(name, "max_goal_dist"), ".0f")])
@@ -339,13 +344,7 @@ for layout in sorted({k[0] for k in per}):
 # The NavigationSet step (any-angle directions, a field per size class, rest round a goal in
 # sight: what World and the server run) vs the flow-field step above, same run and sizes.
 rows = []
-for name in runs:
-    m = re.fullmatch(r"swarm/step_nav/(\w+)/agents:(\d+)(?:/threads:(\d+))?(?:/iterations:\d+)?(?:/real_time)?", name)
-    if not m:
-        continue
-    layout, n, threads = m.group(1), int(m.group(2)), int(m.group(3) or 1)
-    s = counter(name, "s_per_agent_tick")
-    ns = None if s is None else s * 1e9
+for (layout, n, threads), ns in per_nav.items():
     flow = per.get((layout, n, threads))
     rows.append([layout, n, threads, fmt(ns, ".1f"), fmt(flow, ".1f"), fmt(ratio(ns, flow), ".3f") + "x"])
     if n == 100000:
