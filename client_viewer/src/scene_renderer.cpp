@@ -3,6 +3,7 @@
 #include <SDL.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 
@@ -179,19 +180,37 @@ void SceneRenderer::draw_flow(const Camera& camera, bool heat_on) {
 
 void SceneRenderer::draw_agents(const Camera& camera, const InterpolatedFrame& frame, const DrawOptions& options) {
   agents_drawn_ = 0;
-  const float r_px = options.agent_radius * camera.zoom();
-  const float margin = std::max(2.0f, r_px * 2.0f);
+  // Per kind: colour and radius in pixels. Slot kinds.size() is the fallback for agents of a
+  // kind the table does not list (a wire value is never used as an index unchecked).
+  const std::size_t n_kinds = std::min(options.kinds.size(), protocol::kMaxKinds);
+  std::array<SDL_Color, protocol::kMaxKinds + 1> colors{};
+  std::array<float, protocol::kMaxKinds + 1> radii{};
+  float largest = options.agent_radius;
+  for (std::size_t k = 0; k < n_kinds; ++k) {
+    const std::uint32_t c = options.kinds[k].colour;
+    colors[k] = SDL_Color{static_cast<std::uint8_t>(c >> 16), static_cast<std::uint8_t>(c >> 8), static_cast<std::uint8_t>(c), 255};
+    radii[k] = options.kinds[k].radius * camera.zoom();
+    largest = std::max(largest, options.kinds[k].radius);
+  }
+  colors[n_kinds] = to_sdl(kAgentColor);
+  radii[n_kinds] = options.agent_radius * camera.zoom();
+  auto slot_of = [&](std::uint8_t kind) { return kind < n_kinds ? static_cast<std::size_t>(kind) : n_kinds; };
+  const float margin = std::max(2.0f, 2.0f * largest * camera.zoom());
   const float w = static_cast<float>(camera.screen_width());
   const float h = static_cast<float>(camera.screen_height());
-  const SDL_Color color = to_sdl(kAgentColor);
-  if (r_px >= 2.5f) {
-    // Zoomed in: triangles pointing along the heading, one geometry batch.
+  // Zoomed in: triangles pointing along the heading (one geometry batch); zoomed out: squares of
+  // at least 2x2 px so single agents stay visible, one batch per kind. Decided on the fallback
+  // radius so a frame does not mix the two looks.
+  if (radii[n_kinds] >= 2.5f) {
     std::vector<SDL_Vertex> verts;
     verts.reserve(frame.agents.size() * 3);
     for (const auto& a : frame.agents) {
       const sim::Vec2 p = camera.world_to_screen({a.x, a.y});
       if (p.x < -margin || p.y < -margin || p.x > w + margin || p.y > h + margin) continue;
       ++agents_drawn_;
+      const std::size_t slot = slot_of(a.kind);
+      const float r_px = radii[slot];
+      const SDL_Color color = colors[slot];
       const float c = std::cos(a.heading);
       const float s = std::sin(a.heading);
       const SDL_FPoint tip{p.x + c * r_px * 1.3f, p.y + s * r_px * 1.3f};
@@ -204,18 +223,20 @@ void SceneRenderer::draw_agents(const Camera& camera, const InterpolatedFrame& f
     if (!verts.empty()) SDL_RenderGeometry(renderer_, nullptr, verts.data(), static_cast<int>(verts.size()), nullptr, 0);
     return;
   }
-  // Zoomed out: small squares (at least 2x2 px so single agents stay visible).
-  const float size = std::max(2.0f, 2.0f * r_px);
-  std::vector<SDL_FRect> rects;
-  rects.reserve(frame.agents.size());
+  std::array<std::vector<SDL_FRect>, protocol::kMaxKinds + 1> rects;
   for (const auto& a : frame.agents) {
     const sim::Vec2 p = camera.world_to_screen({a.x, a.y});
     if (p.x < -margin || p.y < -margin || p.x > w + margin || p.y > h + margin) continue;
     ++agents_drawn_;
-    rects.push_back(SDL_FRect{std::floor(p.x - size * 0.5f), std::floor(p.y - size * 0.5f), size, size});
+    const std::size_t slot = slot_of(a.kind);
+    const float size = std::max(2.0f, 2.0f * radii[slot]);
+    rects[slot].push_back(SDL_FRect{std::floor(p.x - size * 0.5f), std::floor(p.y - size * 0.5f), size, size});
   }
-  set_color(renderer_, kAgentColor);
-  if (!rects.empty()) SDL_RenderFillRectsF(renderer_, rects.data(), static_cast<int>(rects.size()));
+  for (std::size_t slot = 0; slot <= n_kinds; ++slot) {
+    if (rects[slot].empty()) continue;
+    SDL_SetRenderDrawColor(renderer_, colors[slot].r, colors[slot].g, colors[slot].b, 255);
+    SDL_RenderFillRectsF(renderer_, rects[slot].data(), static_cast<int>(rects[slot].size()));
+  }
 }
 
 void SceneRenderer::draw_players(const Camera& camera, const InterpolatedFrame& frame, const DrawOptions& options) {

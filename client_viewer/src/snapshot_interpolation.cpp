@@ -13,8 +13,10 @@ std::size_t agent_count(const protocol::AgentBlock& block) noexcept {
 }
 
 RenderAgent agent_at(const protocol::AgentBlock& block, std::size_t i) noexcept {
+  // Kinds are optional on the wire (empty = every agent kind 0).
+  const std::uint8_t kind = i < block.kinds.size() ? block.kinds[i] : std::uint8_t{0};
   return RenderAgent{block.ids[i], protocol::dequantize_position(block.xs[i]),
-                     protocol::dequantize_position(block.ys[i]), protocol::dequantize_heading(block.headings[i])};
+                     protocol::dequantize_position(block.ys[i]), protocol::dequantize_heading(block.headings[i]), kind};
 }
 
 // Indices of the block's agents in id order (the wire promises id order; this tolerates a
@@ -67,7 +69,7 @@ void interpolate_snapshots(const protocol::Snapshot& from, const protocol::Snaps
     if (ia < a_order.size() && from.agents.ids[a_order[ia]] == b.id) {
       const RenderAgent a = agent_at(from.agents, a_order[ia]);
       out.agents.push_back(RenderAgent{b.id, a.x + (b.x - a.x) * alpha, a.y + (b.y - a.y) * alpha,
-                                       lerp_angle(a.heading, b.heading, alpha)});
+                                       lerp_angle(a.heading, b.heading, alpha), b.kind});
     } else {
       out.agents.push_back(b);
     }

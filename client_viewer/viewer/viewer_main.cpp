@@ -314,6 +314,7 @@ int main(int argc, char** argv) {
     draw.flow_arrows = flow;
     draw.heat_map = heat;
     draw.own_player_id = connection.welcome().player_id;
+    draw.kinds = connection.welcome().kinds;
     scene.draw_scene(camera, frame, draw);
     agents_visible = scene.agents_drawn();
     std::vector<std::string> hud;

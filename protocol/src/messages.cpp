@@ -150,8 +150,18 @@ struct EnvelopeEncoder {
     const auto client_key = b.CreateVector(m.udp.client_to_server.data(), m.udp.client_to_server.size());
     const auto server_key = b.CreateVector(m.udp.server_to_client.data(), m.udp.server_to_client.size());
     const auto udp = wire::CreateUdpSession(b, token, client_key, server_key);
-    return {wire::Message::Welcome,
-            wire::CreateWelcome(b, m.client_id, m.tick_hz, m.snapshot_hz, m.udp_port, m.player_id, map, udp).Union()};
+    flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<wire::KindInfo>>> kinds_v = 0;
+    if (!m.kinds.empty()) {
+      std::vector<flatbuffers::Offset<wire::KindInfo>> kinds;
+      for (const KindInfo& k : m.kinds) {
+        const auto name = make_string(b, k.name, kMaxNameBytes);
+        kinds.push_back(wire::CreateKindInfo(b, name, k.radius, k.colour));
+      }
+      kinds_v = b.CreateVector(kinds);
+    }
+    return {wire::Message::Welcome, wire::CreateWelcome(b, m.client_id, m.tick_hz, m.snapshot_hz, m.udp_port,
+                                                        m.player_id, map, udp, kinds_v)
+                                        .Union()};
   }
   std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const MapChunk& m) const {
     const auto bytes = b.CreateVector(m.bytes.data(), m.bytes.size());
@@ -171,7 +181,7 @@ struct EnvelopeEncoder {
   std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const Snapshot& m) const {
     const std::size_t estimate = 64 + m.players.size() * sizeof(wire::PlayerState) +
                                  m.agents.ids.size() * 4 + m.agents.xs.size() * 2 + m.agents.ys.size() * 2 +
-                                 m.agents.headings.size();
+                                 m.agents.headings.size() + m.agents.kinds.size();
     if (estimate < kPlainSnapshotMaxBytes) {
       return {wire::Message::Snapshot, detail::build_snapshot(b, m).Union()};
     }
@@ -254,7 +264,25 @@ bool read_welcome(const wire::Welcome& in, Welcome& out, std::string* error) {
   out.udp_port = in.udp_port();
   out.player_id = in.player_id();
   if (!in.map()) return fail(error, "Welcome.map missing");
-  return read_map_info(*in.map(), out.map, error);
+  if (!read_map_info(*in.map(), out.map, error)) return false;
+  const auto* kinds = in.kinds();
+  const std::size_t n_kinds = size_of(kinds);
+  if (n_kinds > kMaxKinds) {
+    return fail(error, "Welcome has " + std::to_string(n_kinds) + " kinds, limit " + std::to_string(kMaxKinds));
+  }
+  out.kinds.resize(n_kinds);
+  for (std::size_t i = 0; i < n_kinds; ++i) {
+    const wire::KindInfo* k = kinds->Get(static_cast<flatbuffers::uoffset_t>(i));
+    KindInfo& kind = out.kinds[i];
+    if (!read_string(k->name(), kMaxNameBytes, true, "KindInfo.name", kind.name, error)) return false;
+    kind.radius = k->radius();
+    if (!(std::isfinite(kind.radius) && kind.radius > 0.0f && kind.radius <= 1024.0f)) {
+      return fail(error, "KindInfo " + std::to_string(i) + " radius must be finite and in (0, 1024]");
+    }
+    kind.colour = k->colour();
+    if (kind.colour > 0xFFFFFFu) return fail(error, "KindInfo " + std::to_string(i) + " colour must be 0xRRGGBB");
+  }
+  return true;
 }
 
 bool read_map_chunk(const wire::MapChunk& in, MapChunk& out, std::string* error) {
@@ -328,8 +356,10 @@ flatbuffers::Offset<wire::Snapshot> build_snapshot(flatbuffers::FlatBufferBuilde
   const auto xs_v = b.CreateVector(m.agents.xs.data(), m.agents.xs.size());
   const auto ys_v = b.CreateVector(m.agents.ys.data(), m.agents.ys.size());
   const auto headings_v = b.CreateVector(m.agents.headings.data(), m.agents.headings.size());
+  flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>> kinds_v = 0;
+  if (!m.agents.kinds.empty()) kinds_v = b.CreateVector(m.agents.kinds.data(), m.agents.kinds.size());
   return wire::CreateSnapshot(b, m.tick, m.baseline_tick, m.echo_client_time_us, m.total_agents, m.rebuilds,
-                              players_v, ids_v, xs_v, ys_v, headings_v);
+                              players_v, ids_v, xs_v, ys_v, headings_v, kinds_v);
 }
 
 void finish_snapshot_buffer(flatbuffers::FlatBufferBuilder& b, const Snapshot& snapshot) {
@@ -401,6 +431,15 @@ bool read_snapshot(const wire::Snapshot& in, Snapshot& out, std::string* error) 
   copy_scalars(in.agent_xs(), out.agents.xs);
   copy_scalars(in.agent_ys(), out.agents.ys);
   copy_scalars(in.agent_headings(), out.agents.headings);
+  const std::size_t n_kinds = size_of(in.agent_kinds());
+  if (n_kinds != 0 && n_kinds != n) {
+    return fail(error, "Snapshot agent_kinds has " + std::to_string(n_kinds) + " entries for " + std::to_string(n) +
+                           " agents (expected 0 or " + std::to_string(n) + ")");
+  }
+  copy_scalars(in.agent_kinds(), out.agents.kinds);
+  for (const std::uint8_t k : out.agents.kinds) {
+    if (k >= kMaxKinds) return fail(error, "Snapshot agent kind " + std::to_string(k) + " out of range");
+  }
   return true;
 }
 

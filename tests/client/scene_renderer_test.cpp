@@ -245,3 +245,36 @@ TEST_CASE("text and HUD put ink on the surface") {
   // Each lit font pixel is a 2x2 block: the count is a multiple of 4.
   CHECK(ink % 4 == 0);
 }
+
+TEST_CASE("agents are drawn in their kind's colour and size; an unknown kind index falls back safely") {
+  Scene s = make_scene();
+  s.snapshot.agents.kinds = {0, 1};  // a is kind 0, b kind 1
+  const std::vector<protocol::KindInfo> kinds = {{"runner", 0.3f, 0xF2A33A}, {"brute", 0.9f, 0x9A5BD6}};
+  const client::Rgb runner{0xF2, 0xA3, 0x3A}, brute{0x9A, 0x5B, 0xD6};
+  for (const float zoom : {20.0f, 3.0f}) {  // triangles, then squares
+    CAPTURE(zoom);
+    Target t(320, 240);
+    client::SceneRenderer renderer(t.renderer);
+    REQUIRE(renderer.set_map(s.map));
+    client::Camera camera(320, 240);
+    camera.set_zoom(zoom);
+    camera.center_on({8.0f, 6.0f});
+    client::InterpolatedFrame frame;
+    client::unpack_snapshot(s.snapshot, frame);
+    REQUIRE(frame.agents.size() == 2);
+    CHECK(frame.agents[1].kind == 1);
+    frame.agents.push_back({7, 14.5f, 11.5f, 0.0f, 200});  // a kind no table lists
+    client::DrawOptions options;
+    options.kinds = kinds;
+    renderer.draw_scene(camera, frame, options);
+    SDL_RenderFlush(t.renderer);
+    CHECK(renderer.agents_drawn() == 3);
+    CHECK(t.at(camera.world_to_screen(s.marker('a'))) == runner);
+    CHECK(t.at(camera.world_to_screen(s.marker('b'))) == brute);
+    CHECK(t.at(camera.world_to_screen({14.5f, 11.5f})) == client::kAgentColor);
+    // The brute (r 0.9) covers more pixels than the runner (r 0.3): about (0.9 / 0.3)^2 = 9x.
+    const int runner_px = t.count(runner), brute_px = t.count(brute);
+    MESSAGE("zoom " << zoom << ": runner " << runner_px << " px, brute " << brute_px << " px");
+    CHECK(brute_px > 4 * runner_px);
+  }
+}

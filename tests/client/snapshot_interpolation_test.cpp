@@ -152,3 +152,22 @@ TEST_CASE("the interpolation clock follows the server tick and renders behind it
   clock.observe(10, now);
   CHECK(std::abs(clock.render_tick(now, 0.0) - 10.0) < 0.01);
 }
+
+TEST_CASE("each agent keeps its kind through unpacking and interpolation; no kinds means kind 0") {
+  auto a = make(10, {{1, 10.0f, 20.0f, 0.0f}, {2, 100.0f, 100.0f, 1.0f}, {3, 5.0f, 5.0f, 0.0f}});
+  auto b = make(12, {{3, 6.0f, 5.0f, 0.0f}, {1, 14.0f, 16.0f, 0.0f}, {2, 100.0f, 110.0f, 1.0f}});
+  a.agents.kinds = {2, 0, 1};
+  b.agents.kinds = {1, 2, 0};  // listed in another order: kinds follow the ids
+  client::InterpolatedFrame f;
+  client::interpolate_snapshots(a, b, 0.5f, f);
+  REQUIRE(find(f, 1) != nullptr);
+  CHECK(find(f, 1)->kind == 2);
+  CHECK(find(f, 2)->kind == 0);
+  CHECK(find(f, 3)->kind == 1);
+  client::unpack_snapshot(a, f);
+  CHECK(find(f, 3)->kind == 1);
+  a.agents.kinds.clear();
+  client::unpack_snapshot(a, f);
+  CHECK(find(f, 1)->kind == 0);
+  CHECK(find(f, 3)->kind == 0);
+}

@@ -42,6 +42,7 @@
 #include "swarmfield/protocol/framing.hpp"
 #include "swarmfield/protocol/messages.hpp"
 #include "swarmfield/protocol/packet.hpp"
+#include "swarmfield/sim/crowd/agent_kind.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
 
 namespace {
@@ -701,6 +702,12 @@ TEST_CASE("end to end on Boston_0_512: swarm, rebuilds, screenshot, hostile inpu
     for (const std::uint8_t c : costs) {
       if (c != sim::kBlockedCost) walk_colors.push_back(client::cost_color(c));
     }
+    // Agents are drawn in their kind's colour (the server's default kinds).
+    std::vector<client::Rgb> kind_colors;
+    for (const sim::AgentKind& k : sim::default_agent_kinds()) {
+      kind_colors.push_back({static_cast<std::uint8_t>(k.colour >> 16), static_cast<std::uint8_t>(k.colour >> 8),
+                             static_cast<std::uint8_t>(k.colour)});
+    }
     std::size_t wall = 0, walk = 0, agent = 0, player = 0, background = 0, other = 0;
     for (std::size_t i = 0; i + 2 < image->rgb.size(); i += 3) {
       const client::Rgb px{image->rgb[i], image->rgb[i + 1], image->rgb[i + 2]};
@@ -708,7 +715,7 @@ TEST_CASE("end to end on Boston_0_512: swarm, rebuilds, screenshot, hostile inpu
         ++wall;
       } else if (std::find(walk_colors.begin(), walk_colors.end(), px) != walk_colors.end()) {
         ++walk;
-      } else if (px == client::kAgentColor) {
+      } else if (px == client::kAgentColor || std::find(kind_colors.begin(), kind_colors.end(), px) != kind_colors.end()) {
         ++agent;
       } else if (px == client::kPlayerColor || px == client::kOwnPlayerColor) {
         ++player;

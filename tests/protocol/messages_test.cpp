@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 #include <random>
+#include <tuple>
 
 #include "swarmfield/protocol/datagram.hpp"
 #include "swarmfield/protocol/framing.hpp"
@@ -389,4 +390,45 @@ TEST_CASE("seeded mutations: truncated, bit-flipped and random buffers never cra
   }
   MESSAGE(cases << " mutated buffers, " << accepted_mutants << " decoded as other valid messages");
   CHECK(cases > 10000);
+}
+
+TEST_CASE("kinds: Welcome's kind table and each agent's kind are range-checked") {
+  auto welcome_kinds = [](std::vector<std::tuple<std::string, float, std::uint32_t>> kinds) -> BodyFn {
+    return [=](flatbuffers::FlatBufferBuilder& b) {
+      std::vector<flatbuffers::Offset<wire::KindInfo>> v;
+      for (const auto& [name, radius, colour] : kinds) v.push_back(wire::CreateKindInfo(b, b.CreateString(name), radius, colour));
+      const auto kinds_v = b.CreateVector(v);
+      const auto map = wire::CreateMapInfo(b, 4, 4, 1.0f, 16, 10, 1, b.CreateString("m"));
+      const auto udp = udp_session(b);
+      return std::pair{wire::Message::Welcome, wire::CreateWelcome(b, 1, 30, 20, 3, 0, map, udp, kinds_v).Union()};
+    };
+  };
+  CHECK(decode_error(craft(welcome_kinds({{"runner", 0.25f, 0xF2A33Au}}))) == "<decoded>");
+  CHECK(decode_error(craft(welcome_kinds({{"x", 0.0f, 0u}}))) == "KindInfo 0 radius must be finite and in (0, 1024]");
+  CHECK(decode_error(craft(welcome_kinds({{"x", 0.3f, 0u}, {"y", std::nanf(""), 0u}}))) ==
+        "KindInfo 1 radius must be finite and in (0, 1024]");
+  CHECK(decode_error(craft(welcome_kinds({{"x", 0.3f, 0x1000000u}}))) == "KindInfo 0 colour must be 0xRRGGBB");
+  CHECK(decode_error(craft(welcome_kinds({{"bad\nname", 0.3f, 0u}}))).find("KindInfo.name") != std::string::npos);
+  std::vector<std::tuple<std::string, float, std::uint32_t>> many(sp::kMaxKinds + 1, {"k", 0.3f, 0u});
+  CHECK(decode_error(craft(welcome_kinds(many))) == "Welcome has 17 kinds, limit 16");
+
+  auto snapshot_kinds = [](std::size_t agents, std::vector<std::uint8_t> kinds) -> BodyFn {
+    return [=](flatbuffers::FlatBufferBuilder& b) {
+      const auto p = b.CreateVectorOfStructs(std::vector<wire::PlayerState>{});
+      const auto i = b.CreateVector(std::vector<std::uint32_t>(agents, 1));
+      const auto x = b.CreateVector(std::vector<std::uint16_t>(agents, 7));
+      const auto y = b.CreateVector(std::vector<std::uint16_t>(agents, 8));
+      const auto hd = b.CreateVector(std::vector<std::uint8_t>(agents, 9));
+      const auto k = b.CreateVector(kinds);
+      return std::pair{wire::Message::Snapshot, wire::CreateSnapshot(b, 10, 0, 0, 0, 0, p, i, x, y, hd, k).Union()};
+    };
+  };
+  CHECK(decode_error(craft(snapshot_kinds(3, {0, 2, 15}))) == "<decoded>");
+  CHECK(decode_error(craft(snapshot_kinds(3, {}))) == "<decoded>");  // no kinds: all kind 0
+  CHECK(decode_error(craft(snapshot_kinds(3, {0, 1}))) == "Snapshot agent_kinds has 2 entries for 3 agents (expected 0 or 3)");
+  CHECK(decode_error(craft(snapshot_kinds(3, {0, 16, 1}))) == "Snapshot agent kind 16 out of range");
+  // A buffer from before kinds existed (no field at all) still decodes, with no kinds.
+  const auto old = sp::decode_tcp_message(craft(snapshot_arrays(2, 2, 2, 2)));
+  REQUIRE(old);
+  CHECK(std::get<sp::Snapshot>(*old).agents.kinds.empty());
 }

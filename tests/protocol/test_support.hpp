@@ -84,6 +84,7 @@ inline std::vector<TcpMessage> sample_messages() {
   w.udp_port = 40123;
   w.player_id = 5;
   w.map = MapInfo{512, 256, 0.5f, 512u * 256u, 70000, map_chunk_count(70000), "Boston_0_512.map"};
+  w.kinds = {{"runner", 0.25f, 0xF2A33A}, {"walker", 0.35f, 0xE04848}, {"brute", 0.8f, 0x9A5BD6}};
   out.emplace_back(w);
   out.emplace_back(MapChunk{2, std::vector<std::uint8_t>(1000, 0xAB), 3});
   out.emplace_back(Error{ErrorCode::kVersionMismatch, "protocol version 9 requested, server speaks 1"});
@@ -91,6 +92,10 @@ inline std::vector<TcpMessage> sample_messages() {
   out.emplace_back(Input{99, 0.6f, -0.8f, 10.0f, 20.0f, 110.0f, 95.5f, 1200, 123456789012ull});
   out.emplace_back(make_snapshot(10, Layout::kSpread, 1));     // small: plain Snapshot table
   out.emplace_back(make_snapshot(3000, Layout::kPacked, 2));   // large: CompressedSnapshot
+  Snapshot kinded = make_snapshot(12, Layout::kPacked, 3);     // with each agent's kind
+  kinded.agents.kinds.resize(kinded.agents.ids.size());
+  for (std::size_t i = 0; i < kinded.agents.kinds.size(); ++i) kinded.agents.kinds[i] = static_cast<std::uint8_t>(i % 3);
+  out.emplace_back(kinded);
   return out;
 }
 
@@ -106,7 +111,10 @@ inline bool satisfies_limits(const TcpMessage& message) {
              m.map.raw_bytes == static_cast<std::uint32_t>(m.map.width * m.map.height) &&
              m.map.chunk_count == map_chunk_count(m.map.compressed_bytes) && m.map.name.size() <= kMaxNameBytes &&
              m.tick_hz >= 1 && m.snapshot_hz >= 1 &&
-             std::any_of(m.udp.token.begin(), m.udp.token.end(), [](std::uint8_t b) { return b != 0; });
+             std::any_of(m.udp.token.begin(), m.udp.token.end(), [](std::uint8_t b) { return b != 0; }) &&
+             m.kinds.size() <= kMaxKinds && std::all_of(m.kinds.begin(), m.kinds.end(), [](const KindInfo& k) {
+               return k.name.size() <= kMaxNameBytes && finite(k.radius) && k.radius > 0.0f && k.colour <= 0xFFFFFFu;
+             });
     }
     bool operator()(const MapChunk& m) const {
       return !m.bytes.empty() && m.bytes.size() <= kMapChunkBytes && (m.count == 0 || m.index < m.count);
@@ -129,7 +137,9 @@ inline bool satisfies_limits(const TcpMessage& message) {
       }
       const auto n = m.agents.ids.size();
       return n <= kMaxAgentsPerSnapshot && m.agents.xs.size() == n && m.agents.ys.size() == n &&
-             m.agents.headings.size() == n && m.baseline_tick <= m.tick;
+             m.agents.headings.size() == n && m.baseline_tick <= m.tick &&
+             (m.agents.kinds.empty() || m.agents.kinds.size() == n) &&
+             std::all_of(m.agents.kinds.begin(), m.agents.kinds.end(), [](std::uint8_t k) { return k < kMaxKinds; });
     }
   };
   return std::visit(Check{}, message);

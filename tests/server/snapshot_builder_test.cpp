@@ -128,3 +128,42 @@ TEST_CASE("snapshot_builder: from a World (agents spawned on the first step)") {
   server::build_snapshot(world, ViewRect::from_corners(0.0f, 0.0f, 8.0f, 8.0f), 5, 100000, snap, scratch);
   CHECK(snap.agents.ids.size() < world.swarm().size());
 }
+
+TEST_CASE("snapshot_builder: each agent's kind travels with it; Welcome's kind table from the world's") {
+  sim::CityParams city;
+  city.width = 64;
+  city.height = 64;
+  sim::WorldParams params;
+  params.spawner.initial_agents = 300;
+  params.kinds = sim::default_agent_kinds();
+  sim::World world(sim::generate_city(city), params);
+  world.add_player({32.0f, 32.0f});
+  world.step(1.0f / 30.0f);
+  protocol::Snapshot snap;
+  std::vector<std::uint32_t> scratch;
+  server::build_snapshot(world, ViewRect::from_corners(0.0f, 0.0f, 64.0f, 64.0f), 5, 100000, snap, scratch);
+  const sim::Swarm& swarm = world.swarm();
+  REQUIRE(snap.agents.kinds.size() == snap.agents.ids.size());
+  std::size_t seen[3] = {0, 0, 0};
+  for (std::size_t k = 0; k < snap.agents.ids.size(); ++k) {
+    const std::size_t i = swarm.index_of(snap.agents.ids[k]);
+    REQUIRE(i != sim::Swarm::kNoIndex);
+    CHECK(snap.agents.kinds[k] == swarm.kinds()[i]);
+    ++seen[snap.agents.kinds[k]];
+  }
+  CHECK(seen[0] > 0);
+  CHECK(seen[1] > 0);
+  CHECK(seen[2] > 0);
+
+  const std::vector<protocol::KindInfo> infos = server::kind_infos(swarm.kind_table());
+  REQUIRE(infos.size() == 3);
+  CHECK(infos[2].name == "brute");
+  CHECK(infos[2].radius == params.kinds[2].radius);
+  CHECK(infos[2].colour == params.kinds[2].colour);
+  // Arrays without kinds give a snapshot without kinds (all kind 0).
+  Agents a;
+  a.add(1, 1.0f, 1.0f);
+  server::build_snapshot(a.view(), {}, ViewRect::from_corners(0.0f, 0.0f, 8.0f, 8.0f), 0.0f, {}, 10, snap, scratch);
+  CHECK(snap.agents.ids.size() == 1);
+  CHECK(snap.agents.kinds.empty());
+}

@@ -38,6 +38,7 @@ sim::WorldParams world_params(const ServerConfig& c) {
   p.seed = c.seed;
   p.max_agents = static_cast<std::uint32_t>(c.max_agents);
   p.spawner.initial_agents = static_cast<std::uint32_t>(c.agents);
+  p.kinds = c.kinds;  // checked by the config parser; the spawner picks by weight
   // The swarm step splits over --threads threads; the state is bit-identical to one thread.
   p.worker_threads = static_cast<std::uint32_t>(c.threads);
   p.player_speed = static_cast<float>(c.player_speed);
@@ -398,6 +399,7 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
   welcome.udp_port = udp_.port();
   welcome.player_id = player_id;
   welcome.map = map_transfer_.info;
+  welcome.kinds = kind_infos(world_.swarm().kind_table());
   if (tcp_.send(session, make_frame(welcome)) != TcpSession::SendResult::kQueued) return;
   for (const Frame& chunk : map_transfer_.chunks) {
     if (tcp_.send(session, chunk) != TcpSession::SendResult::kQueued) return;

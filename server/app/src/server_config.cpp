@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -89,6 +90,82 @@ std::function<std::string(const toml::node&)> string_setter(std::string& target)
     }
     return "must be a string (got " + type_name(n) + ")";
   };
+}
+
+// One [[kinds]] table -> AgentKind; "" or an error naming the key.
+std::string apply_kind_table(const toml::table& table, sim::AgentKind& kind) {
+  static const std::array<std::string_view, 7> kKindKeys = {"name", "radius", "speed", "separation-weight",
+                                                             "turn-rate", "colour", "weight"};
+  std::vector<std::string> seen;
+  bool has_name = false;
+  for (const auto& [raw_key, node] : table) {
+    std::string key(raw_key.str());
+    std::replace(key.begin(), key.end(), '_', '-');
+    if (std::find(kKindKeys.begin(), kKindKeys.end(), key) == kKindKeys.end()) {
+      std::string known;
+      for (const auto k : kKindKeys) known += (known.empty() ? "" : ", ") + std::string(k);
+      return "unknown key '" + std::string(raw_key.str()) + "' (known keys: " + known + ")";
+    }
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      return "key '" + std::string(raw_key.str()) + "' sets '" + key + "' a second time";
+    seen.push_back(key);
+    const std::string where = "key '" + std::string(raw_key.str()) + "' ";
+    if (key == "name") {
+      auto v = node.value_exact<std::string>();
+      if (!v) return where + "must be a string (got " + type_name(node) + ")";
+      kind.name = *v;
+      has_name = true;
+      continue;
+    }
+    if (key == "colour") {
+      auto v = node.value_exact<std::string>();
+      const bool hex = v && v->size() == 7 && (*v)[0] == '#' &&
+                       std::all_of(v->begin() + 1, v->end(), [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)) != 0; });
+      if (!hex) return where + "must be a colour string \"#RRGGBB\"";
+      kind.colour = static_cast<std::uint32_t>(std::strtoul(v->c_str() + 1, nullptr, 16));
+      continue;
+    }
+    double value = 0.0;
+    if (auto i = node.value_exact<std::int64_t>()) {
+      value = static_cast<double>(*i);
+    } else if (auto f = node.value_exact<double>()) {
+      value = *f;
+    } else {
+      return where + "must be a number (got " + type_name(node) + ")";
+    }
+    const auto f = static_cast<float>(value);
+    if (key == "radius") kind.radius = f;
+    if (key == "speed") kind.max_speed = f;
+    if (key == "separation-weight") kind.separation_weight = f;
+    if (key == "turn-rate") kind.max_turn_rate = f;
+    if (key == "weight") {
+      if (!(std::isfinite(value) && value > 0.0)) {
+        std::ostringstream ss;
+        ss << where << "must be > 0 (got " << value << ")";
+        return ss.str();
+      }
+      kind.spawn_weight = f;
+    }
+  }
+  if (!has_name) return "has no 'name'";
+  return {};
+}
+
+// The `kinds` value: an array of tables (TOML [[kinds]]). "" and `out` filled, or an error.
+std::string apply_kinds(const toml::node& node, std::vector<sim::AgentKind>& out) {
+  const toml::array* array = node.as_array();
+  if (array == nullptr || !array->is_array_of_tables())
+    return "key 'kinds' must be an array of tables ([[kinds]] sections; got " + type_name(node) + ")";
+  std::vector<sim::AgentKind> kinds;
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    sim::AgentKind kind;  // the walker's values where a key is missing
+    if (std::string err = apply_kind_table(*array->get(i)->as_table(), kind); !err.empty())
+      return "kinds[" + std::to_string(i) + "]: " + err;
+    kinds.push_back(std::move(kind));
+  }
+  if (std::string err = sim::check_agent_kinds(kinds); !err.empty()) return err;
+  out = std::move(kinds);
+  return {};
 }
 
 bool read_text_file(const std::string& path, std::string& out) {
@@ -367,12 +444,17 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
     for (const auto& [raw_key, node] : table) {
       std::string key(raw_key.str());
       std::replace(key.begin(), key.end(), '_', '-');
+      if (key == "kinds") {  // no flag: the file's tables replace the default set
+        if (std::string err = apply_kinds(node, c.kinds); !err.empty())
+          return fail("error: config " + c.config_path + ": " + err);
+        continue;
+      }
       auto it = std::find_if(keys.begin(), keys.end(), [&](const TomlKey& k) { return k.name == key; });
       if (it == keys.end()) {
         std::string known;
         for (const auto& k : keys) known += (known.empty() ? "" : ", ") + k.name;
         return fail("error: config " + c.config_path + ": unknown key '" + std::string(raw_key.str()) +
-                    "' (known keys: " + known + ")");
+                    "' (known keys: " + known + ", kinds)");
       }
       if (std::find(seen_keys.begin(), seen_keys.end(), key) != seen_keys.end())
         return fail("error: config " + c.config_path + ": key '" + std::string(raw_key.str()) +

@@ -44,24 +44,36 @@ void build_snapshot(const AgentArrays& agents, std::span<const sim::Player> play
   block.xs.resize(scratch.size());
   block.ys.resize(scratch.size());
   block.headings.resize(scratch.size());
+  const bool with_kinds = agents.kinds.size() >= n && n > 0;
+  block.kinds.resize(with_kinds ? scratch.size() : 0);
   for (std::size_t k = 0; k < scratch.size(); ++k) {
     const std::uint32_t i = scratch[k];
     block.ids[k] = agents.ids[i];
     block.xs[k] = protocol::quantize_position(agents.xs[i]);
     block.ys[k] = protocol::quantize_position(agents.ys[i]);
     block.headings[k] = protocol::quantize_heading(agents.headings[i]);
+    if (with_kinds) block.kinds[k] = agents.kinds[i];
   }
 }
 
 void build_snapshot(const sim::World& world, const ViewRect& view, std::uint64_t echo_client_time_us,
                     std::size_t max_agents, protocol::Snapshot& out, std::vector<std::uint32_t>& scratch) {
   const sim::Swarm& swarm = world.swarm();
-  const AgentArrays agents{swarm.ids(), swarm.xs(), swarm.ys(), swarm.headings()};
+  const AgentArrays agents{swarm.ids(), swarm.xs(), swarm.ys(), swarm.headings(), swarm.kinds()};
   SnapshotMeta meta;
   meta.tick = static_cast<std::uint32_t>(world.tick());
   meta.rebuilds = world.rebuild_count();
   meta.echo_client_time_us = echo_client_time_us;
   build_snapshot(agents, world.players(), view, kAoiMarginWorld, meta, max_agents, out, scratch);
+}
+
+std::vector<protocol::KindInfo> kind_infos(std::span<const sim::AgentKind> kinds) {
+  std::vector<protocol::KindInfo> out;
+  for (const sim::AgentKind& k : kinds) {
+    if (out.size() == protocol::kMaxKinds) break;
+    out.push_back({k.name, k.radius, k.colour});
+  }
+  return out;
 }
 
 }  // namespace swarmfield::server

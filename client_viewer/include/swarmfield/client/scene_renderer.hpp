@@ -44,8 +44,12 @@ struct DrawOptions {
   bool flow_arrows = false;
   bool heat_map = false;
   std::uint32_t own_player_id = 0;  ///< 0 = none
-  float agent_radius = 0.35f;       ///< world units (drawn size; agents are points on the wire)
+  float agent_radius = 0.35f;       ///< world units: drawn size of an agent of no known kind
   float player_radius = 0.5f;       ///< world units
+  /// The server's enemy kinds (Welcome::kinds): an agent of kind k < kinds.size() is drawn in
+  /// kinds[k]'s colour and radius; any other kind index (or no table) in kAgentColor and
+  /// agent_radius.
+  std::span<const protocol::KindInfo> kinds = {};
 };
 
 class SceneRenderer {

@@ -19,6 +19,7 @@ struct RenderAgent {
   float x = 0.0f;
   float y = 0.0f;
   float heading = 0.0f;
+  std::uint8_t kind = 0;  ///< index into Welcome::kinds, as received (check before indexing)
 };
 
 struct RenderPlayer {

@@ -54,6 +54,15 @@ struct MapInfo {
 
   friend bool operator==(const MapInfo&, const MapInfo&) = default;
 };
+/// An enemy kind as viewers draw it (sim::AgentKind's name, radius and colour).
+inline constexpr std::size_t kMaxKinds = 16;
+struct KindInfo {
+  std::string name;         ///< <= kMaxNameBytes
+  float radius = 0.35f;     ///< world units, finite, in (0, 1024]
+  std::uint32_t colour = 0; ///< 0xRRGGBB
+
+  friend bool operator==(const KindInfo&, const KindInfo&) = default;
+};
 struct Welcome {
   std::uint32_t client_id = 0;
   /// UDP session token and keys (packet.hpp): only this client can seal packets for its
@@ -64,6 +73,7 @@ struct Welcome {
   std::uint16_t udp_port = 0;
   std::uint32_t player_id = 0;  ///< world player id for Role::kPlayer, 0 for viewers
   MapInfo map;
+  std::vector<KindInfo> kinds;  ///< the world's enemy kinds (<= kMaxKinds); agents index it
 
   friend bool operator==(const Welcome&, const Welcome&) = default;
 };
@@ -110,12 +120,15 @@ struct PlayerState {
 /// Agents quantized: position = q / kPositionScale world units (uint16: 0 .. 2047.97 at 1/32),
 /// heading = q * 2*pi / 256 radians. Parallel arrays of equal length, sorted by id (ids are
 /// delta-coded on the wire, so sorted ids compress to almost nothing; any order round-trips).
+/// `kinds` is either empty (every agent is kind 0) or one kind index (< kMaxKinds, an index
+/// into Welcome::kinds, which a reader must still check against that table) per agent.
 inline constexpr float kPositionScale = 32.0f;
 struct AgentBlock {
   std::vector<std::uint32_t> ids;
   std::vector<std::uint16_t> xs;
   std::vector<std::uint16_t> ys;
   std::vector<std::uint8_t> headings;
+  std::vector<std::uint8_t> kinds;
 
   friend bool operator==(const AgentBlock&, const AgentBlock&) = default;
 };
@@ -164,10 +177,12 @@ using UdpMessage = std::variant<Input, Snapshot>;
 ///  - MapInfo: 1..kMaxMapSide cells per side, cell_size in (0, 1024], raw_bytes = width*height,
 ///    chunk_count = map_chunk_count(compressed_bytes), compressed_bytes > 0;
 ///    Welcome: tick_hz and snapshot_hz in 1..1000, udp present with a 16-byte non-zero token and
-///    two 32-byte keys;
+///    two 32-byte keys; <= kMaxKinds kinds, each with a name like Hello.name, a finite radius in
+///    (0, 1024] and a colour <= 0xFFFFFF;
 ///  - MapChunk: 1..kMapChunkBytes bytes, index < count when count != 0;
 ///  - Snapshot: <= kMaxPlayersPerSnapshot players with finite positions, agent arrays of equal
-///    length <= kMaxAgentsPerSnapshot, baseline_tick <= tick; a compressed snapshot must
+///    length <= kMaxAgentsPerSnapshot (agent_kinds empty or of that length too, each < kMaxKinds),
+///    baseline_tick <= tick; a compressed snapshot must
 ///    decompress to <= kMaxSnapshotBytes (datagram.hpp) and pass the same checks.
 [[nodiscard]] std::optional<TcpMessage> decode_tcp_message(std::span<const std::uint8_t> bytes,
                                                            std::string* error = nullptr,

@@ -3,6 +3,9 @@
 // keys; a flag given on the command line wins over the file. One validation pass for both.
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "swarmfield/sim/crowd/agent_kind.hpp"
 
 namespace swarmfield::server {
 
@@ -66,6 +69,15 @@ struct ServerConfig {
   /// Kernel receive buffer asked for the UDP socket, KiB (64..1048576); the effective size is
   /// logged (the kernel caps it at net.core.rmem_max unless the server may force it).
   std::int64_t udp_receive_buffer_kb = 8192;
+  /// Enemy kinds, from the TOML file's [[kinds]] tables (no flag); the default set otherwise
+  /// (runner, walker, brute). Each table has the keys `name` (required), `radius` (cells,
+  /// 0.2..2), `speed` (world units per second), `separation-weight`, `turn-rate` (radians per
+  /// second), `colour` ("#RRGGBB") and `weight` (> 0, relative share of spawns); a missing key
+  /// takes the walker's value; "_" and "-" spellings are the same key. The tables replace the
+  /// default set. Errors name the kind and the key: not an array of tables, unknown key, wrong
+  /// type, key given twice, bad colour, weight <= 0, and whatever sim::check_agent_kinds()
+  /// refuses (radius out of range, duplicate name, more than 16 kinds, ...).
+  std::vector<sim::AgentKind> kinds = sim::default_agent_kinds();
 };
 
 inline constexpr std::int64_t kAutoFieldBudget = -1;

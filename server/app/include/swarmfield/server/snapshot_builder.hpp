@@ -22,6 +22,7 @@ struct AgentArrays {
   std::span<const float> xs;  ///< world units
   std::span<const float> ys;
   std::span<const float> headings;  ///< radians
+  std::span<const std::uint8_t> kinds = {};  ///< kind index per agent; empty = all kind 0
 };
 
 struct SnapshotMeta {
@@ -34,13 +35,17 @@ struct SnapshotMeta {
 /// `view.grown(margin)` are included, sorted by id; an empty view includes none. When more than
 /// `max_agents` qualify, the lowest ids are kept. Players (at most kMaxPlayersPerSnapshot, lowest
 /// ids first) are always all included. total_agents = agents.ids.size(). Positions are
-/// quantized with protocol::quantize_position / quantize_heading. `scratch` is working memory.
+/// quantized with protocol::quantize_position / quantize_heading; kinds are copied when
+/// `agents.kinds` is given (else the block's kinds are empty). `scratch` is working memory.
 void build_snapshot(const AgentArrays& agents, std::span<const sim::Player> players, const ViewRect& view,
                     float margin, const SnapshotMeta& meta, std::size_t max_agents, protocol::Snapshot& out,
                     std::vector<std::uint32_t>& scratch);
 
-/// Convenience: the same from a World (tick, rebuild count, swarm arrays, players).
+/// Convenience: the same from a World (tick, rebuild count, swarm arrays and kinds, players).
 void build_snapshot(const sim::World& world, const ViewRect& view, std::uint64_t echo_client_time_us,
                     std::size_t max_agents, protocol::Snapshot& out, std::vector<std::uint32_t>& scratch);
+
+/// The kind table as Welcome carries it (name, radius, colour; at most protocol::kMaxKinds).
+[[nodiscard]] std::vector<protocol::KindInfo> kind_infos(std::span<const sim::AgentKind> kinds);
 
 }  // namespace swarmfield::server
