@@ -73,7 +73,7 @@ inline std::optional<protocol::Welcome> join(RawClient& c, std::uint16_t port, p
   return welcome;
 }
 
-inline const protocol::PlayerState* find_player(const protocol::Snapshot& s, std::uint32_t id) {
+inline const protocol::PlayerState* find_player(const protocol::SnapshotHeader& s, std::uint32_t id) {
   for (const auto& p : s.players)
     if (p.id == id) return &p;
   return nullptr;
