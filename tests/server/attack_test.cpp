@@ -24,16 +24,10 @@ using test::RawClient;
 using test::ServerProcess;
 using test::small_city;
 using test::summary_value;
+using test::stop_and_summarize;
 using test::wait_listening;
 
 namespace {
-
-// Stops the server with SIGTERM and returns its summary line (stdout).
-std::string stop_and_summarize(ServerProcess& server) {
-  server.signal(SIGTERM);
-  REQUIRE(server.wait_exit(10s) == std::optional<int>(0));
-  return server.out();
-}
 
 // A server on the small city with one client that joined (Hello, Welcome, the map) and, with
 // `udp`, has its UDP address confirmed.
