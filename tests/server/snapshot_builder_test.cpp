@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -40,7 +41,7 @@ std::vector<std::uint32_t> frame_ids(const protocol::AgentFrame& frame) {
 }
 
 /// Builds one snapshot and decodes it; the decoded header and frame stay in `receiver`.
-void build_and_decode(ClientSnapshotStream& stream, const SnapshotWorldState& world, const ViewRect& view,
+void build_and_decode(ClientSnapshotStream& stream, SnapshotWorldState& world, const ViewRect& view,
                       std::uint64_t echo, protocol::SnapshotReceiver& receiver, std::vector<std::uint8_t>& payload) {
   REQUIRE(stream.build(world, view, echo, payload));
   std::string error;
@@ -236,4 +237,29 @@ TEST_CASE("snapshot_builder: the budget bounds each snapshot; the client's frame
                              << w.swarm().size());
   CHECK(largest <= 3 * 400);  // two snapshots' worth of bucket plus the header
   CHECK(receiver.frame().agents.size() >= w.swarm().size() * 9 / 10);
+}
+
+TEST_CASE("snapshot_builder: clients with the same view share one relevance per tick; others get their own") {
+  sim::World w = small_world(2000);
+  SnapshotWorldState world;
+  world.assign(w);
+  std::vector<std::unique_ptr<ClientSnapshotStream>> streams;
+  for (int i = 0; i < 5; ++i) streams.push_back(std::make_unique<ClientSnapshotStream>(ClientSnapshotParams{}));
+  const ViewRect all = ViewRect::from_corners(0.0f, 0.0f, 64.0f, 64.0f);
+  const ViewRect corner = ViewRect::from_corners(0.0f, 0.0f, 16.0f, 16.0f);
+  std::vector<std::uint8_t> payload;
+  for (int i = 0; i < 4; ++i) REQUIRE(streams[i]->build(world, all, 0, payload));
+  CHECK(world.relevances_computed() == 1);
+  REQUIRE(streams[4]->build(world, corner, 0, payload));
+  CHECK(world.relevances_computed() == 2);
+  // Every whole-map client holds the same agents.
+  CHECK(streams[0]->last_relevance().tracked == streams[3]->last_relevance().tracked);
+  CHECK(streams[4]->last_relevance().tracked < streams[0]->last_relevance().tracked);
+  // The next tick starts afresh.
+  w.step(1.0f / 30.0f);
+  world.assign(w);
+  CHECK(world.relevances_computed() == 0);
+  streams[0]->prepare(world, all);
+  streams[1]->prepare(world, all);
+  CHECK(world.relevances_computed() == 1);
 }

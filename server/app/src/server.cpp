@@ -133,7 +133,9 @@ Server::Server(const ServerConfig& config, sim::GridMap map, std::string map_nam
                  kMaxCatchUpTicks),
       dt_s_(1.0f / static_cast<float>(config.tick_hz)),
       snapshot_period_(std::chrono::duration_cast<Clock::duration>(
-          std::chrono::duration<double>(1.0 / static_cast<double>(config.snapshot_hz)))) {}
+          std::chrono::duration<double>(1.0 / static_cast<double>(config.snapshot_hz)))) {
+  if (config.threads > 1) snapshot_pool_ = std::make_unique<sim::WorkerPool>(static_cast<std::size_t>(config.threads));
+}
 
 Server::~Server() = default;
 
@@ -297,6 +299,8 @@ void Server::send_snapshots() {
   snapshot_world_.assign(world_);
   const std::size_t budget_bytes =
       static_cast<std::size_t>(config_.client_kbps) * 125u / static_cast<std::size_t>(config_.snapshot_hz);
+  // 1. Who gets a snapshot, over which transport (serial: sockets and shared state).
+  snapshot_jobs_.clear();
   for (auto& [id, c] : clients_.clients()) {
     const auto sit = session_of_client_.find(id);
     TcpSession* session = sit == session_of_client_.end() ? nullptr : tcp_.find(sit->second);
@@ -321,17 +325,32 @@ void Server::send_snapshots() {
       continue;
     }
     route.stream.set_reliable(!udp);
-    if (!route.stream.build(snapshot_world_, c.view, c.echo_client_time_us, snapshot_payload_)) {
-      if (snapshots_refused_++ == 0) spdlog::warn("snapshot for client {} refused by the encoder; skipped", id);
+    route.stream.prepare(snapshot_world_, c.view);  // shared view relevance, computed once
+    snapshot_jobs_.push_back(SnapshotJob{&c, session, &route, udp, false});
+  }
+  // 2. Select and encode, one client per chunk, on the pool.
+  sim::parallel_for(snapshot_pool_.get(), snapshot_jobs_.size(), 1, [this](std::size_t begin, std::size_t end, std::size_t) {
+    for (std::size_t j = begin; j < end; ++j) {
+      SnapshotJob& job = snapshot_jobs_[j];
+      job.built = job.route->stream.build(snapshot_world_, job.client->view, job.client->echo_client_time_us,
+                                          job.route->payload);
+    }
+  });
+  // 3. Send (serial).
+  for (SnapshotJob& job : snapshot_jobs_) {
+    ClientState& c = *job.client;
+    SnapshotRoute& route = *job.route;
+    if (!job.built) {
+      if (snapshots_refused_++ == 0) spdlog::warn("snapshot for client {} refused by the encoder; skipped", c.id);
       continue;
     }
     const std::uint32_t sequence = route.stream.last_sequence();
     const protocol::SnapshotEncodeStats& stats = route.stream.last_stats();
     ++snapshots_sent_;
-    snapshot_bytes_ += snapshot_payload_.size();
+    snapshot_bytes_ += route.payload.size();
     snapshot_agents_ += stats.updated + stats.added;
-    if (udp) {
-      const std::size_t n = protocol::split_snapshot(snapshot_payload_, sequence, snapshot_fragments_);
+    if (job.udp) {
+      const std::size_t n = protocol::split_snapshot(route.payload, sequence, snapshot_fragments_);
       const std::uint64_t first_packet = c.channel.next_send_sequence();
       route.first_packet[sequence % route.first_packet.size()] = {sequence, first_packet};
       c.acks.on_sent(first_packet, now);
@@ -341,11 +360,11 @@ void Server::send_snapshots() {
         }
       }
     } else {
-      Frame frame = make_frame(protocol::SnapshotData{snapshot_payload_});
+      Frame frame = make_frame(protocol::SnapshotData{route.payload});
       if (!frame) continue;  // cannot happen: payloads are far below the frame limit
       c.bytes_sent += frame->size();
       ++snapshots_tcp_;
-      tcp_.send_latest(*session, std::move(frame));
+      tcp_.send_latest(*job.session, std::move(frame));
     }
     ++c.snapshots_sent;
   }

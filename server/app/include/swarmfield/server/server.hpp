@@ -187,10 +187,22 @@ class Server final : public TcpListener {
     explicit SnapshotRoute(const ClientSnapshotParams& params) : stream(params) {}
     ClientSnapshotStream stream;
     std::array<std::pair<std::uint32_t, std::uint64_t>, 32> first_packet{};  // by sequence % 32
+    std::vector<std::uint8_t> payload;  // this tick's snapshot (built in parallel, sent after)
+  };
+  // One snapshot to build this tick: its client, transport and route.
+  struct SnapshotJob {
+    ClientState* client;
+    TcpSession* session;
+    SnapshotRoute* route;
+    bool udp;
+    bool built;
   };
   SnapshotWorldState snapshot_world_;
   std::map<std::uint32_t, std::unique_ptr<SnapshotRoute>> snapshot_routes_;  // client id ->
-  std::vector<std::uint8_t> snapshot_payload_;                 // reused every send
+  std::vector<SnapshotJob> snapshot_jobs_;                     // reused every send
+  // Clients' snapshots are independent: built on --threads threads (the swarm's pool is idle
+  // between steps, but a World's pool is its own), sent from the io thread.
+  std::unique_ptr<sim::WorkerPool> snapshot_pool_;
   std::vector<std::vector<std::uint8_t>> snapshot_fragments_;  // reused every send
   std::uint64_t snapshots_sent_ = 0;
   std::uint64_t snapshots_tcp_ = 0;

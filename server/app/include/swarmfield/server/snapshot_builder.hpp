@@ -7,6 +7,7 @@
 // acknowledged (UDP) or the previous snapshot (TCP). Pure: no sockets, no clocks.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -31,7 +32,10 @@ struct AgentArrays {
   std::span<const std::uint8_t> kinds = {};  ///< kind index per agent; empty = all kind 0
 };
 
-/// What every client's snapshot of one tick is made from, computed once per snapshot tick.
+/// What every client's snapshot of one tick is made from, computed once per snapshot tick, and
+/// the relevance of each distinct view rectangle asked for in that tick (clients with the same
+/// rectangle, e.g. every whole-map viewer, share it: measured 2.5 ms of the 3.1 ms a 100k-agent
+/// whole-map snapshot cost per client).
 struct SnapshotWorldState {
   protocol::QuantizedAgents agents;            ///< every agent, quantized, by id, tile-indexed
   std::vector<protocol::PlayerState> players;  ///< by id, at most protocol::kMaxSnapshotPlayers
@@ -44,6 +48,17 @@ struct SnapshotWorldState {
               std::uint64_t rebuild_count, float map_cell_size);
   /// From a World: its swarm (kinds included), players, tick and rebuild count.
   void assign(const sim::World& world);
+  /// The relevance of `view` with `params` for this tick's agents: computed on the first request
+  /// since assign(), then shared. Valid until the next assign(). Not thread-safe while it
+  /// computes; once every view of the tick was asked for (ClientSnapshotStream::prepare), later
+  /// calls only look up and may run on several threads.
+  const protocol::ViewRelevance& relevance(const protocol::QuantizedRect& view, const protocol::RelevanceParams& params);
+  /// Relevances computed since assign() (distinct views).
+  [[nodiscard]] std::size_t relevances_computed() const noexcept { return relevances_used_; }
+
+ private:
+  std::vector<std::unique_ptr<protocol::ViewRelevance>> relevances_;  // [0, relevances_used_) are this tick's
+  std::size_t relevances_used_ = 0;
 };
 
 struct ClientSnapshotParams {
@@ -59,10 +74,15 @@ class ClientSnapshotStream {
  public:
   explicit ClientSnapshotStream(const ClientSnapshotParams& params);
 
+  /// Makes sure `world` holds the relevance of this client's view (serially, before
+  /// build() runs for several clients at once on a worker pool; build() calls it itself too).
+  void prepare(SnapshotWorldState& world, const ViewRect& view);
   /// Encodes the next snapshot for a client looking at `view` (world units; empty = players
   /// only) into `payload`, echoing `echo_client_time_us`. False (nothing to send, nothing
   /// consumed) only if the codec refused, i.e. `world.tick` is not after the previous call's.
-  bool build(const SnapshotWorldState& world, const ViewRect& view, std::uint64_t echo_client_time_us,
+  /// Streams are independent: build() may run for different streams on different threads once
+  /// prepare() ran for each of them this tick.
+  bool build(SnapshotWorldState& world, const ViewRect& view, std::uint64_t echo_client_time_us,
              std::vector<std::uint8_t>& payload);
   /// The client's acknowledgement (Input or SnapshotAck). False for a sequence never sent.
   bool on_ack(const protocol::SnapshotAck& ack) noexcept { return sender_.on_ack(ack); }
@@ -84,6 +104,9 @@ class ClientSnapshotStream {
   protocol::DensityGrid grid_;
   protocol::SnapshotHeader header_;
   std::size_t last_grid_bytes_ = 0;
+
+  [[nodiscard]] protocol::QuantizedRect area(const SnapshotWorldState& world, const ViewRect& view) const noexcept;
+  [[nodiscard]] protocol::RelevanceParams relevance_params() const noexcept;
 };
 
 /// The kind table as Welcome carries it (name, radius, colour; at most protocol::kMaxKinds).
