@@ -98,11 +98,10 @@ bool interior_sample(const AnyAngleField& field, std::span<const Vec2> goals, in
   const float tx = ux - static_cast<float>(x0), ty = uy - static_cast<float>(y0);
   const std::size_t w = static_cast<std::size_t>(field.width());
   const std::size_t at = static_cast<std::size_t>(y0) * w + static_cast<std::size_t>(x0);
-  // packed() is kNoWaypoint outside the build's region (beyond the any-angle range), where the
-  // raw arrays hold stale entries; the goal words are read only where it is not.
-  const std::uint32_t packed[4] = {field.packed(x0, y0), field.packed(x0 + 1, y0), field.packed(x0, y0 + 1),
-                                   field.packed(x0 + 1, y0 + 1)};
-  if ((packed[0] | packed[1] | packed[2] | packed[3]) >= AnyAngleField::kNoWaypoint) return false;
+  // Outside the build's region (beyond the any-angle range) the raw arrays hold stale
+  // entries: the caller has checked that all four samples are in it (has_waypoint()).
+  const std::uint32_t* wp = field.waypoints().data() + at;
+  const std::uint32_t packed[4] = {wp[0], wp[1], wp[w], wp[w + 1]};
   const std::uint16_t* gw = field.goal_words().data() + at;
   const std::uint16_t words[4] = {gw[0], gw[1], gw[w], gw[w + 1]};
   const float eps = 1.0e-4f * cs;
@@ -146,9 +145,10 @@ bool interior_sample(const AnyAngleField& field, std::span<const Vec2> goals, in
 }
 
 /// The far case of NavigationSet::sample() for size class 1 (whose lattice is the cell centres):
-/// when none of the four lattice samples round `p` is in the any-angle region and all four have a
-/// flow direction, the sampler blends their flow directions exactly as sample_flow() does, and
-/// the reference cell follows the flow (kFollowFlow). Returns false otherwise.
+/// when none of the four lattice samples round `p` is in the any-angle region (the caller
+/// checks) and the reference cell has a flow direction, the sampler blends the flow directions
+/// exactly as sample_flow() does, and the reference cell follows the flow (kFollowFlow).
+/// Returns false otherwise.
 bool beyond_range_sample(const AnyAngleField& field, const FlowField& flow, const GridMap& map, Vec2 p,
                          NavSample& sample) noexcept {
   const float cs = map.cell_size();
@@ -160,16 +160,37 @@ bool beyond_range_sample(const AnyAngleField& field, const FlowField& flow, cons
       flow.height() != field.height()) {
     return false;
   }
-  for (int k = 0; k < 4; ++k) {
-    const std::int32_t x = x0 + (k & 1), y = y0 + (k >> 1);
-    if (field.has_waypoint(x, y) || flow.at(x, y) == FlowDirection::kNone) return false;
-  }
+  // The reference cell (the sample nearest p) must follow the flow; others without a flow
+  // direction are skipped by the blend, as nav's sampler skips them.
+  const std::int32_t own_x = x0 + (ux - static_cast<float>(x0) >= 0.5f ? 1 : 0);
+  const std::int32_t own_y = y0 + (uy - static_cast<float>(y0) >= 0.5f ? 1 : 0);
+  if (flow.at(own_x, own_y) == FlowDirection::kNone) return false;
   sample.direction = sample_flow(map, flow, p);
   if (sample.direction.x == 0.0f && sample.direction.y == 0.0f) return false;
   sample.goal = -1;
   sample.target = p + sample.direction;
   sample.status = NavStatus::kFollowFlow;
   return true;
+}
+
+/// NavigationSet::sample() through the fast paths above where they apply: all four lattice
+/// samples in the any-angle region (interior_sample), or for class 1 none of them
+/// (beyond_range_sample); false for the full sampler.
+bool fast_sample(const NavigationSet& nav, const GridMap& map, int size_class, Vec2 p, NavSample& sample) noexcept {
+  if (!nav.has_class(size_class)) return false;
+  const NavigationFields& fields = nav.fields(size_class);
+  const AnyAngleField& field = fields.any_angle();
+  const float cs = map.cell_size();
+  const float half = 0.5f * static_cast<float>(size_class);
+  const float ux = (cs == 1.0f ? p.x : p.x / cs) - half;
+  const float uy = (cs == 1.0f ? p.y : p.y / cs) - half;
+  if (!(ux >= 0.0f && uy >= 0.0f)) return false;  // also NaN
+  const auto x0 = static_cast<std::int32_t>(ux), y0 = static_cast<std::int32_t>(uy);
+  const int in = static_cast<int>(field.has_waypoint(x0, y0)) + static_cast<int>(field.has_waypoint(x0 + 1, y0)) +
+                 static_cast<int>(field.has_waypoint(x0, y0 + 1)) + static_cast<int>(field.has_waypoint(x0 + 1, y0 + 1));
+  if (in == 4) return interior_sample(field, nav.goal_positions(size_class), size_class, cs, p, sample);
+  if (in == 0 && size_class == 1) return beyond_range_sample(field, fields.flow(), map, p, sample);
+  return false;
 }
 
 }  // namespace
@@ -244,11 +265,7 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
       const int size_class = kt.size_class;
       const NavigationFields& fields = t.nav->fields(size_class);
       NavSample sample;
-      if (!t.nav->has_class(size_class) ||
-          (!interior_sample(fields.any_angle(), t.nav->goal_positions(size_class), size_class, cs, p, sample) &&
-           !(size_class == 1 && beyond_range_sample(fields.any_angle(), fields.flow(), map, p, sample)))) {
-        sample = t.nav->sample(size_class, p);
-      }
+      if (!fast_sample(*t.nav, map, size_class, p, sample)) sample = t.nav->sample(size_class, p);
       const GridMap& grid = size_class == 1 ? map : t.nav->class_grid(size_class);
       const CellCoord block = size_class == 1 ? CellCoord{cx, cy} : reference_block(p, size_class, cs);
       const IntegrationField& field = fields.integration();

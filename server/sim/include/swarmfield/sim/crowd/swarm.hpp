@@ -116,18 +116,21 @@ class Swarm {
   /// the map is known (and again if obstacles change).
   void set_environment(const GridMap& map, std::span<const Obstacle> obstacles);
 
-  /// One fixed step of `dt` seconds, in phases: repair (agents inside a blocked cell or at a
-  /// non-finite position move to the nearest walkable cell) -> rebuild hash (and reorder) ->
-  /// steering (smoothed flow, route commitment, obstacle force; the path a full step would
-  /// take after wall sliding) -> gather neighbours (separation: mean kernel of SPEC; plus a
-  /// contact term, see contact_stiffness; the free path, see yield_to_agents_ahead) ->
-  /// integrate: the overlap correction slid along walls, then the flow move slid along walls and
-  /// round door posts -> heading. Speed budget: an agent moves at most max_speed * dt per step
-  /// (the correction spends the budget first, as far as walls let it move, the flow move gets
-  /// the rest up to the free path), except when repaired. Agents stacked on the bit-identical
-  /// same point spread by id onto a golden-angle (Vogel) disc that grows by max_speed * dt per
-  /// tick until its tightest spacing is one diameter (C3). No agent ends the step inside a
-  /// blocked cell. Each agent's new state depends only on the previous arrays and on earlier
+  /// One fixed step of `dt` seconds, in phases (one function each, see src/crowd/README.md):
+  /// repair (agents inside a blocked cell or at a non-finite position move to the nearest
+  /// walkable cell; discs of half a cell or more wherever their square overlaps a wall, to the
+  /// nearest place it fits) -> rebuild hash and reorder -> steering (smoothed flow, route
+  /// commitment, obstacle force; the path a full step would take after wall sliding) -> gather
+  /// neighbours (separation: mean kernel of SPEC; plus a contact term, see contact_stiffness;
+  /// the free path, see yield_to_agents_ahead; rest, see rest_below) -> bursts -> integrate: the
+  /// overlap correction slid along walls, then the flow move slid along walls and round door
+  /// posts -> heading. Each agent uses its kind's radius, speed, separation weight and turn rate
+  /// (set_kinds()). Speed budget: an agent moves at most its max_speed * dt per step (the
+  /// correction spends the budget first, as far as walls let it move, the flow move gets the
+  /// rest up to the free path), except when repaired. Agents stacked on the bit-identical same
+  /// point burst out along a pattern (BurstPatterns: points in the unit disc, ranked by id) that
+  /// grows by max_speed * dt per tick until its tightest spacing is one diameter (C3). No agent
+  /// ends the step inside a blocked cell. Each agent's new state depends only on the previous arrays and on earlier
   /// phases' completed outputs, never on another agent's new state, so the phases run over
   /// `pool` (null: on the calling thread) in fixed chunks of agents and the result is bit-for-bit
   /// the same for any thread count. `dt` <= 0 or non-finite: no-op. Without an integration
