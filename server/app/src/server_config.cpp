@@ -293,6 +293,7 @@ std::string validate_config(const ServerConfig& c) {
   if (!(e = seconds_range("--frame-timeout", c.frame_timeout_s, 0.1, 600.0)).empty()) return e;
   if (!(e = seconds_range("--ack-timeout", c.ack_timeout_s, 0.1, 600.0)).empty()) return e;
   if (!(e = range("--udp-receive-buffer-kb", c.udp_receive_buffer_kb, 64, 1048576)).empty()) return e;
+  if (!(e = range("--client-kbps", c.client_kbps, 32, 1000000)).empty()) return e + " (kbit/s per client)";
   if (std::find(kLogLevels.begin(), kLogLevels.end(), c.log_level) == kLogLevels.end())
     return "--log-level must be one of trace, debug, info, warn, error, critical, off (got '" + c.log_level + "')";
   return {};
@@ -362,6 +363,10 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
                               "Stop streaming UDP to a client whose acks stop this long; TCP takes over (0.1..600)")->type_name("SECONDS");
   auto* rcvbuf_opt = add("--udp-receive-buffer-kb", c.udp_receive_buffer_kb,
                          "Kernel receive buffer asked for the UDP socket, KiB (64..1048576); the effective size is logged")->type_name("KIB");
+  auto* client_kbps_opt = add("--client-kbps", c.client_kbps,
+                              "Snapshot budget per client, kbit/s (32..1000000): relevance, priority and the "
+                              "density grid keep each client's snapshots within it")
+                              ->type_name("KBPS");
   add("--config", c.config_path, "TOML file with the same keys as the flags (e.g. tick-hz = 60); flags win")->type_name("FILE");
 
   try {
@@ -431,6 +436,7 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
         {"frame-timeout", frame_timeout_opt, seconds_setter(t.frame_timeout_s)},
         {"ack-timeout", ack_timeout_opt, seconds_setter(t.ack_timeout_s)},
         {"udp-receive-buffer-kb", rcvbuf_opt, int_setter(t.udp_receive_buffer_kb)},
+        {"client-kbps", client_kbps_opt, int_setter(t.client_kbps)},
       };
     };
     ServerConfig file_only;

@@ -69,6 +69,11 @@ struct ServerConfig {
   /// Kernel receive buffer asked for the UDP socket, KiB (64..1048576); the effective size is
   /// logged (the kernel caps it at net.core.rmem_max unless the server may force it).
   std::int64_t udp_receive_buffer_kb = 8192;
+  /// Snapshot budget per client, kbit/s (32..1000000; 1000 = 1 Mbit/s): the snapshot
+  /// payloads of a client stay near client_kbps * 125 / snapshot_hz bytes each (a token bucket
+  /// of two snapshots), the agents nearest its view centre and longest unsent first, the rest
+  /// as a density grid (protocol/SNAPSHOTS.md).
+  std::int64_t client_kbps = 1000;
   /// Enemy kinds, from the TOML file's [[kinds]] tables (no flag); the default set otherwise
   /// (runner, walker, brute). Each table has the keys `name` (required), `radius` (cells,
   /// 0.2..2), `speed` (world units per second), `separation-weight`, `turn-rate` (radians per
