@@ -144,6 +144,89 @@ TEST_CASE("LatticeSampler answers as NavigationSet::sample() with cells of 0.5 a
   }
 }
 
+TEST_CASE("far bits: no region cell in the 3x3 block of a far cell nor on the border, every other cell far") {
+  // Widths that are and are not multiples of 64 (rows start mid-word), goals near the borders.
+  for (const std::int32_t w : {512, 300, 77}) {
+    const GridMap full = test::read_benchmark_map("street/Boston_0_512.map");
+    std::vector<std::uint8_t> costs;
+    for (std::int32_t y = 0; y < 240; ++y) {
+      for (std::int32_t x = 0; x < w; ++x) costs.push_back(full.costs()[static_cast<std::size_t>(y) * 512 + static_cast<std::size_t>(x)]);
+    }
+    const GridMap map = GridMap::from_costs(w, 240, costs);
+    std::vector<Vec2> goals;
+    for (const CellCoord c : {CellCoord{w / 2, 120}, CellCoord{1, 1}, CellCoord{w - 2, 238}}) {
+      CellCoord g = c;
+      for (std::int32_t d = 0; d < 60 && !map.walkable(g); ++d) g = {c.x + (c.x > w / 2 ? -d : d), c.y};
+      REQUIRE(map.walkable(g));
+      goals.push_back(map.cell_center(g));
+    }
+    NavigationSet nav;
+    nav.set_any_angle_range(30.0f);  // a small region, so far and near cells both abound
+    REQUIRE(nav.update(map, goals, size_class_bit(1)));
+    const AnyAngleField& field = nav.fields(1).any_angle();
+    std::vector<std::uint64_t> far, scratch;
+    crowd_detail::build_far_bits(field, far, scratch);
+    std::size_t far_cells = 0, truly_far = 0, wrong = 0, missed_inside_rows = 0;
+    for (std::int32_t y = 0; y < 240; ++y) {
+      for (std::int32_t x = 0; x < w; ++x) {
+        bool near = false;
+        for (std::int32_t dy = -1; dy <= 1; ++dy) {
+          for (std::int32_t dx = -1; dx <= 1; ++dx) near = near || field.has_waypoint(x + dx, y + dy);
+        }
+        const std::size_t i = static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x);
+        const bool is_far = ((far[i >> 6] >> (i & 63u)) & 1u) != 0;
+        far_cells += is_far ? 1 : 0;
+        truly_far += near ? 0 : 1;
+        const bool border = x == 0 || y == 0 || x == w - 1 || y == 239;
+        if (is_far && (near || border)) ++wrong;
+        if (!is_far && !near && !border) ++missed_inside_rows;  // only the row-end wrap may clear
+      }
+    }
+    MESSAGE("width " << w << ": " << far_cells << " far cells of " << truly_far << " without a region cell in their block");
+    CHECK(wrong == 0);
+    CHECK(missed_inside_rows == 0);
+    CHECK(far_cells > truly_far / 2);
+    CHECK(far_cells < static_cast<std::size_t>(w) * 240);
+  }
+}
+
+TEST_CASE("LatticeSampler::sample_at_cell answers as NavigationSet::sample(), far bits or not") {
+  const GridMap map = test::read_benchmark_map("street/Boston_0_512.map");
+  std::vector<Vec2> goals;
+  for (const CellCoord c : {CellCoord{256, 256}, CellCoord{100, 400}}) {
+    CellCoord g = c;
+    for (std::int32_t d = 0; d < 200 && !map.walkable(g); ++d) g = {c.x + d, c.y};
+    REQUIRE(map.walkable(g));
+    goals.push_back({static_cast<float>(g.x) + 0.3f, static_cast<float>(g.y) + 0.71f});
+  }
+  NavigationSet nav;
+  REQUIRE(nav.update(map, goals, size_class_bit(1)));
+  std::vector<std::uint64_t> far, scratch;
+  crowd_detail::build_far_bits(nav.fields(1).any_angle(), far, scratch);
+  LatticeSampler fast(nav, map, 1);
+  fast.set_far_bits(far.data());
+  SplitMix rng{0xFA4u};
+  std::size_t answered = 0, differing = 0, beyond = 0;
+  for (int i = 0; i < 300000; ++i) {
+    const Vec2 p = i % 2 == 0 ? Vec2{rng.uniform(-1.0f, 513.0f), rng.uniform(-1.0f, 513.0f)}
+                              : goals[static_cast<std::size_t>(i / 2) % goals.size()] + Vec2{rng.uniform(-110.0f, 110.0f), rng.uniform(-110.0f, 110.0f)};
+    const CellCoord c = map.world_to_cell(p);
+    NavSample got;
+    if (!fast.sample_at_cell(map, p, c.x, c.y, got)) continue;
+    ++answered;
+    beyond += got.status == NavStatus::kFollowFlow ? 1 : 0;
+    const NavSample want = nav.sample(1, p);
+    const float err = std::max(std::abs(got.direction.x - want.direction.x), std::abs(got.direction.y - want.direction.y));
+    if (!(err <= kDirectionTolerance && same_bits(got.target, want.target) && got.goal == want.goal &&
+          got.status == want.status)) {
+      ++differing;
+    }
+  }
+  MESSAGE(answered << " of 300000 answered (" << beyond << " beyond the range), " << differing << " differ");
+  CHECK(differing == 0);
+  CHECK(beyond > 100000);
+}
+
 TEST_CASE("LatticeSampler without the class's fields answers nothing") {
   const GridMap map(16, 16);
   NavigationSet nav;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <vector>
 
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/any_angle_field.hpp"
@@ -13,6 +14,58 @@
 #include "swarmfield/sim/vec2.hpp"
 
 namespace swarmfield::sim::crowd_detail {
+
+/// Far bits of an any-angle field (w x h cells, bit i of `far` = cell of row-major index i):
+/// set only where no cell of the 3x3 block centred on the cell is in the field's region and the
+/// cell is not on the field's border, so an agent of size class 1 in such a cell has its whole
+/// lattice square on the field and none of its four samples in the region (the square round p
+/// lies in that block). Word-parallel: the region bits OR'ed with their shifts by -1, +1 cells
+/// and then by -w, +w cells of the row-major bit string (conservative: a shift by one cell also
+/// crosses from a row's end into the next row's start, which only clears far bits). `far` is
+/// resized to the region's words, `scratch` to them plus two rows of padding (each allocates
+/// only when it grows). O(cells / 64): ~20 instructions per 64 cells.
+inline void build_far_bits(const AnyAngleField& field, std::vector<std::uint64_t>& far,
+                           std::vector<std::uint64_t>& scratch) {
+  const std::size_t w = static_cast<std::size_t>(std::max(field.width(), 0));
+  const std::size_t h = static_cast<std::size_t>(std::max(field.height(), 0));
+  const std::size_t cells = w * h, words = (cells + 63) / 64;
+  const std::vector<std::uint64_t>& region = field.region_bits();
+  far.resize(words);
+  if (region.size() < words || w < 3 || h < 3) {  // no build yet, or no interior: nothing is far
+    std::fill(far.begin(), far.end(), 0);
+    return;
+  }
+  // Horizontal dilation into scratch, between `pad` zero words each side (the vertical shifts
+  // then read no word outside the vector).
+  const std::size_t row_words = w / 64, pad = row_words + 2;
+  scratch.assign(words + 2 * pad, 0);
+  std::uint64_t* const hz = scratch.data() + pad;
+  for (std::size_t j = 0; j < words; ++j) {
+    const std::uint64_t prev = j > 0 ? region[j - 1] : 0, next = j + 1 < words ? region[j + 1] : 0;
+    const std::uint64_t r = region[j];
+    hz[j] = r | (r << 1) | (prev >> 63) | (r >> 1) | (next << 63);
+  }
+  // Vertical: bits w further on (the row below) and w back (the row above); w = 64 row_words + o.
+  const unsigned o = static_cast<unsigned>(w % 64);
+  for (std::size_t j = 0; j < words; ++j) {
+    const std::uint64_t* const down = hz + j + row_words;  // bits 64 j + w ..: words down[0], down[1]
+    const std::uint64_t* const up = hz + j - row_words;    // bits 64 j - w ..: words up[-1], up[0]
+    const std::uint64_t below = o == 0 ? down[0] : (down[0] >> o) | (down[1] << (64 - o));
+    const std::uint64_t above = o == 0 ? up[0] : (up[-1] >> (64 - o)) | (up[0] << o);
+    far[j] = ~(hz[j] | below | above);
+  }
+  // The border cells are never far (their lattice squares may leave the field).
+  const auto clear = [&far](std::size_t i) { far[i >> 6] &= ~(std::uint64_t{1} << (i & 63u)); };
+  for (std::size_t x = 0; x < w; ++x) {
+    clear(x);
+    clear((h - 1) * w + x);
+  }
+  for (std::size_t y = 0; y < h; ++y) {
+    clear(y * w);
+    clear(y * w + w - 1);
+  }
+  if (cells % 64 != 0) far[words - 1] &= (std::uint64_t{1} << (cells % 64)) - 1;  // no cells there
+}
 
 /// NavigationSet::sample() (sample_any_angle()) of one size class for the common cases,
 /// cheaply, with what it reads fetched once per chunk of agents: the class's any-angle field
@@ -70,6 +123,27 @@ class LatticeSampler {
       flow_ = &flow;
       flow_dirs_ = flow.directions().data();
     }
+  }
+
+  /// Far bits (build_far_bits() of this class's field) for sample_at_cell(); class 1 on a map of
+  /// unit cells less than 2^22 cells wide and high only (else ignored). Null: none.
+  void set_far_bits(const std::uint64_t* far) noexcept {
+    far_ = flow_ != nullptr && cs_ == 1.0f && w_ < (1 << 22) && h_ < (1 << 22) ? far : nullptr;
+  }
+
+  /// sample() for an agent at p in map cell (cx, cy) = (floor(p.x), floor(p.y)): where the cell
+  /// is far from the any-angle region (one far bit) the beyond-range case without the region
+  /// bits of the lattice square. Unit cells make (cx, cy) the reference cell there: for
+  /// 0.5 <= p.x < 2^22, p.x - 0.5 is exact, so the lattice square's top-left is floor(p.x - 0.5)
+  /// and the sample nearest p is floor(p.x).
+  /// (A far cell is not on the border, so p's lattice square is on the field.)
+  bool sample_at_cell(const GridMap& map, Vec2 p, std::int32_t cx, std::int32_t cy, NavSample& out) const noexcept {
+    if (far_ != nullptr && static_cast<std::uint32_t>(cx) < static_cast<std::uint32_t>(w_) &&
+        static_cast<std::uint32_t>(cy) < static_cast<std::uint32_t>(h_)) {
+      const std::size_t at = static_cast<std::size_t>(cy) * static_cast<std::size_t>(w_) + static_cast<std::size_t>(cx);
+      if (((far_[at >> 6] >> (at & 63u)) & 1u) != 0) return follow_flow(map, p, cx, cy, out);
+    }
+    return sample(map, p, out);
   }
 
   /// Region bits of the cells x0, x0 + 1 of rows y0, y0 + 1 (bit 0: (x0, y0), 1: (x0 + 1, y0),
@@ -164,9 +238,15 @@ class LatticeSampler {
 
   bool beyond_range(const GridMap& map, Vec2 p, float ux, float uy, std::int32_t x0, std::int32_t y0,
                     NavSample& sample) const noexcept {
-    // The reference cell (the sample nearest p) must follow the flow.
+    // The reference cell: the sample nearest p.
     const std::int32_t own_x = x0 + (ux - static_cast<float>(x0) >= 0.5f ? 1 : 0);
     const std::int32_t own_y = y0 + (uy - static_cast<float>(y0) >= 0.5f ? 1 : 0);
+    return follow_flow(map, p, own_x, own_y, sample);
+  }
+
+  /// The beyond-range case once the reference cell (own_x, own_y) is known: it must follow the
+  /// flow.
+  bool follow_flow(const GridMap& map, Vec2 p, std::int32_t own_x, std::int32_t own_y, NavSample& sample) const noexcept {
     const std::size_t own = static_cast<std::size_t>(own_y) * static_cast<std::size_t>(w_) + static_cast<std::size_t>(own_x);
     const auto dir = static_cast<FlowDirection>(flow_dirs_[own]);
     if (dir == FlowDirection::kNone) return false;
@@ -187,6 +267,7 @@ class LatticeSampler {
   std::span<const Vec2> goals_;
   const FlowField* flow_ = nullptr;  // class 1 with a flow field of the field's size
   const std::uint8_t* flow_dirs_ = nullptr;
+  const std::uint64_t* far_ = nullptr;  // see set_far_bits()
   std::int32_t w_ = 0, h_ = 0;
   int size_class_ = 1;
   float half_ = 0.5f, cs_ = 1.0f;

@@ -112,7 +112,8 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
     for (int c = 1; c <= kMaxSizeClass; ++c) samplers[c - 1] = LatticeSampler(*t.nav, map, c);
   }
   // Class 1's by value: the common class, its fields then stay in registers or fixed slots.
-  const LatticeSampler class1 = samplers[0];
+  LatticeSampler class1 = samplers[0];
+  class1.set_far_bits(t.far_bits);
   // The class-1 any-angle layer, when it matches the map (prefetch hints only).
   const AnyAngleField* aa = t.nav != nullptr && t.nav->has_class(1) ? &t.nav->fields(1).any_angle() : nullptr;
   const bool aa_fits = aa != nullptr && aa->width() == map_w && aa->height() == map_h;
@@ -171,7 +172,7 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
       const int size_class = kt.size_class;
       const NavigationFields& fields = t.nav->fields(size_class);
       NavSample sample;
-      const bool fast = size_class == 1 ? class1.sample(map, p, sample) : samplers[size_class - 1].sample(map, p, sample);
+      const bool fast = size_class == 1 ? class1.sample_at_cell(map, p, cx, cy, sample) : samplers[size_class - 1].sample(map, p, sample);
       if (!fast) sample = t.nav->sample(size_class, p);
       const GridMap& grid = size_class == 1 ? map : t.nav->class_grid(size_class);
       const CellCoord block = size_class == 1 ? CellCoord{cx, cy} : reference_block(p, size_class, cs);
