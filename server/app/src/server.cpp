@@ -14,6 +14,7 @@
 #include "swarmfield/protocol/packet.hpp"
 #include "swarmfield/protocol/sequence.hpp"
 #include "swarmfield/server/handshake.hpp"
+#include "swarmfield/server/operations_http.hpp"
 #include "swarmfield/server/snapshot_builder.hpp"
 #include "swarmfield/server/spawn_point.hpp"
 
@@ -155,7 +156,7 @@ bool Server::open(std::string& error) {
                  "drop_kernel_overflow)",
                  udp_.receive_buffer_bytes() / 2048, config_.udp_receive_buffer_kb);
   }
-  return true;
+  return start_operations(error);
 }
 
 void Server::run() {
@@ -170,6 +171,7 @@ void Server::run() {
       if (!ec) stop(fmt::format("--duration {:g} s reached", config_.duration_s));
     });
   }
+  ops_.mark_alive(now);
   schedule_tick();
   io_.run();
   running_ = false;
@@ -273,6 +275,7 @@ void Server::run_tick(bool last_of_batch) {
   snapshot_stats_.add(ms_since(t1, t2));
   window_step_stats_.add(step_ms);
   window_tick_stats_.add(tick_ms);
+  publish_metrics(tick_ms, rebuilt ? ms_since(t0, t_fields) : 0.0, rebuilt, t2);
 }
 
 void Server::count_goal_change() {
@@ -460,6 +463,7 @@ void Server::stop(const std::string& reason) {
   }
   stopping_ = true;
   stop_started_ = Clock::now();
+  operations_draining();
   spdlog::info("shutting down ({}): saying bye to {} connections", reason, tcp_.session_count());
   tick_timer_.cancel();
   duration_timer_.cancel();
@@ -497,6 +501,7 @@ void Server::finish() {
   tcp_.close_all();
   udp_.refresh_kernel_drops();  // the summary's drop_kernel_overflow
   udp_.close();
+  stop_operations();
   io_.stop();
 }
 

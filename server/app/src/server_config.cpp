@@ -165,6 +165,9 @@ const std::vector<Setting>& settings() {
        "Stop streaming UDP to a client whose acks stop this long; TCP takes over (0.1..600)", "a number of seconds"},
       {"udp-receive-buffer-kb", &C::udp_receive_buffer_kb, "KIB",
        "Kernel receive buffer asked for the UDP socket, KiB (64..1048576); the effective size is logged"},
+      {"http-port", &C::http_port, "PORT",
+       "Operations HTTP port (/healthz, /readyz, /metrics): -1 = off, 0 = a free port (logged as 'http listening port=..')"},
+      {"http-bind", &C::http_bind, "ADDR", "Listen address of the operations HTTP port; empty = the same as --bind"},
   };
   return table;
 }
@@ -493,6 +496,9 @@ std::string validate_config(const ServerConfig& c) {
   if (!(e = seconds_range("--frame-timeout", c.frame_timeout_s, 0.1, 600.0)).empty()) return e;
   if (!(e = seconds_range("--ack-timeout", c.ack_timeout_s, 0.1, 600.0)).empty()) return e;
   if (!(e = range("--udp-receive-buffer-kb", c.udp_receive_buffer_kb, 64, 1048576)).empty()) return e;
+  if (!(e = range("--http-port", c.http_port, -1, 65535)).empty()) return e + " (-1 = off, 0 = a free port)";
+  if (!c.http_bind.empty() && !is_ip_literal(c.http_bind))
+    return "--http-bind must be an IP address such as 0.0.0.0 or 127.0.0.1, or empty for --bind's (got '" + c.http_bind + "')";
   if (std::find(kLogLevels.begin(), kLogLevels.end(), c.log_level) == kLogLevels.end())
     return "--log-level must be one of trace, debug, info, warn, error, critical, off (got '" + c.log_level + "')";
   return {};

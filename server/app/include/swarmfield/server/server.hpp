@@ -16,6 +16,8 @@
 #include "swarmfield/protocol/messages.hpp"
 #include "swarmfield/server/client_registry.hpp"
 #include "swarmfield/server/map_transfer.hpp"
+#include "swarmfield/server/metrics.hpp"
+#include "swarmfield/server/operations_state.hpp"
 #include "swarmfield/server/server_config.hpp"
 #include "swarmfield/server/tcp_server.hpp"
 #include "swarmfield/server/tick_scheduler.hpp"
@@ -24,6 +26,8 @@
 #include "swarmfield/sim/world.hpp"
 
 namespace swarmfield::server {
+
+class OperationsHttp;
 
 /// Totals printed at exit.
 struct ServerSummary {
@@ -129,6 +133,15 @@ class Server final : public TcpListener {
   void poll_flush();
   void finish();
 
+  // ---- operations hooks (server_operations.cpp) ----------------------------------------------
+  /// After the game sockets are open: the HTTP endpoints (when --http-port >= 0). False + error.
+  bool start_operations(std::string& error);
+  /// End of every tick: counts the tick into the histograms and publishes the metrics snapshot.
+  void publish_metrics(double tick_ms, double rebuild_ms, bool rebuilt, Clock::time_point now);
+  /// Stop: not ready any more (drain), and on finish the HTTP threads are stopped.
+  void operations_draining();
+  void stop_operations();
+
   ServerConfig config_;
   asio::io_context io_;
   sim::World world_;
@@ -177,6 +190,10 @@ class Server final : public TcpListener {
   std::uint64_t udp_unbound_ = 0;
   std::uint64_t idle_timeouts_ = 0;
   std::uint64_t tcp_inputs_ = 0;
+
+  OperationsState ops_;
+  std::unique_ptr<OperationsHttp> http_;
+  MetricsSnapshot metrics_;  // the tick thread's working copy (histograms accumulate here)
 };
 
 }  // namespace swarmfield::server

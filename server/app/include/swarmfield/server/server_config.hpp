@@ -69,6 +69,13 @@ struct ServerConfig {
   /// Kernel receive buffer asked for the UDP socket, KiB (64..1048576); the effective size is
   /// logged (the kernel caps it at net.core.rmem_max unless the server may force it).
   std::int64_t udp_receive_buffer_kb = 8192;
+
+  // ---- operations (server/app/README.md) ----------------------------------------------------
+  /// Port of the operations HTTP endpoints (/healthz, /readyz, /metrics): -1 = off, 0 = a free
+  /// port (logged as "http listening port=P"), else 1..65535.
+  std::int64_t http_port = -1;
+  /// Listen address of the operations endpoints; empty = the same as `bind`.
+  std::string http_bind;
 };
 
 inline constexpr std::int64_t kAutoFieldBudget = -1;
