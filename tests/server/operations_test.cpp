@@ -199,3 +199,45 @@ TEST_CASE("operations: the server's /metrics, /healthz and /readyz with a joined
   server.signal(SIGTERM);
   CHECK(server.wait_exit(3s) == 0);
 }
+
+TEST_CASE("drain: SIGTERM stops accepting, says why, /readyz turns 503; a second signal exits at once") {
+  using namespace swarmfield;
+  // A 512 city: its map transfer (Welcome + chunks) is larger than what a client that never
+  // reads can take in its small receive buffer, so the drain waits for that client's queue
+  // (up to 1 s) and can be watched.
+  test::ServerProcess server(
+      {"--port", "0", "--bind", "127.0.0.1", "--city-size", "512", "--agents", "100", "--http-port", "0"});
+  const auto ports = test::wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  const auto http_line = server.wait_for_log("http listening port=", 5s);
+  REQUIRE(http_line.has_value());
+  const auto http_port = static_cast<std::uint16_t>(test::summary_value(*http_line, "port"));
+  test::RawClient player;
+  REQUIRE(test::join(player, ports->tcp, protocol::Role::kPlayer).has_value());
+  test::RawClient stuck;  // says Hello, then never reads
+  REQUIRE(stuck.connect(ports->tcp, 2048));
+  REQUIRE(stuck.send(test::hello(protocol::Role::kViewer)));
+  REQUIRE(server.wait_for_log("joined as viewer", 5s).has_value());
+  CHECK(get(http_port, "/readyz").first == 200);
+
+  server.signal(SIGTERM);
+  const auto bye = player.read_until<protocol::Bye>(2s);
+  REQUIRE(bye.has_value());
+  CHECK(bye->reason == "server shutting down (SIGTERM)");
+  // Draining: not ready, still alive, new clients get nowhere.
+  const auto ready = get(http_port, "/readyz");
+  CHECK(ready == std::pair<int, std::string>{503, "draining\n"});
+  test::RawClient late;
+  if (late.connect(ports->tcp)) {
+    late.send(test::hello(protocol::Role::kPlayer));
+    CHECK_FALSE(late.read_until<protocol::Welcome>(300ms).has_value());
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  server.signal(SIGTERM);  // the second: no more waiting for the stuck client
+  const auto code = server.wait_exit(3s);
+  REQUIRE(code.has_value());
+  CHECK(*code == 0);
+  CHECK(std::chrono::steady_clock::now() - t0 < 300ms);
+  CHECK(server.err().find("second stop request") != std::string::npos);
+  CHECK(server.out().rfind("ticks=", 0) == 0);  // the summary line still printed
+}

@@ -468,7 +468,7 @@ void Server::stop(const std::string& reason) {
   tick_timer_.cancel();
   duration_timer_.cancel();
   tcp_.stop_accepting();
-  tcp_.close_all_after(make_frame(protocol::Bye{"server shutting down"}));
+  tcp_.close_all_after(make_frame(protocol::Bye{"server shutting down (" + reason + ")"}));
   poll_flush();
 }
 
