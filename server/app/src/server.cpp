@@ -14,9 +14,12 @@
 #include "swarmfield/protocol/packet.hpp"
 #include "swarmfield/protocol/sequence.hpp"
 #include "swarmfield/server/handshake.hpp"
+#include "swarmfield/server/agones_client.hpp"
 #include "swarmfield/server/operations_http.hpp"
+#include "swarmfield/server/replay_playback.hpp"
 #include "swarmfield/server/snapshot_builder.hpp"
 #include "swarmfield/server/spawn_point.hpp"
+#include "swarmfield/server/world_setup.hpp"
 
 namespace swarmfield::server {
 namespace {
@@ -31,25 +34,6 @@ constexpr auto kClosingTimeout = std::chrono::seconds(2);
 constexpr auto kFlushTimeout = std::chrono::milliseconds(1000);
 constexpr auto kFlushGrace = std::chrono::milliseconds(100);
 constexpr std::uint32_t kMaxCatchUpTicks = 5;
-static_assert(static_cast<std::size_t>(kMaxWorkerThreads) <= sim::WorkerPool::kMaxThreads,
-              "--threads would be clamped silently by the worker pool");
-
-sim::WorldParams world_params(const ServerConfig& c) {
-  sim::WorldParams p;
-  p.seed = c.seed;
-  p.max_agents = static_cast<std::uint32_t>(c.max_agents);
-  p.spawner.initial_agents = static_cast<std::uint32_t>(c.agents);
-  // The swarm step splits over --threads threads; the state is bit-identical to one thread.
-  p.worker_threads = static_cast<std::uint32_t>(c.threads);
-  p.player_speed = static_cast<float>(c.player_speed);
-  // resolve_field_budget() ran before the Server was made; auto (-1) left here means "off".
-  p.field_rebuild_budget = c.field_budget > 0 ? static_cast<std::size_t>(c.field_budget) : 0;
-  p.spawner.wave_size = static_cast<std::uint32_t>(c.spawn_wave);
-  p.spawner.wave_interval_ticks =
-      static_cast<std::uint32_t>(std::max(1.0, std::round(c.wave_interval_s * static_cast<double>(c.tick_hz))));
-  return p;
-}
-
 // Send-queue bound: the configured size, but always room for the whole map transfer (queued
 // at once after Welcome) plus some snapshots.
 std::size_t queue_bound(const ServerConfig& c, const MapTransfer& t) {
@@ -127,7 +111,7 @@ Server::Server(const ServerConfig& config, sim::GridMap map, std::string map_nam
       scheduler_(Clock::now(), std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(1.0 / static_cast<double>(config.tick_hz))),
                  kMaxCatchUpTicks),
-      dt_s_(1.0f / static_cast<float>(config.tick_hz)),
+      dt_s_(tick_seconds(config)),
       snapshot_period_(std::chrono::duration_cast<Clock::duration>(
           std::chrono::duration<double>(1.0 / static_cast<double>(config.snapshot_hz)))) {}
 
@@ -231,16 +215,21 @@ void Server::run_tick(bool last_of_batch) {
   // gets to it: under overload the tick timer is always due and the newest inputs would
   // otherwise wait behind ticks. apply_input keeps the newest per client (by sequence).
   udp_.drain();
+  // A recording being served: its inputs, not the clients' (false: its end, stopping).
+  if (playback_ && !play_recorded_inputs()) return;
   // Inputs recorded by socket handlers since the last tick; the World clamps and collides them.
   for (auto& [id, c] : clients_.clients()) {
     if (c.pending_intent && c.player_id != 0) {
-      world_.set_player_intent(c.player_id, sim::Vec2{c.pending_intent->first, c.pending_intent->second});
+      const sim::Vec2 intent{c.pending_intent->first, c.pending_intent->second};
+      world_.set_player_intent(c.player_id, intent);
+      record_input({ReplayEvent::Kind::kIntent, c.player_id, intent});
     }
     c.pending_intent.reset();
   }
   const bool rebuilt = world_.begin_tick(dt_s_);
   const auto t_fields = Clock::now();
   world_.finish_tick(dt_s_);
+  after_world_step();
   if (config_.slow_tick_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(config_.slow_tick_ms));
   const auto t1 = Clock::now();
   if (rebuilt) rebuild_stats_.add(ms_since(t0, t_fields));
@@ -382,11 +371,18 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
     tcp_.send_error_and_close(session, error->code, error->reason);
     return;
   }
+  if (refuse_player_in_playback(session, hello)) return;
   std::uint32_t player_id = 0;
-  if (hello.role == protocol::Role::kPlayer) player_id = world_.add_player(spawn_);
+  if (hello.role == protocol::Role::kPlayer) {
+    player_id = world_.add_player(spawn_);
+    record_input({ReplayEvent::Kind::kAddPlayer, player_id, spawn_});
+  }
   ClientState* client = clients_.add(hello.role, hello.name, player_id);
   if (client == nullptr) {  // check_hello saw room, so this is only defensive
-    if (player_id != 0) world_.remove_player(player_id);
+    if (player_id != 0) {
+      world_.remove_player(player_id);
+      record_input({ReplayEvent::Kind::kRemovePlayer, player_id, {}});
+    }
     tcp_.send_error_and_close(session, protocol::ErrorCode::kServerFull, "server full");
     return;
   }
@@ -398,13 +394,14 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
   welcome.udp = client->credentials;
   welcome.tick_hz = static_cast<std::uint16_t>(config_.tick_hz);
   welcome.snapshot_hz = static_cast<std::uint16_t>(config_.snapshot_hz);
-  welcome.udp_port = udp_.port();
+  welcome.udp_port = announced_udp_port();
   welcome.player_id = player_id;
   welcome.map = map_transfer_.info;
   if (tcp_.send(session, make_frame(welcome)) != TcpSession::SendResult::kQueued) return;
   for (const Frame& chunk : map_transfer_.chunks) {
     if (tcp_.send(session, chunk) != TcpSession::SendResult::kQueued) return;
   }
+  if (player_id != 0) operations_player_joined();
   const sim::Player* player = world_.find_player(player_id);
   spdlog::info("client {} '{}' joined as {} from {} (player {} at {:.1f},{:.1f}); {} clients", client->id,
                printable(client->name), hello.role == protocol::Role::kPlayer ? "player" : "viewer", session.remote(),
@@ -447,7 +444,10 @@ void Server::on_disconnected(TcpSession& session) {
   const std::uint32_t id = session.client_id;
   session_of_client_.erase(id);
   if (ClientState* c = clients_.find(id)) {
-    if (c->player_id != 0) world_.remove_player(c->player_id);
+    if (c->player_id != 0) {
+      world_.remove_player(c->player_id);
+      record_input({ReplayEvent::Kind::kRemovePlayer, c->player_id, {}});
+    }
     spdlog::info("client {} '{}' left (snapshots sent {}, bytes {}); {} clients", id, printable(c->name),
                  c->snapshots_sent, c->bytes_sent, clients_.size() - 1);
     clients_.remove(id);

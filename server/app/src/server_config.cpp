@@ -168,6 +168,17 @@ const std::vector<Setting>& settings() {
       {"http-port", &C::http_port, "PORT",
        "Operations HTTP port (/healthz, /readyz, /metrics): -1 = off, 0 = a free port (logged as 'http listening port=..')"},
       {"http-bind", &C::http_bind, "ADDR", "Listen address of the operations HTTP port; empty = the same as --bind"},
+      {"public-udp-port", &C::public_udp_port, "PORT",
+       "UDP port announced to clients: 0 = the bound one; behind a port mapping, the mapped one (with --agones: the GameServer's)"},
+      {"agones", &C::agones, "", "Call the Agones SDK sidecar (REST on localhost): Ready, Health, Allocate on the first player, Shutdown on drain"},
+      {"agones-port", &C::agones_port, "PORT", "Agones SDK REST port; 0 = $AGONES_SDK_HTTP_PORT, else 9358"},
+      {"record", &C::record_path, "FILE",
+       "Record the match (settings, map, every applied input, state hashes) for swarmfield-tool replay / --replay"},
+      {"record-hash-every", &C::record_hash_every, "TICKS", "Ticks between state hashes in the recording (1..1000000)"},
+      {"replay", &C::replay_path, "FILE",
+       "Serve a recording to viewers like a live match (its map and simulation settings; players may not join)"},
+      {"agones-health-interval", &C::agones_health_interval_s, "SECONDS",
+       "Seconds between Agones Health pings, sent only while the tick loop is alive (0.05..60)", "a number of seconds"},
   };
   return table;
 }
@@ -499,6 +510,12 @@ std::string validate_config(const ServerConfig& c) {
   if (!(e = range("--http-port", c.http_port, -1, 65535)).empty()) return e + " (-1 = off, 0 = a free port)";
   if (!c.http_bind.empty() && !is_ip_literal(c.http_bind))
     return "--http-bind must be an IP address such as 0.0.0.0 or 127.0.0.1, or empty for --bind's (got '" + c.http_bind + "')";
+  if (!(e = range("--record-hash-every", c.record_hash_every, 1, 1000000)).empty()) return e;
+  if (!c.record_path.empty() && !c.replay_path.empty())
+    return "--record and --replay exclude each other (a replay is already recorded)";
+  if (!(e = range("--public-udp-port", c.public_udp_port, 0, 65535)).empty()) return e + " (0 = the bound port)";
+  if (!(e = range("--agones-port", c.agones_port, 0, 65535)).empty()) return e + " (0 = $AGONES_SDK_HTTP_PORT or 9358)";
+  if (!(e = seconds_range("--agones-health-interval", c.agones_health_interval_s, 0.05, 60.0)).empty()) return e;
   if (std::find(kLogLevels.begin(), kLogLevels.end(), c.log_level) == kLogLevels.end())
     return "--log-level must be one of trace, debug, info, warn, error, critical, off (got '" + c.log_level + "')";
   return {};

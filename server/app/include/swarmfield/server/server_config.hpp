@@ -76,6 +76,22 @@ struct ServerConfig {
   std::int64_t http_port = -1;
   /// Listen address of the operations endpoints; empty = the same as `bind`.
   std::string http_bind;
+  /// UDP port announced to clients in Welcome: 0 = the bound one. Behind a port mapping
+  /// (docker run -p 17777:7777) the mapped one; with --agones the GameServer's port wins.
+  std::int64_t public_udp_port = 0;
+  /// Agones: call the SDK sidecar's REST API (Ready, Health, Allocate on the first player,
+  /// Shutdown on drain; agones_client.hpp).
+  bool agones = false;
+  /// The sidecar's REST port; 0 = $AGONES_SDK_HTTP_PORT, else 9358.
+  std::int64_t agones_port = 0;
+  /// Seconds between Health pings (0.05..60).
+  double agones_health_interval_s = 2.0;
+  /// Record the match to this file (replay_file.hpp); empty = off.
+  std::string record_path;
+  /// Ticks between state hashes in the recording (1..1000000).
+  std::int64_t record_hash_every = 10;
+  /// Serve this recording to viewers instead of a live match (players may not join); empty = off.
+  std::string replay_path;
 };
 
 inline constexpr std::int64_t kAutoFieldBudget = -1;
