@@ -17,6 +17,7 @@
 #include "bench_support.hpp"
 #include "hashed_separation.hpp"
 #include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/navigation_set.hpp"
 #include "swarmfield/sim/crowd/spatial_hash.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 #include "swarmfield/sim/worker_pool.hpp"
@@ -34,10 +35,13 @@ constexpr std::uint64_t kSeed = 7;
 enum class Layout { kSpread, kPacked };
 const char* layout_name(Layout l) { return l == Layout::kSpread ? "spread" : "packed"; }
 
-/// The map and its fields for the centre goal, built once.
+/// The map and its fields for the centre goal, built once: the single flow field of
+/// Swarm::step(map, flow, integration), and the NavigationSet (size class 1, any-angle layer)
+/// that World steps the swarm with.
 struct FieldSetup {
   const sim::GridMap* map = nullptr;
   sim::NavigationFields fields;
+  sim::NavigationSet nav;
 };
 
 const FieldSetup& field_setup() {
@@ -46,9 +50,22 @@ const FieldSetup& field_setup() {
     r.map = &load_map(kMap);  // throws with a readable message
     const std::vector<sim::CellCoord> goals = benchmark_goals(*r.map, 1);
     r.fields.update(*r.map, goals);
+    const sim::Vec2 goal_positions[1] = {r.map->cell_center(goals[0])};
+    r.nav.update(*r.map, goal_positions, sim::size_class_bit(1));
     return r;
   }();
   return s;
+}
+
+/// How a benchmark steps the swarm: the single field, or World's NavigationSet.
+enum class Steering { kFlowField, kNavigationSet };
+
+void step_swarm(sim::Swarm& swarm, const FieldSetup& f, Steering steering, sim::WorkerPool* pool) {
+  if (steering == Steering::kNavigationSet) {
+    swarm.step(*f.map, f.nav, kDt, pool);
+  } else {
+    swarm.step(*f.map, f.fields.flow(), f.fields.integration(), kDt, pool);
+  }
 }
 
 /// A swarm of `n` agents, default parameters, warmed up by kWarmupTicks steps.
@@ -56,7 +73,8 @@ const FieldSetup& field_setup() {
 /// Packed: agents fill the n / kPackedAgentsPerCell reachable cells closest to the goal (by path
 /// cost), i.e. a crowd already pressing on the player.
 /// Inside its cell an agent sits at a seeded random point at least 0.15 cell from the border.
-sim::Swarm make_swarm(const FieldSetup& f, Layout layout, std::size_t n, sim::WorkerPool* pool = nullptr) {
+sim::Swarm make_swarm(const FieldSetup& f, Layout layout, std::size_t n, sim::WorkerPool* pool = nullptr,
+                      Steering steering = Steering::kFlowField) {
   const sim::GridMap& map = *f.map;
   const sim::IntegrationField& field = f.fields.integration();
   std::vector<sim::CellCoord> cells;
@@ -76,7 +94,7 @@ sim::Swarm make_swarm(const FieldSetup& f, Layout layout, std::size_t n, sim::Wo
     const float dx = offset(rng) * cs, dy = offset(rng) * cs;
     swarm.add({c.x + dx, c.y + dy}, heading(rng));
   }
-  for (int t = 0; t < kWarmupTicks; ++t) swarm.step(map, f.fields.flow(), field, kDt, pool);
+  for (int t = 0; t < kWarmupTicks; ++t) step_swarm(swarm, f, steering, pool);
   return swarm;
 }
 
@@ -102,7 +120,7 @@ void report_memory(benchmark::State& state) {
   state.counters["peak_rss_mib"] = peak_rss_mib();  // whole process so far (VmHWM)
 }
 
-void swarm_step(benchmark::State& state, Layout layout) {
+void swarm_step(benchmark::State& state, Layout layout, Steering steering) {
   const FieldSetup* f = nullptr;
   try {
     f = &field_setup();
@@ -114,7 +132,7 @@ void swarm_step(benchmark::State& state, Layout layout) {
   const auto threads = static_cast<std::size_t>(state.range(1));
   // Created per run (thread start-up is not timed); threads 1 runs every loop inline.
   sim::WorkerPool pool(threads);
-  sim::Swarm swarm = make_swarm(*f, layout, n, &pool);
+  sim::Swarm swarm = make_swarm(*f, layout, n, &pool, steering);
   if (swarm.size() != n) {
     state.SkipWithError("could not place every agent");
     return;
@@ -128,7 +146,7 @@ void swarm_step(benchmark::State& state, Layout layout) {
     if (std::isfinite(d)) max_goal_distance = std::max(max_goal_distance, d);
   }
   for (auto _ : state) {
-    swarm.step(*f->map, f->fields.flow(), f->fields.integration(), kDt, &pool);
+    step_swarm(swarm, *f, steering, &pool);
     benchmark::ClobberMemory();
   }
   const double agent_ticks = static_cast<double>(n) * static_cast<double>(state.iterations());
@@ -226,13 +244,18 @@ void register_swarm_benchmarks(const BenchOptions& options) {
   for (const Layout layout : {Layout::kSpread, Layout::kPacked}) {
     for (const Size& s : sizes) {
       for (const int threads : thread_counts) {
-        benchmark::RegisterBenchmark((std::string("swarm/step/") + layout_name(layout)).c_str(),
-                                     [layout](benchmark::State& st) { swarm_step(st, layout); })
-            ->ArgNames({"agents", "threads"})
-            ->Args({s.agents, threads})
-            ->Iterations(s.ticks)
-            ->UseRealTime()
-            ->Unit(benchmark::kMicrosecond);
+        // swarm/step: the single flow field; swarm/step_nav: World's NavigationSet (any-angle
+        // directions, rest round a goal in sight), the path the server runs.
+        for (const Steering steering : {Steering::kFlowField, Steering::kNavigationSet}) {
+          const std::string name = steering == Steering::kFlowField ? "swarm/step/" : "swarm/step_nav/";
+          benchmark::RegisterBenchmark((name + layout_name(layout)).c_str(),
+                                       [layout, steering](benchmark::State& st) { swarm_step(st, layout, steering); })
+              ->ArgNames({"agents", "threads"})
+              ->Args({s.agents, threads})
+              ->Iterations(s.ticks)
+              ->UseRealTime()
+              ->Unit(benchmark::kMicrosecond);
+        }
       }
     }
   }

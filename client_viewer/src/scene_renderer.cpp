@@ -3,6 +3,7 @@
 #include <SDL.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 
@@ -177,21 +178,74 @@ void SceneRenderer::draw_flow(const Camera& camera, bool heat_on) {
   }
 }
 
-void SceneRenderer::draw_agents(const Camera& camera, const InterpolatedFrame& frame, const DrawOptions& options) {
-  agents_drawn_ = 0;
-  const float r_px = options.agent_radius * camera.zoom();
-  const float margin = std::max(2.0f, r_px * 2.0f);
+void SceneRenderer::draw_density(const Camera& camera, const InterpolatedFrame& frame) {
+  density_drawn_ = 0;
+  const protocol::DensityGrid& g = frame.density;
+  if (g.empty() || g.levels.size() != static_cast<std::size_t>(g.width) * g.height) return;
+  // One batch of rectangles per level (at most 15 draw calls, whatever the grid's size).
+  std::array<std::vector<SDL_Rect>, 16> by_level;
+  const float side = static_cast<float>(1u << g.cell_log2) * frame.density_cell_size;  // world units
   const float w = static_cast<float>(camera.screen_width());
   const float h = static_cast<float>(camera.screen_height());
-  const SDL_Color color = to_sdl(kAgentColor);
-  if (r_px >= 2.5f) {
-    // Zoomed in: triangles pointing along the heading, one geometry batch.
+  for (std::size_t row = 0; row < g.height; ++row) {
+    for (std::size_t col = 0; col < g.width; ++col) {
+      const std::uint8_t level = g.levels[row * g.width + col];
+      if (level == 0) continue;
+      const float x0 = static_cast<float>(g.origin_x) * frame.density_cell_size + static_cast<float>(col) * side;
+      const float y0 = static_cast<float>(g.origin_y) * frame.density_cell_size + static_cast<float>(row) * side;
+      const sim::Vec2 a = camera.world_to_screen({x0, y0});
+      const sim::Vec2 b = camera.world_to_screen({x0 + side, y0 + side});
+      if (b.x < 0.0f || b.y < 0.0f || a.x > w || a.y > h) continue;
+      // Integer edges shared by neighbouring squares: no seams, no overlaps.
+      const int x0i = static_cast<int>(std::floor(a.x)), y0i = static_cast<int>(std::floor(a.y));
+      const int x1i = static_cast<int>(std::floor(b.x)), y1i = static_cast<int>(std::floor(b.y));
+      if (x1i <= x0i || y1i <= y0i) continue;
+      by_level[std::min<std::size_t>(level, 15)].push_back(SDL_Rect{x0i, y0i, x1i - x0i, y1i - y0i});
+      ++density_drawn_;
+    }
+  }
+  SDL_SetRenderDrawBlendMode(renderer_, SDL_BLENDMODE_BLEND);
+  for (std::size_t level = 1; level < by_level.size(); ++level) {
+    if (by_level[level].empty()) continue;
+    const int alpha = std::min(255, kDensityAlphaBase + kDensityAlphaStep * static_cast<int>(level));
+    SDL_SetRenderDrawColor(renderer_, kDensityColor.r, kDensityColor.g, kDensityColor.b, static_cast<std::uint8_t>(alpha));
+    SDL_RenderFillRects(renderer_, by_level[level].data(), static_cast<int>(by_level[level].size()));
+  }
+}
+
+void SceneRenderer::draw_agents(const Camera& camera, const InterpolatedFrame& frame, const DrawOptions& options) {
+  agents_drawn_ = 0;
+  // Per kind: colour and radius in pixels. Slot kinds.size() is the fallback for agents of a
+  // kind the table does not list (a wire value is never used as an index unchecked).
+  const std::size_t n_kinds = std::min(options.kinds.size(), protocol::kMaxKinds);
+  std::array<SDL_Color, protocol::kMaxKinds + 1> colors{};
+  std::array<float, protocol::kMaxKinds + 1> radii{};
+  float largest = options.agent_radius;
+  for (std::size_t k = 0; k < n_kinds; ++k) {
+    const std::uint32_t c = options.kinds[k].colour;
+    colors[k] = SDL_Color{static_cast<std::uint8_t>(c >> 16), static_cast<std::uint8_t>(c >> 8), static_cast<std::uint8_t>(c), 255};
+    radii[k] = options.kinds[k].radius * camera.zoom();
+    largest = std::max(largest, options.kinds[k].radius);
+  }
+  colors[n_kinds] = to_sdl(kAgentColor);
+  radii[n_kinds] = options.agent_radius * camera.zoom();
+  auto slot_of = [&](std::uint8_t kind) { return kind < n_kinds ? static_cast<std::size_t>(kind) : n_kinds; };
+  const float margin = std::max(2.0f, 2.0f * largest * camera.zoom());
+  const float w = static_cast<float>(camera.screen_width());
+  const float h = static_cast<float>(camera.screen_height());
+  // Zoomed in: triangles pointing along the heading (one geometry batch); zoomed out: squares of
+  // at least 2x2 px so single agents stay visible, one batch per kind. Decided on the fallback
+  // radius so a frame does not mix the two looks.
+  if (radii[n_kinds] >= 2.5f) {
     std::vector<SDL_Vertex> verts;
     verts.reserve(frame.agents.size() * 3);
     for (const auto& a : frame.agents) {
       const sim::Vec2 p = camera.world_to_screen({a.x, a.y});
       if (p.x < -margin || p.y < -margin || p.x > w + margin || p.y > h + margin) continue;
       ++agents_drawn_;
+      const std::size_t slot = slot_of(a.kind);
+      const float r_px = radii[slot];
+      const SDL_Color color = colors[slot];
       const float c = std::cos(a.heading);
       const float s = std::sin(a.heading);
       const SDL_FPoint tip{p.x + c * r_px * 1.3f, p.y + s * r_px * 1.3f};
@@ -204,18 +258,20 @@ void SceneRenderer::draw_agents(const Camera& camera, const InterpolatedFrame& f
     if (!verts.empty()) SDL_RenderGeometry(renderer_, nullptr, verts.data(), static_cast<int>(verts.size()), nullptr, 0);
     return;
   }
-  // Zoomed out: small squares (at least 2x2 px so single agents stay visible).
-  const float size = std::max(2.0f, 2.0f * r_px);
-  std::vector<SDL_FRect> rects;
-  rects.reserve(frame.agents.size());
+  std::array<std::vector<SDL_FRect>, protocol::kMaxKinds + 1> rects;
   for (const auto& a : frame.agents) {
     const sim::Vec2 p = camera.world_to_screen({a.x, a.y});
     if (p.x < -margin || p.y < -margin || p.x > w + margin || p.y > h + margin) continue;
     ++agents_drawn_;
-    rects.push_back(SDL_FRect{std::floor(p.x - size * 0.5f), std::floor(p.y - size * 0.5f), size, size});
+    const std::size_t slot = slot_of(a.kind);
+    const float size = std::max(2.0f, 2.0f * radii[slot]);
+    rects[slot].push_back(SDL_FRect{std::floor(p.x - size * 0.5f), std::floor(p.y - size * 0.5f), size, size});
   }
-  set_color(renderer_, kAgentColor);
-  if (!rects.empty()) SDL_RenderFillRectsF(renderer_, rects.data(), static_cast<int>(rects.size()));
+  for (std::size_t slot = 0; slot <= n_kinds; ++slot) {
+    if (rects[slot].empty()) continue;
+    SDL_SetRenderDrawColor(renderer_, colors[slot].r, colors[slot].g, colors[slot].b, 255);
+    SDL_RenderFillRectsF(renderer_, rects[slot].data(), static_cast<int>(rects[slot].size()));
+  }
 }
 
 void SceneRenderer::draw_players(const Camera& camera, const InterpolatedFrame& frame, const DrawOptions& options) {
@@ -264,6 +320,8 @@ void SceneRenderer::draw_scene(const Camera& camera, const InterpolatedFrame& fr
   if (options.heat_map) draw_heat(camera);
   SDL_SetRenderDrawBlendMode(renderer_, SDL_BLENDMODE_NONE);
   if (options.flow_arrows) draw_flow(camera, options.heat_map && integration_ != nullptr);
+  draw_density(camera, frame);
+  SDL_SetRenderDrawBlendMode(renderer_, SDL_BLENDMODE_NONE);
   draw_agents(camera, frame, options);
   draw_players(camera, frame, options);
 }

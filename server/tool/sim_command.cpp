@@ -1,15 +1,21 @@
-// `swarmfield-tool sim (MAP | --city-seed S [--size N]) --agents N --ticks T --seed S`: a
-// headless run of the world with one scripted player, for profiling and replay checks.
+// `swarmfield-tool sim (MAP | --city-seed S [--size N]) --agents N --ticks T --seed S` and scene
+// options (--player, --spawn-rect, --kind, --threads, --csv): a headless run of the world, for
+// tuning kinds, plotting crowds, profiling and replay checks.
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cinttypes>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <random>
+#include <span>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -34,7 +40,114 @@ struct SimOptions {
   std::uint64_t seed = 1;
   double tick_hz = 30.0;
   bool no_progress = false;
+  std::vector<std::string> players;   // "X,Y" each: a player standing still there
+  std::string spawn_rect;             // "X0,Y0,X1,Y1": spawn there instead of by the spawner
+  std::vector<std::string> kinds;     // "NAME" or "NAME:WEIGHT", from the default kinds
+  std::uint32_t threads = 1;
+  std::string csv_path;
+  std::optional<std::uint64_t> csv_every;
 };
+
+/// Parses exactly `n` comma-separated finite numbers; false on anything else.
+bool parse_numbers(const std::string& text, std::size_t n, float* out) {
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t comma = i + 1 < n ? text.find(',', at) : text.size();
+    if (comma == std::string::npos) return false;
+    const std::string part = text.substr(at, comma - at);
+    if (part.empty() || part.find_first_of(" \t") != std::string::npos) return false;
+    char* end = nullptr;
+    const float v = std::strtof(part.c_str(), &end);
+    if (end != part.c_str() + part.size() || !std::isfinite(v)) return false;
+    out[i] = v;
+    at = comma + 1;
+  }
+  return true;
+}
+
+/// The kind table of --kind NAME[:WEIGHT] options: the default kinds, each spawned with the
+/// weight given (1 without one) and the others with weight 0. "" or an error sentence.
+std::string kinds_from_options(const std::vector<std::string>& specs, std::vector<sim::AgentKind>& out) {
+  out = sim::default_agent_kinds();
+  for (sim::AgentKind& k : out) k.spawn_weight = 0.0f;
+  std::vector<bool> named(out.size(), false);
+  for (const std::string& spec : specs) {
+    const std::size_t colon = spec.find(':');
+    const std::string name = spec.substr(0, colon);
+    const int index = sim::find_agent_kind(out, name);
+    if (index < 0) {
+      std::string known;
+      for (const sim::AgentKind& k : out) known += (known.empty() ? "" : ", ") + k.name;
+      return "--kind '" + spec + "': unknown kind '" + name + "' (known: " + known + ")";
+    }
+    if (named[static_cast<std::size_t>(index)]) return "--kind '" + spec + "': kind '" + name + "' given twice";
+    named[static_cast<std::size_t>(index)] = true;
+    float weight = 1.0f;
+    if (colon != std::string::npos && (!parse_numbers(spec.substr(colon + 1), 1, &weight) || !(weight > 0.0f))) {
+      return "--kind '" + spec + "': the weight after ':' must be a number > 0";
+    }
+    out[static_cast<std::size_t>(index)].spawn_weight = weight;
+  }
+  return {};
+}
+
+/// Adds `n` agents uniformly in the world rectangle [x0, x1) x [y0, y1), on walkable cells only
+/// (rejection sampling from a std::mt19937_64 seeded with `seed`, bits mapped by hand so a seed
+/// replays on every standard library), where the agent's disc fits when one of kFitAttempts
+/// draws finds such a point; kinds drawn by weight like the world's spawner. Returns false when
+/// the rectangle holds no walkable cell.
+constexpr int kFitAttempts = 1000;
+bool spawn_in_rect(sim::World& world, std::uint32_t n, const float rect[4], std::uint64_t seed) {
+  const sim::GridMap& map = world.map();
+  const sim::CellCoord c0 = map.world_to_cell({rect[0], rect[1]});
+  const sim::CellCoord c1 = map.world_to_cell({std::nextafter(rect[2], rect[0]), std::nextafter(rect[3], rect[1])});
+  bool any = false;
+  for (std::int32_t y = c0.y; y <= c1.y && !any; ++y) {
+    for (std::int32_t x = c0.x; x <= c1.x && !any; ++x) any = map.walkable(x, y);
+  }
+  if (!any) return false;
+  std::mt19937_64 rng(seed ^ 0x5157A7E5EEDull);
+  const auto unit = [&rng] { return static_cast<float>(rng() >> 40) * (1.0f / 16777216.0f); };
+  const std::span<const sim::AgentKind> kinds = world.swarm().kind_table();
+  const bool draw_kind = sim::spawnable_kind_count(kinds) > 1;
+  std::uint8_t only = 0;
+  while (only + 1u < kinds.size() && !(kinds[only].spawn_weight > 0.0f)) ++only;
+  sim::Swarm& swarm = world.swarm_mutable();
+  for (std::uint32_t added = 0; added < n; ++added) {
+    const std::uint8_t kind = draw_kind ? sim::pick_agent_kind(kinds, rng()) : only;
+    // Where the agent's disc fits if that can be found quickly (big kinds), else any walkable
+    // point: the first step's repair then moves the disc to the nearest place it fits.
+    sim::Vec2 p{};
+    bool walkable = false;
+    for (int attempt = 0;; ++attempt) {
+      const sim::Vec2 q{rect[0] + unit() * (rect[2] - rect[0]), rect[1] + unit() * (rect[3] - rect[1])};
+      if (!map.walkable_at(q)) continue;
+      if (!walkable) p = q;
+      walkable = true;
+      if (attempt >= kFitAttempts || sim::square_fits(map, q, kinds[kind].radius)) {
+        p = q;
+        break;
+      }
+    }
+    const float heading = (unit() * 2.0f - 1.0f) * 3.14159265f;
+    if (swarm.add(p, heading, kind) == sim::Swarm::kInvalidAgent) break;
+  }
+  return true;
+}
+
+/// One CSV row per agent (by id): tick,id,kind,x,y,vx,vy (world units, units per second).
+void write_csv_rows(std::FILE* f, const sim::World& world, std::vector<std::size_t>& order) {
+  const sim::Swarm& s = world.swarm();
+  order.resize(s.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.ids()[a] < s.ids()[b]; });
+  const std::span<const sim::AgentKind> kinds = s.kind_table();
+  for (const std::size_t i : order) {
+    std::fprintf(f, "%" PRIu64 ",%u,%s,%.5f,%.5f,%.5f,%.5f\n", world.tick(), s.ids()[i], kinds[s.kinds()[i]].name.c_str(),
+                 static_cast<double>(s.xs()[i]), static_cast<double>(s.ys()[i]), static_cast<double>(s.vxs()[i]),
+                 static_cast<double>(s.vys()[i]));
+  }
+}
 
 /// The scripted player: walks a loop of waypoints (cells reachable from its start) following
 /// its own flow field, so the world's goal cell keeps changing and the fields keep rebuilding.
@@ -148,21 +261,91 @@ int run_sim(const SimOptions& opt) {
     return 2;
   }
 
+  // Scene options, checked against the map before anything runs.
+  std::vector<sim::Vec2> standing;
+  for (const std::string& spec : opt.players) {
+    float xy[2];
+    if (!parse_numbers(spec, 2, xy)) {
+      std::fprintf(stderr, "error: --player '%s': expected X,Y (two numbers, world units)\n", spec.c_str());
+      return 2;
+    }
+    const float w = static_cast<float>(map.width()) * map.cell_size(), h = static_cast<float>(map.height()) * map.cell_size();
+    if (xy[0] < 0.0f || xy[1] < 0.0f || xy[0] >= w || xy[1] >= h) {
+      std::fprintf(stderr, "error: --player '%s' is off the map (0..%g x 0..%g world units)\n", spec.c_str(),
+                   static_cast<double>(w), static_cast<double>(h));
+      return 2;
+    }
+    standing.push_back({xy[0], xy[1]});
+  }
+  float rect[4] = {0, 0, 0, 0};
+  if (!opt.spawn_rect.empty()) {
+    const float w = static_cast<float>(map.width()) * map.cell_size(), h = static_cast<float>(map.height()) * map.cell_size();
+    if (!parse_numbers(opt.spawn_rect, 4, rect)) {
+      std::fprintf(stderr, "error: --spawn-rect '%s': expected X0,Y0,X1,Y1 (four numbers, world units)\n",
+                   opt.spawn_rect.c_str());
+      return 2;
+    }
+    if (!(rect[0] < rect[2] && rect[1] < rect[3]) || rect[0] < 0.0f || rect[1] < 0.0f || rect[2] > w || rect[3] > h) {
+      std::fprintf(stderr, "error: --spawn-rect '%s': need 0 <= X0 < X1 <= %g and 0 <= Y0 < Y1 <= %g\n",
+                   opt.spawn_rect.c_str(), static_cast<double>(w), static_cast<double>(h));
+      return 2;
+    }
+  }
+  std::vector<sim::AgentKind> kinds;
+  if (!opt.kinds.empty()) {
+    if (std::string err = kinds_from_options(opt.kinds, kinds); !err.empty()) {
+      std::fprintf(stderr, "error: %s\n", err.c_str());
+      return 2;
+    }
+  }
+  if (opt.csv_every.has_value() && opt.csv_path.empty()) {
+    std::fprintf(stderr, "error: --csv-every needs --csv FILE\n");
+    return 2;
+  }
+  std::FILE* csv = nullptr;
+  if (!opt.csv_path.empty()) {
+    csv = std::fopen(opt.csv_path.c_str(), "w");
+    if (csv == nullptr) {
+      std::fprintf(stderr, "error: --csv '%s': cannot write: %s\n", opt.csv_path.c_str(), std::strerror(errno));
+      return 2;
+    }
+    std::fputs("tick,id,kind,x,y,vx,vy\n", csv);
+  }
+  const std::uint64_t csv_every = opt.csv_every.value_or(1);
+
   sim::WorldParams params;
   params.seed = opt.seed;
   params.max_agents = opt.agents;
-  params.spawner.initial_agents = opt.agents;
+  params.spawner.initial_agents = opt.spawn_rect.empty() ? opt.agents : 0;
+  params.kinds = kinds;
+  params.worker_threads = opt.threads;
   const sim::Vec2 centre{static_cast<float>(map.width()) * map.cell_size() * 0.5f,
                          static_cast<float>(map.height()) * map.cell_size() * 0.5f};
   sim::World world(map, params);
-  const std::uint32_t player = world.add_player(centre);
-  ScriptedPlayer script(world.map(), world.find_player(player)->position);
+  // Players: the ones standing where --player says, or one scripted player walking a loop.
+  std::optional<ScriptedPlayer> script;
+  std::uint32_t player = 0;
+  for (const sim::Vec2 p : standing) {
+    const std::uint32_t id = world.add_player(p);
+    if (player == 0) player = id;
+  }
+  if (standing.empty()) {
+    player = world.add_player(centre);
+    script.emplace(world.map(), world.find_player(player)->position);
+  }
+  if (!opt.spawn_rect.empty() && !spawn_in_rect(world, opt.agents, rect, opt.seed)) {
+    std::fprintf(stderr, "error: --spawn-rect '%s' holds no walkable cell\n", opt.spawn_rect.c_str());
+    if (csv != nullptr) std::fclose(csv);
+    return 2;
+  }
   const float dt = static_cast<float>(1.0 / opt.tick_hz);
 
-  std::printf("map=%s size=%dx%d walkable=%zu agents=%u ticks=%" PRIu64 " seed=%" PRIu64 " tick_hz=%g waypoints=%zu\n",
+  std::printf("map=%s size=%dx%d walkable=%zu agents=%u ticks=%" PRIu64 " seed=%" PRIu64 " tick_hz=%g players=%zu%s\n",
               map_label.c_str(), map.width(), map.height(), map.walkable_count(), opt.agents, opt.ticks, opt.seed,
-              opt.tick_hz, script.waypoint_count());
+              opt.tick_hz, world.players().size(),
+              script ? (" waypoints=" + std::to_string(script->waypoint_count())).c_str() : " (standing)");
   std::fflush(stdout);
+  std::vector<std::size_t> csv_order;
 
   const bool tty = isatty(STDERR_FILENO) != 0;
   using Clock = std::chrono::steady_clock;
@@ -172,11 +355,11 @@ int run_sim(const SimOptions& opt) {
   double step_seconds = 0.0;
   double step_seconds_at_report = 0.0;
   for (std::uint64_t t = 0; t < opt.ticks; ++t) {
-    const sim::Player* p = world.find_player(player);
-    (void)world.set_player_intent(player, script.intent(p->position));
+    if (script) (void)world.set_player_intent(player, script->intent(world.find_player(player)->position));
     const Clock::time_point s0 = Clock::now();
     world.step(dt);
     const Clock::time_point s1 = Clock::now();
+    if (csv != nullptr && world.tick() % csv_every == 0) write_csv_rows(csv, world, csv_order);
     step_seconds += std::chrono::duration<double>(s1 - s0).count();
     if (!opt.no_progress && s1 - last_report >= std::chrono::seconds(1)) {
       const std::uint64_t ticks = world.tick() - last_report_tick;
@@ -191,6 +374,13 @@ int run_sim(const SimOptions& opt) {
     }
   }
   const double wall = std::chrono::duration<double>(Clock::now() - begin).count();
+  if (csv != nullptr) {
+    const bool ok = std::ferror(csv) == 0;
+    if (std::fclose(csv) != 0 || !ok) {
+      std::fprintf(stderr, "error: --csv '%s': write failed\n", opt.csv_path.c_str());
+      return 2;
+    }
+  }
   if (tty && !opt.no_progress) std::fprintf(stderr, "\r\033[K");
   const double ms_per_tick = opt.ticks > 0 ? 1000.0 * step_seconds / static_cast<double>(opt.ticks) : 0.0;
   const double ns_per_agent_tick =
@@ -210,24 +400,46 @@ void add_sim_command(CLI::App& app) {
   auto opt = std::make_shared<SimOptions>();
   CLI::App* cmd = app.add_subcommand(
       "sim",
-      "Run the world headless with one scripted player walking between waypoints.\n"
-      "The agents spawn on the first tick (seeded); progress goes to stderr about once a second;\n"
-      "the last stdout line is\n"
+      "Run the world headless: a scene from the command line, or by default one scripted player\n"
+      "walking between waypoints with agents spawned by the world's spawner on the first tick.\n"
+      "Scenes: --player X,Y (repeatable) puts players standing still at those world positions\n"
+      "(no scripted player then); --spawn-rect X0,Y0,X1,Y1 spawns the --agents uniformly in that\n"
+      "world rectangle, on walkable cells only, before the first tick; --kind NAME[:WEIGHT]\n"
+      "(repeatable) spawns only the named kinds of the default set (runner, walker, brute), in\n"
+      "proportion to the weights (1 when left out), drawn from --seed; without --kind every agent\n"
+      "is the swarm's default agent (the walker's size and speed). --csv FILE writes one row per\n"
+      "agent, by id, after every --csv-every K-th tick: tick,id,kind,x,y,vx,vy (world units and\n"
+      "world units per second; kind by name). World units are cells.\n"
+      "Progress goes to stderr about once a second; the last stdout line is\n"
       "  ticks=T agents=N rebuilds=R state_hash=0x<16 hex digits>\n"
-      "which is identical for identical arguments on the same build.\n"
-      "Exit status: 0 done, 2 unreadable map or bad arguments.");
+      "which is identical for identical arguments on the same build, for any --threads.\n"
+      "Exit status: 0 done, 2 unreadable map, bad arguments or an unwritable --csv file.");
   auto* map_opt = cmd->add_option("MAP", opt->map_path, "MovingAI .map file (or ASCII map)");
   auto* city_opt = cmd->add_option("--city-seed", opt->city_seed, "use a generated city with this seed instead of MAP");
   map_opt->excludes(city_opt);
   cmd->add_option("--size", opt->size, "generated city width and height in cells (default 256)")
       ->check(CLI::Range(32, 4096));
-  cmd->add_option("--agents", opt->agents, "agents spawned on the first tick (default 1000)")
+  cmd->add_option("--agents", opt->agents, "agents spawned (default 1000)")
       ->check(CLI::Range(0u, 10000000u));
   cmd->add_option("--ticks", opt->ticks, "ticks to simulate (default 300)")
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1000000000}));
-  cmd->add_option("--seed", opt->seed, "world seed (spawn positions) (default 1)");
+  cmd->add_option("--seed", opt->seed, "world seed (spawn positions and kinds) (default 1)");
   cmd->add_option("--tick-hz", opt->tick_hz, "ticks per simulated second; dt = 1 / tick-hz (default 30)")
       ->check(CLI::Range(1.0, 1000.0));
+  cmd->add_option("--threads", opt->threads, "threads stepping the swarm, 1..64; same results for any (default 1)")
+      ->check(CLI::Range(1u, 64u));
+  cmd->add_option("--player", opt->players, "a player standing still at world position X,Y (repeatable)")
+      ->type_name("X,Y")
+      ->allow_extra_args(false);
+  cmd->add_option("--spawn-rect", opt->spawn_rect, "spawn the agents uniformly in this world rectangle (walkable cells)")
+      ->type_name("X0,Y0,X1,Y1");
+  cmd->add_option("--kind", opt->kinds, "spawn this kind (runner, walker, brute), with a weight (repeatable)")
+      ->type_name("NAME[:WEIGHT]")
+      ->allow_extra_args(false);
+  cmd->add_option("--csv", opt->csv_path, "write agent rows tick,id,kind,x,y,vx,vy to FILE")->type_name("FILE");
+  cmd->add_option("--csv-every", opt->csv_every, "a CSV row set every K ticks (default 1)")
+      ->type_name("K")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1000000000}));
   cmd->add_flag("--no-progress", opt->no_progress, "do not print progress on stderr");
   cmd->callback([opt] { set_exit_code(run_sim(*opt)); });
 }

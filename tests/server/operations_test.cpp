@@ -69,6 +69,13 @@ Parsed parse_with_prometheus_client(const std::string& text) {
   return p;
 }
 
+// The operations port from the "http listening port=P" log line (0 if it never came).
+std::uint16_t wait_http_port(swarmfield::test::ServerProcess& server) {
+  const auto line = server.wait_for_log("http listening port=", 5s);
+  REQUIRE(line.has_value());
+  return static_cast<std::uint16_t>(swarmfield::test::summary_value(*line, "port"));
+}
+
 std::pair<int, std::string> get(std::uint16_t port, const char* path) {
   httplib::Client client("127.0.0.1", port);
   client.set_connection_timeout(2, 0);
@@ -144,9 +151,7 @@ TEST_CASE("operations: the server's /metrics, /healthz and /readyz with a joined
   test::ServerProcess server(test::small_city({"--agents", "300", "--http-port", "0", "--http-bind", "127.0.0.1"}));
   const auto ports = test::wait_listening(server);
   REQUIRE_MESSAGE(ports.has_value(), server.err());
-  const auto http_line = server.wait_for_log("http listening port=", 5s);
-  REQUIRE(http_line.has_value());
-  const auto http_port = static_cast<std::uint16_t>(test::summary_value(*http_line, "port"));
+  const std::uint16_t http_port = wait_http_port(server);
   test::RawClient client;
   REQUIRE(test::join(client, ports->tcp, protocol::Role::kPlayer).has_value());
   REQUIRE(client.udp_open());
@@ -172,7 +177,14 @@ TEST_CASE("operations: the server's /metrics, /healthz and /readyz with a joined
   CHECK(parsed.at("swarmfield_tick_duration_seconds_count{}") == ticks);  // one observation per tick
   CHECK(parsed.at("swarmfield_field_rebuilds_total{}") >= 1);
   CHECK(parsed.at("swarmfield_field_rebuild_duration_seconds_count{}") >= 1);
-  CHECK(parsed.at("swarmfield_agents{kind=default}") == 300);
+  // Agents by kind (the default set: runner, walker, brute spawned 3 : 6 : 1).
+  const double runners = parsed.at("swarmfield_agents{kind=runner}");
+  const double walkers = parsed.at("swarmfield_agents{kind=walker}");
+  const double brutes = parsed.at("swarmfield_agents{kind=brute}");
+  CHECK(runners + walkers + brutes == 300);
+  CHECK(walkers > runners);
+  CHECK(runners > brutes);
+  CHECK(brutes > 0);
   CHECK(parsed.at("swarmfield_players{}") == 1);
   CHECK(parsed.at("swarmfield_clients{}") == 1);
   CHECK(parsed.at("swarmfield_connections_accepted_total{}") == 1);
@@ -209,9 +221,7 @@ TEST_CASE("drain: SIGTERM stops accepting, says why, /readyz turns 503; a second
       {"--port", "0", "--bind", "127.0.0.1", "--city-size", "512", "--agents", "100", "--http-port", "0"});
   const auto ports = test::wait_listening(server);
   REQUIRE_MESSAGE(ports.has_value(), server.err());
-  const auto http_line = server.wait_for_log("http listening port=", 5s);
-  REQUIRE(http_line.has_value());
-  const auto http_port = static_cast<std::uint16_t>(test::summary_value(*http_line, "port"));
+  const std::uint16_t http_port = wait_http_port(server);
   test::RawClient player;
   REQUIRE(test::join(player, ports->tcp, protocol::Role::kPlayer).has_value());
   test::RawClient stuck;  // says Hello, then never reads

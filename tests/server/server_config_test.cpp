@@ -621,3 +621,99 @@ TEST_CASE("server_config: parse_config_toml refuses unknown keys and bad values 
   CHECK(is_error(r));
   CHECK(r.output.find("--agents") != std::string::npos);
 }
+
+TEST_CASE("server_config: enemy kinds default to runner, walker, brute and come from [[kinds]] tables") {
+  const auto defaults = parse({});
+  REQUIRE(is_run(defaults));
+  REQUIRE(defaults.config.kinds.size() == 3);
+  CHECK(defaults.config.kinds[0].name == "runner");
+  CHECK(defaults.config.kinds[2].name == "brute");
+
+  TempToml file(
+      "agents = 10\n"
+      "[[kinds]]\n"
+      "name = \"imp\"\n"
+      "radius = 0.25\n"
+      "speed = 5\n"
+      "separation_weight = 0.5\n"
+      "turn-rate = 10.0\n"
+      "colour = \"#ff8000\"\n"
+      "weight = 2\n"
+      "[[kinds]]\n"
+      "name = \"ogre\"\n"
+      "radius = 1.5\n");
+  const auto r = parse({"--config", file.path});
+  REQUIRE(is_run(r));
+  const auto& kinds = r.config.kinds;
+  REQUIRE(kinds.size() == 2);
+  CHECK(kinds[0].name == "imp");
+  CHECK(kinds[0].radius == 0.25f);
+  CHECK(kinds[0].max_speed == 5.0f);
+  CHECK(kinds[0].separation_weight == 0.5f);
+  CHECK(kinds[0].max_turn_rate == 10.0f);
+  CHECK(kinds[0].colour == 0xFF8000u);
+  CHECK(kinds[0].spawn_weight == 2.0f);
+  CHECK(kinds[1].name == "ogre");
+  CHECK(kinds[1].radius == 1.5f);
+  const swarmfield::sim::AgentKind walker;
+  CHECK(kinds[1].max_speed == walker.max_speed);  // missing keys: the walker's values
+  CHECK(kinds[1].spawn_weight == walker.spawn_weight);
+  CHECK(r.config.agents == 10);
+}
+
+TEST_CASE("server_config: bad [[kinds]] tables are one error line naming the kind and the key") {
+  auto error_of = [](const std::string& text) {
+    TempToml file(text);
+    const auto r = parse({"--config", file.path});
+    CHECK(is_error(r));
+    CHECK(r.output.find(file.path) != std::string::npos);
+    return r.output;
+  };
+  auto has = [](const std::string& text, const std::string& part) {
+    INFO(text);
+    return text.find(part) != std::string::npos;
+  };
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\nsped = 3\n"), "kinds[0]: unknown key 'sped'"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\n[[kinds]]\nname = \"b\"\nradius = 2.5\n"),
+            "kinds[1] 'b': radius 2.5 is outside 0.2..2 cells"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\nradius = 0.1\n"), "radius 0.1"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\nweight = 0\n"), "kinds[0]: key 'weight' must be > 0 (got 0)"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\nweight = -1.5\n"), "key 'weight' must be > 0"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\n[[kinds]]\nname = \"a\"\n"), "kinds[1] 'a': name is used twice"));
+  CHECK(has(error_of("[[kinds]]\nradius = 0.5\n"), "kinds[0]: has no 'name'"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\nspeed = \"fast\"\n"), "kinds[0]: key 'speed' must be a number"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\ncolour = \"red\"\n"), "key 'colour' must be a colour string"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\nturn_rate = 1\nturn-rate = 2\n"), "a second time"));
+  CHECK(has(error_of("kinds = 3\n"), "key 'kinds' must be an array of tables"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\nspeed = 0\n"), "kinds[0] 'a': speed 0"));
+}
+
+TEST_CASE("server_config: [[kinds]] survive config_to_toml -> parse_config_toml bit for bit (replays store them)") {
+  TempToml file(R"([[kinds]]
+name = "tiny-one"
+radius = 0.21
+speed = 6.7
+separation-weight = 0.3
+turn-rate = 12.5
+colour = "#0a0B0c"
+weight = 0.7
+
+[[kinds]]
+name = "huge"
+radius = 1.9
+speed = 1.1
+weight = 2
+)");
+  const auto r = parse({"--config", file.path});
+  REQUIRE(is_run(r));
+  REQUIRE(r.config.kinds.size() == 2);
+  const std::string text = swarmfield::server::config_to_toml(r.config);
+  const auto back = swarmfield::server::parse_config_toml(text, "stored");
+  REQUIRE_MESSAGE(is_run(back), back.output << "\n" << text);
+  CHECK(back.config.kinds == r.config.kinds);  // every float exact, names escaped, colours
+  // The default set is written out too, so a stored config never depends on this build's defaults.
+  const auto defaults = swarmfield::server::parse_config_toml(swarmfield::server::config_to_toml(parse({}).config), "d");
+  REQUIRE(is_run(defaults));
+  CHECK(defaults.config.kinds == parse({}).config.kinds);
+  CHECK(swarmfield::server::config_to_toml(parse({}).config).find("[[kinds]]\nname = \"runner\"") != std::string::npos);
+}

@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 #include <vector>
 
 #include "swarm_test_support.hpp"
@@ -245,4 +246,87 @@ TEST_CASE("world: bad dt is ignored and a world with no players holds its agents
   CHECK(w.swarm().size() == 20);
   for (int t = 0; t < 30; ++t) w.step(kDt);
   CHECK(all_finite(w.swarm()));
+}
+
+TEST_CASE("world: the spawner picks kinds by weight from the seed; kinds enter the state hash") {
+  const GridMap city = generate_city({64, 64, 5});
+  auto make = [&](std::uint64_t seed, std::vector<AgentKind> kinds) {
+    WorldParams p = small_params(seed);
+    p.max_agents = 4000;
+    p.spawner.initial_agents = 3000;
+    p.kinds = std::move(kinds);
+    auto w = std::make_unique<World>(city, p);
+    w->add_player({32.0f, 32.0f});
+    return w;
+  };
+  auto kinds_by_id = [](const World& w) {
+    std::vector<std::uint8_t> out(w.swarm().size());
+    for (std::size_t i = 0; i < out.size(); ++i) out[w.swarm().ids()[i]] = w.swarm().kinds()[i];
+    return out;
+  };
+  auto a = make(7, default_agent_kinds()), b = make(7, default_agent_kinds()), c = make(8, default_agent_kinds());
+  for (auto* w : {a.get(), b.get(), c.get()}) w->step(kDt);
+  REQUIRE(a->swarm().size() == 3000);
+  const std::vector<std::uint8_t> ka = kinds_by_id(*a);
+  CHECK(ka == kinds_by_id(*b));  // same seed, same kinds
+  CHECK(ka != kinds_by_id(*c));  // another seed, other kinds
+  std::size_t counts[3] = {0, 0, 0};
+  for (const std::uint8_t k : ka) ++counts[k];
+  MESSAGE("3000 agents: " << counts[0] << " runners, " << counts[1] << " walkers, " << counts[2] << " brutes");
+  CHECK(counts[0] == doctest::Approx(900).epsilon(0.1));
+  CHECK(counts[1] == doctest::Approx(1800).epsilon(0.1));
+  CHECK(counts[2] == doctest::Approx(300).epsilon(0.2));
+  CHECK(a->state_hash() == b->state_hash());
+
+  // One spawnable kind draws no kind: the same positions as a world without a kind table.
+  std::vector<AgentKind> one = default_agent_kinds();
+  one[0].spawn_weight = 0.0f;
+  one[2].spawn_weight = 0.0f;
+  auto only_walkers = make(7, one), plain = make(7, {});
+  only_walkers->step(kDt);
+  plain->step(kDt);
+  REQUIRE(only_walkers->swarm().size() == plain->swarm().size());
+  for (std::size_t i = 0; i < plain->swarm().size(); ++i) {
+    REQUIRE(only_walkers->swarm().kinds()[i] == 1);
+    REQUIRE(only_walkers->swarm().xs()[i] == plain->swarm().xs()[i]);
+  }
+  // ...but the hash tells the kinds apart when the table has a choice: two kinds of the same
+  // size and speed, drawn with other weights, move alike but hash differently.
+  std::vector<AgentKind> twins = one;
+  twins[0] = twins[1];
+  twins[0].name = "twin";
+  twins[0].spawn_weight = 1.0f;
+  twins[1].spawn_weight = 1.0f;
+  auto x = make(9, twins), y = make(9, twins);
+  x->step(kDt);
+  y->step(kDt);
+  CHECK(x->state_hash() == y->state_hash());
+  std::vector<AgentKind> reweighted = twins;  // one draw per agent either way, other indices
+  reweighted[1].spawn_weight = 3.0f;
+  auto z = make(9, reweighted);
+  z->step(kDt);
+  for (std::size_t i = 0; i < x->swarm().size(); ++i) REQUIRE(z->swarm().xs()[i] == x->swarm().xs()[i]);
+  const std::vector<std::uint8_t> kx(x->swarm().kinds().begin(), x->swarm().kinds().end());
+  const std::vector<std::uint8_t> kz(z->swarm().kinds().begin(), z->swarm().kinds().end());
+  REQUIRE(kx != kz);
+  CHECK(z->state_hash() != x->state_hash());
+}
+
+TEST_CASE("world: contacts use each kind's radius") {
+  std::vector<AgentKind> kinds = default_agent_kinds();
+  WorldParams p;
+  p.kinds = kinds;
+  World w(GridMap(20, 20), p);
+  const std::uint32_t player = w.add_player({10.0f, 10.0f});
+  // A brute (r 0.8) 1.1 from the player (r 0.4) touches it; a runner (r 0.25) at 1.1 does not.
+  REQUIRE(w.swarm_mutable().add({11.1f, 10.0f}, 0.0f, 2) != Swarm::kInvalidAgent);
+  REQUIRE(w.swarm_mutable().add({10.0f, 11.1f}, 0.0f, 0) != Swarm::kInvalidAgent);
+  w.step(kDt);
+  std::size_t brute_contacts = 0, runner_contacts = 0;
+  for (const ContactEvent& e : w.contacts()) {
+    CHECK(e.player_id == player);
+    (e.agent_id == 0 ? brute_contacts : runner_contacts) += 1;
+  }
+  CHECK(brute_contacts == 1);
+  CHECK(runner_contacts == 0);
 }

@@ -71,6 +71,16 @@ struct AsciiScene {
   return true;
 }
 
+/// Positions indexed by id (ids 0..n-1 when the swarm was filled once and never cleared).
+inline void positions_by_id(const Swarm& s, std::vector<Vec2>& out) {
+  out.assign(s.size(), Vec2{});
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const std::uint32_t id = s.ids()[i];
+    REQUIRE(id < out.size());
+    out[id] = {s.xs()[i], s.ys()[i]};
+  }
+}
+
 /// Number of agents whose centre lies in a blocked (or off-map) cell.
 [[nodiscard]] inline std::size_t agents_in_walls(const GridMap& map, const Swarm& s) {
   std::size_t n = 0;
@@ -80,14 +90,15 @@ struct AsciiScene {
   return n;
 }
 
-/// Deepest overlap (world units) of a disc of radius r at p with any blocked cell near it;
+/// Deepest overlap (world units) of a disc of radius r at p with any blocked (or off-map) cell;
 /// 0 when the disc touches none.
 [[nodiscard]] inline float wall_overlap(const GridMap& map, Vec2 p, float r) {
   const CellCoord c = map.world_to_cell(p);
   const float cs = map.cell_size();
+  const auto reach = static_cast<std::int32_t>(std::ceil(r / cs)) + 1;
   float worst = 0.0f;
-  for (std::int32_t y = c.y - 1; y <= c.y + 1; ++y) {
-    for (std::int32_t x = c.x - 1; x <= c.x + 1; ++x) {
+  for (std::int32_t y = c.y - reach; y <= c.y + reach; ++y) {
+    for (std::int32_t x = c.x - reach; x <= c.x + reach; ++x) {
       if (map.walkable(x, y)) continue;
       const float x0 = static_cast<float>(x) * cs, y0 = static_cast<float>(y) * cs;
       const float dx = std::max({x0 - p.x, 0.0f, p.x - (x0 + cs)});

@@ -13,11 +13,11 @@
 #include "swarmfield/protocol/datagram.hpp"
 #include "swarmfield/protocol/packet.hpp"
 #include "swarmfield/protocol/sequence.hpp"
+#include "swarmfield/protocol/snapshot_fragments.hpp"
 #include "swarmfield/server/handshake.hpp"
 #include "swarmfield/server/agones_client.hpp"
 #include "swarmfield/server/operations_http.hpp"
 #include "swarmfield/server/replay_playback.hpp"
-#include "swarmfield/server/snapshot_builder.hpp"
 #include "swarmfield/server/spawn_point.hpp"
 #include "swarmfield/server/world_setup.hpp"
 
@@ -26,10 +26,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A TCP frame is at most kMaxFrameBytes; 9 bytes per agent plus FlatBuffers overhead keeps a
-// snapshot of this many agents below it. UDP snapshots are fragmented and take the full limit.
-constexpr std::size_t kMaxTcpSnapshotAgents = 100000;
-constexpr int kSnapshotZstdLevel = 1;  // per client per snapshot: favour speed
 constexpr auto kClosingTimeout = std::chrono::seconds(2);
 constexpr auto kFlushTimeout = std::chrono::milliseconds(1000);
 constexpr auto kFlushGrace = std::chrono::milliseconds(100);
@@ -48,7 +44,7 @@ std::string printable(const std::string& s) {
 }
 
 const char* message_name(const protocol::TcpMessage& m) {
-  static constexpr const char* kNames[] = {"Hello", "Welcome", "MapChunk", "Error", "Bye", "Input", "Snapshot"};
+  static constexpr const char* kNames[] = {"Hello", "Welcome", "MapChunk", "Error", "Bye", "Input", "SnapshotData"};
   return m.index() < std::size(kNames) ? kNames[m.index()] : "?";
 }
 
@@ -85,6 +81,11 @@ std::string ServerSummary::line() const {
   for (std::size_t i = 0; i < udp_drops.size(); ++i) {
     ss << " drop_" << to_string(static_cast<UdpDrop>(i)) << "=" << udp_drops[i];
   }
+  ss << " snapshots_sent=" << snapshots_sent << " snapshots_tcp=" << snapshots_tcp
+     << " snapshots_deferred=" << snapshots_deferred << " snapshot_bytes=" << snapshot_bytes
+     << " snapshot_agents=" << snapshot_agents;
+  ss.precision(3);
+  ss << " bytes_per_agent=" << bytes_per_agent << " max_datagram=" << max_datagram;
   return ss.str();
 }
 
@@ -104,6 +105,9 @@ Server::Server(const ServerConfig& config, sim::GridMap map, std::string map_nam
       udp_(io_, clients_,
            [this](ClientState& c, const protocol::Input& input) {
              if (!stopping_) apply_input(c, input);
+           },
+           [this](ClientState& c, const protocol::SnapshotAck& ack) {
+             if (!stopping_) on_snapshot_ack(c, ack);
            }),
       tick_timer_(io_),
       duration_timer_(io_),
@@ -113,7 +117,9 @@ Server::Server(const ServerConfig& config, sim::GridMap map, std::string map_nam
                  kMaxCatchUpTicks),
       dt_s_(tick_seconds(config)),
       snapshot_period_(std::chrono::duration_cast<Clock::duration>(
-          std::chrono::duration<double>(1.0 / static_cast<double>(config.snapshot_hz)))) {}
+          std::chrono::duration<double>(1.0 / static_cast<double>(config.snapshot_hz)))) {
+  if (config.threads > 1) snapshot_pool_ = std::make_unique<sim::WorkerPool>(static_cast<std::size_t>(config.threads));
+}
 
 Server::~Server() = default;
 
@@ -279,10 +285,19 @@ void Server::count_goal_change() {
 void Server::send_snapshots() {
   const auto now = Clock::now();
   const auto ack_timeout = seconds(config_.ack_timeout_s);
+  if (snapshot_routes_.empty()) return;
+  // Once for every client: all agents quantized, sorted by id and indexed by tiles.
+  snapshot_world_.assign(world_);
+  const std::size_t budget_bytes =
+      static_cast<std::size_t>(config_.client_kbps) * 125u / static_cast<std::size_t>(config_.snapshot_hz);
+  // 1. Who gets a snapshot, over which transport (serial: sockets and shared state).
+  snapshot_jobs_.clear();
   for (auto& [id, c] : clients_.clients()) {
     const auto sit = session_of_client_.find(id);
     TcpSession* session = sit == session_of_client_.end() ? nullptr : tcp_.find(sit->second);
-    if (session == nullptr || !session->is_open()) continue;
+    const auto rit = snapshot_routes_.find(id);
+    if (session == nullptr || !session->is_open() || rit == snapshot_routes_.end()) continue;
+    SnapshotRoute& route = *rit->second;
     if (c.udp_endpoint && c.acks.stalled(now, ack_timeout)) {
       // Nothing we sent for ack_timeout was acknowledged: the client left that address, or the
       // address never wanted the stream. Stop sending there; TCP (flow-controlled, bounded
@@ -293,26 +308,66 @@ void Server::send_snapshots() {
       ++udp_unbound_;
     }
     const bool udp = c.udp_endpoint.has_value();
-    build_snapshot(world_, c.view, c.echo_client_time_us, udp ? protocol::kMaxAgentsPerSnapshot : kMaxTcpSnapshotAgents,
-                   snapshot_, aoi_scratch_);
-    if (udp) {
-      const auto bodies = protocol::encode_snapshot_datagrams(snapshot_, kSnapshotZstdLevel);
-      c.acks.on_sent(c.channel.next_send_sequence(), now);
-      for (const auto& body : bodies) {
-        if (udp_.send_data(c, body)) c.bytes_sent += body.size() + protocol::kPacketOverheadBytes;
+    if (!udp && session->latest_waiting()) {
+      // Over TCP each snapshot is a delta against the previous one, so none may be replaced
+      // while queued: skip this one (it counts towards eviction like a replaced one).
+      ++snapshots_deferred_;
+      tcp_.skip_latest(*session, budget_bytes);
+      continue;
+    }
+    route.stream.set_reliable(!udp);
+    route.stream.prepare(snapshot_world_, c.view);  // shared view relevance, computed once
+    snapshot_jobs_.push_back(SnapshotJob{&c, session, &route, udp, false});
+  }
+  // 2. Select and encode, one client per chunk, on the pool.
+  sim::parallel_for(snapshot_pool_.get(), snapshot_jobs_.size(), 1, [this](std::size_t begin, std::size_t end, std::size_t) {
+    for (std::size_t j = begin; j < end; ++j) {
+      SnapshotJob& job = snapshot_jobs_[j];
+      job.built = job.route->stream.build(snapshot_world_, job.client->view, job.client->echo_client_time_us,
+                                          job.route->payload);
+    }
+  });
+  // 3. Send (serial).
+  for (SnapshotJob& job : snapshot_jobs_) {
+    ClientState& c = *job.client;
+    SnapshotRoute& route = *job.route;
+    if (!job.built) {
+      if (snapshots_refused_++ == 0) spdlog::warn("snapshot for client {} refused by the encoder; skipped", c.id);
+      continue;
+    }
+    const std::uint32_t sequence = route.stream.last_sequence();
+    const protocol::SnapshotEncodeStats& stats = route.stream.last_stats();
+    ++snapshots_sent_;
+    snapshot_bytes_ += route.payload.size();
+    snapshot_agents_ += stats.updated + stats.added;
+    if (job.udp) {
+      const std::size_t n = protocol::split_snapshot(route.payload, sequence, snapshot_fragments_);
+      const std::uint64_t first_packet = c.channel.next_send_sequence();
+      route.first_packet[sequence % route.first_packet.size()] = {sequence, first_packet};
+      c.acks.on_sent(first_packet, now);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (udp_.send_data(c, snapshot_fragments_[i])) {
+          c.bytes_sent += snapshot_fragments_[i].size() + protocol::kPacketOverheadBytes;
+        }
       }
     } else {
-      Frame frame = make_frame(snapshot_);
-      if (!frame) {
-        if (snapshots_too_large_++ == 0) spdlog::warn("snapshot for client {} does not fit in a TCP frame; skipped", id);
-        continue;
-      }
+      Frame frame = make_frame(protocol::SnapshotData{route.payload});
+      if (!frame) continue;  // cannot happen: payloads are far below the frame limit
       c.bytes_sent += frame->size();
-      // Latest only: a snapshot still waiting behind a slow write is replaced, not queued behind.
-      tcp_.send_latest(*session, std::move(frame));
+      ++snapshots_tcp_;
+      tcp_.send_latest(*job.session, std::move(frame));
     }
     ++c.snapshots_sent;
   }
+}
+
+void Server::on_snapshot_ack(ClientState& client, const protocol::SnapshotAck& ack) {
+  const auto it = snapshot_routes_.find(client.id);
+  if (it == snapshot_routes_.end() || ack.latest == 0) return;
+  SnapshotRoute& route = *it->second;
+  if (!route.stream.on_ack(ack)) return;  // a sequence never sent: ignored
+  const auto& [sequence, packet] = route.first_packet[ack.latest % route.first_packet.size()];
+  if (sequence == ack.latest) client.acks.on_ack(packet);
 }
 
 void Server::log_status(Clock::time_point now) {
@@ -388,6 +443,10 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
   }
   session.client_id = client->id;
   session_of_client_[client->id] = session.id();
+  ClientSnapshotParams snapshot_params;
+  snapshot_params.bits_per_second = static_cast<double>(config_.client_kbps) * 1000.0;
+  snapshot_params.snapshots_per_second = static_cast<double>(config_.snapshot_hz);
+  snapshot_routes_[client->id] = std::make_unique<SnapshotRoute>(snapshot_params);
 
   protocol::Welcome welcome;
   welcome.client_id = client->id;
@@ -397,6 +456,7 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
   welcome.udp_port = announced_udp_port();
   welcome.player_id = player_id;
   welcome.map = map_transfer_.info;
+  welcome.kinds = kind_infos(world_.swarm().kind_table());
   if (tcp_.send(session, make_frame(welcome)) != TcpSession::SendResult::kQueued) return;
   for (const Frame& chunk : map_transfer_.chunks) {
     if (tcp_.send(session, chunk) != TcpSession::SendResult::kQueued) return;
@@ -409,6 +469,8 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
 }
 
 void Server::apply_input(ClientState& client, const protocol::Input& input) {
+  // Acks are cumulative facts about what the client decoded: any input's count, late or not.
+  on_snapshot_ack(client, input.snapshot_ack);
   // Only an input that moves the sequence forward by a bounded step counts (equal is accepted:
   // idempotent). Older ones arrived out of order; one far ahead is hostile or broken, and
   // taking it would make every later genuine input look old (a jump of ~2^31 froze a player).
@@ -443,6 +505,7 @@ void Server::on_disconnected(TcpSession& session) {
   if (session.client_id == 0) return;
   const std::uint32_t id = session.client_id;
   session_of_client_.erase(id);
+  snapshot_routes_.erase(id);
   if (ClientState* c = clients_.find(id)) {
     if (c->player_id != 0) {
       world_.remove_player(c->player_id);
@@ -544,6 +607,14 @@ ServerSummary Server::summary() const {
   s.refused_per_address = tcp_.counters().refused_per_address;
   s.udp_rcvbuf_kb = udp_.receive_buffer_bytes() / 1024;
   s.udp_drops = u.dropped;
+  s.snapshots_sent = snapshots_sent_;
+  s.snapshots_tcp = snapshots_tcp_;
+  s.snapshots_deferred = snapshots_deferred_;
+  s.snapshot_bytes = snapshot_bytes_;
+  s.snapshot_agents = snapshot_agents_;
+  s.bytes_per_agent =
+      snapshot_agents_ > 0 ? static_cast<double>(snapshot_bytes_) / static_cast<double>(snapshot_agents_) : 0.0;
+  s.max_datagram = u.max_datagram;
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) s.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
   return s;

@@ -16,6 +16,7 @@
 #include <variant>
 #include <cstdlib>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -42,6 +43,82 @@ std::string type_name(const toml::node& n) {
     case toml::node_type::array: return "array";
     default: return "date/time";
   }
+}
+
+// One [[kinds]] table -> AgentKind; "" or an error naming the key.
+std::string apply_kind_table(const toml::table& table, sim::AgentKind& kind) {
+  static const std::array<std::string_view, 7> kKindKeys = {"name", "radius", "speed", "separation-weight",
+                                                             "turn-rate", "colour", "weight"};
+  std::vector<std::string> seen;
+  bool has_name = false;
+  for (const auto& [raw_key, node] : table) {
+    std::string key(raw_key.str());
+    std::replace(key.begin(), key.end(), '_', '-');
+    if (std::find(kKindKeys.begin(), kKindKeys.end(), key) == kKindKeys.end()) {
+      std::string known;
+      for (const auto k : kKindKeys) known += (known.empty() ? "" : ", ") + std::string(k);
+      return "unknown key '" + std::string(raw_key.str()) + "' (known keys: " + known + ")";
+    }
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      return "key '" + std::string(raw_key.str()) + "' sets '" + key + "' a second time";
+    seen.push_back(key);
+    const std::string where = "key '" + std::string(raw_key.str()) + "' ";
+    if (key == "name") {
+      auto v = node.value_exact<std::string>();
+      if (!v) return where + "must be a string (got " + type_name(node) + ")";
+      kind.name = *v;
+      has_name = true;
+      continue;
+    }
+    if (key == "colour") {
+      auto v = node.value_exact<std::string>();
+      const bool hex = v && v->size() == 7 && (*v)[0] == '#' &&
+                       std::all_of(v->begin() + 1, v->end(), [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)) != 0; });
+      if (!hex) return where + "must be a colour string \"#RRGGBB\"";
+      kind.colour = static_cast<std::uint32_t>(std::strtoul(v->c_str() + 1, nullptr, 16));
+      continue;
+    }
+    double value = 0.0;
+    if (auto i = node.value_exact<std::int64_t>()) {
+      value = static_cast<double>(*i);
+    } else if (auto f = node.value_exact<double>()) {
+      value = *f;
+    } else {
+      return where + "must be a number (got " + type_name(node) + ")";
+    }
+    const auto f = static_cast<float>(value);
+    if (key == "radius") kind.radius = f;
+    if (key == "speed") kind.max_speed = f;
+    if (key == "separation-weight") kind.separation_weight = f;
+    if (key == "turn-rate") kind.max_turn_rate = f;
+    if (key == "weight") {
+      if (!(std::isfinite(value) && value > 0.0)) {
+        std::ostringstream ss;
+        ss << where << "must be > 0 (got " << value << ")";
+        return ss.str();
+      }
+      kind.spawn_weight = f;
+    }
+  }
+  if (!has_name) return "has no 'name'";
+  return {};
+}
+
+// The `kinds` value: an array of tables (TOML [[kinds]]). "" and `out` filled, or an error.
+std::string apply_kinds(const toml::node& node, std::vector<sim::AgentKind>& out) {
+  const toml::array* array = node.as_array();
+  if (array == nullptr || !array->is_array_of_tables())
+    return "key 'kinds' must be an array of tables ([[kinds]] sections; got " + type_name(node) + ")";
+  std::vector<sim::AgentKind> kinds;
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    sim::AgentKind kind;  // the walker's values where a key is missing
+    if (std::string err = apply_kind_table(*array->get(i)->as_table(), kind); !err.empty())
+      return "kinds[" + std::to_string(i) + "]: " + err;
+    kinds.push_back(std::move(kind));
+  }
+  if (std::string err = sim::check_agent_kinds(kinds); !err.empty()) return err;
+  out = std::move(kinds);
+  return {};
 }
 
 bool read_text_file(const std::string& path, std::string& out) {
@@ -165,6 +242,9 @@ const std::vector<Setting>& settings() {
        "Stop streaming UDP to a client whose acks stop this long; TCP takes over (0.1..600)", "a number of seconds"},
       {"udp-receive-buffer-kb", &C::udp_receive_buffer_kb, "KIB",
        "Kernel receive buffer asked for the UDP socket, KiB (64..1048576); the effective size is logged"},
+      {"client-kbps", &C::client_kbps, "KBPS",
+       "Snapshot budget per client, kbit/s (32..1000000): relevance, priority and the density grid keep each "
+       "client's snapshots within it"},
       {"http-port", &C::http_port, "PORT",
        "Operations HTTP port (/healthz, /readyz, /metrics): -1 = off, 0 = a free port (logged as 'http listening port=..')"},
       {"http-bind", &C::http_bind, "ADDR", "Listen address of the operations HTTP port; empty = the same as --bind"},
@@ -188,6 +268,9 @@ const Setting* find_setting(std::string_view key) {
     if (s.key == key) return &s;
   return nullptr;
 }
+
+// The [[kinds]] tables: a file-only setting (sim::AgentKind per table).
+constexpr std::string_view kKindsKey = "kinds";
 
 bool is_map_choice(std::string_view key) { return key == "map"; }
 bool is_city_choice(std::string_view key) { return key == "city-seed" || key == "city-size"; }
@@ -385,6 +468,13 @@ ServerConfig merge(const std::vector<const Layer*>& layers, std::vector<ConfigSo
       break;
     }
   }
+  // Kinds have no flag or variable: only a file's [[kinds]] tables set them.
+  for (const Layer* l : layers) {
+    if (l->has(kKindsKey)) {
+      out.kinds = l->values.kinds;
+      break;
+    }
+  }
   return out;
 }
 
@@ -427,11 +517,19 @@ std::string read_toml_layer(const std::string& text, const std::string& name, La
   for (const auto& [raw_key, node] : table) {
     std::string key(raw_key.str());
     std::replace(key.begin(), key.end(), '_', '-');
+    if (key == kKindsKey) {  // no flag: the file's tables replace the default set
+      if (layer.has(kKindsKey)) return "error: config " + name + ": 'kinds' given twice";
+      if (std::string err = apply_kinds(node, layer.values.kinds); !err.empty())
+        return "error: config " + name + ": " + err;
+      layer.keys.push_back(kKindsKey);
+      continue;
+    }
     const Setting* s = find_setting(key);
     if (s == nullptr) {
       std::string known;
       for (const Setting& k : settings()) known += (known.empty() ? "" : ", ") + std::string(k.key);
-      return "error: config " + name + ": unknown key '" + std::string(raw_key.str()) + "' (known keys: " + known + ")";
+      return "error: config " + name + ": unknown key '" + std::string(raw_key.str()) + "' (known keys: " + known +
+             ", kinds)";
     }
     if (layer.has(s->key))
       return "error: config " + name + ": key '" + std::string(raw_key.str()) + "' sets '" + key +
@@ -507,6 +605,7 @@ std::string validate_config(const ServerConfig& c) {
   if (!(e = seconds_range("--frame-timeout", c.frame_timeout_s, 0.1, 600.0)).empty()) return e;
   if (!(e = seconds_range("--ack-timeout", c.ack_timeout_s, 0.1, 600.0)).empty()) return e;
   if (!(e = range("--udp-receive-buffer-kb", c.udp_receive_buffer_kb, 64, 1048576)).empty()) return e;
+  if (!(e = range("--client-kbps", c.client_kbps, 32, 1000000)).empty()) return e + " (kbit/s per client)";
   if (!(e = range("--http-port", c.http_port, -1, 65535)).empty()) return e + " (-1 = off, 0 = a free port)";
   if (!c.http_bind.empty() && !is_ip_literal(c.http_bind))
     return "--http-bind must be an IP address such as 0.0.0.0 or 127.0.0.1, or empty for --bind's (got '" + c.http_bind + "')";
@@ -684,6 +783,30 @@ std::string config_to_toml(const ServerConfig& config, const std::vector<ConfigS
     out += std::string(s.key) + " = " + toml_value(s, config);
     if (sources != nullptr && i < sources->size()) out += "  # " + source_text((*sources)[i], s.key, config.config_path);
     out += '\n';
+  }
+  // Kinds last (TOML tables follow the plain keys), always written out so that a stored config
+  // (a replay) holds the exact table even when it was the default set. Floats read back bit for
+  // bit: the shortest text of the float when it survives the reader's path (text -> double ->
+  // float), else the shortest text of the double equal to the float (always exact).
+  const auto number = [](float v) {
+    char buffer[48];
+    if (const auto r = std::to_chars(buffer, buffer + sizeof buffer, v); r.ec == std::errc{}) {
+      const std::string text(buffer, r.ptr);
+      if (static_cast<float>(std::strtod(text.c_str(), nullptr)) == v) return text;
+    }
+    const auto r = std::to_chars(buffer, buffer + sizeof buffer, static_cast<double>(v));
+    return r.ec == std::errc{} ? std::string(buffer, r.ptr) : std::string("nan");
+  };
+  if (sources != nullptr) {
+    out += std::string("# kinds: ") + (config.kinds == sim::default_agent_kinds() ? "the default set" : "from the config file") + "\n";
+  }
+  for (const sim::AgentKind& k : config.kinds) {
+    char colour[16];
+    std::snprintf(colour, sizeof colour, "#%06X", static_cast<unsigned>(k.colour & 0xFFFFFFu));
+    out += "\n[[kinds]]\nname = " + toml_string(k.name) + "\nradius = " + number(k.radius) +
+           "\nspeed = " + number(k.max_speed) + "\nseparation-weight = " + number(k.separation_weight) +
+           "\nturn-rate = " + number(k.max_turn_rate) + "\ncolour = \"" + colour + "\"\nweight = " +
+           number(k.spawn_weight) + "\n";
   }
   return out;
 }

@@ -133,6 +133,10 @@ TcpSession::SendResult TcpServer::send_latest(TcpSession& session, Frame frame) 
   return note_send_result(session, session.send_latest(std::move(frame)));
 }
 
+TcpSession::SendResult TcpServer::skip_latest(TcpSession& session, std::size_t bytes) {
+  return note_send_result(session, session.skip_latest(bytes));
+}
+
 TcpSession::SendResult TcpServer::note_send_result(TcpSession& session, TcpSession::SendResult result) {
   if (result == TcpSession::SendResult::kEvicted) {
     ++counters_.evicted;

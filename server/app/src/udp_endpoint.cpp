@@ -60,8 +60,8 @@ std::uint64_t UdpCounters::total_dropped() const noexcept {
   return total;
 }
 
-UdpEndpoint::UdpEndpoint(asio::io_context& io, ClientRegistry& clients, InputHandler on_input)
-    : socket_(io), clients_(clients), on_input_(std::move(on_input)) {
+UdpEndpoint::UdpEndpoint(asio::io_context& io, ClientRegistry& clients, InputHandler on_input, AckHandler on_ack)
+    : socket_(io), clients_(clients), on_input_(std::move(on_input)), on_ack_(std::move(on_ack)) {
   body_.reserve(protocol::kMaxPacketBodyBytes);
 }
 
@@ -257,6 +257,11 @@ void UdpEndpoint::on_data(ClientState& client) {
     spdlog::trace("client {}: bad datagram body: {}", client.id, error);
     return drop(UdpDrop::kBadPayload);
   }
+  if (datagram->ack) {
+    ++counters_.acks;
+    if (on_ack_) on_ack_(client, *datagram->ack);
+    return;
+  }
   if (!datagram->input) return drop(UdpDrop::kUnexpected);
   ++counters_.inputs;
   on_input_(client, *datagram->input);
@@ -278,6 +283,7 @@ bool UdpEndpoint::send(const asio::ip::udp::endpoint& to, std::span<const std::u
   }
   ++counters_.sent;
   counters_.bytes_sent += n;
+  counters_.max_datagram = std::max<std::uint64_t>(counters_.max_datagram, n);
   return true;
 }
 

@@ -13,6 +13,7 @@ sim::WorldParams world_params(const ServerConfig& c) {
   p.seed = c.seed;
   p.max_agents = static_cast<std::uint32_t>(c.max_agents);
   p.spawner.initial_agents = static_cast<std::uint32_t>(c.agents);
+  p.kinds = c.kinds;  // checked by the config parser; the spawner picks by weight
   // The swarm step splits over --threads threads; the state is bit-identical to one thread.
   p.worker_threads = static_cast<std::uint32_t>(c.threads);
   p.player_speed = static_cast<float>(c.player_speed);
@@ -39,6 +40,7 @@ void copy_simulation_settings(ServerConfig& to, const ServerConfig& from) {
   to.wave_interval_s = from.wave_interval_s;
   to.field_budget = from.field_budget;
   to.player_speed = from.player_speed;
+  to.kinds = from.kinds;
 }
 
 }  // namespace swarmfield::server

@@ -13,6 +13,13 @@ namespace {
 
 inline bool finite(Vec2 v) noexcept { return std::isfinite(v.x) && std::isfinite(v.y); }
 
+// The swarm stops agents where they touch a player's disc.
+SwarmParams swarm_params(const WorldParams& p) noexcept {
+  SwarmParams s = p.swarm;
+  s.goal_radius = p.player_radius;
+  return s;
+}
+
 WorldParams sanitize(WorldParams p) noexcept {
   const WorldParams d{};
   auto ok = [](float v) { return std::isfinite(v) && v >= 0.0f; };
@@ -31,6 +38,14 @@ inline std::uint32_t bits_to_index(std::uint64_t bits, std::uint32_t n) noexcept
 // Float in [0, 1) from 24 bits.
 inline float bits_to_unit(std::uint64_t bits24) noexcept {
   return static_cast<float>(bits24 & 0xFFFFFFu) * (1.0f / 16777216.0f);
+}
+
+// The kind a spawner gives agents when only one kind may be spawned.
+inline std::uint8_t first_spawnable_kind(std::span<const AgentKind> kinds) noexcept {
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    if (kinds[k].spawn_weight > 0.0f) return static_cast<std::uint8_t>(k);
+  }
+  return 0;
 }
 
 // xxHash64-style mixing (Collet, xxHash spec): four independent lanes so the agents loop is not
@@ -61,14 +76,15 @@ inline std::uint64_t bits_of(std::uint32_t a, float b) noexcept {
 World::World(GridMap map, const WorldParams& params)
     : map_(std::move(map)),
       params_(sanitize(params)),
-      swarm_(params_.swarm, params_.max_agents),
+      swarm_(swarm_params(params_), params_.max_agents),
       rng_(params_.seed) {
+  if (!params_.kinds.empty()) (void)swarm_.set_kinds(params_.kinds);
   swarm_.set_environment(map_, {});
   contacts_.reserve(64);
   // Before any update_fields(), so the first build also reserves the back field pair.
-  fields_.set_rebuild_budget(params_.field_rebuild_budget);
+  nav_.set_rebuild_budget(params_.field_rebuild_budget);
   if (params_.worker_threads > 1) pool_ = std::make_unique<WorkerPool>(params_.worker_threads);
-  fields_.set_worker_pool(pool_.get());
+  nav_.set_worker_pool(pool_.get());
 }
 
 Vec2 World::place_player(Vec2 p) const noexcept {
@@ -123,9 +139,18 @@ const Player* World::find_player(std::uint32_t player_id) const noexcept {
 void World::set_cell_cost(CellCoord c, std::uint8_t cost) { map_.set_cost(c.x, c.y, cost); }
 
 bool World::update_fields() {
-  goal_cells_.clear();
-  for (const Player& pl : players_) goal_cells_.push_back(map_.world_to_cell(pl.position));
-  return fields_.update(map_, goal_cells_);
+  goal_positions_.clear();
+  for (const Player& pl : players_) goal_positions_.push_back(pl.position);
+  // Class 1 always (spawning and viewers use it); the others for the kinds with agents or a
+  // spawn weight (a wave's first tick already steps them).
+  SizeClassMask classes = size_class_bit(1);
+  const std::span<const AgentKind> kinds = swarm_.kind_table();
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    if (swarm_.kind_count(static_cast<std::uint8_t>(k)) > 0 || kinds[k].spawn_weight > 0.0f) {
+      classes |= size_class_bit(size_class_of_radius(kinds[k].radius, map_.cell_size()));
+    }
+  }
+  return nav_.update(map_, goal_positions_, classes);
 }
 
 std::size_t World::spawn_agents(std::size_t n) {
@@ -133,14 +158,14 @@ std::size_t World::spawn_agents(std::size_t n) {
   if (n == 0 || map_.width() <= 0 || map_.height() <= 0) return 0;
   // Reachability must reflect the players and map. With a budget, the tick's own update has
   // already run its slice: a second one here would spend the budget twice.
-  if (fields_.rebuild_budget() == 0 || fields_.integration().width() != map_.width() ||
-      fields_.integration().height() != map_.height()) {
+  if (params_.field_rebuild_budget == 0 || fields().integration().width() != map_.width() ||
+      fields().integration().height() != map_.height()) {
     update_fields();
   }
 
   // Rank every walkable cell: 0 = reachable and far from every player, 1 = reachable,
   // 2 = far, 3 = walkable. Spawn in the best non-empty rank ("where possible").
-  const IntegrationField& integration = fields_.integration();
+  const IntegrationField& integration = fields().integration();
   const bool know_reach = !players_.empty() && integration.width() == map_.width() &&
                           integration.height() == map_.height();
   const float min_d = params_.spawner.min_player_distance;
@@ -180,10 +205,13 @@ std::size_t World::spawn_agents(std::size_t n) {
   // A random point of a random candidate cell, kept a radius away from the cell's edges so the
   // disc starts clear of walls; random offsets keep agents sharing a cell apart.
   const float cs = map_.cell_size();
-  const float margin = std::clamp(swarm_.params().radius / cs, 0.0f, 0.49f);
+  const std::span<const AgentKind> kinds = swarm_.kind_table();
+  const bool draw_kind = spawnable_kind_count(kinds) > 1;
   const auto count = static_cast<std::uint32_t>(spawn_candidates_.size());
   std::size_t spawned = 0;
   for (; spawned < n; ++spawned) {
+    const std::uint8_t kind = draw_kind ? pick_agent_kind(kinds, rng_()) : first_spawnable_kind(kinds);
+    const float margin = std::clamp(kinds[kind].radius / cs, 0.0f, 0.49f);
     const std::uint32_t cell = spawn_candidates_[bits_to_index(rng_(), count)];
     const std::uint64_t bits = rng_();
     const auto cx = static_cast<std::int32_t>(cell % static_cast<std::uint32_t>(map_.width()));
@@ -192,7 +220,7 @@ std::size_t World::spawn_agents(std::size_t n) {
     const float uy = margin + bits_to_unit(bits >> 16) * (1.0f - 2.0f * margin);
     const float heading = (bits_to_unit(bits << 8) * 2.0f - 1.0f) * std::numbers::pi_v<float>;
     const Vec2 p{(static_cast<float>(cx) + ux) * cs, (static_cast<float>(cy) + uy) * cs};
-    if (swarm_.add(p, heading) == Swarm::kInvalidAgent) break;
+    if (swarm_.add(p, heading, kind) == Swarm::kInvalidAgent) break;
   }
   return spawned;
 }
@@ -212,15 +240,20 @@ void World::collect_contacts() {
   contacts_.clear();
   const std::span<const float> xs = swarm_.xs(), ys = swarm_.ys();
   const std::span<const std::uint32_t> ids = swarm_.ids();
-  const float reach = swarm_.params().radius + params_.player_radius;
-  const float reach2 = reach * reach;
+  const std::span<const std::uint8_t> agent_kinds = swarm_.kinds();
+  const std::span<const AgentKind> kinds = swarm_.kind_table();
+  float reach2[kMaxAgentKinds] = {};
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    const float reach = kinds[k].radius + params_.player_radius;
+    reach2[k] = reach * reach;
+  }
   // Brute force per player: a branch-light pass over the SoA arrays is ~0.1 ns per agent and
   // players are few; it also stays exact when an agent was teleported this tick.
   for (Player& pl : players_) {
     const float px = pl.position.x, py = pl.position.y;
     for (std::size_t i = 0; i < xs.size(); ++i) {
       const float dx = xs[i] - px, dy = ys[i] - py;
-      if (dx * dx + dy * dy <= reach2) {
+      if (dx * dx + dy * dy <= reach2[agent_kinds[i]]) {
         contacts_.push_back({ids[i], pl.id});
         ++pl.contacts;
       }
@@ -253,6 +286,11 @@ std::uint64_t World::compute_state_hash() const noexcept {
     lane[k] = hash_round(lane[k], bits_of(ids[i], hs[i]));
     lane[k] = hash_round(lane[k], bits_of(xs[i], ys[i]));
   }
+  if (swarm_.kind_table().size() > 1) {
+    // Kinds (immutable per agent) only when there is a choice, so one-kind worlds hash as before.
+    const std::span<const std::uint8_t> kinds = swarm_.kinds();
+    for (std::size_t j = 0; j < n; ++j) lane[j & 3] = hash_round(lane[j & 3], kinds[j]);
+  }
   std::uint64_t h = std::rotl(lane[0], 1) + std::rotl(lane[1], 7) + std::rotl(lane[2], 12) + std::rotl(lane[3], 18);
   for (const std::uint64_t l : lane) h = hash_merge(h, l);
   h ^= h >> 33;
@@ -274,7 +312,7 @@ bool World::begin_tick(float dt) {
   move_players(dt);
   // Fields: rebuild only if a player changed cell or the map changed.
   update_fields();
-  return fields_.last_update_work() > 0;
+  return nav_.last_update_work() > 0;
 }
 
 void World::finish_tick(float dt) {
@@ -286,7 +324,7 @@ void World::finish_tick(float dt) {
     spawn_agents(sp.wave_size);
   }
   // Swarm.
-  swarm_.step(map_, fields_.flow(), fields_.integration(), dt, pool_.get());
+  swarm_.step(map_, nav_, dt, pool_.get());
   // Events and hash.
   collect_contacts();
   ++tick_;

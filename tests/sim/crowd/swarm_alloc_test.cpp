@@ -7,6 +7,7 @@
 #include "allocation_counter.hpp"
 #include "swarm_test_support.hpp"
 #include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/navigation_set.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 #include "swarmfield/sim/worker_pool.hpp"
 
@@ -93,4 +94,43 @@ TEST_CASE("Swarm::step over a 2-thread WorkerPool allocates nothing once warm") 
   CHECK(swarm.size() == 10030);
   CHECK(all_finite(swarm));
   CHECK(agents_in_walls(map, swarm) == 0);
+}
+
+TEST_CASE("Swarm::step with a NavigationSet (World's path: kinds, size classes, rest, big discs) allocates nothing once warm") {
+  const std::uint64_t seed = test_seed(321);
+  SplitMix rng{seed};
+  GridMap map(96, 96);
+  for (int k = 0; k < 600; ++k) map.set_cost(rng.below(96), rng.below(96), kBlockedCost);
+  map.set_cost(48, 48, kDefaultCost);
+  NavigationSet nav;
+  const Vec2 goal[1] = {{48.5f, 48.5f}};
+  SizeClassMask classes = 0;
+  for (const AgentKind& k : default_agent_kinds()) classes |= size_class_bit(size_class_of_radius(k.radius, 1.0f));
+  REQUIRE(nav.update(map, goal, classes));
+
+  WorkerPool pool(2);
+  SwarmParams params;
+  params.parallel_chunk_agents = 64;
+  Swarm swarm(params, 6000);
+  swarm.set_environment(map, {});
+  REQUIRE(swarm.set_kinds(default_agent_kinds()));
+  for (int i = 0; i < 5000; ++i) {
+    swarm.add({rng.uniform(0.0f, 96.0f), rng.uniform(0.0f, 96.0f)}, 0.0f, static_cast<std::uint8_t>(rng.below(3)));
+  }
+  for (int i = 0; i < 20; ++i) swarm.add({30.5f, 30.5f});  // a stack: the burst patterns
+  constexpr float dt = 1.0f / 30.0f;
+  for (int t = 0; t < 3; ++t) swarm.step(map, nav, dt, &pool);
+
+  const std::size_t before = g_allocations.load();
+  for (int t = 0; t < 90; ++t) {
+    if (t == 30) {
+      swarm.set_position(7, {-3.0f, 50.0f});  // off the map: repair path (big kinds: clearance)
+      for (int i = 0; i < 10; ++i) swarm.add({40.5f, 40.5f}, 0.0f, 2);  // a new stack of brutes
+    }
+    swarm.step(map, nav, dt, &pool);
+  }
+  const std::size_t allocations = g_allocations.load() - before;
+  CHECK(allocations == 0);
+  CHECK(swarm.size() == 5030);
+  CHECK(all_finite(swarm));
 }

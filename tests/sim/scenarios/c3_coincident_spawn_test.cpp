@@ -3,13 +3,12 @@
 // pairwise distance is at least 0.8 x (2 x radius); no agent moves more than 1.05 x max_speed x dt
 // in one tick; the same seed replays bit-identically.
 //
-// Radius: the scenario fixes none. At the default 0.35 the 20-tick target is out of reach for any
-// algorithm bound by max_speed: 50 discs 0.56 apart need circles of radius 0.28 packed in a
-// circle, which takes one of radius 7.947 x 0.28 = 2.225 (best known packing of 50 equal circles),
-// so some agent must end 1.945 cells from the start point, 19.5 ticks at 3 cells/s in a straight
-// line from the first tick. The test therefore uses radius 0.25 (half a person's shoulder width in
-// 1 m cells; packing bound 1.39 cells = 13.9 ticks) at the default max_speed, and a second case
-// measures the default radius against a time scaled to what is reachable there.
+// Radius: the scenario fixes none; both the default 0.35 and 0.25 are run. The bound is tight
+// at 0.35: 50 discs 0.56 apart need circles of radius 0.28 packed in a circle, which takes one of
+// radius 7.947 x 0.28 = 2.225 (best known packing of 50 equal circles), so some agent must end
+// 1.945 cells from the start point: 19.45 ticks at 3 cells/s in a straight line from the first
+// tick. The swarm bursts a stack along a relaxed pattern (burst_pattern.hpp) whose spacing for
+// 50 points is 98% of that packing's: 0.56 / 0.282 / 0.1 = 19.9 ticks, within the 20 asked.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -123,10 +122,11 @@ TEST_CASE("C3: 50 agents on one point spread to 0.8 diameters within 20 ticks, w
   CHECK(c.hashes[4] != a.hashes[4]);
 }
 
-TEST_CASE("C3 at the default radius 0.35: the spread reaches 0.8 diameters as soon as the speed limit allows") {
-  // 19.5 ticks is the bound from the best packing (file comment); the swarm spreads a stack as a
-  // growing Vogel disc whose tightest spacing is 1.546 / sqrt(50) of its radius, so 0.8 diameters
-  // at a growth of max_speed * dt per tick takes 0.56 / 0.2186 / 0.1 = 25.6 ticks.
+TEST_CASE("C3 at the default radius 0.35: the spread reaches 0.8 diameters within the 20 ticks asked") {
+  // 19.45 ticks is the bound from the best packing (file comment): the burst pattern of 50
+  // points has spacing 0.282 in the unit disc, which grows by max_speed * dt = 0.1 a tick and
+  // reaches 0.56 at tick 19.9. (The golden-angle spiral used before spaced them 0.219 apart and
+  // took 25.6 ticks.)
   WorldParams params;
   params.max_agents = 64;
   const float diameter = 2.0f * params.swarm.radius;
@@ -144,5 +144,6 @@ TEST_CASE("C3 at the default radius 0.35: the spread reaches 0.8 diameters as so
   CHECK(a.finite);
   CHECK(a.max_step <= 1.05f * params.swarm.max_speed * kDt);
   CHECK(reached > 0);
-  CHECK(reached <= 27);
+  CHECK(reached <= 20);
+  CHECK(a.min_distance[19] >= 0.8f * diameter);
 }

@@ -62,7 +62,7 @@ Result run(const Scene& scene, const WorldParams& params) {
     last_rebuilds = world.rebuild_count();
     if (r.arrival < 0) {
       reversals.add(velocity_of(world.swarm(), agent), static_cast<std::uint64_t>(t));
-      if (world.map().world_to_cell(position_of(world.swarm(), agent)) == player_cell) r.arrival = t;
+      if (arrived_at_player(world, agent, player)) r.arrival = t;
     }
   }
   r.rebuilds = world.rebuild_count();

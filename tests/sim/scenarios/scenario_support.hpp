@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "swarm_test_support.hpp"
+#include "swarmfield/sim/world.hpp"
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
@@ -67,18 +68,23 @@ struct Scene : test::AsciiScene {
   return {s.vxs()[i], s.vys()[i]};
 }
 
-/// Positions indexed by id (ids 0..n-1 when the swarm was filled once and never cleared).
-inline void positions_by_id(const Swarm& s, std::vector<Vec2>& out) {
-  out.assign(s.size(), Vec2{});
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    const std::uint32_t id = s.ids()[i];
-    REQUIRE(id < out.size());
-    out[id] = {s.xs()[i], s.ys()[i]};
-  }
+/// True when the agent with `id` has arrived at player `player_id`: in the player's cell, or
+/// touching the player's disc (agents stop there: they steer for the player's position, not its
+/// cell, and never walk into the player), within 0.05 world units.
+[[nodiscard]] inline bool arrived_at_player(const World& world, std::uint32_t id, std::uint32_t player_id) {
+  const Player* player = world.find_player(player_id);
+  REQUIRE(player != nullptr);
+  const std::size_t i = world.swarm().index_of(id);
+  REQUIRE(i != Swarm::kNoIndex);
+  const Vec2 p{world.swarm().xs()[i], world.swarm().ys()[i]};
+  const float touch = world.swarm().kind_table()[world.swarm().kinds()[i]].radius + world.params().player_radius;
+  return world.map().world_to_cell(p) == world.map().world_to_cell(player->position) ||
+         length(p - player->position) <= touch + 0.05f;
 }
 
 // Shared with the swarm and world tests.
 using test::agents_in_walls;
+using test::positions_by_id;
 using test::all_finite;
 using test::wall_overlap;
 

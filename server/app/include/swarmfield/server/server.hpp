@@ -20,6 +20,7 @@
 #include "swarmfield/server/operations_state.hpp"
 #include "swarmfield/server/replay_file.hpp"
 #include "swarmfield/server/server_config.hpp"
+#include "swarmfield/server/snapshot_builder.hpp"
 #include "swarmfield/server/tcp_server.hpp"
 #include "swarmfield/server/tick_scheduler.hpp"
 #include "swarmfield/server/tick_stats.hpp"
@@ -80,6 +81,16 @@ struct ServerSummary {
   std::uint64_t refused_per_address = 0;
   std::uint64_t udp_rcvbuf_kb = 0;
   std::array<std::uint64_t, static_cast<std::size_t>(UdpDrop::kCount)> udp_drops{};
+  // Delta snapshots (appended): snapshots built (over TCP of them), TCP snapshots not built
+  // because the previous one was still queued, payload bytes, agent entries sent (updated +
+  // added), their ratio, and the largest UDP datagram sent (bytes).
+  std::uint64_t snapshots_sent = 0;
+  std::uint64_t snapshots_tcp = 0;
+  std::uint64_t snapshots_deferred = 0;
+  std::uint64_t snapshot_bytes = 0;
+  std::uint64_t snapshot_agents = 0;
+  double bytes_per_agent = 0.0;
+  std::uint64_t max_datagram = 0;
   /// "ticks=.. rebuilds=.. overruns=.. clients=.. bytes_sent=.. bad_frames=.. bad_datagrams=.. ..."
   [[nodiscard]] std::string line() const;
 };
@@ -121,6 +132,9 @@ class Server final : public TcpListener {
  private:
   void handle_hello(TcpSession& session, const protocol::Hello& hello);
   void apply_input(ClientState& client, const protocol::Input& input);
+  /// A snapshot acknowledgement (from an Input or a SnapshotAck): to the client's stream (its
+  /// baselines) and its AckTracker (the first packet of the newest snapshot acknowledged).
+  void on_snapshot_ack(ClientState& client, const protocol::SnapshotAck& ack);
   /// Once a second: closes clients idle longer than --idle-timeout.
   void close_idle_clients(Clock::time_point now);
   void schedule_tick();
@@ -200,13 +214,39 @@ class Server final : public TcpListener {
   std::uint64_t last_status_bytes_ = 0;
   Clock::time_point stop_started_;
 
-  protocol::Snapshot snapshot_;            // reused every send
-  std::vector<std::uint32_t> aoi_scratch_;
+  // Snapshots: the world as every client's snapshot of this tick sees it, and per client its
+  // stream plus the first UDP packet of each recent snapshot (for the AckTracker).
+  struct SnapshotRoute {
+    explicit SnapshotRoute(const ClientSnapshotParams& params) : stream(params) {}
+    ClientSnapshotStream stream;
+    std::array<std::pair<std::uint32_t, std::uint64_t>, 32> first_packet{};  // by sequence % 32
+    std::vector<std::uint8_t> payload;  // this tick's snapshot (built in parallel, sent after)
+  };
+  // One snapshot to build this tick: its client, transport and route.
+  struct SnapshotJob {
+    ClientState* client;
+    TcpSession* session;
+    SnapshotRoute* route;
+    bool udp;
+    bool built;
+  };
+  SnapshotWorldState snapshot_world_;
+  std::map<std::uint32_t, std::unique_ptr<SnapshotRoute>> snapshot_routes_;  // client id ->
+  std::vector<SnapshotJob> snapshot_jobs_;                     // reused every send
+  // Clients' snapshots are independent: built on --threads threads (the swarm's pool is idle
+  // between steps, but a World's pool is its own), sent from the io thread.
+  std::unique_ptr<sim::WorkerPool> snapshot_pool_;
+  std::vector<std::vector<std::uint8_t>> snapshot_fragments_;  // reused every send
+  std::uint64_t snapshots_sent_ = 0;
+  std::uint64_t snapshots_tcp_ = 0;
+  std::uint64_t snapshots_deferred_ = 0;
+  std::uint64_t snapshot_bytes_ = 0;
+  std::uint64_t snapshot_agents_ = 0;
 
   bool running_ = false;
   bool stopping_ = false;
   bool finished_ = false;
-  std::uint64_t snapshots_too_large_ = 0;
+  std::uint64_t snapshots_refused_ = 0;
   std::uint64_t udp_unbound_ = 0;
   std::uint64_t idle_timeouts_ = 0;
   std::uint64_t tcp_inputs_ = 0;

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "swarmfield/sim/crowd/agent_kind.hpp"
+
 namespace swarmfield::server {
 
 enum class LogFormat : std::uint8_t { kText, kJson };
@@ -69,6 +71,20 @@ struct ServerConfig {
   /// Kernel receive buffer asked for the UDP socket, KiB (64..1048576); the effective size is
   /// logged (the kernel caps it at net.core.rmem_max unless the server may force it).
   std::int64_t udp_receive_buffer_kb = 8192;
+  /// Snapshot budget per client, kbit/s (32..1000000; 1000 = 1 Mbit/s): the snapshot
+  /// payloads of a client stay near client_kbps * 125 / snapshot_hz bytes each (a token bucket
+  /// of two snapshots), the agents nearest its view centre and longest unsent first, the rest
+  /// as a density grid (protocol/SNAPSHOTS.md).
+  std::int64_t client_kbps = 1000;
+  /// Enemy kinds, from the TOML file's [[kinds]] tables (no flag); the default set otherwise
+  /// (runner, walker, brute). Each table has the keys `name` (required), `radius` (cells,
+  /// 0.2..2), `speed` (world units per second), `separation-weight`, `turn-rate` (radians per
+  /// second), `colour` ("#RRGGBB") and `weight` (> 0, relative share of spawns); a missing key
+  /// takes the walker's value; "_" and "-" spellings are the same key. The tables replace the
+  /// default set. Errors name the kind and the key: not an array of tables, unknown key, wrong
+  /// type, key given twice, bad colour, weight <= 0, and whatever sim::check_agent_kinds()
+  /// refuses (radius out of range, duplicate name, more than 16 kinds, ...).
+  std::vector<sim::AgentKind> kinds = sim::default_agent_kinds();
 
   // ---- operations (server/app/README.md) ----------------------------------------------------
   /// Port of the operations HTTP endpoints (/healthz, /readyz, /metrics): -1 = off, 0 = a free

@@ -83,6 +83,8 @@ class TcpServer final : public TcpSessionHandler {
   /// TcpSession::send_latest() (snapshots: a newer one replaces an older one still waiting),
   /// with the same eviction counting and log as send().
   TcpSession::SendResult send_latest(TcpSession& session, Frame frame);
+  /// TcpSession::skip_latest(), with the same eviction counting and log.
+  TcpSession::SendResult skip_latest(TcpSession& session, std::size_t bytes);
   /// Answers with an Error frame and closes after it is written. Counts nothing.
   void send_error_and_close(TcpSession& session, protocol::ErrorCode code, std::string reason);
   /// Counts a bad frame, answers Error kBadMessage with `reason` and closes.

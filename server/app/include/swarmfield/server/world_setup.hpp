@@ -12,7 +12,7 @@ namespace swarmfield::server {
 /// The fixed tick, seconds (1 / tick_hz as a float: the exact dt the World steps with).
 [[nodiscard]] float tick_seconds(const ServerConfig& config) noexcept;
 /// Copies every setting that shapes the simulation (tick_hz, map source, agents, max_agents,
-/// seed, waves, field budget, player speed) from `from` into `to`: what --replay takes from the
+/// seed, waves, field budget, player speed, kinds) from `from` into `to`: what --replay takes from the
 /// recording, keeping the command line's network and operations settings.
 void copy_simulation_settings(ServerConfig& to, const ServerConfig& from);
 

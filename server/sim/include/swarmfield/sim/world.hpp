@@ -9,7 +9,9 @@
 
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/navigation_set.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
+#include "swarmfield/sim/crowd/wall_collision.hpp"
 #include "swarmfield/sim/vec2.hpp"
 #include "swarmfield/sim/worker_pool.hpp"
 
@@ -24,6 +26,12 @@ struct SpawnerParams {
 
 struct WorldParams {
   SwarmParams swarm;
+  /// Enemy kinds (see AgentKind; the spawner picks among them by spawn_weight, see
+  /// spawn_agents()). Empty: one kind made of swarm.radius, swarm.max_speed and
+  /// swarm.max_turn_rate. Values are made usable by Swarm::set_kinds (check_agent_kinds() is the
+  /// strict check configs should run first); a table Swarm refuses (more than kMaxAgentKinds)
+  /// falls back to the one kind.
+  std::vector<AgentKind> kinds;
   SpawnerParams spawner;
   std::uint32_t max_agents = 100000;
   float player_speed = 5.0f;   ///< world units per second
@@ -73,17 +81,22 @@ class World {
   /// every player; returns how many were spawned (fewer when the swarm is full, 0 when the map
   /// has no walkable cell). Cells are ranked: reachable from a player and far enough, then
   /// reachable, then far enough, then any walkable; the best non-empty rank is used. Within a
-  /// cell the point is random but a radius from the cell's edges. Randomness: the world's
-  /// std::mt19937_64, bits mapped to ranges by hand (no std::uniform_*_distribution, whose
-  /// algorithm is implementation-defined), so a seed replays on every standard library.
-  /// Cost O(cells) per call (two scans), meant for waves, not per tick.
+  /// cell the point is random but a radius from the cell's edges. Kinds: when more than one kind
+  /// has a positive spawn_weight, each agent's kind is drawn first, from one 64-bit draw, by
+  /// pick_agent_kind() (in proportion to the weights); with one such kind no draw is made.
+  /// Randomness: the world's std::mt19937_64 seeded with WorldParams::seed, bits mapped to
+  /// ranges by hand (no std::uniform_*_distribution, whose algorithm is implementation-defined),
+  /// so a seed replays on every standard library. Cost O(cells) per call (two scans), meant for
+  /// waves, not per tick.
   std::size_t spawn_agents(std::size_t n);
   /// Changes one cell's cost (run-time blocker); agents inside it are pushed out on the next
   /// step and the fields rebuild on the next step.
   void set_cell_cost(CellCoord c, std::uint8_t cost);
 
   /// One tick: apply player intents (clamped, collided with walls; a player inside a blocked
-  /// cell is moved out first) -> rebuild fields if a player changed cell (or the map changed)
+  /// cell is moved out first) -> rebuild the fields of each size class present (class 1 always,
+  /// and those of the kinds with agents or a spawn weight) if a player changed that class's
+  /// goal block (or the map changed)
   /// -> spawner (initial_agents on the first tick, then a wave every wave_interval_ticks) ->
   /// step the swarm -> collect contact events (agent disc touching player disc, one event per
   /// agent and player per tick) -> update the state hash. `dt` in seconds; a non-positive or
@@ -94,19 +107,30 @@ class World {
   /// field rebuild). Call them in pairs with the same `dt`. begin_tick applies the player
   /// intents and brings the fields up to date (with a rebuild budget: one slice of the build in
   /// progress); it returns true when it did rebuild work this tick.
-  /// finish_tick runs the spawner, the swarm, the contacts and the state hash, and advances
-  /// tick(). A non-positive or non-finite `dt` makes both a no-op (begin_tick returns false).
+  /// finish_tick runs the spawner, the swarm (Swarm::step with the NavigationSet: any-angle,
+  /// per size class; agents stop where they touch a player's disc), the contacts and the state
+  /// hash, and advances tick(). A non-positive or non-finite `dt` makes both a no-op (begin_tick returns false).
   bool begin_tick(float dt);
   void finish_tick(float dt);
 
   [[nodiscard]] std::uint64_t tick() const noexcept { return tick_; }
   /// 64-bit hash of the state after the last step (xxHash64-style mixing of the tick, every
   /// player's id, intent, position, velocity and contact count, and every agent's id, x, y and
-  /// heading bit patterns in swarm order). 0 before the first step.
+  /// heading bit patterns in swarm order, and its kind when the world has more than one kind).
+  /// 0 before the first step.
   [[nodiscard]] std::uint64_t state_hash() const noexcept { return state_hash_; }
-  [[nodiscard]] std::uint64_t rebuild_count() const noexcept { return fields_.rebuild_count(); }
+  /// Completed rebuilds of the size-class-1 fields (the classes of bigger kinds rebuild on the
+  /// same triggers: a player changing that class's goal block, or the map changing; see
+  /// all_rebuild_count()).
+  [[nodiscard]] std::uint64_t rebuild_count() const noexcept { return nav_.fields(1).rebuild_count(); }
+  /// Completed field rebuilds summed over every size class.
+  [[nodiscard]] std::uint64_t all_rebuild_count() const noexcept { return nav_.rebuild_count(); }
   [[nodiscard]] const GridMap& map() const noexcept { return map_; }
-  [[nodiscard]] const NavigationFields& fields() const noexcept { return fields_; }
+  /// The fields of size class 1 (agents up to half a cell in radius), always kept: what the
+  /// spawner's reachability and viewers' arrows use.
+  [[nodiscard]] const NavigationFields& fields() const noexcept { return nav_.fields(1); }
+  /// Every size class's fields (class 1 and the classes of the kinds present or spawnable).
+  [[nodiscard]] const NavigationSet& navigation() const noexcept { return nav_; }
   [[nodiscard]] const Swarm& swarm() const noexcept { return swarm_; }
   [[nodiscard]] Swarm& swarm_mutable() noexcept { return swarm_; }
   [[nodiscard]] std::span<const Player> players() const noexcept { return players_; }
@@ -124,10 +148,10 @@ class World {
 
   GridMap map_;
   WorldParams params_;
-  NavigationFields fields_;
+  NavigationSet nav_;
   Swarm swarm_;
   std::vector<Player> players_;
-  std::vector<CellCoord> goal_cells_;
+  std::vector<Vec2> goal_positions_;  // scratch of update_fields(): the players' positions
   std::vector<ContactEvent> contacts_;
   std::vector<std::uint32_t> spawn_candidates_;  // scratch of spawn_agents(): cell indices
   std::mt19937_64 rng_;

@@ -1,5 +1,6 @@
 #pragma once
 // The enemy swarm: structure-of-arrays agent state and the per-tick steering step.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -7,18 +8,29 @@
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/navigation_set.hpp"
+#include "swarmfield/sim/crowd/agent_kind.hpp"
+#include "swarmfield/sim/crowd/burst_pattern.hpp"
 #include "swarmfield/sim/crowd/spatial_hash.hpp"
+#include "swarmfield/sim/crowd/wall_collision.hpp"
 #include "swarmfield/sim/vec2.hpp"
 #include "swarmfield/sim/worker_pool.hpp"
 
 namespace swarmfield::sim {
 
+namespace crowd_detail {
+struct SwarmTick;  // one step's inputs and constants (src/crowd/swarm_tick.hpp)
+}  // namespace crowd_detail
+
 /// Tuning of the swarm. Lengths in world units, speeds in world units per second, angles in
-/// radians.
+/// radians. radius, max_speed and max_turn_rate are those of the one kind a swarm has until
+/// Swarm::set_kinds() gives it a table of kinds (see AgentKind).
 struct SwarmParams {
   float radius = 0.35f;                 ///< agent disc radius
   float max_speed = 3.0f;               ///< top speed along the flow
-  float separation_radius = 0.9f;       ///< R of the separation kernel (>= 2*radius)
+  /// R of the separation kernel (>= 2*radius) for agents of `radius`; a kind of radius r uses
+  /// R * r / radius, and a pair of kinds the mean of their two R.
+  float separation_radius = 0.9f;
   float flow_weight = 1.0f;             ///< w_flow
   float obstacle_max_force = 2.0f;      ///< clamp of the summed obstacle force
   /// World units of correction per unit separation, per tick. Gentle, because the separation
@@ -54,6 +66,14 @@ struct SwarmParams {
   /// no agent's result depends on it or on the thread count (tests use small chunks to split
   /// small scenes over threads).
   std::uint32_t parallel_chunk_agents = 512;
+  /// Rest, with yield_to_agents_ahead: a moving agent whose free path is below rest_below of
+  /// its max step comes to rest (no flow move, no separation kernel: only contact moves it) and
+  /// stays at rest until its free path exceeds wake_above of a step. (0..1 each.)
+  float rest_below = 0.02f;
+  float wake_above = 0.25f;
+  /// Radius (world units) of a goal's disc (a player's) that agents stop at, with any-angle
+  /// navigation: an agent closes on a goal in sight only until the discs touch.
+  float goal_radius = 0.4f;
 };
 
 /// A static round obstacle (prop), in world units.
@@ -68,32 +88,49 @@ struct Obstacle {
 /// is valid only until the next step(): follow an agent across steps by its id (index_of()).
 class Swarm {
  public:
-  Swarm() = default;
+  Swarm() : Swarm(SwarmParams{}, 0) {}
   Swarm(const SwarmParams& params, std::size_t capacity);
 
-  /// Adds an agent at `p` (world units) with heading `heading` (radians). Returns its id, or
-  /// kInvalidAgent when the swarm is at capacity.
+  /// Adds an agent of kind `kind` (an index into kind_table()) at `p` (world units) with heading
+  /// `heading` (radians). Returns its id, or kInvalidAgent when the swarm is at capacity or the
+  /// kind does not exist.
   static constexpr std::uint32_t kInvalidAgent = 0xFFFFFFFFu;
-  std::uint32_t add(Vec2 p, float heading = 0.0f);
+  std::uint32_t add(Vec2 p, float heading = 0.0f, std::uint8_t kind = 0);
   /// Removes every agent (ids keep counting up).
   void clear() noexcept;
+
+  /// Replaces the kind table (1..kMaxAgentKinds kinds; agents of kind i use kinds[i]'s radius,
+  /// max_speed, separation_weight and max_turn_rate). Returns false and changes nothing when the
+  /// table is empty, too long, or would leave an existing agent with a kind index past its end.
+  /// Values are made usable like SwarmParams (non-finite or negative ones replaced by the
+  /// defaults); check_agent_kinds() is the strict check for configs. Until called, the table is
+  /// one kind made of SwarmParams' radius, max_speed and max_turn_rate (separation weight 1).
+  bool set_kinds(std::span<const AgentKind> kinds);
+  [[nodiscard]] std::span<const AgentKind> kind_table() const noexcept { return kind_table_; }
+  /// Agents of kind `kind` in the swarm.
+  [[nodiscard]] std::uint32_t kind_count(std::uint8_t kind) const noexcept {
+    return kind < kMaxAgentKinds ? kind_counts_[kind] : 0;
+  }
 
   /// Configures the neighbour hash and the static obstacle hash for a map. Call once after
   /// the map is known (and again if obstacles change).
   void set_environment(const GridMap& map, std::span<const Obstacle> obstacles);
 
-  /// One fixed step of `dt` seconds, in phases: repair (agents inside a blocked cell or at a
-  /// non-finite position move to the nearest walkable cell) -> rebuild hash (and reorder) ->
-  /// steering (smoothed flow, route commitment, obstacle force; the path a full step would
-  /// take after wall sliding) -> gather neighbours (separation: mean kernel of SPEC; plus a
-  /// contact term, see contact_stiffness; the free path, see yield_to_agents_ahead) ->
-  /// integrate: the overlap correction slid along walls, then the flow move slid along walls and
-  /// round door posts -> heading. Speed budget: an agent moves at most max_speed * dt per step
-  /// (the correction spends the budget first, as far as walls let it move, the flow move gets
-  /// the rest up to the free path), except when repaired. Agents stacked on the bit-identical
-  /// same point spread by id onto a golden-angle (Vogel) disc that grows by max_speed * dt per
-  /// tick until its tightest spacing is one diameter (C3). No agent ends the step inside a
-  /// blocked cell. Each agent's new state depends only on the previous arrays and on earlier
+  /// One fixed step of `dt` seconds, in phases (one function each, see src/crowd/README.md):
+  /// repair (agents inside a blocked cell or at a non-finite position move to the nearest
+  /// walkable cell; discs of half a cell or more wherever their square overlaps a wall, to the
+  /// nearest place it fits) -> rebuild hash and reorder -> steering (smoothed flow, route
+  /// commitment, obstacle force; the path a full step would take after wall sliding) -> gather
+  /// neighbours (separation: mean kernel of SPEC; plus a contact term, see contact_stiffness;
+  /// the free path, see yield_to_agents_ahead; rest, see rest_below) -> bursts -> integrate: the
+  /// overlap correction slid along walls, then the flow move slid along walls and round door
+  /// posts -> heading. Each agent uses its kind's radius, speed, separation weight and turn rate
+  /// (set_kinds()). Speed budget: an agent moves at most its max_speed * dt per step (the
+  /// correction spends the budget first, as far as walls let it move, the flow move gets the
+  /// rest up to the free path), except when repaired. Agents stacked on the bit-identical same
+  /// point burst out along a pattern (BurstPatterns: points in the unit disc, ranked by id) that
+  /// grows by max_speed * dt per tick until its tightest spacing is one diameter (C3). No agent
+  /// ends the step inside a blocked cell. Each agent's new state depends only on the previous arrays and on earlier
   /// phases' completed outputs, never on another agent's new state, so the phases run over
   /// `pool` (null: on the calling thread) in fixed chunks of agents and the result is bit-for-bit
   /// the same for any thread count. `dt` <= 0 or non-finite: no-op. Without an integration
@@ -107,6 +144,15 @@ class Swarm {
   /// none. Agents on a goal cell (reachable, flow kNone) hold the same way.
   void step(const GridMap& map, const FlowField& flow, const IntegrationField& integration, float dt,
             WorkerPool* pool = nullptr);
+  /// As above, with any-angle navigation per size class (the World's way): an agent of a kind
+  /// of radius r follows `nav`'s class size_class_of_radius(r) (which must be among the
+  /// classes of nav's last update(), else the agent holds): straight at the nearest goal's exact
+  /// position where it is in sight, stopping when its disc touches the goal's disc
+  /// (SwarmParams::goal_radius), else toward the waypoint of its class's field path (route
+  /// commitment on that class's fields); on a block its class cannot use (kNoRoute) it follows
+  /// the neighbouring samples' blend or escapes to the nearest reachable block within
+  /// kEscapeSearchCells, or holds.
+  void step(const GridMap& map, const NavigationSet& nav, float dt, WorkerPool* pool = nullptr);
   /// How far (cells, Chebyshev) an agent on an unreachable cell looks for a reachable one.
   static constexpr std::int32_t kEscapeSearchCells = 2;
 
@@ -119,6 +165,8 @@ class Swarm {
   [[nodiscard]] std::span<const float> vxs() const noexcept { return vxs_; }  ///< last tick's velocity
   [[nodiscard]] std::span<const float> vys() const noexcept { return vys_; }
   [[nodiscard]] std::span<const float> headings() const noexcept { return headings_; }
+  /// Each agent's kind: an index into kind_table().
+  [[nodiscard]] std::span<const std::uint8_t> kinds() const noexcept { return kinds_; }
   /// The neighbour hash as of the start of the last step (positions before that step).
   [[nodiscard]] const SpatialHash& hash() const noexcept { return hash_; }
   /// Index of the agent with `id`, or kNoIndex. Linear scan (tests, tools; not per tick).
@@ -132,26 +180,53 @@ class Swarm {
   }
 
  private:
-  void step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration, float dt,
-                 WorkerPool* pool);
+  void step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration,
+                 const NavigationSet* nav, float dt, WorkerPool* pool);
+  // The phases of step_impl over the slots [begin, end), each in its own unit (swarm.cpp says
+  // which).
+  void steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
+  void gather_neighbours(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
+  template <bool kMixed>  // several kinds have agents (per-pair constants)
+  void gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
+  void start_bursts(const crowd_detail::SwarmTick& t);  // serial, after the gather
+  void integrate_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
+  void turn_headings(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   bool refresh_map_cache(const GridMap& map);  // true when the map changed
   void configure_hashes(const GridMap& map);
+  // Largest separation radius over the kinds that have agents (the hash's cell size).
+  [[nodiscard]] float interaction_radius() const noexcept;
 
   SwarmParams params_;
   std::size_t capacity_ = 0;
   std::uint32_t next_id_ = 0;
   std::vector<std::uint32_t> ids_;
   std::vector<float> xs_, ys_, vxs_, vys_, headings_;
+  std::vector<std::uint8_t> kinds_, perm_kinds_;  // kind index per agent (and reorder scratch)
+  std::vector<AgentKind> kind_table_;
+  std::vector<float> kind_sep_r_;                     // per kind: its separation radius R
+  std::array<std::uint32_t, kMaxAgentKinds> kind_counts_{};  // agents per kind
+  float hash_cell_ = -1.0f;  // the separation radius the hashes were configured for
+  ClearanceMap clearance_;           // for repairing discs of half a cell or more (built on demand)
+  std::uint8_t max_clearance_ = 0;   // largest value of clearance_: the biggest class that fits
   // Per-tick scratch indexed by hash slot (cell-sorted order), not by agent index.
   std::vector<float> steer_x_, steer_y_;  // unit steering direction (or 0)
   std::vector<float> next_xs_, next_ys_;  // positions being written this tick (swapped in)
   std::vector<std::uint32_t> perm_ids_;   // reorder scratch (swapped in)
   std::vector<float> perm_headings_;
   std::vector<std::uint8_t> burst_ticks_, perm_burst_;  // ticks spent bursting out of a stack (0 = not)
+  std::vector<std::uint8_t> resting_, perm_resting_;    // 1 = at rest (see SwarmParams::rest_below)
   std::vector<float> perm_vxs_, perm_vys_;
   std::vector<std::uint32_t> prio_;  // per slot: integration value of the agent's cell (right of way)
+  std::vector<float> goal_room_;     // per slot: distance it may still close on a goal in sight (or inf)
   std::vector<float> path_x_, path_y_;  // per slot: displacement of a unit move after wall sliding
   std::vector<std::uint8_t> open_here_;  // per slot: 1 when the agent's cell is open (see open_cells_) and moves are small
+  // Per slot, from the neighbour gather for the integration: the overlap correction (world
+  // units; for a bursting agent its displacement in units of max_step), the move allowance
+  // (world units per unit of move budget, from the free path), and 1 when bursting.
+  std::vector<float> corr_x_, corr_y_, allow_;
+  std::vector<std::uint8_t> bursting_;      // per slot: 0 no, 1 bursting, 2 burst starts (gather)
+  std::vector<std::uint8_t> burst_chunks_;  // per chunk: 1 when a burst starts in it this tick
+  BurstPatterns burst_patterns_;
   // Per map cell: 1 when the cell and its 8 neighbours are walkable, so a short move from it
   // cannot touch a wall (the fast path of wall sliding). Keyed by the map it was built from.
   std::vector<std::uint8_t> open_cells_;
@@ -166,28 +241,5 @@ class Swarm {
   SpatialHash obstacle_hash_;
   std::vector<float> obstacle_xs_, obstacle_ys_;
 };
-
-/// Moves a disc of `radius` (world units) from `from` by `move`, one axis at a time (x then y),
-/// stopping each axis where the disc's bounding square would enter a blocked (or out-of-map)
-/// cell, and pushing it out when it already overlaps one: the result keeps the centre at least
-/// `radius` (clamped to [0.001, 0.49] cell) from every blocked cell in the rows/columns it
-/// spans, never crosses a diagonal wall corner, and lies in a walkable cell whenever `from`
-/// does. Precondition for that guarantee: `from` is in a walkable cell (see move_out_of_walls).
-[[nodiscard]] Vec2 slide_along_walls(const GridMap& map, Vec2 from, Vec2 move, float radius) noexcept;
-
-/// After wall sliding took a move from `p0` only to `p1`: when an axis was stopped by a wall
-/// cell that only the disc's edge overlaps (a door post; the cell straight ahead of the centre
-/// is free), moves the disc sideways toward the opening by up to what that axis lost, keeping
-/// the total displacement from `p0` within `budget` (world units). Otherwise returns `p1`.
-/// Same wall guarantees as slide_along_walls.
-[[nodiscard]] Vec2 slide_round_corner(const GridMap& map, Vec2 p0, Vec2 p1, Vec2 move, float budget,
-                                      float radius) noexcept;
-
-/// The point nearest to `p` whose disc of `radius` lies inside one walkable cell: `p` clamped
-/// into the nearest walkable cell (Euclidean distance to the cell's square, ties to the first
-/// in ring-scan order) shrunk by `radius`. A non-finite `p` is treated as the map centre and a
-/// point off the map is first clamped onto its rectangle. Returns `p` unchanged (after those
-/// substitutions) if the map has no walkable cell.
-[[nodiscard]] Vec2 move_out_of_walls(const GridMap& map, Vec2 p, float radius) noexcept;
 
 }  // namespace swarmfield::sim

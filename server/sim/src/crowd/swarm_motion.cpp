@@ -1,0 +1,72 @@
+// The last phases of the swarm step (see Swarm::step):
+//   integrate: the overlap correction (separation * stiffness + contact term, not scaled by dt,
+//     clamped to max_speed * dt) slid along walls, then the move = steer * budget slid along
+//     walls and round door posts (slide_round_corner()). Budget: max_speed * dt minus what the
+//     correction actually moved the agent, and at most the free path; so the total stays within
+//     max_speed * dt, a pushed agent yields instead of pressing on, and one pushed into a wall
+//     still walks. Wall collision (wall_collision.hpp) is part of this loop, not a loop of its
+//     own: the flow move's budget depends on how far the walls let the correction go.
+//   heading: turn toward the steering direction by at most max_turn_rate * dt.
+#include <algorithm>
+
+#include "swarm_tick.hpp"
+#include "swarmfield/sim/crowd/swarm.hpp"
+
+namespace swarmfield::sim {
+
+using crowd_detail::cell_of;
+
+void Swarm::integrate_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end) {
+  const GridMap& map = t.map;
+  const float cs = t.cs;
+  for (std::size_t k = begin; k < end; ++k) {
+    const crowd_detail::KindTick& kt = t.kinds[t.kind[k]];
+    const float max_step = kt.max_step;
+    const Vec2 p0{t.sxs[k], t.sys[k]};
+    Vec2 corr{corr_x_[k], corr_y_[k]};
+    Vec2 p2 = p0;
+    if (t.has_invalid && !map.walkable(cell_of(p0.x, cs), cell_of(p0.y, cs))) {
+      // Only when the map has no walkable cell at all (repair failed): hold.
+    } else if (bursting_[k] != 0) {
+      p2 = crowd_detail::slide(t, kt, p0, corr * max_step);
+    } else {
+      const float c_len = length(corr);
+      if (c_len > max_step) corr = corr * (max_step / c_len);
+      // The correction first, slid along walls: only what it actually moves the agent spends
+      // the budget (a crowd pressing an agent into a corner must not freeze it there).
+      const Vec2 pc = crowd_detail::slide_known(t, kt, p0, corr, open_here_[k] != 0);
+      const float used = std::min(max_step, length(pc - p0));
+      const float budget = std::min(max_step - used, allow_[k]);
+      const Vec2 move = Vec2{steer_x_[k], steer_y_[k]} * budget;
+      p2 = crowd_detail::slide(t, kt, pc, move);
+      if ((p2.x - pc.x != move.x || p2.y - pc.y != move.y) && may_round_corner(pc, p2, move, t.corner_eps)) {
+        p2 = slide_round_corner(map, pc, p2, move, budget, kt.radius);
+      }
+      // Sliding can turn the two parts so they no longer partly cancel; never exceed the speed
+      // limit: keep the correction alone then. The limit allows for the float rounding of the
+      // positions (step_slack: a few ulps at the map's far edge), which a relative tolerance on
+      // the step alone does not: at x ~ 300 an ulp is 3e-5 cells, 0.03% of a 0.1-cell step, and
+      // every other diagonal move was refused.
+      const Vec2 d = p2 - p0;
+      const float limit = kt.max_step + t.step_slack;
+      if (dot(d, d) > limit * limit) p2 = pc;
+    }
+    next_xs_[k] = p2.x;
+    next_ys_[k] = p2.y;
+    vxs_[k] = (p2.x - p0.x) * t.inv_dt;
+    vys_[k] = (p2.y - p0.y) * t.inv_dt;
+  }
+}
+
+void Swarm::turn_headings(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end) {
+  for (std::size_t k = begin; k < end; ++k) {
+    const float max_turn = t.kinds[t.kind[k]].max_turn;
+    const float hx = steer_x_[k], hy = steer_y_[k];
+    if (hx == 0.0f && hy == 0.0f) continue;  // holding: keep the heading
+    float& h = headings_[k];
+    const float diff = crowd_detail::wrap_angle(crowd_detail::fast_atan2(hy, hx) - h);
+    h = crowd_detail::wrap_angle(h + std::clamp(diff, -max_turn, max_turn));
+  }
+}
+
+}  // namespace swarmfield::sim

@@ -1,0 +1,353 @@
+// The steering phase of the swarm step (see Swarm::step): per agent, the desired direction from
+// the smoothed flow field (holding on a goal, escaping from unreachable cells, route commitment
+// when the flow flips behind it), the obstacle force from the static hash, the unit steering
+// direction, and the path a full step along it takes once walls are slid along. Reads only the
+// agent's own state, so it comes before the neighbour pass, which needs every agent's path.
+#include <algorithm>
+#include <limits>
+#include <span>
+
+#include "swarm_tick.hpp"
+#include "swarmfield/sim/crowd/swarm.hpp"
+#include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/nav/navigation_set.hpp"
+#include "swarmfield/sim/nav/size_class.hpp"
+
+namespace swarmfield::sim {
+
+using crowd_detail::cell_of;
+using crowd_detail::id_direction;
+
+namespace {
+
+using crowd_detail::kPrefetchAgents;
+// goal_room_ of an agent with no goal in sight: no limit.
+constexpr float kNoGoalLimit = std::numeric_limits<float>::infinity();
+constexpr std::size_t kCellRing = 16;  // > kPrefetchAgents, a power of two
+
+/// Direction (unit) from `p` to the centre of the nearest block (cell for class 1) that
+/// `integration` can reach on the class grid `grid`, within `range` blocks (Chebyshev) of p's
+/// block (cx, cy), or {0,0} when there is none.
+Vec2 escape_direction(const GridMap& grid, const IntegrationField& integration, Vec2 p, std::int32_t cx,
+                      std::int32_t cy, std::int32_t range, int size_class, float cell_size) noexcept {
+  float best_d2 = std::numeric_limits<float>::infinity();
+  Vec2 best{};
+  for (std::int32_t y = cy - range; y <= cy + range; ++y) {
+    for (std::int32_t x = cx - range; x <= cx + range; ++x) {
+      if (!integration.reachable(x, y) || !grid.walkable(x, y)) continue;
+      const Vec2 d = block_center({x, y}, size_class, cell_size) - p;
+      const float d2 = dot(d, d);
+      if (d2 < best_d2) {
+        best_d2 = d2;
+        best = d;
+      }
+    }
+  }
+  return normalized_or_zero(best);
+}
+
+/// Route commitment (hysteresis): the smoothed flow direction `desired` at an agent in cell
+/// (cx, cy) that moved with velocity `v` last tick. When the blend points back (more than 90
+/// degrees from v), the agent does not reverse if it can keep going: first, when its own cell's
+/// arrow is still within 90 degrees of v, it follows that arrow (the blend was pulled back by a
+/// neighbouring cell, e.g. one whose tie between two equal routes broke the other way); else,
+/// when a neighbour cell roughly ahead (within 67.5 degrees of v, legal step, no corner cut) is
+/// still downhill in `integration` (lower than the agent's cell), it keeps going along v: both
+/// ways are then (nearly) as good, and reversing would only make it dither each time a goal
+/// flickers between two cells (C5) or a tie in the field flips. Below `min_speed` the blend wins.
+Vec2 keep_route(const GridMap& map, const FlowField& flow, const IntegrationField& integration, std::int32_t cx,
+                std::int32_t cy, Vec2 desired, Vec2 v, float min_speed) noexcept {
+  if (dot(desired, v) >= 0.0f) return desired;  // the common case first: no square root
+  const float speed = length(v);
+  if (!(speed >= min_speed)) return desired;
+  const Vec2 own_arrow = direction_vector(flow.at(cx, cy));
+  if (dot(own_arrow, v) > 0.0f) return own_arrow;
+  if (!integration.reachable(cx, cy)) return desired;
+  const Vec2 u = v * (1.0f / speed);
+  const std::uint32_t own = integration.raw(cx, cy);
+  constexpr float kCos67 = 0.38268343f;
+  for (std::size_t d = 0; d < kDirectionOffsets.size(); ++d) {
+    const CellCoord o = kDirectionOffsets[d];
+    if (dot(direction_vector(static_cast<FlowDirection>(d)), u) < kCos67) continue;
+    const std::int32_t ax = cx + o.x, ay = cy + o.y;
+    if (!integration.reachable(ax, ay) || integration.raw(ax, ay) >= own) continue;
+    if (o.x != 0 && o.y != 0 && (!map.walkable(ax, cy) || !map.walkable(cx, ay))) continue;  // corner
+    return u;
+  }
+  return desired;
+}
+
+/// The common case of NavigationSet::sample() (sample_any_angle()), cheaply: when all four
+/// lattice samples round `p` have a waypoint, nothing is skipped (no sample is missing, so none
+/// is diagonal across a blocked corner), and the blend is the documented one: the bilinear
+/// weights of the unit vectors from `p` to each sample's target (the goal's position when in
+/// sight, else its waypoint block's centre), normalized; status, target and goal those of the
+/// reference block (the sample nearest `p`). When the four share one target the blend is the
+/// unit vector to it. Returns false, for the full sampler, at a map border, a sample without a
+/// waypoint, a sample whose target `p` stands on, or at the goal. Reads four waypoints and four
+/// goal words; a quarter of nav's sampler's instructions (no double-precision block search, no
+/// out-of-line calls).
+bool interior_sample(const AnyAngleField& field, std::span<const Vec2> goals, int size_class, float cs, Vec2 p,
+                     NavSample& sample) noexcept {
+  const float half = 0.5f * static_cast<float>(size_class);
+  const float ux = (cs == 1.0f ? p.x : p.x / cs) - half;
+  const float uy = (cs == 1.0f ? p.y : p.y / cs) - half;
+  if (!(ux >= 0.0f && uy >= 0.0f)) return false;  // also NaN
+  const auto x0 = static_cast<std::int32_t>(ux), y0 = static_cast<std::int32_t>(uy);  // floor: ux >= 0
+  if (x0 + 1 >= field.width() || y0 + 1 >= field.height()) return false;
+  const float tx = ux - static_cast<float>(x0), ty = uy - static_cast<float>(y0);
+  const std::size_t w = static_cast<std::size_t>(field.width());
+  const std::size_t at = static_cast<std::size_t>(y0) * w + static_cast<std::size_t>(x0);
+  // Outside the build's region (beyond the any-angle range) the raw arrays hold stale
+  // entries: the caller has checked that all four samples are in it (has_waypoint()).
+  const std::uint32_t* wp = field.waypoints().data() + at;
+  const std::uint32_t packed[4] = {wp[0], wp[1], wp[w], wp[w + 1]};
+  const std::uint16_t* gw = field.goal_words().data() + at;
+  const std::uint16_t words[4] = {gw[0], gw[1], gw[w], gw[w + 1]};
+  const float eps = 1.0e-4f * cs;
+  Vec2 targets[4];
+  for (int k = 0; k < 4; ++k) {
+    const bool sight = (words[k] & AnyAngleField::kInSightBit) != 0;
+    const auto goal = static_cast<std::size_t>(words[k] & AnyAngleField::kGoalIndexMask);
+    if (sight) {
+      if (goal >= goals.size()) return false;
+      targets[k] = goals[goal];
+    } else {
+      targets[k] = {(static_cast<float>(packed[k] & 0xFFFFu) + half) * cs, (static_cast<float>(packed[k] >> 16) + half) * cs};
+    }
+  }
+  // The reference block: the lattice point nearest p.
+  const int own = (tx >= 0.5f ? 1 : 0) + (ty >= 0.5f ? 2 : 0);
+  const bool own_sight = (words[own] & AnyAngleField::kInSightBit) != 0;
+  const Vec2 to_own = targets[own] - p;
+  const float own_dist = length(to_own);
+  if (!(own_dist > (own_sight ? kAtGoalCells * cs : eps)) || !(own_dist > eps)) return false;
+  Vec2 sum{};
+  if (packed[0] == packed[1] && packed[0] == packed[2] && packed[0] == packed[3] && words[0] == words[1] &&
+      words[0] == words[2] && words[0] == words[3]) {
+    sum = to_own * (1.0f / own_dist);  // one target: the blend is its unit vector
+  } else {
+    const float wx[2] = {1.0f - tx, tx}, wy[2] = {1.0f - ty, ty};
+    for (int k = 0; k < 4; ++k) {
+      const Vec2 d = targets[k] - p;
+      const float len = length(d);
+      if (!(len > eps)) return false;  // standing on a sample's target: the full sampler skips it
+      sum += d * (wx[k & 1] * wy[k >> 1] / len);
+    }
+  }
+  const float sum_len = length(sum);
+  if (!(sum_len > 1.0e-3f)) return false;
+  sample.direction = sum * (1.0f / sum_len);
+  sample.target = targets[own];
+  sample.goal = static_cast<std::int32_t>(words[own] & AnyAngleField::kGoalIndexMask);
+  sample.status = own_sight ? NavStatus::kGoalInSight : NavStatus::kFollow;
+  return true;
+}
+
+/// The far case of NavigationSet::sample() for size class 1 (whose lattice is the cell centres):
+/// when none of the four lattice samples round `p` is in the any-angle region (the caller
+/// checks) and the reference cell has a flow direction, the sampler blends the flow directions
+/// exactly as sample_flow() does, and the reference cell follows the flow (kFollowFlow).
+/// Returns false otherwise.
+bool beyond_range_sample(const AnyAngleField& field, const FlowField& flow, const GridMap& map, Vec2 p,
+                         NavSample& sample) noexcept {
+  const float cs = map.cell_size();
+  const float ux = (cs == 1.0f ? p.x : p.x / cs) - 0.5f;
+  const float uy = (cs == 1.0f ? p.y : p.y / cs) - 0.5f;
+  if (!(ux >= 0.0f && uy >= 0.0f)) return false;  // also NaN
+  const auto x0 = static_cast<std::int32_t>(ux), y0 = static_cast<std::int32_t>(uy);
+  if (x0 + 1 >= field.width() || y0 + 1 >= field.height() || flow.width() != field.width() ||
+      flow.height() != field.height()) {
+    return false;
+  }
+  // The reference cell (the sample nearest p) must follow the flow; others without a flow
+  // direction are skipped by the blend, as nav's sampler skips them.
+  const std::int32_t own_x = x0 + (ux - static_cast<float>(x0) >= 0.5f ? 1 : 0);
+  const std::int32_t own_y = y0 + (uy - static_cast<float>(y0) >= 0.5f ? 1 : 0);
+  if (flow.at(own_x, own_y) == FlowDirection::kNone) return false;
+  sample.direction = sample_flow(map, flow, p);
+  if (sample.direction.x == 0.0f && sample.direction.y == 0.0f) return false;
+  sample.goal = -1;
+  sample.target = p + sample.direction;
+  sample.status = NavStatus::kFollowFlow;
+  return true;
+}
+
+/// NavigationSet::sample() through the fast paths above where they apply: all four lattice
+/// samples in the any-angle region (interior_sample), or for class 1 none of them
+/// (beyond_range_sample); false for the full sampler.
+bool fast_sample(const NavigationSet& nav, const GridMap& map, int size_class, Vec2 p, NavSample& sample) noexcept {
+  if (!nav.has_class(size_class)) return false;
+  const NavigationFields& fields = nav.fields(size_class);
+  const AnyAngleField& field = fields.any_angle();
+  const float cs = map.cell_size();
+  const float half = 0.5f * static_cast<float>(size_class);
+  const float ux = (cs == 1.0f ? p.x : p.x / cs) - half;
+  const float uy = (cs == 1.0f ? p.y : p.y / cs) - half;
+  if (!(ux >= 0.0f && uy >= 0.0f)) return false;  // also NaN
+  const auto x0 = static_cast<std::int32_t>(ux), y0 = static_cast<std::int32_t>(uy);
+  const int in = static_cast<int>(field.has_waypoint(x0, y0)) + static_cast<int>(field.has_waypoint(x0 + 1, y0)) +
+                 static_cast<int>(field.has_waypoint(x0, y0 + 1)) + static_cast<int>(field.has_waypoint(x0 + 1, y0 + 1));
+  if (in == 4) return interior_sample(field, nav.goal_positions(size_class), size_class, cs, p, sample);
+  if (in == 0 && size_class == 1) return beyond_range_sample(field, fields.flow(), map, p, sample);
+  return false;
+}
+
+}  // namespace
+
+void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end) {
+  const GridMap& map = t.map;
+  const FlowField& flow = t.flow;
+  const IntegrationField* const integration = t.integration;
+  const std::size_t n = t.n;
+  const float cs = t.cs;
+  const std::int32_t map_w = t.map_w, map_h = t.map_h;
+  const std::uint8_t* const open = t.open;
+  const float* const sxs = t.sxs;
+  const float* const sys = t.sys;
+  const std::uint32_t* const field_values = integration != nullptr ? integration->values().data() : nullptr;
+  const std::uint8_t* const flow_dirs = flow.directions().data();
+  const std::uint8_t* const map_costs = map.costs().data();
+  // The class-1 any-angle layer, when it matches the map (prefetch hints only).
+  const AnyAngleField* aa = t.nav != nullptr && t.nav->has_class(1) ? &t.nav->fields(1).any_angle() : nullptr;
+  const bool aa_fits = aa != nullptr && aa->width() == map_w && aa->height() == map_h;
+  const std::uint32_t* const aa_waypoints = aa_fits ? aa->waypoints().data() : nullptr;
+  const std::uint16_t* const aa_goal_words = aa_fits ? aa->goal_words().data() : nullptr;
+  const bool flow_fits = flow.width() == map_w && flow.height() == map_h &&
+                         flow.directions().size() == static_cast<std::size_t>(map_w) * static_cast<std::size_t>(map_h);
+  // Map cell of agents k .. k + kPrefetchAgents (ring, indexed by slot): computed once, for the
+  // prefetch, and used again when the agent's turn comes.
+  static_assert((kCellRing & (kCellRing - 1)) == 0 && kCellRing > kPrefetchAgents);
+  std::int32_t ring_x[kCellRing], ring_y[kCellRing];
+  for (std::size_t k = begin; k < std::min(end, begin + kPrefetchAgents); ++k) {
+    ring_x[k & (kCellRing - 1)] = cell_of(sxs[k], cs);
+    ring_y[k & (kCellRing - 1)] = cell_of(sys[k], cs);
+  }
+  for (std::size_t k = begin; k < end; ++k) {
+    // Agents in slot order walk the map row by row but far apart along a row, so nearly every
+    // agent reads new cache lines of the map, flow and integration fields: fetch them a few
+    // agents ahead (no effect on any result).
+    if (k + kPrefetchAgents < n) {
+      const std::int32_t fx = cell_of(sxs[k + kPrefetchAgents], cs), fy = cell_of(sys[k + kPrefetchAgents], cs);
+      ring_x[(k + kPrefetchAgents) & (kCellRing - 1)] = fx;
+      ring_y[(k + kPrefetchAgents) & (kCellRing - 1)] = fy;
+      if (fx >= 0 && fy >= 0 && fx < map_w && fy + 1 < map_h) {
+        const std::size_t at = map.index(fx, fy);
+        __builtin_prefetch(map_costs + at);
+        __builtin_prefetch(map_costs + at + static_cast<std::size_t>(map_w));
+        __builtin_prefetch(open + at);
+        if (flow_fits) {
+          __builtin_prefetch(flow_dirs + at);
+          __builtin_prefetch(flow_dirs + at + static_cast<std::size_t>(map_w));
+        }
+        if (field_values != nullptr) __builtin_prefetch(field_values + at);
+        if (aa_waypoints != nullptr && fy >= 1 && fx >= 1) {
+          // The any-angle samples round the agent: lattice rows fy - 1 and fy (class 1).
+          const std::size_t up = at - static_cast<std::size_t>(map_w) - 1;
+          __builtin_prefetch(aa_waypoints + up);
+          __builtin_prefetch(aa_waypoints + up + static_cast<std::size_t>(map_w));
+          __builtin_prefetch(aa_goal_words + up);
+          __builtin_prefetch(aa_goal_words + up + static_cast<std::size_t>(map_w));
+        }
+      }
+    }
+    // The agent's reordered state (see step_impl: perm_* until the swap after this phase).
+    const std::uint32_t id = perm_ids_[k];
+    const crowd_detail::KindTick& kt = t.kinds[t.kind[k]];
+    const float vx = perm_vxs_[k], vy = perm_vys_[k];
+    const Vec2 p{sxs[k], sys[k]};
+    const std::int32_t cx = ring_x[k & (kCellRing - 1)], cy = ring_y[k & (kCellRing - 1)];  // cell_of(p)
+    Vec2 desired{};
+    float goal_room = kNoGoalLimit;  // how far it may still move toward a goal in sight
+    if (t.nav != nullptr) {
+      // Any-angle navigation for the agent's size class (NavigationSet): straight at the goal's
+      // exact position where it is in sight, else toward the waypoint of the field path.
+      const int size_class = kt.size_class;
+      const NavigationFields& fields = t.nav->fields(size_class);
+      NavSample sample;
+      if (!fast_sample(*t.nav, map, size_class, p, sample)) sample = t.nav->sample(size_class, p);
+      const GridMap& grid = size_class == 1 ? map : t.nav->class_grid(size_class);
+      const CellCoord block = size_class == 1 ? CellCoord{cx, cy} : reference_block(p, size_class, cs);
+      const IntegrationField& field = fields.integration();
+      switch (sample.status) {
+        case NavStatus::kGoalInSight:
+          // Stop where the disc touches the player's (no walking into the player); the rest of
+          // the way is the free path's limit on this tick's move.
+          goal_room = length(sample.target - p) - kt.stop_distance;
+          if (goal_room > 0.0f) desired = sample.direction;
+          break;
+        case NavStatus::kFollow:
+        case NavStatus::kFollowFlow:  // beyond the any-angle range: the smoothed flow
+          desired = sample.direction;
+          if (kt.commit_speed > 0.0f) {
+            desired = keep_route(grid, fields.flow(), field, block.x, block.y, desired, {vx, vy}, kt.commit_speed);
+          }
+          break;
+        case NavStatus::kNoRoute:
+          // A blocked or unreachable block: the blend of the neighbouring samples, else the
+          // nearest reachable block, else hold.
+          desired = sample.direction;
+          if (desired.x == 0.0f && desired.y == 0.0f) {
+            desired = escape_direction(grid, field, p, block.x, block.y, kEscapeSearchCells, size_class, cs);
+          }
+          break;
+        case NavStatus::kAtGoal:
+        case NavStatus::kNoField:
+          break;  // hold
+      }
+      prio_[k] = field.reachable(block.x, block.y) ? field.raw(block.x, block.y) : kUnreachable;
+    } else {
+      if (flow.at(cx, cy) != FlowDirection::kNone) {
+        desired = sample_flow(map, flow, p);
+        if (integration != nullptr && kt.commit_speed > 0.0f) {
+          desired = keep_route(map, flow, *integration, cx, cy, desired, {vx, vy}, kt.commit_speed);
+        }
+      } else if (integration != nullptr && !integration->reachable(cx, cy)) {
+        desired = escape_direction(map, *integration, p, cx, cy, kEscapeSearchCells, 1, cs);
+      }
+      // else: a goal cell (or no integration to tell): hold.
+      // Right of way in the neighbour pass: the lower integration value (nearer the goal) first.
+      prio_[k] = integration != nullptr && integration->reachable(cx, cy) ? integration->raw(cx, cy) : kUnreachable;
+    }
+    goal_room_[k] = goal_room;
+
+    Vec2 force{};
+    if (t.have_obstacles) {
+      obstacle_hash_.for_each_near(p, [&](std::uint32_t o_index) {
+        const Obstacle& o = obstacles_[o_index];
+        const Vec2 away = p - o.center;
+        const float dist = length(away);
+        const float surface = dist - o.radius;
+        if (surface >= kt.sep_r) return;
+        const float w = 1.0f - std::max(surface, 0.0f) * kt.inv_sep_r;
+        const Vec2 u = dist > 1e-6f ? away * (1.0f / dist) : id_direction(id);
+        force += u * w;
+      });
+      const float f = length(force);
+      if (f > t.max_force) force = force * (t.max_force / f);
+    }
+    const Vec2 steer = normalized_or_zero(desired * params_.flow_weight + force);
+    steer_x_[k] = steer.x;
+    steer_y_[k] = steer.y;
+    // Where a full step along the steering actually goes once walls are slid along and posts
+    // rounded: along a wall only the tangential part moves the agent, and the free path must
+    // be measured along that (an agent pressed on a wall slides into neighbours its steering
+    // direction alone would pass by).
+    Vec2 probe = steer;
+    const bool open_here =
+        kt.small_moves && cx >= 0 && cy >= 0 && cx < map_w && cy < map_h && open[map.index(cx, cy)] != 0;
+    if (!open_here && kt.max_step > 0.0f && (steer.x != 0.0f || steer.y != 0.0f)) {
+      const Vec2 move = steer * kt.max_step;
+      Vec2 q = slide_along_walls(map, p, move, kt.radius);
+      if (q.x - p.x != move.x || q.y - p.y != move.y) {
+        if (may_round_corner(p, q, move, t.corner_eps)) q = slide_round_corner(map, p, q, move, kt.max_step, kt.radius);
+        probe = (q - p) * (1.0f / kt.max_step);
+      }
+    }
+    path_x_[k] = probe.x;
+    path_y_[k] = probe.y;
+    open_here_[k] = open_here ? 1 : 0;
+  }
+}
+
+}  // namespace swarmfield::sim

@@ -1,0 +1,119 @@
+#pragma once
+// What every phase of one Swarm::step reads: the map and fields, the tick's constants, and the
+// agents' positions in hash-slot order. Built once per step by Swarm::step_impl (swarm.cpp) and
+// passed to the phase units (swarm_steering.cpp, swarm_separation.cpp, swarm_motion.cpp).
+// Internal to server/sim/src/crowd.
+#include <cstddef>
+#include <cstdint>
+
+#include "crowd_math.hpp"
+#include "swarmfield/sim/crowd/agent_kind.hpp"
+#include "swarmfield/sim/crowd/wall_collision.hpp"
+#include "swarmfield/sim/map/grid_map.hpp"
+#include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/navigation_set.hpp"
+#include "swarmfield/sim/vec2.hpp"
+
+namespace swarmfield::sim::crowd_detail {
+
+// How many agents ahead the phases prefetch map, field and hash cells.
+inline constexpr std::size_t kPrefetchAgents = 8;
+
+/// One kind's constants for this tick.
+struct KindTick {
+  float radius = 0.0f;    // wall collision radius (wall_collision_radius)
+  float max_step = 0.0f;  // max_speed * dt
+  float contact_d = 0.0f;  // its own diameter (a stack of its kind bursts to this spacing)
+  float sep_r = 0.0f, inv_sep_r = 0.0f;  // its separation radius R (obstacle kernel)
+  float query_r2 = 0.0f;   // squared largest pair R over the kinds present (neighbour query)
+  float stiffness = 0.0f;  // overlap_stiffness * separation_weight
+  float commit_speed = 0.0f;  // route commitment above this speed
+  float max_turn = 0.0f;      // radians per tick
+  int size_class = 1;         // its NavigationSet class (size_class_of_radius)
+  float stop_distance = 0.0f; // radius + SwarmParams::goal_radius: where it stops short of a goal
+  // The fast path of wall sliding is valid while a move cannot reach past the 3x3 block.
+  bool small_moves = false;
+};
+
+/// The separation constants of a pair of kinds: kernel radius R = the mean of the two kinds'
+/// R (squared and inverted), contact distance = the sum of the radii, and the press distance.
+struct PairTick {
+  float r2 = 0.0f, inv_r = 0.0f, cd = 0.0f, pd = 0.0f;
+};
+
+struct SwarmTick {
+  const GridMap& map;
+  const FlowField& flow;
+  const IntegrationField* integration;  // null: cannot tell unreachable cells from goals
+  const NavigationSet* nav = nullptr;   // per size class any-angle navigation (else flow/integration)
+  std::size_t n = 0;                    // agents
+  std::size_t chunk = 1;                // agents per chunk of the parallel phases
+
+  // Map geometry.
+  float cs = 1.0f;  // cell size
+  std::int32_t map_w = 0, map_h = 0;
+  float map_wf = 0.0f, map_hf = 0.0f;  // map_w, map_h as floats
+  float inv_cs = 1.0f;                 // for prefetch hints only
+  // Unit cells (the usual case): for 0 <= v < W, cell_of(v) is truncation, so the open-cell test
+  // needs only float compares (same answer as cell_of plus bounds checks, NaN included).
+  bool unit_cells = false;
+  // Per map cell: 1 when the cell and its 8 neighbours are walkable (Swarm::open_cells_).
+  const std::uint8_t* open = nullptr;
+
+  // Agent constants (world units, seconds), per kind and per pair of kinds (pair index
+  // a * kMaxAgentKinds + b); filled for the kinds that have agents.
+  float dt = 0.0f, inv_dt = 0.0f;
+  KindTick kinds[kMaxAgentKinds] = {};
+  PairTick pairs[kMaxAgentKinds * kMaxAgentKinds] = {};
+  // More than one kind has agents: the neighbour gather looks up each pair's constants;
+  // otherwise every agent is of kind `only_kind` and the gather uses its pair as constants.
+  bool mixed = false;
+  std::uint8_t only_kind = 0;
+  float contact_stiffness = 0.0f;
+  float max_force = 0.0f;  // obstacle force clamp
+  bool have_obstacles = false;
+  bool yield = false;
+  float yield_fraction = 1.0f;
+  float rest_below = 0.0f, wake_above = 0.0f;  // SwarmParams', fractions of max_step
+  // slide_round_corner() returns its p1 unchanged when neither axis lost more than this.
+  float corner_eps = 0.0f;
+  // Float rounding allowance of a step's length (world units): grows with the map extent.
+  float step_slack = 0.0f;
+  bool has_invalid = false;  // repair found no walkable cell for some agent
+
+  // The agents' kinds and positions at the start of the tick, in hash-slot order.
+  const std::uint8_t* kind = nullptr;
+  const std::uint32_t* items = nullptr;  // slot -> index before the reorder
+  const float* sxs = nullptr;
+  const float* sys = nullptr;
+};
+
+/// Whether a disc centred at `from` is in an open cell (see SwarmTick::open).
+inline bool is_open(const SwarmTick& t, Vec2 from) noexcept {
+  if (t.unit_cells) {
+    return from.x >= 0.0f && from.y >= 0.0f && from.x < t.map_wf && from.y < t.map_hf &&
+           t.open[t.map.index(static_cast<std::int32_t>(from.x), static_cast<std::int32_t>(from.y))] != 0;
+  }
+  const std::int32_t cx = cell_of(from.x, t.cs), cy = cell_of(from.y, t.cs);
+  return cx >= 0 && cy >= 0 && cx < t.map_w && cy < t.map_h && t.open[t.map.index(cx, cy)] != 0;
+}
+
+/// slide_along_walls for an agent of kind `k`, with the fast path of a short move from an open
+/// cell (`from_open`: the caller knows is_open(from)); the same result either way.
+inline Vec2 slide_known(const SwarmTick& t, const KindTick& k, Vec2 from, Vec2 move, bool from_open) noexcept {
+  if (k.small_moves && std::abs(move.x) <= k.max_step && std::abs(move.y) <= k.max_step && from_open) {
+    return from + move;
+  }
+  return slide_along_walls(t.map, from, move, k.radius);
+}
+
+/// slide_along_walls for an agent of kind `k`, with the open-cell fast path.
+inline Vec2 slide(const SwarmTick& t, const KindTick& k, Vec2 from, Vec2 move) noexcept {
+  if (k.small_moves && std::abs(move.x) <= k.max_step && std::abs(move.y) <= k.max_step && is_open(t, from)) {
+    return from + move;
+  }
+  return slide_along_walls(t.map, from, move, k.radius);
+}
+
+}  // namespace swarmfield::sim::crowd_detail

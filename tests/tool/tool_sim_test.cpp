@@ -1,0 +1,143 @@
+// swarmfield-tool sim as a designer runs it: scenes from the command line (--player,
+// --spawn-rect, --kind, --threads), the CSV of agent rows, and clear errors for bad values.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "tool_test_support.hpp"
+
+using namespace swarmfield::tool::test;
+
+namespace {
+
+struct Row {
+  long tick = 0;
+  long id = 0;
+  std::string kind;
+  double x = 0, y = 0, vx = 0, vy = 0;
+};
+
+std::vector<Row> read_csv(const std::filesystem::path& path, std::string& header) {
+  std::ifstream in(path);
+  std::getline(in, header);
+  std::vector<Row> rows;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream ss(line);
+    std::string field[7];
+    for (auto& f : field) std::getline(ss, f, ',');
+    rows.push_back({std::stol(field[0]), std::stol(field[1]), field[2], std::stod(field[3]), std::stod(field[4]),
+                    std::stod(field[5]), std::stod(field[6])});
+  }
+  return rows;
+}
+
+std::string last_line(const std::string& out) {
+  const auto lines = lines_of(out);
+  return lines.empty() ? "" : lines.back();
+}
+
+}  // namespace
+
+TEST_CASE("tool sim: a standing player, agents in a rectangle, chosen kinds, a CSV every K ticks") {
+  const auto csv = temp_dir() / "scene.csv";
+  const std::string scene = "sim --city-seed 1 --size 64 --player 32.5,40.5 --agents 200 --spawn-rect 4,4,60,14 "
+                            "--kind runner:3 --kind brute:1 --no-progress";
+  const Run r = run_tool(scene + " --ticks 90 --seed 5 --csv " + csv.string() + " --csv-every 30", false);
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  CHECK(last_line(r.out).rfind("ticks=90 agents=200 rebuilds=", 0) == 0);
+  std::string header;
+  const std::vector<Row> rows = read_csv(csv, header);
+  CHECK(header == "tick,id,kind,x,y,vx,vy");
+  REQUIRE(rows.size() == 3 * 200);  // ticks 30, 60, 90
+  std::map<std::string, int> kinds;
+  std::map<long, double> mean_distance;
+  for (const Row& row : rows) {
+    CHECK((row.tick == 30 || row.tick == 60 || row.tick == 90));
+    if (row.tick == 30) ++kinds[row.kind];
+    mean_distance[row.tick] += std::hypot(row.x - 32.5, row.y - 40.5) / 200.0;
+    CHECK(std::hypot(row.vx, row.vy) <= 4.5 * 1.01);  // the runner is the fastest kind named
+  }
+  MESSAGE("kinds at tick 30: runner " << kinds["runner"] << ", brute " << kinds["brute"] << "; mean distance to the player "
+                                      << mean_distance[30] << " -> " << mean_distance[60] << " -> " << mean_distance[90]);
+  CHECK(kinds.size() == 2);  // only the kinds named
+  CHECK(kinds["runner"] > 2 * kinds["brute"]);  // 3 : 1
+  CHECK(kinds["brute"] > 20);
+  CHECK(mean_distance[60] < mean_distance[30]);  // the crowd closes in on the standing player
+  CHECK(mean_distance[90] < mean_distance[60]);
+
+  // Spawned inside the rectangle: after one tick every runner is within one step of it (a brute
+  // spawns where its disc fits, moved out of the rectangle if no place in it is wide enough).
+  const auto first = temp_dir() / "first.csv";
+  REQUIRE(run_tool(scene + " --ticks 1 --seed 5 --csv " + first.string(), false).status == 0);
+  const std::vector<Row> start = read_csv(first, header);
+  REQUIRE(start.size() == 200);
+  for (const Row& row : start) {
+    if (row.kind != "runner") continue;
+    CHECK(row.x >= 4.0 - 0.2);
+    CHECK(row.x <= 60.0 + 0.2);
+    CHECK(row.y >= 4.0 - 0.2);
+    CHECK(row.y <= 14.0 + 0.2);
+  }
+
+  // Same scene on 1 and 3 threads: the same last line; another seed: another hash.
+  const std::string one = last_line(run_tool(scene + " --ticks 90 --seed 5 --threads 1", false).out);
+  const std::string three = last_line(run_tool(scene + " --ticks 90 --seed 5 --threads 3", false).out);
+  const std::string other = last_line(run_tool(scene + " --ticks 90 --seed 6", false).out);
+  CHECK(one == three);
+  CHECK(one != other);
+  std::filesystem::remove(csv);
+  std::filesystem::remove(first);
+}
+
+TEST_CASE("tool sim: bad scene values are one clear error line, exit 2") {
+  struct Case {
+    std::string args;
+    std::string needle;
+  };
+  const std::string base = "sim --city-seed 1 --size 32 --agents 10 --ticks 5 --no-progress";
+  const std::vector<Case> cases = {
+      {"--player 1,2,3", "--player '1,2,3': expected X,Y"},
+      {"--player x,1", "--player 'x,1': expected X,Y"},
+      {"--player nan,1", "--player 'nan,1': expected X,Y"},
+      {"--player 100,5", "--player '100,5' is off the map (0..32 x 0..32 world units)"},
+      {"--spawn-rect 5,5,1,1", "--spawn-rect '5,5,1,1': need 0 <= X0 < X1 <= 32"},
+      {"--spawn-rect 1,2,3", "--spawn-rect '1,2,3': expected X0,Y0,X1,Y1"},
+      {"--spawn-rect 0,0,40,5", "--spawn-rect '0,0,40,5': need"},
+      {"--kind ogre", "--kind 'ogre': unknown kind 'ogre' (known: runner, walker, brute)"},
+      {"--kind runner:0", "--kind 'runner:0': the weight after ':' must be a number > 0"},
+      {"--kind runner:-1", "the weight after ':' must be a number > 0"},
+      {"--kind runner:abc", "the weight after ':' must be a number > 0"},
+      {"--kind walker --kind walker", "kind 'walker' given twice"},
+      {"--csv-every 5", "--csv-every needs --csv FILE"},
+      {"--csv /nonexistent-dir/a.csv", "--csv '/nonexistent-dir/a.csv': cannot write"},
+      {"--threads 0", "--threads"},
+      {"--threads 65", "--threads"},
+      {"--csv-every 0 --csv /tmp/x.csv", "--csv-every"},
+  };
+  for (const auto& c : cases) {
+    const Run r = run_tool(base + " " + c.args);
+    INFO(c.args << "\n" << r.out);
+    CHECK(r.status == 2);
+    CHECK(r.out.find(c.needle) != std::string::npos);
+    CHECK(r.out.find("state_hash=") == std::string::npos);
+  }
+  // A rectangle with no walkable cell: a walled 8 x 8 map with one open cell.
+  const auto map = temp_dir() / "walled.map";
+  {
+    std::ofstream out(map);
+    out << "type octile\nheight 8\nwidth 8\nmap\n";
+    for (int y = 0; y < 8; ++y) out << (y == 4 ? "@@@@.@@@" : "@@@@@@@@") << "\n";
+  }
+  const Run r = run_tool("sim " + map.string() + " --agents 3 --ticks 2 --spawn-rect 0,0,3,3 --no-progress");
+  INFO(r.out);
+  CHECK(r.status == 2);
+  CHECK(r.out.find("--spawn-rect '0,0,3,3' holds no walkable cell") != std::string::npos);
+  std::filesystem::remove(map);
+}
