@@ -717,3 +717,21 @@ weight = 2
   CHECK(defaults.config.kinds == parse({}).config.kinds);
   CHECK(swarmfield::server::config_to_toml(parse({}).config).find("[[kinds]]\nname = \"runner\"") != std::string::npos);
 }
+
+TEST_CASE("server_config: config_to_toml names one map source, so it reads back (a stored --map config)") {
+  const auto with_map = parse({"--map", "/maps/Boston_0_512.map", "--agents", "10"});
+  REQUIRE(is_run(with_map));
+  const std::string text = swarmfield::server::config_to_toml(with_map.config);
+  CHECK(text.find("map = \"/maps/Boston_0_512.map\"") != std::string::npos);
+  CHECK(text.find("city-seed") == std::string::npos);
+  const auto back = swarmfield::server::parse_config_toml(text, "stored");
+  REQUIRE_MESSAGE(is_run(back), back.output);
+  CHECK(back.config.map_path == "/maps/Boston_0_512.map");
+  const auto city = parse({"--city-seed", "5", "--city-size", "96"});
+  const std::string city_text = swarmfield::server::config_to_toml(city.config);
+  CHECK(city_text.find("map =") == std::string::npos);
+  const auto city_back = swarmfield::server::parse_config_toml(city_text, "stored");
+  REQUIRE(is_run(city_back));
+  CHECK(city_back.config.city_seed == 5);
+  CHECK(city_back.config.city_size == 96);
+}

@@ -778,8 +778,10 @@ std::string config_to_toml(const ServerConfig& config, const std::vector<ConfigS
   std::string out;
   for (std::size_t i = 0; i < settings().size(); ++i) {
     const Setting& s = settings()[i];
-    // An empty map path means the procedural city: leave the key out (an empty path is refused).
-    if (s.key == "map" && config.map_path.empty()) continue;
+    // One map source: the file's path, or the procedural city (the other keys left out; they
+    // exclude each other, and an empty path is refused).
+    if (is_map_choice(s.key) && config.map_path.empty()) continue;
+    if (is_city_choice(s.key) && !config.map_path.empty()) continue;
     out += std::string(s.key) + " = " + toml_value(s, config);
     if (sources != nullptr && i < sources->size()) out += "  # " + source_text((*sources)[i], s.key, config.config_path);
     out += '\n';

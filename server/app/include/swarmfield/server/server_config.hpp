@@ -173,7 +173,8 @@ struct ConfigParseResult {
 [[nodiscard]] ConfigParseResult parse_server_config(int argc, const char* const* argv);
 
 /// Every setting as `key = value` TOML lines (values read back exactly: doubles in shortest
-/// round-trip form, seeds above 2^63-1 as strings of digits; an empty map path is left out).
+/// round-trip form, seeds above 2^63-1 as strings of digits; `map` or `city-seed`/`city-size`,
+/// whichever is the map source; the kinds as [[kinds]] tables at the end).
 /// With `sources` (as in ConfigParseResult) each line ends with "  # <source>".
 [[nodiscard]] std::string config_to_toml(const ServerConfig& config, const std::vector<ConfigSource>* sources = nullptr);
 /// Parses TOML text with the file's keys alone (no flags, no environment) over the defaults
