@@ -252,13 +252,13 @@ const std::vector<Setting>& settings() {
        "UDP port announced to clients: 0 = the bound one; behind a port mapping, the mapped one (with --agones: the GameServer's)"},
       {"agones", &C::agones, "", "Call the Agones SDK sidecar (REST on localhost): Ready, Health, Allocate on the first player, Shutdown on drain"},
       {"agones-port", &C::agones_port, "PORT", "Agones SDK REST port; 0 = $AGONES_SDK_HTTP_PORT, else 9358"},
+      {"agones-health-interval", &C::agones_health_interval_s, "SECONDS",
+       "Seconds between Agones Health pings, sent only while the tick loop is alive (0.05..60)", "a number of seconds"},
       {"record", &C::record_path, "FILE",
        "Record the match (settings, map, every applied input, state hashes) for swarmfield-tool replay / --replay"},
       {"record-hash-every", &C::record_hash_every, "TICKS", "Ticks between state hashes in the recording (1..1000000)"},
       {"replay", &C::replay_path, "FILE",
        "Serve a recording to viewers like a live match (its map and simulation settings; players may not join)"},
-      {"agones-health-interval", &C::agones_health_interval_s, "SECONDS",
-       "Seconds between Agones Health pings, sent only while the tick loop is alive (0.05..60)", "a number of seconds"},
   };
   return table;
 }
