@@ -108,12 +108,20 @@ void AgonesClient::run() {
   }
 }
 
-bool AgonesClient::post(const std::string& path) {
-  httplib::Client client("127.0.0.1", port_);
-  const auto timeout_us = std::chrono::duration_cast<std::chrono::microseconds>(kCallTimeout).count();
+namespace {
+// A client of the sidecar on 127.0.0.1:`port`, every wait bounded by kCallTimeout.
+httplib::Client sidecar_client(std::uint16_t port) {
+  httplib::Client client("127.0.0.1", port);
+  const auto timeout_us = std::chrono::duration_cast<std::chrono::microseconds>(AgonesClient::kCallTimeout).count();
   client.set_connection_timeout(0, static_cast<time_t>(timeout_us));
   client.set_read_timeout(0, static_cast<time_t>(timeout_us));
   client.set_write_timeout(0, static_cast<time_t>(timeout_us));
+  return client;
+}
+}  // namespace
+
+bool AgonesClient::post(const std::string& path) {
+  httplib::Client client = sidecar_client(port_);
   const auto res = client.Post(path, "{}", "application/json");
   const bool ok = res && res->status >= 200 && res->status <= 299;
   if (ok) {
@@ -131,10 +139,7 @@ bool AgonesClient::post(const std::string& path) {
 }
 
 void AgonesClient::read_game_server() {
-  httplib::Client client("127.0.0.1", port_);
-  const auto timeout_us = std::chrono::duration_cast<std::chrono::microseconds>(kCallTimeout).count();
-  client.set_connection_timeout(0, static_cast<time_t>(timeout_us));
-  client.set_read_timeout(0, static_cast<time_t>(timeout_us));
+  httplib::Client client = sidecar_client(port_);
   const auto res = client.Get("/gameserver");
   if (!res || res->status != 200) {
     spdlog::warn("agones: GET /gameserver failed ({}); Welcome announces the bound UDP port",
