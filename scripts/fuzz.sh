@@ -17,7 +17,7 @@ ONLY=""
 JOBS=1
 CTEST=0
 ALL=(tcp_message frame_decoder datagram zstd_decompress snapshot_delta snapshot_fragments packet map_parse
-     bot_script config)
+     bot_script config replay)
 
 usage() {
   sed -n '2,10p' "$0"

@@ -220,7 +220,7 @@ TEST_CASE("loopback: handshake, map, hostile input, UDP movement, AoI, SIGTERM")
   server.signal(SIGTERM);
   const auto bye = player.read_until<protocol::Bye>(2s);
   REQUIRE(bye.has_value());
-  CHECK(bye->reason == "server shutting down");
+  CHECK(bye->reason == "server shutting down (SIGTERM)");
   const auto code = server.wait_exit(3s);
   const auto elapsed = std::chrono::steady_clock::now() - t0;
   REQUIRE(code.has_value());

@@ -15,7 +15,11 @@
 #include "swarmfield/protocol/sequence.hpp"
 #include "swarmfield/protocol/snapshot_fragments.hpp"
 #include "swarmfield/server/handshake.hpp"
+#include "swarmfield/server/agones_client.hpp"
+#include "swarmfield/server/operations_http.hpp"
+#include "swarmfield/server/replay_playback.hpp"
 #include "swarmfield/server/spawn_point.hpp"
+#include "swarmfield/server/world_setup.hpp"
 
 namespace swarmfield::server {
 namespace {
@@ -26,26 +30,6 @@ constexpr auto kClosingTimeout = std::chrono::seconds(2);
 constexpr auto kFlushTimeout = std::chrono::milliseconds(1000);
 constexpr auto kFlushGrace = std::chrono::milliseconds(100);
 constexpr std::uint32_t kMaxCatchUpTicks = 5;
-static_assert(static_cast<std::size_t>(kMaxWorkerThreads) <= sim::WorkerPool::kMaxThreads,
-              "--threads would be clamped silently by the worker pool");
-
-sim::WorldParams world_params(const ServerConfig& c) {
-  sim::WorldParams p;
-  p.seed = c.seed;
-  p.max_agents = static_cast<std::uint32_t>(c.max_agents);
-  p.spawner.initial_agents = static_cast<std::uint32_t>(c.agents);
-  p.kinds = c.kinds;  // checked by the config parser; the spawner picks by weight
-  // The swarm step splits over --threads threads; the state is bit-identical to one thread.
-  p.worker_threads = static_cast<std::uint32_t>(c.threads);
-  p.player_speed = static_cast<float>(c.player_speed);
-  // resolve_field_budget() ran before the Server was made; auto (-1) left here means "off".
-  p.field_rebuild_budget = c.field_budget > 0 ? static_cast<std::size_t>(c.field_budget) : 0;
-  p.spawner.wave_size = static_cast<std::uint32_t>(c.spawn_wave);
-  p.spawner.wave_interval_ticks =
-      static_cast<std::uint32_t>(std::max(1.0, std::round(c.wave_interval_s * static_cast<double>(c.tick_hz))));
-  return p;
-}
-
 // Send-queue bound: the configured size, but always room for the whole map transfer (queued
 // at once after Welcome) plus some snapshots.
 std::size_t queue_bound(const ServerConfig& c, const MapTransfer& t) {
@@ -135,7 +119,7 @@ Server::Server(const ServerConfig& config, sim::GridMap map, std::string map_nam
       scheduler_(Clock::now(), std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(1.0 / static_cast<double>(config.tick_hz))),
                  kMaxCatchUpTicks),
-      dt_s_(1.0f / static_cast<float>(config.tick_hz)),
+      dt_s_(tick_seconds(config)),
       snapshot_period_(std::chrono::duration_cast<Clock::duration>(
           std::chrono::duration<double>(1.0 / static_cast<double>(config.snapshot_hz)))) {
   if (config.threads > 1) snapshot_pool_ = std::make_unique<sim::WorkerPool>(static_cast<std::size_t>(config.threads));
@@ -166,7 +150,7 @@ bool Server::open(std::string& error) {
                  "drop_kernel_overflow)",
                  udp_.receive_buffer_bytes() / 2048, config_.udp_receive_buffer_kb);
   }
-  return true;
+  return start_operations(error);
 }
 
 void Server::run() {
@@ -181,6 +165,7 @@ void Server::run() {
       if (!ec) stop(fmt::format("--duration {:g} s reached", config_.duration_s));
     });
   }
+  ops_.mark_alive(now);
   schedule_tick();
   io_.run();
   running_ = false;
@@ -240,16 +225,21 @@ void Server::run_tick(bool last_of_batch) {
   // gets to it: under overload the tick timer is always due and the newest inputs would
   // otherwise wait behind ticks. apply_input keeps the newest per client (by sequence).
   udp_.drain();
+  // A recording being served: its inputs, not the clients' (false: its end, stopping).
+  if (playback_ && !play_recorded_inputs()) return;
   // Inputs recorded by socket handlers since the last tick; the World clamps and collides them.
   for (auto& [id, c] : clients_.clients()) {
     if (c.pending_intent && c.player_id != 0) {
-      world_.set_player_intent(c.player_id, sim::Vec2{c.pending_intent->first, c.pending_intent->second});
+      const sim::Vec2 intent{c.pending_intent->first, c.pending_intent->second};
+      world_.set_player_intent(c.player_id, intent);
+      record_input({ReplayEvent::Kind::kIntent, c.player_id, intent});
     }
     c.pending_intent.reset();
   }
   const bool rebuilt = world_.begin_tick(dt_s_);
   const auto t_fields = Clock::now();
   world_.finish_tick(dt_s_);
+  after_world_step();
   if (config_.slow_tick_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(config_.slow_tick_ms));
   const auto t1 = Clock::now();
   if (rebuilt) rebuild_stats_.add(ms_since(t0, t_fields));
@@ -284,6 +274,7 @@ void Server::run_tick(bool last_of_batch) {
   snapshot_stats_.add(ms_since(t1, t2));
   window_step_stats_.add(step_ms);
   window_tick_stats_.add(tick_ms);
+  publish_metrics(tick_ms, rebuilt ? ms_since(t0, t_fields) : 0.0, rebuilt, t2);
 }
 
 void Server::count_goal_change() {
@@ -439,11 +430,18 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
     tcp_.send_error_and_close(session, error->code, error->reason);
     return;
   }
+  if (refuse_player_in_playback(session, hello)) return;
   std::uint32_t player_id = 0;
-  if (hello.role == protocol::Role::kPlayer) player_id = world_.add_player(spawn_);
+  if (hello.role == protocol::Role::kPlayer) {
+    player_id = world_.add_player(spawn_);
+    record_input({ReplayEvent::Kind::kAddPlayer, player_id, spawn_});
+  }
   ClientState* client = clients_.add(hello.role, hello.name, player_id);
   if (client == nullptr) {  // check_hello saw room, so this is only defensive
-    if (player_id != 0) world_.remove_player(player_id);
+    if (player_id != 0) {
+      world_.remove_player(player_id);
+      record_input({ReplayEvent::Kind::kRemovePlayer, player_id, {}});
+    }
     tcp_.send_error_and_close(session, protocol::ErrorCode::kServerFull, "server full");
     return;
   }
@@ -459,7 +457,7 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
   welcome.udp = client->credentials;
   welcome.tick_hz = static_cast<std::uint16_t>(config_.tick_hz);
   welcome.snapshot_hz = static_cast<std::uint16_t>(config_.snapshot_hz);
-  welcome.udp_port = udp_.port();
+  welcome.udp_port = announced_udp_port();
   welcome.player_id = player_id;
   welcome.map = map_transfer_.info;
   welcome.kinds = kind_infos(world_.swarm().kind_table());
@@ -467,6 +465,7 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
   for (const Frame& chunk : map_transfer_.chunks) {
     if (tcp_.send(session, chunk) != TcpSession::SendResult::kQueued) return;
   }
+  if (player_id != 0) operations_player_joined();
   const sim::Player* player = world_.find_player(player_id);
   spdlog::info("client {} '{}' joined as {} from {} (player {} at {:.1f},{:.1f}); {} clients", client->id,
                printable(client->name), hello.role == protocol::Role::kPlayer ? "player" : "viewer", session.remote(),
@@ -512,7 +511,10 @@ void Server::on_disconnected(TcpSession& session) {
   session_of_client_.erase(id);
   snapshot_routes_.erase(id);
   if (ClientState* c = clients_.find(id)) {
-    if (c->player_id != 0) world_.remove_player(c->player_id);
+    if (c->player_id != 0) {
+      world_.remove_player(c->player_id);
+      record_input({ReplayEvent::Kind::kRemovePlayer, c->player_id, {}});
+    }
     spdlog::info("client {} '{}' left (snapshots sent {}, bytes {}); {} clients", id, printable(c->name),
                  c->snapshots_sent, c->bytes_sent, clients_.size() - 1);
     clients_.remove(id);
@@ -528,11 +530,12 @@ void Server::stop(const std::string& reason) {
   }
   stopping_ = true;
   stop_started_ = Clock::now();
+  operations_draining();
   spdlog::info("shutting down ({}): saying bye to {} connections", reason, tcp_.session_count());
   tick_timer_.cancel();
   duration_timer_.cancel();
   tcp_.stop_accepting();
-  tcp_.close_all_after(make_frame(protocol::Bye{"server shutting down"}));
+  tcp_.close_all_after(make_frame(protocol::Bye{"server shutting down (" + reason + ")"}));
   poll_flush();
 }
 
@@ -565,6 +568,7 @@ void Server::finish() {
   tcp_.close_all();
   udp_.refresh_kernel_drops();  // the summary's drop_kernel_overflow
   udp_.close();
+  stop_operations();
   io_.stop();
 }
 

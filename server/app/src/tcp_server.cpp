@@ -207,6 +207,8 @@ TcpSession* TcpServer::find(std::uint64_t session_id) noexcept {
 }
 
 void TcpServer::on_frame(TcpSession& session, std::vector<std::uint8_t>& payload) {
+  ++counters_.frames_received;
+  counters_.bytes_received += payload.size() + 4;  // + the u32 length prefix
   std::string error;
   // Only what a client may send is decoded at all (a compressed snapshot is never inflated).
   auto message = protocol::decode_tcp_message(payload, &error, protocol::MessageSet::kFromClient);

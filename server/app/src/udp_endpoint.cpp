@@ -169,6 +169,7 @@ std::size_t UdpEndpoint::drain(std::size_t max_datagrams) {
 void UdpEndpoint::handle(std::span<const std::uint8_t> datagram, const asio::ip::udp::endpoint& from,
                          Clock::time_point now) {
   ++counters_.received;
+  counters_.bytes_received += datagram.size();
   // Cheapest checks first; nothing is decrypted for a datagram that can not belong to a session.
   const auto header = protocol::read_packet_header(datagram);
   if (!header) return drop(UdpDrop::kMalformed);

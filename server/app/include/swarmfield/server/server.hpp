@@ -16,6 +16,9 @@
 #include "swarmfield/protocol/messages.hpp"
 #include "swarmfield/server/client_registry.hpp"
 #include "swarmfield/server/map_transfer.hpp"
+#include "swarmfield/server/metrics.hpp"
+#include "swarmfield/server/operations_state.hpp"
+#include "swarmfield/server/replay_file.hpp"
 #include "swarmfield/server/server_config.hpp"
 #include "swarmfield/server/snapshot_builder.hpp"
 #include "swarmfield/server/tcp_server.hpp"
@@ -25,6 +28,10 @@
 #include "swarmfield/sim/world.hpp"
 
 namespace swarmfield::server {
+
+class OperationsHttp;
+class AgonesClient;
+class ReplayPlayback;
 
 /// Totals printed at exit.
 struct ServerSummary {
@@ -119,6 +126,10 @@ class Server final : public TcpListener {
   [[nodiscard]] std::uint16_t udp_port() const noexcept { return udp_.port(); }
   [[nodiscard]] ServerSummary summary() const;
   [[nodiscard]] const sim::World& world() const noexcept { return world_; }
+  /// Serve `replay` (whose map and simulation settings this Server was built with) instead of
+  /// a live match: its inputs drive the World, players may not join, the server stops at its
+  /// end. Call before run().
+  void play(Replay replay);
 
   // TcpListener
   void on_message(TcpSession& session, protocol::TcpMessage& message) override;
@@ -148,6 +159,28 @@ class Server final : public TcpListener {
   void log_status(Clock::time_point now);
   void poll_flush();
   void finish();
+
+  // ---- operations hooks (server_operations.cpp) ----------------------------------------------
+  /// After the game sockets are open: the HTTP endpoints (when --http-port >= 0). False + error.
+  bool start_operations(std::string& error);
+  /// End of every tick: counts the tick into the histograms and publishes the metrics snapshot.
+  void publish_metrics(double tick_ms, double rebuild_ms, bool rebuilt, Clock::time_point now);
+  /// Stop: not ready any more (drain), and on finish the HTTP threads are stopped.
+  void operations_draining();
+  void stop_operations();
+  /// A player joined (Agones: Allocate once).
+  void operations_player_joined();
+  /// Replays (server_operations.cpp): the input applied to the World, into the recording.
+  void record_input(const ReplayEvent& event);
+  /// After every World step: the recording's tick (inputs, state hash); a served recording's
+  /// state hash is compared.
+  void after_world_step();
+  /// Serving a recording: applies its inputs for this tick; false at its end (stop() called).
+  bool play_recorded_inputs();
+  /// Serving a recording: a player's Hello is refused (Error, closed); true if it was.
+  bool refuse_player_in_playback(TcpSession& session, const protocol::Hello& hello);
+  /// The UDP port Welcome announces: Agones' public port, else --public-udp-port, else bound.
+  [[nodiscard]] std::uint16_t announced_udp_port() const noexcept;
 
   ServerConfig config_;
   asio::io_context io_;
@@ -223,6 +256,15 @@ class Server final : public TcpListener {
   std::uint64_t udp_unbound_ = 0;
   std::uint64_t idle_timeouts_ = 0;
   std::uint64_t tcp_inputs_ = 0;
+
+  OperationsState ops_;
+  std::unique_ptr<OperationsHttp> http_;
+  std::unique_ptr<AgonesClient> agones_;
+  MetricsSnapshot metrics_;  // the tick thread's working copy (histograms accumulate here)
+  ReplayWriter recorder_;
+  std::unique_ptr<Replay> replay_;
+  std::unique_ptr<ReplayPlayback> playback_;
+  std::uint64_t playback_mismatches_ = 0;
 };
 
 }  // namespace swarmfield::server

@@ -41,6 +41,8 @@ struct TcpCounters {
   std::uint64_t refused_full = 0;    ///< connections refused for lack of room
   std::uint64_t evicted_no_hello = 0;  ///< oldest pre-Hello connections dropped for newer ones
   std::uint64_t bytes_sent = 0;
+  std::uint64_t frames_received = 0;  ///< complete frames read (before verification)
+  std::uint64_t bytes_received = 0;   ///< their bytes, length prefix included
 };
 
 class TcpServer final : public TcpSessionHandler {

@@ -56,6 +56,7 @@ enum class UdpDrop : std::uint8_t {
 
 struct UdpCounters {
   std::uint64_t received = 0;  ///< datagrams read
+  std::uint64_t bytes_received = 0;  ///< their bytes (UDP payloads)
   std::array<std::uint64_t, static_cast<std::size_t>(UdpDrop::kCount)> dropped{};
   std::uint64_t challenges_sent = 0;
   std::uint64_t challenge_bytes_sent = 0;  ///< every byte we sent to an unconfirmed address
