@@ -146,6 +146,25 @@ void register_case(const FieldCase& c) {
         benchmark::DoNotOptimize(flow.directions().data());
         benchmark::ClobberMemory();
       }
+      st.counters["swept"] = integration.last_build_swept() ? 1.0 : 0.0;
+      st.counters["sweeps"] = static_cast<double>(integration.sweep_count());
+    });
+  })->Unit(benchmark::kMillisecond);
+
+  // The same with the integration searched by the Dijkstra wavefront alone (the method before
+  // the sweeps; IntegrationField::Method::kWavefront): the same-run comparison for the sweeps.
+  benchmark::RegisterBenchmark(("field/rebuild/wavefront" + suffix).c_str(), [c](benchmark::State& state) {
+    run_case(state, c, [](benchmark::State& st, const FieldSetup& s) {
+      sim::IntegrationField integration;
+      integration.set_method(sim::IntegrationField::Method::kWavefront);
+      sim::FlowField flow;
+      integration.build(*s.map, s.goals);
+      for (auto _ : st) {
+        integration.build(*s.map, s.goals);
+        flow.build_rows(integration, 0, integration.height());
+        benchmark::DoNotOptimize(flow.directions().data());
+        benchmark::ClobberMemory();
+      }
     });
   })->Unit(benchmark::kMillisecond);
 

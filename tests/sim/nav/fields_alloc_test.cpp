@@ -41,9 +41,10 @@ TEST_CASE("IntegrationField and FlowField builds allocate nothing once warm") {
   FlowField flow;
   FlowField rows;
   CellCoord goals[2] = {goal_at(m, 0), goal_at(m, 1)};
-  in.build(m, goals);  // warm up
+  in.build(m, goals);  // warm up (sweeps, and the wavefront build_until() uses)
   flow.build(m, in);
   rows.build_rows(in, 0, m.height());
+  in.build_until(m, goals, goal_at(m, 99));
 
   const std::size_t before = g_allocations.load();
   for (int k = 0; k < 20; ++k) {
