@@ -205,7 +205,9 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
   const std::uint8_t* const open = t.open;
   const float* const sxs = t.sxs;
   const float* const sys = t.sys;
-  const std::uint32_t* const field_values = integration != nullptr ? integration->values().data() : nullptr;
+  // The integration's values live in its padded search words (one-cell border).
+  const std::uint32_t* const field_words =
+      integration != nullptr && !integration->search_words().empty() ? integration->search_words().data() : nullptr;
   const std::uint8_t* const flow_dirs = flow.directions().data();
   const std::uint8_t* const map_costs = map.costs().data();
   // The class-1 any-angle layer, when it matches the map (prefetch hints only).
@@ -240,7 +242,10 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
           __builtin_prefetch(flow_dirs + at);
           __builtin_prefetch(flow_dirs + at + static_cast<std::size_t>(map_w));
         }
-        if (field_values != nullptr) __builtin_prefetch(field_values + at);
+        if (field_words != nullptr) {
+          __builtin_prefetch(field_words + (static_cast<std::size_t>(fy) + 1) * (static_cast<std::size_t>(map_w) + 2) +
+                             static_cast<std::size_t>(fx) + 1);
+        }
         if (aa_waypoints != nullptr && fy >= 1 && fx >= 1) {
           // The any-angle samples round the agent: lattice rows fy - 1 and fy (class 1).
           const std::size_t up = at - static_cast<std::size_t>(map_w) - 1;

@@ -2,7 +2,6 @@
 // budgeted slices.
 #include "swarmfield/sim/nav/integration_field.hpp"
 
-#include "swarmfield/sim/worker_pool.hpp"
 #include "integration_sweep.hpp"
 #include "vector_clones.hpp"
 
@@ -83,20 +82,6 @@ SWARMFIELD_VECTOR_CLONES void words_row(const std::uint8_t* __restrict open, std
     for (std::size_t k = 0; k < kBlock; ++k) cell(x + k);
   }
   for (; x < n; ++x) cell(x);
-}
-
-/// One row of search words into values (value + 1 -> value; blocked 0 wraps to kUnreachable).
-SWARMFIELD_VECTOR_CLONES void output_row(const std::uint32_t* __restrict in, std::uint32_t* __restrict out,
-                                         std::size_t w) noexcept {
-  const auto cell = [&](std::size_t x) {
-    const std::uint32_t v = in[x];
-    out[x] = v == kUnreached ? kUnreachable : v - 1u;
-  };
-  std::size_t x = 0;
-  for (; x + kBlock <= w; x += kBlock) {
-    for (std::size_t k = 0; k < kBlock; ++k) cell(x + k);
-  }
-  for (; x < w; ++x) cell(x);
 }
 
 std::size_t initial_pool_chunks(std::size_t cells, std::size_t chunk_size) noexcept {
@@ -267,8 +252,6 @@ constexpr std::size_t kArrivalByte = 0;
 constexpr std::size_t kArrivalByte = 1;
 #endif
 
-// Rows per chunk when a linear pass is split over a WorkerPool.
-constexpr std::size_t kParallelRows = 64;
 
 // Entries each ring bucket starts with: a bucket is one band of the wavefront, whose length is
 // a few times the map's perimeter at most on street maps (measured on the 1024 x 1024 maps
@@ -371,7 +354,7 @@ inline std::uint32_t IntegrationField::chunk_fill(const Bucket& b, std::uint32_t
 
 // ---- search ----------------------------------------------------------------------------------
 
-/// Drains the bucket queue until it is empty (phase -> kOutput), `budget` cells have been
+/// Drains the bucket queue until it is empty (phase -> kIdle), `budget` cells have been
 /// settled in this call, or the padded cell `stop` was settled (kNil: never). `kUnitCost`:
 /// every walkable cell costs 1 (the MovingAI case), so steps are constants and the cost copy
 /// is not read. All loop state lives in members, so stopping anywhere and resuming later
@@ -474,8 +457,7 @@ void IntegrationField::run_search(std::size_t budget, std::uint32_t stop) {
   }
   work_units_ += settled;
   reachable_count_ += settled;
-  phase_ = Phase::kOutput;
-  output_row_ = 0;
+  phase_ = Phase::kIdle;
 }
 
 // ---- ring search (unit costs) ----------------------------------------------------------------
@@ -610,8 +592,7 @@ void IntegrationField::run_ring_search(std::size_t budget, std::uint32_t stop) {
   }
   work_units_ += settled;
   reachable_count_ += settled;
-  phase_ = Phase::kOutput;
-  output_row_ = 0;
+  phase_ = Phase::kIdle;
 }
 
 /// The search variant this build uses (see begin()); `stop` = kNil: no target.
@@ -629,23 +610,6 @@ void IntegrationField::search(std::size_t budget, std::uint32_t stop) {
   }
 }
 
-/// Writes whole rows of values_ from the search buffer, while less than `budget` units were
-/// spent in this call; the last row completes the build.
-void IntegrationField::finish_output(std::size_t budget) {
-  const auto w = static_cast<std::size_t>(width_);
-  const std::size_t pw = w + 2;
-  const std::uint64_t row_units = linear_work_units(w);
-  std::uint64_t spent = 0;
-  while (output_row_ < height_ && spent < budget) {
-    const auto y = static_cast<std::size_t>(output_row_);
-    output_row(words() + (y + 1) * pw + 1, values_.data() + y * w, w);
-    ++output_row_;
-    spent += row_units;
-  }
-  work_units_ += spent;
-  if (output_row_ >= height_) phase_ = Phase::kIdle;
-}
-
 // ---- public API ------------------------------------------------------------------------------
 
 void IntegrationField::reserve(std::int32_t width, std::int32_t height) {
@@ -653,7 +617,6 @@ void IntegrationField::reserve(std::int32_t width, std::int32_t height) {
   const std::size_t w = static_cast<std::size_t>(width);
   const std::size_t h = static_cast<std::size_t>(height);
   const std::size_t padded = (w + 2) * (h + 2) + 2 * kSlack;
-  values_.reserve(w * h);
   padded_values_.reserve(padded);
   queue_.buckets.reserve(kBucketCount);
   const std::size_t chunks = initial_pool_chunks(w * h, kChunkSize);
@@ -679,12 +642,10 @@ void IntegrationField::begin_build(const GridMap& map, std::span<const CellCoord
   height_ = std::max(map.height(), 0);
   const std::size_t w = static_cast<std::size_t>(width_);
   const std::size_t h = static_cast<std::size_t>(height_);
-  values_.resize(w * h);
   reachable_count_ = 0;
   current_ = 0;
   read_pos_ = 0;
   empty_run_ = 0;
-  output_row_ = 0;
   swept_ = false;
   sweeps_done_ = 0;
   seeds_.clear();
@@ -692,7 +653,6 @@ void IntegrationField::begin_build(const GridMap& map, std::span<const CellCoord
   if (w == 0 || h == 0 || map.costs().size() != w * h) {
     width_ = 0;
     height_ = 0;
-    values_.clear();
     padded_values_.clear();
     padded_cells_ = 0;
     phase_ = Phase::kIdle;
@@ -934,9 +894,9 @@ void IntegrationField::run_check(std::size_t budget) {
     }
     // Row y - 1 is no longer read by the check: convert it (and, after the last row, the
     // last map row and the bottom border too).
-    reachable_count_ += detail::convert_row(grid, y - 1, y >= 2 ? values_.data() + (y - 2) * w : nullptr);
+    reachable_count_ += detail::convert_row(grid, y - 1);
     if (y == static_cast<std::size_t>(height_) + 1) {
-      detail::convert_row(grid, y, nullptr);
+      static_cast<void>(detail::convert_row(grid, y));  // the bottom border: nothing finite
       std::sort(seeds_.begin(), seeds_.end());
       seed_pos_ = 0;
       current_ = 0;
@@ -960,7 +920,6 @@ void IntegrationField::run_correction(std::size_t budget) {
   std::uint32_t* const word = words();
   const auto s = static_cast<std::ptrdiff_t>(width_) + 2;
   const auto us = static_cast<std::uint32_t>(s);
-  const auto w = static_cast<std::uint32_t>(width_);
   const std::array<std::ptrdiff_t, 8> offset = {1, s + 1, s, s - 1, -1, -s - 1, -s, -s + 1};
   std::size_t settled = 0;
   const auto enqueue = [&](std::size_t slot, std::uint32_t cell) {
@@ -1000,7 +959,6 @@ void IntegrationField::run_correction(std::size_t budget) {
     const std::uint32_t lo = current_ * kW + 1;
     if (d - lo >= kW) continue;  // stale
     ++settled;
-    values_[static_cast<std::size_t>(u / us - 1) * w + (u % us - 1)] = d - 1;
     const bool e = word[u + 1] != kBlockedWord, so = word[u + us] != kBlockedWord;
     const bool wv = word[u - 1] != kBlockedWord, n = word[u - us] != kBlockedWord;
     const std::array<bool, 8> legal = {true, e && so, true, wv && so, true, wv && n, true, e && n};
@@ -1030,29 +988,12 @@ bool IntegrationField::advance(std::size_t budget) {
   if (phase_ == Phase::kCheck) spend([&](std::size_t b) { run_check(b); });
   if (phase_ == Phase::kCorrect) spend([&](std::size_t b) { run_correction(b); });
   if (phase_ == Phase::kSearch) spend([&](std::size_t b) { search(b, kNil); });
-  if (phase_ == Phase::kOutput) finish_output(budget);
   return phase_ == Phase::kIdle;
 }
 
-void IntegrationField::build(const GridMap& map, std::span<const CellCoord> goals, WorkerPool* pool) {
+void IntegrationField::build(const GridMap& map, std::span<const CellCoord> goals) {
   begin(map, goals);
-  if (pool == nullptr || pool->threads() < 2 || phase_ != Phase::kSearch) {
-    advance(std::numeric_limits<std::size_t>::max());
-    return;
-  }
-  // Search to the end (advance stops at the output phase when given exactly what it needs:
-  // the search never settles more cells than there are), then the output rows in parallel.
-  constexpr std::size_t kNoLimit = std::numeric_limits<std::size_t>::max();
-  search(kNoLimit, kNil);
-  const auto w = static_cast<std::size_t>(width_);
-  const std::size_t pw = w + 2;
-  std::uint32_t* const word = words();
-  pool->parallel_for(static_cast<std::size_t>(height_), kParallelRows, [&](std::size_t y0, std::size_t y1, std::size_t) {
-    for (std::size_t y = y0; y < y1; ++y) output_row(word + (y + 1) * pw + 1, values_.data() + y * w, w);
-  });
-  work_units_ += linear_work_units(w) * static_cast<std::uint64_t>(height_);
-  output_row_ = height_;
-  phase_ = Phase::kIdle;
+  advance(std::numeric_limits<std::size_t>::max());
 }
 
 void IntegrationField::build_until(const GridMap& map, std::span<const CellCoord> goals, CellCoord target) {
@@ -1066,10 +1007,14 @@ void IntegrationField::build_until(const GridMap& map, std::span<const CellCoord
   }
   constexpr std::size_t kNoLimit = std::numeric_limits<std::size_t>::max();
   search(kNoLimit, stop);
-  // Stopped early or not, write every value out (tentative ones included, as documented).
-  phase_ = Phase::kOutput;
-  output_row_ = 0;
-  finish_output(kNoLimit);
+  phase_ = Phase::kIdle;  // stopped early or not (tentative values stay, as documented)
+}
+
+std::vector<std::uint32_t> IntegrationField::values() const {
+  std::vector<std::uint32_t> out(static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_));
+  for (std::int32_t y = 0; y < height_; ++y)
+    for (std::int32_t x = 0; x < width_; ++x) out[static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x)] = raw(x, y);
+  return out;
 }
 
 }  // namespace swarmfield::sim

@@ -338,44 +338,28 @@ namespace {
 // with restrict pointers so the compiler knows the arrays do not overlap; clones per CPU.
 constexpr std::size_t kBlock = 32;
 
-SWARMFIELD_VECTOR_CLONES std::size_t values_of_row(const std::uint32_t* __restrict in, std::uint32_t* __restrict out,
-                                                   std::size_t n) noexcept {
+SWARMFIELD_VECTOR_CLONES std::size_t words_of_row(std::uint32_t* __restrict row, const std::uint8_t* __restrict open,
+                                                  std::size_t n) noexcept {
   std::uint32_t finite = 0;
-  const auto cell = [&](std::size_t x) {
-    out[x] = in[x] == kInf ? kUnreachable : in[x];
-    finite += in[x] != kInf ? 1u : 0u;
-  };
-  std::size_t x = 0;
-  for (; x + kBlock <= n; x += kBlock) {
-    for (std::size_t k = 0; k < kBlock; ++k) cell(x + k);
-  }
-  for (; x < n; ++x) cell(x);
-  return finite;
-}
-
-SWARMFIELD_VECTOR_CLONES void words_of_row(std::uint32_t* __restrict row, const std::uint8_t* __restrict open,
-                                           std::size_t n) noexcept {
   const auto cell = [&](std::size_t x) {
     const std::uint32_t v = row[x];
     const std::uint32_t searched = v == kInf ? IntegrationField::kSearchUnreached : v + 1u;
     row[x] = open[x] != 0 ? searched : IntegrationField::kSearchBlocked;
+    finite += v != kInf ? 1u : 0u;  // blocked cells hold infinity
   };
   std::size_t x = 0;
   for (; x + kBlock <= n; x += kBlock) {
     for (std::size_t k = 0; k < kBlock; ++k) cell(x + k);
   }
   for (; x < n; ++x) cell(x);
+  return finite;
 }
 
 }  // namespace
 
-std::size_t convert_row(const SweepGrid& grid, std::size_t y, std::uint32_t* values) noexcept {
+std::size_t convert_row(const SweepGrid& grid, std::size_t y) noexcept {
   const std::size_t s = grid.stride();
-  std::uint32_t* row = grid.words + y * s;
-  // Blocked cells hold infinity, so the count is of walkable cells with a finite value.
-  const std::size_t finite = y >= 1 && y <= grid.height ? values_of_row(row + 1, values, grid.width) : 0;
-  words_of_row(row, grid.open + y * s, s);
-  return finite;
+  return words_of_row(grid.words + y * s, grid.open + y * s, s);
 }
 
 void settle_row(const SweepGrid& grid, std::size_t y) noexcept {

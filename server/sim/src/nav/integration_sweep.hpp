@@ -72,10 +72,8 @@ std::size_t check_row(const SweepGrid& grid, std::size_t y, std::uint64_t* seeds
                       bool vector) noexcept;
 
 /// Row `y` (0..height + 1) of sweep words into search words (IntegrationField::search_words():
-/// 0 blocked, kSearchUnreached, value + 1), in place; rows 1..height also write the values
-/// (value or kUnreachable) of map row y - 1 to `values` (width words) and return how many
-/// are finite (0 for the border rows).
-std::size_t convert_row(const SweepGrid& grid, std::size_t y, std::uint32_t* values) noexcept;
+/// 0 blocked, kSearchUnreached, value + 1), in place; returns how many are finite.
+std::size_t convert_row(const SweepGrid& grid, std::size_t y) noexcept;
 
 /// True when this CPU runs the AVX-512 sweep code (F + BW + VL).
 [[nodiscard]] bool sweep_vector_supported() noexcept;

@@ -27,7 +27,7 @@ void NavigationFields::build_front_now(const GridMap& map, std::span<const CellC
   back_active_ = false;  // abandoned, if any
   front_.goals.assign(goals.begin(), goals.end());
   front_.map_revision = map.revision();
-  front_.integration.build(map, goals, pool_);
+  front_.integration.build(map, goals);
   const std::int32_t h = front_.integration.height();
   if (pool_ != nullptr && pool_->threads() > 1) {
     front_.flow.build_rows(front_.integration, 0, 0);  // sizes the field before rows go parallel

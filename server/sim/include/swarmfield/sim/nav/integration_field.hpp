@@ -10,8 +10,6 @@
 
 namespace swarmfield::sim {
 
-class WorkerPool;
-
 /// Integration values are integers in units of 1/kOrthogonalStep of one cost unit, so a
 /// bucket queue can be used and sums are exact. kDiagonalStep / kOrthogonalStep = 1393/985
 /// = 1.41421320 (a Pell-number convergent of sqrt(2), relative error 2.6e-7), so on unit-cost
@@ -89,12 +87,11 @@ class IntegrationField {
   void set_sweep_pair_limit(std::uint32_t pairs) noexcept { sweep_pair_limit_ = pairs < 1 ? 1 : pairs; }
 
   /// Full rebuild for `goals` (cells) on `map`. Same as begin() then advance() without limit.
-  /// With a `pool` of more than one thread the final linear pass (writing values()) is split
-  /// by rows over its threads (the search itself stays sequential); same result either way.
-  void build(const GridMap& map, std::span<const CellCoord> goals, WorkerPool* pool = nullptr);
-  /// Point query: the same search, stopped as soon as `target`'s value is final. Afterwards
-  /// raw(target) / cost_to_goal(target) are exact, as is every value below it; other cells may
-  /// hold tentative values or kUnreachable, and reachable_count() counts the settled cells.
+  void build(const GridMap& map, std::span<const CellCoord> goals);
+  /// Point query: the same search (the wavefront), stopped as soon as `target`'s value is
+  /// final. Afterwards raw(target) / cost_to_goal(target) are exact, as is every value below
+  /// it; other cells may hold tentative values or kUnreachable, and reachable_count() counts
+  /// the settled cells.
   /// Not for flow fields. A blocked, unreachable or off-map target means a full search.
   void build_until(const GridMap& map, std::span<const CellCoord> goals, CellCoord target);
 
@@ -110,8 +107,8 @@ class IntegrationField {
   /// check's list needs more room than ever before.
   void begin(const GridMap& map, std::span<const CellCoord> goals);
   /// Continues the build started by begin() for about `budget` work units: the search stops
-  /// after `budget` settled cells; sweeps, the check and the final pass (writing values()) go
-  /// by whole rows and may overshoot by up to max_overshoot(width()) units. A budget of 0
+  /// after `budget` settled cells; sweeps and the check (which writes the search words) go by
+  /// whole rows and may overshoot by up to max_overshoot(width()) units. A budget of 0
   /// settles no cell and does no row. Returns true when the field is complete (also when no
   /// build is in progress). Never reads the map; allocates only if the queue outgrows its pool.
   bool advance(std::size_t budget);
@@ -131,9 +128,9 @@ class IntegrationField {
   [[nodiscard]] bool in_progress() const noexcept { return phase_ != Phase::kIdle; }
   /// Work units spent so far by the current (or, when idle, the last) build, begin() included.
   /// A full wavefront build on a map with C cells of which S are reachable costs about
-  /// 2 * C / kLinearCellsPerWorkUnit + S units; a sweeping one C / kLinearCellsPerWorkUnit
-  /// (snapshot) + one unit per row looked at per sweep + kSweepChunkWorkUnits per chunk visited
-  /// + 2 (4 when checked) linear units per padded cell row for the output.
+  /// C / kLinearCellsPerWorkUnit (snapshot) + S units; a sweeping one C /
+  /// kLinearCellsPerWorkUnit + one unit per row looked at per sweep + kSweepChunkWorkUnits per
+  /// chunk visited + 2 (4 when checked) linear units per padded row for the search words.
   [[nodiscard]] std::uint64_t work_units() const noexcept { return work_units_; }
   /// Reserves the capacity a map of `width` x `height` cells needs, so that the first begin()
   /// on such a map allocates nothing (except, on maps with costs other than 1 and blocked, the
@@ -143,15 +140,20 @@ class IntegrationField {
   [[nodiscard]] std::int32_t width() const noexcept { return width_; }
   [[nodiscard]] std::int32_t height() const noexcept { return height_; }
   /// Raw value (1/985 cost units) of an in-bounds cell; kUnreachable when unreachable/blocked.
+  /// Read from the search words (the field keeps one per-cell array of values, no copy).
   [[nodiscard]] std::uint32_t raw(std::int32_t x, std::int32_t y) const noexcept {
-    return values_[static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x)];
+    const std::uint32_t word = padded_values_[kSlack + (static_cast<std::size_t>(y) + 1) * (static_cast<std::size_t>(width_) + 2) +
+                                              static_cast<std::size_t>(x) + 1];
+    return word == kSearchUnreached ? kUnreachable : word - 1u;  // blocked: 0 - 1 = kUnreachable
   }
   /// Cost to the nearest goal in cost units (cells on a unit-cost map); +infinity if unreachable.
   [[nodiscard]] double cost_to_goal(std::int32_t x, std::int32_t y) const noexcept;
   [[nodiscard]] bool reachable(std::int32_t x, std::int32_t y) const noexcept {
     return x >= 0 && y >= 0 && x < width_ && y < height_ && raw(x, y) != kUnreachable;
   }
-  [[nodiscard]] const std::vector<std::uint32_t>& values() const noexcept { return values_; }
+  /// Every raw() value, row-major (width() * height()): a copy made on each call (allocates),
+  /// for tests, tools and one-off consumers; hot paths read raw() or search_words().
+  [[nodiscard]] std::vector<std::uint32_t> values() const;
   /// Number of cells with a finite value after the last build.
   [[nodiscard]] std::size_t reachable_count() const noexcept { return reachable_count_; }
 
@@ -159,7 +161,8 @@ class IntegrationField {
   /// map snapshot they were computed on (FlowField::build_rows): (width() + 2) x (height() + 2)
   /// words, row-major, with a one-cell border; per cell 0 = blocked (in the snapshot),
   /// kSearchUnreached = walkable but not reached, otherwise value + 1. Meaningful only when
-  /// the last build was complete and not a build_until(); empty before the first build.
+  /// the last build was complete and not a build_until(); empty before the first build. This
+  /// is the field's only per-cell array of values: raw() and values() read it.
   [[nodiscard]] std::span<const std::uint32_t> search_words() const noexcept {
     return {padded_values_.data() + (padded_values_.empty() ? 0 : kSlack), padded_cells_};
   }
@@ -167,7 +170,7 @@ class IntegrationField {
   static constexpr std::uint32_t kSearchUnreached = 0xFFFFFFFFu;
 
  private:
-  enum class Phase : std::uint8_t { kIdle, kSearch, kOutput, kSweep, kCheck, kCorrect };
+  enum class Phase : std::uint8_t { kIdle, kSearch, kSweep, kCheck, kCorrect };
   // Readable words / flags before and after the padded grid (the sweeps' vector loads).
   static constexpr std::size_t kSlack = 32;
   static constexpr std::uint32_t kNil = 0xFFFFFFFFu;
@@ -196,7 +199,6 @@ class IntegrationField {
   [[nodiscard]] std::uint32_t* words() noexcept { return padded_values_.data() + kSlack; }
   [[nodiscard]] std::uint8_t* open_flags() noexcept { return padded_open_.data() + kSlack; }
   void reserve_ring(std::size_t slot, std::size_t entries);
-  void finish_output(std::size_t budget);
   void push(std::uint32_t bucket, std::uint32_t cell);
   std::uint32_t new_chunk();
   void add_chunk(Bucket& b);
@@ -206,7 +208,6 @@ class IntegrationField {
   std::int32_t width_ = 0;
   std::int32_t height_ = 0;
   std::size_t reachable_count_ = 0;
-  std::vector<std::uint32_t> values_;
   // Search state, kept between builds so a warm rebuild allocates nothing, and between
   // advance() calls so a sliced build resumes exactly where it stopped. The search runs on a
   // copy with a one-cell blocked border (no bounds checks in the inner loop); see the .cpp.
@@ -256,7 +257,6 @@ class IntegrationField {
   std::uint32_t current_ = 0;    // bucket being drained (absolute index; the ring slot is & mask)
   std::uint32_t read_pos_ = 0;   // next entry of the current bucket's head chunk
   std::uint32_t empty_run_ = 0;  // consecutive empty buckets seen; a whole empty ring = done
-  std::int32_t output_row_ = 0;  // next row of values_ to write in Phase::kOutput
   // Bucket queue: a ring of buckets, each a list of fixed-size chunks from one pool; drained
   // chunks go back to a LIFO free list, so the few live chunks stay in cache and the pool's
   // size is the high-water mark of queued entries, not the sum over all buckets.
