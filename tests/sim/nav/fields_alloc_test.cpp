@@ -90,6 +90,7 @@ TEST_CASE("the queue pool grows only when a build needs more than ever before") 
   for (std::int32_t y = 0; y < 512; y += 2)
     for (std::int32_t x = 0; x < 512; x += 2) goals.push_back({x, y});
   IntegrationField in;
+  in.set_method(IntegrationField::Method::kWavefront);  // the queue is the wavefront's
   in.reserve(512, 512);
   const std::size_t before_first = g_allocations.load();
   in.build(m, goals);

@@ -613,26 +613,34 @@ void IntegrationField::search(std::size_t budget, std::uint32_t stop) {
 // ---- public API ------------------------------------------------------------------------------
 
 void IntegrationField::reserve(std::int32_t width, std::int32_t height) {
+  reserve(width, height, Searches::kBoth);
+}
+
+void IntegrationField::reserve(std::int32_t width, std::int32_t height, Searches searches) {
   if (width <= 0 || height <= 0) return;
   const std::size_t w = static_cast<std::size_t>(width);
   const std::size_t h = static_cast<std::size_t>(height);
   const std::size_t padded = (w + 2) * (h + 2) + 2 * kSlack;
   padded_values_.reserve(padded);
-  queue_.buckets.reserve(kBucketCount);
-  const std::size_t chunks = initial_pool_chunks(w * h, kChunkSize);
-  queue_.entries.reserve(chunks * kChunkSize);
-  queue_.next.reserve(chunks);
-  for (std::vector<std::uint32_t>& r : ring_) {
-    if (r.size() < initial_ring_entries(w, h)) r.resize(initial_ring_entries(w, h));
-  }
   padded_open_.reserve(padded);
-  padded_nav_.reserve((w + 2) * (h + 2));
-  need_down_.reserve((h + 2) * detail::sweep_chunk_words(w));
-  need_up_.reserve((h + 2) * detail::sweep_chunk_words(w));
-  touched_.reserve(3 * detail::sweep_chunk_words(w));
   goal_cells_.reserve(kReservedGoals);
-  if (sweep_scratch_.size() < detail::sweep_scratch_words(w)) sweep_scratch_.resize(detail::sweep_scratch_words(w));
-  seeds_.reserve(initial_seed_capacity(w, h));
+  if (searches != Searches::kSweeps) {
+    queue_.buckets.reserve(kBucketCount);
+    const std::size_t chunks = initial_pool_chunks(w * h, kChunkSize);
+    queue_.entries.reserve(chunks * kChunkSize);
+    queue_.next.reserve(chunks);
+    for (std::vector<std::uint32_t>& r : ring_) {
+      if (r.size() < initial_ring_entries(w, h)) r.resize(initial_ring_entries(w, h));
+    }
+    padded_nav_.reserve((w + 2) * (h + 2));
+  }
+  if (searches != Searches::kWavefront) {
+    need_down_.reserve((h + 2) * detail::sweep_chunk_words(w));
+    need_up_.reserve((h + 2) * detail::sweep_chunk_words(w));
+    touched_.reserve(3 * detail::sweep_chunk_words(w));
+    if (sweep_scratch_.size() < detail::sweep_scratch_words(w)) sweep_scratch_.resize(detail::sweep_scratch_words(w));
+    seeds_.reserve(initial_seed_capacity(w, h));
+  }
 }
 
 void IntegrationField::begin(const GridMap& map, std::span<const CellCoord> goals) { begin_build(map, goals, true); }

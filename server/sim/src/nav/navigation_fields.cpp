@@ -52,7 +52,11 @@ void NavigationFields::build_front_now(const GridMap& map, std::span<const CellC
   ++rebuilds_;
   if (budget_ > 0) {
     // Time slicing will need the second pair: allocate it now rather than in a later tick.
-    back_.integration.reserve(map.width(), map.height());
+    // Only what the front's way of searching needed (a sweeping map keeps sweeping; a build
+    // that turns to the wavefront allocates its queue then, once).
+    back_.integration.reserve(map.width(), map.height(),
+                              front_.integration.last_build_swept() ? IntegrationField::Searches::kSweeps
+                                                                    : IntegrationField::Searches::kWavefront);
     back_.flow.reserve(map.width(), map.height());
     back_.goals.reserve(front_.goals.capacity());
     if (any_angle_) back_.angle.reserve(map.width(), map.height(), front_.goals.capacity(), any_angle_range_);
