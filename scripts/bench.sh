@@ -84,6 +84,15 @@ echo "[bench] swarmfield_bench ${BENCH_ARGS[*]} ${EXTRA[*]}"
 "$BIN/swarmfield_bench" "${BENCH_ARGS[@]}" "${EXTRA[@]}"
 echo "[bench] swarmfield_bench_rss ${RSS_ARGS[*]}"
 "$BIN/swarmfield_bench_rss" "${RSS_ARGS[@]}" | tee "$RSS_JSON"
+# RSS vs map size: the procedural city at each size, 100k agents (1k when --quick), one player.
+RSS_SIZES_JSON="$OUT/rss-sizes-$TS.json"
+: > "$RSS_SIZES_JSON"
+if [ "$QUICK" = 1 ]; then SIZES=(256 512); else SIZES=(1024 2048 4096 8192); fi
+for size in "${SIZES[@]}"; do
+  echo "[bench] swarmfield_bench_rss --city-size=$size ${RSS_ARGS[*]}"
+  "$BIN/swarmfield_bench_rss" --city-size="$size" "${RSS_ARGS[@]}" | tee -a "$RSS_SIZES_JSON" ||
+    echo "{\"map\":\"city:$size\",\"error\":\"probe failed\"}" >> "$RSS_SIZES_JSON"
+done
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 
 NPROC=$(nproc 2>/dev/null || echo "?")
@@ -100,7 +109,7 @@ if ! command -v python3 >/dev/null; then
   exit 0
 fi
 
-python3 - "$JSON" "$RSS_JSON" "$NPROC" "$CPU" "$LOAD_BEFORE" "$LOAD_AFTER" "$QUICK" <<'PY' | tee "$SUMMARY"
+python3 - "$JSON" "$RSS_JSON" "$NPROC" "$CPU" "$LOAD_BEFORE" "$LOAD_AFTER" "$QUICK" "$RSS_SIZES_JSON" <<'PY' | tee "$SUMMARY"
 """Summary of one benchmark run: figures, ours vs baselines, targets met/missed.
 
 Times are CPU times (on a shared machine CPU time is less disturbed by other processes than
@@ -113,7 +122,7 @@ import math
 import re
 import sys
 
-json_path, rss_path, nproc, cpu, load_before, load_after, quick = sys.argv[1:8]
+json_path, rss_path, nproc, cpu, load_before, load_after, quick, rss_sizes_path = sys.argv[1:9]
 
 # Targets (SPEC / project brief).
 REBUILD_MAX_MS = 5.0        # issue 10 item 4 (was 8 ms)
@@ -122,6 +131,8 @@ REBUILD_MIN_SPEEDUP = 4.0
 STEP_MAX_NS = 100.0
 SCALING_MAX = 1.5
 RSS_MAX_MIB = 128.0
+# Issue 10 item 2 (server peak RSS with 100k agents; the World probe is its lower bound).
+RSS_SIZE_MAX_MIB = {4096: 400.0, 8192: 1024.0}
 SNAPSHOT_MAX_BYTES_PER_MOVING = 1.0
 SNAPSHOT_STRETCH_BYTES_PER_MOVING = 0.5
 SNAPSHOT_MAX_NS_PER_AGENT = 20.0
@@ -371,6 +382,28 @@ else:
         targets.append((f"RSS of a 100k-agent World on a 1024 map <= {RSS_MAX_MIB:g} MiB", f"{fmt(peak)} MiB",
                         verdict(None if peak is None else peak <= RSS_MAX_MIB)))
 print(f"  benchmark process peak RSS (VmHWM, all benchmarks so far): {fmt(bench_peak)} MiB")
+sizes = []
+try:
+    with open(rss_sizes_path) as f:
+        sizes = [json.loads(line) for line in f if line.strip()]
+except Exception as e:  # noqa: BLE001 - any failure is reported, not fatal
+    print(f"  RSS vs map size: cannot read {rss_sizes_path}: {e}")
+rows = []
+for r in sizes:
+    side = int(str(r.get("map", "city:0")).split(":")[-1] or 0)
+    if "error" in r:
+        rows.append([r.get("map"), "", "failed", "", "", ""])
+        continue
+    rows.append([r.get("map"), r.get("agents"), fmt(r.get("peak_rss_mib")), fmt(r.get("rss_after_spawn_mib")),
+                 fmt(r.get("rss_before_world_mib")), fmt(r.get("world_step_ms"), ".1f")])
+    limit = RSS_SIZE_MAX_MIB.get(side)
+    if limit is not None and int(r.get("agents", 0)) >= 100000:
+        peak = r.get("peak_rss_mib")
+        targets.append((f"RSS of a 100k-agent World on a {side} city <= {limit:g} MiB (server: more)", f"{fmt(peak)} MiB",
+                        verdict(None if peak is None else peak <= limit)))
+if rows:
+    print("  RSS vs map size (procedural city, one player; swarmfield_bench_rss --city-size=N), MiB:")
+    table(["map", "agents", "peak RSS", "after spawn", "map alone", "step ms"], rows)
 
 # ---- Figure 5: snapshots ---------------------------------------------------------------------------
 snap = {n: b for n, b in runs.items() if n.startswith("snapshot/")}
