@@ -248,7 +248,7 @@ std::string validate_config(const ServerConfig& c) {
     return ss.str();
   };
   std::string e;
-  if (!(e = range("--city-size", c.city_size, 32, 4096)).empty()) return e;
+  if (!(e = range("--city-size", c.city_size, 32, 8192)).empty()) return e;
   if (!(e = range("--max-agents", c.max_agents, 0, 2000000)).empty()) return e;
   if (!(e = range("--agents", c.agents, 0, c.max_agents)).empty()) return e + " (raise --max-agents)";
   if (!(e = range("--tick-hz", c.tick_hz, 1, 240)).empty()) return e;
@@ -316,7 +316,7 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv) {
   };
   auto* map_opt = add("--map", c.map_path, "MovingAI .map file to load (instead of the procedural city)")->type_name("PATH");
   auto* city_seed_opt = add("--city-seed", c.city_seed, "Seed of the procedural city (used when no --map)")->type_name("N");
-  auto* city_size_opt = add("--city-size", c.city_size, "Side of the procedural city, cells (32..4096)")->type_name("CELLS");
+  auto* city_size_opt = add("--city-size", c.city_size, "Side of the procedural city, cells (32..8192)")->type_name("CELLS");
   map_opt->excludes(city_seed_opt);
   map_opt->excludes(city_size_opt);
   auto* agents_opt = add("--agents", c.agents, "Agents spawned on the first tick")->type_name("N");
