@@ -30,20 +30,22 @@ void copy_rect(const GridMap& map, const SectorGraph::Rect& r, GridMap& out) {
   out = GridMap::from_costs(r.w, r.h, std::move(costs), map.cell_size());
 }
 
-/// Offsets of the portal pairs on one border, from `open` (1 where both cells of the pair are
-/// walkable), `n` long: per maximal run, both ends and every `spacing` between (one in the
-/// middle of a run shorter than 3).
-void portal_offsets(const std::vector<std::uint8_t>& open, std::int32_t n, std::int32_t spacing,
+/// Offsets of the portal pairs on one border, from `pair` (per offset: 0 where a cell of the
+/// pair is blocked, else the pair's larger cost), `n` long: per maximal run of pairs of one cost
+/// (so that a cheap lane of a wide road has portals of its own), both ends and every `spacing`
+/// between (one in the middle of a run shorter than 3).
+void portal_offsets(const std::vector<std::uint8_t>& pair, std::int32_t n, std::int32_t spacing,
                     std::vector<std::int32_t>& out) {
   out.clear();
   std::int32_t i = 0;
   while (i < n) {
-    if (open[static_cast<std::size_t>(i)] == 0) {
+    const std::uint8_t cost = pair[static_cast<std::size_t>(i)];
+    if (cost == 0) {
       ++i;
       continue;
     }
     const std::int32_t a = i;
-    while (i < n && open[static_cast<std::size_t>(i)] != 0) ++i;
+    while (i < n && pair[static_cast<std::size_t>(i)] == cost) ++i;
     const std::int32_t b = i - 1;
     if (b - a + 1 < 3) {
       out.push_back(a + (b - a) / 2);
@@ -73,13 +75,14 @@ void SectorGraph::compute_border(const GridMap& map, std::uint32_t s, bool east)
     return;
   }
   const std::int32_t n = east ? r.h : r.w;
-  std::vector<std::uint8_t> open(static_cast<std::size_t>(n));
+  std::vector<std::uint8_t> pair(static_cast<std::size_t>(n));
   for (std::int32_t i = 0; i < n; ++i) {
     const CellCoord a = east ? CellCoord{r.x0 + r.w - 1, r.y0 + i} : CellCoord{r.x0 + i, r.y0 + r.h - 1};
     const CellCoord b = east ? CellCoord{a.x + 1, a.y} : CellCoord{a.x, a.y + 1};
-    open[static_cast<std::size_t>(i)] = map.walkable(a) && map.walkable(b) ? 1 : 0;
+    pair[static_cast<std::size_t>(i)] =
+        map.walkable(a) && map.walkable(b) ? std::max(map.cost(a.x, a.y), map.cost(b.x, b.y)) : std::uint8_t{0};
   }
-  portal_offsets(open, n, spacing_, out);
+  portal_offsets(pair, n, spacing_, out);
 }
 
 void SectorGraph::collect_portals(std::uint32_t s) {

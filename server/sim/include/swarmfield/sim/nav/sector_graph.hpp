@@ -23,8 +23,9 @@ struct SectorEdge {
 /// Hierarchical Path-Finding", JGD 2004), as the flow field tiles of Emerson ("Crowd
 /// Pathfinding and Steering Using Flow Field Tiles", Game AI Pro, 2013) use it:
 /// - sectors: side x side cells (the last column / row of sectors may be narrower);
-/// - entrances: maximal runs of border cell pairs (a cell on each side, both walkable) along the
-///   border of two orthogonally adjacent sectors;
+/// - entrances: maximal runs of border cell pairs (a cell on each side, both walkable; pairs of
+///   one cost, so a cheap lane of a wide road is an entrance of its own) along the border of
+///   two orthogonally adjacent sectors;
 /// - portals (the graph's nodes): on each entrance, the cell pairs at both ends and every
 ///   `spacing` cells between (a run shorter than 3 cells: its middle pair), one node per cell of
 ///   a pair, so each sector holds the portal cells on its four sides (a cell on two borders is
