@@ -450,6 +450,33 @@ if snap:
         targets.append((f"snapshot encode <= {SNAPSHOT_MAX_NS_PER_AGENT:g} ns per agent per client", f"{fmt(ns, '.1f')} ns",
                         verdict(None if ns is None else ns <= SNAPSHOT_MAX_NS_PER_AGENT)))
 
+# ---- Figure 6: hierarchical fields vs map size -----------------------------------------------------
+HIER_MAX_PATH_RATIO = 1.03  # issue 10 item 1: mean path <= 1.03x the octile optimum at 4096 / 8192
+rows = []
+for name in runs:
+    m = re.fullmatch(r"hier/route/([^/]+)(/iterations:\d+)?", name)
+    if not m:
+        continue
+    label = m.group(1)
+    route = cpu_ms(name)
+    whole_name = next((n for n in runs if re.fullmatch(r"hier/whole_rebuild/" + re.escape(label) + r"(/iterations:\d+)?", n)), None)
+    whole = cpu_ms(whole_name) if whole_name else None
+    side = counter(name, "side")
+    mean = counter(name, "path_ratio_mean")
+    rows.append([label, fmt(route), fmt(whole), fmt(ratio(whole, route), ".1f") + "x", fmt(counter(name, "graph_build_ms"), ".0f"),
+                 fmt(counter(name, "sectors"), ".0f"), fmt(counter(name, "nodes"), ".0f"), fmt(counter(name, "edges"), ".0f"),
+                 fmt(mean, ".4f"), fmt(counter(name, "path_ratio_max"), ".3f")])
+    if side is not None and side >= 4096:
+        targets.append((f"path via the portal graph on {label}: mean <= {HIER_MAX_PATH_RATIO:g}x the optimum",
+                        f"{fmt(mean, '.4f')}x", verdict(None if mean is None else mean <= HIER_MAX_PATH_RATIO)))
+if rows:
+    print("\n[6] Hierarchical fields vs map size: a goal change on the portal graph (PortalRoutes::build) vs a whole-map\n"
+          "    rebuild (integration + flow), ms; graph (64x64 sectors, portals every 16 cells per cost lane) and path quality")
+    table(["map", "goal change", "whole rebuild", "whole/route", "graph build", "sectors", "nodes", "edges",
+           "path ratio mean", "max"], rows)
+    print("  path ratio = cost through a sampled cell's sector portals / exact whole-map cost (1000 cells, one goal at the\n"
+          "  centre). The per-sector fields and the agents' use of them are not built yet (see server/sim/src/nav/HIERARCHICAL.md).")
+
 # ---- Targets -----------------------------------------------------------------------------------
 print("\nTargets")
 table(["target", "measured", "verdict"], targets)

@@ -112,6 +112,47 @@ inline __mmask16 valid_lanes(std::size_t x0, std::size_t stride) noexcept {
   return left >= kLanes ? static_cast<__mmask16>(0xFFFF) : static_cast<__mmask16>((1u << left) - 1u);
 }
 
+/// Lanes shifted by kShift toward the scan's direction, infinity shifted in.
+template <bool kForward, int kShift>
+SWARMFIELD_AVX512 inline __m512i shifted(__m512i a, __m512i inf) noexcept {
+  if constexpr (kForward) {
+    return _mm512_alignr_epi32(a, inf, 16 - kShift);  // lane i <- lane i - kShift
+  } else {
+    return _mm512_alignr_epi32(inf, a, kShift);  // lane i <- lane i + kShift
+  }
+}
+
+/// Constants of the scans.
+struct ScanSteps {
+  __m512i inf, w1, w2, w4, w8, ramp_forward, ramp_backward;
+};
+
+/// One chunk of a segmented min-plus prefix scan along the row (left to right when kForward):
+/// in log steps lane i takes lane i -+ k plus k steps when every cell between is walkable
+/// (Hillis & Steele), then the carry (the neighbouring chunk's last lane, broadcast) plus the
+/// steps to each lane of the run of walkable lanes that touches that neighbour.
+template <bool kForward>
+SWARMFIELD_AVX512 inline __m512i scan_chunk(__m512i a, std::uint32_t m, __m512i carry, const ScanSteps& c) noexcept {
+  const auto widen = [](std::uint32_t e, int k) { return kForward ? e & (e << k) : e & (e >> k); };
+  const std::uint32_t e1 = widen(m, 1);
+  const std::uint32_t e2 = widen(e1, 1);
+  const std::uint32_t e4 = widen(e2, 2);
+  const std::uint32_t e8 = widen(e4, 4);
+  std::uint32_t run = 0;  // lanes connected to the neighbour the carry comes from
+  if constexpr (kForward) {
+    run = (~m & (m + 1)) - 1;  // before the first blocked lane
+  } else {
+    const std::uint32_t closed = ~m & 0xFFFFu;  // after the last blocked lane
+    run = closed == 0 ? 0xFFFFu : (0xFFFFu << (32 - __builtin_clz(closed))) & 0xFFFFu;
+  }
+  a = _mm512_mask_min_epu32(a, static_cast<__mmask16>(e1), a, _mm512_add_epi32(shifted<kForward, 1>(a, c.inf), c.w1));
+  a = _mm512_mask_min_epu32(a, static_cast<__mmask16>(e2), a, _mm512_add_epi32(shifted<kForward, 2>(a, c.inf), c.w2));
+  a = _mm512_mask_min_epu32(a, static_cast<__mmask16>(e4), a, _mm512_add_epi32(shifted<kForward, 4>(a, c.inf), c.w4));
+  a = _mm512_mask_min_epu32(a, static_cast<__mmask16>(e8), a, _mm512_add_epi32(shifted<kForward, 8>(a, c.inf), c.w8));
+  return _mm512_mask_min_epu32(a, static_cast<__mmask16>(run), a,
+                               _mm512_add_epi32(carry, kForward ? c.ramp_forward : c.ramp_backward));
+}
+
 SWARMFIELD_AVX512 bool sweep_row_vector(const SweepGrid& g, std::size_t y, std::size_t from,
                                         const std::uint64_t* visit, std::uint64_t* touched,
                                         std::uint32_t* scratch) noexcept {
@@ -185,36 +226,26 @@ SWARMFIELD_AVX512 bool sweep_row_vector(const SweepGrid& g, std::size_t y, std::
   }
   if (!any) return false;
 
-  // 2. Along the row: a segmented min-plus prefix scan each way, in log steps within a chunk
-  // (lane i takes lane i -+ k plus k steps when every cell between is walkable) and a carry
-  // from the neighbouring chunk across the run that touches it; a chunk is scanned when it
-  // breaks consistency or the carry into it went down.
-  const __m512i ramp_lr = _mm512_mullo_epi32(_mm512_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16), w1);
-  const __m512i ramp_rl = _mm512_mullo_epi32(_mm512_setr_epi32(16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1), w1);
-  const __m512i w2 = _mm512_set1_epi32(static_cast<int>(2 * kW));
-  const __m512i w4 = _mm512_set1_epi32(static_cast<int>(4 * kW));
-  const __m512i w8 = _mm512_set1_epi32(static_cast<int>(8 * kW));
+  // 2. Along the row, each way (scan_chunk()): a chunk is scanned when it breaks consistency or
+  // the carry into it went down.
+  const ScanSteps steps{inf,
+                        w1,
+                        _mm512_set1_epi32(static_cast<int>(2 * kW)),
+                        _mm512_set1_epi32(static_cast<int>(4 * kW)),
+                        _mm512_set1_epi32(static_cast<int>(8 * kW)),
+                        _mm512_mullo_epi32(_mm512_setr_epi32(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16), w1),
+                        _mm512_mullo_epi32(_mm512_setr_epi32(16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1), w1)};
   const __m512i last_lane = _mm512_set1_epi32(15);
   const __m512i first_lane = _mm512_setzero_si512();
-  bool carried = false;  // the last lane of the chunk before went down in this scan
+  bool carried = false;  // the neighbouring lane went down in this scan
   __m512i carry = inf;
   for (std::size_t k = lr_first; k < chunks; ++k) {
     if (bad_lr[k] == 0 && !carried) continue;
     const std::size_t x0 = k * kLanes;
     if (!carried) carry = _mm512_set1_epi32(static_cast<int>(row[x0 - 1]));
     const std::uint32_t m = open_mask(oc + x0) & valid_lanes(x0, s);
-    const std::uint32_t e1 = m & (m << 1);
-    const std::uint32_t e2 = e1 & (e1 << 1);
-    const std::uint32_t e4 = e2 & (e2 << 2);
-    const std::uint32_t e8 = e4 & (e4 << 4);
-    const std::uint32_t lead = (~m & (m + 1)) - 1;  // lanes before the first blocked one
     const __m512i cur = load(row + x0);
-    __m512i a = cur;
-    a = _mm512_mask_min_epu32(a, static_cast<__mmask16>(e1), a, _mm512_add_epi32(_mm512_alignr_epi32(a, inf, 15), w1));
-    a = _mm512_mask_min_epu32(a, static_cast<__mmask16>(e2), a, _mm512_add_epi32(_mm512_alignr_epi32(a, inf, 14), w2));
-    a = _mm512_mask_min_epu32(a, static_cast<__mmask16>(e4), a, _mm512_add_epi32(_mm512_alignr_epi32(a, inf, 12), w4));
-    a = _mm512_mask_min_epu32(a, static_cast<__mmask16>(e8), a, _mm512_add_epi32(_mm512_alignr_epi32(a, inf, 8), w8));
-    a = _mm512_mask_min_epu32(a, static_cast<__mmask16>(lead), a, _mm512_add_epi32(carry, ramp_lr));
+    const __m512i a = scan_chunk<true>(cur, m, carry, steps);
     const std::uint32_t lower = _mm512_mask_cmplt_epu32_mask(static_cast<__mmask16>(m), a, cur);
     if (lower != 0) {
       _mm512_mask_storeu_epi32(row + x0, static_cast<__mmask16>(lower), a);
@@ -231,20 +262,8 @@ SWARMFIELD_AVX512 bool sweep_row_vector(const SweepGrid& g, std::size_t y, std::
     const std::size_t x0 = j * kLanes;
     if (!carried) carry = _mm512_set1_epi32(static_cast<int>(row[x0 + kLanes]));
     const std::uint32_t m = open_mask(oc + x0) & valid_lanes(x0, s);
-    const std::uint32_t e1 = m & (m >> 1);
-    const std::uint32_t e2 = e1 & (e1 >> 1);
-    const std::uint32_t e4 = e2 & (e2 >> 2);
-    const std::uint32_t e8 = e4 & (e4 >> 4);
-    const std::uint32_t closed = ~m & 0xFFFFu;
-    // Lanes after the last blocked one.
-    const std::uint32_t trail = closed == 0 ? 0xFFFFu : (0xFFFFu << (32 - __builtin_clz(closed))) & 0xFFFFu;
     const __m512i cur = load(row + x0);
-    __m512i a = cur;
-    a = _mm512_mask_min_epu32(a, static_cast<__mmask16>(e1), a, _mm512_add_epi32(_mm512_alignr_epi32(inf, a, 1), w1));
-    a = _mm512_mask_min_epu32(a, static_cast<__mmask16>(e2), a, _mm512_add_epi32(_mm512_alignr_epi32(inf, a, 2), w2));
-    a = _mm512_mask_min_epu32(a, static_cast<__mmask16>(e4), a, _mm512_add_epi32(_mm512_alignr_epi32(inf, a, 4), w4));
-    a = _mm512_mask_min_epu32(a, static_cast<__mmask16>(e8), a, _mm512_add_epi32(_mm512_alignr_epi32(inf, a, 8), w8));
-    a = _mm512_mask_min_epu32(a, static_cast<__mmask16>(trail), a, _mm512_add_epi32(carry, ramp_rl));
+    const __m512i a = scan_chunk<false>(cur, m, carry, steps);
     const std::uint32_t lower = _mm512_mask_cmplt_epu32_mask(static_cast<__mmask16>(m), a, cur);
     if (lower != 0) {
       _mm512_mask_storeu_epi32(row + x0, static_cast<__mmask16>(lower), a);
