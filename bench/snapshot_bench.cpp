@@ -8,8 +8,9 @@
 //   ours/delta_plain         delta without prediction (what prediction buys)
 //   ours/full                every snapshot against the empty baseline (what the delta buys)
 //   ours/delta_predicted_zstd    the shipped payload run through zstd level 3 (what zstd buys)
-//   baseline/zstd_full       today's snapshot: FlatBuffers, u16 positions at 1/32, zstd level 3
-//                            (protocol::compress_snapshot)
+//   baseline/zstd_full       protocol version 2's full snapshot: the same structure of arrays
+//                            (ids delta-coded u32, u16 positions at 1/32, u8 headings), zstd
+//                            level 3 (version 2 wrapped them in FlatBuffers first: a few bytes)
 //   raw floats               x, y, heading as 12 bytes (a counter, nothing to time)
 // Counters: bytes_per_agent (payload / agents in view), bytes_per_moving_agent (payload / agents
 // whose quantized position or heading changed since the baseline), agents_per_iteration (CPU time
@@ -27,7 +28,7 @@
 
 #include "bench_registry.hpp"
 #include "bench_support.hpp"
-#include "swarmfield/protocol/datagram.hpp"
+#include "swarmfield/protocol/compression.hpp"
 #include "swarmfield/protocol/messages.hpp"
 #include "swarmfield/protocol/snapshot_codec.hpp"
 #include "swarmfield/protocol/snapshot_relevance.hpp"
@@ -45,7 +46,8 @@ constexpr std::size_t kTargetInView = 10000;
 struct Trace {
   std::vector<std::uint32_t> ticks;
   std::vector<sp::AgentCandidates> views;  // agents in the view at each snapshot, all to send
-  std::vector<sp::Snapshot> old_format;     // the same agents in today's snapshot format
+  std::vector<std::vector<std::uint8_t>> old_format;  // the same agents as version 2's arrays (uncompressed)
+  std::vector<std::size_t> old_agents;                // agents in each of them
   sp::QuantizedAgents all;                  // every agent at the last snapshot
   std::vector<std::uint32_t> raw_ids;       // ... and as the swarm holds them
   std::vector<float> raw_xs, raw_ys, raw_headings;
@@ -120,18 +122,32 @@ const Trace& trace(const BenchOptions& options) {
     selector.select(t->all, t->last_view, sp::AgentFrameView::empty(), static_cast<std::uint32_t>(world.tick()), 1e12,
                     params, c, grid);
     in_view_sum += static_cast<double>(c.size());
-    sp::Snapshot old;
-    old.tick = static_cast<std::uint32_t>(world.tick());
-    old.total_agents = static_cast<std::uint32_t>(s.size());
+    // Version 2's arrays, each column contiguous (ids, then xs, ys, headings), as its
+    // FlatBuffers table laid them out.
+    std::vector<std::uint32_t> ids;
+    std::vector<std::uint16_t> xs, ys;
+    std::vector<std::uint8_t> headings;
+    std::uint32_t previous = 0;
     for (std::size_t i = 0; i < s.size(); ++i) {
       if (std::fabs(s.xs()[i] - at.x) < h && std::fabs(s.ys()[i] - at.y) < h) {
-        old.agents.ids.push_back(s.ids()[i]);
-        old.agents.xs.push_back(sp::quantize_position(s.xs()[i]));
-        old.agents.ys.push_back(sp::quantize_position(s.ys()[i]));
-        old.agents.headings.push_back(sp::quantize_heading(s.headings()[i]));
+        ids.push_back(s.ids()[i] - previous);
+        previous = s.ids()[i];
+        xs.push_back(static_cast<std::uint16_t>(std::clamp(std::lround(s.xs()[i] * 32.0f), 0L, 65535L)));
+        ys.push_back(static_cast<std::uint16_t>(std::clamp(std::lround(s.ys()[i] * 32.0f), 0L, 65535L)));
+        headings.push_back(sp::quantize_heading(s.headings()[i]));
       }
     }
+    std::vector<std::uint8_t> old;
+    const auto append = [&old](const auto& column) {
+      const auto* bytes = reinterpret_cast<const std::uint8_t*>(column.data());
+      old.insert(old.end(), bytes, bytes + column.size() * sizeof(column[0]));
+    };
+    append(ids);
+    append(xs);
+    append(ys);
+    append(headings);
     t->old_format.push_back(std::move(old));
+    t->old_agents.push_back(ids.size());
     t->ticks.push_back(static_cast<std::uint32_t>(world.tick()));
     t->views.push_back(std::move(c));
   }
@@ -210,17 +226,16 @@ void encode_trace(benchmark::State& state, const BenchOptions& options, Mode mod
   state.counters["agents_per_iteration"] = static_cast<double>(all_agents);
 }
 
-/// Today's format: FlatBuffers + zstd of every snapshot, full each time.
+/// Version 2's format: the arrays of every snapshot through zstd, full each time.
 void zstd_full_trace(benchmark::State& state, const BenchOptions& options) {
   const Trace* t = trace_or_skip(state, options);
   if (t == nullptr) return;
   std::size_t bytes = 0, agents = 0;
   for (auto _ : state) {
     bytes = agents = 0;
-    for (const auto& s : t->old_format) {
-      const auto c = sp::compress_snapshot(s, 3);
-      bytes += c.size();
-      agents += s.agents.ids.size();
+    for (std::size_t k = 0; k < t->old_format.size(); ++k) {
+      bytes += sp::zstd_compress(t->old_format[k], 3).size();
+      agents += t->old_agents[k];
     }
   }
   state.counters["bytes_per_agent"] = static_cast<double>(bytes) / static_cast<double>(std::max<std::size_t>(agents, 1));

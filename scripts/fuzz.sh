@@ -16,8 +16,8 @@ SECONDS_EACH=600
 ONLY=""
 JOBS=1
 CTEST=0
-ALL=(tcp_message frame_decoder datagram snapshot_decompress snapshot_delta snapshot_fragments packet map_parse
-     bot_script config)
+ALL=(tcp_message frame_decoder datagram zstd_decompress snapshot_delta snapshot_fragments packet map_parse
+     bot_script config replay)
 
 usage() {
   sed -n '2,10p' "$0"
@@ -73,7 +73,7 @@ seeds_of() {
     tcp_message) echo "$BUILD_DIR/tests/fuzz/corpus/tcp" ;;
     frame_decoder) echo "$BUILD_DIR/tests/fuzz/corpus/frames" ;;
     datagram) echo "$BUILD_DIR/tests/fuzz/corpus/datagrams" ;;
-    snapshot_decompress) echo "$BUILD_DIR/tests/fuzz/corpus/snapshots" ;;
+    zstd_decompress) echo "$BUILD_DIR/tests/fuzz/corpus/zstd" ;;
     snapshot_delta) echo "$BUILD_DIR/tests/fuzz/corpus/deltas" ;;
     snapshot_fragments) echo "$BUILD_DIR/tests/fuzz/corpus/fragments" ;;
     packet) echo "$BUILD_DIR/tests/fuzz/corpus/packets" ;;

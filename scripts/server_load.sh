@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Server load test: swarmfield-server with a large swarm on a 1024 map, driven by bot players
-# (and optionally a headless viewer) for a fixed time; prints the server's exit summary and a
-# verdict against the tick budget, and how often the players' cells (the fields' goal set)
-# changed. Called by `./swarmfield.sh load [options]` (which builds first and passes --bin), or
+# (and optionally whole-map viewers and a headless rendering viewer) for a fixed time; prints
+# the server's exit summary and a verdict against the tick budget, how often the players' cells
+# (the fields' goal set) changed, and what the snapshots cost (bytes per agent, kbit/s and
+# snapshots per second per viewer, the largest datagram). Called by `./swarmfield.sh load [options]` (which builds first and passes --bin), or
 # directly: scripts/server_load.sh --bin build/bin [options].
 # Exit: 0 = the run completed (whatever the verdict; with --strict, 3 when the tick budget was
 # missed), 1 = something failed (server did not start or died, no summary, a bot lost its
@@ -18,6 +19,7 @@ PLAYER_SPEED=""  # empty = the server's default
 THREADS=""
 FIELD_BUDGET=""
 VIEWER=no
+VIEWERS=0
 BIN=""  # required: ./swarmfield.sh load passes its build's bin folder
 OUT="$ROOT/out/load"
 STRICT=no
@@ -34,10 +36,12 @@ usage: ./swarmfield.sh load [options]      (or: scripts/server_load.sh --bin DIR
   --threads N            swarm worker threads of the server (server default 2)
   --field-budget UNITS   field rebuild work units per tick (server default -1 = auto: 200000
                          above 512x512 maps; 0 = every rebuild whole in one tick; else >= 10000)
+  --viewers N            add N whole-map viewers, 0..1000 (swarmfield-bot --role viewer: decode and
+                         acknowledge every snapshot, no rendering; default 0)
   --viewer               add a headless viewer following the first player (zoom 8, 10 fps)
   --bin DIR              folder with swarmfield-server and swarmfield-bot (required when this
                          script is called directly; ./swarmfield.sh load passes its build)
-  --out DIR              logs: server.log, server.out, bots.log, viewer.log (default out/load)
+  --out DIR              logs: server.log, server.out, bots.log, viewers.log, viewer.log (default out/load)
   --strict               exit 3 when the run overran or tick p99 exceeded the tick budget
 Machine load distorts the timings: the verdict prints the load average before and after.
 USAGE
@@ -69,6 +73,9 @@ while [ $# -gt 0 ]; do
     --field-budget) need_value "$@"; { [[ "$2" =~ ^(-1|0|[1-9][0-9]*)$ ]] && { [ "$2" -le 0 ] || [ "${#2}" -gt 5 ] || [ "$2" -ge 10000 ]; }; } ||
                       fail_usage "--field-budget must be -1 (auto), 0 (whole rebuild in one tick) or >= 10000 work units per tick (got '$2')"
                     FIELD_BUDGET=$2; shift 2 ;;
+    --viewers) need_value "$@"; { is_uint "$2" && [ "${#2}" -le 4 ] && [ "$2" -le 1000 ]; } ||
+                 fail_usage "--viewers must be in 0..1000 (got '$2')"
+               VIEWERS=$2; shift 2 ;;
     --viewer) VIEWER=yes; shift ;;
     --bin) need_value "$@"; BIN=$(abs_path "$2"); shift 2 ;;
     --out) need_value "$@"; OUT=$(abs_path "$2"); shift 2 ;;
@@ -131,7 +138,7 @@ LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 SAFETY=$(awk -v s="$DURATION" 'BEGIN { print int(s) + 120 }')
 SERVER_ARGS=(--map "$MAP" --agents "$AGENTS" --port 0 --bind 127.0.0.1 --duration "$SAFETY" --status-interval 5)
 [ "$AGENTS" -gt 100000 ] && SERVER_ARGS+=(--max-agents "$AGENTS")
-CLIENTS=$(( BOTS + 2 )); [ "$CLIENTS" -lt 64 ] && CLIENTS=64
+CLIENTS=$(( BOTS + VIEWERS + 2 )); [ "$CLIENTS" -lt 64 ] && CLIENTS=64
 # Every bot and the viewer connect from 127.0.0.1: lift the per-address cap to match.
 SERVER_ARGS+=(--max-clients "$CLIENTS" --max-connections-per-address "$CLIENTS")
 [ -n "$PLAYER_SPEED" ] && SERVER_ARGS+=(--player-speed "$PLAYER_SPEED")
@@ -168,6 +175,14 @@ say "bots: swarmfield-bot --count $BOTS (built-in wander loop; log: $OUT/bots.lo
   >"$OUT/bots.out" 2>"$OUT/bots.log" &
 BOT_PID=$!
 pids+=("$BOT_PID")
+VIEWERS_PID=""
+if [ "$VIEWERS" -gt 0 ]; then
+  say "viewers: swarmfield-bot --role viewer --count $VIEWERS (whole map; log: $OUT/viewers.log)"
+  "$BIN/swarmfield-bot" --host 127.0.0.1 --port "$PORT" --role viewer --count "$VIEWERS" --input-hz 10 \
+    --seconds "$CLIENT_SECONDS" --name viewer >"$OUT/viewers.out" 2>"$OUT/viewers.log" &
+  VIEWERS_PID=$!
+  pids+=("$VIEWERS_PID")
+fi
 VIEWER_PID=""
 if [ "$VIEWER" = yes ]; then
   say "viewer: headless, following the first player (log: $OUT/viewer.log, screenshot $OUT/load.png)"
@@ -195,7 +210,9 @@ done
 CLK_TCK=$(getconf CLK_TCK 2>/dev/null || echo 100)
 cpu_s() { [ -r "/proc/$1/stat" ] && sed 's/^.*) //' "/proc/$1/stat" | awk -v hz="$CLK_TCK" '{ printf "%.1f", ($12 + $13) / hz }' || echo "?"; }
 RUN_S=$(awk -v t0="$start" -v t1="$(now_ms)" 'BEGIN { printf "%.1f", (t1 - t0) / 1000 }')
-CPU_LINE="server $(cpu_s "$SERVER_PID") s, bots $(cpu_s "$BOT_PID") s"
+SERVER_CPU=$(cpu_s "$SERVER_PID")
+CPU_LINE="server $SERVER_CPU s, bots $(cpu_s "$BOT_PID") s"
+[ -n "$VIEWERS_PID" ] && CPU_LINE="$CPU_LINE, viewers $(cpu_s "$VIEWERS_PID") s"
 [ -n "$VIEWER_PID" ] && CPU_LINE="$CPU_LINE, viewer $(cpu_s "$VIEWER_PID") s"
 CPU_LINE="$CPU_LINE of CPU in ${RUN_S} s of run (+ start-up) on $(nproc 2>/dev/null || echo '?') CPUs"
 
@@ -207,7 +224,7 @@ if alive "$SERVER_PID"; then
   kill -KILL "$SERVER_PID" 2>/dev/null || true
 fi
 wait "$SERVER_PID" && SERVER_RC=0 || SERVER_RC=$?
-client_pids=("$BOT_PID"); [ -n "$VIEWER_PID" ] && client_pids+=("$VIEWER_PID")
+client_pids=("$BOT_PID"); [ -n "$VIEWER_PID" ] && client_pids+=("$VIEWER_PID"); [ -n "$VIEWERS_PID" ] && client_pids+=("$VIEWERS_PID")
 deadline=$(( $(now_ms) + 5000 ))
 for p in "${client_pids[@]}"; do
   while alive "$p" && [ "$(now_ms)" -lt "$deadline" ]; do sleep 0.1; done
@@ -216,6 +233,8 @@ stop_pids TERM 3 "${client_pids[@]}"
 wait "$BOT_PID" && BOT_RC=0 || BOT_RC=$?
 VIEWER_RC=""
 if [ -n "$VIEWER_PID" ]; then wait "$VIEWER_PID" && VIEWER_RC=0 || VIEWER_RC=$?; fi
+VIEWERS_RC=0
+if [ -n "$VIEWERS_PID" ]; then wait "$VIEWERS_PID" && VIEWERS_RC=0 || VIEWERS_RC=$?; fi
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 
 SUMMARY=$(grep -E '^ticks=' "$OUT/server.out" | tail -1 || true)
@@ -227,6 +246,11 @@ fi
 say "server summary: $SUMMARY"
 say "bots (exit $BOT_RC): $(tail -1 "$OUT/bots.out" 2>/dev/null)"
 [ -n "$VIEWER_PID" ] && say "viewer (exit $VIEWER_RC): $(tail -1 "$OUT/viewer.log" 2>/dev/null)"
+VIEWERS_LINE=""
+if [ -n "$VIEWERS_PID" ]; then
+  VIEWERS_LINE=$(grep -E '^bots=' "$OUT/viewers.out" 2>/dev/null | tail -1 || true)
+  say "viewers (exit $VIEWERS_RC): $VIEWERS_LINE"
+fi
 
 # Overruns once warm: the first status line (~5 s in) carries the count so far, which includes
 # the first tick (it spawns every agent and builds the first field whole).
@@ -237,7 +261,8 @@ WARM_OVERRUNS=$(field "$FIRST_STATUS" overruns)
 set +e
 awk -v summary="$SUMMARY" -v hz="$TICK_HZ" -v seconds="$DURATION" -v bots="$BOTS" -v agents="$AGENTS" \
     -v map="$(basename "$MAP")" -v listen="$LISTEN" -v warm_tick="${WARM_TICK:-}" -v warm_overruns="${WARM_OVERRUNS:-}" \
-    -v load_before="$LOAD_BEFORE" -v load_after="$LOAD_AFTER" -v cpu_line="$CPU_LINE" -v strict="$STRICT" '
+    -v load_before="$LOAD_BEFORE" -v load_after="$LOAD_AFTER" -v cpu_line="$CPU_LINE" -v strict="$STRICT" \
+    -v viewers="$VIEWERS" -v viewers_line="$VIEWERS_LINE" -v server_cpu="$SERVER_CPU" -v run_s="$RUN_S" '
 function val(k) { return (k in v) ? v[k] : "n/a" }
 function num(k) { return (k in v) ? v[k] + 0 : 0 }
 function per_tick(k) { return ticks > 0 ? sprintf("%.2f", num(k) / ticks) : "n/a" }
@@ -270,6 +295,18 @@ BEGIN {
   if (num("rebuilds") > 0) printf "; one per %.1f ticks", ticks / num("rebuilds")
   printf "); agents read an out-of-date field on %s ticks (%s)\n", val("stale_ticks"), (ticks > 0 ? sprintf("%.0f%%", 100 * num("stale_ticks") / ticks) : "n/a")
   printf "peak memory      %s MiB resident (server process; target <= 128 MiB at 100k agents on a 1024 map)\n", val("peak_rss_mib")
+  printf "snapshots        %s built (%s over TCP, %s deferred), %s bytes per agent entry sent, largest datagram %s bytes\n",
+         val("snapshots_sent"), val("snapshots_tcp"), val("snapshots_deferred"), val("bytes_per_agent"), val("max_datagram")
+  if (viewers + 0 > 0 && viewers_line != "") {
+    q = split(viewers_line, vk, " ")
+    for (i = 1; i <= q; ++i) { if (split(vk[i], p, "=") == 2) w[p[1]] = p[2] }
+    vs = w["seconds"] + 0
+    if (vs > 0) {
+      printf "viewers          %d whole-map: %.1f kbit/s and %.1f snapshots/s each (received), %d undecodable (no baseline), rtt %s ms\n",
+             viewers, w["bytes_received"] * 8 / 1000 / vs / viewers, w["snapshots"] / vs / viewers, w["snapshots_no_baseline"], w["rtt_ms_avg"]
+    }
+  }
+  if (server_cpu != "?" && run_s + 0 > 0) printf "server CPU       %.2f cores over the run (%s s of CPU in %s s)\n", server_cpu / run_s, server_cpu, run_s
   p99 = num("tick_p99_ms")
   ok = (late == 0 && p99 <= budget_ms)
   if (ok) {
@@ -285,6 +322,10 @@ BEGIN {
 VERDICT_RC=$?
 set -e
 
+if [ "$VIEWERS_RC" -ne 0 ]; then
+  echo "load: the viewers exited with code $VIEWERS_RC (one could not connect or lost its connection); see $OUT/viewers.log" >&2
+  exit 1
+fi
 if [ "$BOT_RC" -ne 0 ]; then
   echo "load: the bots exited with code $BOT_RC (a bot could not connect or lost its connection); see $OUT/bots.log" >&2
   exit 1

@@ -1,5 +1,7 @@
 // swarmfield-bot: connects N players to a server and drives each from a script
-// (client_viewer/BOT_SCRIPT.md). The last stdout line is a one-line summary for load tests.
+// (client_viewer/BOT_SCRIPT.md), or N headless viewers of the whole map (--role viewer: no
+// player, no rendering; they decode and acknowledge every snapshot, as the viewer does). The
+// last stdout line is a one-line summary for load tests.
 #include <CLI/CLI.hpp>
 #include <asio.hpp>
 #include <atomic>
@@ -68,6 +70,7 @@ int main(int argc, char** argv) {
   double input_hz = 30.0;
   int connect_timeout_ms = 5000;
   int data_timeout_ms = 5000;
+  std::string role = "player";
   app.add_option("--host", host, "server address")->capture_default_str();
   app.add_option("--port", port, "server TCP port")->capture_default_str();
   app.add_option("--script", script_path, "bot script file (default: a built-in wander loop)");
@@ -79,6 +82,9 @@ int main(int argc, char** argv) {
   app.add_option("--name", name, "player name (bots get -1, -2, ... when --count > 1)")->capture_default_str();
   app.add_option("--view", view, "half-size of the view rectangle sent to the server, world units (0 = no agents)")
       ->check(CLI::Range(0.0f, 100000.0f))
+      ->capture_default_str();
+  app.add_option("--role", role, "player (driven by the script) or viewer (watches the whole map, does not move)")
+      ->check(CLI::IsMember({"player", "viewer"}))
       ->capture_default_str();
   app.add_option("--input-hz", input_hz, "inputs per second")->check(CLI::Range(1.0, 120.0))->capture_default_str();
   app.add_option("--connect-timeout-ms", connect_timeout_ms,
@@ -105,6 +111,7 @@ int main(int argc, char** argv) {
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
 
+  const bool viewers = role == "viewer";
   asio::io_context io;
   std::vector<Bot> bots(static_cast<std::size_t>(count));
   for (int i = 0; i < count; ++i) {
@@ -113,7 +120,7 @@ int main(int argc, char** argv) {
     ConnectionOptions options;
     options.host = host;
     options.port = port;
-    options.role = protocol::Role::kPlayer;
+    options.role = viewers ? protocol::Role::kViewer : protocol::Role::kPlayer;
     options.name = bot.name;
     options.connect_timeout = std::chrono::milliseconds(connect_timeout_ms);
     options.handshake_timeout = std::chrono::milliseconds(connect_timeout_ms) + std::chrono::seconds(10);
@@ -142,7 +149,7 @@ int main(int argc, char** argv) {
       std::cerr << "error: " << b.name << ": "
                 << (b.connection->error().empty() ? "interrupted" : b.connection->error()) << "\n";
       b.reported_end = true;
-    } else if (b.connection->welcome().player_id == 0) {
+    } else if (!viewers && b.connection->welcome().player_id == 0) {
       std::cerr << "warning: " << b.name << ": the server assigned no player (player_id 0); it can not move\n";
     }
   }
@@ -193,6 +200,16 @@ int main(int argc, char** argv) {
       }
       any_connected = true;
       (void)c.stats();
+      if (viewers) {
+        // The whole map in view: the server tracks the 16,384 agents nearest its centre and
+        // sends the rest as the density grid. The input carries the snapshot acks.
+        protocol::Input input;
+        input.view_x1 = static_cast<float>(c.map().width()) * c.map().cell_size();
+        input.view_y1 = static_cast<float>(c.map().height()) * c.map().cell_size();
+        c.send_input(input);
+        any_running = true;
+        continue;
+      }
       b.position = own_position(c, b.contacts);
       const sim::Vec2 intent = b.brain->update(c.map(), b.position, dt);
       for (const auto& message : b.brain->take_messages()) std::cerr << "warning: " << b.name << ": " << message << "\n";
@@ -216,6 +233,8 @@ int main(int argc, char** argv) {
   io.poll();
 
   std::uint64_t snapshots = 0;
+  std::uint64_t no_baseline = 0;
+  std::uint64_t bytes_received = 0;
   std::uint64_t contacts = 0;
   std::uint64_t arrived = 0;
   std::uint64_t gave_up = 0;
@@ -224,18 +243,23 @@ int main(int argc, char** argv) {
   for (auto& b : bots) {
     const auto& s = b.connection->stats();
     snapshots += s.snapshots_received;
+    no_baseline += s.snapshots_no_baseline;
+    bytes_received += s.bytes_received;
     rtt_sum += s.rtt_ms_sum;
     rtt_samples += s.rtt_samples;
     contacts += b.contacts;
-    arrived += b.brain->gotos_arrived();
-    gave_up += b.brain->gotos_failed();
+    if (!viewers) {
+      arrived += b.brain->gotos_arrived();
+      gave_up += b.brain->gotos_failed();
+    }
   }
   const double rtt_avg = rtt_samples ? rtt_sum / static_cast<double>(rtt_samples) : 0.0;
   std::printf("bots=%d connected=%d snapshots=%llu rtt_ms_avg=%.2f contacts=%llu gotos_arrived=%llu gotos_failed=%llu "
-              "seconds=%.1f\n",
+              "seconds=%.1f bytes_received=%llu snapshots_no_baseline=%llu role=%s\n",
               count, count - failed, static_cast<unsigned long long>(snapshots), rtt_avg,
               static_cast<unsigned long long>(contacts), static_cast<unsigned long long>(arrived),
-              static_cast<unsigned long long>(gave_up), elapsed());
+              static_cast<unsigned long long>(gave_up), elapsed(), static_cast<unsigned long long>(bytes_received),
+              static_cast<unsigned long long>(no_baseline), role.c_str());
   std::fflush(stdout);
   return (failed > 0 || lost) ? 1 : 0;
 }

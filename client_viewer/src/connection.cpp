@@ -12,6 +12,8 @@
 #include "swarmfield/protocol/framing.hpp"
 #include "swarmfield/protocol/map_transfer.hpp"
 #include "swarmfield/protocol/packet.hpp"
+#include "swarmfield/protocol/snapshot_fragments.hpp"
+#include "swarmfield/protocol/snapshot_receiver.hpp"
 
 namespace swarmfield::client {
 
@@ -42,8 +44,15 @@ std::string seconds_text(std::chrono::milliseconds ms) {
 }  // namespace
 
 struct Connection::Impl {
-  explicit Impl(asio::io_context& context)
-      : io(context), resolver(context), tcp(context), udp(context), timer(context), data_timer(context), pacer(context) {}
+  Impl(asio::io_context& context, std::size_t baseline_agents)
+      : io(context),
+        resolver(context),
+        tcp(context),
+        udp(context),
+        timer(context),
+        data_timer(context),
+        pacer(context),
+        receiver(baseline_agents) {}
   asio::io_context& io;
   asio::ip::tcp::resolver resolver;
   asio::ip::tcp::socket tcp;
@@ -63,8 +72,9 @@ struct Connection::Impl {
   std::deque<std::vector<std::uint8_t>> write_queue;
   bool writing = false;
   protocol::FrameDecoder decoder;
-  protocol::SnapshotReassembler reassembler;
-  std::uint64_t reassembler_dropped_seen = 0;
+  protocol::FragmentAssembler assembler;  ///< UDP fragments -> snapshot payloads
+  protocol::SnapshotReceiver receiver;    ///< payloads -> frames, against acknowledged baselines
+  SnapshotState decoded;                  ///< the last decoded snapshot (reused)
   std::optional<protocol::MapAssembler> map_assembler;  ///< created by Welcome
   // Handlers can run after the Connection is gone (cancelled operations still complete);
   // they check this first.
@@ -97,7 +107,7 @@ std::uint64_t Connection::now_us() noexcept {
 }
 
 Connection::Connection(asio::io_context& io, ConnectionOptions options)
-    : options_(std::move(options)), impl_(std::make_unique<Impl>(io)) {
+    : options_(std::move(options)), impl_(std::make_unique<Impl>(io, options_.baseline_agents)) {
   if (options_.name.size() > protocol::kMaxNameBytes) options_.name.resize(protocol::kMaxNameBytes);
   if (options_.snapshot_history < 2) options_.snapshot_history = 2;
   impl_->endpoint_label = options_.host + ":" + std::to_string(options_.port);
@@ -226,11 +236,7 @@ const ConnectionStats& Connection::stats() {
     impl_->window_bytes = 0;
     impl_->window_start = now;
   }
-  const auto dropped = impl_->reassembler.dropped();
-  if (dropped > impl_->reassembler_dropped_seen) {
-    stats_.bad_datagrams += dropped - impl_->reassembler_dropped_seen;
-    impl_->reassembler_dropped_seen = dropped;
-  }
+  stats_.fragments_lost = impl_->assembler.abandoned();
   return stats_;
 }
 
@@ -337,15 +343,9 @@ void Connection::on_tcp_message(protocol::TcpMessage&& message) {
     on_map_chunk(std::move(*chunk));
     return;
   }
-  if (auto* snapshot = std::get_if<protocol::Snapshot>(&message)) {
-    // A snapshot over TCP newer than the UDP ones since confirmation: the server stopped
-    // streaming to our address (its ack timeout); confirm an address again. (TCP snapshots
-    // still in flight from before the confirmation are older than the first UDP one.)
-    if (udp_state_ == UdpState::kConfirmed && newest_udp_tick_ != 0 && snapshot->tick > newest_udp_tick_) {
-      request_udp_address();
-    }
+  if (auto* snapshot = std::get_if<protocol::SnapshotData>(&message)) {
     // A snapshot may overtake the end of the map transfer; keep it either way.
-    on_snapshot(std::move(*snapshot), true);
+    on_snapshot_payload(snapshot->payload, true);
     return;
   }
   // Hello / Input are client -> server only.
@@ -506,15 +506,11 @@ void Connection::on_udp_datagram(std::size_t n) {
     ++stats_.udp_confirmations;
   }
   if (impl_->body.empty()) return;  // keep-alive
-  auto decoded = protocol::decode_datagram(impl_->body);
-  if (!decoded || decoded->input) {
-    ++stats_.bad_datagrams;
-    return;
-  }
-  if (auto snapshot = impl_->reassembler.add(*decoded)) {
-    newest_udp_tick_ = std::max(newest_udp_tick_, snapshot->tick);
-    on_snapshot(std::move(*snapshot), false);
-  }
+  // Every other data packet from the server is one snapshot fragment.
+  const std::uint64_t malformed_before = impl_->assembler.malformed();
+  const auto whole = impl_->assembler.add(impl_->body);
+  stats_.bad_datagrams += impl_->assembler.malformed() - malformed_before;
+  if (whole) on_snapshot_payload(*whole, false);
 }
 
 void Connection::start_udp_read() {
@@ -529,11 +525,47 @@ void Connection::start_udp_read() {
       });
 }
 
-void Connection::on_snapshot(protocol::Snapshot&& snapshot, bool via_tcp) {
+void Connection::on_snapshot_payload(std::span<const std::uint8_t> payload, bool via_tcp) {
+  using Result = protocol::SnapshotReceiver::Result;
+  const Result result = impl_->receiver.receive(payload);
+  if (result == Result::kMalformed) {
+    ++stats_.bad_datagrams;
+    return;
+  }
+  if (result == Result::kNoBaseline) {
+    // Encoded against a frame we never decoded (lost, or still in flight on the other
+    // transport): not acknowledged, so the server falls back to one we did.
+    ++stats_.snapshots_no_baseline;
+    return;
+  }
+  if (result != Result::kDecoded) return;  // stale: reordered or duplicated on the way
+  const protocol::SnapshotHeader& header = impl_->receiver.header();
+  if (via_tcp) {
+    // A snapshot over TCP newer than the UDP ones since confirmation: the server stopped
+    // streaming to our address (its ack timeout); confirm an address again. (TCP snapshots
+    // still in flight from before the confirmation are older than the first UDP one.)
+    if (udp_state_ == UdpState::kConfirmed && newest_udp_tick_ != 0 && header.tick > newest_udp_tick_) {
+      request_udp_address();
+    }
+  } else {
+    newest_udp_tick_ = std::max(newest_udp_tick_, header.tick);
+    // Acknowledge at once: the sooner the server knows, the newer the baseline of the next
+    // snapshot (smaller deltas). Inputs carry the same ack; this covers clients that send few.
+    if (udp_state_ == UdpState::kConfirmed && impl_->channel) {
+      send_udp(impl_->channel->seal(protocol::PacketType::kData, protocol::encode_ack_datagram(impl_->receiver.ack())));
+      ++stats_.acks_sent;
+    }
+  }
+  unpack_frame(header, impl_->receiver.frame(), welcome_.map.cell_size, impl_->decoded);
+  on_snapshot(via_tcp);
+}
+
+void Connection::on_snapshot(bool via_tcp) {
   ++stats_.snapshots_received;
   if (via_tcp) ++stats_.snapshots_tcp;
   const auto now_clock = Clock::now();
   const std::uint64_t now = now_us();
+  const SnapshotState& snapshot = impl_->decoded;
   const std::uint64_t echo = snapshot.echo_client_time_us;
   // One RTT sample per distinct echoed input time (a snapshot can echo the same input twice).
   if (echo != 0 && echo > impl_->last_echo_us && echo <= now) {
@@ -544,10 +576,17 @@ void Connection::on_snapshot(protocol::Snapshot&& snapshot, bool via_tcp) {
     stats_.rtt_ms_sum += sample;
     ++stats_.rtt_samples;
   }
-  if (!snapshots_.empty() && snapshot.tick <= snapshots_.back().snapshot.tick) return;  // late/duplicate
-  if (snapshot.tick > newest_tick_) newest_tick_ = snapshot.tick;
-  snapshots_.push_back(ReceivedSnapshot{std::move(snapshot), now_clock});
-  while (snapshots_.size() > options_.snapshot_history) snapshots_.pop_front();
+  if (!snapshots_.empty() && snapshot.tick <= snapshots_.back().snapshot.tick) return;  // not newer
+  // Reuse the oldest entry's buffers once the history is full.
+  if (snapshots_.size() >= options_.snapshot_history) {
+    ReceivedSnapshot recycled = std::move(snapshots_.front());
+    snapshots_.pop_front();
+    recycled.snapshot = snapshot;
+    recycled.received_at = now_clock;
+    snapshots_.push_back(std::move(recycled));
+  } else {
+    snapshots_.push_back(ReceivedSnapshot{snapshot, now_clock});
+  }
   ++new_snapshots_;
 }
 
@@ -577,14 +616,14 @@ void Connection::send_input(const protocol::Input& input) {
     return;
   }
   in.sequence = ++input_sequence_;
-  in.ack_tick = newest_tick_;
+  in.snapshot_ack = impl_->receiver.ack();
   in.client_time_us = now_us();
   send_udp(impl_->channel->seal(protocol::PacketType::kData, protocol::encode_input_datagram(in)));
 }
 
 void Connection::send_tcp_input(protocol::Input input) {
   input.sequence = ++input_sequence_;
-  input.ack_tick = newest_tick_;
+  input.snapshot_ack = impl_->receiver.ack();
   input.client_time_us = now_us();
   send_tcp(input);
 }

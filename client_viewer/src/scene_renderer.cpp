@@ -178,6 +178,41 @@ void SceneRenderer::draw_flow(const Camera& camera, bool heat_on) {
   }
 }
 
+void SceneRenderer::draw_density(const Camera& camera, const InterpolatedFrame& frame) {
+  density_drawn_ = 0;
+  const protocol::DensityGrid& g = frame.density;
+  if (g.empty() || g.levels.size() != static_cast<std::size_t>(g.width) * g.height) return;
+  // One batch of rectangles per level (at most 15 draw calls, whatever the grid's size).
+  std::array<std::vector<SDL_Rect>, 16> by_level;
+  const float side = static_cast<float>(1u << g.cell_log2) * frame.density_cell_size;  // world units
+  const float w = static_cast<float>(camera.screen_width());
+  const float h = static_cast<float>(camera.screen_height());
+  for (std::size_t row = 0; row < g.height; ++row) {
+    for (std::size_t col = 0; col < g.width; ++col) {
+      const std::uint8_t level = g.levels[row * g.width + col];
+      if (level == 0) continue;
+      const float x0 = static_cast<float>(g.origin_x) * frame.density_cell_size + static_cast<float>(col) * side;
+      const float y0 = static_cast<float>(g.origin_y) * frame.density_cell_size + static_cast<float>(row) * side;
+      const sim::Vec2 a = camera.world_to_screen({x0, y0});
+      const sim::Vec2 b = camera.world_to_screen({x0 + side, y0 + side});
+      if (b.x < 0.0f || b.y < 0.0f || a.x > w || a.y > h) continue;
+      // Integer edges shared by neighbouring squares: no seams, no overlaps.
+      const int x0i = static_cast<int>(std::floor(a.x)), y0i = static_cast<int>(std::floor(a.y));
+      const int x1i = static_cast<int>(std::floor(b.x)), y1i = static_cast<int>(std::floor(b.y));
+      if (x1i <= x0i || y1i <= y0i) continue;
+      by_level[std::min<std::size_t>(level, 15)].push_back(SDL_Rect{x0i, y0i, x1i - x0i, y1i - y0i});
+      ++density_drawn_;
+    }
+  }
+  SDL_SetRenderDrawBlendMode(renderer_, SDL_BLENDMODE_BLEND);
+  for (std::size_t level = 1; level < by_level.size(); ++level) {
+    if (by_level[level].empty()) continue;
+    const int alpha = std::min(255, kDensityAlphaBase + kDensityAlphaStep * static_cast<int>(level));
+    SDL_SetRenderDrawColor(renderer_, kDensityColor.r, kDensityColor.g, kDensityColor.b, static_cast<std::uint8_t>(alpha));
+    SDL_RenderFillRects(renderer_, by_level[level].data(), static_cast<int>(by_level[level].size()));
+  }
+}
+
 void SceneRenderer::draw_agents(const Camera& camera, const InterpolatedFrame& frame, const DrawOptions& options) {
   agents_drawn_ = 0;
   // Per kind: colour and radius in pixels. Slot kinds.size() is the fallback for agents of a
@@ -285,6 +320,8 @@ void SceneRenderer::draw_scene(const Camera& camera, const InterpolatedFrame& fr
   if (options.heat_map) draw_heat(camera);
   SDL_SetRenderDrawBlendMode(renderer_, SDL_BLENDMODE_NONE);
   if (options.flow_arrows) draw_flow(camera, options.heat_map && integration_ != nullptr);
+  draw_density(camera, frame);
+  SDL_SetRenderDrawBlendMode(renderer_, SDL_BLENDMODE_NONE);
   draw_agents(camera, frame, options);
   draw_players(camera, frame, options);
 }

@@ -8,31 +8,6 @@ namespace swarmfield::client {
 
 namespace {
 
-std::size_t agent_count(const protocol::AgentBlock& block) noexcept {
-  return std::min({block.ids.size(), block.xs.size(), block.ys.size(), block.headings.size()});
-}
-
-RenderAgent agent_at(const protocol::AgentBlock& block, std::size_t i) noexcept {
-  // Kinds are optional on the wire (empty = every agent kind 0).
-  const std::uint8_t kind = i < block.kinds.size() ? block.kinds[i] : std::uint8_t{0};
-  return RenderAgent{block.ids[i], protocol::dequantize_position(block.xs[i]),
-                     protocol::dequantize_position(block.ys[i]), protocol::dequantize_heading(block.headings[i]), kind};
-}
-
-// Indices of the block's agents in id order (the wire promises id order; this tolerates a
-// server that does not keep it).
-std::vector<std::size_t> order_by_id(const protocol::AgentBlock& block) {
-  const std::size_t n = agent_count(block);
-  std::vector<std::size_t> order(n);
-  for (std::size_t i = 0; i < n; ++i) order[i] = i;
-  const bool sorted = std::is_sorted(block.ids.begin(), block.ids.begin() + static_cast<std::ptrdiff_t>(n));
-  if (!sorted) {
-    std::stable_sort(order.begin(), order.end(),
-                     [&](std::size_t a, std::size_t b) { return block.ids[a] < block.ids[b]; });
-  }
-  return order;
-}
-
 float lerp_angle(float a, float b, float t) noexcept {
   constexpr float kTwoPi = 2.0f * std::numbers::pi_v<float>;
   float d = std::fmod(b - a, kTwoPi);
@@ -41,39 +16,41 @@ float lerp_angle(float a, float b, float t) noexcept {
   return a + d * t;
 }
 
-}  // namespace
-
-void unpack_snapshot(const protocol::Snapshot& snapshot, InterpolatedFrame& out) {
-  out.tick = snapshot.tick;
-  out.total_agents = snapshot.total_agents;
-  out.agents.clear();
-  for (std::size_t i : order_by_id(snapshot.agents)) out.agents.push_back(agent_at(snapshot.agents, i));
-  out.players.clear();
-  for (const auto& p : snapshot.players) out.players.push_back(RenderPlayer{p.id, p.x, p.y, p.contacts});
+void copy_density(const SnapshotState& snapshot, InterpolatedFrame& out) {
+  out.density = snapshot.density;
+  out.density_cell_size = snapshot.cell_size;
 }
 
-void interpolate_snapshots(const protocol::Snapshot& from, const protocol::Snapshot& to, float alpha,
-                           InterpolatedFrame& out) {
+}  // namespace
+
+void unpack_snapshot(const SnapshotState& snapshot, InterpolatedFrame& out) {
+  out.tick = snapshot.tick;
+  out.total_agents = snapshot.total_agents;
+  out.agents = snapshot.agents;
+  out.players.clear();
+  for (const auto& p : snapshot.players) out.players.push_back(RenderPlayer{p.id, p.x, p.y, p.contacts});
+  copy_density(snapshot, out);
+}
+
+void interpolate_snapshots(const SnapshotState& from, const SnapshotState& to, float alpha, InterpolatedFrame& out) {
   if (!(alpha >= 0.0f)) alpha = 0.0f;  // also catches NaN
   if (alpha > 1.0f) alpha = 1.0f;
   out.tick = static_cast<double>(from.tick) + (static_cast<double>(to.tick) - static_cast<double>(from.tick)) * alpha;
   out.total_agents = to.total_agents;
   out.agents.clear();
-  const auto a_order = order_by_id(from.agents);
-  const auto b_order = order_by_id(to.agents);
   // Merge of the two id-sorted lists.
   std::size_t ia = 0;
-  for (std::size_t ib = 0; ib < b_order.size(); ++ib) {
-    const RenderAgent b = agent_at(to.agents, b_order[ib]);
-    while (ia < a_order.size() && from.agents.ids[a_order[ia]] < b.id) ++ia;
-    if (ia < a_order.size() && from.agents.ids[a_order[ia]] == b.id) {
-      const RenderAgent a = agent_at(from.agents, a_order[ia]);
+  for (const RenderAgent& b : to.agents) {
+    while (ia < from.agents.size() && from.agents[ia].id < b.id) ++ia;
+    if (ia < from.agents.size() && from.agents[ia].id == b.id) {
+      const RenderAgent& a = from.agents[ia];
       out.agents.push_back(RenderAgent{b.id, a.x + (b.x - a.x) * alpha, a.y + (b.y - a.y) * alpha,
                                        lerp_angle(a.heading, b.heading, alpha), b.kind});
     } else {
       out.agents.push_back(b);
     }
   }
+  copy_density(to, out);
   out.players.clear();
   for (const auto& pb : to.players) {
     RenderPlayer p{pb.id, pb.x, pb.y, pb.contacts};

@@ -242,6 +242,7 @@ int main(int argc, char** argv) {
   auto last_field_update = Clock::now();
   std::string end_reason;
   std::size_t agents_visible = 0;
+  std::size_t density_squares = 0;
 
   auto handle_events = [&] {
     SDL_Event e;
@@ -317,11 +318,17 @@ int main(int argc, char** argv) {
     draw.kinds = connection.welcome().kinds;
     scene.draw_scene(camera, frame, draw);
     agents_visible = scene.agents_drawn();
+    density_squares = scene.density_squares_drawn();
     std::vector<std::string> hud;
     hud.push_back("tick " + std::to_string(static_cast<long long>(frame.tick)) + "  rtt " + fmt("%.1f", stats.rtt_ms) +
                   " ms  " + fmt("%.1f", stats.kbit_per_s) + " kbit/s  fps " + fmt("%.0f", fps));
+    // Agents drawn one by one / in the world (tracked by the server for this view), and the
+    // density grid's lower bound of the rest of the view.
+    const std::uint64_t density = client::density_agents_floor(frame.density);
     hud.push_back("agents " + std::to_string(agents_visible) + "/" + std::to_string(frame.total_agents) + " (" +
-                  std::to_string(frame.agents.size()) + " sent)  players " + std::to_string(frame.players.size()) +
+                  std::to_string(frame.agents.size()) + " sent" +
+                  (density > 0 ? ", " + std::to_string(density) + "+ as density" : std::string()) + ")  players " +
+                  std::to_string(frame.players.size()) +
                   "  snapshots " +
                   std::to_string(stats.snapshots_received) + (stats.bad_datagrams ? "  bad " + std::to_string(stats.bad_datagrams) : ""));
     hud.push_back(std::string("[F]low ") + (flow ? "on" : "off") + "  [H]eat " + (heat ? "on" : "off") + "  [P] follow " +
@@ -480,9 +487,9 @@ int main(int argc, char** argv) {
   const auto& stats = connection.stats();
   std::printf(
       "viewer: connected=1 frames=%llu snapshots=%llu agents_visible=%zu agents_in_frame=%zu agents_total=%u "
-      "rtt_ms=%.2f kbit_s=%.1f bad_datagrams=%llu seconds=%.1f%s%s\n",
+      "density_squares=%zu rtt_ms=%.2f kbit_s=%.1f bad_datagrams=%llu seconds=%.1f%s%s\n",
       static_cast<unsigned long long>(frames), static_cast<unsigned long long>(stats.snapshots_received), agents_visible,
-      frame.agents.size(), frame.total_agents, stats.rtt_ms, stats.kbit_per_s,
+      frame.agents.size(), frame.total_agents, density_squares, stats.rtt_ms, stats.kbit_per_s,
       static_cast<unsigned long long>(stats.bad_datagrams), elapsed(), args.screenshot.empty() ? "" : " screenshot=",
       args.screenshot.c_str());
   std::fflush(stdout);

@@ -1,7 +1,6 @@
-// Bodies of UDP data packets: encode (input, fragmented snapshot) and verify-decode.
+// Bodies of client UDP data packets: encode (input, ack) and verify-decode.
 #include "swarmfield/protocol/datagram.hpp"
 
-#include <algorithm>
 #include <cstring>
 
 #include "wire_codec.hpp"
@@ -25,25 +24,10 @@ std::vector<std::uint8_t> encode_input_datagram(const Input& input) {
   return finish_datagram(b, wire::DatagramPayload::Input, body.Union());
 }
 
-std::vector<std::vector<std::uint8_t>> encode_snapshot_datagrams(const Snapshot& snapshot, int zstd_level) {
-  const std::vector<std::uint8_t> compressed = compress_snapshot(snapshot, zstd_level);
-  if (compressed.empty()) return {};
-  const std::size_t count = (compressed.size() + kSnapshotFragmentBytes - 1) / kSnapshotFragmentBytes;
-  if (count > kMaxSnapshotFragments) return {};
-
-  std::vector<std::vector<std::uint8_t>> datagrams;
-  datagrams.reserve(count);
-  flatbuffers::FlatBufferBuilder b(kMaxPacketBodyBytes + 64);
-  for (std::size_t i = 0; i < count; ++i) {
-    b.Clear();
-    const std::size_t begin = i * kSnapshotFragmentBytes;
-    const std::size_t size = std::min(kSnapshotFragmentBytes, compressed.size() - begin);
-    const auto bytes = b.CreateVector(compressed.data() + begin, size);
-    const auto fragment = wire::CreateSnapshotFragment(b, snapshot.tick, static_cast<std::uint16_t>(i),
-                                                       static_cast<std::uint16_t>(count), bytes);
-    datagrams.push_back(finish_datagram(b, wire::DatagramPayload::SnapshotFragment, fragment.Union()));
-  }
-  return datagrams;
+std::vector<std::uint8_t> encode_ack_datagram(const SnapshotAck& ack) {
+  flatbuffers::FlatBufferBuilder b(64);
+  const auto body = wire::CreateSnapshotAck(b, ack.latest, ack.received);
+  return finish_datagram(b, wire::DatagramPayload::SnapshotAck, body.Union());
 }
 
 std::optional<DecodedDatagram> decode_datagram(std::span<const std::uint8_t> bytes, std::string* error) {
@@ -78,25 +62,15 @@ std::optional<DecodedDatagram> decode_datagram(std::span<const std::uint8_t> byt
       out.input = input;
       return out;
     }
-    case wire::DatagramPayload::SnapshotFragment: {
-      const auto* f = root->payload_as_SnapshotFragment();
-      if (!f || !f->bytes()) {
+    case wire::DatagramPayload::SnapshotAck: {
+      const auto* a = root->payload_as_SnapshotAck();
+      SnapshotAck ack;
+      if (!a) {
         fail(error, "datagram payload missing");
         return std::nullopt;
       }
-      if (f->count() == 0 || f->count() > kMaxSnapshotFragments || f->index() >= f->count()) {
-        fail(error, "snapshot fragment " + std::to_string(f->index()) + " of " + std::to_string(f->count()) +
-                        " out of range");
-        return std::nullopt;
-      }
-      if (f->bytes()->size() == 0) {
-        fail(error, "empty snapshot fragment");
-        return std::nullopt;
-      }
-      out.snapshot_tick = f->snapshot_tick();
-      out.fragment_index = f->index();
-      out.fragment_count = f->count();
-      out.fragment.assign(f->bytes()->Data(), f->bytes()->Data() + f->bytes()->size());
+      if (!detail::read_snapshot_ack(a->latest(), a->received(), ack, error)) return std::nullopt;
+      out.ack = ack;
       return out;
     }
     case wire::DatagramPayload::NONE:

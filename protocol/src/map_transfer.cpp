@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "swarmfield/protocol/datagram.hpp"
+#include "swarmfield/protocol/compression.hpp"
 
 namespace swarmfield::protocol {
 namespace {

@@ -1,4 +1,4 @@
-// Encode / verify-decode of the TCP envelope and of the tables shared with UDP (Input, Snapshot).
+// Encode / verify-decode of the TCP envelope and of the tables shared with UDP (Input).
 // Decoding is hostile-input code: the FlatBuffers verifier proves every offset and length lies
 // inside the buffer, then every field is range-checked here before it reaches a caller.
 #include <zstd.h>
@@ -10,7 +10,6 @@
 #include <string>
 #include <type_traits>
 
-#include "swarmfield/protocol/datagram.hpp"
 #include "swarmfield/protocol/framing.hpp"
 #include "swarmfield/protocol/messages.hpp"
 #include "wire_codec.hpp"
@@ -19,10 +18,6 @@ namespace swarmfield::protocol {
 namespace {
 
 using detail::fail;
-
-// Snapshots whose plain encoding is below this travel uncompressed over TCP: zstd gains little
-// on a few hundred bytes and the frame is already small.
-constexpr std::size_t kPlainSnapshotMaxBytes = 4096;
 
 // Largest compressed map: the compress bound of the largest accepted map.
 constexpr std::uint64_t kMaxMapCells = std::uint64_t{kMaxMapSide} * std::uint64_t{kMaxMapSide};
@@ -178,16 +173,9 @@ struct EnvelopeEncoder {
   std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const Input& m) const {
     return {wire::Message::Input, detail::build_input(b, m).Union()};
   }
-  std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const Snapshot& m) const {
-    const std::size_t estimate = 64 + m.players.size() * sizeof(wire::PlayerState) +
-                                 m.agents.ids.size() * 4 + m.agents.xs.size() * 2 + m.agents.ys.size() * 2 +
-                                 m.agents.headings.size() + m.agents.kinds.size();
-    if (estimate < kPlainSnapshotMaxBytes) {
-      return {wire::Message::Snapshot, detail::build_snapshot(b, m).Union()};
-    }
-    const std::vector<std::uint8_t> compressed = compress_snapshot(m);
-    const auto bytes = b.CreateVector(compressed.data(), compressed.size());
-    return {wire::Message::CompressedSnapshot, wire::CreateCompressedSnapshot(b, bytes).Union()};
+  std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const SnapshotData& m) const {
+    const auto bytes = b.CreateVector(m.payload.data(), m.payload.size());
+    return {wire::Message::SnapshotData, wire::CreateSnapshotData(b, bytes).Union()};
   }
 };
 
@@ -327,45 +315,13 @@ std::optional<TcpMessage> read_as(const In* in, Reader reader, std::string* erro
 
 }  // namespace
 
-// ---- shared with datagrams / compressed snapshots -------------------------------------------
+// ---- shared with datagrams -------------------------------------------
 
 namespace detail {
 
 flatbuffers::Offset<wire::Input> build_input(flatbuffers::FlatBufferBuilder& b, const Input& m) {
-  return wire::CreateInput(b, m.sequence, m.move_x, m.move_y, m.view_x0, m.view_y0, m.view_x1, m.view_y1, m.ack_tick,
-                           m.client_time_us);
-}
-
-flatbuffers::Offset<wire::Snapshot> build_snapshot(flatbuffers::FlatBufferBuilder& b, const Snapshot& m) {
-  std::vector<wire::PlayerState> players;
-  players.reserve(m.players.size());
-  for (const PlayerState& p : m.players) players.emplace_back(p.id, p.x, p.y, p.contacts);
-  const auto players_v = b.CreateVectorOfStructs(players.data(), players.size());
-
-  // Ids are delta-coded: sorted ids become runs of small numbers, which zstd shrinks to almost
-  // nothing, where raw increasing ids barely compress. Unsigned wrap keeps any order lossless.
-  std::uint32_t* ids_out = nullptr;
-  const std::size_t n_ids = m.agents.ids.size();
-  const auto ids_v = b.CreateUninitializedVector<std::uint32_t>(n_ids, &ids_out);
-  std::uint32_t previous = 0;
-  for (std::size_t i = 0; i < n_ids; ++i) {
-    const std::uint32_t id = m.agents.ids[i];
-    flatbuffers::WriteScalar(ids_out + i, static_cast<std::uint32_t>(id - previous));
-    previous = id;
-  }
-  const auto xs_v = b.CreateVector(m.agents.xs.data(), m.agents.xs.size());
-  const auto ys_v = b.CreateVector(m.agents.ys.data(), m.agents.ys.size());
-  const auto headings_v = b.CreateVector(m.agents.headings.data(), m.agents.headings.size());
-  flatbuffers::Offset<flatbuffers::Vector<std::uint8_t>> kinds_v = 0;
-  if (!m.agents.kinds.empty()) kinds_v = b.CreateVector(m.agents.kinds.data(), m.agents.kinds.size());
-  return wire::CreateSnapshot(b, m.tick, m.baseline_tick, m.echo_client_time_us, m.total_agents, m.rebuilds,
-                              players_v, ids_v, xs_v, ys_v, headings_v, kinds_v);
-}
-
-void finish_snapshot_buffer(flatbuffers::FlatBufferBuilder& b, const Snapshot& snapshot) {
-  b.Clear();
-  const auto root = build_snapshot(b, snapshot);
-  b.Finish(root, kSnapshotId);
+  return wire::CreateInput(b, m.sequence, m.move_x, m.move_y, m.view_x0, m.view_y0, m.view_x1, m.view_y1,
+                           m.snapshot_ack.latest, m.client_time_us, m.snapshot_ack.received);
 }
 
 bool read_input(const wire::Input& in, Input& out, std::string* error) {
@@ -376,8 +332,8 @@ bool read_input(const wire::Input& in, Input& out, std::string* error) {
   out.view_y0 = in.view_y0();
   out.view_x1 = in.view_x1();
   out.view_y1 = in.view_y1();
-  out.ack_tick = in.ack_tick();
   out.client_time_us = in.client_time_us();
+  if (!read_snapshot_ack(in.snapshot_ack(), in.snapshot_ack_bits(), out.snapshot_ack, error)) return false;
   for (const float v : {out.move_x, out.move_y, out.view_x0, out.view_y0, out.view_x1, out.view_y1}) {
     if (!finite_within(v, kMaxWireCoordinate)) {
       return fail(error, "Input move/view values must be finite and within +-1e6");
@@ -386,71 +342,13 @@ bool read_input(const wire::Input& in, Input& out, std::string* error) {
   return true;
 }
 
-bool read_snapshot(const wire::Snapshot& in, Snapshot& out, std::string* error) {
-  out.tick = in.tick();
-  out.baseline_tick = in.baseline_tick();
-  if (out.baseline_tick > out.tick) {
-    return fail(error, "Snapshot.baseline_tick " + std::to_string(out.baseline_tick) + " is after tick " +
-                           std::to_string(out.tick));
-  }
-  out.echo_client_time_us = in.echo_client_time_us();
-  out.total_agents = in.total_agents();
-  out.rebuilds = in.rebuilds();
-
-  const auto* players = in.players();
-  const std::size_t n_players = size_of(players);
-  if (n_players > kMaxPlayersPerSnapshot) {
-    return fail(error, "Snapshot has " + std::to_string(n_players) + " players, limit " +
-                           std::to_string(kMaxPlayersPerSnapshot));
-  }
-  out.players.resize(n_players);
-  for (std::size_t i = 0; i < n_players; ++i) {
-    const wire::PlayerState* p = players->Get(static_cast<flatbuffers::uoffset_t>(i));
-    if (!std::isfinite(p->x()) || !std::isfinite(p->y())) {
-      return fail(error, "Snapshot player " + std::to_string(i) + " has a non-finite position");
-    }
-    out.players[i] = PlayerState{p->id(), p->x(), p->y(), p->contacts()};
-  }
-
-  const std::size_t n = size_of(in.agent_ids());
-  if (size_of(in.agent_xs()) != n || size_of(in.agent_ys()) != n || size_of(in.agent_headings()) != n) {
-    return fail(error, "Snapshot agent arrays differ in length (ids " + std::to_string(n) + ", xs " +
-                           std::to_string(size_of(in.agent_xs())) + ", ys " + std::to_string(size_of(in.agent_ys())) +
-                           ", headings " + std::to_string(size_of(in.agent_headings())) + ")");
-  }
-  if (n > kMaxAgentsPerSnapshot) {
-    return fail(error, "Snapshot has " + std::to_string(n) + " agents, limit " + std::to_string(kMaxAgentsPerSnapshot));
-  }
-  out.agents.ids.resize(n);
-  std::uint32_t id = 0;
-  const auto* deltas = in.agent_ids();
-  for (std::size_t i = 0; i < n; ++i) {
-    id += deltas->Get(static_cast<flatbuffers::uoffset_t>(i));
-    out.agents.ids[i] = id;
-  }
-  copy_scalars(in.agent_xs(), out.agents.xs);
-  copy_scalars(in.agent_ys(), out.agents.ys);
-  copy_scalars(in.agent_headings(), out.agents.headings);
-  const std::size_t n_kinds = size_of(in.agent_kinds());
-  if (n_kinds != 0 && n_kinds != n) {
-    return fail(error, "Snapshot agent_kinds has " + std::to_string(n_kinds) + " entries for " + std::to_string(n) +
-                           " agents (expected 0 or " + std::to_string(n) + ")");
-  }
-  copy_scalars(in.agent_kinds(), out.agents.kinds);
-  for (const std::uint8_t k : out.agents.kinds) {
-    if (k >= kMaxKinds) return fail(error, "Snapshot agent kind " + std::to_string(k) + " out of range");
-  }
+bool read_snapshot_ack(std::uint32_t latest, std::uint32_t received, SnapshotAck& out, std::string* error) {
+  // Bit i names sequence latest - 1 - i: none may name a sequence before 1.
+  const std::uint32_t allowed = latest > 32 ? 0xFFFFFFFFu : latest <= 1 ? 0u : (std::uint32_t{1} << (latest - 1)) - 1;
+  if ((received & ~allowed) != 0) return fail(error, "snapshot ack bits name sequences before 1");
+  out.latest = latest;
+  out.received = received;
   return true;
-}
-
-bool read_snapshot_buffer(std::span<const std::uint8_t> bytes, Snapshot& out, std::string* error) {
-  const AlignedView view(bytes);
-  flatbuffers::Verifier verifier(view.data(), view.size(), verifier_options());
-  if (!verifier.VerifyBuffer<wire::Snapshot>(kSnapshotId)) {
-    return fail(error, "snapshot payload failed FlatBuffers verification");
-  }
-  const auto* root = flatbuffers::GetRoot<wire::Snapshot>(view.data());
-  return read_snapshot(*root, out, error);
 }
 
 }  // namespace detail
@@ -503,17 +401,19 @@ std::optional<TcpMessage> decode_tcp_message(std::span<const std::uint8_t> bytes
       return read_as<Bye>(envelope->message_as_Bye(), read_bye, error);
     case wire::Message::Input:
       return read_as<Input>(envelope->message_as_Input(), detail::read_input, error);
-    case wire::Message::Snapshot:
-      return read_as<Snapshot>(envelope->message_as_Snapshot(), detail::read_snapshot, error);
-    case wire::Message::CompressedSnapshot: {
-      const auto* compressed = envelope->message_as_CompressedSnapshot();
-      if (!compressed || !compressed->zstd()) {
+    case wire::Message::SnapshotData: {
+      const auto* data = envelope->message_as_SnapshotData();
+      if (!data || !data->payload()) {
         fail(error, "message body missing");
         return std::nullopt;
       }
-      auto snapshot = decompress_snapshot({compressed->zstd()->Data(), compressed->zstd()->size()}, error);
-      if (!snapshot) return std::nullopt;
-      return TcpMessage{std::move(*snapshot)};
+      const std::size_t n = data->payload()->size();
+      if (n == 0 || n > kMaxSnapshotPayloadBytes) {
+        fail(error, "SnapshotData payload of " + std::to_string(n) + " bytes is outside 1.." +
+                        std::to_string(kMaxSnapshotPayloadBytes));
+        return std::nullopt;
+      }
+      return TcpMessage{SnapshotData{{data->payload()->Data(), data->payload()->Data() + n}}};
     }
     case wire::Message::NONE:
       fail(error, "envelope holds no message");

@@ -1,20 +1,10 @@
-// Wire quantization of agent positions and headings (see messages.hpp for the formats).
+// Wire quantization of agent headings (see messages.hpp for the format; positions: agent_frame.hpp).
 #include <cmath>
 #include <numbers>
 
 #include "swarmfield/protocol/messages.hpp"
 
 namespace swarmfield::protocol {
-
-std::uint16_t quantize_position(float world) noexcept {
-  // `!(x > 0)` is also true for NaN, so NaN lands on 0 instead of being cast (UB).
-  if (!(world > 0.0f)) return 0;
-  const double scaled = static_cast<double>(world) * kPositionScale + 0.5;
-  if (scaled >= 65535.0) return 65535;
-  return static_cast<std::uint16_t>(scaled);  // floor of a positive value = round to nearest
-}
-
-float dequantize_position(std::uint16_t q) noexcept { return static_cast<float>(q) / kPositionScale; }
 
 std::uint8_t quantize_heading(float radians) noexcept {
   if (!std::isfinite(radians)) return 0;

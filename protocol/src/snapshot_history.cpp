@@ -5,9 +5,7 @@
 
 namespace swarmfield::protocol {
 
-SnapshotHistory::SnapshotHistory(std::size_t pool_agents) : capacity_(std::max<std::size_t>(pool_agents, 1)) {
-  pool_.resize(capacity_);
-}
+SnapshotHistory::SnapshotHistory(std::size_t pool_agents) : capacity_(std::max<std::size_t>(pool_agents, 1)) {}
 
 void SnapshotHistory::clear() noexcept {
   for (Slot& s : slots_) {
@@ -25,6 +23,9 @@ bool SnapshotHistory::store(const AgentFrame& f) {
     head_ += capacity_ - at;
     at = 0;
   }
+  // The pool grows to its capacity only as frames fill it, so a client that is sent few agents
+  // (or none: a server's idle sessions) costs little; once the head has wrapped it never grows.
+  if (pool_.size() < at + n) pool_.resize(std::min(capacity_, std::max(at + n, 2 * pool_.size())));
   std::copy_n(f.agents.data(), n, pool_.data() + at);
   Slot& slot = slots_[f.sequence % kSnapshotHistorySize];
   slot.used = true;

@@ -95,20 +95,24 @@ QuantizedRect quantize_view(float x0, float y0, float x1, float y1, float margin
   return r;
 }
 
-void SnapshotSelector::select(const QuantizedAgents& a, const QuantizedRect& view, const AgentFrameView& b,
-                              std::uint32_t tick, double allowance_bytes, const RelevanceParams& params,
-                              AgentCandidates& out, DensityGrid& grid) {
-  stats_ = {};
-  out.clear();
-  grid.clear();
-  in_view_.clear();
+void ViewRelevance::compute(const QuantizedAgents& a, const QuantizedRect& view, const RelevanceParams& params) {
+  view_ = view;
+  max_tracked_ = params.max_tracked;
+  density_grid_ = params.density_grid;
+  in_view_count_ = 0;
+  untracked_ = 0;
+  tracked_.clear();
   distances_.clear();
+  weights_.clear();
+  in_view_.clear();
+  all_distances_.clear();
+  geometry_.clear();
+  counts_.clear();
   if (view.empty()) return;
   const std::int64_t cx2 = view.x0 + view.x1, cy2 = view.y0 + view.y1;  // twice the centre
 
-  // ---- Relevance: inside the rectangle, in id order -----------------------------------------
-  // Visit the tiles the rectangle overlaps, mark the agents inside in a bitmap over indices
-  // (index order is id order), then read the bitmap in order.
+  // Inside the rectangle, in id order: visit the tiles the rectangle overlaps, mark the agents
+  // inside in a bitmap over indices (index order is id order), then read the bitmap in order.
   const std::size_t n = a.size();
   marked_.assign((n + 63) / 64, 0);
   if (a.tiles_x > 0 && a.tiles_y > 0 && view.x1 > 0 && view.y1 > 0) {
@@ -140,55 +144,88 @@ void SnapshotSelector::select(const QuantizedAgents& a, const QuantizedRect& vie
       const auto i = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
       in_view_.push_back(i);
       const std::int64_t dx = 2 * std::int64_t{a.xs[i]} - cx2, dy = 2 * std::int64_t{a.ys[i]} - cy2;
-      distances_.push_back(static_cast<std::uint64_t>(dx * dx + dy * dy));
+      all_distances_.push_back(static_cast<std::uint64_t>(dx * dx + dy * dy));
     }
   }
-  stats_.in_view = in_view_.size();
+  in_view_count_ = in_view_.size();
 
   // Too many: track the nearest max_tracked (ties by id), count the rest in the grid.
   const std::size_t cap = std::min(params.max_tracked, kMaxFrameAgents);
   std::uint64_t cut = ~std::uint64_t{0};
   std::size_t at_cut_allowed = in_view_.size();
   if (in_view_.size() > cap) {
-    nth_scratch_.assign(distances_.begin(), distances_.end());
+    distances_.assign(all_distances_.begin(), all_distances_.end());  // scratch for the selection
     if (cap == 0) {
       cut = 0;
       at_cut_allowed = 0;
     } else {
-      std::nth_element(nth_scratch_.begin(), nth_scratch_.begin() + static_cast<std::ptrdiff_t>(cap - 1), nth_scratch_.end());
-      cut = nth_scratch_[cap - 1];
+      std::nth_element(distances_.begin(), distances_.begin() + static_cast<std::ptrdiff_t>(cap - 1), distances_.end());
+      cut = distances_[cap - 1];
       const auto below = static_cast<std::size_t>(
-          std::count_if(nth_scratch_.begin(), nth_scratch_.end(), [&](std::uint64_t d) { return d < cut; }));
+          std::count_if(distances_.begin(), distances_.end(), [&](std::uint64_t d) { return d < cut; }));
       at_cut_allowed = cap - below;
     }
   }
-  const bool want_grid = params.density_grid;
-  if (want_grid) {
-    set_density_grid_geometry(grid, static_cast<std::int32_t>(std::max<std::int64_t>(view.x0, 0) / kPositionUnitsPerCell),
+  if (density_grid_) {
+    set_density_grid_geometry(geometry_, static_cast<std::int32_t>(std::max<std::int64_t>(view.x0, 0) / kPositionUnitsPerCell),
                               static_cast<std::int32_t>(std::max<std::int64_t>(view.y0, 0) / kPositionUnitsPerCell),
                               static_cast<std::int32_t>((view.x1 + kPositionUnitsPerCell - 1) / kPositionUnitsPerCell),
                               static_cast<std::int32_t>((view.y1 + kPositionUnitsPerCell - 1) / kPositionUnitsPerCell));
-    counts_.assign(grid.levels.size(), 0);
+    counts_.assign(geometry_.levels.size(), 0);
   }
-  std::vector<std::uint64_t>& kept_distance = nth_scratch_;  // reused: distances of the kept
-  kept_distance.clear();
+  distances_.clear();
   for (std::size_t k = 0; k < in_view_.size(); ++k) {
     const std::uint32_t i = in_view_[k];
-    const std::uint64_t d = distances_[k];
+    const std::uint64_t d = all_distances_[k];
     bool keep = d < cut;
     if (d == cut && at_cut_allowed > 0) {
       keep = true;
       --at_cut_allowed;
     }
     if (!keep) {
-      ++stats_.untracked;
-      if (want_grid) count_density_agent(grid, counts_, static_cast<std::int32_t>(a.xs[i] / kPositionUnitsPerCell),
-                                         static_cast<std::int32_t>(a.ys[i] / kPositionUnitsPerCell));
+      ++untracked_;
+      if (density_grid_) count_density_agent(geometry_, counts_, static_cast<std::int32_t>(a.xs[i] / kPositionUnitsPerCell),
+                                             static_cast<std::int32_t>(a.ys[i] / kPositionUnitsPerCell));
       continue;
     }
-    out.push_back(AgentCandidate{a.ids[i], a.xs[i], a.ys[i], a.headings[i], a.kinds[i], 1});
-    kept_distance.push_back(d);
+    tracked_.push_back(AgentCandidate{a.ids[i], a.xs[i], a.ys[i], a.headings[i], a.kinds[i], 1});
+    distances_.push_back(d);
   }
+  // Nearness weights (the same for every client with this view): 1 + round(7 * closeness),
+  // closeness = 1 - distance to the centre / half diagonal.
+  const double half_diag2 = static_cast<double>((view.x1 - view.x0) * (view.x1 - view.x0) +
+                                                (view.y1 - view.y0) * (view.y1 - view.y0));  // (2h)^2 in d units
+  const double inv_half_diag = half_diag2 > 0 ? 1.0 / std::sqrt(half_diag2) : 0.0;
+  weights_.resize(distances_.size());
+  for (std::size_t k = 0; k < distances_.size(); ++k) {
+    const double closeness = std::max(0.0, 1.0 - std::sqrt(static_cast<double>(distances_[k])) * inv_half_diag);
+    weights_[k] = static_cast<std::uint8_t>(1 + static_cast<std::uint32_t>(closeness * (kMaxWeight - 1) + 0.5));
+  }
+}
+
+void SnapshotSelector::select(const QuantizedAgents& a, const QuantizedRect& view, const AgentFrameView& b,
+                              std::uint32_t tick, double allowance_bytes, const RelevanceParams& params,
+                              AgentCandidates& out, DensityGrid& grid) {
+  relevance_.compute(a, view, params);
+  select(relevance_, b, tick, allowance_bytes, params, out, grid);
+}
+
+void SnapshotSelector::select(const ViewRelevance& relevance, const AgentFrameView& b, std::uint32_t tick,
+                              double allowance_bytes, const RelevanceParams& params, AgentCandidates& out,
+                              DensityGrid& grid) {
+  stats_ = {};
+  grid.clear();
+  out.assign(relevance.tracked().begin(), relevance.tracked().end());
+  const QuantizedRect& view = relevance.view();
+  if (view.empty()) return;
+  stats_.in_view = relevance.in_view();
+  stats_.untracked = relevance.untracked();
+  const bool want_grid = relevance.density_grid();
+  if (want_grid) {
+    grid = relevance.grid_geometry();
+    counts_.assign(relevance.counts().begin(), relevance.counts().end());
+  }
+  const std::vector<std::uint8_t>& weights = relevance.weights();
   const std::size_t m = out.size();
   stats_.tracked = m;
 
@@ -196,9 +233,6 @@ void SnapshotSelector::select(const QuantizedAgents& a, const QuantizedRect& vie
   priority_.resize(m);
   is_new_.resize(m);
   since_.resize(m);
-  const double half_diag2 = static_cast<double>((view.x1 - view.x0) * (view.x1 - view.x0) +
-                                                (view.y1 - view.y0) * (view.y1 - view.y0));  // (2h)^2 in d units
-  const double inv_half_diag = half_diag2 > 0 ? 1.0 / std::sqrt(half_diag2) : 0.0;
   double total_bits = 0;
   std::size_t bi = 0, wi = 0;
   for (std::size_t k = 0; k < m; ++k) {
@@ -214,8 +248,7 @@ void SnapshotSelector::select(const QuantizedAgents& a, const QuantizedRect& vie
       since_[k] = waited ? waiting_[wi].since : tick;
       age = std::min(kNewAgentAge + (tick - since_[k]), kMaxAgeTicks);
     }
-    const double closeness = std::max(0.0, 1.0 - std::sqrt(static_cast<double>(kept_distance[k])) * inv_half_diag);
-    const auto weight = static_cast<std::uint32_t>(1 + static_cast<std::uint32_t>(closeness * (kMaxWeight - 1) + 0.5));
+    const std::uint32_t weight = weights[k];
     priority_[k] = static_cast<std::uint16_t>(std::min<std::uint32_t>(age * weight, kPriorityBins * 8 - 1) / 8);
     total_bits += in_base ? params.update_bits : params.add_bits;
   }

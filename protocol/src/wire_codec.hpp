@@ -1,7 +1,6 @@
 #pragma once
 // Internal to swarmfield_protocol: the generated FlatBuffers code and the pieces that more than
-// one message kind shares (Input and Snapshot travel in TCP envelopes, UDP datagrams and
-// compressed snapshot payloads). Not installed, not included by other components.
+// one message kind shares (Input travels in TCP envelopes and UDP datagrams). Not installed, not included by other components.
 #include <flatbuffers/flatbuffers.h>
 
 #include <cstddef>
@@ -21,7 +20,6 @@ namespace swarmfield::protocol::detail {
 // schema's file_identifier.
 inline constexpr const char* kEnvelopeId = "SWFT";
 inline constexpr const char* kDatagramId = "SWFD";
-inline constexpr const char* kSnapshotId = "SWFS";
 
 // Verifier limits: our deepest buffer is Envelope -> Welcome -> MapInfo -> string (depth 4) and
 // no buffer holds more than 3 tables, so anything beyond these is hostile.
@@ -66,17 +64,11 @@ class AlignedView {
 };
 
 [[nodiscard]] flatbuffers::Offset<wire::Input> build_input(flatbuffers::FlatBufferBuilder& builder, const Input& input);
-[[nodiscard]] flatbuffers::Offset<wire::Snapshot> build_snapshot(flatbuffers::FlatBufferBuilder& builder,
-                                                                 const Snapshot& snapshot);
 
 /// Range-check a verified table and convert it. false + *error on the first bad field.
 [[nodiscard]] bool read_input(const wire::Input& in, Input& out, std::string* error);
-[[nodiscard]] bool read_snapshot(const wire::Snapshot& in, Snapshot& out, std::string* error);
-
-/// Verifies a whole Snapshot buffer (identifier kSnapshotId) and reads it.
-[[nodiscard]] bool read_snapshot_buffer(std::span<const std::uint8_t> bytes, Snapshot& out, std::string* error);
-
-/// Builds the Snapshot buffer that compress_snapshot() compresses, into `builder`.
-void finish_snapshot_buffer(flatbuffers::FlatBufferBuilder& builder, const Snapshot& snapshot);
+/// Snapshot ack fields (Input, SnapshotAck): refused when a bit names a sequence before 1.
+[[nodiscard]] bool read_snapshot_ack(std::uint32_t latest, std::uint32_t received, SnapshotAck& out,
+                                     std::string* error);
 
 }  // namespace swarmfield::protocol::detail

@@ -22,6 +22,8 @@
 #include "swarmfield/protocol/framing.hpp"
 #include "swarmfield/protocol/map_transfer.hpp"
 #include "swarmfield/protocol/packet.hpp"
+#include "swarmfield/protocol/snapshot_fragments.hpp"
+#include "swarmfield/protocol/snapshot_sender.hpp"
 
 namespace client = swarmfield::client;
 namespace protocol = swarmfield::protocol;
@@ -58,6 +60,11 @@ struct FakeServer {
   bool udp_muted = false;  ///< counts what arrives, sends nothing back
   bool peer_closed = false;  ///< the client's TCP socket closed (read error / EOF)
   std::vector<std::uint8_t> costs;
+  // Delta snapshots with the real codec: the first over TCP, the rest over UDP against what the
+  // client acknowledged.
+  protocol::SnapshotSender sender{1u << 14};
+  std::vector<std::uint32_t> baseline_distances;  ///< of every snapshot sent
+  int acks = 0;                                   ///< ack-only datagrams received
 
   FakeServer(asio::io_context& context, Mode m)
       : io(context), mode(m), acceptor(context, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)),
@@ -83,19 +90,33 @@ struct FakeServer {
     asio::write(*peer, asio::buffer(outbox.back()), ec);  // small: fits the socket buffer
   }
 
-  protocol::Snapshot snapshot(std::uint32_t tick, std::uint64_t echo) {
-    protocol::Snapshot s;
-    s.tick = tick;
-    s.echo_client_time_us = echo;
-    s.total_agents = 3;
-    s.players.push_back({9, 2.5f, 3.5f, 4});
+  /// Three agents moving right by 0.5 per tick, at y = 1, one player.
+  std::vector<std::uint8_t> snapshot(std::uint32_t tick, std::uint64_t echo) { return snapshot_of(sender, tick, echo); }
+  std::vector<std::uint8_t> snapshot_of(protocol::SnapshotSender& by, std::uint32_t tick, std::uint64_t echo) {
+    protocol::SnapshotHeader h;
+    h.tick = tick;
+    h.echo_client_time_us = echo;
+    h.total_agents = 3;
+    h.players.push_back({9, 2.5f, 3.5f, 4});
+    protocol::AgentCandidates candidates;
     for (std::uint32_t id = 1; id <= 3; ++id) {
-      s.agents.ids.push_back(id);
-      s.agents.xs.push_back(protocol::quantize_position(static_cast<float>(id) + 0.5f * static_cast<float>(tick)));
-      s.agents.ys.push_back(protocol::quantize_position(1.0f));
-      s.agents.headings.push_back(0);
+      const float x = static_cast<float>(id) + 0.5f * static_cast<float>(tick);
+      candidates.push_back({id, protocol::quantize_agent_position(x, 1.0f), protocol::quantize_agent_position(1.0f, 1.0f),
+                            0, static_cast<std::uint8_t>(id - 1), 1});
     }
-    return s;
+    std::vector<std::uint8_t> payload;
+    REQUIRE(by.encode(h, candidates, protocol::DensityGrid{}, payload));
+    if (&by == &sender) baseline_distances.push_back(h.baseline_distance);
+    return payload;
+  }
+  /// One snapshot of `by` as sealed UDP packets of `from`'s session.
+  std::vector<std::vector<std::uint8_t>> snapshot_packets(protocol::PacketChannel& from, protocol::SnapshotSender& by,
+                                                          std::uint32_t tick, std::uint64_t echo) {
+    std::vector<std::vector<std::uint8_t>> fragments, packets;
+    const auto payload = snapshot_of(by, tick, echo);
+    REQUIRE(protocol::split_snapshot(payload, by.next_sequence() - 1, fragments) > 0);
+    for (const auto& f : fragments) packets.push_back(from.seal(protocol::PacketType::kData, f));
+    return packets;
   }
 
   void on_hello() {
@@ -124,7 +145,11 @@ struct FakeServer {
       for (auto& c : chunks) std::fill(c.bytes.begin(), c.bytes.end(), std::uint8_t{0x5A});
     }
     for (const auto& c : chunks) send(c);
-    if (mode == Mode::kNormal) send(snapshot(1, 0));  // before UDP is known: over TCP
+    if (mode == Mode::kNormal) {  // before UDP is known: over TCP
+      sender.set_reliable(true);
+      send(protocol::SnapshotData{snapshot(1, 0)});
+      sender.set_reliable(false);
+    }
   }
 
   void read() {
@@ -189,24 +214,28 @@ struct FakeServer {
       return;
     }
     auto d = protocol::decode_datagram(body);
-    if (!d || !d->input) return;
+    if (!d) return;
+    if (d->ack) {
+      ++acks;
+      CHECK(sender.on_ack(*d->ack));
+      return;
+    }
     inputs.push_back(*d->input);
+    CHECK(sender.on_ack(d->input->snapshot_ack));
     // Answer every input with one snapshot (fragmented), a garbage datagram, a packet of another
     // session, a forged one (right token, wrong key) and a replay of the first fragment.
-    std::vector<std::vector<std::uint8_t>> out;
-    for (const auto& fragment : protocol::encode_snapshot_datagrams(snapshot(next_tick, d->input->client_time_us))) {
-      out.push_back(channel.seal(protocol::PacketType::kData, fragment));
-    }
+    std::vector<std::vector<std::uint8_t>> out = snapshot_packets(channel, sender, next_tick, d->input->client_time_us);
     next_tick += 2;
     const auto replay = out.front();
     out.push_back({1, 2, 3, 4, 5});
     protocol::PacketChannel foreign(protocol::PacketChannel::Side::kServer, protocol::make_session_credentials());
-    out.push_back(foreign.seal(protocol::PacketType::kData, protocol::encode_snapshot_datagrams(snapshot(next_tick + 100, 0)).front()));
+    protocol::SnapshotSender elsewhere(1024);  // what another server's session would send
+    out.push_back(snapshot_packets(foreign, elsewhere, next_tick + 100, 0).front());
     protocol::SessionCredentials forged = protocol::make_session_credentials();
     forged.token = credentials.token;
     protocol::PacketChannel forger(protocol::PacketChannel::Side::kServer, forged);
     for (int i = 0; i < 1000; ++i) static_cast<void>(forger.seal(protocol::PacketType::kData, {}));
-    out.push_back(forger.seal(protocol::PacketType::kData, protocol::encode_snapshot_datagrams(snapshot(next_tick + 200, 0)).front()));
+    out.push_back(snapshot_packets(forger, elsewhere, next_tick + 200, 0).front());
     out.push_back(replay);
     for (auto& dg : out) send_udp(std::move(dg));
   }
@@ -284,11 +313,31 @@ TEST_CASE("handshake, map, TCP then UDP snapshots, RTT and bad datagrams") {
   // flight); none of them made a snapshot.
   CHECK(stats.bad_datagrams >= 15);
   CHECK(stats.bytes_received > 0);
-  // Inputs carry sequence, ack_tick and client time.
+  // Inputs carry sequence, the snapshot ack and client time; every UDP snapshot decoded was
+  // acknowledged at once too, so each was a delta against the one before (the TCP snapshot
+  // sequence 1 first).
   REQUIRE(server.inputs.size() == 5);
   CHECK(server.inputs[4].sequence == server.inputs[0].sequence + 4);
-  CHECK(server.inputs[0].ack_tick == 1);
-  CHECK(server.inputs[4].ack_tick > 1);
+  CHECK(server.inputs[0].snapshot_ack.latest == 1);
+  CHECK(server.inputs[4].snapshot_ack.latest > 1);
+  CHECK(server.acks >= 4);
+  CHECK(stats.acks_sent == 5);
+  CHECK(stats.snapshots_no_baseline == 0);
+  REQUIRE(server.baseline_distances.size() >= 4);
+  CHECK(server.baseline_distances[0] == 0);  // the first, full
+  CHECK(server.baseline_distances[1] == 1);  // against the TCP one, acknowledged by the first input
+  // The decoded agents, within quantization, with their kinds.
+  const client::SnapshotState& last = c.latest()->snapshot;
+  REQUIRE(last.agents.size() == 3);
+  for (std::uint32_t id = 1; id <= 3; ++id) {
+    const client::RenderAgent& a = last.agents[id - 1];
+    CHECK(a.id == id);
+    CHECK(a.x == doctest::Approx(static_cast<float>(id) + 0.5f * static_cast<float>(last.tick)).epsilon(0.001));
+    CHECK(a.y == doctest::Approx(1.0f));
+    CHECK(a.kind == id - 1);
+  }
+  REQUIRE(last.players.size() == 1);
+  CHECK(last.players[0].contacts == 4);
   CHECK(server.inputs[4].client_time_us > 0);
   CHECK(server.inputs[0].move_x == 1.0f);
 

@@ -83,7 +83,7 @@ constexpr const char* kMap = R"(
 struct Scene {
   sim::GridMap map;
   std::vector<sim::MapMarker> markers;
-  protocol::Snapshot snapshot;
+  client::SnapshotState snapshot;
   sim::Vec2 marker(char c) const {
     for (const auto& m : markers) {
       if (m.symbol == c) return map.cell_center(m.cell);
@@ -103,10 +103,7 @@ Scene make_scene() {
   std::uint32_t id = 1;
   for (const char c : {'a', 'b'}) {
     const auto p = s.marker(c);
-    s.snapshot.agents.ids.push_back(id++);
-    s.snapshot.agents.xs.push_back(protocol::quantize_position(p.x));
-    s.snapshot.agents.ys.push_back(protocol::quantize_position(p.y));
-    s.snapshot.agents.headings.push_back(protocol::quantize_heading(0.7f));
+    s.snapshot.agents.push_back({id++, p.x, p.y, 0.7f, 0});
   }
   const auto p = s.marker('P');
   s.snapshot.players.push_back({3, p.x, p.y, 0});
@@ -248,7 +245,7 @@ TEST_CASE("text and HUD put ink on the surface") {
 
 TEST_CASE("agents are drawn in their kind's colour and size; an unknown kind index falls back safely") {
   Scene s = make_scene();
-  s.snapshot.agents.kinds = {0, 1};  // a is kind 0, b kind 1
+  s.snapshot.agents[1].kind = 1;  // a is kind 0, b kind 1
   const std::vector<protocol::KindInfo> kinds = {{"runner", 0.3f, 0xF2A33A}, {"brute", 0.9f, 0x9A5BD6}};
   const client::Rgb runner{0xF2, 0xA3, 0x3A}, brute{0x9A, 0x5B, 0xD6};
   for (const float zoom : {20.0f, 3.0f}) {  // triangles, then squares
@@ -277,4 +274,38 @@ TEST_CASE("agents are drawn in their kind's colour and size; an unknown kind ind
     MESSAGE("zoom " << zoom << ": runner " << runner_px << " px, brute " << brute_px << " px");
     CHECK(brute_px > 4 * runner_px);
   }
+}
+
+TEST_CASE("the density grid shades its squares by level under the agents; empty squares stay clear") {
+  const Scene s = make_scene();
+  Target t(320, 240);
+  client::SceneRenderer renderer(t.renderer);
+  REQUIRE(renderer.set_map(s.map));
+  client::Camera camera(320, 240);
+  camera.fit({0.0f, 0.0f, 16.0f, 12.0f});
+  client::InterpolatedFrame frame;
+  client::unpack_snapshot(s.snapshot, frame);
+  // Squares of one cell over the 16 x 12 map (16 x 12 squares): (0,0) level 2, (8,1) level 12.
+  protocol::set_density_grid_geometry(frame.density, 0, 0, 16, 12);
+  REQUIRE(frame.density.cell_log2 == 0);
+  REQUIRE(frame.density.width == 16);
+  frame.density.levels.assign(static_cast<std::size_t>(frame.density.width) * frame.density.height, 0);
+  frame.density_cell_size = 1.0f;
+  frame.density.levels[0 * 16 + 0] = 2;
+  frame.density.levels[1 * 16 + 8] = 12;
+  renderer.draw_scene(camera, frame, client::DrawOptions{});
+  SDL_RenderFlush(t.renderer);
+  CHECK(renderer.density_squares_drawn() == 2);
+  const client::Rgb road = client::cost_color(1);
+  const client::Rgb low = t.at(camera.world_to_screen({0.5f, 0.5f}));
+  const client::Rgb high = t.at(camera.world_to_screen({8.5f, 1.5f}));
+  INFO("road " << str(road) << " low " << str(low) << " high " << str(high));
+  // Blended towards the density colour, more so at the higher level.
+  CHECK(low != road);
+  CHECK(std::abs(high.g - client::kDensityColor.g) < std::abs(low.g - client::kDensityColor.g));
+  CHECK(std::abs(low.g - client::kDensityColor.g) < std::abs(road.g - client::kDensityColor.g));
+  // A square with level 0 is not drawn: the road next to it keeps its colour.
+  CHECK(t.at(camera.world_to_screen({1.5f, 0.5f})) == road);
+  // Agents are drawn over the grid.
+  CHECK(t.at(camera.world_to_screen(s.marker('a'))) == client::kAgentColor);
 }

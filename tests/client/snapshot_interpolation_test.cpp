@@ -1,6 +1,7 @@
 // Interpolation between snapshots by agent id, including agents that appear and disappear.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <numbers>
@@ -12,16 +13,16 @@ namespace protocol = swarmfield::protocol;
 
 namespace {
 
-protocol::Snapshot make(std::uint32_t tick, std::initializer_list<std::tuple<std::uint32_t, float, float, float>> agents) {
-  protocol::Snapshot s;
+/// A decoded snapshot with these agents (id, x, y, heading; any order: kept sorted by id as
+/// SnapshotState promises) and kinds = id % 3.
+client::SnapshotState make(std::uint32_t tick, std::initializer_list<std::tuple<std::uint32_t, float, float, float>> agents) {
+  client::SnapshotState s;
   s.tick = tick;
   s.total_agents = static_cast<std::uint32_t>(agents.size()) + 100;
   for (const auto& [id, x, y, h] : agents) {
-    s.agents.ids.push_back(id);
-    s.agents.xs.push_back(protocol::quantize_position(x));
-    s.agents.ys.push_back(protocol::quantize_position(y));
-    s.agents.headings.push_back(protocol::quantize_heading(h));
+    s.agents.push_back({id, x, y, h, static_cast<std::uint8_t>(id % 3)});
   }
+  std::sort(s.agents.begin(), s.agents.end(), [](const auto& p, const auto& q) { return p.id < q.id; });
   return s;
 }
 
@@ -58,18 +59,43 @@ TEST_CASE("agents in both snapshots are lerped by id") {
   CHECK(find(f, 1)->x == doctest::Approx(14.0));
 }
 
-TEST_CASE("ids are matched even when the snapshots list agents in different orders") {
-  auto a = make(1, {{5, 0.0f, 0.0f, 0.0f}, {3, 50.0f, 50.0f, 0.0f}, {9, 8.0f, 8.0f, 0.0f}});
-  auto b = make(2, {{9, 10.0f, 8.0f, 0.0f}, {3, 52.0f, 50.0f, 0.0f}, {5, 2.0f, 0.0f, 0.0f}});
-  client::InterpolatedFrame f;
-  client::interpolate_snapshots(a, b, 0.5f, f);
-  REQUIRE(f.agents.size() == 3);
-  CHECK(f.agents[0].id == 3);  // output sorted by id
-  CHECK(f.agents[1].id == 5);
-  CHECK(f.agents[2].id == 9);
-  CHECK(find(f, 3)->x == doctest::Approx(51.0));
-  CHECK(find(f, 5)->x == doctest::Approx(1.0));
-  CHECK(find(f, 9)->x == doctest::Approx(9.0));
+TEST_CASE("unpack_frame: dequantized agents by id, stale ones where the predictor puts them, grid and header") {
+  protocol::SnapshotHeader h;
+  h.sequence = 7;
+  h.tick = 20;
+  h.echo_client_time_us = 555;
+  h.total_agents = 1000;
+  h.rebuilds = 4;
+  h.players = {{3, 1.5f, 2.5f, 9}};
+  protocol::AgentFrame frame;
+  frame.tick = 20;
+  // Agent 1 updated at tick 20; agent 2 last updated at tick 16 moving +2 position units
+  // (1/64 cell) per tick in x: predicted 4 ticks on, +8 units.
+  frame.agents.push_back({1, 64 * 10, 64 * 20, 20, 0, 0, 64, 2});
+  frame.agents.push_back({2, 64 * 30, 64 * 5, 16, 32, 0, 0, 1});
+  protocol::set_density_grid_geometry(frame.grid, 0, 0, 64, 64);
+  frame.grid.levels.assign(static_cast<std::size_t>(frame.grid.width) * frame.grid.height, 0);
+  frame.grid.levels[0] = 3;  // 4..7 agents
+  client::SnapshotState s;
+  client::unpack_frame(h, frame, 0.5f, s);
+  CHECK(s.sequence == 7);
+  CHECK(s.tick == 20);
+  CHECK(s.echo_client_time_us == 555);
+  CHECK(s.total_agents == 1000);
+  CHECK(s.rebuilds == 4);
+  REQUIRE(s.players.size() == 1);
+  CHECK(s.players[0].contacts == 9);
+  CHECK(s.updated == 1);
+  CHECK(s.cell_size == 0.5f);
+  REQUIRE(s.agents.size() == 2);
+  CHECK(s.agents[0].x == doctest::Approx(5.0));  // 10 cells of 0.5 world units
+  CHECK(s.agents[0].y == doctest::Approx(10.0));
+  CHECK(s.agents[0].heading == doctest::Approx(std::numbers::pi / 2).epsilon(1e-5));
+  CHECK(s.agents[0].kind == 2);
+  CHECK(s.agents[1].x == doctest::Approx((64.0 * 30 + 8) / 64.0 * 0.5));
+  CHECK(s.agents[1].y == doctest::Approx(2.5));
+  CHECK(s.density == frame.grid);
+  CHECK(client::density_agents_floor(s.density) == 4);
 }
 
 TEST_CASE("appearing agents show at their new position, disappearing ones are dropped") {
@@ -98,20 +124,26 @@ TEST_CASE("headings blend along the shorter arc") {
   CHECK(std::cos(h) > 0.99f);
 }
 
-TEST_CASE("players are lerped by id; unequal agent arrays never read out of range") {
+TEST_CASE("players are lerped by id; the newer snapshot's density grid is shown") {
   auto a = make(1, {{1, 1.0f, 1.0f, 0.0f}});
   auto b = make(3, {{1, 3.0f, 1.0f, 0.0f}, {2, 5.0f, 5.0f, 0.0f}});
   a.players = {{7, 0.0f, 0.0f, 1}};
   b.players = {{7, 10.0f, 20.0f, 2}, {8, 1.0f, 1.0f, 0}};
-  b.agents.headings.pop_back();  // hostile: one array shorter
+  protocol::set_density_grid_geometry(b.density, 0, 0, 128, 128);
+  b.density.levels.assign(static_cast<std::size_t>(b.density.width) * b.density.height, 1);
+  b.cell_size = 2.0f;
   client::InterpolatedFrame f;
   client::interpolate_snapshots(a, b, 0.5f, f);
-  CHECK(f.agents.size() == 1);
+  CHECK(f.agents.size() == 2);
   REQUIRE(f.players.size() == 2);
   CHECK(f.players[0].x == doctest::Approx(5.0));
   CHECK(f.players[0].y == doctest::Approx(10.0));
   CHECK(f.players[0].contacts == 2);
   CHECK(f.players[1].x == doctest::Approx(1.0));
+  CHECK(f.density == b.density);
+  CHECK(f.density_cell_size == 2.0f);
+  client::unpack_snapshot(a, f);
+  CHECK(f.density.empty());
 }
 
 TEST_CASE("interpolate_history picks the bracketing pair and clamps at both ends") {
@@ -153,21 +185,16 @@ TEST_CASE("the interpolation clock follows the server tick and renders behind it
   CHECK(std::abs(clock.render_tick(now, 0.0) - 10.0) < 0.01);
 }
 
-TEST_CASE("each agent keeps its kind through unpacking and interpolation; no kinds means kind 0") {
+TEST_CASE("each agent keeps its kind through unpacking and interpolation") {
   auto a = make(10, {{1, 10.0f, 20.0f, 0.0f}, {2, 100.0f, 100.0f, 1.0f}, {3, 5.0f, 5.0f, 0.0f}});
   auto b = make(12, {{3, 6.0f, 5.0f, 0.0f}, {1, 14.0f, 16.0f, 0.0f}, {2, 100.0f, 110.0f, 1.0f}});
-  a.agents.kinds = {2, 0, 1};
-  b.agents.kinds = {1, 2, 0};  // listed in another order: kinds follow the ids
+  b.agents[0].kind = 7;  // the newer snapshot's kind wins
   client::InterpolatedFrame f;
   client::interpolate_snapshots(a, b, 0.5f, f);
   REQUIRE(find(f, 1) != nullptr);
-  CHECK(find(f, 1)->kind == 2);
-  CHECK(find(f, 2)->kind == 0);
-  CHECK(find(f, 3)->kind == 1);
-  client::unpack_snapshot(a, f);
-  CHECK(find(f, 3)->kind == 1);
-  a.agents.kinds.clear();
-  client::unpack_snapshot(a, f);
-  CHECK(find(f, 1)->kind == 0);
+  CHECK(find(f, 1)->kind == 7);
+  CHECK(find(f, 2)->kind == 2);
   CHECK(find(f, 3)->kind == 0);
+  client::unpack_snapshot(a, f);
+  CHECK(find(f, 1)->kind == 1);
 }

@@ -1,7 +1,7 @@
 // Writes seed corpora for the protocol fuzzers: real encodings of every message kind, so that
 // mutations start from buffers that pass the verifier and reach the range checks.
 // Usage: swarmfield_fuzz_seed_corpus <output-dir>
-//   (creates tcp/ frames/ datagrams/ snapshots/ deltas/ fragments/ packets/; the map, config
+//   (creates tcp/ frames/ datagrams/ zstd/ deltas/ fragments/ packets/; the map, config
 //   and bot-script fuzzers take their seeds from files in the source tree, see CMakeLists.txt)
 #include <cstdio>
 #include <filesystem>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "swarmfield/protocol/compression.hpp"
 #include "swarmfield/protocol/datagram.hpp"
 #include "swarmfield/protocol/framing.hpp"
 #include "swarmfield/protocol/map_transfer.hpp"
@@ -45,31 +46,16 @@ int main(int argc, char** argv) {
   }
   write(out / "frames", "stream", stream);
 
-  // Datagram fuzzer, even mode: [u16 length][datagram]... (a 3-fragment snapshot + an input).
-  std::vector<std::uint8_t> datagrams{0};
-  const auto fragments = sp::encode_snapshot_datagrams(sp::test::make_snapshot(300, sp::test::Layout::kSpread, 1, 5));
+  // Datagram fuzzer: [u16 length][datagram]... (inputs and acks).
+  std::vector<std::uint8_t> datagrams;
   auto append = [&](const std::vector<std::uint8_t>& d) {
     datagrams.push_back(static_cast<std::uint8_t>(d.size()));
     datagrams.push_back(static_cast<std::uint8_t>(d.size() >> 8));
     datagrams.insert(datagrams.end(), d.begin(), d.end());
   };
-  for (const auto& d : fragments) append(d);
-  append(sp::encode_input_datagram(sp::Input{1, 0.5f, -0.5f, 0, 0, 100, 100, 5, 6}));
-  write(out / "datagrams", "snapshot_and_input", datagrams);
-  // Odd mode: a small snapshot split by hand into 2 fragments, plus a duplicate.
-  const auto payload = sp::compress_snapshot(sp::test::make_snapshot(3, sp::test::Layout::kPacked, 2, 9));
-  std::vector<std::uint8_t> manual{1};
-  const std::size_t half = payload.size() / 2;
-  for (int rep = 0; rep < 2; ++rep) {
-    for (std::size_t part = 0; part < 2; ++part) {
-      const std::size_t begin = part * half;
-      const std::size_t end = part == 0 ? half : payload.size();
-      manual.insert(manual.end(), {9, static_cast<std::uint8_t>(part), 2, static_cast<std::uint8_t>(end - begin)});
-      manual.insert(manual.end(), payload.begin() + static_cast<std::ptrdiff_t>(begin),
-                    payload.begin() + static_cast<std::ptrdiff_t>(end));
-    }
-  }
-  write(out / "datagrams", "manual_fragments", manual);
+  append(sp::encode_input_datagram(sp::Input{1, 0.5f, -0.5f, 0, 0, 100, 100, sp::SnapshotAck{5, 0xFu}, 6}));
+  append(sp::encode_ack_datagram(sp::SnapshotAck{40, 0x80000001u}));
+  write(out / "datagrams", "input_and_ack", datagrams);
 
   // Packet fuzzer (packet_fuzz.cpp): raw mode, sealed datagrams of the fuzzer's fixed session;
   // sealed mode, [type][u32 sequence step][u16 body length][body] records.
@@ -84,11 +70,11 @@ int main(int argc, char** argv) {
     };
     append_raw(client.seal(sp::PacketType::kConnectRequest, {}));
     append_raw(client.seal(sp::PacketType::kChallengeResponse, sp::Challenge{}));
-    append_raw(client.seal(sp::PacketType::kData, sp::encode_input_datagram(sp::Input{2, 1, 0, 0, 0, 9, 9, 1, 1})));
+    append_raw(client.seal(sp::PacketType::kData, sp::encode_input_datagram(sp::Input{2, 1, 0, 0, 0, 9, 9, sp::SnapshotAck{1, 0}, 1})));
     append_raw(client.seal(sp::PacketType::kData, {}));
     write(out / "packets", "raw_handshake", raw);
     std::vector<std::uint8_t> sealed{1};
-    const auto body = sp::encode_input_datagram(sp::Input{3, 0, 1, 0, 0, 5, 5, 0, 0});
+    const auto body = sp::encode_input_datagram(sp::Input{3, 0, 1, 0, 0, 5, 5, sp::SnapshotAck{}, 0});
     for (const std::uint8_t step : {1, 1, 0, 3, 2, 200}) {
       sealed.insert(sealed.end(), {4, step, 0, 0, 0, static_cast<std::uint8_t>(body.size()), 0});
       sealed.insert(sealed.end(), body.begin(), body.end());
@@ -96,9 +82,11 @@ int main(int argc, char** argv) {
     write(out / "packets", "sealed_inputs", sealed);
   }
 
-  write(out / "snapshots", "empty", sp::compress_snapshot(sp::Snapshot{}));
-  write(out / "snapshots", "small", sp::compress_snapshot(sp::test::make_snapshot(20, sp::test::Layout::kSpread, 3)));
-  write(out / "snapshots", "packed", sp::compress_snapshot(sp::test::make_snapshot(200, sp::test::Layout::kPacked, 4)));
+  // zstd fuzzer: frames like the map transfer's.
+  std::vector<std::uint8_t> costs(4096, 1);
+  for (std::size_t i = 0; i < costs.size(); i += 7) costs[i] = 255;
+  write(out / "zstd", "map_costs", sp::zstd_compress(costs));
+  write(out / "zstd", "empty", sp::zstd_compress({}));
 
   const auto deltas = sp::test::fuzz_seed_payloads();
   for (std::size_t i = 0; i < deltas.size(); ++i) write(out / "deltas", "delta_" + std::to_string(i), deltas[i]);

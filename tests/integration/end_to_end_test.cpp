@@ -42,6 +42,8 @@
 #include "swarmfield/protocol/framing.hpp"
 #include "swarmfield/protocol/messages.hpp"
 #include "swarmfield/protocol/packet.hpp"
+#include "swarmfield/protocol/snapshot_fragments.hpp"
+#include "swarmfield/protocol/snapshot_sender.hpp"
 #include "swarmfield/sim/crowd/agent_kind.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
 
@@ -165,13 +167,13 @@ class Observer {
     (void)connection_.take_new_snapshot_count();
     const sim::GridMap& map = connection_.map();
     for (const auto& r : connection_.snapshots()) {
-      const protocol::Snapshot& s = r.snapshot;
+      const client::SnapshotState& s = r.snapshot;
       if (!records_.empty() && s.tick <= records_.back().tick) continue;
       SnapshotRecord rec;
       rec.tick = s.tick;
       rec.rebuilds = s.rebuilds;
       rec.total_agents = s.total_agents;
-      rec.agents_sent = s.agents.ids.size();
+      rec.agents_sent = s.agents.size();
       rec.players = s.players.size();
       rec.has_player = s.players.size() == 1;  // the bot is the only player
       if (rec.has_player) rec.player_cell = map.world_to_cell({s.players[0].x, s.players[0].y});
@@ -182,10 +184,7 @@ class Observer {
         sample.player_cell = rec.player_cell;
         sample.player_position = {s.players[0].x, s.players[0].y};
         sample.agents.reserve(rec.agents_sent);
-        for (std::size_t i = 0; i < rec.agents_sent; ++i) {
-          sample.agents.push_back({protocol::dequantize_position(s.agents.xs[i]),
-                                   protocol::dequantize_position(s.agents.ys[i])});
-        }
+        for (const client::RenderAgent& a : s.agents) sample.agents.push_back({a.x, a.y});
         if (first_samples_.size() < kDistanceSamples) first_samples_.push_back(sample);
         last_samples_.push_back(std::move(sample));
         if (last_samples_.size() > kDistanceSamples) last_samples_.pop_front();
@@ -377,13 +376,19 @@ TEST_CASE("end to end on Boston_0_512: swarm, rebuilds, screenshot, hostile inpu
       bases.push_back(channel.seal(protocol::PacketType::kConnectRequest, {}));
     }
     {
-      protocol::Snapshot snap;
-      snap.tick = 5;
-      snap.players.push_back({1, 10.0f, 10.0f, 0});
+      // Snapshot fragments (what only a server sends), sealed by some server's session.
+      protocol::SnapshotSender sender(1024);
+      protocol::SnapshotHeader header;
+      header.tick = 5;
+      header.players.push_back({1, 10.0f, 10.0f, 0});
+      protocol::AgentCandidates agents;
+      for (std::uint32_t id = 1; id <= 2000; ++id) agents.push_back({id, id * 64, id * 32, 0, 0, 1});
+      std::vector<std::uint8_t> payload;
+      REQUIRE(sender.encode(header, agents, protocol::DensityGrid{}, payload));
+      std::vector<std::vector<std::uint8_t>> fragments;
+      REQUIRE(protocol::split_snapshot(payload, header.sequence, fragments) > 0);
       protocol::PacketChannel server_side(protocol::PacketChannel::Side::kServer, protocol::make_session_credentials());
-      for (auto& d : protocol::encode_snapshot_datagrams(snap)) {
-        bases.push_back(server_side.seal(protocol::PacketType::kData, d));
-      }
+      for (auto& d : fragments) bases.push_back(server_side.seal(protocol::PacketType::kData, d));
     }
     constexpr int kDatagrams = 3000;
     const auto deadline = Clock::now() + 15s;

@@ -9,7 +9,6 @@
 #include <random>
 #include <tuple>
 
-#include "swarmfield/protocol/datagram.hpp"
 #include "swarmfield/protocol/framing.hpp"
 #include "swarmfield/protocol/messages.hpp"
 #include "swarmfield/wire/swarmfield_generated.h"
@@ -17,7 +16,6 @@
 
 namespace sp = swarmfield::protocol;
 namespace wire = swarmfield::wire;
-using sp::test::Layout;
 
 namespace {
 
@@ -71,16 +69,10 @@ BodyFn welcome(std::int32_t w, std::int32_t h, float cell, std::uint32_t raw, st
   };
 }
 
-BodyFn snapshot_arrays(std::size_t ids, std::size_t xs, std::size_t ys, std::size_t headings,
-                       std::uint32_t tick = 10, std::uint32_t baseline = 0,
-                       std::vector<wire::PlayerState> players = {}) {
+BodyFn snapshot_data(std::size_t bytes) {
   return [=](flatbuffers::FlatBufferBuilder& b) {
-    const auto p = b.CreateVectorOfStructs(players);
-    const auto i = b.CreateVector(std::vector<std::uint32_t>(ids, 1));
-    const auto x = b.CreateVector(std::vector<std::uint16_t>(xs, 7));
-    const auto y = b.CreateVector(std::vector<std::uint16_t>(ys, 8));
-    const auto hd = b.CreateVector(std::vector<std::uint8_t>(headings, 9));
-    return std::pair{wire::Message::Snapshot, wire::CreateSnapshot(b, tick, baseline, 0, 0, 0, p, i, x, y, hd).Union()};
+    const auto payload = b.CreateVector(std::vector<std::uint8_t>(bytes, 0xD1));
+    return std::pair{wire::Message::SnapshotData, wire::CreateSnapshotData(b, payload).Union()};
   };
 }
 
@@ -98,31 +90,29 @@ TEST_CASE("every TCP message round-trips unchanged") {
   }
 }
 
-TEST_CASE("snapshots: empty, unsorted ids, extreme values, plain and compressed forms") {
-  sp::Snapshot empty;
-  auto decoded = sp::decode_tcp_message(sp::encode_tcp_message(empty));
-  REQUIRE(decoded);
-  CHECK(std::get<sp::Snapshot>(*decoded) == empty);
+TEST_CASE("snapshot data: payload of 1..kMaxSnapshotPayloadBytes, required") {
+  CHECK(decode_error(craft(snapshot_data(1))) == "<decoded>");
+  CHECK(decode_error(craft(snapshot_data(sp::kMaxSnapshotPayloadBytes))) == "<decoded>");
+  CHECK(decode_error(craft(snapshot_data(0))) == "SnapshotData payload of 0 bytes is outside 1..147456");
+  CHECK(decode_error(craft(snapshot_data(sp::kMaxSnapshotPayloadBytes + 1))) ==
+        "SnapshotData payload of 147457 bytes is outside 1..147456");
+  const auto missing = [](flatbuffers::FlatBufferBuilder& b) {
+    wire::SnapshotDataBuilder data(b);  // no payload: the required field is absent
+    return std::pair{wire::Message::SnapshotData, data.Finish().Union()};
+  };
+  CHECK(decode_error(craft(missing)) == "not a valid swarmfield TCP message (FlatBuffers verification failed)");
+}
 
-  sp::Snapshot odd = sp::test::make_snapshot(5, Layout::kSpread, 3);
-  odd.agents.ids = {4000000000u, 1u, 0u, 0xFFFFFFFFu, 5u};  // unsorted and duplicate-free
-  odd.tick = std::numeric_limits<std::uint32_t>::max();
-  odd.baseline_tick = odd.tick;
-  odd.rebuilds = std::numeric_limits<std::uint64_t>::max();
-  decoded = sp::decode_tcp_message(sp::encode_tcp_message(odd));
-  REQUIRE(decoded);
-  CHECK(std::get<sp::Snapshot>(*decoded) == odd);
-
-  // The large form must really be the compressed one (smaller than the raw arrays).
-  const sp::Snapshot big = sp::test::make_snapshot(20000, Layout::kPacked, 4);
-  const auto bytes = sp::encode_tcp_message(big);
-  CHECK(wire::GetEnvelope(bytes.data())->message_type() == wire::Message::CompressedSnapshot);
-  CHECK(bytes.size() < 20000 * 9 * 3 / 4);
-  const auto small = sp::encode_tcp_message(sp::test::make_snapshot(10, Layout::kSpread, 1));
-  CHECK(wire::GetEnvelope(small.data())->message_type() == wire::Message::Snapshot);
-  decoded = sp::decode_tcp_message(bytes);
-  REQUIRE(decoded);
-  CHECK(std::get<sp::Snapshot>(*decoded) == big);
+TEST_CASE("input snapshot acks: bits may not name sequences before 1") {
+  const auto with_ack = [](std::uint32_t latest, std::uint32_t bits) -> BodyFn {
+    return [=](flatbuffers::FlatBufferBuilder& b) {
+      return std::pair{wire::Message::Input, wire::CreateInput(b, 1, 0, 0, 0, 0, 1, 1, latest, 0, bits).Union()};
+    };
+  };
+  CHECK(decode_error(craft(with_ack(3, 0x3u))) == "<decoded>");
+  CHECK(decode_error(craft(with_ack(40, 0xFFFFFFFFu))) == "<decoded>");
+  CHECK(decode_error(craft(with_ack(3, 0x4u))) == "snapshot ack bits name sequences before 1");
+  CHECK(decode_error(craft(with_ack(0, 0x1u))) == "snapshot ack bits name sequences before 1");
 }
 
 TEST_CASE("the encoder cuts long strings at a UTF-8 boundary so the peer accepts them") {
@@ -175,9 +165,6 @@ TEST_CASE("floats must be finite and bounded") {
   for (const auto& body : {input(nan, 0), input(0, inf), input(0, 0, -inf), input(0, 0, 0, 0, 2e6f), input(0, 0, 0, nan)}) {
     CHECK(decode_error(craft(body)) == "Input move/view values must be finite and within +-1e6");
   }
-  std::vector<wire::PlayerState> players{wire::PlayerState(1, 1.0f, nan, 0)};
-  CHECK(decode_error(craft(snapshot_arrays(0, 0, 0, 0, 10, 0, players))) ==
-        "Snapshot player 0 has a non-finite position");
   CHECK(decode_error(craft(welcome(8, 8, nan, 64, 10, 1))) == "MapInfo.cell_size must be finite and in (0, 1024]");
   CHECK(decode_error(craft(welcome(8, 8, -1.0f, 64, 10, 1))) == "MapInfo.cell_size must be finite and in (0, 1024]");
 }
@@ -222,18 +209,14 @@ TEST_CASE("Welcome carries a 16-byte non-zero UDP token and two 32-byte keys") {
 }
 
 TEST_CASE("a message type outside the allowed set is refused before its body is read") {
-  // A CompressedSnapshot whose zstd bytes are garbage: decoding it would fail in zstd. Refused by
-  // type, the error names the type instead, so nothing was decompressed.
-  const auto garbage_compressed = [](flatbuffers::FlatBufferBuilder& b) {
-    const auto bytes = b.CreateVector(std::vector<std::uint8_t>(4000, 0x28));
-    return std::pair{wire::Message::CompressedSnapshot, wire::CreateCompressedSnapshot(b, bytes).Union()};
-  };
-  const auto bytes = craft(garbage_compressed);
+  // SnapshotData too large: refused by type from a client, so its payload is never looked at
+  // (allowed, its size check refuses it).
+  const auto bytes = craft(snapshot_data(sp::kMaxSnapshotPayloadBytes + 1));
   std::string error;
   CHECK_FALSE(sp::decode_tcp_message(bytes, &error, sp::MessageSet::kFromClient));
-  CHECK(error == "message type CompressedSnapshot is not accepted here");
-  CHECK_FALSE(sp::decode_tcp_message(bytes, &error));  // allowed: reaches zstd, which refuses it
-  CHECK(error != "message type CompressedSnapshot is not accepted here");
+  CHECK(error == "message type SnapshotData is not accepted here");
+  CHECK_FALSE(sp::decode_tcp_message(bytes, &error));
+  CHECK(error != "message type SnapshotData is not accepted here");
   // Each side's set: what the other side sends, nothing else.
   for (const auto& m : sp::test::sample_messages()) {
     const auto encoded = sp::encode_tcp_message(m);
@@ -259,41 +242,6 @@ TEST_CASE("map chunks: index within count, size within limits") {
   CHECK(decode_error(craft(chunk(0, 4000000000u, 10))) == "MapChunk.count 4000000000 too large");
   CHECK(decode_error(craft(chunk(0, 1, 0))) == "MapChunk holds 0 bytes, expected 1..49152");
   CHECK(decode_error(craft(chunk(0, 1, sp::kMapChunkBytes + 1))) == "MapChunk holds 49153 bytes, expected 1..49152");
-}
-
-TEST_CASE("snapshot arrays: equal lengths, bounded counts, baseline not after tick") {
-  CHECK(decode_error(craft(snapshot_arrays(3, 3, 3, 3))) == "<decoded>");
-  CHECK(decode_error(craft(snapshot_arrays(3, 2, 3, 3))) ==
-        "Snapshot agent arrays differ in length (ids 3, xs 2, ys 3, headings 3)");
-  CHECK(decode_error(craft(snapshot_arrays(3, 3, 3, 0))) ==
-        "Snapshot agent arrays differ in length (ids 3, xs 3, ys 3, headings 0)");
-  CHECK(decode_error(craft(snapshot_arrays(0, 0, 4, 0))).rfind("Snapshot agent arrays differ", 0) == 0);
-  CHECK(decode_error(craft(snapshot_arrays(0, 0, 0, 0, 5, 6))) == "Snapshot.baseline_tick 6 is after tick 5");
-  std::vector<wire::PlayerState> many(sp::kMaxPlayersPerSnapshot + 1, wire::PlayerState(1, 1, 1, 0));
-  CHECK(decode_error(craft(snapshot_arrays(0, 0, 0, 0, 10, 0, many))) == "Snapshot has 257 players, limit 256");
-  many.pop_back();
-  CHECK(decode_error(craft(snapshot_arrays(0, 0, 0, 0, 10, 0, many))) == "<decoded>");
-}
-
-TEST_CASE("agent count limit, checked through a compressed snapshot (too big for one frame raw)") {
-  // kMaxAgentsPerSnapshot + 1 agents: build the raw Snapshot buffer by hand, compress it, and
-  // hand it over as a CompressedSnapshot envelope.
-  flatbuffers::FlatBufferBuilder sb;
-  const std::size_t n = sp::kMaxAgentsPerSnapshot + 1;
-  const auto ids = sb.CreateVector(std::vector<std::uint32_t>(n, 1));
-  const auto xs = sb.CreateVector(std::vector<std::uint16_t>(n, 1));
-  const auto ys = sb.CreateVector(std::vector<std::uint16_t>(n, 1));
-  const auto hs = sb.CreateVector(std::vector<std::uint8_t>(n, 1));
-  sb.Finish(wire::CreateSnapshot(sb, 10, 0, 0, 0, 0, 0, ids, xs, ys, hs), "SWFS");
-  const auto compressed = sp::zstd_compress({sb.GetBufferPointer(), sb.GetSize()});
-  const auto body = [&](flatbuffers::FlatBufferBuilder& b) {
-    return std::pair{wire::Message::CompressedSnapshot,
-                     wire::CreateCompressedSnapshot(b, b.CreateVector(compressed)).Union()};
-  };
-  CHECK(decode_error(craft(body)) == "Snapshot has 200001 agents, limit 200000");
-  std::string error;
-  CHECK_FALSE(sp::decompress_snapshot(compressed, &error));
-  CHECK(error == "Snapshot has 200001 agents, limit 200000");
 }
 
 TEST_CASE("envelope-level garbage: empty, wrong identifier, no body, unknown type, oversized") {
@@ -392,7 +340,7 @@ TEST_CASE("seeded mutations: truncated, bit-flipped and random buffers never cra
   CHECK(cases > 10000);
 }
 
-TEST_CASE("kinds: Welcome's kind table and each agent's kind are range-checked") {
+TEST_CASE("kinds: Welcome's kind table is range-checked") {
   auto welcome_kinds = [](std::vector<std::tuple<std::string, float, std::uint32_t>> kinds) -> BodyFn {
     return [=](flatbuffers::FlatBufferBuilder& b) {
       std::vector<flatbuffers::Offset<wire::KindInfo>> v;
@@ -411,24 +359,4 @@ TEST_CASE("kinds: Welcome's kind table and each agent's kind are range-checked")
   CHECK(decode_error(craft(welcome_kinds({{"bad\nname", 0.3f, 0u}}))).find("KindInfo.name") != std::string::npos);
   std::vector<std::tuple<std::string, float, std::uint32_t>> many(sp::kMaxKinds + 1, {"k", 0.3f, 0u});
   CHECK(decode_error(craft(welcome_kinds(many))) == "Welcome has 17 kinds, limit 16");
-
-  auto snapshot_kinds = [](std::size_t agents, std::vector<std::uint8_t> kinds) -> BodyFn {
-    return [=](flatbuffers::FlatBufferBuilder& b) {
-      const auto p = b.CreateVectorOfStructs(std::vector<wire::PlayerState>{});
-      const auto i = b.CreateVector(std::vector<std::uint32_t>(agents, 1));
-      const auto x = b.CreateVector(std::vector<std::uint16_t>(agents, 7));
-      const auto y = b.CreateVector(std::vector<std::uint16_t>(agents, 8));
-      const auto hd = b.CreateVector(std::vector<std::uint8_t>(agents, 9));
-      const auto k = b.CreateVector(kinds);
-      return std::pair{wire::Message::Snapshot, wire::CreateSnapshot(b, 10, 0, 0, 0, 0, p, i, x, y, hd, k).Union()};
-    };
-  };
-  CHECK(decode_error(craft(snapshot_kinds(3, {0, 2, 15}))) == "<decoded>");
-  CHECK(decode_error(craft(snapshot_kinds(3, {}))) == "<decoded>");  // no kinds: all kind 0
-  CHECK(decode_error(craft(snapshot_kinds(3, {0, 1}))) == "Snapshot agent_kinds has 2 entries for 3 agents (expected 0 or 3)");
-  CHECK(decode_error(craft(snapshot_kinds(3, {0, 16, 1}))) == "Snapshot agent kind 16 out of range");
-  // A buffer from before kinds existed (no field at all) still decodes, with no kinds.
-  const auto old = sp::decode_tcp_message(craft(snapshot_arrays(2, 2, 2, 2)));
-  REQUIRE(old);
-  CHECK(std::get<sp::Snapshot>(*old).agents.kinds.empty());
 }

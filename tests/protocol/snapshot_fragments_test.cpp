@@ -32,7 +32,7 @@ TEST_CASE("fragments fit the datagram limit and reassemble in any order, with du
     const std::size_t count = sp::split_snapshot(p, seq, frags);
     REQUIRE(count == (n + sp::kFragmentPayloadBytes - 1) / sp::kFragmentPayloadBytes);
     std::vector<std::vector<std::uint8_t>> shuffled(frags.begin(), frags.begin() + static_cast<std::ptrdiff_t>(count));
-    for (const auto& f : shuffled) CHECK(f.size() + sp::kDatagramOverheadBytes <= sp::kMaxDatagramBytes);
+    for (const auto& f : shuffled) CHECK(f.size() + sp::kPacketOverheadBytes <= sp::kMaxDatagramBytes);
     shuffled.push_back(shuffled.front());  // a duplicate
     std::shuffle(shuffled.begin(), shuffled.end(), rng);
     std::optional<std::vector<std::uint8_t>> got;

@@ -65,7 +65,7 @@ RunResult run(const NetworkConditions& net, std::uint64_t seed, std::size_t agen
       const std::size_t n = sp::split_snapshot(payload, h.sequence, fragments);
       REQUIRE(n > 0);
       for (std::size_t i = 0; i < n; ++i) {
-        REQUIRE(fragments[i].size() + sp::kDatagramOverheadBytes <= sp::kMaxDatagramBytes);
+        REQUIRE(fragments[i].size() + sp::kPacketOverheadBytes <= sp::kMaxDatagramBytes);
         sim.send(kClient, now, fragments[i]);
       }
       ++r.sent;

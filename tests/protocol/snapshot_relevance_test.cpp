@@ -267,3 +267,37 @@ TEST_CASE("agents waiting to be added age, so a budget busy with updates near th
   for (std::uint32_t tick = 10; tick <= 80; ++tick) snapshot(tick, sp::quantize_view(0, 0, 200, 200, 0, 1.0f), 750);
   CHECK(sender.last_frame().size() == 3100);
 }
+
+TEST_CASE("a view's relevance computed once and shared gives each client exactly what its own selection gives") {
+  World w(30000, 600.0f, sp::test::test_seed() + 5);
+  sp::QuantizedAgents q;
+  q.assign(w.ids, w.xs, w.ys, w.hs, {}, 1.0f);
+  const sp::QuantizedRect view = sp::quantize_view(0, 0, 600, 600, 0, 1.0f);
+  sp::RelevanceParams params;
+  params.max_tracked = 5000;
+  sp::ViewRelevance shared;
+  shared.compute(q, view, params);
+  CHECK(shared.tracked().size() == 5000);
+  CHECK(shared.untracked() == shared.in_view() - 5000);
+  REQUIRE(shared.weights().size() == shared.tracked().size());
+  // Two clients at different points of their streams (different baselines and budgets): the
+  // shared form and the self-contained form agree on every candidate, flag and grid level.
+  for (const double allowance : {400.0, 5000.0}) {
+    sp::SnapshotSelector own, from_shared;
+    sp::SnapshotSender sender(1 << 16, true);
+    sp::AgentCandidates a, b;
+    sp::DensityGrid ga, gb;
+    std::vector<std::uint8_t> payload;
+    for (std::uint32_t tick = 1; tick <= 5; ++tick) {
+      own.select(q, view, sender.next_baseline(), tick, allowance, params, a, ga);
+      from_shared.select(shared, sender.next_baseline(), tick, allowance, params, b, gb);
+      CHECK(a == b);
+      CHECK(ga == gb);
+      CHECK(own.stats().sent == from_shared.stats().sent);
+      CHECK(own.stats().untracked == from_shared.stats().untracked);
+      sp::SnapshotHeader h;
+      h.tick = tick;
+      REQUIRE(sender.encode(h, a, ga, payload));
+    }
+  }
+}

@@ -95,7 +95,7 @@ Result run(double bits_per_second, std::uint64_t seed) {
     const std::size_t n = sp::split_snapshot(payload, h.sequence, fragments);
     REQUIRE(n > 0);
     for (std::size_t i = 0; i < n; ++i) {
-      r.max_datagram = std::max(r.max_datagram, fragments[i].size() + sp::kDatagramOverheadBytes);
+      r.max_datagram = std::max(r.max_datagram, fragments[i].size() + sp::kPacketOverheadBytes);
       link.send(1, now, fragments[i]);
     }
     ++r.sent;

@@ -1,5 +1,5 @@
 #pragma once
-// Helpers shared by the protocol tests: seeded random generators and sample messages.
+// Helpers shared by the protocol tests: seeds and sample messages.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -19,52 +19,6 @@ namespace swarmfield::protocol::test {
 inline std::uint64_t test_seed() {
   if (const char* env = std::getenv("SWARMFIELD_TEST_SEED")) return std::strtoull(env, nullptr, 10);
   return 20240611;
-}
-
-/// How the agents of a generated snapshot are laid out on a 512x512 world.
-enum class Layout { kSpread, kPacked };
-
-/// A snapshot of `n` agents: ids increasing with small random gaps (as a server's sorted
-/// slots with some dead agents), positions uniform over 512x512 (kSpread) or normal with
-/// sigma 12 around (300, 200) (kPacked, the swarm closing in on a player), headings random
-/// (kSpread) or pointing at the centre (kPacked).
-inline Snapshot make_snapshot(std::size_t n, Layout layout, std::uint64_t seed, std::uint32_t tick = 1234) {
-  std::mt19937_64 rng(seed);
-  Snapshot s;
-  s.tick = tick;
-  s.baseline_tick = 0;
-  s.echo_client_time_us = 987654321;
-  s.total_agents = static_cast<std::uint32_t>(n + 17);
-  s.rebuilds = 42;
-  s.players = {{1, 300.5f, 200.25f, 3}, {2, 10.0f, 500.0f, 0}};
-  s.agents.ids.resize(n);
-  s.agents.xs.resize(n);
-  s.agents.ys.resize(n);
-  s.agents.headings.resize(n);
-  std::uniform_real_distribution<float> uniform(0.0f, 512.0f);
-  std::normal_distribution<float> normal(0.0f, 12.0f);
-  std::uniform_int_distribution<int> gap(1, 3);
-  std::uint32_t id = 100;
-  for (std::size_t i = 0; i < n; ++i) {
-    id += static_cast<std::uint32_t>(gap(rng));
-    s.agents.ids[i] = id;
-    float x = 0.0f;
-    float y = 0.0f;
-    float heading = 0.0f;
-    if (layout == Layout::kSpread) {
-      x = uniform(rng);
-      y = uniform(rng);
-      heading = uniform(rng) / 512.0f * 2.0f * std::numbers::pi_v<float>;
-    } else {
-      x = 300.0f + normal(rng);
-      y = 200.0f + normal(rng);
-      heading = std::atan2(200.0f - y, 300.0f - x);
-    }
-    s.agents.xs[i] = quantize_position(x);
-    s.agents.ys[i] = quantize_position(y);
-    s.agents.headings[i] = quantize_heading(heading);
-  }
-  return s;
 }
 
 /// One sample of every TCP message kind, with every field away from its default so that a
@@ -89,13 +43,10 @@ inline std::vector<TcpMessage> sample_messages() {
   out.emplace_back(MapChunk{2, std::vector<std::uint8_t>(1000, 0xAB), 3});
   out.emplace_back(Error{ErrorCode::kVersionMismatch, "protocol version 9 requested, server speaks 1"});
   out.emplace_back(Bye{"server shutting down"});
-  out.emplace_back(Input{99, 0.6f, -0.8f, 10.0f, 20.0f, 110.0f, 95.5f, 1200, 123456789012ull});
-  out.emplace_back(make_snapshot(10, Layout::kSpread, 1));     // small: plain Snapshot table
-  out.emplace_back(make_snapshot(3000, Layout::kPacked, 2));   // large: CompressedSnapshot
-  Snapshot kinded = make_snapshot(12, Layout::kPacked, 3);     // with each agent's kind
-  kinded.agents.kinds.resize(kinded.agents.ids.size());
-  for (std::size_t i = 0; i < kinded.agents.kinds.size(); ++i) kinded.agents.kinds[i] = static_cast<std::uint8_t>(i % 3);
-  out.emplace_back(kinded);
+  out.emplace_back(Input{99, 0.6f, -0.8f, 10.0f, 20.0f, 110.0f, 95.5f, SnapshotAck{1200, 0xA5A5F00Fu}, 123456789012ull});
+  std::vector<std::uint8_t> payload(3000);
+  for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<std::uint8_t>(i * 7 + 1);
+  out.emplace_back(SnapshotData{payload});
   return out;
 }
 
@@ -112,8 +63,7 @@ inline bool satisfies_limits(const TcpMessage& message) {
              m.map.chunk_count == map_chunk_count(m.map.compressed_bytes) && m.map.name.size() <= kMaxNameBytes &&
              m.tick_hz >= 1 && m.snapshot_hz >= 1 &&
              std::any_of(m.udp.token.begin(), m.udp.token.end(), [](std::uint8_t b) { return b != 0; }) &&
-             m.kinds.size() <= kMaxKinds &&
-             std::all_of(m.kinds.begin(), m.kinds.end(), [](const KindInfo& k) {
+             m.kinds.size() <= kMaxKinds && std::all_of(m.kinds.begin(), m.kinds.end(), [](const KindInfo& k) {
                return k.name.size() <= kMaxNameBytes && finite(k.radius) && k.radius > 0.0f && k.colour <= 0xFFFFFFu;
              });
     }
@@ -129,18 +79,15 @@ inline bool satisfies_limits(const TcpMessage& message) {
       for (float v : {m.move_x, m.move_y, m.view_x0, m.view_y0, m.view_x1, m.view_y1}) {
         if (!finite(v) || std::fabs(v) > kMaxWireCoordinate) return false;
       }
+      // No ack bit may name a sequence before 1.
+      const std::uint32_t latest = m.snapshot_ack.latest;
+      for (std::uint32_t bit = 0; bit < 32; ++bit) {
+        if (((m.snapshot_ack.received >> bit) & 1u) != 0 && latest < bit + 2) return false;
+      }
       return true;
     }
-    bool operator()(const Snapshot& m) const {
-      if (m.players.size() > kMaxPlayersPerSnapshot) return false;
-      for (const auto& p : m.players) {
-        if (!finite(p.x) || !finite(p.y)) return false;
-      }
-      const auto n = m.agents.ids.size();
-      return n <= kMaxAgentsPerSnapshot && m.agents.xs.size() == n && m.agents.ys.size() == n &&
-             m.agents.headings.size() == n && m.baseline_tick <= m.tick &&
-             (m.agents.kinds.empty() || m.agents.kinds.size() == n) &&
-             std::all_of(m.agents.kinds.begin(), m.agents.kinds.end(), [](std::uint8_t k) { return k < kMaxKinds; });
+    bool operator()(const SnapshotData& m) const {
+      return !m.payload.empty() && m.payload.size() <= kMaxSnapshotPayloadBytes;
     }
   };
   return std::visit(Check{}, message);

@@ -24,16 +24,10 @@ using test::RawClient;
 using test::ServerProcess;
 using test::small_city;
 using test::summary_value;
+using test::stop_and_summarize;
 using test::wait_listening;
 
 namespace {
-
-// Stops the server with SIGTERM and returns its summary line (stdout).
-std::string stop_and_summarize(ServerProcess& server) {
-  server.signal(SIGTERM);
-  REQUIRE(server.wait_exit(10s) == std::optional<int>(0));
-  return server.out();
-}
 
 // A server on the small city with one client that joined (Hello, Welcome, the map) and, with
 // `udp`, has its UDP address confirmed.
@@ -241,7 +235,7 @@ TEST_CASE("attack: input freeze - an input ~2^31 ahead does not make later genui
   bool applied = false;
   for (int i = 0; i < 60 && !applied; ++i) {
     REQUIRE(player.send(inputs.make(0, 0, 64.0f, 1000 + static_cast<std::uint64_t>(i))));
-    if (auto s = player.read_until<protocol::Snapshot>(500ms)) applied = s->echo_client_time_us >= 1000;
+    if (auto s = player.read_snapshot(500ms)) applied = s->echo_client_time_us >= 1000;
   }
   CHECK(applied);
   // The same over UDP: a sealed input whose Input.sequence jumps, and a packet whose packet
@@ -441,8 +435,9 @@ TEST_CASE("attack: every dropped datagram is counted by its reason in the exit s
   REQUIRE(player.udp_send(port, protocol::seal_packet(h, player.channel().next_send_sequence() + (1u << 25), {},
                                                       welcome->udp.client_to_server, protocol::Direction::kClientToServer)));  // jump
   REQUIRE(player.udp_send(port, player.channel().seal(protocol::PacketType::kData, std::vector<std::uint8_t>(30, 0xEE))));  // bad payload
-  REQUIRE(player.udp_send(port, player.channel().seal(protocol::PacketType::kData,
-                                                      protocol::encode_snapshot_datagrams(protocol::Snapshot{}).front())));  // unexpected
+  std::vector<std::vector<std::uint8_t>> fragments;  // what only the server sends: a bad payload from a client
+  REQUIRE(protocol::split_snapshot(std::vector<std::uint8_t>(50, 0xD1), 1, fragments) == 1);
+  REQUIRE(player.udp_send(port, player.channel().seal(protocol::PacketType::kData, fragments.front())));
   REQUIRE(player.udp_send(port, player.channel().seal(protocol::PacketType::kChallengeResponse, protocol::Challenge{})));  // bad challenge
   for (int i = 0; i < 12; ++i) REQUIRE(player.udp_send(port, player.channel().seal(protocol::PacketType::kConnectRequest, {})));
   std::this_thread::sleep_for(300ms);
@@ -454,8 +449,8 @@ TEST_CASE("attack: every dropped datagram is counted by its reason in the exit s
   CHECK(summary_value(out, "drop_duplicate") == 1);
   CHECK(summary_value(out, "drop_unconfirmed_address") == 1);
   CHECK(summary_value(out, "drop_sequence_jump") == 1);
-  CHECK(summary_value(out, "drop_bad_payload") == 1);
-  CHECK(summary_value(out, "drop_unexpected") == 1);
+  CHECK(summary_value(out, "drop_bad_payload") == 2);
+  CHECK(summary_value(out, "drop_unexpected") == 0);  // every well-formed client body is an input or an ack
   CHECK(summary_value(out, "drop_bad_challenge") == 1);
   CHECK(summary_value(out, "drop_rate_limited") >= 2);  // 12 requests + confirm()'s, 10 a second
   CHECK(summary_value(out, "drop_kernel_overflow") == 0);
@@ -468,18 +463,14 @@ TEST_CASE("attack: every dropped datagram is counted by its reason in the exit s
   CHECK(summary_value(out, "bad_datagrams") == total);
 }
 
-TEST_CASE("attack: a compressed snapshot before Hello is refused by its type, never decompressed") {
-  // Before: the server fully decompressed it (up to 8 MiB from a few KiB) and then said
-  // "expected Hello first, got Snapshot".
+TEST_CASE("attack: a snapshot before Hello is refused by its type, never read") {
+  // Version 2 fully decompressed a CompressedSnapshot (up to 8 MiB from a few KiB) before
+  // saying "expected Hello first"; a server now refuses every message type a client never
+  // sends by its type alone.
   ServerProcess server(small_city({"--agents", "10"}));
   const auto ports = wait_listening(server);
   REQUIRE_MESSAGE(ports.has_value(), server.err());
-  protocol::Snapshot bomb;  // 150k agents of zeros: megabytes that compress to a few KiB
-  bomb.agents.ids.assign(150000, 0);
-  bomb.agents.xs.assign(150000, 0);
-  bomb.agents.ys.assign(150000, 0);
-  bomb.agents.headings.assign(150000, 0);
-  const auto envelope = protocol::encode_tcp_message(bomb);  // travels as a CompressedSnapshot
+  const auto envelope = protocol::encode_tcp_message(protocol::SnapshotData{std::vector<std::uint8_t>(3000, 0xD1)});
   REQUIRE(envelope.size() <= protocol::kMaxClientFrameBytes);
   RawClient c;
   REQUIRE(c.connect(ports->tcp));
@@ -489,7 +480,7 @@ TEST_CASE("attack: a compressed snapshot before Hello is refused by its type, ne
   const auto error = c.read_until<protocol::Error>(5s);
   REQUIRE(error.has_value());
   CHECK(error->code == protocol::ErrorCode::kBadMessage);
-  CHECK(error->reason == "bad message: message type CompressedSnapshot is not accepted here");
+  CHECK(error->reason == "bad message: message type SnapshotData is not accepted here");
   const std::string out = stop_and_summarize(server);
   CHECK(summary_value(out, "bad_frames") == 1);
 }
@@ -507,7 +498,7 @@ TEST_CASE("attack: a client whose acks stop is no longer streamed to; TCP takes 
   bool over_tcp = false;
   for (int i = 0; i < 100 && !over_tcp; ++i) {
     REQUIRE(viewer.send(inputs.make(0, 0, 64.0f, 2)));  // TCP keeps the session (not the address) alive
-    over_tcp = viewer.read_until<protocol::Snapshot>(200ms).has_value();
+    over_tcp = viewer.read_snapshot(200ms).has_value();
   }
   CHECK(over_tcp);
   std::this_thread::sleep_for(200ms);

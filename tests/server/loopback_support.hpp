@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <chrono>
+#include <csignal>
 #include <optional>
 #include <string>
 #include <vector>
@@ -73,7 +74,7 @@ inline std::optional<protocol::Welcome> join(RawClient& c, std::uint16_t port, p
   return welcome;
 }
 
-inline const protocol::PlayerState* find_player(const protocol::Snapshot& s, std::uint32_t id) {
+inline const protocol::PlayerState* find_player(const protocol::SnapshotHeader& s, std::uint32_t id) {
   for (const auto& p : s.players)
     if (p.id == id) return &p;
   return nullptr;
@@ -99,6 +100,13 @@ inline std::vector<std::string> small_city(std::vector<std::string> extra = {}) 
   std::vector<std::string> args = {"--port", "0", "--bind", "127.0.0.1", "--city-size", "64"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
+}
+
+// Stops the server with SIGTERM and returns its summary line (stdout).
+inline std::string stop_and_summarize(ServerProcess& server) {
+  server.signal(SIGTERM);
+  REQUIRE(server.wait_exit(std::chrono::seconds(10)) == std::optional<int>(0));
+  return server.out();
 }
 
 inline std::uint64_t now_us() {

@@ -20,8 +20,16 @@
 #include "swarmfield/protocol/framing.hpp"
 #include "swarmfield/protocol/messages.hpp"
 #include "swarmfield/protocol/packet.hpp"
+#include "swarmfield/protocol/snapshot_fragments.hpp"
+#include "swarmfield/protocol/snapshot_receiver.hpp"
 
 namespace swarmfield::test {
+
+/// A decoded delta snapshot: its header (tick, echo time, players, counts) and the frame the
+/// client holds after it.
+struct RawSnapshot : protocol::SnapshotHeader {
+  protocol::AgentFrame frame;
+};
 
 class RawClient {
  public:
@@ -98,6 +106,17 @@ class RawClient {
     }
     return std::nullopt;
   }
+  /// Reads until a SnapshotData arrives that decodes (against the frames this client decoded
+  /// before: over TCP every snapshot is a delta against the previous one), or the timeout.
+  std::optional<RawSnapshot> read_snapshot(std::chrono::milliseconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    while (Clock::now() < deadline) {
+      auto data = read_until<protocol::SnapshotData>(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()));
+      if (!data) return std::nullopt;
+      if (auto s = decode(data->payload)) return s;
+    }
+    return std::nullopt;
+  }
   /// True once the server closed the connection (reads and discards until then).
   bool wait_closed(std::chrono::milliseconds timeout) {
     const auto deadline = Clock::now() + timeout;
@@ -152,6 +171,13 @@ class RawClient {
     const auto body = input ? protocol::encode_input_datagram(*input) : std::vector<std::uint8_t>{};
     return udp_send(port, channel_->seal(protocol::PacketType::kData, body));
   }
+  /// Acknowledges every snapshot decoded so far (a SnapshotAck data packet).
+  bool udp_send_ack(std::uint16_t port) {
+    return udp_send(port, channel_->seal(protocol::PacketType::kData, protocol::encode_ack_datagram(receiver_.ack())));
+  }
+  [[nodiscard]] const protocol::SnapshotAck& snapshot_ack() const noexcept { return receiver_.ack(); }
+  /// Snapshots that arrived whole but named a baseline this client does not hold.
+  [[nodiscard]] std::uint64_t no_baseline() const noexcept { return no_baseline_; }
   bool udp_send(std::uint16_t port, std::span<const std::uint8_t> bytes) {
     std::error_code ec;
     udp_.send_to(asio::buffer(bytes.data(), bytes.size()), {asio::ip::make_address("127.0.0.1"), port}, 0, ec);
@@ -175,9 +201,9 @@ class RawClient {
     if (ec) return std::nullopt;
     return std::vector<std::uint8_t>(buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(n));
   }
-  /// The next complete snapshot received over UDP (packets opened, fragments reassembled), or
+  /// The next snapshot received over UDP (packets opened, fragments reassembled, decoded), or
   /// nullopt.
-  std::optional<protocol::Snapshot> udp_snapshot(std::chrono::milliseconds timeout) {
+  std::optional<RawSnapshot> udp_snapshot(std::chrono::milliseconds timeout) {
     if (pending_snapshot_) {
       auto s = std::move(pending_snapshot_);
       pending_snapshot_.reset();
@@ -218,18 +244,29 @@ class RawClient {
   }
 
   void feed_fragment(const std::vector<std::uint8_t>& body) {
-    auto decoded = protocol::decode_datagram(body);
-    if (!decoded || decoded->input) return;
-    if (auto snap = reassembler_.add(*decoded)) pending_snapshot_ = std::move(snap);
+    if (const auto whole = assembler_.add(body)) {
+      if (auto snap = decode(*whole)) pending_snapshot_ = std::move(snap);
+    }
+  }
+  std::optional<RawSnapshot> decode(std::span<const std::uint8_t> payload) {
+    const auto result = receiver_.receive(payload);
+    if (result == protocol::SnapshotReceiver::Result::kNoBaseline) ++no_baseline_;
+    if (result != protocol::SnapshotReceiver::Result::kDecoded) return std::nullopt;
+    RawSnapshot s;
+    static_cast<protocol::SnapshotHeader&>(s) = receiver_.header();
+    s.frame = receiver_.frame();
+    return s;
   }
 
   asio::io_context io_;
   std::optional<protocol::PacketChannel> channel_;
-  std::optional<protocol::Snapshot> pending_snapshot_;
+  std::optional<RawSnapshot> pending_snapshot_;
   asio::ip::tcp::socket tcp_{io_};
   asio::ip::udp::socket udp_{io_};
   protocol::FrameDecoder decoder_;
-  protocol::SnapshotReassembler reassembler_;
+  protocol::FragmentAssembler assembler_;
+  protocol::SnapshotReceiver receiver_{1u << 18};
+  std::uint64_t no_baseline_ = 0;
   std::array<std::uint8_t, 64 * 1024> buffer_{};
   bool closed_ = false;
   bool bad_frame_ = false;

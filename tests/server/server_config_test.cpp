@@ -480,6 +480,148 @@ TEST_CASE("server_config: non-ASCII outside strings and comments is refused befo
   CHECK(accepted.config.map_path == "caf\xC3\xA9.map");
 }
 
+// ---- environment variables and --print-config --------------------------------------------------
+namespace {
+
+ConfigParseResult parse_env(std::vector<std::string> args, const swarmfield::server::Environment& env) {
+  args.insert(args.begin(), "swarmfield-server");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  return swarmfield::server::parse_server_config(static_cast<int>(argv.size()), argv.data(), env);
+}
+
+}  // namespace
+
+TEST_CASE("server_config: flag > environment > file > default, per setting") {
+  TempToml file("tick-hz = 60\nagents = 10\nsnapshot-hz = 15\nport = 7100\n");
+  const auto r = parse_env({"--config", file.path, "--agents", "77"},
+                           {{"SWARMFIELD_AGENTS", "55"}, {"SWARMFIELD_PORT", "7200"}, {"SWARMFIELD_LOG_FORMAT", "json"}});
+  REQUIRE(is_run(r));
+  CHECK(r.config.agents == 77);     // flag over environment and file
+  CHECK(r.config.port == 7200);     // environment over file
+  CHECK(r.config.tick_hz == 60);    // file over default
+  CHECK(r.config.snapshot_hz == 15);
+  CHECK(r.config.max_clients == 64);  // default
+  CHECK(r.config.log_format == LogFormat::kJson);
+}
+
+TEST_CASE("server_config: every setting can come from the environment") {
+  const auto r = parse_env({}, {{"SWARMFIELD_TICK_HZ", "60"},
+                                {"SWARMFIELD_SEED", "18446744073709551615"},
+                                {"SWARMFIELD_PLAYER_SPEED", "7.5"},
+                                {"SWARMFIELD_BIND", "127.0.0.1"},
+                                {"SWARMFIELD_MAP", "some.map"},
+                                {"SWARMFIELD_IDLE_TIMEOUT", "20"},
+                                {"SWARMFIELD_CONFIG_UNRELATED_IS_NOT_OK", "1"}});
+  CHECK(is_error(r));  // an unknown SWARMFIELD_ variable
+  CHECK(r.output.find("SWARMFIELD_CONFIG_UNRELATED_IS_NOT_OK") != std::string::npos);
+  const auto ok = parse_env({}, {{"SWARMFIELD_TICK_HZ", "60"},
+                                 {"SWARMFIELD_SEED", "18446744073709551615"},
+                                 {"SWARMFIELD_PLAYER_SPEED", "7.5"},
+                                 {"SWARMFIELD_BIND", "127.0.0.1"},
+                                 {"SWARMFIELD_MAP", "some.map"},
+                                 {"SWARMFIELD_IDLE_TIMEOUT", "20"},
+                                 {"SWARMFIELD_TEST_VERBOSE", "1"},  // the test scripts' own: ignored
+                                 {"SWARMFIELD_CALLER_PWD", "/tmp"}});
+  REQUIRE(is_run(ok));
+  CHECK(ok.config.tick_hz == 60);
+  CHECK(ok.config.seed == 18446744073709551615ull);
+  CHECK(ok.config.player_speed == 7.5);
+  CHECK(ok.config.bind == "127.0.0.1");
+  CHECK(ok.config.map_path == "some.map");
+  CHECK(ok.config.idle_timeout_s == 20.0);
+}
+
+TEST_CASE("server_config: bad environment values are errors naming the variable") {
+  struct Case {
+    std::string name, value, needle;
+  };
+  const std::vector<Case> cases = {
+      {"SWARMFIELD_TICK_HZ", "fast", "SWARMFIELD_TICK_HZ: must be an integer (got 'fast')"},
+      {"SWARMFIELD_TICK_HZ", "", "SWARMFIELD_TICK_HZ: value is empty"},
+      {"SWARMFIELD_TICK_HZ", "30x", "SWARMFIELD_TICK_HZ: must be an integer"},
+      {"SWARMFIELD_SEED", "-1", "SWARMFIELD_SEED: must not be negative"},
+      {"SWARMFIELD_DURATION", "nan", "SWARMFIELD_DURATION: must be a finite number"},
+      {"SWARMFIELD_DURATION", "1s", "SWARMFIELD_DURATION: must be a number of seconds"},
+      {"SWARMFIELD_LOG_FORMAT", "xml", "SWARMFIELD_LOG_FORMAT: must be text or json"},
+      {"SWARMFIELD_TICK_HZ", "500", "--tick-hz must be in 1..240 (got 500) (set by environment SWARMFIELD_TICK_HZ)"},
+      {"SWARMFIELD_TICKHZ", "30", "SWARMFIELD_TICKHZ is not a server setting"},
+  };
+  for (const auto& c : cases) {
+    const auto r = parse_env({}, {{c.name, c.value}});
+    INFO(c.name << "=" << c.value << " -> " << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find(c.needle) != std::string::npos);
+  }
+  // Valid without the flags, like the file: a flag does not excuse a bad environment value.
+  const auto r = parse_env({"--tick-hz", "30"}, {{"SWARMFIELD_TICK_HZ", "500"}});
+  CHECK(is_error(r));
+  CHECK(r.output.find("SWARMFIELD_TICK_HZ") != std::string::npos);
+  // Both map sources in the environment.
+  CHECK(is_error(parse_env({}, {{"SWARMFIELD_MAP", "a.map"}, {"SWARMFIELD_CITY_SEED", "2"}})));
+}
+
+TEST_CASE("server_config: a merged value that fails validation names where it came from") {
+  TempToml file("max-agents = 5000\n");
+  const auto r = parse_env({"--config", file.path, "--agents", "6000"}, {});
+  CHECK(is_error(r));
+  CHECK(r.output.find("--agents must be in 0..5000 (got 6000)") != std::string::npos);
+  CHECK(r.output.find("(set by flag --agents)") != std::string::npos);
+}
+
+TEST_CASE("server_config: SWARMFIELD_CONFIG names the file; --config wins; the map source comes whole from one source") {
+  TempToml file("city-seed = 5\ntick-hz = 50\n");
+  TempToml other("tick-hz = 40\n");
+  const auto r = parse_env({}, {{"SWARMFIELD_CONFIG", file.path}});
+  REQUIRE(is_run(r));
+  CHECK(r.config.tick_hz == 50);
+  CHECK(r.config.city_seed == 5);
+  CHECK(r.config.config_path == file.path);
+  const auto flag = parse_env({"--config", other.path}, {{"SWARMFIELD_CONFIG", file.path}});
+  REQUIRE(is_run(flag));
+  CHECK(flag.config.tick_hz == 40);
+  // The environment's map replaces the file's city (not an error: the higher source decides).
+  const auto map = parse_env({}, {{"SWARMFIELD_CONFIG", file.path}, {"SWARMFIELD_MAP", "x.map"}});
+  REQUIRE(is_run(map));
+  CHECK(map.config.map_path == "x.map");
+  CHECK(map.config.city_seed == 1);
+}
+
+TEST_CASE("server_config: --print-config lists every value with its source and reads back as TOML") {
+  TempToml file("tick-hz = 60\nsnapshot-hz = 15\nplayer-speed = 0.1\nbind = \"127.0.0.1\"\n");
+  const auto r = parse_env({"--config", file.path, "--agents", "77", "--print-config"},
+                           {{"SWARMFIELD_PORT", "7200"}, {"SWARMFIELD_SEED", "18446744073709551615"}});
+  REQUIRE(r.action == ConfigParseResult::Action::kExit);
+  CHECK(r.exit_code == 0);
+  INFO(r.output);
+  CHECK(r.output.find("agents = 77  # flag --agents\n") != std::string::npos);
+  CHECK(r.output.find("port = 7200  # environment SWARMFIELD_PORT\n") != std::string::npos);
+  CHECK(r.output.find("tick-hz = 60  # file " + file.path + "\n") != std::string::npos);
+  CHECK(r.output.find("max-clients = 64  # default\n") != std::string::npos);
+  CHECK(r.output.find("seed = \"18446744073709551615\"") != std::string::npos);
+  CHECK(r.output.find("# config file: " + file.path + " (flag --config)") != std::string::npos);
+  // The listing is a valid config file that gives the same settings.
+  const auto back = swarmfield::server::parse_config_toml(r.output, "printed");
+  REQUIRE(is_run(back));
+  CHECK(back.config.agents == 77);
+  CHECK(back.config.port == 7200);
+  CHECK(back.config.tick_hz == 60);
+  CHECK(back.config.player_speed == 0.1);  // shortest round trip, exact
+  CHECK(back.config.seed == 18446744073709551615ull);
+  CHECK(back.config.bind == "127.0.0.1");
+  CHECK(swarmfield::server::config_to_toml(back.config) ==
+        swarmfield::server::config_to_toml(parse_env({"--config", file.path, "--agents", "77"},
+                                                     {{"SWARMFIELD_PORT", "7200"}, {"SWARMFIELD_SEED", "18446744073709551615"}})
+                                               .config));
+}
+
+TEST_CASE("server_config: parse_config_toml refuses unknown keys and bad values by name") {
+  CHECK(is_error(swarmfield::server::parse_config_toml("tickrate = 3\n", "stored")));
+  const auto r = swarmfield::server::parse_config_toml("agents = -3\n", "stored");
+  CHECK(is_error(r));
+  CHECK(r.output.find("--agents") != std::string::npos);
+}
+
 TEST_CASE("server_config: enemy kinds default to runner, walker, brute and come from [[kinds]] tables") {
   const auto defaults = parse({});
   REQUIRE(is_run(defaults));
@@ -544,4 +686,52 @@ TEST_CASE("server_config: bad [[kinds]] tables are one error line naming the kin
   CHECK(has(error_of("[[kinds]]\nname = \"a\"\nturn_rate = 1\nturn-rate = 2\n"), "a second time"));
   CHECK(has(error_of("kinds = 3\n"), "key 'kinds' must be an array of tables"));
   CHECK(has(error_of("[[kinds]]\nname = \"a\"\nspeed = 0\n"), "kinds[0] 'a': speed 0"));
+}
+
+TEST_CASE("server_config: [[kinds]] survive config_to_toml -> parse_config_toml bit for bit (replays store them)") {
+  TempToml file(R"([[kinds]]
+name = "tiny-one"
+radius = 0.21
+speed = 6.7
+separation-weight = 0.3
+turn-rate = 12.5
+colour = "#0a0B0c"
+weight = 0.7
+
+[[kinds]]
+name = "huge"
+radius = 1.9
+speed = 1.1
+weight = 2
+)");
+  const auto r = parse({"--config", file.path});
+  REQUIRE(is_run(r));
+  REQUIRE(r.config.kinds.size() == 2);
+  const std::string text = swarmfield::server::config_to_toml(r.config);
+  const auto back = swarmfield::server::parse_config_toml(text, "stored");
+  REQUIRE_MESSAGE(is_run(back), back.output << "\n" << text);
+  CHECK(back.config.kinds == r.config.kinds);  // every float exact, names escaped, colours
+  // The default set is written out too, so a stored config never depends on this build's defaults.
+  const auto defaults = swarmfield::server::parse_config_toml(swarmfield::server::config_to_toml(parse({}).config), "d");
+  REQUIRE(is_run(defaults));
+  CHECK(defaults.config.kinds == parse({}).config.kinds);
+  CHECK(swarmfield::server::config_to_toml(parse({}).config).find("[[kinds]]\nname = \"runner\"") != std::string::npos);
+}
+
+TEST_CASE("server_config: config_to_toml names one map source, so it reads back (a stored --map config)") {
+  const auto with_map = parse({"--map", "/maps/Boston_0_512.map", "--agents", "10"});
+  REQUIRE(is_run(with_map));
+  const std::string text = swarmfield::server::config_to_toml(with_map.config);
+  CHECK(text.find("map = \"/maps/Boston_0_512.map\"") != std::string::npos);
+  CHECK(text.find("city-seed") == std::string::npos);
+  const auto back = swarmfield::server::parse_config_toml(text, "stored");
+  REQUIRE_MESSAGE(is_run(back), back.output);
+  CHECK(back.config.map_path == "/maps/Boston_0_512.map");
+  const auto city = parse({"--city-seed", "5", "--city-size", "96"});
+  const std::string city_text = swarmfield::server::config_to_toml(city.config);
+  CHECK(city_text.find("map =") == std::string::npos);
+  const auto city_back = swarmfield::server::parse_config_toml(city_text, "stored");
+  REQUIRE(is_run(city_back));
+  CHECK(city_back.config.city_seed == 5);
+  CHECK(city_back.config.city_size == 96);
 }

@@ -75,7 +75,7 @@ TEST_CASE("server_load.sh: a short run reports the summary, rebuilds and goal-se
   REQUIRE(std::filesystem::exists(map));
   // Speed 20 (4 s) keeps the players changing cell; a budget makes the rebuilds time-sliced.
   const RunResult r = run_script("--map '" + map + "' --agents 20000 --seconds 4 --bots 2 --threads 1 "
-                                 "--player-speed 20 --field-budget 100000",
+                                 "--player-speed 20 --field-budget 100000 --viewers 2",
                                  dir.path);
   INFO("script output:\n" << r.output << "\nserver log:\n" << read_file(dir.path + "/server.log"));
   CHECK(r.exit_code == 0);
@@ -88,7 +88,7 @@ TEST_CASE("server_load.sh: a short run reports the summary, rebuilds and goal-se
   CHECK(started >= rebuilds);
   CHECK(goal_changes > 0);
   CHECK(goal_changes <= ticks);
-  CHECK(summary_value(r.output, "clients") == 2);
+  CHECK(summary_value(r.output, "clients") == 4);  // 2 bots + 2 viewers
   CHECK(summary_value(r.output, "stale_ticks") >= 0);
   // Peak resident memory (integer part, MiB): a 20k-agent server on a 512 map holds tens of MiB.
   CHECK(summary_value(r.output, "peak_rss_mib") >= 5);
@@ -97,6 +97,11 @@ TEST_CASE("server_load.sh: a short run reports the summary, rebuilds and goal-se
   // The flags reached the server (echoed on its listening line, which the header repeats).
   CHECK(r.output.find("threads 1, player speed 20 units/s, field budget 100000") != std::string::npos);
   CHECK(r.output.find("bots=2 connected=2") != std::string::npos);
+  // The whole-map viewers decoded snapshots; the snapshot lines report their cost.
+  CHECK(std::regex_search(r.output, std::regex(R"(bots=2 connected=2 snapshots=[1-9]\d* .* role=viewer)")));
+  CHECK(std::regex_search(r.output, std::regex(R"(viewers +2 whole-map: [0-9.]+ kbit/s and [0-9.]+ snapshots/s each)")));
+  CHECK(summary_value(r.output, "max_datagram") > 0);
+  CHECK(summary_value(r.output, "max_datagram") <= 1200);
   CHECK(std::regex_search(r.output, std::regex(R"(goal set changed \d+ of \d+ ticks)")));
   CHECK(std::regex_search(r.output, std::regex(R"(verdict: (OK|OVER BUDGET))")));
   // The processes were stopped: the server's log ends with its exit summary.
@@ -111,6 +116,8 @@ TEST_CASE("server_load.sh: bad options exit 2 with a message naming the option (
   };
   const Case cases[] = {
       {"--bots 0", "--bots must be in 1..1000"},
+      {"--viewers 1001", "--viewers must be in 0..1000"},
+      {"--viewers x", "--viewers must be in 0..1000"},
       {"--seconds -3", "--seconds"},
       {"--player-speed fast", "--player-speed"},
       {"--field-budget -2", "--field-budget"},

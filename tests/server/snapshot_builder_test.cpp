@@ -1,15 +1,23 @@
+// World -> delta snapshot payloads per client (snapshot_builder.hpp): what a client's decoder
+// ends up holding (relevance by view rectangle + margin, players, kinds, counts), budgets, and
+// baselines by transport (acknowledged frames over UDP, the previous snapshot over TCP).
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
+#include <memory>
 #include <random>
 #include <vector>
 
+#include "swarmfield/protocol/snapshot_receiver.hpp"
 #include "swarmfield/server/snapshot_builder.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
 
 using namespace swarmfield;
 using server::AgentArrays;
-using server::SnapshotMeta;
+using server::ClientSnapshotParams;
+using server::ClientSnapshotStream;
+using server::SnapshotWorldState;
 using server::ViewRect;
 
 namespace {
@@ -26,37 +34,64 @@ struct Agents {
   [[nodiscard]] AgentArrays view() const { return {ids, xs, ys, headings}; }
 };
 
+std::vector<std::uint32_t> frame_ids(const protocol::AgentFrame& frame) {
+  std::vector<std::uint32_t> ids;
+  for (const protocol::AgentState& a : frame.agents) ids.push_back(a.id);
+  return ids;
+}
+
+/// Builds one snapshot and decodes it; the decoded header and frame stay in `receiver`.
+void build_and_decode(ClientSnapshotStream& stream, SnapshotWorldState& world, const ViewRect& view,
+                      std::uint64_t echo, protocol::SnapshotReceiver& receiver, std::vector<std::uint8_t>& payload) {
+  REQUIRE(stream.build(world, view, echo, payload));
+  std::string error;
+  REQUIRE_MESSAGE(receiver.receive(payload, &error) == protocol::SnapshotReceiver::Result::kDecoded, error);
+}
+
+sim::World small_world(std::uint32_t agents) {
+  sim::CityParams city;
+  city.width = 64;
+  city.height = 64;
+  sim::WorldParams params;
+  params.spawner.initial_agents = agents;
+  params.kinds = sim::default_agent_kinds();
+  sim::World world(sim::generate_city(city), params);
+  world.add_player({32.0f, 32.0f});
+  world.step(1.0f / 30.0f);
+  return world;
+}
+
 }  // namespace
 
-TEST_CASE("snapshot_builder: only agents inside the view rectangle + margin, sorted by id") {
+TEST_CASE("snapshot_builder: the client holds the agents inside the view rectangle + margin, within quantization") {
   Agents a;
   a.add(1, 10.0f, 10.0f);
   a.add(2, 50.0f, 50.0f);   // far outside
   a.add(3, 21.5f, 10.0f);   // outside the view, inside the 2-unit margin
   a.add(4, 22.5f, 10.0f);   // outside the margin
   a.add(5, 0.0f, 0.0f, 3.14159265f);  // exactly on the view corner
-  const ViewRect view = ViewRect::from_corners(20.0f, 20.0f, 0.0f, 0.0f);  // corners in any order
-  SnapshotMeta meta;
-  meta.tick = 77;
-  meta.rebuilds = 3;
-  meta.echo_client_time_us = 123456789;
-  protocol::Snapshot snap;
-  std::vector<std::uint32_t> scratch;
-  server::build_snapshot(a.view(), {}, view, 2.0f, meta, 1000, snap, scratch);
-  CHECK(snap.tick == 77);
-  CHECK(snap.rebuilds == 3);
-  CHECK(snap.echo_client_time_us == 123456789);
-  CHECK(snap.total_agents == 5);
-  CHECK(snap.agents.ids == std::vector<std::uint32_t>{1, 3, 5});
-  REQUIRE(snap.agents.xs.size() == 3);
-  REQUIRE(snap.agents.ys.size() == 3);
-  REQUIRE(snap.agents.headings.size() == 3);
-  CHECK(snap.agents.xs[0] == protocol::quantize_position(10.0f));
-  CHECK(snap.agents.xs[1] == protocol::quantize_position(21.5f));
-  CHECK(snap.agents.headings[2] == protocol::quantize_heading(3.14159265f));
+  SnapshotWorldState world;
+  world.assign(a.view(), {}, 77, 3, 1.0f);
+  ClientSnapshotParams params;
+  params.margin = 2.0f;
+  ClientSnapshotStream stream(params);
+  protocol::SnapshotReceiver receiver;
+  std::vector<std::uint8_t> payload;
+  build_and_decode(stream, world, ViewRect::from_corners(20.0f, 20.0f, 0.0f, 0.0f), 123456789, receiver, payload);
+  const protocol::SnapshotHeader& h = receiver.header();
+  CHECK(h.tick == 77);
+  CHECK(h.rebuilds == 3);
+  CHECK(h.echo_client_time_us == 123456789);
+  CHECK(h.total_agents == 5);
+  const protocol::AgentFrame& f = receiver.frame();
+  REQUIRE(frame_ids(f) == std::vector<std::uint32_t>{1, 3, 5});
+  CHECK(std::fabs(protocol::dequantize_agent_position(f.agents[1].x, 1.0f) - 21.5f) <= 1.0f / 128.0f);
+  CHECK(std::fabs(protocol::dequantize_agent_position(f.agents[0].y, 1.0f) - 10.0f) <= 1.0f / 128.0f);
+  CHECK(f.agents[2].heading == protocol::quantize_heading(3.14159265f));
+  CHECK(stream.last_stats().added == 3);
 }
 
-TEST_CASE("snapshot_builder: an empty view means no agents but all players") {
+TEST_CASE("snapshot_builder: an empty view means no agents but all players, sorted by id") {
   Agents a;
   for (std::uint32_t i = 0; i < 50; ++i) a.add(i, static_cast<float>(i), 5.0f);
   std::vector<sim::Player> players(3);
@@ -66,20 +101,24 @@ TEST_CASE("snapshot_builder: an empty view means no agents but all players") {
   players[1].position = {3.0f, 4.0f};
   players[1].contacts = 6;
   players[2].id = 7;
-  protocol::Snapshot snap;
-  std::vector<std::uint32_t> scratch;
-  server::build_snapshot(a.view(), players, ViewRect{}, 4.0f, SnapshotMeta{}, 1000, snap, scratch);
-  CHECK(snap.agents.ids.empty());
-  CHECK(snap.total_agents == 50);
-  REQUIRE(snap.players.size() == 3);
-  CHECK(snap.players[0].id == 4);  // sorted by id
-  CHECK(snap.players[0].x == 3.0f);
-  CHECK(snap.players[0].contacts == 6);
-  CHECK(snap.players[1].id == 7);
-  CHECK(snap.players[2].id == 9);
+  SnapshotWorldState world;
+  world.assign(a.view(), players, 1, 0, 1.0f);
+  ClientSnapshotStream stream(ClientSnapshotParams{});
+  protocol::SnapshotReceiver receiver;
+  std::vector<std::uint8_t> payload;
+  build_and_decode(stream, world, ViewRect{}, 0, receiver, payload);
+  CHECK(receiver.frame().agents.empty());
+  CHECK(receiver.header().total_agents == 50);
+  const auto& p = receiver.header().players;
+  REQUIRE(p.size() == 3);
+  CHECK(p[0].id == 4);
+  CHECK(p[0].x == 3.0f);
+  CHECK(p[0].contacts == 6);
+  CHECK(p[1].id == 7);
+  CHECK(p[2].id == 9);
 }
 
-TEST_CASE("snapshot_builder: unsorted ids are sorted, the cap keeps the lowest ids, results match a brute force") {
+TEST_CASE("snapshot_builder: unsorted ids; the decoded frame matches a brute-force filter") {
   std::mt19937 rng(12345);
   std::uniform_real_distribution<float> pos(0.0f, 100.0f);
   Agents a;
@@ -87,83 +126,140 @@ TEST_CASE("snapshot_builder: unsorted ids are sorted, the cap keeps the lowest i
   for (std::uint32_t i = 0; i < ids.size(); ++i) ids[i] = i * 3 + 1;
   std::shuffle(ids.begin(), ids.end(), rng);
   for (auto id : ids) a.add(id, pos(rng), pos(rng));
-  const ViewRect view = ViewRect::from_corners(30.0f, 40.0f, 60.0f, 70.0f);
+  // Inside [28, 62) x [38, 72) at 1/64 cell, away from the edges by more than the quantization.
   std::vector<std::uint32_t> expected;
   for (std::size_t i = 0; i < a.ids.size(); ++i) {
-    if (a.xs[i] >= 28.0f && a.xs[i] <= 62.0f && a.ys[i] >= 38.0f && a.ys[i] <= 72.0f) expected.push_back(a.ids[i]);
+    if (a.xs[i] >= 28.01f && a.xs[i] < 61.99f && a.ys[i] >= 38.01f && a.ys[i] < 71.99f) expected.push_back(a.ids[i]);
   }
   std::sort(expected.begin(), expected.end());
   REQUIRE(expected.size() > 100);
-
-  protocol::Snapshot snap;
-  std::vector<std::uint32_t> scratch;
-  server::build_snapshot(a.view(), {}, view, 2.0f, SnapshotMeta{}, 1000000, snap, scratch);
-  CHECK(snap.agents.ids == expected);
-
-  server::build_snapshot(a.view(), {}, view, 2.0f, SnapshotMeta{}, 10, snap, scratch);
-  CHECK(snap.agents.ids == std::vector<std::uint32_t>(expected.begin(), expected.begin() + 10));
-  CHECK(snap.agents.xs.size() == 10);
+  SnapshotWorldState world;
+  world.assign(a.view(), {}, 5, 0, 1.0f);
+  ClientSnapshotParams params;
+  params.margin = 2.0f;
+  ClientSnapshotStream stream(params);
+  protocol::SnapshotReceiver receiver;
+  std::vector<std::uint8_t> payload;
+  build_and_decode(stream, world, ViewRect::from_corners(30.0f, 40.0f, 60.0f, 70.0f), 0, receiver, payload);
+  std::vector<std::uint32_t> got = frame_ids(receiver.frame());
+  for (std::uint32_t id : expected) CHECK(std::binary_search(got.begin(), got.end(), id));
+  for (std::uint32_t id : got) {
+    const std::size_t i = static_cast<std::size_t>(std::find(a.ids.begin(), a.ids.end(), id) - a.ids.begin());
+    CHECK(a.xs[i] >= 27.99f);
+    CHECK(a.xs[i] <= 62.01f);
+  }
 }
 
-TEST_CASE("snapshot_builder: from a World (agents spawned on the first step)") {
-  sim::CityParams city;
-  city.width = 64;
-  city.height = 64;
-  sim::WorldParams params;
-  params.spawner.initial_agents = 200;
-  sim::World world(sim::generate_city(city), params);
-  world.add_player({32.0f, 32.0f});
-  world.step(1.0f / 30.0f);
-  REQUIRE(world.swarm().size() > 0);
-  protocol::Snapshot snap;
-  std::vector<std::uint32_t> scratch;
-  server::build_snapshot(world, ViewRect::from_corners(0.0f, 0.0f, 64.0f, 64.0f), 5, 100000, snap, scratch);
-  CHECK(snap.total_agents == world.swarm().size());
-  CHECK(snap.agents.ids.size() == world.swarm().size());  // the whole map is in view
-  CHECK(std::is_sorted(snap.agents.ids.begin(), snap.agents.ids.end()));
-  CHECK(snap.players.size() == 1);
-  CHECK(snap.tick == world.tick());
-  CHECK(snap.echo_client_time_us == 5);
-  // A small window sees a strict subset.
-  server::build_snapshot(world, ViewRect::from_corners(0.0f, 0.0f, 8.0f, 8.0f), 5, 100000, snap, scratch);
-  CHECK(snap.agents.ids.size() < world.swarm().size());
-}
-
-TEST_CASE("snapshot_builder: each agent's kind travels with it; Welcome's kind table from the world's") {
-  sim::CityParams city;
-  city.width = 64;
-  city.height = 64;
-  sim::WorldParams params;
-  params.spawner.initial_agents = 300;
-  params.kinds = sim::default_agent_kinds();
-  sim::World world(sim::generate_city(city), params);
-  world.add_player({32.0f, 32.0f});
-  world.step(1.0f / 30.0f);
-  protocol::Snapshot snap;
-  std::vector<std::uint32_t> scratch;
-  server::build_snapshot(world, ViewRect::from_corners(0.0f, 0.0f, 64.0f, 64.0f), 5, 100000, snap, scratch);
-  const sim::Swarm& swarm = world.swarm();
-  REQUIRE(snap.agents.kinds.size() == snap.agents.ids.size());
+TEST_CASE("snapshot_builder: from a World, every agent with its kind; Welcome's kind table from the world's") {
+  sim::World w = small_world(300);
+  const sim::Swarm& swarm = w.swarm();
+  REQUIRE(swarm.size() > 0);
+  SnapshotWorldState world;
+  world.assign(w);
+  CHECK(world.tick == w.tick());
+  CHECK(world.players.size() == 1);
+  ClientSnapshotStream stream(ClientSnapshotParams{});
+  protocol::SnapshotReceiver receiver;
+  std::vector<std::uint8_t> payload;
+  build_and_decode(stream, world, ViewRect::from_corners(0.0f, 0.0f, 64.0f, 64.0f), 5, receiver, payload);
+  const protocol::AgentFrame& f = receiver.frame();
+  CHECK(receiver.header().total_agents == swarm.size());
+  REQUIRE(f.agents.size() == swarm.size());  // the whole map is in view
   std::size_t seen[3] = {0, 0, 0};
-  for (std::size_t k = 0; k < snap.agents.ids.size(); ++k) {
-    const std::size_t i = swarm.index_of(snap.agents.ids[k]);
+  for (const protocol::AgentState& agent : f.agents) {
+    const std::size_t i = swarm.index_of(agent.id);
     REQUIRE(i != sim::Swarm::kNoIndex);
-    CHECK(snap.agents.kinds[k] == swarm.kinds()[i]);
-    ++seen[snap.agents.kinds[k]];
+    CHECK(agent.kind == swarm.kinds()[i]);
+    CHECK(std::fabs(protocol::dequantize_agent_position(agent.x, 1.0f) - swarm.xs()[i]) <= 1.0f / 128.0f + 1e-4f);
+    ++seen[agent.kind < 3 ? agent.kind : 0];
   }
   CHECK(seen[0] > 0);
   CHECK(seen[1] > 0);
   CHECK(seen[2] > 0);
-
   const std::vector<protocol::KindInfo> infos = server::kind_infos(swarm.kind_table());
   REQUIRE(infos.size() == 3);
   CHECK(infos[2].name == "brute");
-  CHECK(infos[2].radius == params.kinds[2].radius);
-  CHECK(infos[2].colour == params.kinds[2].colour);
-  // Arrays without kinds give a snapshot without kinds (all kind 0).
-  Agents a;
-  a.add(1, 1.0f, 1.0f);
-  server::build_snapshot(a.view(), {}, ViewRect::from_corners(0.0f, 0.0f, 8.0f, 8.0f), 0.0f, {}, 10, snap, scratch);
-  CHECK(snap.agents.ids.size() == 1);
-  CHECK(snap.agents.kinds.empty());
+  CHECK(infos[2].colour == sim::default_agent_kinds()[2].colour);
+}
+
+TEST_CASE("snapshot_builder: UDP baselines are acknowledged frames, TCP's the previous snapshot") {
+  sim::World w = small_world(2000);
+  const ViewRect all = ViewRect::from_corners(0.0f, 0.0f, 64.0f, 64.0f);
+  ClientSnapshotStream stream(ClientSnapshotParams{});
+  protocol::SnapshotReceiver receiver;
+  std::vector<std::uint8_t> payload;
+  SnapshotWorldState world;
+  // UDP, nothing acknowledged: every snapshot is full.
+  for (int i = 0; i < 3; ++i) {
+    w.step(1.0f / 30.0f);
+    world.assign(w);
+    build_and_decode(stream, world, all, 0, receiver, payload);
+    CHECK(receiver.header().baseline_distance == 0);
+  }
+  CHECK_FALSE(stream.on_ack(protocol::SnapshotAck{4, 0}));  // never sent
+  CHECK(stream.on_ack(receiver.ack()));
+  w.step(1.0f / 30.0f);
+  world.assign(w);
+  build_and_decode(stream, world, all, 0, receiver, payload);
+  CHECK(receiver.header().baseline_distance == 1);  // against sequence 3, acknowledged
+  // TCP: no acks needed, each snapshot is a delta against the one before.
+  stream.set_reliable(true);
+  for (int i = 0; i < 3; ++i) {
+    w.step(1.0f / 30.0f);
+    world.assign(w);
+    build_and_decode(stream, world, all, 0, receiver, payload);
+    if (i > 0) CHECK(receiver.header().baseline_distance == 1);
+  }
+  // The same tick twice is refused, nothing consumed.
+  const std::uint32_t last = stream.last_sequence();
+  CHECK_FALSE(stream.build(world, all, 0, payload));
+  CHECK(stream.last_sequence() == last);
+}
+
+TEST_CASE("snapshot_builder: the budget bounds each snapshot; the client's frame still fills up over TCP") {
+  sim::World w = small_world(3000);
+  const ViewRect all = ViewRect::from_corners(0.0f, 0.0f, 64.0f, 64.0f);
+  ClientSnapshotParams params;
+  params.bits_per_second = 64'000;  // 400 bytes per snapshot at 20 Hz
+  ClientSnapshotStream stream(params);
+  stream.set_reliable(true);
+  protocol::SnapshotReceiver receiver;
+  std::vector<std::uint8_t> payload;
+  SnapshotWorldState world;
+  std::size_t largest = 0;
+  for (int i = 0; i < 200; ++i) {
+    w.step(1.0f / 30.0f);
+    world.assign(w);
+    build_and_decode(stream, world, all, 0, receiver, payload);
+    largest = std::max(largest, payload.size());
+  }
+  MESSAGE("largest payload " << largest << " bytes; client holds " << receiver.frame().agents.size() << " of "
+                             << w.swarm().size());
+  CHECK(largest <= 3 * 400);  // two snapshots' worth of bucket plus the header
+  CHECK(receiver.frame().agents.size() >= w.swarm().size() * 9 / 10);
+}
+
+TEST_CASE("snapshot_builder: clients with the same view share one relevance per tick; others get their own") {
+  sim::World w = small_world(2000);
+  SnapshotWorldState world;
+  world.assign(w);
+  std::vector<std::unique_ptr<ClientSnapshotStream>> streams;
+  for (int i = 0; i < 5; ++i) streams.push_back(std::make_unique<ClientSnapshotStream>(ClientSnapshotParams{}));
+  const ViewRect all = ViewRect::from_corners(0.0f, 0.0f, 64.0f, 64.0f);
+  const ViewRect corner = ViewRect::from_corners(0.0f, 0.0f, 16.0f, 16.0f);
+  std::vector<std::uint8_t> payload;
+  for (int i = 0; i < 4; ++i) REQUIRE(streams[i]->build(world, all, 0, payload));
+  CHECK(world.relevances_computed() == 1);
+  REQUIRE(streams[4]->build(world, corner, 0, payload));
+  CHECK(world.relevances_computed() == 2);
+  // Every whole-map client holds the same agents.
+  CHECK(streams[0]->last_relevance().tracked == streams[3]->last_relevance().tracked);
+  CHECK(streams[4]->last_relevance().tracked < streams[0]->last_relevance().tracked);
+  // The next tick starts afresh.
+  w.step(1.0f / 30.0f);
+  world.assign(w);
+  CHECK(world.relevances_computed() == 0);
+  streams[0]->prepare(world, all);
+  streams[1]->prepare(world, all);
+  CHECK(world.relevances_computed() == 1);
 }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "swarmfield/protocol/datagram.hpp"
+#include "swarmfield/protocol/snapshot_fragments.hpp"
 #include "swarmfield/protocol/packet.hpp"
 #include "swarmfield/server/client_registry.hpp"
 #include "swarmfield/server/udp_endpoint.hpp"
@@ -214,9 +215,11 @@ TEST_CASE("udp_endpoint: every kind of bad datagram is dropped and counted by it
   header.token = f.client->token();
   f.send(protocol::seal_packet(header, f.channel.next_send_sequence() + (1u << 21), {},
                                f.client->credentials.client_to_server, protocol::Direction::kClientToServer));
-  // bad payload: authenticated garbage body; unexpected: a snapshot fragment from a client
+  // bad payload: an authenticated garbage body, and a snapshot fragment (what only the server
+  // sends) from a client
   f.send(f.channel.seal(protocol::PacketType::kData, std::vector<std::uint8_t>(40, 0xEE)));
-  const auto fragments = protocol::encode_snapshot_datagrams(protocol::Snapshot{});
+  std::vector<std::vector<std::uint8_t>> fragments;
+  REQUIRE(protocol::split_snapshot(std::vector<std::uint8_t>(100, 0xD1), 1, fragments) == 1);
   f.send(f.channel.seal(protocol::PacketType::kData, fragments.front()));
   // unconfirmed address: a genuine input from another socket
   asio::io_context other_io;
@@ -231,8 +234,8 @@ TEST_CASE("udp_endpoint: every kind of bad datagram is dropped and counted by it
   CHECK(f.drops(UdpDrop::kBadAuth) == 2);
   CHECK(f.drops(UdpDrop::kDuplicate) == 1);
   CHECK(f.drops(UdpDrop::kSequenceJump) == 1);
-  CHECK(f.drops(UdpDrop::kBadPayload) == 1);
-  CHECK(f.drops(UdpDrop::kUnexpected) == 1);
+  CHECK(f.drops(UdpDrop::kBadPayload) == 2);
+  CHECK(f.drops(UdpDrop::kUnexpected) == 0);  // every well-formed client body is an input or an ack
   CHECK(f.drops(UdpDrop::kUnconfirmedAddress) == 1);
   // confirm() used 1 of the 10 challenges this second: 9 more pass, 2 are refused.
   CHECK(f.drops(UdpDrop::kRateLimited) == 2);

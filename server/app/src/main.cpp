@@ -10,12 +10,15 @@
 #include <cstdio>
 #include <exception>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "swarmfield/server/logging.hpp"
 #include "swarmfield/server/map_source.hpp"
+#include "swarmfield/server/replay_file.hpp"
 #include "swarmfield/server/server.hpp"
 #include "swarmfield/server/server_config.hpp"
+#include "swarmfield/server/world_setup.hpp"
 
 namespace {
 
@@ -71,7 +74,24 @@ int main(int argc, char** argv) {
     std::string map_name;
     std::string error;
     if (g_early_signal != 0) return exit_early("start-up");
-    if (!load_map(config, map, map_name, error)) {
+    std::optional<Replay> replay;
+    if (!config.replay_path.empty()) {
+      // A recording: its map and simulation settings; network and operations from here.
+      replay = read_replay(config.replay_path, error);
+      if (!replay) {
+        std::fprintf(stderr, "error: %s\n", error.c_str());
+        return kExitUsage;
+      }
+      const ConfigParseResult stored = parse_config_toml(replay->header.config_toml, config.replay_path + " (stored settings)");
+      if (stored.action != ConfigParseResult::Action::kRun) {
+        std::fprintf(stderr, "%s\n", stored.output.c_str());
+        return kExitUsage;
+      }
+      copy_simulation_settings(config, stored.config);
+      map = swarmfield::sim::GridMap::from_costs(replay->header.width, replay->header.height, replay->header.costs,
+                                                 replay->header.cell_size);
+      map_name = replay->header.map_name;
+    } else if (!load_map(config, map, map_name, error)) {
       std::fprintf(stderr, "error: %s\n", error.c_str());
       return kExitUsage;
     }
@@ -83,6 +103,7 @@ int main(int argc, char** argv) {
     }
 
     Server server(config, std::move(map), map_name);
+    if (replay) server.play(std::move(*replay));
     if (g_early_signal != 0) return exit_early("the world set-up");
     if (!server.open(error)) {
       std::fprintf(stderr, "error: %s\n", error.c_str());

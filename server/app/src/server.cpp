@@ -13,43 +13,23 @@
 #include "swarmfield/protocol/datagram.hpp"
 #include "swarmfield/protocol/packet.hpp"
 #include "swarmfield/protocol/sequence.hpp"
+#include "swarmfield/protocol/snapshot_fragments.hpp"
 #include "swarmfield/server/handshake.hpp"
-#include "swarmfield/server/snapshot_builder.hpp"
+#include "swarmfield/server/agones_client.hpp"
+#include "swarmfield/server/operations_http.hpp"
+#include "swarmfield/server/replay_playback.hpp"
 #include "swarmfield/server/spawn_point.hpp"
+#include "swarmfield/server/world_setup.hpp"
 
 namespace swarmfield::server {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// A TCP frame is at most kMaxFrameBytes; 9 bytes per agent plus FlatBuffers overhead keeps a
-// snapshot of this many agents below it. UDP snapshots are fragmented and take the full limit.
-constexpr std::size_t kMaxTcpSnapshotAgents = 100000;
-constexpr int kSnapshotZstdLevel = 1;  // per client per snapshot: favour speed
 constexpr auto kClosingTimeout = std::chrono::seconds(2);
 constexpr auto kFlushTimeout = std::chrono::milliseconds(1000);
 constexpr auto kFlushGrace = std::chrono::milliseconds(100);
 constexpr std::uint32_t kMaxCatchUpTicks = 5;
-static_assert(static_cast<std::size_t>(kMaxWorkerThreads) <= sim::WorkerPool::kMaxThreads,
-              "--threads would be clamped silently by the worker pool");
-
-sim::WorldParams world_params(const ServerConfig& c) {
-  sim::WorldParams p;
-  p.seed = c.seed;
-  p.max_agents = static_cast<std::uint32_t>(c.max_agents);
-  p.spawner.initial_agents = static_cast<std::uint32_t>(c.agents);
-  p.kinds = c.kinds;  // checked by the config parser; the spawner picks by weight
-  // The swarm step splits over --threads threads; the state is bit-identical to one thread.
-  p.worker_threads = static_cast<std::uint32_t>(c.threads);
-  p.player_speed = static_cast<float>(c.player_speed);
-  // resolve_field_budget() ran before the Server was made; auto (-1) left here means "off".
-  p.field_rebuild_budget = c.field_budget > 0 ? static_cast<std::size_t>(c.field_budget) : 0;
-  p.spawner.wave_size = static_cast<std::uint32_t>(c.spawn_wave);
-  p.spawner.wave_interval_ticks =
-      static_cast<std::uint32_t>(std::max(1.0, std::round(c.wave_interval_s * static_cast<double>(c.tick_hz))));
-  return p;
-}
-
 // Send-queue bound: the configured size, but always room for the whole map transfer (queued
 // at once after Welcome) plus some snapshots.
 std::size_t queue_bound(const ServerConfig& c, const MapTransfer& t) {
@@ -64,7 +44,7 @@ std::string printable(const std::string& s) {
 }
 
 const char* message_name(const protocol::TcpMessage& m) {
-  static constexpr const char* kNames[] = {"Hello", "Welcome", "MapChunk", "Error", "Bye", "Input", "Snapshot"};
+  static constexpr const char* kNames[] = {"Hello", "Welcome", "MapChunk", "Error", "Bye", "Input", "SnapshotData"};
   return m.index() < std::size(kNames) ? kNames[m.index()] : "?";
 }
 
@@ -101,6 +81,11 @@ std::string ServerSummary::line() const {
   for (std::size_t i = 0; i < udp_drops.size(); ++i) {
     ss << " drop_" << to_string(static_cast<UdpDrop>(i)) << "=" << udp_drops[i];
   }
+  ss << " snapshots_sent=" << snapshots_sent << " snapshots_tcp=" << snapshots_tcp
+     << " snapshots_deferred=" << snapshots_deferred << " snapshot_bytes=" << snapshot_bytes
+     << " snapshot_agents=" << snapshot_agents;
+  ss.precision(3);
+  ss << " bytes_per_agent=" << bytes_per_agent << " max_datagram=" << max_datagram;
   return ss.str();
 }
 
@@ -120,6 +105,9 @@ Server::Server(const ServerConfig& config, sim::GridMap map, std::string map_nam
       udp_(io_, clients_,
            [this](ClientState& c, const protocol::Input& input) {
              if (!stopping_) apply_input(c, input);
+           },
+           [this](ClientState& c, const protocol::SnapshotAck& ack) {
+             if (!stopping_) on_snapshot_ack(c, ack);
            }),
       tick_timer_(io_),
       duration_timer_(io_),
@@ -127,9 +115,11 @@ Server::Server(const ServerConfig& config, sim::GridMap map, std::string map_nam
       scheduler_(Clock::now(), std::chrono::duration_cast<Clock::duration>(
                                    std::chrono::duration<double>(1.0 / static_cast<double>(config.tick_hz))),
                  kMaxCatchUpTicks),
-      dt_s_(1.0f / static_cast<float>(config.tick_hz)),
+      dt_s_(tick_seconds(config)),
       snapshot_period_(std::chrono::duration_cast<Clock::duration>(
-          std::chrono::duration<double>(1.0 / static_cast<double>(config.snapshot_hz)))) {}
+          std::chrono::duration<double>(1.0 / static_cast<double>(config.snapshot_hz)))) {
+  if (config.threads > 1) snapshot_pool_ = std::make_unique<sim::WorkerPool>(static_cast<std::size_t>(config.threads));
+}
 
 Server::~Server() = default;
 
@@ -156,7 +146,7 @@ bool Server::open(std::string& error) {
                  "drop_kernel_overflow)",
                  udp_.receive_buffer_bytes() / 2048, config_.udp_receive_buffer_kb);
   }
-  return true;
+  return start_operations(error);
 }
 
 void Server::run() {
@@ -171,6 +161,7 @@ void Server::run() {
       if (!ec) stop(fmt::format("--duration {:g} s reached", config_.duration_s));
     });
   }
+  ops_.mark_alive(now);
   schedule_tick();
   io_.run();
   running_ = false;
@@ -230,16 +221,21 @@ void Server::run_tick(bool last_of_batch) {
   // gets to it: under overload the tick timer is always due and the newest inputs would
   // otherwise wait behind ticks. apply_input keeps the newest per client (by sequence).
   udp_.drain();
+  // A recording being served: its inputs, not the clients' (false: its end, stopping).
+  if (playback_ && !play_recorded_inputs()) return;
   // Inputs recorded by socket handlers since the last tick; the World clamps and collides them.
   for (auto& [id, c] : clients_.clients()) {
     if (c.pending_intent && c.player_id != 0) {
-      world_.set_player_intent(c.player_id, sim::Vec2{c.pending_intent->first, c.pending_intent->second});
+      const sim::Vec2 intent{c.pending_intent->first, c.pending_intent->second};
+      world_.set_player_intent(c.player_id, intent);
+      record_input({ReplayEvent::Kind::kIntent, c.player_id, intent});
     }
     c.pending_intent.reset();
   }
   const bool rebuilt = world_.begin_tick(dt_s_);
   const auto t_fields = Clock::now();
   world_.finish_tick(dt_s_);
+  after_world_step();
   if (config_.slow_tick_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(config_.slow_tick_ms));
   const auto t1 = Clock::now();
   if (rebuilt) rebuild_stats_.add(ms_since(t0, t_fields));
@@ -274,6 +270,7 @@ void Server::run_tick(bool last_of_batch) {
   snapshot_stats_.add(ms_since(t1, t2));
   window_step_stats_.add(step_ms);
   window_tick_stats_.add(tick_ms);
+  publish_metrics(tick_ms, rebuilt ? ms_since(t0, t_fields) : 0.0, rebuilt, t2);
 }
 
 void Server::count_goal_change() {
@@ -288,10 +285,19 @@ void Server::count_goal_change() {
 void Server::send_snapshots() {
   const auto now = Clock::now();
   const auto ack_timeout = seconds(config_.ack_timeout_s);
+  if (snapshot_routes_.empty()) return;
+  // Once for every client: all agents quantized, sorted by id and indexed by tiles.
+  snapshot_world_.assign(world_);
+  const std::size_t budget_bytes =
+      static_cast<std::size_t>(config_.client_kbps) * 125u / static_cast<std::size_t>(config_.snapshot_hz);
+  // 1. Who gets a snapshot, over which transport (serial: sockets and shared state).
+  snapshot_jobs_.clear();
   for (auto& [id, c] : clients_.clients()) {
     const auto sit = session_of_client_.find(id);
     TcpSession* session = sit == session_of_client_.end() ? nullptr : tcp_.find(sit->second);
-    if (session == nullptr || !session->is_open()) continue;
+    const auto rit = snapshot_routes_.find(id);
+    if (session == nullptr || !session->is_open() || rit == snapshot_routes_.end()) continue;
+    SnapshotRoute& route = *rit->second;
     if (c.udp_endpoint && c.acks.stalled(now, ack_timeout)) {
       // Nothing we sent for ack_timeout was acknowledged: the client left that address, or the
       // address never wanted the stream. Stop sending there; TCP (flow-controlled, bounded
@@ -302,26 +308,66 @@ void Server::send_snapshots() {
       ++udp_unbound_;
     }
     const bool udp = c.udp_endpoint.has_value();
-    build_snapshot(world_, c.view, c.echo_client_time_us, udp ? protocol::kMaxAgentsPerSnapshot : kMaxTcpSnapshotAgents,
-                   snapshot_, aoi_scratch_);
-    if (udp) {
-      const auto bodies = protocol::encode_snapshot_datagrams(snapshot_, kSnapshotZstdLevel);
-      c.acks.on_sent(c.channel.next_send_sequence(), now);
-      for (const auto& body : bodies) {
-        if (udp_.send_data(c, body)) c.bytes_sent += body.size() + protocol::kPacketOverheadBytes;
+    if (!udp && session->latest_waiting()) {
+      // Over TCP each snapshot is a delta against the previous one, so none may be replaced
+      // while queued: skip this one (it counts towards eviction like a replaced one).
+      ++snapshots_deferred_;
+      tcp_.skip_latest(*session, budget_bytes);
+      continue;
+    }
+    route.stream.set_reliable(!udp);
+    route.stream.prepare(snapshot_world_, c.view);  // shared view relevance, computed once
+    snapshot_jobs_.push_back(SnapshotJob{&c, session, &route, udp, false});
+  }
+  // 2. Select and encode, one client per chunk, on the pool.
+  sim::parallel_for(snapshot_pool_.get(), snapshot_jobs_.size(), 1, [this](std::size_t begin, std::size_t end, std::size_t) {
+    for (std::size_t j = begin; j < end; ++j) {
+      SnapshotJob& job = snapshot_jobs_[j];
+      job.built = job.route->stream.build(snapshot_world_, job.client->view, job.client->echo_client_time_us,
+                                          job.route->payload);
+    }
+  });
+  // 3. Send (serial).
+  for (SnapshotJob& job : snapshot_jobs_) {
+    ClientState& c = *job.client;
+    SnapshotRoute& route = *job.route;
+    if (!job.built) {
+      if (snapshots_refused_++ == 0) spdlog::warn("snapshot for client {} refused by the encoder; skipped", c.id);
+      continue;
+    }
+    const std::uint32_t sequence = route.stream.last_sequence();
+    const protocol::SnapshotEncodeStats& stats = route.stream.last_stats();
+    ++snapshots_sent_;
+    snapshot_bytes_ += route.payload.size();
+    snapshot_agents_ += stats.updated + stats.added;
+    if (job.udp) {
+      const std::size_t n = protocol::split_snapshot(route.payload, sequence, snapshot_fragments_);
+      const std::uint64_t first_packet = c.channel.next_send_sequence();
+      route.first_packet[sequence % route.first_packet.size()] = {sequence, first_packet};
+      c.acks.on_sent(first_packet, now);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (udp_.send_data(c, snapshot_fragments_[i])) {
+          c.bytes_sent += snapshot_fragments_[i].size() + protocol::kPacketOverheadBytes;
+        }
       }
     } else {
-      Frame frame = make_frame(snapshot_);
-      if (!frame) {
-        if (snapshots_too_large_++ == 0) spdlog::warn("snapshot for client {} does not fit in a TCP frame; skipped", id);
-        continue;
-      }
+      Frame frame = make_frame(protocol::SnapshotData{route.payload});
+      if (!frame) continue;  // cannot happen: payloads are far below the frame limit
       c.bytes_sent += frame->size();
-      // Latest only: a snapshot still waiting behind a slow write is replaced, not queued behind.
-      tcp_.send_latest(*session, std::move(frame));
+      ++snapshots_tcp_;
+      tcp_.send_latest(*job.session, std::move(frame));
     }
     ++c.snapshots_sent;
   }
+}
+
+void Server::on_snapshot_ack(ClientState& client, const protocol::SnapshotAck& ack) {
+  const auto it = snapshot_routes_.find(client.id);
+  if (it == snapshot_routes_.end() || ack.latest == 0) return;
+  SnapshotRoute& route = *it->second;
+  if (!route.stream.on_ack(ack)) return;  // a sequence never sent: ignored
+  const auto& [sequence, packet] = route.first_packet[ack.latest % route.first_packet.size()];
+  if (sequence == ack.latest) client.acks.on_ack(packet);
 }
 
 void Server::log_status(Clock::time_point now) {
@@ -380,23 +426,34 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
     tcp_.send_error_and_close(session, error->code, error->reason);
     return;
   }
+  if (refuse_player_in_playback(session, hello)) return;
   std::uint32_t player_id = 0;
-  if (hello.role == protocol::Role::kPlayer) player_id = world_.add_player(spawn_);
+  if (hello.role == protocol::Role::kPlayer) {
+    player_id = world_.add_player(spawn_);
+    record_input({ReplayEvent::Kind::kAddPlayer, player_id, spawn_});
+  }
   ClientState* client = clients_.add(hello.role, hello.name, player_id);
   if (client == nullptr) {  // check_hello saw room, so this is only defensive
-    if (player_id != 0) world_.remove_player(player_id);
+    if (player_id != 0) {
+      world_.remove_player(player_id);
+      record_input({ReplayEvent::Kind::kRemovePlayer, player_id, {}});
+    }
     tcp_.send_error_and_close(session, protocol::ErrorCode::kServerFull, "server full");
     return;
   }
   session.client_id = client->id;
   session_of_client_[client->id] = session.id();
+  ClientSnapshotParams snapshot_params;
+  snapshot_params.bits_per_second = static_cast<double>(config_.client_kbps) * 1000.0;
+  snapshot_params.snapshots_per_second = static_cast<double>(config_.snapshot_hz);
+  snapshot_routes_[client->id] = std::make_unique<SnapshotRoute>(snapshot_params);
 
   protocol::Welcome welcome;
   welcome.client_id = client->id;
   welcome.udp = client->credentials;
   welcome.tick_hz = static_cast<std::uint16_t>(config_.tick_hz);
   welcome.snapshot_hz = static_cast<std::uint16_t>(config_.snapshot_hz);
-  welcome.udp_port = udp_.port();
+  welcome.udp_port = announced_udp_port();
   welcome.player_id = player_id;
   welcome.map = map_transfer_.info;
   welcome.kinds = kind_infos(world_.swarm().kind_table());
@@ -404,6 +461,7 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
   for (const Frame& chunk : map_transfer_.chunks) {
     if (tcp_.send(session, chunk) != TcpSession::SendResult::kQueued) return;
   }
+  if (player_id != 0) operations_player_joined();
   const sim::Player* player = world_.find_player(player_id);
   spdlog::info("client {} '{}' joined as {} from {} (player {} at {:.1f},{:.1f}); {} clients", client->id,
                printable(client->name), hello.role == protocol::Role::kPlayer ? "player" : "viewer", session.remote(),
@@ -411,6 +469,8 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
 }
 
 void Server::apply_input(ClientState& client, const protocol::Input& input) {
+  // Acks are cumulative facts about what the client decoded: any input's count, late or not.
+  on_snapshot_ack(client, input.snapshot_ack);
   // Only an input that moves the sequence forward by a bounded step counts (equal is accepted:
   // idempotent). Older ones arrived out of order; one far ahead is hostile or broken, and
   // taking it would make every later genuine input look old (a jump of ~2^31 froze a player).
@@ -445,8 +505,12 @@ void Server::on_disconnected(TcpSession& session) {
   if (session.client_id == 0) return;
   const std::uint32_t id = session.client_id;
   session_of_client_.erase(id);
+  snapshot_routes_.erase(id);
   if (ClientState* c = clients_.find(id)) {
-    if (c->player_id != 0) world_.remove_player(c->player_id);
+    if (c->player_id != 0) {
+      world_.remove_player(c->player_id);
+      record_input({ReplayEvent::Kind::kRemovePlayer, c->player_id, {}});
+    }
     spdlog::info("client {} '{}' left (snapshots sent {}, bytes {}); {} clients", id, printable(c->name),
                  c->snapshots_sent, c->bytes_sent, clients_.size() - 1);
     clients_.remove(id);
@@ -462,11 +526,12 @@ void Server::stop(const std::string& reason) {
   }
   stopping_ = true;
   stop_started_ = Clock::now();
+  operations_draining();
   spdlog::info("shutting down ({}): saying bye to {} connections", reason, tcp_.session_count());
   tick_timer_.cancel();
   duration_timer_.cancel();
   tcp_.stop_accepting();
-  tcp_.close_all_after(make_frame(protocol::Bye{"server shutting down"}));
+  tcp_.close_all_after(make_frame(protocol::Bye{"server shutting down (" + reason + ")"}));
   poll_flush();
 }
 
@@ -499,6 +564,7 @@ void Server::finish() {
   tcp_.close_all();
   udp_.refresh_kernel_drops();  // the summary's drop_kernel_overflow
   udp_.close();
+  stop_operations();
   io_.stop();
 }
 
@@ -541,6 +607,14 @@ ServerSummary Server::summary() const {
   s.refused_per_address = tcp_.counters().refused_per_address;
   s.udp_rcvbuf_kb = udp_.receive_buffer_bytes() / 1024;
   s.udp_drops = u.dropped;
+  s.snapshots_sent = snapshots_sent_;
+  s.snapshots_tcp = snapshots_tcp_;
+  s.snapshots_deferred = snapshots_deferred_;
+  s.snapshot_bytes = snapshot_bytes_;
+  s.snapshot_agents = snapshot_agents_;
+  s.bytes_per_agent =
+      snapshot_agents_ > 0 ? static_cast<double>(snapshot_bytes_) / static_cast<double>(snapshot_agents_) : 0.0;
+  s.max_datagram = u.max_datagram;
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) s.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
   return s;

@@ -4,67 +4,84 @@
 
 namespace swarmfield::server {
 
-void build_snapshot(const AgentArrays& agents, std::span<const sim::Player> players, const ViewRect& view,
-                    float margin, const SnapshotMeta& meta, std::size_t max_agents, protocol::Snapshot& out,
-                    std::vector<std::uint32_t>& scratch) {
-  out.tick = meta.tick;
-  out.baseline_tick = 0;
-  out.echo_client_time_us = meta.echo_client_time_us;
-  out.rebuilds = meta.rebuilds;
-  out.total_agents = static_cast<std::uint32_t>(agents.ids.size());
-
-  // Players: all of them (few), by id.
-  out.players.clear();
-  for (const sim::Player& p : players) {
-    out.players.push_back(protocol::PlayerState{p.id, p.position.x, p.position.y, p.contacts});
+void SnapshotWorldState::assign(const AgentArrays& arrays, std::span<const sim::Player> world_players,
+                                std::uint32_t world_tick, std::uint64_t rebuild_count, float map_cell_size) {
+  tick = world_tick;
+  rebuilds = rebuild_count;
+  relevances_used_ = 0;
+  cell_size = map_cell_size;
+  agents.assign(arrays.ids, arrays.xs, arrays.ys, arrays.headings, arrays.kinds, map_cell_size);
+  players.clear();
+  for (const sim::Player& p : world_players) {
+    players.push_back(protocol::PlayerState{p.id, p.position.x, p.position.y, p.contacts});
   }
-  std::sort(out.players.begin(), out.players.end(),
+  std::sort(players.begin(), players.end(),
             [](const protocol::PlayerState& a, const protocol::PlayerState& b) { return a.id < b.id; });
-  if (out.players.size() > protocol::kMaxPlayersPerSnapshot) out.players.resize(protocol::kMaxPlayersPerSnapshot);
-
-  // Agents: linear filter by the grown view rectangle (a flat scan over SoA floats is cheaper
-  // than a hash walk for the view sizes clients use).
-  scratch.clear();
-  const std::size_t n = std::min({agents.ids.size(), agents.xs.size(), agents.ys.size(), agents.headings.size()});
-  const ViewRect area = view.grown(margin);
-  if (!area.empty()) {
-    for (std::size_t i = 0; i < n; ++i) {
-      if (area.contains(agents.xs[i], agents.ys[i])) scratch.push_back(static_cast<std::uint32_t>(i));
-    }
-  }
-  // The swarm hands out ids in spawn order, so the indices are usually sorted by id already;
-  // sort only when that does not hold (e.g. after removals that reorder the arrays).
-  const auto by_id = [&](std::uint32_t a, std::uint32_t b) { return agents.ids[a] < agents.ids[b]; };
-  if (!std::is_sorted(scratch.begin(), scratch.end(), by_id)) std::sort(scratch.begin(), scratch.end(), by_id);
-  const std::size_t limit = std::min(max_agents, protocol::kMaxAgentsPerSnapshot);
-  if (scratch.size() > limit) scratch.resize(limit);
-
-  auto& block = out.agents;
-  block.ids.resize(scratch.size());
-  block.xs.resize(scratch.size());
-  block.ys.resize(scratch.size());
-  block.headings.resize(scratch.size());
-  const bool with_kinds = agents.kinds.size() >= n && n > 0;
-  block.kinds.resize(with_kinds ? scratch.size() : 0);
-  for (std::size_t k = 0; k < scratch.size(); ++k) {
-    const std::uint32_t i = scratch[k];
-    block.ids[k] = agents.ids[i];
-    block.xs[k] = protocol::quantize_position(agents.xs[i]);
-    block.ys[k] = protocol::quantize_position(agents.ys[i]);
-    block.headings[k] = protocol::quantize_heading(agents.headings[i]);
-    if (with_kinds) block.kinds[k] = agents.kinds[i];
-  }
+  if (players.size() > protocol::kMaxSnapshotPlayers) players.resize(protocol::kMaxSnapshotPlayers);
 }
 
-void build_snapshot(const sim::World& world, const ViewRect& view, std::uint64_t echo_client_time_us,
-                    std::size_t max_agents, protocol::Snapshot& out, std::vector<std::uint32_t>& scratch) {
+void SnapshotWorldState::assign(const sim::World& world) {
   const sim::Swarm& swarm = world.swarm();
-  const AgentArrays agents{swarm.ids(), swarm.xs(), swarm.ys(), swarm.headings(), swarm.kinds()};
-  SnapshotMeta meta;
-  meta.tick = static_cast<std::uint32_t>(world.tick());
-  meta.rebuilds = world.rebuild_count();
-  meta.echo_client_time_us = echo_client_time_us;
-  build_snapshot(agents, world.players(), view, kAoiMarginWorld, meta, max_agents, out, scratch);
+  assign(AgentArrays{swarm.ids(), swarm.xs(), swarm.ys(), swarm.headings(), swarm.kinds()}, world.players(),
+         static_cast<std::uint32_t>(world.tick()), world.rebuild_count(), world.map().cell_size());
+}
+
+const protocol::ViewRelevance& SnapshotWorldState::relevance(const protocol::QuantizedRect& view,
+                                                             const protocol::RelevanceParams& params) {
+  for (std::size_t i = 0; i < relevances_used_; ++i) {
+    const protocol::ViewRelevance& r = *relevances_[i];
+    const protocol::QuantizedRect& v = r.view();
+    if (v.x0 == view.x0 && v.y0 == view.y0 && v.x1 == view.x1 && v.y1 == view.y1 &&
+        r.max_tracked() == params.max_tracked && r.density_grid() == params.density_grid) {
+      return r;
+    }
+  }
+  if (relevances_used_ == relevances_.size()) relevances_.push_back(std::make_unique<protocol::ViewRelevance>());
+  protocol::ViewRelevance& r = *relevances_[relevances_used_++];
+  r.compute(agents, view, params);
+  return r;
+}
+
+ClientSnapshotStream::ClientSnapshotStream(const ClientSnapshotParams& params)
+    : params_(params),
+      sender_(params.history_agents, false),
+      budget_(params.bits_per_second, params.snapshots_per_second) {}
+
+protocol::QuantizedRect ClientSnapshotStream::area(const SnapshotWorldState& world, const ViewRect& view) const noexcept {
+  return view.empty() ? protocol::QuantizedRect{}
+                      : protocol::quantize_view(view.x0, view.y0, view.x1, view.y1, params_.margin, world.cell_size);
+}
+
+protocol::RelevanceParams ClientSnapshotStream::relevance_params() const noexcept {
+  protocol::RelevanceParams relevance;
+  relevance.max_tracked = params_.max_tracked;
+  relevance.update_bits = budget_.update_bits();
+  relevance.add_bits = budget_.add_bits();
+  return relevance;
+}
+
+void ClientSnapshotStream::prepare(SnapshotWorldState& world, const ViewRect& view) {
+  static_cast<void>(world.relevance(area(world, view), relevance_params()));
+}
+
+bool ClientSnapshotStream::build(SnapshotWorldState& world, const ViewRect& view, std::uint64_t echo_client_time_us,
+                                 std::vector<std::uint8_t>& payload) {
+  const protocol::RelevanceParams relevance = relevance_params();
+  // What the snapshot costs besides agents: header, players, the two length fields, and a
+  // density grid about as large as the last one (its changes are what is coded).
+  const double fixed = static_cast<double>(protocol::kSnapshotHeaderBytes + 8 +
+                                           world.players.size() * protocol::kSnapshotPlayerBytes + last_grid_bytes_);
+  selector_.select(world.relevance(area(world, view), relevance), sender_.next_baseline(), world.tick,
+                   budget_.allowance(fixed), relevance, candidates_, grid_);
+  header_.tick = world.tick;
+  header_.echo_client_time_us = echo_client_time_us;
+  header_.total_agents = static_cast<std::uint32_t>(world.agents.size());
+  header_.rebuilds = world.rebuilds;
+  header_.players = world.players;
+  if (!sender_.encode(header_, candidates_, grid_, payload)) return false;
+  budget_.spent(payload.size(), sender_.last_stats());
+  last_grid_bytes_ = (sender_.last_stats().grid_bits + 7) / 8;
+  return true;
 }
 
 std::vector<protocol::KindInfo> kind_infos(std::span<const sim::AgentKind> kinds) {

@@ -133,6 +133,10 @@ TcpSession::SendResult TcpServer::send_latest(TcpSession& session, Frame frame) 
   return note_send_result(session, session.send_latest(std::move(frame)));
 }
 
+TcpSession::SendResult TcpServer::skip_latest(TcpSession& session, std::size_t bytes) {
+  return note_send_result(session, session.skip_latest(bytes));
+}
+
 TcpSession::SendResult TcpServer::note_send_result(TcpSession& session, TcpSession::SendResult result) {
   if (result == TcpSession::SendResult::kEvicted) {
     ++counters_.evicted;
@@ -203,6 +207,8 @@ TcpSession* TcpServer::find(std::uint64_t session_id) noexcept {
 }
 
 void TcpServer::on_frame(TcpSession& session, std::vector<std::uint8_t>& payload) {
+  ++counters_.frames_received;
+  counters_.bytes_received += payload.size() + 4;  // + the u32 length prefix
   std::string error;
   // Only what a client may send is decoded at all (a compressed snapshot is never inflated).
   auto message = protocol::decode_tcp_message(payload, &error, protocol::MessageSet::kFromClient);

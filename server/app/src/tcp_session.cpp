@@ -98,6 +98,24 @@ TcpSession::SendResult TcpSession::send_latest(Frame frame) {
   return SendResult::kQueued;
 }
 
+bool TcpSession::latest_waiting() const noexcept {
+  for (std::size_t i = writing_ ? 1 : 0; i < queue_.size(); ++i) {
+    if (queue_[i].latest_only) return true;
+  }
+  return false;
+}
+
+TcpSession::SendResult TcpSession::skip_latest(std::size_t bytes) {
+  if (closed_ || closing_) return SendResult::kClosed;
+  superseded_bytes_ += bytes;
+  ++superseded_frames_;
+  if (queued_bytes_ + superseded_bytes_ > max_queue_bytes_) {
+    close();
+    return SendResult::kEvicted;
+  }
+  return SendResult::kQueued;
+}
+
 void TcpSession::enqueue(Frame frame, bool latest_only) {
   queued_bytes_ += frame->size();
   queue_.push_back(Queued{std::move(frame), latest_only});

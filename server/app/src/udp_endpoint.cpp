@@ -60,8 +60,8 @@ std::uint64_t UdpCounters::total_dropped() const noexcept {
   return total;
 }
 
-UdpEndpoint::UdpEndpoint(asio::io_context& io, ClientRegistry& clients, InputHandler on_input)
-    : socket_(io), clients_(clients), on_input_(std::move(on_input)) {
+UdpEndpoint::UdpEndpoint(asio::io_context& io, ClientRegistry& clients, InputHandler on_input, AckHandler on_ack)
+    : socket_(io), clients_(clients), on_input_(std::move(on_input)), on_ack_(std::move(on_ack)) {
   body_.reserve(protocol::kMaxPacketBodyBytes);
 }
 
@@ -169,6 +169,7 @@ std::size_t UdpEndpoint::drain(std::size_t max_datagrams) {
 void UdpEndpoint::handle(std::span<const std::uint8_t> datagram, const asio::ip::udp::endpoint& from,
                          Clock::time_point now) {
   ++counters_.received;
+  counters_.bytes_received += datagram.size();
   // Cheapest checks first; nothing is decrypted for a datagram that can not belong to a session.
   const auto header = protocol::read_packet_header(datagram);
   if (!header) return drop(UdpDrop::kMalformed);
@@ -256,6 +257,11 @@ void UdpEndpoint::on_data(ClientState& client) {
     spdlog::trace("client {}: bad datagram body: {}", client.id, error);
     return drop(UdpDrop::kBadPayload);
   }
+  if (datagram->ack) {
+    ++counters_.acks;
+    if (on_ack_) on_ack_(client, *datagram->ack);
+    return;
+  }
   if (!datagram->input) return drop(UdpDrop::kUnexpected);
   ++counters_.inputs;
   on_input_(client, *datagram->input);
@@ -277,6 +283,7 @@ bool UdpEndpoint::send(const asio::ip::udp::endpoint& to, std::span<const std::u
   }
   ++counters_.sent;
   counters_.bytes_sent += n;
+  counters_.max_datagram = std::max<std::uint64_t>(counters_.max_datagram, n);
   return true;
 }
 

@@ -2,7 +2,9 @@
 // Client side of the swarmfield session protocol over Asio (standalone):
 //   TCP connect -> Hello -> Welcome (UDP token + keys) + MapChunk* -> UDP address confirmation
 //   (ConnectRequest -> Challenge -> ChallengeResponse, protocol/packet.hpp) -> sealed UDP Input
-//   packets out, sealed snapshot fragments in. Until the server has confirmed our UDP address
+//   packets out, sealed snapshot fragments in (delta snapshots, protocol/SNAPSHOTS.md: each one
+//   decoded against a frame we acknowledged, and acknowledged at once). Until the server has
+//   confirmed our UDP address
 //   (or when UDP is off or blocked), inputs and snapshots travel over TCP. Error/Bye end the
 //   session. Keep-alives (an empty UDP data packet, or a repeated Input over TCP) keep the
 //   server's idle and ack timeouts from firing while the application sends nothing.
@@ -14,8 +16,10 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 
+#include "swarmfield/client/snapshot_state.hpp"
 #include "swarmfield/protocol/messages.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
 
@@ -41,6 +45,9 @@ struct ConnectionOptions {
   std::chrono::milliseconds data_timeout{5000};
   /// Snapshots kept for interpolation (newest last).
   std::size_t snapshot_history = 8;
+  /// Agent entries of the decoded frames kept as delta baselines (SnapshotReceiver); at least
+  /// the server's history (8 x 16384), so every frame the server may encode against is held.
+  std::size_t baseline_agents = 16 * 16384;
   /// false: never open a UDP socket; inputs go over TCP and snapshots keep coming over TCP.
   bool use_udp = true;
 };
@@ -61,7 +68,10 @@ struct ConnectionStats {
   std::uint64_t bytes_received = 0;      ///< TCP + UDP payload bytes
   std::uint64_t bytes_sent = 0;
   std::uint64_t inputs_sent = 0;
-  std::uint64_t bad_datagrams = 0;  ///< failed authentication or verification, or dropped fragments
+  std::uint64_t bad_datagrams = 0;  ///< failed authentication or verification, or malformed fragments / snapshots
+  std::uint64_t snapshots_no_baseline = 0;  ///< complete, but encoded against a frame we do not hold
+  std::uint64_t fragments_lost = 0;  ///< partial snapshots given up (a fragment lost or late)
+  std::uint64_t acks_sent = 0;       ///< ack-only UDP packets
   std::uint64_t udp_confirmations = 0;  ///< times the server confirmed our UDP address
   std::uint64_t keepalives_sent = 0;
   double kbit_per_s = 0.0;          ///< received, kilobits (1000 bits) per second
@@ -73,7 +83,7 @@ struct ConnectionStats {
 
 /// A snapshot and the local steady-clock time it was completed at.
 struct ReceivedSnapshot {
-  protocol::Snapshot snapshot;
+  SnapshotState snapshot;
   std::chrono::steady_clock::time_point received_at;
 };
 
@@ -133,8 +143,8 @@ class Connection {
   /// Updates rate counters; call once per loop iteration (cheap).
   [[nodiscard]] const ConnectionStats& stats();
 
-  /// Sends an Input (UDP when available, else TCP). Fills in sequence, ack_tick (newest snapshot
-  /// tick) and client_time_us (steady clock, microseconds) itself; the caller sets move intent
+  /// Sends an Input (UDP when available, else TCP). Fills in sequence, snapshot_ack (the
+  /// snapshots decoded) and client_time_us (steady clock, microseconds) itself; the caller sets move intent
   /// (|move| <= 1; longer vectors are scaled to 1) and view rectangle (world units; clamped to
   /// +-protocol::kMaxWireCoordinate). Non-finite values are sent as 0. Ignored unless connected.
   void send_input(const protocol::Input& input);
@@ -146,7 +156,10 @@ class Connection {
   struct Impl;
   void fail(const std::string& message);
   void on_tcp_message(protocol::TcpMessage&& message);
-  void on_snapshot(protocol::Snapshot&& snapshot, bool via_tcp);
+  /// A complete snapshot payload (a SnapshotData, or reassembled fragments): decoded, kept,
+  /// acknowledged (over UDP at once).
+  void on_snapshot_payload(std::span<const std::uint8_t> payload, bool via_tcp);
+  void on_snapshot(bool via_tcp);
   void on_map_chunk(protocol::MapChunk&& chunk);
   void finish_map();
   void send_tcp(const protocol::TcpMessage& message);
@@ -176,7 +189,6 @@ class Connection {
   std::uint64_t new_snapshots_ = 0;
   ConnectionStats stats_;
   std::uint32_t input_sequence_ = 0;
-  std::uint32_t newest_tick_ = 0;
   std::uint32_t newest_udp_tick_ = 0;  ///< newest UDP snapshot since the last confirmation (0: none)
   enum class UdpState : std::uint8_t { kOff, kRequesting, kConfirmed };
   UdpState udp_state_ = UdpState::kOff;

@@ -33,6 +33,12 @@ inline constexpr Rgb kOwnPlayerColor{90, 255, 120};  ///< the player this client
 inline constexpr Rgb kFlowArrowColor{35, 65, 170};        ///< on the plain map
 inline constexpr Rgb kFlowArrowOnHeatColor{245, 245, 245}; ///< over the (blue) heat map
 inline constexpr Rgb kHudTextColor{240, 240, 240};
+/// Density squares (agents the server counts but does not send individually): this colour
+/// blended over the map, more opaque the more agents (alpha kDensityAlphaBase +
+/// kDensityAlphaStep * level, level = 1 + floor(log2 count)).
+inline constexpr Rgb kDensityColor{200, 60, 40};
+inline constexpr int kDensityAlphaBase = 40;
+inline constexpr int kDensityAlphaStep = 12;
 
 /// Colour of a map cell: walls dark, walkable cells grey, darker as the cost rises (roads
 /// lightest, then sidewalks, alleys, swamp).
@@ -66,7 +72,7 @@ class SceneRenderer {
   /// the next draw_scene().
   void set_fields(const sim::IntegrationField* integration, const sim::FlowField* flow);
 
-  /// Clears the target and draws map, overlays, agents and players.
+  /// Clears the target and draws map, overlays, the density grid, agents and players.
   void draw_scene(const Camera& camera, const InterpolatedFrame& frame, const DrawOptions& options);
   /// Text with a translucent dark box behind it, top-left at (x, y) pixels.
   void draw_hud(std::span<const std::string> lines, int x, int y, int scale);
@@ -74,11 +80,14 @@ class SceneRenderer {
 
   /// Agents drawn by the last draw_scene() (inside the view).
   [[nodiscard]] std::size_t agents_drawn() const noexcept { return agents_drawn_; }
+  /// Density squares drawn by the last draw_scene() (level > 0, on screen).
+  [[nodiscard]] std::size_t density_squares_drawn() const noexcept { return density_drawn_; }
 
  private:
   void draw_map(const Camera& camera);
   void draw_heat(const Camera& camera);
   void draw_flow(const Camera& camera, bool heat_on);
+  void draw_density(const Camera& camera, const InterpolatedFrame& frame);
   void draw_agents(const Camera& camera, const InterpolatedFrame& frame, const DrawOptions& options);
   void draw_players(const Camera& camera, const InterpolatedFrame& frame, const DrawOptions& options);
   void copy_cells(SDL_Texture* texture, const Camera& camera);
@@ -91,6 +100,7 @@ class SceneRenderer {
   const sim::IntegrationField* integration_ = nullptr;
   const sim::FlowField* flow_ = nullptr;
   std::size_t agents_drawn_ = 0;
+  std::size_t density_drawn_ = 0;
 };
 
 }  // namespace swarmfield::client

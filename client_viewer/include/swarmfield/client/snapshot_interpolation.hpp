@@ -9,18 +9,10 @@
 #include <vector>
 
 #include "swarmfield/client/connection.hpp"
-#include "swarmfield/protocol/messages.hpp"
+#include "swarmfield/client/snapshot_state.hpp"
+#include "swarmfield/protocol/density_grid.hpp"
 
 namespace swarmfield::client {
-
-/// An agent ready to draw: world units, heading in radians (0 = +x, y grows downward).
-struct RenderAgent {
-  std::uint32_t id = 0;
-  float x = 0.0f;
-  float y = 0.0f;
-  float heading = 0.0f;
-  std::uint8_t kind = 0;  ///< index into Welcome::kinds, as received (check before indexing)
-};
 
 struct RenderPlayer {
   std::uint32_t id = 0;
@@ -35,19 +27,21 @@ struct InterpolatedFrame {
   std::uint32_t total_agents = 0; ///< in the world (from the newer snapshot)
   std::vector<RenderAgent> agents;   ///< sorted by id
   std::vector<RenderPlayer> players; ///< in the newer snapshot's order
+  /// The newer snapshot's density grid of the agents not tracked individually (map cells of
+  /// `density_cell_size` world units), drawn as shaded squares.
+  protocol::DensityGrid density;
+  float density_cell_size = 1.0f;
 };
 
-/// Unpacks one snapshot (dequantized) into `out`.
-void unpack_snapshot(const protocol::Snapshot& snapshot, InterpolatedFrame& out);
+/// Copies one snapshot into `out`.
+void unpack_snapshot(const SnapshotState& snapshot, InterpolatedFrame& out);
 
 /// Blends `from` and `to` at `alpha` in [0,1] (clamped) by id:
 ///  - an id in both: position lerped, heading along the shorter arc;
 ///  - an id only in `to` (appeared: spawned or entered the view): drawn at its `to` position;
 ///  - an id only in `from` (disappeared: died or left the view): not drawn.
-/// Players follow the same rules. Arrays need not be sorted; unequal array lengths are cut to
-/// the shortest (never read out of range).
-void interpolate_snapshots(const protocol::Snapshot& from, const protocol::Snapshot& to, float alpha,
-                           InterpolatedFrame& out);
+/// Players follow the same rules. Agents must be sorted by id (SnapshotState promises it).
+void interpolate_snapshots(const SnapshotState& from, const SnapshotState& to, float alpha, InterpolatedFrame& out);
 
 /// Picks the two snapshots of `history` (ordered by tick) that bracket `render_tick` and
 /// interpolates them. Before the oldest: the oldest as is; at or after the newest: the newest

@@ -10,15 +10,16 @@
 #include <vector>
 
 #include "swarmfield/protocol/session_credentials.hpp"
+#include "swarmfield/protocol/snapshot_ack.hpp"
 
 namespace swarmfield::protocol {
 
 /// 2: UDP packets sealed per session (packet.hpp), Welcome carries UdpSession credentials.
-inline constexpr std::uint16_t kProtocolVersion = 2;
+/// 3: delta snapshots (SNAPSHOTS.md): SnapshotData over TCP, raw fragments over UDP, acks in
+///    Input and SnapshotAck; the FlatBuffers Snapshot / CompressedSnapshot are gone.
+inline constexpr std::uint16_t kProtocolVersion = 3;
 inline constexpr std::size_t kMaxNameBytes = 64;
 inline constexpr std::size_t kMaxReasonBytes = 256;
-inline constexpr std::size_t kMaxPlayersPerSnapshot = 256;
-inline constexpr std::size_t kMaxAgentsPerSnapshot = 200000;
 inline constexpr std::size_t kMapChunkBytes = 48 * 1024;  ///< compressed map bytes per MapChunk
 inline constexpr std::int32_t kMaxMapSide = 8192;          ///< cells per side accepted in MapInfo
 /// Largest |value| accepted for Input move / view coordinates (world units); bounds keep the
@@ -103,12 +104,13 @@ struct Input {
   float move_x = 0.0f;  ///< move intent, |(x,y)| <= 1 (clamped by the server anyway)
   float move_y = 0.0f;
   float view_x0 = 0.0f, view_y0 = 0.0f, view_x1 = 0.0f, view_y1 = 0.0f;
-  std::uint32_t ack_tick = 0;      ///< newest snapshot tick received (delta baselines, later)
-  std::uint64_t client_time_us = 0; ///< echoed back in snapshots for RTT
+  SnapshotAck snapshot_ack;          ///< snapshots decoded (newest sequence + the 32 before it)
+  std::uint64_t client_time_us = 0;  ///< echoed back in snapshots for RTT
 
   friend bool operator==(const Input&, const Input&) = default;
 };
 
+/// A player as snapshots carry it (SnapshotHeader::players).
 struct PlayerState {
   std::uint32_t id = 0;
   float x = 0.0f, y = 0.0f;  ///< world units, not quantized (few players)
@@ -117,53 +119,32 @@ struct PlayerState {
   friend bool operator==(const PlayerState&, const PlayerState&) = default;
 };
 
-/// Agents quantized: position = q / kPositionScale world units (uint16: 0 .. 2047.97 at 1/32),
-/// heading = q * 2*pi / 256 radians. Parallel arrays of equal length, sorted by id (ids are
-/// delta-coded on the wire, so sorted ids compress to almost nothing; any order round-trips).
-/// `kinds` is either empty (every agent is kind 0) or one kind index (< kMaxKinds, an index
-/// into Welcome::kinds, which a reader must still check against that table) per agent.
-inline constexpr float kPositionScale = 32.0f;
-struct AgentBlock {
-  std::vector<std::uint32_t> ids;
-  std::vector<std::uint16_t> xs;
-  std::vector<std::uint16_t> ys;
-  std::vector<std::uint8_t> headings;
-  std::vector<std::uint8_t> kinds;
+/// Largest delta snapshot payload (SNAPSHOTS.md) accepted in a SnapshotData message: what 128
+/// UDP fragments carry (snapshot_fragments.hpp checks that it matches).
+inline constexpr std::size_t kMaxSnapshotPayloadBytes = 128 * 1152;
 
-  friend bool operator==(const AgentBlock&, const AgentBlock&) = default;
+/// Server -> client over TCP: one delta snapshot payload, decoded by SnapshotReceiver.
+struct SnapshotData {
+  std::vector<std::uint8_t> payload;  ///< 1..kMaxSnapshotPayloadBytes
+
+  friend bool operator==(const SnapshotData&, const SnapshotData&) = default;
 };
 
-struct Snapshot {
-  std::uint32_t tick = 0;
-  std::uint32_t baseline_tick = 0;  ///< 0 = full snapshot (delta encoding: later issue)
-  std::uint64_t echo_client_time_us = 0;  ///< last Input.client_time_us seen from this client
-  std::uint32_t total_agents = 0;   ///< in the world, not only in view
-  std::uint64_t rebuilds = 0;
-  std::vector<PlayerState> players;
-  AgentBlock agents;
-
-  friend bool operator==(const Snapshot&, const Snapshot&) = default;
-};
-
-using TcpMessage = std::variant<Hello, Welcome, MapChunk, Error, Bye, Input, Snapshot>;
+using TcpMessage = std::variant<Hello, Welcome, MapChunk, Error, Bye, Input, SnapshotData>;
 
 /// Sets of envelope message types, for decode_tcp_message's `allowed` (bit i = the i-th member
-/// of the schema's Message union: Hello, Welcome, MapChunk, Error, Bye, Input, Snapshot,
-/// CompressedSnapshot).
+/// of the schema's Message union: Hello, Welcome, MapChunk, Error, Bye, Input, SnapshotData).
 enum class MessageSet : std::uint32_t {
   kAny = 0xFFFFFFFFu,
   /// What a client may send a server: Hello, Input, Bye.
   kFromClient = (1u << 0) | (1u << 5) | (1u << 4),
-  /// What a server may send a client: Welcome, MapChunk, Error, Bye, Snapshot, CompressedSnapshot.
-  kFromServer = (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 6) | (1u << 7),
+  /// What a server may send a client: Welcome, MapChunk, Error, Bye, SnapshotData.
+  kFromServer = (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 6),
 };
-using UdpMessage = std::variant<Input, Snapshot>;
 
 /// Encodes one TCP message as a FlatBuffers envelope (no length prefix; see framing.hpp).
 /// Strings longer than their limit (kMaxNameBytes, kMaxReasonBytes) are cut at a UTF-8
 /// character boundary so that the peer accepts them; nothing else is checked or changed here.
-/// A Snapshot whose encoding is larger than a few KiB travels zstd-compressed (level 3) inside
-/// the envelope; decode_tcp_message() returns it as a plain Snapshot either way.
 [[nodiscard]] std::vector<std::uint8_t> encode_tcp_message(const TcpMessage& message);
 
 /// Verifies and decodes a TCP envelope. nullopt (with `error` set to a short sentence naming the
@@ -177,13 +158,12 @@ using UdpMessage = std::variant<Input, Snapshot>;
 ///  - MapInfo: 1..kMaxMapSide cells per side, cell_size in (0, 1024], raw_bytes = width*height,
 ///    chunk_count = map_chunk_count(compressed_bytes), compressed_bytes > 0;
 ///    Welcome: tick_hz and snapshot_hz in 1..1000, udp present with a 16-byte non-zero token and
-///    two 32-byte keys; <= kMaxKinds kinds, each with a name like
-///    Hello.name, a finite radius in (0, 1024] and a colour <= 0xFFFFFF;
+///    two 32-byte keys; <= kMaxKinds kinds, each with a name like Hello.name, a finite radius in
+///    (0, 1024] and a colour <= 0xFFFFFF;
 ///  - MapChunk: 1..kMapChunkBytes bytes, index < count when count != 0;
-///  - Snapshot: <= kMaxPlayersPerSnapshot players with finite positions, agent arrays of equal
-///    length <= kMaxAgentsPerSnapshot (agent_kinds empty or of that length too, each < kMaxKinds),
-///    baseline_tick <= tick; a compressed snapshot must
-///    decompress to <= kMaxSnapshotBytes (datagram.hpp) and pass the same checks.
+///  - Input: snapshot_ack_bits only with a snapshot_ack (bits of sequences before 1 are refused);
+///  - SnapshotData: 1..kMaxSnapshotPayloadBytes bytes (their contents are SnapshotReceiver's to
+///    check).
 [[nodiscard]] std::optional<TcpMessage> decode_tcp_message(std::span<const std::uint8_t> bytes,
                                                            std::string* error = nullptr,
                                                            MessageSet allowed = MessageSet::kAny);
@@ -193,11 +173,6 @@ using UdpMessage = std::variant<Input, Snapshot>;
   return static_cast<std::uint32_t>((std::uint64_t{compressed_bytes} + kMapChunkBytes - 1) / kMapChunkBytes);
 }
 
-/// Quantizes a world position (world units) to the wire and back: q = round(world *
-/// kPositionScale), clamped to 0..65535 (0 .. 2047.97 world units); NaN and negative values give
-/// 0, +inf and values past the range give 65535. Error inside the range <= 1/(2*kPositionScale).
-[[nodiscard]] std::uint16_t quantize_position(float world) noexcept;
-[[nodiscard]] float dequantize_position(std::uint16_t q) noexcept;
 /// Heading in radians (any value; wrapped into [0, 2*pi)) to 256 steps per turn and back
 /// (result in [0, 2*pi)). Error <= pi/256 (circular). NaN and infinities give 0.
 [[nodiscard]] std::uint8_t quantize_heading(float radians) noexcept;

@@ -1,7 +1,8 @@
 #pragma once
-// Fragmentation of delta snapshot payloads into datagrams, and their bounded reassembly. Every
-// datagram, with the transport's packet header and authentication tag around the fragment, is
-// at most kMaxDatagramBytes (1200). A snapshot is delivered whole or not at all: a lost fragment
+// Fragmentation of delta snapshot payloads into datagrams, and their bounded reassembly. A
+// fragment is the whole body of one server -> client data packet (packet.hpp), so with the
+// packet's header and authentication tag (kPacketOverheadBytes) every datagram is at most
+// kMaxDatagramBytes (1200). A snapshot is delivered whole or not at all: a lost fragment
 // costs that snapshot only, since the next one is encoded against an acknowledged baseline
 // (protocol/SNAPSHOTS.md, "Fragments"). No sockets, no clocks: age is counted in sequences.
 #include <array>
@@ -11,20 +12,20 @@
 #include <span>
 #include <vector>
 
-#include "swarmfield/protocol/datagram.hpp"
+#include "swarmfield/protocol/messages.hpp"
+#include "swarmfield/protocol/packet.hpp"
 
 namespace swarmfield::protocol {
 
-/// Bytes the transport adds around a fragment (packet header, authentication tag). One constant
-/// for the connection layer to set; until it defines its own, a generous 64.
-inline constexpr std::size_t kDatagramOverheadBytes = 64;
 /// Fragment header: snapshot sequence (u32 LE), fragment index (u8), fragment count (u8).
 inline constexpr std::size_t kFragmentHeaderBytes = 6;
 /// Snapshot bytes per fragment; every fragment but the last carries exactly this many.
-inline constexpr std::size_t kFragmentPayloadBytes = kMaxDatagramBytes - kDatagramOverheadBytes - kFragmentHeaderBytes;
+inline constexpr std::size_t kFragmentPayloadBytes = kMaxPacketBodyBytes - kFragmentHeaderBytes;
 /// Fragments per snapshot at most, and so the largest snapshot payload sent over UDP.
 inline constexpr std::size_t kMaxFragmentsPerSnapshot = 128;
 inline constexpr std::size_t kMaxFragmentedSnapshotBytes = kMaxFragmentsPerSnapshot * kFragmentPayloadBytes;
+static_assert(kMaxFragmentedSnapshotBytes == kMaxSnapshotPayloadBytes,
+              "a snapshot too large for UDP must be too large for TCP too (one budget for both)");
 /// Reassembly bounds: snapshots in progress at once, and how many sequences behind the newest
 /// fragment seen a partial snapshot may fall before it is abandoned.
 inline constexpr std::size_t kMaxAssembling = 4;

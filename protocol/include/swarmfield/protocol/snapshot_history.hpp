@@ -5,6 +5,8 @@
 // the front), as Quake III keeps its clients' snapshot entities in one circular array
 // (svs.snapshotEntities): memory is fixed per client, nothing is allocated once warm, and a frame
 // whose agents were overwritten by newer frames is simply no longer available as a baseline.
+// The pool is allocated as frames fill it (doubling, up to its capacity), so memory follows
+// what a client is actually sent; it never grows again once the head has wrapped.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -21,11 +23,12 @@ inline constexpr std::uint32_t kSnapshotHistorySize = 32;
 class SnapshotHistory {
  public:
   /// `pool_agents`: agent entries held over all remembered frames (24 bytes each). A frame larger
-  /// than the pool is not stored. Default: room for 8 frames of 16384 agents (3.1 MB).
+  /// than the pool is not stored. Default: room for 8 frames of 16384 agents (3.1 MB at most).
   explicit SnapshotHistory(std::size_t pool_agents = 8 * 16384);
 
   /// Stores a copy of `frame` under frame.sequence, replacing whatever that ring slot held;
-  /// older frames whose agents it overwrites become unavailable. Returns false (nothing stored)
+  /// older frames whose agents it overwrites become unavailable. Views from find() are valid
+  /// until the next store() (the pool may grow). Returns false (nothing stored)
   /// if the frame has more agents than the pool.
   bool store(const AgentFrame& frame);
   /// The frame of `sequence` if it is still held intact.

@@ -76,6 +76,48 @@ struct RelevanceStats {
   bool over_budget = false;    ///< the allowance did not cover every candidate
 };
 
+/// What one view rectangle makes relevant, independent of any client's state, so that clients
+/// with the same rectangle (e.g. every whole-map viewer) share it: the agents inside it, the
+/// max_tracked of them nearest its centre (by id, with their distances), and the density counts
+/// of the others. Computed once per snapshot tick and view; O(agents in view) (a bitmap over
+/// tiles, then nth_element for the cap). Reused scratch: no allocation once warm.
+class ViewRelevance {
+ public:
+  void compute(const QuantizedAgents& agents, const QuantizedRect& view, const RelevanceParams& params);
+
+  [[nodiscard]] const QuantizedRect& view() const noexcept { return view_; }
+  [[nodiscard]] std::size_t max_tracked() const noexcept { return max_tracked_; }
+  [[nodiscard]] bool density_grid() const noexcept { return density_grid_; }
+  [[nodiscard]] std::size_t in_view() const noexcept { return in_view_count_; }
+  /// In the view but beyond the cap (counted in counts()).
+  [[nodiscard]] std::size_t untracked() const noexcept { return untracked_; }
+  /// The tracked agents, by id, each with send = 1.
+  [[nodiscard]] const AgentCandidates& tracked() const noexcept { return tracked_; }
+  /// Per tracked agent: squared distance to the view centre (in doubled position units).
+  [[nodiscard]] const std::vector<std::uint64_t>& distances() const noexcept { return distances_; }
+  /// Per tracked agent: its priority weight, 1 + round(7 x closeness to the centre) (1..8).
+  [[nodiscard]] const std::vector<std::uint8_t>& weights() const noexcept { return weights_; }
+  /// The density grid's geometry over the view (levels all 0) and the counts of the untracked
+  /// agents laid out like its levels (empty when density_grid() is false).
+  [[nodiscard]] const DensityGrid& grid_geometry() const noexcept { return geometry_; }
+  [[nodiscard]] const std::vector<std::uint32_t>& counts() const noexcept { return counts_; }
+
+ private:
+  QuantizedRect view_;
+  std::size_t max_tracked_ = 0;
+  bool density_grid_ = true;
+  std::size_t in_view_count_ = 0;
+  std::size_t untracked_ = 0;
+  AgentCandidates tracked_;
+  std::vector<std::uint64_t> distances_;
+  std::vector<std::uint8_t> weights_;
+  DensityGrid geometry_;
+  std::vector<std::uint32_t> counts_;
+  std::vector<std::uint64_t> marked_;         // bitmap over agent indices: inside the view
+  std::vector<std::uint32_t> in_view_;        // indices into agents, id order
+  std::vector<std::uint64_t> all_distances_;  // per in_view_
+};
+
 /// One per client: besides scratch memory it remembers since when each relevant agent the client
 /// does not have yet has been waiting, so that waiting agents age like unsent ones do and the
 /// tracked set fills up however busy the budget is with updates.
@@ -88,14 +130,16 @@ class SnapshotSelector {
   void select(const QuantizedAgents& agents, const QuantizedRect& view, const AgentFrameView& baseline,
               std::uint32_t tick, double allowance_bytes, const RelevanceParams& params, AgentCandidates& out,
               DensityGrid& grid);
+  /// The same from a view's relevance computed beforehand (shared by clients with that view;
+  /// `params` must be the ones it was computed with): only the per-client part (priorities
+  /// against the baseline, the budget, the client's waiting agents) runs here.
+  void select(const ViewRelevance& relevance, const AgentFrameView& baseline, std::uint32_t tick,
+              double allowance_bytes, const RelevanceParams& params, AgentCandidates& out, DensityGrid& grid);
   [[nodiscard]] const RelevanceStats& stats() const noexcept { return stats_; }
 
  private:
   RelevanceStats stats_;
-  std::vector<std::uint64_t> marked_;     // bitmap over agent indices: inside the view
-  std::vector<std::uint32_t> in_view_;    // indices into agents, id order
-  std::vector<std::uint64_t> distances_;  // squared distance to the view centre, per in_view_
-  std::vector<std::uint64_t> nth_scratch_;
+  ViewRelevance relevance_;               // for the first select() form
   std::vector<std::uint16_t> priority_;   // per candidate
   std::vector<std::uint8_t> is_new_;      // per candidate: not in the baseline
   std::vector<double> bin_bits_;

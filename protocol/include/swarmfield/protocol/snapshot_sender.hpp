@@ -39,6 +39,11 @@ class SnapshotSender {
   [[nodiscard]] std::uint32_t newest_acked() const noexcept { return newest_acked_; }
   /// Next sequence to be sent (1 before the first snapshot).
   [[nodiscard]] std::uint32_t next_sequence() const noexcept { return next_sequence_; }
+  /// Switches the transport: reliable (TCP: every snapshot counts as acknowledged once encoded,
+  /// so the next one is encoded against it) or not (UDP: only the client's acks count). Frames
+  /// acknowledged so far stay acknowledged either way.
+  void set_reliable(bool reliable) noexcept { reliable_ = reliable; }
+  [[nodiscard]] bool reliable() const noexcept { return reliable_; }
   /// Prediction on (default) or off (for measurements; the flag travels in the header).
   void set_prediction(bool on) noexcept { predict_ = on; }
 

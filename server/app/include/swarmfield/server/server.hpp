@@ -16,7 +16,11 @@
 #include "swarmfield/protocol/messages.hpp"
 #include "swarmfield/server/client_registry.hpp"
 #include "swarmfield/server/map_transfer.hpp"
+#include "swarmfield/server/metrics.hpp"
+#include "swarmfield/server/operations_state.hpp"
+#include "swarmfield/server/replay_file.hpp"
 #include "swarmfield/server/server_config.hpp"
+#include "swarmfield/server/snapshot_builder.hpp"
 #include "swarmfield/server/tcp_server.hpp"
 #include "swarmfield/server/tick_scheduler.hpp"
 #include "swarmfield/server/tick_stats.hpp"
@@ -24,6 +28,10 @@
 #include "swarmfield/sim/world.hpp"
 
 namespace swarmfield::server {
+
+class OperationsHttp;
+class AgonesClient;
+class ReplayPlayback;
 
 /// Totals printed at exit.
 struct ServerSummary {
@@ -73,6 +81,16 @@ struct ServerSummary {
   std::uint64_t refused_per_address = 0;
   std::uint64_t udp_rcvbuf_kb = 0;
   std::array<std::uint64_t, static_cast<std::size_t>(UdpDrop::kCount)> udp_drops{};
+  // Delta snapshots (appended): snapshots built (over TCP of them), TCP snapshots not built
+  // because the previous one was still queued, payload bytes, agent entries sent (updated +
+  // added), their ratio, and the largest UDP datagram sent (bytes).
+  std::uint64_t snapshots_sent = 0;
+  std::uint64_t snapshots_tcp = 0;
+  std::uint64_t snapshots_deferred = 0;
+  std::uint64_t snapshot_bytes = 0;
+  std::uint64_t snapshot_agents = 0;
+  double bytes_per_agent = 0.0;
+  std::uint64_t max_datagram = 0;
   /// "ticks=.. rebuilds=.. overruns=.. clients=.. bytes_sent=.. bad_frames=.. bad_datagrams=.. ..."
   [[nodiscard]] std::string line() const;
 };
@@ -102,6 +120,10 @@ class Server final : public TcpListener {
   [[nodiscard]] std::uint16_t udp_port() const noexcept { return udp_.port(); }
   [[nodiscard]] ServerSummary summary() const;
   [[nodiscard]] const sim::World& world() const noexcept { return world_; }
+  /// Serve `replay` (whose map and simulation settings this Server was built with) instead of
+  /// a live match: its inputs drive the World, players may not join, the server stops at its
+  /// end. Call before run().
+  void play(Replay replay);
 
   // TcpListener
   void on_message(TcpSession& session, protocol::TcpMessage& message) override;
@@ -110,6 +132,9 @@ class Server final : public TcpListener {
  private:
   void handle_hello(TcpSession& session, const protocol::Hello& hello);
   void apply_input(ClientState& client, const protocol::Input& input);
+  /// A snapshot acknowledgement (from an Input or a SnapshotAck): to the client's stream (its
+  /// baselines) and its AckTracker (the first packet of the newest snapshot acknowledged).
+  void on_snapshot_ack(ClientState& client, const protocol::SnapshotAck& ack);
   /// Once a second: closes clients idle longer than --idle-timeout.
   void close_idle_clients(Clock::time_point now);
   void schedule_tick();
@@ -128,6 +153,28 @@ class Server final : public TcpListener {
   void log_status(Clock::time_point now);
   void poll_flush();
   void finish();
+
+  // ---- operations hooks (server_operations.cpp) ----------------------------------------------
+  /// After the game sockets are open: the HTTP endpoints (when --http-port >= 0). False + error.
+  bool start_operations(std::string& error);
+  /// End of every tick: counts the tick into the histograms and publishes the metrics snapshot.
+  void publish_metrics(double tick_ms, double rebuild_ms, bool rebuilt, Clock::time_point now);
+  /// Stop: not ready any more (drain), and on finish the HTTP threads are stopped.
+  void operations_draining();
+  void stop_operations();
+  /// A player joined (Agones: Allocate once).
+  void operations_player_joined();
+  /// Replays (server_operations.cpp): the input applied to the World, into the recording.
+  void record_input(const ReplayEvent& event);
+  /// After every World step: the recording's tick (inputs, state hash); a served recording's
+  /// state hash is compared.
+  void after_world_step();
+  /// Serving a recording: applies its inputs for this tick; false at its end (stop() called).
+  bool play_recorded_inputs();
+  /// Serving a recording: a player's Hello is refused (Error, closed); true if it was.
+  bool refuse_player_in_playback(TcpSession& session, const protocol::Hello& hello);
+  /// The UDP port Welcome announces: Agones' public port, else --public-udp-port, else bound.
+  [[nodiscard]] std::uint16_t announced_udp_port() const noexcept;
 
   ServerConfig config_;
   asio::io_context io_;
@@ -167,16 +214,51 @@ class Server final : public TcpListener {
   std::uint64_t last_status_bytes_ = 0;
   Clock::time_point stop_started_;
 
-  protocol::Snapshot snapshot_;            // reused every send
-  std::vector<std::uint32_t> aoi_scratch_;
+  // Snapshots: the world as every client's snapshot of this tick sees it, and per client its
+  // stream plus the first UDP packet of each recent snapshot (for the AckTracker).
+  struct SnapshotRoute {
+    explicit SnapshotRoute(const ClientSnapshotParams& params) : stream(params) {}
+    ClientSnapshotStream stream;
+    std::array<std::pair<std::uint32_t, std::uint64_t>, 32> first_packet{};  // by sequence % 32
+    std::vector<std::uint8_t> payload;  // this tick's snapshot (built in parallel, sent after)
+  };
+  // One snapshot to build this tick: its client, transport and route.
+  struct SnapshotJob {
+    ClientState* client;
+    TcpSession* session;
+    SnapshotRoute* route;
+    bool udp;
+    bool built;
+  };
+  SnapshotWorldState snapshot_world_;
+  std::map<std::uint32_t, std::unique_ptr<SnapshotRoute>> snapshot_routes_;  // client id ->
+  std::vector<SnapshotJob> snapshot_jobs_;                     // reused every send
+  // Clients' snapshots are independent: built on --threads threads (the swarm's pool is idle
+  // between steps, but a World's pool is its own), sent from the io thread.
+  std::unique_ptr<sim::WorkerPool> snapshot_pool_;
+  std::vector<std::vector<std::uint8_t>> snapshot_fragments_;  // reused every send
+  std::uint64_t snapshots_sent_ = 0;
+  std::uint64_t snapshots_tcp_ = 0;
+  std::uint64_t snapshots_deferred_ = 0;
+  std::uint64_t snapshot_bytes_ = 0;
+  std::uint64_t snapshot_agents_ = 0;
 
   bool running_ = false;
   bool stopping_ = false;
   bool finished_ = false;
-  std::uint64_t snapshots_too_large_ = 0;
+  std::uint64_t snapshots_refused_ = 0;
   std::uint64_t udp_unbound_ = 0;
   std::uint64_t idle_timeouts_ = 0;
   std::uint64_t tcp_inputs_ = 0;
+
+  OperationsState ops_;
+  std::unique_ptr<OperationsHttp> http_;
+  std::unique_ptr<AgonesClient> agones_;
+  MetricsSnapshot metrics_;  // the tick thread's working copy (histograms accumulate here)
+  ReplayWriter recorder_;
+  std::unique_ptr<Replay> replay_;
+  std::unique_ptr<ReplayPlayback> playback_;
+  std::uint64_t playback_mismatches_ = 0;
 };
 
 }  // namespace swarmfield::server

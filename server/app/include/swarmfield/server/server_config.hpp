@@ -1,8 +1,10 @@
 #pragma once
-// Server settings: command-line flags (CLI11) and an optional TOML file (toml++) with the same
-// keys; a flag given on the command line wins over the file. One validation pass for both.
+// Server settings from four sources, one key each: command-line flags (CLI11), SWARMFIELD_<KEY>
+// environment variables, an optional TOML file (toml++, --config or SWARMFIELD_CONFIG) and the
+// defaults; flag > environment > file > default. One validation pass for all.
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "swarmfield/sim/crowd/agent_kind.hpp"
@@ -69,6 +71,11 @@ struct ServerConfig {
   /// Kernel receive buffer asked for the UDP socket, KiB (64..1048576); the effective size is
   /// logged (the kernel caps it at net.core.rmem_max unless the server may force it).
   std::int64_t udp_receive_buffer_kb = 8192;
+  /// Snapshot budget per client, kbit/s (32..1000000; 1000 = 1 Mbit/s): the snapshot
+  /// payloads of a client stay near client_kbps * 125 / snapshot_hz bytes each (a token bucket
+  /// of two snapshots), the agents nearest its view centre and longest unsent first, the rest
+  /// as a density grid (protocol/SNAPSHOTS.md).
+  std::int64_t client_kbps = 1000;
   /// Enemy kinds, from the TOML file's [[kinds]] tables (no flag); the default set otherwise
   /// (runner, walker, brute). Each table has the keys `name` (required), `radius` (cells,
   /// 0.2..2), `speed` (world units per second), `separation-weight`, `turn-rate` (radians per
@@ -78,6 +85,29 @@ struct ServerConfig {
   /// type, key given twice, bad colour, weight <= 0, and whatever sim::check_agent_kinds()
   /// refuses (radius out of range, duplicate name, more than 16 kinds, ...).
   std::vector<sim::AgentKind> kinds = sim::default_agent_kinds();
+
+  // ---- operations (server/app/README.md) ----------------------------------------------------
+  /// Port of the operations HTTP endpoints (/healthz, /readyz, /metrics): -1 = off, 0 = a free
+  /// port (logged as "http listening port=P"), else 1..65535.
+  std::int64_t http_port = -1;
+  /// Listen address of the operations endpoints; empty = the same as `bind`.
+  std::string http_bind;
+  /// UDP port announced to clients in Welcome: 0 = the bound one. Behind a port mapping
+  /// (docker run -p 17777:7777) the mapped one; with --agones the GameServer's port wins.
+  std::int64_t public_udp_port = 0;
+  /// Agones: call the SDK sidecar's REST API (Ready, Health, Allocate on the first player,
+  /// Shutdown on drain; agones_client.hpp).
+  bool agones = false;
+  /// The sidecar's REST port; 0 = $AGONES_SDK_HTTP_PORT, else 9358.
+  std::int64_t agones_port = 0;
+  /// Seconds between Health pings (0.05..60).
+  double agones_health_interval_s = 2.0;
+  /// Record the match to this file (replay_file.hpp); empty = off.
+  std::string record_path;
+  /// Ticks between state hashes in the recording (1..1000000).
+  std::int64_t record_hash_every = 10;
+  /// Serve this recording to viewers instead of a live match (players may not join); empty = off.
+  std::string replay_path;
 };
 
 inline constexpr std::int64_t kAutoFieldBudget = -1;
@@ -101,6 +131,14 @@ inline constexpr double kMaxStatusInterval = 86400.0;
 /// 3 ms a tick; a 1024 x 1024 rebuild then spreads over ~6 ticks).
 [[nodiscard]] std::int64_t resolve_field_budget(const ServerConfig& config, std::size_t map_cells) noexcept;
 
+/// Where a setting's effective value came from.
+enum class ConfigSource : std::uint8_t { kDefault, kFile, kEnvironment, kFlag };
+
+/// SWARMFIELD_* environment variables as (name, value) pairs.
+using Environment = std::vector<std::pair<std::string, std::string>>;
+/// The process's SWARMFIELD_* variables.
+[[nodiscard]] Environment process_environment();
+
 /// What the caller should do after parsing.
 struct ConfigParseResult {
   enum class Action : std::uint8_t { kRun, kExit };
@@ -108,15 +146,40 @@ struct ConfigParseResult {
   int exit_code = 0;     ///< for kExit: 0 after --help, 2 on any error
   std::string output;    ///< for kExit: help text (print to stdout) or one error line (stderr)
   ServerConfig config;   ///< for kRun: the merged, validated settings
+  /// For kRun: each setting's source, in the order config_to_toml() lists the settings.
+  std::vector<ConfigSource> sources;
 };
 
-/// Parses argv (argv[0] is the program name). Reads the TOML file named by --config. Errors
+/// Parses argv (argv[0] is the program name) and `environment`, reads the TOML file named by
+/// --config (or SWARMFIELD_CONFIG). Every flag `--some-key` is also the environment variable
+/// SWARMFIELD_SOME_KEY and the TOML key `some-key` (or `some_key`); a value comes from the flag,
+/// else the environment, else the file, else the default. The map source (--map versus
+/// --city-seed/--city-size) is taken whole from the highest source that names either.
+/// Environment values are checked like flags (an empty value, a non-number, a negative seed,
+/// NaN are errors naming the variable); a SWARMFIELD_ variable that is no setting is an error,
+/// except the build/test scripts' own (SWARMFIELD_TEST_*, _BENCH, _SANITIZE, _FUZZ_*,
+/// _CALLER_PWD, _DEMO_*, _LOAD_*, _SCEN_*, _XVFB_*, _BUILD_*) and the names reserved for the
+/// other programs (_BOT_*, _VIEWER_*, _TOOL_*, _CONTAINER_*). The file's values and then the
+/// environment's (over the file's) must each be valid without the flags. A validation error of
+/// the merged settings names the source of the setting it is about. --print-config gives kExit,
+/// exit_code 0 and the effective settings as TOML with a "# source" comment per line. Errors
 /// (unknown flag, bad number, unknown TOML key, wrong TOML type, unreadable file, out-of-range
 /// value, --map together with --city-seed) give kExit with exit_code 2 and a one-line message
 /// naming the flag/key and what is accepted. --config naming a directory, a TOML key given twice
 /// ("tick_hz" and "tick-hz") and a TOML value that is invalid even though a flag overrides it
 /// (the file is validated on its own, as if no flag were given) are errors too. Never throws.
+[[nodiscard]] ConfigParseResult parse_server_config(int argc, const char* const* argv, const Environment& environment);
+/// The same with process_environment().
 [[nodiscard]] ConfigParseResult parse_server_config(int argc, const char* const* argv);
+
+/// Every setting as `key = value` TOML lines (values read back exactly: doubles in shortest
+/// round-trip form, seeds above 2^63-1 as strings of digits; `map` or `city-seed`/`city-size`,
+/// whichever is the map source; the kinds as [[kinds]] tables at the end).
+/// With `sources` (as in ConfigParseResult) each line ends with "  # <source>".
+[[nodiscard]] std::string config_to_toml(const ServerConfig& config, const std::vector<ConfigSource>* sources = nullptr);
+/// Parses TOML text with the file's keys alone (no flags, no environment) over the defaults
+/// and validates it: the settings stored in a replay. `name` labels error messages.
+[[nodiscard]] ConfigParseResult parse_config_toml(const std::string& text, const std::string& name);
 
 /// Checks ranges and combinations; returns "" when valid, else a one-line message.
 [[nodiscard]] std::string validate_config(const ServerConfig& config);

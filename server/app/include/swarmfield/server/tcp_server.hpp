@@ -41,6 +41,8 @@ struct TcpCounters {
   std::uint64_t refused_full = 0;    ///< connections refused for lack of room
   std::uint64_t evicted_no_hello = 0;  ///< oldest pre-Hello connections dropped for newer ones
   std::uint64_t bytes_sent = 0;
+  std::uint64_t frames_received = 0;  ///< complete frames read (before verification)
+  std::uint64_t bytes_received = 0;   ///< their bytes, length prefix included
 };
 
 class TcpServer final : public TcpSessionHandler {
@@ -81,6 +83,8 @@ class TcpServer final : public TcpSessionHandler {
   /// TcpSession::send_latest() (snapshots: a newer one replaces an older one still waiting),
   /// with the same eviction counting and log as send().
   TcpSession::SendResult send_latest(TcpSession& session, Frame frame);
+  /// TcpSession::skip_latest(), with the same eviction counting and log.
+  TcpSession::SendResult skip_latest(TcpSession& session, std::size_t bytes);
   /// Answers with an Error frame and closes after it is written. Counts nothing.
   void send_error_and_close(TcpSession& session, protocol::ErrorCode code, std::string reason);
   /// Counts a bad frame, answers Error kBadMessage with `reason` and closes.

@@ -91,6 +91,14 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   [[nodiscard]] std::uint64_t bytes_sent() const noexcept { return bytes_sent_; }
   /// send_latest() frames dropped because a newer one replaced them before they were written.
   [[nodiscard]] std::uint64_t superseded_frames() const noexcept { return superseded_frames_; }
+  /// True while a send_latest() frame waits in the queue, not yet being written (the next
+  /// send_latest() would replace it). Delta snapshots over TCP wait instead of replacing one:
+  /// the next snapshot is encoded against the previous, so none may go missing.
+  [[nodiscard]] bool latest_waiting() const noexcept;
+  /// A latest-only frame of about `bytes` not queued because one was still waiting: counted
+  /// against max_queue_bytes like a superseded one, so a client that reads nothing is still
+  /// evicted (kEvicted, closed). kQueued (nothing queued) otherwise; kClosed if closed.
+  SendResult skip_latest(std::size_t bytes);
   /// Frames waiting, the one being written included.
   [[nodiscard]] std::size_t queued_frames() const noexcept { return queue_.size(); }
 

@@ -56,15 +56,18 @@ enum class UdpDrop : std::uint8_t {
 
 struct UdpCounters {
   std::uint64_t received = 0;  ///< datagrams read
+  std::uint64_t bytes_received = 0;  ///< their bytes (UDP payloads)
   std::array<std::uint64_t, static_cast<std::size_t>(UdpDrop::kCount)> dropped{};
   std::uint64_t challenges_sent = 0;
   std::uint64_t challenge_bytes_sent = 0;  ///< every byte we sent to an unconfirmed address
   std::uint64_t confirmed = 0;             ///< addresses confirmed (a session may confirm again)
   std::uint64_t inputs = 0;
+  std::uint64_t acks = 0;  ///< ack-only packets (SnapshotAck)
   std::uint64_t keepalives = 0;
   std::uint64_t sent = 0;          ///< datagrams sent
   std::uint64_t send_dropped = 0;  ///< datagrams the kernel refused (would block / error)
   std::uint64_t bytes_sent = 0;
+  std::uint64_t max_datagram = 0;  ///< largest datagram sent, bytes (UDP payload)
   std::uint64_t drains = 0;       ///< drain() calls that read at least one datagram
   std::uint64_t max_drained = 0;  ///< most datagrams one drain() read (a backlog indicator)
 
@@ -78,13 +81,15 @@ class UdpEndpoint {
   using Clock = std::chrono::steady_clock;
   /// Called with an authenticated Input from a confirmed address.
   using InputHandler = std::function<void(ClientState& client, const protocol::Input& input)>;
+  /// Called with an authenticated snapshot acknowledgement (SnapshotAck) from a confirmed address.
+  using AckHandler = std::function<void(ClientState& client, const protocol::SnapshotAck& ack)>;
 
   /// A challenge must be answered within this long.
   static constexpr auto kChallengeTimeout = std::chrono::seconds(5);
   /// Challenges per session per second at most (a client retries every 100 ms).
   static constexpr std::uint32_t kMaxChallengesPerSecond = 10;
 
-  UdpEndpoint(asio::io_context& io, ClientRegistry& clients, InputHandler on_input);
+  UdpEndpoint(asio::io_context& io, ClientRegistry& clients, InputHandler on_input, AckHandler on_ack = {});
 
   /// Binds address:port (0 = any free port), asks for a kernel receive buffer of
   /// `receive_buffer_bytes` (SO_RCVBUF, then SO_RCVBUFFORCE when the system cap is lower and we
@@ -131,6 +136,7 @@ class UdpEndpoint {
   asio::ip::udp::socket socket_;
   ClientRegistry& clients_;
   InputHandler on_input_;
+  AckHandler on_ack_;
   // One more byte than the protocol allows, so an oversized datagram is seen as oversized.
   std::array<std::uint8_t, protocol::kMaxDatagramBytes + 1> buffer_{};
   std::vector<std::uint8_t> body_;  // opened packet body (reused)

@@ -1,0 +1,52 @@
+#pragma once
+// A decoded snapshot as the client uses it: the header's players, tick, echo time and counts,
+// every agent the client tracks (dequantized to world units, sorted by id) and the density
+// grid of the agents it does not track. Built from the frame SnapshotReceiver holds after a
+// decode (protocol/SNAPSHOTS.md).
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "swarmfield/protocol/agent_frame.hpp"
+#include "swarmfield/protocol/density_grid.hpp"
+#include "swarmfield/protocol/messages.hpp"
+#include "swarmfield/protocol/snapshot_codec.hpp"
+
+namespace swarmfield::client {
+
+/// An agent ready to draw: world units, heading in radians (0 = +x, y grows downward).
+struct RenderAgent {
+  std::uint32_t id = 0;
+  float x = 0.0f;
+  float y = 0.0f;
+  float heading = 0.0f;
+  std::uint8_t kind = 0;  ///< index into Welcome::kinds, as received (check before indexing)
+
+  friend bool operator==(const RenderAgent&, const RenderAgent&) = default;
+};
+
+struct SnapshotState {
+  std::uint32_t sequence = 0;  ///< per connection, from 1
+  std::uint32_t tick = 0;      ///< server tick
+  std::uint64_t echo_client_time_us = 0;  ///< the newest Input.client_time_us the server had (RTT)
+  std::uint32_t total_agents = 0;         ///< in the world, tracked or not
+  std::uint64_t rebuilds = 0;
+  std::vector<protocol::PlayerState> players;
+  /// Tracked agents, sorted by id. Agents this snapshot did not update (the server's budget
+  /// went to others) stand where the shared velocity predictor puts them at `tick`.
+  std::vector<RenderAgent> agents;
+  std::size_t updated = 0;  ///< agents whose values this snapshot carried
+  /// Untracked agents in the view, by square of 2^cell_log2 map cells (empty: none sent).
+  protocol::DensityGrid density;
+  float cell_size = 1.0f;  ///< world units per map cell (the density grid's unit)
+};
+
+/// Fills `out` from a decoded header and frame; `cell_size` is the map's (Welcome.map).
+void unpack_frame(const protocol::SnapshotHeader& header, const protocol::AgentFrame& frame, float cell_size,
+                  SnapshotState& out);
+
+/// Lower bound of the agents the density grid stands for: the sum over its squares of
+/// protocol::density_level_floor (levels are log2 buckets of the counts).
+[[nodiscard]] std::uint64_t density_agents_floor(const protocol::DensityGrid& grid) noexcept;
+
+}  // namespace swarmfield::client

@@ -1,0 +1,48 @@
+#pragma once
+// The operations HTTP endpoints (cpp-httplib, its own threads, never the tick thread):
+//   GET /healthz  200 "ok" while the tick loop ticked within OperationsState::kStallLimit,
+//                 else 503 "tick loop stalled for N s" (a liveness probe: restart me)
+//   GET /readyz   200 "ready" once listening and until draining, else 503 (a readiness probe:
+//                 send me players)
+//   GET /metrics  the last published MetricsSnapshot, Prometheus text format 0.0.4
+// Anything else is 404. Requests are small and short-lived: bodies above 1 KiB are refused,
+// reads and writes time out after 2 s, at most kThreads requests are served at once. The port
+// is meant for the cluster network (probes, Prometheus), not for players.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "swarmfield/server/operations_state.hpp"
+
+namespace httplib {
+class Server;
+}
+
+namespace swarmfield::server {
+
+class OperationsHttp {
+ public:
+  static constexpr int kThreads = 4;
+
+  explicit OperationsHttp(const OperationsState& state);
+  ~OperationsHttp();
+  OperationsHttp(const OperationsHttp&) = delete;
+  OperationsHttp& operator=(const OperationsHttp&) = delete;
+
+  /// Binds `bind`:`port` (0 = a free port) and starts serving on its own thread. False +
+  /// `error` if the address can not be bound.
+  bool start(const std::string& bind, std::uint16_t port, std::string& error);
+  /// The bound port (after start()).
+  [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
+  /// Stops serving and joins the thread (idempotent; the destructor calls it).
+  void stop();
+
+ private:
+  const OperationsState& state_;
+  std::unique_ptr<httplib::Server> server_;
+  std::thread thread_;
+  std::uint16_t port_ = 0;
+};
+
+}  // namespace swarmfield::server

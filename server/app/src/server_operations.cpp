@@ -1,0 +1,170 @@
+// Server's operations hooks: the HTTP endpoints and the metrics the tick thread publishes.
+#include <spdlog/spdlog.h>
+
+#include "swarmfield/server/agones_client.hpp"
+#include "swarmfield/server/operations_http.hpp"
+#include "swarmfield/server/replay_playback.hpp"
+#include "swarmfield/server/server.hpp"
+
+namespace swarmfield::server {
+
+bool Server::start_operations(std::string& error) {
+  std::vector<const char*> drops;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(UdpDrop::kCount); ++i) drops.push_back(to_string(static_cast<UdpDrop>(i)));
+  std::vector<std::string> kinds;
+  for (const sim::AgentKind& k : world_.swarm().kind_table()) kinds.push_back(k.name);
+  if (kinds.empty()) kinds.emplace_back("default");
+  ops_.set_labels(std::move(kinds), std::move(drops));
+  if (!config_.record_path.empty()) {
+    ReplayHeader header;
+    header.config_toml = config_to_toml(config_);
+    header.map_name = map_transfer_.info.name;
+    header.width = world_.map().width();
+    header.height = world_.map().height();
+    header.cell_size = world_.map().cell_size();
+    header.costs = world_.map().costs();
+    header.dt_s = dt_s_;
+    header.hash_interval = static_cast<std::uint32_t>(config_.record_hash_every);
+    if (!recorder_.open(config_.record_path, header, error)) return false;
+    spdlog::info("recording to {} (state hash every {} ticks)", config_.record_path, config_.record_hash_every);
+  }
+  ops_.set_ready(true);
+  if (config_.http_port >= 0) {
+    const std::string bind = config_.http_bind.empty() ? config_.bind : config_.http_bind;
+    http_ = std::make_unique<OperationsHttp>(ops_);
+    if (!http_->start(bind, static_cast<std::uint16_t>(config_.http_port), error)) return false;
+    spdlog::info("http listening port={} bind={} (/healthz /readyz /metrics)", http_->port(), bind);
+  }
+  if (config_.agones) {
+    const std::uint16_t port = agones_port(config_.agones_port);
+    ops_.mark_alive(Clock::now());  // the first Health may go out before the first tick
+    agones_ = std::make_unique<AgonesClient>(
+        port, std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.agones_health_interval_s)),
+        ops_);
+    spdlog::info("agones: SDK at 127.0.0.1:{}, health every {:g} s", port, config_.agones_health_interval_s);
+    agones_->ready();
+  }
+  return true;
+}
+
+std::uint16_t Server::announced_udp_port() const noexcept {
+  if (agones_ && agones_->public_port() != 0) return agones_->public_port();
+  if (config_.public_udp_port > 0) return static_cast<std::uint16_t>(config_.public_udp_port);
+  return udp_.port();
+}
+
+void Server::operations_player_joined() {
+  if (agones_) agones_->allocate_once();
+}
+
+void Server::publish_metrics(double tick_ms, double rebuild_ms, bool rebuilt, Clock::time_point now) {
+  MetricsSnapshot& m = metrics_;
+  m.tick_duration.observe(tick_ms / 1000.0);
+  if (rebuilt) m.rebuild_duration.observe(rebuild_ms / 1000.0);
+  const bool first = m.ticks == 0;
+  m.ticks = world_.tick();
+  m.overruns = scheduler_.overruns();
+  m.skipped_ticks = scheduler_.skipped_ticks();
+  m.field_rebuilds = world_.rebuild_count();
+  // Agents by kind: one pass over a byte per agent (~0.1 ms at 100k), so every 8th tick only.
+  if (world_.tick() % 8 == 1 || first) {
+    const auto table = world_.swarm().kind_table();
+    m.kind_count = std::clamp<std::size_t>(table.size(), 1, kMaxMetricKinds);
+    m.agents_by_kind.fill(0);
+    const auto kinds = world_.swarm().kinds();
+    if (kinds.size() == world_.swarm().size()) {
+      for (const std::uint8_t k : kinds) ++m.agents_by_kind[k < m.kind_count ? k : m.kind_count - 1];
+    } else {
+      m.agents_by_kind[0] = world_.swarm().size();
+    }
+  }
+  m.players = world_.players().size();
+  m.clients = clients_.size();
+  const TcpCounters& t = tcp_.counters();
+  const UdpCounters& u = udp_.counters();
+  m.connections_accepted = t.accepted;
+  m.tcp_bytes_sent = t.bytes_sent;
+  m.tcp_bytes_received = t.bytes_received;
+  m.tcp_frames_received = t.frames_received;
+  m.udp_bytes_sent = u.bytes_sent;
+  m.udp_bytes_received = u.bytes_received;
+  m.udp_datagrams_sent = u.sent;
+  m.udp_datagrams_received = u.received;
+  m.drop_reason_count = std::min(u.dropped.size(), m.udp_drops.size());
+  for (std::size_t i = 0; i < m.drop_reason_count; ++i) m.udp_drops[i] = u.dropped[i];
+  m.evictions = t.evicted;
+  m.bad_frames = t.bad_frames;
+  m.hello_timeouts = t.hello_timeouts;
+  m.idle_timeouts = idle_timeouts_;
+  m.frame_timeouts = t.frame_timeouts;
+  m.refused_full = t.refused_full;
+  m.refused_per_address = t.refused_per_address;
+  ops_.publish(m, now);
+}
+
+void Server::operations_draining() {
+  ops_.set_draining(true);
+  if (agones_) agones_->shutdown();
+}
+
+void Server::play(Replay replay) {
+  replay_ = std::make_unique<Replay>(std::move(replay));
+  playback_ = std::make_unique<ReplayPlayback>(*replay_);
+  spdlog::info("serving the recording of '{}': {} ticks, players may not join", replay_->header.map_name,
+               playback_->end_tick());
+}
+
+void Server::record_input(const ReplayEvent& event) {
+  if (recorder_.is_open()) recorder_.record(world_.tick(), event);
+}
+
+void Server::after_world_step() {
+  if (recorder_.is_open()) recorder_.end_tick(world_.tick(), world_.state_hash());
+  if (playback_) {
+    if (const auto stored = playback_->check_hash(world_); stored && playback_mismatches_++ == 0) {
+      spdlog::warn("recording: state hash differs at tick {} (stored {:#018x}, now {:#018x}); this build does not "
+                   "re-simulate it exactly (swarmfield-tool replay names the first tick)",
+                   world_.tick(), *stored, world_.state_hash());
+    }
+  }
+}
+
+bool Server::play_recorded_inputs() {
+  if (std::string e = playback_->apply_inputs(world_); !e.empty() && playback_mismatches_++ == 0) {
+    spdlog::warn("recording: {}", e);
+  }
+  if (playback_->at_end(world_)) {
+    stop("end of the recording");
+    return false;
+  }
+  return true;
+}
+
+bool Server::refuse_player_in_playback(TcpSession& session, const protocol::Hello& hello) {
+  if (!playback_ || hello.role != protocol::Role::kPlayer) return false;
+  tcp_.log_rate_limited("connection " + std::to_string(session.id()) + " (" + session.remote() +
+                        ") refused: a player while serving a recording");
+  tcp_.send_error_and_close(session, protocol::ErrorCode::kBadMessage,
+                            "this server plays a recording: join as a viewer, players may not join");
+  return true;
+}
+
+void Server::stop_operations() {
+  if (recorder_.is_open()) {
+    const std::uint64_t bytes = recorder_.bytes();
+    std::string error;
+    if (recorder_.finish(world_.tick(), world_.state_hash(), error)) {
+      spdlog::info("recording {} closed: {} ticks, {} bytes", config_.record_path, world_.tick(), bytes);
+    } else {
+      spdlog::error("recording {}: {}", config_.record_path, error);
+    }
+  }
+  if (agones_) {
+    agones_->shutdown();  // also when stopped without a drain
+    agones_->flush(std::chrono::milliseconds(600));
+    agones_.reset();
+  }
+  if (http_) http_->stop();
+}
+
+}  // namespace swarmfield::server

@@ -1,0 +1,46 @@
+#include "swarmfield/server/world_setup.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace swarmfield::server {
+
+static_assert(static_cast<std::size_t>(kMaxWorkerThreads) <= sim::WorkerPool::kMaxThreads,
+              "--threads would be clamped silently by the worker pool");
+
+sim::WorldParams world_params(const ServerConfig& c) {
+  sim::WorldParams p;
+  p.seed = c.seed;
+  p.max_agents = static_cast<std::uint32_t>(c.max_agents);
+  p.spawner.initial_agents = static_cast<std::uint32_t>(c.agents);
+  p.kinds = c.kinds;  // checked by the config parser; the spawner picks by weight
+  // The swarm step splits over --threads threads; the state is bit-identical to one thread.
+  p.worker_threads = static_cast<std::uint32_t>(c.threads);
+  p.player_speed = static_cast<float>(c.player_speed);
+  // resolve_field_budget() ran before the Server was made; auto (-1) left here means "off".
+  p.field_rebuild_budget = c.field_budget > 0 ? static_cast<std::size_t>(c.field_budget) : 0;
+  p.spawner.wave_size = static_cast<std::uint32_t>(c.spawn_wave);
+  p.spawner.wave_interval_ticks =
+      static_cast<std::uint32_t>(std::max(1.0, std::round(c.wave_interval_s * static_cast<double>(c.tick_hz))));
+  return p;
+}
+
+float tick_seconds(const ServerConfig& c) noexcept { return 1.0f / static_cast<float>(c.tick_hz); }
+
+void copy_simulation_settings(ServerConfig& to, const ServerConfig& from) {
+  to.map_path = from.map_path;
+  to.city_seed = from.city_seed;
+  to.city_size = from.city_size;
+  to.agents = from.agents;
+  to.max_agents = from.max_agents;
+  to.tick_hz = from.tick_hz;
+  to.snapshot_hz = std::min(to.snapshot_hz, from.tick_hz);
+  to.seed = from.seed;
+  to.spawn_wave = from.spawn_wave;
+  to.wave_interval_s = from.wave_interval_s;
+  to.field_budget = from.field_budget;
+  to.player_speed = from.player_speed;
+  to.kinds = from.kinds;
+}
+
+}  // namespace swarmfield::server

@@ -1,0 +1,253 @@
+// Operations endpoints: /healthz, /readyz, /metrics. In-process tests of the endpoint logic
+// (a stalled tick loop, draining), and the real server binary scraped over 127.0.0.1 with a
+// joined client, its /metrics parsed by prometheus_client's text parser (parse_metrics.py).
+#include <doctest/doctest.h>
+
+#include <httplib.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "loopback_support.hpp"
+#include "swarmfield/server/metrics.hpp"
+#include "swarmfield/server/operations_http.hpp"
+#include "swarmfield/server/operations_state.hpp"
+
+using namespace std::chrono_literals;
+using swarmfield::server::MetricsSnapshot;
+using swarmfield::server::OperationsHttp;
+using swarmfield::server::OperationsState;
+
+namespace {
+
+struct Parsed {
+  bool ok = false;
+  std::string error;
+  std::map<std::string, std::string> families;  // name -> type
+  std::map<std::string, double> samples;        // "name{k=v,...}" -> value
+  [[nodiscard]] double at(const std::string& key) const {
+    const auto it = samples.find(key);
+    return it == samples.end() ? -1.0 : it->second;
+  }
+};
+
+// Runs tests/server/parse_metrics.py (prometheus_client's parser) over `text`.
+Parsed parse_with_prometheus_client(const std::string& text) {
+  Parsed p;
+  char in_name[] = "/tmp/swarmfield-metrics-XXXXXX";
+  const int fd = mkstemp(in_name);
+  REQUIRE(fd >= 0);
+  close(fd);
+  std::ofstream(in_name) << text;
+  const std::string command = std::string("/usr/bin/python3 ") + SWARMFIELD_SOURCE_DIR + "/tests/server/parse_metrics.py " +
+                              in_name + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) out += buffer;
+  const int status = pclose(pipe);
+  std::remove(in_name);
+  p.ok = status == 0;
+  if (!p.ok) {
+    p.error = out;
+    return p;
+  }
+  std::istringstream lines(out);
+  std::string kind, name, rest;
+  while (lines >> kind >> name) {
+    if (kind == "family") {
+      lines >> p.families[name];
+    } else {
+      std::string labels, value;
+      lines >> labels >> value;
+      p.samples[name + labels] = std::stod(value);
+    }
+  }
+  return p;
+}
+
+// The operations port from the "http listening port=P" log line (0 if it never came).
+std::uint16_t wait_http_port(swarmfield::test::ServerProcess& server) {
+  const auto line = server.wait_for_log("http listening port=", 5s);
+  REQUIRE(line.has_value());
+  return static_cast<std::uint16_t>(swarmfield::test::summary_value(*line, "port"));
+}
+
+std::pair<int, std::string> get(std::uint16_t port, const char* path) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_connection_timeout(2, 0);
+  client.set_read_timeout(2, 0);
+  const auto res = client.Get(path);
+  if (!res) return {-1, ""};
+  return {res->status, res->body};
+}
+
+}  // namespace
+
+TEST_CASE("metrics: the text format parses with prometheus_client, histograms cumulative, labels escaped") {
+  MetricsSnapshot m;
+  m.ticks = 90;
+  m.tick_duration.observe(0.0004);
+  m.tick_duration.observe(0.004);
+  m.tick_duration.observe(2.0);  // above the last bound: +Inf only
+  m.kind_count = 2;
+  m.agents_by_kind = {7, 3};
+  m.drop_reason_count = 1;
+  m.udp_drops[0] = 5;
+  const std::string kinds[] = {"runner", "we\"ird\\kind"};
+  const char* drops[] = {"malformed"};
+  const auto parsed = parse_with_prometheus_client(swarmfield::server::render_metrics(m, {kinds, drops}));
+  REQUIRE_MESSAGE(parsed.ok, parsed.error);
+  CHECK(parsed.families.at("swarmfield_tick_duration_seconds") == "histogram");
+  CHECK(parsed.families.at("swarmfield_ticks") == "counter");
+  CHECK(parsed.at("swarmfield_ticks_total{}") == 90);
+  CHECK(parsed.at("swarmfield_tick_duration_seconds_bucket{le=0.0005}") == 1);
+  CHECK(parsed.at("swarmfield_tick_duration_seconds_bucket{le=0.005}") == 2);
+  CHECK(parsed.at("swarmfield_tick_duration_seconds_bucket{le=1}") == 2);
+  CHECK(parsed.at("swarmfield_tick_duration_seconds_bucket{le=+Inf}") == 3);
+  CHECK(parsed.at("swarmfield_tick_duration_seconds_count{}") == 3);
+  CHECK(parsed.at("swarmfield_tick_duration_seconds_sum{}") == doctest::Approx(2.0044));
+  CHECK(parsed.at("swarmfield_agents{kind=runner}") == 7);
+  CHECK(parsed.at("swarmfield_agents{kind=we\"ird\\kind}") == 3);
+  CHECK(parsed.at("swarmfield_udp_dropped_total{reason=malformed}") == 5);
+}
+
+TEST_CASE("operations http: /healthz fails once the tick loop stalls > 1 s; /readyz follows ready and draining") {
+  OperationsState state;
+  OperationsHttp http(state);
+  std::string error;
+  REQUIRE_MESSAGE(http.start("127.0.0.1", 0, error), error);
+  CHECK(get(http.port(), "/healthz").first == 503);  // never ticked
+  state.publish(MetricsSnapshot{}, OperationsState::Clock::now());
+  CHECK(get(http.port(), "/healthz") == std::pair<int, std::string>{200, "ok\n"});
+  state.publish(MetricsSnapshot{}, OperationsState::Clock::now() - 1500ms);  // last tick 1.5 s ago
+  const auto stalled = get(http.port(), "/healthz");
+  CHECK(stalled.first == 503);
+  CHECK(stalled.second.find("stalled for 1.5 s") != std::string::npos);
+  CHECK(get(http.port(), "/readyz").first == 503);
+  state.set_ready(true);
+  CHECK(get(http.port(), "/readyz") == std::pair<int, std::string>{200, "ready\n"});
+  state.set_draining(true);
+  CHECK(get(http.port(), "/readyz") == std::pair<int, std::string>{503, "draining\n"});
+  CHECK(get(http.port(), "/nothing").first == 404);
+  http.stop();
+  CHECK(get(http.port(), "/healthz").first == -1);  // closed
+}
+
+TEST_CASE("operations http: a port in use is an error naming it") {
+  OperationsState state;
+  OperationsHttp first(state), second(state);
+  std::string error;
+  REQUIRE(first.start("127.0.0.1", 0, error));
+  CHECK_FALSE(second.start("127.0.0.1", first.port(), error));
+  CHECK(error.find(std::to_string(first.port())) != std::string::npos);
+}
+
+TEST_CASE("operations: the server's /metrics, /healthz and /readyz with a joined player, parsed by prometheus_client") {
+  using namespace swarmfield;
+  test::ServerProcess server(test::small_city({"--agents", "300", "--http-port", "0", "--http-bind", "127.0.0.1"}));
+  const auto ports = test::wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  const std::uint16_t http_port = wait_http_port(server);
+  test::RawClient client;
+  REQUIRE(test::join(client, ports->tcp, protocol::Role::kPlayer).has_value());
+  REQUIRE(client.udp_open());
+  REQUIRE(client.udp_confirm(ports->udp, 5s));
+  std::this_thread::sleep_for(500ms);  // some ticks and snapshots
+
+  CHECK(get(http_port, "/healthz") == std::pair<int, std::string>{200, "ok\n"});
+  CHECK(get(http_port, "/readyz") == std::pair<int, std::string>{200, "ready\n"});
+  const auto [status, body] = get(http_port, "/metrics");
+  REQUIRE(status == 200);
+  const auto parsed = parse_with_prometheus_client(body);
+  REQUIRE_MESSAGE(parsed.ok, parsed.error << body);
+  for (const char* family : {"swarmfield_ticks", "swarmfield_tick_overruns", "swarmfield_field_rebuilds",
+                             "swarmfield_sent_bytes", "swarmfield_received_bytes", "swarmfield_datagrams_sent",
+                             "swarmfield_datagrams_received", "swarmfield_udp_dropped", "swarmfield_evictions"}) {
+    CHECK_MESSAGE(parsed.families.count(family) == 1, family);
+    CHECK(parsed.families.at(family) == "counter");
+  }
+  CHECK(parsed.families.at("swarmfield_tick_duration_seconds") == "histogram");
+  CHECK(parsed.families.at("swarmfield_field_rebuild_duration_seconds") == "histogram");
+  const double ticks = parsed.at("swarmfield_ticks_total{}");
+  CHECK(ticks >= 10);
+  CHECK(parsed.at("swarmfield_tick_duration_seconds_count{}") == ticks);  // one observation per tick
+  CHECK(parsed.at("swarmfield_field_rebuilds_total{}") >= 1);
+  CHECK(parsed.at("swarmfield_field_rebuild_duration_seconds_count{}") >= 1);
+  // Agents by kind (the default set: runner, walker, brute spawned 3 : 6 : 1).
+  const double runners = parsed.at("swarmfield_agents{kind=runner}");
+  const double walkers = parsed.at("swarmfield_agents{kind=walker}");
+  const double brutes = parsed.at("swarmfield_agents{kind=brute}");
+  CHECK(runners + walkers + brutes == 300);
+  CHECK(walkers > runners);
+  CHECK(runners > brutes);
+  CHECK(brutes > 0);
+  CHECK(parsed.at("swarmfield_players{}") == 1);
+  CHECK(parsed.at("swarmfield_clients{}") == 1);
+  CHECK(parsed.at("swarmfield_connections_accepted_total{}") == 1);
+  CHECK(parsed.at("swarmfield_received_bytes_total{transport=tcp}") > 0);  // the Hello frame
+  CHECK(parsed.at("swarmfield_sent_bytes_total{transport=tcp}") > 0);      // Welcome + map
+  CHECK(parsed.at("swarmfield_datagrams_received_total{}") >= 2);          // connect request + response
+  CHECK(parsed.at("swarmfield_received_bytes_total{transport=udp}") >= 1200);
+  CHECK(parsed.at("swarmfield_datagrams_sent_total{}") >= 1);
+  CHECK(parsed.at("swarmfield_sent_bytes_total{transport=udp}") > 0);
+  CHECK(parsed.at("swarmfield_udp_dropped_total{reason=malformed}") == 0);
+  CHECK(parsed.at("swarmfield_draining{}") == 0);
+
+  // Garbage datagrams show up as drops by reason.
+  for (int i = 0; i < 5; ++i) {
+    const std::uint8_t junk[3] = {1, 2, 3};
+    client.udp_send(ports->udp, junk);
+  }
+  std::this_thread::sleep_for(300ms);
+  const auto after = parse_with_prometheus_client(get(http_port, "/metrics").second);
+  REQUIRE(after.ok);
+  CHECK(after.at("swarmfield_udp_dropped_total{reason=malformed}") == 5);
+  CHECK(after.at("swarmfield_ticks_total{}") > ticks);
+
+  server.signal(SIGTERM);
+  CHECK(server.wait_exit(3s) == 0);
+}
+
+TEST_CASE("drain: SIGTERM stops accepting, says why, /readyz turns 503; a second signal exits at once") {
+  using namespace swarmfield;
+  // A 512 city: its map transfer (Welcome + chunks) is larger than what a client that never
+  // reads can take in its small receive buffer, so the drain waits for that client's queue
+  // (up to 1 s) and can be watched.
+  test::ServerProcess server(
+      {"--port", "0", "--bind", "127.0.0.1", "--city-size", "512", "--agents", "100", "--http-port", "0"});
+  const auto ports = test::wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  const std::uint16_t http_port = wait_http_port(server);
+  test::RawClient player;
+  REQUIRE(test::join(player, ports->tcp, protocol::Role::kPlayer).has_value());
+  test::RawClient stuck;  // says Hello, then never reads
+  REQUIRE(stuck.connect(ports->tcp, 2048));
+  REQUIRE(stuck.send(test::hello(protocol::Role::kViewer)));
+  REQUIRE(server.wait_for_log("joined as viewer", 5s).has_value());
+  CHECK(get(http_port, "/readyz").first == 200);
+
+  server.signal(SIGTERM);
+  const auto bye = player.read_until<protocol::Bye>(2s);
+  REQUIRE(bye.has_value());
+  CHECK(bye->reason == "server shutting down (SIGTERM)");
+  // Draining: not ready, still alive, new clients get nowhere.
+  const auto ready = get(http_port, "/readyz");
+  CHECK(ready == std::pair<int, std::string>{503, "draining\n"});
+  test::RawClient late;
+  if (late.connect(ports->tcp)) {
+    late.send(test::hello(protocol::Role::kPlayer));
+    CHECK_FALSE(late.read_until<protocol::Welcome>(300ms).has_value());
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  server.signal(SIGTERM);  // the second: no more waiting for the stuck client
+  const auto code = server.wait_exit(3s);
+  REQUIRE(code.has_value());
+  CHECK(*code == 0);
+  CHECK(std::chrono::steady_clock::now() - t0 < 300ms);
+  CHECK(server.err().find("second stop request") != std::string::npos);
+  CHECK(server.out().rfind("ticks=", 0) == 0);  // the summary line still printed
+}
