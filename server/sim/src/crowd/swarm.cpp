@@ -196,8 +196,12 @@ void Swarm::configure_hashes(const GridMap& map) {
   float max_obstacle_radius = 0.0f;
   for (const Obstacle& o : obstacles_) max_obstacle_radius = std::max(max_obstacle_radius, o.radius);
   // An obstacle acts within separation_radius of its surface, so a hash cell of
-  // R + largest radius keeps every obstacle that can act inside the 3x3 query block.
-  obstacle_hash_.configure(env_world_width_, env_world_height_, hash_cell_ + max_obstacle_radius);
+  // R + largest radius keeps every obstacle that can act inside the 3x3 query block. With no
+  // obstacles, a one-cell grid (positions clamp into it; queries find nothing) instead of a
+  // grid over the whole map (~40 MiB at 4096 x 4096).
+  const bool none = obstacles_.empty();
+  obstacle_hash_.configure(none ? 0.0f : env_world_width_, none ? 0.0f : env_world_height_,
+                           hash_cell_ + max_obstacle_radius);
   obstacle_hash_.rebuild(obstacle_xs_, obstacle_ys_);
 }
 

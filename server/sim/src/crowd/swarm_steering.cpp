@@ -99,7 +99,9 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
   const std::uint8_t* const open = t.open;
   const float* const sxs = t.sxs;
   const float* const sys = t.sys;
-  const std::uint32_t* const field_values = integration != nullptr ? integration->values().data() : nullptr;
+  // The integration's values live in its padded search words (one-cell border).
+  const std::uint32_t* const field_words =
+      integration != nullptr && !integration->search_words().empty() ? integration->search_words().data() : nullptr;
   const std::uint8_t* const flow_dirs = flow.directions().data();
   const std::uint8_t* const map_costs = map.costs().data();
   // With one kind, every agent is of it: its constants from a local copy (this pass stores
@@ -146,7 +148,10 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
           __builtin_prefetch(flow_dirs + at);
           __builtin_prefetch(flow_dirs + at + static_cast<std::size_t>(map_w));
         }
-        if (field_values != nullptr) __builtin_prefetch(field_values + at);
+        if (field_words != nullptr) {
+          __builtin_prefetch(field_words + (static_cast<std::size_t>(fy) + 1) * (static_cast<std::size_t>(map_w) + 2) +
+                             static_cast<std::size_t>(fx) + 1);
+        }
         if (aa_waypoints != nullptr && fy >= 1 && fx >= 1 && class1.in_region(fx, fy)) {
           // The any-angle samples round the agent: lattice rows fy - 1 and fy (class 1), read
           // only in the any-angle region (most agents of a big map are beyond it).
