@@ -463,6 +463,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
 
   xs_.swap(next_xs_);
   ys_.swap(next_ys_);
+  resting_.swap(perm_resting_);  // the gather wrote this tick's rest flags there
 }
 
 }  // namespace swarmfield::sim

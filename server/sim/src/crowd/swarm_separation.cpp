@@ -64,6 +64,7 @@ struct GatherInput {
   const float* npx;
   const float* npy;
   const std::uint8_t* nkind;
+  const std::uint8_t* nrest;  // 1 = at rest last tick
   float inv_r, cd, pd, yf;
 };
 
@@ -109,17 +110,26 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   const float d = std::sqrt(d2);
   const float inv_d = 1.0f / d;
   const float w = (1.0f - d * inv_r) * inv_d;  // kernel weight; inv_d normalizes (dx, dy)
-  s.sx += dx * w;
-  s.sy += dy * w;
   if (d < cd) {
     const float c = (cd - d) * 0.5f * inv_d;
     s.kx += dx * c;
     s.ky += dy * c;
   }
-  if (!a.moving) return;
+  if (!a.moving) {
+    s.sx += dx * w;
+    s.sy += dy * w;
+    return;
+  }
   // Unit vector toward m, and how fast moving along the path closes in on it.
   const float ux = -dx * inv_d, uy = -dy * inv_d;
   const float approach = a.skx * ux + a.sky * uy;
+  // A neighbour ahead at rest over which we have right of way: its kernel does not push us
+  // back (it yields by contact only; else two agents pin each other on a door's posts).
+  const bool prior = a.prio < in.nprio[m] || (a.prio == in.nprio[m] && a.id < in.nid[m]);
+  if (!(approach > 0.0f && prior && in.nrest[m] != 0)) {
+    s.sx += dx * w;
+    s.sy += dy * w;
+  }
   if (approach <= 0.0f) return;  // m is beside or behind
   // Already pressed into m by more than press_overlap: a jammed crowd (a packed spawn, a mob at
   // a door) only clears if its members push on; the contact term keeps it bounded.
@@ -227,9 +237,29 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
     const __m128 w = _mm_mul_ps(_mm_sub_ps(one, _mm_mul_ps(d, inv_r)), inv_d);
     const __m128 touching = _mm_and_ps(normal, _mm_cmplt_ps(d, cd));
     const __m128 c = _mm_mul_ps(_mm_mul_ps(_mm_sub_ps(cd, d), _mm_set1_ps(0.5f)), inv_d);
+    __m128 kernel_on = normal;
+    const __m128 sign = _mm_set1_ps(-0.0f);  // xor with it: the unary minus
+    const __m128 ux = _mm_mul_ps(_mm_xor_ps(dx, sign), inv_d);
+    const __m128 uy = _mm_mul_ps(_mm_xor_ps(dy, sign), inv_d);
+    const __m128 approach = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.skx), ux), _mm_mul_ps(_mm_set1_ps(a.sky), uy));
+    // Right of way over m by priority (nearer the goal, then the lower id).
+    auto ours = [&](std::uint32_t m) noexcept {
+      return static_cast<std::uint32_t>((a.prio < in.nprio[m]) | ((a.prio == in.nprio[m]) & (a.id < in.nid[m])));
+    };
+    const std::uint32_t way_bits = ours(m0) | (ours(m1) << 1) | (ours(m2) << 2) | (ours(m3) << 3);
+    if (a.moving) {
+      // No kernel from a neighbour ahead at rest over which we have right of way (gather_one).
+      const std::uint32_t rest_bits = static_cast<std::uint32_t>(in.nrest[m0] != 0) |
+                                      (static_cast<std::uint32_t>(in.nrest[m1] != 0) << 1) |
+                                      (static_cast<std::uint32_t>(in.nrest[m2] != 0) << 2) |
+                                      (static_cast<std::uint32_t>(in.nrest[m3] != 0) << 3);
+      if ((rest_bits & way_bits) != 0) {
+        kernel_on = _mm_andnot_ps(_mm_and_ps(_mm_cmpgt_ps(approach, zero), lane_mask(rest_bits & way_bits)), normal);
+      }
+    }
     alignas(16) float tx[4], ty[4], cx[4], cy[4];
-    _mm_store_ps(tx, _mm_and_ps(normal, _mm_mul_ps(dx, w)));
-    _mm_store_ps(ty, _mm_and_ps(normal, _mm_mul_ps(dy, w)));
+    _mm_store_ps(tx, _mm_and_ps(kernel_on, _mm_mul_ps(dx, w)));
+    _mm_store_ps(ty, _mm_and_ps(kernel_on, _mm_mul_ps(dy, w)));
     _mm_store_ps(cx, _mm_and_ps(touching, _mm_mul_ps(dx, c)));
     _mm_store_ps(cy, _mm_and_ps(touching, _mm_mul_ps(dy, c)));
     for (std::uint32_t j = 0; j < 4; ++j) {
@@ -239,21 +269,13 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
       s.ky += cy[j];
     }
     if (!a.moving) continue;
-    const __m128 sign = _mm_set1_ps(-0.0f);  // xor with it: the unary minus
-    const __m128 ux = _mm_mul_ps(_mm_xor_ps(dx, sign), inv_d);
-    const __m128 uy = _mm_mul_ps(_mm_xor_ps(dy, sign), inv_d);
-    const __m128 approach = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.skx), ux), _mm_mul_ps(_mm_set1_ps(a.sky), uy));
     // Goes on past "approach <= 0" and "d < pd" (NaN goes on, as in gather_one).
     const __m128 ahead_of_us = _mm_and_ps(_mm_cmpnle_ps(approach, zero), _mm_cmpnlt_ps(d, pd));
     const __m128 npx = _mm_setr_ps(in.npx[m0], in.npx[m1], in.npx[m2], in.npx[m3]);
     const __m128 npy = _mm_setr_ps(in.npy[m0], in.npy[m1], in.npy[m2], in.npy[m3]);
     const __m128 m_approach = _mm_xor_ps(_mm_add_ps(_mm_mul_ps(npx, ux), _mm_mul_ps(npy, uy)), sign);
     const __m128 converging = _mm_cmpgt_ps(m_approach, zero);
-    // Right of way over m (ours: ignore m when converging).
-    auto ours = [&](std::uint32_t m) noexcept {
-      return static_cast<std::uint32_t>((a.prio < in.nprio[m]) | ((a.prio == in.nprio[m]) & (a.id < in.nid[m])));
-    };
-    const std::uint32_t way_bits = ours(m0) | (ours(m1) << 1) | (ours(m2) << 2) | (ours(m3) << 3);
+    // Right of way over m: ignore m when converging.
     const __m128 yields = _mm_andnot_ps(_mm_and_ps(converging, lane_mask(way_bits)), _mm_and_ps(normal, ahead_of_us));
     const __m128 first = select4(yields, _mm_mul_ps(yf, free_path4(d, approach, cd)), inf);
     // Yielding to a converging m: also keep clear of where it is heading.
@@ -319,7 +341,11 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
   const float map_wf = t.map_wf, map_hf = t.map_hf, cs = t.cs, inv_cs = t.inv_cs;
   const std::int32_t map_w = t.map_w, map_h = t.map_h;
   const GridMap& map = t.map;
-  const GatherInput in{nx, ny, nid, nprio, npx, npy, nkind, only.inv_r, only.cd, only.pd, yf};
+  // Rest flags: last tick's (slot order) are read for the neighbours; this tick's go to the
+  // spare buffer, swapped in at the end of the step.
+  const std::uint8_t* const nrest = resting_.data();
+  std::uint8_t* const rest_out = perm_resting_.data();
+  const GatherInput in{nx, ny, nid, nprio, npx, npy, nkind, nrest, only.inv_r, only.cd, only.pd, yf};
   // Slots of the current agent's neighbours within R, a batch at a time (room for one more
   // group of four past the batch).
   constexpr std::uint32_t kHitBatch = 64;
@@ -411,10 +437,10 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     // rests too. Agents following a route keep flowing (queues: crowd scenario C4).
     bool resting = false;
     if (yield && goal_room_[k] < std::numeric_limits<float>::infinity()) {
-      const bool was_resting = resting_[k] != 0;
+      const bool was_resting = nrest[k] != 0;
       resting = !moving || allow < (was_resting ? wake_above : rest_below) * max_step;
     }
-    resting_[k] = resting ? 1 : 0;
+    rest_out[k] = resting ? 1 : 0;
     allow_[k] = resting ? 0.0f : (moving ? allow / path_len : max_step);
     Vec2 corr{};
     std::uint8_t burst = 0;
