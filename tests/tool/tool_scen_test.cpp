@@ -110,6 +110,12 @@ TEST_CASE("tool field: city picture, and clear errors for bad goals and paths") 
   const Run unwritable = run_tool("field --city-seed 1 --size 64 --png /nonexistent/dir/x.png");
   CHECK(unwritable.status == 2);
   CHECK(unwritable.out.find("cannot create file") != std::string::npos);
+  // --scale 64 on a 4096 city asked for a 262144 px square picture: std::bad_alloc, abort (134).
+  const Run huge = run_tool("field --city-seed 1 --size 4096 --repeat 1 --scale 64 --png " + (dir / "huge.png").string());
+  CHECK(huge.status == 2);
+  CHECK(huge.out.find("--scale 64: the picture would be 262144 px a side (at most 8192); use --scale 2 or less") !=
+        std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "huge.png"));
   const Run bad_map = run_tool("field " + kScen);
   CHECK(bad_map.status == 2);
   CHECK(bad_map.out.find(kScen + ":2: row 1 has") != std::string::npos);
