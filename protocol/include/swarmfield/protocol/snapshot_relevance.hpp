@@ -142,7 +142,7 @@ class SnapshotSelector {
   ViewRelevance relevance_;               // for the first select() form
   std::vector<std::uint16_t> priority_;   // per candidate
   std::vector<std::uint8_t> is_new_;      // per candidate: not in the baseline
-  std::vector<double> bin_bits_;
+  std::vector<std::uint32_t> bin_new_, bin_known_;  // candidates per priority bin
   std::vector<std::uint32_t> counts_;     // density grid counts
   struct Waiting {
     std::uint32_t id;
