@@ -43,6 +43,14 @@ void SnapshotHistory::record(std::uint32_t sequence, std::uint32_t tick, std::si
   head_ += size;
 }
 
+void SnapshotHistory::grow_for(std::size_t max_agents) {
+  if (max_agents == 0 || max_agents > capacity_ || pool_.size() == capacity_) return;
+  std::size_t at = static_cast<std::size_t>(head_ % capacity_);
+  if (at + max_agents > capacity_) at = 0;
+  // The same doubling as store(), so the pool still follows what the client is sent.
+  if (pool_.size() < at + max_agents) pool_.resize(std::min(capacity_, std::max(at + max_agents, 2 * pool_.size())));
+}
+
 std::span<AgentState> SnapshotHistory::reserve(std::size_t max_agents, const AgentFrameView& keep) noexcept {
   if (max_agents == 0 || max_agents > capacity_) return {};
   // Where store() would put a frame of max_agents (contiguous, skipping the pool's tail).

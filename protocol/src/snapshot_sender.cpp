@@ -40,6 +40,8 @@ AgentFrameView SnapshotSender::next_baseline() const noexcept {
 bool SnapshotSender::encode(SnapshotHeader& header, const AgentCandidates& candidates, const DensityGrid& grid,
                             std::vector<std::uint8_t>& payload) {
   if (next_sequence_ > 1 && header.tick <= last_tick_) return false;
+  // Room in the history for the frame before the baseline is looked up there (growing moves it).
+  history_.grow_for(next_baseline().size() + candidates.size());
   const AgentFrameView baseline = next_baseline();
   header.sequence = next_sequence_;
   header.baseline_distance = baseline.sequence == 0 ? 0 : next_sequence_ - baseline.sequence;

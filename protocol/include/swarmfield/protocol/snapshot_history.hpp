@@ -32,6 +32,9 @@ class SnapshotHistory {
   /// until the next store() (the pool may grow). Returns false (nothing stored)
   /// if the frame has more agents than the pool.
   bool store(const AgentFrame& frame);
+  /// Grows the pool (up to its capacity) so that reserve(max_agents, ...) need not refuse for
+  /// want of a grown pool. Moves the pool: views from find() are invalid afterwards.
+  void grow_for(std::size_t max_agents);
   /// Room for a frame of at most `max_agents` agents at the pool's head, to encode into
   /// (SnapshotEncoder::encode with a span) and then commit() without a copy. Empty when the
   /// pool would have to grow first (views would move), when `max_agents` exceeds the pool, or
