@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
   register_astar_benchmarks(options);
   register_swarm_benchmarks(options);
   register_snapshot_benchmarks(options);
+  register_hier_benchmarks(options);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

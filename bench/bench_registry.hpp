@@ -16,5 +16,8 @@ void register_astar_benchmarks(const BenchOptions& options);
 void register_swarm_benchmarks(const BenchOptions& options);
 /// Figure 5: snapshot bytes per agent and encode time on real swarm motion (snapshot_bench.cpp).
 void register_snapshot_benchmarks(const BenchOptions& options);
+/// Figure 6: hierarchical fields vs map size: goal change on the portal graph vs a whole-map
+/// rebuild, and the graph's path quality (hier_bench.cpp).
+void register_hier_benchmarks(const BenchOptions& options);
 
 }  // namespace swarmfield::bench

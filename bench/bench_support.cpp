@@ -89,7 +89,7 @@ std::vector<sim::CellCoord> benchmark_goals(const sim::GridMap& map, int count) 
 std::vector<sim::CellCoord> random_reachable_cells(const sim::IntegrationField& field, std::size_t count,
                                                    std::uint64_t seed) {
   std::vector<std::uint32_t> candidates;
-  const std::vector<std::uint32_t>& values = field.values();
+  const std::vector<std::uint32_t> values = field.values();
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (values[i] != sim::kUnreachable) candidates.push_back(static_cast<std::uint32_t>(i));
   }
@@ -107,7 +107,7 @@ std::vector<sim::CellCoord> random_reachable_cells(const sim::IntegrationField& 
 }
 
 std::vector<sim::CellCoord> nearest_reachable_cells(const sim::IntegrationField& field, std::size_t count) {
-  const std::vector<std::uint32_t>& values = field.values();
+  const std::vector<std::uint32_t> values = field.values();
   std::vector<std::uint32_t> order;
   for (std::size_t i = 0; i < values.size(); ++i) {
     if (values[i] != sim::kUnreachable) order.push_back(static_cast<std::uint32_t>(i));

@@ -63,10 +63,11 @@ Agreement check_agreement(const sim::GridMap& map, const std::vector<sim::CellCo
   }
   // Distances on sampled cells (and the farthest one, where float error accumulates most).
   std::vector<sim::CellCoord> sample = random_reachable_cells(ours, 2000, 7);
-  const auto far = std::max_element(ours.values().begin(), ours.values().end(), [](std::uint32_t p, std::uint32_t q) {
+  const std::vector<std::uint32_t> values = ours.values();
+  const auto far = std::max_element(values.begin(), values.end(), [](std::uint32_t p, std::uint32_t q) {
     return (p == sim::kUnreachable ? 0u : p) < (q == sim::kUnreachable ? 0u : q);
   });
-  const auto fi = static_cast<std::int32_t>(far - ours.values().begin());
+  const auto fi = static_cast<std::int32_t>(far - values.begin());
   sample.push_back({fi % map.width(), fi / map.width()});
   for (const sim::CellCoord c : sample) {
     const double mine = ours.cost_to_goal(c.x, c.y);
@@ -146,6 +147,25 @@ void register_case(const FieldCase& c) {
         benchmark::DoNotOptimize(flow.directions().data());
         benchmark::ClobberMemory();
       }
+      st.counters["swept"] = integration.last_build_swept() ? 1.0 : 0.0;
+      st.counters["sweeps"] = static_cast<double>(integration.sweep_count());
+    });
+  })->Unit(benchmark::kMillisecond);
+
+  // The same with the integration searched by the Dijkstra wavefront alone (the method before
+  // the sweeps; IntegrationField::Method::kWavefront): the same-run comparison for the sweeps.
+  benchmark::RegisterBenchmark(("field/rebuild/wavefront" + suffix).c_str(), [c](benchmark::State& state) {
+    run_case(state, c, [](benchmark::State& st, const FieldSetup& s) {
+      sim::IntegrationField integration;
+      integration.set_method(sim::IntegrationField::Method::kWavefront);
+      sim::FlowField flow;
+      integration.build(*s.map, s.goals);
+      for (auto _ : st) {
+        integration.build(*s.map, s.goals);
+        flow.build_rows(integration, 0, integration.height());
+        benchmark::DoNotOptimize(flow.directions().data());
+        benchmark::ClobberMemory();
+      }
     });
   })->Unit(benchmark::kMillisecond);
 
@@ -172,7 +192,7 @@ void register_case(const FieldCase& c) {
       integration.build(*s.map, s.goals);
       for (auto _ : st) {
         integration.build(*s.map, s.goals);
-        benchmark::DoNotOptimize(integration.values().data());
+        benchmark::DoNotOptimize(integration.search_words().data());
         benchmark::ClobberMemory();
       }
     });

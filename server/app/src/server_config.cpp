@@ -204,7 +204,7 @@ const std::vector<Setting>& settings() {
   static const std::vector<Setting> table = {
       {"map", &C::map_path, "PATH", "MovingAI .map file to load (instead of the procedural city)"},
       {"city-seed", &C::city_seed, "N", "Seed of the procedural city (used when no --map)"},
-      {"city-size", &C::city_size, "CELLS", "Side of the procedural city, cells (32..4096)"},
+      {"city-size", &C::city_size, "CELLS", "Side of the procedural city, cells (32..8192)"},
       {"agents", &C::agents, "N", "Agents spawned on the first tick"},
       {"max-agents", &C::max_agents, "N", "Swarm capacity; waves stop there"},
       {"tick-hz", &C::tick_hz, "HZ", "Simulation ticks per second (1..240)"},
@@ -560,7 +560,7 @@ std::string validate_config(const ServerConfig& c) {
     return ss.str();
   };
   std::string e;
-  if (!(e = range("--city-size", c.city_size, 32, 4096)).empty()) return e;
+  if (!(e = range("--city-size", c.city_size, 32, 8192)).empty()) return e;
   if (!(e = range("--max-agents", c.max_agents, 0, 2000000)).empty()) return e;
   if (!(e = range("--agents", c.agents, 0, c.max_agents)).empty()) return e + " (raise --max-agents)";
   if (!(e = range("--tick-hz", c.tick_hz, 1, 240)).empty()) return e;

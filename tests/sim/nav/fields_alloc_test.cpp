@@ -41,9 +41,10 @@ TEST_CASE("IntegrationField and FlowField builds allocate nothing once warm") {
   FlowField flow;
   FlowField rows;
   CellCoord goals[2] = {goal_at(m, 0), goal_at(m, 1)};
-  in.build(m, goals);  // warm up
+  in.build(m, goals);  // warm up (sweeps, and the wavefront build_until() uses)
   flow.build(m, in);
   rows.build_rows(in, 0, m.height());
+  in.build_until(m, goals, goal_at(m, 99));
 
   const std::size_t before = g_allocations.load();
   for (int k = 0; k < 20; ++k) {
@@ -89,6 +90,7 @@ TEST_CASE("the queue pool grows only when a build needs more than ever before") 
   for (std::int32_t y = 0; y < 512; y += 2)
     for (std::int32_t x = 0; x < 512; x += 2) goals.push_back({x, y});
   IntegrationField in;
+  in.set_method(IntegrationField::Method::kWavefront);  // the queue is the wavefront's
   in.reserve(512, 512);
   const std::size_t before_first = g_allocations.load();
   in.build(m, goals);

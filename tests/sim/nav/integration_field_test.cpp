@@ -27,6 +27,46 @@ IntegrationField build(const GridMap& m, std::vector<CellCoord> goals) {
   f.build(m, goals);
   return f;
 }
+
+/// The ways a whole build can search (see IntegrationField::Method): each exactness test runs
+/// them all. "1 pair" stops the sweeps after one pair, leaving the rest to the check and its
+/// Dijkstra pass.
+struct Variant {
+  const char* name;
+  IntegrationField::Method method;
+  std::uint32_t pair_limit;
+};
+constexpr std::uint32_t kLimit = IntegrationField::kDefaultSweepPairLimit;
+const Variant kVariants[] = {
+    {"auto", IntegrationField::Method::kAuto, kLimit},
+    {"wavefront", IntegrationField::Method::kWavefront, kLimit},
+    {"sweeps", IntegrationField::Method::kSweeps, kLimit},
+    {"sweeps scalar", IntegrationField::Method::kSweepsScalar, kLimit},
+    {"sweeps, 1 pair + check", IntegrationField::Method::kSweeps, 1},
+    {"sweeps scalar, 1 pair + check", IntegrationField::Method::kSweepsScalar, 1},
+};
+
+IntegrationField build(const GridMap& m, std::span<const CellCoord> goals, const Variant& v) {
+  IntegrationField f;
+  f.set_method(v.method);
+  f.set_sweep_pair_limit(v.pair_limit);
+  f.build(m, goals);
+  return f;
+}
+
+std::size_t finite_count(const std::vector<std::uint32_t>& values) {
+  return static_cast<std::size_t>(std::count_if(values.begin(), values.end(), [](std::uint32_t v) { return v != kUnreachable; }));
+}
+
+/// Every variant's values and reachable count against `ref` (a textbook Dijkstra's values).
+void check_all_variants(const GridMap& m, std::span<const CellCoord> goals, const std::vector<std::uint32_t>& ref) {
+  for (const Variant& v : kVariants) {
+    CAPTURE(v.name);
+    const IntegrationField f = build(m, goals, v);
+    CHECK(f.values() == ref);
+    CHECK(f.reachable_count() == finite_count(ref));
+  }
+}
 constexpr std::uint32_t O = kOrthogonalStep;
 constexpr std::uint32_t D = kDiagonalStep;
 }  // namespace
@@ -139,7 +179,8 @@ G..
   CHECK(mixed.values() == only.values());
   const IntegrationField none = build(m, {{1, 1}, {7, 7}});
   CHECK(none.reachable_count() == 0);
-  CHECK(std::all_of(none.values().begin(), none.values().end(), [](std::uint32_t v) { return v == kUnreachable; }));
+  const std::vector<std::uint32_t> none_values = none.values();
+  CHECK(std::all_of(none_values.begin(), none_values.end(), [](std::uint32_t v) { return v == kUnreachable; }));
   const IntegrationField empty_goals = build(m, {});
   CHECK(empty_goals.reachable_count() == 0);
 }
@@ -162,12 +203,7 @@ TEST_CASE("integration: agrees with a textbook Dijkstra on random maps") {
     std::vector<CellCoord> goals;
     const int count = 1 + static_cast<int>(seed % 3);
     for (int i = 0; i < count; ++i) goals.push_back({rng.below(w), rng.below(h)});
-    IntegrationField f;
-    f.build(m, goals);
-    const std::vector<std::uint32_t> ref = test::reference_field(m, goals);
-    CHECK(f.values() == ref);
-    CHECK(f.reachable_count() ==
-          static_cast<std::size_t>(std::count_if(ref.begin(), ref.end(), [](std::uint32_t v) { return v != kUnreachable; })));
+    check_all_variants(m, goals, test::reference_field(m, goals));
   }
 }
 
@@ -230,8 +266,9 @@ TEST_CASE("integration: build_until gives the exact value at the target and belo
       CHECK(part.reachable_count() <= full.reachable_count());
       // Every stored value not above the target's is final.
       if (full.reachable(t.x, t.y)) {
-        for (std::size_t k = 0; k < part.values().size(); ++k)
-          if (part.values()[k] <= part.raw(t.x, t.y)) CHECK(part.values()[k] == full.values()[k]);
+        const std::vector<std::uint32_t> part_values = part.values(), full_values = full.values();
+        for (std::size_t k = 0; k < part_values.size(); ++k)
+          if (part_values[k] <= part.raw(t.x, t.y)) CHECK(part_values[k] == full_values[k]);
       } else {
         CHECK(part.values() == full.values());  // full search when the target is unreachable
       }
@@ -250,7 +287,7 @@ namespace {
 /// less than one row).
 std::size_t sliced_build(IntegrationField& f, const GridMap& m, std::span<const CellCoord> goals, std::size_t budget) {
   f.begin(m, goals);
-  const std::uint64_t row_units = linear_work_units(static_cast<std::uint64_t>(m.width()));
+  const std::uint64_t row_units = IntegrationField::max_overshoot(m.width());
   std::size_t calls = 0;
   bool done = false;
   while (!done) {
@@ -259,7 +296,7 @@ std::size_t sliced_build(IntegrationField& f, const GridMap& m, std::span<const 
     done = f.advance(budget);
     ++calls;
     const std::uint64_t used = f.work_units() - before;
-    CHECK((used <= budget || used - budget < row_units));
+    CHECK((used <= budget || used - budget <= row_units));
     REQUIRE(calls < 100000000);  // bounded: every call with budget >= 1 makes progress
   }
   CHECK_FALSE(f.in_progress());
@@ -287,12 +324,18 @@ TEST_CASE("integration sliced: any budget gives exactly the full build (ASCII, r
   cases.push_back({"Boston_0_256", boston_256(), {{128, 128}, {20, 230}}});
   cases.push_back({"no goal", GridMap(9, 9), {}});
   for (Case& c : cases) {
+   for (const Variant& v : kVariants) {
     CAPTURE(c.name);
+    CAPTURE(v.name);
     IntegrationField full;
+    full.set_method(v.method);
+    full.set_sweep_pair_limit(v.pair_limit);
     full.build(c.map, c.goals);
     for (const std::size_t budget : {std::size_t{1}, std::size_t{7}, std::size_t{1000}, kHuge}) {
       CAPTURE(budget);
       IntegrationField sliced;
+      sliced.set_method(v.method);
+      sliced.set_sweep_pair_limit(v.pair_limit);
       const std::size_t calls = sliced_build(sliced, c.map, c.goals, budget);
       CHECK(sliced.values() == full.values());
       CHECK(sliced.reachable_count() == full.reachable_count());
@@ -301,14 +344,18 @@ TEST_CASE("integration sliced: any budget gives exactly the full build (ASCII, r
       // Same work whatever the slicing, and the number of calls follows from it.
       CHECK(sliced.work_units() == full.work_units());
       if (budget == kHuge) CHECK(calls == 1);
-      if (budget == 1 && full.reachable_count() > 0) CHECK(calls >= full.reachable_count());
+      if (budget == 1 && full.reachable_count() > 0 && !full.last_build_swept()) CHECK(calls >= full.reachable_count());
+      if (budget == 1 && full.last_build_swept())
+        CHECK(calls >= std::size_t{full.sweep_count()} * static_cast<std::size_t>(c.map.height()));
     }
+   }
   }
 }
 
-TEST_CASE("integration sliced: work units are documented: snapshot + settled cells + output") {
+TEST_CASE("integration sliced: work units are documented: snapshot + settled cells") {
   const GridMap m = boston_256();
   IntegrationField f;
+  f.set_method(IntegrationField::Method::kWavefront);
   const CellCoord goal[1] = {{128, 128}};
   f.begin(m, goal);
   const std::uint64_t pass = linear_work_units(256u * 256u);
@@ -316,7 +363,7 @@ TEST_CASE("integration sliced: work units are documented: snapshot + settled cel
   CHECK(f.work_units() == pass);  // begin(): the snapshot
   while (!f.advance(5000)) {
   }
-  CHECK(f.work_units() == pass + f.reachable_count() + 256 * linear_work_units(256));
+  CHECK(f.work_units() == pass + f.reachable_count());
   // A zero budget settles nothing.
   f.begin(m, goal);
   const std::uint64_t before = f.work_units();
@@ -441,9 +488,7 @@ TEST_CASE("integration canonical: dense random unit-cost maps agree with a textb
     std::vector<CellCoord> goals;
     const int count = 1 + static_cast<int>(seed % 4);
     for (int i = 0; i < count; ++i) goals.push_back({rng.below(w), rng.below(h)});
-    IntegrationField f;
-    f.build(m, goals);
-    REQUIRE(f.values() == test::reference_field(m, goals));
+    check_all_variants(m, goals, test::reference_field(m, goals));
   }
 }
 
@@ -461,7 +506,7 @@ TEST_CASE("integration canonical: every 3x3 neighbourhood around the goal and ar
       CAPTURE(goal.x);
       CAPTURE(goal.y);
       const std::vector<CellCoord> goals{goal};
-      CHECK(build(m, goals).values() == test::reference_field(m, goals));
+      check_all_variants(m, goals, test::reference_field(m, goals));
     }
   }
 }
@@ -479,7 +524,106 @@ TEST_CASE("integration canonical: benchmark maps agree with a textbook Dijkstra 
     }
     for (std::size_t count = 1; count <= goals.size(); count += 2) {
       const std::vector<CellCoord> g(goals.begin(), goals.begin() + static_cast<std::ptrdiff_t>(count));
-      CHECK(build(m, g).values() == test::reference_field(m, g));
+      check_all_variants(m, g, test::reference_field(m, g));
+    }
+  }
+}
+
+// ---- sweeps (IntegrationField::Method; see integration_sweep.hpp) ------------------------------
+
+TEST_CASE("integration sweeps: street maps converge with no cell left to the check") {
+  const GridMap m = boston_256();
+  for (const std::vector<CellCoord>& goals :
+       {std::vector<CellCoord>{{128, 128}}, std::vector<CellCoord>{{20, 230}, {230, 20}, {128, 128}, {5, 5}}}) {
+    CAPTURE(goals.size());
+    IntegrationField wavefront;
+    wavefront.set_method(IntegrationField::Method::kWavefront);
+    wavefront.build(m, goals);
+    CHECK_FALSE(wavefront.last_build_swept());
+    IntegrationField swept;
+    swept.build(m, goals);  // kAuto
+    CHECK(swept.last_build_swept());
+    CHECK(swept.corrected_seed_count() == 0);
+    CHECK(swept.sweep_count() <= 12);
+    CHECK(swept.values() == wavefront.values());
+    CHECK(swept.reachable_count() == wavefront.reachable_count());
+    CHECK(std::equal(swept.search_words().begin(), swept.search_words().end(), wavefront.search_words().begin(),
+                     wavefront.search_words().end()));
+  }
+}
+
+TEST_CASE("integration sweeps: paths that turn up and down each column (a serpentine)") {
+  // Open columns at even x, walls at odd x with a gap at the top (x = 1 mod 4) or the bottom
+  // (x = 3 mod 4): the path from the goal turns vertically once per column, so each column
+  // costs the sweeps another pair.
+  constexpr std::int32_t kW = 64, kH = 40;
+  GridMap m(kW, kH);
+  for (std::int32_t x = 1; x < kW; x += 2)
+    for (std::int32_t y = 0; y < kH; ++y) {
+      const bool gap = (x % 4 == 1) ? y == 0 : y == kH - 1;
+      if (!gap) m.set_cost(x, y, kBlockedCost);
+    }
+  const std::vector<CellCoord> goals{{0, kH - 1}};
+  const std::vector<std::uint32_t> ref = test::reference_field(m, goals);
+  REQUIRE(ref[static_cast<std::size_t>(kH - 1) * kW + kW - 2] != kUnreachable);
+
+  SUBCASE("auto turns to the wavefront once the sweeps visit too many chunks") {
+    IntegrationField f;
+    f.build(m, goals);
+    CHECK_FALSE(f.last_build_swept());
+    CHECK(f.values() == ref);
+  }
+  SUBCASE("sweeps alone converge, one pair per column") {
+    IntegrationField f;
+    f.set_method(IntegrationField::Method::kSweeps);
+    f.build(m, goals);
+    CHECK(f.last_build_swept());
+    CHECK(f.sweep_count() >= kW / 2);
+    CHECK(f.corrected_seed_count() == 0);
+    CHECK(f.values() == ref);
+  }
+  SUBCASE("stopped by the pair limit, the check and its Dijkstra pass finish") {
+    for (const auto method : {IntegrationField::Method::kSweeps, IntegrationField::Method::kSweepsScalar}) {
+      IntegrationField f;
+      f.set_method(method);
+      f.set_sweep_pair_limit(4);
+      f.build(m, goals);
+      CHECK(f.sweep_count() == 8);
+      CHECK(f.corrected_seed_count() > 0);
+      CHECK(f.values() == ref);
+      CHECK(f.reachable_count() == finite_count(ref));
+    }
+  }
+}
+
+TEST_CASE("integration sweeps: wide random maps (many chunks of 16 cells) agree with the wavefront") {
+  // Scattered cells and random rectangles (long walls make the sweeps' changes stop and start
+  // at chunk borders, where a missed visit would leave a cell too high).
+  for (std::uint64_t seed = 1; seed <= 160; ++seed) {
+    CAPTURE(seed);
+    test::TestRng rng{seed * 7919};
+    const std::int32_t w = 33 + rng.below(230);
+    const std::int32_t h = 20 + rng.below(120);
+    GridMap m = test::random_map(seed, w, h, static_cast<int>(rng.below(30)), false);
+    for (int r = rng.below(40); r > 0; --r) {
+      const std::int32_t x0 = rng.below(w), y0 = rng.below(h);
+      const std::int32_t rw = 1 + rng.below(40), rh = 1 + rng.below(6);
+      const bool vertical = rng.below(2) == 0;
+      for (std::int32_t dy = 0; dy < (vertical ? rw : rh); ++dy)
+        for (std::int32_t dx = 0; dx < (vertical ? rh : rw); ++dx)
+          if (m.in_bounds(x0 + dx, y0 + dy)) m.set_cost(x0 + dx, y0 + dy, kBlockedCost);
+    }
+    std::vector<CellCoord> goals;
+    for (int i = 1 + rng.below(4); i > 0; --i) goals.push_back({rng.below(w), rng.below(h)});
+    IntegrationField wavefront;
+    wavefront.set_method(IntegrationField::Method::kWavefront);
+    wavefront.build(m, goals);
+    for (const auto method : {IntegrationField::Method::kSweeps, IntegrationField::Method::kSweepsScalar}) {
+      IntegrationField f;
+      f.set_method(method);
+      f.build(m, goals);
+      REQUIRE(f.values() == wavefront.values());
+      CHECK(f.reachable_count() == wavefront.reachable_count());
     }
   }
 }

@@ -19,7 +19,7 @@ namespace swarmfield::sim {
 namespace {
 
 constexpr std::int32_t kMinSide = 32;
-constexpr std::int32_t kMaxSide = 4096;
+constexpr std::int32_t kMaxSide = 8192;
 
 // Cell kinds during generation; turned into costs at the end.
 enum Kind : std::uint8_t { kBuilding = 0, kRoad, kSidewalk, kAlley, kPlaza, kPlazaProp };

@@ -183,7 +183,8 @@ std::uint64_t AnyAngleField::begin(const IntegrationField& integration, std::spa
   resolved_ = 0;
   region_cells_ = 0;
   std::uint64_t units = linear_work_units(cells_ / 8);  // the region bits
-  const bool usable = !integration.in_progress() && integration.values().size() == cells_ &&
+  const std::size_t padded = (static_cast<std::size_t>(width_) + 2) * (static_cast<std::size_t>(height_) + 2);
+  const bool usable = !integration.in_progress() && cells_ != 0 && integration.search_words().size() == padded &&
                       width_ <= kMaxSide && height_ <= kMaxSide;
   if (!usable) return units;  // done(), region_cells_ 0
   const std::uint32_t limit = raw_limit(range);
@@ -219,14 +220,18 @@ std::uint64_t AnyAngleField::begin(const IntegrationField& integration, std::spa
     y_hi = std::max(y_hi, b.y1);
   }
   // The region's cells other than the goals: 1 <= value <= limit, row-major over the boxes.
-  const std::uint32_t* values = integration.values().data();
+  // Search words: value + 1 (0 blocked, all ones unreached), padded by one cell.
+  const std::uint32_t* words = integration.search_words().data();
+  const auto stride = static_cast<std::size_t>(width_) + 2;
   std::uint64_t scanned = 0;
   for (std::int32_t y = y_lo; y <= y_hi; ++y) {
     for_each_run(y, [&](std::int32_t x0, std::int32_t x1) {
-      const std::uint32_t* row = values + index(0, y);
+      const std::uint32_t* row = words + (static_cast<std::size_t>(y) + 1) * stride + 1;
       for (std::int32_t x = x0; x <= x1; ++x) {
-        list[count] = pack(x, y);  // kept when 1 <= value <= limit (branch-free)
-        count += row[x] - 1u < limit ? 1 : 0;
+        // Kept when 1 <= value <= limit (branch-free; blocked words wrap to kUnreachable).
+        const std::uint32_t value = row[x] == IntegrationField::kSearchUnreached ? kUnreachable : row[x] - 1u;
+        list[count] = pack(x, y);
+        count += value - 1u < limit ? 1 : 0;
       }
       scanned += static_cast<std::uint64_t>(x1 - x0 + 1);
     });

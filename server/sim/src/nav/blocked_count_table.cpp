@@ -21,7 +21,7 @@ void BlockedCountTable::begin(const IntegrationField& integration) {
     height_ = 0;
     stride_ = 3;
     rows_ = 3;
-    table_.assign(stride_ * rows_, 0u);
+    table_.assign(stride_ * rows_, std::uint16_t{0});
     next_row_ = rows_;
   }
 }
@@ -37,20 +37,21 @@ std::uint64_t BlockedCountTable::advance(const IntegrationField& integration, st
   const std::size_t pw = stride_ - 1;  // padded width: width + 2
   const std::uint64_t row_units = linear_work_units(pw);
   std::uint64_t spent = 0;
-  std::uint32_t* t = table_.data();
+  std::uint16_t* t = table_.data();
   do {
-    std::uint32_t* row = t + next_row_ * stride_;
+    std::uint16_t* row = t + next_row_ * stride_;
     if (next_row_ == 0) {
-      std::fill(row, row + stride_, 0u);
+      std::fill(row, row + stride_, std::uint16_t{0});
     } else {
-      // Row r sums padded rows < r: the row above plus the running count of padded row r - 1.
-      const std::uint32_t* above = row - stride_;
+      // Row r sums padded rows < r: the row above plus the running count of padded row r - 1
+      // (modulo 2^16, see the header).
+      const std::uint16_t* above = row - stride_;
       const std::uint32_t* in = words.data() + (next_row_ - 1) * pw;
-      std::uint32_t run = 0;
+      std::uint16_t run = 0;
       row[0] = 0;
       for (std::size_t q = 0; q < pw; ++q) {
-        run += in[q] == IntegrationField::kSearchBlocked ? 1u : 0u;
-        row[q + 1] = above[q + 1] + run;
+        run = static_cast<std::uint16_t>(run + (in[q] == IntegrationField::kSearchBlocked ? 1u : 0u));
+        row[q + 1] = static_cast<std::uint16_t>(above[q + 1] + run);
       }
     }
     ++next_row_;

@@ -2,7 +2,8 @@
 // budgeted slices.
 #include "swarmfield/sim/nav/integration_field.hpp"
 
-#include "swarmfield/sim/worker_pool.hpp"
+#include "integration_sweep.hpp"
+#include "vector_clones.hpp"
 
 #include <algorithm>
 #include <cstring>
@@ -65,59 +66,22 @@ inline std::uint32_t add_saturated(std::uint32_t a, std::uint32_t b) noexcept {
   return (s < a || s == kUnreached) ? kUnreached - 1 : s;
 }
 
-// The linear passes are plain loops the compiler vectorizes; on x86-64 an AVX2 clone is picked
-// at load time when the CPU has it (integer code: identical results either way). Not under
-// ThreadSanitizer, whose runtime is not yet up when the clones' resolvers run at load time.
-#if defined(__SANITIZE_THREAD__)
-#define SWARMFIELD_NO_TARGET_CLONES 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SWARMFIELD_NO_TARGET_CLONES 1
-#endif
-#endif
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__)) && !defined(SWARMFIELD_NO_TARGET_CLONES)
-#define SWARMFIELD_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define SWARMFIELD_VECTOR_CLONES
-#endif
+// The linear passes are plain loops the compiler vectorizes (SWARMFIELD_VECTOR_CLONES).
 
 // Both loops go in blocks of kBlock cells: a constant trip count is what GCC's -O2 ("very
 // cheap") vectorizer accepts, and it makes the 1024 x 1024 snapshot ~4x faster.
 constexpr std::size_t kBlock = 32;
 
-/// One map row into search words (blocked -> kBlockedWord, else kUnreached); returns true when
-/// every cost in it is 1 or blocked. Adds the row's walkable cells to `walkable`.
-SWARMFIELD_VECTOR_CLONES bool snapshot_row(const std::uint8_t* __restrict in, std::uint32_t* __restrict out,
-                                           std::size_t w, std::size_t& walkable) noexcept {
-  std::uint8_t other_costs = 0;
-  std::uint32_t open = 0;
-  const auto cell = [&](std::size_t x) {
-    const std::uint8_t c = in[x];
-    out[x] = c == kBlockedCost ? kBlockedWord : kUnreached;
-    open += static_cast<std::uint32_t>(c != kBlockedCost);
-    other_costs |= static_cast<std::uint8_t>((c != 1) & (c != kBlockedCost));
-  };
+/// Search words of one padded row from its walkable flags (blocked -> kBlockedWord, else
+/// kUnreached); `n` = padded width.
+SWARMFIELD_VECTOR_CLONES void words_row(const std::uint8_t* __restrict open, std::uint32_t* __restrict out,
+                                        std::size_t n) noexcept {
+  const auto cell = [&](std::size_t x) { out[x] = open[x] != 0 ? kUnreached : kBlockedWord; };
   std::size_t x = 0;
-  for (; x + kBlock <= w; x += kBlock) {
+  for (; x + kBlock <= n; x += kBlock) {
     for (std::size_t k = 0; k < kBlock; ++k) cell(x + k);
   }
-  for (; x < w; ++x) cell(x);
-  walkable += open;
-  return other_costs == 0;
-}
-
-/// One row of search words into values (value + 1 -> value; blocked 0 wraps to kUnreachable).
-SWARMFIELD_VECTOR_CLONES void output_row(const std::uint32_t* __restrict in, std::uint32_t* __restrict out,
-                                         std::size_t w) noexcept {
-  const auto cell = [&](std::size_t x) {
-    const std::uint32_t v = in[x];
-    out[x] = v == kUnreached ? kUnreachable : v - 1u;
-  };
-  std::size_t x = 0;
-  for (; x + kBlock <= w; x += kBlock) {
-    for (std::size_t k = 0; k < kBlock; ++k) cell(x + k);
-  }
-  for (; x < w; ++x) cell(x);
+  for (; x < n; ++x) cell(x);
 }
 
 std::size_t initial_pool_chunks(std::size_t cells, std::size_t chunk_size) noexcept {
@@ -249,16 +213,37 @@ SWARMFIELD_VECTOR_CLONES void pattern_row(const std::uint8_t* __restrict open, s
   for (; x < w; ++x) cell(x);
 }
 
-/// One row of walkable flags (1 walkable, 0 blocked) from a map row.
-SWARMFIELD_VECTOR_CLONES void open_row(const std::uint8_t* __restrict in, std::uint8_t* __restrict out,
-                                       std::size_t w) noexcept {
-  const auto cell = [&](std::size_t x) { out[x] = in[x] != kBlockedCost ? 1 : 0; };
+/// One row of walkable flags (1 walkable, 0 blocked) from a map row; returns true when every
+/// cost in it is 1 or blocked. Adds the row's walkable cells to `walkable`.
+SWARMFIELD_VECTOR_CLONES bool open_row(const std::uint8_t* __restrict in, std::uint8_t* __restrict out, std::size_t w,
+                                       std::size_t& walkable) noexcept {
+  std::uint8_t other_costs = 0;
+  std::uint32_t open = 0;
+  const auto cell = [&](std::size_t x) {
+    const std::uint8_t c = in[x];
+    out[x] = c != kBlockedCost ? 1 : 0;
+    open += static_cast<std::uint32_t>(c != kBlockedCost);
+    other_costs |= static_cast<std::uint8_t>((c != 1) & (c != kBlockedCost));
+  };
   std::size_t x = 0;
   for (; x + kBlock <= w; x += kBlock) {
     for (std::size_t k = 0; k < kBlock; ++k) cell(x + k);
   }
   for (; x < w; ++x) cell(x);
+  walkable += open;
+  return other_costs == 0;
 }
+
+// Whole builds sweep only while every value stays below kSweepLimit (walkable * kDiagonalStep
+// bounds them), so that a value plus a 16-cell ramp never reaches 2^32.
+constexpr std::uint32_t kSweepLimit = detail::kSweepInfinity - 64u * kDiagonalStep;
+
+/// Goals a reserved field takes without allocating.
+constexpr std::size_t kReservedGoals = 64;
+
+/// Wrong cells the check has room for without allocating (only builds stopped by the sweep
+/// pair limit have any; then the sweeps have settled most cells).
+std::size_t initial_seed_capacity(std::size_t w, std::size_t h) noexcept { return w * h / 32 + w + 64; }
 
 // Byte of a nav word (pattern | arrivals << 8) holding the arrivals.
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
@@ -267,8 +252,6 @@ constexpr std::size_t kArrivalByte = 0;
 constexpr std::size_t kArrivalByte = 1;
 #endif
 
-// Rows per chunk when a linear pass is split over a WorkerPool.
-constexpr std::size_t kParallelRows = 64;
 
 // Entries each ring bucket starts with: a bucket is one band of the wavefront, whose length is
 // a few times the map's perimeter at most on street maps (measured on the 1024 x 1024 maps
@@ -371,14 +354,14 @@ inline std::uint32_t IntegrationField::chunk_fill(const Bucket& b, std::uint32_t
 
 // ---- search ----------------------------------------------------------------------------------
 
-/// Drains the bucket queue until it is empty (phase -> kOutput), `budget` cells have been
+/// Drains the bucket queue until it is empty (phase -> kIdle), `budget` cells have been
 /// settled in this call, or the padded cell `stop` was settled (kNil: never). `kUnitCost`:
 /// every walkable cell costs 1 (the MovingAI case), so steps are constants and the cost copy
 /// is not read. All loop state lives in members, so stopping anywhere and resuming later
 /// performs exactly the same sequence of operations as one uninterrupted run.
 template <bool kUnitCost>
 void IntegrationField::run_search(std::size_t budget, std::uint32_t stop) {
-  std::uint32_t* const word = padded_values_.data();
+  std::uint32_t* const word = words();
   const std::uint8_t* const cost = padded_costs_.data();
   const auto s = static_cast<std::ptrdiff_t>(width_) + 2;
   std::size_t settled = 0;
@@ -474,8 +457,7 @@ void IntegrationField::run_search(std::size_t budget, std::uint32_t stop) {
   }
   work_units_ += settled;
   reachable_count_ += settled;
-  phase_ = Phase::kOutput;
-  output_row_ = 0;
+  phase_ = Phase::kIdle;
 }
 
 // ---- ring search (unit costs) ----------------------------------------------------------------
@@ -498,7 +480,7 @@ template <bool kHasStop>
 void IntegrationField::run_ring_search(std::size_t budget, std::uint32_t stop) {
   constexpr std::uint32_t kW = kOrthogonalStep;
   constexpr std::uint32_t kD = kDiagonalStep;
-  std::uint32_t* const word = padded_values_.data();
+  std::uint32_t* const word = words();
   std::uint16_t* const nav = padded_nav_.data();
   // Arrival bytes are the high bytes of the nav words (kArrivalByte).
   std::uint8_t* const arrival = reinterpret_cast<std::uint8_t*>(nav) + kArrivalByte;
@@ -610,8 +592,7 @@ void IntegrationField::run_ring_search(std::size_t budget, std::uint32_t stop) {
   }
   work_units_ += settled;
   reachable_count_ += settled;
-  phase_ = Phase::kOutput;
-  output_row_ = 0;
+  phase_ = Phase::kIdle;
 }
 
 /// The search variant this build uses (see begin()); `stop` = kNil: no target.
@@ -629,85 +610,100 @@ void IntegrationField::search(std::size_t budget, std::uint32_t stop) {
   }
 }
 
-/// Writes whole rows of values_ from the search buffer, while less than `budget` units were
-/// spent in this call; the last row completes the build.
-void IntegrationField::finish_output(std::size_t budget) {
-  const auto w = static_cast<std::size_t>(width_);
-  const std::size_t pw = w + 2;
-  const std::uint64_t row_units = linear_work_units(w);
-  std::uint64_t spent = 0;
-  while (output_row_ < height_ && spent < budget) {
-    const auto y = static_cast<std::size_t>(output_row_);
-    output_row(padded_values_.data() + (y + 1) * pw + 1, values_.data() + y * w, w);
-    ++output_row_;
-    spent += row_units;
-  }
-  work_units_ += spent;
-  if (output_row_ >= height_) phase_ = Phase::kIdle;
-}
-
 // ---- public API ------------------------------------------------------------------------------
 
 void IntegrationField::reserve(std::int32_t width, std::int32_t height) {
+  reserve(width, height, Searches::kBoth);
+}
+
+void IntegrationField::reserve(std::int32_t width, std::int32_t height, Searches searches) {
   if (width <= 0 || height <= 0) return;
   const std::size_t w = static_cast<std::size_t>(width);
   const std::size_t h = static_cast<std::size_t>(height);
-  values_.reserve(w * h);
-  padded_values_.reserve((w + 2) * (h + 2));
-  queue_.buckets.reserve(kBucketCount);
-  const std::size_t chunks = initial_pool_chunks(w * h, kChunkSize);
-  queue_.entries.reserve(chunks * kChunkSize);
-  queue_.next.reserve(chunks);
-  for (std::vector<std::uint32_t>& r : ring_) {
-    if (r.size() < initial_ring_entries(w, h)) r.resize(initial_ring_entries(w, h));
+  const std::size_t padded = (w + 2) * (h + 2) + 2 * kSlack;
+  padded_values_.reserve(padded);
+  padded_open_.reserve(padded);
+  goal_cells_.reserve(kReservedGoals);
+  if (searches != Searches::kSweeps) {
+    queue_.buckets.reserve(kBucketCount);
+    const std::size_t chunks = initial_pool_chunks(w * h, kChunkSize);
+    queue_.entries.reserve(chunks * kChunkSize);
+    queue_.next.reserve(chunks);
+    for (std::vector<std::uint32_t>& r : ring_) {
+      if (r.size() < initial_ring_entries(w, h)) r.resize(initial_ring_entries(w, h));
+    }
+    padded_nav_.reserve((w + 2) * (h + 2));
   }
-  padded_open_.reserve((w + 2) * (h + 2));
-  padded_nav_.reserve((w + 2) * (h + 2));
+  if (searches != Searches::kWavefront) {
+    need_down_.reserve((h + 2) * detail::sweep_chunk_words(w));
+    need_up_.reserve((h + 2) * detail::sweep_chunk_words(w));
+    touched_.reserve(3 * detail::sweep_chunk_words(w));
+    if (sweep_scratch_.size() < detail::sweep_scratch_words(w)) sweep_scratch_.resize(detail::sweep_scratch_words(w));
+    seeds_.reserve(initial_seed_capacity(w, h));
+  }
 }
 
-void IntegrationField::begin(const GridMap& map, std::span<const CellCoord> goals) {
+void IntegrationField::begin(const GridMap& map, std::span<const CellCoord> goals) { begin_build(map, goals, true); }
+
+void IntegrationField::begin_build(const GridMap& map, std::span<const CellCoord> goals, bool whole) {
   width_ = std::max(map.width(), 0);
   height_ = std::max(map.height(), 0);
   const std::size_t w = static_cast<std::size_t>(width_);
   const std::size_t h = static_cast<std::size_t>(height_);
-  values_.resize(w * h);
   reachable_count_ = 0;
   current_ = 0;
   read_pos_ = 0;
   empty_run_ = 0;
-  output_row_ = 0;
+  swept_ = false;
+  sweeps_done_ = 0;
+  seeds_.clear();
   work_units_ = linear_work_units(w * h);
   if (w == 0 || h == 0 || map.costs().size() != w * h) {
     width_ = 0;
     height_ = 0;
-    values_.clear();
     padded_values_.clear();
+    padded_cells_ = 0;
     phase_ = Phase::kIdle;
     return;
   }
 
-  // Padded word array (see the layout above) and, for non-unit costs, padded costs.
+  // Padded walkable flags (border and slack blocked), and what the map's costs are.
   const std::size_t pw = w + 2;
   const std::size_t ph = h + 2;
-  padded_values_.resize(pw * ph);
-  std::uint32_t* word = padded_values_.data();
-  std::fill(word, word + pw, kBlockedWord);
-  std::fill(word + (ph - 1) * pw, word + ph * pw, kBlockedWord);
+  padded_cells_ = pw * ph;
+  padded_open_.resize(padded_cells_ + 2 * kSlack);
+  padded_values_.resize(padded_cells_ + 2 * kSlack);
+  std::uint8_t* open = open_flags();
+  std::fill(padded_open_.begin(), padded_open_.begin() + static_cast<std::ptrdiff_t>(kSlack + pw), std::uint8_t{0});
+  std::fill(padded_open_.end() - static_cast<std::ptrdiff_t>(kSlack + pw), padded_open_.end(), std::uint8_t{0});
   const std::uint8_t* src = map.costs().data();
   bool unit_cost = true;
   std::size_t walkable = 0;
   for (std::size_t y = 0; y < h; ++y) {
-    std::uint32_t* row = word + (y + 1) * pw;
-    const std::uint8_t* in = src + y * w;
-    row[0] = kBlockedWord;
-    row[w + 1] = kBlockedWord;
-    unit_cost &= snapshot_row(in, row + 1, w, walkable);
+    std::uint8_t* row = open + (y + 1) * pw;
+    row[0] = 0;
+    row[w + 1] = 0;
+    unit_cost &= open_row(src + y * w, row + 1, w, walkable);
   }
   unit_cost_ = unit_cost;
+  walkable_ = walkable;
   // A shortest path enters each walkable cell at most once, so on a unit-cost map no value
   // exceeds walkable * kDiagonalStep: below this bound nothing can saturate, which is what the
-  // ring search relies on (it has no saturating arithmetic).
+  // ring search relies on (it has no saturating arithmetic), and below kSweepLimit nothing
+  // reaches the sweeps' infinity.
   ring_search_ = unit_cost && walkable < (kUnreached - 4 * kDiagonalStep) / kDiagonalStep;
+  const bool sweepable = whole && unit_cost && method_ != Method::kWavefront &&
+                         walkable < kSweepLimit / kDiagonalStep;
+  goal_cells_.clear();
+  for (const CellCoord g : goals) {
+    if (!map.walkable(g)) continue;
+    const auto p = static_cast<std::uint32_t>((static_cast<std::size_t>(g.y) + 1) * pw + static_cast<std::size_t>(g.x) + 1);
+    if (std::find(goal_cells_.begin(), goal_cells_.end(), p) == goal_cells_.end()) goal_cells_.push_back(p);
+  }
+  if (sweepable) {
+    start_sweeps();
+    return;
+  }
   if (!unit_cost) {
     padded_costs_.resize(pw * ph);
     std::fill(padded_costs_.begin(), padded_costs_.begin() + static_cast<std::ptrdiff_t>(pw), kBlockedCost);
@@ -719,25 +715,33 @@ void IntegrationField::begin(const GridMap& map, std::span<const CellCoord> goal
       row[w + 1] = kBlockedCost;
     }
   }
+  start_wavefront();
+}
+
+/// The Dijkstra wavefront from goal_cells_ on the walkable flags (and, for other costs,
+/// padded_costs_): search words, the queue and its seeds; phase kSearch.
+void IntegrationField::start_wavefront() {
+  const auto w = static_cast<std::size_t>(width_);
+  const auto h = static_cast<std::size_t>(height_);
+  const std::size_t pw = w + 2;
+  const std::size_t ph = h + 2;
+  const std::uint8_t* open = open_flags();
+  std::uint32_t* word = words();
+  // Search words (see the layout above).
+  std::fill(padded_values_.begin(), padded_values_.begin() + static_cast<std::ptrdiff_t>(kSlack + pw), kBlockedWord);
+  std::fill(padded_values_.end() - static_cast<std::ptrdiff_t>(kSlack + pw), padded_values_.end(), kBlockedWord);
+  for (std::size_t y = 1; y <= h; ++y) words_row(open + y * pw, word + y * pw, pw);
   ring_fill_ = {};
+  current_ = 0;
+  read_pos_ = 0;
+  empty_run_ = 0;
   if (ring_search_) {
     for (std::vector<std::uint32_t>& r : ring_) {
       if (r.size() < initial_ring_entries(w, h)) r.resize(initial_ring_entries(w, h));
     }
-    // Neighbour patterns of the map cells, via a padded copy of the walkable flags (arrival
-    // bytes need no reset: a cell's first arrival always improves on kUnreached and
-    // overwrites it).
-    padded_open_.resize(pw * ph);
+    // Neighbour patterns of the map cells from the padded walkable flags (arrival bytes need
+    // no reset: a cell's first arrival always improves on kUnreached and overwrites it).
     padded_nav_.resize(pw * ph);
-    std::uint8_t* open = padded_open_.data();
-    std::fill(open, open + pw, std::uint8_t{0});
-    std::fill(open + (ph - 1) * pw, open + ph * pw, std::uint8_t{0});
-    for (std::size_t y = 0; y < h; ++y) {
-      std::uint8_t* row = open + (y + 1) * pw;
-      row[0] = 0;
-      row[w + 1] = 0;
-      open_row(src + y * w, row + 1, w);
-    }
     for (std::size_t y = 0; y < h; ++y) pattern_row(open + y * pw, pw, padded_nav_.data() + (y + 1) * pw + 1, w);
   } else {
     reset_queue();
@@ -745,57 +749,263 @@ void IntegrationField::begin(const GridMap& map, std::span<const CellCoord> goal
     queue_.entries.resize(chunks * kChunkSize);
     queue_.next.resize(chunks);
   }
-
-  for (const CellCoord g : goals) {
-    if (!map.walkable(g)) continue;
-    const std::size_t p = (static_cast<std::size_t>(g.y) + 1) * pw + static_cast<std::size_t>(g.x) + 1;
-    if (word[p] == 1) continue;  // same goal twice
-    word[p] = 1;                 // value 0
+  for (const std::uint32_t p : goal_cells_) {
+    word[p] = 1;  // value 0
     if (ring_search_) {
       reserve_ring(0, 1);
-      ring_[0][ring_fill_[0]++] = static_cast<std::uint32_t>(p);
+      ring_[0][ring_fill_[0]++] = p;
       padded_nav_[p] = static_cast<std::uint16_t>(padded_nav_[p] | 0xFF00u);  // a goal: all legal neighbours
     } else {
-      push(0, static_cast<std::uint32_t>(p));
+      push(0, p);
     }
   }
   // No goal: the queue is empty and the search ends at once (every cell unreachable).
   phase_ = Phase::kSearch;
 }
 
-bool IntegrationField::advance(std::size_t budget) {
-  if (phase_ == Phase::kSearch) {
-    const std::uint64_t before = work_units_;
-    search(budget, kNil);
-    const std::uint64_t used = work_units_ - before;
-    budget = used >= budget ? 0 : budget - static_cast<std::size_t>(used);
+/// Sweep words (infinity but the goals), flags for the rows beside the goals, goal rows
+/// settled along themselves; phase kSweep.
+void IntegrationField::start_sweeps() {
+  const auto w = static_cast<std::size_t>(width_);
+  const auto h = static_cast<std::size_t>(height_);
+  const std::size_t pw = w + 2;
+  const std::size_t ph = h + 2;
+  std::uint32_t* word = words();
+  swept_ = true;
+  sweep_vector_ = method_ != Method::kSweepsScalar && detail::sweep_vector_supported();
+  if (sweep_scratch_.size() < detail::sweep_scratch_words(w)) sweep_scratch_.resize(detail::sweep_scratch_words(w));
+  if (seeds_.capacity() < initial_seed_capacity(w, h)) seeds_.reserve(initial_seed_capacity(w, h));
+  std::fill(padded_values_.begin(), padded_values_.end(), detail::kSweepInfinity);
+  chunk_words_ = detail::sweep_chunk_words(w);
+  need_down_.assign(ph * chunk_words_, 0);
+  need_up_.assign(ph * chunk_words_, 0);
+  touched_.resize(3 * chunk_words_);
+  const std::size_t chunks = (pw + 15) / 16;
+  for (const std::uint32_t p : goal_cells_) {
+    const std::size_t y = p / pw;
+    word[p] = 0;
+    // Every chunk of the rows either side (a goal row is settled along its whole length).
+    for (std::size_t k = 0; k < chunks; ++k) {
+      need_down_[(y + 1) * chunk_words_ + k / 64] |= std::uint64_t{1} << (k % 64);
+      need_up_[(y - 1) * chunk_words_ + k / 64] |= std::uint64_t{1} << (k % 64);
+    }
   }
-  if (phase_ == Phase::kOutput) finish_output(budget);
-  return phase_ == Phase::kIdle;
+  // Goal rows: consistent along themselves before any sweep (sweep_row's precondition).
+  const detail::SweepGrid grid{word, open_flags(), w, h};
+  for (std::size_t y = 1; y <= h; ++y) {
+    if (need_down_[(y + 1) * chunk_words_] != 0) detail::settle_row(grid, y);
+  }
+  sweep_visit_limit_ = kSweepVisitFactor * (walkable_ / 16 + chunks);
+  sweep_visits_ = 0;
+  sweep_down_ = true;
+  sweep_row_ = 0;
+  sweep_pending_ = false;
+  check_row_ = 1;
+  seed_pos_ = 0;
+  ring_fill_ = {};
+  phase_ = Phase::kSweep;
 }
 
-void IntegrationField::build(const GridMap& map, std::span<const CellCoord> goals, WorkerPool* pool) {
-  begin(map, goals);
-  if (pool == nullptr || pool->threads() < 2 || phase_ != Phase::kSearch) {
-    advance(std::numeric_limits<std::size_t>::max());
-    return;
-  }
-  // Search to the end (advance stops at the output phase when given exactly what it needs:
-  // the search never settles more cells than there are), then the output rows in parallel.
-  constexpr std::size_t kNoLimit = std::numeric_limits<std::size_t>::max();
-  search(kNoLimit, kNil);
+// ---- sweeps (unit costs, whole builds) ----------------------------------------------------------
+
+/// Sweeps rows while less than `budget` units were spent in this call, a pair (down, up) at
+/// a time, skipping the rows whose neighbour on the side swept from has not changed since they
+/// last took from it (such a row cannot change). Hands over to the check once a pair changed
+/// nothing (the field is then exact; the check confirms it) or after kMaxSweepPairs pairs
+/// (mazes, whose paths turn up and down many times; the check and the Dijkstra pass finish).
+void IntegrationField::run_sweeps(std::size_t budget) {
+  const detail::SweepGrid grid{words(), open_flags(), static_cast<std::size_t>(width_), static_cast<std::size_t>(height_)};
   const auto w = static_cast<std::size_t>(width_);
-  const std::size_t pw = w + 2;
-  pool->parallel_for(static_cast<std::size_t>(height_), kParallelRows, [&](std::size_t y0, std::size_t y1, std::size_t) {
-    for (std::size_t y = y0; y < y1; ++y) output_row(padded_values_.data() + (y + 1) * pw + 1, values_.data() + y * w, w);
-  });
-  work_units_ += linear_work_units(w) * static_cast<std::uint64_t>(height_);
-  output_row_ = height_;
+  const auto h = static_cast<std::size_t>(height_);
+  const std::size_t cw = chunk_words_;
+  const std::size_t chunks = (w + 2 + 15) / 16;
+  // The last word's chunks past the row stay clear.
+  const std::uint64_t last_word = chunks % 64 == 0 ? ~std::uint64_t{0} : (std::uint64_t{1} << (chunks % 64)) - 1;
+  std::uint64_t spent = 0;
+  while (phase_ == Phase::kSweep && spent < budget) {
+    const auto done = static_cast<std::size_t>(sweep_row_);
+    const std::size_t y = sweep_down_ ? done + 1 : h - done;
+    std::uint64_t* need = (sweep_down_ ? need_down_.data() : need_up_.data()) + y * cw;
+    ++spent;  // a skipped row
+    std::size_t visits = 0;
+    for (std::size_t i = 0; i < cw; ++i) visits += static_cast<std::size_t>(__builtin_popcountll(need[i]));
+    if (visits != 0) {
+      sweep_visits_ += visits;
+      if (sweep_visits_ > sweep_visit_limit_ && method_ == Method::kAuto) {
+        // Paths that turn up and down many times (a maze): the wavefront is faster here.
+        // Start it afresh from the walkable flags; the work so far stays counted.
+        swept_ = false;
+        work_units_ += spent;
+        start_wavefront();
+        return;
+      }
+      const std::size_t from = sweep_down_ ? y - 1 : y + 1;
+      const bool changed = detail::sweep_row(grid, y, from, need, touched_.data(), sweep_scratch_.data(), sweep_vector_);
+      std::fill(need, need + cw, std::uint64_t{0});
+      if (changed) {
+        // The rows either side take from cells x - 1..x + 1: a chunk whose first (last) lane
+        // changed concerns the chunk before (after) it too.
+        std::uint64_t* below = need_down_.data() + (y + 1) * cw;
+        std::uint64_t* above = need_up_.data() + (y - 1) * cw;
+        const std::uint64_t* first = touched_.data() + cw;
+        const std::uint64_t* last = touched_.data() + 2 * cw;
+        for (std::size_t i = 0; i < cw; ++i) {
+          std::uint64_t near = touched_[i] | (last[i] << 1) | (first[i] >> 1);
+          if (i > 0) near |= last[i - 1] >> 63;
+          if (i + 1 < cw) near |= first[i + 1] << 63;
+          if (i + 1 == cw) near &= last_word;
+          below[i] |= near;
+          above[i] |= near;
+        }
+        sweep_pending_ = true;
+      }
+      spent += kSweepChunkWorkUnits * visits;
+    }
+    if (++sweep_row_ < height_) continue;
+    sweep_row_ = 0;
+    ++sweeps_done_;
+    if (sweep_down_) {
+      sweep_down_ = false;
+      continue;
+    }
+    sweep_down_ = true;
+    if (!sweep_pending_ || sweeps_done_ >= 2 * sweep_pair_limit_) {
+      // Converged: no cell can be lowered by a neighbour (each row took from both rows beside
+      // it after their last change, and is consistent along itself), so the values are exact
+      // and the check is skipped. Stopped by the limit: the check finds what is left.
+      sweeps_converged_ = !sweep_pending_;
+      phase_ = Phase::kCheck;
+      check_row_ = 1;
+    }
+    sweep_pending_ = false;
+  }
+  work_units_ += spent;
+}
+
+/// Checks rows (collecting the cells some neighbour can still lower) and, one row behind,
+/// turns sweep words into search words and values; the last row sorts the wrong cells and
+/// hands over to the Dijkstra pass.
+void IntegrationField::run_check(std::size_t budget) {
+  const detail::SweepGrid grid{words(), open_flags(), static_cast<std::size_t>(width_), static_cast<std::size_t>(height_)};
+  const auto w = static_cast<std::size_t>(width_);
+  // Converting a row is two linear passes; checking it, two more.
+  const std::uint64_t row_units = (sweeps_converged_ ? 2 : 4) * linear_work_units(w + 2);
+  std::uint64_t spent = 0;
+  while (phase_ == Phase::kCheck && spent < budget) {
+    const auto y = static_cast<std::size_t>(check_row_);
+    if (!sweeps_converged_ && y <= static_cast<std::size_t>(height_)) {
+      std::size_t count = seeds_.size();
+      if (seeds_.capacity() < count + w) seeds_.reserve(2 * (count + w));  // rare: see initial_seed_capacity
+      seeds_.resize(count + w);
+      static_cast<void>(detail::check_row(grid, y, seeds_.data(), count, sweep_vector_));
+      seeds_.resize(count);
+    }
+    // Row y - 1 is no longer read by the check: convert it (and, after the last row, the
+    // last map row and the bottom border too).
+    reachable_count_ += detail::convert_row(grid, y - 1);
+    if (y == static_cast<std::size_t>(height_) + 1) {
+      static_cast<void>(detail::convert_row(grid, y));  // the bottom border: nothing finite
+      std::sort(seeds_.begin(), seeds_.end());
+      seed_pos_ = 0;
+      current_ = 0;
+      read_pos_ = 0;
+      ring_fill_ = {};
+      phase_ = Phase::kCorrect;
+    }
+    ++check_row_;
+    spent += row_units;
+  }
+  work_units_ += spent;
+}
+
+/// Dijkstra from the cells the check found wrong, each entering the queue at its offer when
+/// the search reaches that bucket (the same three-bucket ring as run_ring_search(), with every
+/// legal neighbour relaxed: the arrival directions are not known here). A cell is final when
+/// its bucket is drained, and its value is written then. Exact: afterwards no cell can be
+/// lowered by any neighbour, and every value is the length of a path.
+void IntegrationField::run_correction(std::size_t budget) {
+  constexpr std::uint32_t kW = kOrthogonalStep;
+  std::uint32_t* const word = words();
+  const auto s = static_cast<std::ptrdiff_t>(width_) + 2;
+  const auto us = static_cast<std::uint32_t>(s);
+  const std::array<std::ptrdiff_t, 8> offset = {1, s + 1, s, s - 1, -1, -s - 1, -s, -s + 1};
+  std::size_t settled = 0;
+  const auto enqueue = [&](std::size_t slot, std::uint32_t cell) {
+    reserve_ring(slot, 1);
+    ring_[slot][ring_fill_[slot]++] = cell;
+  };
+  for (;;) {
+    const std::size_t s0 = current_ % 3;
+    while (seed_pos_ < seeds_.size()) {
+      const auto offer = static_cast<std::uint32_t>(seeds_[seed_pos_] >> 32);
+      if (offer / kW > current_) break;
+      const auto cell = static_cast<std::uint32_t>(seeds_[seed_pos_] & 0xFFFFFFFFu);
+      ++seed_pos_;
+      if (offer + 1 < word[cell]) {
+        reachable_count_ += word[cell] == kUnreached ? 1u : 0u;
+        word[cell] = offer + 1;
+        enqueue(s0, cell);
+      }
+    }
+    if (read_pos_ >= ring_fill_[s0]) {
+      ring_fill_[s0] = 0;
+      read_pos_ = 0;
+      if (ring_fill_[(current_ + 1) % 3] == 0 && ring_fill_[(current_ + 2) % 3] == 0) {
+        if (seed_pos_ == seeds_.size()) break;  // done
+        current_ = static_cast<std::uint32_t>(seeds_[seed_pos_] >> 32) / kW;
+      } else {
+        ++current_;
+      }
+      continue;
+    }
+    if (settled >= budget) {
+      work_units_ += settled;
+      return;
+    }
+    const std::uint32_t u = ring_[s0][read_pos_++];
+    const std::uint32_t d = word[u];
+    const std::uint32_t lo = current_ * kW + 1;
+    if (d - lo >= kW) continue;  // stale
+    ++settled;
+    const bool e = word[u + 1] != kBlockedWord, so = word[u + us] != kBlockedWord;
+    const bool wv = word[u - 1] != kBlockedWord, n = word[u - us] != kBlockedWord;
+    const std::array<bool, 8> legal = {true, e && so, true, wv && so, true, wv && n, true, e && n};
+    for (std::size_t k = 0; k < 8; ++k) {
+      if (!legal[k]) continue;
+      const auto nbr = static_cast<std::uint32_t>(static_cast<std::ptrdiff_t>(u) + offset[k]);
+      const std::uint32_t nd = d + ((k & 1) != 0 ? kDiagonalStep : kW);
+      const std::uint32_t old = word[nbr];
+      if (nd >= old) continue;  // also every blocked cell (word 0)
+      reachable_count_ += old == kUnreached ? 1u : 0u;
+      word[nbr] = nd;
+      enqueue((current_ + (nd - lo) / kW) % 3, nbr);
+    }
+  }
+  work_units_ += settled;
   phase_ = Phase::kIdle;
 }
 
-void IntegrationField::build_until(const GridMap& map, std::span<const CellCoord> goals, CellCoord target) {
+bool IntegrationField::advance(std::size_t budget) {
+  const auto spend = [&](auto&& step) {
+    const std::uint64_t before = work_units_;
+    step(budget);
+    const std::uint64_t used = work_units_ - before;
+    budget = used >= budget ? 0 : budget - static_cast<std::size_t>(used);
+  };
+  if (phase_ == Phase::kSweep) spend([&](std::size_t b) { run_sweeps(b); });
+  if (phase_ == Phase::kCheck) spend([&](std::size_t b) { run_check(b); });
+  if (phase_ == Phase::kCorrect) spend([&](std::size_t b) { run_correction(b); });
+  if (phase_ == Phase::kSearch) spend([&](std::size_t b) { search(b, kNil); });
+  return phase_ == Phase::kIdle;
+}
+
+void IntegrationField::build(const GridMap& map, std::span<const CellCoord> goals) {
   begin(map, goals);
+  advance(std::numeric_limits<std::size_t>::max());
+}
+
+void IntegrationField::build_until(const GridMap& map, std::span<const CellCoord> goals, CellCoord target) {
+  begin_build(map, goals, false);
   if (phase_ == Phase::kIdle) return;
   std::uint32_t stop = kNil;
   if (map.in_bounds(target.x, target.y)) {
@@ -805,10 +1015,14 @@ void IntegrationField::build_until(const GridMap& map, std::span<const CellCoord
   }
   constexpr std::size_t kNoLimit = std::numeric_limits<std::size_t>::max();
   search(kNoLimit, stop);
-  // Stopped early or not, write every value out (tentative ones included, as documented).
-  phase_ = Phase::kOutput;
-  output_row_ = 0;
-  finish_output(kNoLimit);
+  phase_ = Phase::kIdle;  // stopped early or not (tentative values stay, as documented)
+}
+
+std::vector<std::uint32_t> IntegrationField::values() const {
+  std::vector<std::uint32_t> out(static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_));
+  for (std::int32_t y = 0; y < height_; ++y)
+    for (std::int32_t x = 0; x < width_; ++x) out[static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x)] = raw(x, y);
+  return out;
 }
 
 }  // namespace swarmfield::sim

@@ -27,7 +27,7 @@ void NavigationFields::build_front_now(const GridMap& map, std::span<const CellC
   back_active_ = false;  // abandoned, if any
   front_.goals.assign(goals.begin(), goals.end());
   front_.map_revision = map.revision();
-  front_.integration.build(map, goals, pool_);
+  front_.integration.build(map, goals);
   const std::int32_t h = front_.integration.height();
   if (pool_ != nullptr && pool_->threads() > 1) {
     front_.flow.build_rows(front_.integration, 0, 0);  // sizes the field before rows go parallel
@@ -52,7 +52,11 @@ void NavigationFields::build_front_now(const GridMap& map, std::span<const CellC
   ++rebuilds_;
   if (budget_ > 0) {
     // Time slicing will need the second pair: allocate it now rather than in a later tick.
-    back_.integration.reserve(map.width(), map.height());
+    // Only what the front's way of searching needed (a sweeping map keeps sweeping; a build
+    // that turns to the wavefront allocates its queue then, once).
+    back_.integration.reserve(map.width(), map.height(),
+                              front_.integration.last_build_swept() ? IntegrationField::Searches::kSweeps
+                                                                    : IntegrationField::Searches::kWavefront);
     back_.flow.reserve(map.width(), map.height());
     back_.goals.reserve(front_.goals.capacity());
     if (any_angle_) back_.angle.reserve(map.width(), map.height(), front_.goals.capacity(), any_angle_range_);

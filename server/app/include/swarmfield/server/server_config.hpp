@@ -17,7 +17,7 @@ enum class LogFormat : std::uint8_t { kText, kJson };
 struct ServerConfig {
   std::string map_path;              ///< MovingAI .map file; empty = procedural city
   std::uint64_t city_seed = 1;       ///< procedural city seed (when map_path is empty)
-  std::int64_t city_size = 256;      ///< procedural city side, cells (32..4096)
+  std::int64_t city_size = 256;      ///< procedural city side, cells (32..8192)
   std::int64_t agents = 2000;        ///< agents spawned on the first tick
   std::int64_t max_agents = 100000;  ///< swarm capacity (waves stop there)
   std::int64_t tick_hz = 30;         ///< simulation ticks per second (1..240)

@@ -12,6 +12,8 @@
 
 namespace swarmfield::sim {
 
+class WorkerPool;
+
 /// Owns the integration and flow fields for a set of goal cells. `update()` rebuilds both only
 /// when the goal cells differ from the last build (as a sequence) or the map's revision changed;
 /// a goal moving inside its cell never triggers a rebuild. A map of a different size also

@@ -1,0 +1,155 @@
+// Figure 6: hierarchical fields vs map size. What a goal change costs on the portal graph
+// (PortalRoutes::build: the goal enters through its sector, Dijkstra over the portals) against a
+// whole-map rebuild (integration + flow) on the same map, for the procedural city at 1024 to
+// 8192 cells a side and MovingAI street maps tiled 4 x 4 (4096); with the path quality of the
+// graph (cost through a cell's sector portals / exact whole-map cost, sampled cells).
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <exception>
+#include <map>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_registry.hpp"
+#include "bench_support.hpp"
+#include "swarmfield/sim/map/city_generator.hpp"
+#include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/sector_graph.hpp"
+
+namespace swarmfield::bench {
+
+namespace {
+
+constexpr int kQualitySamples = 1000;
+
+struct HierCase {
+  std::string label;     // city:N or tiled:<map>x4
+  std::int32_t city = 0;  // city side, or 0
+  std::string map;        // MovingAI map to tile 4 x 4, when city == 0
+};
+
+struct HierSetup {
+  sim::GridMap map;
+  std::vector<sim::CellCoord> goal_a, goal_b;  // one goal, and the same moved by one cell
+  sim::SectorGraph graph;
+  double graph_build_ms = 0.0;
+  double ratio_mean = 0.0;
+  double ratio_max = 0.0;
+};
+
+sim::GridMap tiled(const sim::GridMap& tile, int n) {
+  const std::int32_t w = tile.width() * n, h = tile.height() * n;
+  std::vector<std::uint8_t> costs(static_cast<std::size_t>(w) * static_cast<std::size_t>(h));
+  for (std::int32_t y = 0; y < h; ++y)
+    for (std::int32_t x = 0; x < w; ++x)
+      costs[static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)] =
+          tile.cost(x % tile.width(), y % tile.height());
+  return sim::GridMap::from_costs(w, h, std::move(costs), tile.cell_size());
+}
+
+const HierSetup& setup_for(const HierCase& c) {
+  static std::map<std::string, std::unique_ptr<HierSetup>> cache;
+  if (auto it = cache.find(c.label); it != cache.end()) return *it->second;
+  auto s = std::make_unique<HierSetup>();
+  s->map = c.city > 0 ? sim::generate_city({c.city, c.city, 1}) : tiled(load_map(c.map), 4);
+  const sim::CellCoord g = nearest_walkable(s->map, {s->map.width() / 2, s->map.height() / 2});
+  sim::CellCoord g2 = nearest_walkable(s->map, {g.x + 1, g.y});
+  if (g2 == g) g2 = nearest_walkable(s->map, {g.x, g.y + 1});
+  s->goal_a = {g};
+  s->goal_b = {g2};
+  const auto t0 = std::chrono::steady_clock::now();
+  s->graph.build(s->map);
+  s->graph_build_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  // Path quality: the cost through a sampled cell's sector portals against the exact cost.
+  sim::PortalRoutes routes;
+  routes.build(s->graph, s->map, s->goal_a);
+  sim::IntegrationField whole;
+  whole.build(s->map, s->goal_a);
+  std::mt19937_64 rng(11);
+  double sum = 0.0;
+  int n = 0;
+  for (int tries = 0; n < kQualitySamples && tries < 100 * kQualitySamples; ++tries) {
+    const sim::CellCoord p{static_cast<std::int32_t>(rng() % static_cast<std::uint64_t>(s->map.width())),
+                           static_cast<std::int32_t>(rng() % static_cast<std::uint64_t>(s->map.height()))};
+    const std::uint32_t truth = whole.raw(p.x, p.y);
+    if (truth == sim::kUnreachable || truth == 0) continue;
+    const double r = static_cast<double>(routes.cost_at(s->graph, s->map, p)) / truth;
+    sum += r;
+    s->ratio_max = std::max(s->ratio_max, r);
+    ++n;
+  }
+  s->ratio_mean = n > 0 ? sum / n : 0.0;
+  return *cache.emplace(c.label, std::move(s)).first->second;
+}
+
+template <class Body>
+void run_hier(benchmark::State& state, const HierCase& c, Body&& body) {
+  const HierSetup* s = nullptr;
+  try {
+    s = &setup_for(c);
+  } catch (const std::exception& e) {
+    state.SkipWithError(e.what());
+    return;
+  }
+  body(state, *s);
+  state.counters["side"] = static_cast<double>(s->map.width());
+}
+
+void register_hier_case(const HierCase& c, bool big) {
+  auto* route = benchmark::RegisterBenchmark(("hier/route/" + c.label).c_str(), [c](benchmark::State& state) {
+    run_hier(state, c, [](benchmark::State& st, const HierSetup& s) {
+      sim::PortalRoutes routes;
+      bool flip = false;
+      for (auto _ : st) {
+        routes.build(s.graph, s.map, flip ? s.goal_b : s.goal_a);
+        flip = !flip;
+        benchmark::DoNotOptimize(routes.settled());
+      }
+      st.counters["nodes"] = static_cast<double>(s.graph.node_count());
+      st.counters["edges"] = static_cast<double>(s.graph.edge_count());
+      st.counters["sectors"] = static_cast<double>(s.graph.sector_count());
+      st.counters["graph_build_ms"] = s.graph_build_ms;
+      st.counters["path_ratio_mean"] = s.ratio_mean;
+      st.counters["path_ratio_max"] = s.ratio_max;
+    });
+  });
+  route->Unit(benchmark::kMillisecond);
+  auto* whole = benchmark::RegisterBenchmark(("hier/whole_rebuild/" + c.label).c_str(), [c](benchmark::State& state) {
+    run_hier(state, c, [](benchmark::State& st, const HierSetup& s) {
+      sim::IntegrationField integration;
+      sim::FlowField flow;
+      bool flip = false;
+      for (auto _ : st) {
+        integration.build(s.map, flip ? s.goal_b : s.goal_a);
+        flow.build_rows(integration, 0, integration.height());
+        flip = !flip;
+        benchmark::DoNotOptimize(flow.directions().data());
+      }
+    });
+  });
+  whole->Unit(benchmark::kMillisecond);
+  if (big) {
+    route->Iterations(5);
+    whole->Iterations(2);
+  }
+}
+
+}  // namespace
+
+void register_hier_benchmarks(const BenchOptions& options) {
+  if (options.quick) {
+    for (const std::int32_t side : {512, 1024}) register_hier_case({"city:" + std::to_string(side), side, ""}, false);
+    return;
+  }
+  for (const std::int32_t side : {1024, 2048, 4096, 8192})
+    register_hier_case({"city:" + std::to_string(side), side, ""}, side >= 4096);
+  for (const char* map : {"street/Boston_0_1024.map", "street/Paris_1_1024.map", "street/Milan_1_1024.map"}) {
+    register_hier_case({"tiled:" + map_label(map) + "x4", 0, map}, true);
+  }
+}
+
+}  // namespace swarmfield::bench

@@ -1,0 +1,139 @@
+#pragma once
+// Hierarchical navigation, first layer: the map cut into square sectors, the portals where
+// sectors meet, and the graph of portal cells with exact step costs (see docs in
+// server/sim/src/nav/HIERARCHICAL.md).
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "swarmfield/sim/map/grid_map.hpp"
+#include "swarmfield/sim/nav/integration_field.hpp"
+
+namespace swarmfield::sim {
+
+/// One directed edge of the portal graph, in the integration field's convention ("outward"
+/// from the goals): a path that reaches `to` from the node holding the edge costs `cost` more
+/// (raw units, 1/kOrthogonalStep of a cost unit; each cell entered is charged its cost).
+struct SectorEdge {
+  std::uint32_t to;
+  std::uint32_t cost;
+};
+
+/// Sectors, portals and the portal graph of HPA* (Botea, Mueller & Schaeffer, "Near Optimal
+/// Hierarchical Path-Finding", JGD 2004), as the flow field tiles of Emerson ("Crowd
+/// Pathfinding and Steering Using Flow Field Tiles", Game AI Pro, 2013) use it:
+/// - sectors: side x side cells (the last column / row of sectors may be narrower);
+/// - entrances: maximal runs of border cell pairs (a cell on each side, both walkable; pairs of
+///   one cost, so a cheap lane of a wide road is an entrance of its own) along the border of
+///   two orthogonally adjacent sectors;
+/// - portals (the graph's nodes): on each entrance, the cell pairs at both ends and every
+///   `spacing` cells between (a run shorter than 3 cells: its middle pair), one node per cell of
+///   a pair, so each sector holds the portal cells on its four sides (a cell on two borders is
+///   one node);
+/// - edges: across a border, the orthogonal step between the two cells of a pair (cost of the
+///   cell entered x kOrthogonalStep, each way); inside a sector, from each portal to each other
+///   portal it reaches without leaving the sector, the exact cost of that in-sector path (the
+///   integration field of the sector alone, built from the first portal).
+/// Every edge is a real path of the map (no corner cutting), so graph distances are never
+/// below the map's true costs; they equal them when a best path crosses borders at portals.
+/// Updating after cost changes rebuilds only the sectors touched and their neighbours.
+class SectorGraph {
+ public:
+  static constexpr std::int32_t kDefaultSectorSide = 64;
+  static constexpr std::int32_t kDefaultPortalSpacing = 16;
+
+  /// The whole graph of `map`. `sector_side` >= 4 cells, `spacing` >= 1 cells (clamped).
+  void build(const GridMap& map, std::int32_t sector_side = kDefaultSectorSide,
+             std::int32_t spacing = kDefaultPortalSpacing);
+  /// After costs changed at `cells` (map cells; others out of bounds are ignored) on the map the
+  /// graph was built for: recomputes the entrances on the borders of the sectors holding them
+  /// and the in-sector edges of those sectors and their four neighbours, then renumbers the
+  /// nodes (node ids may change). Returns the number of sectors whose in-sector edges were
+  /// recomputed. A map of another size gets a whole build.
+  std::size_t update(const GridMap& map, std::span<const CellCoord> cells);
+
+  [[nodiscard]] std::int32_t sector_side() const noexcept { return side_; }
+  [[nodiscard]] std::int32_t sectors_x() const noexcept { return sectors_x_; }
+  [[nodiscard]] std::int32_t sectors_y() const noexcept { return sectors_y_; }
+  [[nodiscard]] std::size_t sector_count() const noexcept { return sectors_.size(); }
+  /// Sector holding map cell `c` (which must be on the map).
+  [[nodiscard]] std::uint32_t sector_of(CellCoord c) const noexcept {
+    return static_cast<std::uint32_t>((c.y / side_) * sectors_x_ + c.x / side_);
+  }
+  /// Cell rectangle of sector `s`: [x0, x0 + w) x [y0, y0 + h).
+  struct Rect {
+    std::int32_t x0, y0, w, h;
+  };
+  [[nodiscard]] Rect sector_rect(std::uint32_t s) const noexcept;
+
+  [[nodiscard]] std::size_t node_count() const noexcept { return node_cells_.size(); }
+  [[nodiscard]] CellCoord node_cell(std::uint32_t n) const noexcept { return node_cells_[n]; }
+  [[nodiscard]] std::uint32_t node_sector(std::uint32_t n) const noexcept { return node_sectors_[n]; }
+  /// Nodes of sector `s` (consecutive ids).
+  [[nodiscard]] std::span<const std::uint32_t> sector_nodes(std::uint32_t s) const noexcept {
+    return {node_ids_.data() + sector_first_[s], sector_first_[s + 1] - sector_first_[s]};
+  }
+  /// Outward edges of node `n`.
+  [[nodiscard]] std::span<const SectorEdge> edges(std::uint32_t n) const noexcept {
+    return {edges_.data() + edge_first_[n], edge_first_[n + 1] - edge_first_[n]};
+  }
+  [[nodiscard]] std::size_t edge_count() const noexcept { return edges_.size(); }
+
+ private:
+  /// What one sector keeps: its portal cells (sorted row-major) and the costs between them
+  /// (k x k, row = from, kUnreachable where a portal does not reach another inside the sector).
+  struct Sector {
+    std::vector<CellCoord> portals;
+    std::vector<std::uint32_t> costs;
+  };
+  void compute_border(const GridMap& map, std::uint32_t s, bool east);
+  void collect_portals(std::uint32_t s);
+  void compute_costs(const GridMap& map, std::uint32_t s);
+  void assemble(const GridMap& map);
+
+  std::int32_t width_ = 0;
+  std::int32_t height_ = 0;
+  std::int32_t side_ = kDefaultSectorSide;
+  std::int32_t spacing_ = kDefaultPortalSpacing;
+  std::int32_t sectors_x_ = 0;
+  std::int32_t sectors_y_ = 0;
+  std::vector<Sector> sectors_;
+  // Per sector: offsets (along the border, from the sector's first row / column) of the portal
+  // pairs on its east border (with sector + 1) and on its south border (with sector + sectors_x_).
+  std::vector<std::vector<std::int32_t>> east_;
+  std::vector<std::vector<std::int32_t>> south_;
+  // The assembled graph: nodes sector by sector, edges in CSR form.
+  std::vector<CellCoord> node_cells_;
+  std::vector<std::uint32_t> node_sectors_;
+  std::vector<std::uint32_t> node_ids_;      // 0..n-1 (sector_nodes() spans into it)
+  std::vector<std::size_t> sector_first_;    // first node of each sector, + a final entry
+  std::vector<std::size_t> edge_first_;      // first edge of each node, + a final entry
+  std::vector<SectorEdge> edges_;
+  IntegrationField scratch_field_;           // in-sector fields (reused)
+  GridMap scratch_map_;                      // the sector alone
+};
+
+/// Distances to the nearest goal over a SectorGraph: the goals enter through the portals of
+/// their sectors (in-sector costs from each goal), then Dijkstra over the graph (binary heap).
+/// cost_at() gives a cell's cost through its own sector's portals (a Dijkstra inside the sector
+/// seeded with the portals' distances; for checks and tools, not per agent).
+class PortalRoutes {
+ public:
+  /// Distances of every node for `goals` (map cells; off-map and blocked ones ignored).
+  void build(const SectorGraph& graph, const GridMap& map, std::span<const CellCoord> goals);
+  /// Distance of node `n` to the nearest goal (raw units), kUnreachable if none reaches it.
+  [[nodiscard]] std::uint32_t node_cost(std::uint32_t n) const noexcept { return cost_[n]; }
+  /// Cost of map cell `c` to the nearest goal along the graph: the best of its sector's portals
+  /// plus the in-sector path to them (and the in-sector path to a goal in the same sector).
+  /// kUnreachable for blocked or unreached cells. Allocates; O(sector cells log).
+  [[nodiscard]] std::uint32_t cost_at(const SectorGraph& graph, const GridMap& map, CellCoord c) const;
+  /// Nodes settled by the last build (its work).
+  [[nodiscard]] std::size_t settled() const noexcept { return settled_; }
+
+ private:
+  std::vector<std::uint32_t> cost_;
+  std::vector<CellCoord> goals_;
+  std::size_t settled_ = 0;
+};
+
+}  // namespace swarmfield::sim

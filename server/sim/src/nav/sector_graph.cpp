@@ -1,0 +1,338 @@
+// Sectors, portals, the portal graph and distances over it (hierarchical navigation, layer 1).
+#include "swarmfield/sim/nav/sector_graph.hpp"
+
+#include <algorithm>
+#include <array>
+#include <functional>
+#include <queue>
+#include <utility>
+
+namespace swarmfield::sim {
+
+namespace {
+
+constexpr std::array<CellCoord, 8> kSteps = {{{1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}, {0, -1}, {1, -1}}};
+
+bool row_major_less(CellCoord a, CellCoord b) noexcept { return a.y != b.y ? a.y < b.y : a.x < b.x; }
+
+std::uint32_t add_saturated(std::uint32_t a, std::uint32_t b) noexcept {
+  const std::uint64_t s = std::uint64_t{a} + b;
+  return s >= kUnreachable ? kUnreachable - 1 : static_cast<std::uint32_t>(s);
+}
+
+/// The cells of `rect` of `map` as a map of their own (costs copied, nothing around them).
+void copy_rect(const GridMap& map, const SectorGraph::Rect& r, GridMap& out) {
+  std::vector<std::uint8_t> costs(static_cast<std::size_t>(r.w) * static_cast<std::size_t>(r.h));
+  for (std::int32_t y = 0; y < r.h; ++y)
+    for (std::int32_t x = 0; x < r.w; ++x)
+      costs[static_cast<std::size_t>(y) * static_cast<std::size_t>(r.w) + static_cast<std::size_t>(x)] =
+          map.cost(r.x0 + x, r.y0 + y);
+  out = GridMap::from_costs(r.w, r.h, std::move(costs), map.cell_size());
+}
+
+/// Offsets of the portal pairs on one border, from `pair` (per offset: 0 where a cell of the
+/// pair is blocked, else the pair's larger cost), `n` long: per maximal run of pairs of one cost
+/// (so that a cheap lane of a wide road has portals of its own), both ends and every `spacing`
+/// between (one in the middle of a run shorter than 3).
+void portal_offsets(const std::vector<std::uint8_t>& pair, std::int32_t n, std::int32_t spacing,
+                    std::vector<std::int32_t>& out) {
+  out.clear();
+  std::int32_t i = 0;
+  while (i < n) {
+    const std::uint8_t cost = pair[static_cast<std::size_t>(i)];
+    if (cost == 0) {
+      ++i;
+      continue;
+    }
+    const std::int32_t a = i;
+    while (i < n && pair[static_cast<std::size_t>(i)] == cost) ++i;
+    const std::int32_t b = i - 1;
+    if (b - a + 1 < 3) {
+      out.push_back(a + (b - a) / 2);
+      continue;
+    }
+    for (std::int32_t k = a; k < b; k += spacing) out.push_back(k);
+    out.push_back(b);
+  }
+}
+
+}  // namespace
+
+SectorGraph::Rect SectorGraph::sector_rect(std::uint32_t s) const noexcept {
+  const std::int32_t sx = static_cast<std::int32_t>(s) % sectors_x_;
+  const std::int32_t sy = static_cast<std::int32_t>(s) / sectors_x_;
+  const std::int32_t x0 = sx * side_, y0 = sy * side_;
+  return {x0, y0, std::min(side_, width_ - x0), std::min(side_, height_ - y0)};
+}
+
+void SectorGraph::compute_border(const GridMap& map, std::uint32_t s, bool east) {
+  const Rect r = sector_rect(s);
+  std::vector<std::int32_t>& out = east ? east_[s] : south_[s];
+  const std::int32_t sx = static_cast<std::int32_t>(s) % sectors_x_;
+  const std::int32_t sy = static_cast<std::int32_t>(s) / sectors_x_;
+  if ((east && sx + 1 >= sectors_x_) || (!east && sy + 1 >= sectors_y_)) {
+    out.clear();
+    return;
+  }
+  const std::int32_t n = east ? r.h : r.w;
+  std::vector<std::uint8_t> pair(static_cast<std::size_t>(n));
+  for (std::int32_t i = 0; i < n; ++i) {
+    const CellCoord a = east ? CellCoord{r.x0 + r.w - 1, r.y0 + i} : CellCoord{r.x0 + i, r.y0 + r.h - 1};
+    const CellCoord b = east ? CellCoord{a.x + 1, a.y} : CellCoord{a.x, a.y + 1};
+    pair[static_cast<std::size_t>(i)] =
+        map.walkable(a) && map.walkable(b) ? std::max(map.cost(a.x, a.y), map.cost(b.x, b.y)) : std::uint8_t{0};
+  }
+  portal_offsets(pair, n, spacing_, out);
+}
+
+void SectorGraph::collect_portals(std::uint32_t s) {
+  const Rect r = sector_rect(s);
+  const std::int32_t sx = static_cast<std::int32_t>(s) % sectors_x_;
+  const std::int32_t sy = static_cast<std::int32_t>(s) / sectors_x_;
+  std::vector<CellCoord>& p = sectors_[s].portals;
+  p.clear();
+  for (const std::int32_t o : east_[s]) p.push_back({r.x0 + r.w - 1, r.y0 + o});
+  for (const std::int32_t o : south_[s]) p.push_back({r.x0 + o, r.y0 + r.h - 1});
+  if (sx > 0) {
+    for (const std::int32_t o : east_[s - 1]) p.push_back({r.x0, r.y0 + o});
+  }
+  if (sy > 0) {
+    for (const std::int32_t o : south_[s - static_cast<std::uint32_t>(sectors_x_)]) p.push_back({r.x0 + o, r.y0});
+  }
+  std::sort(p.begin(), p.end(), row_major_less);
+  p.erase(std::unique(p.begin(), p.end()), p.end());
+}
+
+void SectorGraph::compute_costs(const GridMap& map, std::uint32_t s) {
+  Sector& sec = sectors_[s];
+  const Rect r = sector_rect(s);
+  const std::size_t k = sec.portals.size();
+  sec.costs.assign(k * k, kUnreachable);
+  if (k == 0) return;
+  copy_rect(map, r, scratch_map_);
+  for (std::size_t i = 0; i < k; ++i) {
+    const CellCoord goal[1] = {{sec.portals[i].x - r.x0, sec.portals[i].y - r.y0}};
+    scratch_field_.build(scratch_map_, goal);
+    for (std::size_t j = 0; j < k; ++j)
+      sec.costs[i * k + j] = scratch_field_.raw(sec.portals[j].x - r.x0, sec.portals[j].y - r.y0);
+  }
+}
+
+void SectorGraph::assemble(const GridMap& map) {
+  const std::size_t count = sectors_.size();
+  sector_first_.assign(count + 1, 0);
+  for (std::size_t s = 0; s < count; ++s) sector_first_[s + 1] = sector_first_[s] + sectors_[s].portals.size();
+  const std::size_t nodes = sector_first_[count];
+  node_cells_.resize(nodes);
+  node_sectors_.resize(nodes);
+  node_ids_.resize(nodes);
+  for (std::size_t s = 0; s < count; ++s) {
+    for (std::size_t i = 0; i < sectors_[s].portals.size(); ++i) {
+      node_cells_[sector_first_[s] + i] = sectors_[s].portals[i];
+      node_sectors_[sector_first_[s] + i] = static_cast<std::uint32_t>(s);
+    }
+  }
+  for (std::size_t n = 0; n < nodes; ++n) node_ids_[n] = static_cast<std::uint32_t>(n);
+  const auto node_of = [&](std::uint32_t s, CellCoord c) {
+    const std::vector<CellCoord>& p = sectors_[s].portals;
+    const auto it = std::lower_bound(p.begin(), p.end(), c, row_major_less);
+    return static_cast<std::uint32_t>(sector_first_[s] + static_cast<std::size_t>(it - p.begin()));
+  };
+  // Edges as (from, edge) pairs, then counted into CSR order.
+  std::vector<std::pair<std::uint32_t, SectorEdge>> all;
+  for (std::size_t s = 0; s < count; ++s) {
+    const Sector& sec = sectors_[s];
+    const std::size_t k = sec.portals.size();
+    for (std::size_t i = 0; i < k; ++i)
+      for (std::size_t j = 0; j < k; ++j) {
+        const std::uint32_t c = sec.costs[i * k + j];
+        if (i == j || c == kUnreachable) continue;
+        all.push_back({static_cast<std::uint32_t>(sector_first_[s] + i),
+                       {static_cast<std::uint32_t>(sector_first_[s] + j), c}});
+      }
+    const Rect r = sector_rect(static_cast<std::uint32_t>(s));
+    const auto cross = [&](CellCoord a, std::uint32_t sa, CellCoord b, std::uint32_t sb) {
+      const std::uint32_t na = node_of(sa, a), nb = node_of(sb, b);
+      all.push_back({na, {nb, kOrthogonalStep * map.cost(b.x, b.y)}});
+      all.push_back({nb, {na, kOrthogonalStep * map.cost(a.x, a.y)}});
+    };
+    for (const std::int32_t o : east_[s]) {
+      cross({r.x0 + r.w - 1, r.y0 + o}, static_cast<std::uint32_t>(s), {r.x0 + r.w, r.y0 + o},
+            static_cast<std::uint32_t>(s + 1));
+    }
+    for (const std::int32_t o : south_[s]) {
+      cross({r.x0 + o, r.y0 + r.h - 1}, static_cast<std::uint32_t>(s), {r.x0 + o, r.y0 + r.h},
+            static_cast<std::uint32_t>(s + static_cast<std::size_t>(sectors_x_)));
+    }
+  }
+  edge_first_.assign(nodes + 1, 0);
+  for (const auto& e : all) ++edge_first_[e.first + 1];
+  for (std::size_t n = 0; n < nodes; ++n) edge_first_[n + 1] += edge_first_[n];
+  edges_.resize(all.size());
+  std::vector<std::size_t> next(edge_first_.begin(), edge_first_.end() - 1);
+  for (const auto& e : all) edges_[next[e.first]++] = e.second;
+}
+
+void SectorGraph::build(const GridMap& map, std::int32_t sector_side, std::int32_t spacing) {
+  width_ = map.width();
+  height_ = map.height();
+  side_ = std::max(sector_side, 4);
+  spacing_ = std::max(spacing, 1);
+  sectors_x_ = width_ > 0 ? (width_ + side_ - 1) / side_ : 0;
+  sectors_y_ = height_ > 0 ? (height_ + side_ - 1) / side_ : 0;
+  const std::size_t count = static_cast<std::size_t>(sectors_x_) * static_cast<std::size_t>(sectors_y_);
+  sectors_.assign(count, Sector{});
+  east_.assign(count, {});
+  south_.assign(count, {});
+  for (std::uint32_t s = 0; s < count; ++s) {
+    compute_border(map, s, true);
+    compute_border(map, s, false);
+  }
+  for (std::uint32_t s = 0; s < count; ++s) {
+    collect_portals(s);
+    compute_costs(map, s);
+  }
+  assemble(map);
+}
+
+std::size_t SectorGraph::update(const GridMap& map, std::span<const CellCoord> cells) {
+  if (map.width() != width_ || map.height() != height_ || sectors_.empty()) {
+    build(map, side_, spacing_);
+    return sectors_.size();
+  }
+  const std::size_t count = sectors_.size();
+  std::vector<std::uint8_t> touched(count, 0);
+  for (const CellCoord c : cells) {
+    if (map.in_bounds(c.x, c.y)) touched[sector_of(c)] = 1;
+  }
+  // Borders of a touched sector: its own east / south, and those of its west / north neighbours.
+  std::vector<std::uint8_t> redo(count, 0);
+  for (std::uint32_t s = 0; s < count; ++s) {
+    if (touched[s] == 0) continue;
+    const std::int32_t sx = static_cast<std::int32_t>(s) % sectors_x_;
+    const std::int32_t sy = static_cast<std::int32_t>(s) / sectors_x_;
+    compute_border(map, s, true);
+    compute_border(map, s, false);
+    if (sx > 0) compute_border(map, s - 1, true);
+    if (sy > 0) compute_border(map, s - static_cast<std::uint32_t>(sectors_x_), false);
+    redo[s] = 1;
+    if (sx > 0) redo[s - 1] = 1;
+    if (sx + 1 < sectors_x_) redo[s + 1] = 1;
+    if (sy > 0) redo[s - static_cast<std::uint32_t>(sectors_x_)] = 1;
+    if (sy + 1 < sectors_y_) redo[s + static_cast<std::uint32_t>(sectors_x_)] = 1;
+  }
+  std::size_t recomputed = 0;
+  for (std::uint32_t s = 0; s < count; ++s) {
+    if (redo[s] == 0) continue;
+    const std::vector<CellCoord> before = sectors_[s].portals;
+    collect_portals(s);
+    // A neighbour keeps its costs when its portals did not move (its own cells did not change).
+    if (touched[s] != 0 || sectors_[s].portals != before) {
+      compute_costs(map, s);
+      ++recomputed;
+    }
+  }
+  assemble(map);
+  return recomputed;
+}
+
+// ---- distances over the graph -----------------------------------------------------------------
+
+namespace {
+
+/// Costs (raw, outward) of every cell of sector rectangle `r` from seeds (local cell index,
+/// starting value): Dijkstra with a binary heap, 8-connected, no corner cutting, each cell
+/// entered charged its cost (orthogonal x kOrthogonalStep, diagonal x kDiagonalStep).
+std::vector<std::uint32_t> seeded_costs(const GridMap& map, const SectorGraph::Rect& r,
+                                        const std::vector<std::pair<std::uint32_t, std::uint32_t>>& seeds) {
+  const auto w = static_cast<std::size_t>(r.w);
+  std::vector<std::uint32_t> d(w * static_cast<std::size_t>(r.h), kUnreachable);
+  using Entry = std::pair<std::uint32_t, std::uint32_t>;  // (cost, local cell)
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+  for (const auto& [cell, value] : seeds) {
+    if (value < d[cell]) {
+      d[cell] = value;
+      heap.push({value, cell});
+    }
+  }
+  const auto open = [&](std::int32_t x, std::int32_t y) {
+    return x >= 0 && y >= 0 && x < r.w && y < r.h && map.walkable(r.x0 + x, r.y0 + y);
+  };
+  while (!heap.empty()) {
+    const auto [du, u] = heap.top();
+    heap.pop();
+    if (du != d[u]) continue;
+    const auto ux = static_cast<std::int32_t>(u % w), uy = static_cast<std::int32_t>(u / w);
+    for (std::size_t k = 0; k < kSteps.size(); ++k) {
+      const std::int32_t nx = ux + kSteps[k].x, ny = uy + kSteps[k].y;
+      if (!open(nx, ny)) continue;
+      const bool diagonal = (k & 1) != 0;
+      if (diagonal && (!open(ux + kSteps[k].x, uy) || !open(ux, uy + kSteps[k].y))) continue;
+      const std::uint32_t step = (diagonal ? kDiagonalStep : kOrthogonalStep) * map.cost(r.x0 + nx, r.y0 + ny);
+      const std::uint32_t nd = add_saturated(du, step);
+      const auto n = static_cast<std::uint32_t>(static_cast<std::size_t>(ny) * w + static_cast<std::size_t>(nx));
+      if (nd < d[n]) {
+        d[n] = nd;
+        heap.push({nd, n});
+      }
+    }
+  }
+  return d;
+}
+
+}  // namespace
+
+void PortalRoutes::build(const SectorGraph& graph, const GridMap& map, std::span<const CellCoord> goals) {
+  cost_.assign(graph.node_count(), kUnreachable);
+  goals_.clear();
+  settled_ = 0;
+  using Entry = std::pair<std::uint32_t, std::uint32_t>;  // (cost, node)
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+  for (const CellCoord g : goals) {
+    if (!map.walkable(g)) continue;
+    goals_.push_back(g);
+    // The goal enters the graph through its sector's portals.
+    const std::uint32_t s = graph.sector_of(g);
+    const SectorGraph::Rect r = graph.sector_rect(s);
+    const std::vector<std::uint32_t> d = seeded_costs(
+        map, r, {{static_cast<std::uint32_t>((g.y - r.y0) * r.w + (g.x - r.x0)), 0u}});
+    for (const std::uint32_t n : graph.sector_nodes(s)) {
+      const CellCoord c = graph.node_cell(n);
+      const std::uint32_t v = d[static_cast<std::size_t>((c.y - r.y0) * r.w + (c.x - r.x0))];
+      if (v < cost_[n]) {
+        cost_[n] = v;
+        heap.push({v, n});
+      }
+    }
+  }
+  while (!heap.empty()) {
+    const auto [du, u] = heap.top();
+    heap.pop();
+    if (du != cost_[u]) continue;
+    ++settled_;
+    for (const SectorEdge& e : graph.edges(u)) {
+      const std::uint32_t nd = add_saturated(du, e.cost);
+      if (nd < cost_[e.to]) {
+        cost_[e.to] = nd;
+        heap.push({nd, e.to});
+      }
+    }
+  }
+}
+
+std::uint32_t PortalRoutes::cost_at(const SectorGraph& graph, const GridMap& map, CellCoord c) const {
+  if (!map.walkable(c) || cost_.size() != graph.node_count()) return kUnreachable;
+  const std::uint32_t s = graph.sector_of(c);
+  const SectorGraph::Rect r = graph.sector_rect(s);
+  const auto local = [&](CellCoord p) { return static_cast<std::uint32_t>((p.y - r.y0) * r.w + (p.x - r.x0)); };
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> seeds;
+  for (const std::uint32_t n : graph.sector_nodes(s)) {
+    if (cost_[n] != kUnreachable) seeds.push_back({local(graph.node_cell(n)), cost_[n]});
+  }
+  for (const CellCoord g : goals_) {
+    if (graph.sector_of(g) == s) seeds.push_back({local(g), 0u});
+  }
+  return seeded_costs(map, r, seeds)[local(c)];
+}
+
+}  // namespace swarmfield::sim

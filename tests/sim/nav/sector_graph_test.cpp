@@ -1,0 +1,179 @@
+// Sectors, portals, the portal graph and routes over it, against the whole-map integration
+// field: exact where every path must cross sector borders at portals (walled sectors with
+// doors), never below the true cost and close to it on street maps, and the same graph after
+// an update of the touched sectors as after a whole build.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "benchmark_maps.hpp"
+#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/sector_graph.hpp"
+#include "test_maps.hpp"
+
+using namespace swarmfield::sim;
+
+namespace {
+
+/// Rooms of `side` x `side` cells (the sectors) walled along their borders, a one-cell door in
+/// each wall between two rooms, and scattered blocked cells inside: every path from a room to
+/// another goes through a door pair, i.e. through portals.
+GridMap walled_rooms(std::uint64_t seed, std::int32_t rooms_x, std::int32_t rooms_y, std::int32_t side) {
+  test::TestRng rng{seed};
+  GridMap m = test::random_map(seed, rooms_x * side, rooms_y * side, 12, false);
+  for (std::int32_t rx = 0; rx < rooms_x; ++rx)
+    for (std::int32_t ry = 0; ry < rooms_y; ++ry) {
+      const std::int32_t x0 = rx * side, y0 = ry * side;
+      if (rx + 1 < rooms_x) {  // wall on the room's east column, door at a random row
+        const std::int32_t door = 1 + rng.below(side - 2);
+        for (std::int32_t y = 0; y < side; ++y) m.set_cost(x0 + side - 1, y0 + y, y == door ? kDefaultCost : kBlockedCost);
+        m.set_cost(x0 + side, y0 + door, kDefaultCost);  // the door's other cell
+      }
+      if (ry + 1 < rooms_y) {  // wall on the room's south row
+        const std::int32_t door = 1 + rng.below(side - 2);
+        for (std::int32_t x = 0; x < side; ++x) m.set_cost(x0 + x, y0 + side - 1, x == door ? kDefaultCost : kBlockedCost);
+        m.set_cost(x0 + door, y0 + side, kDefaultCost);
+      }
+    }
+  return m;
+}
+
+std::vector<CellCoord> walkable_goals(const GridMap& m, std::uint64_t seed, int count) {
+  test::TestRng rng{seed};
+  std::vector<CellCoord> goals;
+  while (static_cast<int>(goals.size()) < count) {
+    const CellCoord c{rng.below(m.width()), rng.below(m.height())};
+    if (m.walkable(c)) goals.push_back(c);
+  }
+  return goals;
+}
+
+/// The graph's nodes and edges as sets of cells and costs (node ids are not stable).
+std::set<std::tuple<std::int32_t, std::int32_t, std::int32_t, std::int32_t, std::uint32_t>> edge_set(const SectorGraph& g) {
+  std::set<std::tuple<std::int32_t, std::int32_t, std::int32_t, std::int32_t, std::uint32_t>> out;
+  for (std::uint32_t n = 0; n < g.node_count(); ++n)
+    for (const SectorEdge& e : g.edges(n))
+      out.insert({g.node_cell(n).x, g.node_cell(n).y, g.node_cell(e.to).x, g.node_cell(e.to).y, e.cost});
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("sector graph: walled rooms with doors give exactly the whole-map costs, nodes and cells") {
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    CAPTURE(seed);
+    constexpr std::int32_t kSide = 16;
+    const GridMap m = walled_rooms(seed, 4 + static_cast<std::int32_t>(seed % 3), 3 + static_cast<std::int32_t>(seed % 2), kSide);
+    const std::vector<CellCoord> goals = walkable_goals(m, seed * 31, 1 + static_cast<int>(seed % 3));
+    SectorGraph g;
+    g.build(m, kSide);
+    REQUIRE(g.node_count() > 0);
+    PortalRoutes routes;
+    routes.build(g, m, goals);
+    IntegrationField whole;
+    whole.build(m, goals);
+    for (std::uint32_t n = 0; n < g.node_count(); ++n) {
+      const CellCoord c = g.node_cell(n);
+      CAPTURE(c.x);
+      CAPTURE(c.y);
+      REQUIRE(routes.node_cost(n) == whole.raw(c.x, c.y));
+    }
+    for (std::int32_t y = 0; y < m.height(); ++y)
+      for (std::int32_t x = 0; x < m.width(); ++x) {
+        CAPTURE(x);
+        CAPTURE(y);
+        REQUIRE(routes.cost_at(g, m, {x, y}) == whole.raw(x, y));
+      }
+  }
+}
+
+TEST_CASE("sector graph: on street maps routes are real paths, never below the true cost, within 3% on average") {
+  for (const char* name : {"street/Boston_0_256.map", "street/Paris_1_512.map", "street/Berlin_0_256.map"}) {
+    CAPTURE(name);
+    const GridMap m = test::read_benchmark_map(name);
+    for (const int goal_count : {1, 4}) {
+      CAPTURE(goal_count);
+      const std::vector<CellCoord> goals = walkable_goals(m, 77, goal_count);
+      SectorGraph g;
+      g.build(m, 32, 8);  // small sectors: many border crossings on these small maps
+      PortalRoutes routes;
+      routes.build(g, m, goals);
+      IntegrationField whole;
+      whole.build(m, goals);
+      double sum = 0.0;
+      std::size_t count = 0;
+      for (std::uint32_t n = 0; n < g.node_count(); ++n) {
+        const CellCoord c = g.node_cell(n);
+        const std::uint32_t truth = whole.raw(c.x, c.y);
+        CHECK((routes.node_cost(n) == kUnreachable) == (truth == kUnreachable));
+        if (truth == kUnreachable || truth == 0) continue;
+        REQUIRE(routes.node_cost(n) >= truth);
+        sum += static_cast<double>(routes.node_cost(n)) / truth;
+        ++count;
+      }
+      REQUIRE(count > 100);
+      MESSAGE(std::string(name) << " goals " << goal_count << ": nodes " << sum / static_cast<double>(count));
+      CHECK(sum / static_cast<double>(count) <= 1.03);
+      // Cells: the cost through the cell's own sector (what a sector field would hold).
+      test::TestRng rng{9};
+      double cell_sum = 0.0;
+      int cells = 0;
+      while (cells < 300) {
+        const CellCoord c{rng.below(m.width()), rng.below(m.height())};
+        const std::uint32_t truth = whole.raw(c.x, c.y);
+        if (truth == kUnreachable || truth == 0) continue;
+        const std::uint32_t via = routes.cost_at(g, m, c);
+        REQUIRE(via >= truth);
+        cell_sum += static_cast<double>(via) / truth;
+        ++cells;
+      }
+      MESSAGE(std::string(name) << " goals " << goal_count << ": cells " << cell_sum / cells);
+      CHECK(cell_sum / cells <= 1.03);
+    }
+  }
+}
+
+TEST_CASE("sector graph: an update of the touched sectors gives the graph of a whole build") {
+  GridMap m = test::boston_256();
+  SectorGraph g;
+  g.build(m, 32);
+  test::TestRng rng{3};
+  for (int round = 0; round < 6; ++round) {
+    CAPTURE(round);
+    // A few cells flipped: walls appear on streets and open up in blocks, sometimes on borders.
+    std::vector<CellCoord> changed;
+    for (int k = 0; k < 1 + round; ++k) {
+      const CellCoord c{rng.below(m.width()), rng.below(m.height())};
+      const bool border = round % 2 == 0;
+      const CellCoord at = border ? CellCoord{(c.x / 32) * 32 + 31, c.y} : c;
+      m.set_cost(at.x, at.y, m.walkable(at) ? kBlockedCost : kDefaultCost);
+      changed.push_back(at);
+    }
+    const std::size_t recomputed = g.update(m, changed);
+    CHECK(recomputed <= 5 * changed.size());
+    SectorGraph fresh;
+    fresh.build(m, 32);
+    REQUIRE(g.node_count() == fresh.node_count());
+    CHECK(edge_set(g) == edge_set(fresh));
+  }
+}
+
+TEST_CASE("sector graph: degenerate maps") {
+  SectorGraph g;
+  g.build(GridMap(5, 3), 4);  // a sector narrower than the side at the east and south edges
+  CHECK(g.sector_count() == 2);
+  PortalRoutes routes;
+  const std::vector<CellCoord> goals{{4, 2}};
+  routes.build(g, GridMap(5, 3), goals);
+  IntegrationField whole;
+  whole.build(GridMap(5, 3), goals);
+  for (std::int32_t y = 0; y < 3; ++y)
+    for (std::int32_t x = 0; x < 5; ++x) CHECK(routes.cost_at(g, GridMap(5, 3), {x, y}) >= whole.raw(x, y));
+  g.build(GridMap(0, 0), 4);
+  CHECK(g.node_count() == 0);
+  CHECK(g.sector_count() == 0);
+}
