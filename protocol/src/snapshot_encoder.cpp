@@ -53,9 +53,12 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
 
   // Candidates strictly increasing by id and in range, checked before anything is written.
   const AgentCandidate* cand = c.data();
-  for (std::size_t k = 0; k < n; ++k) {
-    if ((k > 0 && cand[k].id <= cand[k - 1].id) || cand[k].x > kPositionMax || cand[k].y > kPositionMax) return false;
+  // No early exit: a branch-free pass (x | y exceeds kPositionMax iff x or y does).
+  bool bad = n > 0 && (cand[0].x | cand[0].y) > kPositionMax;
+  for (std::size_t k = 1; k < n; ++k) {
+    bad |= (cand[k].id <= cand[k - 1].id) | ((cand[k].x | cand[k].y) > kPositionMax);
   }
+  if (bad) return false;
   // Output written through pointers (no per-agent push_back), entries [0, f) in order and
   // nothing else: a caller may hand in memory that must not be touched beyond the frame.
   if (symbols_.size() < nb + n) symbols_.resize(nb + n);  // never shrunk: no re-initialization
@@ -79,6 +82,27 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
   };
   while (i < nb && j < n) {
     const AgentCandidate& cj = cand[j];
+    if (base[i].id == cj.id && !cj.send) {
+      // A run of kept agents not sent (most of a whole-map view's, whose budget refreshes a
+      // few of its tracked agents per snapshot): copied as the baseline has them.
+      if (run_updated) {
+        runs_.push_back(run);
+        run = 0;
+        run_updated = false;
+      }
+      std::size_t s = 0;
+      do {
+        out[f + s] = base[i + s];
+        ++s;
+      } while (i + s < nb && j + s < n && base[i + s].id == cand[j + s].id && !cand[j + s].send);
+      f += s;
+      i += s;
+      j += s;
+      kept += s;
+      stale += s;
+      run += static_cast<std::uint32_t>(s);
+      continue;
+    }
     if (base[i].id < cj.id) {
       removed_.push_back(static_cast<std::uint32_t>(i));
       ++i;
