@@ -248,7 +248,23 @@ void SnapshotSelector::select(const ViewRelevance& relevance, const AgentFrameVi
   const std::size_t nw = waiting_.size();
   AgentCandidate* cand = out.data();
   std::size_t bi = 0, wi = 0, news = 0;
+  const std::uint8_t* weight = weights.data();
+  std::uint16_t* priority = priority_.data();
+  std::uint8_t* is_new = is_new_.data();
+  std::uint32_t* known_bins = bin_known_.data();
   for (std::size_t k = 0; k < m; ++k) {
+    // Fast path: a run of candidates the baseline holds in the same order (most of them: a
+    // view's tracked set changes little between snapshots).
+    while (k < m && bi < nb && base[bi].id == cand[k].id) {
+      const std::uint32_t age = std::min(tick - base[bi].tick, kMaxAgeTicks);
+      const auto p = static_cast<std::uint16_t>(std::min<std::uint32_t>(age * weight[k], kPriorityBins * 8 - 1) / 8);
+      priority[k] = p;
+      is_new[k] = 0;
+      ++known_bins[p];
+      ++k;
+      ++bi;
+    }
+    if (k == m) break;
     const std::uint32_t id = cand[k].id;
     while (bi < nb && base[bi].id < id) ++bi;
     const bool in_base = bi < nb && base[bi].id == id;
@@ -290,7 +306,10 @@ void SnapshotSelector::select(const ViewRelevance& relevance, const AgentFrameVi
     partial = threshold > 0 ? threshold - 1 : kPriorityBins;
   }
   next_waiting_.clear();
-  for (std::size_t k = 0; k < m; ++k) {
+  // Everything fits and nobody is new: every candidate keeps send = 1 and nobody waits.
+  const bool all_known_sent = threshold == 0 && news == 0;
+  if (all_known_sent) stats_.sent = m;
+  for (std::size_t k = all_known_sent ? m : 0; k < m; ++k) {
     const std::uint16_t p = priority_[k];
     if (p < threshold) {
       const double cost = is_new_[k] ? params.add_bits : params.update_bits;
