@@ -475,7 +475,7 @@ if snap:
                             fmt(counter(name, "bytes_per_entry"), ".3f"), fmt(counter(name, "entries_per_snapshot"), ".0f")])
     if viewer_rows:
         print("  server snapshot phase, N whole-map viewers of the 100k agents (1 thread, CPU ms per snapshot tick):")
-        table(["viewers", "ms/tick", "shared ms", "ms per extra viewer", "x 1-viewer tick", "cores at 20 Hz",
+        table(["viewers", "ms/tick", "shared ms (wall)", "ms per extra viewer", "x 1-viewer tick", "cores at 20 Hz",
                "bytes/entry", "entries/snapshot"], viewer_rows)
     print("  delta_predicted = as shipped (baseline = previous snapshot, velocity prediction, rANS); rtt100 = baseline\n"
           "  3 snapshots back; plain = no prediction; full = no baseline; zstd = the shipped payload through zstd -3;\n"
