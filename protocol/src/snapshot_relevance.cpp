@@ -25,7 +25,32 @@ void QuantizedAgents::assign(std::span<const std::uint32_t> ids_in, std::span<co
   const bool have_kinds = kinds_in.size() >= n;
   order_.resize(n);
   for (std::size_t i = 0; i < n; ++i) order_[i] = static_cast<std::uint32_t>(i);
-  if (!std::is_sorted(ids_in.begin(), ids_in.begin() + static_cast<std::ptrdiff_t>(n))) {
+  bool sorted = std::is_sorted(ids_in.begin(), ids_in.begin() + static_cast<std::ptrdiff_t>(n));
+  std::uint32_t max_id = 0;
+  if (!sorted) {
+    for (std::size_t i = 0; i < n; ++i) max_id = std::max(max_id, ids_in[i]);
+  }
+  if (!sorted && std::size_t{max_id} < 4 * n + 65536) {
+    // Ids dense enough (a swarm's are): a counting sort keyed by the id itself, i.e. each index
+    // placed in a table at its id and read back in id order; two sequential passes instead of
+    // the radix sort's four with random reads. A repeated id falls back to the radix sort.
+    constexpr std::uint32_t kEmpty = ~std::uint32_t{0};
+    by_id_.assign(std::size_t{max_id} + 1, kEmpty);
+    bool unique = true;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint32_t& slot = by_id_[ids_in[i]];
+      unique = unique && slot == kEmpty;
+      slot = static_cast<std::uint32_t>(i);
+    }
+    if (unique) {
+      std::size_t k = 0;
+      for (const std::uint32_t i : by_id_) {
+        if (i != kEmpty) order_[k++] = i;
+      }
+      sorted = true;
+    }
+  }
+  if (!sorted) {
     // LSD radix sort of the indices by id, two 16-bit digits.
     scratch_.resize(n);
     std::vector<std::uint32_t>& count = radix_count_;
@@ -312,11 +337,15 @@ void SnapshotSelector::select(const ViewRelevance& relevance, const AgentFrameVi
   for (std::size_t k = all_known_sent ? m : 0; k < m; ++k) {
     const std::uint16_t p = priority_[k];
     if (p < threshold) {
-      const double cost = is_new_[k] ? params.add_bits : params.update_bits;
-      if (p == partial && cost <= left) {
-        left -= cost;
-      } else {
+      if (p != partial) {
         cand[k].send = 0;
+      } else {
+        const double cost = is_new_[k] ? params.add_bits : params.update_bits;
+        if (cost <= left) {
+          left -= cost;
+        } else {
+          cand[k].send = 0;
+        }
       }
     }
     if (cand[k].send) {

@@ -50,6 +50,31 @@ TEST_CASE("quantized agents come out sorted by id with their own values") {
   }
 }
 
+TEST_CASE("quantized agents are sorted by id whether ids are dense, sparse or repeated") {
+  // Dense ids take the counting sort keyed by id, sparse ones (beyond 4 n + 65536) the radix
+  // sort, and a repeated id (not a swarm's, but not to be lost) falls back to the radix sort.
+  World w(3000, 100.0f, sp::test::test_seed());
+  for (const std::uint32_t scale : {1u, 100000u}) {
+    for (const bool repeat : {false, true}) {
+      std::vector<std::uint32_t> ids = w.ids;
+      for (auto& id : ids) id = id * scale + 3;
+      if (repeat) ids[10] = ids[20];
+      sp::QuantizedAgents q;
+      q.assign(ids, w.xs, w.ys, w.hs, {}, 1.0f);
+      REQUIRE(q.size() == ids.size());
+      std::vector<std::uint32_t> want = ids;
+      std::sort(want.begin(), want.end());
+      CHECK(q.ids == want);
+      for (std::size_t k = 0; k < q.size(); k += 37) {
+        const auto i = static_cast<std::size_t>(std::find(ids.begin(), ids.end(), q.ids[k]) - ids.begin());
+        if (repeat && (i == 10 || i == 20)) continue;
+        CHECK(q.xs[k] == sp::quantize_agent_position(w.xs[i], 1.0f));
+        CHECK(q.headings[k] == sp::quantize_heading(w.hs[i]));
+      }
+    }
+  }
+}
+
 TEST_CASE("candidates are the agents inside the view plus margin, by id") {
   World w(20000, 500.0f, sp::test::test_seed());
   sp::QuantizedAgents q;
