@@ -456,6 +456,27 @@ if snap:
     if name is not None:
         print(f"  quantize/all_agents (shared by all clients, once per snapshot tick): {fmt(cpu_ms(name), '.2f')} ms "
               f"for {fmt(counter(name, 'world_agents'), '.0f')} agents")
+    viewer_rows = []
+    one = None
+    for name in sorted(snap, key=lambda n: counter(n, "viewers") or 0):
+        if "/server/whole_map_viewers/" not in name:
+            continue
+        v, ms, k = counter(name, "viewers"), cpu_ms(name), counter(name, "snapshots_per_iteration")
+        if not v or ms is None or not k:
+            continue
+        per_tick = ms / k
+        if v == 1:
+            one = per_tick
+        # Per viewer: what each viewer adds to the 1-viewer tick (shared work + one viewer).
+        per_viewer = None if one is None or v == 1 else (per_tick - one) / (v - 1)
+        viewer_rows.append([f"{v:.0f}", fmt(per_tick, ".2f"), fmt(counter(name, "shared_ms_per_snapshot"), ".2f"),
+                            fmt(per_viewer, ".3f"), fmt(ratio(per_viewer, one), ".3f"),
+                            fmt(None if per_viewer is None else per_viewer * v * 20 / 1000, ".2f"),
+                            fmt(counter(name, "bytes_per_entry"), ".3f"), fmt(counter(name, "entries_per_snapshot"), ".0f")])
+    if viewer_rows:
+        print("  server snapshot phase, N whole-map viewers of the 100k agents (1 thread, CPU ms per snapshot tick):")
+        table(["viewers", "ms/tick", "shared ms (wall)", "ms per extra viewer", "x 1-viewer tick", "cores at 20 Hz",
+               "bytes/entry", "entries/snapshot"], viewer_rows)
     print("  delta_predicted = as shipped (baseline = previous snapshot, velocity prediction, rANS); rtt100 = baseline\n"
           "  3 snapshots back; plain = no prediction; full = no baseline; zstd = the shipped payload through zstd -3;\n"
           "  baseline/zstd_full = today's FlatBuffers + zstd snapshot. moving = position or heading changed since the\n"
