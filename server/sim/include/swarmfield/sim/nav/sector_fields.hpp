@@ -1,0 +1,147 @@
+#pragma once
+// Hierarchical navigation, layers 3 and 4: per-sector integration and flow fields built on
+// demand for the sectors agents occupy, seeded with the portal route costs, cached, dropped when
+// unused, and built under a per-tick work budget (see server/sim/src/nav/HIERARCHICAL.md).
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "swarmfield/sim/map/grid_map.hpp"
+#include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/nav/sector_graph.hpp"
+#include "swarmfield/sim/vec2.hpp"
+
+namespace swarmfield::sim {
+
+/// Flow field tiles (Emerson, "Crowd Pathfinding and Steering Using Flow Field Tiles", Game AI
+/// Pro 2013): a sector's field is the integration field of the sector's cells plus a one-cell
+/// ring around it, where the ring is blocked except for the portal cells of neighbouring
+/// sectors that the sector's portals step to (the graph's crossing edges). Seeds: every portal
+/// of the sector and every such neighbour portal at its route cost (PortalRoutes::node_cost),
+/// and the goals inside the sector at 0. Since route costs are distances over the graph, which
+/// holds the exact in-sector costs between portals, the seeded values are consistent across
+/// sectors: a cell's flow leads downhill to a portal, over the border to the neighbour portal
+/// it was seeded from, and on through the next sector's field to a goal. Values are never below
+/// the map's true costs (every step is a real step of the map); on street maps within a few
+/// per cent of them (HIERARCHICAL.md has the measured ratios).
+///
+/// Use per tick: begin_tick(); note_agent() for each agent (its cell); update(map, budget)
+/// builds the fields of occupied sectors that have none or one for older routes, most agents
+/// first, for about `budget` work units; then direction() / steer() per agent. After a route
+/// change (a goal moved, the map changed: rebuild the SectorGraph / PortalRoutes, then call
+/// set_routes()), cached fields stay readable until rebuilt: agents follow the old routes
+/// meanwhile (a goal that moved by one cell changes every cost by at most one step). A sector
+/// without any field steers toward its cheapest portal (steer(): straight line, for the tick or
+/// two until its field is built). Fields of sectors no agent occupied for keep_ticks() ticks are
+/// dropped, and at most max_fields() are kept (the least recently occupied go first).
+///
+/// Memory: per kept field of a 64 x 64 sector, 66 x 66 values (4 bytes) + 64 x 64 directions
+/// (1 byte), ~21 KiB. Deterministic (no clock is read; same calls give the same fields and
+/// counters). No allocation once warm (buffers of dropped fields are reused).
+class SectorFields {
+ public:
+  /// Ticks a field is kept after the last tick an agent was in its sector (~3 s at 30 Hz).
+  static constexpr std::uint32_t kDefaultKeepTicks = 90;
+  /// Fields kept at most (~84 MiB of 64 x 64 sector fields).
+  static constexpr std::size_t kDefaultMaxFields = 4096;
+  /// Work units charged per cell of a sector build (the cell ring included): measured ~25-40 ns
+  /// a cell (binary-heap Dijkstra and the flow pass, 64 x 64 sectors of street maps) against
+  /// ~6-9 ns for a unit of the whole-map search (see kLinearCellsPerWorkUnit).
+  static constexpr std::uint64_t kWorkUnitsPerCell = 4;
+
+  /// Binds the graph and routes (not owned: both must outlive this object and stay as they are
+  /// until the next set_routes()). Every cached field becomes out of date (kept, readable, and
+  /// rebuilt when its sector is next occupied); a graph with another sector layout drops them.
+  void set_routes(const SectorGraph& graph, const PortalRoutes& routes);
+  /// Starts a tick: clears the occupancy of the last one.
+  void begin_tick();
+  /// Counts an agent in map cell `c` (off-map cells are ignored) for this tick.
+  void note_agent(CellCoord c);
+  /// Builds the fields of this tick's occupied sectors that have none or an out-of-date one,
+  /// most agents first, until about `budget` work units are spent (each build charges
+  /// kWorkUnitsPerCell per cell; the last may overshoot by one build); 0 = all of them. Then
+  /// drops the fields past keep_ticks(). Returns the work units spent. `map` must be the map the
+  /// graph was built for.
+  std::uint64_t update(const GridMap& map, std::uint64_t budget);
+  /// Builds (or rebuilds) the field of sector `s` now, whatever the occupancy or the cap.
+  void build_sector(const GridMap& map, std::uint32_t s);
+
+  /// True when sector `s` has a field (current or from older routes).
+  [[nodiscard]] bool has_field(std::uint32_t s) const noexcept;
+  /// True when sector `s` has a field for the current routes.
+  [[nodiscard]] bool field_current(std::uint32_t s) const noexcept;
+  /// Cost to the nearest goal (raw units, as IntegrationField::raw()) of map cell `c` in its
+  /// sector's field; kUnreachable when blocked, unreached, or the sector has no field.
+  [[nodiscard]] std::uint32_t value(CellCoord c) const noexcept;
+  /// Flow direction of map cell `c` (FlowField's rules: lowest legal neighbour, no corner
+  /// cutting, orthogonal first on ties); kNone for goals, blocked, unreached cells, and sectors
+  /// without a field.
+  [[nodiscard]] FlowDirection direction(CellCoord c) const noexcept;
+  /// Desired direction (unit vector, world axes) of an agent at world position `p` on `map`:
+  /// its cell's flow direction when its sector has a field (`from_field` true); else toward the
+  /// centre of the cell that looks cheapest from here (a goal in the sector, a portal of the
+  /// sector or a neighbour portal it steps to: route cost + octile distance); {0, 0} when
+  /// nothing reaches the cell.
+  struct Steer {
+    Vec2 direction;
+    bool from_field = false;
+  };
+  [[nodiscard]] Steer steer(const GridMap& map, Vec2 p) const noexcept;
+
+  void set_keep_ticks(std::uint32_t ticks) noexcept { keep_ticks_ = ticks; }
+  [[nodiscard]] std::uint32_t keep_ticks() const noexcept { return keep_ticks_; }
+  void set_max_fields(std::size_t fields) noexcept { max_fields_ = fields < 1 ? 1 : fields; }
+  [[nodiscard]] std::size_t max_fields() const noexcept { return max_fields_; }
+
+  /// Fields kept now.
+  [[nodiscard]] std::size_t field_count() const noexcept { return live_; }
+  /// Sectors occupied this tick.
+  [[nodiscard]] std::size_t occupied_count() const noexcept { return occupied_.size(); }
+  /// Occupied sectors left without a current field by the last update() (budget or cap).
+  [[nodiscard]] std::size_t pending_count() const noexcept { return pending_; }
+  /// Counters since construction: sector fields built, dropped (unused or evicted by the cap).
+  [[nodiscard]] std::uint64_t build_count() const noexcept { return builds_; }
+  [[nodiscard]] std::uint64_t drop_count() const noexcept { return drops_; }
+  /// Route generation (set_routes() calls).
+  [[nodiscard]] std::uint64_t generation() const noexcept { return generation_; }
+  /// Bytes held by the kept fields and the per-sector tables (capacity).
+  [[nodiscard]] std::size_t memory_bytes() const noexcept;
+
+ private:
+  struct Field {
+    std::uint32_t sector = 0;
+    std::uint64_t generation = 0;
+    std::uint64_t last_tick = 0;      // last tick an agent was in the sector
+    std::vector<std::uint32_t> values;  // (w + 2) x (h + 2), the ring included
+    std::vector<std::uint8_t> dirs;     // w x h
+  };
+  static constexpr std::uint32_t kNoField = 0xFFFFFFFFu;
+  [[nodiscard]] const Field* field_of(CellCoord c, SectorGraph::Rect& r) const noexcept;
+  std::uint32_t take_slot();
+  void drop(std::uint32_t slot);
+
+  const SectorGraph* graph_ = nullptr;
+  const PortalRoutes* routes_ = nullptr;
+  std::int32_t sectors_x_ = 0;
+  std::int32_t sectors_y_ = 0;
+  std::int32_t side_ = 0;
+  std::uint64_t generation_ = 0;
+  std::uint64_t tick_ = 0;
+  std::uint32_t keep_ticks_ = kDefaultKeepTicks;
+  std::size_t max_fields_ = kDefaultMaxFields;
+  std::vector<std::uint32_t> slot_of_;     // per sector: its field's slot, or kNoField
+  std::vector<std::uint32_t> agents_;      // per sector: agents this tick
+  std::vector<std::uint32_t> occupied_;    // sectors with agents this tick
+  std::vector<Field> fields_;              // slots
+  std::vector<std::uint32_t> free_;        // free slots
+  std::size_t live_ = 0;
+  std::size_t pending_ = 0;
+  std::uint64_t builds_ = 0;
+  std::uint64_t drops_ = 0;
+  // Build scratch (kept between builds).
+  std::vector<std::uint8_t> open_;
+  std::vector<std::uint64_t> heap_;        // (value << 32 | local cell), a binary min-heap
+  std::vector<std::uint32_t> order_;       // update(): sectors to build
+};
+
+}  // namespace swarmfield::sim
