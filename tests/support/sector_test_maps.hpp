@@ -1,9 +1,7 @@
 #pragma once
 // Maps for the hierarchical navigation tests: walled rooms with doors (every path crosses
-// sector borders at portals), random walkable goals, and a map tiled n x n (big maps from the
-// MovingAI street maps).
+// sector borders at portals) and random walkable goals.
 #include <cstdint>
-#include <utility>
 #include <vector>
 
 #include "swarmfield/sim/map/grid_map.hpp"
@@ -43,17 +41,6 @@ inline std::vector<CellCoord> walkable_goals(const GridMap& m, std::uint64_t see
     if (m.walkable(c)) goals.push_back(c);
   }
   return goals;
-}
-
-/// `tile` repeated n x n times.
-inline GridMap tiled(const GridMap& tile, int n) {
-  const std::int32_t w = tile.width() * n, h = tile.height() * n;
-  std::vector<std::uint8_t> costs(static_cast<std::size_t>(w) * static_cast<std::size_t>(h));
-  for (std::int32_t y = 0; y < h; ++y)
-    for (std::int32_t x = 0; x < w; ++x)
-      costs[static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)] =
-          tile.cost(x % tile.width(), y % tile.height());
-  return GridMap::from_costs(w, h, std::move(costs), tile.cell_size());
 }
 
 }  // namespace swarmfield::sim::test

@@ -11,6 +11,7 @@
 
 #include "benchmark_maps.hpp"
 #include "sector_test_maps.hpp"
+#include "swarmfield/sim/map/tiled_map.hpp"
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/nav/hierarchical_fields.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
@@ -194,7 +195,7 @@ TEST_CASE("sector fields: 4096 maps tiled from street maps, walkers reach the go
   for (const char* name : {"street/Boston_0_1024.map", "street/Milan_1_1024.map", "street/Paris_1_1024.map"}) {
     const std::string label = name;
     CAPTURE(label);
-    const GridMap m = test::tiled(test::read_benchmark_map(name), 4);
+    const GridMap m = tiled_map(test::read_benchmark_map(name), 4);
     REQUIRE(m.width() == 4096);
     IntegrationField whole;
     const std::vector<CellCoord> goals = walkable_goals(m, 3, 1);
@@ -327,7 +328,7 @@ TEST_CASE("portal routes: time-sliced builds give the costs of a whole build for
 }
 
 TEST_CASE("hierarchical fields: a moving goal under a budget: routes sliced and swapped, work bounded, walkers arrive") {
-  const GridMap m = test::tiled(test::read_benchmark_map("street/Boston_0_512.map"), 2);
+  const GridMap m = tiled_map(test::read_benchmark_map("street/Boston_0_512.map"), 2);
   std::vector<CellCoord> goals = walkable_goals(m, 41, 1);
   IntegrationField whole;
   HierarchicalFields hf;

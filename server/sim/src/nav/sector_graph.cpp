@@ -195,6 +195,17 @@ void SectorGraph::build(const GridMap& map, std::int32_t sector_side, std::int32
   assemble(map);
 }
 
+std::size_t SectorGraph::memory_bytes() const noexcept {
+  std::size_t bytes = sectors_.capacity() * sizeof(Sector) + (east_.capacity() + south_.capacity()) * sizeof(east_[0]);
+  for (const Sector& s : sectors_) bytes += s.portals.capacity() * sizeof(CellCoord) + s.costs.capacity() * sizeof(std::uint32_t);
+  for (const auto& v : east_) bytes += v.capacity() * sizeof(std::int32_t);
+  for (const auto& v : south_) bytes += v.capacity() * sizeof(std::int32_t);
+  bytes += node_cells_.capacity() * sizeof(CellCoord) + (node_sectors_.capacity() + node_ids_.capacity()) * sizeof(std::uint32_t) +
+           (sector_first_.capacity() + edge_first_.capacity()) * sizeof(std::size_t) + edges_.capacity() * sizeof(SectorEdge) +
+           scratch_map_.costs().capacity();
+  return bytes;
+}
+
 std::size_t SectorGraph::update(const GridMap& map, std::span<const CellCoord> cells) {
   if (map.width() != width_ || map.height() != height_ || sectors_.empty()) {
     build(map, side_, spacing_);

@@ -78,6 +78,9 @@ class SectorGraph {
     return {edges_.data() + edge_first_[n], edge_first_[n + 1] - edge_first_[n]};
   }
   [[nodiscard]] std::size_t edge_count() const noexcept { return edges_.size(); }
+  /// Bytes held (capacity) by the graph: sectors' portals and in-sector cost matrices, the
+  /// assembled nodes and edges, scratch.
+  [[nodiscard]] std::size_t memory_bytes() const noexcept;
 
  private:
   /// What one sector keeps: its portal cells (sorted row-major) and the costs between them
