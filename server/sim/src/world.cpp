@@ -83,6 +83,7 @@ World::World(GridMap map, const WorldParams& params)
   contacts_.reserve(64);
   // Before any update_fields(), so the first build also reserves the back field pair.
   nav_.set_rebuild_budget(params_.field_rebuild_budget);
+  nav_.set_field_mode(params_.field_mode);
   if (params_.worker_threads > 1) pool_ = std::make_unique<WorkerPool>(params_.worker_threads);
   nav_.set_worker_pool(pool_.get());
 }
@@ -150,6 +151,8 @@ bool World::update_fields() {
       classes |= size_class_bit(size_class_of_radius(kinds[k].radius, map_.cell_size()));
     }
   }
+  // Hierarchical fields build the sectors agents occupy (positions at the start of the tick).
+  nav_.note_agents(map_, swarm_.xs(), swarm_.ys());
   return nav_.update(map_, goal_positions_, classes);
 }
 
@@ -158,8 +161,9 @@ std::size_t World::spawn_agents(std::size_t n) {
   if (n == 0 || map_.width() <= 0 || map_.height() <= 0) return 0;
   // Reachability must reflect the players and map. With a budget, the tick's own update has
   // already run its slice: a second one here would spend the budget twice.
-  if (params_.field_rebuild_budget == 0 || fields().integration().width() != map_.width() ||
-      fields().integration().height() != map_.height()) {
+  if (params_.field_rebuild_budget == 0 ||
+      (!nav_.hierarchical() && (fields().integration().width() != map_.width() ||
+                                fields().integration().height() != map_.height()))) {
     update_fields();
   }
 

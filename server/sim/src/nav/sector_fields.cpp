@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 
 namespace swarmfield::sim {
 
@@ -287,6 +288,70 @@ SectorFields::Steer SectorFields::steer(const GridMap& map, Vec2 p) const noexce
   const float len = std::sqrt(d.x * d.x + d.y * d.y);
   if (!(len > 1e-6f)) return {};
   return {{d.x / len, d.y / len}, false};
+}
+
+NavSample SectorFields::sample(const GridMap& map, std::span<const Vec2> goals, Vec2 p) const noexcept {
+  NavSample out;
+  if (graph_ == nullptr || !std::isfinite(p.x) || !std::isfinite(p.y)) return out;
+  const CellCoord own = map.world_to_cell(p);
+  const bool own_walkable = map.walkable(own);
+  SectorGraph::Rect r{};
+  if (own_walkable && field_of(own, r) == nullptr) {
+    const Steer s = steer(map, p);
+    out.direction = s.direction;
+    out.target = p + s.direction;
+    out.status = s.direction.x != 0.0f || s.direction.y != 0.0f ? NavStatus::kFollowFlow : NavStatus::kNoRoute;
+    return out;
+  }
+  if (own_walkable && value(own) == 0) {
+    float best = std::numeric_limits<float>::infinity();
+    for (std::size_t i = 0; i < goals.size(); ++i) {
+      if (!(map.world_to_cell(goals[i]) == own)) continue;
+      const Vec2 d = goals[i] - p;
+      const float len = std::sqrt(d.x * d.x + d.y * d.y);
+      if (len < best) {
+        best = len;
+        out.goal = static_cast<std::int32_t>(i);
+        out.target = goals[i];
+      }
+    }
+    if (out.goal >= 0) {
+      const Vec2 d = out.target - p;
+      if (best <= kAtGoalCells * map.cell_size()) {
+        out.status = NavStatus::kAtGoal;
+      } else {
+        out.direction = d * (1.0f / best);
+        out.status = NavStatus::kGoalInSight;
+      }
+      return out;
+    }
+    out.target = map.cell_center(own);  // a goal cell whose goal moved on: hold at its centre
+    out.status = NavStatus::kAtGoal;
+    return out;
+  }
+  // The bilinear blend of sample_flow(), each sample from its own sector's field.
+  const float u = p.x / map.cell_size() - 0.5f, v = p.y / map.cell_size() - 0.5f;
+  const float fu = std::floor(u), fv = std::floor(v);
+  if (std::fabs(fu) > 1.0e9f || std::fabs(fv) > 1.0e9f) return out;
+  const auto x0 = static_cast<std::int32_t>(fu), y0 = static_cast<std::int32_t>(fv);
+  const float tx = u - fu, ty = v - fv;
+  Vec2 sum{};
+  for (int k = 0; k < 4; ++k) {
+    const std::int32_t cx = x0 + (k & 1), cy = y0 + (k >> 1);
+    if (!map.walkable(cx, cy)) continue;
+    const FlowDirection d = direction({cx, cy});
+    if (d == FlowDirection::kNone) continue;
+    if (own_walkable && cx != own.x && cy != own.y && (!map.walkable(cx, own.y) || !map.walkable(own.x, cy))) continue;
+    const float wx = (k & 1) != 0 ? tx : 1.0f - tx;
+    const float wy = (k >> 1) != 0 ? ty : 1.0f - ty;
+    sum += direction_vector(d) * (wx * wy);
+  }
+  const float len = std::sqrt(sum.x * sum.x + sum.y * sum.y);
+  out.direction = len >= 1.0e-3f ? sum * (1.0f / len) : direction_vector(direction(own));
+  out.target = p + out.direction;
+  const bool routed = own_walkable && value(own) != kInf;
+  out.status = routed && (out.direction.x != 0.0f || out.direction.y != 0.0f) ? NavStatus::kFollowFlow : NavStatus::kNoRoute;
+  return out;
 }
 
 std::size_t SectorFields::memory_bytes() const noexcept {

@@ -35,6 +35,9 @@ class HierarchicalFields {
   /// Sector side for the next graph build (cells; SectorGraph::kDefaultSectorSide).
   void set_sector_side(std::int32_t side) noexcept { side_ = side; }
 
+  /// The next update() rebuilds the graph and routes (e.g. another map of the same size and
+  /// revision was swapped in).
+  void invalidate() noexcept { width_ = -1; }
   void begin_tick() { fields_.begin_tick(); }
   void note_agent(CellCoord c) { fields_.note_agent(c); }
   /// See the class comment. Returns the work units spent (graph builds included, charged one

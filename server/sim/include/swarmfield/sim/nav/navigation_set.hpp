@@ -9,6 +9,8 @@
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/any_angle_field.hpp"
 #include "swarmfield/sim/nav/clearance_map.hpp"
+#include "swarmfield/sim/nav/field_mode.hpp"
+#include "swarmfield/sim/nav/hierarchical_fields.hpp"
 #include "swarmfield/sim/nav/navigation_fields.hpp"
 #include "swarmfield/sim/nav/size_class.hpp"
 #include "swarmfield/sim/vec2.hpp"
@@ -44,8 +46,25 @@ class NavigationSet {
   /// index = goal index, e.g. one per player) on `map`. Call once per tick. Returns true if some
   /// class's front fields changed.
   bool update(const GridMap& map, std::span<const Vec2> goals, SizeClassMask classes);
-  /// Work units per class per update (NavigationFields::set_rebuild_budget); 0 = all at once.
+  /// Work units per class per update (NavigationFields::set_rebuild_budget; in hierarchical
+  /// mode HierarchicalFields::set_budget); 0 = all at once.
   void set_rebuild_budget(std::size_t work_units_per_update) noexcept;
+  /// Size class 1's fields: whole-map (NavigationFields) or hierarchical (HierarchicalFields:
+  /// sector graph, portal routes, per-sector fields of the occupied sectors); kAuto (the
+  /// default) = hierarchical on maps from kHierarchicalFromSide cells a side. In hierarchical
+  /// mode fields(1) stays empty (no whole-map integration or flow: nothing reads reachability
+  /// from it), sample(1, p) reads the sector fields (SectorFields::sample(); no any-angle layer
+  /// yet), and the agents' cells must be given each tick with note_agents() before update().
+  /// Other classes keep whole-map fields. Takes effect at the next update().
+  void set_field_mode(FieldMode mode) noexcept { mode_ = mode; }
+  [[nodiscard]] FieldMode field_mode() const noexcept { return mode_; }
+  /// True when the last update() ran class 1 hierarchically.
+  [[nodiscard]] bool hierarchical() const noexcept { return hierarchical_; }
+  /// Agents' positions (world units) this tick, for the occupied sectors; nothing is kept or
+  /// done unless the mode resolves to hierarchical for `map`.
+  void note_agents(const GridMap& map, std::span<const float> xs, std::span<const float> ys);
+  /// The hierarchical fields (meaningful when hierarchical()).
+  [[nodiscard]] const HierarchicalFields& hierarchical_fields() const noexcept { return hier_; }
   /// Any-angle range of every class (NavigationFields::set_any_angle_range(); cost units, cells
   /// on a unit-cost map); default NavigationFields::kDefaultAnyAngleRange. A change rebuilds
   /// every class at its next update().
@@ -100,6 +119,10 @@ class NavigationSet {
   }
 
   std::array<ClassSlot, kMaxSizeClass> slots_;
+  HierarchicalFields hier_;
+  FieldMode mode_ = FieldMode::kAuto;
+  bool hierarchical_ = false;
+  const GridMap* map_ = nullptr;  // the last update()'s map (sample() in hierarchical mode)
   ClearanceMap clearance_;
   bool clearance_valid_ = false;
   float cell_size_ = 1.0f;

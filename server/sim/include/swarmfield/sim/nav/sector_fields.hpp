@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "swarmfield/sim/map/grid_map.hpp"
+#include "swarmfield/sim/nav/any_angle_field.hpp"
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/nav/sector_graph.hpp"
 #include "swarmfield/sim/vec2.hpp"
@@ -87,6 +88,17 @@ class SectorFields {
     bool from_field = false;
   };
   [[nodiscard]] Steer steer(const GridMap& map, Vec2 p) const noexcept;
+
+  /// What the crowd's steering reads (NavigationSet::sample() in hierarchical mode), world units:
+  /// - p's cell blocked: kNoRoute, the blend below (possibly {0, 0});
+  /// - its sector without a field: steer()'s straight line, kFollowFlow (kNoRoute if none);
+  /// - a goal cell: straight at the nearest goal position in `goals` inside the cell
+  ///   (kGoalInSight, goal index set; kAtGoal within kAtGoalCells);
+  /// - unreached: kNoRoute with the blend; else kFollowFlow with the blend: sample_flow()'s
+  ///   bilinear blend of the four cell-centre directions round p, each from its own sector's
+  ///   field (cells of sectors without a field and samples diagonal across a blocked corner
+  ///   skipped), falling back to p's cell's direction. O(1), no allocation.
+  [[nodiscard]] NavSample sample(const GridMap& map, std::span<const Vec2> goals, Vec2 p) const noexcept;
 
   void set_keep_ticks(std::uint32_t ticks) noexcept { keep_ticks_ = ticks; }
   [[nodiscard]] std::uint32_t keep_ticks() const noexcept { return keep_ticks_; }
