@@ -381,3 +381,39 @@ TEST_CASE("hierarchical fields: a moving goal under a budget: routes sliced and 
   CHECK_FALSE(goals[0] == first_goals[0]);
   for (std::size_t i = 0; i < w.at.size(); ++i) CHECK(w.at[i] == goals[0]);
 }
+
+TEST_CASE("sector fields: without kept values the directions, goals and samples are the same") {
+  const GridMap m = test::read_benchmark_map("street/Boston_0_256.map");
+  const std::vector<CellCoord> goals = walkable_goals(m, 6, 2);
+  Hier a(m, goals, 32);
+  SectorFields b;
+  b.set_keep_values(false);
+  b.set_routes(a.graph, a.routes);
+  for (std::uint32_t s = 0; s < a.graph.sector_count(); ++s) {
+    a.fields.build_sector(m, s);
+    b.build_sector(m, s);
+  }
+  CHECK(b.memory_bytes() * 3 < a.fields.memory_bytes());
+  const std::vector<Vec2> goal_points = {m.cell_center(goals[0]) + Vec2{0.2f, -0.1f}, m.cell_center(goals[1])};
+  std::size_t goal_cells = 0;
+  for (std::int32_t y = 0; y < m.height(); ++y)
+    for (std::int32_t x = 0; x < m.width(); ++x) {
+      REQUIRE(a.fields.direction({x, y}) == b.direction({x, y}));
+      REQUIRE((a.fields.value({x, y}) == 0) == (b.value({x, y}) == 0));
+      goal_cells += b.value({x, y}) == 0 ? 1 : 0;
+      for (const Vec2 o : {Vec2{0.5f, 0.5f}, Vec2{0.1f, 0.8f}}) {
+        const Vec2 p{static_cast<float>(x) + o.x, static_cast<float>(y) + o.y};
+        const NavSample sa = a.fields.sample(m, goal_points, p), sb = b.sample(m, goal_points, p);
+        REQUIRE(sa.status == sb.status);
+        REQUIRE(sa.direction.x == sb.direction.x);
+        REQUIRE(sa.direction.y == sb.direction.y);
+      }
+    }
+  CHECK(goal_cells == 2);
+  // On a goal cell: straight at the goal's position; a walkable cell elsewhere follows the flow.
+  const NavSample at_goal = b.sample(m, goal_points, m.cell_center(goals[0]));
+  CHECK(at_goal.status == NavStatus::kGoalInSight);
+  CHECK(at_goal.goal == 0);
+  CHECK(at_goal.direction.x > 0.8f);
+  CHECK(b.sample(m, goal_points, goal_points[1]).status == NavStatus::kAtGoal);
+}

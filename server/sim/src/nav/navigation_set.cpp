@@ -7,6 +7,7 @@ namespace swarmfield::sim {
 
 NavigationSet::NavigationSet() {
   for (ClassSlot& s : slots_) s.fields.set_any_angle(true);
+  hier_.fields().set_keep_values(false);  // steering reads directions only
 }
 
 void NavigationSet::set_rebuild_budget(std::size_t work_units_per_update) noexcept {

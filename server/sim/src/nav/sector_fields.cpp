@@ -107,15 +107,18 @@ void SectorFields::build_sector(const GridMap& map, std::uint32_t s) {
     return static_cast<std::uint32_t>(static_cast<std::size_t>(c.y - r.y0 + 1) * lw + static_cast<std::size_t>(c.x - r.x0 + 1));
   };
   open_.assign(lw * lh, 0);
-  f.values.assign(lw * lh, kInf);
+  // Values in the field when kept (keep_values()), else in scratch: only directions stay.
+  std::vector<std::uint32_t>& vals = keep_values_ ? f.values : scratch_values_;
+  if (!keep_values_) f.values = {};
+  vals.assign(lw * lh, kInf);
   heap_.clear();
   for (std::int32_t y = 0; y < r.h; ++y)
     for (std::int32_t x = 0; x < r.w; ++x)
       open_[static_cast<std::size_t>(y + 1) * lw + static_cast<std::size_t>(x + 1)] =
           map.walkable(r.x0 + x, r.y0 + y) ? 1 : 0;
   const auto seed = [&](std::uint32_t cell, std::uint32_t v) {
-    if (v >= f.values[cell]) return;
-    f.values[cell] = v;
+    if (v >= vals[cell]) return;
+    vals[cell] = v;
     heap_.push_back(std::uint64_t{v} << 32 | cell);
   };
   // The sector's portals and the neighbour portals they cross to (the ring's only open cells).
@@ -143,7 +146,7 @@ void SectorFields::build_sector(const GridMap& map, std::uint32_t s) {
     heap_.pop_back();
     const auto u = static_cast<std::uint32_t>(top & 0xFFFFFFFFu);
     const auto du = static_cast<std::uint32_t>(top >> 32);
-    if (du != f.values[u]) continue;
+    if (du != vals[u]) continue;
     // Ring cells are seeds only: every cell relaxed is one of the sector's (so a ring cell
     // relaxes the sector cells next to it, as the flow below may step to it from them).
     const auto ux = static_cast<std::int32_t>(u % lw), uy = static_cast<std::int32_t>(u / lw);
@@ -158,8 +161,8 @@ void SectorFields::build_sector(const GridMap& map, std::uint32_t s) {
                        open_[static_cast<std::size_t>(ny) * lw + static_cast<std::size_t>(ux)] == 0))
         continue;
       const std::uint32_t nd = add_saturated(du, (diagonal ? kDiagonalStep : kOrthogonalStep) * step_cost(n));
-      if (nd < f.values[n]) {
-        f.values[n] = nd;
+      if (nd < vals[n]) {
+        vals[n] = nd;
         heap_.push_back(std::uint64_t{nd} << 32 | n);
         std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
       }
@@ -173,19 +176,20 @@ void SectorFields::build_sector(const GridMap& map, std::uint32_t s) {
     for (std::size_t x = 1; x + 1 < lw; ++x) {
       const std::size_t u = y * lw + x;
       if (open_[u] == 0) continue;
-      std::uint32_t best = f.values[u];
+      std::uint32_t best = vals[u];
       std::uint8_t dir = static_cast<std::uint8_t>(FlowDirection::kNone);
       // Orthogonal directions first, then diagonals: ties keep the first found.
       for (const std::size_t k : {0u, 2u, 4u, 6u, 1u, 3u, 5u, 7u}) {
         const CellCoord o = kDirectionOffsets[k];
         const std::size_t n = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(u) + o.y * stride + o.x);
-        if (open_[n] == 0 || f.values[n] >= best) continue;
+        if (open_[n] == 0 || vals[n] >= best) continue;
         if ((k & 1) != 0 && (open_[static_cast<std::size_t>(static_cast<std::ptrdiff_t>(u) + o.x)] == 0 ||
                              open_[static_cast<std::size_t>(static_cast<std::ptrdiff_t>(u) + o.y * stride)] == 0))
           continue;
-        best = f.values[n];
+        best = vals[n];
         dir = static_cast<std::uint8_t>(k);
       }
+      if (vals[u] == 0) dir = kGoalCode;  // a goal: no direction, but routed
       f.dirs[(y - 1) * static_cast<std::size_t>(r.w) + (x - 1)] = dir;
     }
   }
@@ -244,6 +248,11 @@ std::uint32_t SectorFields::value(CellCoord c) const noexcept {
   SectorGraph::Rect r{};
   const Field* f = field_of(c, r);
   if (f == nullptr) return kInf;
+  if (f->values.empty()) {
+    const std::uint8_t code = f->dirs[static_cast<std::size_t>(c.y - r.y0) * static_cast<std::size_t>(r.w) +
+                                      static_cast<std::size_t>(c.x - r.x0)];
+    return code == kGoalCode ? 0 : kInf;
+  }
   return f->values[static_cast<std::size_t>(c.y - r.y0 + 1) * static_cast<std::size_t>(r.w + 2) +
                    static_cast<std::size_t>(c.x - r.x0 + 1)];
 }
@@ -252,8 +261,9 @@ FlowDirection SectorFields::direction(CellCoord c) const noexcept {
   SectorGraph::Rect r{};
   const Field* f = field_of(c, r);
   if (f == nullptr) return FlowDirection::kNone;
-  return static_cast<FlowDirection>(
-      f->dirs[static_cast<std::size_t>(c.y - r.y0) * static_cast<std::size_t>(r.w) + static_cast<std::size_t>(c.x - r.x0)]);
+  const std::uint8_t code =
+      f->dirs[static_cast<std::size_t>(c.y - r.y0) * static_cast<std::size_t>(r.w) + static_cast<std::size_t>(c.x - r.x0)];
+  return code == kGoalCode ? FlowDirection::kNone : static_cast<FlowDirection>(code);
 }
 
 SectorFields::Steer SectorFields::steer(const GridMap& map, Vec2 p) const noexcept {
@@ -290,6 +300,13 @@ SectorFields::Steer SectorFields::steer(const GridMap& map, Vec2 p) const noexce
   return {{d.x / len, d.y / len}, false};
 }
 
+std::uint8_t SectorFields::code_at(CellCoord c) const noexcept {
+  SectorGraph::Rect r{};
+  const Field* f = field_of(c, r);
+  if (f == nullptr) return static_cast<std::uint8_t>(FlowDirection::kNone);
+  return f->dirs[static_cast<std::size_t>(c.y - r.y0) * static_cast<std::size_t>(r.w) + static_cast<std::size_t>(c.x - r.x0)];
+}
+
 NavSample SectorFields::sample(const GridMap& map, std::span<const Vec2> goals, Vec2 p) const noexcept {
   NavSample out;
   if (graph_ == nullptr || !std::isfinite(p.x) || !std::isfinite(p.y)) return out;
@@ -303,7 +320,8 @@ NavSample SectorFields::sample(const GridMap& map, std::span<const Vec2> goals, 
     out.status = s.direction.x != 0.0f || s.direction.y != 0.0f ? NavStatus::kFollowFlow : NavStatus::kNoRoute;
     return out;
   }
-  if (own_walkable && value(own) == 0) {
+  const std::uint8_t own_code = code_at(own);
+  if (own_walkable && own_code == kGoalCode) {
     float best = std::numeric_limits<float>::infinity();
     for (std::size_t i = 0; i < goals.size(); ++i) {
       if (!(map.world_to_cell(goals[i]) == own)) continue;
@@ -349,7 +367,7 @@ NavSample SectorFields::sample(const GridMap& map, std::span<const Vec2> goals, 
   const float len = std::sqrt(sum.x * sum.x + sum.y * sum.y);
   out.direction = len >= 1.0e-3f ? sum * (1.0f / len) : direction_vector(direction(own));
   out.target = p + out.direction;
-  const bool routed = own_walkable && value(own) != kInf;
+  const bool routed = own_walkable && own_code != static_cast<std::uint8_t>(FlowDirection::kNone);
   out.status = routed && (out.direction.x != 0.0f || out.direction.y != 0.0f) ? NavStatus::kFollowFlow : NavStatus::kNoRoute;
   return out;
 }
@@ -357,7 +375,8 @@ NavSample SectorFields::sample(const GridMap& map, std::span<const Vec2> goals, 
 std::size_t SectorFields::memory_bytes() const noexcept {
   std::size_t bytes = (slot_of_.capacity() + agents_.capacity() + occupied_.capacity() + free_.capacity() +
                        order_.capacity()) * sizeof(std::uint32_t) +
-                      open_.capacity() + heap_.capacity() * sizeof(std::uint64_t) + fields_.capacity() * sizeof(Field);
+                      open_.capacity() + heap_.capacity() * sizeof(std::uint64_t) + fields_.capacity() * sizeof(Field) +
+                      scratch_values_.capacity() * sizeof(std::uint32_t);
   for (const Field& f : fields_) bytes += f.values.capacity() * sizeof(std::uint32_t) + f.dirs.capacity();
   return bytes;
 }

@@ -36,15 +36,16 @@ namespace swarmfield::sim {
 /// two until its field is built). Fields of sectors no agent occupied for keep_ticks() ticks are
 /// dropped, and at most max_fields() are kept (the least recently occupied go first).
 ///
-/// Memory: per kept field of a 64 x 64 sector, 66 x 66 values (4 bytes) + 64 x 64 directions
-/// (1 byte), ~21 KiB. Deterministic (no clock is read; same calls give the same fields and
+/// Memory: per kept field of a 64 x 64 sector, 64 x 64 directions (1 byte), plus 66 x 66
+/// values (4 bytes) when kept (set_keep_values(); ~21 KiB in all). Deterministic (no clock is read; same calls give the same fields and
 /// counters). No allocation once warm (buffers of dropped fields are reused).
 class SectorFields {
  public:
   /// Ticks a field is kept after the last tick an agent was in its sector (~3 s at 30 Hz).
   static constexpr std::uint32_t kDefaultKeepTicks = 90;
-  /// Fields kept at most (~84 MiB of 64 x 64 sector fields).
-  static constexpr std::size_t kDefaultMaxFields = 4096;
+  /// Fields kept at most: every sector of an 8192 x 8192 map (a crowd spread over the whole map
+  /// occupies most): 64 MiB of 64 x 64 sector fields without values, ~340 MiB with.
+  static constexpr std::size_t kDefaultMaxFields = 16384;
   /// Work units charged per cell of a sector build (the cell ring included): measured ~25-40 ns
   /// a cell (binary-heap Dijkstra and the flow pass, 64 x 64 sectors of street maps) against
   /// ~6-9 ns for a unit of the whole-map search (see kLinearCellsPerWorkUnit).
@@ -72,7 +73,8 @@ class SectorFields {
   /// True when sector `s` has a field for the current routes.
   [[nodiscard]] bool field_current(std::uint32_t s) const noexcept;
   /// Cost to the nearest goal (raw units, as IntegrationField::raw()) of map cell `c` in its
-  /// sector's field; kUnreachable when blocked, unreached, or the sector has no field.
+  /// sector's field; kUnreachable when blocked, unreached, or the sector has no field. Without
+  /// kept values (set_keep_values(false)): 0 on goal cells, kUnreachable elsewhere.
   [[nodiscard]] std::uint32_t value(CellCoord c) const noexcept;
   /// Flow direction of map cell `c` (FlowField's rules: lowest legal neighbour, no corner
   /// cutting, orthogonal first on ties); kNone for goals, blocked, unreached cells, and sectors
@@ -100,6 +102,10 @@ class SectorFields {
   ///   skipped), falling back to p's cell's direction. O(1), no allocation.
   [[nodiscard]] NavSample sample(const GridMap& map, std::span<const Vec2> goals, Vec2 p) const noexcept;
 
+  /// Keep each field's values (66 x 66 x 4 bytes a 64-cell sector; the default, for tests and
+  /// tools) or only its directions (64 x 64 bytes, goal cells marked): what steering needs.
+  /// Applies to fields built from then on.
+  void set_keep_values(bool keep) noexcept { keep_values_ = keep; }
   void set_keep_ticks(std::uint32_t ticks) noexcept { keep_ticks_ = ticks; }
   [[nodiscard]] std::uint32_t keep_ticks() const noexcept { return keep_ticks_; }
   void set_max_fields(std::size_t fields) noexcept { max_fields_ = fields < 1 ? 1 : fields; }
@@ -124,10 +130,13 @@ class SectorFields {
     std::uint32_t sector = 0;
     std::uint64_t generation = 0;
     std::uint64_t last_tick = 0;      // last tick an agent was in the sector
-    std::vector<std::uint32_t> values;  // (w + 2) x (h + 2), the ring included
-    std::vector<std::uint8_t> dirs;     // w x h
+    std::vector<std::uint32_t> values;  // (w + 2) x (h + 2), the ring included; empty unless kept
+    std::vector<std::uint8_t> dirs;     // w x h: FlowDirection codes, kGoalCode on goals
   };
   static constexpr std::uint32_t kNoField = 0xFFFFFFFFu;
+  /// Direction code of a goal cell (FlowDirection's codes are 0..8).
+  static constexpr std::uint8_t kGoalCode = 9;
+  [[nodiscard]] std::uint8_t code_at(CellCoord c) const noexcept;
   [[nodiscard]] const Field* field_of(CellCoord c, SectorGraph::Rect& r) const noexcept;
   std::uint32_t take_slot();
   void drop(std::uint32_t slot);
@@ -151,6 +160,8 @@ class SectorFields {
   std::uint64_t builds_ = 0;
   std::uint64_t drops_ = 0;
   // Build scratch (kept between builds).
+  bool keep_values_ = true;
+  std::vector<std::uint32_t> scratch_values_;  // values of the build when not kept
   std::vector<std::uint8_t> open_;
   std::vector<std::uint64_t> heap_;        // (value << 32 | local cell), a binary min-heap
   std::vector<std::uint32_t> order_;       // update(): sectors to build
