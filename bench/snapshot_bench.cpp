@@ -251,14 +251,18 @@ void decode_trace(benchmark::State& state, const BenchOptions& options) {
   const std::size_t n = t->views.size();
   sp::SnapshotEncoder enc;
   std::vector<sp::AgentFrame> frames(n);
-  std::vector<std::vector<std::uint8_t>> payloads(n);
+  // Filled by push_back, not sized up front: with vector<vector>(n) and the early return below,
+  // GCC 12 -O3 reports a false -Wfree-nonheap-object on the destructor.
+  std::vector<std::vector<std::uint8_t>> payloads;
+  payloads.reserve(n);
   for (std::size_t k = 0; k < n; ++k) {
     sp::SnapshotHeader h;
     h.sequence = static_cast<std::uint32_t>(k + 1);
     h.tick = t->ticks[k];
     h.baseline_distance = k > 0 ? 1 : 0;
+    std::vector<std::uint8_t>& payload = payloads.emplace_back();
     if (!enc.encode(h, k > 0 ? sp::AgentFrameView::of(frames[k - 1]) : sp::AgentFrameView::empty(), t->views[k], {},
-                    payloads[k], frames[k])) {
+                    payload, frames[k])) {
       state.SkipWithError("encode refused the trace");
       return;
     }

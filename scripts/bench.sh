@@ -130,6 +130,7 @@ REBUILD_MAX_BFS_RATIO = 0.8  # issue 10 item 4: ours <= 0.8x the same-run BFS
 REBUILD_MIN_SPEEDUP = 4.0
 STEP_MAX_NS = 100.0
 SCALING_MAX = 1.5
+STEP_NAV_MAX_RATIO = 1.15  # swarm/step_nav (World's path) vs swarm/step (the flow-field step), same run
 RSS_MAX_MIB = 128.0
 # Issue 10 item 2 (server peak RSS with 100k agents; the World probe is its lower bound).
 RSS_SIZE_MAX_MIB = {4096: 400.0, 8192: 1024.0}
@@ -325,15 +326,20 @@ if astar and field is not None:
 # ---- Figure 3: swarm step ----------------------------------------------------------------------
 print("\n[3] Swarm::step on Boston_0_1024 (warmed up), ns per agent-tick (wall time; threads = WorkerPool size)")
 rows = []
-per = {}
+per = {}      # swarm/step: (layout, agents, threads) -> ns per agent-tick
+per_nav = {}  # swarm/step_nav, the same
 for name in runs:
     # Older results have no threads part (one thread).
-    m = re.fullmatch(r"swarm/step/(\w+)/agents:(\d+)(?:/threads:(\d+))?(?:/iterations:\d+)?(?:/real_time)?", name)
+    m = re.fullmatch(r"swarm/(step|step_nav)/(\w+)/agents:(\d+)(?:/threads:(\d+))?(?:/iterations:\d+)?(?:/real_time)?",
+                     name)
     if not m:
         continue
-    layout, n, threads = m.group(1), int(m.group(2)), int(m.group(3) or 1)
+    layout, n, threads = m.group(2), int(m.group(3)), int(m.group(4) or 1)
     s = counter(name, "s_per_agent_tick")
     ns = None if s is None else s * 1e9
+    if m.group(1) == "step_nav":
+        per_nav[(layout, n, threads)] = ns
+        continue
     per[(layout, n, threads)] = ns
     rows.append([layout, n, threads, fmt(ns, ".1f"), fmt(real_ms(name), ".3f"),
                  fmt(counter(name, "neighbours"), ".2f"), fmt(counter(name, "max_goal_dist"), ".0f")])
@@ -353,6 +359,21 @@ for layout in sorted({k[0] for k in per}):
                         f"{fmt(big, '.1f')} ns", verdict(None if big is None else big <= STEP_MAX_NS)))
         targets.append((f"swarm step {layout} {threads} {unit}: cost/agent 100k within {SCALING_MAX:g}x of 1k",
                         fmt(scale, ".2f"), verdict(None if scale is None else scale <= SCALING_MAX)))
+# The NavigationSet step (any-angle directions, a field per size class, rest round a goal in
+# sight: what World and the server run) vs the flow-field step above, same run and sizes.
+rows = []
+for (layout, n, threads), ns in per_nav.items():
+    flow = per.get((layout, n, threads))
+    rows.append([layout, n, threads, fmt(ns, ".1f"), fmt(flow, ".1f"), fmt(ratio(ns, flow), ".3f") + "x"])
+    if n == 100000:
+        unit = "thread" if threads == 1 else "threads"
+        r = ratio(ns, flow)
+        targets.append((f"swarm step_nav {layout} 100k, {threads} {unit}: within {STEP_NAV_MAX_RATIO:g}x of swarm/step",
+                        f"{fmt(r, '.3f')}x", verdict(None if r is None else r <= STEP_NAV_MAX_RATIO)))
+if rows:
+    rows.sort(key=lambda r: (r[0], r[1], r[2]))
+    print("  NavigationSet step (swarm/step_nav: World's path) vs the flow-field step, ns per agent-tick:")
+    table(["layout", "agents", "threads", "step_nav", "step", "ratio"], rows)
 rows = []
 for name in runs:
     m = re.fullmatch(r"swarm/separation/hash/(\w+)/agents:(\d+)", name)

@@ -293,6 +293,7 @@ BEGIN {
   printf "goal set changed %s of %d ticks = %s per tick (a player changed cell; 1.00 = every tick)\n", val("goal_changes"), ticks, per_tick("goal_changes")
   printf "field builds     started %s (%s per tick), completed rebuilds %s (%s per tick", val("builds_started"), per_tick("builds_started"), val("rebuilds"), per_tick("rebuilds")
   if (num("rebuilds") > 0) printf "; one per %.1f ticks", ticks / num("rebuilds")
+  printf "; all size classes, by class %s started / %s completed", val("builds_started_by_class"), val("rebuilds_by_class")
   printf "); agents read an out-of-date field on %s ticks (%s)\n", val("stale_ticks"), (ticks > 0 ? sprintf("%.0f%%", 100 * num("stale_ticks") / ticks) : "n/a")
   printf "peak memory      %s MiB resident (server process; target <= 128 MiB at 100k agents on a 1024 map)\n", val("peak_rss_mib")
   printf "snapshots        %s built (%s over TCP, %s deferred), %s bytes per agent entry sent, largest datagram %s bytes\n",

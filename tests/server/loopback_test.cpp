@@ -239,6 +239,28 @@ TEST_CASE("loopback: handshake, map, hostile input, UDP movement, AoI, SIGTERM")
   CHECK(summary_value(out, "udp_confirmed") == 1);
   CHECK(summary_value(out, "bytes_sent") > 0);
   CHECK(summary_value(out, "rebuilds") >= 1);
+  // Field builds of every size class: the default kinds include the brute (size class 2),
+  // whose fields rebuild with class 1's. The totals are the sums of the per-class lists.
+  for (const std::string key : {"rebuilds", "builds_started"}) {
+    INFO(key);
+    const std::string needle = " " + key + "_by_class=";
+    const std::size_t at = out.find(needle);
+    REQUIRE(at != std::string::npos);
+    std::vector<long long> by_class;
+    std::size_t pos = at + needle.size();
+    while (pos < out.size() && out[pos] >= '0' && out[pos] <= '9') {
+      std::size_t end = pos;
+      while (end < out.size() && out[end] >= '0' && out[end] <= '9') ++end;
+      by_class.push_back(std::stoll(out.substr(pos, end - pos)));
+      pos = end < out.size() && out[end] == ',' ? end + 1 : out.size();
+    }
+    REQUIRE(by_class.size() == 4);  // classes 1..kMaxSizeClass
+    CHECK(by_class[0] >= 1);
+    CHECK(by_class[1] >= 1);
+    long long sum = 0;
+    for (const long long n : by_class) sum += n;
+    CHECK(summary_value(out, key) == sum);
+  }
 }
 
 TEST_CASE("loopback: a full server answers Error kServerFull") {

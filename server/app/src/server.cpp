@@ -70,6 +70,10 @@ std::string ServerSummary::line() const {
      << " tick_max_ms=" << tick_max_ms << " swarm_p50_ms=" << swarm_p50_ms << " swarm_p99_ms=" << swarm_p99_ms
      << " snapshot_p50_ms=" << snapshot_p50_ms << " snapshot_p99_ms=" << snapshot_p99_ms
      << " builds_started=" << builds_started << " goal_changes=" << goal_changes << " stale_ticks=" << stale_ticks;
+  for (const auto* by_class : {&rebuilds_by_class, &builds_started_by_class}) {
+    ss << (by_class == &rebuilds_by_class ? " rebuilds_by_class=" : " builds_started_by_class=");
+    for (std::size_t c = 0; c < by_class->size(); ++c) ss << (c == 0 ? "" : ",") << (*by_class)[c];
+  }
   ss.precision(1);
   ss << " peak_rss_mib=" << peak_rss_mib;
   ss << " udp_received=" << udp_received << " udp_challenges=" << udp_challenges
@@ -379,7 +383,7 @@ void Server::log_status(Clock::time_point now) {
                world_.tick(), world_.swarm().size(), world_.players().size(), clients_.size(),
                window_tick_stats_.percentile(0.5), window_tick_stats_.percentile(0.99),
                window_step_stats_.percentile(0.5), window_step_stats_.percentile(0.99), kbit_s, scheduler_.overruns(),
-               world_.rebuild_count(), world_.fields().front_stale(),
+               world_.all_rebuild_count(), world_.fields().front_stale(),
                // Most input datagrams one drain read since start: a large value means inputs had
                // piled up in the kernel between two drains.
                udp_.counters().max_drained);
@@ -571,7 +575,15 @@ void Server::finish() {
 ServerSummary Server::summary() const {
   ServerSummary s;
   s.ticks = world_.tick();
-  s.rebuilds = world_.rebuild_count();
+  // Every size class's fields (class 1 and those of bigger kinds rebuild on the same goal changes).
+  const sim::NavigationSet& nav = world_.navigation();
+  for (int c = 1; c <= sim::kMaxSizeClass; ++c) {
+    const auto i = static_cast<std::size_t>(c - 1);
+    s.rebuilds_by_class[i] = nav.fields(c).rebuild_count();
+    s.builds_started_by_class[i] = nav.fields(c).builds_started();
+    s.rebuilds += s.rebuilds_by_class[i];
+    s.builds_started += s.builds_started_by_class[i];
+  }
   s.overruns = scheduler_.overruns();
   s.skipped_ticks = scheduler_.skipped_ticks();
   s.clients = tcp_.counters().accepted;
@@ -591,7 +603,6 @@ ServerSummary Server::summary() const {
   s.swarm_p99_ms = swarm_stats_.percentile(0.99);
   s.snapshot_p50_ms = snapshot_stats_.percentile(0.5);
   s.snapshot_p99_ms = snapshot_stats_.percentile(0.99);
-  s.builds_started = world_.fields().builds_started();
   s.goal_changes = goal_changes_;
   s.stale_ticks = stale_ticks_;
   s.udp_received = u.received;

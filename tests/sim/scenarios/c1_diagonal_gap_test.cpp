@@ -72,18 +72,18 @@ TEST_CASE("C1: no flow arrow crosses the diagonal wall corner") {
   CHECK(samples == 81);
 }
 
-TEST_CASE("C1: the agent goes round by row 7 within 1.1x optimal time, its disc clear of walls") {
+namespace {
+
+/// One agent from A to P, stepped by `steering`: it goes round by row 7 within 1.1x the optimal
+/// time (octile; any-angle paths are no longer), only through legal cell steps, its disc clear
+/// of walls.
+void run_agent(Steering steering) {
   const Scene scene(kMap);
   const CellCoord start = scene.one('A');
   const CellCoord player = scene.one('P');
-  NavigationFields nav;
-  const CellCoord goal[1] = {player};
-  REQUIRE(nav.update(scene.map, goal));
-
   const SwarmParams params;  // defaults: radius 0.35, max_speed 3 cells/s
-  Swarm swarm(params, 4);
-  swarm.set_environment(scene.map, {});
-  const std::uint32_t id = swarm.add(scene.map.cell_center(start));
+  ScenarioRun run(scene.map, player, steering, 4, params);
+  const std::uint32_t id = run.swarm().add(scene.map.cell_center(start));
   REQUIRE(id != Swarm::kInvalidAgent);
 
   const double optimal = optimal_length(scene.map, start, player);
@@ -95,9 +95,9 @@ TEST_CASE("C1: the agent goes round by row 7 within 1.1x optimal time, its disc 
   float worst_overlap = 0.0f;
   int arrival = -1;
   for (int t = 1; t <= limit && arrival < 0; ++t) {
-    swarm.step(scene.map, nav.flow(), nav.integration(), kDt);
-    REQUIRE(all_finite(swarm));
-    const Vec2 p = position_of(swarm, id);
+    run.step();
+    REQUIRE(all_finite(run.swarm()));
+    const Vec2 p = position_of(run.swarm(), id);
     const CellCoord now = scene.map.world_to_cell(p);
     if (!(now == cell)) {
       if (!legal_step(scene.map, cell, now)) {
@@ -109,13 +109,24 @@ TEST_CASE("C1: the agent goes round by row 7 within 1.1x optimal time, its disc 
     }
     if (now.y == 7) visited_row7 = true;
     worst_overlap = std::max(worst_overlap, wall_overlap(scene.map, p, params.radius));
-    if (now == player) arrival = t;
+    if (run.arrived(id)) arrival = t;
   }
-  MESSAGE("C1: optimal " << optimal << " cells = " << optimal_ticks << " ticks; arrival tick " << arrival
-                          << " (ratio " << arrival / optimal_ticks << "); worst disc/wall overlap " << worst_overlap);
+  MESSAGE("C1 (" << steering_name(steering) << "): optimal " << optimal << " cells = " << optimal_ticks
+                 << " ticks; arrival tick " << arrival << " (ratio " << arrival / optimal_ticks
+                 << "); worst disc/wall overlap " << worst_overlap);
   CHECK(arrival > 0);
   CHECK(static_cast<double>(arrival) <= 1.1 * optimal_ticks);
   CHECK(visited_row7);
   CHECK(legal);
   CHECK(worst_overlap <= 1e-4f);
+}
+
+}  // namespace
+
+TEST_CASE("C1: the agent goes round by row 7 within 1.1x optimal time, its disc clear of walls") {
+  run_agent(Steering::kFlowField);
+}
+
+TEST_CASE("C1 (World: NavigationSet, any-angle): round by row 7 within 1.1x optimal time, disc clear of walls") {
+  run_agent(Steering::kWorld);
 }

@@ -46,23 +46,21 @@ struct Run {
   std::vector<Vec2> track;     // position after each tick, up to arrival
 };
 
-Run run_one(const GridMap& map, CellCoord start, CellCoord goal_cell, const SwarmParams& params, int max_ticks) {
-  NavigationFields nav;
-  const CellCoord goal[1] = {goal_cell};
-  REQUIRE(nav.update(map, goal));
-  Swarm swarm(params, 2);
-  swarm.set_environment(map, {});
-  const std::uint32_t id = swarm.add(map.cell_center(start));
+Run run_one(const GridMap& map, CellCoord start, CellCoord goal_cell, const SwarmParams& params, int max_ticks,
+            Steering steering) {
+  ScenarioRun scenario(map, goal_cell, steering, 2, params);
+  const std::uint32_t id = scenario.swarm().add(map.cell_center(start));
   REQUIRE(id != Swarm::kInvalidAgent);
   Run run;
   int stall = 0;
   for (int t = 1; t <= max_ticks; ++t) {
-    swarm.step(map, nav.flow(), nav.integration(), kDt);
+    scenario.step();
+    const Swarm& swarm = scenario.swarm();
     REQUIRE(all_finite(swarm));
     const Vec2 p = position_of(swarm, id);
     REQUIRE(map.walkable_at(p));
     run.track.push_back(p);
-    if (map.world_to_cell(p) == goal_cell) {
+    if (scenario.arrived(id)) {
       run.arrival = t;
       break;
     }
@@ -72,9 +70,7 @@ Run run_one(const GridMap& map, CellCoord start, CellCoord goal_cell, const Swar
   return run;
 }
 
-}  // namespace
-
-TEST_CASE("C2: every diagonal pairing through the one-cell door arrives in time, without stalls, mirror-symmetric") {
+void run_pairings(Steering steering) {
   const std::string text = kMap;
   const Scene scene(text);
   const Scene mirror(mirrored(text));
@@ -99,11 +95,11 @@ TEST_CASE("C2: every diagonal pairing through the one-cell door arrives in time,
       REQUIRE(std::isfinite(optimal));
       const double optimal_ticks = ticks_for(optimal, params.max_speed);
       const int limit = static_cast<int>(3.0 * optimal_ticks);
-      const Run run = run_one(scene.map, start, goal, params, limit);
+      const Run run = run_one(scene.map, start, goal, params, limit, steering);
       // The same pairing on the mirrored map: x -> w - 1 - x for cells, x -> W - x in the world.
       const CellCoord m_start{w - 1 - start.x, start.y};
       const CellCoord m_goal{w - 1 - goal.x, goal.y};
-      const Run mrun = run_one(mirror.map, m_start, m_goal, params, limit);
+      const Run mrun = run_one(mirror.map, m_start, m_goal, params, limit, steering);
       float worst_mirror = 0.0f;
       const std::size_t common = std::min(run.track.size(), mrun.track.size());
       for (std::size_t t = 0; t < common; ++t) {
@@ -111,10 +107,10 @@ TEST_CASE("C2: every diagonal pairing through the one-cell door arrives in time,
         const Vec2 b{world_w - mrun.track[t].x, mrun.track[t].y};
         worst_mirror = std::max(worst_mirror, length(a - b));
       }
-      MESSAGE("C2 (" << start.x << "," << start.y << ")->(" << goal.x << "," << goal.y << "): optimal " << optimal
-                     << " cells = " << optimal_ticks << " ticks; arrival " << run.arrival << " (ratio "
-                     << run.arrival / optimal_ticks << "), mirrored arrival " << mrun.arrival
-                     << "; longest stall " << run.longest_stall << "/" << mrun.longest_stall
+      MESSAGE("C2 (" << steering_name(steering) << ") (" << start.x << "," << start.y << ")->(" << goal.x << ","
+                     << goal.y << "): optimal " << optimal << " cells = " << optimal_ticks << " ticks; arrival "
+                     << run.arrival << " (ratio " << run.arrival / optimal_ticks << "), mirrored arrival "
+                     << mrun.arrival << "; longest stall " << run.longest_stall << "/" << mrun.longest_stall
                      << " ticks; worst mirror deviation " << worst_mirror << " cells");
       CHECK(run.arrival > 0);
       CHECK(static_cast<double>(run.arrival) <= 1.5 * optimal_ticks);
@@ -127,4 +123,14 @@ TEST_CASE("C2: every diagonal pairing through the one-cell door arrives in time,
     }
   }
   CHECK(pairings == 4);
+}
+
+}  // namespace
+
+TEST_CASE("C2: every diagonal pairing through the one-cell door arrives in time, without stalls, mirror-symmetric") {
+  run_pairings(Steering::kFlowField);
+}
+
+TEST_CASE("C2 (World: NavigationSet, any-angle): every pairing through the door in time, no stalls, mirror-symmetric") {
+  run_pairings(Steering::kWorld);
 }

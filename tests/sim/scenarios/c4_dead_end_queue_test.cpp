@@ -34,18 +34,16 @@ std::string gap_text(std::uint64_t ticks) {
 
 }  // namespace
 
-TEST_CASE("C4: agents queue in a dead-end corridor, come to rest, and do not orbit") {
+namespace {
+
+void run_queue(Steering steering) {
   const Scene scene(kMap);
   const CellCoord player = scene.one('P');
   const std::vector<CellCoord> block = scene.cells_of('a');
   REQUIRE(block.size() == 16);
-  NavigationFields nav;
-  const CellCoord goal[1] = {player};
-  REQUIRE(nav.update(scene.map, goal));
-
   const SwarmParams params;  // defaults: radius 0.35, max_speed 3 cells/s
-  Swarm swarm(params, 32);
-  swarm.set_environment(scene.map, {});
+  ScenarioRun run(scene.map, player, steering, 32, params);
+  Swarm& swarm = run.swarm();
   for (const CellCoord c : block) REQUIRE(swarm.add(scene.map.cell_center(c)) != Swarm::kInvalidAgent);
   const std::size_t n = swarm.size();
 
@@ -55,7 +53,7 @@ TEST_CASE("C4: agents queue in a dead-end corridor, come to rest, and do not orb
   std::vector<std::vector<float>> speed(kTicks, std::vector<float>(n));
   std::vector<ReversalCounter> reversals(n, ReversalCounter(0.05f * params.max_speed));
   for (int t = 0; t < kTicks; ++t) {
-    swarm.step(scene.map, nav.flow(), nav.integration(), kDt);
+    run.step();
     REQUIRE(all_finite(swarm));
     REQUIRE(agents_in_walls(scene.map, swarm) == 0);
     positions_by_id(swarm, track[static_cast<std::size_t>(t)]);
@@ -133,7 +131,8 @@ TEST_CASE("C4: agents queue in a dead-end corridor, come to rest, and do not orb
     queue_closest = std::min(queue_closest, r.min_gap());
   }
 
-  MESSAGE("C4: queue formed at tick " << formed << "; " << in_corridor.size() << " agents in the corridor, widest gap "
+  MESSAGE("C4 (" << steering_name(steering) << "): queue formed at tick " << formed << "; " << in_corridor.size()
+                 << " agents in the corridor, widest gap "
                                       << widest_gap << "; slowest to settle " << worst_settle
                                       << " ticks after being blocked; kinetic energy peak " << peak << ", at formation "
                                       << energy[static_cast<std::size_t>(std::min(formed, kTicks - 1))] << ", final "
@@ -143,7 +142,12 @@ TEST_CASE("C4: agents queue in a dead-end corridor, come to rest, and do not orb
                                       << "; formed queue: most reversals " << queue_reversals << ", closest two "
                                       << gap_text(queue_closest));
   CHECK(formed < kTicks - 90);  // the queue forms early enough to check the 3 s settling
-  CHECK(in_corridor.size() >= 10);
+  // The corridor's capacity: from its mouth (x = 5) to the goal, the player's disc taking its
+  // end with World (agents stop touching it), one agent per diameter: 10 for the flow field
+  // (the cell holds the last one), 8 with World ((11.5 - 0.4 - 5) / 0.7 = 8.7).
+  const float corridor_end = run.world() != nullptr ? 11.5f - run.world()->params().player_radius : 12.0f;
+  const auto capacity = static_cast<std::size_t>((corridor_end - 5.0f) / (2.0f * params.radius));
+  CHECK(in_corridor.size() >= std::min<std::size_t>(capacity, 10));
   CHECK(widest_gap < 0.8f);
   CHECK(late == 0);
   CHECK(worst_rise <= 1e-3 * peak);
@@ -154,3 +158,23 @@ TEST_CASE("C4: agents queue in a dead-end corridor, come to rest, and do not orb
   CHECK(worst_reversals < kTicks / 30);
   CHECK(queue_closest >= 30);
 }
+
+}  // namespace
+
+TEST_CASE("C4: agents queue in a dead-end corridor, come to rest, and do not orbit") {
+  run_queue(Steering::kFlowField);
+}
+
+// KNOWN FAILURE (expected to fail until fixed; doctest reports an unexpected pass). Through
+// World the queue forms only at tick ~270 of 300: two agents pin each other on the corridor's
+// two door posts for ~2 s (the one with right of way is pushed back by the other's separation
+// kernel while the other, at rest, only yields by contact), then the corridor compacts into a
+// zig-zag slowly; kinetic energy rises after that late formation, and the agents at the mouth
+// rock (16 velocity reversals in 10 s, two 1 tick apart). Tried and rejected: the separation
+// kernel for agents at rest (breaks surround's settling), no kernel from agents at rest (the
+// mixed crowd's reach 1.67 > 1.6, C4 fills 7 of 8 places).
+TEST_CASE("C4 (World: NavigationSet, any-angle, rest round the player): queue, rest, no orbiting" *
+          doctest::should_fail()) {
+  run_queue(Steering::kWorld);
+}
+

@@ -32,7 +32,7 @@ constexpr float kOpeningWidth = 2.0f;
 /// past contact (full hexagonal packing holds ~75) and must stream out as they untangle.
 enum class Placement { kLattice, kRandom };
 
-void run(Placement placement) {
+void run(Placement placement, Steering steering) {
   const Scene scene(kMap);
   const std::vector<CellCoord> block = scene.cells_of('a');
   REQUIRE(block.size() == 32);
@@ -41,13 +41,9 @@ void run(Placement placement) {
   REQUIRE_FALSE(scene.map.walkable(post_s));
   REQUIRE(scene.map.walkable(9, 2));
   REQUIRE(scene.map.walkable(9, 3));
-  NavigationFields nav;
-  const CellCoord goal[1] = {scene.one('P')};
-  REQUIRE(nav.update(scene.map, goal));
-
   const SwarmParams params;  // radius 0.35, max_speed 3 cells/s
-  Swarm swarm(params, kAgents);
-  swarm.set_environment(scene.map, {});
+  ScenarioRun scenario(scene.map, scene.one('P'), steering, kAgents, params);
+  Swarm& swarm = scenario.swarm();
   if (placement == Placement::kLattice) {
     for (int j = 0; j < 10; ++j) {
       for (int i = 0; i < 20; ++i) {
@@ -80,7 +76,7 @@ void run(Placement placement) {
   // Until 120 agents are through: about what the far side holds before the pile round the
   // player backs up to the door (14 x 4 cells, ~130 agents at full packing).
   for (; t <= kMaxTicks && crossings < 120; ++t) {
-    swarm.step(scene.map, nav.flow(), nav.integration(), kDt);
+    scenario.step();
     REQUIRE(all_finite(swarm));
     REQUIRE(agents_in_walls(scene.map, swarm) == 0);
     for (std::size_t i = 0; i < swarm.size(); ++i) {
@@ -117,7 +113,8 @@ void run(Placement placement) {
   for (std::size_t k = 1; k < std::min<std::size_t>(times.size(), 100); ++k) {
     longest_pause = std::max(longest_pause, times[k] - times[k - 1]);
   }
-  const std::string name = placement == Placement::kLattice ? "lattice" : "random";
+  const std::string name =
+      std::string(placement == Placement::kLattice ? "lattice" : "random") + ", " + steering_name(steering);
   MESSAGE("C8 (" << name << "): " << times.size()
                  << " agents through in " << t - 1 << " ticks; first at tick " << times.front()
                  << "; throughput (10th..60th) " << throughput << " agents/s vs ideal " << ideal << " (ratio "
@@ -134,9 +131,17 @@ void run(Placement placement) {
 }  // namespace
 
 TEST_CASE("C8: 200 agents (lattice start) through a 2-cell opening: no deadlock, throughput, nobody pinned") {
-  run(Placement::kLattice);
+  run(Placement::kLattice, Steering::kFlowField);
 }
 
 TEST_CASE("C8: 200 agents (random start) through a 2-cell opening: no deadlock, throughput, nobody pinned") {
-  run(Placement::kRandom);
+  run(Placement::kRandom, Steering::kFlowField);
+}
+
+TEST_CASE("C8 (World: NavigationSet, any-angle): 200 agents (lattice start) through the opening") {
+  run(Placement::kLattice, Steering::kWorld);
+}
+
+TEST_CASE("C8 (World: NavigationSet, any-angle): 200 agents (random start) through the opening") {
+  run(Placement::kRandom, Steering::kWorld);
 }

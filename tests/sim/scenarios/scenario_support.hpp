@@ -14,6 +14,8 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <memory>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,6 +24,7 @@
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/navigation_fields.hpp"
 #include "swarmfield/sim/map/map_parse.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 #include "swarmfield/sim/vec2.hpp"
@@ -134,6 +137,66 @@ struct ReversalCounter {
     for (std::size_t i = 1; i < ticks.size(); ++i) best = std::min(best, ticks[i] - ticks[i - 1]);
     return best;
   }
+};
+
+/// How a scenario steps its agents toward the goal cell `P`:
+///  - kFlowField: Swarm::step() with the single flow field (and integration field) of that cell;
+///  - kWorld: a World with a player standing at the cell's centre: the NavigationSet (any-angle
+///    directions, a field per size class), agents that stop where their disc touches the
+///    player's, contacts: the path the server runs.
+enum class Steering { kFlowField, kWorld };
+
+[[nodiscard]] inline std::string steering_name(Steering s) { return s == Steering::kWorld ? "World" : "flow field"; }
+
+/// One scenario run: the swarm (add agents through swarm()) and its step.
+class ScenarioRun {
+ public:
+  /// `capacity`: most agents; `params`: the swarm's (its radius and speed are the only kind's).
+  ScenarioRun(const GridMap& map, CellCoord goal, Steering steering, std::size_t capacity,
+              const SwarmParams& params = {})
+      : map_(map), goal_(goal), steering_(steering), swarm_(params, capacity) {
+    if (steering == Steering::kWorld) {
+      WorldParams wp;
+      wp.swarm = params;
+      wp.max_agents = static_cast<std::uint32_t>(capacity);
+      world_ = std::make_unique<World>(map, wp);
+      player_ = world_->add_player(map.cell_center(goal));
+      REQUIRE(world_->find_player(player_) != nullptr);
+    } else {
+      const CellCoord goals[1] = {goal};
+      REQUIRE(fields_.update(map, goals));
+      swarm_.set_environment(map, {});
+    }
+  }
+
+  [[nodiscard]] Swarm& swarm() { return world_ ? world_->swarm_mutable() : swarm_; }
+  [[nodiscard]] const Swarm& swarm() const { return world_ ? world_->swarm() : swarm_; }
+  [[nodiscard]] Steering steering() const { return steering_; }
+  [[nodiscard]] const World* world() const { return world_.get(); }
+
+  void step() {
+    if (world_) {
+      world_->step(kDt);
+    } else {
+      swarm_.step(map_, fields_.flow(), fields_.integration(), kDt);
+    }
+  }
+
+  /// The agent has arrived: its centre in the goal cell (kFlowField: it holds there), or with
+  /// kWorld also its disc touching the player's (arrived_at_player: it stops there).
+  [[nodiscard]] bool arrived(std::uint32_t id) const {
+    if (world_) return arrived_at_player(*world_, id, player_);
+    return map_.world_to_cell(position_of(swarm_, id)) == goal_;
+  }
+
+ private:
+  const GridMap& map_;
+  CellCoord goal_;
+  Steering steering_;
+  NavigationFields fields_;
+  Swarm swarm_;
+  std::unique_ptr<World> world_;
+  std::uint32_t player_ = 0;
 };
 
 /// Signed angle (radians, in (-pi, pi]) from direction a to direction b.

@@ -10,13 +10,17 @@
 // Every phase reads the previous tick's arrays or the completed outputs of earlier phases and
 // writes per-agent outputs, so one agent's new state never depends on another agent's new
 // state: the phases run over a WorkerPool in fixed chunks of agents, with the pool's return as
-// the barrier between them, and give the same result for any thread count.
+// the barrier between them, and give the same result for any thread count. Phases that read
+// only their own agents' outputs of the phase before run on the same chunk right after it,
+// inside one parallel loop (reorder + steer; gather + integrate + heading), while the chunk's
+// arrays are still in cache.
 #include "swarmfield/sim/crowd/swarm.hpp"
 
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 
+#include "lattice_sampler.hpp"
 #include "swarm_tick.hpp"
 #include "swarmfield/sim/nav/size_class.hpp"
 
@@ -260,6 +264,14 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
 
   crowd_detail::SwarmTick t{map, flow, integration};
   t.nav = nav;
+  // Class 1's far bits: one bit test per agent beyond the any-angle range instead of the region
+  // bits of its lattice square (~70 instructions); the build costs ~12 per 64 cells, so only
+  // with enough agents for the map.
+  if (nav != nullptr && nav->has_class(1) && cs == 1.0f &&
+      n * 8 >= static_cast<std::size_t>(map_w) * static_cast<std::size_t>(map_h) / 64) {
+    crowd_detail::build_far_bits(nav->fields(1).any_angle(), far_bits_, far_scratch_);
+    t.far_bits = far_bits_.data();
+  }
   t.n = n;
   t.chunk = chunk;
   t.cs = cs;
@@ -428,17 +440,30 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   resting_.swap(perm_resting_);
 
   // --- Gather neighbours: separation, contact, free path, stacks (swarm_separation.cpp).
-  burst_chunks_.assign((n + chunk - 1) / chunk, 0);
-  parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) { gather_neighbours(t, begin, end); });
-  // --- Bursts starting this tick (serial; rare): their pattern points and durations.
-  start_bursts(t);
   // --- Integrate: correction then move, slid along walls (swarm_motion.cpp).
-  // --- Heading: bounded turn toward the steering direction (swarm_motion.cpp), on the same
-  //     chunk right after it (the chunk's arrays are still in cache; no agent reads another's).
+  // --- Heading: bounded turn toward the steering direction (swarm_motion.cpp).
+  // The three run chunk by chunk in one parallel loop, each phase still its own loop over the
+  // chunk: the integration and the heading read only their own agents' gather and steering
+  // outputs (and the gather reads other agents' steering outputs and last tick's positions,
+  // which nothing here writes), so a chunk's arrays are still in cache when they are read
+  // again, and no result depends on the order. A chunk where a burst starts waits for the
+  // bursts' pattern points (start_bursts, serial; rare) and is integrated after them.
+  burst_chunks_.assign((n + chunk - 1) / chunk, 0);
   parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
+    gather_neighbours(t, begin, end);
+    if (burst_chunks_[begin / chunk] != 0) return;
     integrate_agents(t, begin, end);
     turn_headings(t, begin, end);
   });
+  if (std::find(burst_chunks_.begin(), burst_chunks_.end(), std::uint8_t{1}) != burst_chunks_.end()) {
+    // --- Bursts starting this tick: their pattern points and durations, then their chunks.
+    start_bursts(t);
+    parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
+      if (burst_chunks_[begin / chunk] == 0) return;
+      integrate_agents(t, begin, end);
+      turn_headings(t, begin, end);
+    });
+  }
 
   xs_.swap(next_xs_);
   ys_.swap(next_ys_);

@@ -17,10 +17,21 @@ namespace swarmfield::sim {
 using crowd_detail::cell_of;
 
 void Swarm::integrate_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end) {
+  if (t.mixed) {
+    integrate_agents_of_kinds<true>(t, begin, end);
+  } else {
+    integrate_agents_of_kinds<false>(t, begin, end);
+  }
+}
+
+template <bool kMixed>
+void Swarm::integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end) {
   const GridMap& map = t.map;
   const float cs = t.cs;
+  // With one kind, every agent is of it: its constants from a local copy.
+  const crowd_detail::KindTick only_kt = t.kinds[t.only_kind];
   for (std::size_t k = begin; k < end; ++k) {
-    const crowd_detail::KindTick& kt = t.kinds[t.kind[k]];
+    const crowd_detail::KindTick& kt = kMixed ? t.kinds[t.kind[k]] : only_kt;
     const float max_step = kt.max_step;
     const Vec2 p0{t.sxs[k], t.sys[k]};
     Vec2 corr{corr_x_[k], corr_y_[k]};
@@ -59,8 +70,9 @@ void Swarm::integrate_agents(const crowd_detail::SwarmTick& t, std::size_t begin
 }
 
 void Swarm::turn_headings(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end) {
+  const float only_turn = t.kinds[t.only_kind].max_turn;  // with one kind, every agent's
   for (std::size_t k = begin; k < end; ++k) {
-    const float max_turn = t.kinds[t.kind[k]].max_turn;
+    const float max_turn = t.mixed ? t.kinds[t.kind[k]].max_turn : only_turn;
     const float hx = steer_x_[k], hy = steer_y_[k];
     if (hx == 0.0f && hy == 0.0f) continue;  // holding: keep the heading
     float& h = headings_[k];
@@ -68,5 +80,8 @@ void Swarm::turn_headings(const crowd_detail::SwarmTick& t, std::size_t begin, s
     h = crowd_detail::wrap_angle(h + std::clamp(diff, -max_turn, max_turn));
   }
 }
+
+template void Swarm::integrate_agents_of_kinds<true>(const crowd_detail::SwarmTick&, std::size_t, std::size_t);
+template void Swarm::integrate_agents_of_kinds<false>(const crowd_detail::SwarmTick&, std::size_t, std::size_t);
 
 }  // namespace swarmfield::sim

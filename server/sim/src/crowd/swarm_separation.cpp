@@ -309,6 +309,8 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
   const std::uint8_t* const nkind = t.kind;
   // With one kind, its pair's constants for every hit (unused with several).
   const crowd_detail::PairTick& only = t.pairs[t.only_kind * kMaxAgentKinds + t.only_kind];
+  const std::uint8_t only_kind = t.only_kind;
+  const crowd_detail::KindTick only_kt = t.kinds[only_kind];
   const float yf = t.yield_fraction;
   const bool yield = t.yield;
   const float contact_stiffness = t.contact_stiffness;
@@ -336,8 +338,10 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
       }
     }
     const float px = sxs[k], py = sys[k];
-    const std::uint8_t self_kind = nkind[k];
-    const crowd_detail::KindTick& kt = t.kinds[self_kind];
+    // With one kind, every agent is of it: its constants from a local copy (this pass stores
+    // bytes, so the table itself would be read again for every agent).
+    const std::uint8_t self_kind = kMixed ? nkind[k] : only_kind;
+    const crowd_detail::KindTick& kt = kMixed ? t.kinds[self_kind] : only_kt;
     const float max_step = kt.max_step;
     // Candidates within the query radius: the pair's R with one kind, the largest pair R
     // over the kinds present with several (gather_one then tests each pair's own R).
@@ -451,8 +455,7 @@ constexpr float kBurstClearance = 1.0f;
 
 void Swarm::start_bursts(const crowd_detail::SwarmTick& t) {
   for (std::size_t c = 0; c < burst_chunks_.size(); ++c) {
-    if (burst_chunks_[c] == 0) continue;
-    burst_chunks_[c] = 0;
+    if (burst_chunks_[c] == 0) continue;  // (the flags stay: step_impl integrates these chunks next)
     const std::size_t end = std::min(t.n, (c + 1) * t.chunk);
     for (std::size_t k = c * t.chunk; k < end; ++k) {
       if (bursting_[k] != 2) continue;

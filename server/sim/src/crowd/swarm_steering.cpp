@@ -7,6 +7,7 @@
 #include <limits>
 #include <span>
 
+#include "lattice_sampler.hpp"
 #include "swarm_tick.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 #include "swarmfield/sim/nav/flow_field.hpp"
@@ -17,6 +18,7 @@ namespace swarmfield::sim {
 
 using crowd_detail::cell_of;
 using crowd_detail::id_direction;
+using crowd_detail::LatticeSampler;
 
 namespace {
 
@@ -46,18 +48,10 @@ Vec2 escape_direction(const GridMap& grid, const IntegrationField& integration, 
   return normalized_or_zero(best);
 }
 
-/// Route commitment (hysteresis): the smoothed flow direction `desired` at an agent in cell
-/// (cx, cy) that moved with velocity `v` last tick. When the blend points back (more than 90
-/// degrees from v), the agent does not reverse if it can keep going: first, when its own cell's
-/// arrow is still within 90 degrees of v, it follows that arrow (the blend was pulled back by a
-/// neighbouring cell, e.g. one whose tie between two equal routes broke the other way); else,
-/// when a neighbour cell roughly ahead (within 67.5 degrees of v, legal step, no corner cut) is
-/// still downhill in `integration` (lower than the agent's cell), it keeps going along v: both
-/// ways are then (nearly) as good, and reversing would only make it dither each time a goal
-/// flickers between two cells (C5) or a tie in the field flips. Below `min_speed` the blend wins.
-Vec2 keep_route(const GridMap& map, const FlowField& flow, const IntegrationField& integration, std::int32_t cx,
-                std::int32_t cy, Vec2 desired, Vec2 v, float min_speed) noexcept {
-  if (dot(desired, v) >= 0.0f) return desired;  // the common case first: no square root
+/// keep_route() once the blend points back (dot(desired, v) < 0): out of line, it is rare.
+[[gnu::noinline]] Vec2 keep_route_reversing(const GridMap& map, const FlowField& flow, const IntegrationField& integration,
+                                            std::int32_t cx, std::int32_t cy, Vec2 desired, Vec2 v,
+                                            float min_speed) noexcept {
   const float speed = length(v);
   if (!(speed >= min_speed)) return desired;
   const Vec2 own_arrow = direction_vector(flow.at(cx, cy));
@@ -77,120 +71,20 @@ Vec2 keep_route(const GridMap& map, const FlowField& flow, const IntegrationFiel
   return desired;
 }
 
-/// The common case of NavigationSet::sample() (sample_any_angle()), cheaply: when all four
-/// lattice samples round `p` have a waypoint, nothing is skipped (no sample is missing, so none
-/// is diagonal across a blocked corner), and the blend is the documented one: the bilinear
-/// weights of the unit vectors from `p` to each sample's target (the goal's position when in
-/// sight, else its waypoint block's centre), normalized; status, target and goal those of the
-/// reference block (the sample nearest `p`). When the four share one target the blend is the
-/// unit vector to it. Returns false, for the full sampler, at a map border, a sample without a
-/// waypoint, a sample whose target `p` stands on, or at the goal. Reads four waypoints and four
-/// goal words; a quarter of nav's sampler's instructions (no double-precision block search, no
-/// out-of-line calls).
-bool interior_sample(const AnyAngleField& field, std::span<const Vec2> goals, int size_class, float cs, Vec2 p,
-                     NavSample& sample) noexcept {
-  const float half = 0.5f * static_cast<float>(size_class);
-  const float ux = (cs == 1.0f ? p.x : p.x / cs) - half;
-  const float uy = (cs == 1.0f ? p.y : p.y / cs) - half;
-  if (!(ux >= 0.0f && uy >= 0.0f)) return false;  // also NaN
-  const auto x0 = static_cast<std::int32_t>(ux), y0 = static_cast<std::int32_t>(uy);  // floor: ux >= 0
-  if (x0 + 1 >= field.width() || y0 + 1 >= field.height()) return false;
-  const float tx = ux - static_cast<float>(x0), ty = uy - static_cast<float>(y0);
-  const std::size_t w = static_cast<std::size_t>(field.width());
-  const std::size_t at = static_cast<std::size_t>(y0) * w + static_cast<std::size_t>(x0);
-  // Outside the build's region (beyond the any-angle range) the raw arrays hold stale
-  // entries: the caller has checked that all four samples are in it (has_waypoint()).
-  const std::uint32_t* wp = field.waypoints().data() + at;
-  const std::uint32_t packed[4] = {wp[0], wp[1], wp[w], wp[w + 1]};
-  const std::uint16_t* gw = field.goal_words().data() + at;
-  const std::uint16_t words[4] = {gw[0], gw[1], gw[w], gw[w + 1]};
-  const float eps = 1.0e-4f * cs;
-  Vec2 targets[4];
-  for (int k = 0; k < 4; ++k) {
-    const bool sight = (words[k] & AnyAngleField::kInSightBit) != 0;
-    const auto goal = static_cast<std::size_t>(words[k] & AnyAngleField::kGoalIndexMask);
-    if (sight) {
-      if (goal >= goals.size()) return false;
-      targets[k] = goals[goal];
-    } else {
-      targets[k] = {(static_cast<float>(packed[k] & 0xFFFFu) + half) * cs, (static_cast<float>(packed[k] >> 16) + half) * cs};
-    }
-  }
-  // The reference block: the lattice point nearest p.
-  const int own = (tx >= 0.5f ? 1 : 0) + (ty >= 0.5f ? 2 : 0);
-  const bool own_sight = (words[own] & AnyAngleField::kInSightBit) != 0;
-  const Vec2 to_own = targets[own] - p;
-  const float own_dist = length(to_own);
-  if (!(own_dist > (own_sight ? kAtGoalCells * cs : eps)) || !(own_dist > eps)) return false;
-  Vec2 sum{};
-  if (packed[0] == packed[1] && packed[0] == packed[2] && packed[0] == packed[3] && words[0] == words[1] &&
-      words[0] == words[2] && words[0] == words[3]) {
-    sum = to_own * (1.0f / own_dist);  // one target: the blend is its unit vector
-  } else {
-    const float wx[2] = {1.0f - tx, tx}, wy[2] = {1.0f - ty, ty};
-    for (int k = 0; k < 4; ++k) {
-      const Vec2 d = targets[k] - p;
-      const float len = length(d);
-      if (!(len > eps)) return false;  // standing on a sample's target: the full sampler skips it
-      sum += d * (wx[k & 1] * wy[k >> 1] / len);
-    }
-  }
-  const float sum_len = length(sum);
-  if (!(sum_len > 1.0e-3f)) return false;
-  sample.direction = sum * (1.0f / sum_len);
-  sample.target = targets[own];
-  sample.goal = static_cast<std::int32_t>(words[own] & AnyAngleField::kGoalIndexMask);
-  sample.status = own_sight ? NavStatus::kGoalInSight : NavStatus::kFollow;
-  return true;
-}
-
-/// The far case of NavigationSet::sample() for size class 1 (whose lattice is the cell centres):
-/// when none of the four lattice samples round `p` is in the any-angle region (the caller
-/// checks) and the reference cell has a flow direction, the sampler blends the flow directions
-/// exactly as sample_flow() does, and the reference cell follows the flow (kFollowFlow).
-/// Returns false otherwise.
-bool beyond_range_sample(const AnyAngleField& field, const FlowField& flow, const GridMap& map, Vec2 p,
-                         NavSample& sample) noexcept {
-  const float cs = map.cell_size();
-  const float ux = (cs == 1.0f ? p.x : p.x / cs) - 0.5f;
-  const float uy = (cs == 1.0f ? p.y : p.y / cs) - 0.5f;
-  if (!(ux >= 0.0f && uy >= 0.0f)) return false;  // also NaN
-  const auto x0 = static_cast<std::int32_t>(ux), y0 = static_cast<std::int32_t>(uy);
-  if (x0 + 1 >= field.width() || y0 + 1 >= field.height() || flow.width() != field.width() ||
-      flow.height() != field.height()) {
-    return false;
-  }
-  // The reference cell (the sample nearest p) must follow the flow; others without a flow
-  // direction are skipped by the blend, as nav's sampler skips them.
-  const std::int32_t own_x = x0 + (ux - static_cast<float>(x0) >= 0.5f ? 1 : 0);
-  const std::int32_t own_y = y0 + (uy - static_cast<float>(y0) >= 0.5f ? 1 : 0);
-  if (flow.at(own_x, own_y) == FlowDirection::kNone) return false;
-  sample.direction = sample_flow(map, flow, p);
-  if (sample.direction.x == 0.0f && sample.direction.y == 0.0f) return false;
-  sample.goal = -1;
-  sample.target = p + sample.direction;
-  sample.status = NavStatus::kFollowFlow;
-  return true;
-}
-
-/// NavigationSet::sample() through the fast paths above where they apply: all four lattice
-/// samples in the any-angle region (interior_sample), or for class 1 none of them
-/// (beyond_range_sample); false for the full sampler.
-bool fast_sample(const NavigationSet& nav, const GridMap& map, int size_class, Vec2 p, NavSample& sample) noexcept {
-  if (!nav.has_class(size_class)) return false;
-  const NavigationFields& fields = nav.fields(size_class);
-  const AnyAngleField& field = fields.any_angle();
-  const float cs = map.cell_size();
-  const float half = 0.5f * static_cast<float>(size_class);
-  const float ux = (cs == 1.0f ? p.x : p.x / cs) - half;
-  const float uy = (cs == 1.0f ? p.y : p.y / cs) - half;
-  if (!(ux >= 0.0f && uy >= 0.0f)) return false;  // also NaN
-  const auto x0 = static_cast<std::int32_t>(ux), y0 = static_cast<std::int32_t>(uy);
-  const int in = static_cast<int>(field.has_waypoint(x0, y0)) + static_cast<int>(field.has_waypoint(x0 + 1, y0)) +
-                 static_cast<int>(field.has_waypoint(x0, y0 + 1)) + static_cast<int>(field.has_waypoint(x0 + 1, y0 + 1));
-  if (in == 4) return interior_sample(field, nav.goal_positions(size_class), size_class, cs, p, sample);
-  if (in == 0 && size_class == 1) return beyond_range_sample(field, fields.flow(), map, p, sample);
-  return false;
+/// Route commitment (hysteresis): the smoothed flow direction `desired` at an agent in cell
+/// (cx, cy) that moved with velocity `v` last tick. When the blend points back (more than 90
+/// degrees from v), the agent does not reverse if it can keep going: first, when its own cell's
+/// arrow is still within 90 degrees of v, it follows that arrow (the blend was pulled back by a
+/// neighbouring cell, e.g. one whose tie between two equal routes broke the other way); else,
+/// when a neighbour cell roughly ahead (within 67.5 degrees of v, legal step, no corner cut) is
+/// still downhill in `integration` (lower than the agent's cell), it keeps going along v: both
+/// ways are then (nearly) as good, and reversing would only make it dither each time a goal
+/// flickers between two cells (C5) or a tie in the field flips. Below `min_speed` the blend wins.
+/// The common case (the blend does not point back: no square root) is inline.
+inline Vec2 keep_route(const GridMap& map, const FlowField& flow, const IntegrationField& integration, std::int32_t cx,
+                       std::int32_t cy, Vec2 desired, Vec2 v, float min_speed) noexcept {
+  if (dot(desired, v) >= 0.0f) return desired;
+  return keep_route_reversing(map, flow, integration, cx, cy, desired, v, min_speed);
 }
 
 }  // namespace
@@ -210,6 +104,18 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
       integration != nullptr && !integration->search_words().empty() ? integration->search_words().data() : nullptr;
   const std::uint8_t* const flow_dirs = flow.directions().data();
   const std::uint8_t* const map_costs = map.costs().data();
+  // With one kind, every agent is of it: its constants from a local copy (this pass stores
+  // bytes, so the table itself would be read again for every agent).
+  const bool mixed = t.mixed;
+  const crowd_detail::KindTick only_kt = t.kinds[t.only_kind];
+  // The fast paths of NavigationSet::sample(), one per size class present.
+  LatticeSampler samplers[kMaxSizeClass];
+  if (t.nav != nullptr) {
+    for (int c = 1; c <= kMaxSizeClass; ++c) samplers[c - 1] = LatticeSampler(*t.nav, map, c);
+  }
+  // Class 1's by value: the common class, its fields then stay in registers or fixed slots.
+  LatticeSampler class1 = samplers[0];
+  class1.set_far_bits(t.far_bits);
   // The class-1 any-angle layer, when it matches the map (prefetch hints only).
   const AnyAngleField* aa = t.nav != nullptr && t.nav->has_class(1) ? &t.nav->fields(1).any_angle() : nullptr;
   const bool aa_fits = aa != nullptr && aa->width() == map_w && aa->height() == map_h;
@@ -246,8 +152,9 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
           __builtin_prefetch(field_words + (static_cast<std::size_t>(fy) + 1) * (static_cast<std::size_t>(map_w) + 2) +
                              static_cast<std::size_t>(fx) + 1);
         }
-        if (aa_waypoints != nullptr && fy >= 1 && fx >= 1) {
-          // The any-angle samples round the agent: lattice rows fy - 1 and fy (class 1).
+        if (aa_waypoints != nullptr && fy >= 1 && fx >= 1 && class1.in_region(fx, fy)) {
+          // The any-angle samples round the agent: lattice rows fy - 1 and fy (class 1), read
+          // only in the any-angle region (most agents of a big map are beyond it).
           const std::size_t up = at - static_cast<std::size_t>(map_w) - 1;
           __builtin_prefetch(aa_waypoints + up);
           __builtin_prefetch(aa_waypoints + up + static_cast<std::size_t>(map_w));
@@ -258,7 +165,7 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
     }
     // The agent's reordered state (see step_impl: perm_* until the swap after this phase).
     const std::uint32_t id = perm_ids_[k];
-    const crowd_detail::KindTick& kt = t.kinds[t.kind[k]];
+    const crowd_detail::KindTick& kt = mixed ? t.kinds[t.kind[k]] : only_kt;
     const float vx = perm_vxs_[k], vy = perm_vys_[k];
     const Vec2 p{sxs[k], sys[k]};
     const std::int32_t cx = ring_x[k & (kCellRing - 1)], cy = ring_y[k & (kCellRing - 1)];  // cell_of(p)
@@ -270,7 +177,8 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
       const int size_class = kt.size_class;
       const NavigationFields& fields = t.nav->fields(size_class);
       NavSample sample;
-      if (!fast_sample(*t.nav, map, size_class, p, sample)) sample = t.nav->sample(size_class, p);
+      const bool fast = size_class == 1 ? class1.sample_at_cell(map, p, cx, cy, sample) : samplers[size_class - 1].sample(map, p, sample);
+      if (!fast) sample = t.nav->sample(size_class, p);
       const GridMap& grid = size_class == 1 ? map : t.nav->class_grid(size_class);
       const CellCoord block = size_class == 1 ? CellCoord{cx, cy} : reference_block(p, size_class, cs);
       const IntegrationField& field = fields.integration();

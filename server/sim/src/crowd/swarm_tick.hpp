@@ -47,6 +47,8 @@ struct SwarmTick {
   const FlowField& flow;
   const IntegrationField* integration;  // null: cannot tell unreachable cells from goals
   const NavigationSet* nav = nullptr;   // per size class any-angle navigation (else flow/integration)
+  // Class 1's far bits (build_far_bits, lattice_sampler.hpp), or null when not built this step.
+  const std::uint64_t* far_bits = nullptr;
   std::size_t n = 0;                    // agents
   std::size_t chunk = 1;                // agents per chunk of the parallel phases
 

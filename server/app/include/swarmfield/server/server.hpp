@@ -36,6 +36,8 @@ class ReplayPlayback;
 /// Totals printed at exit.
 struct ServerSummary {
   std::uint64_t ticks = 0;
+  /// Completed field rebuilds summed over the size classes (a goal change rebuilds each class
+  /// present: class 1 and the classes of bigger kinds); per class in rebuilds_by_class.
   std::uint64_t rebuilds = 0;
   std::uint64_t overruns = 0;       ///< scheduler polls that found the loop >= 1 tick behind
   std::uint64_t skipped_ticks = 0;  ///< ticks dropped by the catch-up cap
@@ -56,7 +58,11 @@ struct ServerSummary {
   double swarm_p99_ms = 0.0;
   double snapshot_p50_ms = 0.0;  ///< after the World step: snapshot encoding + sends, connection sweep
   double snapshot_p99_ms = 0.0;
-  std::uint64_t builds_started = 0;  ///< field builds started (completed = rebuilds, + abandoned, + in progress)
+  std::uint64_t builds_started = 0;  ///< field builds started, all classes (completed = rebuilds, + abandoned, + in progress)
+  /// The two above per size class (index = class - 1), printed comma-separated, class 1 first
+  /// ("rebuilds_by_class=12,6,0,0": a parser that reads one number gets class 1's).
+  std::array<std::uint64_t, sim::kMaxSizeClass> rebuilds_by_class{};
+  std::array<std::uint64_t, sim::kMaxSizeClass> builds_started_by_class{};
   /// Ticks whose goal cells (every player's cell, in player order) differed from the previous
   /// tick's: how often the fields' inputs changed. Equal to ticks when a player changes cell
   /// every tick; rebuilds can only follow every ceil(cost / budget) + 1 ticks when time-sliced.

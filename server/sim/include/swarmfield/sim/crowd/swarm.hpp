@@ -190,6 +190,8 @@ class Swarm {
   void gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   void start_bursts(const crowd_detail::SwarmTick& t);  // serial, after the gather
   void integrate_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
+  template <bool kMixed>  // several kinds have agents (per-agent kind constants)
+  void integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   void turn_headings(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   bool refresh_map_cache(const GridMap& map);  // true when the map changed
   void configure_hashes(const GridMap& map);
@@ -225,6 +227,9 @@ class Swarm {
   // (world units per unit of move budget, from the free path), and 1 when bursting.
   std::vector<float> corr_x_, corr_y_, allow_;
   std::vector<std::uint8_t> bursting_;      // per slot: 0 no, 1 bursting, 2 burst starts (gather)
+  // Class 1's far bits for the steering (see crowd_detail::build_far_bits), rebuilt each step
+  // that has enough agents to gain from them, and their scratch.
+  std::vector<std::uint64_t> far_bits_, far_scratch_;
   std::vector<std::uint8_t> burst_chunks_;  // per chunk: 1 when a burst starts in it this tick
   BurstPatterns burst_patterns_;
   // Per map cell: 1 when the cell and its 8 neighbours are walkable, so a short move from it

@@ -106,6 +106,9 @@ class AnyAngleField {
   /// meaningful: a bounded build leaves the others as earlier builds wrote them.
   [[nodiscard]] const std::vector<std::uint32_t>& waypoints() const noexcept { return waypoints_; }
   [[nodiscard]] const std::vector<std::uint16_t>& goal_words() const noexcept { return goals_; }
+  /// The region bits (bit i & 63 of word i >> 6 = has_waypoint() of the cell with row-major
+  /// index i < width() * height()), for readers that test several cells at once.
+  [[nodiscard]] const std::vector<std::uint64_t>& region_bits() const noexcept { return region_; }
   /// The range (cost units) of the last begin().
   [[nodiscard]] float range() const noexcept { return range_; }
   /// Cells given a waypoint by the last complete build (goal cells included).
