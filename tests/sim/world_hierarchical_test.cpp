@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "swarmfield/sim/crowd/agent_kind.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
 #include "swarmfield/sim/map/tiled_map.hpp"
 #include "swarmfield/sim/world.hpp"
@@ -27,11 +28,13 @@ WorldParams params(FieldMode mode) {
   return p;
 }
 
-/// Mean true cost (cells) from the agents to the player, by the whole-map field.
-double mean_cost(const World& w, const IntegrationField& truth) {
+/// Mean true cost (cells) from the agents (of kind `kind`, or all with -1) to the player, by the
+/// whole-map field.
+double mean_cost(const World& w, const IntegrationField& truth, int kind = -1) {
   double sum = 0.0;
   std::size_t n = 0;
   for (std::size_t i = 0; i < w.swarm().size(); ++i) {
+    if (kind >= 0 && w.swarm().kinds()[i] != kind) continue;
     const CellCoord c = w.map().world_to_cell({w.swarm().xs()[i], w.swarm().ys()[i]});
     if (!truth.reachable(c.x, c.y)) continue;
     sum += static_cast<double>(truth.raw(c.x, c.y)) / kOrthogonalStep;
@@ -72,6 +75,40 @@ TEST_CASE("world, hierarchical fields: the swarm closes in on the player like wi
   }
   CHECK(closed[0] > 20.0);
   // Through sector fields the swarm gets at least 85% as far as through the whole-map field.
+  CHECK(closed[1] >= 0.85 * closed[0]);
+}
+
+TEST_CASE("world, hierarchical fields: big agents (size class 2) close in through their class's sector fields") {
+  const GridMap city = generate_city({384, 384, 4});
+  double closed[2] = {0.0, 0.0};
+  for (const FieldMode mode : {FieldMode::kWhole, FieldMode::kHierarchical}) {
+    CAPTURE(static_cast<int>(mode));
+    WorldParams p = params(mode);
+    AgentKind small, big;
+    small.name = "small";
+    big.name = "big";
+    big.radius = 0.8f;  // size class 2
+    big.max_speed = 2.5f;
+    p.kinds = {small, big};
+    World w(city, p);
+    w.add_player({192.5f, 192.5f});
+    IntegrationField truth;
+    const CellCoord goal[1] = {city.world_to_cell(w.players()[0].position)};
+    truth.build(city, goal);
+    w.step(kDt);
+    const double before = mean_cost(w, truth, 1);
+    for (int t = 0; t < 450; ++t) w.step(kDt);
+    const double after = mean_cost(w, truth, 1);
+    MESSAGE(field_mode_name(mode) << ": big agents' mean cost to the player " << before << " -> " << after);
+    closed[mode == FieldMode::kHierarchical ? 1 : 0] = before - after;
+    if (mode == FieldMode::kHierarchical) {
+      CHECK(w.navigation().has_class(2));
+      CHECK(w.navigation().fields(2).integration().width() == 0);
+      CHECK(w.navigation().hierarchical_fields(2).fields().build_count() > 0);
+      CHECK(w.navigation().hierarchical_fields(2).route_builds() >= 1);
+    }
+  }
+  CHECK(closed[0] > 15.0);
   CHECK(closed[1] >= 0.85 * closed[0]);
 }
 

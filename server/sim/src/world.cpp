@@ -2,6 +2,7 @@
 #include "swarmfield/sim/world.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <numbers>
@@ -151,8 +152,20 @@ bool World::update_fields() {
       classes |= size_class_bit(size_class_of_radius(kinds[k].radius, map_.cell_size()));
     }
   }
-  // Hierarchical fields build the sectors agents occupy (positions at the start of the tick).
-  nav_.note_agents(map_, swarm_.xs(), swarm_.ys());
+  // Hierarchical fields build the sectors agents occupy (positions at the start of the tick),
+  // per size class.
+  if (resolve_field_mode(params_.field_mode, map_.width(), map_.height()) == FieldMode::kHierarchical) {
+    std::array<std::uint8_t, kMaxAgentKinds> class_of{};
+    for (std::size_t k = 0; k < kinds.size() && k < class_of.size(); ++k) {
+      class_of[k] = static_cast<std::uint8_t>(size_class_of_radius(kinds[k].radius, map_.cell_size()));
+    }
+    const std::span<const std::uint8_t> agent_kinds = swarm_.kinds();
+    agent_classes_.resize(agent_kinds.size());
+    for (std::size_t i = 0; i < agent_kinds.size(); ++i) {
+      agent_classes_[i] = agent_kinds[i] < class_of.size() ? class_of[agent_kinds[i]] : std::uint8_t{1};
+    }
+    nav_.note_agents(map_, swarm_.xs(), swarm_.ys(), agent_classes_);
+  }
   return nav_.update(map_, goal_positions_, classes);
 }
 

@@ -153,6 +153,7 @@ class World {
   GridMap map_;
   WorldParams params_;
   NavigationSet nav_;
+  std::vector<std::uint8_t> agent_classes_;  // hierarchical fields: each agent's size class (scratch)
   Swarm swarm_;
   std::vector<Player> players_;
   std::vector<Vec2> goal_positions_;  // scratch of update_fields(): the players' positions

@@ -49,22 +49,27 @@ class NavigationSet {
   /// Work units per class per update (NavigationFields::set_rebuild_budget; in hierarchical
   /// mode HierarchicalFields::set_budget); 0 = all at once.
   void set_rebuild_budget(std::size_t work_units_per_update) noexcept;
-  /// Size class 1's fields: whole-map (NavigationFields) or hierarchical (HierarchicalFields:
-  /// sector graph, portal routes, per-sector fields of the occupied sectors); kAuto (the
-  /// default) = hierarchical on maps from kHierarchicalFromSide cells a side. In hierarchical
-  /// mode fields(1) stays empty (no whole-map integration or flow: nothing reads reachability
-  /// from it), sample(1, p) reads the sector fields (SectorFields::sample(); no any-angle layer
-  /// yet), and the agents' cells must be given each tick with note_agents() before update().
-  /// Other classes keep whole-map fields. Takes effect at the next update().
+  /// Every class's fields: whole-map (NavigationFields) or hierarchical (HierarchicalFields on
+  /// the class's planning grid: sector graph, portal routes, per-sector fields of the occupied
+  /// sectors); kAuto (the default) = hierarchical on maps from kHierarchicalFromSide cells a
+  /// side. In hierarchical mode fields(n) stays empty (no whole-map integration, flow or
+  /// any-angle field: nothing reads reachability from them), sample(n, p) reads the sector
+  /// fields (SectorFields::sample() on the class's lattice), and the agents (cells and classes)
+  /// must be given each tick with note_agents() before update(). Takes effect at the next
+  /// update().
   void set_field_mode(FieldMode mode) noexcept { mode_ = mode; }
   [[nodiscard]] FieldMode field_mode() const noexcept { return mode_; }
   /// True when the last update() ran class 1 hierarchically.
   [[nodiscard]] bool hierarchical() const noexcept { return hierarchical_; }
-  /// Agents' positions (world units) this tick, for the occupied sectors; nothing is kept or
-  /// done unless the mode resolves to hierarchical for `map`.
-  void note_agents(const GridMap& map, std::span<const float> xs, std::span<const float> ys);
-  /// The hierarchical fields (meaningful when hierarchical()).
-  [[nodiscard]] const HierarchicalFields& hierarchical_fields() const noexcept { return hier_; }
+  /// Agents this tick, for the occupied sectors: positions (world units) and, per agent, its
+  /// size class (`classes`, 1..kMaxSizeClass; empty = all class 1; shorter spans: the agents
+  /// both cover). Nothing is kept or done unless the mode resolves to hierarchical for `map`.
+  void note_agents(const GridMap& map, std::span<const float> xs, std::span<const float> ys,
+                   std::span<const std::uint8_t> classes = {});
+  /// The class's hierarchical fields (meaningful when hierarchical() and has_class()).
+  [[nodiscard]] const HierarchicalFields& hierarchical_fields(int size_class = 1) const noexcept {
+    return hier_[slot(size_class)];
+  }
   /// Any-angle range of every class (NavigationFields::set_any_angle_range(); cost units, cells
   /// on a unit-cost map); default NavigationFields::kDefaultAnyAngleRange. A change rebuilds
   /// every class at its next update().
@@ -113,13 +118,14 @@ class NavigationSet {
     bool present = false;            // in the last update()
     std::vector<CellCoord> goal_cells;
     std::vector<Vec2> sample_goals;
+    std::vector<Vec2> lattice_goals;  // hierarchical: sample_goals on the class's lattice
   };
   [[nodiscard]] static std::size_t slot(int size_class) noexcept {
     return static_cast<std::size_t>(size_class < 1 ? 0 : (size_class > kMaxSizeClass ? kMaxSizeClass - 1 : size_class - 1));
   }
 
   std::array<ClassSlot, kMaxSizeClass> slots_;
-  HierarchicalFields hier_;
+  std::array<HierarchicalFields, kMaxSizeClass> hier_;
   FieldMode mode_ = FieldMode::kAuto;
   bool hierarchical_ = false;
   const GridMap* map_ = nullptr;  // the last update()'s map (sample() in hierarchical mode)
