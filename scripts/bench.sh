@@ -504,7 +504,7 @@ if rows:
           "  (SectorFields: a goal change as the occupied sectors pay it). hier MiB = graph + routes + those 81 fields;\n"
           "  whole pair MiB = one whole-map integration + flow pair. path ratio = cost through a sampled cell's sector portals /\n"
           "  exact whole-map cost (1000 cells, one goal at the centre); walks through sector fields: tests/sim/nav/sector_fields_test.\n"
-          "  The World does not use hierarchical fields yet (see server/sim/src/nav/HIERARCHICAL.md).")
+          "  The World uses hierarchical fields from 4096 cells a side (--field-mode auto; server/sim/src/nav/HIERARCHICAL.md).")
 
 # ---- Targets -----------------------------------------------------------------------------------
 print("\nTargets")
