@@ -128,8 +128,13 @@ TEST_CASE("world, hierarchical fields: kAuto is hierarchical from 4096 cells a s
   CHECK_FALSE(small.navigation().hierarchical());
   // A 4096 map (a 1024 city tiled 4 x 4): hierarchical by default.
   World big(tiled_map(generate_city({1024, 1024, 2}), 4), p);
+  // The graph is built by the constructor (before a server listens), not by the first tick.
+  CHECK(big.navigation().hierarchical_fields().graph_builds() == 1);
+  CHECK(big.navigation().hierarchical_fields().route_builds() == 0);
   big.add_player({2048.5f, 2048.5f});
   big.step(kDt);
+  CHECK(big.navigation().hierarchical_fields().graph_builds() == 1);
+  CHECK(big.navigation().hierarchical_fields().route_builds() == 1);
   CHECK(big.navigation().hierarchical());
   CHECK(big.fields().integration().width() == 0);
   CHECK(big.navigation().hierarchical_fields().graph().sector_count() == 64 * 64);

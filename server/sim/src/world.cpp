@@ -85,6 +85,8 @@ World::World(GridMap map, const WorldParams& params)
   // Before any update_fields(), so the first build also reserves the back field pair.
   nav_.set_rebuild_budget(params_.field_rebuild_budget);
   nav_.set_field_mode(params_.field_mode);
+  // Hierarchical mode: the sector graphs now, so the first tick only routes.
+  nav_.prepare(map_, classes_present());
   if (params_.worker_threads > 1) pool_ = std::make_unique<WorkerPool>(params_.worker_threads);
   nav_.set_worker_pool(pool_.get());
 }
@@ -140,9 +142,7 @@ const Player* World::find_player(std::uint32_t player_id) const noexcept {
 
 void World::set_cell_cost(CellCoord c, std::uint8_t cost) { map_.set_cost(c.x, c.y, cost); }
 
-bool World::update_fields() {
-  goal_positions_.clear();
-  for (const Player& pl : players_) goal_positions_.push_back(pl.position);
+SizeClassMask World::classes_present() const noexcept {
   // Class 1 always (spawning and viewers use it); the others for the kinds with agents or a
   // spawn weight (a wave's first tick already steps them).
   SizeClassMask classes = size_class_bit(1);
@@ -152,6 +152,14 @@ bool World::update_fields() {
       classes |= size_class_bit(size_class_of_radius(kinds[k].radius, map_.cell_size()));
     }
   }
+  return classes;
+}
+
+bool World::update_fields() {
+  goal_positions_.clear();
+  for (const Player& pl : players_) goal_positions_.push_back(pl.position);
+  const SizeClassMask classes = classes_present();
+  const std::span<const AgentKind> kinds = swarm_.kind_table();
   // Hierarchical fields build the sectors agents occupy (positions at the start of the tick),
   // per size class.
   if (resolve_field_mode(params_.field_mode, map_.width(), map_.height()) == FieldMode::kHierarchical) {

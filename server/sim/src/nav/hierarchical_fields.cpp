@@ -6,25 +6,31 @@
 
 namespace swarmfield::sim {
 
+std::uint64_t HierarchicalFields::prepare(const GridMap& map) {
+  if (map.width() == width_ && map.height() == height_ && map.revision() == revision_) return 0;
+  // A changed revision: the map's change list is not known here, so the whole graph.
+  graph_.build(map, side_);
+  ++graph_builds_;
+  width_ = map.width();
+  height_ = map.height();
+  revision_ = map.revision();
+  front_valid_ = false;
+  back_.abandon();
+  return map.cell_count();
+}
+
 std::uint64_t HierarchicalFields::update(const GridMap& map, std::span<const CellCoord> goal_cells) {
-  std::uint64_t spent = 0;
-  const bool same_goals = std::equal(goal_cells.begin(), goal_cells.end(), front_goals_.begin(), front_goals_.end());
-  if (map.width() != width_ || map.height() != height_ || map.revision() != revision_) {
-    // The graph for this map, and the routes with it, at once: agents have nothing to read
-    // before (a changed revision: the map's change list is not known here, so the whole graph).
-    graph_.build(map, side_);
-    ++graph_builds_;
-    width_ = map.width();
-    height_ = map.height();
-    revision_ = map.revision();
-    spent += map.cell_count();
+  std::uint64_t spent = prepare(map);
+  if (!front_valid_) {
+    // Routes for this graph at once: agents have nothing to read before.
     front_goals_.assign(goal_cells.begin(), goal_cells.end());
     front_.build(graph_, map, front_goals_);
-    back_.abandon();
+    front_valid_ = true;
     ++route_builds_;
     spent += front_.work_units();
     fields_.set_routes(graph_, front_);
-  } else if (same_goals && back_.in_progress()) {
+  } else if (back_.in_progress() &&
+             std::equal(goal_cells.begin(), goal_cells.end(), front_goals_.begin(), front_goals_.end())) {
     back_.abandon();  // the front is already right (e.g. a player who stepped back)
   }
   const std::uint64_t unlimited = 0;

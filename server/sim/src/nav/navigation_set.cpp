@@ -53,6 +53,24 @@ std::uint64_t NavigationSet::rebuild_count() const noexcept {
   return n;
 }
 
+void NavigationSet::prepare(const GridMap& map, SizeClassMask classes) {
+  if (resolve_field_mode(mode_, map.width(), map.height()) != FieldMode::kHierarchical) return;
+  if (!clearance_valid_ || !clearance_.matches(map)) {
+    clearance_.build(map);
+    clearance_valid_ = true;
+    for (ClassSlot& s : slots_) s.grid_current = false;
+  }
+  for (int n = 1; n <= kMaxSizeClass; ++n) {
+    if ((classes & size_class_bit(n)) == 0) continue;
+    ClassSlot& s = slots_[slot(n)];
+    if (n > 1 && !s.grid_current) {
+      update_class_map(map, clearance_, n, s.grid);
+      s.grid_current = true;
+    }
+    hier_[slot(n)].prepare(n == 1 ? map : s.grid);
+  }
+}
+
 bool NavigationSet::update(const GridMap& map, std::span<const Vec2> goals, SizeClassMask classes) {
   last_work_ = 0;
   cell_size_ = map.cell_size();

@@ -152,6 +152,8 @@ class World {
 
   GridMap map_;
   WorldParams params_;
+  /// Size classes with fields: class 1 and those of kinds with agents or a spawn weight.
+  [[nodiscard]] SizeClassMask classes_present() const noexcept;
   NavigationSet nav_;
   std::vector<std::uint8_t> agent_classes_;  // hierarchical fields: each agent's size class (scratch)
   Swarm swarm_;

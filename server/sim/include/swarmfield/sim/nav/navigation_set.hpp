@@ -61,6 +61,10 @@ class NavigationSet {
   [[nodiscard]] FieldMode field_mode() const noexcept { return mode_; }
   /// True when the last update() ran class 1 hierarchically.
   [[nodiscard]] bool hierarchical() const noexcept { return hierarchical_; }
+  /// Start-up work ahead of the first update() in hierarchical mode: the clearance map, the
+  /// planning grids and the sector graphs of `classes` on `map` (seconds on 8192 maps), so the
+  /// first tick only routes. Nothing in whole mode.
+  void prepare(const GridMap& map, SizeClassMask classes);
   /// Agents this tick, for the occupied sectors: positions (world units) and, per agent, its
   /// size class (`classes`, 1..kMaxSizeClass; empty = all class 1; shorter spans: the agents
   /// both cover). Nothing is kept or done unless the mode resolves to hierarchical for `map`.
