@@ -26,6 +26,9 @@ namespace swarmfield::tool {
 
 namespace {
 
+// Largest picture side, pixels: an 8192-cell map at 1 px per cell (an RGB image of 192 MiB).
+constexpr std::int32_t kMaxImageSide = 8192;
+
 struct FieldOptions {
   std::string map_path;
   std::optional<std::uint64_t> city_seed;
@@ -208,6 +211,16 @@ int run_field(const FieldOptions& opt) {
     run_hierarchical(map, goals, opt.repeat);
     return 0;
   }
+  // The picture's size, checked before any work: --scale 64 on a 4096 map asked for a 262144 px
+  // square (std::bad_alloc, abort), on a 512 map for 3 GiB of pixels.
+  const std::int32_t side = std::max(map.width(), map.height());
+  const std::int32_t pixels_per_cell = opt.pixels_per_cell > 0 ? opt.pixels_per_cell : std::clamp(2048 / side, 1, 8);
+  if (!opt.png_path.empty() && static_cast<std::int64_t>(side) * pixels_per_cell > kMaxImageSide) {
+    fail_message("--scale %d: the picture would be %lld px a side (at most %d); use --scale %d or less for this %dx%d map\n",
+                 pixels_per_cell, static_cast<long long>(side) * pixels_per_cell, kMaxImageSide,
+                 std::max(1, kMaxImageSide / side), map.width(), map.height());
+    return 2;
+  }
 
   // Time full rebuilds; the first one also warms the buffers, as in the server.
   sim::IntegrationField integration;
@@ -230,9 +243,8 @@ int run_field(const FieldOptions& opt) {
   std::printf("reachable: %zu of %zu walkable cells\n", integration.reachable_count(), map.walkable_count());
 
   if (!opt.png_path.empty()) {
-    const std::int32_t side = std::max(map.width(), map.height());
     FieldImageOptions img_opt;
-    img_opt.pixels_per_cell = opt.pixels_per_cell > 0 ? opt.pixels_per_cell : std::clamp(2048 / side, 1, 8);
+    img_opt.pixels_per_cell = pixels_per_cell;
     img_opt.arrow_step = opt.arrow_step > 0 ? opt.arrow_step : std::clamp(side / 32, 4, 16);
     const RgbImage img = render_field_image(map, integration, flow, goals, img_opt);
     std::string error;
@@ -277,7 +289,7 @@ void add_field_command(CLI::App& app) {
   cmd->add_option("--png", opt->png_path, "write the picture to this PNG file");
   cmd->add_option("--repeat", opt->repeat, "builds to time; the median is reported (default 5)")
       ->check(CLI::Range(1, 1000));
-  cmd->add_option("--scale", opt->pixels_per_cell, "pixels per cell in the picture (default: ~2048 px wide, 1..8)")
+  cmd->add_option("--scale", opt->pixels_per_cell, "pixels per cell in the picture (default: ~2048 px wide, 1..8; the picture is at most 8192 px a side)")
       ->check(CLI::Range(1, 64));
   cmd->add_option("--arrow-step", opt->arrow_step, "cells between flow arrows (default: side/32, 4..16)")
       ->check(CLI::Range(2, 1024));

@@ -20,7 +20,10 @@
 #include <vector>
 
 #include "swarmfield/io/map_file.hpp"
+#include "swarmfield/sim/crowd/wall_collision.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
+#include "swarmfield/sim/nav/clearance_map.hpp"
+#include "swarmfield/sim/nav/size_class.hpp"
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
 #include "swarmfield/sim/nav/navigation_fields.hpp"
@@ -91,48 +94,148 @@ std::string kinds_from_options(const std::vector<std::string>& specs, std::vecto
   return {};
 }
 
-/// Adds `n` agents uniformly in the world rectangle [x0, x1) x [y0, y1), on walkable cells only
-/// (rejection sampling from a std::mt19937_64 seeded with `seed`, bits mapped by hand so a seed
-/// replays on every standard library), where the agent's disc fits when one of kFitAttempts
-/// draws finds such a point; kinds drawn by weight like the world's spawner. Returns false when
-/// the rectangle holds no walkable cell.
-constexpr int kFitAttempts = 1000;
-bool spawn_in_rect(sim::World& world, std::uint32_t n, const float rect[4], std::uint64_t seed) {
-  const sim::GridMap& map = world.map();
+/// The kind every agent gets when at most one kind is spawnable: the first with a weight > 0,
+/// else the last of the table.
+std::size_t first_spawned_kind(std::span<const sim::AgentKind> kinds) {
+  std::size_t k = 0;
+  while (k + 1 < kinds.size() && !(kinds[k].spawn_weight > 0.0f)) ++k;
+  return k;
+}
+
+/// True if some cell of the world rectangle [x0, x1) x [y0, y1) is walkable.
+bool rect_has_walkable_cell(const sim::GridMap& map, const float rect[4]) {
   const sim::CellCoord c0 = map.world_to_cell({rect[0], rect[1]});
   const sim::CellCoord c1 = map.world_to_cell({std::nextafter(rect[2], rect[0]), std::nextafter(rect[3], rect[1])});
-  bool any = false;
-  for (std::int32_t y = c0.y; y <= c1.y && !any; ++y) {
-    for (std::int32_t x = c0.x; x <= c1.x && !any; ++x) any = map.walkable(x, y);
+  for (std::int32_t y = c0.y; y <= c1.y; ++y) {
+    for (std::int32_t x = c0.x; x <= c1.x; ++x) {
+      if (map.walkable(x, y)) return true;
+    }
   }
-  if (!any) return false;
+  return false;
+}
+
+/// Where a disc of one kind can stand in the spawn rectangle: boxes of centre positions (world
+/// units), each keeping the disc inside an all-walkable rectangle of cells of n or n + 1 cells
+/// a side (n = its size class; ClearanceMap blocks, after Harabor & Botea: every placement where
+/// square_fits holds lies in such a rectangle, since the disc's square spans n or n + 1 cells),
+/// clipped to the spawn rectangle. Boxes may overlap; a box may be a point (radius n / 2).
+struct FitBox {
+  float x0, y0, x1, y1;  // closed ranges of centres
+  double weight;         // cumulative area (for a draw by area)
+};
+
+/// The boxes of a disc of `radius` inside the world rectangle `rect` (X0, Y0, X1, Y1). Empty
+/// when no place in the rectangle fits the disc. With `first_only`, stops at the first box.
+std::vector<FitBox> fit_boxes(const sim::GridMap& map, const sim::ClearanceMap& clearance, float radius,
+                              const float rect[4], bool first_only) {
+  const float cs = map.cell_size();
+  const float r = sim::wall_collision_radius(radius, cs);
+  const int n = sim::size_class_of_radius(r, cs);
+  std::vector<FitBox> boxes;
+  double total = 0.0;
+  // Blocks whose (n + 1)-cell rectangles can reach the spawn rectangle.
+  const auto lo = [cs](float v, int extra) { return static_cast<std::int32_t>(std::floor(v / cs)) - extra; };
+  const std::int32_t bx0 = std::max(lo(rect[0], n + 1), 0), bx1 = std::min(lo(rect[2], 0), map.width() - n);
+  const std::int32_t by0 = std::max(lo(rect[1], n + 1), 0), by1 = std::min(lo(rect[3], 0), map.height() - n);
+  for (std::int32_t by = by0; by <= by1; ++by) {
+    for (std::int32_t bx = bx0; bx <= bx1; ++bx) {
+      if (!clearance.fits({bx, by}, n)) continue;
+      const bool right = clearance.fits({bx + 1, by}, n), down = clearance.fits({bx, by + 1}, n);
+      const bool both = right && down && clearance.fits({bx + 1, by + 1}, n);
+      // The largest shapes this block starts (they contain the smaller ones): (n + 1) square, or
+      // the wide and/or tall rectangle, or the block alone.
+      int shapes[2] = {0, -1};
+      if (both) {
+        shapes[0] = 3;
+      } else if (right || down) {
+        shapes[0] = right ? 1 : 2;
+        if (right && down) shapes[1] = 2;
+      }
+      for (const int shape : shapes) {
+        if (shape < 0) continue;
+        const float wx = static_cast<float>(n + (shape & 1)) * cs, wy = static_cast<float>(n + (shape >> 1)) * cs;
+        const float x0 = static_cast<float>(bx) * cs, y0 = static_cast<float>(by) * cs;
+        FitBox b{std::max(x0 + r, rect[0]), std::max(y0 + r, rect[1]), std::min(std::max(x0 + r, x0 + wx - r), rect[2]),
+                 std::min(std::max(y0 + r, y0 + wy - r), rect[3]), 0.0};
+        // The rectangle is half-open: a box touching its far edge only is outside.
+        if (b.x0 > b.x1 || b.y0 > b.y1 || b.x0 >= rect[2] || b.y0 >= rect[3]) continue;
+        total += static_cast<double>(b.x1 - b.x0) * static_cast<double>(b.y1 - b.y0) + 1e-12;
+        b.weight = total;
+        boxes.push_back(b);
+        if (first_only) return boxes;
+      }
+    }
+  }
+  return boxes;
+}
+
+/// Checks that every kind the spawn can draw has a place in the rectangle where its disc fits:
+/// "" or an error sentence naming the first kind that has none.
+std::string check_kinds_fit(const sim::World& world, const sim::ClearanceMap& clearance, const float rect[4],
+                            const std::string& rect_text) {
+  const std::span<const sim::AgentKind> kinds = world.swarm().kind_table();
+  const bool draw_kind = sim::spawnable_kind_count(kinds) > 1;
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    const bool spawned = draw_kind ? kinds[k].spawn_weight > 0.0f : k == first_spawned_kind(kinds);
+    if (!spawned || !fit_boxes(world.map(), clearance, kinds[k].radius, rect, true).empty()) continue;
+    const int n = sim::size_class_of_radius(sim::wall_collision_radius(kinds[k].radius, world.map().cell_size()),
+                                            world.map().cell_size());
+    char text[160];
+    std::snprintf(text, sizeof text, "no place in it fits a %s (radius %g: needs a %d x %d block of walkable cells)",
+                  kinds[k].name.c_str(), static_cast<double>(kinds[k].radius), n, n);
+    return "--spawn-rect '" + rect_text + "': " + text;
+  }
+  return {};
+}
+
+/// Adds `n` agents uniformly in the world rectangle [x0, x1) x [y0, y1), each where its kind's
+/// disc fits (square_fits: no wall under its collision square), so the first step's repair moves
+/// nobody. A std::mt19937_64 seeded with `seed` (bits mapped by hand so a seed replays on every
+/// standard library) draws the kind by weight like the world's spawner, then points of the
+/// rectangle until one fits (exactly uniform over the places that fit); a kind for which
+/// kFitAttempts draws find none (its places are a tiny part of the rectangle) is placed from
+/// then on by its fit boxes instead: a box by area, a uniform point in it. The caller has
+/// checked with check_kinds_fit that every kind drawn has a place.
+constexpr int kFitAttempts = 1000;
+void spawn_in_rect(sim::World& world, const sim::ClearanceMap& clearance, std::uint32_t n, const float rect[4],
+                   std::uint64_t seed) {
+  const sim::GridMap& map = world.map();
   std::mt19937_64 rng(seed ^ 0x5157A7E5EEDull);
   const auto unit = [&rng] { return static_cast<float>(rng() >> 40) * (1.0f / 16777216.0f); };
   const std::span<const sim::AgentKind> kinds = world.swarm().kind_table();
   const bool draw_kind = sim::spawnable_kind_count(kinds) > 1;
-  std::uint8_t only = 0;
-  while (only + 1u < kinds.size() && !(kinds[only].spawn_weight > 0.0f)) ++only;
+  const auto only = static_cast<std::uint8_t>(first_spawned_kind(kinds));
+  std::vector<std::vector<FitBox>> boxes(kinds.size());  // per kind, built when first needed
+  std::vector<bool> by_boxes(kinds.size(), false);
   sim::Swarm& swarm = world.swarm_mutable();
   for (std::uint32_t added = 0; added < n; ++added) {
     const std::uint8_t kind = draw_kind ? sim::pick_agent_kind(kinds, rng()) : only;
-    // Where the agent's disc fits if that can be found quickly (big kinds), else any walkable
-    // point: the first step's repair then moves the disc to the nearest place it fits.
+    const float radius = kinds[kind].radius;
     sim::Vec2 p{};
-    bool walkable = false;
-    for (int attempt = 0;; ++attempt) {
+    bool placed = false;
+    for (int attempt = 0; attempt < kFitAttempts && !by_boxes[kind]; ++attempt) {
       const sim::Vec2 q{rect[0] + unit() * (rect[2] - rect[0]), rect[1] + unit() * (rect[3] - rect[1])};
-      if (!map.walkable_at(q)) continue;
-      if (!walkable) p = q;
-      walkable = true;
-      if (attempt >= kFitAttempts || sim::square_fits(map, q, kinds[kind].radius)) {
+      if (map.walkable_at(q) && sim::square_fits(map, q, radius)) {
         p = q;
+        placed = true;
         break;
       }
+    }
+    if (!placed) {
+      by_boxes[kind] = true;
+      std::vector<FitBox>& list = boxes[kind];
+      if (list.empty()) list = fit_boxes(map, clearance, radius, rect, false);
+      if (list.empty()) continue;  // not reached: check_kinds_fit
+      const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53 * list.back().weight;
+      const auto it = std::upper_bound(list.begin(), list.end(), u, [](double v, const FitBox& b) { return v < b.weight; });
+      const FitBox& b = it == list.end() ? list.back() : *it;
+      p = {b.x0 + unit() * (b.x1 - b.x0), b.y0 + unit() * (b.y1 - b.y0)};
+      // Float rounding at a box edge (a box one placement wide): its corner fits by construction.
+      if (!sim::square_fits(map, p, radius)) p = {b.x0, b.y0};
     }
     const float heading = (unit() * 2.0f - 1.0f) * 3.14159265f;
     if (swarm.add(p, heading, kind) == sim::Swarm::kInvalidAgent) break;
   }
-  return true;
 }
 
 /// One CSV row per agent (by id): tick,id,kind,x,y,vx,vy (world units, units per second).
@@ -333,10 +436,21 @@ int run_sim(const SimOptions& opt) {
     player = world.add_player(centre);
     script.emplace(world.map(), world.find_player(player)->position);
   }
-  if (!opt.spawn_rect.empty() && !spawn_in_rect(world, opt.agents, rect, opt.seed)) {
-    std::fprintf(stderr, "error: --spawn-rect '%s' holds no walkable cell\n", opt.spawn_rect.c_str());
-    if (csv != nullptr) std::fclose(csv);
-    return 2;
+  if (!opt.spawn_rect.empty()) {
+    std::string err;
+    sim::ClearanceMap clearance;
+    clearance.build(world.map());
+    if (!rect_has_walkable_cell(world.map(), rect)) {
+      err = "--spawn-rect '" + opt.spawn_rect + "' holds no walkable cell";
+    } else {
+      err = check_kinds_fit(world, clearance, rect, opt.spawn_rect);
+    }
+    if (!err.empty()) {
+      std::fprintf(stderr, "error: %s\n", err.c_str());
+      if (csv != nullptr) std::fclose(csv);
+      return 2;
+    }
+    spawn_in_rect(world, clearance, opt.agents, rect, opt.seed);
   }
   const float dt = static_cast<float>(1.0 / opt.tick_hz);
 
@@ -404,7 +518,9 @@ void add_sim_command(CLI::App& app) {
       "walking between waypoints with agents spawned by the world's spawner on the first tick.\n"
       "Scenes: --player X,Y (repeatable) puts players standing still at those world positions\n"
       "(no scripted player then); --spawn-rect X0,Y0,X1,Y1 spawns the --agents uniformly in that\n"
-      "world rectangle, on walkable cells only, before the first tick; --kind NAME[:WEIGHT]\n"
+      "world rectangle before the first tick, each where its kind's disc fits (a brute, radius\n"
+      "0.8, needs a 2 x 2 block of walkable cells; error if no place in the rectangle fits a kind\n"
+      "spawned); --kind NAME[:WEIGHT]\n"
       "(repeatable) spawns only the named kinds of the default set (runner, walker, brute), in\n"
       "proportion to the weights (1 when left out), drawn from --seed; without --kind every agent\n"
       "is the swarm's default agent (the walker's size and speed). --csv FILE writes one row per\n"
@@ -413,7 +529,8 @@ void add_sim_command(CLI::App& app) {
       "Progress goes to stderr about once a second; the last stdout line is\n"
       "  ticks=T agents=N rebuilds=R state_hash=0x<16 hex digits>\n"
       "which is identical for identical arguments on the same build, for any --threads.\n"
-      "Exit status: 0 done, 2 unreadable map, bad arguments or an unwritable --csv file.");
+      "Exit status: 0 done, 2 unreadable map, bad arguments (also a --spawn-rect without a place\n"
+      "for a kind) or an unwritable --csv file.");
   auto* map_opt = cmd->add_option("MAP", opt->map_path, "MovingAI .map file (or ASCII map)");
   auto* city_opt = cmd->add_option("--city-seed", opt->city_seed, "use a generated city with this seed instead of MAP");
   map_opt->excludes(city_opt);
@@ -431,7 +548,7 @@ void add_sim_command(CLI::App& app) {
   cmd->add_option("--player", opt->players, "a player standing still at world position X,Y (repeatable)")
       ->type_name("X,Y")
       ->allow_extra_args(false);
-  cmd->add_option("--spawn-rect", opt->spawn_rect, "spawn the agents uniformly in this world rectangle (walkable cells)")
+  cmd->add_option("--spawn-rect", opt->spawn_rect, "spawn the agents uniformly in this world rectangle, where each kind's disc fits")
       ->type_name("X0,Y0,X1,Y1");
   cmd->add_option("--kind", opt->kinds, "spawn this kind (runner, walker, brute), with a weight (repeatable)")
       ->type_name("NAME[:WEIGHT]")

@@ -5,10 +5,20 @@
 
 #include <httplib.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <sstream>
+#include <thread>
+#include <vector>
 
 #include "loopback_support.hpp"
 #include "swarmfield/server/metrics.hpp"
@@ -85,6 +95,50 @@ std::pair<int, std::string> get(std::uint16_t port, const char* path) {
   return {res->status, res->body};
 }
 
+// A raw TCP connection to 127.0.0.1:`port` (-1 on failure), for requests httplib::Client will not send.
+int raw_connect(std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// True once the peer has closed `fd` (recv gives 0 or an error; what it answered is read away).
+bool peer_closed(int fd, std::chrono::milliseconds wait) {
+  pollfd p{fd, POLLIN, 0};
+  const auto end = std::chrono::steady_clock::now() + wait;
+  while (std::chrono::steady_clock::now() < end) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+    if (::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(1, left.count()))) <= 0) continue;
+    char buffer[4096];
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) return true;
+  }
+  return false;
+}
+
+// This process's resident memory, KiB (-1 if unknown).
+long rss_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  long value = 0;
+  while (status >> key) {
+    if (key == "VmRSS:") {
+      status >> value;
+      return value;
+    }
+    status.ignore(1 << 20, '\n');
+  }
+  return -1;
+}
+
 }  // namespace
 
 TEST_CASE("metrics: the text format parses with prometheus_client, histograms cumulative, labels escaped") {
@@ -135,6 +189,84 @@ TEST_CASE("operations http: /healthz fails once the tick loop stalls > 1 s; /rea
   CHECK(get(http.port(), "/nothing").first == 404);
   http.stop();
   CHECK(get(http.port(), "/healthz").first == -1);  // closed
+}
+
+TEST_CASE("operations http: a request whose headers never end is cut off at a byte budget, not buffered") {
+  // Before: httplib kept every header line of one request (no count limit): one connection
+  // streaming header lines grew the game server by ~1.5 bytes per byte sent (200 MiB -> +310 MiB
+  // RSS), without end. The server runs in this process: its growth is ours. (What was sent says
+  // little: loopback socket buffers hold tens of MiB.)
+  OperationsState state;
+  OperationsHttp http(state);
+  std::string error;
+  REQUIRE_MESSAGE(http.start("127.0.0.1", 0, error), error);
+  const long rss_before = rss_kib();
+  const int fd = raw_connect(http.port());
+  REQUIRE(fd >= 0);
+  const std::string line = "X-Filler: " + std::string(1000, 'a') + "\r\n";
+  std::string chunk = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+  std::size_t sent = 0;
+  bool cut = false;
+  const auto end = std::chrono::steady_clock::now() + 5s;
+  while (sent < (std::size_t{16} << 20) && std::chrono::steady_clock::now() < end) {
+    while (chunk.size() < 16384) chunk += line;
+    const ssize_t n = ::send(fd, chunk.data(), chunk.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (peer_closed(fd, 20ms)) {
+        cut = true;
+        break;
+      }
+      continue;
+    }
+    if (n < 0) {  // EPIPE / ECONNRESET: closed
+      cut = true;
+      break;
+    }
+    sent += static_cast<std::size_t>(n);
+    chunk.erase(0, static_cast<std::size_t>(n));
+  }
+  std::this_thread::sleep_for(300ms);  // let the server read what is buffered
+  const long grown_kib = rss_kib() - rss_before;
+  INFO("sent " << sent << " bytes, RSS grew " << grown_kib << " KiB");
+  CHECK(cut);
+  CHECK(grown_kib < 4096);
+  ::close(fd);
+  CHECK(get(http.port(), "/healthz").first == 503);  // still serving
+}
+
+TEST_CASE("operations http: requests trickled a line at a time are cut off by a deadline; /healthz answers meanwhile") {
+  // Before: the 2 s read timeout was per read, so a header line every 0.4 s held a worker thread
+  // for ever, and kThreads such connections took /healthz down (a liveness probe failing).
+  OperationsState state;
+  state.publish(swarmfield::server::MetricsSnapshot{}, OperationsState::Clock::now() + 60s);  // healthy throughout
+  OperationsHttp http(state);
+  std::string error;
+  REQUIRE_MESSAGE(http.start("127.0.0.1", 0, error), error);
+  std::vector<int> slow;
+  for (int i = 0; i < OperationsHttp::kThreads; ++i) {
+    const int fd = raw_connect(http.port());
+    REQUIRE(fd >= 0);
+    const std::string head = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+    REQUIRE(::send(fd, head.data(), head.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(head.size()));
+    slow.push_back(fd);
+  }
+  std::vector<bool> closed(slow.size(), false);
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < 6s &&
+         std::find(closed.begin(), closed.end(), false) != closed.end()) {
+    std::this_thread::sleep_for(400ms);
+    for (std::size_t i = 0; i < slow.size(); ++i) {
+      const std::string more = "X-Slow: " + std::to_string(i) + "\r\n";
+      if (!closed[i] && (::send(slow[i], more.data(), more.size(), MSG_NOSIGNAL) < 0 || peer_closed(slow[i], 1ms)))
+        closed[i] = true;
+    }
+  }
+  const auto took = std::chrono::steady_clock::now() - start;
+  CHECK(get(http.port(), "/healthz").first == 200);  // before the trickling sockets are closed here
+  for (std::size_t i = 0; i < slow.size(); ++i) {
+    CHECK_MESSAGE(closed[i], "connection " << i << " still open after " << std::chrono::duration<double>(took).count() << " s");
+    ::close(slow[i]);
+  }
 }
 
 TEST_CASE("operations http: a port in use is an error naming it") {

@@ -130,6 +130,14 @@ TEST_CASE("replay file: every truncation and every corrupted byte is refused wit
   CHECK(error.find("version 9 not supported") != std::string::npos);
   CHECK_FALSE(server::read_replay(dir.path + "/missing.rpl", error).has_value());
   CHECK(error.find("missing.rpl") != std::string::npos);
+  // A directory threw std::ios_base::failure out of the read (swarmfield-tool replay aborted,
+  // status 134); a device such as /dev/zero was read until memory ran out.
+  error.clear();
+  CHECK_FALSE(server::read_replay(dir.path, error).has_value());
+  CHECK(error.find("is a directory") != std::string::npos);
+  error.clear();
+  CHECK_FALSE(server::read_replay("/dev/zero", error).has_value());
+  CHECK(error.find("not a regular file") != std::string::npos);
 }
 
 TEST_CASE("replay: a changed input or hash is caught at the first tick whose state differs") {

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <unistd.h>
 #include <vector>
 
@@ -386,6 +387,41 @@ TEST_CASE("server_config: floating-point flags must be finite numbers") {
     }
   }
   CHECK(is_run(parse({"--duration", "2.5", "--player-speed", "1e1"})));
+}
+
+TEST_CASE("server_config: integer flags are decimal and in range, as in the environment") {
+  // CLI11 alone saturated 2^64 to 2^64-1 (the server ran with another seed than asked) and read
+  // "010" as octal 8 while SWARMFIELD_AGENTS=010 and TOML gave 10.
+  for (const char* flag : {"--seed", "--city-seed"}) {
+    for (const char* big : {"18446744073709551616", "99999999999999999999999"}) {
+      const auto r = parse({flag, big});
+      INFO("flag=" << flag << " value=" << big << " output=" << r.output);
+      CHECK(is_error(r));
+      CHECK(r.output.find(std::string(flag) + ": is out of range") != std::string::npos);
+    }
+  }
+  {
+    const auto r = parse({"--field-budget", "99999999999999999999"});
+    INFO(r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find("--field-budget: is out of range") != std::string::npos);
+  }
+  for (const char* bad : {"010", "0x10", "+5", "1e3", " 5"}) {
+    const auto r = parse({"--agents", bad});
+    INFO("value='" << bad << "' output=" << r.output);
+    if (std::string_view(bad) == "010") {
+      // Leading zeros are decimal, as in the environment.
+      REQUIRE(is_run(r));
+      CHECK(r.config.agents == 10);
+    } else {
+      CHECK(is_error(r));
+      CHECK(r.output.find("--agents: must be a decimal integer") != std::string::npos);
+    }
+  }
+  const auto r = parse({"--field-budget", "-1", "--seed", "18446744073709551615"});
+  REQUIRE(is_run(r));
+  CHECK(r.config.field_budget == -1);
+  CHECK(r.config.seed == 18446744073709551615ull);
 }
 
 TEST_CASE("server_config: negative seeds are an error, not a wrap to 2^64-1") {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -110,6 +111,13 @@ TEST_CASE("tool field: city picture, and clear errors for bad goals and paths") 
   const Run unwritable = run_tool("field --city-seed 1 --size 64 --png /nonexistent/dir/x.png");
   CHECK(unwritable.status == 2);
   CHECK(unwritable.out.find("cannot create file") != std::string::npos);
+  // --scale 64 on a 4096 city asked for a 262144 px square picture: std::bad_alloc, abort (134).
+  const Run huge = run_tool("field --city-seed 1 --size 4096 --field-mode whole --repeat 1 --scale 64 --png " +
+                            (dir / "huge.png").string());
+  CHECK(huge.status == 2);
+  CHECK(huge.out.find("--scale 64: the picture would be 262144 px a side (at most 8192); use --scale 2 or less") !=
+        std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(dir / "huge.png"));
   const Run bad_map = run_tool("field " + kScen);
   CHECK(bad_map.status == 2);
   CHECK(bad_map.out.find(kScen + ":2: row 1 has") != std::string::npos);
@@ -200,5 +208,24 @@ TEST_CASE("tool: NaN/inf numbers, empty values and negative seeds are errors for
     CHECK(r.status == 2);
     CHECK(r.out.find(c.needle) != std::string::npos);
     CHECK(r.out.find("state_hash=") == std::string::npos);
+  }
+}
+
+TEST_CASE("tool probe: a refused connection says so; a SWARMFIELD_HTTP_PORT that is no port is an error, not 8080") {
+  // Port 1: privileged, nothing listens there in a test.
+  const Run refused = run_tool("probe --port 1 --timeout 1");
+  CHECK(refused.status == 1);
+  CHECK(refused.out.find("probe 127.0.0.1:1/healthz: could not connect") != std::string::npos);
+  for (const char* bad : {"abc", "-1", "0", "70000"}) {
+    ::setenv("SWARMFIELD_HTTP_PORT", bad, 1);
+    const Run r = run_tool("probe --timeout 1");
+    const Run explicit_port = run_tool("probe --port 1 --timeout 1");  // --port wins, no error
+    const Run other = run_tool("field --city-seed 1 --size 32 --repeat 1");  // other subcommands ignore it
+    ::unsetenv("SWARMFIELD_HTTP_PORT");
+    INFO("SWARMFIELD_HTTP_PORT=" << bad << ": " << r.out);
+    CHECK(r.status == 2);
+    CHECK(r.out.find("SWARMFIELD_HTTP_PORT='" + std::string(bad) + "' is not a port") != std::string::npos);
+    CHECK(explicit_port.status == 1);
+    CHECK(other.status == 0);
   }
 }

@@ -6,7 +6,9 @@
 #include <bit>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
+#include <ios>
 #include <iterator>
 #include <limits>
 
@@ -292,12 +294,30 @@ std::optional<Replay> parse_replay(const std::vector<std::uint8_t>& bytes, const
 }
 
 std::optional<Replay> read_replay(const std::string& path, std::string& error) {
+  // A directory makes libstdc++'s filebuf throw from the read below; a device (/dev/zero) never
+  // ends. A pipe is fine (swarmfield-tool replay <(zcat match.rpl.gz)).
+  std::error_code fs_error;
+  const auto status = std::filesystem::status(path, fs_error);
+  if (!fs_error && std::filesystem::is_directory(status)) {
+    error = "can not read replay file '" + path + "': it is a directory";
+    return std::nullopt;
+  }
+  if (!fs_error && !std::filesystem::is_regular_file(status) && !std::filesystem::is_fifo(status)) {
+    error = "can not read replay file '" + path + "': not a regular file";
+    return std::nullopt;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = "can not read replay file '" + path + "'";
     return std::nullopt;
   }
-  std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::vector<std::uint8_t> bytes;
+  try {
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure& e) {
+    error = "can not read replay file '" + path + "': " + e.what();
+    return std::nullopt;
+  }
   if (in.bad()) {
     error = "can not read replay file '" + path + "'";
     return std::nullopt;

@@ -165,16 +165,10 @@ TEST_CASE("C4: agents queue in a dead-end corridor, come to rest, and do not orb
   run_queue(Steering::kFlowField);
 }
 
-// KNOWN FAILURE (expected to fail until fixed; doctest reports an unexpected pass). Through
-// World the queue forms only at tick ~270 of 300: two agents pin each other on the corridor's
-// two door posts for ~2 s (the one with right of way is pushed back by the other's separation
-// kernel while the other, at rest, only yields by contact), then the corridor compacts into a
-// zig-zag slowly; kinetic energy rises after that late formation, and the agents at the mouth
-// rock (16 velocity reversals in 10 s, two 1 tick apart). Tried and rejected: the separation
-// kernel for agents at rest (breaks surround's settling), no kernel from agents at rest (the
-// mixed crowd's reach 1.67 > 1.6, C4 fills 7 of 8 places).
-TEST_CASE("C4 (World: NavigationSet, any-angle, rest round the player): queue, rest, no orbiting" *
-          doctest::should_fail()) {
+// Through World the agents at the mouth see the player (rest applies): this failed while an
+// agent with right of way still felt the separation kernel of a neighbour ahead at rest (two
+// agents pinned each other on the corridor's door posts for ~2 s; the queue formed at tick ~270).
+TEST_CASE("C4 (World: NavigationSet, any-angle, rest round the player): queue, rest, no orbiting") {
   run_queue(Steering::kWorld);
 }
 

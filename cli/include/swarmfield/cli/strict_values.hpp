@@ -4,9 +4,12 @@
 // Header-only, so only the programs depend on CLI11.
 #include <CLI/CLI.hpp>
 
+#include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstdlib>
 #include <string>
+#include <system_error>
 
 namespace swarmfield::cli {
 
@@ -15,7 +18,10 @@ namespace swarmfield::cli {
 ///    empty path, silently);
 ///  - a floating-point value must be a finite number: CLI11 parses "nan" and "inf" with
 ///    strtold, and CLI::Range lets NaN through (every comparison with NaN is false);
-///  - an unsigned value must not be negative: CLI11's strtoull turns "-1" into 2^64 - 1.
+///  - an unsigned value must not be negative: CLI11's strtoull turns "-1" into 2^64 - 1;
+///  - an integer is decimal digits (with a leading '-' if signed) and fits 64 bits: CLI11 parses
+///    with base 0 (so "010" was 8 while SWARMFIELD_X=010 and TOML give 10) and saturates a 64-bit
+///    overflow ("--seed 18446744073709551616" ran with seed 2^64-1) instead of refusing it.
 /// The checks are inserted in front of the option's own validators (so the message is about
 /// the real problem, not "could not be converted"), and carry no description (the --help text
 /// is unchanged). Flags (no value) are left alone. Call it before ->type_name() replaces the
@@ -38,11 +44,24 @@ inline CLI::Option* strict_values(CLI::Option* opt) {
           return {};
         },
         ""));
-  } else if (is_type("UINT")) {
+  } else if (is_type("UINT") || is_type("INT")) {
+    const bool is_unsigned = is_type("UINT");
     opt->transform(CLI::Validator(
-        [](std::string& value) -> std::string {
+        [is_unsigned](std::string& value) -> std::string {
           const std::size_t first = value.find_first_not_of(" \t");
-          if (first != std::string::npos && value[first] == '-') return "must not be negative (got " + value + ")";
+          if (first != std::string::npos && value[first] == '-' && is_unsigned)
+            return "must not be negative (got " + value + ")";
+          if (value.empty()) return {};  // the empty check reports it
+          const char* begin = value.data();
+          const char* end = value.data() + value.size();
+          const char* digits = (!is_unsigned && *begin == '-') ? begin + 1 : begin;
+          if (digits == end || std::string(digits, end).find_first_not_of("0123456789") != std::string::npos)
+            return "must be a decimal integer (got " + value + ")";
+          std::uint64_t u = 0;
+          std::int64_t i = 0;
+          const std::errc ec = is_unsigned ? std::from_chars(begin, end, u).ec : std::from_chars(begin, end, i).ec;
+          if (ec == std::errc::result_out_of_range) return "is out of range (got " + value + ")";
+          value = is_unsigned ? std::to_string(u) : std::to_string(i);  // no leading zero: CLI11 reads 010 as octal
           return {};
         },
         ""));

@@ -81,6 +81,7 @@ Swarm::Swarm(const SwarmParams& params, std::size_t capacity) : params_(sanitize
   perm_ids_.reserve(capacity);
   perm_headings_.reserve(capacity);
   burst_chunks_.reserve(capacity / (params_.parallel_chunk_agents > 0 ? params_.parallel_chunk_agents : 1) + 1);
+  rest_chunks_.reserve(burst_chunks_.capacity());
   kinds_.reserve(capacity);
   perm_kinds_.reserve(capacity);
   hash_.reserve(capacity);
@@ -449,6 +450,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   // again, and no result depends on the order. A chunk where a burst starts waits for the
   // bursts' pattern points (start_bursts, serial; rare) and is integrated after them.
   burst_chunks_.assign((n + chunk - 1) / chunk, 0);
+  rest_chunks_.assign(burst_chunks_.size(), 0);
   parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
     gather_neighbours(t, begin, end);
     if (burst_chunks_[begin / chunk] != 0) return;
@@ -467,6 +469,8 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
 
   xs_.swap(next_xs_);
   ys_.swap(next_ys_);
+  resting_.swap(perm_resting_);  // the gather wrote this tick's rest flags there
+  any_rest_ = std::find(rest_chunks_.begin(), rest_chunks_.end(), std::uint8_t{1}) != rest_chunks_.end();
 }
 
 }  // namespace swarmfield::sim

@@ -64,6 +64,7 @@ struct GatherInput {
   const float* npx;
   const float* npy;
   const std::uint8_t* nkind;
+  const std::uint8_t* nrest;  // 1 = at rest last tick
   float inv_r, cd, pd, yf;
 };
 
@@ -86,8 +87,9 @@ struct GatherSums {
 
 /// The definition: one neighbour slot `m` within the query radius of the agent (m is not the
 /// agent). With one kind that radius is the pair's R; with several (kMixed) it is the largest
-/// pair R and the hit counts only within its own pair's R.
-template <bool kMixed>
+/// pair R and the hit counts only within its own pair's R. kRest: some agent rested last tick
+/// (without, the kernel rule for neighbours at rest below never applies: the code is left out).
+template <bool kMixed, bool kRest>
 SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const GatherAgent& a, std::uint32_t m,
                                                 GatherSums& s) noexcept {
   const float dx = a.px - in.nx[m], dy = a.py - in.ny[m];
@@ -109,17 +111,23 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   const float d = std::sqrt(d2);
   const float inv_d = 1.0f / d;
   const float w = (1.0f - d * inv_r) * inv_d;  // kernel weight; inv_d normalizes (dx, dy)
-  s.sx += dx * w;
-  s.sy += dy * w;
+  // Unit vector toward m, and how fast moving along the path closes in on it.
+  const float ux = -dx * inv_d, uy = -dy * inv_d;
+  const float approach = a.skx * ux + a.sky * uy;
+  const bool prior = a.prio < in.nprio[m] || (a.prio == in.nprio[m] && a.id < in.nid[m]);
+  // A neighbour ahead that was at rest last tick, over which a moving agent has right of way:
+  // its kernel does not push the agent back (it yields by contact only; else two agents pin
+  // each other on a door's posts, the one with right of way held off by the other's presence).
+  if (!(kRest && a.moving && in.nrest[m] != 0 && prior && approach > 0.0f)) {
+    s.sx += dx * w;
+    s.sy += dy * w;
+  }
   if (d < cd) {
     const float c = (cd - d) * 0.5f * inv_d;
     s.kx += dx * c;
     s.ky += dy * c;
   }
   if (!a.moving) return;
-  // Unit vector toward m, and how fast moving along the path closes in on it.
-  const float ux = -dx * inv_d, uy = -dy * inv_d;
-  const float approach = a.skx * ux + a.sky * uy;
   if (approach <= 0.0f) return;  // m is beside or behind
   // Already pressed into m by more than press_overlap: a jammed crowd (a packed spawn, a mob at
   // a door) only clears if its members push on; the contact term keeps it bounded.
@@ -129,7 +137,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   // goal, then the lower id) ignores the other, whose own pass makes it yield.
   const float m_approach = -(in.npx[m] * ux + in.npy[m] * uy);
   const bool converging = m_approach > 0.0f;
-  if (converging && (a.prio < in.nprio[m] || (a.prio == in.nprio[m] && a.id < in.nid[m]))) return;
+  if (converging && prior) return;
   s.allow = std::min(s.allow, in.yf * free_path(d, approach, cd));
   if (converging) {
     // Yielding: keep clear of where m is heading too (one diameter along its path), or m walks
@@ -175,7 +183,7 @@ inline __m128 select4(__m128 mask, __m128 a, __m128 b) noexcept {
 }
 
 /// gather_one() for the hits slots[0, n), four at a time, in order.
-template <bool kMixed>
+template <bool kMixed, bool kRest>
 SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const GatherAgent& a, const std::uint32_t* slots,
                                                  std::uint32_t n, GatherSums& s) noexcept {
   const __m128 px = _mm_set1_ps(a.px), py = _mm_set1_ps(a.py);
@@ -227,9 +235,35 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
     const __m128 w = _mm_mul_ps(_mm_sub_ps(one, _mm_mul_ps(d, inv_r)), inv_d);
     const __m128 touching = _mm_and_ps(normal, _mm_cmplt_ps(d, cd));
     const __m128 c = _mm_mul_ps(_mm_mul_ps(_mm_sub_ps(cd, d), _mm_set1_ps(0.5f)), inv_d);
+    // Right of way over m (nearer the goal, then the lower id).
+    auto ours = [&](std::uint32_t m) noexcept {
+      return static_cast<std::uint32_t>((a.prio < in.nprio[m]) | ((a.prio == in.nprio[m]) & (a.id < in.nid[m])));
+    };
+    const __m128 sign = _mm_set1_ps(-0.0f);  // xor with it: the unary minus
+    // How fast moving along the path closes in on each hit (as below, where ux, uy are kept).
+    auto approach_of = [&]() noexcept {
+      const __m128 ux = _mm_mul_ps(_mm_xor_ps(dx, sign), inv_d);
+      const __m128 uy = _mm_mul_ps(_mm_xor_ps(dy, sign), inv_d);
+      return _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.skx), ux), _mm_mul_ps(_mm_set1_ps(a.sky), uy));
+    };
+    __m128 kernel_on = normal;
+    if constexpr (kRest) {
+      if (a.moving) {
+        // No kernel from a neighbour ahead at rest last tick over which we have right of way
+        // (gather_one). Only in a crowd closing in on a goal in sight: nobody rests otherwise.
+        const std::uint32_t rest_bits = static_cast<std::uint32_t>(in.nrest[m0] != 0) |
+                                        (static_cast<std::uint32_t>(in.nrest[m1] != 0) << 1) |
+                                        (static_cast<std::uint32_t>(in.nrest[m2] != 0) << 2) |
+                                        (static_cast<std::uint32_t>(in.nrest[m3] != 0) << 3);
+        if (rest_bits != 0) {
+          const std::uint32_t skip = rest_bits & (ours(m0) | (ours(m1) << 1) | (ours(m2) << 2) | (ours(m3) << 3));
+          kernel_on = _mm_andnot_ps(_mm_and_ps(_mm_cmpgt_ps(approach_of(), zero), lane_mask(skip)), normal);
+        }
+      }
+    }
     alignas(16) float tx[4], ty[4], cx[4], cy[4];
-    _mm_store_ps(tx, _mm_and_ps(normal, _mm_mul_ps(dx, w)));
-    _mm_store_ps(ty, _mm_and_ps(normal, _mm_mul_ps(dy, w)));
+    _mm_store_ps(tx, _mm_and_ps(kernel_on, _mm_mul_ps(dx, w)));
+    _mm_store_ps(ty, _mm_and_ps(kernel_on, _mm_mul_ps(dy, w)));
     _mm_store_ps(cx, _mm_and_ps(touching, _mm_mul_ps(dx, c)));
     _mm_store_ps(cy, _mm_and_ps(touching, _mm_mul_ps(dy, c)));
     for (std::uint32_t j = 0; j < 4; ++j) {
@@ -239,7 +273,6 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
       s.ky += cy[j];
     }
     if (!a.moving) continue;
-    const __m128 sign = _mm_set1_ps(-0.0f);  // xor with it: the unary minus
     const __m128 ux = _mm_mul_ps(_mm_xor_ps(dx, sign), inv_d);
     const __m128 uy = _mm_mul_ps(_mm_xor_ps(dy, sign), inv_d);
     const __m128 approach = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.skx), ux), _mm_mul_ps(_mm_set1_ps(a.sky), uy));
@@ -249,10 +282,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
     const __m128 npy = _mm_setr_ps(in.npy[m0], in.npy[m1], in.npy[m2], in.npy[m3]);
     const __m128 m_approach = _mm_xor_ps(_mm_add_ps(_mm_mul_ps(npx, ux), _mm_mul_ps(npy, uy)), sign);
     const __m128 converging = _mm_cmpgt_ps(m_approach, zero);
-    // Right of way over m (ours: ignore m when converging).
-    auto ours = [&](std::uint32_t m) noexcept {
-      return static_cast<std::uint32_t>((a.prio < in.nprio[m]) | ((a.prio == in.nprio[m]) & (a.id < in.nid[m])));
-    };
+    // Right of way over m: ignore m when converging.
     const std::uint32_t way_bits = ours(m0) | (ours(m1) << 1) | (ours(m2) << 2) | (ours(m3) << 3);
     const __m128 yields = _mm_andnot_ps(_mm_and_ps(converging, lane_mask(way_bits)), _mm_and_ps(normal, ahead_of_us));
     const __m128 first = select4(yields, _mm_mul_ps(yf, free_path4(d, approach, cd)), inf);
@@ -275,10 +305,10 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
   }
 }
 #else
-template <bool kMixed>
+template <bool kMixed, bool kRest>
 SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const GatherAgent& a, const std::uint32_t* slots,
                                                  std::uint32_t n, GatherSums& s) noexcept {
-  for (std::uint32_t i = 0; i < n; ++i) gather_one<kMixed>(in, a, slots[i], s);
+  for (std::uint32_t i = 0; i < n; ++i) gather_one<kMixed, kRest>(in, a, slots[i], s);
 }
 #endif
 
@@ -286,13 +316,19 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
 
 void Swarm::gather_neighbours(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end) {
   if (t.mixed) {
-    gather_neighbours_of_kinds<true>(t, begin, end);
+    if (any_rest_) {
+      gather_neighbours_of_kinds<true, true>(t, begin, end);
+    } else {
+      gather_neighbours_of_kinds<true, false>(t, begin, end);
+    }
+  } else if (any_rest_) {
+    gather_neighbours_of_kinds<false, true>(t, begin, end);
   } else {
-    gather_neighbours_of_kinds<false>(t, begin, end);
+    gather_neighbours_of_kinds<false, false>(t, begin, end);
   }
 }
 
-template <bool kMixed>
+template <bool kMixed, bool kRest>
 void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end) {
   const std::size_t n = t.n;
   const float* const sxs = t.sxs;
@@ -319,11 +355,16 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
   const float map_wf = t.map_wf, map_hf = t.map_hf, cs = t.cs, inv_cs = t.inv_cs;
   const std::int32_t map_w = t.map_w, map_h = t.map_h;
   const GridMap& map = t.map;
-  const GatherInput in{nx, ny, nid, nprio, npx, npy, nkind, only.inv_r, only.cd, only.pd, yf};
+  // Rest flags: last tick's (slot order) are read for the neighbours; this tick's go to the
+  // spare buffer, swapped in at the end of the step.
+  const std::uint8_t* const nrest = resting_.data();
+  std::uint8_t* const rest_out = perm_resting_.data();
+  const GatherInput in{nx, ny, nid, nprio, npx, npy, nkind, nrest, only.inv_r, only.cd, only.pd, yf};
   // Slots of the current agent's neighbours within R, a batch at a time (room for one more
   // group of four past the batch).
   constexpr std::uint32_t kHitBatch = 64;
   std::uint32_t hit_slot[kHitBatch + 4];
+  bool chunk_rest = false;  // some agent of the chunk rests this tick
   for (std::size_t k = begin; k < end; ++k) {
     // Fetch a few agents ahead what the query and the move will read: the hash's cell ranges
     // and the open-cell byte (megabyte tables read at scattered places when agents are spread
@@ -394,12 +435,12 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
         hit_slot[hits] = m0 + 3;
         hits += mask >> 3;
         if (hits >= kHitBatch) {
-          gather_hits<kMixed>(in, agent, hit_slot, hits, sums);
+          gather_hits<kMixed, kRest>(in, agent, hit_slot, hits, sums);
           hits = 0;
         }
       }
     });
-    gather_hits<kMixed>(in, agent, hit_slot, hits, sums);
+    gather_hits<kMixed, kRest>(in, agent, hit_slot, hits, sums);
     const float sx = sums.sx, sy = sums.sy, kx = sums.kx, ky = sums.ky, allow = sums.allow;
     const std::uint32_t count = sums.count, coincident = sums.coincident, rank = sums.rank;
     // Rest (hysteresis on the free path), for agents closing in on a goal in sight (the crowd
@@ -411,10 +452,11 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     // rests too. Agents following a route keep flowing (queues: crowd scenario C4).
     bool resting = false;
     if (yield && goal_room_[k] < std::numeric_limits<float>::infinity()) {
-      const bool was_resting = resting_[k] != 0;
+      const bool was_resting = nrest[k] != 0;
       resting = !moving || allow < (was_resting ? wake_above : rest_below) * max_step;
     }
-    resting_[k] = resting ? 1 : 0;
+    rest_out[k] = resting ? 1 : 0;
+    chunk_rest |= resting;
     allow_[k] = resting ? 0.0f : (moving ? allow / path_len : max_step);
     Vec2 corr{};
     std::uint8_t burst = 0;
@@ -447,6 +489,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     corr_y_[k] = corr.y;
     bursting_[k] = burst;
   }
+  if (chunk_rest) rest_chunks_[begin / t.chunk] = 1;
 }
 
 // A burst lasts until the pattern's spacing is this many diameters. (More does not help: with
@@ -478,7 +521,9 @@ void Swarm::start_bursts(const crowd_detail::SwarmTick& t) {
   }
 }
 
-template void Swarm::gather_neighbours_of_kinds<true>(const crowd_detail::SwarmTick&, std::size_t, std::size_t);
-template void Swarm::gather_neighbours_of_kinds<false>(const crowd_detail::SwarmTick&, std::size_t, std::size_t);
+template void Swarm::gather_neighbours_of_kinds<true, true>(const crowd_detail::SwarmTick&, std::size_t, std::size_t);
+template void Swarm::gather_neighbours_of_kinds<true, false>(const crowd_detail::SwarmTick&, std::size_t, std::size_t);
+template void Swarm::gather_neighbours_of_kinds<false, true>(const crowd_detail::SwarmTick&, std::size_t, std::size_t);
+template void Swarm::gather_neighbours_of_kinds<false, false>(const crowd_detail::SwarmTick&, std::size_t, std::size_t);
 
 }  // namespace swarmfield::sim

@@ -5,9 +5,14 @@
 //   GET /readyz   200 "ready" once listening and until draining, else 503 (a readiness probe:
 //                 send me players)
 //   GET /metrics  the last published MetricsSnapshot, Prometheus text format 0.0.4
-// Anything else is 404. Requests are small and short-lived: bodies above 1 KiB are refused,
-// reads and writes time out after 2 s, at most kThreads requests are served at once. The port
-// is meant for the cluster network (probes, Prometheus), not for players.
+// Anything else is 404. Requests are small and short-lived: one request per connection, which
+// must arrive whole (at most kMaxRequestBytes) within kRequestDeadline of its connection being
+// taken up, else it is dropped; bodies above 1 KiB are refused, a write waits at most kIoTimeout;
+// at most kThreads requests are served at once. The port is meant for the cluster network
+// (probes, Prometheus), not for players: kThreads connections that send nothing still hold every
+// worker for up to kRequestDeadline each.
+#include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -24,6 +29,12 @@ namespace swarmfield::server {
 class OperationsHttp {
  public:
   static constexpr int kThreads = 4;
+  /// The whole request (request line, headers, body) must arrive within this time.
+  static constexpr std::chrono::seconds kRequestDeadline{2};
+  /// ... and within this many bytes (a probe or a Prometheus scrape sends a few hundred).
+  static constexpr std::size_t kMaxRequestBytes = 16 * 1024;
+  /// Longest wait for the socket to take more of the answer.
+  static constexpr std::chrono::seconds kIoTimeout{2};
 
   explicit OperationsHttp(const OperationsState& state);
   ~OperationsHttp();

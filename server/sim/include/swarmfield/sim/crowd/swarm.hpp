@@ -186,7 +186,8 @@ class Swarm {
   // which).
   void steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   void gather_neighbours(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
-  template <bool kMixed>  // several kinds have agents (per-pair constants)
+  // kMixed: several kinds have agents (per-pair constants); kRest: some agent rested last tick.
+  template <bool kMixed, bool kRest>
   void gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   void start_bursts(const crowd_detail::SwarmTick& t);  // serial, after the gather
   void integrate_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
@@ -231,6 +232,8 @@ class Swarm {
   // that has enough agents to gain from them, and their scratch.
   std::vector<std::uint64_t> far_bits_, far_scratch_;
   std::vector<std::uint8_t> burst_chunks_;  // per chunk: 1 when a burst starts in it this tick
+  std::vector<std::uint8_t> rest_chunks_;   // per chunk: 1 when an agent of it rests this tick
+  bool any_rest_ = false;                   // some agent rested last tick (else no flag is set)
   BurstPatterns burst_patterns_;
   // Per map cell: 1 when the cell and its 8 neighbours are walkable, so a short move from it
   // cannot touch a wall (the fast path of wall sliding). Keyed by the map it was built from.
