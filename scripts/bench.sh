@@ -505,7 +505,12 @@ for name in runs:
     whole = cpu_ms(whole_name) if whole_name else None
     side = counter(name, "side")
     mean = counter(name, "path_ratio_mean")
-    rows.append([label, fmt(route), fmt(whole), fmt(ratio(whole, route), ".1f") + "x", fmt(counter(name, "graph_build_ms"), ".0f"),
+    change_name = next((n for n in runs if re.fullmatch(r"hier/goal_change/" + re.escape(label) + r"(/iterations:\d+)?", n)), None)
+    change = cpu_ms(change_name) if change_name else None
+    hier_mib = counter(change_name, "hier_mib") if change_name else None
+    whole_mib = counter(change_name, "whole_pair_mib") if change_name else None
+    rows.append([label, fmt(route), fmt(change), fmt(whole), fmt(ratio(whole, route), ".1f") + "x",
+                 fmt(hier_mib, ".0f"), fmt(whole_mib, ".0f"), fmt(counter(name, "graph_build_ms"), ".0f"),
                  fmt(counter(name, "sectors"), ".0f"), fmt(counter(name, "nodes"), ".0f"), fmt(counter(name, "edges"), ".0f"),
                  fmt(mean, ".4f"), fmt(counter(name, "path_ratio_max"), ".3f")])
     if side is not None and side >= 4096:
@@ -514,10 +519,13 @@ for name in runs:
 if rows:
     print("\n[6] Hierarchical fields vs map size: a goal change on the portal graph (PortalRoutes::build) vs a whole-map\n"
           "    rebuild (integration + flow), ms; graph (64x64 sectors, portals every 16 cells per cost lane) and path quality")
-    table(["map", "goal change", "whole rebuild", "whole/route", "graph build", "sectors", "nodes", "edges",
-           "path ratio mean", "max"], rows)
-    print("  path ratio = cost through a sampled cell's sector portals / exact whole-map cost (1000 cells, one goal at the\n"
-          "  centre). The per-sector fields and the agents' use of them are not built yet (see server/sim/src/nav/HIERARCHICAL.md).")
+    table(["map", "route", "route+81 sectors", "whole rebuild", "whole/route", "hier MiB", "whole pair MiB", "graph build",
+           "sectors", "nodes", "edges", "path ratio mean", "max"], rows)
+    print("  route = PortalRoutes::build; route+81 sectors = the routes and the sector fields of the 9x9 sectors round the goal\n"
+          "  (SectorFields: a goal change as the occupied sectors pay it). hier MiB = graph + routes + those 81 fields;\n"
+          "  whole pair MiB = one whole-map integration + flow pair. path ratio = cost through a sampled cell's sector portals /\n"
+          "  exact whole-map cost (1000 cells, one goal at the centre); walks through sector fields: tests/sim/nav/sector_fields_test.\n"
+          "  The World uses hierarchical fields from 4096 cells a side (--field-mode auto; server/sim/src/nav/HIERARCHICAL.md).")
 
 # ---- Targets -----------------------------------------------------------------------------------
 print("\nTargets")
