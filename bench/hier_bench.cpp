@@ -16,8 +16,10 @@
 #include "bench_registry.hpp"
 #include "bench_support.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
+#include "swarmfield/sim/map/tiled_map.hpp"
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/sector_fields.hpp"
 #include "swarmfield/sim/nav/sector_graph.hpp"
 
 namespace swarmfield::bench {
@@ -41,21 +43,11 @@ struct HierSetup {
   double ratio_max = 0.0;
 };
 
-sim::GridMap tiled(const sim::GridMap& tile, int n) {
-  const std::int32_t w = tile.width() * n, h = tile.height() * n;
-  std::vector<std::uint8_t> costs(static_cast<std::size_t>(w) * static_cast<std::size_t>(h));
-  for (std::int32_t y = 0; y < h; ++y)
-    for (std::int32_t x = 0; x < w; ++x)
-      costs[static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x)] =
-          tile.cost(x % tile.width(), y % tile.height());
-  return sim::GridMap::from_costs(w, h, std::move(costs), tile.cell_size());
-}
-
 const HierSetup& setup_for(const HierCase& c) {
   static std::map<std::string, std::unique_ptr<HierSetup>> cache;
   if (auto it = cache.find(c.label); it != cache.end()) return *it->second;
   auto s = std::make_unique<HierSetup>();
-  s->map = c.city > 0 ? sim::generate_city({c.city, c.city, 1}) : tiled(load_map(c.map), 4);
+  s->map = c.city > 0 ? sim::generate_city({c.city, c.city, 1}) : sim::tiled_map(load_map(c.map), 4);
   const sim::CellCoord g = nearest_walkable(s->map, {s->map.width() / 2, s->map.height() / 2});
   sim::CellCoord g2 = nearest_walkable(s->map, {g.x + 1, g.y});
   if (g2 == g) g2 = nearest_walkable(s->map, {g.x, g.y + 1});
@@ -132,9 +124,44 @@ void register_hier_case(const HierCase& c, bool big) {
     });
   });
   whole->Unit(benchmark::kMillisecond);
+  // A goal change in hierarchical mode as the server would pay it: the routes, then the fields
+  // of the occupied sectors (the 9 x 9 sectors round the goal: a crowd of ~330k cells, the same
+  // on every map size). Memory: graph + routes + those fields, against a whole-map pair.
+  auto* change = benchmark::RegisterBenchmark(("hier/goal_change/" + c.label).c_str(), [c](benchmark::State& state) {
+    run_hier(state, c, [](benchmark::State& st, const HierSetup& s) {
+      sim::PortalRoutes routes;
+      sim::SectorFields fields;
+      const sim::CellCoord g = s.goal_a[0];
+      const std::int32_t side = s.graph.sector_side();
+      const auto note_crowd = [&] {
+        fields.begin_tick();
+        for (std::int32_t dy = -4; dy <= 4; ++dy)
+          for (std::int32_t dx = -4; dx <= 4; ++dx) fields.note_agent({g.x + dx * side, g.y + dy * side});
+      };
+      bool flip = false;
+      for (auto _ : st) {
+        routes.build(s.graph, s.map, flip ? s.goal_b : s.goal_a);
+        fields.set_routes(s.graph, routes);
+        note_crowd();
+        fields.update(s.map, 0);
+        flip = !flip;
+        benchmark::DoNotOptimize(fields.build_count());
+      }
+      st.counters["sector_fields"] = static_cast<double>(fields.field_count());
+      const double mib = 1024.0 * 1024.0;
+      st.counters["hier_mib"] = static_cast<double>(s.graph.memory_bytes() + fields.memory_bytes() +
+                                                    routes.node_count() * sizeof(std::uint32_t)) / mib;
+      // A whole-map pair: padded integration words (4 bytes) + flow directions (1 byte) a cell.
+      st.counters["whole_pair_mib"] =
+          static_cast<double>((static_cast<std::size_t>(s.map.width()) + 2) * (static_cast<std::size_t>(s.map.height()) + 2) * 4 +
+                              s.map.cell_count()) / mib;
+    });
+  });
+  change->Unit(benchmark::kMillisecond);
   if (big) {
     route->Iterations(5);
     whole->Iterations(2);
+    change->Iterations(5);
   }
 }
 

@@ -19,6 +19,7 @@
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <exception>
 #include <memory>
@@ -33,7 +34,20 @@
 #include "swarmfield/protocol/snapshot_codec.hpp"
 #include "swarmfield/protocol/snapshot_relevance.hpp"
 #include "swarmfield/protocol/snapshot_sender.hpp"
+#include "swarmfield/server/snapshot_builder.hpp"
 #include "swarmfield/sim/world.hpp"
+
+// Callgrind's client requests when valgrind's headers are installed (they cost nothing outside
+// valgrind): the server benchmark switches instrumentation on for its snapshot phase only, so
+// `valgrind --tool=callgrind --instr-atstart=no` counts the instructions of that phase alone.
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define SWARMFIELD_CALLGRIND_ON() CALLGRIND_START_INSTRUMENTATION
+#define SWARMFIELD_CALLGRIND_OFF() CALLGRIND_STOP_INSTRUMENTATION
+#else
+#define SWARMFIELD_CALLGRIND_ON() static_cast<void>(0)
+#define SWARMFIELD_CALLGRIND_OFF() static_cast<void>(0)
+#endif
 
 namespace swarmfield::bench {
 namespace {
@@ -42,9 +56,20 @@ namespace sp = protocol;
 
 constexpr const char* kMap = "street/Boston_0_1024.map";
 constexpr std::size_t kTargetInView = 10000;
+// Snapshot ticks of the whole world kept for the server benchmark (100k agents: 16 bytes each).
+constexpr std::size_t kServerSnapshots = 30;
+
+/// The world as the swarm holds it at one snapshot tick (for the server benchmark).
+struct WorldSample {
+  std::uint32_t tick = 0;
+  std::vector<std::uint32_t> ids;
+  std::vector<float> xs, ys, headings;
+  std::vector<sim::Player> players;
+};
 
 struct Trace {
   std::vector<std::uint32_t> ticks;
+  std::vector<WorldSample> samples;  // the first kServerSnapshots snapshot ticks, whole world
   std::vector<sp::AgentCandidates> views;  // agents in the view at each snapshot, all to send
   std::vector<std::vector<std::uint8_t>> old_format;  // the same agents as version 2's arrays (uncompressed)
   std::vector<std::size_t> old_agents;                // agents in each of them
@@ -107,6 +132,16 @@ const Trace& trace(const BenchOptions& options) {
     if ((tick * 2) / 3 == ((tick - 1) * 2) / 3) continue;  // 20 Hz snapshots of a 30 Hz world
     const auto& s = world.swarm();
     t->all.assign(s.ids(), s.xs(), s.ys(), s.headings(), {}, cell);
+    if (t->samples.size() < kServerSnapshots) {
+      WorldSample w;
+      w.tick = static_cast<std::uint32_t>(world.tick());
+      w.ids.assign(s.ids().begin(), s.ids().end());
+      w.xs.assign(s.xs().begin(), s.xs().end());
+      w.ys.assign(s.ys().begin(), s.ys().end());
+      w.headings.assign(s.headings().begin(), s.headings().end());
+      w.players.assign(world.players().begin(), world.players().end());
+      t->samples.push_back(std::move(w));
+    }
     const sim::Vec2 at = world.find_player(player)->position;
     if (t->view_side == 0) {
       // The smallest square view around the player holding kTargetInView agents.
@@ -319,6 +354,74 @@ void quantize_all(benchmark::State& state, const BenchOptions& options) {
   state.counters["world_agents"] = static_cast<double>(t->raw_ids.size());
 }
 
+/// The server's snapshot phase for `viewers` whole-map viewers (Boston_0_1024 is 1024 cells a
+/// side): per snapshot tick, the shared SnapshotWorldState::assign (quantize, sort and tile every
+/// agent), then per viewer ClientSnapshotStream::prepare + build (relevance, priorities against
+/// the viewer's baseline, budget of 1 Mbit/s at 20 Hz, encode), each snapshot acknowledged at
+/// once as a loopback client does. One thread (the server spreads the builds over --threads).
+/// Fresh streams each iteration; the first kWarmup snapshots (full, then filling the tracked set)
+/// are not timed. CPU time / (snapshots_per_iteration * viewers) = cost per viewer per snapshot.
+void server_viewers(benchmark::State& state, const BenchOptions& options) {
+  const Trace* t = trace_or_skip(state, options);
+  if (t == nullptr) return;
+  const auto viewers = static_cast<std::size_t>(state.range(0));
+  const std::size_t warmup = std::min<std::size_t>(options.quick ? 4 : 10, t->samples.size() / 2);
+  const server::ViewRect whole{0.0f, 0.0f, 1024.0f, 1024.0f};
+  server::SnapshotWorldState world;
+  std::vector<std::unique_ptr<server::ClientSnapshotStream>> streams;
+  std::vector<std::uint8_t> payload;
+  std::size_t bytes = 0, entries = 0, sent_snapshots = 0, tracked = 0, untracked = 0, grid_bytes = 0;
+  double shared_s = 0;
+  for (auto _ : state) {
+    state.PauseTiming();
+    streams.clear();
+    for (std::size_t v = 0; v < viewers; ++v) {
+      streams.push_back(std::make_unique<server::ClientSnapshotStream>(server::ClientSnapshotParams{}));
+    }
+    bytes = entries = sent_snapshots = tracked = untracked = grid_bytes = 0;
+    for (std::size_t k = 0; k < t->samples.size(); ++k) {
+      const WorldSample& w = t->samples[k];
+      if (k == warmup) {
+        state.ResumeTiming();
+        SWARMFIELD_CALLGRIND_ON();
+      }
+      const auto t0 = std::chrono::steady_clock::now();
+      world.assign(server::AgentArrays{w.ids, w.xs, w.ys, w.headings, {}}, w.players, w.tick, 1, 1.0f);
+      if (k >= warmup) shared_s += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      for (auto& s : streams) s->prepare(world, whole);
+      for (auto& s : streams) {
+        if (!s->build(world, whole, 0, payload)) {
+          state.SkipWithError("the stream refused a snapshot");
+          return;
+        }
+        protocol::SnapshotAck ack;
+        ack.add(s->last_sequence());
+        static_cast<void>(s->on_ack(ack));
+        if (k < warmup) continue;
+        bytes += payload.size();
+        entries += s->last_stats().updated + s->last_stats().added;
+        tracked += s->last_relevance().tracked;
+        untracked += s->last_relevance().untracked;
+        grid_bytes += (s->last_stats().grid_bits + 7) / 8;
+        ++sent_snapshots;
+      }
+    }
+    SWARMFIELD_CALLGRIND_OFF();
+  }
+  const double n = static_cast<double>(std::max<std::size_t>(sent_snapshots, 1));
+  state.counters["viewers"] = static_cast<double>(viewers);
+  state.counters["snapshots_per_iteration"] = static_cast<double>(t->samples.size() - warmup);
+  state.counters["world_agents"] = static_cast<double>(t->world_agents);
+  state.counters["bytes_per_snapshot"] = static_cast<double>(bytes) / n;
+  state.counters["entries_per_snapshot"] = static_cast<double>(entries) / n;
+  state.counters["bytes_per_entry"] = static_cast<double>(bytes) / static_cast<double>(std::max<std::size_t>(entries, 1));
+  state.counters["tracked"] = static_cast<double>(tracked) / n;
+  state.counters["untracked"] = static_cast<double>(untracked) / n;
+  state.counters["grid_bytes"] = static_cast<double>(grid_bytes) / n;
+  state.counters["shared_ms_per_snapshot"] =
+      shared_s * 1e3 / static_cast<double>(state.iterations()) / static_cast<double>(t->samples.size() - warmup);
+}
+
 }  // namespace
 
 void register_snapshot_benchmarks(const BenchOptions& options) {
@@ -338,6 +441,12 @@ void register_snapshot_benchmarks(const BenchOptions& options) {
   reg("quantize/all_agents", [options](benchmark::State& s) { quantize_all(s, options); });
   reg("select/view", [options](benchmark::State& s) { select_view(s, options, false); });
   reg("select/whole_map", [options](benchmark::State& s) { select_view(s, options, true); });
+  for (const int viewers : {1, 16, 64}) {
+    benchmark::RegisterBenchmark((prefix + "server/whole_map_viewers").c_str(),
+                                 [options](benchmark::State& s) { server_viewers(s, options); })
+        ->Arg(viewers)
+        ->Unit(benchmark::kMillisecond);
+  }
 }
 
 }  // namespace swarmfield::bench

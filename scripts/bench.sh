@@ -456,6 +456,27 @@ if snap:
     if name is not None:
         print(f"  quantize/all_agents (shared by all clients, once per snapshot tick): {fmt(cpu_ms(name), '.2f')} ms "
               f"for {fmt(counter(name, 'world_agents'), '.0f')} agents")
+    viewer_rows = []
+    one = None
+    for name in sorted(snap, key=lambda n: counter(n, "viewers") or 0):
+        if "/server/whole_map_viewers/" not in name:
+            continue
+        v, ms, k = counter(name, "viewers"), cpu_ms(name), counter(name, "snapshots_per_iteration")
+        if not v or ms is None or not k:
+            continue
+        per_tick = ms / k
+        if v == 1:
+            one = per_tick
+        # Per viewer: what each viewer adds to the 1-viewer tick (shared work + one viewer).
+        per_viewer = None if one is None or v == 1 else (per_tick - one) / (v - 1)
+        viewer_rows.append([f"{v:.0f}", fmt(per_tick, ".2f"), fmt(counter(name, "shared_ms_per_snapshot"), ".2f"),
+                            fmt(per_viewer, ".3f"), fmt(ratio(per_viewer, one), ".3f"),
+                            fmt(None if per_viewer is None else per_viewer * v * 20 / 1000, ".2f"),
+                            fmt(counter(name, "bytes_per_entry"), ".3f"), fmt(counter(name, "entries_per_snapshot"), ".0f")])
+    if viewer_rows:
+        print("  server snapshot phase, N whole-map viewers of the 100k agents (1 thread, CPU ms per snapshot tick):")
+        table(["viewers", "ms/tick", "shared ms (wall)", "ms per extra viewer", "x 1-viewer tick", "cores at 20 Hz",
+               "bytes/entry", "entries/snapshot"], viewer_rows)
     print("  delta_predicted = as shipped (baseline = previous snapshot, velocity prediction, rANS); rtt100 = baseline\n"
           "  3 snapshots back; plain = no prediction; full = no baseline; zstd = the shipped payload through zstd -3;\n"
           "  baseline/zstd_full = today's FlatBuffers + zstd snapshot. moving = position or heading changed since the\n"
@@ -484,7 +505,12 @@ for name in runs:
     whole = cpu_ms(whole_name) if whole_name else None
     side = counter(name, "side")
     mean = counter(name, "path_ratio_mean")
-    rows.append([label, fmt(route), fmt(whole), fmt(ratio(whole, route), ".1f") + "x", fmt(counter(name, "graph_build_ms"), ".0f"),
+    change_name = next((n for n in runs if re.fullmatch(r"hier/goal_change/" + re.escape(label) + r"(/iterations:\d+)?", n)), None)
+    change = cpu_ms(change_name) if change_name else None
+    hier_mib = counter(change_name, "hier_mib") if change_name else None
+    whole_mib = counter(change_name, "whole_pair_mib") if change_name else None
+    rows.append([label, fmt(route), fmt(change), fmt(whole), fmt(ratio(whole, route), ".1f") + "x",
+                 fmt(hier_mib, ".0f"), fmt(whole_mib, ".0f"), fmt(counter(name, "graph_build_ms"), ".0f"),
                  fmt(counter(name, "sectors"), ".0f"), fmt(counter(name, "nodes"), ".0f"), fmt(counter(name, "edges"), ".0f"),
                  fmt(mean, ".4f"), fmt(counter(name, "path_ratio_max"), ".3f")])
     if side is not None and side >= 4096:
@@ -493,10 +519,13 @@ for name in runs:
 if rows:
     print("\n[6] Hierarchical fields vs map size: a goal change on the portal graph (PortalRoutes::build) vs a whole-map\n"
           "    rebuild (integration + flow), ms; graph (64x64 sectors, portals every 16 cells per cost lane) and path quality")
-    table(["map", "goal change", "whole rebuild", "whole/route", "graph build", "sectors", "nodes", "edges",
-           "path ratio mean", "max"], rows)
-    print("  path ratio = cost through a sampled cell's sector portals / exact whole-map cost (1000 cells, one goal at the\n"
-          "  centre). The per-sector fields and the agents' use of them are not built yet (see server/sim/src/nav/HIERARCHICAL.md).")
+    table(["map", "route", "route+81 sectors", "whole rebuild", "whole/route", "hier MiB", "whole pair MiB", "graph build",
+           "sectors", "nodes", "edges", "path ratio mean", "max"], rows)
+    print("  route = PortalRoutes::build; route+81 sectors = the routes and the sector fields of the 9x9 sectors round the goal\n"
+          "  (SectorFields: a goal change as the occupied sectors pay it). hier MiB = graph + routes + those 81 fields;\n"
+          "  whole pair MiB = one whole-map integration + flow pair. path ratio = cost through a sampled cell's sector portals /\n"
+          "  exact whole-map cost (1000 cells, one goal at the centre); walks through sector fields: tests/sim/nav/sector_fields_test.\n"
+          "  The World uses hierarchical fields from 4096 cells a side (--field-mode auto; server/sim/src/nav/HIERARCHICAL.md).")
 
 # ---- Targets -----------------------------------------------------------------------------------
 print("\nTargets")

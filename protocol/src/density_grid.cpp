@@ -57,16 +57,6 @@ void set_density_grid_geometry(DensityGrid& grid, std::int32_t x0, std::int32_t 
   }
 }
 
-void count_density_agent(const DensityGrid& grid, std::vector<std::uint32_t>& counts, std::int32_t cx,
-                         std::int32_t cy) noexcept {
-  if (grid.empty() || cx < grid.origin_x || cy < grid.origin_y) return;
-  const std::int64_t gx = (std::int64_t{cx} - grid.origin_x) >> grid.cell_log2;
-  const std::int64_t gy = (std::int64_t{cy} - grid.origin_y) >> grid.cell_log2;
-  if (gx >= grid.width || gy >= grid.height) return;
-  const std::size_t i = static_cast<std::size_t>(gy) * grid.width + static_cast<std::size_t>(gx);
-  if (i < counts.size()) ++counts[i];
-}
-
 namespace {
 
 /// The baseline's level for square i of `grid` (same world position, same square size), else 0.

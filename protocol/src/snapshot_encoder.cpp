@@ -10,10 +10,28 @@ namespace swarmfield::protocol {
 
 using namespace detail;
 
+bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView& baseline,
+                             const AgentCandidates& candidates, const DensityGrid& grid,
+                             std::vector<std::uint8_t>& payload, AgentFrame& frame) {
+  frame.grid.clear();
+  frame.sequence = header.sequence;
+  frame.tick = header.tick;
+  // Sized for the worst case; resize() only initializes what grew since the last call, the
+  // final resize() shrinks.
+  const std::size_t nb = header.baseline_distance == 0 ? 0 : baseline.size();
+  frame.agents.resize(nb + candidates.size());
+  std::size_t size = 0;
+  if (!encode(header, baseline, candidates, grid, payload, frame.agents, size)) return false;
+  frame.agents.resize(size);
+  frame.grid = grid;
+  return true;
+}
+
 bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView& baseline_in,
                              const AgentCandidates& c, const DensityGrid& grid, std::vector<std::uint8_t>& payload,
-                             AgentFrame& frame) {
+                             std::span<AgentState> frame_out, std::size_t& frame_size) {
   stats_ = {};
+  frame_size = 0;
   const std::size_t n = c.size();
   if (header.baseline_distance > kSnapshotHistorySize) return false;
   const AgentFrameView b = header.baseline_distance == 0 ? AgentFrameView::empty() : baseline_in;
@@ -25,24 +43,28 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
   const bool predicted = header.predicted;
   const std::size_t nb = b.size();
 
+  if (frame_out.size() < nb + n) return false;
   removed_.clear();
   runs_.clear();
   added_.clear();
   kind_changes_.clear();
   kind_values_.clear();
   escapes_.clear();
-  frame.grid.clear();
-  frame.sequence = header.sequence;
-  frame.tick = tick;
 
-  // Output sized for the worst case and written through pointers (no per-agent push_back);
-  // resize() only initializes what grew since the last call, the final resize() shrinks.
-  frame.agents.resize(nb + n);
-  symbols_.resize(nb + n);
-  AgentState* out = frame.agents.data();
+  // Candidates strictly increasing by id and in range, checked before anything is written.
+  const AgentCandidate* cand = c.data();
+  // No early exit: a branch-free pass (x | y exceeds kPositionMax iff x or y does).
+  bool bad = n > 0 && (cand[0].x | cand[0].y) > kPositionMax;
+  for (std::size_t k = 1; k < n; ++k) {
+    bad |= (cand[k].id <= cand[k - 1].id) | ((cand[k].x | cand[k].y) > kPositionMax);
+  }
+  if (bad) return false;
+  // Output written through pointers (no per-agent push_back), entries [0, f) in order and
+  // nothing else: a caller may hand in memory that must not be touched beyond the frame.
+  if (symbols_.size() < nb + n) symbols_.resize(nb + n);  // never shrunk: no re-initialization
+  AgentState* out = frame_out.data();
   std::uint32_t* sym = symbols_.data();
   const AgentState* base = b.agents.data();
-  const AgentCandidate* cand = c.data();
   std::size_t f = 0;  // frame entries written
   std::size_t u = 0;  // updated agents (symbols written)
   std::size_t moving = 0, stale = 0;  // locals: the loop's calls would force stats_ through memory
@@ -52,24 +74,42 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
   bool run_updated = true;  // runs alternate, the first one counting updated agents
   std::uint32_t run = 0;
   std::size_t kept = 0;
-  std::uint32_t previous_id = 0;
-  while (i < nb || j < n) {
-    if (j < n) {
-      const AgentCandidate& cj = cand[j];
-      if ((j > 0 && cj.id <= previous_id) || cj.x > kPositionMax || cj.y > kPositionMax) return false;
+  auto add = [&](const AgentCandidate& cj) {
+    if (cj.send) {
+      added_.push_back(static_cast<std::uint32_t>(&cj - cand));
+      out[f++] = AgentState{cj.id, cj.x, cj.y, tick, 0, 0, cj.heading, cj.kind};
     }
-    if (j >= n || (i < nb && base[i].id < cand[j].id)) {
+  };
+  while (i < nb && j < n) {
+    const AgentCandidate& cj = cand[j];
+    if (base[i].id == cj.id && !cj.send) {
+      // A run of kept agents not sent (most of a whole-map view's, whose budget refreshes a
+      // few of its tracked agents per snapshot): copied as the baseline has them.
+      if (run_updated) {
+        runs_.push_back(run);
+        run = 0;
+        run_updated = false;
+      }
+      std::size_t s = 0;
+      do {
+        out[f + s] = base[i + s];
+        ++s;
+      } while (i + s < nb && j + s < n && base[i + s].id == cand[j + s].id && !cand[j + s].send);
+      f += s;
+      i += s;
+      j += s;
+      kept += s;
+      stale += s;
+      run += static_cast<std::uint32_t>(s);
+      continue;
+    }
+    if (base[i].id < cj.id) {
       removed_.push_back(static_cast<std::uint32_t>(i));
       ++i;
       continue;
     }
-    const AgentCandidate& cj = cand[j];
-    previous_id = cj.id;
-    if (i >= nb || cj.id < base[i].id) {
-      if (cj.send) {
-        added_.push_back(static_cast<std::uint32_t>(j));
-        out[f++] = AgentState{cj.id, cj.x, cj.y, tick, 0, 0, cj.heading, cj.kind};
-      }
+    if (cj.id < base[i].id) {
+      add(cj);
       ++j;
       continue;
     }
@@ -129,14 +169,14 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
     ++i;
     ++j;
   }
+  for (; i < nb; ++i) removed_.push_back(static_cast<std::uint32_t>(i));
+  for (; j < n; ++j) add(cand[j]);
   if (kept > 0) runs_.push_back(run);
-  frame.agents.resize(f);
-  symbols_.resize(u);
+  frame_size = f;
   stats_.updated = u;
   stats_.moving = moving;
   stats_.stale = stale;
   if (f > kMaxFrameAgents) return false;
-  frame.grid = grid;
   stats_.removed = removed_.size();
   stats_.added = added_.size();
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstring>
 
 #include "swarmfield/protocol/messages.hpp"
 
@@ -24,7 +25,32 @@ void QuantizedAgents::assign(std::span<const std::uint32_t> ids_in, std::span<co
   const bool have_kinds = kinds_in.size() >= n;
   order_.resize(n);
   for (std::size_t i = 0; i < n; ++i) order_[i] = static_cast<std::uint32_t>(i);
-  if (!std::is_sorted(ids_in.begin(), ids_in.begin() + static_cast<std::ptrdiff_t>(n))) {
+  bool sorted = std::is_sorted(ids_in.begin(), ids_in.begin() + static_cast<std::ptrdiff_t>(n));
+  std::uint32_t max_id = 0;
+  if (!sorted) {
+    for (std::size_t i = 0; i < n; ++i) max_id = std::max(max_id, ids_in[i]);
+  }
+  if (!sorted && std::size_t{max_id} < 4 * n + 65536) {
+    // Ids dense enough (a swarm's are): a counting sort keyed by the id itself, i.e. each index
+    // placed in a table at its id and read back in id order; two sequential passes instead of
+    // the radix sort's four with random reads. A repeated id falls back to the radix sort.
+    constexpr std::uint32_t kEmpty = ~std::uint32_t{0};
+    by_id_.assign(std::size_t{max_id} + 1, kEmpty);
+    bool unique = true;
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint32_t& slot = by_id_[ids_in[i]];
+      unique = unique && slot == kEmpty;
+      slot = static_cast<std::uint32_t>(i);
+    }
+    if (unique) {
+      std::size_t k = 0;
+      for (const std::uint32_t i : by_id_) {
+        if (i != kEmpty) order_[k++] = i;
+      }
+      sorted = true;
+    }
+  }
+  if (!sorted) {
     // LSD radix sort of the indices by id, two 16-bit digits.
     scratch_.resize(n);
     std::vector<std::uint32_t>& count = radix_count_;
@@ -215,7 +241,11 @@ void SnapshotSelector::select(const ViewRelevance& relevance, const AgentFrameVi
                               DensityGrid& grid) {
   stats_ = {};
   grid.clear();
-  out.assign(relevance.tracked().begin(), relevance.tracked().end());
+  // The shared tracked list, copied whole (resize() initializes only what grew; send flags are
+  // all 1 there).
+  const AgentCandidates& tracked = relevance.tracked();
+  out.resize(tracked.size());
+  if (!tracked.empty()) std::memcpy(out.data(), tracked.data(), tracked.size() * sizeof(AgentCandidate));
   const QuantizedRect& view = relevance.view();
   if (view.empty()) return;
   stats_.in_view = relevance.in_view();
@@ -230,62 +260,101 @@ void SnapshotSelector::select(const ViewRelevance& relevance, const AgentFrameVi
   stats_.tracked = m;
 
   // ---- Priority: age in the baseline times nearness -----------------------------------------
+  // One pass: merge with the baseline (both by id), priority, and the histogram of priorities
+  // (agents per bin, new and known apart: their costs differ).
   priority_.resize(m);
   is_new_.resize(m);
   since_.resize(m);
-  double total_bits = 0;
-  std::size_t bi = 0, wi = 0;
+  bin_new_.assign(kPriorityBins, 0);
+  bin_known_.assign(kPriorityBins, 0);
+  const AgentState* base = b.agents.data();
+  const std::size_t nb = b.size();
+  const Waiting* waiting = waiting_.data();
+  const std::size_t nw = waiting_.size();
+  AgentCandidate* cand = out.data();
+  std::size_t bi = 0, wi = 0, news = 0;
+  const std::uint8_t* weight = weights.data();
+  std::uint16_t* priority = priority_.data();
+  std::uint8_t* is_new = is_new_.data();
+  std::uint32_t* known_bins = bin_known_.data();
   for (std::size_t k = 0; k < m; ++k) {
-    while (bi < b.size() && b.agents[bi].id < out[k].id) ++bi;
-    const bool in_base = bi < b.size() && b.agents[bi].id == out[k].id;
-    is_new_[k] = in_base ? 0 : 1;
+    // Fast path: a run of candidates the baseline holds in the same order (most of them: a
+    // view's tracked set changes little between snapshots).
+    while (k < m && bi < nb && base[bi].id == cand[k].id) {
+      const std::uint32_t age = std::min(tick - base[bi].tick, kMaxAgeTicks);
+      const auto p = static_cast<std::uint16_t>(std::min<std::uint32_t>(age * weight[k], kPriorityBins * 8 - 1) / 8);
+      priority[k] = p;
+      is_new[k] = 0;
+      ++known_bins[p];
+      ++k;
+      ++bi;
+    }
+    if (k == m) break;
+    const std::uint32_t id = cand[k].id;
+    while (bi < nb && base[bi].id < id) ++bi;
+    const bool in_base = bi < nb && base[bi].id == id;
     std::uint32_t age = 0;
     if (in_base) {
-      age = std::min(tick - b.agents[bi].tick, kMaxAgeTicks);
+      age = std::min(tick - base[bi].tick, kMaxAgeTicks);
     } else {
-      while (wi < waiting_.size() && waiting_[wi].id < out[k].id) ++wi;
-      const bool waited = wi < waiting_.size() && waiting_[wi].id == out[k].id && waiting_[wi].since <= tick;
-      since_[k] = waited ? waiting_[wi].since : tick;
+      while (wi < nw && waiting[wi].id < id) ++wi;
+      const bool waited = wi < nw && waiting[wi].id == id && waiting[wi].since <= tick;
+      since_[k] = waited ? waiting[wi].since : tick;
       age = std::min(kNewAgentAge + (tick - since_[k]), kMaxAgeTicks);
     }
-    const std::uint32_t weight = weights[k];
-    priority_[k] = static_cast<std::uint16_t>(std::min<std::uint32_t>(age * weight, kPriorityBins * 8 - 1) / 8);
-    total_bits += in_base ? params.update_bits : params.add_bits;
+    is_new_[k] = in_base ? 0 : 1;
+    news += in_base ? 0 : 1;
+    const auto p = static_cast<std::uint16_t>(std::min<std::uint32_t>(age * weights[k], kPriorityBins * 8 - 1) / 8);
+    priority_[k] = p;
+    ++(in_base ? bin_known_ : bin_new_)[p];
   }
+  const double total_bits =
+      static_cast<double>(news) * params.add_bits + static_cast<double>(m - news) * params.update_bits;
 
   // ---- Budget: highest priority first, as far as the allowance goes -------------------------
+  // Bins >= threshold are sent whole; the bin below (partial) gets what is left, in id order.
   const double budget_bits = std::max(0.0, allowance_bytes) * 8.0;
+  std::size_t threshold = 0;
+  std::size_t partial = kPriorityBins;
+  double left = 0;
   if (total_bits > budget_bits) {
     stats_.over_budget = true;
-    bin_bits_.assign(kPriorityBins, 0.0);
-    for (std::size_t k = 0; k < m; ++k) bin_bits_[priority_[k]] += is_new_[k] ? params.add_bits : params.update_bits;
-    double left = budget_bits;
-    std::size_t threshold = kPriorityBins;  // bins >= threshold are sent whole
-    while (threshold > 0 && bin_bits_[threshold - 1] <= left) {
-      left -= bin_bits_[threshold - 1];
+    left = budget_bits;
+    threshold = kPriorityBins;
+    while (threshold > 0) {
+      const double bin_bits = static_cast<double>(bin_new_[threshold - 1]) * params.add_bits +
+                              static_cast<double>(bin_known_[threshold - 1]) * params.update_bits;
+      if (bin_bits > left) break;
+      left -= bin_bits;
       --threshold;
     }
-    // The threshold bin itself (if any) gets what is left, in id order.
-    const std::size_t partial = threshold > 0 ? threshold - 1 : kPriorityBins;
-    for (std::size_t k = 0; k < m; ++k) {
-      if (priority_[k] >= threshold) continue;
-      const double cost = is_new_[k] ? params.add_bits : params.update_bits;
-      if (priority_[k] == partial && cost <= left) {
-        left -= cost;
-        continue;
-      }
-      out[k].send = 0;
-    }
+    partial = threshold > 0 ? threshold - 1 : kPriorityBins;
   }
   next_waiting_.clear();
-  for (std::size_t k = 0; k < m; ++k) {
-    if (out[k].send) {
+  // Everything fits and nobody is new: every candidate keeps send = 1 and nobody waits.
+  const bool all_known_sent = threshold == 0 && news == 0;
+  if (all_known_sent) stats_.sent = m;
+  for (std::size_t k = all_known_sent ? m : 0; k < m; ++k) {
+    const std::uint16_t p = priority_[k];
+    if (p < threshold) {
+      if (p != partial) {
+        cand[k].send = 0;
+      } else {
+        const double cost = is_new_[k] ? params.add_bits : params.update_bits;
+        if (cost <= left) {
+          left -= cost;
+        } else {
+          cand[k].send = 0;
+        }
+      }
+    }
+    if (cand[k].send) {
       ++stats_.sent;
     } else if (is_new_[k]) {
-      next_waiting_.push_back({out[k].id, since_[k]});
+      next_waiting_.push_back({cand[k].id, since_[k]});
       ++stats_.untracked;  // not in the client's frame yet: shown by the grid
-      if (want_grid) count_density_agent(grid, counts_, static_cast<std::int32_t>(out[k].x / kPositionUnitsPerCell),
-                                         static_cast<std::int32_t>(out[k].y / kPositionUnitsPerCell));
+      if (want_grid) count_density_agent(grid, counts_, static_cast<std::int32_t>(cand[k].x / kPositionUnitsPerCell),
+                                         static_cast<std::int32_t>(cand[k].y / kPositionUnitsPerCell));
     }
   }
   waiting_.swap(next_waiting_);

@@ -15,8 +15,11 @@
 #include "swarmfield/io/map_file.hpp"
 #include "swarmfield/io/png_writer.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
+#include "swarmfield/sim/nav/field_mode.hpp"
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/sector_fields.hpp"
+#include "swarmfield/sim/nav/sector_graph.hpp"
 #include "tool_commands.hpp"
 
 namespace swarmfield::tool {
@@ -35,6 +38,7 @@ struct FieldOptions {
   int repeat = 5;
   std::int32_t pixels_per_cell = 0;  // 0 = automatic
   std::int32_t arrow_step = 0;       // 0 = automatic
+  std::string field_mode = "auto";
 };
 
 bool parse_goal(const std::string& text, sim::CellCoord& out) {
@@ -79,6 +83,58 @@ double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   const std::size_t n = v.size();
   return n == 0 ? 0.0 : (n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]));
+}
+
+using Clock = std::chrono::steady_clock;
+
+double ms_since(Clock::time_point a) { return std::chrono::duration<double, std::milli>(Clock::now() - a).count(); }
+
+/// Hierarchical mode: the sector graph, the routes for the goals (and for the first goal moved
+/// by one cell: what a goal change costs), then every sector's field once, timed.
+void run_hierarchical(const sim::GridMap& map, const std::vector<sim::CellCoord>& goals, int repeat) {
+  sim::SectorGraph graph;
+  Clock::time_point t = Clock::now();
+  graph.build(map);
+  const double graph_ms = ms_since(t);
+  std::printf("sector graph: %zu sectors of %d cells, %zu portals, %zu edges, built in %.1f ms\n",
+              graph.sector_count(), graph.sector_side(), graph.node_count(), graph.edge_count(), graph_ms);
+  std::vector<sim::CellCoord> moved = goals;
+  for (const sim::CellCoord o : sim::kDirectionOffsets) {
+    if (map.walkable(goals[0].x + o.x, goals[0].y + o.y)) {
+      moved[0] = {goals[0].x + o.x, goals[0].y + o.y};
+      break;
+    }
+  }
+  sim::PortalRoutes routes;
+  std::vector<double> t_routes;
+  for (int i = 0; i < repeat; ++i) {
+    t = Clock::now();
+    routes.build(graph, map, (i % 2) != 0 ? moved : goals);
+    t_routes.push_back(ms_since(t));
+  }
+  routes.build(graph, map, goals);
+  std::printf("routes (goal change): %.2f ms (median of %d builds, %zu portals settled)\n", median(t_routes), repeat,
+              routes.settled());
+  sim::SectorFields fields;
+  fields.set_routes(graph, routes);
+  fields.set_max_fields(graph.sector_count());
+  std::vector<double> t_sector;
+  t_sector.reserve(graph.sector_count());
+  t = Clock::now();
+  for (std::uint32_t s = 0; s < graph.sector_count(); ++s) {
+    const Clock::time_point a = Clock::now();
+    fields.build_sector(map, s);
+    t_sector.push_back(ms_since(a));
+  }
+  const double all_ms = ms_since(t);
+  std::size_t reached = 0;
+  for (std::int32_t y = 0; y < map.height(); ++y)
+    for (std::int32_t x = 0; x < map.width(); ++x) reached += fields.value({x, y}) != sim::kUnreachable ? 1 : 0;
+  std::printf("sector fields: %llu built, %.3f ms each (median; max %.3f), %.1f ms for all, %.1f MiB for all\n",
+              static_cast<unsigned long long>(fields.build_count()), median(t_sector),
+              t_sector.empty() ? 0.0 : *std::max_element(t_sector.begin(), t_sector.end()), all_ms,
+              static_cast<double>(fields.memory_bytes()) / (1024.0 * 1024.0));
+  std::printf("reachable: %zu of %zu walkable cells\n", reached, map.walkable_count());
 }
 
 int run_field(const FieldOptions& opt) {
@@ -139,6 +195,22 @@ int run_field(const FieldOptions& opt) {
     std::printf("goal: %d,%d (walkable cell nearest the centre; choose with --goal X,Y)\n", c.x, c.y);
   }
 
+  const std::optional<sim::FieldMode> requested = sim::parse_field_mode(opt.field_mode);
+  if (!requested) {
+    fail_message("bad --field-mode '%s': expected whole, hierarchical or auto\n", opt.field_mode.c_str());
+    return 2;
+  }
+  const sim::FieldMode mode = sim::resolve_field_mode(*requested, map.width(), map.height());
+  std::printf("field mode: %s%s\n", std::string(sim::field_mode_name(mode)).c_str(),
+              *requested == sim::FieldMode::kAuto ? " (auto: hierarchical from 4096 cells a side)" : "");
+  if (mode == sim::FieldMode::kHierarchical) {
+    if (!opt.png_path.empty()) {
+      fail_message("--png draws the whole-map field: add --field-mode whole\n");
+      return 2;
+    }
+    run_hierarchical(map, goals, opt.repeat);
+    return 0;
+  }
   // The picture's size, checked before any work: --scale 64 on a 4096 map asked for a 262144 px
   // square (std::bad_alloc, abort), on a 512 map for 3 GiB of pixels.
   const std::int32_t side = std::max(map.width(), map.height());
@@ -151,7 +223,6 @@ int run_field(const FieldOptions& opt) {
   }
 
   // Time full rebuilds; the first one also warms the buffers, as in the server.
-  using Clock = std::chrono::steady_clock;
   sim::IntegrationField integration;
   sim::FlowField flow;
   std::vector<double> t_int;
@@ -200,14 +271,17 @@ void add_field_command(CLI::App& app) {
       "of the cost to the nearest goal (yellow near, purple far) with iso-cost contours, walls\n"
       "dark, walkable-but-unreachable cells grey, smoothed flow arrows on a coarser grid and the\n"
       "goals as red discs.\n"
-      "Exit status: 0 done, 2 bad map, bad goal or unwritable PNG.\n"
+      "With --field-mode hierarchical (auto from 4096 cells a side) it prints the sector graph's\n"
+      "size and build time, the route time of a goal change, and every sector field's build time.\n"
+      "Exit status: 0 done, 2 bad map, bad goal, bad mode or unwritable PNG.\n"
       "Examples:\n"
       "  swarmfield-tool field street/Boston_0_512.map --goal 256,256 --png boston.png\n"
-      "  swarmfield-tool field --city-seed 7 --size 512 --goal 10,10 --goal 500,500 --png city.png");
+      "  swarmfield-tool field --city-seed 7 --size 512 --goal 10,10 --goal 500,500 --png city.png\n"
+      "  swarmfield-tool field --city-seed 7 --size 8192 --field-mode auto");
   cmd->add_option("MAP", opt->map_path, "map file (MovingAI .map or ASCII map)");
   cmd->add_option("--city-seed", opt->city_seed, "use a generated city with this seed instead of a map file");
-  cmd->add_option("--size", opt->size, "side of the generated city in cells (32..4096, default 256)")
-      ->check(CLI::Range(32, 4096));
+  cmd->add_option("--size", opt->size, "side of the generated city in cells (32..8192, default 256)")
+      ->check(CLI::Range(32, 8192));
   cmd->add_option("--goal", opt->goals,
                   "goal cell X,Y (column,row from the top-left); repeat for several goals\n"
                   "(default: the walkable cell nearest the map centre)")
@@ -219,6 +293,9 @@ void add_field_command(CLI::App& app) {
       ->check(CLI::Range(1, 64));
   cmd->add_option("--arrow-step", opt->arrow_step, "cells between flow arrows (default: side/32, 4..16)")
       ->check(CLI::Range(2, 1024));
+  cmd->add_option("--field-mode", opt->field_mode,
+                  "whole: one whole-map field; hierarchical: sector graph, routes and per-sector fields\n"
+                  "(reports sector build counts and times); auto (default): hierarchical from 4096 cells a side");
   cmd->callback([opt] { set_exit_code(run_field(*opt)); });
 }
 

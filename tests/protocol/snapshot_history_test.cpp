@@ -68,3 +68,36 @@ TEST_CASE("frames whose agents the pool overwrote are unavailable; newer ones st
   h.clear();
   CHECK_FALSE(h.find(10).has_value());
 }
+
+TEST_CASE("reserve gives room at the head of a grown pool, never over the kept frame; commit stores it") {
+  sp::SnapshotHistory h(250);
+  CHECK(h.reserve(100, sp::AgentFrameView::empty()).empty());  // the pool has not grown yet
+  REQUIRE(h.store(make_frame(1, 100)));
+  REQUIRE(h.store(make_frame(2, 100)));  // the pool is now 200 entries; the head at 200
+  // 100 more would straddle the capacity: the room starts at the front, over frame 1.
+  const auto f2 = h.find(2);
+  REQUIRE(f2.has_value());
+  CHECK(h.reserve(251, *f2).empty());  // larger than the pool
+  CHECK(h.reserve(101, *f2).empty());  // from the front, 0..101 overlaps frame 2 at 100..200
+  CHECK(h.reserve(100, *f2).size() == 100);  // 0..100: clear of it (nothing written: no commit needed)
+  REQUIRE(h.store(make_frame(3, 40)));  // grows the pool to its capacity (250); head at 240
+  const auto f3 = h.find(3);
+  REQUIRE(f3.has_value());
+  CHECK(h.reserve(201, *f3).empty());  // from the front, 0..201 overlaps frame 3 at 200..240
+  const std::span<sp::AgentState> room = h.reserve(150, *f3);
+  REQUIRE(room.size() == 150);
+  const sp::AgentFrame want = make_frame(4, 120);
+  std::copy(want.agents.begin(), want.agents.end(), room.begin());
+  h.commit(4, want.tick, want.agents.size(), want.grid);
+  const auto f4 = h.find(4);
+  REQUIRE(f4.has_value());
+  sp::AgentFrame copy;
+  f4->copy_to(copy);
+  CHECK(copy == want);
+  CHECK_FALSE(h.find(1).has_value());  // overwritten
+  CHECK_FALSE(h.find(2).has_value());  // overwritten (0..120 overlaps 100..200)
+  const auto still3 = h.find(3);
+  REQUIRE(still3.has_value());
+  still3->copy_to(copy);
+  CHECK(copy == make_frame(3, 40));
+}

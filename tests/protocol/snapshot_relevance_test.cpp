@@ -50,6 +50,31 @@ TEST_CASE("quantized agents come out sorted by id with their own values") {
   }
 }
 
+TEST_CASE("quantized agents are sorted by id whether ids are dense, sparse or repeated") {
+  // Dense ids take the counting sort keyed by id, sparse ones (beyond 4 n + 65536) the radix
+  // sort, and a repeated id (not a swarm's, but not to be lost) falls back to the radix sort.
+  World w(3000, 100.0f, sp::test::test_seed());
+  for (const std::uint32_t scale : {1u, 100000u}) {
+    for (const bool repeat : {false, true}) {
+      std::vector<std::uint32_t> ids = w.ids;
+      for (auto& id : ids) id = id * scale + 3;
+      if (repeat) ids[10] = ids[20];
+      sp::QuantizedAgents q;
+      q.assign(ids, w.xs, w.ys, w.hs, {}, 1.0f);
+      REQUIRE(q.size() == ids.size());
+      std::vector<std::uint32_t> want = ids;
+      std::sort(want.begin(), want.end());
+      CHECK(q.ids == want);
+      for (std::size_t k = 0; k < q.size(); k += 37) {
+        const auto i = static_cast<std::size_t>(std::find(ids.begin(), ids.end(), q.ids[k]) - ids.begin());
+        if (repeat && (i == 10 || i == 20)) continue;
+        CHECK(q.xs[k] == sp::quantize_agent_position(w.xs[i], 1.0f));
+        CHECK(q.headings[k] == sp::quantize_heading(w.hs[i]));
+      }
+    }
+  }
+}
+
 TEST_CASE("candidates are the agents inside the view plus margin, by id") {
   World w(20000, 500.0f, sp::test::test_seed());
   sp::QuantizedAgents q;
@@ -299,5 +324,92 @@ TEST_CASE("a view's relevance computed once and shared gives each client exactly
       h.tick = tick;
       REQUIRE(sender.encode(h, a, ga, payload));
     }
+  }
+}
+
+TEST_CASE("budgeted selection equals the priority rule applied agent by agent") {
+  // The selector's merge with the baseline has fast paths (runs of ids both hold, a loop
+  // skipped when everything fits); this is the rule of SNAPSHOTS.md written plainly: priority =
+  // min(age x weight, 8191) / 8, age = ticks since the baseline's values (16 for an agent the
+  // client lacks and that is not waiting yet), whole bins from the highest down as far as the
+  // allowance pays, the next bin in id order with what is left.
+  World w(30000, 400.0f, sp::test::test_seed());
+  sp::QuantizedAgents q;
+  q.assign(w.ids, w.xs, w.ys, w.hs, {}, 1.0f);
+  sp::RelevanceParams params;
+  params.max_tracked = 6000;
+  params.update_bits = 7.5;
+  params.add_bits = 50.0;
+  sp::ViewRelevance relevance;
+  relevance.compute(q, sp::quantize_view(0, 0, 400, 400, 4, 1.0f), params);
+  const sp::AgentCandidates& tracked = relevance.tracked();
+  REQUIRE(tracked.size() == 6000);
+  std::mt19937_64 rng(sp::test::test_seed() + 1);
+  const std::uint32_t tick = 500;
+  for (int round = 0; round < 6; ++round) {
+    // A baseline holding most tracked agents (some missing, a few extra ones), various ages.
+    sp::AgentFrame base;
+    base.sequence = 1;
+    base.tick = tick - 1;
+    for (const sp::AgentCandidate& c : tracked) {
+      if (rng() % 100 < 8) {
+        base.agents.push_back(sp::AgentState{c.id - 1, 0, 0, tick - 1, 0, 0, 0, 0});  // gone from view
+      }
+      if (rng() % 100 < (round == 0 ? 0u : 10u)) continue;  // the client lacks it
+      base.agents.push_back(sp::AgentState{c.id, c.x, c.y, tick - 1 - static_cast<std::uint32_t>(rng() % 40), 0, 0, 0, 0});
+    }
+    std::sort(base.agents.begin(), base.agents.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+    base.agents.erase(std::unique(base.agents.begin(), base.agents.end(),
+                                  [](const auto& a, const auto& b) { return a.id == b.id; }),
+                      base.agents.end());
+    const double allowance = round == 5 ? 1e9 : 300.0 + 700.0 * round;  // the last one fits whole
+    sp::SnapshotSelector selector;  // fresh: nobody is waiting yet
+    sp::AgentCandidates out;
+    sp::DensityGrid grid;
+    selector.select(relevance, sp::AgentFrameView::of(base), tick, allowance, params, out, grid);
+    REQUIRE(out.size() == tracked.size());
+
+    // The rule, agent by agent.
+    std::vector<std::uint32_t> prio(tracked.size());
+    std::vector<bool> known(tracked.size());
+    double total = 0;
+    for (std::size_t k = 0; k < tracked.size(); ++k) {
+      const auto it = std::lower_bound(base.agents.begin(), base.agents.end(), tracked[k].id,
+                                       [](const sp::AgentState& a, std::uint32_t id) { return a.id < id; });
+      known[k] = it != base.agents.end() && it->id == tracked[k].id;
+      const std::uint32_t age = known[k] ? std::min<std::uint32_t>(tick - it->tick, 1023) : 16;
+      prio[k] = std::min<std::uint32_t>(age * relevance.weights()[k], 8191) / 8;
+      total += known[k] ? params.update_bits : params.add_bits;
+    }
+    std::vector<std::uint8_t> send(tracked.size(), 1);
+    if (total > allowance * 8.0) {
+      std::vector<std::uint32_t> n_known(1024, 0), n_new(1024, 0);
+      for (std::size_t k = 0; k < tracked.size(); ++k) ++(known[k] ? n_known : n_new)[prio[k]];
+      double left = allowance * 8.0;
+      std::size_t threshold = 1024;
+      while (threshold > 0) {
+        const double bits = n_new[threshold - 1] * params.add_bits + n_known[threshold - 1] * params.update_bits;
+        if (bits > left) break;
+        left -= bits;
+        --threshold;
+      }
+      for (std::size_t k = 0; k < tracked.size(); ++k) {
+        if (prio[k] >= threshold) continue;
+        const double cost = known[k] ? params.update_bits : params.add_bits;
+        if (threshold > 0 && prio[k] == threshold - 1 && cost <= left) {
+          left -= cost;
+        } else {
+          send[k] = 0;
+        }
+      }
+    }
+    std::size_t differ = 0, sent = 0;
+    for (std::size_t k = 0; k < tracked.size(); ++k) {
+      differ += out[k].send != send[k] ? 1 : 0;
+      sent += send[k];
+    }
+    CHECK(differ == 0);
+    CHECK(selector.stats().sent == sent);
+    if (round < 5) CHECK(sent < tracked.size());
   }
 }

@@ -151,3 +151,33 @@ TEST_CASE("a reliable sender deltas against the previous snapshot without acks")
     CHECK(receiver.frame() == sender.last_frame());
   }
 }
+
+TEST_CASE("frames encoded straight into the history equal frames encoded apart and copied there") {
+  // A small history (frames of ~300 agents, room for 2 of them): once its pool has grown, the
+  // sender encodes into it unless the room would overlap the baseline; both ways must give the
+  // payloads and frames of a plain encoder whose frames are kept apart.
+  sp::test::SyntheticCrowd crowd(300, sp::test::test_seed());
+  sp::SnapshotSender sender(800);
+  sp::SnapshotReceiver receiver(100000);
+  sp::SnapshotEncoder reference;
+  sp::AgentFrame previous, next;
+  sp::AgentCandidates c;
+  std::vector<std::uint8_t> payload, expected;
+  for (std::uint32_t tick = 1; tick <= 60; ++tick) {
+    crowd.step(1, 1, tick % 3);                      // some agents leave, some arrive
+    crowd.candidates(c, tick % 4 == 0 ? 100 : 60);  // partly stale
+    sp::SnapshotHeader h;
+    h.tick = tick;
+    REQUIRE(sender.encode(h, c, {}, payload));
+    CHECK(h.baseline_distance == (tick == 1 ? 0u : 1u));
+    sp::SnapshotHeader r = h;
+    REQUIRE(reference.encode(r, tick == 1 ? sp::AgentFrameView::empty() : sp::AgentFrameView::of(previous), c, {},
+                             expected, next));
+    CHECK(payload == expected);
+    REQUIRE(receiver.receive(payload) == Result::kDecoded);
+    CHECK(receiver.frame() == next);
+    CHECK(sender.last_frame() == next);
+    REQUIRE(sender.on_ack(receiver.ack()));
+    std::swap(previous, next);
+  }
+}

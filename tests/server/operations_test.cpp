@@ -110,6 +110,50 @@ int raw_connect(std::uint16_t port) {
   return fd;
 }
 
+// A raw TCP connection to 127.0.0.1:`port` from the local address `source` (another 127/8
+// address stands for another peer), -1 on failure.
+int raw_connect_from(const char* source, std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  ::inet_pton(AF_INET, source, &from.sin_addr);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&from), sizeof from) != 0 ||
+      ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// GET `path` over a raw connection from `source`: the status code of the answer (-1 if none
+// within `wait`).
+int raw_get_status(const char* source, std::uint16_t port, const char* path, std::chrono::milliseconds wait) {
+  const int fd = raw_connect_from(source, port);
+  if (fd < 0) return -1;
+  const std::string request = std::string("GET ") + path + " HTTP/1.0\r\n\r\n";
+  int status = -1;
+  if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size())) {
+    std::string answer;
+    const auto end = std::chrono::steady_clock::now() + wait;
+    pollfd p{fd, POLLIN, 0};
+    while (answer.find("\r\n") == std::string::npos && std::chrono::steady_clock::now() < end) {
+      if (::poll(&p, 1, 20) <= 0) continue;
+      char buffer[512];
+      const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+      if (n <= 0) break;
+      answer.append(buffer, static_cast<std::size_t>(n));
+    }
+    if (answer.rfind("HTTP/1.", 0) == 0 && answer.size() >= 12) status = std::atoi(answer.c_str() + 9);
+  }
+  ::close(fd);
+  return status;
+}
+
 // True once the peer has closed `fd` (recv gives 0 or an error; what it answered is read away).
 bool peer_closed(int fd, std::chrono::milliseconds wait) {
   pollfd p{fd, POLLIN, 0};
@@ -267,6 +311,70 @@ TEST_CASE("operations http: requests trickled a line at a time are cut off by a 
     CHECK_MESSAGE(closed[i], "connection " << i << " still open after " << std::chrono::duration<double>(took).count() << " s");
     ::close(slow[i]);
   }
+}
+
+TEST_CASE("operations http: connections that send nothing hold no worker; they are closed at the deadline") {
+  // Before: each accepted connection went to a worker, which then waited for its request: 40
+  // idle connections kept /healthz failing for ~20 s (and a few more every 2 s kept it failing,
+  // so a liveness probe restarted the pod).
+  OperationsState state;
+  state.publish(swarmfield::server::MetricsSnapshot{}, OperationsState::Clock::now() + 60s);
+  OperationsHttp http(state);
+  std::string error;
+  REQUIRE_MESSAGE(http.start("127.0.0.1", 0, error), error);
+  std::vector<int> idle;
+  for (const char* source : {"127.0.0.2", "127.0.0.3"}) {
+    for (int i = 0; i < OperationsHttp::kMaxPerAddress; ++i) {
+      const int fd = raw_connect_from(source, http.port());
+      REQUIRE(fd >= 0);
+      idle.push_back(fd);
+    }
+  }
+  std::this_thread::sleep_for(100ms);  // accepted and waiting
+  for (int i = 0; i < 3; ++i) CHECK(raw_get_status("127.0.0.1", http.port(), "/healthz", 1500ms) == 200);
+  std::size_t closed = 0;
+  const auto end = std::chrono::steady_clock::now() + OperationsHttp::kRequestDeadline + 3s;
+  std::vector<bool> seen(idle.size(), false);
+  while (closed < idle.size() && std::chrono::steady_clock::now() < end) {
+    for (std::size_t i = 0; i < idle.size(); ++i) {
+      if (!seen[i] && peer_closed(idle[i], 1ms)) {
+        seen[i] = true;
+        ++closed;
+      }
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+  CHECK(closed == idle.size());
+  for (const int fd : idle) ::close(fd);
+}
+
+TEST_CASE("operations http: one address gets kMaxPerAddress connections; others are still served") {
+  OperationsState state;
+  state.publish(swarmfield::server::MetricsSnapshot{}, OperationsState::Clock::now() + 60s);
+  // A long deadline: connecting 33 sockets can take seconds on a busy machine (httplib listens
+  // with a backlog of 5; a dropped SYN is sent again after 1 s), and the idle ones must still be
+  // open when the last one arrives.
+  OperationsHttp http(state, 30s);
+  std::string error;
+  REQUIRE_MESSAGE(http.start("127.0.0.1", 0, error), error);
+  std::vector<int> held;
+  for (int i = 0; i < OperationsHttp::kMaxPerAddress; ++i) {
+    const int fd = raw_connect_from("127.0.0.4", http.port());
+    REQUIRE(fd >= 0);
+    held.push_back(fd);
+  }
+  std::this_thread::sleep_for(100ms);
+  const int extra = raw_connect_from("127.0.0.4", http.port());
+  REQUIRE(extra >= 0);
+  CHECK(peer_closed(extra, 5000ms));                // refused at once, long before the deadline
+  CHECK_FALSE(peer_closed(held.front(), 1ms));      // the ones before it still wait
+  CHECK(raw_get_status("127.0.0.4", http.port(), "/healthz", 500ms) == -1);  // still full
+  CHECK(raw_get_status("127.0.0.5", http.port(), "/healthz", 1500ms) == 200);
+  ::close(extra);
+  for (const int fd : held) ::close(fd);
+  // Closed by the peer: the room notices, and the address may connect again.
+  std::this_thread::sleep_for(200ms);
+  CHECK(raw_get_status("127.0.0.4", http.port(), "/healthz", 1500ms) == 200);
 }
 
 TEST_CASE("operations http: a port in use is an error naming it") {

@@ -61,14 +61,16 @@ TEST_CASE("server_config: defaults") {
   CHECK(r.config.log_level == "info");
   CHECK(r.config.log_format == LogFormat::kText);
   CHECK(r.config.spawn_wave == 0);
+  CHECK(r.config.field_mode == "auto");
 }
 
 TEST_CASE("server_config: flags") {
   const auto r = parse({"--city-seed", "9", "--city-size", "128", "--agents", "5000", "--tick-hz", "60",
                         "--snapshot-hz", "30", "--port", "0", "--bind", "127.0.0.1", "--max-clients", "8",
                         "--duration", "2.5", "--seed", "42", "--log-level", "debug", "--log-format", "json",
-                        "--spawn-wave", "100", "--wave-interval", "3"});
+                        "--spawn-wave", "100", "--wave-interval", "3", "--field-mode", "hierarchical"});
   REQUIRE(is_run(r));
+  CHECK(r.config.field_mode == "hierarchical");
   CHECK(r.config.city_seed == 9);
   CHECK(r.config.city_size == 128);
   CHECK(r.config.agents == 5000);
@@ -110,6 +112,7 @@ TEST_CASE("server_config: bad flags give one error line naming the problem, exit
       {{"--duration", "-1"}, "--duration"},
       {{"--log-level", "loud"}, "--log-level"},
       {{"--log-format", "xml"}, "--log-format"},
+      {{"--field-mode", "fast"}, "--field-mode must be whole, hierarchical or auto"},
       {{"--map", "x.map", "--city-seed", "3"}, "--city-seed"},
       {{"--agents", "-5"}, "--agents"},
       {{"--wave-interval", "0"}, "--wave-interval"},
@@ -362,7 +365,7 @@ TEST_CASE("server_config: an empty flag value is an error naming the flag, for e
                            "--seed", "--log-level", "--log-format", "--spawn-wave", "--wave-interval",
                            "--status-interval", "--field-budget", "--threads", "--player-speed", "--slow-tick-ms",
                            "--max-connections-per-address", "--hello-timeout", "--idle-timeout", "--frame-timeout",
-                           "--ack-timeout", "--udp-receive-buffer-kb", "--config"}) {
+                           "--ack-timeout", "--udp-receive-buffer-kb", "--field-mode", "--config"}) {
     const auto r = parse({flag, ""});
     INFO("flag=" << flag << " output=" << r.output);
     CHECK(is_error(r));

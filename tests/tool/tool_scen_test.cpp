@@ -112,7 +112,8 @@ TEST_CASE("tool field: city picture, and clear errors for bad goals and paths") 
   CHECK(unwritable.status == 2);
   CHECK(unwritable.out.find("cannot create file") != std::string::npos);
   // --scale 64 on a 4096 city asked for a 262144 px square picture: std::bad_alloc, abort (134).
-  const Run huge = run_tool("field --city-seed 1 --size 4096 --repeat 1 --scale 64 --png " + (dir / "huge.png").string());
+  const Run huge = run_tool("field --city-seed 1 --size 4096 --field-mode whole --repeat 1 --scale 64 --png " +
+                            (dir / "huge.png").string());
   CHECK(huge.status == 2);
   CHECK(huge.out.find("--scale 64: the picture would be 262144 px a side (at most 8192); use --scale 2 or less") !=
         std::string::npos);
@@ -121,6 +122,34 @@ TEST_CASE("tool field: city picture, and clear errors for bad goals and paths") 
   CHECK(bad_map.status == 2);
   CHECK(bad_map.out.find(kScen + ":2: row 1 has") != std::string::npos);
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("tool field: hierarchical mode reports the sector graph, routes and sector field builds") {
+  const Run hier = run_tool("field --city-seed 3 --size 256 --goal 2,2 --repeat 2 --field-mode hierarchical");
+  INFO(hier.out);
+  CHECK(hier.status == 0);
+  CHECK(hier.out.find("field mode: hierarchical") != std::string::npos);
+  CHECK(hier.out.find("sector graph: 16 sectors of 64 cells") != std::string::npos);
+  CHECK(hier.out.find("routes (goal change): ") != std::string::npos);
+  CHECK(hier.out.find("sector fields: 16 built") != std::string::npos);
+  // The whole-map field reaches the same cells.
+  const Run whole = run_tool("field --city-seed 3 --size 256 --goal 2,2 --repeat 1 --field-mode whole");
+  CHECK(whole.status == 0);
+  const auto reachable = [](const std::string& out) {
+    const std::size_t at = out.find("reachable: ");
+    return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at) - at);
+  };
+  CHECK_FALSE(reachable(whole.out).empty());
+  CHECK(reachable(whole.out) == reachable(hier.out));
+  // auto below 4096 a side: whole.
+  const Run automatic = run_tool("field --city-seed 3 --size 256 --repeat 1");
+  CHECK(automatic.out.find("field mode: whole (auto") != std::string::npos);
+  const Run bad = run_tool("field --city-seed 3 --size 64 --field-mode fast");
+  CHECK(bad.status == 2);
+  CHECK(bad.out.find("bad --field-mode 'fast'") != std::string::npos);
+  const Run picture = run_tool("field --city-seed 3 --size 64 --field-mode hierarchical --png /tmp/x.png");
+  CHECK(picture.status == 2);
+  CHECK(picture.out.find("--png draws the whole-map field") != std::string::npos);
 }
 
 TEST_CASE("tool scen: a NaN, infinite or negative --tolerance is an error, not a pass for everything") {

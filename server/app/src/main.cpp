@@ -20,6 +20,7 @@
 #include "swarmfield/server/server_config.hpp"
 #include "swarmfield/server/world_setup.hpp"
 #include "swarmfield/sim/crowd/density_limit.hpp"
+#include "swarmfield/sim/nav/field_mode.hpp"
 
 namespace {
 
@@ -111,6 +112,10 @@ int main(int argc, char** argv) {
     if (config.field_budget > 0) {
       spdlog::info("field rebuilds time-sliced: {} work units per tick (--field-budget)", config.field_budget);
     }
+    const swarmfield::sim::FieldMode field_mode = swarmfield::sim::resolve_field_mode(
+        swarmfield::sim::parse_field_mode(config.field_mode).value_or(swarmfield::sim::FieldMode::kAuto), map.width(),
+        map.height());
+    spdlog::info("navigation fields: {} (--field-mode {})", swarmfield::sim::field_mode_name(field_mode), config.field_mode);
 
     Server server(config, std::move(map), map_name);
     if (replay) server.play(std::move(*replay));

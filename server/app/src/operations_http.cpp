@@ -5,13 +5,20 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
 
 namespace swarmfield::server {
 namespace {
@@ -65,10 +72,11 @@ class BoundedSocketStream final : public httplib::Stream {
  private:
   bool wait(short events, SteadyClock::time_point deadline) const {
     for (;;) {
+      // Past the deadline, only what has already arrived is read (a worker may take up a
+      // connection late, behind others: its request is in the socket already).
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - SteadyClock::now());
-      if (left.count() <= 0) return false;
       pollfd p{sock_, events, 0};
-      const int r = ::poll(&p, 1, static_cast<int>(left.count()));
+      const int r = ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
       if (r < 0 && errno == EINTR) continue;
       return r > 0;  // POLLHUP / POLLERR too: the next read or write reports it
     }
@@ -101,31 +109,226 @@ class BoundedSocketStream final : public httplib::Stream {
   std::size_t used_ = 0;
 };
 
-// httplib's server with each connection read through a BoundedSocketStream: one request per
-// connection (no keep-alive: a probe or a scrape opens a connection anyway).
-class BoundedServer final : public httplib::Server {
- private:
-  bool process_and_close_socket(socket_t sock) override {
-    BoundedSocketStream stream(sock, SteadyClock::now() + OperationsHttp::kRequestDeadline,
-                               OperationsHttp::kMaxRequestBytes);
-    bool connection_closed = false;
-    const bool ok = process_request(stream, /*close_connection=*/true, connection_closed, {});
-    ::shutdown(sock, SHUT_RDWR);
-    ::close(sock);
-    return ok;
+// The peer's address without the port ("" if unknown): the key of the per-address limits.
+std::string peer_address(socket_t sock) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  if (::getpeername(sock, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return {};
+  char text[INET6_ADDRSTRLEN] = {};
+  if (addr.ss_family == AF_INET) {
+    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&addr)->sin_addr, text, sizeof text);
+  } else if (addr.ss_family == AF_INET6) {
+    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&addr)->sin6_addr, text, sizeof text);
   }
+  return text;
+}
+
+void close_socket(socket_t sock) {
+  ::shutdown(sock, SHUT_RDWR);
+  ::close(sock);
+}
+
+// httplib runs a connection's task on the listener thread: the task only hands the socket to the
+// waiting room (BoundedServer::process_and_close_socket), which never blocks.
+class InlineTaskQueue final : public httplib::TaskQueue {
+ public:
+  void enqueue(std::function<void()> fn) override { fn(); }
+  void shutdown() override {}
+};
+
+// httplib's server with a waiting room in front of its workers. httplib 0.11 hands each accepted
+// connection to a worker at once, and a worker then waits for the request: connections that send
+// nothing held every worker (40 idle connections took /healthz down for ~20 s; a few more every
+// 2 s kept it down, and a liveness probe failing restarts the pod). Here one thread polls the
+// accepted connections and a worker only gets a connection that has sent something:
+// - a connection that sends nothing is closed the request deadline after it was accepted;
+// - at most kMaxWaiting connections wait (the oldest is closed to admit a new one), at most
+//   kMaxPerAddress are open per peer address (beyond that a new one is closed at once);
+// - at most kMaxBusyPerAddress workers serve one address, so one address trickling requests
+//   can not hold every worker;
+// - each request must arrive whole within kMaxRequestBytes and the deadline of its accept
+//   (BoundedSocketStream), one request per connection (no keep-alive: probes and scrapes open a
+//   connection anyway).
+class BoundedServer final : public httplib::Server {
+ public:
+  explicit BoundedServer(SteadyClock::duration request_deadline) : request_deadline_(request_deadline) {
+    wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    room_thread_ = std::thread([this] { room_loop(); });
+    for (int i = 0; i < OperationsHttp::kThreads; ++i) workers_.emplace_back([this] { worker_loop(); });
+    new_task_queue = [] { return new InlineTaskQueue(); };
+  }
+  ~BoundedServer() override { stop_room(); }
+  BoundedServer(const BoundedServer&) = delete;
+  BoundedServer& operator=(const BoundedServer&) = delete;
+
+  // Closes every waiting connection and joins the room and the workers (after stop()).
+  void stop_room() {
+    {
+      const std::lock_guard lock(mutex_);
+      if (stopping_) return;
+      stopping_ = true;
+    }
+    wake_room();
+    work_cv_.notify_all();
+    if (room_thread_.joinable()) room_thread_.join();
+    for (auto& w : workers_) w.join();
+    for (const Pending& p : incoming_) close_socket(p.sock);
+    for (const Pending& p : ready_) close_socket(p.sock);
+    incoming_.clear();
+    ready_.clear();
+    if (wake_fd_ >= 0) ::close(wake_fd_);
+    wake_fd_ = -1;
+  }
+
+ private:
+  struct Pending {
+    socket_t sock;
+    SteadyClock::time_point accepted;
+    std::string address;
+  };
+
+  // Listener thread: admit the connection to the waiting room (or refuse it).
+  bool process_and_close_socket(socket_t sock) override {
+    Pending p{sock, SteadyClock::now(), peer_address(sock)};
+    {
+      const std::lock_guard lock(mutex_);
+      int& open = open_per_address_[p.address];
+      if (stopping_ || open >= OperationsHttp::kMaxPerAddress) {
+        if (open == 0) open_per_address_.erase(p.address);
+        close_socket(sock);
+        return false;
+      }
+      ++open;
+      incoming_.push_back(std::move(p));
+    }
+    wake_room();
+    return true;
+  }
+
+  void wake_room() const {
+    const std::uint64_t one = 1;
+    if (wake_fd_ >= 0) [[maybe_unused]] const ssize_t n = ::write(wake_fd_, &one, sizeof one);
+  }
+
+  // Closes a connection that leaves the room or a worker, under mutex_.
+  void release_locked(const Pending& p) {
+    close_socket(p.sock);
+    const auto it = open_per_address_.find(p.address);
+    if (it != open_per_address_.end() && --it->second <= 0) open_per_address_.erase(it);
+  }
+
+  void room_loop() {
+    std::vector<Pending> waiting;  // accept order: the oldest first
+    std::vector<pollfd> polls;
+    for (;;) {
+      {
+        const std::lock_guard lock(mutex_);
+        if (stopping_) break;
+        for (Pending& p : incoming_) waiting.push_back(std::move(p));
+        incoming_.clear();
+        while (waiting.size() > OperationsHttp::kMaxWaiting) {
+          release_locked(waiting.front());
+          waiting.erase(waiting.begin());
+        }
+      }
+      polls.assign(1, pollfd{wake_fd_, POLLIN, 0});
+      auto first_deadline = SteadyClock::time_point::max();
+      for (const Pending& p : waiting) {
+        polls.push_back(pollfd{p.sock, POLLIN, 0});
+        first_deadline = std::min(first_deadline, p.accepted + request_deadline_);
+      }
+      int timeout_ms = -1;
+      if (first_deadline != SteadyClock::time_point::max()) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(first_deadline - SteadyClock::now());
+        timeout_ms = static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, 60'000));
+      }
+      const int r = ::poll(polls.data(), polls.size(), timeout_ms);
+      if (r < 0 && errno != EINTR) break;
+      if (polls[0].revents != 0) {
+        std::uint64_t count = 0;
+        [[maybe_unused]] const ssize_t n = ::read(wake_fd_, &count, sizeof count);
+      }
+      const auto now = SteadyClock::now();
+      bool handed = false;
+      {
+        const std::lock_guard lock(mutex_);
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < waiting.size(); ++i) {
+          Pending& p = waiting[i];
+          const short ev = r > 0 ? polls[i + 1].revents : 0;
+          if ((ev & POLLIN) != 0) {  // something to read (or the peer closed: the worker sees it)
+            ready_.push_back(std::move(p));
+            handed = true;
+          } else if ((ev & (POLLERR | POLLHUP | POLLNVAL)) != 0 || now >= p.accepted + request_deadline_) {
+            release_locked(p);
+          } else {
+            if (kept != i) waiting[kept] = std::move(p);
+            ++kept;
+          }
+        }
+        waiting.resize(kept);
+      }
+      if (handed) work_cv_.notify_all();
+    }
+    const std::lock_guard lock(mutex_);
+    for (const Pending& p : waiting) release_locked(p);
+  }
+
+  void worker_loop() {
+    for (;;) {
+      Pending p;
+      {
+        std::unique_lock lock(mutex_);
+        std::deque<Pending>::iterator pick;
+        work_cv_.wait(lock, [&] {
+          if (stopping_) return true;
+          pick = std::find_if(ready_.begin(), ready_.end(), [&](const Pending& q) {
+            const auto it = busy_per_address_.find(q.address);
+            return it == busy_per_address_.end() || it->second < OperationsHttp::kMaxBusyPerAddress;
+          });
+          return pick != ready_.end();
+        });
+        if (stopping_) return;
+        p = std::move(*pick);
+        ready_.erase(pick);
+        ++busy_per_address_[p.address];
+      }
+      BoundedSocketStream stream(p.sock, p.accepted + request_deadline_, OperationsHttp::kMaxRequestBytes);
+      bool connection_closed = false;
+      process_request(stream, /*close_connection=*/true, connection_closed, {});
+      {
+        const std::lock_guard lock(mutex_);
+        const auto it = busy_per_address_.find(p.address);
+        if (it != busy_per_address_.end() && --it->second <= 0) busy_per_address_.erase(it);
+        release_locked(p);
+      }
+      work_cv_.notify_all();  // a request of this address may be waiting for a worker
+    }
+  }
+
+  const SteadyClock::duration request_deadline_;
+  int wake_fd_ = -1;
+  std::mutex mutex_;
+  std::condition_variable work_cv_;
+  bool stopping_ = false;
+  std::vector<Pending> incoming_;  // accepted, not yet seen by the room thread
+  std::deque<Pending> ready_;      // sent something: for the workers
+  std::unordered_map<std::string, int> open_per_address_;
+  std::unordered_map<std::string, int> busy_per_address_;
+  std::thread room_thread_;
+  std::vector<std::thread> workers_;
 };
 
 }  // namespace
 
-OperationsHttp::OperationsHttp(const OperationsState& state) : state_(state) {}
+OperationsHttp::OperationsHttp(const OperationsState& state, std::chrono::milliseconds request_deadline)
+    : state_(state), request_deadline_(request_deadline) {}
 
 OperationsHttp::~OperationsHttp() { stop(); }
 
 bool OperationsHttp::start(const std::string& bind, std::uint16_t port, std::string& error) {
-  server_ = std::make_unique<BoundedServer>();
+  server_ = std::make_unique<BoundedServer>(request_deadline_);
   httplib::Server& s = *server_;
-  s.new_task_queue = [] { return new httplib::ThreadPool(kThreads); };
   // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, which lets a second server bind the
   // same port and take part of the probes.
   s.set_socket_options([](socket_t sock) {
@@ -181,6 +384,7 @@ bool OperationsHttp::start(const std::string& bind, std::uint16_t port, std::str
 void OperationsHttp::stop() {
   if (server_) server_->stop();
   if (thread_.joinable()) thread_.join();
+  if (server_) static_cast<BoundedServer&>(*server_).stop_room();
   server_.reset();
 }
 

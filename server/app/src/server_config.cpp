@@ -7,6 +7,7 @@
 #include <toml++/toml.h>
 
 #include "swarmfield/cli/strict_values.hpp"
+#include "swarmfield/sim/nav/field_mode.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -229,6 +230,9 @@ const std::vector<Setting>& settings() {
        "Field rebuild work units per tick (~cells settled; a 1024x1024 rebuild is ~1.06 million): 0 = whole rebuild in "
        "one tick, -1 = auto (0 up to 512x512 maps, 200000 above), else >= 10000; agents read the last complete field "
        "meanwhile"},
+      {"field-mode", &C::field_mode, "MODE",
+       "Navigation fields: whole (one whole-map field), hierarchical (sector graph, portal routes, per-sector fields "
+       "of occupied sectors), auto (hierarchical from 4096 cells a side)"},
       {"threads", &C::threads, "N", "Threads stepping the swarm, the tick thread included (1..64); results are identical for any count"},
       {"player-speed", &C::player_speed, "UNITS_PER_S",
        "Player speed at full input, world units (= cells) per second (0 < speed <= 100)", "a number of world units per second"},
@@ -624,6 +628,8 @@ std::string validate_config(const ServerConfig& c) {
   if (!(e = seconds_range("--agones-health-interval", c.agones_health_interval_s, 0.05, 60.0)).empty()) return e;
   if (std::find(kLogLevels.begin(), kLogLevels.end(), c.log_level) == kLogLevels.end())
     return "--log-level must be one of trace, debug, info, warn, error, critical, off (got '" + c.log_level + "')";
+  if (!sim::parse_field_mode(c.field_mode))
+    return "--field-mode must be whole, hierarchical or auto (got '" + c.field_mode + "')";
   return {};
 }
 

@@ -23,6 +23,7 @@ sim::WorldParams world_params(const ServerConfig& c) {
   p.player_speed = static_cast<float>(c.player_speed);
   // resolve_field_budget() ran before the Server was made; auto (-1) left here means "off".
   p.field_rebuild_budget = c.field_budget > 0 ? static_cast<std::size_t>(c.field_budget) : 0;
+  p.field_mode = sim::parse_field_mode(c.field_mode).value_or(sim::FieldMode::kAuto);
   p.spawner.wave_size = static_cast<std::uint32_t>(c.spawn_wave);
   p.spawner.wave_interval_ticks =
       static_cast<std::uint32_t>(std::max(1.0, std::round(c.wave_interval_s * static_cast<double>(c.tick_hz))));
@@ -51,6 +52,7 @@ void copy_simulation_settings(ServerConfig& to, const ServerConfig& from) {
   to.spawn_wave = from.spawn_wave;
   to.wave_interval_s = from.wave_interval_s;
   to.field_budget = from.field_budget;
+  to.field_mode = from.field_mode;
   to.player_speed = from.player_speed;
   to.kinds = from.kinds;
 }

@@ -4,6 +4,7 @@
 #include "swarmfield/sim/crowd/density_limit.hpp"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <numbers>
@@ -85,6 +86,9 @@ World::World(GridMap map, const WorldParams& params)
   contacts_.reserve(64);
   // Before any update_fields(), so the first build also reserves the back field pair.
   nav_.set_rebuild_budget(params_.field_rebuild_budget);
+  nav_.set_field_mode(params_.field_mode);
+  // Hierarchical mode: the sector graphs now, so the first tick only routes.
+  nav_.prepare(map_, classes_present());
   if (params_.worker_threads > 1) pool_ = std::make_unique<WorkerPool>(params_.worker_threads);
   nav_.set_worker_pool(pool_.get());
 }
@@ -140,9 +144,7 @@ const Player* World::find_player(std::uint32_t player_id) const noexcept {
 
 void World::set_cell_cost(CellCoord c, std::uint8_t cost) { map_.set_cost(c.x, c.y, cost); }
 
-bool World::update_fields() {
-  goal_positions_.clear();
-  for (const Player& pl : players_) goal_positions_.push_back(pl.position);
+SizeClassMask World::classes_present() const noexcept {
   // Class 1 always (spawning and viewers use it); the others for the kinds with agents or a
   // spawn weight (a wave's first tick already steps them).
   SizeClassMask classes = size_class_bit(1);
@@ -152,6 +154,28 @@ bool World::update_fields() {
       classes |= size_class_bit(size_class_of_radius(kinds[k].radius, map_.cell_size()));
     }
   }
+  return classes;
+}
+
+bool World::update_fields() {
+  goal_positions_.clear();
+  for (const Player& pl : players_) goal_positions_.push_back(pl.position);
+  const SizeClassMask classes = classes_present();
+  const std::span<const AgentKind> kinds = swarm_.kind_table();
+  // Hierarchical fields build the sectors agents occupy (positions at the start of the tick),
+  // per size class.
+  if (resolve_field_mode(params_.field_mode, map_.width(), map_.height()) == FieldMode::kHierarchical) {
+    std::array<std::uint8_t, kMaxAgentKinds> class_of{};
+    for (std::size_t k = 0; k < kinds.size() && k < class_of.size(); ++k) {
+      class_of[k] = static_cast<std::uint8_t>(size_class_of_radius(kinds[k].radius, map_.cell_size()));
+    }
+    const std::span<const std::uint8_t> agent_kinds = swarm_.kinds();
+    agent_classes_.resize(agent_kinds.size());
+    for (std::size_t i = 0; i < agent_kinds.size(); ++i) {
+      agent_classes_[i] = agent_kinds[i] < class_of.size() ? class_of[agent_kinds[i]] : std::uint8_t{1};
+    }
+    nav_.note_agents(map_, swarm_.xs(), swarm_.ys(), agent_classes_);
+  }
   return nav_.update(map_, goal_positions_, classes);
 }
 
@@ -160,8 +184,9 @@ std::size_t World::spawn_agents(std::size_t n) {
   if (n == 0 || map_.width() <= 0 || map_.height() <= 0) return 0;
   // Reachability must reflect the players and map. With a budget, the tick's own update has
   // already run its slice: a second one here would spend the budget twice.
-  if (params_.field_rebuild_budget == 0 || fields().integration().width() != map_.width() ||
-      fields().integration().height() != map_.height()) {
+  if (params_.field_rebuild_budget == 0 ||
+      (!nav_.hierarchical() && (fields().integration().width() != map_.width() ||
+                                fields().integration().height() != map_.height()))) {
     update_fields();
   }
 

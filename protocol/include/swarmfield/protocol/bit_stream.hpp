@@ -56,9 +56,14 @@ class BitWriter {
   void write_exp_golomb(std::uint32_t value, unsigned k) {
     const std::uint64_t w = std::uint64_t{value} + (std::uint64_t{1} << k);
     const auto b = static_cast<unsigned>(std::bit_width(w));
+    const std::uint64_t low = w & ((std::uint64_t{1} << (b - 1)) - 1);
+    const unsigned length = 2 * (b - 1) - k + 1;
+    if (length <= 32) {  // the common case in one field: zeros, the one bit, then low
+      write_bits(static_cast<std::uint32_t>((std::uint64_t{1} << (b - 1 - k)) | (low << (b - k))), length);
+      return;
+    }
     write_bits(0, b - 1 - k);  // <= 32 zero bits
     write_bits(1, 1);
-    const std::uint64_t low = w & ((std::uint64_t{1} << (b - 1)) - 1);
     if (b - 1 > 32) {
       write_bits(static_cast<std::uint32_t>(low), 32);
       write_bits(static_cast<std::uint32_t>(low >> 32), b - 1 - 32);

@@ -5,6 +5,7 @@
 // squares of a power-of-two number of map cells; each square holds a 4-bit level, a log2 bucket
 // of its agent count. Coded as changes against the baseline's grid, cell by world position, so a
 // panning view costs only the squares whose level changed or that scrolled into view.
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -48,9 +49,16 @@ struct DensityGrid {
 void set_density_grid_geometry(DensityGrid& grid, std::int32_t x0, std::int32_t y0, std::int32_t x1,
                                std::int32_t y1);
 /// Adds one agent at map cell (cx, cy) to a count array laid out like `grid.levels` (ignored
-/// outside the grid).
-void count_density_agent(const DensityGrid& grid, std::vector<std::uint32_t>& counts, std::int32_t cx,
-                         std::int32_t cy) noexcept;
+/// outside the grid). Inline: called for every untracked agent of every view, every snapshot.
+inline void count_density_agent(const DensityGrid& grid, std::vector<std::uint32_t>& counts, std::int32_t cx,
+                                std::int32_t cy) noexcept {
+  if (grid.empty() || cx < grid.origin_x || cy < grid.origin_y) return;
+  const std::int64_t gx = (std::int64_t{cx} - grid.origin_x) >> grid.cell_log2;
+  const std::int64_t gy = (std::int64_t{cy} - grid.origin_y) >> grid.cell_log2;
+  if (gx >= grid.width || gy >= grid.height) return;
+  const std::size_t i = static_cast<std::size_t>(gy) * grid.width + static_cast<std::size_t>(gx);
+  if (i < counts.size()) ++counts[i];
+}
 
 /// Writes `grid` as changes against `baseline` (may be empty): geometry (origin 14+14 bits,
 /// cell_log2 4 bits, width and height 7 bits each), then runs: Exp-Golomb(1) count of squares

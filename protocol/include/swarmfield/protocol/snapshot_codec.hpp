@@ -89,6 +89,14 @@ class SnapshotEncoder {
   /// Returns false (nothing usable written) if the inputs break these rules.
   bool encode(const SnapshotHeader& header, const AgentFrameView& baseline, const AgentCandidates& candidates,
               const DensityGrid& grid, std::vector<std::uint8_t>& payload, AgentFrame& frame);
+  /// The same, writing the resulting frame's agents to `frame_agents` and their count to
+  /// `frame_size` (the frame's sequence and tick are the header's, its grid is `grid`): so a
+  /// sender can encode straight into its history (SnapshotHistory::reserve) instead of copying
+  /// each frame there. `frame_agents` needs room for baseline.size() + candidates.size()
+  /// entries (false otherwise); only entries [0, frame_size) are written, in order.
+  bool encode(const SnapshotHeader& header, const AgentFrameView& baseline, const AgentCandidates& candidates,
+              const DensityGrid& grid, std::vector<std::uint8_t>& payload, std::span<AgentState> frame_agents,
+              std::size_t& frame_size);
   [[nodiscard]] const SnapshotEncodeStats& stats() const noexcept { return stats_; }
 
  private:

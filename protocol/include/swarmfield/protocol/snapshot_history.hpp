@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 #include "swarmfield/protocol/agent_frame.hpp"
@@ -31,6 +32,19 @@ class SnapshotHistory {
   /// until the next store() (the pool may grow). Returns false (nothing stored)
   /// if the frame has more agents than the pool.
   bool store(const AgentFrame& frame);
+  /// Grows the pool (up to its capacity) so that reserve(max_agents, ...) need not refuse for
+  /// want of a grown pool. Moves the pool: views from find() are invalid afterwards.
+  void grow_for(std::size_t max_agents);
+  /// Room for a frame of at most `max_agents` agents at the pool's head, to encode into
+  /// (SnapshotEncoder::encode with a span) and then commit() without a copy. Empty when the
+  /// pool would have to grow first (views would move), when `max_agents` exceeds the pool, or
+  /// when the room overlaps `keep`'s agents (the baseline being read while writing): the caller
+  /// then encodes elsewhere and store()s. Writing into the room makes the frames it overlaps
+  /// unavailable only once committed; a caller that writes and does not commit must clear().
+  [[nodiscard]] std::span<AgentState> reserve(std::size_t max_agents, const AgentFrameView& keep) noexcept;
+  /// Records the first `size` agents of the last reserve() as the frame `sequence` (world tick
+  /// `tick`, density grid `grid`), like store() of that frame. `size` <= the reserved room.
+  void commit(std::uint32_t sequence, std::uint32_t tick, std::size_t size, const DensityGrid& grid);
   /// The frame of `sequence` if it is still held intact.
   [[nodiscard]] std::optional<AgentFrameView> find(std::uint32_t sequence) const noexcept;
   /// Forgets every frame (e.g. a client reconnecting).
@@ -46,8 +60,11 @@ class SnapshotHistory {
     std::size_t size = 0;
     DensityGrid grid;
   };
+  void record(std::uint32_t sequence, std::uint32_t tick, std::size_t size, const DensityGrid& grid);
+
   std::size_t capacity_;
   std::uint64_t head_ = 0;  // monotonic address of the next free entry
+  std::uint64_t reserved_ = 0;  // monotonic address of the last reserve()'s room
   std::array<Slot, kSnapshotHistorySize> slots_{};
   std::vector<AgentState> pool_;
 };

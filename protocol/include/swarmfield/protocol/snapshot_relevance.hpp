@@ -32,8 +32,9 @@ struct QuantizedAgents {
   [[nodiscard]] std::size_t size() const noexcept { return ids.size(); }
   /// Rebuilds from world arrays (parallel, any order; ids unique): positions in world units
   /// quantized with quantize_agent_position(cell_size), headings in radians with
-  /// quantize_heading; `kinds` may be empty (all 0). Sorted by id with a two-pass radix sort
-  /// (skipped when the input is sorted). Arrays of unequal length are cut to the shortest.
+  /// quantize_heading; `kinds` may be empty (all 0). Sorted by id: skipped when the input is
+  /// sorted, a counting sort keyed by the id when ids are below 4 n + 65536 (a swarm's), else a
+  /// two-pass radix sort. Arrays of unequal length are cut to the shortest.
   /// Also indexes the agents by square tiles of 16 cells (more when the map would need over
   /// 65536 tiles), so a client's selection visits only the tiles its view overlaps.
   void assign(std::span<const std::uint32_t> ids_in, std::span<const float> xs_in, std::span<const float> ys_in,
@@ -47,7 +48,7 @@ struct QuantizedAgents {
   std::vector<std::uint32_t> tile_agents;
 
  private:
-  std::vector<std::uint32_t> order_, scratch_, radix_count_;
+  std::vector<std::uint32_t> order_, scratch_, radix_count_, by_id_;
 };
 
 /// A view rectangle in quantized position units (1/64 cell), [x0, x1) x [y0, y1).
@@ -142,7 +143,7 @@ class SnapshotSelector {
   ViewRelevance relevance_;               // for the first select() form
   std::vector<std::uint16_t> priority_;   // per candidate
   std::vector<std::uint8_t> is_new_;      // per candidate: not in the baseline
-  std::vector<double> bin_bits_;
+  std::vector<std::uint32_t> bin_new_, bin_known_;  // candidates per priority bin
   std::vector<std::uint32_t> counts_;     // density grid counts
   struct Waiting {
     std::uint32_t id;

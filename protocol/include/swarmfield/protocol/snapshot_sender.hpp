@@ -32,8 +32,10 @@ class SnapshotSender {
   bool encode(SnapshotHeader& header, const AgentCandidates& candidates, const DensityGrid& grid,
               std::vector<std::uint8_t>& payload);
 
-  /// The frame of the last encoded snapshot (what the client holds once it decodes it).
-  [[nodiscard]] const AgentFrame& last_frame() const noexcept { return frame_; }
+  /// The frame of the last encoded snapshot (what the client holds once it decodes it). A copy
+  /// made on the first call after encode() (frames are encoded straight into the history), for
+  /// tests and tools; valid until the next encode().
+  [[nodiscard]] const AgentFrame& last_frame() const;
   [[nodiscard]] const SnapshotEncodeStats& last_stats() const noexcept { return encoder_.stats(); }
   /// Newest acknowledged sequence (0 = none).
   [[nodiscard]] std::uint32_t newest_acked() const noexcept { return newest_acked_; }
@@ -50,7 +52,8 @@ class SnapshotSender {
  private:
   SnapshotHistory history_;
   SnapshotEncoder encoder_;
-  AgentFrame frame_;
+  mutable AgentFrame frame_;               // the last frame when it was not encoded into history_
+  mutable bool frame_in_history_ = false;  // ... else last_frame() copies it here on demand
   std::uint32_t next_sequence_ = 1;
   std::uint32_t newest_acked_ = 0;
   std::uint32_t last_tick_ = 0;

@@ -1,14 +1,32 @@
 // NavigationSet: clearance, class planning grids and one field set per size class present.
 #include "swarmfield/sim/nav/navigation_set.hpp"
 
+#include <algorithm>
+
 namespace swarmfield::sim {
 
 NavigationSet::NavigationSet() {
   for (ClassSlot& s : slots_) s.fields.set_any_angle(true);
+  for (HierarchicalFields& h : hier_) h.fields().set_keep_values(false);  // steering reads directions only
 }
 
 void NavigationSet::set_rebuild_budget(std::size_t work_units_per_update) noexcept {
   for (ClassSlot& s : slots_) s.fields.set_rebuild_budget(work_units_per_update);
+  for (HierarchicalFields& h : hier_) h.set_budget(work_units_per_update);
+}
+
+void NavigationSet::note_agents(const GridMap& map, std::span<const float> xs, std::span<const float> ys,
+                                std::span<const std::uint8_t> classes) {
+  if (resolve_field_mode(mode_, map.width(), map.height()) != FieldMode::kHierarchical) return;
+  for (HierarchicalFields& h : hier_) h.begin_tick();
+  const std::size_t n = std::min(xs.size(), ys.size());
+  const float cs = map.cell_size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const int c = classes.empty() ? 1 : (i < classes.size() ? classes[i] : 0);
+    if (c < 1 || c > kMaxSizeClass) continue;
+    const Vec2 p{xs[i], ys[i]};
+    hier_[slot(c)].note_agent(c == 1 ? map.world_to_cell(p) : reference_block(p, c, cs));
+  }
 }
 
 void NavigationSet::set_any_angle_range(float range) noexcept {
@@ -25,18 +43,39 @@ void NavigationSet::invalidate() noexcept {
     s.fields.invalidate();
     s.grid_current = false;
   }
+  for (HierarchicalFields& h : hier_) h.invalidate();
 }
 
 std::uint64_t NavigationSet::rebuild_count() const noexcept {
   std::uint64_t n = 0;
   for (const ClassSlot& s : slots_) n += s.fields.rebuild_count();
+  for (const HierarchicalFields& h : hier_) n += h.route_builds();
   return n;
+}
+
+void NavigationSet::prepare(const GridMap& map, SizeClassMask classes) {
+  if (resolve_field_mode(mode_, map.width(), map.height()) != FieldMode::kHierarchical) return;
+  if (!clearance_valid_ || !clearance_.matches(map)) {
+    clearance_.build(map);
+    clearance_valid_ = true;
+    for (ClassSlot& s : slots_) s.grid_current = false;
+  }
+  for (int n = 1; n <= kMaxSizeClass; ++n) {
+    if ((classes & size_class_bit(n)) == 0) continue;
+    ClassSlot& s = slots_[slot(n)];
+    if (n > 1 && !s.grid_current) {
+      update_class_map(map, clearance_, n, s.grid);
+      s.grid_current = true;
+    }
+    hier_[slot(n)].prepare(n == 1 ? map : s.grid);
+  }
 }
 
 bool NavigationSet::update(const GridMap& map, std::span<const Vec2> goals, SizeClassMask classes) {
   last_work_ = 0;
   cell_size_ = map.cell_size();
   const std::uint64_t map_pass = linear_work_units(map.cell_count());
+  const bool hier = resolve_field_mode(mode_, map.width(), map.height()) == FieldMode::kHierarchical;
   if (!clearance_valid_ || !clearance_.matches(map)) {
     clearance_.build(map);
     clearance_valid_ = true;
@@ -44,6 +83,8 @@ bool NavigationSet::update(const GridMap& map, std::span<const Vec2> goals, Size
     for (ClassSlot& s : slots_) s.grid_current = false;
   }
   bool changed = false;
+  map_ = &map;
+  hierarchical_ = hier;
   for (int n = 1; n <= kMaxSizeClass; ++n) {
     ClassSlot& s = slots_[slot(n)];
     if ((classes & size_class_bit(n)) == 0) {
@@ -51,7 +92,7 @@ bool NavigationSet::update(const GridMap& map, std::span<const Vec2> goals, Size
       continue;
     }
     // Back after an absence: its front is for old goals, so rebuild it at once.
-    if (!s.present) s.fields.invalidate();
+    if (!s.present && !hierarchical_) s.fields.invalidate();
     if (n > 1 && !s.grid_current) {
       update_class_map(map, clearance_, n, s.grid);
       s.grid_current = true;
@@ -65,13 +106,27 @@ bool NavigationSet::update(const GridMap& map, std::span<const Vec2> goals, Size
       if (!class_goal_block(clearance_, g, n, cell_size_, kGoalReachCells, b)) b = {-1, -1};
       s.goal_cells.push_back(b);
     }
-    changed |= s.fields.update(grid, s.goal_cells);
-    last_work_ += s.fields.last_update_work();
-    const std::span<const CellCoord> front = s.fields.goals();
+    std::span<const CellCoord> front;
+    if (hierarchical_) {
+      HierarchicalFields& h = hier_[slot(n)];
+      const std::uint64_t routes_before = h.route_builds();
+      last_work_ += h.update(grid, s.goal_cells);
+      changed |= h.route_builds() != routes_before;
+      front = h.goals();
+    } else {
+      changed |= s.fields.update(grid, s.goal_cells);
+      last_work_ += s.fields.last_update_work();
+      front = s.fields.goals();
+    }
     s.sample_goals.resize(front.size());
+    s.lattice_goals.resize(front.size());
+    // Lattice point b of the class's grid is the centre of block b: a sector field samples
+    // positions shifted by half a block less half a cell.
+    const float shift = 0.5f * static_cast<float>(n - 1) * cell_size_;
     for (std::size_t i = 0; i < front.size(); ++i) {
       const bool fresh = i < goals.size() && s.goal_cells[i] == front[i];
       s.sample_goals[i] = fresh ? goals[i] : block_center(front[i], n, cell_size_);
+      s.lattice_goals[i] = s.sample_goals[i] - Vec2{shift, shift};
     }
     s.present = true;
   }
@@ -81,6 +136,13 @@ bool NavigationSet::update(const GridMap& map, std::span<const Vec2> goals, Size
 NavSample NavigationSet::sample(int size_class, Vec2 p) const noexcept {
   if (!has_class(size_class)) return {};
   const ClassSlot& s = slots_[slot(size_class)];
+  if (hierarchical_ && map_ != nullptr) {
+    const float shift = 0.5f * static_cast<float>(size_class - 1) * cell_size_;
+    NavSample out = hier_[slot(size_class)].fields().sample(size_class == 1 ? *map_ : s.grid, s.lattice_goals,
+                                                              p - Vec2{shift, shift});
+    out.target += Vec2{shift, shift};
+    return out;
+  }
   return sample_any_angle(s.fields.any_angle(), s.fields.flow(), size_class, cell_size_, s.sample_goals, p);
 }
 

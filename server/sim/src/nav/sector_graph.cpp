@@ -195,6 +195,17 @@ void SectorGraph::build(const GridMap& map, std::int32_t sector_side, std::int32
   assemble(map);
 }
 
+std::size_t SectorGraph::memory_bytes() const noexcept {
+  std::size_t bytes = sectors_.capacity() * sizeof(Sector) + (east_.capacity() + south_.capacity()) * sizeof(east_[0]);
+  for (const Sector& s : sectors_) bytes += s.portals.capacity() * sizeof(CellCoord) + s.costs.capacity() * sizeof(std::uint32_t);
+  for (const auto& v : east_) bytes += v.capacity() * sizeof(std::int32_t);
+  for (const auto& v : south_) bytes += v.capacity() * sizeof(std::int32_t);
+  bytes += node_cells_.capacity() * sizeof(CellCoord) + (node_sectors_.capacity() + node_ids_.capacity()) * sizeof(std::uint32_t) +
+           (sector_first_.capacity() + edge_first_.capacity()) * sizeof(std::size_t) + edges_.capacity() * sizeof(SectorEdge) +
+           scratch_map_.costs().capacity();
+  return bytes;
+}
+
 std::size_t SectorGraph::update(const GridMap& map, std::span<const CellCoord> cells) {
   if (map.width() != width_ || map.height() != height_ || sectors_.empty()) {
     build(map, side_, spacing_);
@@ -283,11 +294,17 @@ std::vector<std::uint32_t> seeded_costs(const GridMap& map, const SectorGraph::R
 }  // namespace
 
 void PortalRoutes::build(const SectorGraph& graph, const GridMap& map, std::span<const CellCoord> goals) {
+  begin(graph, map, goals);
+  advance(0);
+}
+
+void PortalRoutes::begin(const SectorGraph& graph, const GridMap& map, std::span<const CellCoord> goals) {
   cost_.assign(graph.node_count(), kUnreachable);
   goals_.clear();
+  heap_.clear();
   settled_ = 0;
-  using Entry = std::pair<std::uint32_t, std::uint32_t>;  // (cost, node)
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+  work_ = 0;
+  graph_ = &graph;
   for (const CellCoord g : goals) {
     if (!map.walkable(g)) continue;
     goals_.push_back(g);
@@ -296,32 +313,48 @@ void PortalRoutes::build(const SectorGraph& graph, const GridMap& map, std::span
     const SectorGraph::Rect r = graph.sector_rect(s);
     const std::vector<std::uint32_t> d = seeded_costs(
         map, r, {{static_cast<std::uint32_t>((g.y - r.y0) * r.w + (g.x - r.x0)), 0u}});
+    work_ += static_cast<std::uint64_t>(r.w) * static_cast<std::uint64_t>(r.h);
     for (const std::uint32_t n : graph.sector_nodes(s)) {
       const CellCoord c = graph.node_cell(n);
       const std::uint32_t v = d[static_cast<std::size_t>((c.y - r.y0) * r.w + (c.x - r.x0))];
       if (v < cost_[n]) {
         cost_[n] = v;
-        heap.push({v, n});
+        heap_.push_back(std::uint64_t{v} << 32 | n);
       }
     }
   }
-  while (!heap.empty()) {
-    const auto [du, u] = heap.top();
-    heap.pop();
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<>{});
+}
+
+bool PortalRoutes::advance(std::uint64_t budget) {
+  if (graph_ == nullptr) return true;
+  const std::uint64_t stop = budget == 0 ? ~std::uint64_t{0} : work_ + budget;
+  while (!heap_.empty() && work_ < stop) {
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
+    const std::uint64_t top = heap_.back();
+    heap_.pop_back();
+    const auto u = static_cast<std::uint32_t>(top & 0xFFFFFFFFu);
+    const auto du = static_cast<std::uint32_t>(top >> 32);
     if (du != cost_[u]) continue;
     ++settled_;
-    for (const SectorEdge& e : graph.edges(u)) {
+    const std::span<const SectorEdge> edges = graph_->edges(u);
+    work_ += 1 + kWorkUnitsPerEdge * edges.size();
+    for (const SectorEdge& e : edges) {
       const std::uint32_t nd = add_saturated(du, e.cost);
       if (nd < cost_[e.to]) {
         cost_[e.to] = nd;
-        heap.push({nd, e.to});
+        heap_.push_back(std::uint64_t{nd} << 32 | e.to);
+        std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
       }
     }
   }
+  if (!heap_.empty()) return false;
+  graph_ = nullptr;
+  return true;
 }
 
 std::uint32_t PortalRoutes::cost_at(const SectorGraph& graph, const GridMap& map, CellCoord c) const {
-  if (!map.walkable(c) || cost_.size() != graph.node_count()) return kUnreachable;
+  if (!map.walkable(c) || cost_.size() != graph.node_count() || in_progress()) return kUnreachable;
   const std::uint32_t s = graph.sector_of(c);
   const SectorGraph::Rect r = graph.sector_rect(s);
   const auto local = [&](CellCoord p) { return static_cast<std::uint32_t>((p.y - r.y0) * r.w + (p.x - r.x0)); };

@@ -7,10 +7,13 @@
 //   GET /metrics  the last published MetricsSnapshot, Prometheus text format 0.0.4
 // Anything else is 404. Requests are small and short-lived: one request per connection, which
 // must arrive whole (at most kMaxRequestBytes) within kRequestDeadline of its connection being
-// taken up, else it is dropped; bodies above 1 KiB are refused, a write waits at most kIoTimeout;
-// at most kThreads requests are served at once. The port is meant for the cluster network
-// (probes, Prometheus), not for players: kThreads connections that send nothing still hold every
-// worker for up to kRequestDeadline each.
+// accepted, else it is dropped; bodies above 1 KiB are refused, a write waits at most kIoTimeout.
+// Accepted connections wait in a room polled by one thread until they send something; only then
+// does one of kThreads workers take them up, so idle connections hold no worker. At most
+// kMaxWaiting connections wait (the oldest is dropped for a new one), kMaxPerAddress are open and
+// kMaxBusyPerAddress are served at once per peer address. The port is meant for the cluster
+// network (probes, Prometheus), not for players: many addresses trickling requests can still keep
+// every worker busy for up to kRequestDeadline per connection.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -28,7 +31,13 @@ namespace swarmfield::server {
 
 class OperationsHttp {
  public:
-  static constexpr int kThreads = 4;
+  static constexpr int kThreads = 8;
+  /// Connections accepted and not yet sending (beyond it the oldest waiting one is closed).
+  static constexpr std::size_t kMaxWaiting = 256;
+  /// Open connections per peer address (waiting or served); a new one beyond it is closed at once.
+  static constexpr int kMaxPerAddress = 32;
+  /// Workers serving one peer address at once.
+  static constexpr int kMaxBusyPerAddress = kThreads / 2;
   /// The whole request (request line, headers, body) must arrive within this time.
   static constexpr std::chrono::seconds kRequestDeadline{2};
   /// ... and within this many bytes (a probe or a Prometheus scrape sends a few hundred).
@@ -36,7 +45,8 @@ class OperationsHttp {
   /// Longest wait for the socket to take more of the answer.
   static constexpr std::chrono::seconds kIoTimeout{2};
 
-  explicit OperationsHttp(const OperationsState& state);
+  /// `request_deadline`: kRequestDeadline unless a test needs connections held longer.
+  explicit OperationsHttp(const OperationsState& state, std::chrono::milliseconds request_deadline = kRequestDeadline);
   ~OperationsHttp();
   OperationsHttp(const OperationsHttp&) = delete;
   OperationsHttp& operator=(const OperationsHttp&) = delete;
@@ -51,6 +61,7 @@ class OperationsHttp {
 
  private:
   const OperationsState& state_;
+  std::chrono::milliseconds request_deadline_;
   std::unique_ptr<httplib::Server> server_;
   std::thread thread_;
   std::uint16_t port_ = 0;

@@ -39,6 +39,9 @@ struct ServerConfig {
   /// in the tick that needs it; kAutoFieldBudget = chosen from the map size by
   /// resolve_field_budget(); otherwise at least kMinFieldBudget.
   std::int64_t field_budget = -1;
+  /// Size class 1's navigation fields: "whole", "hierarchical" or "auto" (hierarchical from
+  /// 4096 cells a side; sim::FieldMode).
+  std::string field_mode = "auto";
   /// Threads that step the swarm, the tick thread included (1..kMaxWorkerThreads). The
   /// simulation is bit-identical for any count (sim::WorldParams::worker_threads).
   std::int64_t threads = 2;

@@ -48,6 +48,10 @@ struct WorldParams {
   /// agents read the previous complete field until the new one is swapped in; 200000 is about
   /// 3 ms a tick on a 1024x1024 map here, a full rebuild there being ~1.2 million units.
   std::size_t field_rebuild_budget = 0;
+  /// Whole-map or hierarchical fields for size class 1 (NavigationSet::set_field_mode()); kAuto
+  /// = hierarchical from kHierarchicalFromSide (4096) cells a side. In hierarchical mode new
+  /// agents spawn on any walkable cell (no whole-map reachability to rank cells by).
+  FieldMode field_mode = FieldMode::kAuto;
   /// Threads that step the swarm, the calling thread included (a WorkerPool of
   /// worker_threads - 1 threads, started by the constructor; 0 or 1 = none, capped at
   /// WorkerPool::kMaxThreads). The state (and state_hash) is bit-identical for any value.
@@ -160,7 +164,10 @@ class World {
 
   GridMap map_;
   WorldParams params_;
+  /// Size classes with fields: class 1 and those of kinds with agents or a spawn weight.
+  [[nodiscard]] SizeClassMask classes_present() const noexcept;
   NavigationSet nav_;
+  std::vector<std::uint8_t> agent_classes_;  // hierarchical fields: each agent's size class (scratch)
   Swarm swarm_;
   std::vector<Player> players_;
   std::vector<Vec2> goal_positions_;  // scratch of update_fields(): the players' positions

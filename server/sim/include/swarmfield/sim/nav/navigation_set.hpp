@@ -9,6 +9,8 @@
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/any_angle_field.hpp"
 #include "swarmfield/sim/nav/clearance_map.hpp"
+#include "swarmfield/sim/nav/field_mode.hpp"
+#include "swarmfield/sim/nav/hierarchical_fields.hpp"
 #include "swarmfield/sim/nav/navigation_fields.hpp"
 #include "swarmfield/sim/nav/size_class.hpp"
 #include "swarmfield/sim/vec2.hpp"
@@ -44,8 +46,34 @@ class NavigationSet {
   /// index = goal index, e.g. one per player) on `map`. Call once per tick. Returns true if some
   /// class's front fields changed.
   bool update(const GridMap& map, std::span<const Vec2> goals, SizeClassMask classes);
-  /// Work units per class per update (NavigationFields::set_rebuild_budget); 0 = all at once.
+  /// Work units per class per update (NavigationFields::set_rebuild_budget; in hierarchical
+  /// mode HierarchicalFields::set_budget); 0 = all at once.
   void set_rebuild_budget(std::size_t work_units_per_update) noexcept;
+  /// Every class's fields: whole-map (NavigationFields) or hierarchical (HierarchicalFields on
+  /// the class's planning grid: sector graph, portal routes, per-sector fields of the occupied
+  /// sectors); kAuto (the default) = hierarchical on maps from kHierarchicalFromSide cells a
+  /// side. In hierarchical mode fields(n) stays empty (no whole-map integration, flow or
+  /// any-angle field: nothing reads reachability from them), sample(n, p) reads the sector
+  /// fields (SectorFields::sample() on the class's lattice), and the agents (cells and classes)
+  /// must be given each tick with note_agents() before update(). Takes effect at the next
+  /// update().
+  void set_field_mode(FieldMode mode) noexcept { mode_ = mode; }
+  [[nodiscard]] FieldMode field_mode() const noexcept { return mode_; }
+  /// True when the last update() ran class 1 hierarchically.
+  [[nodiscard]] bool hierarchical() const noexcept { return hierarchical_; }
+  /// Start-up work ahead of the first update() in hierarchical mode: the clearance map, the
+  /// planning grids and the sector graphs of `classes` on `map` (seconds on 8192 maps), so the
+  /// first tick only routes. Nothing in whole mode.
+  void prepare(const GridMap& map, SizeClassMask classes);
+  /// Agents this tick, for the occupied sectors: positions (world units) and, per agent, its
+  /// size class (`classes`, 1..kMaxSizeClass; empty = all class 1; shorter spans: the agents
+  /// both cover). Nothing is kept or done unless the mode resolves to hierarchical for `map`.
+  void note_agents(const GridMap& map, std::span<const float> xs, std::span<const float> ys,
+                   std::span<const std::uint8_t> classes = {});
+  /// The class's hierarchical fields (meaningful when hierarchical() and has_class()).
+  [[nodiscard]] const HierarchicalFields& hierarchical_fields(int size_class = 1) const noexcept {
+    return hier_[slot(size_class)];
+  }
   /// Any-angle range of every class (NavigationFields::set_any_angle_range(); cost units, cells
   /// on a unit-cost map); default NavigationFields::kDefaultAnyAngleRange. A change rebuilds
   /// every class at its next update().
@@ -94,12 +122,17 @@ class NavigationSet {
     bool present = false;            // in the last update()
     std::vector<CellCoord> goal_cells;
     std::vector<Vec2> sample_goals;
+    std::vector<Vec2> lattice_goals;  // hierarchical: sample_goals on the class's lattice
   };
   [[nodiscard]] static std::size_t slot(int size_class) noexcept {
     return static_cast<std::size_t>(size_class < 1 ? 0 : (size_class > kMaxSizeClass ? kMaxSizeClass - 1 : size_class - 1));
   }
 
   std::array<ClassSlot, kMaxSizeClass> slots_;
+  std::array<HierarchicalFields, kMaxSizeClass> hier_;
+  FieldMode mode_ = FieldMode::kAuto;
+  bool hierarchical_ = false;
+  const GridMap* map_ = nullptr;  // the last update()'s map (sample() in hierarchical mode)
   ClearanceMap clearance_;
   bool clearance_valid_ = false;
   float cell_size_ = 1.0f;

@@ -1,0 +1,86 @@
+#pragma once
+// Hierarchical navigation, layer 4: the sector graph, time-sliced portal routes (front and back)
+// and the per-sector fields, kept up to date under one per-tick work budget (see
+// server/sim/src/nav/HIERARCHICAL.md).
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "swarmfield/sim/map/grid_map.hpp"
+#include "swarmfield/sim/nav/sector_fields.hpp"
+#include "swarmfield/sim/nav/sector_graph.hpp"
+
+namespace swarmfield::sim {
+
+/// Navigation for big maps without a whole-map field: what a goal change costs is bounded by the
+/// portal graph and the occupied sectors, not by the map.
+///
+/// Per tick: begin_tick(); note_agent() for each agent; update(map, goal_cells). update():
+///  - first call, a map of another size or another revision: the graph is built (all at once;
+///    ~0.5 s at 4096 on street maps, see HIERARCHICAL.md) and the routes with it;
+///  - goal cells (as a sequence) differing from the front routes' and no route build in
+///    progress: a back route build starts; a build in progress continues even if the goals
+///    change again (it finishes, is swapped in, and the next starts: the front always belongs to
+///    some recent goals, as NavigationFields does); goals back to the front's abandon it;
+///  - a completed back build is swapped in (SectorFields::set_routes(): the sector fields stay
+///    readable and are rebuilt for the occupied sectors, most agents first);
+///  - budget (set_budget(), work units as kLinearCellsPerWorkUnit defines them): at most about
+///    half goes to the sector fields before the routes, the routes get the rest, and fields
+///    take what the routes leave; 0 = everything at once.
+/// Deterministic (no clock). The map is read during update() only.
+class HierarchicalFields {
+ public:
+  void set_budget(std::uint64_t work_units_per_update) noexcept { budget_ = work_units_per_update; }
+  [[nodiscard]] std::uint64_t budget() const noexcept { return budget_; }
+  /// Sector side for the next graph build (cells; SectorGraph::kDefaultSectorSide).
+  void set_sector_side(std::int32_t side) noexcept { side_ = side; }
+
+  /// Builds the graph for `map` now if it has none for its size and revision (e.g. at start-up,
+  /// before clients connect: ~0.5-13 s on 4096-8192 maps); the next update() then builds the
+  /// routes at once. Returns the work units spent (one per map cell when it built).
+  std::uint64_t prepare(const GridMap& map);
+  /// The next update() rebuilds the graph and routes (e.g. another map of the same size and
+  /// revision was swapped in).
+  void invalidate() noexcept {
+    width_ = -1;
+    front_valid_ = false;
+  }
+  void begin_tick() { fields_.begin_tick(); }
+  void note_agent(CellCoord c) { fields_.note_agent(c); }
+  /// See the class comment. Returns the work units spent (graph builds included, charged one
+  /// unit per map cell).
+  std::uint64_t update(const GridMap& map, std::span<const CellCoord> goal_cells);
+
+  [[nodiscard]] const SectorGraph& graph() const noexcept { return graph_; }
+  /// The front (complete) routes.
+  [[nodiscard]] const PortalRoutes& routes() const noexcept { return front_; }
+  [[nodiscard]] const SectorFields& fields() const noexcept { return fields_; }
+  [[nodiscard]] SectorFields& fields() noexcept { return fields_; }
+  /// Goal cells the front routes were built for.
+  [[nodiscard]] std::span<const CellCoord> goals() const noexcept { return front_goals_; }
+  [[nodiscard]] bool route_build_in_progress() const noexcept { return back_.in_progress(); }
+  /// Completed route builds (the front replaced), graph builds.
+  [[nodiscard]] std::uint64_t route_builds() const noexcept { return route_builds_; }
+  [[nodiscard]] std::uint64_t graph_builds() const noexcept { return graph_builds_; }
+  /// Work units of the last update().
+  [[nodiscard]] std::uint64_t last_update_work() const noexcept { return last_work_; }
+
+ private:
+  SectorGraph graph_;
+  PortalRoutes front_;
+  PortalRoutes back_;
+  SectorFields fields_;
+  std::vector<CellCoord> front_goals_;
+  std::vector<CellCoord> back_goals_;
+  std::int32_t width_ = -1;
+  std::int32_t height_ = -1;
+  std::uint32_t revision_ = 0;
+  std::int32_t side_ = SectorGraph::kDefaultSectorSide;
+  std::uint64_t budget_ = 0;
+  bool front_valid_ = false;  // front_ holds routes for the current graph
+  std::uint64_t route_builds_ = 0;
+  std::uint64_t graph_builds_ = 0;
+  std::uint64_t last_work_ = 0;
+};
+
+}  // namespace swarmfield::sim

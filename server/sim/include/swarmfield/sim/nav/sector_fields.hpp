@@ -1,0 +1,170 @@
+#pragma once
+// Hierarchical navigation, layers 3 and 4: per-sector integration and flow fields built on
+// demand for the sectors agents occupy, seeded with the portal route costs, cached, dropped when
+// unused, and built under a per-tick work budget (see server/sim/src/nav/HIERARCHICAL.md).
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "swarmfield/sim/map/grid_map.hpp"
+#include "swarmfield/sim/nav/any_angle_field.hpp"
+#include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/nav/sector_graph.hpp"
+#include "swarmfield/sim/vec2.hpp"
+
+namespace swarmfield::sim {
+
+/// Flow field tiles (Emerson, "Crowd Pathfinding and Steering Using Flow Field Tiles", Game AI
+/// Pro 2013): a sector's field is the integration field of the sector's cells plus a one-cell
+/// ring around it, where the ring is blocked except for the portal cells of neighbouring
+/// sectors that the sector's portals step to (the graph's crossing edges). Seeds: every portal
+/// of the sector and every such neighbour portal at its route cost (PortalRoutes::node_cost),
+/// and the goals inside the sector at 0. Since route costs are distances over the graph, which
+/// holds the exact in-sector costs between portals, the seeded values are consistent across
+/// sectors: a cell's flow leads downhill to a portal, over the border to the neighbour portal
+/// it was seeded from, and on through the next sector's field to a goal. Values are never below
+/// the map's true costs (every step is a real step of the map); on street maps within a few
+/// per cent of them (HIERARCHICAL.md has the measured ratios).
+///
+/// Use per tick: begin_tick(); note_agent() for each agent (its cell); update(map, budget)
+/// builds the fields of occupied sectors that have none or one for older routes, most agents
+/// first, for about `budget` work units; then direction() / steer() per agent. After a route
+/// change (a goal moved, the map changed: rebuild the SectorGraph / PortalRoutes, then call
+/// set_routes()), cached fields stay readable until rebuilt: agents follow the old routes
+/// meanwhile (a goal that moved by one cell changes every cost by at most one step). A sector
+/// without any field steers toward its cheapest portal (steer(): straight line, for the tick or
+/// two until its field is built). Fields of sectors no agent occupied for keep_ticks() ticks are
+/// dropped, and at most max_fields() are kept (the least recently occupied go first).
+///
+/// Memory: per kept field of a 64 x 64 sector, 64 x 64 directions (1 byte), plus 66 x 66
+/// values (4 bytes) when kept (set_keep_values(); ~21 KiB in all). Deterministic (no clock is read; same calls give the same fields and
+/// counters). No allocation once warm (buffers of dropped fields are reused).
+class SectorFields {
+ public:
+  /// Ticks a field is kept after the last tick an agent was in its sector (~3 s at 30 Hz).
+  static constexpr std::uint32_t kDefaultKeepTicks = 90;
+  /// Fields kept at most: every sector of an 8192 x 8192 map (a crowd spread over the whole map
+  /// occupies most): 64 MiB of 64 x 64 sector fields without values, ~340 MiB with.
+  static constexpr std::size_t kDefaultMaxFields = 16384;
+  /// Work units charged per cell of a sector build (the cell ring included): measured ~25-40 ns
+  /// a cell (binary-heap Dijkstra and the flow pass, 64 x 64 sectors of street maps) against
+  /// ~6-9 ns for a unit of the whole-map search (see kLinearCellsPerWorkUnit).
+  static constexpr std::uint64_t kWorkUnitsPerCell = 4;
+
+  /// Binds the graph and routes (not owned: both must outlive this object and stay as they are
+  /// until the next set_routes()). Every cached field becomes out of date (kept, readable, and
+  /// rebuilt when its sector is next occupied); a graph with another sector layout drops them.
+  void set_routes(const SectorGraph& graph, const PortalRoutes& routes);
+  /// Starts a tick: clears the occupancy of the last one.
+  void begin_tick();
+  /// Counts an agent in map cell `c` (off-map cells are ignored) for this tick.
+  void note_agent(CellCoord c);
+  /// Builds the fields of this tick's occupied sectors that have none or an out-of-date one,
+  /// most agents first, until about `budget` work units are spent (each build charges
+  /// kWorkUnitsPerCell per cell; the last may overshoot by one build); 0 = all of them. Then
+  /// drops the fields past keep_ticks(). Returns the work units spent. `map` must be the map the
+  /// graph was built for.
+  std::uint64_t update(const GridMap& map, std::uint64_t budget);
+  /// Builds (or rebuilds) the field of sector `s` now, whatever the occupancy or the cap.
+  void build_sector(const GridMap& map, std::uint32_t s);
+
+  /// True when sector `s` has a field (current or from older routes).
+  [[nodiscard]] bool has_field(std::uint32_t s) const noexcept;
+  /// True when sector `s` has a field for the current routes.
+  [[nodiscard]] bool field_current(std::uint32_t s) const noexcept;
+  /// Cost to the nearest goal (raw units, as IntegrationField::raw()) of map cell `c` in its
+  /// sector's field; kUnreachable when blocked, unreached, or the sector has no field. Without
+  /// kept values (set_keep_values(false)): 0 on goal cells, kUnreachable elsewhere.
+  [[nodiscard]] std::uint32_t value(CellCoord c) const noexcept;
+  /// Flow direction of map cell `c` (FlowField's rules: lowest legal neighbour, no corner
+  /// cutting, orthogonal first on ties); kNone for goals, blocked, unreached cells, and sectors
+  /// without a field.
+  [[nodiscard]] FlowDirection direction(CellCoord c) const noexcept;
+  /// Desired direction (unit vector, world axes) of an agent at world position `p` on `map`:
+  /// its cell's flow direction when its sector has a field (`from_field` true); else toward the
+  /// centre of the cell that looks cheapest from here (a goal in the sector, a portal of the
+  /// sector or a neighbour portal it steps to: route cost + octile distance); {0, 0} when
+  /// nothing reaches the cell.
+  struct Steer {
+    Vec2 direction;
+    bool from_field = false;
+  };
+  [[nodiscard]] Steer steer(const GridMap& map, Vec2 p) const noexcept;
+
+  /// What the crowd's steering reads (NavigationSet::sample() in hierarchical mode), world units:
+  /// - p's cell blocked: kNoRoute, the blend below (possibly {0, 0});
+  /// - its sector without a field: steer()'s straight line, kFollowFlow (kNoRoute if none);
+  /// - a goal cell: straight at the nearest goal position in `goals` inside the cell
+  ///   (kGoalInSight, goal index set; kAtGoal within kAtGoalCells);
+  /// - unreached: kNoRoute with the blend; else kFollowFlow with the blend: sample_flow()'s
+  ///   bilinear blend of the four cell-centre directions round p, each from its own sector's
+  ///   field (cells of sectors without a field and samples diagonal across a blocked corner
+  ///   skipped), falling back to p's cell's direction. O(1), no allocation.
+  [[nodiscard]] NavSample sample(const GridMap& map, std::span<const Vec2> goals, Vec2 p) const noexcept;
+
+  /// Keep each field's values (66 x 66 x 4 bytes a 64-cell sector; the default, for tests and
+  /// tools) or only its directions (64 x 64 bytes, goal cells marked): what steering needs.
+  /// Applies to fields built from then on.
+  void set_keep_values(bool keep) noexcept { keep_values_ = keep; }
+  void set_keep_ticks(std::uint32_t ticks) noexcept { keep_ticks_ = ticks; }
+  [[nodiscard]] std::uint32_t keep_ticks() const noexcept { return keep_ticks_; }
+  void set_max_fields(std::size_t fields) noexcept { max_fields_ = fields < 1 ? 1 : fields; }
+  [[nodiscard]] std::size_t max_fields() const noexcept { return max_fields_; }
+
+  /// Fields kept now.
+  [[nodiscard]] std::size_t field_count() const noexcept { return live_; }
+  /// Sectors occupied this tick.
+  [[nodiscard]] std::size_t occupied_count() const noexcept { return occupied_.size(); }
+  /// Occupied sectors left without a current field by the last update() (budget or cap).
+  [[nodiscard]] std::size_t pending_count() const noexcept { return pending_; }
+  /// Counters since construction: sector fields built, dropped (unused or evicted by the cap).
+  [[nodiscard]] std::uint64_t build_count() const noexcept { return builds_; }
+  [[nodiscard]] std::uint64_t drop_count() const noexcept { return drops_; }
+  /// Route generation (set_routes() calls).
+  [[nodiscard]] std::uint64_t generation() const noexcept { return generation_; }
+  /// Bytes held by the kept fields and the per-sector tables (capacity).
+  [[nodiscard]] std::size_t memory_bytes() const noexcept;
+
+ private:
+  struct Field {
+    std::uint32_t sector = 0;
+    std::uint64_t generation = 0;
+    std::uint64_t last_tick = 0;      // last tick an agent was in the sector
+    std::vector<std::uint32_t> values;  // (w + 2) x (h + 2), the ring included; empty unless kept
+    std::vector<std::uint8_t> dirs;     // w x h: FlowDirection codes, kGoalCode on goals
+  };
+  static constexpr std::uint32_t kNoField = 0xFFFFFFFFu;
+  /// Direction code of a goal cell (FlowDirection's codes are 0..8).
+  static constexpr std::uint8_t kGoalCode = 9;
+  [[nodiscard]] std::uint8_t code_at(CellCoord c) const noexcept;
+  [[nodiscard]] const Field* field_of(CellCoord c, SectorGraph::Rect& r) const noexcept;
+  std::uint32_t take_slot();
+  void drop(std::uint32_t slot);
+
+  const SectorGraph* graph_ = nullptr;
+  const PortalRoutes* routes_ = nullptr;
+  std::int32_t sectors_x_ = 0;
+  std::int32_t sectors_y_ = 0;
+  std::int32_t side_ = 0;
+  std::uint64_t generation_ = 0;
+  std::uint64_t tick_ = 0;
+  std::uint32_t keep_ticks_ = kDefaultKeepTicks;
+  std::size_t max_fields_ = kDefaultMaxFields;
+  std::vector<std::uint32_t> slot_of_;     // per sector: its field's slot, or kNoField
+  std::vector<std::uint32_t> agents_;      // per sector: agents this tick
+  std::vector<std::uint32_t> occupied_;    // sectors with agents this tick
+  std::vector<Field> fields_;              // slots
+  std::vector<std::uint32_t> free_;        // free slots
+  std::size_t live_ = 0;
+  std::size_t pending_ = 0;
+  std::uint64_t builds_ = 0;
+  std::uint64_t drops_ = 0;
+  // Build scratch (kept between builds).
+  bool keep_values_ = true;
+  std::vector<std::uint32_t> scratch_values_;  // values of the build when not kept
+  std::vector<std::uint8_t> open_;
+  std::vector<std::uint64_t> heap_;        // (value << 32 | local cell), a binary min-heap
+  std::vector<std::uint32_t> order_;       // update(): sectors to build
+};
+
+}  // namespace swarmfield::sim

@@ -1,0 +1,384 @@
+// Per-sector fields on demand (hierarchical navigation, layers 3 and 4).
+#include "swarmfield/sim/nav/sector_fields.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <limits>
+
+namespace swarmfield::sim {
+
+namespace {
+
+constexpr std::uint32_t kInf = kUnreachable;
+
+std::uint32_t add_saturated(std::uint32_t a, std::uint32_t b) noexcept {
+  const std::uint64_t s = std::uint64_t{a} + b;
+  return s >= kInf ? kInf - 1 : static_cast<std::uint32_t>(s);
+}
+
+/// Octile distance between two cells, raw units (unit costs).
+std::uint32_t octile(CellCoord a, CellCoord b) noexcept {
+  const auto dx = static_cast<std::uint32_t>(std::abs(a.x - b.x));
+  const auto dy = static_cast<std::uint32_t>(std::abs(a.y - b.y));
+  const std::uint32_t lo = std::min(dx, dy), hi = std::max(dx, dy);
+  return lo * kDiagonalStep + (hi - lo) * kOrthogonalStep;
+}
+
+}  // namespace
+
+void SectorFields::set_routes(const SectorGraph& graph, const PortalRoutes& routes) {
+  const bool same_layout = graph_ != nullptr && graph.sectors_x() == sectors_x_ && graph.sectors_y() == sectors_y_ &&
+                           graph.sector_side() == side_ && slot_of_.size() == graph.sector_count();
+  graph_ = &graph;
+  routes_ = &routes;
+  ++generation_;
+  if (same_layout) return;
+  for (std::uint32_t slot = 0; slot < fields_.size(); ++slot) {
+    if (fields_[slot].sector != kNoField) drop(slot);
+  }
+  sectors_x_ = graph.sectors_x();
+  sectors_y_ = graph.sectors_y();
+  side_ = graph.sector_side();
+  slot_of_.assign(graph.sector_count(), kNoField);
+  agents_.assign(graph.sector_count(), 0);
+  occupied_.clear();
+}
+
+void SectorFields::begin_tick() {
+  ++tick_;
+  for (const std::uint32_t s : occupied_) agents_[s] = 0;
+  occupied_.clear();
+}
+
+void SectorFields::note_agent(CellCoord c) {
+  if (graph_ == nullptr || c.x < 0 || c.y < 0 || c.x >= sectors_x_ * side_ || c.y >= sectors_y_ * side_) return;
+  const std::uint32_t s = graph_->sector_of(c);
+  if (s >= agents_.size()) return;
+  if (agents_[s]++ == 0) occupied_.push_back(s);
+}
+
+bool SectorFields::has_field(std::uint32_t s) const noexcept { return s < slot_of_.size() && slot_of_[s] != kNoField; }
+
+bool SectorFields::field_current(std::uint32_t s) const noexcept {
+  return has_field(s) && fields_[slot_of_[s]].generation == generation_;
+}
+
+std::uint32_t SectorFields::take_slot() {
+  if (!free_.empty()) {
+    const std::uint32_t slot = free_.back();
+    free_.pop_back();
+    return slot;
+  }
+  fields_.emplace_back();
+  return static_cast<std::uint32_t>(fields_.size() - 1);
+}
+
+void SectorFields::drop(std::uint32_t slot) {
+  Field& f = fields_[slot];
+  if (f.sector == kNoField) return;
+  slot_of_[f.sector] = kNoField;
+  f.sector = kNoField;
+  free_.push_back(slot);
+  --live_;
+  ++drops_;
+}
+
+void SectorFields::build_sector(const GridMap& map, std::uint32_t s) {
+  if (graph_ == nullptr || s >= slot_of_.size()) return;
+  const SectorGraph& g = *graph_;
+  const PortalRoutes& routes = *routes_;
+  std::uint32_t slot = slot_of_[s];
+  if (slot == kNoField) {
+    slot = take_slot();
+    slot_of_[s] = slot;
+    fields_[slot].sector = s;
+    ++live_;
+  }
+  Field& f = fields_[slot];
+  f.generation = generation_;
+  f.last_tick = tick_;
+  ++builds_;
+
+  const SectorGraph::Rect r = g.sector_rect(s);
+  const auto lw = static_cast<std::size_t>(r.w) + 2;  // local grid: the sector and a ring
+  const auto lh = static_cast<std::size_t>(r.h) + 2;
+  const auto local = [&](CellCoord c) {
+    return static_cast<std::uint32_t>(static_cast<std::size_t>(c.y - r.y0 + 1) * lw + static_cast<std::size_t>(c.x - r.x0 + 1));
+  };
+  open_.assign(lw * lh, 0);
+  // Values in the field when kept (keep_values()), else in scratch: only directions stay.
+  std::vector<std::uint32_t>& vals = keep_values_ ? f.values : scratch_values_;
+  if (!keep_values_) f.values = {};
+  vals.assign(lw * lh, kInf);
+  heap_.clear();
+  for (std::int32_t y = 0; y < r.h; ++y)
+    for (std::int32_t x = 0; x < r.w; ++x)
+      open_[static_cast<std::size_t>(y + 1) * lw + static_cast<std::size_t>(x + 1)] =
+          map.walkable(r.x0 + x, r.y0 + y) ? 1 : 0;
+  const auto seed = [&](std::uint32_t cell, std::uint32_t v) {
+    if (v >= vals[cell]) return;
+    vals[cell] = v;
+    heap_.push_back(std::uint64_t{v} << 32 | cell);
+  };
+  // The sector's portals and the neighbour portals they cross to (the ring's only open cells).
+  for (const std::uint32_t n : g.sector_nodes(s)) {
+    seed(local(g.node_cell(n)), routes.node_cost(n));
+    for (const SectorEdge& e : g.edges(n)) {
+      if (g.node_sector(e.to) == s) continue;
+      const std::uint32_t cell = local(g.node_cell(e.to));
+      open_[cell] = 1;
+      seed(cell, routes.node_cost(e.to));
+    }
+  }
+  for (const CellCoord goal : routes.goals()) {
+    if (g.sector_of(goal) == s) seed(local(goal), 0);
+  }
+  // Dijkstra from the seeds (binary heap of value << 32 | cell: the smallest value first).
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<>{});
+  const auto step_cost = [&](std::uint32_t cell) {
+    const auto lx = static_cast<std::int32_t>(cell % lw) - 1, ly = static_cast<std::int32_t>(cell / lw) - 1;
+    return static_cast<std::uint32_t>(map.cost(r.x0 + lx, r.y0 + ly));
+  };
+  while (!heap_.empty()) {
+    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
+    const std::uint64_t top = heap_.back();
+    heap_.pop_back();
+    const auto u = static_cast<std::uint32_t>(top & 0xFFFFFFFFu);
+    const auto du = static_cast<std::uint32_t>(top >> 32);
+    if (du != vals[u]) continue;
+    // Ring cells are seeds only: every cell relaxed is one of the sector's (so a ring cell
+    // relaxes the sector cells next to it, as the flow below may step to it from them).
+    const auto ux = static_cast<std::int32_t>(u % lw), uy = static_cast<std::int32_t>(u / lw);
+    for (std::size_t k = 0; k < kDirectionOffsets.size(); ++k) {
+      const CellCoord o = kDirectionOffsets[k];
+      const std::int32_t nx = ux + o.x, ny = uy + o.y;
+      if (nx < 1 || ny < 1 || nx > r.w || ny > r.h) continue;
+      const auto n = static_cast<std::uint32_t>(static_cast<std::size_t>(ny) * lw + static_cast<std::size_t>(nx));
+      if (open_[n] == 0) continue;
+      const bool diagonal = (k & 1) != 0;
+      if (diagonal && (open_[static_cast<std::size_t>(uy) * lw + static_cast<std::size_t>(nx)] == 0 ||
+                       open_[static_cast<std::size_t>(ny) * lw + static_cast<std::size_t>(ux)] == 0))
+        continue;
+      const std::uint32_t nd = add_saturated(du, (diagonal ? kDiagonalStep : kOrthogonalStep) * step_cost(n));
+      if (nd < vals[n]) {
+        vals[n] = nd;
+        heap_.push_back(std::uint64_t{nd} << 32 | n);
+        std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
+      }
+    }
+  }
+  // Flow: FlowField's rules on the local grid (ring cells included as neighbours).
+  const auto stride = static_cast<std::ptrdiff_t>(lw);
+  f.dirs.assign(static_cast<std::size_t>(r.w) * static_cast<std::size_t>(r.h),
+                static_cast<std::uint8_t>(FlowDirection::kNone));
+  for (std::size_t y = 1; y + 1 < lh; ++y) {
+    for (std::size_t x = 1; x + 1 < lw; ++x) {
+      const std::size_t u = y * lw + x;
+      if (open_[u] == 0) continue;
+      std::uint32_t best = vals[u];
+      std::uint8_t dir = static_cast<std::uint8_t>(FlowDirection::kNone);
+      // Orthogonal directions first, then diagonals: ties keep the first found.
+      for (const std::size_t k : {0u, 2u, 4u, 6u, 1u, 3u, 5u, 7u}) {
+        const CellCoord o = kDirectionOffsets[k];
+        const std::size_t n = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(u) + o.y * stride + o.x);
+        if (open_[n] == 0 || vals[n] >= best) continue;
+        if ((k & 1) != 0 && (open_[static_cast<std::size_t>(static_cast<std::ptrdiff_t>(u) + o.x)] == 0 ||
+                             open_[static_cast<std::size_t>(static_cast<std::ptrdiff_t>(u) + o.y * stride)] == 0))
+          continue;
+        best = vals[n];
+        dir = static_cast<std::uint8_t>(k);
+      }
+      if (vals[u] == 0) dir = kGoalCode;  // a goal: no direction, but routed
+      f.dirs[(y - 1) * static_cast<std::size_t>(r.w) + (x - 1)] = dir;
+    }
+  }
+}
+
+std::uint64_t SectorFields::update(const GridMap& map, std::uint64_t budget) {
+  if (graph_ == nullptr) return 0;
+  order_.clear();
+  for (const std::uint32_t s : occupied_) {
+    if (slot_of_[s] != kNoField) fields_[slot_of_[s]].last_tick = tick_;
+    if (!field_current(s)) order_.push_back(s);
+  }
+  // Most agents first; sector index breaks ties (deterministic).
+  std::sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return agents_[a] != agents_[b] ? agents_[a] > agents_[b] : a < b;
+  });
+  std::uint64_t spent = 0;
+  std::size_t done = 0;
+  for (const std::uint32_t s : order_) {
+    if (budget != 0 && spent >= budget) break;
+    if (slot_of_[s] == kNoField && live_ >= max_fields_) {
+      // Evict the least recently occupied field not in use this tick, if any.
+      std::uint32_t victim = kNoField;
+      for (std::uint32_t slot = 0; slot < fields_.size(); ++slot) {
+        const Field& f = fields_[slot];
+        if (f.sector == kNoField || f.last_tick == tick_) continue;
+        if (victim == kNoField || f.last_tick < fields_[victim].last_tick) victim = slot;
+      }
+      if (victim == kNoField) break;  // every kept field is in use: the rest steer to portals
+      drop(victim);
+    }
+    build_sector(map, s);
+    const SectorGraph::Rect r = graph_->sector_rect(s);
+    spent += kWorkUnitsPerCell * static_cast<std::uint64_t>(r.w + 2) * static_cast<std::uint64_t>(r.h + 2);
+    ++done;
+  }
+  pending_ = order_.size() - done;
+  // Drop the fields of sectors nobody was in for keep_ticks_ ticks.
+  for (std::uint32_t slot = 0; slot < fields_.size(); ++slot) {
+    const Field& f = fields_[slot];
+    if (f.sector != kNoField && tick_ - f.last_tick > keep_ticks_) drop(slot);
+  }
+  return spent;
+}
+
+const SectorFields::Field* SectorFields::field_of(CellCoord c, SectorGraph::Rect& r) const noexcept {
+  if (graph_ == nullptr || c.x < 0 || c.y < 0 || c.x >= sectors_x_ * side_ || c.y >= sectors_y_ * side_) return nullptr;
+  const std::uint32_t s = graph_->sector_of(c);
+  if (s >= slot_of_.size() || slot_of_[s] == kNoField) return nullptr;
+  r = graph_->sector_rect(s);
+  if (c.x >= r.x0 + r.w || c.y >= r.y0 + r.h) return nullptr;
+  return &fields_[slot_of_[s]];
+}
+
+std::uint32_t SectorFields::value(CellCoord c) const noexcept {
+  SectorGraph::Rect r{};
+  const Field* f = field_of(c, r);
+  if (f == nullptr) return kInf;
+  if (f->values.empty()) {
+    const std::uint8_t code = f->dirs[static_cast<std::size_t>(c.y - r.y0) * static_cast<std::size_t>(r.w) +
+                                      static_cast<std::size_t>(c.x - r.x0)];
+    return code == kGoalCode ? 0 : kInf;
+  }
+  return f->values[static_cast<std::size_t>(c.y - r.y0 + 1) * static_cast<std::size_t>(r.w + 2) +
+                   static_cast<std::size_t>(c.x - r.x0 + 1)];
+}
+
+FlowDirection SectorFields::direction(CellCoord c) const noexcept {
+  SectorGraph::Rect r{};
+  const Field* f = field_of(c, r);
+  if (f == nullptr) return FlowDirection::kNone;
+  const std::uint8_t code =
+      f->dirs[static_cast<std::size_t>(c.y - r.y0) * static_cast<std::size_t>(r.w) + static_cast<std::size_t>(c.x - r.x0)];
+  return code == kGoalCode ? FlowDirection::kNone : static_cast<FlowDirection>(code);
+}
+
+SectorFields::Steer SectorFields::steer(const GridMap& map, Vec2 p) const noexcept {
+  const CellCoord c = map.world_to_cell(p);
+  if (graph_ == nullptr || !map.walkable(c)) return {};
+  SectorGraph::Rect r{};
+  if (field_of(c, r) != nullptr) return {direction_vector(direction(c)), true};
+  // No field yet: the cell that looks cheapest from here, in a straight line.
+  const SectorGraph& g = *graph_;
+  const std::uint32_t s = g.sector_of(c);
+  std::uint64_t best = kInf;
+  CellCoord target = c;
+  const auto consider = [&](CellCoord t, std::uint32_t cost) {
+    if (cost == kInf) return;
+    const std::uint64_t v = std::uint64_t{cost} + octile(c, t);
+    if (v < best) {
+      best = v;
+      target = t;
+    }
+  };
+  for (const CellCoord goal : routes_->goals()) {
+    if (g.sector_of(goal) == s) consider(goal, 0);
+  }
+  for (const std::uint32_t n : g.sector_nodes(s)) {
+    consider(g.node_cell(n), routes_->node_cost(n));
+    for (const SectorEdge& e : g.edges(n)) {
+      if (g.node_sector(e.to) != s) consider(g.node_cell(e.to), routes_->node_cost(e.to));
+    }
+  }
+  if (best == kInf || target == c) return {};
+  const Vec2 d = map.cell_center(target) - p;
+  const float len = std::sqrt(d.x * d.x + d.y * d.y);
+  if (!(len > 1e-6f)) return {};
+  return {{d.x / len, d.y / len}, false};
+}
+
+std::uint8_t SectorFields::code_at(CellCoord c) const noexcept {
+  SectorGraph::Rect r{};
+  const Field* f = field_of(c, r);
+  if (f == nullptr) return static_cast<std::uint8_t>(FlowDirection::kNone);
+  return f->dirs[static_cast<std::size_t>(c.y - r.y0) * static_cast<std::size_t>(r.w) + static_cast<std::size_t>(c.x - r.x0)];
+}
+
+NavSample SectorFields::sample(const GridMap& map, std::span<const Vec2> goals, Vec2 p) const noexcept {
+  NavSample out;
+  if (graph_ == nullptr || !std::isfinite(p.x) || !std::isfinite(p.y)) return out;
+  const CellCoord own = map.world_to_cell(p);
+  const bool own_walkable = map.walkable(own);
+  SectorGraph::Rect r{};
+  if (own_walkable && field_of(own, r) == nullptr) {
+    const Steer s = steer(map, p);
+    out.direction = s.direction;
+    out.target = p + s.direction;
+    out.status = s.direction.x != 0.0f || s.direction.y != 0.0f ? NavStatus::kFollowFlow : NavStatus::kNoRoute;
+    return out;
+  }
+  const std::uint8_t own_code = code_at(own);
+  if (own_walkable && own_code == kGoalCode) {
+    float best = std::numeric_limits<float>::infinity();
+    for (std::size_t i = 0; i < goals.size(); ++i) {
+      if (!(map.world_to_cell(goals[i]) == own)) continue;
+      const Vec2 d = goals[i] - p;
+      const float len = std::sqrt(d.x * d.x + d.y * d.y);
+      if (len < best) {
+        best = len;
+        out.goal = static_cast<std::int32_t>(i);
+        out.target = goals[i];
+      }
+    }
+    if (out.goal >= 0) {
+      const Vec2 d = out.target - p;
+      if (best <= kAtGoalCells * map.cell_size()) {
+        out.status = NavStatus::kAtGoal;
+      } else {
+        out.direction = d * (1.0f / best);
+        out.status = NavStatus::kGoalInSight;
+      }
+      return out;
+    }
+    out.target = map.cell_center(own);  // a goal cell whose goal moved on: hold at its centre
+    out.status = NavStatus::kAtGoal;
+    return out;
+  }
+  // The bilinear blend of sample_flow(), each sample from its own sector's field.
+  const float u = p.x / map.cell_size() - 0.5f, v = p.y / map.cell_size() - 0.5f;
+  const float fu = std::floor(u), fv = std::floor(v);
+  if (std::fabs(fu) > 1.0e9f || std::fabs(fv) > 1.0e9f) return out;
+  const auto x0 = static_cast<std::int32_t>(fu), y0 = static_cast<std::int32_t>(fv);
+  const float tx = u - fu, ty = v - fv;
+  Vec2 sum{};
+  for (int k = 0; k < 4; ++k) {
+    const std::int32_t cx = x0 + (k & 1), cy = y0 + (k >> 1);
+    if (!map.walkable(cx, cy)) continue;
+    const FlowDirection d = direction({cx, cy});
+    if (d == FlowDirection::kNone) continue;
+    if (own_walkable && cx != own.x && cy != own.y && (!map.walkable(cx, own.y) || !map.walkable(own.x, cy))) continue;
+    const float wx = (k & 1) != 0 ? tx : 1.0f - tx;
+    const float wy = (k >> 1) != 0 ? ty : 1.0f - ty;
+    sum += direction_vector(d) * (wx * wy);
+  }
+  const float len = std::sqrt(sum.x * sum.x + sum.y * sum.y);
+  out.direction = len >= 1.0e-3f ? sum * (1.0f / len) : direction_vector(direction(own));
+  out.target = p + out.direction;
+  const bool routed = own_walkable && own_code != static_cast<std::uint8_t>(FlowDirection::kNone);
+  out.status = routed && (out.direction.x != 0.0f || out.direction.y != 0.0f) ? NavStatus::kFollowFlow : NavStatus::kNoRoute;
+  return out;
+}
+
+std::size_t SectorFields::memory_bytes() const noexcept {
+  std::size_t bytes = (slot_of_.capacity() + agents_.capacity() + occupied_.capacity() + free_.capacity() +
+                       order_.capacity()) * sizeof(std::uint32_t) +
+                      open_.capacity() + heap_.capacity() * sizeof(std::uint64_t) + fields_.capacity() * sizeof(Field) +
+                      scratch_values_.capacity() * sizeof(std::uint32_t);
+  for (const Field& f : fields_) bytes += f.values.capacity() * sizeof(std::uint32_t) + f.dirs.capacity();
+  return bytes;
+}
+
+}  // namespace swarmfield::sim

@@ -1,0 +1,419 @@
+// Per-sector fields (hierarchical navigation, layers 3 and 4) against the whole-map field: exact
+// on walled rooms, between the true cost and the portal estimate on street maps, walkers that
+// reach the goal through fields built on demand (paths within 3% of the octile optimum on 4096
+// maps tiled from MovingAI street maps), the budget with its portal fallback, and the cache.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "benchmark_maps.hpp"
+#include "sector_test_maps.hpp"
+#include "swarmfield/sim/map/tiled_map.hpp"
+#include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/nav/hierarchical_fields.hpp"
+#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/sector_fields.hpp"
+#include "test_maps.hpp"
+
+using namespace swarmfield::sim;
+using swarmfield::sim::test::walkable_goals;
+
+namespace {
+
+struct Hier {
+  SectorGraph graph;
+  PortalRoutes routes;
+  SectorFields fields;
+  Hier(const GridMap& m, std::span<const CellCoord> goals, std::int32_t side) {
+    graph.build(m, side);
+    routes.build(graph, m, goals);
+    fields.set_routes(graph, routes);
+  }
+};
+
+std::uint32_t step_cost(const GridMap& m, CellCoord to, bool diagonal) {
+  return (diagonal ? kDiagonalStep : kOrthogonalStep) * m.cost(to.x, to.y);
+}
+
+/// Walkers moving one cell per tick along the sector fields (begin_tick, note_agent per walker,
+/// then `update()`: SectorFields::update with a budget, or HierarchicalFields::update). A walker in a sector without a field takes the step closest to
+/// steer()'s direction that is legal. Stops when every walker is on a goal (value 0) or after
+/// `max_ticks`. Walkers on a goal stay (and count as done) until their cell is no goal any more.
+struct Walkers {
+  std::vector<CellCoord> at;
+  std::vector<std::uint64_t> cost;
+  std::vector<bool> done;
+  std::uint64_t fallback_steps = 0;
+  std::size_t most_pending = 0;
+  std::size_t most_fields = 0;
+  int ticks = 0;
+
+  bool run(const GridMap& m, SectorFields& f, std::uint64_t budget, int max_ticks) {
+    return run_with(m, f, [&] { f.update(m, budget); }, max_ticks);
+  }
+  template <typename Update>
+  bool run_with(const GridMap& m, SectorFields& f, Update&& update, int max_ticks) {
+    cost.assign(at.size(), 0);
+    done.assign(at.size(), false);
+    for (ticks = 0; ticks < max_ticks; ++ticks) {
+      f.begin_tick();
+      for (const CellCoord c : at) f.note_agent(c);
+      update();
+      most_pending = std::max(most_pending, f.pending_count());
+      most_fields = std::max(most_fields, f.field_count());
+      bool all = true;
+      for (std::size_t i = 0; i < at.size(); ++i) {
+        // A walker on a goal waits there (and walks on if the goal moves away).
+        const CellCoord c = at[i];
+        const SectorFields::Steer s = f.steer(m, m.cell_center(c));
+        std::size_t k = 8;
+        if (s.from_field) {
+          const FlowDirection d = f.direction(c);
+          if (d == FlowDirection::kNone) {
+            REQUIRE(f.value(c) == 0);  // only goals have no direction
+            done[i] = true;
+            continue;
+          }
+          k = static_cast<std::size_t>(d);
+        } else {
+          fallback_steps += 1;
+          // The legal step nearest to the desired direction.
+          float best = -2.0f;
+          for (std::size_t j = 0; j < 8; ++j) {
+            const CellCoord o = kDirectionOffsets[j];
+            const CellCoord n{c.x + o.x, c.y + o.y};
+            if (!m.walkable(n) || ((j & 1) != 0 && (!m.walkable({c.x + o.x, c.y}) || !m.walkable({c.x, c.y + o.y}))))
+              continue;
+            const Vec2 v = direction_vector(static_cast<FlowDirection>(j));
+            const float dot = v.x * s.direction.x + v.y * s.direction.y;
+            if (dot > best) {
+              best = dot;
+              k = j;
+            }
+          }
+        }
+        all = false;
+        done[i] = false;
+        if (k == 8) continue;
+        const CellCoord o = kDirectionOffsets[k];
+        at[i] = {c.x + o.x, c.y + o.y};
+        REQUIRE(m.walkable(at[i]));
+        cost[i] += step_cost(m, at[i], (k & 1) != 0);
+      }
+      if (all) return true;
+    }
+    return false;
+  }
+};
+
+std::vector<CellCoord> reachable_starts(const GridMap& m, const IntegrationField& whole, std::uint64_t seed, int count) {
+  std::vector<CellCoord> out;
+  test::TestRng rng{seed};
+  while (static_cast<int>(out.size()) < count) {
+    const CellCoord c{rng.below(m.width()), rng.below(m.height())};
+    const std::uint32_t v = whole.raw(c.x, c.y);
+    if (v != kUnreachable && v > 0) out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("sector fields: walled rooms with doors give the whole-map values and directions exactly") {
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    CAPTURE(seed);
+    constexpr std::int32_t kSide = 16;
+    const GridMap m = test::walled_rooms(seed, 4 + static_cast<std::int32_t>(seed % 3), 3, kSide);
+    const std::vector<CellCoord> goals = walkable_goals(m, seed * 31, 1 + static_cast<int>(seed % 3));
+    Hier h(m, goals, kSide);
+    for (std::uint32_t s = 0; s < h.graph.sector_count(); ++s) h.fields.build_sector(m, s);
+    IntegrationField whole;
+    whole.build(m, goals);
+    FlowField flow;
+    flow.build(m, whole);
+    for (std::int32_t y = 0; y < m.height(); ++y)
+      for (std::int32_t x = 0; x < m.width(); ++x) {
+        CAPTURE(x);
+        CAPTURE(y);
+        REQUIRE(h.fields.value({x, y}) == whole.raw(x, y));
+        REQUIRE(h.fields.direction({x, y}) == flow.at(x, y));
+      }
+  }
+}
+
+TEST_CASE("sector fields: street maps, true cost <= field <= portal estimate; walkers reach a goal at the field's cost") {
+  for (const char* name : {"street/Boston_0_256.map", "street/Berlin_0_256.map"}) {
+    for (const int goal_count : {1, 4}) {
+      const std::string label = name;
+      CAPTURE(label);
+      CAPTURE(goal_count);
+      const GridMap m = test::read_benchmark_map(name);
+      const std::vector<CellCoord> goals = walkable_goals(m, 91, goal_count);
+      Hier h(m, goals, 32);
+      for (std::uint32_t s = 0; s < h.graph.sector_count(); ++s) h.fields.build_sector(m, s);
+      IntegrationField whole;
+      whole.build(m, goals);
+      std::size_t above = 0, reached = 0;
+      for (std::int32_t y = 0; y < m.height(); ++y)
+        for (std::int32_t x = 0; x < m.width(); ++x) {
+          const std::uint32_t truth = whole.raw(x, y);
+          const std::uint32_t v = h.fields.value({x, y});
+          REQUIRE((truth == kUnreachable) == (v == kUnreachable));
+          if (truth == kUnreachable) continue;
+          ++reached;
+          REQUIRE(v >= truth);
+          if ((x * 7 + y * 13) % 29 == 0) REQUIRE(v <= h.routes.cost_at(h.graph, m, {x, y}));
+          above += v > truth ? 1 : 0;
+        }
+      CHECK(reached > 0);
+      CHECK(above > 0);  // 32-cell sectors on streets: not every best path crosses at a portal
+      // Every field current: walkers descend to a goal. A flow field steps to the lowest
+      // neighbour, which is not always the one its value came from (a diagonal a little lower
+      // than an orthogonal costs more to reach), so a walk costs about its start value, not
+      // exactly: never below the true cost, and on average close to it.
+      Walkers w;
+      w.at = reachable_starts(m, whole, 5, 200);
+      const std::vector<CellCoord> starts = w.at;
+      REQUIRE(w.run(m, h.fields, 0, 4 * m.width()));
+      CHECK(w.fallback_steps == 0);
+      double sum = 0.0;
+      for (std::size_t i = 0; i < starts.size(); ++i) {
+        const std::uint32_t truth = whole.raw(starts[i].x, starts[i].y);
+        REQUIRE(w.cost[i] >= truth);
+        sum += static_cast<double>(w.cost[i]) / truth;
+      }
+      MESSAGE("mean walk / true cost " << sum / static_cast<double>(starts.size()));
+      CHECK(sum / static_cast<double>(starts.size()) <= 1.05);
+    }
+  }
+}
+
+TEST_CASE("sector fields: 4096 maps tiled from street maps, walkers reach the goal within 3% of the octile optimum") {
+  for (const char* name : {"street/Boston_0_1024.map", "street/Milan_1_1024.map", "street/Paris_1_1024.map"}) {
+    const std::string label = name;
+    CAPTURE(label);
+    const GridMap m = tiled_map(test::read_benchmark_map(name), 4);
+    REQUIRE(m.width() == 4096);
+    IntegrationField whole;
+    const std::vector<CellCoord> goals = walkable_goals(m, 3, 1);
+    whole.build(m, goals);
+    Hier h(m, goals, SectorGraph::kDefaultSectorSide);
+    Walkers w;
+    w.at = reachable_starts(m, whole, 17, 48);
+    const std::vector<CellCoord> starts = w.at;
+    REQUIRE(w.run(m, h.fields, 0, 3 * m.width()));
+    double sum = 0.0, worst = 0.0;
+    for (std::size_t i = 0; i < starts.size(); ++i) {
+      const double ratio = static_cast<double>(w.cost[i]) / whole.raw(starts[i].x, starts[i].y);
+      REQUIRE(ratio >= 1.0);
+      sum += ratio;
+      worst = std::max(worst, ratio);
+    }
+    const double mean = sum / static_cast<double>(starts.size());
+    MESSAGE(label << " x4: mean path / optimum " << mean << ", worst " << worst << ", sector fields built "
+                 << h.fields.build_count() << ", at most " << w.most_fields << " kept, of " << h.graph.sector_count()
+                 << " sectors");
+    CHECK(mean <= 1.03);
+    // On demand and dropped when unused: far fewer fields at a time than sectors.
+    CHECK(w.most_fields < h.graph.sector_count() / 8);
+  }
+}
+
+TEST_CASE("sector fields: under a budget, agents in sectors without a field steer to portals and still arrive") {
+  const GridMap m = test::read_benchmark_map("street/Boston_0_512.map");
+  const std::vector<CellCoord> goals = walkable_goals(m, 8, 1);
+  IntegrationField whole;
+  whole.build(m, goals);
+  Hier h(m, goals, 64);
+  Walkers w;
+  w.at = reachable_starts(m, whole, 23, 60);
+  // One sector build per tick.
+  const std::uint64_t one = SectorFields::kWorkUnitsPerCell * 66 * 66;
+  REQUIRE(w.run(m, h.fields, one, 8 * m.width()));
+  CHECK(w.most_pending > 0);
+  CHECK(w.fallback_steps > 0);
+  // Every occupied sector got its field eventually; none was built twice (routes unchanged).
+  CHECK(h.fields.build_count() <= h.graph.sector_count());
+  // Without a field: a unit direction, not from a field.
+  SectorFields cold;
+  cold.set_routes(h.graph, h.routes);
+  const CellCoord c = reachable_starts(m, whole, 29, 1)[0];
+  const SectorFields::Steer s = cold.steer(m, m.cell_center(c));
+  CHECK_FALSE(s.from_field);
+  CHECK(std::abs(std::hypot(s.direction.x, s.direction.y) - 1.0f) < 1e-4f);
+}
+
+TEST_CASE("sector fields: fields are dropped when unused, capped, out of date after new routes and rebuilt when occupied") {
+  const GridMap m = test::read_benchmark_map("street/Boston_0_256.map");
+  std::vector<CellCoord> goals = walkable_goals(m, 4, 1);
+  Hier h(m, goals, 32);
+  SectorFields& f = h.fields;
+  f.set_keep_ticks(3);
+  f.set_max_fields(4);
+  const auto occupy = [&](std::initializer_list<std::uint32_t> sectors) {
+    f.begin_tick();
+    for (const std::uint32_t s : sectors) {
+      const SectorGraph::Rect r = h.graph.sector_rect(s);
+      f.note_agent({r.x0 + 1, r.y0 + 1});
+    }
+    return f.update(m, 0);
+  };
+  CHECK(occupy({0, 1, 2}) == 3 * SectorFields::kWorkUnitsPerCell * 34 * 34);
+  CHECK(f.field_count() == 3);
+  CHECK(f.build_count() == 3);
+  CHECK(occupy({0, 1, 2}) == 0);  // cached
+  CHECK(f.build_count() == 3);
+  // Cap of 4: sector 3 fits; sector 4 evicts the least recently occupied (1 and 2 were last
+  // occupied before 0, and 1 comes first).
+  occupy({0, 3});
+  CHECK(f.field_count() == 4);
+  occupy({0, 3, 4});
+  CHECK(f.field_count() == 4);
+  CHECK_FALSE(f.has_field(1));
+  CHECK(f.has_field(2));
+  CHECK(f.has_field(4));
+  CHECK(f.drop_count() == 1);
+  // Unused for more than 3 ticks: dropped.
+  for (int i = 0; i < 4; ++i) occupy({0});
+  CHECK(f.field_count() == 1);
+  CHECK(f.has_field(0));
+  // New routes (the goal moved): the field is kept and read until its sector is rebuilt.
+  CellCoord probe{0, 0};
+  while (f.value(probe) == kUnreachable) probe = {probe.x + 1 < 32 ? probe.x + 1 : 0, probe.x + 1 < 32 ? probe.y : probe.y + 1};
+  const std::uint32_t before = f.value(probe);
+  goals[0] = walkable_goals(m, 99, 1)[0];
+  h.routes.build(h.graph, m, goals);
+  f.set_routes(h.graph, h.routes);
+  CHECK(f.has_field(0));
+  CHECK_FALSE(f.field_current(0));
+  CHECK(f.value(probe) == before);
+  occupy({0});
+  CHECK(f.field_current(0));
+  CHECK(f.value(probe) != before);
+  CHECK(f.build_count() == 6);
+  // A budget stops after the build that reaches it; the rest are pending.
+  occupy({5, 6, 7});
+  CHECK(f.pending_count() == 0);
+  f.begin_tick();
+  for (const std::uint32_t s : {8u, 9u, 10u}) f.note_agent({h.graph.sector_rect(s).x0, h.graph.sector_rect(s).y0});
+  CHECK(f.update(m, 1) == SectorFields::kWorkUnitsPerCell * 34 * 34);
+  CHECK(f.pending_count() == 2);
+}
+
+TEST_CASE("portal routes: time-sliced builds give the costs of a whole build for any budget") {
+  const GridMap m = test::read_benchmark_map("street/Boston_0_512.map");
+  const std::vector<CellCoord> goals = walkable_goals(m, 12, 3);
+  SectorGraph g;
+  g.build(m, 32);
+  PortalRoutes whole;
+  whole.build(g, m, goals);
+  for (const std::uint64_t budget : {1u, 37u, 1000u, 50000u}) {
+    CAPTURE(budget);
+    PortalRoutes sliced;
+    sliced.begin(g, m, goals);
+    int calls = 0;
+    while (!sliced.advance(budget)) {
+      REQUIRE(sliced.in_progress());
+      ++calls;
+      REQUIRE(calls < 10000000);
+    }
+    CHECK_FALSE(sliced.in_progress());
+    if (budget < 1000) CHECK(calls > 10);
+    CHECK(sliced.work_units() == whole.work_units());
+    for (std::uint32_t n = 0; n < g.node_count(); ++n) REQUIRE(sliced.node_cost(n) == whole.node_cost(n));
+  }
+}
+
+TEST_CASE("hierarchical fields: a moving goal under a budget: routes sliced and swapped, work bounded, walkers arrive") {
+  const GridMap m = tiled_map(test::read_benchmark_map("street/Boston_0_512.map"), 2);
+  std::vector<CellCoord> goals = walkable_goals(m, 41, 1);
+  IntegrationField whole;
+  HierarchicalFields hf;
+  hf.set_sector_side(64);
+  // First update: graph and routes at once.
+  hf.begin_tick();
+  hf.update(m, goals);
+  REQUIRE(hf.graph_builds() == 1);
+  REQUIRE(hf.route_builds() == 1);
+  std::size_t max_degree = 0;
+  for (std::uint32_t n = 0; n < hf.graph().node_count(); ++n) max_degree = std::max(max_degree, hf.graph().edges(n).size());
+  constexpr std::uint64_t kBudget = 20000;
+  hf.set_budget(kBudget);
+  const std::uint64_t slack = SectorFields::kWorkUnitsPerCell * 66 * 66 + 1 + PortalRoutes::kWorkUnitsPerEdge * max_degree;
+  // The goal walks along a street: a new cell every 5 ticks for 400 ticks.
+  whole.build(m, goals);
+  Walkers w;
+  w.at = reachable_starts(m, whole, 43, 40);
+  std::uint64_t most = 0;
+  int tick = 0;
+  bool saw_in_progress = false;
+  const std::vector<CellCoord> first_goals = goals;
+  const bool arrived = w.run_with(
+      m, hf.fields(),
+      [&] {
+        if (tick < 400 && tick % 5 == 0) {
+          // A walkable neighbour of the goal (deterministic order).
+          for (const CellCoord o : kDirectionOffsets) {
+            const CellCoord n{goals[0].x + o.x, goals[0].y + o.y};
+            if (m.walkable(n) && !(n == first_goals[0])) {
+              goals[0] = n;
+              break;
+            }
+          }
+        }
+        ++tick;
+        most = std::max(most, hf.update(m, goals));
+        saw_in_progress = saw_in_progress || hf.route_build_in_progress();
+      },
+      20 * m.width());
+  // Walkers stop on the goal the front routes were built for (a goal cell of some recent tick).
+  CHECK(arrived);
+  CHECK(saw_in_progress);
+  CHECK(hf.route_builds() > 10);
+  CHECK(hf.graph_builds() == 1);
+  CHECK(most <= kBudget + slack);
+  // The goal stopped moving: the routes caught up with it and every walker stands on it.
+  REQUIRE(hf.goals().size() == 1);
+  CHECK(hf.goals()[0] == goals[0]);
+  CHECK_FALSE(goals[0] == first_goals[0]);
+  for (std::size_t i = 0; i < w.at.size(); ++i) CHECK(w.at[i] == goals[0]);
+}
+
+TEST_CASE("sector fields: without kept values the directions, goals and samples are the same") {
+  const GridMap m = test::read_benchmark_map("street/Boston_0_256.map");
+  const std::vector<CellCoord> goals = walkable_goals(m, 6, 2);
+  Hier a(m, goals, 32);
+  SectorFields b;
+  b.set_keep_values(false);
+  b.set_routes(a.graph, a.routes);
+  for (std::uint32_t s = 0; s < a.graph.sector_count(); ++s) {
+    a.fields.build_sector(m, s);
+    b.build_sector(m, s);
+  }
+  CHECK(b.memory_bytes() * 3 < a.fields.memory_bytes());
+  const std::vector<Vec2> goal_points = {m.cell_center(goals[0]) + Vec2{0.2f, -0.1f}, m.cell_center(goals[1])};
+  std::size_t goal_cells = 0;
+  for (std::int32_t y = 0; y < m.height(); ++y)
+    for (std::int32_t x = 0; x < m.width(); ++x) {
+      REQUIRE(a.fields.direction({x, y}) == b.direction({x, y}));
+      REQUIRE((a.fields.value({x, y}) == 0) == (b.value({x, y}) == 0));
+      goal_cells += b.value({x, y}) == 0 ? 1 : 0;
+      for (const Vec2 o : {Vec2{0.5f, 0.5f}, Vec2{0.1f, 0.8f}}) {
+        const Vec2 p{static_cast<float>(x) + o.x, static_cast<float>(y) + o.y};
+        const NavSample sa = a.fields.sample(m, goal_points, p), sb = b.sample(m, goal_points, p);
+        REQUIRE(sa.status == sb.status);
+        REQUIRE(sa.direction.x == sb.direction.x);
+        REQUIRE(sa.direction.y == sb.direction.y);
+      }
+    }
+  CHECK(goal_cells == 2);
+  // On a goal cell: straight at the goal's position; a walkable cell elsewhere follows the flow.
+  const NavSample at_goal = b.sample(m, goal_points, m.cell_center(goals[0]));
+  CHECK(at_goal.status == NavStatus::kGoalInSight);
+  CHECK(at_goal.goal == 0);
+  CHECK(at_goal.direction.x > 0.8f);
+  CHECK(b.sample(m, goal_points, goal_points[1]).status == NavStatus::kAtGoal);
+}

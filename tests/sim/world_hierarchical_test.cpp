@@ -1,0 +1,141 @@
+// World with hierarchical fields (size class 1): the swarm closes in on the player through the
+// sector fields about as well as with the whole-map field, only occupied sectors get fields,
+// and the mode follows the map size with kAuto.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <vector>
+
+#include "swarmfield/sim/crowd/agent_kind.hpp"
+#include "swarmfield/sim/map/city_generator.hpp"
+#include "swarmfield/sim/map/tiled_map.hpp"
+#include "swarmfield/sim/world.hpp"
+
+using namespace swarmfield::sim;
+
+namespace {
+
+constexpr float kDt = 1.0f / 30.0f;
+
+WorldParams params(FieldMode mode) {
+  WorldParams p;
+  p.seed = 5;
+  p.max_agents = 2000;
+  p.spawner.initial_agents = 2000;
+  p.spawner.min_player_distance = 40.0f;
+  p.field_mode = mode;
+  p.field_rebuild_budget = 60000;
+  return p;
+}
+
+/// Mean true cost (cells) from the agents (of kind `kind`, or all with -1) to the player, by the
+/// whole-map field.
+double mean_cost(const World& w, const IntegrationField& truth, int kind = -1) {
+  double sum = 0.0;
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < w.swarm().size(); ++i) {
+    if (kind >= 0 && w.swarm().kinds()[i] != kind) continue;
+    const CellCoord c = w.map().world_to_cell({w.swarm().xs()[i], w.swarm().ys()[i]});
+    if (!truth.reachable(c.x, c.y)) continue;
+    sum += static_cast<double>(truth.raw(c.x, c.y)) / kOrthogonalStep;
+    ++n;
+  }
+  return n == 0 ? 0.0 : sum / static_cast<double>(n);
+}
+
+}  // namespace
+
+TEST_CASE("world, hierarchical fields: the swarm closes in on the player like with the whole-map field") {
+  const GridMap city = generate_city({512, 512, 9});
+  const Vec2 player{256.5f, 256.5f};
+  double closed[2] = {0.0, 0.0};
+  for (const FieldMode mode : {FieldMode::kWhole, FieldMode::kHierarchical}) {
+    CAPTURE(static_cast<int>(mode));
+    World w(city, params(mode));
+    w.add_player(player);
+    const Vec2 at = w.players()[0].position;  // moved onto a walkable cell if needed
+    IntegrationField truth;
+    const CellCoord goal[1] = {city.world_to_cell(at)};
+    truth.build(city, goal);
+    w.step(kDt);
+    REQUIRE(w.swarm().size() == 2000);
+    const double before = mean_cost(w, truth);
+    for (int t = 0; t < 600; ++t) w.step(kDt);
+    const double after = mean_cost(w, truth);
+    MESSAGE(field_mode_name(mode) << ": mean cost to the player " << before << " -> " << after << " cells");
+    CHECK(w.navigation().hierarchical() == (mode == FieldMode::kHierarchical));
+    closed[mode == FieldMode::kHierarchical ? 1 : 0] = before - after;
+    if (mode == FieldMode::kHierarchical) {
+      const HierarchicalFields& h = w.navigation().hierarchical_fields();
+      CHECK(w.fields().integration().width() == 0);  // no whole-map field
+      CHECK(h.fields().build_count() > 0);
+      CHECK(h.fields().field_count() <= h.graph().sector_count());
+      CHECK(h.route_builds() >= 1);
+    }
+  }
+  CHECK(closed[0] > 20.0);
+  // Through sector fields the swarm gets at least 85% as far as through the whole-map field.
+  CHECK(closed[1] >= 0.85 * closed[0]);
+}
+
+TEST_CASE("world, hierarchical fields: big agents (size class 2) close in through their class's sector fields") {
+  const GridMap city = generate_city({384, 384, 4});
+  double closed[2] = {0.0, 0.0};
+  for (const FieldMode mode : {FieldMode::kWhole, FieldMode::kHierarchical}) {
+    CAPTURE(static_cast<int>(mode));
+    WorldParams p = params(mode);
+    AgentKind small, big;
+    small.name = "small";
+    big.name = "big";
+    big.radius = 0.8f;  // size class 2
+    big.max_speed = 2.5f;
+    p.kinds = {small, big};
+    World w(city, p);
+    w.add_player({192.5f, 192.5f});
+    IntegrationField truth;
+    const CellCoord goal[1] = {city.world_to_cell(w.players()[0].position)};
+    truth.build(city, goal);
+    w.step(kDt);
+    const double before = mean_cost(w, truth, 1);
+    for (int t = 0; t < 450; ++t) w.step(kDt);
+    const double after = mean_cost(w, truth, 1);
+    MESSAGE(field_mode_name(mode) << ": big agents' mean cost to the player " << before << " -> " << after);
+    closed[mode == FieldMode::kHierarchical ? 1 : 0] = before - after;
+    if (mode == FieldMode::kHierarchical) {
+      CHECK(w.navigation().has_class(2));
+      CHECK(w.navigation().fields(2).integration().width() == 0);
+      CHECK(w.navigation().hierarchical_fields(2).fields().build_count() > 0);
+      CHECK(w.navigation().hierarchical_fields(2).route_builds() >= 1);
+    }
+  }
+  CHECK(closed[0] > 15.0);
+  CHECK(closed[1] >= 0.85 * closed[0]);
+}
+
+TEST_CASE("world, hierarchical fields: kAuto is hierarchical from 4096 cells a side") {
+  CHECK(resolve_field_mode(FieldMode::kAuto, 4095, 4095) == FieldMode::kWhole);
+  CHECK(resolve_field_mode(FieldMode::kAuto, 4096, 64) == FieldMode::kHierarchical);
+  CHECK(resolve_field_mode(FieldMode::kWhole, 8192, 8192) == FieldMode::kWhole);
+  CHECK(resolve_field_mode(FieldMode::kHierarchical, 64, 64) == FieldMode::kHierarchical);
+  CHECK(parse_field_mode("hierarchical") == FieldMode::kHierarchical);
+  CHECK_FALSE(parse_field_mode("Whole").has_value());
+  WorldParams p;
+  p.max_agents = 10;
+  p.spawner.initial_agents = 10;
+  World small(generate_city({256, 256, 1}), p);
+  small.add_player({128.5f, 128.5f});
+  small.step(kDt);
+  CHECK_FALSE(small.navigation().hierarchical());
+  // A 4096 map (a 1024 city tiled 4 x 4): hierarchical by default.
+  World big(tiled_map(generate_city({1024, 1024, 2}), 4), p);
+  // The graph is built by the constructor (before a server listens), not by the first tick.
+  CHECK(big.navigation().hierarchical_fields().graph_builds() == 1);
+  CHECK(big.navigation().hierarchical_fields().route_builds() == 0);
+  big.add_player({2048.5f, 2048.5f});
+  big.step(kDt);
+  CHECK(big.navigation().hierarchical_fields().graph_builds() == 1);
+  CHECK(big.navigation().hierarchical_fields().route_builds() == 1);
+  CHECK(big.navigation().hierarchical());
+  CHECK(big.fields().integration().width() == 0);
+  CHECK(big.navigation().hierarchical_fields().graph().sector_count() == 64 * 64);
+}
