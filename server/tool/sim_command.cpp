@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "swarmfield/io/map_file.hpp"
+#include "swarmfield/sim/crowd/density_limit.hpp"
 #include "swarmfield/sim/crowd/wall_collision.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
 #include "swarmfield/sim/nav/clearance_map.hpp"
@@ -401,6 +402,24 @@ int run_sim(const SimOptions& opt) {
       return 2;
     }
   }
+  {
+    // The density limit (the most agents the walkable cells hold; sim/crowd/density_limit.hpp):
+    // of the kinds spawned, or without --kind of the swarm's one default agent.
+    std::vector<sim::AgentKind> spawned = kinds;
+    if (spawned.empty()) {
+      spawned.emplace_back();
+      spawned.back().name = "default";
+      spawned.back().radius = sim::SwarmParams{}.radius;
+    }
+    const std::uint64_t limit = sim::density_limit(map, spawned);
+    if (opt.agents > limit) {
+      std::fprintf(stderr,
+                   "error: --agents %u is above the density limit: %s; ask for at most %llu agents (--agents) or use a "
+                   "bigger map (--size N with --city-seed, or a bigger MAP)\n",
+                   opt.agents, sim::describe_density_limit(map, spawned).c_str(), static_cast<unsigned long long>(limit));
+      return 2;
+    }
+  }
   if (opt.csv_every.has_value() && opt.csv_path.empty()) {
     std::fprintf(stderr, "error: --csv-every needs --csv FILE\n");
     return 2;
@@ -420,6 +439,7 @@ int run_sim(const SimOptions& opt) {
   params.seed = opt.seed;
   params.max_agents = opt.agents;
   params.spawner.initial_agents = opt.spawn_rect.empty() ? opt.agents : 0;
+  params.spawner.stop_at_density_limit = true;  // --agents was checked against it above
   params.kinds = kinds;
   params.worker_threads = opt.threads;
   const sim::Vec2 centre{static_cast<float>(map.width()) * map.cell_size() * 0.5f,
@@ -530,13 +550,15 @@ void add_sim_command(CLI::App& app) {
       "  ticks=T agents=N rebuilds=R state_hash=0x<16 hex digits>\n"
       "which is identical for identical arguments on the same build, for any --threads.\n"
       "Exit status: 0 done, 2 unreadable map, bad arguments (also a --spawn-rect without a place\n"
-      "for a kind) or an unwritable --csv file.");
+      "for a kind, or more --agents than the map's density limit) or an unwritable --csv file.");
   auto* map_opt = cmd->add_option("MAP", opt->map_path, "MovingAI .map file (or ASCII map)");
   auto* city_opt = cmd->add_option("--city-seed", opt->city_seed, "use a generated city with this seed instead of MAP");
   map_opt->excludes(city_opt);
   cmd->add_option("--size", opt->size, "generated city width and height in cells (default 256)")
       ->check(CLI::Range(32, 4096));
-  cmd->add_option("--agents", opt->agents, "agents spawned (default 1000)")
+  cmd->add_option("--agents", opt->agents,
+                  "agents spawned (default 1000); at most the map's density limit, the agents its walkable cells "
+                  "hold (cells x 0.9069 / (pi r^2), r the smallest kind's radius), else exit 2")
       ->check(CLI::Range(0u, 10000000u));
   cmd->add_option("--ticks", opt->ticks, "ticks to simulate (default 300)")
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1000000000}));

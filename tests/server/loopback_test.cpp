@@ -342,6 +342,50 @@ TEST_CASE("loopback: --spawn-wave adds agents every --wave-interval") {
   CHECK(server.wait_exit(3s) == std::optional<int>(0));
 }
 
+TEST_CASE("loopback: more agents than the map holds exit 2 naming --agents, the walkable cells, the limit and the fix") {
+  // The reviewer's case: accepted before, then ~0.86 s a tick.
+  ServerProcess server({"--port", "0", "--bind", "127.0.0.1", "--city-size", "32", "--agents", "100000"});
+  REQUIRE(server.started());
+  const auto code = server.wait_exit(10s);
+  const std::string err = server.err();
+  INFO("stderr: " << err);
+  REQUIRE(code.has_value());
+  CHECK(*code == 2);
+  CHECK(err.find("error: --agents 100000 is above the density limit: the map's 976 walkable cells hold at most 4507 "
+                 "agents") != std::string::npos);
+  CHECK(err.find("ask for at most 4507 agents (--agents) or use a bigger map (--city-size or --map) (set by flag "
+                 "--agents)") != std::string::npos);
+  CHECK(err.find("listening") == std::string::npos);
+}
+
+TEST_CASE("loopback: spawn waves stop at the density limit, logged once and counted in the summary") {
+  // 4000 agents, then a wave of 400 every 3 ticks: the second wave reaches the limit (4507).
+  ServerProcess server({"--port", "0", "--bind", "127.0.0.1", "--city-size", "32", "--agents", "4000", "--spawn-wave",
+                        "400", "--wave-interval", "0.1", "--duration", "1.5", "--status-interval", "0.2"});
+  REQUIRE(server.started());
+  const auto code = server.wait_exit(30s);
+  const std::string err = server.err();
+  INFO("stderr: " << err);
+  REQUIRE(code.has_value());
+  CHECK(*code == 0);
+  CHECK(err.find("density limit: the map's 976 walkable cells hold at most 4507 agents") != std::string::npos);
+  std::size_t cut_logs = 0;
+  for (std::size_t at = err.find("stopped at the density limit"); at != std::string::npos;
+       at = err.find("stopped at the density limit", at + 1)) {
+    ++cut_logs;
+  }
+  CHECK(cut_logs == 1);
+  long long last_agents = -1;
+  for (std::size_t at = err.find("status tick="); at != std::string::npos; at = err.find("status tick=", at + 1)) {
+    const std::string line = err.substr(at, err.find('\n', at) - at);
+    last_agents = summary_value(line, "agents");
+    CHECK(last_agents <= 4507);
+  }
+  CHECK(last_agents == 4507);
+  // At least the first cut (293 of a wave) and one whole wave after it.
+  CHECK(summary_value(server.out(), "spawns_held_back") >= 293 + 400);
+}
+
 TEST_CASE("loopback: a client that stops reading is evicted; the others carry on") {
   // A player, so the swarm moves: its deltas fill the 1 Mbit/s budget (~6 kB per snapshot).
   ServerProcess server(small_city({"--agents", "5000", "--send-queue-kb", "16"}));

@@ -7,7 +7,9 @@
 #include <unistd.h>
 #include <vector>
 
+#include "swarmfield/server/map_source.hpp"
 #include "swarmfield/server/server_config.hpp"
+#include "swarmfield/server/world_setup.hpp"
 
 using swarmfield::server::ConfigParseResult;
 using swarmfield::server::LogFormat;
@@ -773,4 +775,58 @@ TEST_CASE("server_config: config_to_toml names one map source, so it reads back 
   REQUIRE(is_run(city_back));
   CHECK(city_back.config.city_seed == 5);
   CHECK(city_back.config.city_size == 96);
+}
+
+TEST_CASE("server start-up: --agents above the map's density limit is refused naming the flag, the cells, the limit "
+          "and the fix") {
+  using swarmfield::server::blame_setting;
+  using swarmfield::server::check_agent_density;
+  // The reviewer's case: the 32 x 32 city has 976 walkable cells; runners (radius 0.25) pack
+  // 4507 into them.
+  const auto map_of = [](const ConfigParseResult& r) {
+    swarmfield::sim::GridMap map;
+    std::string name, error;
+    REQUIRE(swarmfield::server::load_map(r.config, map, name, error));
+    return map;
+  };
+  const auto r = parse_env({"--city-size", "32", "--agents", "100000"}, {});
+  REQUIRE(is_run(r));  // the parser alone does not know the map
+  const swarmfield::sim::GridMap map = map_of(r);
+  REQUIRE(map.walkable_count() == 976);
+  const std::string error = check_agent_density(r.config, map);
+  CHECK(error ==
+        "--agents 100000 is above the density limit: the map's 976 walkable cells hold at most 4507 agents (hexagonal "
+        "packing of the smallest kind spawned, 'runner', radius 0.25); ask for at most 4507 agents (--agents) or use a "
+        "bigger map (--city-size or --map)");
+  CHECK(blame_setting(error, r.sources, r.config.config_path) == " (set by flag --agents)");
+  // From the environment: the message says so.
+  const auto env = parse_env({"--city-size", "32"}, {{"SWARMFIELD_AGENTS", "100000"}});
+  REQUIRE(is_run(env));
+  CHECK(blame_setting(check_agent_density(env.config, map), env.sources, env.config.config_path) ==
+        " (set by environment SWARMFIELD_AGENTS)");
+  // The limit itself is accepted, one more is not; --max-agents is only the capacity (waves stop
+  // at the limit), so a large one is no error.
+  CHECK(check_agent_density(parse_env({"--city-size", "32", "--agents", "4507"}, {}).config, map).empty());
+  CHECK_FALSE(check_agent_density(parse_env({"--city-size", "32", "--agents", "4508"}, {}).config, map).empty());
+  CHECK(check_agent_density(
+            parse_env({"--city-size", "32", "--agents", "10", "--max-agents", "2000000", "--spawn-wave", "100000"}, {})
+                .config,
+            map)
+            .empty());
+  // Kinds from the file: only brutes (radius 0.8) hold 440 on this map, so the default 2000 is refused.
+  TempToml brutes("city-size = 32\n[[kinds]]\nname = \"brute\"\nradius = 0.8\n");
+  const auto big = parse_env({"--config", brutes.path}, {});
+  REQUIRE(is_run(big));
+  const std::string brute_error = check_agent_density(big.config, map);
+  CHECK(brute_error.find("--agents 2000 is above the density limit") != std::string::npos);
+  CHECK(brute_error.find("at most 440 agents") != std::string::npos);
+  CHECK(brute_error.find("'brute', radius 0.8") != std::string::npos);
+  CHECK(blame_setting(brute_error, big.sources, big.config.config_path) == " (set by default)");
+}
+
+TEST_CASE("server --help: --agents documents the density limit") {
+  const auto r = parse({"--help"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("density limit") != std::string::npos);
+  CHECK(r.output.find("0.9069 / (pi r^2)") != std::string::npos);
 }

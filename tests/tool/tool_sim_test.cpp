@@ -134,11 +134,40 @@ TEST_CASE("tool sim: bad scene values are one clear error line, exit 2") {
     out << "type octile\nheight 8\nwidth 8\nmap\n";
     for (int y = 0; y < 8; ++y) out << (y == 4 ? "@@@@.@@@" : "@@@@@@@@") << "\n";
   }
-  const Run r = run_tool("sim " + map.string() + " --agents 3 --ticks 2 --spawn-rect 0,0,3,3 --no-progress");
+  // (Two agents: one walkable cell's density limit for the default agent, radius 0.35.)
+  const Run r = run_tool("sim " + map.string() + " --agents 2 --ticks 2 --spawn-rect 0,0,3,3 --no-progress");
   INFO(r.out);
   CHECK(r.status == 2);
   CHECK(r.out.find("--spawn-rect '0,0,3,3' holds no walkable cell") != std::string::npos);
   std::filesystem::remove(map);
+}
+
+TEST_CASE("tool sim: more --agents than the map's density limit is one clear error, exit 2") {
+  // The 32 x 32 city (seed 1) has 976 walkable cells: 2299 default agents (radius 0.35) or
+  // 4507 runners (radius 0.25) at hexagonal packing. Accepted up to 10 million before.
+  const Run r = run_tool("sim --city-seed 1 --size 32 --agents 100000 --ticks 5 --no-progress");
+  INFO(r.out);
+  CHECK(r.status == 2);
+  CHECK(r.out.find("error: --agents 100000 is above the density limit: the map's 976 walkable cells hold at most 2299 "
+                   "agents (hexagonal packing of the smallest kind spawned, 'default', radius 0.35); ask for at most "
+                   "2299 agents (--agents) or use a bigger map (--size N with --city-seed, or a bigger MAP)") !=
+        std::string::npos);
+  CHECK(r.out.find("state_hash=") == std::string::npos);
+  // The smallest kind spawned sets the limit; a rectangle does not change it (the map's area).
+  const Run over = run_tool("sim --city-seed 1 --size 32 --kind runner --kind brute --agents 4508 --ticks 1 --no-progress");
+  INFO(over.out);
+  CHECK(over.status == 2);
+  CHECK(over.out.find("at most 4507 agents (hexagonal packing of the smallest kind spawned, 'runner', radius 0.25)") !=
+        std::string::npos);
+  const Run rect = run_tool("sim --city-seed 1 --size 32 --agents 2300 --spawn-rect 0,0,32,32 --ticks 1 --no-progress");
+  INFO(rect.out);
+  CHECK(rect.status == 2);
+  CHECK(rect.out.find("--agents 2300 is above the density limit") != std::string::npos);
+  // At the limit: runs.
+  const Run at = run_tool("sim --city-seed 1 --size 32 --kind runner --agents 4507 --ticks 1 --no-progress", false);
+  INFO(at.out);
+  CHECK(at.status == 0);
+  CHECK(at.out.find("ticks=1 agents=4507 ") != std::string::npos);
 }
 
 namespace {

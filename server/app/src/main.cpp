@@ -19,6 +19,7 @@
 #include "swarmfield/server/server.hpp"
 #include "swarmfield/server/server_config.hpp"
 #include "swarmfield/server/world_setup.hpp"
+#include "swarmfield/sim/crowd/density_limit.hpp"
 #include "swarmfield/sim/nav/field_mode.hpp"
 
 namespace {
@@ -96,6 +97,15 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "error: %s\n", error.c_str());
       return kExitUsage;
     }
+    // The density limit needs the map: more agents than its walkable area holds is refused
+    // here, before the world is built (a tick of overlapping discs takes seconds).
+    if (const std::string density = check_agent_density(config, map); !density.empty()) {
+      const std::string where = replay ? " (in the recording " + config.replay_path + ")"
+                                       : blame_setting(density, parsed.sources, config.config_path);
+      std::fprintf(stderr, "error: %s%s\n", density.c_str(), where.c_str());
+      return kExitUsage;
+    }
+    spdlog::info("density limit: {}; spawn waves stop there", swarmfield::sim::describe_density_limit(map, config.kinds));
     if (g_early_signal != 0) return exit_early("the map load");
     if (!config.config_path.empty()) spdlog::info("config file {}", config.config_path);
     config.field_budget = resolve_field_budget(config, map.cell_count());

@@ -20,6 +20,7 @@
 #include "swarmfield/server/replay_playback.hpp"
 #include "swarmfield/server/spawn_point.hpp"
 #include "swarmfield/server/world_setup.hpp"
+#include "swarmfield/sim/crowd/density_limit.hpp"
 
 namespace swarmfield::server {
 namespace {
@@ -90,6 +91,7 @@ std::string ServerSummary::line() const {
      << " snapshot_agents=" << snapshot_agents;
   ss.precision(3);
   ss << " bytes_per_agent=" << bytes_per_agent << " max_datagram=" << max_datagram;
+  ss << " spawns_held_back=" << spawns_held_back;
   return ss.str();
 }
 
@@ -240,6 +242,14 @@ void Server::run_tick(bool last_of_batch) {
   const auto t_fields = Clock::now();
   world_.finish_tick(dt_s_);
   after_world_step();
+  if (world_.spawns_held_back() > 0 && !density_limit_logged_) {
+    // Once: every later wave stops there too (the count is the summary's spawns_held_back).
+    density_limit_logged_ = true;
+    spdlog::warn("spawn at tick {} stopped at the density limit with {} agents: {}; {} agents not spawned, later waves "
+                 "stop there too (counted as spawns_held_back in the exit summary)",
+                 world_.tick(), world_.swarm().size(),
+                 sim::describe_density_limit(world_.map(), world_.swarm().kind_table()), world_.spawns_held_back());
+  }
   if (config_.slow_tick_ms > 0) std::this_thread::sleep_for(std::chrono::milliseconds(config_.slow_tick_ms));
   const auto t1 = Clock::now();
   if (rebuilt) rebuild_stats_.add(ms_since(t0, t_fields));
@@ -626,6 +636,7 @@ ServerSummary Server::summary() const {
   s.bytes_per_agent =
       snapshot_agents_ > 0 ? static_cast<double>(snapshot_bytes_) / static_cast<double>(snapshot_agents_) : 0.0;
   s.max_datagram = u.max_datagram;
+  s.spawns_held_back = world_.spawns_held_back();
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) s.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
   return s;

@@ -206,8 +206,11 @@ const std::vector<Setting>& settings() {
       {"map", &C::map_path, "PATH", "MovingAI .map file to load (instead of the procedural city)"},
       {"city-seed", &C::city_seed, "N", "Seed of the procedural city (used when no --map)"},
       {"city-size", &C::city_size, "CELLS", "Side of the procedural city, cells (32..8192)"},
-      {"agents", &C::agents, "N", "Agents spawned on the first tick"},
-      {"max-agents", &C::max_agents, "N", "Swarm capacity; waves stop there"},
+      {"agents", &C::agents, "N",
+       "Agents spawned on the first tick; at most the map's density limit, the agents its walkable cells hold "
+       "(cells x 0.9069 / (pi r^2), hexagonal packing of the smallest kind spawned, r = 0.25 for the default "
+       "runner: ~4.6 a cell; the limit is logged at start-up), else an error"},
+      {"max-agents", &C::max_agents, "N", "Swarm capacity; waves stop there, and at the map's density limit (see --agents)"},
       {"tick-hz", &C::tick_hz, "HZ", "Simulation ticks per second (1..240)"},
       {"snapshot-hz", &C::snapshot_hz, "HZ", "Snapshots per second per client (1..tick-hz)"},
       {"port", &C::port, "PORT", "TCP and UDP port; 0 = pick a free port (logged as 'listening tcp=.. udp=..')"},
@@ -491,18 +494,22 @@ std::string source_text(ConfigSource source, std::string_view key, const std::st
   }
 }
 
-// "(set by environment SWARMFIELD_AGENTS)" for the first --flag a validation message names.
-std::string blame(const std::string& message, const std::vector<ConfigSource>& sources, const std::string& config_path) {
+}  // namespace
+
+std::string blame_setting(const std::string& message, const std::vector<ConfigSource>& sources,
+                          const std::string& config_path) {
   const auto at = message.find("--");
   if (at == std::string::npos) return {};
   std::size_t end = at + 2;
   while (end < message.size() && (std::islower(static_cast<unsigned char>(message[end])) != 0 || message[end] == '-')) ++end;
   const std::string key = message.substr(at + 2, end - at - 2);
   for (std::size_t i = 0; i < settings().size(); ++i) {
-    if (settings()[i].key == key) return " (set by " + source_text(sources[i], key, config_path) + ")";
+    if (settings()[i].key == key && i < sources.size()) return " (set by " + source_text(sources[i], key, config_path) + ")";
   }
   return {};
 }
+
+namespace {
 
 // Reads and applies a TOML text to `layer`; "" or an error line.
 std::string read_toml_layer(const std::string& text, const std::string& name, Layer& layer) {
@@ -762,13 +769,13 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv, const E
     std::vector<ConfigSource> env_sources;
     const ServerConfig env_and_file = merge({&env, &file}, &env_sources);
     if (std::string err = validate_config(env_and_file); !err.empty())
-      return fail("error: " + err + blame(err, env_sources, config_path) + " (flags do not excuse it)");
+      return fail("error: " + err + blame_setting(err, env_sources, config_path) + " (flags do not excuse it)");
   }
 
   result.config = merge({&flags, &env, &file}, &result.sources);
   result.config.config_path = config_path;
   if (std::string err = validate_config(result.config); !err.empty())
-    return fail("error: " + err + blame(err, result.sources, config_path));
+    return fail("error: " + err + blame_setting(err, result.sources, config_path));
   if (print_config) {
     result.action = ConfigParseResult::Action::kExit;
     result.exit_code = 0;

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "swarmfield/sim/crowd/density_limit.hpp"
+
 namespace swarmfield::server {
 
 static_assert(static_cast<std::size_t>(kMaxWorkerThreads) <= sim::WorkerPool::kMaxThreads,
@@ -13,6 +15,8 @@ sim::WorldParams world_params(const ServerConfig& c) {
   p.seed = c.seed;
   p.max_agents = static_cast<std::uint32_t>(c.max_agents);
   p.spawner.initial_agents = static_cast<std::uint32_t>(c.agents);
+  // check_agent_density() refused an initial spawn above the limit; waves stop there.
+  p.spawner.stop_at_density_limit = true;
   p.kinds = c.kinds;  // checked by the config parser; the spawner picks by weight
   // The swarm step splits over --threads threads; the state is bit-identical to one thread.
   p.worker_threads = static_cast<std::uint32_t>(c.threads);
@@ -24,6 +28,14 @@ sim::WorldParams world_params(const ServerConfig& c) {
   p.spawner.wave_interval_ticks =
       static_cast<std::uint32_t>(std::max(1.0, std::round(c.wave_interval_s * static_cast<double>(c.tick_hz))));
   return p;
+}
+
+std::string check_agent_density(const ServerConfig& c, const sim::GridMap& map) {
+  const std::uint64_t limit = sim::density_limit(map, c.kinds);
+  if (c.agents < 0 || static_cast<std::uint64_t>(c.agents) <= limit) return {};
+  return "--agents " + std::to_string(c.agents) + " is above the density limit: " +
+         sim::describe_density_limit(map, c.kinds) + "; ask for at most " + std::to_string(limit) +
+         " agents (--agents) or use a bigger map (--city-size or --map)";
 }
 
 float tick_seconds(const ServerConfig& c) noexcept { return 1.0f / static_cast<float>(c.tick_hz); }

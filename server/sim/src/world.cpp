@@ -1,6 +1,8 @@
 // World: players, fields, swarm and spawner stepped at a fixed dt; a 64-bit state hash per tick.
 #include "swarmfield/sim/world.hpp"
 
+#include "swarmfield/sim/crowd/density_limit.hpp"
+
 #include <algorithm>
 #include <array>
 #include <bit>
@@ -217,6 +219,17 @@ std::size_t World::spawn_agents(std::size_t n) {
   int best = 0;
   while (best < 4 && counts[best] == 0) ++best;
   if (best == 4) return 0;  // no walkable cell at all
+  if (params_.spawner.stop_at_density_limit) {
+    // The walkable cells counted above are the map's now (run-time blockers included).
+    const std::uint64_t limit = density_limit(counts[0] + counts[1] + counts[2] + counts[3], map_.cell_size(),
+                                              smallest_spawned_radius(swarm_.kind_table()));
+    const std::uint64_t room = limit > swarm_.size() ? limit - swarm_.size() : 0;
+    if (n > room) {
+      spawns_held_back_ += n - room;
+      n = static_cast<std::size_t>(room);
+      if (n == 0) return 0;
+    }
+  }
   spawn_candidates_.clear();
   spawn_candidates_.reserve(counts[best]);
   for (std::int32_t y = 0; y < map_.height(); ++y) {

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "scenario_support.hpp"
+#include "swarmfield/sim/crowd/density_limit.hpp"
 #include "swarmfield/sim/nav/navigation_fields.hpp"
 
 using namespace swarmfield::sim;
@@ -42,6 +43,8 @@ void run(Placement placement, Steering steering) {
   REQUIRE(scene.map.walkable(9, 2));
   REQUIRE(scene.map.walkable(9, 3));
   const SwarmParams params;  // radius 0.35, max_speed 3 cells/s
+  // A legitimate dense crowd: within the map's density limit (the hexagonal packing bound).
+  REQUIRE(density_limit(scene.map.walkable_count(), scene.map.cell_size(), params.radius) >= kAgents);
   ScenarioRun scenario(scene.map, scene.one('P'), steering, kAgents, params);
   Swarm& swarm = scenario.swarm();
   if (placement == Placement::kLattice) {

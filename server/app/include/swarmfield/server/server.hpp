@@ -97,6 +97,8 @@ struct ServerSummary {
   std::uint64_t snapshot_agents = 0;
   double bytes_per_agent = 0.0;
   std::uint64_t max_datagram = 0;
+  /// Agents the spawner did not place because the map was at its density limit (appended).
+  std::uint64_t spawns_held_back = 0;
   /// "ticks=.. rebuilds=.. overruns=.. clients=.. bytes_sent=.. bad_frames=.. bad_datagrams=.. ..."
   [[nodiscard]] std::string line() const;
 };
@@ -253,6 +255,7 @@ class Server final : public TcpListener {
   bool stopping_ = false;
   bool finished_ = false;
   std::uint64_t snapshots_refused_ = 0;
+  bool density_limit_logged_ = false;  // the first spawn cut at the density limit is logged, once
   std::uint64_t udp_unbound_ = 0;
   std::uint64_t idle_timeouts_ = 0;
   std::uint64_t tcp_inputs_ = 0;

@@ -184,6 +184,13 @@ struct ConfigParseResult {
 /// and validates it: the settings stored in a replay. `name` labels error messages.
 [[nodiscard]] ConfigParseResult parse_config_toml(const std::string& text, const std::string& name);
 
+/// Where the setting named by the first "--flag" of `message` came from, as validation errors
+/// end: " (set by flag --agents)", " (set by environment SWARMFIELD_AGENTS)", " (set by file
+/// server.toml)" or " (set by default)"; "" when the message names no setting. `sources` as in
+/// ConfigParseResult. For checks made after parsing (the density limit needs the map).
+[[nodiscard]] std::string blame_setting(const std::string& message, const std::vector<ConfigSource>& sources,
+                                        const std::string& config_path);
+
 /// Checks ranges and combinations; returns "" when valid, else a one-line message.
 [[nodiscard]] std::string validate_config(const ServerConfig& config);
 

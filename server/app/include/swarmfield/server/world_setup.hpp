@@ -1,14 +1,23 @@
 #pragma once
 // The World a server runs, from its settings: the one place sim::WorldParams are derived, so a
 // replay (which stores the settings) builds the same World as the recording server did.
+#include <string>
+
 #include "swarmfield/server/server_config.hpp"
 #include "swarmfield/sim/world.hpp"
 
 namespace swarmfield::server {
 
 /// WorldParams from the settings (seed, agents, capacity, waves, threads, player speed, field
-/// budget: resolve_field_budget() must have run; auto (-1) left here means 0).
+/// budget: resolve_field_budget() must have run; auto (-1) left here means 0). The spawner stops
+/// at the map's density limit (SpawnerParams::stop_at_density_limit): waves past it are cut.
 [[nodiscard]] sim::WorldParams world_params(const ServerConfig& config);
+/// "" when `config.agents` is within the density limit of `map` for `config.kinds`
+/// (sim::density_limit: hexagonal packing of the smallest kind spawned), else a one-line error
+/// naming --agents, the map's walkable cell count, the limit and the fixes (fewer agents, a
+/// bigger map). Checked at start-up, once the map is loaded; --max-agents above the limit is no
+/// error (it is only the capacity: spawn waves stop at the limit).
+[[nodiscard]] std::string check_agent_density(const ServerConfig& config, const sim::GridMap& map);
 /// The fixed tick, seconds (1 / tick_hz as a float: the exact dt the World steps with).
 [[nodiscard]] float tick_seconds(const ServerConfig& config) noexcept;
 /// Copies every setting that shapes the simulation (tick_hz, map source, agents, max_agents,

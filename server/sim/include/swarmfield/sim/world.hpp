@@ -22,6 +22,12 @@ struct SpawnerParams {
   std::uint32_t wave_size = 0;           ///< agents per wave (0 = no waves)
   std::uint32_t wave_interval_ticks = 0; ///< ticks between waves
   float min_player_distance = 20.0f;     ///< world units: spawn no closer to any player
+  /// Stop at the map's density limit (density_limit(map, kinds), recomputed at every spawn from
+  /// the walkable cells then, so run-time blockers count): the initial spawn and the waves add
+  /// at most limit - size agents, and the agents held back are counted (spawns_held_back()).
+  /// Off by default: the caller decides (the server and the tool turn it on; scenes that place
+  /// agents by hand are not affected either way).
+  bool stop_at_density_limit = false;
 };
 
 struct WorldParams {
@@ -82,9 +88,12 @@ class World {
   /// unknown id or a non-finite vector (ignored).
   bool set_player_intent(std::uint32_t player_id, Vec2 intent);
   /// Spawns up to `n` agents at seeded random walkable cells at least min_player_distance from
-  /// every player; returns how many were spawned (fewer when the swarm is full, 0 when the map
-  /// has no walkable cell). Cells are ranked: reachable from a player and far enough, then
-  /// reachable, then far enough, then any walkable; the best non-empty rank is used. Within a
+  /// every player; returns how many were spawned (fewer when the swarm is full or, with
+  /// SpawnerParams::stop_at_density_limit, when the swarm reached the map's density limit; 0
+  /// when the map has no walkable cell). Agents held back by the density limit are added to
+  /// spawns_held_back(); the random draws of the agents spawned are the same either way. Cells
+  /// are ranked: reachable from a player and far enough, then reachable, then far enough, then
+  /// any walkable; the best non-empty rank is used. Within a
   /// cell the point is random but a radius from the cell's edges. Kinds: when more than one kind
   /// has a positive spawn_weight, each agent's kind is drawn first, from one 64-bit draw, by
   /// pick_agent_kind() (in proportion to the weights); with one such kind no draw is made.
@@ -142,6 +151,9 @@ class World {
   /// Contacts raised during the last step().
   [[nodiscard]] std::span<const ContactEvent> contacts() const noexcept { return contacts_; }
   [[nodiscard]] const WorldParams& params() const noexcept { return params_; }
+  /// Agents the spawner did not place because the swarm had reached the map's density limit
+  /// (SpawnerParams::stop_at_density_limit), summed over every spawn so far.
+  [[nodiscard]] std::uint64_t spawns_held_back() const noexcept { return spawns_held_back_; }
 
  private:
   [[nodiscard]] Vec2 place_player(Vec2 p) const noexcept;  // add_player's placement rule
@@ -166,6 +178,7 @@ class World {
   std::uint32_t next_player_id_ = 1;
   std::uint64_t tick_ = 0;
   std::uint64_t state_hash_ = 0;
+  std::uint64_t spawns_held_back_ = 0;
 };
 
 }  // namespace swarmfield::sim
