@@ -22,7 +22,7 @@ constexpr std::uint32_t pack(std::int32_t x, std::int32_t y) noexcept {
 }
 
 /// floor(n / d) for d > 0.
-constexpr std::int64_t floor_div(std::int64_t n, std::int64_t d) noexcept {
+constexpr std::int32_t floor_div(std::int32_t n, std::int32_t d) noexcept {
   return n >= 0 ? n / d : -((-n + d - 1) / d);
 }
 
@@ -35,23 +35,27 @@ constexpr std::int64_t floor_div(std::int64_t n, std::int64_t d) noexcept {
 /// keep their order on one side of it). The cells whose interiors meet the open range must be
 /// walkable. Exact integer arithmetic in doubled coordinates (corners even, P odd): per line,
 /// one floor and one ceiling of a rational. `kTransposed` swaps the axes (table queries only).
+/// 32-bit arithmetic suffices: at most kMaxSightBands bands, so the band-axis offsets are at
+/// most 2 * kMaxSightBands + 1 (doubled) and the major ones at most 2 * kMaxSide + 1, which
+/// keeps every product and numerator below 2^23.
 template <bool kTransposed>
 bool hull_bands_clear(const BlockedCountTable& t, std::int32_t cx, std::int32_t cy, std::int32_t wx,
                       std::int32_t wy) noexcept {
+  static_assert(AnyAngleField::kMaxSide <= 65534 && kMaxSightBands <= 8, "32-bit bounds above");
   // In this function "x" is the major axis and "y" the band axis; cy != wy (else the box test
   // was exact).
   const std::int32_t x0 = std::min(cx, wx), x1 = std::max(cx, wx);
   const std::int32_t dir = wy > cy ? 1 : -1;
-  const std::int64_t px = 2 * static_cast<std::int64_t>(wx) + 1, py = 2 * static_cast<std::int64_t>(wy) + 1;
+  const std::int32_t px = 2 * wx + 1, py = 2 * wy + 1;
   // Corner k = (cx + (k & 1), cy + (k >> 1)), doubled, relative to P: both odd, dy never 0.
-  std::int64_t dx[4], dy[4];
+  std::int32_t dx[4], dy[4];
   for (int k = 0; k < 4; ++k) {
-    dx[k] = 2 * (static_cast<std::int64_t>(cx) + (k & 1)) - px;
-    dy[k] = 2 * (static_cast<std::int64_t>(cy) + (k >> 1)) - py;
+    dx[k] = 2 * (cx + (k & 1)) - px;
+    dy[k] = 2 * (cy + (k >> 1)) - py;
   }
   // On a line Y between the square and P, corner k's line is at x = px + (Y - py) dx/dy, with
   // (Y - py) / dy[k] > 0 for every k, so a's is left of b's iff sign(Y - py) (dx_a dy_b - dx_b dy_a) < 0.
-  const std::int64_t side = dir > 0 ? -1 : 1;  // sign of Y - py on those lines
+  const std::int32_t side = dir > 0 ? -1 : 1;  // sign of Y - py on those lines
   const auto left_of = [&](int a, int b) noexcept { return side * (dx[a] * dy[b] - dx[b] * dy[a]) < 0; };
   int kl = 0, kr = 0;
   for (int k = 1; k < 4; ++k) {
@@ -60,8 +64,8 @@ bool hull_bands_clear(const BlockedCountTable& t, std::int32_t cx, std::int32_t 
   }
   // floor / ceiling of corner k's line's x (cells) on the line y = Y (cells): x = num / (2 dy).
   const auto line_x = [&](int k, std::int32_t y, bool ceiling) noexcept {
-    std::int64_t num = px * dy[k] + (2 * static_cast<std::int64_t>(y) - py) * dx[k];
-    std::int64_t den = 2 * dy[k];
+    std::int32_t num = px * dy[k] + (2 * y - py) * dx[k];
+    std::int32_t den = 2 * dy[k];
     if (den < 0) {
       num = -num;
       den = -den;
@@ -69,19 +73,20 @@ bool hull_bands_clear(const BlockedCountTable& t, std::int32_t cx, std::int32_t 
     return ceiling ? -floor_div(-num, den) : floor_div(num, den);
   };
   // The square's own slice (c's band): cells cx .. cx (floor cx, ceiling cx + 1).
-  std::int64_t lo = cx, hi = static_cast<std::int64_t>(cx) + 1;
+  std::int32_t lo = cx, hi = cx + 1;
   for (std::int32_t r = cy;; r += dir) {
-    std::int64_t next_lo = wx, next_hi = static_cast<std::int64_t>(wx) + 1;  // the apex, in w's band
+    std::int32_t next_lo = wx, next_hi = wx + 1;  // the apex, in w's band
     if (r != wy) {
       const std::int32_t line = dir > 0 ? r + 1 : r;  // the boundary line toward w
       next_lo = line_x(kl, line, false);
       next_hi = line_x(kr, line, true);
     }
     // Cells x with (x, x + 1) meeting the open range: floor(min) .. ceiling(max) - 1.
-    const auto c0 = static_cast<std::int32_t>(std::max<std::int64_t>(std::min(lo, next_lo), x0));
-    const auto c1 = static_cast<std::int32_t>(std::min<std::int64_t>(std::max(hi, next_hi) - 1, x1));
+    const std::int32_t c0 = std::max(std::min(lo, next_lo), x0);
+    const std::int32_t c1 = std::min(std::max(hi, next_hi) - 1, x1);
     if (c0 <= c1) {
-      const std::uint32_t blocked = kTransposed ? t.blocked_in(r, c0, r, c1) : t.blocked_in(c0, r, c1, r);
+      // One row (column) of at most kMaxSide cells: the table's small-rectangle count.
+      const std::uint32_t blocked = kTransposed ? t.blocked_in_small(r, c0, r, c1) : t.blocked_in_small(c0, r, c1, r);
       if (blocked != 0) return false;
     }
     if (r == wy) return true;

@@ -49,6 +49,12 @@ class BlockedCountTable {
     for (std::int32_t y = y0; y <= y1; y += band) total += strip(x0, y, x1, std::min(y1, y + band - 1));
     return total;
   }
+  /// blocked_in() of a rectangle of fewer than 65536 cells (one row or column of a map of side
+  /// <= 65534, for instance): the O(1) four-corner count without blocked_in()'s size check.
+  [[nodiscard]] std::uint32_t blocked_in_small(std::int32_t x0, std::int32_t y0, std::int32_t x1,
+                                               std::int32_t y1) const noexcept {
+    return strip(x0, y0, x1, y1);
+  }
   [[nodiscard]] std::int32_t width() const noexcept { return width_; }
   [[nodiscard]] std::int32_t height() const noexcept { return height_; }
 
