@@ -18,10 +18,17 @@ struct DCtxDeleter {
 };
 
 // One context per thread, reused: creating a level-3 compression context costs more than
-// compressing a small buffer.
-ZSTD_CCtx* thread_cctx() {
-  thread_local std::unique_ptr<ZSTD_CCtx, CCtxDeleter> cctx(ZSTD_createCCtx());
-  return cctx.get();
+// compressing a small buffer. A context that grew past kKeepCCtxBytes (a high level on a big
+// input: the map transfer's level 19 over a 1024x1024 map holds ~13 MB of tables) is freed after
+// its call instead, so a once-at-startup compression does not stay resident for the process's
+// life; the next call creates a fresh one (same output: zstd's output depends only on the input
+// and the parameters, which every call resets).
+using CCtxPtr = std::unique_ptr<ZSTD_CCtx, CCtxDeleter>;
+inline constexpr std::size_t kKeepCCtxBytes = std::size_t{1} << 20;
+CCtxPtr& thread_cctx() {
+  thread_local CCtxPtr cctx;
+  if (!cctx) cctx.reset(ZSTD_createCCtx());
+  return cctx;
 }
 ZSTD_DCtx* thread_dctx() {
   thread_local std::unique_ptr<ZSTD_DCtx, DCtxDeleter> dctx(ZSTD_createDCtx());
@@ -29,7 +36,8 @@ ZSTD_DCtx* thread_dctx() {
 }
 
 std::vector<std::uint8_t> compress_with(std::span<const std::uint8_t> bytes, int level) {
-  ZSTD_CCtx* cctx = thread_cctx();
+  CCtxPtr& held = thread_cctx();
+  ZSTD_CCtx* cctx = held.get();
   if (!cctx) return {};
   ZSTD_CCtx_reset(cctx, ZSTD_reset_session_and_parameters);
   // The content size goes into the frame header (the bounded decoders refuse oversized frames
@@ -40,6 +48,7 @@ std::vector<std::uint8_t> compress_with(std::span<const std::uint8_t> bytes, int
   ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1);
   std::vector<std::uint8_t> out(ZSTD_compressBound(bytes.size()));
   const std::size_t n = ZSTD_compress2(cctx, out.data(), out.size(), bytes.data(), bytes.size());
+  if (ZSTD_sizeof_CCtx(cctx) > kKeepCCtxBytes) held.reset();
   if (ZSTD_isError(n)) return {};
   out.resize(n);
   return out;

@@ -15,76 +15,101 @@ void SnapshotHistory::clear() noexcept {
   }
 }
 
+std::uint64_t SnapshotHistory::ring_begin(std::size_t n) const noexcept {
+  // Keep every frame contiguous in the ring: skip to its front when it would straddle the end.
+  const std::size_t at = static_cast<std::size_t>(head_ % capacity_);
+  return at + n > capacity_ ? head_ + (capacity_ - at) : head_;
+}
+
+bool SnapshotHistory::available(const Slot& slot) const noexcept {
+  // In the ring, an entry at address a is overwritten once head_ passes a + capacity_.
+  return slot.used && head_ <= slot.begin + capacity_;
+}
+
+std::size_t SnapshotHistory::place(std::size_t n, std::uint64_t head_after) const noexcept {
+  // Frames still available once the ring's head is at head_after: the ones the new frame must
+  // not overwrite. The others are overwritten in the ring too, so their memory is free.
+  const auto live = [&](const Slot& s) { return s.used && s.size > 0 && head_after <= s.begin + capacity_; };
+  std::size_t top = 0;  // past the last live frame in pool_
+  const auto clear_at = [&](std::size_t at) {
+    if (at + n > pool_.size()) return false;
+    for (const Slot& s : slots_) {
+      if (live(s) && at < s.at + s.size && s.at < at + n) return false;
+    }
+    return true;
+  };
+  for (const Slot& s : slots_) {
+    if (live(s)) top = std::max(top, s.at + s.size);
+  }
+  if (clear_at(pool_head_)) return pool_head_;
+  if (clear_at(0)) return 0;
+  return top;  // clear of everything available; may need the pool to grow
+}
+
 bool SnapshotHistory::store(const AgentFrame& f) {
   const std::size_t n = f.agents.size();
   if (n > capacity_) return false;
-  // Keep every frame contiguous: skip to the front of the pool when it would straddle the end.
-  std::size_t at = static_cast<std::size_t>(head_ % capacity_);
-  if (at + n > capacity_) {
-    head_ += capacity_ - at;
-    at = 0;
-  }
-  // The pool grows to its capacity only as frames fill it, so a client that is sent few agents
-  // (or none: a server's idle sessions) costs little; once the head has wrapped it never grows.
-  if (pool_.size() < at + n) pool_.resize(std::min(capacity_, std::max(at + n, 2 * pool_.size())));
+  const std::size_t at = place(n, ring_begin(n) + n);
+  // Growing (doubling while below the capacity, then only as needed) keeps the pool near what
+  // the available frames hold, so a client that is sent few agents costs little.
+  if (pool_.size() < at + n) pool_.resize(std::max(at + n, std::min(capacity_, 2 * pool_.size())));
   std::copy_n(f.agents.data(), n, pool_.data() + at);
-  record(f.sequence, f.tick, n, f.grid);
+  head_ = ring_begin(n);
+  record(f.sequence, f.tick, at, n, f.grid);
   return true;
 }
 
-void SnapshotHistory::record(std::uint32_t sequence, std::uint32_t tick, std::size_t size, const DensityGrid& grid) {
+void SnapshotHistory::record(std::uint32_t sequence, std::uint32_t tick, std::size_t at, std::size_t size,
+                             const DensityGrid& grid) {
   Slot& slot = slots_[sequence % kSnapshotHistorySize];
   slot.used = true;
   slot.sequence = sequence;
   slot.tick = tick;
   slot.begin = head_;
+  slot.at = at;
   slot.size = size;
   slot.grid = grid;  // reuses the slot's level buffer once warm
   head_ += size;
+  pool_head_ = at + size;
 }
 
 void SnapshotHistory::grow_for(std::size_t max_agents) {
-  if (max_agents == 0 || max_agents > capacity_ || pool_.size() == capacity_) return;
-  std::size_t at = static_cast<std::size_t>(head_ % capacity_);
-  if (at + max_agents > capacity_) at = 0;
-  // The same doubling as store(), so the pool still follows what the client is sent.
-  if (pool_.size() < at + max_agents) pool_.resize(std::min(capacity_, std::max(at + max_agents, 2 * pool_.size())));
+  if (max_agents == 0 || max_agents > capacity_) return;
+  const std::size_t at = place(max_agents, ring_begin(max_agents));
+  if (pool_.size() < at + max_agents) {
+    pool_.resize(std::max(at + max_agents, std::min(capacity_, 2 * pool_.size())));
+  }
 }
 
 std::span<AgentState> SnapshotHistory::reserve(std::size_t max_agents, const AgentFrameView& keep) noexcept {
   if (max_agents == 0 || max_agents > capacity_) return {};
-  // Where store() would put a frame of max_agents (contiguous, skipping the pool's tail).
-  std::uint64_t begin = head_;
-  std::size_t at = static_cast<std::size_t>(begin % capacity_);
-  if (at + max_agents > capacity_) {
-    begin += capacity_ - at;
-    at = 0;
-  }
+  // The frame's size is not known yet (0..max_agents): keep clear of every frame that a frame
+  // of 0 agents would leave available.
+  const std::size_t at = place(max_agents, ring_begin(max_agents));
   if (pool_.size() < at + max_agents) return {};  // would grow (and move every view)
   AgentState* room = pool_.data() + at;
+  // place() keeps clear of every available frame; `keep` is one, checked again for safety.
   const AgentState* keep_begin = keep.agents.data();
   const AgentState* keep_end = keep_begin + keep.agents.size();
   const std::less<const AgentState*> before;
   if (!keep.agents.empty() && before(keep_begin, room + max_agents) && before(room, keep_end)) return {};
-  reserved_ = begin;
+  reserved_ = ring_begin(max_agents);
+  reserved_at_ = at;
   return {room, max_agents};
 }
 
 void SnapshotHistory::commit(std::uint32_t sequence, std::uint32_t tick, std::size_t size, const DensityGrid& grid) {
-  head_ = reserved_;  // past the skipped tail, if any
-  record(sequence, tick, size, grid);
+  head_ = reserved_;  // past the ring's skipped tail, if any
+  record(sequence, tick, reserved_at_, size, grid);
 }
 
 std::optional<AgentFrameView> SnapshotHistory::find(std::uint32_t sequence) const noexcept {
   const Slot& slot = slots_[sequence % kSnapshotHistorySize];
-  if (!slot.used || slot.sequence != sequence) return std::nullopt;
-  // Entry at address a is overwritten once head_ passes a + capacity_.
-  if (head_ > slot.begin + capacity_) return std::nullopt;
-  const auto at = static_cast<std::size_t>(slot.begin % capacity_);
+  if (!available(slot) || slot.sequence != sequence) return std::nullopt;
   AgentFrameView v;
   v.sequence = slot.sequence;
   v.tick = slot.tick;
-  v.agents = std::span<const AgentState>(pool_.data() + at, slot.size);
+  v.agents = std::span<const AgentState>(pool_.data() + slot.at, slot.size);
   v.grid = &slot.grid;
   return v;
 }
