@@ -25,6 +25,26 @@ namespace {
 
 using SteadyClock = std::chrono::steady_clock;
 
+// The remote (or local) address of `sock` as text and its port ("" and 0 if unknown).
+void socket_address(socket_t sock, bool remote, std::string& ip, int& port) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  ip.clear();
+  port = 0;
+  auto* a = reinterpret_cast<sockaddr*>(&addr);
+  if ((remote ? ::getpeername(sock, a, &len) : ::getsockname(sock, a, &len)) != 0) return;
+  char text[INET6_ADDRSTRLEN] = {};
+  if (addr.ss_family == AF_INET) {
+    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&addr);
+    if (::inet_ntop(AF_INET, &v4->sin_addr, text, sizeof text) != nullptr) ip = text;
+    port = ntohs(v4->sin_port);
+  } else if (addr.ss_family == AF_INET6) {
+    const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&addr);
+    if (::inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text) != nullptr) ip = text;
+    port = ntohs(v6->sin6_port);
+  }
+}
+
 // One connection's socket under a byte budget and a deadline for the whole request. httplib 0.11
 // (Debian 12, built as a shared library, so its limits can not be configured) times out each
 // read, not the request, and keeps every header line: a header line every second held a worker
@@ -65,8 +85,8 @@ class BoundedSocketStream final : public httplib::Stream {
     return n;
   }
 
-  void get_remote_ip_and_port(std::string& ip, int& port) const override { address(true, ip, port); }
-  void get_local_ip_and_port(std::string& ip, int& port) const override { address(false, ip, port); }
+  void get_remote_ip_and_port(std::string& ip, int& port) const override { socket_address(sock_, true, ip, port); }
+  void get_local_ip_and_port(std::string& ip, int& port) const override { socket_address(sock_, false, ip, port); }
   socket_t socket() const override { return sock_; }
 
  private:
@@ -82,25 +102,6 @@ class BoundedSocketStream final : public httplib::Stream {
     }
   }
 
-  void address(bool remote, std::string& ip, int& port) const {
-    sockaddr_storage addr{};
-    socklen_t len = sizeof addr;
-    ip.clear();
-    port = 0;
-    auto* a = reinterpret_cast<sockaddr*>(&addr);
-    if ((remote ? ::getpeername(sock_, a, &len) : ::getsockname(sock_, a, &len)) != 0) return;
-    char text[INET6_ADDRSTRLEN] = {};
-    if (addr.ss_family == AF_INET) {
-      const auto* v4 = reinterpret_cast<const sockaddr_in*>(&addr);
-      if (::inet_ntop(AF_INET, &v4->sin_addr, text, sizeof text) != nullptr) ip = text;
-      port = ntohs(v4->sin_port);
-    } else if (addr.ss_family == AF_INET6) {
-      const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&addr);
-      if (::inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text) != nullptr) ip = text;
-      port = ntohs(v6->sin6_port);
-    }
-  }
-
   socket_t sock_;
   SteadyClock::time_point read_deadline_;
   std::size_t read_budget_;
@@ -111,16 +112,10 @@ class BoundedSocketStream final : public httplib::Stream {
 
 // The peer's address without the port ("" if unknown): the key of the per-address limits.
 std::string peer_address(socket_t sock) {
-  sockaddr_storage addr{};
-  socklen_t len = sizeof addr;
-  if (::getpeername(sock, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return {};
-  char text[INET6_ADDRSTRLEN] = {};
-  if (addr.ss_family == AF_INET) {
-    ::inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&addr)->sin_addr, text, sizeof text);
-  } else if (addr.ss_family == AF_INET6) {
-    ::inet_ntop(AF_INET6, &reinterpret_cast<const sockaddr_in6*>(&addr)->sin6_addr, text, sizeof text);
-  }
-  return text;
+  std::string ip;
+  int port = 0;
+  socket_address(sock, true, ip, port);
+  return ip;
 }
 
 void close_socket(socket_t sock) {
