@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -131,6 +132,11 @@ bool parse_bot_script(std::string_view text, std::string_view source, BotScript&
 }
 
 bool load_bot_script(const std::string& path, BotScript& out, BotScriptError& error) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {  // an ifstream opens a folder and reads nothing
+    error = BotScriptError{path, 0, "is a folder, not a script file"};
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = BotScriptError{path, 0, "can not open the script file"};

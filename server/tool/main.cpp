@@ -2,6 +2,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <string>
 
 #include "swarmfield/cli/strict_values.hpp"
 #include "tool_commands.hpp"
@@ -23,7 +24,15 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    // One line and status 2 (as the --help texts promise), not CLI11's internal codes.
+    // One line and status 2 (as the --help texts promise), not CLI11's internal codes. A first
+    // word that is no subcommand gets named (CLI11 only says one is required).
+    if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
+      std::string names;
+      for (const CLI::App* sub : app.get_subcommands({})) names += (names.empty() ? "" : ", ") + sub->get_name();
+      std::fprintf(stderr, "error: unknown subcommand '%s' (expected one of %s; see swarmfield-tool --help)\n", argv[1],
+                   names.c_str());
+      return 2;
+    }
     std::fprintf(stderr, "error: %s (see swarmfield-tool --help)\n", e.what());
     return 2;
   }

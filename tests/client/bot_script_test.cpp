@@ -92,6 +92,8 @@ TEST_CASE("load_bot_script reads files and reports unreadable ones") {
   BotScriptError error;
   CHECK_FALSE(swarmfield::client::load_bot_script("/nonexistent/dir/x.bot", script, error));
   CHECK(error.to_string() == "/nonexistent/dir/x.bot: can not open the script file");
+  CHECK_FALSE(swarmfield::client::load_bot_script(".", script, error));  // a folder reads as empty
+  CHECK(error.to_string() == ".: is a folder, not a script file");
 
   const std::string path = "bot_script_test_tmp.bot";
   {

@@ -198,6 +198,16 @@ TEST_CASE("server_config: --config naming a directory is an error naming the pat
   CHECK(r.output.find("directory") != std::string::npos);
 }
 
+TEST_CASE("server_config: --record naming a folder, or a file in a missing folder, is refused before listening") {
+  const auto dir = parse({"--record", "/tmp"});
+  CHECK(is_error(dir));
+  CHECK(dir.output.find("'/tmp' is a folder") != std::string::npos);
+  const auto missing = parse({"--record", "/nonexistent-swarmfield-dir/run.sfr"});
+  CHECK(is_error(missing));
+  CHECK(missing.output.find("'/nonexistent-swarmfield-dir' does not exist") != std::string::npos);
+  CHECK_FALSE(is_error(parse({"--record", "run.sfr"})));  // a bare name: the working folder
+}
+
 TEST_CASE("server_config: --duration above 1e7 s is an error (the clock would overflow)") {
   CHECK(is_run(parse({"--duration", "10000000"})));
   for (const char* d : {"1e10", "10000001", "inf"}) {
@@ -610,6 +620,12 @@ TEST_CASE("server_config: a merged value that fails validation names where it ca
   CHECK(r.output.find("(set by flag --agents)") != std::string::npos);
 }
 
+TEST_CASE("server_config: a SWARMFIELD_CONFIG naming a directory is reported as SWARMFIELD_CONFIG") {
+  const auto r = parse_env({}, {{"SWARMFIELD_CONFIG", "/tmp"}});
+  CHECK(is_error(r));
+  CHECK(r.output.find("SWARMFIELD_CONFIG '/tmp' is a directory") != std::string::npos);
+}
+
 TEST_CASE("server_config: SWARMFIELD_CONFIG names the file; --config wins; the map source comes whole from one source") {
   TempToml file("city-seed = 5\ntick-hz = 50\n");
   TempToml other("tick-hz = 40\n");
@@ -726,6 +742,7 @@ TEST_CASE("server_config: bad [[kinds]] tables are one error line naming the kin
   CHECK(has(error_of("[[kinds]]\nname = \"a\"\ncolour = \"red\"\n"), "key 'colour' must be a colour string"));
   CHECK(has(error_of("[[kinds]]\nname = \"a\"\nturn_rate = 1\nturn-rate = 2\n"), "a second time"));
   CHECK(has(error_of("kinds = 3\n"), "key 'kinds' must be an array of tables"));
+  CHECK(has(error_of("kinds = []\n"), "key 'kinds' needs at least one [[kinds]] section (got an empty array"));
   CHECK(has(error_of("[[kinds]]\nname = \"a\"\nspeed = 0\n"), "kinds[0] 'a': speed 0"));
 }
 

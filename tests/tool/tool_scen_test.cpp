@@ -201,6 +201,7 @@ TEST_CASE("tool: NaN/inf numbers, empty values and negative seeds are errors for
       {"scen '' " + kScen, "MAP: value is empty"},
       {"scen " + kMap + " ''", "SCEN: value is empty"},
       {"scen " + kMap + " " + kScen + " --every ''", "--every: value is empty"},
+      {"frob", "unknown subcommand 'frob' (expected one of scen, field, sim, probe, replay"},
   };
   for (const auto& c : cases) {
     const Run r = run_tool(c.args);

@@ -108,6 +108,8 @@ std::string apply_kind_table(const toml::table& table, sim::AgentKind& kind) {
 // The `kinds` value: an array of tables (TOML [[kinds]]). "" and `out` filled, or an error.
 std::string apply_kinds(const toml::node& node, std::vector<sim::AgentKind>& out) {
   const toml::array* array = node.as_array();
+  if (array != nullptr && array->empty())
+    return "key 'kinds' needs at least one [[kinds]] section (got an empty array; leave the key out for the default kinds)";
   if (array == nullptr || !array->is_array_of_tables())
     return "key 'kinds' must be an array of tables ([[kinds]] sections; got " + type_name(node) + ")";
   std::vector<sim::AgentKind> kinds;
@@ -623,6 +625,16 @@ std::string validate_config(const ServerConfig& c) {
   if (!(e = range("--record-hash-every", c.record_hash_every, 1, 1000000)).empty()) return e;
   if (!c.record_path.empty() && !c.replay_path.empty())
     return "--record and --replay exclude each other (a replay is already recorded)";
+  if (!c.record_path.empty()) {
+    // Refused here, before the server listens, rather than when the recorder opens the file.
+    std::error_code ec;
+    const std::filesystem::path record(c.record_path);
+    if (std::filesystem::is_directory(record, ec))
+      return "--record must name a file to create, '" + c.record_path + "' is a folder";
+    const std::filesystem::path folder = record.parent_path();
+    if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
+      return "--record: the folder '" + folder.string() + "' does not exist (create it first)";
+  }
   if (!(e = range("--public-udp-port", c.public_udp_port, 0, 65535)).empty()) return e + " (0 = the bound port)";
   if (!(e = range("--agones-port", c.agones_port, 0, 65535)).empty()) return e + " (0 = $AGONES_SDK_HTTP_PORT or 9358)";
   if (!(e = seconds_range("--agones-health-interval", c.agones_health_interval_s, 0.05, 60.0)).empty()) return e;
@@ -756,7 +768,8 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv, const E
     std::string text;
     std::error_code fs_error;
     if (std::filesystem::is_directory(config_path, fs_error))
-      return fail("error: --config '" + config_path + "' is a directory, not a TOML file");
+      return fail(std::string("error: ") + (config_source == ConfigSource::kEnvironment ? "SWARMFIELD_CONFIG" : "--config") +
+                  " '" + config_path + "' is a directory, not a TOML file");
     if (!read_text_file(config_path, text)) return fail("error: can not read config file '" + config_path + "'");
     if (std::string err = read_toml_layer(text, config_path, file); !err.empty()) return fail(err);
     // Validated on its own, as if no flag were given: a wrong value is an error even when a

@@ -134,6 +134,11 @@ TEST_CASE("movingai: body errors name the line and problem") {
     CHECK(e.line == 6);
     CHECK(e.message.find("3 characters, expected width 4") != std::string::npos);
   }
+  SUBCASE("a non-ASCII character is named, not counted as bytes") {
+    const MapError e = parse_fail(head + "....\n.\xc3\xa9..\n....\n");  // ".é..": 4 letters, 5 bytes
+    CHECK(e.line == 6);
+    CHECK(e.message.find("row 1 holds a non-ASCII character at column 1") != std::string::npos);
+  }
   SUBCASE("row too long") {
     const MapError e = parse_fail(head + "....\n....\n.....\n");
     CHECK(e.line == 7);

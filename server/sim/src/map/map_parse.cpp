@@ -1,6 +1,8 @@
 // Map text parsers: MovingAI .map and small ASCII test maps.
 #include "swarmfield/sim/map/map_parse.hpp"
 
+#include <algorithm>
+
 #include <charconv>
 #include <cstdio>
 
@@ -152,9 +154,15 @@ bool parse_movingai_map(std::string_view text, std::string_view source, GridMap&
       return fail(n, "too many rows: the header says height " + std::to_string(height) + " but row " +
                          std::to_string(rows + 1) + " follows");
     }
-    if (static_cast<std::int32_t>(line.size()) != width)
+    if (static_cast<std::int32_t>(line.size()) != width) {
+      // A multi-byte (non-ASCII) character makes the byte count lie about the row's length.
+      const auto wide = std::find_if(line.begin(), line.end(), [](char ch) { return static_cast<unsigned char>(ch) >= 0x80; });
+      if (wide != line.end())
+        return fail(n, "row " + std::to_string(rows) + " holds a non-ASCII character at column " +
+                           std::to_string(wide - line.begin()) + " (map rows use ASCII terrain letters . G @ O T S W)");
       return fail(n, "row " + std::to_string(rows) + " has " + std::to_string(line.size()) +
                          " characters, expected width " + std::to_string(width));
+    }
     std::uint8_t* row = costs.data() + static_cast<std::size_t>(rows) * static_cast<std::size_t>(width);
     for (std::int32_t x = 0; x < width; ++x) {
       std::uint8_t c = 0;
