@@ -19,6 +19,7 @@
 #include "swarmfield/sim/map/tiled_map.hpp"
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/near_fields.hpp"
 #include "swarmfield/sim/nav/sector_fields.hpp"
 #include "swarmfield/sim/nav/sector_graph.hpp"
 
@@ -158,6 +159,23 @@ void register_hier_case(const HierCase& c, bool big) {
     });
   });
   change->Unit(benchmark::kMillisecond);
+  // What the near field adds to a goal change (NearFields: the exact integration, flow and
+  // any-angle fields in the goal's window), all at once; against hier/route in the same run.
+  auto* near = benchmark::RegisterBenchmark(("hier/near_change/" + c.label).c_str(), [c](benchmark::State& state) {
+    run_hier(state, c, [](benchmark::State& st, const HierSetup& s) {
+      sim::NearFields near;
+      near.update(s.map, s.goal_a, 0);
+      bool flip = true;
+      for (auto _ : st) {
+        near.update(s.map, flip ? s.goal_b : s.goal_a, 0);
+        flip = !flip;
+        benchmark::DoNotOptimize(near.build_count());
+      }
+      st.counters["window_side"] = static_cast<double>(near.window_fields(0).integration().width());
+      st.counters["near_mib"] = static_cast<double>(near.memory_bytes()) / (1024.0 * 1024.0);
+    });
+  });
+  near->Unit(benchmark::kMillisecond);
   if (big) {
     route->Iterations(5);
     whole->Iterations(2);

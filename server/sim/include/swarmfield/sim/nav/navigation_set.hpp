@@ -106,7 +106,15 @@ class NavigationSet {
   /// Desired direction of a class-`size_class` agent at `p` (world units): sample_any_angle() on
   /// the class's front (its any-angle field and, beyond the any-angle range, its flow field:
   /// status kFollowFlow there). kNoField when the class was not in the last update(). O(1).
+  /// In hierarchical mode: the near field's sample (NearFields::sample()) where a goal's window
+  /// trusts p's reference block, else the sector fields'.
   [[nodiscard]] NavSample sample(int size_class, Vec2 p) const noexcept;
+  /// Right of way of a class-`size_class` agent on `block` (cells of the class's grid; lower
+  /// goes first): the integration value (raw units) of the class's front field; in
+  /// hierarchical mode the near field's trusted value, NearFields::kFarPriority where no
+  /// window trusts the block (so agents round a goal are ordered as with the whole-map field,
+  /// the rest after them, all equal). kUnreachable when unreached or the class is absent.
+  [[nodiscard]] std::uint32_t priority(int size_class, CellCoord block) const noexcept;
 
   /// Work units spent by the last update() over all classes (clearance and class grids
   /// included, charged as linear passes).
