@@ -36,7 +36,9 @@ std::uint64_t HierarchicalFields::update(const GridMap& map, std::span<const Cel
   const std::uint64_t unlimited = 0;
   // The near fields first (agents round the goals read them), about an eighth of the budget:
   // a refinement of what the routes and sector fields give, which keep most of it.
-  spent += near_.update(map, goal_cells, budget_ == 0 ? unlimited : std::max<std::uint64_t>(budget_ / kNearBudgetShare, 1));
+  if (near_on_) {
+    spent += near_.update(map, goal_cells, budget_ == 0 ? unlimited : std::max<std::uint64_t>(budget_ / kNearBudgetShare, 1));
+  }
   // Sector fields next (agents read them now), at most half of what is left.
   const std::uint64_t after_near = budget_ > spent ? budget_ - spent : 0;
   spent += fields_.update(map, budget_ == 0 ? unlimited : std::max<std::uint64_t>(after_near / 2, 1));

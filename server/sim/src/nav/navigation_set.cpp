@@ -34,6 +34,10 @@ void NavigationSet::set_any_angle_range(float range) noexcept {
   for (HierarchicalFields& h : hier_) h.near().set_range(range);
 }
 
+void NavigationSet::set_near_fields(bool on) noexcept {
+  for (HierarchicalFields& h : hier_) h.set_near_fields(on);
+}
+
 void NavigationSet::set_worker_pool(WorkerPool* pool) noexcept {
   for (ClassSlot& s : slots_) s.fields.set_worker_pool(pool);
 }
@@ -140,8 +144,11 @@ NavSample NavigationSet::sample(int size_class, Vec2 p) const noexcept {
   const ClassSlot& s = slots_[slot(size_class)];
   if (hierarchical_ && map_ != nullptr) {
     // Round a goal, the near field's exact any-angle directions; elsewhere the sector fields.
-    const NavSample near = hier_[slot(size_class)].near().sample(size_class, cell_size_, p);
-    if (near.status != NavStatus::kNoField) return near;
+    const HierarchicalFields& h = hier_[slot(size_class)];
+    if (h.near_fields_on()) {
+      const NavSample near = h.near().sample(size_class, cell_size_, p);
+      if (near.status != NavStatus::kNoField) return near;
+    }
     const float shift = 0.5f * static_cast<float>(size_class - 1) * cell_size_;
     NavSample out = hier_[slot(size_class)].fields().sample(size_class == 1 ? *map_ : s.grid, s.lattice_goals,
                                                               p - Vec2{shift, shift});
@@ -153,7 +160,10 @@ NavSample NavigationSet::sample(int size_class, Vec2 p) const noexcept {
 
 std::uint32_t NavigationSet::priority(int size_class, CellCoord block) const noexcept {
   if (!has_class(size_class)) return kUnreachable;
-  if (hierarchical_) return hier_[slot(size_class)].near().priority(block);
+  if (hierarchical_) {
+    const HierarchicalFields& h = hier_[slot(size_class)];
+    return h.near_fields_on() ? h.near().priority(block) : kUnreachable;
+  }
   const IntegrationField& field = slots_[slot(size_class)].fields.integration();
   return field.reachable(block.x, block.y) ? field.raw(block.x, block.y) : kUnreachable;
 }

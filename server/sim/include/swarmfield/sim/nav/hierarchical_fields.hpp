@@ -63,6 +63,10 @@ class HierarchicalFields {
   [[nodiscard]] const PortalRoutes& routes() const noexcept { return front_; }
   [[nodiscard]] const SectorFields& fields() const noexcept { return fields_; }
   [[nodiscard]] SectorFields& fields() noexcept { return fields_; }
+  /// Near fields on (the default) or off (not built; readers then see none: the sector fields
+  /// up to the goal's cell, as before they existed). For comparisons and as a switch.
+  void set_near_fields(bool on) noexcept { near_on_ = on; }
+  [[nodiscard]] bool near_fields_on() const noexcept { return near_on_; }
   /// The near fields (exact, with the any-angle layer, in a window round each goal).
   [[nodiscard]] const NearFields& near() const noexcept { return near_; }
   [[nodiscard]] NearFields& near() noexcept { return near_; }
@@ -81,6 +85,7 @@ class HierarchicalFields {
   PortalRoutes back_;
   SectorFields fields_;
   NearFields near_;
+  bool near_on_ = true;
   std::vector<CellCoord> front_goals_;
   std::vector<CellCoord> back_goals_;
   std::int32_t width_ = -1;

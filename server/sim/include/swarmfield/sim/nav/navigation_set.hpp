@@ -79,6 +79,10 @@ class NavigationSet {
   /// every class at its next update().
   void set_any_angle_range(float range) noexcept;
   [[nodiscard]] float any_angle_range() const noexcept { return slots_[0].fields.any_angle_range(); }
+  /// Hierarchical mode's near fields (HierarchicalFields::set_near_fields()) on (default) or
+  /// off for every class: off, agents follow the sector fields up to the goal's cell and all
+  /// have the same priority (for comparisons).
+  void set_near_fields(bool on) noexcept;
   /// Threads for the linear passes of all-at-once rebuilds (NavigationFields::set_worker_pool).
   void set_worker_pool(WorkerPool* pool) noexcept;
   /// Forces every class to rebuild all at once on the next update() (and the clearance map to be
