@@ -94,26 +94,22 @@ void NearFields::resolve_front(Window& w, const GridMap& grid, std::span<const C
   w.front_origin = o;
   w.front_w = field.width();
   w.front_h = field.height();
-  // E: the nearest grid cell outside the window from any goal the front was seeded with.
-  constexpr std::int32_t kFar = std::numeric_limits<std::int32_t>::max();
-  w.open_left = o.x > 0;
-  w.open_top = o.y > 0;
-  w.open_right = o.x + w.front_w < grid.width();
-  w.open_bottom = o.y + w.front_h < grid.height();
-  const bool open_left = w.open_left, open_top = w.open_top, open_right = w.open_right, open_bottom = w.open_bottom;
-  std::int32_t exit = kFar;
+  // Per side of the window not on the grid's edge, the least distance of a seed to the grid
+  // cells beyond it (kFar for a side on the edge: no path leaves there).
+  constexpr std::int32_t kFar = std::numeric_limits<std::int32_t>::max() / 4;
+  const bool open[4] = {o.x > 0, o.y > 0, o.x + w.front_w < grid.width(), o.y + w.front_h < grid.height()};
+  for (std::size_t k = 0; k < 4; ++k) w.exit_side[k] = kFar;
   bool seeded = false;
   const std::span<const CellCoord> seeds = w.fields.goals();
   for (const CellCoord s : seeds) {
     if (s.x < 0 || s.y < 0 || s.x >= w.front_w || s.y >= w.front_h) continue;
     seeded = true;
-    if (open_left) exit = std::min(exit, s.x + 1);
-    if (open_top) exit = std::min(exit, s.y + 1);
-    if (open_right) exit = std::min(exit, w.front_w - s.x);
-    if (open_bottom) exit = std::min(exit, w.front_h - s.y);
+    const std::int32_t d[4] = {s.x + 1, s.y + 1, w.front_w - s.x, w.front_h - s.y};
+    for (std::size_t k = 0; k < 4; ++k) {
+      if (open[k]) w.exit_side[k] = std::min(w.exit_side[k], d[k]);
+    }
   }
   if (!seeded) return;
-  w.exit_cells = exit;
   // Goals now on the grid that the front was not seeded with (outside its window then, or
   // new). A seeded goal that has moved since stays seeded: the front is out of date for it, as
   // any front is while its rebuild runs (NavigationFields), and is read as such.
@@ -195,13 +191,11 @@ bool NearFields::trusts(const Window& w, CellCoord b, std::uint32_t& raw) const 
   const std::int32_t lx = b.x - w.front_origin.x, ly = b.y - w.front_origin.y;
   if (lx < 0 || ly < 0 || lx >= w.front_w || ly >= w.front_h) return false;
   if (!w.fields.any_angle().has_waypoint(lx, ly)) return false;  // beyond the range (or unreached)
-  // A path leaving the window walks at least to its edge, then back at least E to a seed.
-  std::int64_t out = std::numeric_limits<std::int32_t>::max();
-  if (w.open_left) out = std::min<std::int64_t>(out, lx + 1);
-  if (w.open_top) out = std::min<std::int64_t>(out, ly + 1);
-  if (w.open_right) out = std::min<std::int64_t>(out, w.front_w - lx);
-  if (w.open_bottom) out = std::min<std::int64_t>(out, w.front_h - ly);
-  std::int64_t limit = out + w.exit_cells;
+  // A path leaving the window across side k walks at least b's distance beyond it, then back
+  // at least a seed's.
+  const std::int64_t d[4] = {lx + 1, ly + 1, w.front_w - lx, w.front_h - ly};
+  std::int64_t limit = std::numeric_limits<std::int64_t>::max();
+  for (std::size_t k = 0; k < 4; ++k) limit = std::min<std::int64_t>(limit, d[k] + w.exit_side[k]);
   for (const CellCoord u : w.unseen) limit = std::min<std::int64_t>(limit, chebyshev(b, u));
   const std::uint32_t v = w.fields.integration().raw(lx, ly);
   if (limit < static_cast<std::int64_t>(kTrustMarginCells)) return false;

@@ -24,19 +24,19 @@ namespace swarmfield::sim {
 /// new is searched: the window is an ordinary small map for the existing fields.
 ///
 /// Exactness. A path that leaves the window is not seen, so a window value is an upper bound
-/// of the true (whole-grid, all goals) value. A path from block b that leaves the window and
-/// ends at a goal seeded in the window costs at least E = min over those goals of the
-/// Chebyshev distance from the goal to the nearest grid cell outside the window (a step costs
-/// >= 1 cost unit per Chebyshev cell), plus X(b), b's own distance to such a cell; one to a
-/// goal not seeded (by goal index: outside the window when the front was built) costs at
-/// least its Chebyshev distance from b. So with L(b) = min(X(b) + E,
-/// min over unseen goals of that distance), a window
+/// of the true (whole-grid, all goals) value. A path from block b that leaves the window across
+/// side k (one not on the grid's edge) and ends at a goal seeded in the window costs at least
+/// X_k(b) + E_k: b's distance to the grid cells beyond that side plus the least such distance
+/// of a seeded goal (a step costs >= 1 cost unit per Chebyshev cell); one to a goal not seeded
+/// (by goal index: outside the window when the front was built) costs at least its Chebyshev
+/// distance from b. So with L(b) = min(min over k of X_k(b) + E_k, min over unseen goals of
+/// that distance), a window
 /// value v(b) <= L(b) - kTrustMarginCells (cost units) is exact, and so are the values of b's
 /// neighbours at or below v(b) (each <= L - 1 away): b's flow direction and waypoint are then
 /// those of the whole-grid field (tests/sim/nav/near_fields_test.cpp checks it cell by cell).
 /// Such blocks are "trusted"; a lone goal's window trusts every block within `range` of it
-/// (E >= ceil(range) + kWindowMarginCells). Two goals close enough to sit in each other's
-/// windows shrink E, and the blocks between them may be trusted by neither (they then follow
+/// (E_k >= ceil(range) + kWindowMarginCells). Two goals close enough to sit in each other's
+/// windows shrink E_k, and the blocks between them may be trusted by neither (they then follow
 /// the sector fields).
 ///
 /// Sampling and priorities read the front of each window, from the origin that front was
@@ -120,8 +120,7 @@ class NearFields {
     bool front_ready = false;
     CellCoord front_origin{-1, -1};
     std::int32_t front_w = 0, front_h = 0;
-    std::int32_t exit_cells = 0;           // E of the class comment (cells)
-    bool open_left = false, open_top = false, open_right = false, open_bottom = false;  // sides not on the grid's edge
+    std::int32_t exit_side[4] = {0, 0, 0, 0};  // E_k of the class comment (cells; left, top, right, bottom)
     std::vector<CellCoord> unseen;         // goals (grid cells) the front was not seeded with
     std::vector<Vec2> local_positions;     // goal positions in the front's window coordinates
   };
