@@ -17,8 +17,11 @@
 #include "bench_support.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
 #include "swarmfield/sim/map/tiled_map.hpp"
+#include "swarmfield/sim/crowd/swarm.hpp"
+#include "swarmfield/sim/nav/navigation_set.hpp"
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/near_fields.hpp"
 #include "swarmfield/sim/nav/sector_fields.hpp"
 #include "swarmfield/sim/nav/sector_graph.hpp"
 
@@ -158,6 +161,23 @@ void register_hier_case(const HierCase& c, bool big) {
     });
   });
   change->Unit(benchmark::kMillisecond);
+  // What the near field adds to a goal change (NearFields: the exact integration, flow and
+  // any-angle fields in the goal's window), all at once; against hier/route in the same run.
+  auto* near_change = benchmark::RegisterBenchmark(("hier/near_change/" + c.label).c_str(), [c](benchmark::State& state) {
+    run_hier(state, c, [](benchmark::State& st, const HierSetup& s) {
+      sim::NearFields near;
+      near.update(s.map, s.goal_a, 0);
+      bool flip = true;
+      for (auto _ : st) {
+        near.update(s.map, flip ? s.goal_b : s.goal_a, 0);
+        flip = !flip;
+        benchmark::DoNotOptimize(near.build_count());
+      }
+      st.counters["window_side"] = static_cast<double>(near.window_fields(0).integration().width());
+      st.counters["near_mib"] = static_cast<double>(near.memory_bytes()) / (1024.0 * 1024.0);
+    });
+  });
+  near_change->Unit(benchmark::kMillisecond);
   if (big) {
     route->Iterations(5);
     whole->Iterations(2);
@@ -165,9 +185,64 @@ void register_hier_case(const HierCase& c, bool big) {
   }
 }
 
+/// The swarm's step in hierarchical mode with and without the near fields (NavigationSet::
+/// set_near_fields()), Boston_0_1024 forced hierarchical, one goal at the centre, `agents` on
+/// seeded random walkable cells within 200 cells of it (about a fifth of them within the
+/// any-angle range): what sampling the near fields and their priorities adds per tick. One
+/// thread; the fields' update is not timed.
+void swarm_step_hier(benchmark::State& state, bool near_on) {
+  const sim::GridMap& map = load_map("street/Boston_0_1024.map");
+  const auto n = static_cast<std::size_t>(state.range(0));
+  const sim::CellCoord g = nearest_walkable(map, {map.width() / 2, map.height() / 2});
+  const sim::Vec2 goal[1] = {map.cell_center(g)};
+  sim::NavigationSet nav;
+  nav.set_field_mode(sim::FieldMode::kHierarchical);
+  nav.set_near_fields(near_on);
+  sim::Swarm swarm(sim::SwarmParams{}, n);
+  swarm.set_environment(map, {});
+  std::mt19937_64 rng(17);
+  std::uniform_int_distribution<std::int32_t> d(-200, 200);
+  std::uniform_real_distribution<float> off(-0.35f, 0.35f);
+  while (swarm.size() < n) {
+    const sim::CellCoord c{g.x + d(rng), g.y + d(rng)};
+    if (!map.walkable(c)) continue;
+    const sim::Vec2 p = map.cell_center(c);
+    swarm.add({p.x + off(rng), p.y + off(rng)});
+  }
+  const auto tick = [&] {
+    nav.note_agents(map, swarm.xs(), swarm.ys());
+    nav.update(map, goal, sim::size_class_bit(1));
+  };
+  for (int t = 0; t < 5; ++t) {
+    tick();
+    swarm.step(map, nav, 1.0f / 30.0f);
+  }
+  for (auto _ : state) {
+    state.PauseTiming();
+    tick();
+    state.ResumeTiming();
+    swarm.step(map, nav, 1.0f / 30.0f);
+  }
+  std::size_t in_range = 0;
+  for (std::size_t i = 0; i < swarm.size(); ++i) {
+    std::uint32_t raw = 0;
+    in_range += nav.hierarchical_fields().near().find(map.world_to_cell({swarm.xs()[i], swarm.ys()[i]}), raw) >= 0 ? 1 : 0;
+  }
+  state.counters["agents_in_near_field"] = static_cast<double>(in_range);
+}
+
 }  // namespace
 
 void register_hier_benchmarks(const BenchOptions& options) {
+  // Near fields on and off in the same run (their ratio is the step's added cost).
+  for (const bool near_on : {false, true}) {
+    benchmark::RegisterBenchmark(near_on ? "hier/swarm_step/near" : "hier/swarm_step/sectors_only",
+                                 [near_on](benchmark::State& st) { swarm_step_hier(st, near_on); })
+        ->ArgNames({"agents"})
+        ->Args({options.quick ? 10000 : 100000})
+        ->Iterations(options.quick ? 10 : 20)
+        ->Unit(benchmark::kMillisecond);
+  }
   if (options.quick) {
     for (const std::int32_t side : {512, 1024}) register_hier_case({"city:" + std::to_string(side), side, ""}, false);
     return;

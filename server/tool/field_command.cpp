@@ -18,6 +18,7 @@
 #include "swarmfield/sim/nav/field_mode.hpp"
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/near_fields.hpp"
 #include "swarmfield/sim/nav/sector_fields.hpp"
 #include "swarmfield/sim/nav/sector_graph.hpp"
 #include "tool_commands.hpp"
@@ -115,6 +116,19 @@ void run_hierarchical(const sim::GridMap& map, const std::vector<sim::CellCoord>
   routes.build(graph, map, goals);
   std::printf("routes (goal change): %.2f ms (median of %d builds, %zu portals settled)\n", median(t_routes), repeat,
               routes.settled());
+  // The near fields (exact windows with the any-angle layer round each goal): what a goal
+  // change adds, all at once.
+  sim::NearFields near;
+  near.update(map, goals, 0);
+  std::vector<double> t_near;
+  for (int i = 0; i < repeat; ++i) {
+    t = Clock::now();
+    near.update(map, (i % 2) == 0 ? moved : goals, 0);
+    t_near.push_back(ms_since(t));
+  }
+  std::printf("near fields (goal change): %.2f ms (median of %d builds; %zu windows of %dx%d cells, %.1f MiB)\n",
+              median(t_near), repeat, near.window_count(), near.window_fields(0).integration().width(),
+              near.window_fields(0).integration().height(), static_cast<double>(near.memory_bytes()) / (1024.0 * 1024.0));
   sim::SectorFields fields;
   fields.set_routes(graph, routes);
   fields.set_max_fields(graph.sector_count());

@@ -3,6 +3,7 @@
 // and the mode follows the map size with kAuto.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -138,6 +139,37 @@ TEST_CASE("world, hierarchical fields: kAuto is hierarchical from 4096 cells a s
   CHECK(big.navigation().hierarchical());
   CHECK(big.fields().integration().width() == 0);
   CHECK(big.navigation().hierarchical_fields().graph().sector_count() == 64 * 64);
+}
+
+TEST_CASE("world, hierarchical fields: right of way round the player follows the path distance") {
+  // Agents near the player are ordered by their exact path distance (the near field), not all
+  // equal as when hierarchical mode read priorities from the (absent) whole-map field.
+  const GridMap city = generate_city({512, 512, 9});
+  World w(city, params(FieldMode::kHierarchical));
+  w.add_player({256.5f, 256.5f});
+  IntegrationField truth;
+  const CellCoord goal[1] = {city.world_to_cell(w.players()[0].position)};
+  truth.build(city, goal);
+  for (int t = 0; t < 300; ++t) w.step(kDt);
+  REQUIRE(w.navigation().hierarchical());
+  std::vector<std::uint32_t> near_values;
+  std::size_t far = 0;
+  for (std::size_t i = 0; i < w.swarm().size(); ++i) {
+    const CellCoord c = city.world_to_cell({w.swarm().xs()[i], w.swarm().ys()[i]});
+    const std::uint32_t prio = w.navigation().priority(1, c);
+    if (prio == NearFields::kFarPriority) {
+      ++far;
+      continue;
+    }
+    CHECK(prio == truth.raw(c.x, c.y));
+    near_values.push_back(prio);
+  }
+  std::sort(near_values.begin(), near_values.end());
+  const auto distinct = static_cast<std::size_t>(std::unique(near_values.begin(), near_values.end()) - near_values.begin());
+  MESSAGE(near_values.size() << " agents with a near-field priority (" << distinct << " distinct values), " << far
+                             << " beyond it");
+  CHECK(near_values.size() > 100);
+  CHECK(distinct > 50);
 }
 
 namespace {

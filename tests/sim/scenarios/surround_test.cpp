@@ -154,14 +154,16 @@ struct StandingScene {
   std::uint64_t seed;
 };
 
-void run_standing_scene(const StandingScene& scene) {
+void run_standing_scene(const StandingScene& scene, FieldMode mode = FieldMode::kAuto) {
   WorldParams params;
   params.max_agents = static_cast<std::uint32_t>(scene.n + 64);
+  params.field_mode = mode;
   World world(scene.map, params);
   world.add_player(scene.player);
   spawn_ring(world, scene.n, scene.player, scene.d0, scene.d1, scene.seed, nullptr, scene.a0, scene.a1);
   const SurroundResult r = run_surround(world, scene.player, 600, scene.fraction, 0.0f, scene.sectors);
-  report(scene.name, r, scene.sectors);
+  REQUIRE(world.navigation().hierarchical() == (mode == FieldMode::kHierarchical));
+  report(std::string(scene.name) + (mode == FieldMode::kHierarchical ? " (hierarchical)" : ""), r, scene.sectors);
   check_surround(r, scene.sectors);
 }
 
@@ -179,17 +181,33 @@ TEST_CASE("surround: a player against a wall gets a half disc") {
   run_standing_scene({"wall", bordered(64, 40), {32.0f, 1.5f}, 150, 9.0f, 15.0f, 0.05f, kPi - 0.05f, 0.5f, 6, 73});
 }
 
-TEST_CASE("surround: a mixed crowd of runners, walkers and brutes surrounds and settles") {
+// Hierarchical mode (sector fields, and round the player the near field's exact any-angle
+// directions and right of way): the same scenes, and the open one on a map of 8 x 8 sectors
+// where the near field's window is a part of the map.
+TEST_CASE("surround, hierarchical: in the open, in a corner, against a wall") {
+  run_standing_scene({"open", bordered(64, 64), {32.0f, 32.0f}, 200, 8.0f, 14.0f, -kPi, kPi, 1.0f, 12, 71},
+                     FieldMode::kHierarchical);
+  run_standing_scene(
+      {"corner", bordered(48, 48), {1.5f, 1.5f}, 100, 10.0f, 16.0f, 0.05f, 0.5f * kPi - 0.05f, 0.25f, 3, 72},
+      FieldMode::kHierarchical);
+  run_standing_scene({"wall", bordered(64, 40), {32.0f, 1.5f}, 150, 9.0f, 15.0f, 0.05f, kPi - 0.05f, 0.5f, 6, 73},
+                     FieldMode::kHierarchical);
+  run_standing_scene({"open, 512 map", bordered(512, 512), {300.0f, 200.0f}, 200, 8.0f, 14.0f, -kPi, kPi, 1.0f, 12, 77},
+                     FieldMode::kHierarchical);
+}
+
+void run_mixed_scene(FieldMode mode, const GridMap& map, Vec2 player) {
   WorldParams params;
   params.max_agents = 256;
   params.kinds = default_agent_kinds();
-  World world(bordered(64, 64), params);
-  const Vec2 player{32.0f, 32.0f};
+  params.field_mode = mode;
+  World world(map, params);
   world.add_player(player);
   const std::vector<std::uint8_t> mix = {0, 1, 1, 0, 1, 1, 2, 1, 0, 1};  // ~3 : 6 : 1
   spawn_ring(world, 200, player, 9.0f, 15.0f, 74, &mix);
   const SurroundResult r = run_surround(world, player, 600, 1.0f, 0.0f, 12);
-  report("mixed kinds", r, 12);
+  REQUIRE(world.navigation().hierarchical() == (mode == FieldMode::kHierarchical));
+  report(mode == FieldMode::kHierarchical ? "mixed kinds (hierarchical)" : "mixed kinds", r, 12);
   check_surround(r, 12);
   // Discs of every pair of kinds apart (contact at r_i + r_j).
   const Swarm& s = world.swarm();
@@ -203,6 +221,46 @@ TEST_CASE("surround: a mixed crowd of runners, walkers and brutes surrounds and 
   }
   MESSAGE("mixed kinds: worst pair overlap " << worst << " of the contact distance");
   CHECK(worst < 0.2f);
+}
+
+TEST_CASE("surround: a mixed crowd of runners, walkers and brutes surrounds and settles") {
+  run_mixed_scene(FieldMode::kAuto, bordered(64, 64), {32.0f, 32.0f});
+}
+
+TEST_CASE("surround, hierarchical: a mixed crowd with brutes (size class 2) surrounds and settles") {
+  run_mixed_scene(FieldMode::kHierarchical, bordered(64, 64), {32.0f, 32.0f});
+  run_mixed_scene(FieldMode::kHierarchical, bordered(320, 320), {200.0f, 150.0f});
+}
+
+TEST_CASE("surround, hierarchical: a lone agent in sight of the player walks a straight line") {
+  // Open ground, 8 x 8 sectors; starts 30-85 cells away (within the any-angle range) in several directions (some crossing
+  // sector borders at a slant the 8-direction sector flow would zigzag along).
+  const GridMap map = bordered(512, 512);
+  const Vec2 player{250.5f, 260.5f};
+  for (const Vec2 start : {Vec2{310.2f, 291.7f}, Vec2{190.9f, 215.3f}, Vec2{262.4f, 180.1f}, Vec2{231.0f, 282.6f}}) {
+    CAPTURE(start.x);
+    CAPTURE(start.y);
+    WorldParams params;
+    params.max_agents = 4;
+    params.field_mode = FieldMode::kHierarchical;
+    World world(map, params);
+    world.add_player(player);
+    REQUIRE(world.swarm_mutable().add(start, 0.0f, 0) != Swarm::kInvalidAgent);
+    double walked = 0.0;
+    Vec2 at = start;
+    for (int t = 0; t < 1500; ++t) {
+      world.step(kDt);
+      const Vec2 p{world.swarm().xs()[0], world.swarm().ys()[0]};
+      walked += static_cast<double>(length(p - at));
+      at = p;
+    }
+    REQUIRE(world.navigation().hierarchical());
+    const double straight = static_cast<double>(length(at - start));
+    MESSAGE("lone agent: walked " << walked << " cells for a straight line of " << straight << ", ends "
+                                  << length(at - player) << " from the player");
+    CHECK(length(at - player) < 1.5f);  // arrived (touching the player)
+    CHECK(walked <= 1.01 * straight);
+  }
 }
 
 TEST_CASE("surround: a moving player is chased at full speed") {

@@ -115,6 +115,7 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
   }
   // Class 1's by value: the common class, its fields then stay in registers or fixed slots.
   LatticeSampler class1 = samplers[0];
+  const bool hierarchical = t.nav != nullptr && t.nav->hierarchical();
   class1.set_far_bits(t.far_bits);
   // The class-1 any-angle layer, when it matches the map (prefetch hints only).
   const AnyAngleField* aa = t.nav != nullptr && t.nav->has_class(1) ? &t.nav->fields(1).any_angle() : nullptr;
@@ -208,7 +209,9 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
         case NavStatus::kNoField:
           break;  // hold
       }
-      prio_[k] = field.reachable(block.x, block.y) ? field.raw(block.x, block.y) : kUnreachable;
+      // Hierarchical mode has no whole-map field: the near fields' values round the goals.
+      prio_[k] = hierarchical ? t.nav->priority(size_class, block)
+                              : (field.reachable(block.x, block.y) ? field.raw(block.x, block.y) : kUnreachable);
     } else {
       if (flow.at(cx, cy) != FlowDirection::kNone) {
         desired = sample_flow(map, flow, p);

@@ -34,8 +34,14 @@ std::uint64_t HierarchicalFields::update(const GridMap& map, std::span<const Cel
     back_.abandon();  // the front is already right (e.g. a player who stepped back)
   }
   const std::uint64_t unlimited = 0;
-  // Sector fields first (agents read them now), at most half the budget.
-  spent += fields_.update(map, budget_ == 0 ? unlimited : std::max<std::uint64_t>(budget_ / 2, 1));
+  // The near fields first (agents round the goals read them), about an eighth of the budget:
+  // a refinement of what the routes and sector fields give, which keep most of it.
+  if (near_on_) {
+    spent += near_.update(map, goal_cells, budget_ == 0 ? unlimited : std::max<std::uint64_t>(budget_ / kNearBudgetShare, 1));
+  }
+  // Sector fields next (agents read them now), at most half of what is left.
+  const std::uint64_t after_near = budget_ > spent ? budget_ - spent : 0;
+  spent += fields_.update(map, budget_ == 0 ? unlimited : std::max<std::uint64_t>(after_near / 2, 1));
   if (!back_.in_progress() && !std::equal(goal_cells.begin(), goal_cells.end(), front_goals_.begin(), front_goals_.end())) {
     back_goals_.assign(goal_cells.begin(), goal_cells.end());
     back_.begin(graph_, map, back_goals_);

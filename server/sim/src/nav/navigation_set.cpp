@@ -31,6 +31,11 @@ void NavigationSet::note_agents(const GridMap& map, std::span<const float> xs, s
 
 void NavigationSet::set_any_angle_range(float range) noexcept {
   for (ClassSlot& s : slots_) s.fields.set_any_angle_range(range);
+  for (HierarchicalFields& h : hier_) h.near().set_range(range);
+}
+
+void NavigationSet::set_near_fields(bool on) noexcept {
+  for (HierarchicalFields& h : hier_) h.set_near_fields(on);
 }
 
 void NavigationSet::set_worker_pool(WorkerPool* pool) noexcept {
@@ -128,6 +133,7 @@ bool NavigationSet::update(const GridMap& map, std::span<const Vec2> goals, Size
       s.sample_goals[i] = fresh ? goals[i] : block_center(front[i], n, cell_size_);
       s.lattice_goals[i] = s.sample_goals[i] - Vec2{shift, shift};
     }
+    if (hierarchical_) hier_[slot(n)].near().set_goal_positions(s.sample_goals);
     s.present = true;
   }
   return changed;
@@ -137,6 +143,12 @@ NavSample NavigationSet::sample(int size_class, Vec2 p) const noexcept {
   if (!has_class(size_class)) return {};
   const ClassSlot& s = slots_[slot(size_class)];
   if (hierarchical_ && map_ != nullptr) {
+    // Round a goal, the near field's exact any-angle directions; elsewhere the sector fields.
+    const HierarchicalFields& h = hier_[slot(size_class)];
+    if (h.near_fields_on()) {
+      const NavSample near = h.near().sample(size_class, cell_size_, p);
+      if (near.status != NavStatus::kNoField) return near;
+    }
     const float shift = 0.5f * static_cast<float>(size_class - 1) * cell_size_;
     NavSample out = hier_[slot(size_class)].fields().sample(size_class == 1 ? *map_ : s.grid, s.lattice_goals,
                                                               p - Vec2{shift, shift});
@@ -144,6 +156,16 @@ NavSample NavigationSet::sample(int size_class, Vec2 p) const noexcept {
     return out;
   }
   return sample_any_angle(s.fields.any_angle(), s.fields.flow(), size_class, cell_size_, s.sample_goals, p);
+}
+
+std::uint32_t NavigationSet::priority(int size_class, CellCoord block) const noexcept {
+  if (!has_class(size_class)) return kUnreachable;
+  if (hierarchical_) {
+    const HierarchicalFields& h = hier_[slot(size_class)];
+    return h.near_fields_on() ? h.near().priority(block) : kUnreachable;
+  }
+  const IntegrationField& field = slots_[slot(size_class)].fields.integration();
+  return field.reachable(block.x, block.y) ? field.raw(block.x, block.y) : kUnreachable;
 }
 
 }  // namespace swarmfield::sim

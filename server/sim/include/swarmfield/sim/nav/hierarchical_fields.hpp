@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "swarmfield/sim/map/grid_map.hpp"
+#include "swarmfield/sim/nav/near_fields.hpp"
 #include "swarmfield/sim/nav/sector_fields.hpp"
 #include "swarmfield/sim/nav/sector_graph.hpp"
 
@@ -24,12 +25,17 @@ namespace swarmfield::sim {
 ///    some recent goals, as NavigationFields does); goals back to the front's abandon it;
 ///  - a completed back build is swapped in (SectorFields::set_routes(): the sector fields stay
 ///    readable and are rebuilt for the occupied sectors, most agents first);
-///  - budget (set_budget(), work units as kLinearCellsPerWorkUnit defines them): at most about
-///    half goes to the sector fields before the routes, the routes get the rest, and fields
-///    take what the routes leave; 0 = everything at once.
+///  - the near fields (NearFields: exact fields in a window round each goal) are brought up to
+///    date for the goal cells;
+///  - budget (set_budget(), work units as kLinearCellsPerWorkUnit defines them): about
+///    1 / kNearBudgetShare goes to the near fields first, at most about half of what is left to the sector
+///    fields, the routes get the rest, and fields take what the routes leave; 0 = everything at
+///    once.
 /// Deterministic (no clock). The map is read during update() only.
 class HierarchicalFields {
  public:
+  /// The near fields' part of the budget: 1 / kNearBudgetShare of it.
+  static constexpr std::uint64_t kNearBudgetShare = 8;
   void set_budget(std::uint64_t work_units_per_update) noexcept { budget_ = work_units_per_update; }
   [[nodiscard]] std::uint64_t budget() const noexcept { return budget_; }
   /// Sector side for the next graph build (cells; SectorGraph::kDefaultSectorSide).
@@ -44,6 +50,7 @@ class HierarchicalFields {
   void invalidate() noexcept {
     width_ = -1;
     front_valid_ = false;
+    near_.invalidate();
   }
   void begin_tick() { fields_.begin_tick(); }
   void note_agent(CellCoord c) { fields_.note_agent(c); }
@@ -56,6 +63,13 @@ class HierarchicalFields {
   [[nodiscard]] const PortalRoutes& routes() const noexcept { return front_; }
   [[nodiscard]] const SectorFields& fields() const noexcept { return fields_; }
   [[nodiscard]] SectorFields& fields() noexcept { return fields_; }
+  /// Near fields on (the default) or off (not built; readers then see none: the sector fields
+  /// up to the goal's cell, as before they existed). For comparisons and as a switch.
+  void set_near_fields(bool on) noexcept { near_on_ = on; }
+  [[nodiscard]] bool near_fields_on() const noexcept { return near_on_; }
+  /// The near fields (exact, with the any-angle layer, in a window round each goal).
+  [[nodiscard]] const NearFields& near() const noexcept { return near_; }
+  [[nodiscard]] NearFields& near() noexcept { return near_; }
   /// Goal cells the front routes were built for.
   [[nodiscard]] std::span<const CellCoord> goals() const noexcept { return front_goals_; }
   [[nodiscard]] bool route_build_in_progress() const noexcept { return back_.in_progress(); }
@@ -70,6 +84,8 @@ class HierarchicalFields {
   PortalRoutes front_;
   PortalRoutes back_;
   SectorFields fields_;
+  NearFields near_;
+  bool near_on_ = true;
   std::vector<CellCoord> front_goals_;
   std::vector<CellCoord> back_goals_;
   std::int32_t width_ = -1;

@@ -123,6 +123,8 @@ class NavigationFields {
   [[nodiscard]] bool front_stale() const noexcept { return stale_; }
   /// Goal cells the front fields were built for.
   [[nodiscard]] std::span<const CellCoord> goals() const noexcept { return front_.goals; }
+  /// Revision of the map the front fields were built on (GridMap::revision()).
+  [[nodiscard]] std::uint32_t front_map_revision() const noexcept { return front_.map_revision; }
   /// Work units spent by the last update() (0 when it had nothing to build).
   [[nodiscard]] std::uint64_t last_update_work() const noexcept { return last_work_; }
 

@@ -79,6 +79,10 @@ class NavigationSet {
   /// every class at its next update().
   void set_any_angle_range(float range) noexcept;
   [[nodiscard]] float any_angle_range() const noexcept { return slots_[0].fields.any_angle_range(); }
+  /// Hierarchical mode's near fields (HierarchicalFields::set_near_fields()) on (default) or
+  /// off for every class: off, agents follow the sector fields up to the goal's cell and all
+  /// have the same priority (for comparisons).
+  void set_near_fields(bool on) noexcept;
   /// Threads for the linear passes of all-at-once rebuilds (NavigationFields::set_worker_pool).
   void set_worker_pool(WorkerPool* pool) noexcept;
   /// Forces every class to rebuild all at once on the next update() (and the clearance map to be
@@ -106,7 +110,15 @@ class NavigationSet {
   /// Desired direction of a class-`size_class` agent at `p` (world units): sample_any_angle() on
   /// the class's front (its any-angle field and, beyond the any-angle range, its flow field:
   /// status kFollowFlow there). kNoField when the class was not in the last update(). O(1).
+  /// In hierarchical mode: the near field's sample (NearFields::sample()) where a goal's window
+  /// trusts p's reference block, else the sector fields'.
   [[nodiscard]] NavSample sample(int size_class, Vec2 p) const noexcept;
+  /// Right of way of a class-`size_class` agent on `block` (cells of the class's grid; lower
+  /// goes first): the integration value (raw units) of the class's front field; in
+  /// hierarchical mode the near field's trusted value, NearFields::kFarPriority where no
+  /// window trusts the block (so agents round a goal are ordered as with the whole-map field,
+  /// the rest after them, all equal). kUnreachable when unreached or the class is absent.
+  [[nodiscard]] std::uint32_t priority(int size_class, CellCoord block) const noexcept;
 
   /// Work units spent by the last update() over all classes (clearance and class grids
   /// included, charged as linear passes).
