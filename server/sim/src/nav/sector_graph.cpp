@@ -193,6 +193,8 @@ void SectorGraph::build(const GridMap& map, std::int32_t sector_side, std::int32
     compute_costs(map, s);
   }
   assemble(map);
+  node_remap_.clear();
+  updated_sectors_.clear();
 }
 
 std::size_t SectorGraph::memory_bytes() const noexcept {
@@ -232,19 +234,40 @@ std::size_t SectorGraph::update(const GridMap& map, std::span<const CellCoord> c
     if (sy > 0) redo[s - static_cast<std::uint32_t>(sectors_x_)] = 1;
     if (sy + 1 < sectors_y_) redo[s + static_cast<std::uint32_t>(sectors_x_)] = 1;
   }
-  std::size_t recomputed = 0;
+  const std::vector<std::size_t> old_first = sector_first_;
+  std::vector<std::pair<std::uint32_t, std::vector<CellCoord>>> moved;  // sector, its portals before
+  updated_sectors_.clear();
   for (std::uint32_t s = 0; s < count; ++s) {
     if (redo[s] == 0) continue;
-    const std::vector<CellCoord> before = sectors_[s].portals;
+    std::vector<CellCoord> before = sectors_[s].portals;
     collect_portals(s);
     // A neighbour keeps its costs when its portals did not move (its own cells did not change).
     if (touched[s] != 0 || sectors_[s].portals != before) {
       compute_costs(map, s);
-      ++recomputed;
+      updated_sectors_.push_back(s);
+      if (sectors_[s].portals != before) moved.emplace_back(s, std::move(before));
     }
   }
   assemble(map);
-  return recomputed;
+  // Old ids to new: sectors whose portals stayed keep their order; the others by cell.
+  node_remap_.assign(old_first.back(), kNoNode);
+  std::size_t m = 0;
+  for (std::uint32_t s = 0; s < count; ++s) {
+    if (m < moved.size() && moved[m].first == s) {
+      const std::vector<CellCoord>& p = sectors_[s].portals;
+      const std::vector<CellCoord>& before = moved[m].second;
+      for (std::size_t i = 0; i < before.size(); ++i) {
+        const auto it = std::lower_bound(p.begin(), p.end(), before[i], row_major_less);
+        if (it != p.end() && *it == before[i])
+          node_remap_[old_first[s] + i] = static_cast<std::uint32_t>(sector_first_[s] + static_cast<std::size_t>(it - p.begin()));
+      }
+      ++m;
+      continue;
+    }
+    for (std::size_t i = 0; i < old_first[s + 1] - old_first[s]; ++i)
+      node_remap_[old_first[s] + i] = static_cast<std::uint32_t>(sector_first_[s] + i);
+  }
+  return updated_sectors_.size();
 }
 
 // ---- distances over the graph -----------------------------------------------------------------
@@ -324,6 +347,16 @@ void PortalRoutes::begin(const SectorGraph& graph, const GridMap& map, std::span
     }
   }
   std::make_heap(heap_.begin(), heap_.end(), std::greater<>{});
+}
+
+void PortalRoutes::remap_nodes(std::span<const std::uint32_t> remap, std::size_t node_count) {
+  abandon();
+  remap_scratch_.assign(node_count, kUnreachable);
+  const std::size_t n = std::min(remap.size(), cost_.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (remap[i] < node_count) remap_scratch_[remap[i]] = cost_[i];
+  }
+  cost_.swap(remap_scratch_);
 }
 
 bool PortalRoutes::advance(std::uint64_t budget) {

@@ -51,6 +51,13 @@ class SectorGraph {
   /// nodes (node ids may change). Returns the number of sectors whose in-sector edges were
   /// recomputed. A map of another size gets a whole build.
   std::size_t update(const GridMap& map, std::span<const CellCoord> cells);
+  /// After update(): for each node id before it, the node id now (kNoNode for a portal that is
+  /// gone), so that per-node data (route costs) can follow; empty after build() or a whole build.
+  [[nodiscard]] std::span<const std::uint32_t> node_remap() const noexcept { return node_remap_; }
+  /// After update(): the sectors whose in-sector edges were recomputed (ascending; the touched
+  /// sectors and the neighbours whose portals moved): their sector fields are out of date.
+  [[nodiscard]] std::span<const std::uint32_t> updated_sectors() const noexcept { return updated_sectors_; }
+  static constexpr std::uint32_t kNoNode = 0xFFFFFFFFu;
 
   [[nodiscard]] std::int32_t sector_side() const noexcept { return side_; }
   [[nodiscard]] std::int32_t sectors_x() const noexcept { return sectors_x_; }
@@ -112,6 +119,8 @@ class SectorGraph {
   std::vector<std::size_t> sector_first_;    // first node of each sector, + a final entry
   std::vector<std::size_t> edge_first_;      // first edge of each node, + a final entry
   std::vector<SectorEdge> edges_;
+  std::vector<std::uint32_t> node_remap_;      // update(): old node id -> new
+  std::vector<std::uint32_t> updated_sectors_;  // update(): sectors recomputed
   IntegrationField scratch_field_;           // in-sector fields (reused)
   GridMap scratch_map_;                      // the sector alone
 };
@@ -143,6 +152,11 @@ class PortalRoutes {
     graph_ = nullptr;
     heap_.clear();
   }
+  /// Follows a SectorGraph::update() (`remap` = its node_remap(), `node_count` = its node count
+  /// now): node n's cost moves to remap[n] (kNoNode: dropped), new nodes read kUnreachable. The
+  /// costs stay those of the map before the change (readable, out of date) until the next build.
+  /// A build in progress is abandoned (its graph changed).
+  void remap_nodes(std::span<const std::uint32_t> remap, std::size_t node_count);
   /// Work units of the current (or, when idle, the last) build.
   [[nodiscard]] std::uint64_t work_units() const noexcept { return work_; }
   /// Distance of node `n` to the nearest goal (raw units), kUnreachable if none reaches it.
@@ -160,6 +174,7 @@ class PortalRoutes {
 
  private:
   std::vector<std::uint32_t> cost_;
+  std::vector<std::uint32_t> remap_scratch_;  // remap_nodes()
   std::vector<CellCoord> goals_;
   std::vector<std::uint64_t> heap_;  // (cost << 32 | node), a binary min-heap
   const SectorGraph* graph_ = nullptr;  // while a build is in progress
