@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <tuple>
 #include <vector>
 
 #include "benchmark_maps.hpp"
@@ -26,25 +27,55 @@ namespace {
 
 constexpr std::int32_t kSide = 32;
 
-/// Node ids follow from the sectors' portals (sector by sector, row-major inside), so an updated
-/// graph and a fresh build agree id for id: same cells, same edges in the same order.
+/// Node ids differ once a sector's portals outgrew their id range, so graphs are compared by
+/// cells: per sector the same portal cells in the same order, per node the same edges (target
+/// cell and cost, as sorted lists), ids not in use empty.
 void require_same_graph(const SectorGraph& a, const SectorGraph& b) {
-  REQUIRE(a.node_count() == b.node_count());
-  REQUIRE(a.edge_count() == b.edge_count());
   REQUIRE(a.sector_count() == b.sector_count());
-  for (std::uint32_t s = 0; s < a.sector_count(); ++s) {
-    REQUIRE(a.sector_nodes(s).size() == b.sector_nodes(s).size());
-    if (!a.sector_nodes(s).empty()) REQUIRE(a.sector_nodes(s).front() == b.sector_nodes(s).front());
-  }
+  REQUIRE(a.portal_count() == b.portal_count());
+  REQUIRE(a.edge_count() == b.edge_count());
+  std::size_t in_use = 0;
   for (std::uint32_t n = 0; n < a.node_count(); ++n) {
-    REQUIRE(a.node_cell(n) == b.node_cell(n));
-    REQUIRE(a.node_sector(n) == b.node_sector(n));
-    const std::span<const SectorEdge> ea = a.edges(n), eb = b.edges(n);
-    REQUIRE(ea.size() == eb.size());
-    for (std::size_t i = 0; i < ea.size(); ++i) {
-      REQUIRE(ea[i].to == eb[i].to);
-      REQUIRE(ea[i].cost == eb[i].cost);
+    if (a.node_sector(n) != SectorGraph::kNoSector) {
+      ++in_use;
+      continue;
     }
+    REQUIRE(a.edges(n).empty());
+    REQUIRE(a.node_cell(n) == CellCoord{-1, -1});
+  }
+  REQUIRE(in_use == a.portal_count());
+  using Edge = std::tuple<std::int32_t, std::int32_t, std::uint32_t>;
+  const auto edges_of = [](const SectorGraph& g, std::uint32_t n) {
+    std::vector<Edge> out;
+    for (const SectorEdge& e : g.edges(n)) out.emplace_back(g.node_cell(e.to).x, g.node_cell(e.to).y, e.cost);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  for (std::uint32_t s = 0; s < a.sector_count(); ++s) {
+    const std::span<const std::uint32_t> na = a.sector_nodes(s), nb = b.sector_nodes(s);
+    REQUIRE(na.size() == nb.size());
+    for (std::size_t i = 0; i < na.size(); ++i) {
+      REQUIRE(a.node_cell(na[i]) == b.node_cell(nb[i]));
+      REQUIRE(a.node_sector(na[i]) == s);
+      REQUIRE(edges_of(a, na[i]) == edges_of(b, nb[i]));
+    }
+  }
+}
+
+/// The id in `b` of the node `n` of `a` (same sector, same place in it).
+std::uint32_t same_node(const SectorGraph& a, const SectorGraph& b, std::uint32_t n) {
+  const std::uint32_t s = a.node_sector(n);
+  return b.sector_nodes(s)[n - a.sector_nodes(s).front()];
+}
+
+/// Route costs of two graphs of one map agree node for node (ids in use).
+void require_same_costs(const SectorGraph& a, const PortalRoutes& ra, const SectorGraph& b, const PortalRoutes& rb) {
+  for (std::uint32_t n = 0; n < a.node_count(); ++n) {
+    if (a.node_sector(n) == SectorGraph::kNoSector) {
+      REQUIRE(ra.node_cost(n) == kUnreachable);
+      continue;
+    }
+    REQUIRE(ra.node_cost(n) == rb.node_cost(same_node(a, b, n)));
   }
 }
 
@@ -65,9 +96,12 @@ void change_cells(GridMap& m, const SectorGraph& g, TestRng& rng, int round) {
         at.x = (at.x / kSide) * kSide + (rng.below(2) == 0 ? kSide - 1 : 0);
         at.y = (at.y / kSide) * kSide + (rng.below(2) == 0 ? kSide - 1 : 0);
         break;
-      case 2:  // a portal cell
-        if (g.node_count() > 0) at = g.node_cell(static_cast<std::uint32_t>(rng.below(static_cast<std::int32_t>(g.node_count()))));
+      case 2: {  // a portal cell
+        const auto s = static_cast<std::uint32_t>(rng.below(static_cast<std::int32_t>(g.sector_count())));
+        if (!g.sector_nodes(s).empty())
+          at = g.node_cell(g.sector_nodes(s)[static_cast<std::size_t>(rng.below(static_cast<std::int32_t>(g.sector_nodes(s).size())))]);
         break;
+      }
       case 3:  // the map's edge
         at.x = rng.below(2) * (m.width() - 1);
         break;
@@ -86,7 +120,10 @@ void change_cells(GridMap& m, const SectorGraph& g, TestRng& rng, int round) {
   }
 }
 
-void run_series(GridMap m, std::uint64_t seed, int rounds) {
+/// `rounds` rounds of changes on `m`, each checked against whole builds; with `until_packed`, the
+/// rounds go on (checked only when the graph is packed again, see SectorGraph::update()) until
+/// the class-1 graph's ids are packed, which must happen within `rounds`. Returns the rounds run.
+int run_series(GridMap m, std::uint64_t seed, int rounds, bool until_packed = false) {
   ClearanceMap clearance;
   clearance.build(m);
   GridMap class2;
@@ -103,7 +140,9 @@ void run_series(GridMap m, std::uint64_t seed, int rounds) {
     PortalRoutes before;
     before.build(g1, m, goals);
     std::vector<std::pair<CellCoord, std::uint32_t>> old_costs;
-    for (std::uint32_t n = 0; n < g1.node_count(); ++n) old_costs.push_back({g1.node_cell(n), before.node_cost(n)});
+    for (std::uint32_t n = 0; n < g1.node_count(); ++n) {
+      if (g1.node_sector(n) != SectorGraph::kNoSector) old_costs.push_back({g1.node_cell(n), before.node_cost(n)});
+    }
     const auto by_cell = [](const std::pair<CellCoord, std::uint32_t>& a, const std::pair<CellCoord, std::uint32_t>& b) {
       return a.first.y != b.first.y ? a.first.y < b.first.y : a.first.x < b.first.x;
     };
@@ -114,7 +153,9 @@ void run_series(GridMap m, std::uint64_t seed, int rounds) {
     REQUIRE(m.changes_since(since, changed));
     REQUIRE(clearance.update(m, changed));
     REQUIRE(update_class_map_cells(m, clearance, 2, changed, class2));
+    const std::size_t ids_before = g1.node_count();
     g1.update(m, changed);
+    const bool packed = g1.node_count() < ids_before;  // ids only grow between packings
     std::span<const CellCoord> changed2;
     REQUIRE(class2.changes_since(since2, changed2));
     g2.update(class2, changed2);
@@ -127,6 +168,7 @@ void run_series(GridMap m, std::uint64_t seed, int rounds) {
     for (const std::uint32_t s : touched)
       CHECK(std::binary_search(g1.updated_sectors().begin(), g1.updated_sectors().end(), s));
     CHECK(g1.updated_sectors().size() <= 5 * touched.size());
+    if (until_packed && !packed) continue;
 
     ClearanceMap fresh_clearance;
     fresh_clearance.build(m);
@@ -145,20 +187,27 @@ void run_series(GridMap m, std::uint64_t seed, int rounds) {
     fr1.build(f1, m, goals);
     r2.build(g2, class2, goals);
     fr2.build(f2, fresh_class2, goals);
-    for (std::uint32_t n = 0; n < g1.node_count(); ++n) REQUIRE(r1.node_cost(n) == fr1.node_cost(n));
-    for (std::uint32_t n = 0; n < g2.node_count(); ++n) REQUIRE(r2.node_cost(n) == fr2.node_cost(n));
+    require_same_costs(g1, r1, f1, fr1);
+    require_same_costs(g2, r2, f2, fr2);
 
     // The old routes follow the new node ids: a portal that stayed keeps its cost, a new one
     // reads kUnreachable.
     before.remap_nodes(g1.node_remap(), g1.node_count());
     REQUIRE(before.node_count() == g1.node_count());
     for (std::uint32_t n = 0; n < g1.node_count(); ++n) {
+      if (g1.node_sector(n) == SectorGraph::kNoSector) {
+        REQUIRE(before.node_cost(n) == kUnreachable);
+        continue;
+      }
       const CellCoord c = g1.node_cell(n);
       const auto it = std::lower_bound(old_costs.begin(), old_costs.end(), std::pair{c, 0u}, by_cell);
       const std::uint32_t expect = it != old_costs.end() && it->first == c ? it->second : kUnreachable;
       REQUIRE(before.node_cost(n) == expect);
     }
+    if (until_packed) return round + 1;
   }
+  REQUIRE_FALSE(until_packed);
+  return rounds;
 }
 
 }  // namespace
@@ -169,6 +218,11 @@ TEST_CASE("map change: clearance, class-2 grid, class 1 and 2 sector graphs and 
 
 TEST_CASE("map change: the same on a city with cost lanes") {
   run_series(generate_city({192, 160, 3}), 21, 36);
+}
+
+TEST_CASE("map change: after many changes the unused ids are packed away and the graph still equals a whole build") {
+  const int rounds = run_series(test::boston_256(), 29, 4000, true);
+  MESSAGE("packed after " << rounds << " rounds of changes");
 }
 
 TEST_CASE("map change: HierarchicalFields updates its graph, re-routes time-sliced, and its fields equal a fresh build") {
@@ -220,7 +274,7 @@ TEST_CASE("map change: HierarchicalFields updates its graph, re-routes time-slic
     fresh.set_sector_side(kSide);
     REQUIRE(settle(fresh));
     require_same_graph(h.graph(), fresh.graph());
-    for (std::uint32_t n = 0; n < h.graph().node_count(); ++n) REQUIRE(h.routes().node_cost(n) == fresh.routes().node_cost(n));
+    require_same_costs(h.graph(), h.routes(), fresh.graph(), fresh.routes());
     for (std::int32_t y = 0; y < m.height(); ++y)
       for (std::int32_t x = 0; x < m.width(); ++x) {
         REQUIRE(h.fields().value({x, y}) == fresh.fields().value({x, y}));

@@ -13,7 +13,7 @@ std::uint64_t HierarchicalFields::prepare(const GridMap& map) {
     graph_.update(map, changed);
     ++graph_updates_;
     revision_ = map.revision();
-    std::uint64_t work = graph_.edge_count();  // renumbered
+    std::uint64_t work = graph_.node_count();  // the node remap (graph and front routes)
     for (const std::uint32_t s : graph_.updated_sectors()) {
       const SectorGraph::Rect r = graph_.sector_rect(s);
       work += static_cast<std::uint64_t>(r.w) * static_cast<std::uint64_t>(r.h) *

@@ -49,8 +49,8 @@ class HierarchicalFields {
   /// (e.g. at start-up, before clients connect: ~0.5-13 s on 4096-8192 maps; the next update()
   /// then builds the routes at once), else the local update of the changed cells described in
   /// the class comment. Returns the work units spent (one per map cell for a whole build; for an
-  /// update, one per cell of each recomputed sector per portal of it, plus the graph's edges,
-  /// which are renumbered).
+  /// update, one per cell of each recomputed sector per portal of it, plus one per node id for
+  /// the remap).
   std::uint64_t prepare(const GridMap& map);
   /// The next update() rebuilds the graph and routes (e.g. another map of the same size and
   /// revision was swapped in).
