@@ -527,6 +527,25 @@ if rows:
           "  exact whole-map cost (1000 cells, one goal at the centre); walks through sector fields: tests/sim/nav/sector_fields_test.\n"
           "  The World uses hierarchical fields from 4096 cells a side (--field-mode auto; server/sim/src/nav/HIERARCHICAL.md).")
 
+# ---- Figure 7: a map change in hierarchical mode --------------------------------------------------
+rows = []
+for name in runs:
+    m = re.fullmatch(r"hier/map_change/([^/]+)(/iterations:\d+)?", name)
+    if not m:
+        continue
+    label = m.group(1)
+    change = cpu_ms(name)
+    build_name = next((n for n in runs if re.fullmatch(r"hier/graph_build/" + re.escape(label) + r"(/iterations:\d+)?", n)), None)
+    build = cpu_ms(build_name) if build_name else None
+    rows.append([label, fmt(counter(name, "side"), ".0f"), fmt(change, ".2f"), fmt(build), fmt(ratio(build, change), ".0f") + "x",
+                 fmt(counter(name, "sectors_recomputed"), ".2f"), fmt(counter(name, "nodes"), ".0f"), fmt(counter(name, "edges"), ".0f")])
+if rows:
+    print("\n[7] A one-cell map change in hierarchical mode (HierarchicalFields::prepare: SectorGraph::update of the touched\n"
+          "    sectors, routes remapped, their sector fields dropped) vs the whole graph build a map revision cost before, ms")
+    table(["map", "side", "change", "graph build", "build/change", "sectors recomputed", "nodes", "edges"], rows)
+    print("  change = a wall on a street cell (half of them on a sector border), then the street again; the routes are then\n"
+          "  rebuilt time-sliced like a goal change (figure 6's route column).")
+
 # ---- Targets -----------------------------------------------------------------------------------
 print("\nTargets")
 table(["target", "measured", "verdict"], targets)

@@ -132,7 +132,6 @@ void SectorGraph::place_nodes(std::uint32_t s, std::size_t slack) {
       node_sectors_[i] = kNoSector;
       edge_len_[i] = 0;
     }
-    dead_nodes_ += node_cap_[s];
     node_base_[s] = node_cells_.size();
     node_cap_[s] = p.size() + slack;
     const std::size_t end = node_base_[s] + node_cap_[s];
@@ -179,9 +178,8 @@ void SectorGraph::write_edges(const GridMap& map, std::uint32_t s, std::size_t s
   for (std::size_t i = 0; i < k; ++i)
     for (std::size_t j = 0; j < k; ++j) total += i != j && sec.costs[i * k + j] != kUnreachable ? 1 : 0;
   if (total > edge_cap_[s]) {
-    dead_edges_ += edge_cap_[s];
     edge_base_[s] = edges_.size();
-    edge_cap_[s] = total + slack;
+    edge_cap_[s] = total + (slack == 0 ? 0 : slack + total / 4);  // room for a few more portals
     edges_.resize(edges_.size() + edge_cap_[s]);
   }
   live_edges_ = live_edges_ - edge_used_[s] + total;
@@ -209,6 +207,13 @@ void SectorGraph::assemble(const GridMap& map) {
     node_cap_[s] = sectors_[s].portals.size();
     nodes += node_cap_[s];
   }
+  // Room for ranges that move in later updates without reallocating (see update()).
+  const std::size_t node_room = nodes + nodes / 8 + kNodeHeadroom;
+  node_cells_.reserve(node_room);
+  node_sectors_.reserve(node_room);
+  node_ids_.reserve(node_room);
+  edge_first_.reserve(node_room);
+  edge_len_.reserve(node_room);
   node_cells_.assign(nodes, {-1, -1});
   node_sectors_.assign(nodes, kNoSector);
   node_ids_.resize(nodes);
@@ -216,23 +221,23 @@ void SectorGraph::assemble(const GridMap& map) {
   edge_first_.assign(nodes, 0);
   edge_len_.assign(nodes, 0);
   live_nodes_ = nodes;
-  dead_nodes_ = 0;
   for (std::uint32_t s = 0; s < count; ++s) place_nodes(s, 0);
-  // Reserved exactly: in-sector pairs that reach each other, and both steps of every border pair.
+  // Edges in use: in-sector pairs that reach each other, and both steps of every border pair.
   std::size_t total = 0;
   for (std::size_t s = 0; s < count; ++s) {
     const std::size_t k = sectors_[s].portals.size();
     for (std::size_t i = 0; i < k * k; ++i) total += i % (k + 1) != 0 && sectors_[s].costs[i] != kUnreachable ? 1 : 0;
     total += 2 * (east_[s].size() + south_[s].size());
   }
-  edges_.clear();
-  edges_.reserve(total);
+  // A fresh buffer (not clear(): a packing must not keep the grown one) with room for blocks
+  // that move in later updates.
+  std::vector<SectorEdge>().swap(edges_);
+  edges_.reserve(total + total / 8 + kEdgeHeadroom);
   edge_base_.assign(count, 0);
   edge_cap_.assign(count, 0);
   edge_used_.assign(count, 0);
   live_edges_ = 0;
   for (std::uint32_t s = 0; s < count; ++s) write_edges(map, s, 0);
-  dead_edges_ = 0;  // the zero-sized blocks replaced above
 }
 
 void SectorGraph::build(const GridMap& map, std::int32_t sector_side, std::int32_t spacing) {
@@ -337,7 +342,7 @@ std::size_t SectorGraph::update(const GridMap& map, std::span<const CellCoord> c
   }
   std::sort(rewrite.begin(), rewrite.end());
   rewrite.erase(std::unique(rewrite.begin(), rewrite.end()), rewrite.end());
-  for (const std::uint32_t s : rewrite) write_edges(map, s, 16);
+  for (const std::uint32_t s : rewrite) write_edges(map, s, kBlockSlack);
   // Old ids to new: unchanged where the portals stayed; the moved sectors' ids by cell.
   node_remap_.resize(old_nodes);
   for (std::size_t i = 0; i < old_nodes; ++i)
@@ -352,8 +357,10 @@ std::size_t SectorGraph::update(const GridMap& map, std::span<const CellCoord> c
       if (n < node_base_[s] + sectors_[s].portals.size() && node_cells_[n] == before[i]) node_remap_[base + i] = n;
     }
   }
-  // Too many unused ids or edge slots: pack again (ids change everywhere; the remap follows).
-  if (dead_nodes_ > live_nodes_ / 2 + 1024 || dead_edges_ > live_edges_ / 2 + 65536) {
+  // The room left by the last packing nearly used up by moved ranges and blocks: pack again
+  // before a move has to reallocate (a copy of the whole edge array; ids change everywhere
+  // and the remap follows). O(graph), once per ~(edges / 8 + kEdgeHeadroom) edges moved.
+  if (edges_.capacity() - edges_.size() < kEdgeHeadroom / 2 || node_cells_.capacity() - node_cells_.size() < kNodeHeadroom / 2) {
     const std::vector<std::size_t> old_base = node_base_;
     const std::vector<std::uint32_t> old_sector = node_sectors_;
     assemble(map);

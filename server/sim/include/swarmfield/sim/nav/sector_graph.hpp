@@ -112,8 +112,9 @@ class SectorGraph {
   /// Gives sector `s`'s portals ids: its range when they fit, else a new range at the end with
   /// `slack` ids to spare (the old range becomes unused), and writes their cells.
   void place_nodes(std::uint32_t s, std::size_t slack);
-  /// Writes the out-edges of sector `s`'s nodes into its edge block (a new block at the end with
-  /// room for `slack` more when they do not fit; the old block becomes unused).
+  /// Writes the out-edges of sector `s`'s nodes into its edge block (a new block at the end when
+  /// they do not fit, with room for `slack` + a quarter more unless `slack` is 0; the old block
+  /// becomes unused).
   void write_edges(const GridMap& map, std::uint32_t s, std::size_t slack);
   /// Ids and edge blocks for every sector, packed (no unused ids or edges).
   void assemble(const GridMap& map);
@@ -130,12 +131,18 @@ class SectorGraph {
   // pairs on its east border (with sector + 1) and on its south border (with sector + sectors_x_).
   std::vector<std::vector<std::int32_t>> east_;
   std::vector<std::vector<std::int32_t>> south_;
+  // Spare ids and edge slots a packing leaves (plus an eighth of those in use) for ranges and
+  // blocks that move in updates; update() packs again when less than half of this is left.
+  static constexpr std::size_t kNodeHeadroom = 4096;
+  static constexpr std::size_t kEdgeHeadroom = 65536;
+  // A block moved by an update gets this many edge slots to spare plus a quarter of its edges.
+  static constexpr std::size_t kBlockSlack = 16;
   // The assembled graph. Sector s owns node ids [node_base_[s], node_base_[s] + node_cap_[s])
   // (its portals first) and edge slots [edge_base_[s], edge_base_[s] + edge_cap_[s]) (its nodes'
   // out-edges, edge_used_[s] of them), so that an update rewrites only the sectors it touches and
   // their neighbours instead of renumbering the whole graph (O(graph): ~1.5 ms of a 2.9 ms change
-  // on the 1024 city, most of it at 8192). Unused ids and edge slots are counted and the graph is
-  // packed again (assemble()) when they pass half of those in use.
+  // on the 1024 city, 550 ms of 552 ms at 8192). Moved ranges and blocks go to the end, into room
+  // reserved by the last packing (assemble()).
   std::vector<CellCoord> node_cells_;
   std::vector<std::uint32_t> node_sectors_;
   std::vector<std::uint32_t> node_ids_;   // 0..n-1 (sector_nodes() spans into it)
@@ -144,7 +151,7 @@ class SectorGraph {
   std::vector<std::size_t> node_base_, node_cap_;               // per sector
   std::vector<std::size_t> edge_base_, edge_cap_, edge_used_;   // per sector
   std::vector<SectorEdge> edges_;
-  std::size_t live_nodes_ = 0, live_edges_ = 0, dead_nodes_ = 0, dead_edges_ = 0;
+  std::size_t live_nodes_ = 0, live_edges_ = 0;
   std::vector<std::pair<std::uint32_t, SectorEdge>> cross_scratch_;  // write_edges(): (local node, edge)
   std::vector<std::uint32_t> node_remap_;      // update(): old node id -> new
   std::vector<std::uint32_t> updated_sectors_;  // update(): sectors recomputed
