@@ -528,15 +528,16 @@ if rows:
           "  The World uses hierarchical fields from 4096 cells a side (--field-mode auto; server/sim/src/nav/HIERARCHICAL.md).")
 
 # ---- Figure 7: a map change in hierarchical mode --------------------------------------------------
+def runs_of(prefix):
+    """(label, run name) of every run named prefix + label, with or without an /iterations: tail."""
+    found = ((re.fullmatch(re.escape(prefix) + r"([^/]+)(/iterations:\d+)?", n), n) for n in runs)
+    return {m.group(1): n for m, n in found if m}
+
+builds = runs_of("hier/graph_build/")
 rows = []
-for name in runs:
-    m = re.fullmatch(r"hier/map_change/([^/]+)(/iterations:\d+)?", name)
-    if not m:
-        continue
-    label = m.group(1)
+for label, name in runs_of("hier/map_change/").items():
     change = cpu_ms(name)
-    build_name = next((n for n in runs if re.fullmatch(r"hier/graph_build/" + re.escape(label) + r"(/iterations:\d+)?", n)), None)
-    build = cpu_ms(build_name) if build_name else None
+    build = cpu_ms(builds[label]) if label in builds else None
     rows.append([label, fmt(counter(name, "side"), ".0f"), fmt(change, ".2f"), fmt(build), fmt(ratio(build, change), ".0f") + "x",
                  fmt(counter(name, "sectors_recomputed"), ".2f"), fmt(counter(name, "nodes"), ".0f"), fmt(counter(name, "edges"), ".0f")])
 if rows:

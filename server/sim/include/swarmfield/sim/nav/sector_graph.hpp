@@ -46,11 +46,15 @@ class SectorGraph {
   /// The whole graph of `map`. `sector_side` >= 4 cells, `spacing` >= 1 cells (clamped).
   void build(const GridMap& map, std::int32_t sector_side = kDefaultSectorSide,
              std::int32_t spacing = kDefaultPortalSpacing);
-  /// After costs changed at `cells` (map cells; others out of bounds are ignored) on the map the
-  /// graph was built for: recomputes the entrances on the borders of the sectors holding them
-  /// and the in-sector edges of those sectors and their four neighbours, then renumbers the
-  /// nodes (node ids may change). Returns the number of sectors whose in-sector edges were
-  /// recomputed. A map of another size gets a whole build.
+  /// After costs changed at `cells` (map cells, e.g. GridMap::changes_since(); off-map ones are
+  /// ignored) on the map the graph was built for: recomputes the entrances on the borders of the
+  /// sectors holding them, the in-sector costs of those sectors and of the neighbours whose
+  /// portals moved (updated_sectors()), and rewrites the edge blocks of those and their four
+  /// neighbours. Ids of the sectors whose portals moved may change (node_remap()); the others
+  /// keep theirs unless the graph is packed again (rare: see kEdgeHeadroom; O(graph) then).
+  /// Cost: the recomputed sectors (~1 ms each on a 64-cell city sector) plus O(node_count())
+  /// for the remap. Returns the number of sectors recomputed. A map of another size gets a
+  /// whole build.
   std::size_t update(const GridMap& map, std::span<const CellCoord> cells);
   /// After update(): for each node id before it, the node id now (kNoNode for a portal that is
   /// gone), so that per-node data (route costs) can follow; empty after build() or a whole build.
