@@ -199,3 +199,89 @@ TEST_CASE("world, hierarchical fields: kAuto is hierarchical from 4096 cells a s
   CHECK(big.fields().integration().width() == 0);
   CHECK(big.navigation().hierarchical_fields().graph().sector_count() == 64 * 64);
 }
+
+namespace {
+
+/// Open map of side `n` with a closed square ring (1 cell thick) from `lo` to `hi`: its inside
+/// is walkable but no path enters it.
+GridMap map_with_pocket(std::int32_t n, std::int32_t lo, std::int32_t hi) {
+  GridMap m(n, n);
+  for (std::int32_t i = lo; i <= hi; ++i) {
+    m.set_cost(i, lo, kBlockedCost);
+    m.set_cost(i, hi, kBlockedCost);
+    m.set_cost(lo, i, kBlockedCost);
+    m.set_cost(hi, i, kBlockedCost);
+  }
+  return m;
+}
+
+struct SpawnCount {
+  std::size_t spawned = 0, in_pocket = 0, near_player = 0;
+};
+
+SpawnCount spawn_around_pocket(const GridMap& m, FieldMode mode, std::int32_t lo, std::int32_t hi, Vec2 player,
+                               std::size_t agents) {
+  WorldParams p;
+  p.seed = 11;
+  p.max_agents = static_cast<std::uint32_t>(agents);
+  p.spawner.min_player_distance = 30.0f;
+  p.field_mode = mode;
+  p.field_rebuild_budget = 0;
+  World w(m, p);
+  w.add_player(player);
+  SpawnCount out;
+  out.spawned = w.spawn_agents(agents);
+  for (std::size_t i = 0; i < w.swarm().size(); ++i) {
+    const float x = w.swarm().xs()[i], y = w.swarm().ys()[i];
+    if (x > static_cast<float>(lo) && x < static_cast<float>(hi + 1) && y > static_cast<float>(lo) &&
+        y < static_cast<float>(hi + 1)) {
+      ++out.in_pocket;
+    }
+    // The distance rule holds for the cell's centre; the agent is within 0.71 cells of it.
+    const Vec2 d = Vec2{x, y} - player;
+    if (dot(d, d) < 29.25f * 29.25f) ++out.near_player;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("world, hierarchical fields: the spawner puts no agent where no path leads to the player") {
+  // The pocket is ~10% of the map: drawn blindly, ~300 of 3000 agents would land inside.
+  const GridMap m = map_with_pocket(512, 300, 460);
+  const SpawnCount c = spawn_around_pocket(m, FieldMode::kHierarchical, 300, 460, {100.5f, 100.5f}, 3000);
+  CHECK(c.spawned == 3000);
+  CHECK(c.in_pocket == 0);
+  CHECK(c.near_player == 0);
+}
+
+TEST_CASE("world: big maps draw spawn cells at random and still respect reachability (whole mode)") {
+  // 2048 x 2048: the spawner samples cells instead of scanning all 4M; the whole-map field
+  // says what is reachable. The pocket is ~25% of the map.
+  const GridMap m = map_with_pocket(2048, 1000, 2000);
+  const SpawnCount c = spawn_around_pocket(m, FieldMode::kWhole, 1000, 2000, {200.5f, 200.5f}, 4000);
+  CHECK(c.spawned == 4000);
+  CHECK(c.in_pocket == 0);
+  CHECK(c.near_player == 0);
+}
+
+TEST_CASE("world, hierarchical fields: spawning keeps the seed's replay and the swarm's capacity") {
+  const GridMap m = map_with_pocket(512, 300, 460);
+  WorldParams p;
+  p.seed = 3;
+  p.max_agents = 500;
+  p.field_mode = FieldMode::kHierarchical;
+  p.field_rebuild_budget = 0;
+  World a(m, p), b(m, p);
+  a.add_player({50.5f, 50.5f});
+  b.add_player({50.5f, 50.5f});
+  CHECK(a.spawn_agents(400) == 400);
+  CHECK(b.spawn_agents(400) == 400);
+  CHECK(a.spawn_agents(400) == 100);  // full at 500
+  CHECK(b.spawn_agents(400) == 100);
+  REQUIRE(a.swarm().size() == b.swarm().size());
+  for (std::size_t i = 0; i < a.swarm().size(); ++i) {
+    CHECK(a.swarm().xs()[i] == b.swarm().xs()[i]);
+    CHECK(a.swarm().ys()[i] == b.swarm().ys()[i]);
+  }
+}

@@ -10,6 +10,7 @@
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/navigation_fields.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
+#include "swarmfield/sim/nav/route_reachability.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 #include "swarmfield/sim/crowd/wall_collision.hpp"
 #include "swarmfield/sim/vec2.hpp"
@@ -93,14 +94,19 @@ class World {
   /// when the map has no walkable cell). Agents held back by the density limit are added to
   /// spawns_held_back(); the random draws of the agents spawned are the same either way. Cells
   /// are ranked: reachable from a player and far enough, then reachable, then far enough, then
-  /// any walkable; the best non-empty rank is used. Within a
+  /// any walkable. Reachability comes from the whole-map integration field, or in hierarchical
+  /// mode from the portal routes (RouteReachability: a flood fill inside the cell's sector).
+  /// Small maps in whole mode (below kSampledSpawnFromCells cells) scan every cell and use the
+  /// best non-empty rank: cost O(cells) per call (two scans). Hierarchical mode and big maps
+  /// draw up to kSpawnDraws uniform cells per agent and take the first of rank 0, else the best
+  /// rank drawn: cost O(agents x draws) plus a sector flood fill per reachability test, no
+  /// O(cells) scan or list (falls back to the scan when no draw hits a walkable cell). Within a
   /// cell the point is random but a radius from the cell's edges. Kinds: when more than one kind
   /// has a positive spawn_weight, each agent's kind is drawn first, from one 64-bit draw, by
   /// pick_agent_kind() (in proportion to the weights); with one such kind no draw is made.
   /// Randomness: the world's std::mt19937_64 seeded with WorldParams::seed, bits mapped to
   /// ranges by hand (no std::uniform_*_distribution, whose algorithm is implementation-defined),
-  /// so a seed replays on every standard library. Cost O(cells) per call (two scans), meant for
-  /// waves, not per tick.
+  /// so a seed replays on every standard library.
   std::size_t spawn_agents(std::size_t n);
   /// Changes one cell's cost (run-time blocker); agents inside it are pushed out on the next
   /// step and the fields rebuild on the next step.
@@ -157,6 +163,17 @@ class World {
 
  private:
   [[nodiscard]] Vec2 place_player(Vec2 p) const noexcept;  // add_player's placement rule
+  // spawn_agents() parts (see its comment): the exact scan, the random draws (scan_rest set
+  // when no draw found a walkable cell), the rank of a cell (0 best .. 3), the rank counting
+  // only the players' distance (0 far, 1 near), reachability, and one agent's placement.
+  static constexpr std::size_t kSampledSpawnFromCells = std::size_t{2048} * 2048;
+  static constexpr int kSpawnDraws = 64;
+  std::size_t spawn_scanned(std::size_t n);
+  std::size_t spawn_sampled(std::size_t n, bool& scan_rest);
+  int spawn_rank(CellCoord c);
+  [[nodiscard]] int spawn_rank_far_only(CellCoord c) const;
+  bool reachable_for_spawn(CellCoord c);
+  bool place_spawned_agent(std::uint32_t cell, std::uint8_t kind);
   void move_players(float dt);
   bool update_fields();
   void collect_contacts();
@@ -172,7 +189,11 @@ class World {
   std::vector<Player> players_;
   std::vector<Vec2> goal_positions_;  // scratch of update_fields(): the players' positions
   std::vector<ContactEvent> contacts_;
-  std::vector<std::uint32_t> spawn_candidates_;  // scratch of spawn_agents(): cell indices
+  std::vector<std::uint32_t> spawn_candidates_;  // scratch of spawn_scanned(): cell indices
+  RouteReachability route_reachability_;         // spawn reachability in hierarchical mode
+  std::size_t walkable_count_ = 0;               // the map's walkable cells (density limit), for
+  std::uint32_t walkable_count_revision_ = 0;    // this map revision
+  std::size_t walkable_count_cells_ = 0;         // and cell count (0: not counted yet)
   std::mt19937_64 rng_;
   std::unique_ptr<WorkerPool> pool_;  // null when worker_threads <= 1
   std::uint32_t next_player_id_ = 1;
