@@ -19,5 +19,8 @@ void register_snapshot_benchmarks(const BenchOptions& options);
 /// Figure 6: hierarchical fields vs map size: goal change on the portal graph vs a whole-map
 /// rebuild, and the graph's path quality (hier_bench.cpp).
 void register_hier_benchmarks(const BenchOptions& options);
+/// Figure 7: a one-cell map change in hierarchical mode (local graph update) vs the whole graph
+/// build, 1024 to 8192 (map_change_bench.cpp).
+void register_map_change_benchmarks(const BenchOptions& options);
 
 }  // namespace swarmfield::bench

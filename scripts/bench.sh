@@ -527,6 +527,26 @@ if rows:
           "  exact whole-map cost (1000 cells, one goal at the centre); walks through sector fields: tests/sim/nav/sector_fields_test.\n"
           "  The World uses hierarchical fields from 4096 cells a side (--field-mode auto; server/sim/src/nav/HIERARCHICAL.md).")
 
+# ---- Figure 7: a map change in hierarchical mode --------------------------------------------------
+def runs_of(prefix):
+    """(label, run name) of every run named prefix + label, with or without an /iterations: tail."""
+    found = ((re.fullmatch(re.escape(prefix) + r"([^/]+)(/iterations:\d+)?", n), n) for n in runs)
+    return {m.group(1): n for m, n in found if m}
+
+builds = runs_of("hier/graph_build/")
+rows = []
+for label, name in runs_of("hier/map_change/").items():
+    change = cpu_ms(name)
+    build = cpu_ms(builds[label]) if label in builds else None
+    rows.append([label, fmt(counter(name, "side"), ".0f"), fmt(change, ".2f"), fmt(build), fmt(ratio(build, change), ".0f") + "x",
+                 fmt(counter(name, "sectors_recomputed"), ".2f"), fmt(counter(name, "nodes"), ".0f"), fmt(counter(name, "edges"), ".0f")])
+if rows:
+    print("\n[7] A one-cell map change in hierarchical mode (HierarchicalFields::prepare: SectorGraph::update of the touched\n"
+          "    sectors, routes remapped, their sector fields dropped) vs the whole graph build a map revision cost before, ms")
+    table(["map", "side", "change", "graph build", "build/change", "sectors recomputed", "nodes", "edges"], rows)
+    print("  change = a wall on a street cell (half of them on a sector border), then the street again; the routes are then\n"
+          "  rebuilt time-sliced like a goal change (figure 6's route column).")
+
 # ---- Targets -----------------------------------------------------------------------------------
 print("\nTargets")
 table(["target", "measured", "verdict"], targets)

@@ -10,6 +10,7 @@
 #include "swarmfield/sim/crowd/agent_kind.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
 #include "swarmfield/sim/map/tiled_map.hpp"
+#include "swarmfield/sim/nav/size_class.hpp"
 #include "swarmfield/sim/world.hpp"
 
 using namespace swarmfield::sim;
@@ -111,6 +112,65 @@ TEST_CASE("world, hierarchical fields: big agents (size class 2) close in throug
   }
   CHECK(closed[0] > 15.0);
   CHECK(closed[1] >= 0.85 * closed[0]);
+}
+
+TEST_CASE("world, hierarchical fields: a new wall is followed locally (no whole graph build) and the swarm goes around it") {
+  double closed[2] = {0.0, 0.0};
+  std::size_t crossed[2] = {0, 0};
+  for (const FieldMode mode : {FieldMode::kWhole, FieldMode::kHierarchical}) {
+    CAPTURE(static_cast<int>(mode));
+    WorldParams p = params(mode);
+    p.max_agents = 1200;
+    p.spawner.initial_agents = 1200;
+    AgentKind small, big;
+    small.name = "small";
+    big.name = "big";
+    big.radius = 0.8f;  // size class 2: its planning grid and graph must follow the wall too
+    p.kinds = {small, big};
+    World w(GridMap(192, 192), p);
+    w.add_player({170.5f, 150.5f});
+    w.step(kDt);
+    // A wall across the map on a sector border (x = 127 | 128) and through a sector (x = 96),
+    // joined, with a 6-cell gap at the top: agents west of it must go round by the gap.
+    for (std::int32_t y = 14; y < 192; ++y) w.set_cell_cost({96, y}, kBlockedCost);
+    for (std::int32_t x = 96; x < 128; ++x) w.set_cell_cost({x, 14}, kBlockedCost);
+    for (std::int32_t y = 0; y < 14; ++y) w.set_cell_cost({127 + (y % 2), y}, y < 8 ? kBlockedCost : 5);
+    IntegrationField truth;
+    const CellCoord goal[1] = {w.map().world_to_cell(w.players()[0].position)};
+    truth.build(w.map(), goal);
+    std::vector<std::uint8_t> west(w.swarm().size(), 0);
+    for (std::size_t i = 0; i < w.swarm().size(); ++i) west[i] = w.swarm().xs()[i] < 96.0f ? 1 : 0;
+    w.step(kDt);
+    const double before = mean_cost(w, truth);
+    for (int t = 0; t < 900; ++t) w.step(kDt);
+    const double after = mean_cost(w, truth);
+    const int k = mode == FieldMode::kHierarchical ? 1 : 0;
+    for (std::size_t i = 0; i < w.swarm().size() && i < west.size(); ++i) crossed[k] += west[i] != 0 && w.swarm().xs()[i] > 97.0f ? 1 : 0;
+    MESSAGE(field_mode_name(mode) << ": mean cost to the player " << before << " -> " << after << ", crossed " << crossed[k]);
+    closed[k] = before - after;
+    if (mode == FieldMode::kHierarchical) {
+      const NavigationSet& nav = w.navigation();
+      for (const int n : {1, 2}) {
+        CAPTURE(n);
+        CHECK(nav.hierarchical_fields(n).graph_builds() == 1);
+        CHECK(nav.hierarchical_fields(n).graph_updates() >= 1);
+        CHECK(nav.hierarchical_fields(n).route_builds() >= 2);
+      }
+      ClearanceMap fresh;
+      fresh.build(w.map());
+      CHECK(nav.clearance().values() == fresh.values());
+      GridMap class2;
+      update_class_map(w.map(), fresh, 2, class2);
+      CHECK(nav.class_grid(2).costs() == class2.costs());
+      SectorGraph graph2;
+      graph2.build(class2);
+      CHECK(nav.hierarchical_fields(2).graph().edge_count() == graph2.edge_count());
+    }
+  }
+  CHECK(closed[0] > 20.0);
+  CHECK(crossed[0] > 20);
+  CHECK(closed[1] >= 0.85 * closed[0]);
+  CHECK(crossed[1] >= crossed[0] * 8 / 10);
 }
 
 TEST_CASE("world, hierarchical fields: kAuto is hierarchical from 4096 cells a side") {

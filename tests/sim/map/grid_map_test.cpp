@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <limits>
+#include <span>
 
 #include "swarmfield/sim/map/grid_map.hpp"
 
@@ -34,6 +35,44 @@ TEST_CASE("grid map: set_cost bumps the revision only on a change") {
   CHECK(m.walkable_count() == 8);
   m.set_cost(5, 5, kBlockedCost);  // out of bounds: ignored
   CHECK(m.revision() == r0 + 1);
+}
+
+TEST_CASE("grid map: the change log lists the cells changed since a revision, and says when it no longer reaches") {
+  GridMap m(8, 8);
+  std::span<const CellCoord> cells;
+  REQUIRE(m.changes_since(0, cells));
+  CHECK(cells.empty());
+  m.set_cost(1, 2, 7);
+  m.set_cost(1, 2, 7);  // no change: not logged
+  m.set_cost(9, 9, 7);  // off the map: not logged
+  m.set_cost(3, 4, kBlockedCost);
+  m.set_cost(1, 2, kDefaultCost);
+  REQUIRE(m.revision() == 3);
+  REQUIRE(m.changes_since(0, cells));
+  REQUIRE(cells.size() == 3);
+  CHECK(cells[0] == CellCoord{1, 2});
+  CHECK(cells[1] == CellCoord{3, 4});
+  CHECK(cells[2] == CellCoord{1, 2});
+  REQUIRE(m.changes_since(2, cells));
+  REQUIRE(cells.size() == 1);
+  CHECK(cells[0] == CellCoord{1, 2});
+  REQUIRE(m.changes_since(3, cells));
+  CHECK(cells.empty());
+  CHECK_FALSE(m.changes_since(4, cells));  // a revision this map never had
+  CHECK(cells.empty());
+  // Past the limit the older half goes: old revisions are refused, recent ones still listed.
+  for (std::size_t i = 0; i < GridMap::kChangeLogLimit; ++i) m.set_cost(5, 5, i % 2 == 0 ? 9 : 8);
+  const std::uint32_t now = m.revision();
+  CHECK_FALSE(m.changes_since(0, cells));
+  REQUIRE(m.changes_since(now - 10, cells));
+  CHECK(cells.size() == 10);
+  for (const CellCoord c : cells) CHECK(c == CellCoord{5, 5});
+  // A copy keeps the log; from_costs starts without one.
+  const GridMap copy = m;
+  CHECK(copy.changes_since(now - 1, cells));
+  const GridMap fresh = GridMap::from_costs(2, 2, {1, 1, 1, 1});
+  CHECK(fresh.changes_since(0, cells));
+  CHECK(cells.empty());
 }
 
 TEST_CASE("grid map: from_costs keeps the given cells and pads missing ones as blocked") {

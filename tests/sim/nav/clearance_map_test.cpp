@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <random>
+#include <span>
 #include <vector>
 
 #include "benchmark_maps.hpp"
@@ -107,4 +108,36 @@ TEST_CASE("clearance: Boston_0_256 matches the brute-force reference; matches() 
   c.build(m);  // rebuilt on the same buffer
   CHECK(c.matches(m));
   check_against_brute(m, c);
+}
+
+TEST_CASE("clearance: update() after a series of changes equals a whole build (edges, corners, clusters)") {
+  GridMap m = test::boston_256();
+  ClearanceMap c;
+  c.build(m);
+  test::TestRng rng{11};
+  for (int round = 0; round < 40; ++round) {
+    CAPTURE(round);
+    const std::uint32_t since = m.revision();
+    const int count = 1 + rng.below(12);
+    for (int k = 0; k < count; ++k) {
+      CellCoord at{rng.below(m.width()), rng.below(m.height())};
+      if (round % 5 == 1) at = {rng.below(2) * (m.width() - 1), rng.below(m.height())};  // map edges
+      if (round % 5 == 2) at = {rng.below(2) * (m.width() - 1), rng.below(2) * (m.height() - 1)};  // corners
+      if (round % 5 == 3 && k > 0) at = {at.x % 8 + 100, at.y % 8 + 100};  // a cluster
+      const std::uint8_t cost = rng.below(3) == 0 ? static_cast<std::uint8_t>(1 + rng.below(9))
+                                                  : (m.walkable(at) ? kBlockedCost : kDefaultCost);
+      m.set_cost(at.x, at.y, cost);
+    }
+    std::span<const CellCoord> changed;
+    REQUIRE(m.changes_since(since, changed));
+    REQUIRE(c.update(m, changed));
+    CHECK(c.matches(m));
+    ClearanceMap fresh;
+    fresh.build(m);
+    REQUIRE(c.values() == fresh.values());
+  }
+  check_against_brute(m, c);
+  CHECK_FALSE(c.update(GridMap(3, 3), {}));  // another size: refused
+  ClearanceMap never;
+  CHECK_FALSE(never.update(m, {}));
 }

@@ -37,12 +37,27 @@ GridMap GridMap::from_costs(std::int32_t width, std::int32_t height, std::vector
   return map;
 }
 
-void GridMap::set_cost(std::int32_t x, std::int32_t y, std::uint8_t cost) noexcept {
+void GridMap::set_cost(std::int32_t x, std::int32_t y, std::uint8_t cost) {
   if (!in_bounds(x, y)) return;
   std::uint8_t& c = costs_[index(x, y)];
   if (c == cost) return;
   c = cost;
+  if (change_log_.size() >= kChangeLogLimit) {
+    const std::size_t drop = change_log_.size() / 2;
+    change_log_.erase(change_log_.begin(), change_log_.begin() + static_cast<std::ptrdiff_t>(drop));
+    log_base_ += static_cast<std::uint32_t>(drop);
+  }
+  change_log_.push_back({x, y});
   ++revision_;
+}
+
+bool GridMap::changes_since(std::uint32_t since, std::span<const CellCoord>& out) const noexcept {
+  out = {};
+  // Revisions only grow (a wrap after 2^32 changes reads as "too old": a whole rebuild).
+  if (since < log_base_ || since > revision_) return false;
+  const std::size_t first = since - log_base_;
+  out = std::span<const CellCoord>(change_log_).subspan(first, revision_ - since);
+  return true;
 }
 
 CellCoord GridMap::world_to_cell(Vec2 p) const noexcept {

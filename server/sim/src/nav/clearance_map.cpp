@@ -2,6 +2,7 @@
 #include "swarmfield/sim/nav/clearance_map.hpp"
 
 #include <algorithm>
+#include <functional>
 
 namespace swarmfield::sim {
 
@@ -36,6 +37,39 @@ void ClearanceMap::build(const GridMap& map) {
       row[x] = static_cast<std::uint8_t>(std::min<int>(m + 1, kCap));
     }
   }
+}
+
+bool ClearanceMap::update(const GridMap& map, std::span<const CellCoord> cells) {
+  if (!built_ || map.width() != width_ || map.height() != height_) return false;
+  revision_ = map.revision();
+  const auto w = static_cast<std::size_t>(width_);
+  scratch_.clear();
+  constexpr std::int32_t kReach = kMaxSizeClass - 1;  // a square of side <= kMaxSizeClass
+  for (const CellCoord c : cells) {
+    if (!map.in_bounds(c.x, c.y)) continue;
+    for (std::int32_t y = std::max(c.y - kReach, 0); y <= c.y; ++y)
+      for (std::int32_t x = std::max(c.x - kReach, 0); x <= c.x; ++x) scratch_.push_back(map.index(x, y));
+  }
+  // Each value reads its east, south and south-east neighbours, all at larger row-major
+  // indices: descending order recomputes those first when they are affected too.
+  std::sort(scratch_.begin(), scratch_.end(), std::greater<>{});
+  scratch_.erase(std::unique(scratch_.begin(), scratch_.end()), scratch_.end());
+  const std::uint8_t* cost = map.costs().data();
+  const auto h = static_cast<std::size_t>(height_);
+  constexpr auto kCap = static_cast<std::uint8_t>(kMaxSizeClass);
+  for (const std::size_t i : scratch_) {
+    const std::size_t x = i % w, y = i / w;
+    std::uint8_t v = 0;
+    if (cost[i] != kBlockedCost) {
+      v = 1;  // the last row or column: a square of side 2 would leave the map
+      if (x + 1 < w && y + 1 < h) {
+        const std::uint8_t m = std::min({values_[i + 1], values_[i + w], values_[i + w + 1]});
+        v = static_cast<std::uint8_t>(std::min<int>(m + 1, kCap));
+      }
+    }
+    values_[i] = v;
+  }
+  return true;
 }
 
 }  // namespace swarmfield::sim

@@ -8,13 +8,35 @@ namespace swarmfield::sim {
 
 std::uint64_t HierarchicalFields::prepare(const GridMap& map) {
   if (map.width() == width_ && map.height() == height_ && map.revision() == revision_) return 0;
-  // A changed revision: the map's change list is not known here, so the whole graph.
+  std::span<const CellCoord> changed;
+  if (map.width() == width_ && map.height() == height_ && map.changes_since(revision_, changed)) {
+    graph_.update(map, changed);
+    ++graph_updates_;
+    revision_ = map.revision();
+    std::uint64_t work = graph_.node_count();  // the node remap (graph and front routes)
+    for (const std::uint32_t s : graph_.updated_sectors()) {
+      const SectorGraph::Rect r = graph_.sector_rect(s);
+      work += static_cast<std::uint64_t>(r.w) * static_cast<std::uint64_t>(r.h) *
+              std::max<std::uint64_t>(graph_.sector_nodes(s).size(), 1);
+      fields_.drop_sector(s);
+    }
+    if (front_valid_) {
+      if (back_.in_progress()) ++restarts_;
+      back_.abandon();
+      front_.remap_nodes(graph_.node_remap(), graph_.node_count());
+      routes_stale_ = true;
+    }
+    return work;
+  }
+  // Another size, or a revision the map's change log does not reach: the whole graph.
   graph_.build(map, side_);
   ++graph_builds_;
   width_ = map.width();
   height_ = map.height();
   revision_ = map.revision();
   front_valid_ = false;
+  routes_stale_ = false;
+  restarts_ = 0;
   back_.abandon();
   return map.cell_count();
 }
@@ -29,7 +51,7 @@ std::uint64_t HierarchicalFields::update(const GridMap& map, std::span<const Cel
     ++route_builds_;
     spent += front_.work_units();
     fields_.set_routes(graph_, front_);
-  } else if (back_.in_progress() &&
+  } else if (back_.in_progress() && !routes_stale_ &&
              std::equal(goal_cells.begin(), goal_cells.end(), front_goals_.begin(), front_goals_.end())) {
     back_.abandon();  // the front is already right (e.g. a player who stepped back)
   }
@@ -42,17 +64,21 @@ std::uint64_t HierarchicalFields::update(const GridMap& map, std::span<const Cel
   // Sector fields next (agents read them now), at most half of what is left.
   const std::uint64_t after_near = budget_ > spent ? budget_ - spent : 0;
   spent += fields_.update(map, budget_ == 0 ? unlimited : std::max<std::uint64_t>(after_near / 2, 1));
-  if (!back_.in_progress() && !std::equal(goal_cells.begin(), goal_cells.end(), front_goals_.begin(), front_goals_.end())) {
+  if (!back_.in_progress() &&
+      (routes_stale_ || !std::equal(goal_cells.begin(), goal_cells.end(), front_goals_.begin(), front_goals_.end()))) {
     back_goals_.assign(goal_cells.begin(), goal_cells.end());
     back_.begin(graph_, map, back_goals_);
     spent += back_.work_units();
   }
   if (back_.in_progress()) {
     const std::uint64_t before = back_.work_units();
-    const std::uint64_t left = budget_ == 0 ? unlimited : (spent < budget_ ? std::max<std::uint64_t>(budget_ - spent, 1) : 1);
+    const bool at_once = budget_ == 0 || restarts_ >= kMaxRouteRestarts;
+    const std::uint64_t left = at_once ? unlimited : (spent < budget_ ? std::max<std::uint64_t>(budget_ - spent, 1) : 1);
     const bool done = back_.advance(left);
     spent += back_.work_units() - before;
     if (done) {
+      restarts_ = 0;
+      routes_stale_ = false;  // the back build began after the last map change
       std::swap(front_, back_);
       std::swap(front_goals_, back_goals_);
       ++route_builds_;

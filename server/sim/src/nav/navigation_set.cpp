@@ -58,13 +58,27 @@ std::uint64_t NavigationSet::rebuild_count() const noexcept {
   return n;
 }
 
+std::uint64_t NavigationSet::follow_map(const GridMap& map) {
+  if (clearance_valid_ && clearance_.matches(map)) return 0;
+  std::span<const CellCoord> changed;
+  if (clearance_valid_ && map.changes_since(clearance_.revision(), changed) && clearance_.update(map, changed)) {
+    // Local: the clearance and the current class grids follow the changed cells (their own
+    // change logs then tell the class's sector graph which blocks changed).
+    for (int n = 2; n <= kMaxSizeClass; ++n) {
+      ClassSlot& s = slots_[slot(n)];
+      if (s.grid_current && !update_class_map_cells(map, clearance_, n, changed, s.grid)) s.grid_current = false;
+    }
+    return linear_work_units(changed.size() * 2 * kMaxSizeClass * kMaxSizeClass);
+  }
+  clearance_.build(map);
+  clearance_valid_ = true;
+  for (ClassSlot& s : slots_) s.grid_current = false;
+  return linear_work_units(map.cell_count());
+}
+
 void NavigationSet::prepare(const GridMap& map, SizeClassMask classes) {
   if (resolve_field_mode(mode_, map.width(), map.height()) != FieldMode::kHierarchical) return;
-  if (!clearance_valid_ || !clearance_.matches(map)) {
-    clearance_.build(map);
-    clearance_valid_ = true;
-    for (ClassSlot& s : slots_) s.grid_current = false;
-  }
+  follow_map(map);
   for (int n = 1; n <= kMaxSizeClass; ++n) {
     if ((classes & size_class_bit(n)) == 0) continue;
     ClassSlot& s = slots_[slot(n)];
@@ -81,12 +95,7 @@ bool NavigationSet::update(const GridMap& map, std::span<const Vec2> goals, Size
   cell_size_ = map.cell_size();
   const std::uint64_t map_pass = linear_work_units(map.cell_count());
   const bool hier = resolve_field_mode(mode_, map.width(), map.height()) == FieldMode::kHierarchical;
-  if (!clearance_valid_ || !clearance_.matches(map)) {
-    clearance_.build(map);
-    clearance_valid_ = true;
-    last_work_ += map_pass;
-    for (ClassSlot& s : slots_) s.grid_current = false;
-  }
+  last_work_ += follow_map(map);
   bool changed = false;
   map_ = &map;
   hierarchical_ = hier;

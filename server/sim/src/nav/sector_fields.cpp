@@ -84,6 +84,10 @@ void SectorFields::drop(std::uint32_t slot) {
   ++drops_;
 }
 
+void SectorFields::drop_sector(std::uint32_t s) {
+  if (has_field(s)) drop(slot_of_[s]);
+}
+
 void SectorFields::build_sector(const GridMap& map, std::uint32_t s) {
   if (graph_ == nullptr || s >= slot_of_.size()) return;
   const SectorGraph& g = *graph_;

@@ -118,59 +118,126 @@ void SectorGraph::compute_costs(const GridMap& map, std::uint32_t s) {
   }
 }
 
+std::uint32_t SectorGraph::node_of(std::uint32_t s, CellCoord c) const noexcept {
+  const std::vector<CellCoord>& p = sectors_[s].portals;
+  const auto it = std::lower_bound(p.begin(), p.end(), c, row_major_less);
+  return static_cast<std::uint32_t>(node_base_[s] + static_cast<std::size_t>(it - p.begin()));
+}
+
+void SectorGraph::place_nodes(std::uint32_t s, std::size_t slack) {
+  const std::vector<CellCoord>& p = sectors_[s].portals;
+  if (p.size() > node_cap_[s]) {
+    for (std::size_t i = node_base_[s]; i < node_base_[s] + node_cap_[s]; ++i) {
+      node_cells_[i] = {-1, -1};
+      node_sectors_[i] = kNoSector;
+      edge_len_[i] = 0;
+    }
+    node_base_[s] = node_cells_.size();
+    node_cap_[s] = p.size() + slack;
+    const std::size_t end = node_base_[s] + node_cap_[s];
+    node_cells_.resize(end, {-1, -1});
+    node_sectors_.resize(end, kNoSector);
+    edge_first_.resize(end, 0);
+    edge_len_.resize(end, 0);
+    const std::size_t from = node_ids_.size();
+    node_ids_.resize(end);
+    for (std::size_t i = from; i < end; ++i) node_ids_[i] = static_cast<std::uint32_t>(i);
+  }
+  for (std::size_t i = 0; i < node_cap_[s]; ++i) {
+    const std::size_t n = node_base_[s] + i;
+    node_cells_[n] = i < p.size() ? p[i] : CellCoord{-1, -1};
+    node_sectors_[n] = i < p.size() ? s : kNoSector;
+    if (i >= p.size()) edge_len_[n] = 0;
+  }
+}
+
+void SectorGraph::write_edges(const GridMap& map, std::uint32_t s, std::size_t slack) {
+  const Sector& sec = sectors_[s];
+  const std::size_t k = sec.portals.size();
+  const Rect r = sector_rect(s);
+  const std::int32_t sx = static_cast<std::int32_t>(s) % sectors_x_;
+  const std::int32_t sy = static_cast<std::int32_t>(s) / sectors_x_;
+  const auto row = static_cast<std::uint32_t>(sectors_x_);
+  // Steps across the four borders, from this sector's portal `a` to the neighbour's `b`.
+  cross_scratch_.clear();
+  const auto cross = [&](CellCoord a, std::uint32_t sb, CellCoord b) {
+    const auto i = static_cast<std::uint32_t>(node_of(s, a) - node_base_[s]);
+    cross_scratch_.push_back({i, {node_of(sb, b), kOrthogonalStep * map.cost(b.x, b.y)}});
+  };
+  for (const std::int32_t o : east_[s]) cross({r.x0 + r.w - 1, r.y0 + o}, s + 1, {r.x0 + r.w, r.y0 + o});
+  for (const std::int32_t o : south_[s]) cross({r.x0 + o, r.y0 + r.h - 1}, s + row, {r.x0 + o, r.y0 + r.h});
+  if (sx > 0) {
+    for (const std::int32_t o : east_[s - 1]) cross({r.x0, r.y0 + o}, s - 1, {r.x0 - 1, r.y0 + o});
+  }
+  if (sy > 0) {
+    for (const std::int32_t o : south_[s - row]) cross({r.x0 + o, r.y0}, s - row, {r.x0 + o, r.y0 - 1});
+  }
+  std::sort(cross_scratch_.begin(), cross_scratch_.end(),
+            [](const auto& x, const auto& y) { return x.first != y.first ? x.first < y.first : x.second.to < y.second.to; });
+  std::size_t total = cross_scratch_.size();
+  for (std::size_t i = 0; i < k; ++i)
+    for (std::size_t j = 0; j < k; ++j) total += i != j && sec.costs[i * k + j] != kUnreachable ? 1 : 0;
+  if (total > edge_cap_[s]) {
+    edge_base_[s] = edges_.size();
+    edge_cap_[s] = total + (slack == 0 ? 0 : slack + total / 4);  // room for a few more portals
+    edges_.resize(edges_.size() + edge_cap_[s]);
+  }
+  live_edges_ = live_edges_ - edge_used_[s] + total;
+  edge_used_[s] = total;
+  std::size_t at = edge_base_[s], c = 0;
+  for (std::size_t i = 0; i < k; ++i) {
+    const std::size_t n = node_base_[s] + i;
+    edge_first_[n] = at;
+    for (std::size_t j = 0; j < k; ++j) {
+      const std::uint32_t cost = sec.costs[i * k + j];
+      if (i != j && cost != kUnreachable) edges_[at++] = {static_cast<std::uint32_t>(node_base_[s] + j), cost};
+    }
+    for (; c < cross_scratch_.size() && cross_scratch_[c].first == i; ++c) edges_[at++] = cross_scratch_[c].second;
+    edge_len_[n] = static_cast<std::uint32_t>(at - edge_first_[n]);
+  }
+}
+
 void SectorGraph::assemble(const GridMap& map) {
   const std::size_t count = sectors_.size();
-  sector_first_.assign(count + 1, 0);
-  for (std::size_t s = 0; s < count; ++s) sector_first_[s + 1] = sector_first_[s] + sectors_[s].portals.size();
-  const std::size_t nodes = sector_first_[count];
-  node_cells_.resize(nodes);
-  node_sectors_.resize(nodes);
+  node_base_.assign(count, 0);
+  node_cap_.assign(count, 0);
+  std::size_t nodes = 0;
+  for (std::size_t s = 0; s < count; ++s) {
+    node_base_[s] = nodes;
+    node_cap_[s] = sectors_[s].portals.size();
+    nodes += node_cap_[s];
+  }
+  // Room for ranges that move in later updates without reallocating (see update()).
+  const std::size_t node_room = nodes + nodes / 8 + kNodeHeadroom;
+  node_cells_.reserve(node_room);
+  node_sectors_.reserve(node_room);
+  node_ids_.reserve(node_room);
+  edge_first_.reserve(node_room);
+  edge_len_.reserve(node_room);
+  node_cells_.assign(nodes, {-1, -1});
+  node_sectors_.assign(nodes, kNoSector);
   node_ids_.resize(nodes);
-  for (std::size_t s = 0; s < count; ++s) {
-    for (std::size_t i = 0; i < sectors_[s].portals.size(); ++i) {
-      node_cells_[sector_first_[s] + i] = sectors_[s].portals[i];
-      node_sectors_[sector_first_[s] + i] = static_cast<std::uint32_t>(s);
-    }
-  }
   for (std::size_t n = 0; n < nodes; ++n) node_ids_[n] = static_cast<std::uint32_t>(n);
-  const auto node_of = [&](std::uint32_t s, CellCoord c) {
-    const std::vector<CellCoord>& p = sectors_[s].portals;
-    const auto it = std::lower_bound(p.begin(), p.end(), c, row_major_less);
-    return static_cast<std::uint32_t>(sector_first_[s] + static_cast<std::size_t>(it - p.begin()));
-  };
-  // Edges as (from, edge) pairs, then counted into CSR order.
-  std::vector<std::pair<std::uint32_t, SectorEdge>> all;
+  edge_first_.assign(nodes, 0);
+  edge_len_.assign(nodes, 0);
+  live_nodes_ = nodes;
+  for (std::uint32_t s = 0; s < count; ++s) place_nodes(s, 0);
+  // Edges in use: in-sector pairs that reach each other, and both steps of every border pair.
+  std::size_t total = 0;
   for (std::size_t s = 0; s < count; ++s) {
-    const Sector& sec = sectors_[s];
-    const std::size_t k = sec.portals.size();
-    for (std::size_t i = 0; i < k; ++i)
-      for (std::size_t j = 0; j < k; ++j) {
-        const std::uint32_t c = sec.costs[i * k + j];
-        if (i == j || c == kUnreachable) continue;
-        all.push_back({static_cast<std::uint32_t>(sector_first_[s] + i),
-                       {static_cast<std::uint32_t>(sector_first_[s] + j), c}});
-      }
-    const Rect r = sector_rect(static_cast<std::uint32_t>(s));
-    const auto cross = [&](CellCoord a, std::uint32_t sa, CellCoord b, std::uint32_t sb) {
-      const std::uint32_t na = node_of(sa, a), nb = node_of(sb, b);
-      all.push_back({na, {nb, kOrthogonalStep * map.cost(b.x, b.y)}});
-      all.push_back({nb, {na, kOrthogonalStep * map.cost(a.x, a.y)}});
-    };
-    for (const std::int32_t o : east_[s]) {
-      cross({r.x0 + r.w - 1, r.y0 + o}, static_cast<std::uint32_t>(s), {r.x0 + r.w, r.y0 + o},
-            static_cast<std::uint32_t>(s + 1));
-    }
-    for (const std::int32_t o : south_[s]) {
-      cross({r.x0 + o, r.y0 + r.h - 1}, static_cast<std::uint32_t>(s), {r.x0 + o, r.y0 + r.h},
-            static_cast<std::uint32_t>(s + static_cast<std::size_t>(sectors_x_)));
-    }
+    const std::size_t k = sectors_[s].portals.size();
+    for (std::size_t i = 0; i < k * k; ++i) total += i % (k + 1) != 0 && sectors_[s].costs[i] != kUnreachable ? 1 : 0;
+    total += 2 * (east_[s].size() + south_[s].size());
   }
-  edge_first_.assign(nodes + 1, 0);
-  for (const auto& e : all) ++edge_first_[e.first + 1];
-  for (std::size_t n = 0; n < nodes; ++n) edge_first_[n + 1] += edge_first_[n];
-  edges_.resize(all.size());
-  std::vector<std::size_t> next(edge_first_.begin(), edge_first_.end() - 1);
-  for (const auto& e : all) edges_[next[e.first]++] = e.second;
+  // A fresh buffer (not clear(): a packing must not keep the grown one) with room for blocks
+  // that move in later updates.
+  std::vector<SectorEdge>().swap(edges_);
+  edges_.reserve(total + total / 8 + kEdgeHeadroom);
+  edge_base_.assign(count, 0);
+  edge_cap_.assign(count, 0);
+  edge_used_.assign(count, 0);
+  live_edges_ = 0;
+  for (std::uint32_t s = 0; s < count; ++s) write_edges(map, s, 0);
 }
 
 void SectorGraph::build(const GridMap& map, std::int32_t sector_side, std::int32_t spacing) {
@@ -193,6 +260,8 @@ void SectorGraph::build(const GridMap& map, std::int32_t sector_side, std::int32
     compute_costs(map, s);
   }
   assemble(map);
+  node_remap_.clear();
+  updated_sectors_.clear();
 }
 
 std::size_t SectorGraph::memory_bytes() const noexcept {
@@ -201,7 +270,10 @@ std::size_t SectorGraph::memory_bytes() const noexcept {
   for (const auto& v : east_) bytes += v.capacity() * sizeof(std::int32_t);
   for (const auto& v : south_) bytes += v.capacity() * sizeof(std::int32_t);
   bytes += node_cells_.capacity() * sizeof(CellCoord) + (node_sectors_.capacity() + node_ids_.capacity()) * sizeof(std::uint32_t) +
-           (sector_first_.capacity() + edge_first_.capacity()) * sizeof(std::size_t) + edges_.capacity() * sizeof(SectorEdge) +
+           (edge_first_.capacity() + node_base_.capacity() + node_cap_.capacity() + edge_base_.capacity() +
+            edge_cap_.capacity() + edge_used_.capacity()) * sizeof(std::size_t) +
+           edge_len_.capacity() * sizeof(std::uint32_t) + edges_.capacity() * sizeof(SectorEdge) +
+           (node_remap_.capacity() + updated_sectors_.capacity()) * sizeof(std::uint32_t) +
            scratch_map_.costs().capacity();
   return bytes;
 }
@@ -232,19 +304,73 @@ std::size_t SectorGraph::update(const GridMap& map, std::span<const CellCoord> c
     if (sy > 0) redo[s - static_cast<std::uint32_t>(sectors_x_)] = 1;
     if (sy + 1 < sectors_y_) redo[s + static_cast<std::uint32_t>(sectors_x_)] = 1;
   }
-  std::size_t recomputed = 0;
+  const std::size_t old_nodes = node_cells_.size();
+  std::vector<std::pair<std::uint32_t, std::vector<CellCoord>>> moved;  // sector, its portals before
+  std::vector<std::pair<std::size_t, std::size_t>> moved_range;         // its id range before
+  updated_sectors_.clear();
   for (std::uint32_t s = 0; s < count; ++s) {
     if (redo[s] == 0) continue;
-    const std::vector<CellCoord> before = sectors_[s].portals;
+    std::vector<CellCoord> before = sectors_[s].portals;
     collect_portals(s);
     // A neighbour keeps its costs when its portals did not move (its own cells did not change).
     if (touched[s] != 0 || sectors_[s].portals != before) {
       compute_costs(map, s);
-      ++recomputed;
+      updated_sectors_.push_back(s);
+      if (sectors_[s].portals != before) {
+        moved.emplace_back(s, std::move(before));
+        moved_range.emplace_back(node_base_[s], node_cap_[s]);
+      }
     }
   }
-  assemble(map);
-  return recomputed;
+  // New ids for the sectors whose portals moved (room for a few more when a range must move),
+  // then the edge blocks of the recomputed sectors and of their neighbours (their steps across
+  // the border point at ids that may have changed).
+  for (const auto& m : moved) {
+    live_nodes_ = live_nodes_ - m.second.size() + sectors_[m.first].portals.size();
+    place_nodes(m.first, 4);
+  }
+  std::vector<std::uint32_t> rewrite;
+  const auto row = static_cast<std::uint32_t>(sectors_x_);
+  for (const std::uint32_t s : updated_sectors_) {
+    const std::int32_t sx = static_cast<std::int32_t>(s) % sectors_x_;
+    const std::int32_t sy = static_cast<std::int32_t>(s) / sectors_x_;
+    rewrite.push_back(s);
+    if (sx > 0) rewrite.push_back(s - 1);
+    if (sx + 1 < sectors_x_) rewrite.push_back(s + 1);
+    if (sy > 0) rewrite.push_back(s - row);
+    if (sy + 1 < sectors_y_) rewrite.push_back(s + row);
+  }
+  std::sort(rewrite.begin(), rewrite.end());
+  rewrite.erase(std::unique(rewrite.begin(), rewrite.end()), rewrite.end());
+  for (const std::uint32_t s : rewrite) write_edges(map, s, kBlockSlack);
+  // Old ids to new: unchanged where the portals stayed; the moved sectors' ids by cell.
+  node_remap_.resize(old_nodes);
+  for (std::size_t i = 0; i < old_nodes; ++i)
+    node_remap_[i] = node_sectors_[i] == kNoSector ? kNoNode : static_cast<std::uint32_t>(i);
+  for (std::size_t m = 0; m < moved.size(); ++m) {
+    const auto [base, cap] = moved_range[m];
+    for (std::size_t i = base; i < base + cap; ++i) node_remap_[i] = kNoNode;
+    const std::uint32_t s = moved[m].first;
+    const std::vector<CellCoord>& before = moved[m].second;
+    for (std::size_t i = 0; i < before.size(); ++i) {
+      const std::uint32_t n = node_of(s, before[i]);
+      if (n < node_base_[s] + sectors_[s].portals.size() && node_cells_[n] == before[i]) node_remap_[base + i] = n;
+    }
+  }
+  // The room left by the last packing nearly used up by moved ranges and blocks: pack again
+  // before a move has to reallocate (a copy of the whole edge array; ids change everywhere
+  // and the remap follows). O(graph), once per ~(edges / 8 + kEdgeHeadroom) edges moved.
+  if (edges_.capacity() - edges_.size() < kEdgeHeadroom / 2 || node_cells_.capacity() - node_cells_.size() < kNodeHeadroom / 2) {
+    const std::vector<std::size_t> old_base = node_base_;
+    const std::vector<std::uint32_t> old_sector = node_sectors_;
+    assemble(map);
+    for (std::uint32_t& n : node_remap_) {
+      if (n == kNoNode) continue;
+      const std::uint32_t s = old_sector[n];  // n is in use (unused ids map to kNoNode above)
+      n = static_cast<std::uint32_t>(node_base_[s] + (n - old_base[s]));
+    }
+  }
+  return updated_sectors_.size();
 }
 
 // ---- distances over the graph -----------------------------------------------------------------
@@ -324,6 +450,16 @@ void PortalRoutes::begin(const SectorGraph& graph, const GridMap& map, std::span
     }
   }
   std::make_heap(heap_.begin(), heap_.end(), std::greater<>{});
+}
+
+void PortalRoutes::remap_nodes(std::span<const std::uint32_t> remap, std::size_t node_count) {
+  abandon();
+  remap_scratch_.assign(node_count, kUnreachable);
+  const std::size_t n = std::min(remap.size(), cost_.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (remap[i] < node_count) remap_scratch_[remap[i]] = cost_[i];
+  }
+  cost_.swap(remap_scratch_);
 }
 
 bool PortalRoutes::advance(std::uint64_t budget) {

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
+#include <vector>
 
 namespace swarmfield::sim {
 
@@ -42,6 +44,19 @@ bool nearest_fitting_block(const ClearanceMap& clearance, CellCoord b0, int n, s
     }
   }
   return std::isfinite(best);
+}
+
+/// Cost of the class-`n` block with top-left (x, y): blocked unless its clearance is >= n, else
+/// the largest cost of its cells (1 on unit-cost maps, without reading them).
+std::uint8_t block_cost(const GridMap& map, const ClearanceMap& clearance, std::int32_t x, std::int32_t y, int n,
+                        bool unit) noexcept {
+  if (clearance.at(x, y) < n) return kBlockedCost;
+  std::uint8_t cost = kDefaultCost;
+  if (!unit) {
+    for (int dy = 0; dy < n; ++dy)
+      for (int dx = 0; dx < n; ++dx) cost = std::max(cost, map.cost(x + dx, y + dy));
+  }
+  return cost;
 }
 
 }  // namespace
@@ -145,25 +160,36 @@ bool class_goal_block(const ClearanceMap& clearance, Vec2 p, int size_class, flo
 void update_class_map(const GridMap& map, const ClearanceMap& clearance, int size_class, GridMap& class_map) {
   const std::int32_t w = map.width(), h = map.height();
   const int n = std::clamp(size_class, 1, kMaxSizeClass);
-  if (class_map.width() != w || class_map.height() != h || class_map.cell_size() != map.cell_size()) {
-    class_map = GridMap(w, h, kBlockedCost, map.cell_size());
-  }
   // Unit-cost maps (every walkable cell costs 1, e.g. all MovingAI maps): every block costs 1.
   const bool unit = std::all_of(map.costs().begin(), map.costs().end(),
                                 [](std::uint8_t c) { return c == kDefaultCost || c == kBlockedCost; });
+  if (class_map.width() != w || class_map.height() != h || class_map.cell_size() != map.cell_size()) {
+    // A new grid: filled at once (one set_cost() per cell would fill its change log for nothing).
+    std::vector<std::uint8_t> costs(static_cast<std::size_t>(w) * static_cast<std::size_t>(h));
+    for (std::int32_t y = 0; y < h; ++y)
+      for (std::int32_t x = 0; x < w; ++x) costs[map.index(x, y)] = block_cost(map, clearance, x, y, n, unit);
+    class_map = GridMap::from_costs(w, h, std::move(costs), map.cell_size());
+    return;
+  }
   for (std::int32_t y = 0; y < h; ++y) {
     for (std::int32_t x = 0; x < w; ++x) {
-      std::uint8_t cost = kBlockedCost;
-      if (clearance.at(x, y) >= n) {
-        cost = kDefaultCost;
-        if (!unit) {
-          for (int dy = 0; dy < n; ++dy)
-            for (int dx = 0; dx < n; ++dx) cost = std::max(cost, map.cost(x + dx, y + dy));
-        }
-      }
-      class_map.set_cost(x, y, cost);  // bumps the revision only when the block changed
+      // Bumps the revision (and logs the block) only when the block changed.
+      class_map.set_cost(x, y, block_cost(map, clearance, x, y, n, unit));
     }
   }
+}
+
+bool update_class_map_cells(const GridMap& map, const ClearanceMap& clearance, int size_class,
+                            std::span<const CellCoord> cells, GridMap& class_map) {
+  if (class_map.width() != map.width() || class_map.height() != map.height()) return false;
+  const int n = std::clamp(size_class, 1, kMaxSizeClass);
+  for (const CellCoord c : cells) {
+    if (!map.in_bounds(c.x, c.y)) continue;
+    for (std::int32_t y = std::max(c.y - n + 1, 0); y <= c.y; ++y)
+      for (std::int32_t x = std::max(c.x - n + 1, 0); x <= c.x; ++x)
+        class_map.set_cost(x, y, block_cost(map, clearance, x, y, n, false));
+  }
+  return true;
 }
 
 }  // namespace swarmfield::sim

@@ -1,6 +1,7 @@
 #pragma once
 // The city map: a W x H grid of cells with a one-byte traversal cost each (the cost field).
 #include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -20,9 +21,15 @@ inline constexpr std::uint8_t kBlockedCost = 255;
 inline constexpr std::uint8_t kDefaultCost = 1;
 
 /// Immutable-by-convention grid of per-cell costs. `revision()` changes whenever a cost
-/// changes, so fields know when to rebuild.
+/// changes, so fields know when to rebuild; the change log (changes_since()) says which cells
+/// changed, so that derived data (clearance, class grids, the sector graph) can follow a change
+/// locally instead of rebuilding over the whole map.
 class GridMap {
  public:
+  /// Entries the change log holds at most (8 bytes each): when full, the older half is dropped
+  /// (amortised O(1) per change) and readers further behind rebuild whole.
+  static constexpr std::size_t kChangeLogLimit = std::size_t{1} << 16;
+
   GridMap() = default;
   /// A `width` x `height` grid (cells), every cell cost `fill`. `cell_size` is the edge length
   /// of a cell in world units (> 0).
@@ -54,8 +61,15 @@ class GridMap {
     return cost(x, y) != kBlockedCost;
   }
   [[nodiscard]] bool walkable(CellCoord c) const noexcept { return walkable(c.x, c.y); }
-  /// Sets one cell's cost (ignored out of bounds) and bumps revision() if it changed.
-  void set_cost(std::int32_t x, std::int32_t y, std::uint8_t cost) noexcept;
+  /// Sets one cell's cost (ignored out of bounds); if it changed, bumps revision() by one and
+  /// logs the cell (see changes_since()).
+  void set_cost(std::int32_t x, std::int32_t y, std::uint8_t cost);
+  /// The cells changed from revision `since` to revision() (one entry per set_cost() that
+  /// changed a cost, in order; a cell may appear more than once): true and `out` set when the log
+  /// reaches back to `since`; false (and `out` empty) when it does not (older than the log, or a
+  /// revision this map never had, e.g. another map's): rebuild whole then. `out` stays valid
+  /// until the next set_cost(). `since` == revision(): true, empty.
+  [[nodiscard]] bool changes_since(std::uint32_t since, std::span<const CellCoord>& out) const noexcept;
 
   /// Cell containing a world position: floor(p / cell_size) on both axes, negatives included.
   [[nodiscard]] CellCoord world_to_cell(Vec2 p) const noexcept;
@@ -73,6 +87,9 @@ class GridMap {
   float cell_size_ = 1.0f;
   std::uint32_t revision_ = 0;
   std::vector<std::uint8_t> costs_;
+  // change_log_[i] is the cell whose change made revision log_base_ + i + 1.
+  std::vector<CellCoord> change_log_;
+  std::uint32_t log_base_ = 0;
 };
 
 }  // namespace swarmfield::sim

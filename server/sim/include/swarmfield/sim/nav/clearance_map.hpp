@@ -2,6 +2,7 @@
 // Clearance map: per cell, the side of the largest all-walkable square whose top-left corner is
 // that cell (capped at kMaxSizeClass) -- what a big agent needs to know to plan and to stand.
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "swarmfield/sim/map/grid_map.hpp"
@@ -23,6 +24,12 @@ class ClearanceMap {
   /// Recomputes the map for `map` (one pass, ~1-2 ns per cell); allocates only when the map is
   /// larger than any before. Remembers the map's revision (see revision()).
   void build(const GridMap& map);
+  /// Follows cost changes at `cells` (GridMap::changes_since() of the revision built for):
+  /// recomputes only the cells whose square can hold a changed cell (up to kMaxSizeClass - 1
+  /// cells up and left of each), in the same bottom-right-to-top-left order, and takes `map`'s
+  /// revision. The result equals build(map). False (nothing done) when the map was never built
+  /// or `map` has another size: call build() then. Allocates only scratch for the cell list.
+  bool update(const GridMap& map, std::span<const CellCoord> cells);
   /// True if the map was built for `map`'s size and revision (no rebuild needed).
   [[nodiscard]] bool matches(const GridMap& map) const noexcept {
     return built_ && map.width() == width_ && map.height() == height_ && map.revision() == revision_;
@@ -51,6 +58,7 @@ class ClearanceMap {
   std::uint32_t revision_ = 0;
   bool built_ = false;
   std::vector<std::uint8_t> values_;
+  std::vector<std::size_t> scratch_;  // cells to recompute (update())
 };
 
 }  // namespace swarmfield::sim

@@ -17,8 +17,16 @@ namespace swarmfield::sim {
 /// portal graph and the occupied sectors, not by the map.
 ///
 /// Per tick: begin_tick(); note_agent() for each agent; update(map, goal_cells). update():
-///  - first call, a map of another size or another revision: the graph is built (all at once;
-///    ~0.5 s at 4096 on street maps, see HIERARCHICAL.md) and the routes with it;
+///  - first call, a map of another size, or another revision the map's change log no longer
+///    reaches: the graph is built (all at once; ~0.5 s at 4096 on street maps, see
+///    HIERARCHICAL.md) and the routes with it;
+///  - another revision the log reaches (GridMap::changes_since()): SectorGraph::update() with the
+///    changed cells (only the touched sectors and neighbours whose portals moved are recomputed),
+///    the front routes follow the new node ids (remap_nodes(): readable, out of date), the sector
+///    fields of the recomputed sectors are dropped, and a back route build for the current goals
+///    starts (time-sliced like a goal change); a build in progress is restarted on the new graph
+///    (after kMaxRouteRestarts restarts in a row, e.g. a map changing every tick, the next one
+///    runs all at once so routes cannot starve);
 ///  - goal cells (as a sequence) differing from the front routes' and no route build in
 ///    progress: a back route build starts; a build in progress continues even if the goals
 ///    change again (it finishes, is swapped in, and the next starts: the front always belongs to
@@ -36,14 +44,19 @@ class HierarchicalFields {
  public:
   /// The near fields' part of the budget: 1 / kNearBudgetShare of it.
   static constexpr std::uint64_t kNearBudgetShare = 8;
+  /// Route builds restarted by map changes in a row before one runs all at once.
+  static constexpr std::uint32_t kMaxRouteRestarts = 2;
   void set_budget(std::uint64_t work_units_per_update) noexcept { budget_ = work_units_per_update; }
   [[nodiscard]] std::uint64_t budget() const noexcept { return budget_; }
   /// Sector side for the next graph build (cells; SectorGraph::kDefaultSectorSide).
   void set_sector_side(std::int32_t side) noexcept { side_ = side; }
 
-  /// Builds the graph for `map` now if it has none for its size and revision (e.g. at start-up,
-  /// before clients connect: ~0.5-13 s on 4096-8192 maps); the next update() then builds the
-  /// routes at once. Returns the work units spent (one per map cell when it built).
+  /// Brings the graph up to `map`'s size and revision: a whole build if it has none for the size
+  /// (e.g. at start-up, before clients connect: ~0.5-13 s on 4096-8192 maps; the next update()
+  /// then builds the routes at once), else the local update of the changed cells described in
+  /// the class comment. Returns the work units spent (one per map cell for a whole build; for an
+  /// update, one per cell of each recomputed sector per portal of it, plus one per node id for
+  /// the remap).
   std::uint64_t prepare(const GridMap& map);
   /// The next update() rebuilds the graph and routes (e.g. another map of the same size and
   /// revision was swapped in).
@@ -76,6 +89,8 @@ class HierarchicalFields {
   /// Completed route builds (the front replaced), graph builds.
   [[nodiscard]] std::uint64_t route_builds() const noexcept { return route_builds_; }
   [[nodiscard]] std::uint64_t graph_builds() const noexcept { return graph_builds_; }
+  /// Local graph updates after map changes (SectorGraph::update()).
+  [[nodiscard]] std::uint64_t graph_updates() const noexcept { return graph_updates_; }
   /// Work units of the last update().
   [[nodiscard]] std::uint64_t last_update_work() const noexcept { return last_work_; }
 
@@ -94,6 +109,9 @@ class HierarchicalFields {
   std::int32_t side_ = SectorGraph::kDefaultSectorSide;
   std::uint64_t budget_ = 0;
   bool front_valid_ = false;  // front_ holds routes for the current graph
+  bool routes_stale_ = false;  // the map changed since the front's routes began: a back build runs
+  std::uint32_t restarts_ = 0;  // route builds restarted by map changes in a row
+  std::uint64_t graph_updates_ = 0;
   std::uint64_t route_builds_ = 0;
   std::uint64_t graph_builds_ = 0;
   std::uint64_t last_work_ = 0;

@@ -21,7 +21,8 @@ class WorkerPool;
 
 /// Navigation for agents of several sizes toward several goals (players).
 ///
-/// Per update(): the clearance map is rebuilt when the map's revision changed (ClearanceMap);
+/// Per update(): the clearance map follows the map's revision (ClearanceMap; locally from the
+/// map's change log, see follow_map());
 /// for each class n present, its planning grid (update_class_map(): walkable iff clearance >= n,
 /// block cost = max over the block; class 1 plans on the map itself) is refreshed when the
 /// clearance changed, the goals' class-n cells are computed (class_goal_block(): the goal
@@ -136,6 +137,10 @@ class NavigationSet {
     std::vector<Vec2> sample_goals;
     std::vector<Vec2> lattice_goals;  // hierarchical: sample_goals on the class's lattice
   };
+  /// Brings the clearance map (and the current class grids) to `map`'s revision: locally from
+  /// the map's change log when it reaches back (ClearanceMap::update(), update_class_map_cells()),
+  /// else a whole rebuild (class grids marked for rebuilding). Returns the work units.
+  std::uint64_t follow_map(const GridMap& map);
   [[nodiscard]] static std::size_t slot(int size_class) noexcept {
     return static_cast<std::size_t>(size_class < 1 ? 0 : (size_class > kMaxSizeClass ? kMaxSizeClass - 1 : size_class - 1));
   }

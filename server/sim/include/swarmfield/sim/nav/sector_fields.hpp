@@ -68,6 +68,9 @@ class SectorFields {
   /// Builds (or rebuilds) the field of sector `s` now, whatever the occupancy or the cap.
   void build_sector(const GridMap& map, std::uint32_t s);
 
+  /// Drops sector `s`'s field if it has one (its cells or portals changed: its directions may
+  /// lead into a new wall); agents there steer to portals until it is rebuilt.
+  void drop_sector(std::uint32_t s);
   /// True when sector `s` has a field (current or from older routes).
   [[nodiscard]] bool has_field(std::uint32_t s) const noexcept;
   /// True when sector `s` has a field for the current routes.

@@ -4,6 +4,7 @@
 // server/sim/src/nav/HIERARCHICAL.md).
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "swarmfield/sim/map/grid_map.hpp"
@@ -45,12 +46,23 @@ class SectorGraph {
   /// The whole graph of `map`. `sector_side` >= 4 cells, `spacing` >= 1 cells (clamped).
   void build(const GridMap& map, std::int32_t sector_side = kDefaultSectorSide,
              std::int32_t spacing = kDefaultPortalSpacing);
-  /// After costs changed at `cells` (map cells; others out of bounds are ignored) on the map the
-  /// graph was built for: recomputes the entrances on the borders of the sectors holding them
-  /// and the in-sector edges of those sectors and their four neighbours, then renumbers the
-  /// nodes (node ids may change). Returns the number of sectors whose in-sector edges were
-  /// recomputed. A map of another size gets a whole build.
+  /// After costs changed at `cells` (map cells, e.g. GridMap::changes_since(); off-map ones are
+  /// ignored) on the map the graph was built for: recomputes the entrances on the borders of the
+  /// sectors holding them, the in-sector costs of those sectors and of the neighbours whose
+  /// portals moved (updated_sectors()), and rewrites the edge blocks of those and their four
+  /// neighbours. Ids of the sectors whose portals moved may change (node_remap()); the others
+  /// keep theirs unless the graph is packed again (rare: see kEdgeHeadroom; O(graph) then).
+  /// Cost: the recomputed sectors (~1 ms each on a 64-cell city sector) plus O(node_count())
+  /// for the remap. Returns the number of sectors recomputed. A map of another size gets a
+  /// whole build.
   std::size_t update(const GridMap& map, std::span<const CellCoord> cells);
+  /// After update(): for each node id before it, the node id now (kNoNode for a portal that is
+  /// gone), so that per-node data (route costs) can follow; empty after build() or a whole build.
+  [[nodiscard]] std::span<const std::uint32_t> node_remap() const noexcept { return node_remap_; }
+  /// After update(): the sectors whose in-sector edges were recomputed (ascending; the touched
+  /// sectors and the neighbours whose portals moved): their sector fields are out of date.
+  [[nodiscard]] std::span<const std::uint32_t> updated_sectors() const noexcept { return updated_sectors_; }
+  static constexpr std::uint32_t kNoNode = 0xFFFFFFFFu;
 
   [[nodiscard]] std::int32_t sector_side() const noexcept { return side_; }
   [[nodiscard]] std::int32_t sectors_x() const noexcept { return sectors_x_; }
@@ -66,18 +78,27 @@ class SectorGraph {
   };
   [[nodiscard]] Rect sector_rect(std::uint32_t s) const noexcept;
 
+  /// Node ids are below node_count(). A whole build numbers the portals 0..portal_count() - 1,
+  /// sector by sector; after update() some ids may be unused (a sector whose portals outgrew its
+  /// id range took a new one at the end, and ranges keep room to grow): an unused id belongs to
+  /// no sector (node_sector() kNoSector), has no edges and node_cell() {-1, -1}.
   [[nodiscard]] std::size_t node_count() const noexcept { return node_cells_.size(); }
+  /// Nodes in use (portal cells).
+  [[nodiscard]] std::size_t portal_count() const noexcept { return live_nodes_; }
   [[nodiscard]] CellCoord node_cell(std::uint32_t n) const noexcept { return node_cells_[n]; }
   [[nodiscard]] std::uint32_t node_sector(std::uint32_t n) const noexcept { return node_sectors_[n]; }
-  /// Nodes of sector `s` (consecutive ids).
+  static constexpr std::uint32_t kNoSector = 0xFFFFFFFFu;
+  /// Nodes of sector `s` (consecutive ids, in the row-major order of their cells).
   [[nodiscard]] std::span<const std::uint32_t> sector_nodes(std::uint32_t s) const noexcept {
-    return {node_ids_.data() + sector_first_[s], sector_first_[s + 1] - sector_first_[s]};
+    return {node_ids_.data() + node_base_[s], sectors_[s].portals.size()};
   }
-  /// Outward edges of node `n`.
+  /// Outward edges of node `n`: in-sector edges (to the sector's other portals in id order),
+  /// then the steps across borders.
   [[nodiscard]] std::span<const SectorEdge> edges(std::uint32_t n) const noexcept {
-    return {edges_.data() + edge_first_[n], edge_first_[n + 1] - edge_first_[n]};
+    return {edges_.data() + edge_first_[n], edge_len_[n]};
   }
-  [[nodiscard]] std::size_t edge_count() const noexcept { return edges_.size(); }
+  /// Edges in use.
+  [[nodiscard]] std::size_t edge_count() const noexcept { return live_edges_; }
   /// Bytes held (capacity) by the graph: sectors' portals and in-sector cost matrices, the
   /// assembled nodes and edges, scratch.
   [[nodiscard]] std::size_t memory_bytes() const noexcept;
@@ -92,7 +113,16 @@ class SectorGraph {
   void compute_border(const GridMap& map, std::uint32_t s, bool east);
   void collect_portals(std::uint32_t s);
   void compute_costs(const GridMap& map, std::uint32_t s);
+  /// Gives sector `s`'s portals ids: its range when they fit, else a new range at the end with
+  /// `slack` ids to spare (the old range becomes unused), and writes their cells.
+  void place_nodes(std::uint32_t s, std::size_t slack);
+  /// Writes the out-edges of sector `s`'s nodes into its edge block (a new block at the end when
+  /// they do not fit, with room for `slack` + a quarter more unless `slack` is 0; the old block
+  /// becomes unused).
+  void write_edges(const GridMap& map, std::uint32_t s, std::size_t slack);
+  /// Ids and edge blocks for every sector, packed (no unused ids or edges).
   void assemble(const GridMap& map);
+  [[nodiscard]] std::uint32_t node_of(std::uint32_t s, CellCoord c) const noexcept;
 
   std::int32_t width_ = 0;
   std::int32_t height_ = 0;
@@ -105,13 +135,30 @@ class SectorGraph {
   // pairs on its east border (with sector + 1) and on its south border (with sector + sectors_x_).
   std::vector<std::vector<std::int32_t>> east_;
   std::vector<std::vector<std::int32_t>> south_;
-  // The assembled graph: nodes sector by sector, edges in CSR form.
+  // Spare ids and edge slots a packing leaves (plus an eighth of those in use) for ranges and
+  // blocks that move in updates; update() packs again when less than half of this is left.
+  static constexpr std::size_t kNodeHeadroom = 4096;
+  static constexpr std::size_t kEdgeHeadroom = 65536;
+  // A block moved by an update gets this many edge slots to spare plus a quarter of its edges.
+  static constexpr std::size_t kBlockSlack = 16;
+  // The assembled graph. Sector s owns node ids [node_base_[s], node_base_[s] + node_cap_[s])
+  // (its portals first) and edge slots [edge_base_[s], edge_base_[s] + edge_cap_[s]) (its nodes'
+  // out-edges, edge_used_[s] of them), so that an update rewrites only the sectors it touches and
+  // their neighbours instead of renumbering the whole graph (O(graph): ~1.5 ms of a 2.9 ms change
+  // on the 1024 city, 550 ms of 552 ms at 8192). Moved ranges and blocks go to the end, into room
+  // reserved by the last packing (assemble()).
   std::vector<CellCoord> node_cells_;
   std::vector<std::uint32_t> node_sectors_;
-  std::vector<std::uint32_t> node_ids_;      // 0..n-1 (sector_nodes() spans into it)
-  std::vector<std::size_t> sector_first_;    // first node of each sector, + a final entry
-  std::vector<std::size_t> edge_first_;      // first edge of each node, + a final entry
+  std::vector<std::uint32_t> node_ids_;   // 0..n-1 (sector_nodes() spans into it)
+  std::vector<std::size_t> edge_first_;   // per node: first edge
+  std::vector<std::uint32_t> edge_len_;   // per node: edge count
+  std::vector<std::size_t> node_base_, node_cap_;               // per sector
+  std::vector<std::size_t> edge_base_, edge_cap_, edge_used_;   // per sector
   std::vector<SectorEdge> edges_;
+  std::size_t live_nodes_ = 0, live_edges_ = 0;
+  std::vector<std::pair<std::uint32_t, SectorEdge>> cross_scratch_;  // write_edges(): (local node, edge)
+  std::vector<std::uint32_t> node_remap_;      // update(): old node id -> new
+  std::vector<std::uint32_t> updated_sectors_;  // update(): sectors recomputed
   IntegrationField scratch_field_;           // in-sector fields (reused)
   GridMap scratch_map_;                      // the sector alone
 };
@@ -143,6 +190,11 @@ class PortalRoutes {
     graph_ = nullptr;
     heap_.clear();
   }
+  /// Follows a SectorGraph::update() (`remap` = its node_remap(), `node_count` = its node count
+  /// now): node n's cost moves to remap[n] (kNoNode: dropped), new nodes read kUnreachable. The
+  /// costs stay those of the map before the change (readable, out of date) until the next build.
+  /// A build in progress is abandoned (its graph changed).
+  void remap_nodes(std::span<const std::uint32_t> remap, std::size_t node_count);
   /// Work units of the current (or, when idle, the last) build.
   [[nodiscard]] std::uint64_t work_units() const noexcept { return work_; }
   /// Distance of node `n` to the nearest goal (raw units), kUnreachable if none reaches it.
@@ -160,6 +212,7 @@ class PortalRoutes {
 
  private:
   std::vector<std::uint32_t> cost_;
+  std::vector<std::uint32_t> remap_scratch_;  // remap_nodes()
   std::vector<CellCoord> goals_;
   std::vector<std::uint64_t> heap_;  // (cost << 32 | node), a binary min-heap
   const SectorGraph* graph_ = nullptr;  // while a build is in progress

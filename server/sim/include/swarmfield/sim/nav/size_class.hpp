@@ -5,6 +5,7 @@
 // Heterogeneous Environments" (IEEE CIG 2008): a class-n agent occupies an n x n block of cells,
 // and the class-n planning grid is the map where a cell is walkable iff its clearance >= n.
 #include <cstdint>
+#include <span>
 
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/clearance_map.hpp"
@@ -68,5 +69,14 @@ using SizeClassMask = std::uint8_t;
 /// match `map`. Updates `class_map` in place with GridMap::set_cost, so its revision() changes
 /// only if a block changed and nothing is allocated unless the size changed.
 void update_class_map(const GridMap& map, const ClearanceMap& clearance, int size_class, GridMap& class_map);
+
+/// update_class_map() after cost changes at map cells `cells` only: recomputes the blocks that
+/// hold a changed cell (top-left within size_class - 1 cells up and left of it), so O(cells x
+/// size_class^2); the class map's own change log (GridMap::changes_since()) then lists the
+/// blocks that changed. `class_map` must be the class map of the map before the changes (same
+/// size) and `clearance` already updated for `map`; false (nothing done) on another size: call
+/// update_class_map() then.
+bool update_class_map_cells(const GridMap& map, const ClearanceMap& clearance, int size_class,
+                            std::span<const CellCoord> cells, GridMap& class_map);
 
 }  // namespace swarmfield::sim

@@ -1,0 +1,308 @@
+// Map changes followed locally: after a random series of cost changes (walls added and removed,
+// costs changed, on sector borders, sector corners, portal cells and map edges) the clearance,
+// the class-2 planning grid, the sector graphs of classes 1 and 2 and the routes over them equal
+// those built from scratch on the changed map; HierarchicalFields updates its graph (no whole
+// build), rebuilds the routes time-sliced and its sector fields equal a fresh instance's.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <span>
+#include <tuple>
+#include <vector>
+
+#include "benchmark_maps.hpp"
+#include "sector_test_maps.hpp"
+#include "swarmfield/sim/map/city_generator.hpp"
+#include "swarmfield/sim/nav/clearance_map.hpp"
+#include "swarmfield/sim/nav/hierarchical_fields.hpp"
+#include "swarmfield/sim/nav/sector_graph.hpp"
+#include "swarmfield/sim/nav/size_class.hpp"
+#include "test_maps.hpp"
+
+using namespace swarmfield::sim;
+using swarmfield::sim::test::TestRng;
+
+namespace {
+
+constexpr std::int32_t kSide = 32;
+
+/// Node ids differ once a sector's portals outgrew their id range, so graphs are compared by
+/// cells: per sector the same portal cells in the same order, per node the same edges (target
+/// cell and cost, as sorted lists), ids not in use empty.
+void require_same_graph(const SectorGraph& a, const SectorGraph& b) {
+  REQUIRE(a.sector_count() == b.sector_count());
+  REQUIRE(a.portal_count() == b.portal_count());
+  REQUIRE(a.edge_count() == b.edge_count());
+  std::size_t in_use = 0;
+  for (std::uint32_t n = 0; n < a.node_count(); ++n) {
+    if (a.node_sector(n) != SectorGraph::kNoSector) {
+      ++in_use;
+      continue;
+    }
+    REQUIRE(a.edges(n).empty());
+    REQUIRE(a.node_cell(n) == CellCoord{-1, -1});
+  }
+  REQUIRE(in_use == a.portal_count());
+  using Edge = std::tuple<std::int32_t, std::int32_t, std::uint32_t>;
+  const auto edges_of = [](const SectorGraph& g, std::uint32_t n) {
+    std::vector<Edge> out;
+    for (const SectorEdge& e : g.edges(n)) out.emplace_back(g.node_cell(e.to).x, g.node_cell(e.to).y, e.cost);
+    std::sort(out.begin(), out.end());
+    return out;
+  };
+  for (std::uint32_t s = 0; s < a.sector_count(); ++s) {
+    const std::span<const std::uint32_t> na = a.sector_nodes(s), nb = b.sector_nodes(s);
+    REQUIRE(na.size() == nb.size());
+    for (std::size_t i = 0; i < na.size(); ++i) {
+      REQUIRE(a.node_cell(na[i]) == b.node_cell(nb[i]));
+      REQUIRE(a.node_sector(na[i]) == s);
+      REQUIRE(edges_of(a, na[i]) == edges_of(b, nb[i]));
+    }
+  }
+}
+
+/// The id in `b` of the node `n` of `a` (same sector, same place in it).
+std::uint32_t same_node(const SectorGraph& a, const SectorGraph& b, std::uint32_t n) {
+  const std::uint32_t s = a.node_sector(n);
+  return b.sector_nodes(s)[n - a.sector_nodes(s).front()];
+}
+
+/// Route costs of two graphs of one map agree node for node (ids in use).
+void require_same_costs(const SectorGraph& a, const PortalRoutes& ra, const SectorGraph& b, const PortalRoutes& rb) {
+  for (std::uint32_t n = 0; n < a.node_count(); ++n) {
+    if (a.node_sector(n) == SectorGraph::kNoSector) {
+      REQUIRE(ra.node_cost(n) == kUnreachable);
+      continue;
+    }
+    REQUIRE(ra.node_cost(n) == rb.node_cost(same_node(a, b, n)));
+  }
+}
+
+/// One round of changes of the kind `round` selects, on `m` (graph `g` supplies portal cells).
+void change_cells(GridMap& m, const SectorGraph& g, TestRng& rng, int round) {
+  const int count = 1 + rng.below(6);
+  for (int k = 0; k < count; ++k) {
+    CellCoord at{rng.below(m.width()), rng.below(m.height())};
+    switch (round % 6) {
+      case 0:  // on a vertical or horizontal sector border (either side)
+        if (rng.below(2) == 0) {
+          at.x = (at.x / kSide) * kSide + (rng.below(2) == 0 ? kSide - 1 : 0);
+        } else {
+          at.y = (at.y / kSide) * kSide + (rng.below(2) == 0 ? kSide - 1 : 0);
+        }
+        break;
+      case 1:  // a sector corner
+        at.x = (at.x / kSide) * kSide + (rng.below(2) == 0 ? kSide - 1 : 0);
+        at.y = (at.y / kSide) * kSide + (rng.below(2) == 0 ? kSide - 1 : 0);
+        break;
+      case 2: {  // a portal cell
+        const auto s = static_cast<std::uint32_t>(rng.below(static_cast<std::int32_t>(g.sector_count())));
+        if (!g.sector_nodes(s).empty())
+          at = g.node_cell(g.sector_nodes(s)[static_cast<std::size_t>(rng.below(static_cast<std::int32_t>(g.sector_nodes(s).size())))]);
+        break;
+      }
+      case 3:  // the map's edge
+        at.x = rng.below(2) * (m.width() - 1);
+        break;
+      default:  // anywhere, sometimes a short wall segment
+        if (rng.below(2) == 0) {
+          for (int i = 0; i < 6 && m.in_bounds(at.x + i, at.y); ++i) m.set_cost(at.x + i, at.y, kBlockedCost);
+        }
+        break;
+    }
+    // Walls added and removed, costs changed.
+    const int what = rng.below(3);
+    const std::uint8_t cost = what == 0   ? kBlockedCost
+                              : what == 1 ? kDefaultCost
+                                          : static_cast<std::uint8_t>(2 + rng.below(8));
+    m.set_cost(at.x, at.y, cost);
+  }
+}
+
+/// `rounds` rounds of changes on `m`, each checked against whole builds; with `until_packed`, the
+/// rounds go on (checked only when the graph is packed again, see SectorGraph::update()) until
+/// the class-1 graph's ids are packed, which must happen within `rounds`. Returns the rounds run.
+int run_series(GridMap m, std::uint64_t seed, int rounds, bool until_packed = false) {
+  ClearanceMap clearance;
+  clearance.build(m);
+  GridMap class2;
+  update_class_map(m, clearance, 2, class2);
+  SectorGraph g1, g2;
+  g1.build(m, kSide);
+  g2.build(class2, kSide);
+  const std::vector<CellCoord> goals = test::walkable_goals(m, seed, 2);
+  TestRng rng{seed};
+  for (int round = 0; round < rounds; ++round) {
+    CAPTURE(round);
+    const std::uint32_t since = m.revision(), since2 = class2.revision();
+    // Routes before the change, by cell, to check that they follow the renumbering.
+    PortalRoutes before;
+    before.build(g1, m, goals);
+    std::vector<std::pair<CellCoord, std::uint32_t>> old_costs;
+    for (std::uint32_t n = 0; n < g1.node_count(); ++n) {
+      if (g1.node_sector(n) != SectorGraph::kNoSector) old_costs.push_back({g1.node_cell(n), before.node_cost(n)});
+    }
+    const auto by_cell = [](const std::pair<CellCoord, std::uint32_t>& a, const std::pair<CellCoord, std::uint32_t>& b) {
+      return a.first.y != b.first.y ? a.first.y < b.first.y : a.first.x < b.first.x;
+    };
+    std::sort(old_costs.begin(), old_costs.end(), by_cell);
+
+    change_cells(m, g1, rng, round);
+    std::span<const CellCoord> changed;
+    REQUIRE(m.changes_since(since, changed));
+    REQUIRE(clearance.update(m, changed));
+    REQUIRE(update_class_map_cells(m, clearance, 2, changed, class2));
+    const std::size_t ids_before = g1.node_count();
+    g1.update(m, changed);
+    const bool packed = g1.node_count() < ids_before;  // ids only grow between packings
+    std::span<const CellCoord> changed2;
+    REQUIRE(class2.changes_since(since2, changed2));
+    g2.update(class2, changed2);
+
+    // Every touched sector is recomputed, and not much more (at most itself and 4 neighbours).
+    std::vector<std::uint32_t> touched;
+    for (const CellCoord c : changed) touched.push_back(g1.sector_of(c));
+    std::sort(touched.begin(), touched.end());
+    touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+    for (const std::uint32_t s : touched)
+      CHECK(std::binary_search(g1.updated_sectors().begin(), g1.updated_sectors().end(), s));
+    CHECK(g1.updated_sectors().size() <= 5 * touched.size());
+    if (until_packed && !packed) continue;
+
+    ClearanceMap fresh_clearance;
+    fresh_clearance.build(m);
+    REQUIRE(clearance.values() == fresh_clearance.values());
+    GridMap fresh_class2;
+    update_class_map(m, fresh_clearance, 2, fresh_class2);
+    REQUIRE(class2.costs() == fresh_class2.costs());
+    SectorGraph f1, f2;
+    f1.build(m, kSide);
+    f2.build(fresh_class2, kSide);
+    require_same_graph(g1, f1);
+    require_same_graph(g2, f2);
+
+    PortalRoutes r1, fr1, r2, fr2;
+    r1.build(g1, m, goals);
+    fr1.build(f1, m, goals);
+    r2.build(g2, class2, goals);
+    fr2.build(f2, fresh_class2, goals);
+    require_same_costs(g1, r1, f1, fr1);
+    require_same_costs(g2, r2, f2, fr2);
+
+    // The old routes follow the new node ids: a portal that stayed keeps its cost, a new one
+    // reads kUnreachable.
+    before.remap_nodes(g1.node_remap(), g1.node_count());
+    REQUIRE(before.node_count() == g1.node_count());
+    for (std::uint32_t n = 0; n < g1.node_count(); ++n) {
+      if (g1.node_sector(n) == SectorGraph::kNoSector) {
+        REQUIRE(before.node_cost(n) == kUnreachable);
+        continue;
+      }
+      const CellCoord c = g1.node_cell(n);
+      const auto it = std::lower_bound(old_costs.begin(), old_costs.end(), std::pair{c, 0u}, by_cell);
+      const std::uint32_t expect = it != old_costs.end() && it->first == c ? it->second : kUnreachable;
+      REQUIRE(before.node_cost(n) == expect);
+    }
+    if (until_packed) return round + 1;
+  }
+  REQUIRE_FALSE(until_packed);
+  return rounds;
+}
+
+}  // namespace
+
+TEST_CASE("map change: clearance, class-2 grid, class 1 and 2 sector graphs and routes equal whole builds (street map)") {
+  run_series(test::boston_256(), 7, 36);
+}
+
+TEST_CASE("map change: the same on a city with cost lanes") {
+  run_series(generate_city({192, 160, 3}), 21, 36);
+}
+
+TEST_CASE("map change: after many changes the unused ids are packed away and the graph still equals a whole build") {
+  const int rounds = run_series(test::boston_256(), 29, 4000, true);
+  MESSAGE("packed after " << rounds << " rounds of changes");
+}
+
+TEST_CASE("map change: HierarchicalFields updates its graph, re-routes time-sliced, and its fields equal a fresh build") {
+  GridMap m = test::boston_256();
+  const std::vector<CellCoord> goals = test::walkable_goals(m, 5, 2);
+  HierarchicalFields h;
+  h.set_sector_side(kSide);
+  h.set_budget(4000);
+  const auto occupy_all = [&](HierarchicalFields& f) {
+    f.begin_tick();
+    for (std::int32_t y = 0; y < m.height(); y += kSide)
+      for (std::int32_t x = 0; x < m.width(); x += kSide) f.note_agent({x, y});
+  };
+  const auto settle = [&](HierarchicalFields& f) {
+    for (int t = 0; t < 2000; ++t) {
+      occupy_all(f);
+      f.update(m, goals);
+      bool all_current = !f.route_build_in_progress();
+      for (std::uint32_t s = 0; s < f.graph().sector_count() && all_current; ++s) all_current = f.fields().field_current(s);
+      if (all_current) return true;
+    }
+    return false;
+  };
+  REQUIRE(settle(h));
+  REQUIRE(h.graph_builds() == 1);
+  TestRng rng{17};
+  for (int round = 0; round < 6; ++round) {
+    CAPTURE(round);
+    const std::uint64_t routes_before = h.route_builds();
+    change_cells(m, h.graph(), rng, round);
+    // A wall right across a sector as well: routes must go around it.
+    const std::int32_t wy = kSide * (1 + round % 6) + 5;
+    for (std::int32_t x = 3; x < 60; ++x) m.set_cost(x, wy, kBlockedCost);
+    h.prepare(m);
+    CHECK(h.graph_builds() == 1);  // followed locally, never rebuilt whole
+    CHECK(h.graph_updates() == static_cast<std::uint64_t>(round + 1));
+    // The changed sectors' fields are gone at once (their directions could lead into the wall).
+    REQUIRE_FALSE(h.graph().updated_sectors().empty());
+    for (const std::uint32_t s : h.graph().updated_sectors()) CHECK_FALSE(h.fields().has_field(s));
+    // The front routes stay readable, sized for the new graph, while the back build runs.
+    CHECK(h.routes().node_count() == h.graph().node_count());
+    occupy_all(h);
+    h.update(m, goals);
+    CHECK(h.route_build_in_progress());
+    REQUIRE(settle(h));
+    CHECK(h.route_builds() > routes_before);
+
+    HierarchicalFields fresh;
+    fresh.set_sector_side(kSide);
+    REQUIRE(settle(fresh));
+    require_same_graph(h.graph(), fresh.graph());
+    require_same_costs(h.graph(), h.routes(), fresh.graph(), fresh.routes());
+    for (std::int32_t y = 0; y < m.height(); ++y)
+      for (std::int32_t x = 0; x < m.width(); ++x) {
+        REQUIRE(h.fields().value({x, y}) == fresh.fields().value({x, y}));
+        REQUIRE(h.fields().direction({x, y}) == fresh.fields().direction({x, y}));
+      }
+  }
+}
+
+TEST_CASE("map change: a map changing every tick cannot starve the routes") {
+  GridMap m = test::boston_256();
+  const std::vector<CellCoord> goals = test::walkable_goals(m, 9, 1);
+  HierarchicalFields h;
+  h.set_sector_side(kSide);
+  h.set_budget(500);  // a route build takes several updates
+  h.update(m, goals);
+  const std::uint64_t builds = h.route_builds();
+  TestRng rng{4};
+  std::uint64_t most_stale = 0, stale = 0;
+  for (int t = 0; t < 40; ++t) {
+    const CellCoord c{rng.below(m.width()), rng.below(m.height())};
+    m.set_cost(c.x, c.y, m.walkable(c) ? kBlockedCost : kDefaultCost);
+    const std::uint64_t before = h.route_builds();
+    h.update(m, goals);
+    stale = h.route_builds() == before ? stale + 1 : 0;
+    most_stale = std::max(most_stale, stale);
+  }
+  CHECK(h.graph_builds() == 1);
+  CHECK(h.route_builds() > builds + 5);
+  // A build restarted kMaxRouteRestarts times in a row runs at once on the next change.
+  CHECK(most_stale <= HierarchicalFields::kMaxRouteRestarts + 1);
+}
