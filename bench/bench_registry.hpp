@@ -19,5 +19,8 @@ void register_snapshot_benchmarks(const BenchOptions& options);
 /// Figure 6: hierarchical fields vs map size: goal change on the portal graph vs a whole-map
 /// rebuild, and the graph's path quality (hier_bench.cpp).
 void register_hier_benchmarks(const BenchOptions& options);
+/// Figure 7: one World tick (fields, swarm) with 100k agents vs map size: Boston_0_1024 and
+/// the same tiled to 4096 and 8192 (world_tick_bench.cpp).
+void register_world_tick_benchmarks(const BenchOptions& options);
 
 }  // namespace swarmfield::bench

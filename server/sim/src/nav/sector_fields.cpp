@@ -2,6 +2,7 @@
 #include "swarmfield/sim/nav/sector_fields.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -40,7 +41,17 @@ void SectorFields::set_routes(const SectorGraph& graph, const PortalRoutes& rout
   sectors_x_ = graph.sectors_x();
   sectors_y_ = graph.sectors_y();
   side_ = graph.sector_side();
+  side_shift_ = side_ > 0 && (side_ & (side_ - 1)) == 0 ? std::countr_zero(static_cast<std::uint32_t>(side_)) : -1;
+  width_ = height_ = 0;
+  if (graph.sector_count() > 0) {  // the last sector's rectangle ends where the map does
+    const SectorGraph::Rect last = graph.sector_rect(static_cast<std::uint32_t>(graph.sector_count() - 1));
+    width_ = last.x0 + last.w;
+    height_ = last.y0 + last.h;
+  }
   slot_of_.assign(graph.sector_count(), kNoField);
+  sector_dirs_.assign(graph.sector_count(), nullptr);
+  fallback_.resize(graph.sector_count());
+  fallback_gen_.assign(graph.sector_count(), kNoGeneration);
   agents_.assign(graph.sector_count(), 0);
   occupied_.clear();
 }
@@ -53,7 +64,7 @@ void SectorFields::begin_tick() {
 
 void SectorFields::note_agent(CellCoord c) {
   if (graph_ == nullptr || c.x < 0 || c.y < 0 || c.x >= sectors_x_ * side_ || c.y >= sectors_y_ * side_) return;
-  const std::uint32_t s = graph_->sector_of(c);
+  const std::uint32_t s = sector_index(c.x, c.y);
   if (s >= agents_.size()) return;
   if (agents_[s]++ == 0) occupied_.push_back(s);
 }
@@ -78,6 +89,7 @@ void SectorFields::drop(std::uint32_t slot) {
   Field& f = fields_[slot];
   if (f.sector == kNoField) return;
   slot_of_[f.sector] = kNoField;
+  sector_dirs_[f.sector] = nullptr;
   f.sector = kNoField;
   free_.push_back(slot);
   --live_;
@@ -112,10 +124,17 @@ void SectorFields::build_sector(const GridMap& map, std::uint32_t s) {
   if (!keep_values_) f.values = {};
   vals.assign(lw * lh, kInf);
   heap_.clear();
-  for (std::int32_t y = 0; y < r.h; ++y)
-    for (std::int32_t x = 0; x < r.w; ++x)
-      open_[static_cast<std::size_t>(y + 1) * lw + static_cast<std::size_t>(x + 1)] =
-          map.walkable(r.x0 + x, r.y0 + y) ? 1 : 0;
+  // open_: kInner for the sector's walkable cells (the only ones relaxed), 1 for the ring's
+  // open cells (seeds), 0 blocked; step_ the cost of entering each inner cell (its map cost).
+  step_.resize(lw * lh);
+  for (std::int32_t y = 0; y < r.h; ++y) {
+    const std::size_t row = static_cast<std::size_t>(y + 1) * lw + 1;
+    for (std::int32_t x = 0; x < r.w; ++x) {
+      const std::uint8_t cost = map.cost(r.x0 + x, r.y0 + y);
+      open_[row + static_cast<std::size_t>(x)] = cost != kBlockedCost ? kInner : 0;
+      step_[row + static_cast<std::size_t>(x)] = cost;
+    }
+  }
   const auto seed = [&](std::uint32_t cell, std::uint32_t v) {
     if (v >= vals[cell]) return;
     vals[cell] = v;
@@ -136,33 +155,36 @@ void SectorFields::build_sector(const GridMap& map, std::uint32_t s) {
   }
   // Dijkstra from the seeds (binary heap of value << 32 | cell: the smallest value first).
   std::make_heap(heap_.begin(), heap_.end(), std::greater<>{});
-  const auto step_cost = [&](std::uint32_t cell) {
-    const auto lx = static_cast<std::int32_t>(cell % lw) - 1, ly = static_cast<std::int32_t>(cell / lw) - 1;
-    return static_cast<std::uint32_t>(map.cost(r.x0 + lx, r.y0 + ly));
-  };
+  // Neighbour k of local cell u is u + offset[k]. A ring cell's neighbours off the local grid
+  // wrap to the ring of the row before or after, or past either end (the size check): never
+  // an inner cell, so the bounds need no test of their own.
+  std::ptrdiff_t offset[8];
+  for (std::size_t k = 0; k < 8; ++k) {
+    offset[k] = static_cast<std::ptrdiff_t>(kDirectionOffsets[k].y) * static_cast<std::ptrdiff_t>(lw) + kDirectionOffsets[k].x;
+  }
+  const std::size_t cells = lw * lh;
+  std::uint8_t* const open = open_.data();
+  std::uint32_t* const val = vals.data();
   while (!heap_.empty()) {
     std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
     const std::uint64_t top = heap_.back();
     heap_.pop_back();
     const auto u = static_cast<std::uint32_t>(top & 0xFFFFFFFFu);
     const auto du = static_cast<std::uint32_t>(top >> 32);
-    if (du != vals[u]) continue;
+    if (du != val[u]) continue;
     // Ring cells are seeds only: every cell relaxed is one of the sector's (so a ring cell
     // relaxes the sector cells next to it, as the flow below may step to it from them).
-    const auto ux = static_cast<std::int32_t>(u % lw), uy = static_cast<std::int32_t>(u / lw);
-    for (std::size_t k = 0; k < kDirectionOffsets.size(); ++k) {
-      const CellCoord o = kDirectionOffsets[k];
-      const std::int32_t nx = ux + o.x, ny = uy + o.y;
-      if (nx < 1 || ny < 1 || nx > r.w || ny > r.h) continue;
-      const auto n = static_cast<std::uint32_t>(static_cast<std::size_t>(ny) * lw + static_cast<std::size_t>(nx));
-      if (open_[n] == 0) continue;
+    for (std::size_t k = 0; k < 8; ++k) {
+      const std::size_t n = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(u) + offset[k]);
+      if (n >= cells || open[n] != kInner) continue;
       const bool diagonal = (k & 1) != 0;
-      if (diagonal && (open_[static_cast<std::size_t>(uy) * lw + static_cast<std::size_t>(nx)] == 0 ||
-                       open_[static_cast<std::size_t>(ny) * lw + static_cast<std::size_t>(ux)] == 0))
+      if (diagonal && (open[static_cast<std::size_t>(static_cast<std::ptrdiff_t>(u) + kDirectionOffsets[k].x)] == 0 ||
+                       open[static_cast<std::size_t>(static_cast<std::ptrdiff_t>(u) + offset[k] - kDirectionOffsets[k].x)] == 0))
         continue;
-      const std::uint32_t nd = add_saturated(du, (diagonal ? kDiagonalStep : kOrthogonalStep) * step_cost(n));
-      if (nd < vals[n]) {
-        vals[n] = nd;
+      const std::uint32_t nd =
+          add_saturated(du, (diagonal ? kDiagonalStep : kOrthogonalStep) * static_cast<std::uint32_t>(step_[n]));
+      if (nd < val[n]) {
+        val[n] = nd;
         heap_.push_back(std::uint64_t{nd} << 32 | n);
         std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
       }
@@ -193,19 +215,69 @@ void SectorFields::build_sector(const GridMap& map, std::uint32_t s) {
       f.dirs[(y - 1) * static_cast<std::size_t>(r.w) + (x - 1)] = dir;
     }
   }
+  sector_dirs_[s] = f.dirs.data();
+}
+
+void SectorFields::make_fallback(std::uint32_t s) {
+  const SectorGraph& g = *graph_;
+  std::vector<Target>& list = fallback_[s];
+  list.clear();
+  const auto add = [&](CellCoord c, std::uint32_t cost) {
+    if (cost != kInf) list.push_back({c, cost});
+  };
+  for (const CellCoord goal : routes_->goals()) {
+    if (g.sector_of(goal) == s) add(goal, 0);
+  }
+  for (const std::uint32_t n : g.sector_nodes(s)) {
+    add(g.node_cell(n), routes_->node_cost(n));
+    for (const SectorEdge& e : g.edges(n)) {
+      if (g.node_sector(e.to) != s) add(g.node_cell(e.to), routes_->node_cost(e.to));
+    }
+  }
+  fallback_gen_[s] = generation_;
 }
 
 std::uint64_t SectorFields::update(const GridMap& map, std::uint64_t budget) {
   if (graph_ == nullptr) return 0;
   order_.clear();
+  stale_.clear();
   for (const std::uint32_t s : occupied_) {
     if (slot_of_[s] != kNoField) fields_[slot_of_[s]].last_tick = tick_;
-    if (!field_current(s)) order_.push_back(s);
+    if (slot_of_[s] == kNoField) {
+      order_.push_back(s);
+    } else if (!field_current(s)) {
+      stale_.push_back(s);
+    }
   }
-  // Most agents first; sector index breaks ties (deterministic).
-  std::sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+  // Most agents first; sector index breaks ties (deterministic). Sectors without any field and
+  // sectors with one for older routes take turns: when the goals move every tick (players
+  // walking), every field is out of date after each route build, and by population alone the
+  // same busiest sectors were rebuilt tick after tick while agents in sectors without a field
+  // stayed on the portal fallback for good (on Boston_0_1024 with 8 walking players, 100k
+  // agents: 38% of the swarm step's instructions went to steer()).
+  const auto busiest_first = [&](std::uint32_t a, std::uint32_t b) {
     return agents_[a] != agents_[b] ? agents_[a] > agents_[b] : a < b;
-  });
+  };
+  std::sort(order_.begin(), order_.end(), busiest_first);
+  std::sort(stale_.begin(), stale_.end(), busiest_first);
+  const std::size_t missing = order_.size();
+  order_.resize(missing + stale_.size());
+  // Interleave in place from the back: missing[i] goes to 2i, stale[i] to 2i + 1 while both
+  // last, then the longer list's rest in its own order.
+  {
+    std::size_t out = order_.size(), m = missing, t = stale_.size();
+    while (m > 0 || t > 0) {
+      const std::size_t pairs = std::min(m, t);
+      if (m > pairs) {
+        order_[--out] = order_[--m];
+      } else if (t > pairs) {
+        order_[--out] = stale_[--t];
+      } else {
+        order_[--out] = stale_[--t];
+        order_[--out] = order_[--m];
+      }
+    }
+  }
   std::uint64_t spent = 0;
   std::size_t done = 0;
   for (const std::uint32_t s : order_) {
@@ -227,6 +299,9 @@ std::uint64_t SectorFields::update(const GridMap& map, std::uint64_t budget) {
     ++done;
   }
   pending_ = order_.size() - done;
+  for (const std::uint32_t s : occupied_) {
+    if (slot_of_[s] == kNoField && fallback_gen_[s] != generation_) make_fallback(s);
+  }
   // Drop the fields of sectors nobody was in for keep_ticks_ ticks.
   for (std::uint32_t slot = 0; slot < fields_.size(); ++slot) {
     const Field& f = fields_[slot];
@@ -284,13 +359,17 @@ SectorFields::Steer SectorFields::steer(const GridMap& map, Vec2 p) const noexce
       target = t;
     }
   };
-  for (const CellCoord goal : routes_->goals()) {
-    if (g.sector_of(goal) == s) consider(goal, 0);
-  }
-  for (const std::uint32_t n : g.sector_nodes(s)) {
-    consider(g.node_cell(n), routes_->node_cost(n));
-    for (const SectorEdge& e : g.edges(n)) {
-      if (g.node_sector(e.to) != s) consider(g.node_cell(e.to), routes_->node_cost(e.to));
+  if (s < fallback_gen_.size() && fallback_gen_[s] == generation_) {
+    for (const Target& t : fallback_[s]) consider(t.cell, t.cost);  // update() made the list
+  } else {
+    for (const CellCoord goal : routes_->goals()) {
+      if (g.sector_of(goal) == s) consider(goal, 0);
+    }
+    for (const std::uint32_t n : g.sector_nodes(s)) {
+      consider(g.node_cell(n), routes_->node_cost(n));
+      for (const SectorEdge& e : g.edges(n)) {
+        if (g.node_sector(e.to) != s) consider(g.node_cell(e.to), routes_->node_cost(e.to));
+      }
     }
   }
   if (best == kInf || target == c) return {};
@@ -312,15 +391,18 @@ NavSample SectorFields::sample(const GridMap& map, std::span<const Vec2> goals, 
   if (graph_ == nullptr || !std::isfinite(p.x) || !std::isfinite(p.y)) return out;
   const CellCoord own = map.world_to_cell(p);
   const bool own_walkable = map.walkable(own);
-  SectorGraph::Rect r{};
-  if (own_walkable && field_of(own, r) == nullptr) {
+  // field_of(own) != nullptr, without the slot, Field and rectangle (see code_fast()).
+  const bool own_has_field = static_cast<std::uint32_t>(own.x) < static_cast<std::uint32_t>(width_) &&
+                             static_cast<std::uint32_t>(own.y) < static_cast<std::uint32_t>(height_) &&
+                             sector_dirs_[sector_index(own.x, own.y)] != nullptr;
+  if (own_walkable && !own_has_field) {
     const Steer s = steer(map, p);
     out.direction = s.direction;
     out.target = p + s.direction;
     out.status = s.direction.x != 0.0f || s.direction.y != 0.0f ? NavStatus::kFollowFlow : NavStatus::kNoRoute;
     return out;
   }
-  const std::uint8_t own_code = code_at(own);
+  const std::uint8_t own_code = code_fast(own.x, own.y);
   if (own_walkable && own_code == kGoalCode) {
     float best = std::numeric_limits<float>::infinity();
     for (std::size_t i = 0; i < goals.size(); ++i) {
@@ -357,15 +439,17 @@ NavSample SectorFields::sample(const GridMap& map, std::span<const Vec2> goals, 
   for (int k = 0; k < 4; ++k) {
     const std::int32_t cx = x0 + (k & 1), cy = y0 + (k >> 1);
     if (!map.walkable(cx, cy)) continue;
-    const FlowDirection d = direction({cx, cy});
-    if (d == FlowDirection::kNone) continue;
+    const std::uint8_t code = code_fast(cx, cy);
+    if (code == kGoalCode || code == static_cast<std::uint8_t>(FlowDirection::kNone)) continue;
+    const auto d = static_cast<FlowDirection>(code);
     if (own_walkable && cx != own.x && cy != own.y && (!map.walkable(cx, own.y) || !map.walkable(own.x, cy))) continue;
     const float wx = (k & 1) != 0 ? tx : 1.0f - tx;
     const float wy = (k >> 1) != 0 ? ty : 1.0f - ty;
     sum += direction_vector(d) * (wx * wy);
   }
   const float len = std::sqrt(sum.x * sum.x + sum.y * sum.y);
-  out.direction = len >= 1.0e-3f ? sum * (1.0f / len) : direction_vector(direction(own));
+  const auto own_dir = own_code == kGoalCode ? FlowDirection::kNone : static_cast<FlowDirection>(own_code);
+  out.direction = len >= 1.0e-3f ? sum * (1.0f / len) : direction_vector(own_dir);
   out.target = p + out.direction;
   const bool routed = own_walkable && own_code != static_cast<std::uint8_t>(FlowDirection::kNone);
   out.status = routed && (out.direction.x != 0.0f || out.direction.y != 0.0f) ? NavStatus::kFollowFlow : NavStatus::kNoRoute;
@@ -373,11 +457,15 @@ NavSample SectorFields::sample(const GridMap& map, std::span<const Vec2> goals, 
 }
 
 std::size_t SectorFields::memory_bytes() const noexcept {
-  std::size_t bytes = (slot_of_.capacity() + agents_.capacity() + occupied_.capacity() + free_.capacity() +
+  std::size_t bytes = sector_dirs_.capacity() * sizeof(const std::uint8_t*) +
+                      (slot_of_.capacity() + agents_.capacity() + occupied_.capacity() + free_.capacity() +
                        order_.capacity()) * sizeof(std::uint32_t) +
-                      open_.capacity() + heap_.capacity() * sizeof(std::uint64_t) + fields_.capacity() * sizeof(Field) +
-                      scratch_values_.capacity() * sizeof(std::uint32_t);
+                      open_.capacity() + step_.capacity() + heap_.capacity() * sizeof(std::uint64_t) +
+                      fields_.capacity() * sizeof(Field) + scratch_values_.capacity() * sizeof(std::uint32_t);
   for (const Field& f : fields_) bytes += f.values.capacity() * sizeof(std::uint32_t) + f.dirs.capacity();
+  bytes += stale_.capacity() * sizeof(std::uint32_t) + fallback_.capacity() * sizeof(std::vector<Target>) +
+           fallback_gen_.capacity() * sizeof(std::uint64_t);
+  for (const std::vector<Target>& list : fallback_) bytes += list.capacity() * sizeof(Target);
   return bytes;
 }
 
