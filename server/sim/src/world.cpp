@@ -175,6 +175,17 @@ bool World::update_fields() {
       agent_classes_[i] = agent_kinds[i] < class_of.size() ? class_of[agent_kinds[i]] : std::uint8_t{1};
     }
     nav_.note_agents(map_, swarm_.xs(), swarm_.ys(), agent_classes_);
+    if (fields_for_all_agents_) {
+      // The initial population's sectors all at once (one long tick at start-up, like the
+      // first routes) instead of a few a tick under the budget: meanwhile the agents of the
+      // others would take the portal fallback, costlier per agent than its sector's build,
+      // for hundreds of ticks on a 4096 map (thousands of occupied sectors).
+      fields_for_all_agents_ = false;
+      nav_.set_rebuild_budget(0);
+      const bool changed = nav_.update(map_, goal_positions_, classes);
+      nav_.set_rebuild_budget(params_.field_rebuild_budget);
+      return changed;
+    }
   }
   return nav_.update(map_, goal_positions_, classes);
 }
@@ -357,7 +368,9 @@ void World::finish_tick(float dt) {
   if (!(dt > 0.0f) || !std::isfinite(dt)) return;
   // Spawner: the initial population on the first tick, then waves.
   const SpawnerParams& sp = params_.spawner;
-  if (tick_ == 0 && sp.initial_agents > 0) spawn_agents(sp.initial_agents);
+  if (tick_ == 0 && sp.initial_agents > 0) {
+    fields_for_all_agents_ = spawn_agents(sp.initial_agents) > 0 && nav_.hierarchical() && params_.field_rebuild_budget > 0;
+  }
   if (sp.wave_size > 0 && sp.wave_interval_ticks > 0 && tick_ > 0 && tick_ % sp.wave_interval_ticks == 0) {
     spawn_agents(sp.wave_size);
   }

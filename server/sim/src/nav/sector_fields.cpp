@@ -26,6 +26,16 @@ std::uint32_t octile(CellCoord a, CellCoord b) noexcept {
   return lo * kDiagonalStep + (hi - lo) * kOrthogonalStep;
 }
 
+/// map.world_to_cell(p) (floor of p / cell size), without its out-of-line double division for
+/// the usual unit cells: there truncation is floor for 0 <= v < 2^24.
+inline CellCoord cell_at(const GridMap& map, Vec2 p) noexcept {
+  constexpr float kExact = 16777216.0f;
+  if (map.cell_size() == 1.0f && p.x >= 0.0f && p.y >= 0.0f && p.x < kExact && p.y < kExact) {
+    return {static_cast<std::int32_t>(p.x), static_cast<std::int32_t>(p.y)};
+  }
+  return map.world_to_cell(p);
+}
+
 }  // namespace
 
 void SectorFields::set_routes(const SectorGraph& graph, const PortalRoutes& routes) {
@@ -389,7 +399,7 @@ std::uint8_t SectorFields::code_at(CellCoord c) const noexcept {
 NavSample SectorFields::sample(const GridMap& map, std::span<const Vec2> goals, Vec2 p) const noexcept {
   NavSample out;
   if (graph_ == nullptr || !std::isfinite(p.x) || !std::isfinite(p.y)) return out;
-  const CellCoord own = map.world_to_cell(p);
+  const CellCoord own = cell_at(map, p);
   const bool own_walkable = map.walkable(own);
   // field_of(own) != nullptr, without the slot, Field and rectangle (see code_fast()).
   const bool own_has_field = static_cast<std::uint32_t>(own.x) < static_cast<std::uint32_t>(width_) &&

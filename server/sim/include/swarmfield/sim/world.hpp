@@ -179,6 +179,9 @@ class World {
   std::uint64_t tick_ = 0;
   std::uint64_t state_hash_ = 0;
   std::uint64_t spawns_held_back_ = 0;
+  // Hierarchical fields: the next update_fields() builds every occupied sector's field at once
+  // (set by the initial spawn, see finish_tick()).
+  bool fields_for_all_agents_ = false;
 };
 
 }  // namespace swarmfield::sim
