@@ -445,14 +445,56 @@ NavSample SectorFields::sample(const GridMap& map, std::span<const Vec2> goals, 
   if (std::fabs(fu) > 1.0e9f || std::fabs(fv) > 1.0e9f) return out;
   const auto x0 = static_cast<std::int32_t>(fu), y0 = static_cast<std::int32_t>(fv);
   const float tx = u - fu, ty = v - fv;
+  // The four cells' codes and walkable flags: read straight from one sector's directions and
+  // two rows of map costs when the square lies inside one sector with a field (nearly always),
+  // else cell by cell. `ox`, `oy`: own's place in the square in the first case.
+  std::uint8_t codes[4];
+  bool walk[4];
+  std::int32_t ox = -1, oy = -1;
+  bool square = false;
+  if (side_shift_ >= 0 && map.width() == width_ && map.height() == height_ && x0 >= 0 && y0 >= 0 &&
+      x0 + 1 < width_ && y0 + 1 < height_ && (x0 >> side_shift_) == ((x0 + 1) >> side_shift_) &&
+      (y0 >> side_shift_) == ((y0 + 1) >> side_shift_)) {
+    const std::uint8_t* dirs = sector_dirs_[sector_index(x0, y0)];
+    ox = own.x - x0;
+    oy = own.y - y0;
+    if (dirs != nullptr && (ox == 0 || ox == 1) && (oy == 0 || oy == 1)) {
+      square = true;
+      const std::int32_t lx = x0 & (side_ - 1), ly = y0 & (side_ - 1);
+      const auto w = static_cast<std::size_t>(std::min(side_, width_ - (x0 - lx)));
+      const std::uint8_t* d = dirs + static_cast<std::size_t>(ly) * w + static_cast<std::size_t>(lx);
+      const std::uint8_t* c = map.costs().data() + map.index(x0, y0);
+      const auto mw = static_cast<std::size_t>(width_);
+      codes[0] = d[0];
+      codes[1] = d[1];
+      codes[2] = d[w];
+      codes[3] = d[w + 1];
+      walk[0] = c[0] != kBlockedCost;
+      walk[1] = c[1] != kBlockedCost;
+      walk[2] = c[mw] != kBlockedCost;
+      walk[3] = c[mw + 1] != kBlockedCost;
+    }
+  }
+  if (!square) {
+    for (int k = 0; k < 4; ++k) {
+      const std::int32_t cx = x0 + (k & 1), cy = y0 + (k >> 1);
+      walk[k] = map.walkable(cx, cy);
+      codes[k] = code_fast(cx, cy);
+    }
+  }
   Vec2 sum{};
   for (int k = 0; k < 4; ++k) {
     const std::int32_t cx = x0 + (k & 1), cy = y0 + (k >> 1);
-    if (!map.walkable(cx, cy)) continue;
-    const std::uint8_t code = code_fast(cx, cy);
+    if (!walk[k]) continue;
+    const std::uint8_t code = codes[k];
     if (code == kGoalCode || code == static_cast<std::uint8_t>(FlowDirection::kNone)) continue;
     const auto d = static_cast<FlowDirection>(code);
-    if (own_walkable && cx != own.x && cy != own.y && (!map.walkable(cx, own.y) || !map.walkable(own.x, cy))) continue;
+    if (own_walkable && cx != own.x && cy != own.y) {
+      // The corner cells (cx, own.y) and (own.x, cy), both in the square in the first case.
+      const bool open = square ? walk[(k & 1) | (oy << 1)] && walk[ox | (k & 2)]
+                               : map.walkable(cx, own.y) && map.walkable(own.x, cy);
+      if (!open) continue;
+    }
     const float wx = (k & 1) != 0 ? tx : 1.0f - tx;
     const float wy = (k >> 1) != 0 ? ty : 1.0f - ty;
     sum += direction_vector(d) * (wx * wy);
