@@ -72,13 +72,6 @@ void SectorFields::begin_tick() {
   occupied_.clear();
 }
 
-void SectorFields::note_agent(CellCoord c) {
-  if (graph_ == nullptr || c.x < 0 || c.y < 0 || c.x >= sectors_x_ * side_ || c.y >= sectors_y_ * side_) return;
-  const std::uint32_t s = sector_index(c.x, c.y);
-  if (s >= agents_.size()) return;
-  if (agents_[s]++ == 0) occupied_.push_back(s);
-}
-
 bool SectorFields::has_field(std::uint32_t s) const noexcept { return s < slot_of_.size() && slot_of_[s] != kNoField; }
 
 bool SectorFields::field_current(std::uint32_t s) const noexcept {

@@ -58,8 +58,13 @@ class SectorFields {
   void set_routes(const SectorGraph& graph, const PortalRoutes& routes);
   /// Starts a tick: clears the occupancy of the last one.
   void begin_tick();
-  /// Counts an agent in map cell `c` (off-map cells are ignored) for this tick.
-  void note_agent(CellCoord c);
+  /// Counts an agent in map cell `c` (off-map cells are ignored) for this tick. Inline: the
+  /// World calls it for every agent every tick.
+  void note_agent(CellCoord c) {
+    if (c.x < 0 || c.y < 0 || c.x >= width_ || c.y >= height_) return;  // also before set_routes()
+    const std::uint32_t s = sector_index(c.x, c.y);
+    if (agents_[s]++ == 0) occupied_.push_back(s);
+  }
   /// Builds the fields of this tick's occupied sectors that have none or an out-of-date one,
   /// most agents first, until about `budget` work units are spent (each build charges
   /// kWorkUnitsPerCell per cell; the last may overshoot by one build); 0 = all of them. Then
