@@ -23,17 +23,8 @@
 #include "swarmfield/sim/map/tiled_map.hpp"
 #include "swarmfield/sim/world.hpp"
 
-// Callgrind's client requests when valgrind's headers are installed (no cost outside valgrind):
-// `valgrind --tool=callgrind --instr-atstart=no` counts the timed ticks alone (not the map
-// load, the spawn and the warm-up), e.g. with --quick (3 ticks a case).
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#define SWARMFIELD_CALLGRIND_ON() CALLGRIND_START_INSTRUMENTATION
-#define SWARMFIELD_CALLGRIND_OFF() CALLGRIND_STOP_INSTRUMENTATION
-#else
-#define SWARMFIELD_CALLGRIND_ON() static_cast<void>(0)
-#define SWARMFIELD_CALLGRIND_OFF() static_cast<void>(0)
-#endif
+// Only the timed ticks run instrumented under callgrind (--instr-atstart=no), e.g. with --quick.
+#include "callgrind_markers.hpp"
 
 namespace swarmfield::bench {
 

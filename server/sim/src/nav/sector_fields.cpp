@@ -36,6 +36,21 @@ inline CellCoord cell_at(const GridMap& map, Vec2 p) noexcept {
   return map.world_to_cell(p);
 }
 
+/// steer()'s candidates for sector `s`, in its order: the goals in the sector (cost 0), then each
+/// portal of the sector followed by the neighbour portals it crosses to, at their route costs.
+template <class Fn>
+void for_each_target(const SectorGraph& g, const PortalRoutes& routes, std::uint32_t s, Fn&& fn) {
+  for (const CellCoord goal : routes.goals()) {
+    if (g.sector_of(goal) == s) fn(goal, 0u);
+  }
+  for (const std::uint32_t n : g.sector_nodes(s)) {
+    fn(g.node_cell(n), routes.node_cost(n));
+    for (const SectorEdge& e : g.edges(n)) {
+      if (g.node_sector(e.to) != s) fn(g.node_cell(e.to), routes.node_cost(e.to));
+    }
+  }
+}
+
 }  // namespace
 
 void SectorFields::set_routes(const SectorGraph& graph, const PortalRoutes& routes) {
@@ -225,18 +240,9 @@ void SectorFields::make_fallback(std::uint32_t s) {
   const SectorGraph& g = *graph_;
   std::vector<Target>& list = fallback_[s];
   list.clear();
-  const auto add = [&](CellCoord c, std::uint32_t cost) {
+  for_each_target(g, *routes_, s, [&](CellCoord c, std::uint32_t cost) {
     if (cost != kInf) list.push_back({c, cost});
-  };
-  for (const CellCoord goal : routes_->goals()) {
-    if (g.sector_of(goal) == s) add(goal, 0);
-  }
-  for (const std::uint32_t n : g.sector_nodes(s)) {
-    add(g.node_cell(n), routes_->node_cost(n));
-    for (const SectorEdge& e : g.edges(n)) {
-      if (g.node_sector(e.to) != s) add(g.node_cell(e.to), routes_->node_cost(e.to));
-    }
-  }
+  });
   fallback_gen_[s] = generation_;
 }
 
@@ -365,15 +371,7 @@ SectorFields::Steer SectorFields::steer(const GridMap& map, Vec2 p) const noexce
   if (s < fallback_gen_.size() && fallback_gen_[s] == generation_) {
     for (const Target& t : fallback_[s]) consider(t.cell, t.cost);  // update() made the list
   } else {
-    for (const CellCoord goal : routes_->goals()) {
-      if (g.sector_of(goal) == s) consider(goal, 0);
-    }
-    for (const std::uint32_t n : g.sector_nodes(s)) {
-      consider(g.node_cell(n), routes_->node_cost(n));
-      for (const SectorEdge& e : g.edges(n)) {
-        if (g.node_sector(e.to) != s) consider(g.node_cell(e.to), routes_->node_cost(e.to));
-      }
-    }
+    for_each_target(g, *routes_, s, consider);
   }
   if (best == kInf || target == c) return {};
   const Vec2 d = map.cell_center(target) - p;
