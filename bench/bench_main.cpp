@@ -46,6 +46,7 @@ int main(int argc, char** argv) {
   register_snapshot_benchmarks(options);
   register_hier_benchmarks(options);
   register_map_change_benchmarks(options);
+  register_world_tick_benchmarks(options);
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;

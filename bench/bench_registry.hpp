@@ -22,5 +22,8 @@ void register_hier_benchmarks(const BenchOptions& options);
 /// Figure 7: a one-cell map change in hierarchical mode (local graph update) vs the whole graph
 /// build, 1024 to 8192 (map_change_bench.cpp).
 void register_map_change_benchmarks(const BenchOptions& options);
+/// Figure 8: one World tick (fields, swarm) with 100k agents vs map size: Boston_0_1024 and
+/// the same tiled to 4096 and 8192 (world_tick_bench.cpp).
+void register_world_tick_benchmarks(const BenchOptions& options);
 
 }  // namespace swarmfield::bench

@@ -37,17 +37,8 @@
 #include "swarmfield/server/snapshot_builder.hpp"
 #include "swarmfield/sim/world.hpp"
 
-// Callgrind's client requests when valgrind's headers are installed (they cost nothing outside
-// valgrind): the server benchmark switches instrumentation on for its snapshot phase only, so
-// `valgrind --tool=callgrind --instr-atstart=no` counts the instructions of that phase alone.
-#if __has_include(<valgrind/callgrind.h>)
-#include <valgrind/callgrind.h>
-#define SWARMFIELD_CALLGRIND_ON() CALLGRIND_START_INSTRUMENTATION
-#define SWARMFIELD_CALLGRIND_OFF() CALLGRIND_STOP_INSTRUMENTATION
-#else
-#define SWARMFIELD_CALLGRIND_ON() static_cast<void>(0)
-#define SWARMFIELD_CALLGRIND_OFF() static_cast<void>(0)
-#endif
+// The server benchmark switches callgrind's instrumentation on for its snapshot phase only.
+#include "callgrind_markers.hpp"
 
 namespace swarmfield::bench {
 namespace {

@@ -547,6 +547,32 @@ if rows:
     print("  change = a wall on a street cell (half of them on a sector border), then the street again; the routes are then\n"
           "  rebuilt time-sliced like a goal change (figure 6's route column).")
 
+# ---- Figure 8: one World tick vs map size ----------------------------------------------------------
+WORLD_MAX_SWARM_RATIO = 1.3  # the same 100k agents on a 4096 / 8192 map: swarm phase within 1.3x of 1024's
+rows = []
+ticks = {}
+for name in runs:
+    m = re.fullmatch(r"world/tick/([^/]+)/(whole|hierarchical)(/iterations:\d+)?", name)
+    if m:
+        ticks[(m.group(1), m.group(2))] = name
+base_name = ticks.get(("Boston_0_1024", "hierarchical"))
+base_swarm = counter(base_name, "swarm_ms") if base_name else None
+base_fields = counter(base_name, "fields_ms") if base_name else None
+for (label, mode), name in sorted(ticks.items(), key=lambda kv: (counter(kv[1], "side") or 0, kv[0][1] != "whole")):
+    swarm, fields = counter(name, "swarm_ms"), counter(name, "fields_ms")
+    side = counter(name, "side")
+    rows.append([label, mode, fmt(side, ".0f"), fmt(fields), fmt(swarm), fmt(ratio(fields, base_fields), ".2f") + "x",
+                 fmt(ratio(swarm, base_swarm), ".2f") + "x"])
+    if mode == "hierarchical" and side is not None and side >= 4096:
+        r = ratio(swarm, base_swarm)
+        targets.append((f"World tick swarm phase on {label} (side {side:.0f}) within {WORLD_MAX_SWARM_RATIO:g}x of Boston_0_1024's",
+                        f"{fmt(r, '.2f')}x", verdict(None if r is None else r <= WORLD_MAX_SWARM_RATIO)))
+if rows:
+    print("\n[8] One World tick vs map size: 100k agents (default kinds), 8 players walking at 10 cells/s, 30 Hz, budget\n"
+          "    200000, 1 thread; CPU ms per tick of World::begin_tick (fields) and finish_tick (swarm), and the ratio to\n"
+          "    Boston_0_1024 in hierarchical mode (the same code path) of the same run")
+    table(["map", "mode", "side", "fields ms", "swarm ms", "fields ratio", "swarm ratio"], rows)
+
 # ---- Targets -----------------------------------------------------------------------------------
 print("\nTargets")
 table(["target", "measured", "verdict"], targets)

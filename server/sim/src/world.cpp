@@ -7,6 +7,7 @@
 #include <array>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <numbers>
 #include <utility>
 
@@ -50,6 +51,9 @@ inline std::uint8_t first_spawnable_kind(std::span<const AgentKind> kinds) noexc
   }
   return 0;
 }
+
+// Budget of the start-up sector field build after the initial spawn, in ticks' budgets.
+constexpr std::size_t kStartupBudgetTicks = 600;
 
 // xxHash64-style mixing (Collet, xxHash spec): four independent lanes so the agents loop is not
 // one long multiply chain, then a merge and the final avalanche.
@@ -175,6 +179,20 @@ bool World::update_fields() {
       agent_classes_[i] = agent_kinds[i] < class_of.size() ? class_of[agent_kinds[i]] : std::uint8_t{1};
     }
     nav_.note_agents(map_, swarm_.xs(), swarm_.ys(), agent_classes_);
+    if (fields_for_all_agents_) {
+      // The initial population's sectors in one long tick at start-up (like the first routes)
+      // instead of a few a tick under the budget: meanwhile the agents of the others take the
+      // portal fallback, several times costlier per agent than the field's blend, for hundreds
+      // of ticks on a 4096 map (thousands of occupied sectors). Capped at kStartupBudgetTicks
+      // ticks' budget (~1 s here; about every occupied sector of a 4096 map, the busiest ~25%
+      // of an 8192 map's: all of those would take ~10 s).
+      fields_for_all_agents_ = false;
+      const std::size_t budget = params_.field_rebuild_budget;
+      nav_.set_rebuild_budget(budget > SIZE_MAX / kStartupBudgetTicks ? 0 : budget * kStartupBudgetTicks);
+      const bool changed = nav_.update(map_, goal_positions_, classes);
+      nav_.set_rebuild_budget(params_.field_rebuild_budget);
+      return changed;
+    }
   }
   return nav_.update(map_, goal_positions_, classes);
 }
@@ -436,7 +454,9 @@ void World::finish_tick(float dt) {
   if (!(dt > 0.0f) || !std::isfinite(dt)) return;
   // Spawner: the initial population on the first tick, then waves.
   const SpawnerParams& sp = params_.spawner;
-  if (tick_ == 0 && sp.initial_agents > 0) spawn_agents(sp.initial_agents);
+  if (tick_ == 0 && sp.initial_agents > 0) {
+    fields_for_all_agents_ = spawn_agents(sp.initial_agents) > 0 && nav_.hierarchical() && params_.field_rebuild_budget > 0;
+  }
   if (sp.wave_size > 0 && sp.wave_interval_ticks > 0 && tick_ > 0 && tick_ % sp.wave_interval_ticks == 0) {
     spawn_agents(sp.wave_size);
   }

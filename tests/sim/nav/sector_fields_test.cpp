@@ -417,3 +417,106 @@ TEST_CASE("sector fields: without kept values the directions, goals and samples 
   CHECK(at_goal.direction.x > 0.8f);
   CHECK(b.sample(m, goal_points, goal_points[1]).status == NavStatus::kAtGoal);
 }
+
+namespace {
+
+/// SectorFields::sample()'s documented blend, from the public per-cell answers (direction(),
+/// value(), steer(), the map): what the sampler's fast paths must give bit for bit. Positions
+/// on goal cells are left to the caller (nullopt-like: status kNoField).
+NavSample documented_sample(const SectorFields& f, const SectorGraph& g, const GridMap& m, Vec2 p) {
+  NavSample out;
+  const CellCoord own = m.world_to_cell(p);
+  const bool own_walkable = m.walkable(own);
+  if (own_walkable && !f.has_field(g.sector_of(own))) {
+    const SectorFields::Steer s = f.steer(m, p);
+    out.direction = s.direction;
+    out.status = s.direction.x != 0.0f || s.direction.y != 0.0f ? NavStatus::kFollowFlow : NavStatus::kNoRoute;
+    return out;
+  }
+  if (own_walkable && f.value(own) == 0) {
+    out.status = NavStatus::kNoField;  // a goal cell: not compared here
+    return out;
+  }
+  const float u = p.x / m.cell_size() - 0.5f, v = p.y / m.cell_size() - 0.5f;
+  const auto x0 = static_cast<std::int32_t>(std::floor(u)), y0 = static_cast<std::int32_t>(std::floor(v));
+  const float tx = u - std::floor(u), ty = v - std::floor(v);
+  Vec2 sum{};
+  for (int k = 0; k < 4; ++k) {
+    const std::int32_t cx = x0 + (k & 1), cy = y0 + (k >> 1);
+    if (!m.walkable(cx, cy)) continue;
+    const FlowDirection d = f.direction({cx, cy});
+    if (d == FlowDirection::kNone) continue;
+    if (own_walkable && cx != own.x && cy != own.y && (!m.walkable(cx, own.y) || !m.walkable(own.x, cy))) continue;
+    sum += direction_vector(d) * (((k & 1) != 0 ? tx : 1.0f - tx) * ((k >> 1) != 0 ? ty : 1.0f - ty));
+  }
+  const float len = std::sqrt(sum.x * sum.x + sum.y * sum.y);
+  out.direction = len >= 1.0e-3f ? sum * (1.0f / len) : direction_vector(f.direction(own));
+  const bool routed = own_walkable && f.direction(own) != FlowDirection::kNone;
+  out.status = routed && (out.direction.x != 0.0f || out.direction.y != 0.0f) ? NavStatus::kFollowFlow : NavStatus::kNoRoute;
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("sector fields: sample() is the documented blend of the cells' directions, at borders and map edges too") {
+  const GridMap m = test::read_benchmark_map("street/Boston_0_256.map");
+  const std::vector<CellCoord> goals = walkable_goals(m, 5, 2);
+  Hier h(m, goals, 32);
+  h.fields.set_keep_values(false);  // as the World keeps them
+  // Fields for every other sector: squares across a border mix a field and none.
+  for (std::uint32_t s = 0; s < h.graph.sector_count(); s += 2) h.fields.build_sector(m, s);
+  const std::vector<Vec2> goal_points = {m.cell_center(goals[0]), m.cell_center(goals[1])};
+  std::size_t compared = 0, blended = 0, fallback = 0;
+  for (std::int32_t y = -1; y <= m.height(); ++y) {
+    for (std::int32_t x = -1; x <= m.width(); ++x) {
+      for (const Vec2 o : {Vec2{0.5f, 0.5f}, Vec2{0.1f, 0.8f}, Vec2{0.9f, 0.05f}, Vec2{0.0f, 0.0f}}) {
+        const Vec2 p{static_cast<float>(x) + o.x, static_cast<float>(y) + o.y};
+        const NavSample want = documented_sample(h.fields, h.graph, m, p);
+        if (want.status == NavStatus::kNoField) continue;
+        const NavSample got = h.fields.sample(m, goal_points, p);
+        REQUIRE(got.status == want.status);
+        REQUIRE(got.direction.x == want.direction.x);
+        REQUIRE(got.direction.y == want.direction.y);
+        ++compared;
+        const CellCoord own = m.world_to_cell(p);
+        if (m.walkable(own)) (h.fields.has_field(h.graph.sector_of(own)) ? blended : fallback) += 1;
+      }
+    }
+  }
+  CHECK(compared > 200000);
+  CHECK(blended > 50000);
+  CHECK(fallback > 50000);
+}
+
+TEST_CASE("sector fields: sectors without a field are not starved by out-of-date ones when routes change every tick") {
+  const GridMap m = test::read_benchmark_map("street/Boston_0_256.map");
+  const std::vector<CellCoord> goals = walkable_goals(m, 5, 2);
+  Hier h(m, goals, 32);
+  // The busy sector has a field; new routes (goals walking) leave it out of date every tick.
+  const CellCoord busy_cell = walkable_goals(m, 7, 1)[0];
+  const std::uint32_t busy = h.graph.sector_of(busy_cell);
+  h.fields.build_sector(m, busy);
+  // A quiet sector with one agent and no field.
+  CellCoord quiet_cell{-1, -1};
+  for (std::int32_t y = 0; y < m.height() && quiet_cell.x < 0; ++y)
+    for (std::int32_t x = 0; x < m.width(); ++x)
+      if (m.walkable(x, y) && h.graph.sector_of({x, y}) != busy) {
+        quiet_cell = {x, y};
+        break;
+      }
+  REQUIRE(quiet_cell.x >= 0);
+  const std::uint32_t quiet = h.graph.sector_of(quiet_cell);
+  const std::uint64_t one_build = SectorFields::kWorkUnitsPerCell * 34 * 34;
+  for (int tick = 0; tick < 3; ++tick) {
+    h.fields.set_routes(h.graph, h.routes);  // a new route generation
+    h.fields.begin_tick();
+    for (int i = 0; i < 50; ++i) h.fields.note_agent(busy_cell);
+    h.fields.note_agent(quiet_cell);
+    h.fields.update(m, one_build);
+  }
+  // Three ticks of one build each: the quiet sector got its field on the first, the busy one
+  // was rebuilt on the other two (by population alone it took every build).
+  CHECK(h.fields.has_field(quiet));
+  CHECK(h.fields.field_current(busy));
+  CHECK(h.fields.build_count() == 4);
+}

@@ -25,7 +25,17 @@ void NavigationSet::note_agents(const GridMap& map, std::span<const float> xs, s
     const int c = classes.empty() ? 1 : (i < classes.size() ? classes[i] : 0);
     if (c < 1 || c > kMaxSizeClass) continue;
     const Vec2 p{xs[i], ys[i]};
-    hier_[slot(c)].note_agent(c == 1 ? map.world_to_cell(p) : reference_block(p, c, cs));
+    // Unit cells: truncation is world_to_cell()'s floor for 0 <= v < 2^24, without its call.
+    const bool unit = cs == 1.0f && p.x >= 0.0f && p.y >= 0.0f && p.x < 16777216.0f && p.y < 16777216.0f;
+    CellCoord cell{};
+    if (c != 1) {
+      cell = reference_block(p, c, cs);
+    } else if (unit) {
+      cell = {static_cast<std::int32_t>(p.x), static_cast<std::int32_t>(p.y)};
+    } else {
+      cell = map.world_to_cell(p);
+    }
+    hier_[slot(c)].note_agent(cell);
   }
 }
 

@@ -2,6 +2,7 @@
 #include "swarmfield/sim/nav/sector_fields.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -25,6 +26,31 @@ std::uint32_t octile(CellCoord a, CellCoord b) noexcept {
   return lo * kDiagonalStep + (hi - lo) * kOrthogonalStep;
 }
 
+/// map.world_to_cell(p) (floor of p / cell size), without its out-of-line double division for
+/// the usual unit cells: there truncation is floor for 0 <= v < 2^24.
+inline CellCoord cell_at(const GridMap& map, Vec2 p) noexcept {
+  constexpr float kExact = 16777216.0f;
+  if (map.cell_size() == 1.0f && p.x >= 0.0f && p.y >= 0.0f && p.x < kExact && p.y < kExact) {
+    return {static_cast<std::int32_t>(p.x), static_cast<std::int32_t>(p.y)};
+  }
+  return map.world_to_cell(p);
+}
+
+/// steer()'s candidates for sector `s`, in its order: the goals in the sector (cost 0), then each
+/// portal of the sector followed by the neighbour portals it crosses to, at their route costs.
+template <class Fn>
+void for_each_target(const SectorGraph& g, const PortalRoutes& routes, std::uint32_t s, Fn&& fn) {
+  for (const CellCoord goal : routes.goals()) {
+    if (g.sector_of(goal) == s) fn(goal, 0u);
+  }
+  for (const std::uint32_t n : g.sector_nodes(s)) {
+    fn(g.node_cell(n), routes.node_cost(n));
+    for (const SectorEdge& e : g.edges(n)) {
+      if (g.node_sector(e.to) != s) fn(g.node_cell(e.to), routes.node_cost(e.to));
+    }
+  }
+}
+
 }  // namespace
 
 void SectorFields::set_routes(const SectorGraph& graph, const PortalRoutes& routes) {
@@ -40,7 +66,17 @@ void SectorFields::set_routes(const SectorGraph& graph, const PortalRoutes& rout
   sectors_x_ = graph.sectors_x();
   sectors_y_ = graph.sectors_y();
   side_ = graph.sector_side();
+  side_shift_ = side_ > 0 && (side_ & (side_ - 1)) == 0 ? std::countr_zero(static_cast<std::uint32_t>(side_)) : -1;
+  width_ = height_ = 0;
+  if (graph.sector_count() > 0) {  // the last sector's rectangle ends where the map does
+    const SectorGraph::Rect last = graph.sector_rect(static_cast<std::uint32_t>(graph.sector_count() - 1));
+    width_ = last.x0 + last.w;
+    height_ = last.y0 + last.h;
+  }
   slot_of_.assign(graph.sector_count(), kNoField);
+  sector_dirs_.assign(graph.sector_count(), nullptr);
+  fallback_.resize(graph.sector_count());
+  fallback_gen_.assign(graph.sector_count(), kNoGeneration);
   agents_.assign(graph.sector_count(), 0);
   occupied_.clear();
 }
@@ -49,13 +85,6 @@ void SectorFields::begin_tick() {
   ++tick_;
   for (const std::uint32_t s : occupied_) agents_[s] = 0;
   occupied_.clear();
-}
-
-void SectorFields::note_agent(CellCoord c) {
-  if (graph_ == nullptr || c.x < 0 || c.y < 0 || c.x >= sectors_x_ * side_ || c.y >= sectors_y_ * side_) return;
-  const std::uint32_t s = graph_->sector_of(c);
-  if (s >= agents_.size()) return;
-  if (agents_[s]++ == 0) occupied_.push_back(s);
 }
 
 bool SectorFields::has_field(std::uint32_t s) const noexcept { return s < slot_of_.size() && slot_of_[s] != kNoField; }
@@ -78,6 +107,7 @@ void SectorFields::drop(std::uint32_t slot) {
   Field& f = fields_[slot];
   if (f.sector == kNoField) return;
   slot_of_[f.sector] = kNoField;
+  sector_dirs_[f.sector] = nullptr;
   f.sector = kNoField;
   free_.push_back(slot);
   --live_;
@@ -116,10 +146,17 @@ void SectorFields::build_sector(const GridMap& map, std::uint32_t s) {
   if (!keep_values_) f.values = {};
   vals.assign(lw * lh, kInf);
   heap_.clear();
-  for (std::int32_t y = 0; y < r.h; ++y)
-    for (std::int32_t x = 0; x < r.w; ++x)
-      open_[static_cast<std::size_t>(y + 1) * lw + static_cast<std::size_t>(x + 1)] =
-          map.walkable(r.x0 + x, r.y0 + y) ? 1 : 0;
+  // open_: kInner for the sector's walkable cells (the only ones relaxed), 1 for the ring's
+  // open cells (seeds), 0 blocked; step_ the cost of entering each inner cell (its map cost).
+  step_.resize(lw * lh);
+  for (std::int32_t y = 0; y < r.h; ++y) {
+    const std::size_t row = static_cast<std::size_t>(y + 1) * lw + 1;
+    for (std::int32_t x = 0; x < r.w; ++x) {
+      const std::uint8_t cost = map.cost(r.x0 + x, r.y0 + y);
+      open_[row + static_cast<std::size_t>(x)] = cost != kBlockedCost ? kInner : 0;
+      step_[row + static_cast<std::size_t>(x)] = cost;
+    }
+  }
   const auto seed = [&](std::uint32_t cell, std::uint32_t v) {
     if (v >= vals[cell]) return;
     vals[cell] = v;
@@ -140,33 +177,36 @@ void SectorFields::build_sector(const GridMap& map, std::uint32_t s) {
   }
   // Dijkstra from the seeds (binary heap of value << 32 | cell: the smallest value first).
   std::make_heap(heap_.begin(), heap_.end(), std::greater<>{});
-  const auto step_cost = [&](std::uint32_t cell) {
-    const auto lx = static_cast<std::int32_t>(cell % lw) - 1, ly = static_cast<std::int32_t>(cell / lw) - 1;
-    return static_cast<std::uint32_t>(map.cost(r.x0 + lx, r.y0 + ly));
-  };
+  // Neighbour k of local cell u is u + offset[k]. A ring cell's neighbours off the local grid
+  // wrap to the ring of the row before or after, or past either end (the size check): never
+  // an inner cell, so the bounds need no test of their own.
+  std::ptrdiff_t offset[8];
+  for (std::size_t k = 0; k < 8; ++k) {
+    offset[k] = static_cast<std::ptrdiff_t>(kDirectionOffsets[k].y) * static_cast<std::ptrdiff_t>(lw) + kDirectionOffsets[k].x;
+  }
+  const std::size_t cells = lw * lh;
+  std::uint8_t* const open = open_.data();
+  std::uint32_t* const val = vals.data();
   while (!heap_.empty()) {
     std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
     const std::uint64_t top = heap_.back();
     heap_.pop_back();
     const auto u = static_cast<std::uint32_t>(top & 0xFFFFFFFFu);
     const auto du = static_cast<std::uint32_t>(top >> 32);
-    if (du != vals[u]) continue;
+    if (du != val[u]) continue;
     // Ring cells are seeds only: every cell relaxed is one of the sector's (so a ring cell
     // relaxes the sector cells next to it, as the flow below may step to it from them).
-    const auto ux = static_cast<std::int32_t>(u % lw), uy = static_cast<std::int32_t>(u / lw);
-    for (std::size_t k = 0; k < kDirectionOffsets.size(); ++k) {
-      const CellCoord o = kDirectionOffsets[k];
-      const std::int32_t nx = ux + o.x, ny = uy + o.y;
-      if (nx < 1 || ny < 1 || nx > r.w || ny > r.h) continue;
-      const auto n = static_cast<std::uint32_t>(static_cast<std::size_t>(ny) * lw + static_cast<std::size_t>(nx));
-      if (open_[n] == 0) continue;
+    for (std::size_t k = 0; k < 8; ++k) {
+      const std::size_t n = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(u) + offset[k]);
+      if (n >= cells || open[n] != kInner) continue;
       const bool diagonal = (k & 1) != 0;
-      if (diagonal && (open_[static_cast<std::size_t>(uy) * lw + static_cast<std::size_t>(nx)] == 0 ||
-                       open_[static_cast<std::size_t>(ny) * lw + static_cast<std::size_t>(ux)] == 0))
+      if (diagonal && (open[static_cast<std::size_t>(static_cast<std::ptrdiff_t>(u) + kDirectionOffsets[k].x)] == 0 ||
+                       open[static_cast<std::size_t>(static_cast<std::ptrdiff_t>(u) + offset[k] - kDirectionOffsets[k].x)] == 0))
         continue;
-      const std::uint32_t nd = add_saturated(du, (diagonal ? kDiagonalStep : kOrthogonalStep) * step_cost(n));
-      if (nd < vals[n]) {
-        vals[n] = nd;
+      const std::uint32_t nd =
+          add_saturated(du, (diagonal ? kDiagonalStep : kOrthogonalStep) * static_cast<std::uint32_t>(step_[n]));
+      if (nd < val[n]) {
+        val[n] = nd;
         heap_.push_back(std::uint64_t{nd} << 32 | n);
         std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
       }
@@ -197,19 +237,60 @@ void SectorFields::build_sector(const GridMap& map, std::uint32_t s) {
       f.dirs[(y - 1) * static_cast<std::size_t>(r.w) + (x - 1)] = dir;
     }
   }
+  sector_dirs_[s] = f.dirs.data();
+}
+
+void SectorFields::make_fallback(std::uint32_t s) {
+  const SectorGraph& g = *graph_;
+  std::vector<Target>& list = fallback_[s];
+  list.clear();
+  for_each_target(g, *routes_, s, [&](CellCoord c, std::uint32_t cost) {
+    if (cost != kInf) list.push_back({c, cost});
+  });
+  fallback_gen_[s] = generation_;
 }
 
 std::uint64_t SectorFields::update(const GridMap& map, std::uint64_t budget) {
   if (graph_ == nullptr) return 0;
   order_.clear();
+  stale_.clear();
   for (const std::uint32_t s : occupied_) {
     if (slot_of_[s] != kNoField) fields_[slot_of_[s]].last_tick = tick_;
-    if (!field_current(s)) order_.push_back(s);
+    if (slot_of_[s] == kNoField) {
+      order_.push_back(s);
+    } else if (!field_current(s)) {
+      stale_.push_back(s);
+    }
   }
-  // Most agents first; sector index breaks ties (deterministic).
-  std::sort(order_.begin(), order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+  // Most agents first; sector index breaks ties (deterministic). Sectors without any field and
+  // sectors with one for older routes take turns: when the goals move every tick (players
+  // walking), every field is out of date after each route build, and by population alone the
+  // same busiest sectors were rebuilt tick after tick while agents in sectors without a field
+  // stayed on the portal fallback for good (on Boston_0_1024 with 8 walking players, 100k
+  // agents: 38% of the swarm step's instructions went to steer()).
+  const auto busiest_first = [&](std::uint32_t a, std::uint32_t b) {
     return agents_[a] != agents_[b] ? agents_[a] > agents_[b] : a < b;
-  });
+  };
+  std::sort(order_.begin(), order_.end(), busiest_first);
+  std::sort(stale_.begin(), stale_.end(), busiest_first);
+  const std::size_t missing = order_.size();
+  order_.resize(missing + stale_.size());
+  // Interleave in place from the back: missing[i] goes to 2i, stale[i] to 2i + 1 while both
+  // last, then the longer list's rest in its own order.
+  {
+    std::size_t out = order_.size(), m = missing, t = stale_.size();
+    while (m > 0 || t > 0) {
+      const std::size_t pairs = std::min(m, t);
+      if (m > pairs) {
+        order_[--out] = order_[--m];
+      } else if (t > pairs) {
+        order_[--out] = stale_[--t];
+      } else {
+        order_[--out] = stale_[--t];
+        order_[--out] = order_[--m];
+      }
+    }
+  }
   std::uint64_t spent = 0;
   std::size_t done = 0;
   for (const std::uint32_t s : order_) {
@@ -231,6 +312,9 @@ std::uint64_t SectorFields::update(const GridMap& map, std::uint64_t budget) {
     ++done;
   }
   pending_ = order_.size() - done;
+  for (const std::uint32_t s : occupied_) {
+    if (slot_of_[s] == kNoField && fallback_gen_[s] != generation_) make_fallback(s);
+  }
   // Drop the fields of sectors nobody was in for keep_ticks_ ticks.
   for (std::uint32_t slot = 0; slot < fields_.size(); ++slot) {
     const Field& f = fields_[slot];
@@ -288,14 +372,10 @@ SectorFields::Steer SectorFields::steer(const GridMap& map, Vec2 p) const noexce
       target = t;
     }
   };
-  for (const CellCoord goal : routes_->goals()) {
-    if (g.sector_of(goal) == s) consider(goal, 0);
-  }
-  for (const std::uint32_t n : g.sector_nodes(s)) {
-    consider(g.node_cell(n), routes_->node_cost(n));
-    for (const SectorEdge& e : g.edges(n)) {
-      if (g.node_sector(e.to) != s) consider(g.node_cell(e.to), routes_->node_cost(e.to));
-    }
+  if (s < fallback_gen_.size() && fallback_gen_[s] == generation_) {
+    for (const Target& t : fallback_[s]) consider(t.cell, t.cost);  // update() made the list
+  } else {
+    for_each_target(g, *routes_, s, consider);
   }
   if (best == kInf || target == c) return {};
   const Vec2 d = map.cell_center(target) - p;
@@ -314,17 +394,20 @@ std::uint8_t SectorFields::code_at(CellCoord c) const noexcept {
 NavSample SectorFields::sample(const GridMap& map, std::span<const Vec2> goals, Vec2 p) const noexcept {
   NavSample out;
   if (graph_ == nullptr || !std::isfinite(p.x) || !std::isfinite(p.y)) return out;
-  const CellCoord own = map.world_to_cell(p);
+  const CellCoord own = cell_at(map, p);
   const bool own_walkable = map.walkable(own);
-  SectorGraph::Rect r{};
-  if (own_walkable && field_of(own, r) == nullptr) {
+  // field_of(own) != nullptr, without the slot, Field and rectangle (see code_fast()).
+  const bool own_has_field = static_cast<std::uint32_t>(own.x) < static_cast<std::uint32_t>(width_) &&
+                             static_cast<std::uint32_t>(own.y) < static_cast<std::uint32_t>(height_) &&
+                             sector_dirs_[sector_index(own.x, own.y)] != nullptr;
+  if (own_walkable && !own_has_field) {
     const Steer s = steer(map, p);
     out.direction = s.direction;
     out.target = p + s.direction;
     out.status = s.direction.x != 0.0f || s.direction.y != 0.0f ? NavStatus::kFollowFlow : NavStatus::kNoRoute;
     return out;
   }
-  const std::uint8_t own_code = code_at(own);
+  const std::uint8_t own_code = code_fast(own.x, own.y);
   if (own_walkable && own_code == kGoalCode) {
     float best = std::numeric_limits<float>::infinity();
     for (std::size_t i = 0; i < goals.size(); ++i) {
@@ -357,19 +440,63 @@ NavSample SectorFields::sample(const GridMap& map, std::span<const Vec2> goals, 
   if (std::fabs(fu) > 1.0e9f || std::fabs(fv) > 1.0e9f) return out;
   const auto x0 = static_cast<std::int32_t>(fu), y0 = static_cast<std::int32_t>(fv);
   const float tx = u - fu, ty = v - fv;
+  // The four cells' codes and walkable flags: read straight from one sector's directions and
+  // two rows of map costs when the square lies inside one sector with a field (nearly always),
+  // else cell by cell. `ox`, `oy`: own's place in the square in the first case.
+  std::uint8_t codes[4];
+  bool walk[4];
+  std::int32_t ox = -1, oy = -1;
+  bool square = false;
+  if (side_shift_ >= 0 && map.width() == width_ && map.height() == height_ && x0 >= 0 && y0 >= 0 &&
+      x0 + 1 < width_ && y0 + 1 < height_ && (x0 >> side_shift_) == ((x0 + 1) >> side_shift_) &&
+      (y0 >> side_shift_) == ((y0 + 1) >> side_shift_)) {
+    const std::uint8_t* dirs = sector_dirs_[sector_index(x0, y0)];
+    ox = own.x - x0;
+    oy = own.y - y0;
+    if (dirs != nullptr && (ox == 0 || ox == 1) && (oy == 0 || oy == 1)) {
+      square = true;
+      const std::int32_t lx = x0 & (side_ - 1), ly = y0 & (side_ - 1);
+      const auto w = static_cast<std::size_t>(std::min(side_, width_ - (x0 - lx)));
+      const std::uint8_t* d = dirs + static_cast<std::size_t>(ly) * w + static_cast<std::size_t>(lx);
+      const std::uint8_t* c = map.costs().data() + map.index(x0, y0);
+      const auto mw = static_cast<std::size_t>(width_);
+      codes[0] = d[0];
+      codes[1] = d[1];
+      codes[2] = d[w];
+      codes[3] = d[w + 1];
+      walk[0] = c[0] != kBlockedCost;
+      walk[1] = c[1] != kBlockedCost;
+      walk[2] = c[mw] != kBlockedCost;
+      walk[3] = c[mw + 1] != kBlockedCost;
+    }
+  }
+  if (!square) {
+    for (int k = 0; k < 4; ++k) {
+      const std::int32_t cx = x0 + (k & 1), cy = y0 + (k >> 1);
+      walk[k] = map.walkable(cx, cy);
+      codes[k] = code_fast(cx, cy);
+    }
+  }
   Vec2 sum{};
   for (int k = 0; k < 4; ++k) {
     const std::int32_t cx = x0 + (k & 1), cy = y0 + (k >> 1);
-    if (!map.walkable(cx, cy)) continue;
-    const FlowDirection d = direction({cx, cy});
-    if (d == FlowDirection::kNone) continue;
-    if (own_walkable && cx != own.x && cy != own.y && (!map.walkable(cx, own.y) || !map.walkable(own.x, cy))) continue;
+    if (!walk[k]) continue;
+    const std::uint8_t code = codes[k];
+    if (code == kGoalCode || code == static_cast<std::uint8_t>(FlowDirection::kNone)) continue;
+    const auto d = static_cast<FlowDirection>(code);
+    if (own_walkable && cx != own.x && cy != own.y) {
+      // The corner cells (cx, own.y) and (own.x, cy), both in the square in the first case.
+      const bool open = square ? walk[(k & 1) | (oy << 1)] && walk[ox | (k & 2)]
+                               : map.walkable(cx, own.y) && map.walkable(own.x, cy);
+      if (!open) continue;
+    }
     const float wx = (k & 1) != 0 ? tx : 1.0f - tx;
     const float wy = (k >> 1) != 0 ? ty : 1.0f - ty;
     sum += direction_vector(d) * (wx * wy);
   }
   const float len = std::sqrt(sum.x * sum.x + sum.y * sum.y);
-  out.direction = len >= 1.0e-3f ? sum * (1.0f / len) : direction_vector(direction(own));
+  const auto own_dir = own_code == kGoalCode ? FlowDirection::kNone : static_cast<FlowDirection>(own_code);
+  out.direction = len >= 1.0e-3f ? sum * (1.0f / len) : direction_vector(own_dir);
   out.target = p + out.direction;
   const bool routed = own_walkable && own_code != static_cast<std::uint8_t>(FlowDirection::kNone);
   out.status = routed && (out.direction.x != 0.0f || out.direction.y != 0.0f) ? NavStatus::kFollowFlow : NavStatus::kNoRoute;
@@ -377,11 +504,15 @@ NavSample SectorFields::sample(const GridMap& map, std::span<const Vec2> goals, 
 }
 
 std::size_t SectorFields::memory_bytes() const noexcept {
-  std::size_t bytes = (slot_of_.capacity() + agents_.capacity() + occupied_.capacity() + free_.capacity() +
+  std::size_t bytes = sector_dirs_.capacity() * sizeof(const std::uint8_t*) +
+                      (slot_of_.capacity() + agents_.capacity() + occupied_.capacity() + free_.capacity() +
                        order_.capacity()) * sizeof(std::uint32_t) +
-                      open_.capacity() + heap_.capacity() * sizeof(std::uint64_t) + fields_.capacity() * sizeof(Field) +
-                      scratch_values_.capacity() * sizeof(std::uint32_t);
+                      open_.capacity() + step_.capacity() + heap_.capacity() * sizeof(std::uint64_t) +
+                      fields_.capacity() * sizeof(Field) + scratch_values_.capacity() * sizeof(std::uint32_t);
   for (const Field& f : fields_) bytes += f.values.capacity() * sizeof(std::uint32_t) + f.dirs.capacity();
+  bytes += stale_.capacity() * sizeof(std::uint32_t) + fallback_.capacity() * sizeof(std::vector<Target>) +
+           fallback_gen_.capacity() * sizeof(std::uint64_t);
+  for (const std::vector<Target>& list : fallback_) bytes += list.capacity() * sizeof(Target);
   return bytes;
 }
 

@@ -200,6 +200,9 @@ class World {
   std::uint64_t tick_ = 0;
   std::uint64_t state_hash_ = 0;
   std::uint64_t spawns_held_back_ = 0;
+  // Hierarchical fields: the next update_fields() builds the occupied sectors' fields under a
+  // start-up budget (set by the initial spawn, see finish_tick() and update_fields()).
+  bool fields_for_all_agents_ = false;
 };
 
 }  // namespace swarmfield::sim

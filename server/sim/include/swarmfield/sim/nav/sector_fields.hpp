@@ -2,6 +2,7 @@
 // Hierarchical navigation, layers 3 and 4: per-sector integration and flow fields built on
 // demand for the sectors agents occupy, seeded with the portal route costs, cached, dropped when
 // unused, and built under a per-tick work budget (see server/sim/src/nav/HIERARCHICAL.md).
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -57,8 +58,13 @@ class SectorFields {
   void set_routes(const SectorGraph& graph, const PortalRoutes& routes);
   /// Starts a tick: clears the occupancy of the last one.
   void begin_tick();
-  /// Counts an agent in map cell `c` (off-map cells are ignored) for this tick.
-  void note_agent(CellCoord c);
+  /// Counts an agent in map cell `c` (off-map cells are ignored) for this tick. Inline: the
+  /// World calls it for every agent every tick.
+  void note_agent(CellCoord c) {
+    if (c.x < 0 || c.y < 0 || c.x >= width_ || c.y >= height_) return;  // also before set_routes()
+    const std::uint32_t s = sector_index(c.x, c.y);
+    if (agents_[s]++ == 0) occupied_.push_back(s);
+  }
   /// Builds the fields of this tick's occupied sectors that have none or an out-of-date one,
   /// most agents first, until about `budget` work units are spent (each build charges
   /// kWorkUnitsPerCell per cell; the last may overshoot by one build); 0 = all of them. Then
@@ -137,10 +143,33 @@ class SectorFields {
     std::vector<std::uint8_t> dirs;     // w x h: FlowDirection codes, kGoalCode on goals
   };
   static constexpr std::uint32_t kNoField = 0xFFFFFFFFu;
+  static constexpr std::uint64_t kNoGeneration = ~std::uint64_t{0};
   /// Direction code of a goal cell (FlowDirection's codes are 0..8).
   static constexpr std::uint8_t kGoalCode = 9;
   [[nodiscard]] std::uint8_t code_at(CellCoord c) const noexcept;
   [[nodiscard]] const Field* field_of(CellCoord c, SectorGraph::Rect& r) const noexcept;
+  /// Sector of the cell (x, y) of the graph's map (a shift when the side is a power of two: the
+  /// sampling below runs per agent and per neighbour cell, and two divisions each added up).
+  [[nodiscard]] std::uint32_t sector_index(std::int32_t x, std::int32_t y) const noexcept {
+    if (side_shift_ >= 0) return static_cast<std::uint32_t>((y >> side_shift_) * sectors_x_ + (x >> side_shift_));
+    return static_cast<std::uint32_t>((y / side_) * sectors_x_ + x / side_);
+  }
+  /// Direction code of cell (x, y) from its sector's kept field (kGoalCode on goals); kNone off
+  /// the graph's map or without a field: code_at() with one table read instead of the slot,
+  /// the Field and the sector rectangle.
+  [[nodiscard]] std::uint8_t code_fast(std::int32_t x, std::int32_t y) const noexcept {
+    if (static_cast<std::uint32_t>(x) >= static_cast<std::uint32_t>(width_) ||
+        static_cast<std::uint32_t>(y) >= static_cast<std::uint32_t>(height_)) {
+      return static_cast<std::uint8_t>(FlowDirection::kNone);
+    }
+    const std::uint32_t s = sector_index(x, y);
+    const std::uint8_t* dirs = sector_dirs_[s];
+    if (dirs == nullptr) return static_cast<std::uint8_t>(FlowDirection::kNone);
+    const std::int32_t lx = side_shift_ >= 0 ? (x & (side_ - 1)) : x % side_;
+    const std::int32_t ly = side_shift_ >= 0 ? (y & (side_ - 1)) : y % side_;
+    const std::int32_t w = std::min(side_, width_ - (x - lx));
+    return dirs[static_cast<std::size_t>(ly) * static_cast<std::size_t>(w) + static_cast<std::size_t>(lx)];
+  }
   std::uint32_t take_slot();
   void drop(std::uint32_t slot);
 
@@ -149,11 +178,15 @@ class SectorFields {
   std::int32_t sectors_x_ = 0;
   std::int32_t sectors_y_ = 0;
   std::int32_t side_ = 0;
+  std::int32_t side_shift_ = -1;  // log2(side_) when side_ is a power of two, else -1
+  std::int32_t width_ = 0;        // the graph's map, cells
+  std::int32_t height_ = 0;
   std::uint64_t generation_ = 0;
   std::uint64_t tick_ = 0;
   std::uint32_t keep_ticks_ = kDefaultKeepTicks;
   std::size_t max_fields_ = kDefaultMaxFields;
   std::vector<std::uint32_t> slot_of_;     // per sector: its field's slot, or kNoField
+  std::vector<const std::uint8_t*> sector_dirs_;  // per sector: its field's dirs, or null
   std::vector<std::uint32_t> agents_;      // per sector: agents this tick
   std::vector<std::uint32_t> occupied_;    // sectors with agents this tick
   std::vector<Field> fields_;              // slots
@@ -165,9 +198,23 @@ class SectorFields {
   // Build scratch (kept between builds).
   bool keep_values_ = true;
   std::vector<std::uint32_t> scratch_values_;  // values of the build when not kept
+  static constexpr std::uint8_t kInner = 2;  // open_: a walkable cell of the sector itself
   std::vector<std::uint8_t> open_;
+  std::vector<std::uint8_t> step_;         // map cost of each local cell (inner cells)
   std::vector<std::uint64_t> heap_;        // (value << 32 | local cell), a binary min-heap
   std::vector<std::uint32_t> order_;       // update(): sectors to build
+  std::vector<std::uint32_t> stale_;       // update(): occupied sectors with an out-of-date field
+  // steer()'s candidates of an occupied sector without a field, made once per route generation
+  // by update() (goals in the sector, its portals, the neighbour portals they cross to; in
+  // steer()'s order, unreachable ones left out): steer() ran over every in-sector edge of every
+  // portal (k^2 edges for k portals) for each agent there.
+  struct Target {
+    CellCoord cell;
+    std::uint32_t cost;
+  };
+  void make_fallback(std::uint32_t s);
+  std::vector<std::vector<Target>> fallback_;  // per sector
+  std::vector<std::uint64_t> fallback_gen_;    // per sector: the generation its list is for
 };
 
 }  // namespace swarmfield::sim

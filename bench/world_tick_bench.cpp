@@ -1,0 +1,146 @@
+// Figure 7: one World tick vs map size, the server's load test in a benchmark: 100k agents of
+// the server's default kinds spawned over the whole map, 8 players walking at 10 cells per
+// second from the map centre (a seeded new direction every 45 ticks), 30 Hz, the server's field
+// budget (200000 work units per tick), 1 thread. Boston_0_1024 whole-map and hierarchical (the
+// same code path as the big maps), tiled 4 x 4 (4096) and 8 x 8 (8192, not with --quick), both
+// hierarchical (the default there). Counters per tick (CPU time): fields_ms (World::begin_tick: players,
+// occupied sectors, routes and sector fields) and swarm_ms (finish_tick: the swarm step,
+// contacts, state hash); the summary divides the big maps' figures by Boston_0_1024
+// hierarchical's of the same run: the same agents should cost the same on a bigger map.
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <ctime>
+#include <exception>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "bench_registry.hpp"
+#include "bench_support.hpp"
+#include "swarmfield/sim/crowd/agent_kind.hpp"
+#include "swarmfield/sim/map/tiled_map.hpp"
+#include "swarmfield/sim/world.hpp"
+
+// Only the timed ticks run instrumented under callgrind (--instr-atstart=no), e.g. with --quick.
+#include "callgrind_markers.hpp"
+
+namespace swarmfield::bench {
+
+namespace {
+
+constexpr const char* kMap = "street/Boston_0_1024.map";
+constexpr float kDt = 1.0f / 30.0f;
+constexpr std::size_t kAgents = 100000;
+constexpr int kPlayers = 8;
+constexpr float kPlayerSpeed = 10.0f;
+constexpr std::size_t kBudget = 200000;  // the server's auto budget above 512 x 512
+constexpr int kTurnTicks = 45;           // a player picks a new direction this often
+constexpr int kWarmupTicks = 90;         // spawn, first sector fields, a few direction changes
+
+struct WorldCase {
+  std::string label;  // <map>x<tiles>/<mode>
+  int tiles = 1;
+  sim::FieldMode mode = sim::FieldMode::kAuto;
+};
+
+/// A World as the server runs it, and its players' walk (a xorshift per player: reproducible).
+struct WorldSetup {
+  std::unique_ptr<sim::World> world;
+  std::vector<std::uint32_t> players;
+  std::vector<std::uint64_t> rng;
+  int ticks = 0;
+
+  void steer_players() {
+    if (ticks % kTurnTicks != 0) return;
+    for (std::size_t i = 0; i < players.size(); ++i) {
+      std::uint64_t& s = rng[i];
+      s ^= s << 13;
+      s ^= s >> 7;
+      s ^= s << 17;
+      const float a = static_cast<float>(s >> 40) * (6.2831853f / 16777216.0f);
+      (void)world->set_player_intent(players[i], {std::cos(a), std::sin(a)});
+    }
+  }
+  /// One tick; adds the two phases' CPU times (ms, this thread: the World runs on it alone) to
+  /// the sums. CPU time, not wall time: the machine is shared, and a phase's CPU time does not
+  /// count the time other processes held the core.
+  void tick(double& fields_ms, double& swarm_ms) {
+    steer_players();
+    const double t0 = thread_cpu_ms();
+    world->begin_tick(kDt);
+    const double t1 = thread_cpu_ms();
+    world->finish_tick(kDt);
+    const double t2 = thread_cpu_ms();
+    fields_ms += t1 - t0;
+    swarm_ms += t2 - t1;
+    ++ticks;
+  }
+  static double thread_cpu_ms() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+  }
+};
+
+WorldSetup& setup_for(const WorldCase& c) {
+  static std::map<std::string, std::unique_ptr<WorldSetup>> cache;
+  if (auto it = cache.find(c.label); it != cache.end()) return *it->second;
+  auto s = std::make_unique<WorldSetup>();
+  sim::GridMap map = c.tiles > 1 ? sim::tiled_map(load_map(kMap), c.tiles) : load_map(kMap);
+  sim::WorldParams p;
+  p.kinds = sim::default_agent_kinds();
+  p.max_agents = kAgents;
+  p.spawner.initial_agents = kAgents;
+  p.player_speed = kPlayerSpeed;
+  p.field_rebuild_budget = kBudget;
+  p.field_mode = c.mode;
+  p.worker_threads = 1;
+  const sim::CellCoord centre = nearest_walkable(map, {map.width() / 2, map.height() / 2});
+  s->world = std::make_unique<sim::World>(std::move(map), p);
+  for (int i = 0; i < kPlayers; ++i) {
+    s->players.push_back(s->world->add_player(s->world->map().cell_center(centre)));
+    s->rng.push_back(0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(i + 1));
+  }
+  double f = 0.0, w = 0.0;
+  for (int t = 0; t < kWarmupTicks; ++t) s->tick(f, w);
+  return *cache.emplace(c.label, std::move(s)).first->second;
+}
+
+void register_world_case(const WorldCase& c, int ticks) {
+  auto* b = benchmark::RegisterBenchmark(("world/tick/" + c.label).c_str(), [c](benchmark::State& state) {
+    WorldSetup* s = nullptr;
+    try {
+      s = &setup_for(c);
+    } catch (const std::exception& e) {
+      state.SkipWithError(e.what());
+      return;
+    }
+    double fields_ms = 0.0, swarm_ms = 0.0;
+    std::int64_t n = 0;
+    SWARMFIELD_CALLGRIND_ON();
+    for (auto _ : state) {
+      s->tick(fields_ms, swarm_ms);
+      ++n;
+    }
+    SWARMFIELD_CALLGRIND_OFF();
+    state.counters["fields_ms"] = n > 0 ? fields_ms / static_cast<double>(n) : 0.0;
+    state.counters["swarm_ms"] = n > 0 ? swarm_ms / static_cast<double>(n) : 0.0;
+    state.counters["side"] = static_cast<double>(s->world->map().width());
+    state.counters["agents"] = static_cast<double>(s->world->swarm().size());
+  });
+  b->Unit(benchmark::kMillisecond)->Iterations(ticks);
+}
+
+}  // namespace
+
+void register_world_tick_benchmarks(const BenchOptions& options) {
+  const int ticks = options.quick ? 3 : 60;
+  register_world_case({"Boston_0_1024/whole", 1, sim::FieldMode::kWhole}, ticks);
+  register_world_case({"Boston_0_1024/hierarchical", 1, sim::FieldMode::kHierarchical}, ticks);
+  register_world_case({"Boston_0_1024x4/hierarchical", 4, sim::FieldMode::kHierarchical}, ticks);
+  if (!options.quick) register_world_case({"Boston_0_1024x8/hierarchical", 8, sim::FieldMode::kHierarchical}, ticks);
+}
+
+}  // namespace swarmfield::bench
