@@ -272,8 +272,8 @@ TEST_CASE("replay: --replay with a broken file is an error naming it, exit 2") {
   CHECK(served.wait_exit(5s) == 2);
   CHECK(served.err().find("half.rpl: byte ") != std::string::npos);
   CHECK(served.err().find("truncated") != std::string::npos);
-  // --record where it can not be written: exit 1 naming the path.
+  // --record in a folder that does not exist: refused with the flags (exit 2), naming the path.
   test::ServerProcess unwritable(test::small_city({"--record", "/nonexistent-dir/x.rpl"}));
-  CHECK(unwritable.wait_exit(5s) == 1);
+  CHECK(unwritable.wait_exit(5s) == 2);
   CHECK(unwritable.err().find("/nonexistent-dir/x.rpl") != std::string::npos);
 }

@@ -204,7 +204,8 @@ TEST_CASE("server_config: --record naming a folder, or a file in a missing folde
   CHECK(dir.output.find("'/tmp' is a folder") != std::string::npos);
   const auto missing = parse({"--record", "/nonexistent-swarmfield-dir/run.sfr"});
   CHECK(is_error(missing));
-  CHECK(missing.output.find("'/nonexistent-swarmfield-dir' does not exist") != std::string::npos);
+  CHECK(missing.output.find("--record '/nonexistent-swarmfield-dir/run.sfr': the folder '/nonexistent-swarmfield-dir' does not exist") !=
+        std::string::npos);
   CHECK_FALSE(is_error(parse({"--record", "run.sfr"})));  // a bare name: the working folder
 }
 

@@ -633,7 +633,7 @@ std::string validate_config(const ServerConfig& c) {
       return "--record must name a file to create, '" + c.record_path + "' is a folder";
     const std::filesystem::path folder = record.parent_path();
     if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
-      return "--record: the folder '" + folder.string() + "' does not exist (create it first)";
+      return "--record '" + c.record_path + "': the folder '" + folder.string() + "' does not exist (create it first)";
   }
   if (!(e = range("--public-udp-port", c.public_udp_port, 0, 65535)).empty()) return e + " (0 = the bound port)";
   if (!(e = range("--agones-port", c.agones_port, 0, 65535)).empty()) return e + " (0 = $AGONES_SDK_HTTP_PORT or 9358)";
