@@ -278,23 +278,29 @@ SpawnCount spawn_around_pocket(const GridMap& m, FieldMode mode, std::int32_t lo
 
 }  // namespace
 
-TEST_CASE("world, hierarchical fields: the spawner puts no agent where no path leads to the player") {
-  // The pocket is ~10% of the map: drawn blindly, ~300 of 3000 agents would land inside.
-  const GridMap m = map_with_pocket(512, 300, 460);
-  const SpawnCount c = spawn_around_pocket(m, FieldMode::kHierarchical, 300, 460, {100.5f, 100.5f}, 3000);
-  CHECK(c.spawned == 3000);
-  CHECK(c.in_pocket == 0);
-  CHECK(c.near_player == 0);
-}
-
-TEST_CASE("world: big maps draw spawn cells at random and still respect reachability (whole mode)") {
-  // 2048 x 2048: the spawner samples cells instead of scanning all 4M; the whole-map field
-  // says what is reachable. The pocket is ~25% of the map.
-  const GridMap m = map_with_pocket(2048, 1000, 2000);
-  const SpawnCount c = spawn_around_pocket(m, FieldMode::kWhole, 1000, 2000, {200.5f, 200.5f}, 4000);
-  CHECK(c.spawned == 4000);
-  CHECK(c.in_pocket == 0);
-  CHECK(c.near_player == 0);
+TEST_CASE("world: the spawner puts no agent where no path leads to the player (hierarchical; whole mode on a big map)") {
+  struct Case {
+    const char* what;
+    FieldMode mode;
+    std::int32_t side, lo, hi;
+    Vec2 player;
+    std::size_t agents;
+  };
+  const Case cases[] = {
+      // The pocket is ~10% of the map: drawn blindly, ~300 of 3000 agents would land inside.
+      {"hierarchical, 512", FieldMode::kHierarchical, 512, 300, 460, {100.5f, 100.5f}, 3000},
+      // 2048 x 2048: the spawner draws cells instead of scanning all 4M; the whole-map field
+      // says what is reachable. The pocket is ~25% of the map.
+      {"whole, 2048", FieldMode::kWhole, 2048, 1000, 2000, {200.5f, 200.5f}, 4000},
+  };
+  for (const Case& k : cases) {
+    CAPTURE(k.what);
+    const GridMap m = map_with_pocket(k.side, k.lo, k.hi);
+    const SpawnCount c = spawn_around_pocket(m, k.mode, k.lo, k.hi, k.player, k.agents);
+    CHECK(c.spawned == k.agents);
+    CHECK(c.in_pocket == 0);
+    CHECK(c.near_player == 0);
+  }
 }
 
 TEST_CASE("world, hierarchical fields: spawning keeps the seed's replay and the swarm's capacity") {
