@@ -102,3 +102,24 @@ TEST_CASE("grid map: world_to_cell floors, negatives included; cell_center is th
   const GridMap bad(2, 2, kDefaultCost, -1.0f);
   CHECK(bad.cell_size() == 1.0f);
 }
+
+TEST_CASE("grid map: with the change log off, revisions still move but nothing is logged") {
+  GridMap m(8, 8);
+  m.set_cost(1, 1, kBlockedCost);
+  const std::uint32_t before_off = m.revision();
+  m.set_change_log(false);
+  m.set_cost(2, 2, kBlockedCost);
+  m.set_cost(3, 3, 5);
+  CHECK(m.revision() == before_off + 2);
+  std::span<const CellCoord> out;
+  CHECK_FALSE(m.changes_since(before_off, out));  // not followable: rebuild whole
+  CHECK(out.empty());
+  CHECK(m.changes_since(m.revision(), out));  // up to date
+  CHECK(out.empty());
+  m.set_change_log(true);
+  const std::uint32_t on_again = m.revision();
+  m.set_cost(4, 4, kBlockedCost);
+  REQUIRE(m.changes_since(on_again, out));
+  REQUIRE(out.size() == 1);
+  CHECK(out[0] == CellCoord{4, 4});
+}

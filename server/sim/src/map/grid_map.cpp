@@ -42,6 +42,10 @@ void GridMap::set_cost(std::int32_t x, std::int32_t y, std::uint8_t cost) {
   std::uint8_t& c = costs_[index(x, y)];
   if (c == cost) return;
   c = cost;
+  if (!log_on_) {
+    log_base_ = ++revision_;
+    return;
+  }
   if (change_log_.size() >= kChangeLogLimit) {
     const std::size_t drop = change_log_.size() / 2;
     change_log_.erase(change_log_.begin(), change_log_.begin() + static_cast<std::ptrdiff_t>(drop));
@@ -49,6 +53,14 @@ void GridMap::set_cost(std::int32_t x, std::int32_t y, std::uint8_t cost) {
   }
   change_log_.push_back({x, y});
   ++revision_;
+}
+
+void GridMap::set_change_log(bool on) noexcept {
+  log_on_ = on;
+  if (!on) {
+    std::vector<CellCoord>().swap(change_log_);
+    log_base_ = revision_;
+  }
 }
 
 bool GridMap::changes_since(std::uint32_t since, std::span<const CellCoord>& out) const noexcept {

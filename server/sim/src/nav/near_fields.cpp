@@ -67,6 +67,7 @@ void NearFields::place(Window& w, const GridMap& grid, CellCoord origin) {
   const std::int32_t sw = std::min(side, grid.width()), sh = std::min(side, grid.height());
   if (w.map.width() != sw || w.map.height() != sh || w.map.cell_size() != grid.cell_size()) {
     w.map = GridMap(sw, sh, kBlockedCost, grid.cell_size());
+    w.map.set_change_log(false);  // refilled wholesale: its fields rebuild on the revision alone
     w.placements.clear();
   }
   for (std::int32_t y = 0; y < sh; ++y) {

@@ -70,6 +70,11 @@ class GridMap {
   /// revision this map never had, e.g. another map's): rebuild whole then. `out` stays valid
   /// until the next set_cost(). `since` == revision(): true, empty.
   [[nodiscard]] bool changes_since(std::uint32_t since, std::span<const CellCoord>& out) const noexcept;
+  /// Switches the change log on (the default) or off. Off, set_cost() still bumps revision()
+  /// but logs nothing, and changes_since() reaches back only to the current revision (a reader
+  /// behind rebuilds whole). For maps nobody follows cell by cell, e.g. a window copy refilled
+  /// wholesale on every move, whose log would otherwise fill to kChangeLogLimit for nothing.
+  void set_change_log(bool on) noexcept;
 
   /// Cell containing a world position: floor(p / cell_size) on both axes, negatives included.
   [[nodiscard]] CellCoord world_to_cell(Vec2 p) const noexcept;
@@ -90,6 +95,7 @@ class GridMap {
   // change_log_[i] is the cell whose change made revision log_base_ + i + 1.
   std::vector<CellCoord> change_log_;
   std::uint32_t log_base_ = 0;
+  bool log_on_ = true;
 };
 
 }  // namespace swarmfield::sim
