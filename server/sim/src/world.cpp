@@ -232,17 +232,17 @@ std::size_t World::spawn_agents(std::size_t n) {
   return spawned < n && scan_rest ? spawned + spawn_scanned(n - spawned) : spawned;
 }
 
-int World::spawn_rank(CellCoord c) {
+bool World::far_from_players(CellCoord c) const {
   const Vec2 centre = map_.cell_center(c);
   const float min_d = params_.spawner.min_player_distance;
-  bool far = true;
   for (const Player& pl : players_) {
     const Vec2 d = centre - pl.position;
-    if (dot(d, d) < min_d * min_d) {
-      far = false;
-      break;
-    }
+    if (dot(d, d) < min_d * min_d) return false;
   }
+  return true;
+}
+
+int World::spawn_rank(CellCoord c, bool far) {
   return reachable_for_spawn(c) ? (far ? 0 : 1) : (far ? 2 : 3);
 }
 
@@ -264,7 +264,10 @@ std::size_t World::spawn_scanned(std::size_t n) {
   // Hierarchical mode does not flood a sector per cell here: reachability counts as known
   // only from a whole-map field.
   const bool flood = !nav_.hierarchical();
-  auto rank_of = [&](CellCoord c) { return flood ? spawn_rank(c) : spawn_rank_far_only(c); };
+  auto rank_of = [&](CellCoord c) {
+    const bool far = far_from_players(c);
+    return flood ? spawn_rank(c, far) : (far ? 0 : 1);
+  };
   std::size_t counts[4] = {0, 0, 0, 0};
   for (std::int32_t y = 0; y < map_.height(); ++y) {
     for (std::int32_t x = 0; x < map_.width(); ++x) {
@@ -297,16 +300,6 @@ std::size_t World::spawn_scanned(std::size_t n) {
   return spawned;
 }
 
-int World::spawn_rank_far_only(CellCoord c) const {
-  const Vec2 centre = map_.cell_center(c);
-  const float min_d = params_.spawner.min_player_distance;
-  for (const Player& pl : players_) {
-    const Vec2 d = centre - pl.position;
-    if (dot(d, d) < min_d * min_d) return 1;
-  }
-  return 0;
-}
-
 std::size_t World::spawn_sampled(std::size_t n, bool& scan_rest) {
   // Per agent up to kSpawnDraws uniform cells: the first of rank 0 is taken, else the best
   // rank drawn. With rank-0 cells a share q of the map, an agent misses one with probability
@@ -327,9 +320,9 @@ std::size_t World::spawn_sampled(std::size_t n, bool& scan_rest) {
       const CellCoord c{static_cast<std::int32_t>(cell % width), static_cast<std::int32_t>(cell / width)};
       if (!map_.walkable(c)) continue;
       // Ranks 1 and 3 can only improve on nothing or rank 3: skip the flood fill otherwise.
-      const int far_rank = spawn_rank_far_only(c);  // 0 far, 1 near
-      if (far_rank == 1 && best_rank <= 1) continue;
-      const int rank = spawn_rank(c);
+      const bool far = far_from_players(c);
+      if (!far && best_rank <= 1) continue;
+      const int rank = spawn_rank(c, far);
       if (rank < best_rank) {
         best_rank = rank;
         best_cell = cell;

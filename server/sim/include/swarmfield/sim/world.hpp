@@ -164,14 +164,14 @@ class World {
  private:
   [[nodiscard]] Vec2 place_player(Vec2 p) const noexcept;  // add_player's placement rule
   // spawn_agents() parts (see its comment): the exact scan, the random draws (scan_rest set
-  // when no draw found a walkable cell), the rank of a cell (0 best .. 3), the rank counting
-  // only the players' distance (0 far, 1 near), reachability, and one agent's placement.
+  // when no draw found a walkable cell), the players' distance rule for a cell's centre, the
+  // rank of a cell (0 best .. 3) given that rule's answer, reachability, one agent's placement.
   static constexpr std::size_t kSampledSpawnFromCells = std::size_t{2048} * 2048;
   static constexpr int kSpawnDraws = 64;
   std::size_t spawn_scanned(std::size_t n);
   std::size_t spawn_sampled(std::size_t n, bool& scan_rest);
-  int spawn_rank(CellCoord c);
-  [[nodiscard]] int spawn_rank_far_only(CellCoord c) const;
+  [[nodiscard]] bool far_from_players(CellCoord c) const;
+  int spawn_rank(CellCoord c, bool far);
   bool reachable_for_spawn(CellCoord c);
   bool place_spawned_agent(std::uint32_t cell, std::uint8_t kind);
   void move_players(float dt);
