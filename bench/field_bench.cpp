@@ -18,6 +18,7 @@
 #include "swarmfield/sim/nav/navigation_fields.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
 #include "swarmfield/sim/worker_pool.hpp"
+#include "setup_or_skip.hpp"
 
 namespace swarmfield::bench {
 
@@ -115,13 +116,8 @@ const FieldSetup& setup_for(const FieldCase& c) {
 /// Runs `body` for every iteration after the shared set-up, reporting set-up failures.
 template <class Body>
 void run_case(benchmark::State& state, const FieldCase& c, Body&& body) {
-  const FieldSetup* s = nullptr;
-  try {
-    s = &setup_for(c);
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-    return;
-  }
+  const FieldSetup* s = setup_or_skip(state, [&]() -> const FieldSetup& { return setup_for(c); });
+  if (s == nullptr) return;
   if (!s->agreement.ok) {
     state.SkipWithError(("baselines disagree with ours: " + s->agreement.why).c_str());
     return;

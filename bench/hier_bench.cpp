@@ -24,6 +24,7 @@
 #include "swarmfield/sim/nav/near_fields.hpp"
 #include "swarmfield/sim/nav/sector_fields.hpp"
 #include "swarmfield/sim/nav/sector_graph.hpp"
+#include "setup_or_skip.hpp"
 
 namespace swarmfield::bench {
 
@@ -83,13 +84,8 @@ const HierSetup& setup_for(const HierCase& c) {
 
 template <class Body>
 void run_hier(benchmark::State& state, const HierCase& c, Body&& body) {
-  const HierSetup* s = nullptr;
-  try {
-    s = &setup_for(c);
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-    return;
-  }
+  const HierSetup* s = setup_or_skip(state, [&]() -> const HierSetup& { return setup_for(c); });
+  if (s == nullptr) return;
   body(state, *s);
   state.counters["side"] = static_cast<double>(s->map.width());
 }

@@ -20,6 +20,7 @@
 #include "swarmfield/sim/map/city_generator.hpp"
 #include "swarmfield/sim/map/tiled_map.hpp"
 #include "swarmfield/sim/nav/hierarchical_fields.hpp"
+#include "setup_or_skip.hpp"
 
 namespace swarmfield::bench {
 
@@ -64,13 +65,8 @@ ChangeSetup& setup_for(const ChangeCase& c) {
 
 template <class Body>
 void run_change(benchmark::State& state, const ChangeCase& c, Body&& body) {
-  ChangeSetup* s = nullptr;
-  try {
-    s = &setup_for(c);
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-    return;
-  }
+  ChangeSetup* s = setup_or_skip(state, [&]() -> ChangeSetup& { return setup_for(c); });
+  if (s == nullptr) return;
   body(state, *s);
   state.counters["side"] = static_cast<double>(s->map.width());
   state.counters["sectors"] = static_cast<double>(s->fields.graph().sector_count());

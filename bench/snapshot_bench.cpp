@@ -39,6 +39,7 @@
 
 // The server benchmark switches callgrind's instrumentation on for its snapshot phase only.
 #include "callgrind_markers.hpp"
+#include "setup_or_skip.hpp"
 
 namespace swarmfield::bench {
 namespace {
@@ -189,12 +190,7 @@ const Trace& trace(const BenchOptions& options) {
 
 /// The trace, or nullptr after marking the benchmark skipped with the reason (e.g. a missing map).
 const Trace* trace_or_skip(benchmark::State& state, const BenchOptions& options) {
-  try {
-    return &trace(options);
-  } catch (const std::exception& e) {
-    state.SkipWithError(e.what());
-    return nullptr;
-  }
+  return setup_or_skip(state, [&]() -> const Trace& { return trace(options); });
 }
 
 enum class Mode { kDeltaPredicted, kDeltaPredictedRtt, kDeltaPlain, kFull, kDeltaPredictedZstd };

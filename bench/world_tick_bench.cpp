@@ -25,6 +25,7 @@
 
 // Only the timed ticks run instrumented under callgrind (--instr-atstart=no), e.g. with --quick.
 #include "callgrind_markers.hpp"
+#include "setup_or_skip.hpp"
 
 namespace swarmfield::bench {
 
@@ -110,13 +111,8 @@ WorldSetup& setup_for(const WorldCase& c) {
 
 void register_world_case(const WorldCase& c, int ticks) {
   auto* b = benchmark::RegisterBenchmark(("world/tick/" + c.label).c_str(), [c](benchmark::State& state) {
-    WorldSetup* s = nullptr;
-    try {
-      s = &setup_for(c);
-    } catch (const std::exception& e) {
-      state.SkipWithError(e.what());
-      return;
-    }
+    WorldSetup* s = setup_or_skip(state, [&]() -> WorldSetup& { return setup_for(c); });
+    if (s == nullptr) return;
     double fields_ms = 0.0, swarm_ms = 0.0;
     std::int64_t n = 0;
     SWARMFIELD_CALLGRIND_ON();
