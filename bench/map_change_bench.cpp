@@ -4,7 +4,9 @@
 // then rebuilt time-sliced like a goal change, see hier/route) against the whole graph build a
 // map revision cost before (SectorGraph::build), on the procedural city and a MovingAI street map
 // tiled, at 1024, 4096 and 8192 cells a side. hier/map_change_renumber/: update() with no cell
-// (the renumbering of the whole node and edge arrays alone).
+// (the renumbering of the whole node and edge arrays alone). hier/graph_pack/: SectorGraph::pack(),
+// which an update runs once the room for moved id ranges and edge blocks is nearly used up
+// (every ~(edges / 8 + 65536) edges moved).
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -112,6 +114,16 @@ void register_change_case(const ChangeCase& c, int big) {
     });
   });
   renumber->Unit(benchmark::kMillisecond);
+  auto* pack = benchmark::RegisterBenchmark(("hier/graph_pack/" + c.label).c_str(), [c](benchmark::State& state) {
+    run_change(state, c, [](benchmark::State& st, ChangeSetup& s) {
+      sim::SectorGraph graph = s.fields.graph();  // a copy: the fields' routes stay as they are
+      for (auto _ : st) {
+        graph.pack();
+        benchmark::DoNotOptimize(graph.node_remap().data());
+      }
+    });
+  });
+  pack->Unit(benchmark::kMillisecond);
   auto* build = benchmark::RegisterBenchmark(("hier/graph_build/" + c.label).c_str(), [c](benchmark::State& state) {
     run_change(state, c, [](benchmark::State& st, ChangeSetup& s) {
       sim::SectorGraph graph;
@@ -125,6 +137,7 @@ void register_change_case(const ChangeCase& c, int big) {
   if (big > 0) {
     change->Iterations(big >= 8192 ? 16 : 32);
     renumber->Iterations(4);
+    pack->Iterations(4);
     build->Iterations(1);
   }
 }

@@ -225,6 +225,50 @@ TEST_CASE("map change: after many changes the unused ids are packed away and the
   MESSAGE("packed after " << rounds << " rounds of changes");
 }
 
+TEST_CASE("map change: pack() drops the unused ids, keeps every edge, and its remap follows the cells") {
+  GridMap m = test::boston_256();
+  SectorGraph g;
+  g.build(m, kSide);
+  TestRng rng{41};
+  for (int round = 0; round < 60; ++round) {  // ids moved to the end, unused ranges left behind
+    const std::uint32_t since = m.revision();
+    change_cells(m, g, rng, round);
+    std::span<const CellCoord> changed;
+    REQUIRE(m.changes_since(since, changed));
+    g.update(m, changed);
+  }
+  REQUIRE(g.node_count() > g.portal_count());  // there is something to pack
+  const SectorGraph before = g;
+  g.pack();
+  CHECK(g.node_count() == g.portal_count());
+  SectorGraph fresh;
+  fresh.build(m, kSide);
+  require_same_graph(g, fresh);
+  require_same_graph(g, before);
+  // Ids are packed sector by sector, like a whole build's.
+  for (std::uint32_t n = 0; n < g.node_count(); ++n) REQUIRE(g.node_cell(n) == fresh.node_cell(n));
+  REQUIRE(g.node_remap().size() == before.node_count());
+  for (std::uint32_t n = 0; n < before.node_count(); ++n) {
+    const std::uint32_t to = g.node_remap()[n];
+    if (before.node_sector(n) == SectorGraph::kNoSector) {
+      REQUIRE(to == SectorGraph::kNoNode);
+      continue;
+    }
+    REQUIRE(to < g.node_count());
+    REQUIRE(g.node_cell(to) == before.node_cell(n));
+  }
+  // Updates go on from the packed graph as before.
+  for (int round = 0; round < 12; ++round) {
+    const std::uint32_t since = m.revision();
+    change_cells(m, g, rng, round);
+    std::span<const CellCoord> changed;
+    REQUIRE(m.changes_since(since, changed));
+    g.update(m, changed);
+  }
+  fresh.build(m, kSide);
+  require_same_graph(g, fresh);
+}
+
 TEST_CASE("map change: HierarchicalFields updates its graph, re-routes time-sliced, and its fields equal a fresh build") {
   GridMap m = test::boston_256();
   const std::vector<CellCoord> goals = test::walkable_goals(m, 5, 2);
