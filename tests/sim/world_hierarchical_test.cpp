@@ -4,7 +4,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "swarmfield/sim/crowd/agent_kind.hpp"
@@ -323,3 +325,100 @@ TEST_CASE("world, hierarchical fields: spawning keeps the seed's replay and the 
     CHECK(a.swarm().ys()[i] == b.swarm().ys()[i]);
   }
 }
+
+namespace {
+
+/// A map of 1-cell streets every 4 cells (no 2 x 2 block of walkable cells anywhere) with a
+/// wall across it at x = 40 whose only opening is a 1-cell gap, plus an open square east of the
+/// wall; `open_west`: the west part gets an open square too (where brutes fit but cannot reach
+/// the player in the east through the 1-cell gap).
+GridMap streets_with_gap(bool open_west) {
+  GridMap m(96, 64, kBlockedCost);
+  for (std::int32_t y = 2; y < 62; ++y)
+    for (std::int32_t x = 2; x < 94; ++x)
+      if (x % 4 == 2 || y % 4 == 2) m.set_cost(x, y, kDefaultCost);
+  for (std::int32_t y = 0; y < 64; ++y) m.set_cost(40, y, kBlockedCost);
+  m.set_cost(40, 30, kDefaultCost);  // the gap (row 30 is a street)
+  for (std::int32_t y = 20; y < 40; ++y)
+    for (std::int32_t x = 60; x < 80; ++x) m.set_cost(x, y, kDefaultCost);
+  if (open_west)
+    for (std::int32_t y = 20; y < 40; ++y)
+      for (std::int32_t x = 10; x < 30; ++x) m.set_cost(x, y, kDefaultCost);
+  return m;
+}
+
+/// Deepest overlap (cells) of an agent's disc with a blocked cell.
+float deepest_wall_overlap(const World& w) {
+  float worst = 0.0f;
+  const std::span<const AgentKind> kinds = w.swarm().kind_table();
+  for (std::size_t i = 0; i < w.swarm().size(); ++i) {
+    const float x = w.swarm().xs()[i], y = w.swarm().ys()[i], r = kinds[w.swarm().kinds()[i]].radius;
+    for (auto cy = static_cast<std::int32_t>(std::floor(y - r)); cy <= static_cast<std::int32_t>(std::floor(y + r)); ++cy)
+      for (auto cx = static_cast<std::int32_t>(std::floor(x - r)); cx <= static_cast<std::int32_t>(std::floor(x + r)); ++cx) {
+        if (w.map().walkable(cx, cy)) continue;
+        const float nx = std::clamp(x, static_cast<float>(cx), static_cast<float>(cx + 1));
+        const float ny = std::clamp(y, static_cast<float>(cy), static_cast<float>(cy + 1));
+        worst = std::max(worst, r - std::hypot(x - nx, y - ny));
+      }
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("world: wide kinds spawn only where their block fits and their class reaches the player (both modes)") {
+  for (const FieldMode mode : {FieldMode::kWhole, FieldMode::kHierarchical}) {
+    for (const bool open_west : {false, true}) {
+      CAPTURE(static_cast<int>(mode));
+      CAPTURE(open_west);
+      WorldParams p;
+      p.seed = 11;
+      p.max_agents = 600;
+      p.field_mode = mode;
+      p.field_rebuild_budget = 0;
+      p.kinds = default_agent_kinds();  // runner, walker, brute (radius 0.8: a 2 x 2 block)
+      World w(streets_with_gap(open_west), p);
+      w.add_player({70.5f, 30.5f});  // in the east square
+      w.step(1.0f / 30.0f);  // fields for every spawnable class
+      const std::size_t spawned = w.spawn_agents(600);
+      std::size_t brutes = 0, brutes_west = 0, small_west = 0;
+      const std::span<const AgentKind> kinds = w.swarm().kind_table();
+      for (std::size_t i = 0; i < w.swarm().size(); ++i) {
+        const bool brute = kinds[w.swarm().kinds()[i]].name == "brute";
+        const bool west = w.swarm().xs()[i] < 40.0f;
+        brutes += brute ? 1 : 0;
+        brutes_west += brute && west ? 1 : 0;
+        small_west += !brute && west ? 1 : 0;
+      }
+      MESSAGE("spawned " << spawned << ", brutes " << brutes << " (west of the 1-cell gap " << brutes_west
+                         << "), smaller kinds west " << small_west << ", held back " << w.spawns_held_back());
+      CHECK(deepest_wall_overlap(w) <= 1e-3f);  // before: brutes in 1-cell streets, 0.3 cells deep
+      CHECK(brutes > 30);                       // they fit in the east square
+      CHECK(brutes_west == 0);                  // the west square is out of their reach
+      CHECK(small_west > 50);                   // smaller kinds pass the gap: they spawn there too
+      CHECK(spawned + w.spawns_held_back() == 600);
+      CHECK(w.spawns_held_back() == 0);
+    }
+  }
+  // No 2 x 2 block anywhere: brutes are not spawned (held back), the others are.
+  GridMap m = streets_with_gap(false);
+  for (std::int32_t y = 20; y < 40; ++y)
+    for (std::int32_t x = 60; x < 80; ++x)
+      if (x % 4 != 2 && y % 4 != 2) m.set_cost(x, y, kBlockedCost);
+  WorldParams p;
+  p.seed = 5;
+  p.max_agents = 300;
+  p.field_rebuild_budget = 0;
+  p.kinds = default_agent_kinds();
+  World w(m, p);
+  w.add_player({70.5f, 30.5f});
+  w.step(1.0f / 30.0f);
+  const std::size_t spawned = w.spawn_agents(300);
+  std::size_t brutes = 0;
+  for (std::size_t i = 0; i < w.swarm().size(); ++i) brutes += w.swarm().kind_table()[w.swarm().kinds()[i]].name == "brute";
+  CHECK(brutes == 0);
+  CHECK(spawned > 150);
+  CHECK(spawned + w.spawns_held_back() == 300);
+  CHECK(deepest_wall_overlap(w) <= 1e-3f);
+}
+

@@ -207,9 +207,10 @@ std::size_t World::spawn_agents(std::size_t n) {
                                 fields().integration().height() != map_.height()))) {
     update_fields();
   }
-  // Big maps and hierarchical mode draw cells at random (no scan of every cell, no candidate
-  // list of every cell); small maps in whole mode keep the exact scan.
-  const bool sampled = nav_.hierarchical() || map_.cell_count() >= kSampledSpawnFromCells;
+  // Big maps draw cells at random (no scan of every cell, no candidate list of every cell);
+  // small maps keep the exact scan (in hierarchical mode too: reachability is labelled once
+  // per sector, RouteReachability).
+  const bool sampled = map_.cell_count() >= kSampledSpawnFromCells;
   if (params_.spawner.stop_at_density_limit) {
     if (walkable_count_revision_ != map_.revision() || walkable_count_cells_ != map_.cell_count()) {
       walkable_count_ = map_.walkable_count();
@@ -242,32 +243,77 @@ bool World::far_from_players(CellCoord c) const {
   return true;
 }
 
-int World::spawn_rank(CellCoord c, bool far) {
-  return reachable_for_spawn(c) ? (far ? 0 : 1) : (far ? 2 : 3);
+int World::spawn_rank(CellCoord c, bool far, int size_class) {
+  return reachable_for_spawn(c, size_class) ? (far ? 0 : 1) : (far ? 2 : 3);
 }
 
-bool World::reachable_for_spawn(CellCoord c) {
+bool World::reachable_for_spawn(CellCoord c, int size_class) {
   if (players_.empty()) return true;  // nothing to reach: every cell ranks as reachable
+  const int n = std::clamp(size_class, 1, kMaxSizeClass);
+  if (n > 1 && !nav_.has_class(n)) return true;  // no fields for the class yet: unknown
   if (nav_.hierarchical()) {
-    const HierarchicalFields& h = nav_.hierarchical_fields(1);
+    const HierarchicalFields& h = nav_.hierarchical_fields(n);
     if (h.routes().goals().empty()) return true;  // no routes yet: unknown
-    return route_reachability_.reaches_goal(h.graph(), h.routes(), map_, c);
+    const GridMap& grid = n == 1 ? map_ : nav_.class_grid(n);
+    // Every counter below only grows, and one grows whenever graph, routes or grid change.
+    const std::uint64_t version = h.route_builds() + h.graph_builds() + h.graph_updates() + grid.revision();
+    return route_reachability_[static_cast<std::size_t>(n - 1)].reaches_goal(h.graph(), h.routes(), grid, c, version);
   }
-  const IntegrationField& integration = fields().integration();
+  const IntegrationField& integration = nav_.fields(n).integration();
   if (integration.width() != map_.width() || integration.height() != map_.height()) return true;
   return integration.reachable(c.x, c.y);
+}
+
+bool World::class_block_fits(CellCoord c, int size_class) const noexcept {
+  for (std::int32_t y = c.y; y < c.y + size_class; ++y)
+    for (std::int32_t x = c.x; x < c.x + size_class; ++x)
+      if (!map_.walkable(x, y)) return false;
+  return true;
+}
+
+bool World::draw_spawn_cell(int size_class, std::uint32_t& cell) {
+  const auto cells = static_cast<std::uint32_t>(map_.cell_count());
+  const auto width = static_cast<std::uint32_t>(map_.width());
+  int best_rank = 4;
+  for (int draw = 0; draw < kSpawnDraws && best_rank > 0; ++draw) {
+    const std::uint32_t at = bits_to_index(rng_(), cells);
+    const CellCoord c{static_cast<std::int32_t>(at % width), static_cast<std::int32_t>(at / width)};
+    if (!class_block_fits(c, size_class)) continue;
+    // Ranks 1 and 3 can only improve on nothing or rank 3: skip the reachability test otherwise.
+    const bool far = far_from_players(c);
+    if (!far && best_rank <= 1) continue;
+    const int rank = spawn_rank(c, far, size_class);
+    if (rank < best_rank) {
+      best_rank = rank;
+      cell = at;
+    }
+  }
+  return best_rank < 4;
+}
+
+bool World::scan_spawn_cell(int size_class, std::uint32_t& cell) {
+  const std::size_t cells = map_.cell_count();
+  if (cells == 0) return false;
+  const auto width = static_cast<std::size_t>(map_.width());
+  const std::size_t start = bits_to_index(rng_(), static_cast<std::uint32_t>(cells));
+  int best_rank = 4;
+  for (std::size_t k = 0; k < cells && best_rank > 0; ++k) {
+    const std::size_t at = (start + k) % cells;
+    const CellCoord c{static_cast<std::int32_t>(at % width), static_cast<std::int32_t>(at / width)};
+    if (!class_block_fits(c, size_class)) continue;
+    const int rank = spawn_rank(c, far_from_players(c), size_class);
+    if (rank < best_rank) {
+      best_rank = rank;
+      cell = static_cast<std::uint32_t>(at);
+    }
+  }
+  return best_rank < 4;
 }
 
 std::size_t World::spawn_scanned(std::size_t n) {
   // Rank every walkable cell (spawn_rank: 0 = reachable and far from every player, 1 =
   // reachable, 2 = far, 3 = walkable); spawn in the best non-empty rank ("where possible").
-  // Hierarchical mode does not flood a sector per cell here: reachability counts as known
-  // only from a whole-map field.
-  const bool flood = !nav_.hierarchical();
-  auto rank_of = [&](CellCoord c) {
-    const bool far = far_from_players(c);
-    return flood ? spawn_rank(c, far) : (far ? 0 : 1);
-  };
+  auto rank_of = [&](CellCoord c) { return spawn_rank(c, far_from_players(c), 1); };
   std::size_t counts[4] = {0, 0, 0, 0};
   for (std::int32_t y = 0; y < map_.height(); ++y) {
     for (std::int32_t x = 0; x < map_.width(); ++x) {
@@ -289,11 +335,31 @@ std::size_t World::spawn_scanned(std::size_t n) {
   const std::span<const AgentKind> kinds = swarm_.kind_table();
   const bool draw_kind = spawnable_kind_count(kinds) > 1;
   const auto count = static_cast<std::uint32_t>(spawn_candidates_.size());
+  const auto width = static_cast<std::uint32_t>(map_.width());
   std::size_t spawned = 0;
-  for (; spawned < n; ++spawned) {
+  for (std::size_t i = 0; i < n; ++i) {
     const std::uint8_t kind = draw_kind ? pick_agent_kind(kinds, rng_()) : first_spawnable_kind(kinds);
-    const std::uint32_t cell = spawn_candidates_[bits_to_index(rng_(), count)];
+    std::uint32_t cell = spawn_candidates_[bits_to_index(rng_(), count)];
+    const int size_class = size_class_of_radius(kinds[kind].radius, map_.cell_size());
+    if (size_class > 1) {
+      // The listed cells are class 1's best: the first drawn where the class's block fits and
+      // ranks as well for the class, else the best such draw over the map, else a scan.
+      bool found = false;
+      for (int draw = 0; draw < kSpawnDraws && !found; ++draw) {
+        const std::uint32_t at = spawn_candidates_[bits_to_index(rng_(), count)];
+        const CellCoord c{static_cast<std::int32_t>(at % width), static_cast<std::int32_t>(at / width)};
+        if (class_block_fits(c, size_class) && spawn_rank(c, far_from_players(c), size_class) == best) {
+          cell = at;
+          found = true;
+        }
+      }
+      if (!found && !draw_spawn_cell(size_class, cell) && !scan_spawn_cell(size_class, cell)) {
+        ++spawns_held_back_;  // no block on the map fits the kind
+        continue;
+      }
+    }
     if (!place_spawned_agent(cell, kind)) break;
+    ++spawned;
   }
   // On a big map the list can be a whole map's worth of cells: not kept between waves.
   if (map_.cell_count() >= kSampledSpawnFromCells) std::vector<std::uint32_t>().swap(spawn_candidates_);
@@ -307,47 +373,41 @@ std::size_t World::spawn_sampled(std::size_t n, bool& scan_rest) {
   // (a map almost all walls) hands the rest to the exact scan.
   const std::span<const AgentKind> kinds = swarm_.kind_table();
   const bool draw_kind = spawnable_kind_count(kinds) > 1;
-  const auto cells = static_cast<std::uint32_t>(map_.cell_count());
-  const auto width = static_cast<std::uint32_t>(map_.width());
   std::size_t spawned = 0;
   scan_rest = false;
-  for (; spawned < n; ++spawned) {
+  for (std::size_t i = 0; i < n; ++i) {
     const std::uint8_t kind = draw_kind ? pick_agent_kind(kinds, rng_()) : first_spawnable_kind(kinds);
-    int best_rank = 4;
-    std::uint32_t best_cell = 0;
-    for (int draw = 0; draw < kSpawnDraws && best_rank > 0; ++draw) {
-      const std::uint32_t cell = bits_to_index(rng_(), cells);
-      const CellCoord c{static_cast<std::int32_t>(cell % width), static_cast<std::int32_t>(cell / width)};
-      if (!map_.walkable(c)) continue;
-      // Ranks 1 and 3 can only improve on nothing or rank 3: skip the flood fill otherwise.
-      const bool far = far_from_players(c);
-      if (!far && best_rank <= 1) continue;
-      const int rank = spawn_rank(c, far);
-      if (rank < best_rank) {
-        best_rank = rank;
-        best_cell = cell;
+    const int size_class = size_class_of_radius(kinds[kind].radius, map_.cell_size());
+    std::uint32_t cell = 0;
+    if (!draw_spawn_cell(size_class, cell)) {
+      if (size_class == 1) {  // no walkable cell drawn: the exact scan takes over
+        scan_rest = true;
+        break;
+      }
+      if (!scan_spawn_cell(size_class, cell)) {
+        ++spawns_held_back_;  // no block on the map fits the kind
+        continue;
       }
     }
-    if (best_rank == 4) {  // no walkable cell drawn: the exact scan takes over
-      scan_rest = true;
-      break;
-    }
-    if (!place_spawned_agent(best_cell, kind)) break;
+    if (!place_spawned_agent(cell, kind)) break;
+    ++spawned;
   }
   return spawned;
 }
 
 bool World::place_spawned_agent(std::uint32_t cell, std::uint8_t kind) {
-  // A random point of the cell, kept a radius away from its edges so the disc starts clear of
-  // walls; random offsets keep agents sharing a cell apart.
+  // A random point of the cell (class 1) or of the class's block from the cell (top-left),
+  // kept a radius away from its edges so the disc starts clear of walls; random offsets keep
+  // agents sharing a cell apart.
   const float cs = map_.cell_size();
   const std::span<const AgentKind> kinds = swarm_.kind_table();
-  const float margin = std::clamp(kinds[kind].radius / cs, 0.0f, 0.49f);
+  const auto side = static_cast<float>(size_class_of_radius(kinds[kind].radius, cs));
+  const float margin = std::clamp(kinds[kind].radius / cs, 0.0f, side * 0.5f - 0.01f);
   const std::uint64_t bits = rng_();
   const auto cx = static_cast<std::int32_t>(cell % static_cast<std::uint32_t>(map_.width()));
   const auto cy = static_cast<std::int32_t>(cell / static_cast<std::uint32_t>(map_.width()));
-  const float ux = margin + bits_to_unit(bits >> 40) * (1.0f - 2.0f * margin);
-  const float uy = margin + bits_to_unit(bits >> 16) * (1.0f - 2.0f * margin);
+  const float ux = margin + bits_to_unit(bits >> 40) * (side - 2.0f * margin);
+  const float uy = margin + bits_to_unit(bits >> 16) * (side - 2.0f * margin);
   const float heading = (bits_to_unit(bits << 8) * 2.0f - 1.0f) * std::numbers::pi_v<float>;
   const Vec2 p{(static_cast<float>(cx) + ux) * cs, (static_cast<float>(cy) + uy) * cs};
   return swarm_.add(p, heading, kind) != Swarm::kInvalidAgent;

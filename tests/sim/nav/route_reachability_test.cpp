@@ -53,12 +53,14 @@ std::size_t mismatches(const GridMap& m, std::int32_t side, std::span<const Cell
   routes.build(graph, m, goals);
   IntegrationField truth;
   truth.build(m, goals);
-  RouteReachability reach;
+  RouteReachability reach, kept;
   std::size_t bad = 0, yes = 0;
   for (std::int32_t y = 0; y < m.height(); ++y) {
     for (std::int32_t x = 0; x < m.width(); ++x) {
       const bool got = reach.reaches_goal(graph, routes, m, {x, y});
       if (got != truth.reachable(x, y)) ++bad;
+      // Labels kept per sector (one version): the same answers.
+      if (kept.reaches_goal(graph, routes, m, {x, y}, 1) != got) ++bad;
       yes += got ? 1 : 0;
     }
   }
@@ -121,3 +123,32 @@ TEST_CASE("route reachability: off the map, blocked, no goals and routes of anot
   other.build(m, 8, 4);  // more nodes than the routes know
   CHECK_FALSE(reach.reaches_goal(other, routes, m, goals[0]));
 }
+
+TEST_CASE("route reachability: kept labels follow a new version (routes to another goal, a changed map)") {
+  GridMap m = pocketed(3, 70, 53, 0.3);
+  const std::vector<CellCoord> goals = walkable_goals(m, 3, 1);
+  SectorGraph graph;
+  graph.build(m, 16, 4);
+  PortalRoutes routes;
+  routes.build(graph, m, goals);
+  RouteReachability reach;
+  std::size_t before = 0;
+  for (std::int32_t y = 0; y < m.height(); ++y)
+    for (std::int32_t x = 0; x < m.width(); ++x) before += reach.reaches_goal(graph, routes, m, {x, y}, 7) ? 1 : 0;
+  // Wall the goal in: with a new version the labels are redone and only the goal's cell is left.
+  const CellCoord g = goals[0];
+  for (std::int32_t dy = -1; dy <= 1; ++dy)
+    for (std::int32_t dx = -1; dx <= 1; ++dx)
+      if (dx != 0 || dy != 0) m.set_cost(g.x + dx, g.y + dy, kBlockedCost);
+  graph.build(m, 16, 4);
+  routes.build(graph, m, goals);
+  std::size_t now = 0;
+  for (std::int32_t y = 0; y < m.height(); ++y)
+    for (std::int32_t x = 0; x < m.width(); ++x) {
+      now += reach.reaches_goal(graph, routes, m, {x, y}, 8) ? 1 : 0;
+    }
+  CHECK(before > 100);
+  CHECK(now == 1);
+  CHECK(reach.memory_bytes() > 0);
+}
+

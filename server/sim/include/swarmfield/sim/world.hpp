@@ -1,6 +1,7 @@
 #pragma once
 // The authoritative world: map, players, fields, swarm, spawner. Pure and deterministic:
 // time comes in as dt, randomness from the seed, no I/O.
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <random>
@@ -50,8 +51,8 @@ struct WorldParams {
   /// 3 ms a tick on a 1024x1024 map here, a full rebuild there being ~1.2 million units.
   std::size_t field_rebuild_budget = 0;
   /// Whole-map or hierarchical fields for size class 1 (NavigationSet::set_field_mode()); kAuto
-  /// = hierarchical from kHierarchicalFromSide (4096) cells a side. In hierarchical mode new
-  /// agents spawn on any walkable cell (no whole-map reachability to rank cells by).
+  /// = hierarchical from kHierarchicalFromSide (4096) cells a side. The spawner ranks cells by
+  /// reachability in either mode (spawn_agents()).
   FieldMode field_mode = FieldMode::kAuto;
   /// Threads that step the swarm, the calling thread included (a WorkerPool of
   /// worker_threads - 1 threads, started by the constructor; 0 or 1 = none, capped at
@@ -94,14 +95,19 @@ class World {
   /// when the map has no walkable cell). Agents held back by the density limit are added to
   /// spawns_held_back(); the random draws of the agents spawned are the same either way. Cells
   /// are ranked: reachable from a player and far enough, then reachable, then far enough, then
-  /// any walkable. Reachability comes from the whole-map integration field, or in hierarchical
-  /// mode from the portal routes (RouteReachability: a flood fill inside the cell's sector).
-  /// Small maps in whole mode (below kSampledSpawnFromCells cells) scan every cell and use the
-  /// best non-empty rank: cost O(cells) per call (two scans). Hierarchical mode and big maps
-  /// draw up to kSpawnDraws uniform cells per agent and take the first of rank 0, else the best
-  /// rank drawn: cost O(agents x draws) plus a sector flood fill per reachability test, no
-  /// O(cells) scan or list (falls back to the scan when no draw hits a walkable cell). Within a
-  /// cell the point is random but a radius from the cell's edges. Kinds: when more than one kind
+  /// any walkable. Reachability is the agent's size class's: from the class's whole-map
+  /// integration field, or in hierarchical mode from its portal routes (RouteReachability: a
+  /// flood fill inside the cell's sector, labelled once per sector and route version); unknown
+  /// (counted as reachable) while the class has no fields yet. Small maps (below
+  /// kSampledSpawnFromCells cells) scan every cell and use the best non-empty rank: cost
+  /// O(cells) per call (two scans). Big maps draw up to kSpawnDraws uniform cells per agent and
+  /// take the first of rank 0, else the best rank drawn: cost O(agents x draws), no O(cells)
+  /// scan or list (falls back to the scan when no draw hits a walkable cell). An agent of a
+  /// kind wider than a cell (size class n > 1) only goes where its n x n block of cells is
+  /// walkable, centred in the block (draws among the ranked cells, then over the map, then a
+  /// scan of the map; where no block fits anywhere, the agent is not spawned and counts in
+  /// spawns_held_back()). Within a cell (class 1) the point is random but a radius from the
+  /// cell's edges; in a block, random within the block's room to spare. Kinds: when more than one kind
   /// has a positive spawn_weight, each agent's kind is drawn first, from one 64-bit draw, by
   /// pick_agent_kind() (in proportion to the weights); with one such kind no draw is made.
   /// Randomness: the world's std::mt19937_64 seeded with WorldParams::seed, bits mapped to
@@ -158,7 +164,8 @@ class World {
   [[nodiscard]] std::span<const ContactEvent> contacts() const noexcept { return contacts_; }
   [[nodiscard]] const WorldParams& params() const noexcept { return params_; }
   /// Agents the spawner did not place because the swarm had reached the map's density limit
-  /// (SpawnerParams::stop_at_density_limit), summed over every spawn so far.
+  /// (SpawnerParams::stop_at_density_limit) or because no place on the map fits their kind's
+  /// size class, summed over every spawn so far.
   [[nodiscard]] std::uint64_t spawns_held_back() const noexcept { return spawns_held_back_; }
 
  private:
@@ -171,8 +178,19 @@ class World {
   std::size_t spawn_scanned(std::size_t n);
   std::size_t spawn_sampled(std::size_t n, bool& scan_rest);
   [[nodiscard]] bool far_from_players(CellCoord c) const;
-  int spawn_rank(CellCoord c, bool far);
-  bool reachable_for_spawn(CellCoord c);
+  // Rank and reachability for an agent of size class `size_class` (c: the top-left cell of its
+  // class block, the class fields' lattice).
+  int spawn_rank(CellCoord c, bool far, int size_class);
+  bool reachable_for_spawn(CellCoord c, int size_class);
+  // True when the size_class x size_class cells from c (top-left) are all walkable: a disc of
+  // that class centred in the block clears every wall (class 1: the cell is walkable).
+  [[nodiscard]] bool class_block_fits(CellCoord c, int size_class) const noexcept;
+  // Up to kSpawnDraws uniform cells where the class fits: the first of rank 0, else the best
+  // rank drawn; false when no draw fits.
+  bool draw_spawn_cell(int size_class, std::uint32_t& cell);
+  // Every cell where the class fits, from a random start: the first of the best rank; false
+  // when the class fits nowhere on the map (O(cells): the last resort).
+  bool scan_spawn_cell(int size_class, std::uint32_t& cell);
   bool place_spawned_agent(std::uint32_t cell, std::uint8_t kind);
   void move_players(float dt);
   bool update_fields();
@@ -190,7 +208,8 @@ class World {
   std::vector<Vec2> goal_positions_;  // scratch of update_fields(): the players' positions
   std::vector<ContactEvent> contacts_;
   std::vector<std::uint32_t> spawn_candidates_;  // scratch of spawn_scanned(): cell indices
-  RouteReachability route_reachability_;         // spawn reachability in hierarchical mode
+  // Spawn reachability in hierarchical mode, per size class (labels kept per sector).
+  std::array<RouteReachability, kMaxSizeClass> route_reachability_;
   std::size_t walkable_count_ = 0;               // the map's walkable cells (density limit), for
   std::uint32_t walkable_count_revision_ = 0;    // this map revision
   std::size_t walkable_count_cells_ = 0;         // and cell count (0: not counted yet)
