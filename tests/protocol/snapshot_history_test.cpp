@@ -185,8 +185,27 @@ TEST_CASE("availability follows the fixed ring exactly while memory follows the 
   CHECK(check_against_ring(sp::HistoryPool::kOnDemand) <= 2 * 1000 + 400);
 }
 
-TEST_CASE("an up-front pool keeps the same availability in exactly its capacity, allocated once") {
-  CHECK(check_against_ring(sp::HistoryPool::kUpFront) == 1000);
+TEST_CASE("a fixed pool keeps the same availability in exactly its capacity, allocated once") {
+  CHECK(check_against_ring(sp::HistoryPool::kFixed) == 1000);
+}
+
+TEST_CASE("a fixed pool is taken whole with the first frame that holds agents, not before") {
+  sp::SnapshotHistory h(5000, sp::HistoryPool::kFixed);
+  for (std::uint32_t s = 1; s <= 3; ++s) REQUIRE(h.store(make_frame(s, 0)));  // nothing in view
+  CHECK(h.pool_allocated() == 0);
+  CHECK(h.find(3).has_value());
+  REQUIRE(h.store(make_frame(4, 10)));
+  CHECK(h.pool_allocated() == 5000);
+  const sp::AgentState* base = h.find(4)->agents.data();  // ring address 0: the pool's front
+  for (std::uint32_t s = 5; s <= 200; ++s) {
+    REQUIRE(h.store(make_frame(s, 10 * s)));
+    CHECK(h.pool_allocated() == 5000);  // frames of up to 2000 agents: never grown
+    const auto v = h.find(s);
+    REQUIRE(v.has_value());
+    const std::ptrdiff_t at = v->agents.data() - base;  // in the same block, never moved
+    CHECK(at >= 0);
+    CHECK(at + static_cast<std::ptrdiff_t>(v->agents.size()) <= 5000);
+  }
 }
 
 TEST_CASE("a client sent small frames keeps a small pool, not the whole capacity") {

@@ -12,9 +12,11 @@
 // client by default) before its head wraps. Availability, and so every baseline and payload, is
 // the same as with the fixed pool. Nothing is allocated once the pool has grown to fit.
 // A server that must not grow while it runs (issue 10: no growth over a 10-minute run, while
-// the horde converging on a player fills its view) takes the whole pool when the client joins
-// instead (HistoryPool::kUpFront): frames then sit at their ring address, as in Quake III, and
-// the memory is fixed from the first snapshot on (capacity x 24 bytes: 3.1 MB by default).
+// the horde converging on a player fills its view) takes the whole pool at once instead
+// (HistoryPool::kFixed), with the first frame that holds agents: frames then sit at their ring
+// address, as in Quake III, and the memory is fixed from there on (capacity x 24 bytes: 3.1 MB
+// by default). Not at construction: a client that joins and never looks at an agent (an idle
+// or hostile connection) still costs nothing.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -32,7 +34,8 @@ inline constexpr std::uint32_t kSnapshotHistorySize = 32;
 /// How a SnapshotHistory gets its memory.
 enum class HistoryPool {
   kOnDemand,  ///< grows with the frames it holds (about what the available frames need)
-  kUpFront,   ///< the whole capacity at construction, touched; never grows or moves afterwards
+  kFixed,     ///< the whole capacity, allocated and touched with the first frame that holds
+              ///< agents; never grows or moves after that
 };
 
 class SnapshotHistory {
@@ -40,7 +43,7 @@ class SnapshotHistory {
   /// `pool_agents`: agent entries held over all remembered frames (24 bytes each). A frame larger
   /// than the pool is not stored. Default: room for 8 frames of 16384 agents (3.1 MB at most
   /// on demand; about twice that in the worst case of scattered frames, see pool_allocated()).
-  /// `pool`: on demand (default) or all of it up front (exactly pool_agents entries, for good).
+  /// `pool`: on demand (default) or fixed (exactly pool_agents entries once a frame holds agents).
   explicit SnapshotHistory(std::size_t pool_agents = 8 * 16384, HistoryPool pool = HistoryPool::kOnDemand);
 
   /// Stores a copy of `frame` under frame.sequence, replacing whatever that ring slot held;
@@ -50,7 +53,8 @@ class SnapshotHistory {
   bool store(const AgentFrame& frame);
   /// Grows the pool (if it has no room clear of the available frames) so that
   /// reserve(max_agents, ...) need not refuse for want of a grown pool. Moves the pool: views
-  /// from find() are invalid afterwards. Does nothing with HistoryPool::kUpFront.
+  /// from find() are invalid afterwards. With HistoryPool::kFixed: takes the whole pool if it is
+  /// not taken yet (max_agents > 0), else does nothing.
   void grow_for(std::size_t max_agents);
   /// Room for a frame of at most `max_agents` agents, clear of every available frame (so of
   /// `keep`, the baseline being read while writing), to encode into (SnapshotEncoder::encode
@@ -67,7 +71,8 @@ class SnapshotHistory {
   void clear() noexcept;
   [[nodiscard]] std::size_t pool_capacity() const noexcept { return capacity_; }
   /// Agent entries actually allocated (on demand: grows as needed, at most about twice what the
-  /// available frames hold; up front: always the capacity). For memory measurements and tests.
+  /// available frames hold; fixed: 0 until a frame holds agents, then the capacity). For memory
+  /// measurements and tests.
   [[nodiscard]] std::size_t pool_allocated() const noexcept { return pool_.size(); }
 
  private:
@@ -92,7 +97,7 @@ class SnapshotHistory {
   [[nodiscard]] std::size_t slot_for(std::size_t n, std::uint64_t head_after) const noexcept;
 
   std::size_t capacity_;
-  bool up_front_;
+  bool fixed_;
   std::uint64_t head_ = 0;  // monotonic address of the next free entry
   std::uint64_t reserved_ = 0;  // monotonic address of the last reserve()'s room
   std::size_t reserved_at_ = 0;  // ... and its index in pool_
