@@ -23,6 +23,7 @@ VIEWERS=0
 BIN=""  # required: ./swarmfield.sh load passes its build's bin folder
 OUT="$ROOT/out/load"
 STRICT=no
+RSS_EVERY=10  # seconds between samples of the server's resident memory; 0 = none
 
 usage() {
   cat <<USAGE
@@ -43,6 +44,9 @@ usage: ./swarmfield.sh load [options]      (or: scripts/server_load.sh --bin DIR
                          script is called directly; ./swarmfield.sh load passes its build)
   --out DIR              logs: server.log, server.out, bots.log, viewers.log, viewer.log (default out/load)
   --strict               exit 3 when the run overran or tick p99 exceeded the tick budget
+  --rss-every S          sample the server's resident memory (VmRSS) every S seconds into
+                         OUT/rss.txt ("seconds KiB" lines) and report first/last/peak, the curve by
+                         minute and the growth over the run's second half (default 10; 0 = off)
 Machine load distorts the timings: the verdict prints the load average before and after.
 USAGE
 }
@@ -80,6 +84,9 @@ while [ $# -gt 0 ]; do
     --bin) need_value "$@"; BIN=$(abs_path "$2"); shift 2 ;;
     --out) need_value "$@"; OUT=$(abs_path "$2"); shift 2 ;;
     --strict) STRICT=yes; shift ;;
+    --rss-every) need_value "$@"; { is_uint "$2" && [ "${#2}" -le 5 ]; } ||
+                   fail_usage "--rss-every must be a whole number of seconds, 0 = off (got '$2')"
+                 RSS_EVERY=$2; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     *) fail_usage "unknown option '$1'" ;;
   esac
@@ -195,6 +202,17 @@ fi
 # --- the run -------------------------------------------------------------------------------
 say "running for $DURATION s"
 start=$(now_ms)
+# Resident memory over the run (issue 10's "no growth over a 10-minute run"): VmRSS of the
+# server, read from /proc between the loop's half-second naps.
+RSS_FILE="$OUT/rss.txt"
+: >"$RSS_FILE"
+next_rss=$start
+sample_rss() {
+  local kib
+  kib=$(awk '/^VmRSS:/ { print $2 }' "/proc/$SERVER_PID/status" 2>/dev/null || true)
+  [ -n "$kib" ] && printf '%d %s\n' $(( ($(now_ms) - start) / 1000 )) "$kib" >>"$RSS_FILE"
+  return 0
+}
 end=$(( start + $(awk -v s="$DURATION" 'BEGIN { printf "%d", s * 1000 }') ))  # mawk clamps %d at 2^31
 while [ "$(now_ms)" -lt "$end" ]; do
   if ! alive "$SERVER_PID"; then
@@ -202,8 +220,13 @@ while [ "$(now_ms)" -lt "$end" ]; do
     tail -20 "$OUT/server.log" >&2
     exit 1
   fi
+  if [ "$RSS_EVERY" -gt 0 ] && [ "$(now_ms)" -ge "$next_rss" ]; then
+    sample_rss
+    next_rss=$(( next_rss + RSS_EVERY * 1000 ))
+  fi
   sleep 0.5
 done
+[ "$RSS_EVERY" -gt 0 ] && sample_rss  # the last sample, at the end of the run
 
 # CPU seconds (user + system) each process used so far, read before stopping: with 2 worker
 # threads the server wants up to 2 cores, and the clients run on the same machine.
@@ -322,6 +345,21 @@ BEGIN {
 }'
 VERDICT_RC=$?
 set -e
+
+# Resident memory: first/last/peak, the last sample of each minute, and the growth from the
+# sample nearest half the run to the last (after warm-up a server should not grow).
+if [ "$RSS_EVERY" -gt 0 ] && [ -s "$RSS_FILE" ]; then
+  awk -v half="$(awk -v s="$DURATION" 'BEGIN { print s / 2 }')" -v file="$RSS_FILE" -v every="$RSS_EVERY" '
+  { t[NR] = $1; k[NR] = $2; if ($2 > peak) peak = $2; minute[int($1 / 60)] = $2; if (int($1 / 60) > last_min) last_min = int($1 / 60)
+    if (h == 0 || ($1 - half) * ($1 - half) < (t[h] - half) * (t[h] - half)) h = NR }
+  END {
+    printf "resident memory  first %.1f MiB, last %.1f MiB, peak %.1f MiB (%d samples every %s s, %s)\n", k[1] / 1024, k[NR] / 1024, peak / 1024, NR, every, file
+    printf "  by minute (last sample of each):"
+    for (m = 0; m <= last_min; ++m) if (m in minute) printf " %d:%.1f", m + 1, minute[m] / 1024
+    printf "\n"
+    printf "  second half: %.1f MiB at %d s -> %.1f MiB at %d s: %+.1f MiB (%+.2f%%)\n", k[h] / 1024, t[h], k[NR] / 1024, t[NR], (k[NR] - k[h]) / 1024, 100 * (k[NR] - k[h]) / k[h]
+  }' "$RSS_FILE"
+fi
 
 if [ "$VIEWERS_RC" -ne 0 ]; then
   echo "load: the viewers exited with code $VIEWERS_RC (one could not connect or lost its connection); see $OUT/viewers.log" >&2

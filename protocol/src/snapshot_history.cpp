@@ -6,7 +6,8 @@
 
 namespace swarmfield::protocol {
 
-SnapshotHistory::SnapshotHistory(std::size_t pool_agents) : capacity_(std::max<std::size_t>(pool_agents, 1)) {}
+SnapshotHistory::SnapshotHistory(std::size_t pool_agents, HistoryPool pool)
+    : capacity_(std::max<std::size_t>(pool_agents, 1)), fixed_(pool == HistoryPool::kFixed) {}
 
 void SnapshotHistory::clear() noexcept {
   for (Slot& s : slots_) {
@@ -46,13 +47,26 @@ std::size_t SnapshotHistory::place(std::size_t n, std::uint64_t head_after) cons
   return top;  // clear of everything available; may need the pool to grow
 }
 
+std::size_t SnapshotHistory::slot_for(std::size_t n, std::uint64_t head_after) const noexcept {
+  // Fixed pool: the ring itself. ring_begin() keeps the frame contiguous, and the entries it
+  // overwrites are exactly those of frames that writing it makes unavailable (the rule of
+  // available()), so no frame still available is touched. (reserve()'s room may reach past
+  // what commit() records, but the encoder writes only the agents it commits.)
+  if (fixed_) return static_cast<std::size_t>(ring_begin(n) % capacity_);
+  return place(n, head_after);
+}
+
 bool SnapshotHistory::store(const AgentFrame& f) {
   const std::size_t n = f.agents.size();
   if (n > capacity_) return false;
-  const std::size_t at = place(n, ring_begin(n) + n);
-  // Growing (doubling while below the capacity, then only as needed) keeps the pool near what
-  // the available frames hold, so a client that is sent few agents costs little.
-  if (pool_.size() < at + n) pool_.resize(std::max(at + n, std::min(capacity_, 2 * pool_.size())));
+  const std::size_t at = slot_for(n, ring_begin(n) + n);
+  if (fixed_) {
+    if (n > 0) grow_for(n);  // the whole pool with the first agents (then at + n <= its size)
+  } else if (pool_.size() < at + n) {
+    // Growing (doubling while below the capacity, then only as needed) keeps the pool near what
+    // the available frames hold, so a client that is sent few agents costs little.
+    pool_.resize(std::max(at + n, std::min(capacity_, 2 * pool_.size())));
+  }
   std::copy_n(f.agents.data(), n, pool_.data() + at);
   head_ = ring_begin(n);
   record(f.sequence, f.tick, at, n, f.grid);
@@ -75,6 +89,12 @@ void SnapshotHistory::record(std::uint32_t sequence, std::uint32_t tick, std::si
 
 void SnapshotHistory::grow_for(std::size_t max_agents) {
   if (max_agents == 0 || max_agents > capacity_) return;
+  if (fixed_) {
+    // All of it at once: resize() writes every entry, so the pages are resident from here on
+    // and the process's memory does not creep up later as the client's view fills.
+    if (pool_.empty()) pool_.resize(capacity_);
+    return;
+  }
   const std::size_t at = place(max_agents, ring_begin(max_agents));
   if (pool_.size() < at + max_agents) {
     pool_.resize(std::max(at + max_agents, std::min(capacity_, 2 * pool_.size())));
@@ -85,10 +105,12 @@ std::span<AgentState> SnapshotHistory::reserve(std::size_t max_agents, const Age
   if (max_agents == 0 || max_agents > capacity_) return {};
   // The frame's size is not known yet (0..max_agents): keep clear of every frame that a frame
   // of 0 agents would leave available.
-  const std::size_t at = place(max_agents, ring_begin(max_agents));
+  const std::size_t at = slot_for(max_agents, ring_begin(max_agents));
   if (pool_.size() < at + max_agents) return {};  // would grow (and move every view)
   AgentState* room = pool_.data() + at;
-  // place() keeps clear of every available frame; `keep` is one, checked again for safety.
+  // place() keeps clear of every available frame; `keep` is one, checked again for safety. The
+  // fixed ring keeps clear only of the frames still available after the commit, and the room
+  // is written while `keep` is read: there this check is what protects the baseline.
   const AgentState* keep_begin = keep.agents.data();
   const AgentState* keep_end = keep_begin + keep.agents.size();
   const std::less<const AgentState*> before;

@@ -3,8 +3,8 @@
 
 namespace swarmfield::protocol {
 
-SnapshotSender::SnapshotSender(std::size_t history_agents, bool reliable)
-    : history_(history_agents), reliable_(reliable) {}
+SnapshotSender::SnapshotSender(std::size_t history_agents, bool reliable, HistoryPool pool)
+    : history_(history_agents, pool), reliable_(reliable) {}
 
 bool SnapshotSender::on_ack(const SnapshotAck& ack) noexcept {
   if (ack.latest == 0) return true;

@@ -117,10 +117,16 @@ TEST_CASE("reserve gives room clear of every frame still available, never over t
   CHECK(copy == make_frame(3, 40));
 }
 
-TEST_CASE("availability follows the fixed ring exactly while memory follows the available frames") {
-  // Reference model of the fixed-capacity ring: frame addresses and the overwrite rule.
+namespace {
+
+// Stores 3000 frames of mixed sizes (by store() and by reserve()/commit() at random) and checks
+// after each that find() agrees with a reference model of the fixed-capacity ring (frame
+// addresses and the overwrite rule) and returns the frames intact. Returns the largest
+// pool_allocated() seen.
+std::size_t check_against_ring(sp::HistoryPool pool) {
   const std::size_t capacity = 1000;
-  sp::SnapshotHistory h(capacity);
+  sp::SnapshotHistory h(capacity, pool);
+  std::size_t most_allocated = h.pool_allocated();
   std::uint64_t head = 0;
   std::array<std::uint64_t, sp::kSnapshotHistorySize> begin{};
   std::array<std::uint32_t, sp::kSnapshotHistorySize> seq{};
@@ -155,6 +161,7 @@ TEST_CASE("availability follows the fixed ring exactly while memory follows the 
     seq[i] = s;
     size[i] = n;
     head = b + n;
+    most_allocated = std::max(most_allocated, h.pool_allocated());
     for (std::uint32_t back = 0; back < sp::kSnapshotHistorySize && back < s; ++back) {
       const std::uint32_t q = s - back;
       const auto j = q % sp::kSnapshotHistorySize;
@@ -168,8 +175,37 @@ TEST_CASE("availability follows the fixed ring exactly while memory follows the 
       }
     }
   }
+  return most_allocated;
+}
+
+}  // namespace
+
+TEST_CASE("availability follows the fixed ring exactly while memory follows the available frames") {
   // Memory: at most about twice what the ring can keep available.
-  CHECK(h.pool_allocated() <= 2 * capacity + 400);
+  CHECK(check_against_ring(sp::HistoryPool::kOnDemand) <= 2 * 1000 + 400);
+}
+
+TEST_CASE("a fixed pool keeps the same availability in exactly its capacity, allocated once") {
+  CHECK(check_against_ring(sp::HistoryPool::kFixed) == 1000);
+}
+
+TEST_CASE("a fixed pool is taken whole with the first frame that holds agents, not before") {
+  sp::SnapshotHistory h(5000, sp::HistoryPool::kFixed);
+  for (std::uint32_t s = 1; s <= 3; ++s) REQUIRE(h.store(make_frame(s, 0)));  // nothing in view
+  CHECK(h.pool_allocated() == 0);
+  CHECK(h.find(3).has_value());
+  REQUIRE(h.store(make_frame(4, 10)));
+  CHECK(h.pool_allocated() == 5000);
+  const sp::AgentState* base = h.find(4)->agents.data();  // ring address 0: the pool's front
+  for (std::uint32_t s = 5; s <= 200; ++s) {
+    REQUIRE(h.store(make_frame(s, 10 * s)));
+    CHECK(h.pool_allocated() == 5000);  // frames of up to 2000 agents: never grown
+    const auto v = h.find(s);
+    REQUIRE(v.has_value());
+    const std::ptrdiff_t at = v->agents.data() - base;  // in the same block, never moved
+    CHECK(at >= 0);
+    CHECK(at + static_cast<std::ptrdiff_t>(v->agents.size()) <= 5000);
+  }
 }
 
 TEST_CASE("a client sent small frames keeps a small pool, not the whole capacity") {

@@ -77,7 +77,7 @@ TEST_CASE("server_load.sh: a short run reports the summary, rebuilds and goal-se
   // on a loaded 2-core machine (ctest -j2 beside other builds) the clients' handshake and map
   // transfer took most of a 4 s run, and the run failed now and then.
   const RunResult r = run_script("--map '" + map + "' --agents 20000 --seconds 8 --bots 2 --threads 1 "
-                                 "--player-speed 20 --field-budget 100000 --viewers 2",
+                                 "--player-speed 20 --field-budget 100000 --viewers 2 --rss-every 2",
                                  dir.path);
   INFO("script output:\n" << r.output << "\nserver log:\n" << read_file(dir.path + "/server.log"));
   CHECK(r.exit_code == 0);
@@ -106,6 +106,27 @@ TEST_CASE("server_load.sh: a short run reports the summary, rebuilds and goal-se
   CHECK(summary_value(r.output, "max_datagram") <= 1200);
   CHECK(std::regex_search(r.output, std::regex(R"(goal set changed \d+ of \d+ ticks)")));
   CHECK(std::regex_search(r.output, std::regex(R"(verdict: (OK|OVER BUDGET))")));
+  // Resident memory sampled every 2 s of the 8 s run (plus one at its end), in MiB near the peak.
+  std::smatch m;
+  REQUIRE(std::regex_search(r.output, m, std::regex(R"(resident memory  first ([0-9.]+) MiB, last ([0-9.]+) MiB, peak ([0-9.]+) MiB \((\d+) samples every 2 s)")));
+  const double peak = std::stod(m[3].str());
+  CHECK(std::stod(m[1].str()) <= peak);
+  CHECK(std::stod(m[2].str()) <= peak);
+  CHECK(peak >= 5.0);
+  CHECK(peak <= static_cast<double>(summary_value(r.output, "peak_rss_mib")) + 1.0);
+  CHECK(std::stoi(m[4].str()) >= 4);
+  std::istringstream samples(read_file(dir.path + "/rss.txt"));
+  long long seconds = -1, kib = 0, last_seconds = -1;
+  int lines = 0;
+  while (samples >> seconds >> kib) {
+    CHECK(seconds >= last_seconds);
+    CHECK(kib > 0);
+    last_seconds = seconds;
+    ++lines;
+  }
+  CHECK(lines == std::stoi(m[4].str()));
+  CHECK(std::regex_search(r.output, std::regex(R"(by minute \(last sample of each\): 1:[0-9.]+)")));
+  CHECK(std::regex_search(r.output, std::regex(R"(second half: [0-9.]+ MiB at \d+ s -> [0-9.]+ MiB at \d+ s: [-+][0-9.]+ MiB)")));
   // The processes were stopped: the server's log ends with its exit summary.
   CHECK(read_file(dir.path + "/server.log").find("exit summary: ticks=") != std::string::npos);
 }
@@ -125,6 +146,7 @@ TEST_CASE("server_load.sh: bad options exit 2 with a message naming the option (
       {"--field-budget -2", "--field-budget"},
       {"--field-budget 500", "--field-budget must be -1 (auto), 0 (whole rebuild in one tick) or >= 10000"},
       {"--map /nonexistent/x.map", "/nonexistent/x.map"},
+      {"--rss-every 1.5", "--rss-every must be a whole number of seconds"},
       {"--frobnicate", "unknown option '--frobnicate'"},
   };
   for (const auto& c : cases) {

@@ -263,3 +263,72 @@ TEST_CASE("snapshot_builder: clients with the same view share one relevance per 
   streams[1]->prepare(world, all);
   CHECK(world.relevances_computed() == 1);
 }
+
+namespace {
+
+// A horde converging on a player's view (issue 10's 10-minute run, in miniature): 6000 agents
+// on a circle of radius 200 around the view's centre walk straight in over 150 snapshots and
+// then mill about inside the 40 x 30 view. Snapshots go over UDP, each acknowledged, so every
+// one is a delta against a frame of the history. Returns the history's entries allocated after
+// the first snapshot with agents in view and after the last, and the agents tracked then.
+struct ConvergeResult {
+  std::size_t first_allocated = 0, last_allocated = 0, first_tracked = 0, last_tracked = 0;
+};
+
+ConvergeResult converge(const ClientSnapshotParams& params) {
+  constexpr std::uint32_t kAgents = 6000;
+  constexpr float kCx = 256.0f, kCy = 256.0f;
+  const ViewRect view = ViewRect::from_corners(kCx - 20.0f, kCy - 15.0f, kCx + 20.0f, kCy + 15.0f);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> unit(0.0f, 1.0f);
+  std::vector<float> angle(kAgents), end_x(kAgents), end_y(kAgents);
+  for (std::uint32_t i = 0; i < kAgents; ++i) {
+    angle[i] = 6.2831853f * unit(rng);
+    end_x[i] = kCx + (unit(rng) - 0.5f) * 36.0f;  // their resting places, inside the view
+    end_y[i] = kCy + (unit(rng) - 0.5f) * 26.0f;
+  }
+  ClientSnapshotStream stream(params);
+  protocol::SnapshotReceiver receiver;
+  std::vector<std::uint8_t> payload;
+  SnapshotWorldState world;
+  ConvergeResult r;
+  for (std::uint32_t k = 0; k < 300; ++k) {
+    const float t = std::min(1.0f, static_cast<float>(k) / 150.0f);
+    Agents a;
+    for (std::uint32_t i = 0; i < kAgents; ++i) {
+      const float sx = kCx + 200.0f * std::cos(angle[i]), sy = kCy + 200.0f * std::sin(angle[i]);
+      const float jitter = k >= 150 ? 0.3f * std::sin(0.1f * static_cast<float>(k + i)) : 0.0f;
+      a.add(i + 1, sx + (end_x[i] - sx) * t + jitter, sy + (end_y[i] - sy) * t - jitter, angle[i]);
+    }
+    world.assign(a.view(), {}, k + 1, 0, 1.0f);
+    build_and_decode(stream, world, view, 0, receiver, payload);
+    REQUIRE(stream.on_ack(receiver.ack()));
+    if (r.first_tracked == 0 && stream.last_relevance().tracked > 0) {  // the first agents in view
+      r.first_allocated = stream.sender().history_allocated();
+      r.first_tracked = stream.last_relevance().tracked;
+    }
+  }
+  r.last_allocated = stream.sender().history_allocated();
+  r.last_tracked = stream.last_relevance().tracked;
+  CHECK(receiver.frame().agents.size() == kAgents);  // the client ends up holding the whole horde
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("snapshot_builder: a horde converging on the view does not grow the client's memory (issue 10)") {
+  const ConvergeResult fixed = converge(ClientSnapshotParams{});  // the server's default: kFixed
+  MESSAGE("tracked " << fixed.first_tracked << " -> " << fixed.last_tracked << "; history entries "
+                     << fixed.first_allocated << " -> " << fixed.last_allocated);
+  REQUIRE(fixed.first_tracked > 0);
+  CHECK(fixed.last_tracked >= 10 * fixed.first_tracked);
+  CHECK(fixed.first_allocated == ClientSnapshotParams{}.history_agents);
+  CHECK(fixed.last_allocated == fixed.first_allocated);
+  // The same scene with the history on demand grows it as the view fills: what the default avoids.
+  ClientSnapshotParams on_demand;
+  on_demand.history_pool = protocol::HistoryPool::kOnDemand;
+  const ConvergeResult grown = converge(on_demand);
+  MESSAGE("on demand: history entries " << grown.first_allocated << " -> " << grown.last_allocated);
+  CHECK(grown.first_allocated < 4 * grown.first_tracked + 64);  // a few agents in view
+  CHECK(grown.last_allocated >= 16 * 6000);  // most of the ring's frames of the whole horde
+}

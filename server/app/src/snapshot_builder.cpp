@@ -44,7 +44,7 @@ const protocol::ViewRelevance& SnapshotWorldState::relevance(const protocol::Qua
 
 ClientSnapshotStream::ClientSnapshotStream(const ClientSnapshotParams& params)
     : params_(params),
-      sender_(params.history_agents, false),
+      sender_(params.history_agents, false, params.history_pool),
       budget_(params.bits_per_second, params.snapshots_per_second) {}
 
 protocol::QuantizedRect ClientSnapshotStream::area(const SnapshotWorldState& world, const ViewRect& view) const noexcept {

@@ -11,6 +11,12 @@
 // of a bot's few hundred agents: ~200 KB) instead of growing to the whole capacity (3.1 MB per
 // client by default) before its head wraps. Availability, and so every baseline and payload, is
 // the same as with the fixed pool. Nothing is allocated once the pool has grown to fit.
+// A server that must not grow while it runs (issue 10: no growth over a 10-minute run, while
+// the horde converging on a player fills its view) takes the whole pool at once instead
+// (HistoryPool::kFixed), with the first frame that holds agents: frames then sit at their ring
+// address, as in Quake III, and the memory is fixed from there on (capacity x 24 bytes: 3.1 MB
+// by default). Not at construction: a client that joins and never looks at an agent (an idle
+// or hostile connection) still costs nothing.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -25,11 +31,20 @@ namespace swarmfield::protocol {
 /// Snapshots remembered per client (and so the largest baseline distance on the wire).
 inline constexpr std::uint32_t kSnapshotHistorySize = 32;
 
+/// How a SnapshotHistory gets its memory.
+enum class HistoryPool {
+  kOnDemand,  ///< grows with the frames it holds (about what the available frames need)
+  kFixed,     ///< the whole capacity, allocated and touched with the first frame that holds
+              ///< agents; never grows or moves after that
+};
+
 class SnapshotHistory {
  public:
   /// `pool_agents`: agent entries held over all remembered frames (24 bytes each). A frame larger
-  /// than the pool is not stored. Default: room for 8 frames of 16384 agents (3.1 MB at most).
-  explicit SnapshotHistory(std::size_t pool_agents = 8 * 16384);
+  /// than the pool is not stored. Default: room for 8 frames of 16384 agents (3.1 MB at most
+  /// on demand; about twice that in the worst case of scattered frames, see pool_allocated()).
+  /// `pool`: on demand (default) or fixed (exactly pool_agents entries once a frame holds agents).
+  explicit SnapshotHistory(std::size_t pool_agents = 8 * 16384, HistoryPool pool = HistoryPool::kOnDemand);
 
   /// Stores a copy of `frame` under frame.sequence, replacing whatever that ring slot held;
   /// older frames whose agents it overwrites become unavailable. Views from find() are valid
@@ -38,7 +53,8 @@ class SnapshotHistory {
   bool store(const AgentFrame& frame);
   /// Grows the pool (if it has no room clear of the available frames) so that
   /// reserve(max_agents, ...) need not refuse for want of a grown pool. Moves the pool: views
-  /// from find() are invalid afterwards.
+  /// from find() are invalid afterwards. With HistoryPool::kFixed: takes the whole pool if it is
+  /// not taken yet (max_agents > 0), else does nothing.
   void grow_for(std::size_t max_agents);
   /// Room for a frame of at most `max_agents` agents, clear of every available frame (so of
   /// `keep`, the baseline being read while writing), to encode into (SnapshotEncoder::encode
@@ -54,8 +70,9 @@ class SnapshotHistory {
   /// Forgets every frame (e.g. a client reconnecting).
   void clear() noexcept;
   [[nodiscard]] std::size_t pool_capacity() const noexcept { return capacity_; }
-  /// Agent entries actually allocated (grows as needed; at most about twice what the available
-  /// frames hold). For memory measurements and tests.
+  /// Agent entries actually allocated (on demand: grows as needed, at most about twice what the
+  /// available frames hold; fixed: 0 until a frame holds agents, then the capacity). For memory
+  /// measurements and tests.
   [[nodiscard]] std::size_t pool_allocated() const noexcept { return pool_.size(); }
 
  private:
@@ -76,8 +93,11 @@ class SnapshotHistory {
   // is the size it needs).
   [[nodiscard]] std::size_t place(std::size_t n, std::uint64_t head_after) const noexcept;
   [[nodiscard]] bool available(const Slot& slot) const noexcept;
+  // Where a frame of n agents goes: its ring index when the pool is fixed, else place().
+  [[nodiscard]] std::size_t slot_for(std::size_t n, std::uint64_t head_after) const noexcept;
 
   std::size_t capacity_;
+  bool fixed_;
   std::uint64_t head_ = 0;  // monotonic address of the next free entry
   std::uint64_t reserved_ = 0;  // monotonic address of the last reserve()'s room
   std::size_t reserved_at_ = 0;  // ... and its index in pool_

@@ -17,8 +17,10 @@ namespace swarmfield::protocol {
 class SnapshotSender {
  public:
   /// `history_agents`: agent entries of the frame history (SnapshotHistory); `reliable`: the
-  /// transport delivers every snapshot in order (TCP).
-  explicit SnapshotSender(std::size_t history_agents = 8 * 16384, bool reliable = false);
+  /// transport delivers every snapshot in order (TCP); `pool`: the history's memory on demand or
+  /// all of it now (see HistoryPool).
+  explicit SnapshotSender(std::size_t history_agents = 8 * 16384, bool reliable = false,
+                          HistoryPool pool = HistoryPool::kOnDemand);
 
   /// Applies an acknowledgement. Ignored (returns false) when it names a sequence not sent yet.
   /// Only sequences still in the history matter; older ones are dropped silently.
@@ -46,6 +48,8 @@ class SnapshotSender {
   /// acknowledged so far stay acknowledged either way.
   void set_reliable(bool reliable) noexcept { reliable_ = reliable; }
   [[nodiscard]] bool reliable() const noexcept { return reliable_; }
+  /// Agent entries the frame history holds in memory (SnapshotHistory::pool_allocated()).
+  [[nodiscard]] std::size_t history_allocated() const noexcept { return history_.pool_allocated(); }
   /// Prediction on (default) or off (for measurements; the flag travels in the header).
   void set_prediction(bool on) noexcept { predict_ = on; }
 

@@ -67,6 +67,11 @@ struct ClientSnapshotParams {
   float margin = kAoiMarginWorld;        ///< world units around the view rectangle
   std::size_t max_tracked = 16384;       ///< agents tracked individually at most
   std::size_t history_agents = 8 * 16384;  ///< agent entries of the frame history (SnapshotSender)
+  /// The history's memory (history_agents x 24 bytes, 3.1 MB by default) taken whole with the
+  /// client's first agents rather than as its view fills, so that a server's memory stays flat
+  /// while it runs (a horde converging on a player multiplies what its snapshots carry over
+  /// minutes); a client that never sees an agent costs nothing.
+  protocol::HistoryPool history_pool = protocol::HistoryPool::kFixed;
 };
 
 /// One client's stream of snapshots, server side. No allocation once warm.
