@@ -66,8 +66,12 @@ struct ClientSnapshotParams {
   double snapshots_per_second = 20.0;    ///< > 0
   float margin = kAoiMarginWorld;        ///< world units around the view rectangle
   std::size_t max_tracked = 16384;       ///< agents tracked individually at most
-  std::size_t history_agents = 8 * 16384;  ///< agent entries of the frame history (SnapshotSender)
-  /// The history's memory (history_agents x 24 bytes, 3.1 MB by default) taken whole with the
+  /// Agent entries of the frame history (SnapshotSender): 4 frames of max_tracked agents
+  /// (1.6 MB, taken whole, see history_pool), more frames when they are smaller. 8 x 16384 kept
+  /// more old frames of a converged horde's view as baselines but cost 8 bots 25 MiB: a 1024
+  /// map's server then passed its 128 MiB at 100k agents.
+  std::size_t history_agents = 4 * 16384;
+  /// The history's memory (history_agents x 24 bytes, 1.6 MB by default) taken whole with the
   /// client's first agents rather than as its view fills, so that a server's memory stays flat
   /// while it runs (a horde converging on a player multiplies what its snapshots carry over
   /// minutes); a client that never sees an agent costs nothing.
