@@ -437,6 +437,22 @@ TEST_CASE("server_config: integer flags are decimal and in range, as in the envi
   CHECK(r.config.seed == 18446744073709551615ull);
 }
 
+TEST_CASE("server_config: the auto field budget follows the map size, and hierarchical mode always gets one") {
+  using swarmfield::server::resolve_field_budget;
+  const std::size_t small = 256 * 256, big = 1024 * 1024;
+  auto config = parse({});
+  REQUIRE(is_run(config));
+  CHECK(resolve_field_budget(config.config, small) == 0);
+  CHECK(resolve_field_budget(config.config, big) == 200000);
+  // Forced hierarchical on a small map: sector fields a few a tick, not all on each goal change.
+  config = parse({"--field-mode", "hierarchical"});
+  REQUIRE(is_run(config));
+  CHECK(resolve_field_budget(config.config, small) == 200000);
+  config = parse({"--field-mode", "hierarchical", "--field-budget", "0"});
+  REQUIRE(is_run(config));
+  CHECK(resolve_field_budget(config.config, small) == 0);  // what was asked for
+}
+
 TEST_CASE("server_config: negative seeds are an error, not a wrap to 2^64-1") {
   for (const char* flag : {"--seed", "--city-seed"}) {
     const auto r = parse({flag, "-1"});

@@ -93,8 +93,8 @@ const std::vector<Setting>& settings() {
       {"status-interval", &C::status_interval_s, "SECONDS", "Seconds between status log lines", "a number of seconds"},
       {"field-budget", &C::field_budget, "UNITS",
        "Field rebuild work units per tick (~cells settled; a 1024x1024 rebuild is ~1.06 million): 0 = whole rebuild in "
-       "one tick, -1 = auto (0 up to 512x512 maps, 200000 above), else >= 10000; agents read the last complete field "
-       "meanwhile"},
+       "one tick, -1 = auto (0 up to 512x512 maps, 200000 above or in hierarchical mode), else >= 10000; agents read the "
+       "last complete field meanwhile"},
       {"field-mode", &C::field_mode, "MODE",
        "Navigation fields: whole (one whole-map field), hierarchical (sector graph, portal routes, per-sector fields "
        "of occupied sectors), auto (hierarchical from 4096 cells a side)"},
@@ -703,6 +703,9 @@ ConfigParseResult parse_config_toml(const std::string& text, const std::string& 
 
 std::int64_t resolve_field_budget(const ServerConfig& config, std::size_t map_cells) noexcept {
   if (config.field_budget != kAutoFieldBudget) return config.field_budget;
+  // Hierarchical fields (forced on a small map) with no budget rebuild every occupied sector on
+  // every goal change, in the tick: 6-10x slower ticks than whole mode with fast players.
+  if (config.field_mode == "hierarchical") return 200000;
   return map_cells <= std::size_t{512} * 512 ? 0 : 200000;
 }
 

@@ -131,7 +131,8 @@ inline constexpr double kMinStatusInterval = 0.1;
 inline constexpr double kMaxStatusInterval = 86400.0;
 /// The field budget to run with: `config.field_budget` unless it is kAutoFieldBudget, then 0
 /// for maps up to 512 x 512 cells (a whole rebuild takes a few ms) and 200000 above (about
-/// 3 ms a tick; a 1024 x 1024 rebuild then spreads over ~6 ticks).
+/// 3 ms a tick; a 1024 x 1024 rebuild then spreads over ~6 ticks); 200000 at any size with
+/// `field_mode` "hierarchical" (sector fields are built a few a tick, not all on each goal change).
 [[nodiscard]] std::int64_t resolve_field_budget(const ServerConfig& config, std::size_t map_cells) noexcept;
 
 /// Where a setting's effective value came from.
