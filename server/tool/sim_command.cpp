@@ -25,6 +25,7 @@
 #include "swarmfield/sim/crowd/wall_collision.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
 #include "swarmfield/sim/nav/clearance_map.hpp"
+#include "swarmfield/sim/nav/field_mode.hpp"
 #include "swarmfield/sim/nav/size_class.hpp"
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
@@ -50,6 +51,7 @@ struct SimOptions {
   std::vector<std::string> kinds;     // "NAME" or "NAME:WEIGHT", from the default kinds or --kinds-from
   std::string kinds_path;             // a TOML file whose [[kinds]] replace the default kinds
   std::uint32_t threads = 1;
+  std::string field_mode = "auto";    // whole, hierarchical or auto (hierarchical from 4096 a side)
   std::string csv_path;
   std::optional<std::uint64_t> csv_every;
 };
@@ -405,6 +407,11 @@ int run_sim(const SimOptions& opt) {
       return 2;
     }
   }
+  const std::optional<sim::FieldMode> mode = sim::parse_field_mode(opt.field_mode);
+  if (!mode) {
+    std::fprintf(stderr, "error: --field-mode '%s': expected whole, hierarchical or auto\n", opt.field_mode.c_str());
+    return 2;
+  }
   std::vector<sim::AgentKind> kinds;
   if (!opt.kinds_path.empty()) {
     if (std::string err = server::read_kinds_file(opt.kinds_path, kinds); !err.empty()) {
@@ -459,6 +466,7 @@ int run_sim(const SimOptions& opt) {
   params.spawner.stop_at_density_limit = true;  // --agents was checked against it above
   params.kinds = kinds;
   params.worker_threads = opt.threads;
+  params.field_mode = *mode;
   const sim::Vec2 centre{static_cast<float>(map.width()) * map.cell_size() * 0.5f,
                          static_cast<float>(map.height()) * map.cell_size() * 0.5f};
   sim::World world(map, params);
@@ -586,6 +594,10 @@ void add_sim_command(CLI::App& app) {
       ->check(CLI::Range(1.0, 1000.0));
   cmd->add_option("--threads", opt->threads, "threads stepping the swarm, 1..64; same results for any (default 1)")
       ->check(CLI::Range(1u, 64u));
+  cmd->add_option("--field-mode", opt->field_mode,
+                  "navigation: whole (one whole-map field per size class), hierarchical (sectors and portal routes) "
+                  "or auto: hierarchical from 4096 cells a side (default auto)")
+      ->type_name("MODE");
   cmd->add_option("--player", opt->players, "a player standing still at world position X,Y (repeatable)")
       ->type_name("X,Y")
       ->allow_extra_args(false);

@@ -115,6 +115,7 @@ TEST_CASE("tool sim: bad scene values are one clear error line, exit 2") {
       {"--kind runner:-1", "the weight after ':' must be a number > 0"},
       {"--kind runner:abc", "the weight after ':' must be a number > 0"},
       {"--kind walker --kind walker", "kind 'walker' given twice"},
+      {"--field-mode sectors", "--field-mode 'sectors': expected whole, hierarchical or auto"},
       {"--csv-every 5", "--csv-every needs --csv FILE"},
       {"--csv /nonexistent-dir/a.csv", "--csv '/nonexistent-dir/a.csv': cannot write"},
       {"--threads 0", "--threads"},
@@ -307,3 +308,20 @@ TEST_CASE("tool sim --spawn-rect: every agent where its kind's disc fits inside 
   std::filesystem::remove(map);
   std::filesystem::remove(csv);
 }
+
+TEST_CASE("tool sim --field-mode: hierarchical on a small map routes (rebuilds count its route builds) and closes in") {
+  const std::string base = "sim --city-seed 2 --size 128 --agents 300 --ticks 120 --seed 4 --no-progress --field-mode ";
+  const Run whole = run_tool(base + "whole", false);
+  const Run hier = run_tool(base + "hierarchical", false);
+  INFO(whole.out << "\n" << hier.out);
+  REQUIRE(whole.status == 0);
+  REQUIRE(hier.status == 0);
+  const auto rebuilds = [](const std::string& out) {
+    const std::size_t at = last_line(out).find("rebuilds=");
+    return at == std::string::npos ? -1L : std::stol(last_line(out).substr(at + 9));
+  };
+  CHECK(rebuilds(whole.out) > 0);
+  CHECK(rebuilds(hier.out) > 0);  // route builds (was 0: the whole-map field's count)
+  CHECK(last_line(whole.out) != last_line(hier.out));  // another navigation, another state
+}
+

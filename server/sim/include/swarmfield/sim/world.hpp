@@ -144,10 +144,12 @@ class World {
   /// heading bit patterns in swarm order, and its kind when the world has more than one kind).
   /// 0 before the first step.
   [[nodiscard]] std::uint64_t state_hash() const noexcept { return state_hash_; }
-  /// Completed rebuilds of the size-class-1 fields (the classes of bigger kinds rebuild on the
-  /// same triggers: a player changing that class's goal block, or the map changing; see
-  /// all_rebuild_count()).
-  [[nodiscard]] std::uint64_t rebuild_count() const noexcept { return nav_.fields(1).rebuild_count(); }
+  /// Completed rebuilds of the size-class-1 fields, in hierarchical mode of its portal routes
+  /// (the classes of bigger kinds rebuild on the same triggers: a player changing that class's
+  /// goal block, or the map changing; see all_rebuild_count()).
+  [[nodiscard]] std::uint64_t rebuild_count() const noexcept {
+    return nav_.hierarchical() ? nav_.hierarchical_fields(1).route_builds() : nav_.fields(1).rebuild_count();
+  }
   /// Completed field rebuilds summed over every size class.
   [[nodiscard]] std::uint64_t all_rebuild_count() const noexcept { return nav_.rebuild_count(); }
   [[nodiscard]] const GridMap& map() const noexcept { return map_; }
