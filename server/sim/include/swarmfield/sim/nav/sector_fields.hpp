@@ -11,6 +11,7 @@
 #include "swarmfield/sim/nav/any_angle_field.hpp"
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/nav/sector_graph.hpp"
+#include "swarmfield/sim/nav/sector_search.hpp"
 #include "swarmfield/sim/vec2.hpp"
 
 namespace swarmfield::sim {
@@ -198,10 +199,12 @@ class SectorFields {
   // Build scratch (kept between builds).
   bool keep_values_ = true;
   std::vector<std::uint32_t> scratch_values_;  // values of the build when not kept
-  static constexpr std::uint8_t kInner = 2;  // open_: a walkable cell of the sector itself
+  static constexpr std::uint8_t kInner = SectorSearch::kInnerCell;  // open_: a walkable cell of the sector
   std::vector<std::uint8_t> open_;
   std::vector<std::uint8_t> step_;         // map cost of each local cell (inner cells)
-  std::vector<std::uint64_t> heap_;        // (value << 32 | local cell), a binary min-heap
+  std::vector<std::uint8_t> row_costs_;    // a row's costs when the sector is not on the map
+  std::vector<std::uint64_t> seeds_;       // (value << 32 | local cell) of the build's seeds
+  SectorSearch search_;                    // the seeded search (bucket queue)
   std::vector<std::uint32_t> order_;       // update(): sectors to build
   std::vector<std::uint32_t> stale_;       // update(): occupied sectors with an out-of-date field
   // steer()'s candidates of an occupied sector without a field, made once per route generation
