@@ -4,7 +4,10 @@
 // then rebuilt time-sliced like a goal change, see hier/route) against the whole graph build a
 // map revision cost before (SectorGraph::build), on the procedural city and a MovingAI street map
 // tiled, at 1024, 4096 and 8192 cells a side. hier/map_change_renumber/: update() with no cell
-// (the renumbering of the whole node and edge arrays alone).
+// (the renumbering of the whole node and edge arrays alone). hier/graph_pack/: SectorGraph::pack(),
+// which an update runs once the room for moved id ranges and edge blocks is nearly used up
+// (every ~(edges / 8 + 65536) edges moved). hier/bulk_change/: a 256 x 256 district changed
+// twice over between two reads (past the change log: the map's changed blocks are followed).
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -112,6 +115,41 @@ void register_change_case(const ChangeCase& c, int big) {
     });
   });
   renumber->Unit(benchmark::kMillisecond);
+  auto* bulk = benchmark::RegisterBenchmark(("hier/bulk_change/" + c.label).c_str(), [c](benchmark::State& state) {
+    run_change(state, c, [](benchmark::State& st, ChangeSetup& s) {
+      // A 256 x 256-cell district rebuilt: walls on every third street cell, then the streets
+      // back, 2 x 65,536 cell changes between two reads: past the change log, followed by the
+      // map's changed blocks (GridMap::changed_blocks_since()).
+      const std::int32_t x0 = s.map.width() / 3, y0 = s.map.height() / 3;
+      std::vector<std::pair<sim::CellCoord, std::uint8_t>> before;
+      for (std::int32_t y = y0; y < y0 + 256; ++y)
+        for (std::int32_t x = x0; x < x0 + 256; ++x) before.push_back({{x, y}, s.map.cost(x, y)});
+      int round = 0;
+      const std::uint64_t builds_before = s.fields.graph_builds();
+      for (auto _ : st) {
+        st.PauseTiming();
+        for (const auto& [p, cost] : before) s.map.set_cost(p.x, p.y, (p.x + p.y + round) % 3 == 0 ? sim::kBlockedCost : sim::kDefaultCost);
+        for (const auto& [p, cost] : before) s.map.set_cost(p.x, p.y, (p.x + p.y + round) % 3 == 1 ? sim::kBlockedCost : cost);
+        ++round;
+        st.ResumeTiming();
+        s.fields.prepare(s.map);
+      }
+      for (const auto& [p, cost] : before) s.map.set_cost(p.x, p.y, cost);
+      s.fields.prepare(s.map);
+      if (s.fields.graph_builds() != builds_before) st.SkipWithError("a bulk change rebuilt the whole graph");
+    });
+  });
+  bulk->Unit(benchmark::kMillisecond);
+  auto* pack = benchmark::RegisterBenchmark(("hier/graph_pack/" + c.label).c_str(), [c](benchmark::State& state) {
+    run_change(state, c, [](benchmark::State& st, ChangeSetup& s) {
+      sim::SectorGraph graph = s.fields.graph();  // a copy: the fields' routes stay as they are
+      for (auto _ : st) {
+        graph.pack();
+        benchmark::DoNotOptimize(graph.node_remap().data());
+      }
+    });
+  });
+  pack->Unit(benchmark::kMillisecond);
   auto* build = benchmark::RegisterBenchmark(("hier/graph_build/" + c.label).c_str(), [c](benchmark::State& state) {
     run_change(state, c, [](benchmark::State& st, ChangeSetup& s) {
       sim::SectorGraph graph;
@@ -125,6 +163,8 @@ void register_change_case(const ChangeCase& c, int big) {
   if (big > 0) {
     change->Iterations(big >= 8192 ? 16 : 32);
     renumber->Iterations(4);
+    pack->Iterations(4);
+    bulk->Iterations(4);
     build->Iterations(1);
   }
 }

@@ -534,18 +534,26 @@ def runs_of(prefix):
     return {m.group(1): n for m, n in found if m}
 
 builds = runs_of("hier/graph_build/")
+bulks = runs_of("hier/bulk_change/")
+packs = runs_of("hier/graph_pack/")
 rows = []
 for label, name in runs_of("hier/map_change/").items():
     change = cpu_ms(name)
     build = cpu_ms(builds[label]) if label in builds else None
-    rows.append([label, fmt(counter(name, "side"), ".0f"), fmt(change, ".2f"), fmt(build), fmt(ratio(build, change), ".0f") + "x",
-                 fmt(counter(name, "sectors_recomputed"), ".2f"), fmt(counter(name, "nodes"), ".0f"), fmt(counter(name, "edges"), ".0f")])
+    bulk = cpu_ms(bulks[label]) if label in bulks else None
+    pack = cpu_ms(packs[label]) if label in packs else None
+    rows.append([label, fmt(counter(name, "side"), ".0f"), fmt(change, ".2f"), fmt(bulk, ".1f"), fmt(pack, ".1f"), fmt(build),
+                 fmt(ratio(build, change), ".0f") + "x", fmt(counter(name, "sectors_recomputed"), ".2f"),
+                 fmt(counter(name, "nodes"), ".0f"), fmt(counter(name, "edges"), ".0f")])
 if rows:
     print("\n[7] A one-cell map change in hierarchical mode (HierarchicalFields::prepare: SectorGraph::update of the touched\n"
           "    sectors, routes remapped, their sector fields dropped) vs the whole graph build a map revision cost before, ms")
-    table(["map", "side", "change", "graph build", "build/change", "sectors recomputed", "nodes", "edges"], rows)
+    table(["map", "side", "change", "bulk change", "pack", "graph build", "build/change", "sectors recomputed", "nodes",
+           "edges"], rows)
     print("  change = a wall on a street cell (half of them on a sector border), then the street again; the routes are then\n"
-          "  rebuilt time-sliced like a goal change (figure 6's route column).")
+          "  rebuilt time-sliced like a goal change (figure 6's route column). bulk change = a 256 x 256 district changed twice\n"
+          "  over between two reads (131,072 cell changes, past the map's change log: its changed 16 x 16 blocks are followed).\n"
+          "  pack = SectorGraph::pack(), which an update runs every ~(edges / 8 + 65,536) edges moved.")
 
 # ---- Figure 8: one World tick vs map size ----------------------------------------------------------
 WORLD_MAX_SWARM_RATIO = 1.3  # the same 100k agents on a 4096 / 8192 map: swarm phase within 1.3x of 1024's

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "swarmfield/io/map_file.hpp"
+#include "swarmfield/server/config_toml.hpp"
 #include "swarmfield/sim/crowd/density_limit.hpp"
 #include "swarmfield/sim/crowd/wall_collision.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
@@ -46,7 +47,8 @@ struct SimOptions {
   bool no_progress = false;
   std::vector<std::string> players;   // "X,Y" each: a player standing still there
   std::string spawn_rect;             // "X0,Y0,X1,Y1": spawn there instead of by the spawner
-  std::vector<std::string> kinds;     // "NAME" or "NAME:WEIGHT", from the default kinds
+  std::vector<std::string> kinds;     // "NAME" or "NAME:WEIGHT", from the default kinds or --kinds-from
+  std::string kinds_path;             // a TOML file whose [[kinds]] replace the default kinds
   std::uint32_t threads = 1;
   std::string csv_path;
   std::optional<std::uint64_t> csv_every;
@@ -69,10 +71,12 @@ bool parse_numbers(const std::string& text, std::size_t n, float* out) {
   return true;
 }
 
-/// The kind table of --kind NAME[:WEIGHT] options: the default kinds, each spawned with the
-/// weight given (1 without one) and the others with weight 0. "" or an error sentence.
-std::string kinds_from_options(const std::vector<std::string>& specs, std::vector<sim::AgentKind>& out) {
-  out = sim::default_agent_kinds();
+/// The kind table of --kind NAME[:WEIGHT] options: `table` (the default kinds or a file's),
+/// each named kind spawned with the weight given (1 without one) and the others with weight 0.
+/// "" or an error sentence.
+std::string kinds_from_options(const std::vector<std::string>& specs, std::vector<sim::AgentKind> table,
+                               std::vector<sim::AgentKind>& out) {
+  out = std::move(table);
   for (sim::AgentKind& k : out) k.spawn_weight = 0.0f;
   std::vector<bool> named(out.size(), false);
   for (const std::string& spec : specs) {
@@ -379,6 +383,12 @@ int run_sim(const SimOptions& opt) {
                    static_cast<double>(w), static_cast<double>(h));
       return 2;
     }
+    // The world would move such a player to the nearest open cell: a scene should say so.
+    if (const sim::CellCoord c = map.world_to_cell({xy[0], xy[1]}); !map.walkable(c.x, c.y)) {
+      std::fprintf(stderr, "error: --player '%s' stands in a wall (cell %d,%d is blocked); give a walkable position\n",
+                   spec.c_str(), c.x, c.y);
+      return 2;
+    }
     standing.push_back({xy[0], xy[1]});
   }
   float rect[4] = {0, 0, 0, 0};
@@ -396,8 +406,15 @@ int run_sim(const SimOptions& opt) {
     }
   }
   std::vector<sim::AgentKind> kinds;
+  if (!opt.kinds_path.empty()) {
+    if (std::string err = server::read_kinds_file(opt.kinds_path, kinds); !err.empty()) {
+      std::fprintf(stderr, "error: --kinds-from: %s\n", err.c_str());
+      return 2;
+    }
+  }
   if (!opt.kinds.empty()) {
-    if (std::string err = kinds_from_options(opt.kinds, kinds); !err.empty()) {
+    std::vector<sim::AgentKind> table = kinds.empty() ? sim::default_agent_kinds() : kinds;
+    if (std::string err = kinds_from_options(opt.kinds, std::move(table), kinds); !err.empty()) {
       std::fprintf(stderr, "error: %s\n", err.c_str());
       return 2;
     }
@@ -540,17 +557,19 @@ void add_sim_command(CLI::App& app) {
       "(no scripted player then); --spawn-rect X0,Y0,X1,Y1 spawns the --agents uniformly in that\n"
       "world rectangle before the first tick, each where its kind's disc fits (a brute, radius\n"
       "0.8, needs a 2 x 2 block of walkable cells; error if no place in the rectangle fits a kind\n"
-      "spawned); --kind NAME[:WEIGHT]\n"
-      "(repeatable) spawns only the named kinds of the default set (runner, walker, brute), in\n"
-      "proportion to the weights (1 when left out), drawn from --seed; without --kind every agent\n"
-      "is the swarm's default agent (the walker's size and speed). --csv FILE writes one row per\n"
+      "spawned); --kinds-from FILE reads the [[kinds]] sections of a server config file (TOML) and\n"
+      "spawns them by their weights; --kind NAME[:WEIGHT] (repeatable) spawns only the named kinds\n"
+      "of that file's set or else of the default set (runner, walker, brute), in proportion to the\n"
+      "weights (1 when left out), drawn from --seed; with neither, every agent is the swarm's\n"
+      "default agent (the walker's size and speed). --csv FILE writes one row per\n"
       "agent, by id, after every --csv-every K-th tick: tick,id,kind,x,y,vx,vy (world units and\n"
       "world units per second; kind by name). World units are cells.\n"
       "Progress goes to stderr about once a second; the last stdout line is\n"
       "  ticks=T agents=N rebuilds=R state_hash=0x<16 hex digits>\n"
       "which is identical for identical arguments on the same build, for any --threads.\n"
-      "Exit status: 0 done, 2 unreadable map, bad arguments (also a --spawn-rect without a place\n"
-      "for a kind, or more --agents than the map's density limit) or an unwritable --csv file.");
+      "Exit status: 0 done, 2 unreadable map, bad arguments (also a --player in a wall, a\n"
+      "--spawn-rect without a place for a kind, a --kinds-from file without valid [[kinds]], or\n"
+      "more --agents than the map's density limit) or an unwritable --csv file.");
   auto* map_opt = cmd->add_option("MAP", opt->map_path, "MovingAI .map file (or ASCII map)");
   auto* city_opt = cmd->add_option("--city-seed", opt->city_seed, "use a generated city with this seed instead of MAP");
   map_opt->excludes(city_opt);
@@ -572,7 +591,9 @@ void add_sim_command(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_option("--spawn-rect", opt->spawn_rect, "spawn the agents uniformly in this world rectangle, where each kind's disc fits")
       ->type_name("X0,Y0,X1,Y1");
-  cmd->add_option("--kind", opt->kinds, "spawn this kind (runner, walker, brute), with a weight (repeatable)")
+  cmd->add_option("--kinds-from", opt->kinds_path, "the kinds: the [[kinds]] sections of this TOML file (a server config)")
+      ->type_name("FILE");
+  cmd->add_option("--kind", opt->kinds, "spawn this kind (runner, walker, brute or one of --kinds-from), with a weight (repeatable)")
       ->type_name("NAME[:WEIGHT]")
       ->allow_extra_args(false);
   cmd->add_option("--csv", opt->csv_path, "write agent rows tick,id,kind,x,y,vx,vy to FILE")->type_name("FILE");

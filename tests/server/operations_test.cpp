@@ -377,6 +377,54 @@ TEST_CASE("operations http: one address gets kMaxPerAddress connections; others 
   CHECK(raw_get_status("127.0.0.4", http.port(), "/healthz", 1500ms) == 200);
 }
 
+TEST_CASE("operations http: many addresses trickling bytes hold no worker; /healthz answers meanwhile") {
+  // Before: a connection went to a worker as soon as it sent one byte, and the worker then
+  // waited up to the request deadline for the rest: a few more addresses than kThreads /
+  // kMaxBusyPerAddress, each trickling a byte now and then on fresh connections, kept every
+  // worker waiting and /healthz unanswered. Now the room reads the request heads itself.
+  OperationsState state;
+  state.publish(swarmfield::server::MetricsSnapshot{}, OperationsState::Clock::now() + 60s);
+  OperationsHttp http(state);
+  std::string error;
+  REQUIRE_MESSAGE(http.start("127.0.0.1", 0, error), error);
+  constexpr int kAddresses = 3 * OperationsHttp::kThreads;  // 3 connections per worker
+  std::vector<std::string> sources;
+  for (int i = 0; i < kAddresses; ++i) sources.push_back("127.0.1." + std::to_string(10 + i));
+  std::vector<int> slow(sources.size(), -1);
+  const std::string request = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  std::vector<std::size_t> sent(sources.size(), 0);
+  int answered = 0, probes = 0;
+  const auto start = std::chrono::steady_clock::now();
+  auto next_probe = start + 300ms;
+  while (std::chrono::steady_clock::now() - start < 5s) {
+    for (std::size_t i = 0; i < slow.size(); ++i) {
+      if (slow[i] >= 0 && peer_closed(slow[i], 1ms)) {
+        ::close(slow[i]);
+        slow[i] = -1;
+      }
+      if (slow[i] < 0) {  // a fresh connection as soon as the old one is cut off
+        slow[i] = raw_connect_from(sources[i].c_str(), http.port());
+        sent[i] = 0;
+        if (slow[i] < 0) continue;
+      }
+      // One byte at a time, never the end of the head.
+      if (sent[i] + 4 < request.size() && ::send(slow[i], request.data() + sent[i], 1, MSG_NOSIGNAL) == 1) ++sent[i];
+    }
+    if (std::chrono::steady_clock::now() >= next_probe) {
+      ++probes;
+      if (raw_get_status("127.0.0.9", http.port(), "/healthz", 1000ms) == 200) ++answered;
+      next_probe = std::chrono::steady_clock::now() + 300ms;
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  for (const int fd : slow) {
+    if (fd >= 0) ::close(fd);
+  }
+  INFO(answered << " of " << probes << " probes answered within 1 s");
+  CHECK(probes >= 4);
+  CHECK(answered == probes);
+}
+
 TEST_CASE("operations http: a port in use is an error naming it") {
   OperationsState state;
   OperationsHttp first(state), second(state);

@@ -2,6 +2,7 @@
 // --spawn-rect, --kind, --threads), the CSV of agent rows, and clear errors for bad values.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -139,7 +140,78 @@ TEST_CASE("tool sim: bad scene values are one clear error line, exit 2") {
   INFO(r.out);
   CHECK(r.status == 2);
   CHECK(r.out.find("--spawn-rect '0,0,3,3' holds no walkable cell") != std::string::npos);
+  // A player inside a wall: the world would move it to the open cell without a word.
+  const Run wall = run_tool("sim " + map.string() + " --agents 1 --ticks 2 --player 1.5,1.5 --no-progress");
+  INFO(wall.out);
+  CHECK(wall.status == 2);
+  CHECK(wall.out.find("--player '1.5,1.5' stands in a wall (cell 1,1 is blocked)") != std::string::npos);
+  CHECK(run_tool("sim " + map.string() + " --agents 1 --ticks 2 --player 4.5,4.5 --no-progress", false).status == 0);
   std::filesystem::remove(map);
+}
+
+TEST_CASE("tool sim --kinds-from: the [[kinds]] of a server config file, --kind picks among them") {
+  const auto dir = temp_dir();
+  const auto write = [&](const std::string& name, const std::string& text) {
+    const auto path = dir / name;
+    std::ofstream(path) << text;
+    return path.string();
+  };
+  // A config file as the server reads it: other keys are the server's, not read here.
+  const std::string good = write("kinds_good.toml",
+                                 "tick-hz = 30\n[[kinds]]\nname = \"crawler\"\nradius = 0.3\nspeed = 1.5\nweight = 1\n"
+                                 "[[kinds]]\nname = \"tank\"\nradius = 0.9\nspeed = 1\nweight = 1\n");
+  const auto csv = dir / "kinds_from.csv";
+  const std::string base = "sim --city-seed 1 --size 64 --player 32.5,32.5 --agents 200 --ticks 3 --seed 5 --no-progress ";
+  const Run r = run_tool(base + "--kinds-from " + good + " --csv " + csv.string(), false);
+  INFO(r.out);
+  REQUIRE(r.status == 0);
+  std::string header;
+  std::map<std::string, int> kinds;
+  double fastest = 0;
+  for (const Row& row : read_csv(csv, header)) {
+    if (row.tick != 3) continue;
+    ++kinds[row.kind];
+    fastest = std::max(fastest, std::hypot(row.vx, row.vy));
+  }
+  CHECK(kinds.size() == 2);
+  CHECK(kinds["crawler"] > 50);
+  CHECK(kinds["tank"] > 50);
+  CHECK(fastest <= 1.5 * 1.01);  // the file's speeds, not the default kinds' (runner 4.5)
+  // --kind names one of the file's kinds; the default kinds are not there.
+  const Run only = run_tool(base + "--kinds-from " + good + " --kind tank --csv " + csv.string(), false);
+  REQUIRE(only.status == 0);
+  for (const Row& row : read_csv(csv, header)) CHECK(row.kind == "tank");
+  const Run unknown = run_tool(base + "--kinds-from " + good + " --kind runner");
+  CHECK(unknown.status == 2);
+  CHECK(unknown.out.find("unknown kind 'runner' (known: crawler, tank)") != std::string::npos);
+
+  struct Case {
+    std::string text;
+    std::string needle;
+  };
+  const std::vector<Case> cases = {
+      {"tick-hz = 30\n", "no [[kinds]] section"},
+      {"kinds = []\n", "needs at least one [[kinds]] section"},
+      {"[[kinds]]\nradius = 0.3\n", "kinds[0]: has no 'name'"},
+      {"[[kinds]]\nname = \"a\"\nspeed = \"fast\"\n", "kinds[0]: key 'speed' must be a number (got string)"},
+      {"[[kinds]]\nname = \"a\"\nweight = 0\n", "kinds[0]: key 'weight' must be > 0"},
+      {"[[kinds]\nname = 1\n", "kinds_bad.toml:1:"},
+  };
+  for (const Case& c : cases) {
+    const std::string path = write("kinds_bad.toml", c.text);
+    const Run bad = run_tool(base + "--kinds-from " + path);
+    INFO(c.text << "\n" << bad.out);
+    CHECK(bad.status == 2);
+    CHECK(bad.out.find("error: --kinds-from: ") != std::string::npos);
+    CHECK(bad.out.find(c.needle) != std::string::npos);
+  }
+  const Run missing = run_tool(base + "--kinds-from " + (dir / "no-such.toml").string());
+  CHECK(missing.status == 2);
+  CHECK(missing.out.find("can not read") != std::string::npos);
+  const Run folder = run_tool(base + "--kinds-from " + dir.string());
+  CHECK(folder.status == 2);
+  CHECK(folder.out.find("is a directory, not a TOML file") != std::string::npos);
+  std::filesystem::remove(csv);
 }
 
 TEST_CASE("tool sim: more --agents than the map's density limit is one clear error, exit 2") {

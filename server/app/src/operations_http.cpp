@@ -52,13 +52,22 @@ void socket_address(socket_t sock, bool remote, std::string& ip, int& port) {
 // process without bound. Past the budget or the deadline, reads fail and httplib drops the request.
 class BoundedSocketStream final : public httplib::Stream {
  public:
-  BoundedSocketStream(socket_t sock, SteadyClock::time_point read_deadline, std::size_t read_budget)
-      : sock_(sock), read_deadline_(read_deadline), read_budget_(read_budget) {}
+  /// `head`: bytes the waiting room already read from the socket (served first, and counted
+  /// against `read_budget`).
+  BoundedSocketStream(socket_t sock, SteadyClock::time_point read_deadline, std::size_t read_budget, std::string head)
+      : sock_(sock), read_deadline_(read_deadline), read_budget_(read_budget - std::min(read_budget, head.size())),
+        head_(std::move(head)) {}
 
   bool is_readable() const override { return wait(POLLIN, read_deadline_); }
   bool is_writable() const override { return wait(POLLOUT, SteadyClock::now() + OperationsHttp::kIoTimeout); }
 
   ssize_t read(char* ptr, size_t size) override {
+    if (head_used_ < head_.size()) {
+      const std::size_t n = std::min(size, head_.size() - head_used_);
+      std::copy_n(head_.data() + head_used_, n, ptr);
+      head_used_ += n;
+      return static_cast<ssize_t>(n);
+    }
     if (buffered_ == used_) {  // refill: httplib reads a request line by line, byte by byte
       if (read_budget_ == 0 || !is_readable()) return -1;
       ssize_t n = 0;
@@ -105,6 +114,8 @@ class BoundedSocketStream final : public httplib::Stream {
   socket_t sock_;
   SteadyClock::time_point read_deadline_;
   std::size_t read_budget_;
+  std::string head_;
+  std::size_t head_used_ = 0;
   char buffer_[4096];
   std::size_t buffered_ = 0;
   std::size_t used_ = 0;
@@ -139,8 +150,11 @@ class InlineTaskQueue final : public httplib::TaskQueue {
 // - a connection that sends nothing is closed the request deadline after it was accepted;
 // - at most kMaxWaiting connections wait (the oldest is closed to admit a new one), at most
 //   kMaxPerAddress are open per peer address (beyond that a new one is closed at once);
-// - at most kMaxBusyPerAddress workers serve one address, so one address trickling requests
-//   can not hold every worker;
+// - the room reads each request's head (request line and headers) itself, without blocking, and
+//   a worker only gets a connection whose head has arrived whole: connections trickling bytes,
+//   from any number of addresses, hold no worker (they wait in the room, bounded as above);
+// - at most kMaxBusyPerAddress workers serve one address, so one address sending many
+//   requests can not hold every worker;
 // - each request must arrive whole within kMaxRequestBytes and the deadline of its accept
 //   (BoundedSocketStream), one request per connection (no keep-alive: probes and scrapes open a
 //   connection anyway).
@@ -180,11 +194,35 @@ class BoundedServer final : public httplib::Server {
     socket_t sock;
     SteadyClock::time_point accepted;
     std::string address;
+    std::string head;  // bytes read so far by the room
   };
+
+  enum class HeadState : std::uint8_t { kPartial, kComplete, kClosed };
+
+  // Reads what has arrived on `p` without blocking (at most kMaxRequestBytes in all). kComplete
+  // once the head ends (a blank line; a body, at most 1 KiB, is read by the worker), kClosed if
+  // the peer closed, failed or sent kMaxRequestBytes without ending the head.
+  static HeadState read_head(Pending& p) {
+    char buffer[4096];
+    for (;;) {
+      const std::size_t room = OperationsHttp::kMaxRequestBytes - p.head.size();
+      if (room == 0) return HeadState::kClosed;
+      const ssize_t n = ::recv(p.sock, buffer, std::min(sizeof buffer, room), MSG_DONTWAIT);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+      if (n <= 0) return HeadState::kClosed;
+      // Search from a little before the new bytes: the blank line may straddle two reads.
+      const std::size_t from = p.head.size() >= 3 ? p.head.size() - 3 : 0;
+      p.head.append(buffer, static_cast<std::size_t>(n));
+      if (p.head.find("\r\n\r\n", from) != std::string::npos || p.head.find("\n\n", from) != std::string::npos)
+        return HeadState::kComplete;
+    }
+    return HeadState::kPartial;
+  }
 
   // Listener thread: admit the connection to the waiting room (or refuse it).
   bool process_and_close_socket(socket_t sock) override {
-    Pending p{sock, SteadyClock::now(), peer_address(sock)};
+    Pending p{sock, SteadyClock::now(), peer_address(sock), {}};
     {
       const std::lock_guard lock(mutex_);
       int& open = open_per_address_[p.address];
@@ -251,10 +289,11 @@ class BoundedServer final : public httplib::Server {
         for (std::size_t i = 0; i < waiting.size(); ++i) {
           Pending& p = waiting[i];
           const short ev = r > 0 ? polls[i + 1].revents : 0;
-          if ((ev & POLLIN) != 0) {  // something to read (or the peer closed: the worker sees it)
+          const HeadState head = (ev & (POLLIN | POLLHUP | POLLERR)) != 0 ? read_head(p) : HeadState::kPartial;
+          if (head == HeadState::kComplete) {
             ready_.push_back(std::move(p));
             handed = true;
-          } else if ((ev & (POLLERR | POLLHUP | POLLNVAL)) != 0 || now >= p.accepted + request_deadline_) {
+          } else if (head == HeadState::kClosed || (ev & POLLNVAL) != 0 || now >= p.accepted + request_deadline_) {
             release_locked(p);
           } else {
             if (kept != i) waiting[kept] = std::move(p);
@@ -288,7 +327,8 @@ class BoundedServer final : public httplib::Server {
         ready_.erase(pick);
         ++busy_per_address_[p.address];
       }
-      BoundedSocketStream stream(p.sock, p.accepted + request_deadline_, OperationsHttp::kMaxRequestBytes);
+      BoundedSocketStream stream(p.sock, p.accepted + request_deadline_, OperationsHttp::kMaxRequestBytes,
+                                 std::move(p.head));
       bool connection_closed = false;
       process_request(stream, /*close_connection=*/true, connection_closed, {});
       {

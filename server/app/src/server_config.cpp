@@ -7,6 +7,7 @@
 #include <toml++/toml.h>
 
 #include "swarmfield/cli/strict_values.hpp"
+#include "swarmfield/server/config_toml.hpp"
 #include "swarmfield/sim/nav/field_mode.hpp"
 
 #include <algorithm>
@@ -34,145 +35,7 @@ constexpr std::array<std::string_view, 7> kLogLevels = {"trace", "debug", "info"
 
 std::string log_format_name(LogFormat f) { return f == LogFormat::kJson ? "json" : "text"; }
 
-std::string type_name(const toml::node& n) {
-  switch (n.type()) {
-    case toml::node_type::string: return "string";
-    case toml::node_type::integer: return "integer";
-    case toml::node_type::floating_point: return "float";
-    case toml::node_type::boolean: return "boolean";
-    case toml::node_type::table: return "table";
-    case toml::node_type::array: return "array";
-    default: return "date/time";
-  }
-}
-
-// One [[kinds]] table -> AgentKind; "" or an error naming the key.
-std::string apply_kind_table(const toml::table& table, sim::AgentKind& kind) {
-  static const std::array<std::string_view, 7> kKindKeys = {"name", "radius", "speed", "separation-weight",
-                                                             "turn-rate", "colour", "weight"};
-  std::vector<std::string> seen;
-  bool has_name = false;
-  for (const auto& [raw_key, node] : table) {
-    std::string key(raw_key.str());
-    std::replace(key.begin(), key.end(), '_', '-');
-    if (std::find(kKindKeys.begin(), kKindKeys.end(), key) == kKindKeys.end()) {
-      std::string known;
-      for (const auto k : kKindKeys) known += (known.empty() ? "" : ", ") + std::string(k);
-      return "unknown key '" + std::string(raw_key.str()) + "' (known keys: " + known + ")";
-    }
-    if (std::find(seen.begin(), seen.end(), key) != seen.end())
-      return "key '" + std::string(raw_key.str()) + "' sets '" + key + "' a second time";
-    seen.push_back(key);
-    const std::string where = "key '" + std::string(raw_key.str()) + "' ";
-    if (key == "name") {
-      auto v = node.value_exact<std::string>();
-      if (!v) return where + "must be a string (got " + type_name(node) + ")";
-      kind.name = *v;
-      has_name = true;
-      continue;
-    }
-    if (key == "colour") {
-      auto v = node.value_exact<std::string>();
-      const bool hex = v && v->size() == 7 && (*v)[0] == '#' &&
-                       std::all_of(v->begin() + 1, v->end(), [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)) != 0; });
-      if (!hex) return where + "must be a colour string \"#RRGGBB\"";
-      kind.colour = static_cast<std::uint32_t>(std::strtoul(v->c_str() + 1, nullptr, 16));
-      continue;
-    }
-    double value = 0.0;
-    if (auto i = node.value_exact<std::int64_t>()) {
-      value = static_cast<double>(*i);
-    } else if (auto f = node.value_exact<double>()) {
-      value = *f;
-    } else {
-      return where + "must be a number (got " + type_name(node) + ")";
-    }
-    const auto f = static_cast<float>(value);
-    if (key == "radius") kind.radius = f;
-    if (key == "speed") kind.max_speed = f;
-    if (key == "separation-weight") kind.separation_weight = f;
-    if (key == "turn-rate") kind.max_turn_rate = f;
-    if (key == "weight") {
-      if (!(std::isfinite(value) && value > 0.0)) {
-        std::ostringstream ss;
-        ss << where << "must be > 0 (got " << value << ")";
-        return ss.str();
-      }
-      kind.spawn_weight = f;
-    }
-  }
-  if (!has_name) return "has no 'name'";
-  return {};
-}
-
-// The `kinds` value: an array of tables (TOML [[kinds]]). "" and `out` filled, or an error.
-std::string apply_kinds(const toml::node& node, std::vector<sim::AgentKind>& out) {
-  const toml::array* array = node.as_array();
-  if (array != nullptr && array->empty())
-    return "key 'kinds' needs at least one [[kinds]] section (got an empty array; leave the key out for the default kinds)";
-  if (array == nullptr || !array->is_array_of_tables())
-    return "key 'kinds' must be an array of tables ([[kinds]] sections; got " + type_name(node) + ")";
-  std::vector<sim::AgentKind> kinds;
-  for (std::size_t i = 0; i < array->size(); ++i) {
-    sim::AgentKind kind;  // the walker's values where a key is missing
-    if (std::string err = apply_kind_table(*array->get(i)->as_table(), kind); !err.empty())
-      return "kinds[" + std::to_string(i) + "]: " + err;
-    kinds.push_back(std::move(kind));
-  }
-  if (std::string err = sim::check_agent_kinds(kinds); !err.empty()) return err;
-  out = std::move(kinds);
-  return {};
-}
-
-bool read_text_file(const std::string& path, std::string& out) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return false;
-  out = ss.str();
-  return true;
-}
-
 using swarmfield::cli::strict_values;
-
-// The 1-based line of the first byte >= 0x80 outside a string or comment, 0 if none.
-// toml++ 3.3 (Debian 12) decides whether such a character is whitespace with a table that
-// reaches __builtin_unreachable() for most of U+00A1..U+0499 (found by fuzzing: a 'ŵ' in a key
-// is undefined behaviour). TOML 1.0 allows non-ASCII only in strings and comments anyway, so
-// such text is refused before toml++ sees it.
-int non_ascii_outside_strings(std::string_view t) {
-  int line = 1;
-  std::size_t i = 0;
-  const auto starts = [&](std::string_view what) { return t.substr(i, what.size()) == what; };
-  while (i < t.size()) {
-    const char c = t[i];
-    if (c == '\n') {
-      ++line;
-      ++i;
-    } else if (c == '#') {
-      while (i < t.size() && t[i] != '\n') ++i;
-    } else if (starts(R"(""")") || starts("'''")) {
-      const std::string_view close = t.substr(i, 3);
-      const bool escapes = c == '"';
-      i += 3;
-      while (i < t.size() && !starts(close)) {
-        if (t[i] == '\n') ++line;
-        i += (escapes && t[i] == '\\') ? 2 : 1;
-      }
-      i += 3;
-    } else if (c == '"' || c == '\'') {
-      ++i;
-      while (i < t.size() && t[i] != c && t[i] != '\n') i += (c == '"' && t[i] == '\\') ? 2 : 1;
-      ++i;
-    } else if (static_cast<unsigned char>(c) >= 0x80) {
-      return line;
-    } else {
-      ++i;
-    }
-  }
-  return 0;
-}
 
 bool is_ip_literal(const std::string& text) {
   unsigned char buffer[sizeof(in6_addr)];
@@ -352,7 +215,7 @@ std::string apply_toml(const Setting& s, ServerConfig& c, const toml::node& n) {
         using T = std::remove_cvref_t<decltype(c.*member)>;
         if constexpr (std::is_same_v<T, std::int64_t>) {
           auto v = n.value_exact<std::int64_t>();
-          if (!v) return "must be an integer (got " + type_name(n) + ")";
+          if (!v) return "must be an integer (got " + toml_type_name(n) + ")";
           c.*member = *v;
         } else if constexpr (std::is_same_v<T, std::uint64_t>) {
           // TOML integers are signed 64-bit: values above 2^63-1 are written as a string of digits.
@@ -365,7 +228,7 @@ std::string apply_toml(const Setting& s, ServerConfig& c, const toml::node& n) {
             return {};
           }
           auto v = n.value_exact<std::int64_t>();
-          if (!v) return "must be an integer (got " + type_name(n) + ")";
+          if (!v) return "must be an integer (got " + toml_type_name(n) + ")";
           if (*v < 0) return "must be >= 0 (got " + std::to_string(*v) + ")";
           c.*member = static_cast<std::uint64_t>(*v);
         } else if constexpr (std::is_same_v<T, double>) {
@@ -374,20 +237,20 @@ std::string apply_toml(const Setting& s, ServerConfig& c, const toml::node& n) {
           } else if (auto f = n.value_exact<double>()) {
             c.*member = *f;
           } else {
-            return "must be " + std::string(s.unit) + " (got " + type_name(n) + ")";
+            return "must be " + std::string(s.unit) + " (got " + toml_type_name(n) + ")";
           }
         } else if constexpr (std::is_same_v<T, bool>) {
           auto v = n.value_exact<bool>();
-          if (!v) return "must be true or false (got " + type_name(n) + ")";
+          if (!v) return "must be true or false (got " + toml_type_name(n) + ")";
           c.*member = *v;
         } else if constexpr (std::is_same_v<T, LogFormat>) {
           auto v = n.value_exact<std::string>();
-          if (!v) return "must be a string (got " + type_name(n) + ")";
+          if (!v) return "must be a string (got " + toml_type_name(n) + ")";
           if (*v != "text" && *v != "json") return "must be text or json (got '" + *v + "')";
           c.*member = *v == "json" ? LogFormat::kJson : LogFormat::kText;
         } else {
           auto v = n.value_exact<std::string>();
-          if (!v) return "must be a string (got " + type_name(n) + ")";
+          if (!v) return "must be a string (got " + toml_type_name(n) + ")";
           c.*member = *v;
         }
         return {};
@@ -515,18 +378,8 @@ namespace {
 
 // Reads and applies a TOML text to `layer`; "" or an error line.
 std::string read_toml_layer(const std::string& text, const std::string& name, Layer& layer) {
-  if (const int line = non_ascii_outside_strings(text); line != 0) {
-    return "error: config " + name + ":" + std::to_string(line) +
-           ": a non-ASCII character outside a string or comment (TOML keys are ASCII)";
-  }
   toml::table table;
-  try {
-    table = toml::parse(text, name);
-  } catch (const toml::parse_error& e) {
-    std::ostringstream ss;
-    ss << "error: config " << name << ":" << e.source().begin.line << ": " << e.description();
-    return ss.str();
-  }
+  if (std::string err = parse_toml_text(text, name, table); !err.empty()) return "error: " + err;
   for (const auto& [raw_key, node] : table) {
     std::string key(raw_key.str());
     std::replace(key.begin(), key.end(), '_', '-');
@@ -770,7 +623,7 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv, const E
     if (std::filesystem::is_directory(config_path, fs_error))
       return fail(std::string("error: ") + (config_source == ConfigSource::kEnvironment ? "SWARMFIELD_CONFIG" : "--config") +
                   " '" + config_path + "' is a directory, not a TOML file");
-    if (!read_text_file(config_path, text)) return fail("error: can not read config file '" + config_path + "'");
+    if (!read_config_text(config_path, text)) return fail("error: can not read config file '" + config_path + "'");
     if (std::string err = read_toml_layer(text, config_path, file); !err.empty()) return fail(err);
     // Validated on its own, as if no flag were given: a wrong value is an error even when a
     // flag overrides it (it would bite as soon as the flag is dropped).

@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <set>
 #include <cstdint>
 #include <span>
 #include <tuple>
@@ -16,6 +17,7 @@
 #include "swarmfield/sim/map/city_generator.hpp"
 #include "swarmfield/sim/nav/clearance_map.hpp"
 #include "swarmfield/sim/nav/hierarchical_fields.hpp"
+#include "swarmfield/sim/nav/navigation_set.hpp"
 #include "swarmfield/sim/nav/sector_graph.hpp"
 #include "swarmfield/sim/nav/size_class.hpp"
 #include "test_maps.hpp"
@@ -223,6 +225,119 @@ TEST_CASE("map change: the same on a city with cost lanes") {
 TEST_CASE("map change: after many changes the unused ids are packed away and the graph still equals a whole build") {
   const int rounds = run_series(test::boston_256(), 29, 4000, true);
   MESSAGE("packed after " << rounds << " rounds of changes");
+}
+
+TEST_CASE("map change: pack() drops the unused ids, keeps every edge, and its remap follows the cells") {
+  GridMap m = test::boston_256();
+  SectorGraph g;
+  g.build(m, kSide);
+  TestRng rng{41};
+  for (int round = 0; round < 60; ++round) {  // ids moved to the end, unused ranges left behind
+    const std::uint32_t since = m.revision();
+    change_cells(m, g, rng, round);
+    std::span<const CellCoord> changed;
+    REQUIRE(m.changes_since(since, changed));
+    g.update(m, changed);
+  }
+  REQUIRE(g.node_count() > g.portal_count());  // there is something to pack
+  const SectorGraph before = g;
+  g.pack();
+  CHECK(g.node_count() == g.portal_count());
+  SectorGraph fresh;
+  fresh.build(m, kSide);
+  require_same_graph(g, fresh);
+  require_same_graph(g, before);
+  // Ids are packed sector by sector, like a whole build's.
+  for (std::uint32_t n = 0; n < g.node_count(); ++n) REQUIRE(g.node_cell(n) == fresh.node_cell(n));
+  REQUIRE(g.node_remap().size() == before.node_count());
+  for (std::uint32_t n = 0; n < before.node_count(); ++n) {
+    const std::uint32_t to = g.node_remap()[n];
+    if (before.node_sector(n) == SectorGraph::kNoSector) {
+      REQUIRE(to == SectorGraph::kNoNode);
+      continue;
+    }
+    REQUIRE(to < g.node_count());
+    REQUIRE(g.node_cell(to) == before.node_cell(n));
+  }
+  // Updates go on from the packed graph as before.
+  for (int round = 0; round < 12; ++round) {
+    const std::uint32_t since = m.revision();
+    change_cells(m, g, rng, round);
+    std::span<const CellCoord> changed;
+    REQUIRE(m.changes_since(since, changed));
+    g.update(m, changed);
+  }
+  fresh.build(m, kSide);
+  require_same_graph(g, fresh);
+}
+
+TEST_CASE("map change: more changes than the change log holds are followed by the changed blocks, not a whole build") {
+  GridMap m = test::boston_256();
+  const GridMap original = m;
+  HierarchicalFields h;
+  h.set_sector_side(kSide);
+  h.prepare(m);
+  NavigationSet set;
+  set.set_field_mode(FieldMode::kHierarchical);
+  set.prepare(m, size_class_bit(1) | size_class_bit(2));
+  const std::uint32_t since = m.revision();
+  REQUIRE(h.graph_builds() == 1);
+  REQUIRE(set.hierarchical_fields(2).graph_builds() == 1);
+  // A bulk change: a 40 x 24 district toggled between walls and streets until the log has
+  // dropped the start (a level script rebuilding a block, say), then left as walls with gaps.
+  const std::int32_t x0 = 70, y0 = 100, w = 40, hgt = 24;
+  std::size_t set_calls = 0;
+  for (int pass = 0; set_calls < GridMap::kChangeLogLimit + 1000; ++pass) {
+    for (std::int32_t y = y0; y < y0 + hgt; ++y)
+      for (std::int32_t x = x0; x < x0 + w; ++x) {
+        const bool wall = (pass % 2 == 0) != ((x + y) % 7 == 0);
+        m.set_cost(x, y, wall ? kBlockedCost : kDefaultCost);
+        ++set_calls;
+      }
+  }
+  std::span<const CellCoord> logged;
+  REQUIRE_FALSE(m.changes_since(since, logged));  // the log no longer reaches back
+  std::vector<CellCoord> blocks;
+  REQUIRE(m.changed_blocks_since(since, m.cell_count(), blocks));
+  // Every changed cell is listed, and only cells of blocks that changed.
+  std::set<std::pair<std::int32_t, std::int32_t>> listed;
+  for (const CellCoord c : blocks) listed.insert({c.x, c.y});
+  CHECK(listed.size() == blocks.size());
+  for (std::int32_t y = 0; y < m.height(); ++y)
+    for (std::int32_t x = 0; x < m.width(); ++x) {
+      if (m.cost(x, y) != original.cost(x, y)) REQUIRE(listed.count({x, y}) == 1);
+    }
+  for (const CellCoord c : blocks) {
+    const std::int32_t bx = c.x / GridMap::kChangeBlockSide * GridMap::kChangeBlockSide;
+    const std::int32_t by = c.y / GridMap::kChangeBlockSide * GridMap::kChangeBlockSide;
+    REQUIRE(bx + GridMap::kChangeBlockSide > x0);
+    REQUIRE(bx < x0 + w);
+    REQUIRE(by + GridMap::kChangeBlockSide > y0);
+    REQUIRE(by < y0 + hgt);
+  }
+  std::vector<CellCoord> none;
+  CHECK_FALSE(m.changed_blocks_since(since, blocks.size() - 1, none));  // over the limit
+  CHECK_FALSE(m.changed_blocks_since(m.revision() + 1, m.cell_count(), none));  // never had it
+
+  h.prepare(m);
+  CHECK(h.graph_builds() == 1);  // followed locally
+  CHECK(h.graph_updates() == 1);
+  SectorGraph fresh;
+  fresh.build(m, kSide);
+  require_same_graph(h.graph(), fresh);
+
+  set.prepare(m, size_class_bit(1) | size_class_bit(2));
+  CHECK(set.hierarchical_fields(1).graph_builds() == 1);
+  CHECK(set.hierarchical_fields(2).graph_builds() == 1);
+  ClearanceMap fresh_clearance;
+  fresh_clearance.build(m);
+  REQUIRE(set.clearance().values() == fresh_clearance.values());
+  GridMap fresh_class2;
+  update_class_map(m, fresh_clearance, 2, fresh_class2);
+  REQUIRE(set.class_grid(2).costs() == fresh_class2.costs());
+  SectorGraph fresh2;
+  fresh2.build(fresh_class2, SectorGraph::kDefaultSectorSide);
+  require_same_graph(set.hierarchical_fields(2).graph(), fresh2);
 }
 
 TEST_CASE("map change: HierarchicalFields updates its graph, re-routes time-sliced, and its fields equal a fresh build") {

@@ -51,16 +51,47 @@ void GridMap::set_cost(std::int32_t x, std::int32_t y, std::uint8_t cost) {
     change_log_.erase(change_log_.begin(), change_log_.begin() + static_cast<std::ptrdiff_t>(drop));
     log_base_ += static_cast<std::uint32_t>(drop);
   }
+  if (block_revision_.empty()) {
+    const std::int32_t by = (height_ + kChangeBlockSide - 1) / kChangeBlockSide;
+    block_revision_.assign(static_cast<std::size_t>(blocks_x()) * static_cast<std::size_t>(by), 0);
+    blocks_base_ = revision_;
+  }
   change_log_.push_back({x, y});
   ++revision_;
+  block_revision_[static_cast<std::size_t>(y / kChangeBlockSide) * static_cast<std::size_t>(blocks_x()) +
+                  static_cast<std::size_t>(x / kChangeBlockSide)] = revision_;
 }
 
 void GridMap::set_change_log(bool on) noexcept {
   log_on_ = on;
   if (!on) {
     std::vector<CellCoord>().swap(change_log_);
+    std::vector<std::uint32_t>().swap(block_revision_);
     log_base_ = revision_;
   }
+}
+
+bool GridMap::changed_blocks_since(std::uint32_t since, std::size_t max_cells, std::vector<CellCoord>& out) const {
+  out.clear();
+  if (since > revision_) return false;
+  if (since == revision_) return true;
+  if (block_revision_.empty() || since < blocks_base_) return false;
+  const std::int32_t bx = blocks_x();
+  std::size_t cells = 0;
+  for (std::size_t b = 0; b < block_revision_.size(); ++b) {
+    if (block_revision_[b] <= since) continue;
+    const std::int32_t x0 = static_cast<std::int32_t>(b % static_cast<std::size_t>(bx)) * kChangeBlockSide;
+    const std::int32_t y0 = static_cast<std::int32_t>(b / static_cast<std::size_t>(bx)) * kChangeBlockSide;
+    const std::int32_t w = std::min(kChangeBlockSide, width_ - x0), h = std::min(kChangeBlockSide, height_ - y0);
+    cells += static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+    if (cells > max_cells) {
+      out.clear();
+      return false;
+    }
+    for (std::int32_t y = y0; y < y0 + h; ++y)
+      for (std::int32_t x = x0; x < x0 + w; ++x) out.push_back({x, y});
+  }
+  return true;
 }
 
 bool GridMap::changes_since(std::uint32_t since, std::span<const CellCoord>& out) const noexcept {

@@ -9,7 +9,13 @@ namespace swarmfield::sim {
 std::uint64_t HierarchicalFields::prepare(const GridMap& map) {
   if (map.width() == width_ && map.height() == height_ && map.revision() == revision_) return 0;
   std::span<const CellCoord> changed;
-  if (map.width() == width_ && map.height() == height_ && map.changes_since(revision_, changed)) {
+  const bool same_size = map.width() == width_ && map.height() == height_;
+  bool local = same_size && map.changes_since(revision_, changed);
+  if (same_size && !local && map.changed_blocks_since(revision_, bulk_change_limit(map), bulk_changes_)) {
+    changed = bulk_changes_;  // more changes than the log holds: the changed blocks' cells
+    local = true;
+  }
+  if (local) {
     graph_.update(map, changed);
     ++graph_updates_;
     revision_ = map.revision();
@@ -26,9 +32,11 @@ std::uint64_t HierarchicalFields::prepare(const GridMap& map) {
       front_.remap_nodes(graph_.node_remap(), graph_.node_count());
       routes_stale_ = true;
     }
+    if (!bulk_changes_.empty()) std::vector<CellCoord>().swap(bulk_changes_);  // rare: not kept
     return work;
   }
-  // Another size, or a revision the map's change log does not reach: the whole graph.
+  // Another size, or changes the map no longer knows cell by cell: the whole graph.
+  std::vector<CellCoord>().swap(bulk_changes_);
   graph_.build(map, side_);
   ++graph_builds_;
   width_ = map.width();

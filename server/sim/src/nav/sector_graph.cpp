@@ -361,16 +361,65 @@ std::size_t SectorGraph::update(const GridMap& map, std::span<const CellCoord> c
   // before a move has to reallocate (a copy of the whole edge array; ids change everywhere
   // and the remap follows). O(graph), once per ~(edges / 8 + kEdgeHeadroom) edges moved.
   if (edges_.capacity() - edges_.size() < kEdgeHeadroom / 2 || node_cells_.capacity() - node_cells_.size() < kNodeHeadroom / 2) {
-    const std::vector<std::size_t> old_base = node_base_;
-    const std::vector<std::uint32_t> old_sector = node_sectors_;
-    assemble(map);
-    for (std::uint32_t& n : node_remap_) {
-      if (n == kNoNode) continue;
-      const std::uint32_t s = old_sector[n];  // n is in use (unused ids map to kNoNode above)
-      n = static_cast<std::uint32_t>(node_base_[s] + (n - old_base[s]));
+    std::vector<std::uint32_t> before = std::move(node_remap_);
+    pack();
+    for (std::uint32_t& n : before) {
+      if (n != kNoNode) n = node_remap_[n];  // n is in use (unused ids map to kNoNode above)
     }
+    node_remap_ = std::move(before);
   }
   return updated_sectors_.size();
+}
+
+void SectorGraph::pack() {
+  const std::size_t count = sectors_.size();
+  // Old id -> new id: sector by sector, each sector's portals first in its range.
+  node_remap_.assign(node_cells_.size(), kNoNode);
+  std::size_t nodes = 0, edges = 0;
+  for (std::size_t s = 0; s < count; ++s) {
+    for (std::size_t i = 0; i < sectors_[s].portals.size(); ++i) node_remap_[node_base_[s] + i] = static_cast<std::uint32_t>(nodes + i);
+    nodes += sectors_[s].portals.size();
+    edges += edge_used_[s];
+  }
+  // Fresh buffers with the same room a whole build leaves (a packing must not keep grown ones).
+  const std::size_t node_room = nodes + nodes / 8 + kNodeHeadroom;
+  std::vector<CellCoord> cells;
+  std::vector<std::uint32_t> sectors, ids, lens;
+  std::vector<std::size_t> firsts;
+  cells.reserve(node_room);
+  sectors.reserve(node_room);
+  ids.reserve(node_room);
+  firsts.reserve(node_room);
+  lens.reserve(node_room);
+  std::vector<SectorEdge> packed;
+  packed.reserve(edges + edges / 8 + kEdgeHeadroom);
+  for (std::size_t s = 0; s < count; ++s) {
+    const std::size_t k = sectors_[s].portals.size();
+    const std::size_t old_edge_base = edge_base_[s];
+    const std::size_t edge_base = packed.size();
+    for (std::size_t i = 0; i < k; ++i) {
+      const std::size_t n = node_base_[s] + i;
+      cells.push_back(node_cells_[n]);
+      sectors.push_back(static_cast<std::uint32_t>(s));
+      ids.push_back(static_cast<std::uint32_t>(ids.size()));
+      firsts.push_back(edge_base + (edge_first_[n] - old_edge_base));
+      lens.push_back(edge_len_[n]);
+    }
+    for (std::size_t e = old_edge_base; e < old_edge_base + edge_used_[s]; ++e)
+      packed.push_back({node_remap_[edges_[e].to], edges_[e].cost});
+    node_base_[s] = cells.size() - k;
+    node_cap_[s] = k;
+    edge_base_[s] = edge_base;
+    edge_cap_[s] = edge_used_[s];
+  }
+  node_cells_ = std::move(cells);
+  node_sectors_ = std::move(sectors);
+  node_ids_ = std::move(ids);
+  edge_first_ = std::move(firsts);
+  edge_len_ = std::move(lens);
+  edges_ = std::move(packed);
+  live_nodes_ = nodes;
+  live_edges_ = edges;
 }
 
 // ---- distances over the graph -----------------------------------------------------------------

@@ -8,12 +8,13 @@
 // Anything else is 404. Requests are small and short-lived: one request per connection, which
 // must arrive whole (at most kMaxRequestBytes) within kRequestDeadline of its connection being
 // accepted, else it is dropped; bodies above 1 KiB are refused, a write waits at most kIoTimeout.
-// Accepted connections wait in a room polled by one thread until they send something; only then
-// does one of kThreads workers take them up, so idle connections hold no worker. At most
-// kMaxWaiting connections wait (the oldest is dropped for a new one), kMaxPerAddress are open and
-// kMaxBusyPerAddress are served at once per peer address. The port is meant for the cluster
-// network (probes, Prometheus), not for players: many addresses trickling requests can still keep
-// every worker busy for up to kRequestDeadline per connection.
+// Accepted connections wait in a room polled by one thread, which reads their request heads
+// without blocking; only once a head has arrived whole does one of kThreads workers take the
+// connection up, so idle and trickling connections (from any number of addresses) hold no worker.
+// At most kMaxWaiting connections wait (the oldest is dropped for a new one), kMaxPerAddress are
+// open and kMaxBusyPerAddress are served at once per peer address. The port is meant for the
+// cluster network (probes, Prometheus), not for players: many addresses can still fill the room
+// (kMaxWaiting, the oldest dropped first), delaying a probe by up to kRequestDeadline.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>

@@ -27,8 +27,11 @@ inline constexpr std::uint8_t kDefaultCost = 1;
 class GridMap {
  public:
   /// Entries the change log holds at most (8 bytes each): when full, the older half is dropped
-  /// (amortised O(1) per change) and readers further behind rebuild whole.
+  /// (amortised O(1) per change); readers further behind ask changed_blocks_since().
   static constexpr std::size_t kChangeLogLimit = std::size_t{1} << 16;
+  /// Side (cells) of the blocks whose latest change the map remembers beside the log (4 bytes
+  /// per block: 1 MiB at 8192 x 8192, allocated on the first logged change).
+  static constexpr std::int32_t kChangeBlockSide = 16;
 
   GridMap() = default;
   /// A `width` x `height` grid (cells), every cell cost `fill`. `cell_size` is the edge length
@@ -70,9 +73,17 @@ class GridMap {
   /// revision this map never had, e.g. another map's): rebuild whole then. `out` stays valid
   /// until the next set_cost(). `since` == revision(): true, empty.
   [[nodiscard]] bool changes_since(std::uint32_t since, std::span<const CellCoord>& out) const noexcept;
+  /// For a reader the change log no longer reaches (changes_since() false): every cell of the
+  /// kChangeBlockSide-square blocks changed after revision `since` (a superset of the changed
+  /// cells, block by block in row-major order), so that a bulk change (more than
+  /// kChangeLogLimit / 2 cells between two reads) is still followed locally. True and `out`
+  /// replaced; false (`out` cleared) when `since` is a revision this map never had, when it
+  /// predates the block record (the log was off since), or when the blocks hold more than
+  /// `max_cells` cells (a whole rebuild is cheaper then). O(blocks) to scan.
+  [[nodiscard]] bool changed_blocks_since(std::uint32_t since, std::size_t max_cells, std::vector<CellCoord>& out) const;
   /// Switches the change log on (the default) or off. Off, set_cost() still bumps revision()
-  /// but logs nothing, and changes_since() reaches back only to the current revision (a reader
-  /// behind rebuilds whole). For maps nobody follows cell by cell, e.g. a window copy refilled
+  /// but logs nothing (nor the blocks), and changes_since() reaches back only to the current
+  /// revision (a reader behind rebuilds whole). For maps nobody follows cell by cell, e.g. a window copy refilled
   /// wholesale on every move, whose log would otherwise fill to kChangeLogLimit for nothing.
   void set_change_log(bool on) noexcept;
 
@@ -96,6 +107,11 @@ class GridMap {
   std::vector<CellCoord> change_log_;
   std::uint32_t log_base_ = 0;
   bool log_on_ = true;
+  // Per kChangeBlockSide block: the revision its latest logged change made (0: none), for
+  // changes after revision blocks_base_ (empty until the first logged change).
+  std::vector<std::uint32_t> block_revision_;
+  std::uint32_t blocks_base_ = 0;
+  [[nodiscard]] std::int32_t blocks_x() const noexcept { return (width_ + kChangeBlockSide - 1) / kChangeBlockSide; }
 };
 
 }  // namespace swarmfield::sim

@@ -51,12 +51,19 @@ class SectorGraph {
   /// sectors holding them, the in-sector costs of those sectors and of the neighbours whose
   /// portals moved (updated_sectors()), and rewrites the edge blocks of those and their four
   /// neighbours. Ids of the sectors whose portals moved may change (node_remap()); the others
-  /// keep theirs unless the graph is packed again (rare: see kEdgeHeadroom; O(graph) then).
+  /// keep theirs unless the graph is packed again (rare: see kEdgeHeadroom; then pack()).
   /// Cost: the recomputed sectors (~1 ms each on a 64-cell city sector) plus O(node_count())
   /// for the remap. Returns the number of sectors recomputed. A map of another size gets a
   /// whole build.
   std::size_t update(const GridMap& map, std::span<const CellCoord> cells);
-  /// After update(): for each node id before it, the node id now (kNoNode for a portal that is
+  /// Packs the node ids and edge blocks: no unused ids or edge slots, each sector's portals and
+  /// edges in sector order, room reserved for ranges and blocks that move in later updates (as a
+  /// whole build leaves). Edges, costs and portal cells are kept; node ids change, and
+  /// node_remap() then maps each id before to its id now (kNoNode for an unused one). Copies the
+  /// node and edge arrays once: O(node_count() + edges), no map access, no sector recomputed
+  /// (update() calls it when the room is nearly used up).
+  void pack();
+  /// After update() or pack(): for each node id before it, the node id now (kNoNode for a portal that is
   /// gone), so that per-node data (route costs) can follow; empty after build() or a whole build.
   [[nodiscard]] std::span<const std::uint32_t> node_remap() const noexcept { return node_remap_; }
   /// After update(): the sectors whose in-sector edges were recomputed (ascending; the touched
@@ -146,7 +153,7 @@ class SectorGraph {
   // out-edges, edge_used_[s] of them), so that an update rewrites only the sectors it touches and
   // their neighbours instead of renumbering the whole graph (O(graph): ~1.5 ms of a 2.9 ms change
   // on the 1024 city, 550 ms of 552 ms at 8192). Moved ranges and blocks go to the end, into room
-  // reserved by the last packing (assemble()).
+  // reserved by the last packing (pack(), or assemble() in a whole build).
   std::vector<CellCoord> node_cells_;
   std::vector<std::uint32_t> node_sectors_;
   std::vector<std::uint32_t> node_ids_;   // 0..n-1 (sector_nodes() spans into it)

@@ -1,0 +1,40 @@
+#pragma once
+// Reading TOML config text: the safe parse, type names for messages, and the [[kinds]] tables.
+// Shared by the server's config (server_config.hpp) and `swarmfield-tool sim --kinds-from`.
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <toml++/toml.h>
+
+#include "swarmfield/sim/crowd/agent_kind.hpp"
+
+namespace swarmfield::server {
+
+/// Reads a whole file into `out`; false if it cannot be opened or read.
+[[nodiscard]] bool read_config_text(const std::string& path, std::string& out);
+
+/// The 1-based line of the first byte >= 0x80 outside a string or comment, 0 if none.
+[[nodiscard]] int non_ascii_outside_strings(std::string_view text);
+
+/// Parses TOML `text` (named `name` in messages, e.g. the file's path) into `out`. "" on
+/// success, else "config NAME:LINE: what is wrong". Text with a non-ASCII byte outside strings
+/// and comments is refused before toml++ sees it (see the .cpp for why).
+[[nodiscard]] std::string parse_toml_text(const std::string& text, const std::string& name, toml::table& out);
+
+/// "string", "integer", "float", "boolean", "table", "array" or "date/time", for messages.
+[[nodiscard]] std::string toml_type_name(const toml::node& node);
+
+/// The value of a `kinds` key: an array of tables (TOML [[kinds]] sections), each with keys
+/// name (required), radius, speed, separation-weight, turn-rate (world units and seconds),
+/// colour ("#RRGGBB") and weight (spawn weight > 0); a missing key keeps the walker's value;
+/// '_' and '-' spell the same key. Checked as a whole with sim::check_agent_kinds. "" and
+/// `out` replaced, or an error naming the section and key (`out` untouched).
+[[nodiscard]] std::string apply_kinds(const toml::node& node, std::vector<sim::AgentKind>& out);
+
+/// The [[kinds]] sections of the TOML file at `path` (a server config file; its other keys are
+/// not read). "" and `out` replaced, or an error sentence naming the file (unreadable, a
+/// directory, not TOML, no [[kinds]] section, or a bad section: apply_kinds's messages).
+[[nodiscard]] std::string read_kinds_file(const std::string& path, std::vector<sim::AgentKind>& out);
+
+}  // namespace swarmfield::server
