@@ -157,6 +157,43 @@ void register_hier_case(const HierCase& c, bool big) {
     });
   });
   change->Unit(benchmark::kMillisecond);
+  // One sector field build (SectorFields::build_sector: the seeded search over the sector and
+  // its ring, then the flow pass), the 9 x 9 sectors round the goal with the routes fixed: the
+  // cost a sector build is charged for against the field budget (kWorkUnitsPerCell). Counters:
+  // ns per sector, ns per local cell ((side + 2)^2 cells a build).
+  auto* sector = benchmark::RegisterBenchmark(("hier/sector_build/" + c.label).c_str(), [c](benchmark::State& state) {
+    run_hier(state, c, [](benchmark::State& st, const HierSetup& s) {
+      sim::PortalRoutes routes;
+      routes.build(s.graph, s.map, s.goal_a);
+      sim::SectorFields fields;
+      fields.set_keep_values(false);  // as the server runs it
+      fields.set_routes(s.graph, routes);
+      std::vector<std::uint32_t> sectors;
+      const sim::CellCoord g = s.goal_a[0];
+      const std::int32_t side = s.graph.sector_side();
+      std::uint64_t cells = 0;
+      for (std::int32_t dy = -4; dy <= 4; ++dy) {
+        for (std::int32_t dx = -4; dx <= 4; ++dx) {
+          const sim::CellCoord c2{g.x + dx * side, g.y + dy * side};
+          if (c2.x < 0 || c2.y < 0 || c2.x >= s.map.width() || c2.y >= s.map.height()) continue;
+          const std::uint32_t id = s.graph.sector_of(c2);
+          sectors.push_back(id);
+          const sim::SectorGraph::Rect r = s.graph.sector_rect(id);
+          cells += static_cast<std::uint64_t>(r.w + 2) * static_cast<std::uint64_t>(r.h + 2);
+        }
+      }
+      for (auto _ : st) {
+        for (const std::uint32_t id : sectors) fields.build_sector(s.map, id);
+        benchmark::DoNotOptimize(fields.build_count());
+      }
+      const double iters = static_cast<double>(st.iterations());
+      st.counters["ns_per_sector"] = benchmark::Counter(iters * static_cast<double>(sectors.size()) * 1e-9,
+                                                        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+      st.counters["ns_per_cell"] = benchmark::Counter(iters * static_cast<double>(cells) * 1e-9,
+                                                      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    });
+  });
+  sector->Unit(benchmark::kMillisecond);
   // What the near field adds to a goal change (NearFields: the exact integration, flow and
   // any-angle fields in the goal's window), all at once; against hier/route in the same run.
   auto* near_change = benchmark::RegisterBenchmark(("hier/near_change/" + c.label).c_str(), [c](benchmark::State& state) {

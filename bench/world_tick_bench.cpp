@@ -115,6 +115,15 @@ void register_world_case(const WorldCase& c, int ticks) {
     if (s == nullptr) return;
     double fields_ms = 0.0, swarm_ms = 0.0;
     std::int64_t n = 0;
+    const auto sector_builds = [&] {
+      const sim::NavigationSet& nav = s->world->navigation();
+      std::uint64_t builds = 0;
+      for (int cls = 1; cls <= sim::kMaxSizeClass; ++cls) {
+        if (nav.hierarchical() && nav.has_class(cls)) builds += nav.hierarchical_fields(cls).fields().build_count();
+      }
+      return builds;
+    };
+    const std::uint64_t builds_before = sector_builds();
     SWARMFIELD_CALLGRIND_ON();
     for (auto _ : state) {
       s->tick(fields_ms, swarm_ms);
@@ -125,6 +134,22 @@ void register_world_case(const WorldCase& c, int ticks) {
     state.counters["swarm_ms"] = n > 0 ? swarm_ms / static_cast<double>(n) : 0.0;
     state.counters["side"] = static_cast<double>(s->world->map().width());
     state.counters["agents"] = static_cast<double>(s->world->swarm().size());
+    // Hierarchical mode: occupied sectors and those left without a current field by the last
+    // tick's budget (their agents steer by the portal fallback or an out-of-date field), all
+    // size classes; sector fields built per tick over the timed ticks.
+    const sim::NavigationSet& nav = s->world->navigation();
+    if (nav.hierarchical()) {
+      double occupied = 0.0, pending = 0.0;
+      for (int cls = 1; cls <= sim::kMaxSizeClass; ++cls) {
+        if (!nav.has_class(cls)) continue;
+        occupied += static_cast<double>(nav.hierarchical_fields(cls).fields().occupied_count());
+        pending += static_cast<double>(nav.hierarchical_fields(cls).fields().pending_count());
+      }
+      state.counters["sectors_occupied"] = occupied;
+      state.counters["sectors_pending"] = pending;
+      state.counters["sector_builds_per_tick"] =
+          n > 0 ? static_cast<double>(sector_builds() - builds_before) / static_cast<double>(n) : 0.0;
+    }
   });
   b->Unit(benchmark::kMillisecond)->Iterations(ticks);
 }

@@ -220,3 +220,53 @@ TEST_CASE("near fields: HierarchicalFields and NavigationSet read them") {
   CHECK(nav.priority(1, {goals[0].x + 250 < m.width() ? goals[0].x + 250 : goals[0].x - 250, goals[0].y}) ==
         NearFields::kFarPriority);
 }
+
+TEST_CASE("near fields: one trust check gives the sample and the priority (NavigationSet::sample with block)") {
+  const GridMap m = test::read_benchmark_map("street/Boston_0_512.map");
+  const std::vector<CellCoord> goals = test::walkable_goals(m, 21, 3);
+  for (const int size_class : {1, 2}) {
+    CAPTURE(size_class);
+    NavigationSet nav;
+    nav.set_field_mode(FieldMode::kHierarchical);
+    std::vector<Vec2> positions;
+    for (const CellCoord g : goals) positions.push_back(m.cell_center(g));
+    nav.note_agents(m, {}, {});
+    nav.update(m, positions, size_class_bit(1) | size_class_bit(size_class));
+    REQUIRE(nav.hierarchical());
+    test::TestRng rng{77};
+    int trusted = 0, far = 0;
+    for (int i = 0; i < 20000; ++i) {
+      // Positions round the goals (most in a window) and anywhere on the map.
+      const CellCoord g = goals[static_cast<std::size_t>(i) % goals.size()];
+      const Vec2 p = i % 4 == 0 ? Vec2{static_cast<float>(rng.below(m.width() * 64)) / 64.0f,
+                                        static_cast<float>(rng.below(m.height() * 64)) / 64.0f}
+                                 : Vec2{static_cast<float>(g.x) + static_cast<float>(rng.below(200 * 64)) / 64.0f - 100.0f,
+                                        static_cast<float>(g.y) + static_cast<float>(rng.below(200 * 64)) / 64.0f - 100.0f};
+      CellCoord block;
+      std::uint32_t priority = 0;
+      const NavSample both = nav.sample(size_class, p, block, priority);
+      const NavSample alone = nav.sample(size_class, p);
+      REQUIRE(block == reference_block(p, size_class, m.cell_size()));
+      REQUIRE(priority == nav.priority(size_class, block));
+      REQUIRE(both.status == alone.status);
+      REQUIRE(both.goal == alone.goal);
+      REQUIRE(both.direction.x == alone.direction.x);
+      REQUIRE(both.direction.y == alone.direction.y);
+      REQUIRE(both.target.x == alone.target.x);
+      REQUIRE(both.target.y == alone.target.y);
+      (priority == NearFields::kFarPriority ? far : trusted) += 1;
+    }
+    CHECK(trusted > 2000);
+    CHECK(far > 2000);
+  }
+  // Whole-map mode: no block (the caller reads priority()).
+  NavigationSet whole;
+  whole.set_field_mode(FieldMode::kWhole);
+  const std::vector<Vec2> positions = {m.cell_center(goals[0])};
+  whole.note_agents(m, {}, {});
+  whole.update(m, positions, size_class_bit(1));
+  CellCoord block;
+  std::uint32_t priority = 0;
+  (void)whole.sample(1, m.cell_center(goals[1]), block, priority);
+  CHECK(block.x == NavigationSet::kNoBlock);
+}

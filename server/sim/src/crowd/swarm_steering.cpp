@@ -179,7 +179,10 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
       const NavigationFields& fields = t.nav->fields(size_class);
       NavSample sample;
       const bool fast = size_class == 1 ? class1.sample_at_cell(map, p, cx, cy, sample) : samplers[size_class - 1].sample(map, p, sample);
-      if (!fast) sample = t.nav->sample(size_class, p);
+      // In hierarchical mode the near fields' trust check of the sample gives the priority too.
+      CellCoord sampled_block{NavigationSet::kNoBlock, NavigationSet::kNoBlock};
+      std::uint32_t sampled_priority = kUnreachable;
+      if (!fast) sample = t.nav->sample(size_class, p, sampled_block, sampled_priority);
       const GridMap& grid = size_class == 1 ? map : t.nav->class_grid(size_class);
       const CellCoord block = size_class == 1 ? CellCoord{cx, cy} : reference_block(p, size_class, cs);
       const IntegrationField& field = fields.integration();
@@ -210,7 +213,7 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
           break;  // hold
       }
       // Hierarchical mode has no whole-map field: the near fields' values round the goals.
-      prio_[k] = hierarchical ? t.nav->priority(size_class, block)
+      prio_[k] = hierarchical ? (sampled_block == block ? sampled_priority : t.nav->priority(size_class, block))
                               : (field.reachable(block.x, block.y) ? field.raw(block.x, block.y) : kUnreachable);
     } else {
       if (flow.at(cx, cy) != FlowDirection::kNone) {

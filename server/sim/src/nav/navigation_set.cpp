@@ -169,18 +169,24 @@ bool NavigationSet::update(const GridMap& map, std::span<const Vec2> goals, Size
 }
 
 NavSample NavigationSet::sample(int size_class, Vec2 p) const noexcept {
+  CellCoord block;
+  std::uint32_t priority = 0;
+  return sample(size_class, p, block, priority);
+}
+
+NavSample NavigationSet::sample(int size_class, Vec2 p, CellCoord& block, std::uint32_t& priority) const noexcept {
+  block = {kNoBlock, kNoBlock};
   if (!has_class(size_class)) return {};
   const ClassSlot& s = slots_[slot(size_class)];
   if (hierarchical_ && map_ != nullptr) {
     // Round a goal, the near field's exact any-angle directions; elsewhere the sector fields.
     const HierarchicalFields& h = hier_[slot(size_class)];
     if (h.near_fields_on()) {
-      const NavSample near = h.near().sample(size_class, cell_size_, p);
+      const NavSample near = h.near().sample(size_class, cell_size_, p, block, priority);
       if (near.status != NavStatus::kNoField) return near;
     }
     const float shift = 0.5f * static_cast<float>(size_class - 1) * cell_size_;
-    NavSample out = hier_[slot(size_class)].fields().sample(size_class == 1 ? *map_ : s.grid, s.lattice_goals,
-                                                              p - Vec2{shift, shift});
+    NavSample out = h.fields().sample(size_class == 1 ? *map_ : s.grid, s.lattice_goals, p - Vec2{shift, shift});
     out.target += Vec2{shift, shift};
     return out;
   }

@@ -213,9 +213,12 @@ std::int32_t NearFields::find(CellCoord b, std::uint32_t& raw) const noexcept {
   return -1;
 }
 
-NavSample NearFields::sample(int size_class, float cell_size, Vec2 p) const noexcept {
+NavSample NearFields::sample(int size_class, float cell_size, Vec2 p, CellCoord& block,
+                             std::uint32_t& priority) const noexcept {
   std::uint32_t raw = 0;
-  const std::int32_t i = find(reference_block(p, size_class, cell_size), raw);
+  block = reference_block(p, size_class, cell_size);
+  const std::int32_t i = find(block, raw);
+  priority = i >= 0 ? raw : kFarPriority;
   if (i < 0) return {};
   const Window& w = windows_[static_cast<std::size_t>(i)];
   const Vec2 shift{static_cast<float>(w.front_origin.x) * cell_size, static_cast<float>(w.front_origin.y) * cell_size};

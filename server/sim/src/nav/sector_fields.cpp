@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
-#include <functional>
 #include <limits>
 
 namespace swarmfield::sim {
@@ -12,11 +11,6 @@ namespace swarmfield::sim {
 namespace {
 
 constexpr std::uint32_t kInf = kUnreachable;
-
-std::uint32_t add_saturated(std::uint32_t a, std::uint32_t b) noexcept {
-  const std::uint64_t s = std::uint64_t{a} + b;
-  return s >= kInf ? kInf - 1 : static_cast<std::uint32_t>(s);
-}
 
 /// Octile distance between two cells, raw units (unit costs).
 std::uint32_t octile(CellCoord a, CellCoord b) noexcept {
@@ -144,23 +138,37 @@ void SectorFields::build_sector(const GridMap& map, std::uint32_t s) {
   // Values in the field when kept (keep_values()), else in scratch: only directions stay.
   std::vector<std::uint32_t>& vals = keep_values_ ? f.values : scratch_values_;
   if (!keep_values_) f.values = {};
-  vals.assign(lw * lh, kInf);
-  heap_.clear();
-  // open_: kInner for the sector's walkable cells (the only ones relaxed), 1 for the ring's
-  // open cells (seeds), 0 blocked; step_ the cost of entering each inner cell (its map cost).
+  vals.resize(lw * lh);  // search_ fills it
+  seeds_.clear();
+  // open_: SectorSearch's cell kinds: inner for the sector's walkable cells (the only ones
+  // relaxed), seed for the ring's open cells, else blocked; step_ the cost of entering each
+  // inner cell (its map cost). Seeds (value << 32 | local cell) for search_, unsorted.
   step_.resize(lw * lh);
+  bool unit_cost = true;
+  const bool on_map = r.x0 >= 0 && r.y0 >= 0 && r.x0 + r.w <= map.width() && r.y0 + r.h <= map.height();
   for (std::int32_t y = 0; y < r.h; ++y) {
     const std::size_t row = static_cast<std::size_t>(y + 1) * lw + 1;
-    for (std::int32_t x = 0; x < r.w; ++x) {
-      const std::uint8_t cost = map.cost(r.x0 + x, r.y0 + y);
-      open_[row + static_cast<std::size_t>(x)] = cost != kBlockedCost ? kInner : 0;
-      step_[row + static_cast<std::size_t>(x)] = cost;
+    const std::uint8_t* costs = nullptr;
+    if (on_map) {
+      costs = map.costs().data() + map.index(r.x0, r.y0 + y);
+    } else {  // a map other than the graph's (misuse): off-map cells read as blocked
+      row_costs_.resize(static_cast<std::size_t>(r.w));
+      for (std::int32_t x = 0; x < r.w; ++x) row_costs_[static_cast<std::size_t>(x)] = map.cost(r.x0 + x, r.y0 + y);
+      costs = row_costs_.data();
     }
+    std::uint8_t* const open_row = open_.data() + row;
+    std::uint8_t* const step_row = step_.data() + row;
+    bool unit_row = true;
+    for (std::int32_t x = 0; x < r.w; ++x) {
+      const std::uint8_t cost = costs[x];
+      open_row[x] = cost != kBlockedCost ? kInner : SectorSearch::kBlockedCell;
+      step_row[x] = cost;
+      unit_row &= cost == 1 || cost == kBlockedCost;
+    }
+    unit_cost &= unit_row;
   }
   const auto seed = [&](std::uint32_t cell, std::uint32_t v) {
-    if (v >= vals[cell]) return;
-    vals[cell] = v;
-    heap_.push_back(std::uint64_t{v} << 32 | cell);
+    if (v != kInf) seeds_.push_back(std::uint64_t{v} << 32 | cell);
   };
   // The sector's portals and the neighbour portals they cross to (the ring's only open cells).
   for (const std::uint32_t n : g.sector_nodes(s)) {
@@ -168,73 +176,52 @@ void SectorFields::build_sector(const GridMap& map, std::uint32_t s) {
     for (const SectorEdge& e : g.edges(n)) {
       if (g.node_sector(e.to) == s) continue;
       const std::uint32_t cell = local(g.node_cell(e.to));
-      open_[cell] = 1;
+      open_[cell] = SectorSearch::kSeedCell;
       seed(cell, routes.node_cost(e.to));
     }
   }
   for (const CellCoord goal : routes.goals()) {
     if (g.sector_of(goal) == s) seed(local(goal), 0);
   }
-  // Dijkstra from the seeds (binary heap of value << 32 | cell: the smallest value first).
-  std::make_heap(heap_.begin(), heap_.end(), std::greater<>{});
-  // Neighbour k of local cell u is u + offset[k]. A ring cell's neighbours off the local grid
-  // wrap to the ring of the row before or after, or past either end (the size check): never
-  // an inner cell, so the bounds need no test of their own.
-  std::ptrdiff_t offset[8];
-  for (std::size_t k = 0; k < 8; ++k) {
-    offset[k] = static_cast<std::ptrdiff_t>(kDirectionOffsets[k].y) * static_cast<std::ptrdiff_t>(lw) + kDirectionOffsets[k].x;
-  }
-  const std::size_t cells = lw * lh;
-  std::uint8_t* const open = open_.data();
-  std::uint32_t* const val = vals.data();
-  while (!heap_.empty()) {
-    std::pop_heap(heap_.begin(), heap_.end(), std::greater<>{});
-    const std::uint64_t top = heap_.back();
-    heap_.pop_back();
-    const auto u = static_cast<std::uint32_t>(top & 0xFFFFFFFFu);
-    const auto du = static_cast<std::uint32_t>(top >> 32);
-    if (du != val[u]) continue;
-    // Ring cells are seeds only: every cell relaxed is one of the sector's (so a ring cell
-    // relaxes the sector cells next to it, as the flow below may step to it from them).
-    for (std::size_t k = 0; k < 8; ++k) {
-      const std::size_t n = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(u) + offset[k]);
-      if (n >= cells || open[n] != kInner) continue;
-      const bool diagonal = (k & 1) != 0;
-      if (diagonal && (open[static_cast<std::size_t>(static_cast<std::ptrdiff_t>(u) + kDirectionOffsets[k].x)] == 0 ||
-                       open[static_cast<std::size_t>(static_cast<std::ptrdiff_t>(u) + offset[k] - kDirectionOffsets[k].x)] == 0))
-        continue;
-      const std::uint32_t nd =
-          add_saturated(du, (diagonal ? kDiagonalStep : kOrthogonalStep) * static_cast<std::uint32_t>(step_[n]));
-      if (nd < val[n]) {
-        val[n] = nd;
-        heap_.push_back(std::uint64_t{nd} << 32 | n);
-        std::push_heap(heap_.begin(), heap_.end(), std::greater<>{});
-      }
-    }
-  }
-  // Flow: FlowField's rules on the local grid (ring cells included as neighbours).
-  const auto stride = static_cast<std::ptrdiff_t>(lw);
+  search_.run(lw, lh, open_.data(), step_.data(), unit_cost, seeds_, vals.data());
+  // Flow: FlowField's rules on the local grid (ring cells included as neighbours): the lowest
+  // neighbour, orthogonal ones first (E, S, W, N), then diagonals (SE, SW, NW, NE) past two
+  // open corners; ties keep the first found. A blocked neighbour holds kUnreachable, never
+  // lower than a cell's own value, so needs no test of its own, unless a seed sat on a blocked
+  // cell (a goal on a wall before the routes caught up; checked then, as FlowField does).
+  const auto st = static_cast<std::ptrdiff_t>(lw);
   f.dirs.assign(static_cast<std::size_t>(r.w) * static_cast<std::size_t>(r.h),
                 static_cast<std::uint8_t>(FlowDirection::kNone));
+  bool blocked_seed = false;
+  for (const std::uint64_t sd : seeds_) blocked_seed |= open_[static_cast<std::size_t>(sd & 0xFFFFFFFFu)] == 0;
+  const std::uint8_t* const open = open_.data();
+  const std::uint32_t* const value = vals.data();
   for (std::size_t y = 1; y + 1 < lh; ++y) {
+    std::uint8_t* const out = f.dirs.data() + (y - 1) * static_cast<std::size_t>(r.w) - 1;
     for (std::size_t x = 1; x + 1 < lw; ++x) {
       const std::size_t u = y * lw + x;
-      if (open_[u] == 0) continue;
-      std::uint32_t best = vals[u];
+      if (open[u] == 0) continue;
+      const std::uint8_t* const o = open + u;
+      const std::uint32_t* const v = value + u;
+      std::uint32_t best = v[0];
       std::uint8_t dir = static_cast<std::uint8_t>(FlowDirection::kNone);
-      // Orthogonal directions first, then diagonals: ties keep the first found.
-      for (const std::size_t k : {0u, 2u, 4u, 6u, 1u, 3u, 5u, 7u}) {
-        const CellCoord o = kDirectionOffsets[k];
-        const std::size_t n = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(u) + o.y * stride + o.x);
-        if (open_[n] == 0 || vals[n] >= best) continue;
-        if ((k & 1) != 0 && (open_[static_cast<std::size_t>(static_cast<std::ptrdiff_t>(u) + o.x)] == 0 ||
-                             open_[static_cast<std::size_t>(static_cast<std::ptrdiff_t>(u) + o.y * stride)] == 0))
-          continue;
-        best = vals[n];
-        dir = static_cast<std::uint8_t>(k);
-      }
-      if (vals[u] == 0) dir = kGoalCode;  // a goal: no direction, but routed
-      f.dirs[(y - 1) * static_cast<std::size_t>(r.w) + (x - 1)] = dir;
+      const auto take = [&](std::ptrdiff_t off, FlowDirection d, bool allowed) __attribute__((always_inline)) {
+        const std::uint32_t n = v[off];
+        const bool better = allowed && (!blocked_seed || o[off] != 0) && n < best;
+        best = better ? n : best;
+        dir = better ? static_cast<std::uint8_t>(d) : dir;
+      };
+      const bool e = o[1] != 0, so = o[st] != 0, w = o[-1] != 0, no = o[-st] != 0;
+      take(1, FlowDirection::kE, true);
+      take(st, FlowDirection::kS, true);
+      take(-1, FlowDirection::kW, true);
+      take(-st, FlowDirection::kN, true);
+      take(st + 1, FlowDirection::kSE, e && so);
+      take(st - 1, FlowDirection::kSW, w && so);
+      take(-st - 1, FlowDirection::kNW, w && no);
+      take(-st + 1, FlowDirection::kNE, e && no);
+      if (v[0] == 0) dir = kGoalCode;  // a goal: no direction, but routed
+      out[x] = dir;
     }
   }
   sector_dirs_[s] = f.dirs.data();
@@ -507,9 +494,10 @@ std::size_t SectorFields::memory_bytes() const noexcept {
   std::size_t bytes = sector_dirs_.capacity() * sizeof(const std::uint8_t*) +
                       (slot_of_.capacity() + agents_.capacity() + occupied_.capacity() + free_.capacity() +
                        order_.capacity()) * sizeof(std::uint32_t) +
-                      open_.capacity() + step_.capacity() + heap_.capacity() * sizeof(std::uint64_t) +
+                      open_.capacity() + step_.capacity() + seeds_.capacity() * sizeof(std::uint64_t) +
                       fields_.capacity() * sizeof(Field) + scratch_values_.capacity() * sizeof(std::uint32_t);
   for (const Field& f : fields_) bytes += f.values.capacity() * sizeof(std::uint32_t) + f.dirs.capacity();
+  bytes += search_.memory_bytes();
   bytes += stale_.capacity() * sizeof(std::uint32_t) + fallback_.capacity() * sizeof(std::vector<Target>) +
            fallback_gen_.capacity() * sizeof(std::uint64_t);
   for (const std::vector<Target>& list : fallback_) bytes += list.capacity() * sizeof(Target);

@@ -3,6 +3,7 @@
 // planning grid and one time-sliced field set (integration + flow + any-angle) per class.
 #include <array>
 #include <cstdint>
+#include <limits>
 #include <span>
 #include <vector>
 
@@ -114,6 +115,12 @@ class NavigationSet {
   /// In hierarchical mode: the near field's sample (NearFields::sample()) where a goal's window
   /// trusts p's reference block, else the sector fields'.
   [[nodiscard]] NavSample sample(int size_class, Vec2 p) const noexcept;
+  /// sample() that also gives priority(size_class, `block`) for p's reference block `block`
+  /// (reference_block(p, size_class, cell size)) when it comes from the same near-field trust
+  /// check (hierarchical mode with near fields: one check per agent instead of two); `block`
+  /// {kNoBlock, kNoBlock} and `priority` unset otherwise (call priority()).
+  static constexpr std::int32_t kNoBlock = std::numeric_limits<std::int32_t>::min();
+  [[nodiscard]] NavSample sample(int size_class, Vec2 p, CellCoord& block, std::uint32_t& priority) const noexcept;
   /// Right of way of a class-`size_class` agent on `block` (cells of the class's grid; lower
   /// goes first): the integration value (raw units) of the class's front field; in
   /// hierarchical mode the near field's trusted value, NearFields::kFarPriority where no

@@ -88,7 +88,16 @@ class NearFields {
   /// positions of set_goal_positions(); status kNoField when no window trusts the block or the
   /// sample there is not kFollow / kGoalInSight / kAtGoal (the caller then uses the sector
   /// fields).
-  [[nodiscard]] NavSample sample(int size_class, float cell_size, Vec2 p) const noexcept;
+  [[nodiscard]] NavSample sample(int size_class, float cell_size, Vec2 p) const noexcept {
+    CellCoord block;
+    std::uint32_t priority = 0;
+    return sample(size_class, cell_size, p, block, priority);
+  }
+  /// sample() that also gives p's reference block (`block`) and its priority() (`priority`)
+  /// from the same trust check: the swarm's steering wants both for every agent, and the check
+  /// (O(windows * goals)) ran twice.
+  [[nodiscard]] NavSample sample(int size_class, float cell_size, Vec2 p, CellCoord& block,
+                                 std::uint32_t& priority) const noexcept;
 
   /// Windows (one per goal index seen; idle ones included).
   [[nodiscard]] std::size_t window_count() const noexcept { return windows_.size(); }

@@ -11,6 +11,7 @@
 #include "swarmfield/sim/nav/any_angle_field.hpp"
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/nav/sector_graph.hpp"
+#include "swarmfield/sim/nav/sector_search.hpp"
 #include "swarmfield/sim/vec2.hpp"
 
 namespace swarmfield::sim {
@@ -47,10 +48,16 @@ class SectorFields {
   /// Fields kept at most: every sector of an 8192 x 8192 map (a crowd spread over the whole map
   /// occupies most): 64 MiB of 64 x 64 sector fields without values, ~340 MiB with.
   static constexpr std::size_t kDefaultMaxFields = 16384;
-  /// Work units charged per cell of a sector build (the cell ring included): measured ~25-40 ns
-  /// a cell (binary-heap Dijkstra and the flow pass, 64 x 64 sectors of street maps) against
-  /// ~6-9 ns for a unit of the whole-map search (see kLinearCellsPerWorkUnit).
-  static constexpr std::uint64_t kWorkUnitsPerCell = 4;
+  /// Work units charged per cell of a sector build (the cell ring included), from the cost of
+  /// a build against that of a work unit measured in the same run (2026-12-02, 2-core VM at
+  /// load 8-10, CPU time, medians of 5: bench hier/sector_build and field/nav_rebuild/plain):
+  /// a build (SectorSearch's bucket queue and the flow pass, 64 x 64 sectors, routes fixed) takes
+  /// 10.8-13.3 ns a cell (Boston_0_1024 tiled 4 x 4, unit costs: 13.3; city 1024, costs 1-3:
+  /// 10.8; 50-58 us a sector), a unit of NavigationFields' rebuild 3.1-3.5 ns (Boston_0_1024
+  /// 3.5, Paris_1_1024 3.1): ~3-4 units a cell. (The binary-heap build before took 31-45 ns a
+  /// cell, ~12 units, while charged 4: the 4 dated from a whole-map search at 6-9 ns a unit,
+  /// since made 2x faster by its sweeps; a sector build then cost ~3x its charge in time.)
+  static constexpr std::uint64_t kWorkUnitsPerCell = 3;
 
   /// Binds the graph and routes (not owned: both must outlive this object and stay as they are
   /// until the next set_routes()). Every cached field becomes out of date (kept, readable, and
@@ -198,10 +205,12 @@ class SectorFields {
   // Build scratch (kept between builds).
   bool keep_values_ = true;
   std::vector<std::uint32_t> scratch_values_;  // values of the build when not kept
-  static constexpr std::uint8_t kInner = 2;  // open_: a walkable cell of the sector itself
+  static constexpr std::uint8_t kInner = SectorSearch::kInnerCell;  // open_: a walkable cell of the sector
   std::vector<std::uint8_t> open_;
   std::vector<std::uint8_t> step_;         // map cost of each local cell (inner cells)
-  std::vector<std::uint64_t> heap_;        // (value << 32 | local cell), a binary min-heap
+  std::vector<std::uint8_t> row_costs_;    // a row's costs when the sector is not on the map
+  std::vector<std::uint64_t> seeds_;       // (value << 32 | local cell) of the build's seeds
+  SectorSearch search_;                    // the seeded search (bucket queue)
   std::vector<std::uint32_t> order_;       // update(): sectors to build
   std::vector<std::uint32_t> stale_;       // update(): occupied sectors with an out-of-date field
   // steer()'s candidates of an occupied sector without a field, made once per route generation
