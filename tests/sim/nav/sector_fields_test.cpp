@@ -520,3 +520,54 @@ TEST_CASE("sector fields: sectors without a field are not starved by out-of-date
   CHECK(h.fields.field_current(busy));
   CHECK(h.fields.build_count() == 4);
 }
+
+TEST_CASE("sector fields: a sparse sector without a field is built while busier new sectors keep arriving") {
+  const GridMap m = test::read_benchmark_map("street/Boston_0_256.map");
+  const std::vector<CellCoord> goals = walkable_goals(m, 5, 2);
+  Hier h(m, goals, 32);
+  // A walkable cell per sector; the quiet sector is the first, the others arrive one a tick
+  // with 8 agents each, and the budget builds one field a tick.
+  std::vector<CellCoord> cell_of(h.graph.sector_count(), CellCoord{-1, -1});
+  for (std::int32_t y = 0; y < m.height(); ++y)
+    for (std::int32_t x = 0; x < m.width(); ++x)
+      if (m.walkable(x, y) && cell_of[h.graph.sector_of({x, y})].x < 0) cell_of[h.graph.sector_of({x, y})] = {x, y};
+  std::vector<std::uint32_t> sectors;
+  for (std::uint32_t s = 0; s < cell_of.size(); ++s)
+    if (cell_of[s].x >= 0) sectors.push_back(s);
+  REQUIRE(sectors.size() > 40);
+  const std::uint32_t quiet = sectors.front();
+  const std::uint64_t one_build = SectorFields::kWorkUnitsPerCell * 34 * 34;
+  int built_at = -1;
+  for (int tick = 0; tick + 1 < static_cast<int>(sectors.size()) && built_at < 0; ++tick) {
+    h.fields.begin_tick();
+    h.fields.note_agent(cell_of[quiet]);
+    for (int k = 0; k <= tick; ++k)  // every busy sector so far stays occupied
+      for (int i = 0; i < 8; ++i) h.fields.note_agent(cell_of[sectors[static_cast<std::size_t>(k) + 1]]);
+    h.fields.update(m, one_build);
+    if (h.fields.has_field(quiet)) built_at = tick;
+  }
+  MESSAGE("the one-agent sector got its field on tick " << built_at);
+  CHECK(built_at >= 0);  // by agents alone it waited for every busier sector
+  CHECK(built_at <= 8 * static_cast<int>(SectorFields::kAgingTicks) + 2);
+}
+
+TEST_CASE("sector fields: without a field, an agent on a portal heads across it; on a goal it stays") {
+  const GridMap m = test::read_benchmark_map("street/Boston_0_256.map");
+  const std::vector<CellCoord> goals = walkable_goals(m, 5, 1);
+  Hier h(m, goals, 32);
+  std::size_t portals = 0, moving = 0;
+  for (std::uint32_t n = 0; n < h.graph.node_count(); ++n) {
+    if (h.graph.node_sector(n) == SectorGraph::kNoSector || h.routes.node_cost(n) == kUnreachable) continue;
+    const CellCoord c = h.graph.node_cell(n);
+    if (c == goals[0]) continue;
+    ++portals;
+    const SectorFields::Steer st = h.fields.steer(m, m.cell_center(c));
+    moving += st.direction.x != 0.0f || st.direction.y != 0.0f ? 1 : 0;
+  }
+  CHECK(portals > 20);
+  CHECK(moving == portals);  // before: the portal's own cell was its best target: no direction
+  const SectorFields::Steer at_goal = h.fields.steer(m, m.cell_center(goals[0]));
+  CHECK(at_goal.direction.x == 0.0f);
+  CHECK(at_goal.direction.y == 0.0f);
+}
+

@@ -72,6 +72,7 @@ void SectorFields::set_routes(const SectorGraph& graph, const PortalRoutes& rout
   fallback_.resize(graph.sector_count());
   fallback_gen_.assign(graph.sector_count(), kNoGeneration);
   agents_.assign(graph.sector_count(), 0);
+  waiting_since_.assign(graph.sector_count(), 0);
   occupied_.clear();
 }
 
@@ -123,6 +124,7 @@ void SectorFields::build_sector(const GridMap& map, std::uint32_t s) {
     fields_[slot].sector = s;
     ++live_;
   }
+  waiting_since_[s] = 0;
   Field& f = fields_[slot];
   f.generation = generation_;
   f.last_tick = tick_;
@@ -245,6 +247,7 @@ std::uint64_t SectorFields::update(const GridMap& map, std::uint64_t budget) {
     if (slot_of_[s] != kNoField) fields_[slot_of_[s]].last_tick = tick_;
     if (slot_of_[s] == kNoField) {
       order_.push_back(s);
+      if (waiting_since_[s] == 0) waiting_since_[s] = tick_;
     } else if (!field_current(s)) {
       stale_.push_back(s);
     }
@@ -258,7 +261,12 @@ std::uint64_t SectorFields::update(const GridMap& map, std::uint64_t budget) {
   const auto busiest_first = [&](std::uint32_t a, std::uint32_t b) {
     return agents_[a] != agents_[b] ? agents_[a] > agents_[b] : a < b;
   };
-  std::sort(order_.begin(), order_.end(), busiest_first);
+  const auto waited_busiest_first = [&](std::uint32_t a, std::uint32_t b) {
+    const std::uint64_t ka = agents_[a] + (tick_ - waiting_since_[a]) / kAgingTicks;
+    const std::uint64_t kb = agents_[b] + (tick_ - waiting_since_[b]) / kAgingTicks;
+    return ka != kb ? ka > kb : a < b;
+  };
+  std::sort(order_.begin(), order_.end(), waited_busiest_first);
   std::sort(stale_.begin(), stale_.end(), busiest_first);
   const std::size_t missing = order_.size();
   order_.resize(missing + stale_.size());
@@ -351,8 +359,12 @@ SectorFields::Steer SectorFields::steer(const GridMap& map, Vec2 p) const noexce
   const std::uint32_t s = g.sector_of(c);
   std::uint64_t best = kInf;
   CellCoord target = c;
+  bool at_goal = false;
   const auto consider = [&](CellCoord t, std::uint32_t cost) {
-    if (cost == kInf) return;
+    // Not the agent's own cell: on a portal cell, head for the next one (across the border)
+    // instead of standing still on a target already reached; on a goal, stay.
+    if (t == c) at_goal = at_goal || cost == 0;
+    if (cost == kInf || t == c) return;
     const std::uint64_t v = std::uint64_t{cost} + octile(c, t);
     if (v < best) {
       best = v;
@@ -364,7 +376,7 @@ SectorFields::Steer SectorFields::steer(const GridMap& map, Vec2 p) const noexce
   } else {
     for_each_target(g, *routes_, s, consider);
   }
-  if (best == kInf || target == c) return {};
+  if (at_goal || best == kInf) return {};
   const Vec2 d = map.cell_center(target) - p;
   const float len = std::sqrt(d.x * d.x + d.y * d.y);
   if (!(len > 1e-6f)) return {};

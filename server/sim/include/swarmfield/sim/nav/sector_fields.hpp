@@ -45,6 +45,10 @@ class SectorFields {
  public:
   /// Ticks a field is kept after the last tick an agent was in its sector (~3 s at 30 Hz).
   static constexpr std::uint32_t kDefaultKeepTicks = 90;
+  /// Occupied sectors without a field rank by agents + ticks waited / kAgingTicks, so a sector
+  /// with one agent is built within a bounded time while busier ones keep arriving (by agents
+  /// alone, sparse sectors of an 8192 map waited minutes with their agents on the fallback).
+  static constexpr std::uint64_t kAgingTicks = 4;
   /// Fields kept at most: every sector of an 8192 x 8192 map (a crowd spread over the whole map
   /// occupies most): 64 MiB of 64 x 64 sector fields without values, ~340 MiB with.
   static constexpr std::size_t kDefaultMaxFields = 16384;
@@ -195,6 +199,8 @@ class SectorFields {
   std::vector<std::uint32_t> slot_of_;     // per sector: its field's slot, or kNoField
   std::vector<const std::uint8_t*> sector_dirs_;  // per sector: its field's dirs, or null
   std::vector<std::uint32_t> agents_;      // per sector: agents this tick
+  // Per sector: the tick it was first found occupied without a field (0: not waiting).
+  std::vector<std::uint64_t> waiting_since_;
   std::vector<std::uint32_t> occupied_;    // sectors with agents this tick
   std::vector<Field> fields_;              // slots
   std::vector<std::uint32_t> free_;        // free slots
