@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <random>
+#include <span>
 #include <vector>
 
 #include "swarmfield/sim/nav/integration_field.hpp"
@@ -43,6 +44,16 @@ GridMap pocketed(std::uint64_t seed, std::int32_t w, std::int32_t h, double wall
   }
   return m;
 }
+
+/// A sector graph of `m` (sectors of `side` cells, portals every 4) and its routes to `goals`.
+struct Routed {
+  SectorGraph graph;
+  PortalRoutes routes;
+  Routed(const GridMap& m, std::span<const CellCoord> goals, std::int32_t side) {
+    graph.build(m, side, 4);
+    routes.build(graph, m, goals);
+  }
+};
 
 /// Cells where reaches_goal() and the whole-map field disagree.
 std::size_t mismatches(const GridMap& m, std::int32_t side, std::span<const CellCoord> goals,
@@ -110,10 +121,9 @@ TEST_CASE("route reachability: walled rooms, a room whose doors are shut is unre
 TEST_CASE("route reachability: off the map, blocked, no goals and routes of another graph are false") {
   const GridMap m = pocketed(3, 40, 40, 0.2);
   const std::vector<CellCoord> goals = walkable_goals(m, 3, 1);
-  SectorGraph graph;
-  graph.build(m, 16, 4);
-  PortalRoutes routes;
-  routes.build(graph, m, goals);
+  const Routed r(m, goals, 16);
+  const SectorGraph& graph = r.graph;
+  const PortalRoutes& routes = r.routes;
   RouteReachability reach;
   CHECK_FALSE(reach.reaches_goal(graph, routes, m, {-1, 0}));
   CHECK_FALSE(reach.reaches_goal(graph, routes, m, {40, 3}));
@@ -127,10 +137,9 @@ TEST_CASE("route reachability: off the map, blocked, no goals and routes of anot
 TEST_CASE("route reachability: kept labels follow a new version (routes to another goal, a changed map)") {
   GridMap m = pocketed(3, 70, 53, 0.3);
   const std::vector<CellCoord> goals = walkable_goals(m, 3, 1);
-  SectorGraph graph;
-  graph.build(m, 16, 4);
-  PortalRoutes routes;
-  routes.build(graph, m, goals);
+  Routed r(m, goals, 16);
+  SectorGraph& graph = r.graph;
+  PortalRoutes& routes = r.routes;
   RouteReachability reach;
   std::size_t before = 0;
   for (std::int32_t y = 0; y < m.height(); ++y)
