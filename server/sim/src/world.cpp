@@ -200,6 +200,13 @@ bool World::update_fields() {
 std::size_t World::spawn_agents(std::size_t n) {
   n = std::min(n, swarm_.capacity() - swarm_.size());
   if (n == 0 || map_.width() <= 0 || map_.height() <= 0) return 0;
+  fit_scanned_.fill(false);  // scan_spawn_cell()'s lists are for this call's players and map
+  const struct ReleaseFitLists {
+    World& w;
+    ~ReleaseFitLists() {
+      for (std::vector<std::uint32_t>& l : w.fit_cells_) std::vector<std::uint32_t>().swap(l);
+    }
+  } release_fit_lists{*this};
   // Reachability must reflect the players and map. With a budget, the tick's own update has
   // already run its slice: a second one here would spend the budget twice.
   if (params_.field_rebuild_budget == 0 ||
@@ -292,22 +299,31 @@ bool World::draw_spawn_cell(int size_class, std::uint32_t& cell) {
 }
 
 bool World::scan_spawn_cell(int size_class, std::uint32_t& cell) {
-  const std::size_t cells = map_.cell_count();
-  if (cells == 0) return false;
-  const auto width = static_cast<std::size_t>(map_.width());
-  const std::size_t start = bits_to_index(rng_(), static_cast<std::uint32_t>(cells));
-  int best_rank = 4;
-  for (std::size_t k = 0; k < cells && best_rank > 0; ++k) {
-    const std::size_t at = (start + k) % cells;
-    const CellCoord c{static_cast<std::int32_t>(at % width), static_cast<std::int32_t>(at / width)};
-    if (!class_block_fits(c, size_class)) continue;
-    const int rank = spawn_rank(c, far_from_players(c), size_class);
-    if (rank < best_rank) {
-      best_rank = rank;
-      cell = static_cast<std::uint32_t>(at);
+  // Once per spawn_agents() call and class: every cell where the class's block fits, of the best
+  // rank; then a uniform pick per agent (one scan per call, not per agent: on a map of 1-cell
+  // streets every brute of a wave came here).
+  const auto k = static_cast<std::size_t>(std::clamp(size_class, 1, kMaxSizeClass) - 1);
+  std::vector<std::uint32_t>& list = fit_cells_[k];
+  if (!fit_scanned_[k]) {
+    fit_scanned_[k] = true;
+    list.clear();
+    int best_rank = 4;
+    const auto width = static_cast<std::size_t>(map_.width());
+    for (std::size_t at = 0; at < map_.cell_count(); ++at) {
+      const CellCoord c{static_cast<std::int32_t>(at % width), static_cast<std::int32_t>(at / width)};
+      if (!class_block_fits(c, size_class)) continue;
+      const int rank = spawn_rank(c, far_from_players(c), size_class);
+      if (rank > best_rank) continue;
+      if (rank < best_rank) {
+        best_rank = rank;
+        list.clear();
+      }
+      list.push_back(static_cast<std::uint32_t>(at));
     }
   }
-  return best_rank < 4;
+  if (list.empty()) return false;
+  cell = list[bits_to_index(rng_(), static_cast<std::uint32_t>(list.size()))];
+  return true;
 }
 
 std::size_t World::spawn_scanned(std::size_t n) {

@@ -190,9 +190,11 @@ class World {
   // Up to kSpawnDraws uniform cells where the class fits: the first of rank 0, else the best
   // rank drawn; false when no draw fits.
   bool draw_spawn_cell(int size_class, std::uint32_t& cell);
-  // Every cell where the class fits, from a random start: the first of the best rank; false
-  // when the class fits nowhere on the map (O(cells): the last resort).
+  // A uniform pick among the cells of the best rank where the class fits (listed by one O(cells)
+  // scan per spawn_agents() call and class: the last resort); false when it fits nowhere.
   bool scan_spawn_cell(int size_class, std::uint32_t& cell);
+  std::array<std::vector<std::uint32_t>, kMaxSizeClass> fit_cells_;  // scan_spawn_cell()'s lists
+  std::array<bool, kMaxSizeClass> fit_scanned_{};                    // ... made in this call
   bool place_spawned_agent(std::uint32_t cell, std::uint8_t kind);
   void move_players(float dt);
   bool update_fields();
