@@ -201,12 +201,6 @@ std::size_t World::spawn_agents(std::size_t n) {
   n = std::min(n, swarm_.capacity() - swarm_.size());
   if (n == 0 || map_.width() <= 0 || map_.height() <= 0) return 0;
   fit_scanned_.fill(false);  // scan_spawn_cell()'s lists are for this call's players and map
-  const struct ReleaseFitLists {
-    World& w;
-    ~ReleaseFitLists() {
-      for (std::vector<std::uint32_t>& l : w.fit_cells_) std::vector<std::uint32_t>().swap(l);
-    }
-  } release_fit_lists{*this};
   // Reachability must reflect the players and map. With a budget, the tick's own update has
   // already run its slice: a second one here would spend the budget twice.
   if (params_.field_rebuild_budget == 0 ||
@@ -236,8 +230,10 @@ std::size_t World::spawn_agents(std::size_t n) {
     }
   }
   bool scan_rest = true;
-  const std::size_t spawned = sampled ? spawn_sampled(n, scan_rest) : 0;
-  return spawned < n && scan_rest ? spawned + spawn_scanned(n - spawned) : spawned;
+  std::size_t spawned = sampled ? spawn_sampled(n, scan_rest) : 0;
+  if (spawned < n && scan_rest) spawned += spawn_scanned(n - spawned);
+  for (std::vector<std::uint32_t>& list : fit_cells_) std::vector<std::uint32_t>().swap(list);  // rare, can be big
+  return spawned;
 }
 
 bool World::far_from_players(CellCoord c) const {

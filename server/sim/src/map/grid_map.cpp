@@ -94,6 +94,14 @@ bool GridMap::changed_blocks_since(std::uint32_t since, std::size_t max_cells, s
   return true;
 }
 
+bool GridMap::cells_changed_since(std::uint32_t since, std::vector<CellCoord>& scratch,
+                                  std::span<const CellCoord>& out) const {
+  if (changes_since(since, out)) return true;
+  if (!changed_blocks_since(since, bulk_change_limit(), scratch)) return false;
+  out = scratch;
+  return true;
+}
+
 bool GridMap::changes_since(std::uint32_t since, std::span<const CellCoord>& out) const noexcept {
   out = {};
   // Revisions only grow (a wrap after 2^32 changes reads as "too old": a whole rebuild).

@@ -69,7 +69,7 @@ bool ClearanceMap::update(const GridMap& map, std::span<const CellCoord> cells) 
     }
     values_[i] = v;
   }
-  // A bulk change (HierarchicalFields::bulk_change_limit()) grows the scratch to tens of MiB:
+  // A bulk change (GridMap::bulk_change_limit()) grows the scratch to tens of MiB:
   // not kept for the usual few cells.
   if (scratch_.capacity() > (std::size_t{1} << 20)) std::vector<std::size_t>().swap(scratch_);
   return true;

@@ -9,13 +9,8 @@ namespace swarmfield::sim {
 std::uint64_t HierarchicalFields::prepare(const GridMap& map) {
   if (map.width() == width_ && map.height() == height_ && map.revision() == revision_) return 0;
   std::span<const CellCoord> changed;
-  const bool same_size = map.width() == width_ && map.height() == height_;
-  bool local = same_size && map.changes_since(revision_, changed);
-  if (same_size && !local && map.changed_blocks_since(revision_, bulk_change_limit(map), bulk_changes_)) {
-    changed = bulk_changes_;  // more changes than the log holds: the changed blocks' cells
-    local = true;
-  }
-  if (local) {
+  std::vector<CellCoord> bulk;  // a bulk change's cells (changed blocks), past the change log
+  if (map.width() == width_ && map.height() == height_ && map.cells_changed_since(revision_, bulk, changed)) {
     graph_.update(map, changed);
     ++graph_updates_;
     revision_ = map.revision();
@@ -32,11 +27,9 @@ std::uint64_t HierarchicalFields::prepare(const GridMap& map) {
       front_.remap_nodes(graph_.node_remap(), graph_.node_count());
       routes_stale_ = true;
     }
-    if (!bulk_changes_.empty()) std::vector<CellCoord>().swap(bulk_changes_);  // rare: not kept
     return work;
   }
   // Another size, or changes the map no longer knows cell by cell: the whole graph.
-  std::vector<CellCoord>().swap(bulk_changes_);
   graph_.build(map, side_);
   ++graph_builds_;
   width_ = map.width();

@@ -71,24 +71,16 @@ std::uint64_t NavigationSet::rebuild_count() const noexcept {
 std::uint64_t NavigationSet::follow_map(const GridMap& map) {
   if (clearance_valid_ && clearance_.matches(map)) return 0;
   std::span<const CellCoord> changed;
-  bool known = clearance_valid_ && map.changes_since(clearance_.revision(), changed);
-  // More changes than the map's log holds: the cells of its changed blocks, unless they are a
-  // big part of the map (a whole build is cheaper then).
-  if (clearance_valid_ && !known &&
-      map.changed_blocks_since(clearance_.revision(), HierarchicalFields::bulk_change_limit(map), bulk_changes_)) {
-    changed = bulk_changes_;
-    known = true;
-  }
-  if (known && clearance_.update(map, changed)) {
+  std::vector<CellCoord> bulk;  // a bulk change's cells (changed blocks), past the change log
+  if (clearance_valid_ && map.cells_changed_since(clearance_.revision(), bulk, changed) &&
+      clearance_.update(map, changed)) {
     // Local: the clearance and the current class grids follow the changed cells (their own
     // change logs then tell the class's sector graph which blocks changed).
     for (int n = 2; n <= kMaxSizeClass; ++n) {
       ClassSlot& s = slots_[slot(n)];
       if (s.grid_current && !update_class_map_cells(map, clearance_, n, changed, s.grid)) s.grid_current = false;
     }
-    const std::uint64_t work = linear_work_units(changed.size() * 2 * kMaxSizeClass * kMaxSizeClass);
-    if (!bulk_changes_.empty()) std::vector<CellCoord>().swap(bulk_changes_);  // rare: not kept
-    return work;
+    return linear_work_units(changed.size() * 2 * kMaxSizeClass * kMaxSizeClass);
   }
   clearance_.build(map);
   clearance_valid_ = true;

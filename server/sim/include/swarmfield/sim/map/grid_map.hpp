@@ -1,5 +1,6 @@
 #pragma once
 // The city map: a W x H grid of cells with a one-byte traversal cost each (the cost field).
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -81,6 +82,17 @@ class GridMap {
   /// predates the block record (the log was off since), or when the blocks hold more than
   /// `max_cells` cells (a whole rebuild is cheaper then). O(blocks) to scan.
   [[nodiscard]] bool changed_blocks_since(std::uint32_t since, std::size_t max_cells, std::vector<CellCoord>& out) const;
+  /// What derived data follows a change by: changes_since(), or when the log no longer reaches
+  /// back changed_blocks_since() into `scratch` (then `out` views it) up to
+  /// bulk_change_limit() cells. True and `out` set; false: rebuild whole. `scratch` is
+  /// touched only for a bulk change (a caller's local vector allocates nothing otherwise).
+  [[nodiscard]] bool cells_changed_since(std::uint32_t since, std::vector<CellCoord>& scratch,
+                                         std::span<const CellCoord>& out) const;
+  /// Most cells a bulk change may list before readers rebuild whole instead: 1 / 8 of the map,
+  /// at most 2^18 (the clearance update's scratch grows 16 entries a cell).
+  [[nodiscard]] std::size_t bulk_change_limit() const noexcept {
+    return std::min<std::size_t>(costs_.size() / 8, std::size_t{1} << 18);
+  }
   /// Switches the change log on (the default) or off. Off, set_cost() still bumps revision()
   /// but logs nothing (nor the blocks), and changes_since() reaches back only to the current
   /// revision (a reader behind rebuilds whole). For maps nobody follows cell by cell, e.g. a window copy refilled

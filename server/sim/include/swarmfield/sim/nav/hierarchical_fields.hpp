@@ -2,7 +2,6 @@
 // Hierarchical navigation, layer 4: the sector graph, time-sliced portal routes (front and back)
 // and the per-sector fields, kept up to date under one per-tick work budget (see
 // server/sim/src/nav/HIERARCHICAL.md).
-#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -56,17 +55,10 @@ class HierarchicalFields {
   /// (e.g. at start-up, before clients connect: ~0.5-13 s on 4096-8192 maps; the next update()
   /// then builds the routes at once), else the local update of the changed cells described in
   /// the class comment (also after more changes than the map's change log holds: then the
-  /// cells of the map's changed blocks, GridMap::changed_blocks_since(), up to
-  /// bulk_change_limit()). Returns the work units spent (one per map cell for a whole build; for an
-  /// update, one per cell of each recomputed sector per portal of it, plus one per node id for
+  /// cells of the map's changed blocks, GridMap::cells_changed_since()). Returns the work units
+  /// spent (one per map cell for a whole build; for an update, one per cell of each recomputed sector per portal of it, plus one per node id for
   /// the remap).
   std::uint64_t prepare(const GridMap& map);
-  /// A bulk change whose changed blocks hold more than bulk_change_limit() cells (1 / 8 of the
-  /// map, at most 2^18 cells: the clearance update's scratch grows 16 entries a cell) is
-  /// followed by a whole build instead.
-  [[nodiscard]] static std::size_t bulk_change_limit(const GridMap& map) noexcept {
-    return std::min<std::size_t>(map.cell_count() / 8, std::size_t{1} << 18);
-  }
   /// The next update() rebuilds the graph and routes (e.g. another map of the same size and
   /// revision was swapped in).
   void invalidate() noexcept {
@@ -115,7 +107,6 @@ class HierarchicalFields {
   std::int32_t width_ = -1;
   std::int32_t height_ = -1;
   std::uint32_t revision_ = 0;
-  std::vector<CellCoord> bulk_changes_;  // prepare(): changed blocks' cells, past the change log
   std::int32_t side_ = SectorGraph::kDefaultSectorSide;
   std::uint64_t budget_ = 0;
   bool front_valid_ = false;  // front_ holds routes for the current graph

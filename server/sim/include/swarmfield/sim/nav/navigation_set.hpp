@@ -159,7 +159,6 @@ class NavigationSet {
   const GridMap* map_ = nullptr;  // the last update()'s map (sample() in hierarchical mode)
   ClearanceMap clearance_;
   bool clearance_valid_ = false;
-  std::vector<CellCoord> bulk_changes_;  // follow_map(): changed blocks' cells, past the change log
   float cell_size_ = 1.0f;
   std::uint64_t last_work_ = 0;
 };
