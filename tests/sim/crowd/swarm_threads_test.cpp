@@ -353,3 +353,40 @@ TEST_CASE("threads: a mixed crowd surrounding and settling round a standing play
   }
   CHECK(worlds[0]->swarm().size() == 300);
 }
+
+TEST_CASE("threads: hierarchical mode with two size classes (their fields updated side by side) hashes the same on 1, 2, 3 threads") {
+  const GridMap map = load_map("street/Boston_0_256.map");
+  auto params = [](std::uint32_t threads) {
+    WorldParams p;
+    p.seed = 17;
+    p.max_agents = 3000;
+    p.spawner.initial_agents = 2500;
+    p.spawner.min_player_distance = 10.0f;
+    p.kinds = default_agent_kinds();  // runners and walkers: class 1; brutes: class 2
+    p.field_mode = FieldMode::kHierarchical;
+    p.field_rebuild_budget = 20000;  // sliced routes and a few sector fields a tick
+    p.worker_threads = threads;
+    return p;
+  };
+  std::vector<std::unique_ptr<World>> worlds;
+  for (std::uint32_t threads : {1u, 2u, 3u}) {
+    worlds.push_back(std::make_unique<World>(map, params(threads)));
+    worlds.back()->add_player({128.0f, 128.0f});
+    worlds.back()->add_player({60.0f, 190.0f});
+  }
+  for (int t = 0; t < 150; ++t) {
+    const float a = 0.07f * static_cast<float>(t);
+    for (auto& w : worlds) {
+      REQUIRE(w->set_player_intent(w->players()[0].id, {std::cos(a), std::sin(a)}));
+      REQUIRE(w->set_player_intent(w->players()[1].id, {t % 40 < 20 ? 1.0f : -1.0f, 0.0f}));
+      w->step(kDt);
+    }
+    INFO("tick " << t);
+    REQUIRE(worlds[0]->navigation().hierarchical());
+    REQUIRE(worlds[1]->state_hash() == worlds[0]->state_hash());
+    REQUIRE(worlds[2]->state_hash() == worlds[0]->state_hash());
+  }
+  CHECK(worlds[0]->navigation().has_class(1));
+  CHECK(worlds[0]->navigation().has_class(2));
+  CHECK(worlds[0]->navigation().hierarchical_fields(2).route_builds() > 3);
+}

@@ -571,3 +571,41 @@ TEST_CASE("sector fields: without a field, an agent on a portal heads across it;
   CHECK(at_goal.direction.y == 0.0f);
 }
 
+
+TEST_CASE("sector fields: under a budget the busiest sectors are built first, small edge sectors included") {
+  // Open maps in 32-cell sectors: 96 x 96 (3 x 3 full sectors: the budget pays for exactly
+  // `full_builds`, so update() sorts only that many of each list) and 100 x 100 (4 x 4, the
+  // last column and row 4 cells wide: cheap builds, more of them for the same budget).
+  for (const std::int32_t side : {96, 100}) {
+    const GridMap m(side, side);
+    const std::vector<CellCoord> goals{{side / 2, side / 2}};
+    for (const std::uint64_t full_builds : {1u, 2u, 3u, 5u}) {
+      Hier h(m, goals, 32);
+      const auto sectors = static_cast<std::uint32_t>(h.graph.sector_count());
+      REQUIRE(sectors == (side == 96 ? 9u : 16u));
+      // Sector s holds a distinct number of agents (a permutation of 1..sectors).
+      std::vector<int> agents(sectors);
+      for (std::uint32_t s = 0; s < sectors; ++s) agents[s] = static_cast<int>((s * 7) % sectors) + 1;
+      h.fields.begin_tick();
+      for (std::uint32_t s = 0; s < sectors; ++s) {
+        const SectorGraph::Rect r = h.graph.sector_rect(s);
+        for (int i = 0; i < agents[s]; ++i) h.fields.note_agent({r.x0 + 1, r.y0 + 1});
+      }
+      const std::uint64_t budget = full_builds * SectorFields::kWorkUnitsPerCell * 34 * 34 - 1;
+      h.fields.update(m, budget);
+      const std::uint64_t built = h.fields.build_count();
+      CAPTURE(side);
+      CAPTURE(full_builds);
+      if (side == 96) CHECK(built == full_builds);
+      REQUIRE(built >= full_builds);
+      REQUIRE(built < sectors);
+      // Exactly the `built` busiest sectors have a field.
+      for (std::uint32_t s = 0; s < sectors; ++s) {
+        int busier = 0;
+        for (std::uint32_t o = 0; o < sectors; ++o) busier += agents[o] > agents[s] ? 1 : 0;
+        CAPTURE(s);
+        CHECK(h.fields.has_field(s) == (static_cast<std::uint64_t>(busier) < built));
+      }
+    }
+  }
+}

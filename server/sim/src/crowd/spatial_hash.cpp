@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "swarmfield/sim/huge_pages.hpp"
 #include "swarmfield/sim/worker_pool.hpp"
 
 namespace swarmfield::sim {
@@ -79,9 +80,9 @@ void SpatialHash::configure(float world_width, float world_height, float cell_si
   band_start_.assign(bands_ + 1, 0u);
   prev_band_start_.assign(bands_ + 1, 0u);  // no previous rebuild: no cell to reset
   band_counts_.assign(bands_ * WorkerPool::chunk_count(items_.capacity(), kItemChunk), 0u);
-  ranges_.assign(static_cast<std::size_t>(cols_) * rows, CellRange{0u, 0u});
+  assign_huge(ranges_, static_cast<std::size_t>(cols_) * rows, CellRange{0u, 0u});
   bytes_per_row_ = (static_cast<std::size_t>(cols_) + 7) / 8;
-  occupied_.assign(bytes_per_row_ * rows + 8, 0u);  // + 8: block_bits() reads 8 bytes from any byte of a row
+  assign_huge(occupied_, bytes_per_row_ * rows + 8, std::uint8_t{0});  // + 8: block_bits() reads 8 bytes from any byte of a row
   items_.clear();
   item_cell_.clear();
   sorted_xs_.clear();

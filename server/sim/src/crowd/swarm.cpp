@@ -21,6 +21,7 @@
 #include <cmath>
 
 #include "lattice_sampler.hpp"
+#include "swarmfield/sim/huge_pages.hpp"
 #include "swarm_tick.hpp"
 #include "swarmfield/sim/nav/size_class.hpp"
 
@@ -217,7 +218,7 @@ bool Swarm::refresh_map_cache(const GridMap& map) {
   open_height_ = map.height();
   open_revision_ = map.revision();
   const std::int32_t w = open_width_, h = open_height_;
-  open_cells_.assign(static_cast<std::size_t>(w) * static_cast<std::size_t>(h), 0);
+  assign_huge(open_cells_, static_cast<std::size_t>(w) * static_cast<std::size_t>(h), std::uint8_t{0});
   for (std::int32_t y = 0; y < h; ++y) {
     for (std::int32_t x = 0; x < w; ++x) {
       bool open = true;

@@ -153,6 +153,7 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
           __builtin_prefetch(field_words + (static_cast<std::size_t>(fy) + 1) * (static_cast<std::size_t>(map_w) + 2) +
                              static_cast<std::size_t>(fx) + 1);
         }
+        if (hierarchical) t.nav->prefetch_sample(fx, fy);
         if (aa_waypoints != nullptr && fy >= 1 && fx >= 1 && class1.in_region(fx, fy)) {
           // The any-angle samples round the agent: lattice rows fy - 1 and fy (class 1), read
           // only in the any-angle region (most agents of a big map are beyond it).

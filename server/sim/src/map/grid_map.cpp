@@ -5,6 +5,8 @@
 #include <cmath>
 #include <utility>
 
+#include "swarmfield/sim/huge_pages.hpp"
+
 namespace swarmfield::sim {
 
 namespace {
@@ -24,8 +26,9 @@ GridMap::GridMap(std::int32_t width, std::int32_t height, std::uint8_t fill, flo
     : width_(std::max<std::int32_t>(width, 0)),
       height_(std::max<std::int32_t>(height, 0)),
       // A non-positive or non-finite cell size would make world_to_cell meaningless.
-      cell_size_(std::isfinite(cell_size) && cell_size > 0.0f ? cell_size : 1.0f),
-      costs_(static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_), fill) {}
+      cell_size_(std::isfinite(cell_size) && cell_size > 0.0f ? cell_size : 1.0f) {
+  assign_huge(costs_, static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_), fill);
+}
 
 GridMap GridMap::from_costs(std::int32_t width, std::int32_t height, std::vector<std::uint8_t> costs,
                            float cell_size) {
@@ -34,6 +37,7 @@ GridMap GridMap::from_costs(std::int32_t width, std::int32_t height, std::vector
   map.height_ = std::max<std::int32_t>(height, 0);
   map.costs_ = std::move(costs);
   map.costs_.resize(static_cast<std::size_t>(map.width_) * static_cast<std::size_t>(map.height_), kBlockedCost);
+  move_to_huge_pages(map.costs_);  // every agent reads its cell's cost each tick
   return map;
 }
 

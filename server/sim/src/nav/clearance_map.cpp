@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <functional>
 
+#include "swarmfield/sim/huge_pages.hpp"
+
 namespace swarmfield::sim {
 
 void ClearanceMap::build(const GridMap& map) {
@@ -13,7 +15,7 @@ void ClearanceMap::build(const GridMap& map) {
   built_ = true;
   const auto w = static_cast<std::size_t>(width_);
   const auto h = static_cast<std::size_t>(height_);
-  values_.resize(w * h);
+  if (values_.size() != w * h) assign_huge(values_, w * h, std::uint8_t{0});
   if (w == 0 || h == 0) return;
   const std::uint8_t* cost = map.costs().data();
   std::uint8_t* out = values_.data();

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "swarmfield/sim/worker_pool.hpp"
+
 namespace swarmfield::sim {
 
 NavigationSet::NavigationSet() {
@@ -49,6 +51,7 @@ void NavigationSet::set_near_fields(bool on) noexcept {
 }
 
 void NavigationSet::set_worker_pool(WorkerPool* pool) noexcept {
+  pool_ = pool;
   for (ClassSlot& s : slots_) s.fields.set_worker_pool(pool);
 }
 
@@ -111,6 +114,9 @@ bool NavigationSet::update(const GridMap& map, std::span<const Vec2> goals, Size
   bool changed = false;
   map_ = &map;
   hierarchical_ = hier;
+  // Per class present: its planning grid and goal blocks (serial: the grids share the clearance).
+  std::array<int, kMaxSizeClass> present{};
+  std::size_t present_count = 0;
   for (int n = 1; n <= kMaxSizeClass; ++n) {
     ClassSlot& s = slots_[slot(n)];
     if ((classes & size_class_bit(n)) == 0) {
@@ -124,7 +130,6 @@ bool NavigationSet::update(const GridMap& map, std::span<const Vec2> goals, Size
       s.grid_current = true;
       last_work_ += map_pass * static_cast<std::uint64_t>(n);
     }
-    const GridMap& grid = n == 1 ? map : s.grid;
     s.goal_cells.clear();
     for (const Vec2 g : goals) {
       CellCoord b{};
@@ -132,18 +137,41 @@ bool NavigationSet::update(const GridMap& map, std::span<const Vec2> goals, Size
       if (!class_goal_block(clearance_, g, n, cell_size_, kGoalReachCells, b)) b = {-1, -1};
       s.goal_cells.push_back(b);
     }
-    std::span<const CellCoord> front;
+    present[present_count++] = n;
+  }
+  // The fields. Hierarchical: one class per chunk over the pool (a class's HierarchicalFields
+  // reads only its grid and goal blocks and writes only itself; on 8192 maps each class's
+  // routes and sector fields take milliseconds, while the other core would idle until the
+  // swarm step). Whole mode: in turn (NavigationFields runs its own linear passes on the pool).
+  std::array<std::uint64_t, kMaxSizeClass> work{};
+  std::array<bool, kMaxSizeClass> class_changed{};
+  const auto update_class = [&](std::size_t k) {
+    const int n = present[k];
+    ClassSlot& s = slots_[slot(n)];
+    const GridMap& grid = n == 1 ? map : s.grid;
     if (hierarchical_) {
       HierarchicalFields& h = hier_[slot(n)];
       const std::uint64_t routes_before = h.route_builds();
-      last_work_ += h.update(grid, s.goal_cells);
-      changed |= h.route_builds() != routes_before;
-      front = h.goals();
+      work[k] = h.update(grid, s.goal_cells);
+      class_changed[k] = h.route_builds() != routes_before;
     } else {
-      changed |= s.fields.update(grid, s.goal_cells);
-      last_work_ += s.fields.last_update_work();
-      front = s.fields.goals();
+      class_changed[k] = s.fields.update(grid, s.goal_cells);
+      work[k] = s.fields.last_update_work();
     }
+  };
+  if (hierarchical_) {
+    parallel_for(pool_, present_count, 1, [&](std::size_t begin, std::size_t end, std::size_t) {
+      for (std::size_t k = begin; k < end; ++k) update_class(k);
+    });
+  } else {
+    for (std::size_t k = 0; k < present_count; ++k) update_class(k);
+  }
+  for (std::size_t k = 0; k < present_count; ++k) {
+    const int n = present[k];
+    ClassSlot& s = slots_[slot(n)];
+    last_work_ += work[k];
+    changed |= class_changed[k];
+    const std::span<const CellCoord> front = hierarchical_ ? hier_[slot(n)].goals() : s.fields.goals();
     s.sample_goals.resize(front.size());
     s.lattice_goals.resize(front.size());
     // Lattice point b of the class's grid is the centre of block b: a sector field samples

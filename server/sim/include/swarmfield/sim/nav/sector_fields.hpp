@@ -4,6 +4,8 @@
 // unused, and built under a per-tick work budget (see server/sim/src/nav/HIERARCHICAL.md).
 #include <algorithm>
 #include <cstdint>
+#include <memory>
+#include <new>
 #include <span>
 #include <vector>
 
@@ -122,6 +124,28 @@ class SectorFields {
   ///   skipped), falling back to p's cell's direction. O(1), no allocation.
   [[nodiscard]] NavSample sample(const GridMap& map, std::span<const Vec2> goals, Vec2 p) const noexcept;
 
+  /// A hint, no effect on any result: starts loading the direction codes sample() reads round
+  /// map cell (x, y) (its row and the ones above and below: the bilinear blend's square), or, for a sector without a field, its fallback list.
+  void prefetch(std::int32_t x, std::int32_t y) const noexcept {
+    if (static_cast<std::uint32_t>(x) >= static_cast<std::uint32_t>(width_) ||
+        static_cast<std::uint32_t>(y) >= static_cast<std::uint32_t>(height_)) {
+      return;
+    }
+    const std::uint32_t s = sector_index(x, y);
+    const std::uint8_t* dirs = sector_dirs_[s];
+    if (dirs == nullptr) {
+      __builtin_prefetch(fallback_targets_.data() + fallback_range_[s].begin);
+      return;
+    }
+    const std::int32_t lx = side_shift_ >= 0 ? (x & (side_ - 1)) : x % side_;
+    const std::int32_t ly = side_shift_ >= 0 ? (y & (side_ - 1)) : y % side_;
+    const auto w = static_cast<std::size_t>(std::min(side_, width_ - (x - lx)));
+    const std::uint8_t* at = dirs + static_cast<std::size_t>(ly) * w + static_cast<std::size_t>(lx);
+    __builtin_prefetch(at - w);  // a prefetch never faults: the rows past the sector's are harmless
+    __builtin_prefetch(at);
+    __builtin_prefetch(at + w);
+  }
+
   /// Keep each field's values (66 x 66 x 4 bytes a 64-cell sector; the default, for tests and
   /// tools) or only its directions (64 x 64 bytes, goal cells marked): what steering needs.
   /// Applies to fields built from then on.
@@ -151,8 +175,18 @@ class SectorFields {
     std::uint64_t generation = 0;
     std::uint64_t last_tick = 0;      // last tick an agent was in the sector
     std::vector<std::uint32_t> values;  // (w + 2) x (h + 2), the ring included; empty unless kept
-    std::vector<std::uint8_t> dirs;     // w x h: FlowDirection codes, kGoalCode on goals
+    std::uint8_t* dirs = nullptr;       // w x h in the slot's slab: FlowDirection codes, kGoalCode on goals
   };
+  /// Frees a slab (allocated with its alignment).
+  struct SlabFree {
+    std::align_val_t align;
+    void operator()(std::uint8_t* p) const noexcept { ::operator delete[](p, align); }
+  };
+  /// The slot's direction bytes (side x side, the field's w x h used), in slab slot /
+  /// slab_slots_, allocated on first use: fields live in a few big slabs instead of a heap
+  /// block each, so on big maps they can sit on huge pages (every agent reads its sector's
+  /// field every tick, and 16384 separate 4 KiB blocks missed the TLB each time).
+  std::uint8_t* slot_dirs(std::uint32_t slot);
   static constexpr std::uint32_t kNoField = 0xFFFFFFFFu;
   static constexpr std::uint64_t kNoGeneration = ~std::uint64_t{0};
   /// Direction code of a goal cell (FlowDirection's codes are 0..8).
@@ -203,6 +237,10 @@ class SectorFields {
   std::vector<std::uint64_t> waiting_since_;
   std::vector<std::uint32_t> occupied_;    // sectors with agents this tick
   std::vector<Field> fields_;              // slots
+  std::vector<std::unique_ptr<std::uint8_t[], SlabFree>> slabs_;  // direction bytes of slab_slots_ slots each
+  std::size_t slot_bytes_ = 0;             // side_ x side_
+  std::size_t slab_slots_ = 1;
+  bool huge_slabs_ = false;                // slabs advised for huge pages (big maps)
   std::vector<std::uint32_t> free_;        // free slots
   std::size_t live_ = 0;
   std::size_t pending_ = 0;
@@ -227,9 +265,17 @@ class SectorFields {
     CellCoord cell;
     std::uint32_t cost;
   };
+  struct TargetRange {
+    std::uint32_t begin = 0;
+    std::uint32_t end = 0;
+  };
   void make_fallback(std::uint32_t s);
-  std::vector<std::vector<Target>> fallback_;  // per sector
-  std::vector<std::uint64_t> fallback_gen_;    // per sector: the generation its list is for
+  // The lists back to back, for generation fallback_targets_gen_ (cleared when it changes): one
+  // block read in order per agent, instead of a heap block per sector.
+  std::vector<Target> fallback_targets_;
+  std::uint64_t fallback_targets_gen_ = kNoGeneration;
+  std::vector<TargetRange> fallback_range_;  // per sector: its list in fallback_targets_
+  std::vector<std::uint64_t> fallback_gen_;  // per sector: the generation its list is for
 };
 
 }  // namespace swarmfield::sim
