@@ -609,3 +609,67 @@ TEST_CASE("sector fields: under a budget the busiest sectors are built first, sm
     }
   }
 }
+
+TEST_CASE("sector fields: new routes refresh the fallback lists a few a tick, old costs meanwhile, then exactly the fresh ones") {
+  const GridMap m = test::read_benchmark_map("street/Boston_0_256.map");
+  const auto nearest_walkable = [&](CellCoord to) {
+    CellCoord best{-1, -1};
+    std::int64_t best_d = -1;
+    for (std::int32_t y = 0; y < m.height(); ++y)
+      for (std::int32_t x = 0; x < m.width(); ++x) {
+        const std::int64_t d = std::int64_t{x - to.x} * (x - to.x) + std::int64_t{y - to.y} * (y - to.y);
+        if (m.walkable(x, y) && (best_d < 0 || d < best_d)) {
+          best_d = d;
+          best = {x, y};
+        }
+      }
+    return best;
+  };
+  // Goals in opposite corners: most sectors steer elsewhere for the second.
+  const std::vector<CellCoord> goals_a = {nearest_walkable({8, 8})};
+  const std::vector<CellCoord> goals_b = {nearest_walkable({247, 247})};
+  Hier h(m, goals_a, 32);
+  Hier fresh(m, goals_b, 32);  // the reference: lists made for goals_b
+  h.fields.set_fallback_refresh_entries(40);
+  // One walkable cell per sector; every sector occupied, a budget of one build a tick.
+  std::vector<CellCoord> cell_of(h.graph.sector_count(), CellCoord{-1, -1});
+  for (std::int32_t y = 0; y < m.height(); ++y)
+    for (std::int32_t x = 0; x < m.width(); ++x)
+      if (m.walkable(x, y) && cell_of[h.graph.sector_of({x, y})].x < 0) cell_of[h.graph.sector_of({x, y})] = {x, y};
+  const auto tick = [&](Hier& k) {
+    k.fields.begin_tick();
+    for (const CellCoord c : cell_of)
+      if (c.x >= 0) k.fields.note_agent(c);
+    k.fields.update(m, 1);
+  };
+  tick(h);
+  tick(fresh);
+  PortalRoutes routes_b;
+  routes_b.build(h.graph, m, goals_b);
+  h.fields.set_routes(h.graph, routes_b);
+  // Sectors without a field in either, whose direction differs between the two goals.
+  const auto differing = [&](std::size_t& old_like) {
+    std::size_t differ = 0;
+    old_like = 0;
+    for (std::uint32_t s = 0; s < cell_of.size(); ++s) {
+      if (cell_of[s].x < 0 || h.fields.has_field(s) || fresh.fields.has_field(s)) continue;
+      const Vec2 p = m.cell_center(cell_of[s]);
+      const Vec2 got = h.fields.steer(m, p).direction, want = fresh.fields.steer(m, p).direction;
+      if (got.x != want.x || got.y != want.y) ++differ;
+    }
+    return differ;
+  };
+  std::size_t unused = 0;
+  tick(h);
+  const std::size_t after_one = differing(unused);
+  MESSAGE("sectors still on the old costs after one tick: " << after_one);
+  CHECK(after_one > 0);  // 40 entries a tick: not every list is refreshed at once
+  int ticks = 1;
+  while (differing(unused) > 0 && ticks < 200) {
+    tick(h);
+    ++ticks;
+  }
+  MESSAGE("every list refreshed after " << ticks << " ticks");
+  CHECK(differing(unused) == 0);  // then exactly the directions of lists made for the new routes
+  CHECK(ticks > 1);
+}

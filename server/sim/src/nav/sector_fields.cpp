@@ -32,17 +32,14 @@ inline CellCoord cell_at(const GridMap& map, Vec2 p) noexcept {
   return map.world_to_cell(p);
 }
 
-/// steer()'s candidates for sector `s`, in its order: the goals in the sector (cost 0), then each
-/// portal of the sector followed by the neighbour portals it crosses to, at their route costs.
+/// The portal candidates of sector `s` in steer()'s order (after the goals in the sector): each
+/// portal of the sector followed by the neighbour portals it crosses to, as node ids.
 template <class Fn>
-void for_each_target(const SectorGraph& g, const PortalRoutes& routes, std::uint32_t s, Fn&& fn) {
-  for (const CellCoord goal : routes.goals()) {
-    if (g.sector_of(goal) == s) fn(goal, 0u);
-  }
+void for_each_portal_target(const SectorGraph& g, std::uint32_t s, Fn&& fn) {
   for (const std::uint32_t n : g.sector_nodes(s)) {
-    fn(g.node_cell(n), routes.node_cost(n));
+    fn(n);
     for (const SectorEdge& e : g.edges(n)) {
-      if (g.node_sector(e.to) != s) fn(g.node_cell(e.to), routes.node_cost(e.to));
+      if (g.node_sector(e.to) != s) fn(e.to);
     }
   }
 }
@@ -82,6 +79,7 @@ void SectorFields::set_routes(const SectorGraph& graph, const PortalRoutes& rout
   huge_slabs_ = graph.sector_count() * slot_bytes_ >= kHugePageMinBytes;
   slot_of_.assign(graph.sector_count(), kNoField);
   sector_dirs_.assign(graph.sector_count(), nullptr);
+  fallback_targets_.clear();
   fallback_range_.assign(graph.sector_count(), TargetRange{});
   fallback_gen_.assign(graph.sector_count(), kNoGeneration);
   agents_.assign(graph.sector_count(), 0);
@@ -254,14 +252,15 @@ void SectorFields::build_sector(const GridMap& map, std::uint32_t s) {
   sector_dirs_[s] = f.dirs;
 }
 
+void SectorFields::graph_changed() noexcept {
+  fallback_targets_.clear();
+  std::fill(fallback_gen_.begin(), fallback_gen_.end(), kNoGeneration);
+}
+
 void SectorFields::make_fallback(std::uint32_t s) {
-  if (fallback_targets_gen_ != generation_) {
-    fallback_targets_.clear();  // every list is for an older generation
-    fallback_targets_gen_ = generation_;
-  }
   const auto begin = static_cast<std::uint32_t>(fallback_targets_.size());
-  for_each_target(*graph_, *routes_, s, [&](CellCoord c, std::uint32_t cost) {
-    if (cost != kInf) fallback_targets_.push_back({c, cost});
+  for_each_portal_target(*graph_, s, [&](std::uint32_t n) {
+    fallback_targets_.push_back({graph_->node_cell(n), routes_->node_cost(n), n});
   });
   fallback_range_[s] = {begin, static_cast<std::uint32_t>(fallback_targets_.size())};
   fallback_gen_[s] = generation_;
@@ -352,8 +351,28 @@ std::uint64_t SectorFields::update(const GridMap& map, std::uint64_t budget) {
     ++done;
   }
   pending_ = order_.size() - done;
-  for (const std::uint32_t s : occupied_) {
-    if (slot_of_[s] == kNoField && fallback_gen_[s] != generation_) make_fallback(s);
+  // Portal lists for the occupied sectors without a field: a new one at once (cells and current
+  // costs), out-of-date costs refreshed in place up to refresh_entries_, going round
+  // occupied_ from where the last refresh stopped.
+  std::size_t refresh_left = refresh_entries_;
+  const std::size_t occupied = occupied_.size();
+  const std::size_t first = occupied > 0 ? refresh_cursor_ % occupied : 0;
+  for (std::size_t i = 0; i < occupied; ++i) {
+    const std::size_t at = first + i < occupied ? first + i : first + i - occupied;
+    const std::uint32_t s = occupied_[at];
+    if (slot_of_[s] != kNoField || fallback_gen_[s] == generation_) continue;
+    if (fallback_gen_[s] == kNoGeneration) {
+      make_fallback(s);
+      continue;
+    }
+    if (refresh_left == 0) continue;
+    const TargetRange range = fallback_range_[s];
+    for (std::uint32_t k = range.begin; k < range.end; ++k) {
+      fallback_targets_[k].cost = routes_->node_cost(fallback_targets_[k].node);
+    }
+    fallback_gen_[s] = generation_;
+    refresh_left -= std::min<std::size_t>(refresh_left, range.end - range.begin);
+    refresh_cursor_ = at + 1;
   }
   // Drop the fields of sectors nobody was in for keep_ticks_ ticks.
   for (std::uint32_t slot = 0; slot < fields_.size(); ++slot) {
@@ -416,11 +435,14 @@ SectorFields::Steer SectorFields::steer(const GridMap& map, Vec2 p) const noexce
       target = t;
     }
   };
-  if (s < fallback_gen_.size() && fallback_gen_[s] == generation_) {
-    const TargetRange range = fallback_range_[s];  // update() made the list
+  for (const CellCoord goal : routes_->goals()) {
+    if (g.sector_of(goal) == s) consider(goal, 0u);
+  }
+  if (s < fallback_gen_.size() && fallback_gen_[s] != kNoGeneration) {
+    const TargetRange range = fallback_range_[s];  // update() made the list (costs maybe a generation old)
     for (std::uint32_t k = range.begin; k < range.end; ++k) consider(fallback_targets_[k].cell, fallback_targets_[k].cost);
   } else {
-    for_each_target(g, *routes_, s, consider);
+    for_each_portal_target(g, s, [&](std::uint32_t n) { consider(g.node_cell(n), routes_->node_cost(n)); });
   }
   if (at_goal || best == kInf) return {};
   const Vec2 d = map.cell_center(target) - p;

@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "swarmfield/sim/prefetch.hpp"
 #include "swarmfield/sim/vec2.hpp"
 
 namespace swarmfield::sim {
@@ -86,11 +87,8 @@ class SpatialHash {
 
   /// Hints the CPU to fetch what for_each_range_near(p, ...) will read (the block's cell
   /// ranges), so a caller can ask a few queries ahead; no effect on any result. The cell table
-  /// is megabytes on a big map, and a query on its own waits for main memory. (Always inlined:
-  /// GCC takes a function whose only effect is a prefetch for a pure one and drops the call.)
-#if defined(__GNUC__) || defined(__clang__)
-  __attribute__((always_inline))
-#endif
+  /// is megabytes on a big map, and a query on its own waits for main memory. (prefetch_line:
+  /// GCC takes a function whose only effect is a __builtin_prefetch for a pure one and drops the call.)
   void prefetch_near(Vec2 p) const noexcept {
     if (cols_ <= 0 || rows_ <= 0) return;
     const std::int32_t cx = cell_coord(p.x, cols_);
@@ -98,11 +96,7 @@ class SpatialHash {
     const std::int32_t y0 = cy > 0 ? cy - 1 : 0, y1 = cy + 1 < rows_ ? cy + 1 : rows_ - 1;
     const std::size_t x = static_cast<std::size_t>(cx > 0 ? cx - 1 : 0);
     for (std::int32_t y = y0; y <= y1; ++y) {
-#if defined(__GNUC__) || defined(__clang__)
-      __builtin_prefetch(ranges_.data() + static_cast<std::size_t>(y) * static_cast<std::size_t>(cols_) + x);
-#else
-      (void)x;
-#endif
+      prefetch_line(ranges_.data() + static_cast<std::size_t>(y) * static_cast<std::size_t>(cols_) + x);
     }
   }
 

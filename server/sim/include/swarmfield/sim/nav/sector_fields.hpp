@@ -14,6 +14,7 @@
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/nav/sector_graph.hpp"
 #include "swarmfield/sim/nav/sector_search.hpp"
+#include "swarmfield/sim/prefetch.hpp"
 #include "swarmfield/sim/vec2.hpp"
 
 namespace swarmfield::sim {
@@ -90,6 +91,13 @@ class SectorFields {
   /// Drops sector `s`'s field if it has one (its cells or portals changed: its directions may
   /// lead into a new wall); agents there steer to portals until it is rebuilt.
   void drop_sector(std::uint32_t s);
+  /// The bound graph's portals changed (SectorGraph::update() or build(): node ids renumbered):
+  /// forgets the portal lists of the fallback, made again from the graph by the next update().
+  void graph_changed() noexcept;
+  /// Fallback list entries update() refreshes a tick at most after new routes (about 0.2 ms;
+  /// an 8192 map's occupied sectors hold ~600,000).
+  static constexpr std::size_t kDefaultFallbackRefreshEntries = 65536;
+  void set_fallback_refresh_entries(std::size_t entries) noexcept { refresh_entries_ = entries; }
   /// True when sector `s` has a field (current or from older routes).
   [[nodiscard]] bool has_field(std::uint32_t s) const noexcept;
   /// True when sector `s` has a field for the current routes.
@@ -125,7 +133,8 @@ class SectorFields {
   [[nodiscard]] NavSample sample(const GridMap& map, std::span<const Vec2> goals, Vec2 p) const noexcept;
 
   /// A hint, no effect on any result: starts loading the direction codes sample() reads round
-  /// map cell (x, y) (its row and the ones above and below: the bilinear blend's square), or, for a sector without a field, its fallback list.
+  /// map cell (x, y) (its row and the ones above and below: the bilinear blend's square), or, for
+  /// a sector without a field, its fallback list.
   void prefetch(std::int32_t x, std::int32_t y) const noexcept {
     if (static_cast<std::uint32_t>(x) >= static_cast<std::uint32_t>(width_) ||
         static_cast<std::uint32_t>(y) >= static_cast<std::uint32_t>(height_)) {
@@ -134,16 +143,16 @@ class SectorFields {
     const std::uint32_t s = sector_index(x, y);
     const std::uint8_t* dirs = sector_dirs_[s];
     if (dirs == nullptr) {
-      __builtin_prefetch(fallback_targets_.data() + fallback_range_[s].begin);
+      prefetch_line(fallback_targets_.data() + fallback_range_[s].begin);
       return;
     }
     const std::int32_t lx = side_shift_ >= 0 ? (x & (side_ - 1)) : x % side_;
     const std::int32_t ly = side_shift_ >= 0 ? (y & (side_ - 1)) : y % side_;
     const auto w = static_cast<std::size_t>(std::min(side_, width_ - (x - lx)));
     const std::uint8_t* at = dirs + static_cast<std::size_t>(ly) * w + static_cast<std::size_t>(lx);
-    __builtin_prefetch(at - w);  // a prefetch never faults: the rows past the sector's are harmless
-    __builtin_prefetch(at);
-    __builtin_prefetch(at + w);
+    prefetch_line(at - w);  // a prefetch never faults: the rows past the sector's are harmless
+    prefetch_line(at);
+    prefetch_line(at + w);
   }
 
   /// Keep each field's values (66 x 66 x 4 bytes a 64-cell sector; the default, for tests and
@@ -257,25 +266,31 @@ class SectorFields {
   SectorSearch search_;                    // the seeded search (bucket queue)
   std::vector<std::uint32_t> order_;       // update(): sectors to build
   std::vector<std::uint32_t> stale_;       // update(): occupied sectors with an out-of-date field
-  // steer()'s candidates of an occupied sector without a field, made once per route generation
-  // by update() (goals in the sector, its portals, the neighbour portals they cross to; in
-  // steer()'s order, unreachable ones left out): steer() ran over every in-sector edge of every
-  // portal (k^2 edges for k portals) for each agent there.
+  // steer()'s portal candidates of an occupied sector without a field (its portals, each
+  // followed by the neighbour portals it crosses to; steer() takes the goals in the sector from
+  // the routes first): listed once per graph by update() (steer() ran over every in-sector edge
+  // of every portal, k^2 edges for k portals, for each agent there), with route costs copied in.
+  // A new route generation leaves the costs a generation old until update() refreshes them in
+  // place, at most kDefaultFallbackRefreshEntries a tick (agents follow old costs meanwhile, as they do
+  // out-of-date fields): refreshing every list at once, ~600,000 entries on an 8192 map, made
+  // the tick that swapped in new routes ~3x as long as the others.
   struct Target {
     CellCoord cell;
     std::uint32_t cost;
+    std::uint32_t node;
   };
   struct TargetRange {
     std::uint32_t begin = 0;
     std::uint32_t end = 0;
   };
   void make_fallback(std::uint32_t s);
-  // The lists back to back, for generation fallback_targets_gen_ (cleared when it changes): one
-  // block read in order per agent, instead of a heap block per sector.
+  // The lists back to back for the current graph (cleared by graph_changed()): one block read in
+  // order per agent, instead of a heap block per sector.
   std::vector<Target> fallback_targets_;
-  std::uint64_t fallback_targets_gen_ = kNoGeneration;
   std::vector<TargetRange> fallback_range_;  // per sector: its list in fallback_targets_
-  std::vector<std::uint64_t> fallback_gen_;  // per sector: the generation its list is for
+  std::vector<std::uint64_t> fallback_gen_;  // per sector: the generation of its costs; kNoGeneration: no list
+  std::size_t refresh_cursor_ = 0;           // update(): where the last refresh stopped in occupied_
+  std::size_t refresh_entries_ = kDefaultFallbackRefreshEntries;
 };
 
 }  // namespace swarmfield::sim
