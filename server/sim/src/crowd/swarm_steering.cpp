@@ -142,8 +142,11 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
       ring_y[(k + kPrefetchAgents) & (kCellRing - 1)] = fy;
       if (fx >= 0 && fy >= 0 && fx < map_w && fy + 1 < map_h) {
         const std::size_t at = map.index(fx, fy);
+        // The map rows of the bilinear blend's square (the sector fields' sample): fy - 1 and fy
+        // when the agent is in the upper half of its cell, else fy and fy + 1.
+        const bool upper = sys[k + kPrefetchAgents] - static_cast<float>(fy) * cs < 0.5f * cs && fy > 0;
         __builtin_prefetch(map_costs + at);
-        __builtin_prefetch(map_costs + at + static_cast<std::size_t>(map_w));
+        __builtin_prefetch(map_costs + (upper ? at - static_cast<std::size_t>(map_w) : at + static_cast<std::size_t>(map_w)));
         __builtin_prefetch(open + at);
         if (flow_fits) {
           __builtin_prefetch(flow_dirs + at);

@@ -80,6 +80,7 @@ void SectorFields::set_routes(const SectorGraph& graph, const PortalRoutes& rout
   slot_of_.assign(graph.sector_count(), kNoField);
   sector_dirs_.assign(graph.sector_count(), nullptr);
   fallback_targets_.clear();
+  fallback_nodes_.clear();
   fallback_range_.assign(graph.sector_count(), TargetRange{});
   fallback_gen_.assign(graph.sector_count(), kNoGeneration);
   agents_.assign(graph.sector_count(), 0);
@@ -254,13 +255,15 @@ void SectorFields::build_sector(const GridMap& map, std::uint32_t s) {
 
 void SectorFields::graph_changed() noexcept {
   fallback_targets_.clear();
+  fallback_nodes_.clear();
   std::fill(fallback_gen_.begin(), fallback_gen_.end(), kNoGeneration);
 }
 
 void SectorFields::make_fallback(std::uint32_t s) {
   const auto begin = static_cast<std::uint32_t>(fallback_targets_.size());
   for_each_portal_target(*graph_, s, [&](std::uint32_t n) {
-    fallback_targets_.push_back({graph_->node_cell(n), routes_->node_cost(n), n});
+    fallback_targets_.push_back({graph_->node_cell(n), routes_->node_cost(n)});
+    fallback_nodes_.push_back(n);
   });
   fallback_range_[s] = {begin, static_cast<std::uint32_t>(fallback_targets_.size())};
   fallback_gen_[s] = generation_;
@@ -368,7 +371,7 @@ std::uint64_t SectorFields::update(const GridMap& map, std::uint64_t budget) {
     if (refresh_left == 0) continue;
     const TargetRange range = fallback_range_[s];
     for (std::uint32_t k = range.begin; k < range.end; ++k) {
-      fallback_targets_[k].cost = routes_->node_cost(fallback_targets_[k].node);
+      fallback_targets_[k].cost = routes_->node_cost(fallback_nodes_[k]);
     }
     fallback_gen_[s] = generation_;
     refresh_left -= std::min<std::size_t>(refresh_left, range.end - range.begin);
@@ -580,6 +583,7 @@ std::size_t SectorFields::memory_bytes() const noexcept {
   bytes += slabs_.size() * slab_slots_ * slot_bytes_;
   bytes += search_.memory_bytes();
   bytes += stale_.capacity() * sizeof(std::uint32_t) + fallback_targets_.capacity() * sizeof(Target) +
+           fallback_nodes_.capacity() * sizeof(std::uint32_t) +
            fallback_range_.capacity() * sizeof(TargetRange) + fallback_gen_.capacity() * sizeof(std::uint64_t);
   return bytes;
 }

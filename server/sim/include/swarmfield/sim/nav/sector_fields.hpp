@@ -142,8 +142,11 @@ class SectorFields {
     }
     const std::uint32_t s = sector_index(x, y);
     const std::uint8_t* dirs = sector_dirs_[s];
-    if (dirs == nullptr) {
-      prefetch_line(fallback_targets_.data() + fallback_range_[s].begin);
+    if (dirs == nullptr) {  // the whole list (read in order), up to 8 lines
+      const TargetRange range = fallback_range_[s];
+      const Target* const list = fallback_targets_.data() + range.begin;
+      const std::size_t bytes = std::min<std::size_t>(range.end - range.begin, 42) * sizeof(Target);
+      for (std::size_t b = 0; b < bytes; b += 64) prefetch_line(reinterpret_cast<const char*>(list) + b);
       return;
     }
     const std::int32_t lx = side_shift_ >= 0 ? (x & (side_ - 1)) : x % side_;
@@ -277,7 +280,6 @@ class SectorFields {
   struct Target {
     CellCoord cell;
     std::uint32_t cost;
-    std::uint32_t node;
   };
   struct TargetRange {
     std::uint32_t begin = 0;
@@ -287,6 +289,7 @@ class SectorFields {
   // The lists back to back for the current graph (cleared by graph_changed()): one block read in
   // order per agent, instead of a heap block per sector.
   std::vector<Target> fallback_targets_;
+  std::vector<std::uint32_t> fallback_nodes_;  // beside fallback_targets_: each entry's node (refreshes)
   std::vector<TargetRange> fallback_range_;  // per sector: its list in fallback_targets_
   std::vector<std::uint64_t> fallback_gen_;  // per sector: the generation of its costs; kNoGeneration: no list
   std::size_t refresh_cursor_ = 0;           // update(): where the last refresh stopped in occupied_
