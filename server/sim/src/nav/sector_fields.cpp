@@ -259,6 +259,26 @@ void SectorFields::graph_changed() noexcept {
   std::fill(fallback_gen_.begin(), fallback_gen_.end(), kNoGeneration);
 }
 
+void SectorFields::sort_fallback(TargetRange range) noexcept {
+  // Insertion sort: a refresh after a goal moved shifts the costs by about the same amount, so
+  // the list is nearly in order already (linear). Ties by cell: the order, and so steer()'s
+  // pick among equally good targets, does not depend on the list's history.
+  const auto before = [](const Target& a, const Target& b) {
+    return a.cost != b.cost ? a.cost < b.cost : (a.cell.y != b.cell.y ? a.cell.y < b.cell.y : a.cell.x < b.cell.x);
+  };
+  for (std::uint32_t i = range.begin + 1; i < range.end; ++i) {
+    const Target t = fallback_targets_[i];
+    const std::uint32_t node = fallback_nodes_[i];
+    std::uint32_t j = i;
+    for (; j > range.begin && before(t, fallback_targets_[j - 1]); --j) {
+      fallback_targets_[j] = fallback_targets_[j - 1];
+      fallback_nodes_[j] = fallback_nodes_[j - 1];
+    }
+    fallback_targets_[j] = t;
+    fallback_nodes_[j] = node;
+  }
+}
+
 void SectorFields::make_fallback(std::uint32_t s) {
   const auto begin = static_cast<std::uint32_t>(fallback_targets_.size());
   for_each_portal_target(*graph_, s, [&](std::uint32_t n) {
@@ -266,6 +286,7 @@ void SectorFields::make_fallback(std::uint32_t s) {
     fallback_nodes_.push_back(n);
   });
   fallback_range_[s] = {begin, static_cast<std::uint32_t>(fallback_targets_.size())};
+  sort_fallback(fallback_range_[s]);
   fallback_gen_[s] = generation_;
 }
 
@@ -373,6 +394,7 @@ std::uint64_t SectorFields::update(const GridMap& map, std::uint64_t budget) {
     for (std::uint32_t k = range.begin; k < range.end; ++k) {
       fallback_targets_[k].cost = routes_->node_cost(fallback_nodes_[k]);
     }
+    sort_fallback(range);
     fallback_gen_[s] = generation_;
     refresh_left -= std::min<std::size_t>(refresh_left, range.end - range.begin);
     refresh_cursor_ = at + 1;
@@ -442,8 +464,12 @@ SectorFields::Steer SectorFields::steer(const GridMap& map, Vec2 p) const noexce
     if (g.sector_of(goal) == s) consider(goal, 0u);
   }
   if (s < fallback_gen_.size() && fallback_gen_[s] != kNoGeneration) {
-    const TargetRange range = fallback_range_[s];  // update() made the list (costs maybe a generation old)
-    for (std::uint32_t k = range.begin; k < range.end; ++k) consider(fallback_targets_[k].cell, fallback_targets_[k].cost);
+    // update() made the list (costs maybe a generation old), cheapest first: once a target's
+    // cost alone reaches the best so far, no later one can beat it (the octile part is >= 0).
+    const TargetRange range = fallback_range_[s];
+    for (std::uint32_t k = range.begin; k < range.end && fallback_targets_[k].cost < best; ++k) {
+      consider(fallback_targets_[k].cell, fallback_targets_[k].cost);
+    }
   } else {
     for_each_portal_target(g, s, [&](std::uint32_t n) { consider(g.node_cell(n), routes_->node_cost(n)); });
   }

@@ -269,14 +269,14 @@ class SectorFields {
   SectorSearch search_;                    // the seeded search (bucket queue)
   std::vector<std::uint32_t> order_;       // update(): sectors to build
   std::vector<std::uint32_t> stale_;       // update(): occupied sectors with an out-of-date field
-  // steer()'s portal candidates of an occupied sector without a field (its portals, each
-  // followed by the neighbour portals it crosses to; steer() takes the goals in the sector from
+  // steer()'s portal candidates of an occupied sector without a field (its portals and the
+  // neighbour portals they cross to, cheapest first; steer() takes the goals in the sector from
   // the routes first): listed once per graph by update() (steer() ran over every in-sector edge
   // of every portal, k^2 edges for k portals, for each agent there), with route costs copied in.
   // A new route generation leaves the costs a generation old until update() refreshes them in
-  // place, at most kDefaultFallbackRefreshEntries a tick (agents follow old costs meanwhile, as they do
-  // out-of-date fields): refreshing every list at once, ~600,000 entries on an 8192 map, made
-  // the tick that swapped in new routes ~3x as long as the others.
+  // place, at most kDefaultFallbackRefreshEntries a tick (agents follow old costs meanwhile, as
+  // they do out-of-date fields): refreshing every list at once, ~600,000 entries on an 8192 map,
+  // made the tick that swapped in new routes ~3x as long as the others.
   struct Target {
     CellCoord cell;
     std::uint32_t cost;
@@ -286,6 +286,8 @@ class SectorFields {
     std::uint32_t end = 0;
   };
   void make_fallback(std::uint32_t s);
+  /// Orders a list by cost, then cell (steer() stops at the first cost past its best).
+  void sort_fallback(TargetRange range) noexcept;
   // The lists back to back for the current graph (cleared by graph_changed()): one block read in
   // order per agent, instead of a heap block per sector.
   std::vector<Target> fallback_targets_;
