@@ -280,19 +280,14 @@ TEST_CASE("threads: identical on scenario-like scenes (stacks, chokepoint, dead 
   }
 }
 
-TEST_CASE("threads: a World with worker_threads 1, 2 and 3 has the same state hash every tick") {
-  const GridMap map = load_map("street/Boston_0_256.map");
-  auto params = [](std::uint32_t threads) {
-    WorldParams p;
-    p.seed = 99;
-    p.max_agents = 4000;
-    p.spawner.initial_agents = 3000;
-    p.spawner.wave_size = 200;
-    p.spawner.wave_interval_ticks = 50;
-    p.spawner.min_player_distance = 10.0f;
-    p.worker_threads = threads;
-    return p;
-  };
+namespace {
+
+/// Worlds of worker_threads 1, 2 and 3 (`params(threads)`), two players walking (one round a
+/// circle, one back and forth along x), stepped `ticks` times; the state hashes and swarms must
+/// agree every tick. Returns the worlds; `changed` counts the ticks whose hash differed from the
+/// tick before.
+std::vector<std::unique_ptr<World>> walk_on_1_2_3_threads(const GridMap& map, WorldParams (*params)(std::uint32_t),
+                                                          int ticks, int& changed) {
   std::vector<std::unique_ptr<World>> worlds;
   for (std::uint32_t threads : {1u, 2u, 3u}) worlds.push_back(std::make_unique<World>(map, params(threads)));
   for (auto& w : worlds) {
@@ -300,8 +295,8 @@ TEST_CASE("threads: a World with worker_threads 1, 2 and 3 has the same state ha
     w->add_player({60.0f, 190.0f});
   }
   std::uint64_t previous = 0;
-  int changed = 0;
-  for (int t = 0; t < 200; ++t) {
+  changed = 0;
+  for (int t = 0; t < ticks; ++t) {
     // Players walk (the fields rebuild as they change cell).
     const float a = 0.05f * static_cast<float>(t);
     for (auto& w : worlds) {
@@ -316,6 +311,26 @@ TEST_CASE("threads: a World with worker_threads 1, 2 and 3 has the same state ha
     if (worlds[0]->state_hash() != previous) ++changed;
     previous = worlds[0]->state_hash();
   }
+  return worlds;
+}
+
+}  // namespace
+
+TEST_CASE("threads: a World with worker_threads 1, 2 and 3 has the same state hash every tick") {
+  const GridMap map = load_map("street/Boston_0_256.map");
+  auto params = [](std::uint32_t threads) {
+    WorldParams p;
+    p.seed = 99;
+    p.max_agents = 4000;
+    p.spawner.initial_agents = 3000;
+    p.spawner.wave_size = 200;
+    p.spawner.wave_interval_ticks = 50;
+    p.spawner.min_player_distance = 10.0f;
+    p.worker_threads = threads;
+    return p;
+  };
+  int changed = 0;
+  const auto worlds = walk_on_1_2_3_threads(map, params, 200, changed);
   CHECK(changed == 200);
   CHECK(worlds[0]->swarm().size() == 3000 + 3 * 200);  // waves at ticks 50, 100, 150
   CHECK(worlds[0]->rebuild_count() > 3);
@@ -368,24 +383,10 @@ TEST_CASE("threads: hierarchical mode with two size classes (their fields update
     p.worker_threads = threads;
     return p;
   };
-  std::vector<std::unique_ptr<World>> worlds;
-  for (std::uint32_t threads : {1u, 2u, 3u}) {
-    worlds.push_back(std::make_unique<World>(map, params(threads)));
-    worlds.back()->add_player({128.0f, 128.0f});
-    worlds.back()->add_player({60.0f, 190.0f});
-  }
-  for (int t = 0; t < 150; ++t) {
-    const float a = 0.07f * static_cast<float>(t);
-    for (auto& w : worlds) {
-      REQUIRE(w->set_player_intent(w->players()[0].id, {std::cos(a), std::sin(a)}));
-      REQUIRE(w->set_player_intent(w->players()[1].id, {t % 40 < 20 ? 1.0f : -1.0f, 0.0f}));
-      w->step(kDt);
-    }
-    INFO("tick " << t);
-    REQUIRE(worlds[0]->navigation().hierarchical());
-    REQUIRE(worlds[1]->state_hash() == worlds[0]->state_hash());
-    REQUIRE(worlds[2]->state_hash() == worlds[0]->state_hash());
-  }
+  int changed = 0;
+  const auto worlds = walk_on_1_2_3_threads(map, params, 150, changed);
+  CHECK(changed == 150);
+  CHECK(worlds[0]->navigation().hierarchical());
   CHECK(worlds[0]->navigation().has_class(1));
   CHECK(worlds[0]->navigation().has_class(2));
   CHECK(worlds[0]->navigation().hierarchical_fields(2).route_builds() > 3);
