@@ -52,6 +52,17 @@ void SectorFields::set_routes(const SectorGraph& graph, const PortalRoutes& rout
   graph_ = &graph;
   routes_ = &routes;
   ++generation_;
+  // The goals by sector for steer() (a lookup per agent on the fallback instead of a scan of
+  // every goal: a server with 64 players has 64); routes' order kept within a sector.
+  goal_sectors_.clear();
+  for (const CellCoord goal : routes.goals()) {
+    // Insertion by sector, after equal ones (stable; a few goals, and no allocation once warm).
+    const GoalSector e{graph.sector_of(goal), goal};
+    goal_sectors_.push_back(e);
+    std::size_t j = goal_sectors_.size() - 1;
+    for (; j > 0 && goal_sectors_[j - 1].sector > e.sector; --j) goal_sectors_[j] = goal_sectors_[j - 1];
+    goal_sectors_[j] = e;
+  }
   if (same_layout) return;
   for (std::uint32_t slot = 0; slot < fields_.size(); ++slot) {
     if (fields_[slot].sector != kNoField) drop(slot);
@@ -460,9 +471,9 @@ SectorFields::Steer SectorFields::steer(const GridMap& map, Vec2 p) const noexce
       target = t;
     }
   };
-  for (const CellCoord goal : routes_->goals()) {
-    if (g.sector_of(goal) == s) consider(goal, 0u);
-  }
+  const auto goals_here = std::lower_bound(goal_sectors_.begin(), goal_sectors_.end(), s,
+                                           [](const GoalSector& e, std::uint32_t v) { return e.sector < v; });
+  for (auto it = goals_here; it != goal_sectors_.end() && it->sector == s; ++it) consider(it->cell, 0u);
   if (s < fallback_gen_.size() && fallback_gen_[s] != kNoGeneration) {
     // update() made the list (costs maybe a generation old), cheapest first: once a target's
     // cost alone reaches the best so far, no later one can beat it (the octile part is >= 0).
@@ -609,7 +620,7 @@ std::size_t SectorFields::memory_bytes() const noexcept {
   bytes += slabs_.size() * slab_slots_ * slot_bytes_;
   bytes += search_.memory_bytes();
   bytes += stale_.capacity() * sizeof(std::uint32_t) + fallback_targets_.capacity() * sizeof(Target) +
-           fallback_nodes_.capacity() * sizeof(std::uint32_t) +
+           fallback_nodes_.capacity() * sizeof(std::uint32_t) + goal_sectors_.capacity() * sizeof(GoalSector) +
            fallback_range_.capacity() * sizeof(TargetRange) + fallback_gen_.capacity() * sizeof(std::uint64_t);
   return bytes;
 }

@@ -294,6 +294,11 @@ class SectorFields {
   std::vector<std::uint32_t> fallback_nodes_;  // beside fallback_targets_: each entry's node (refreshes)
   std::vector<TargetRange> fallback_range_;  // per sector: its list in fallback_targets_
   std::vector<std::uint64_t> fallback_gen_;  // per sector: the generation of its costs; kNoGeneration: no list
+  struct GoalSector {
+    std::uint32_t sector;
+    CellCoord cell;
+  };
+  std::vector<GoalSector> goal_sectors_;     // the routes' goals by sector (set_routes())
   std::size_t refresh_cursor_ = 0;           // update(): where the last refresh stopped in occupied_
   std::size_t refresh_entries_ = kDefaultFallbackRefreshEntries;
 };
