@@ -21,8 +21,8 @@
 #include <cmath>
 
 #include "lattice_sampler.hpp"
-#include "swarmfield/sim/huge_pages.hpp"
 #include "swarm_tick.hpp"
+#include "swarmfield/sim/huge_pages.hpp"
 #include "swarmfield/sim/nav/size_class.hpp"
 
 namespace swarmfield::sim {

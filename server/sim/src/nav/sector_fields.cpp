@@ -338,16 +338,15 @@ std::uint64_t SectorFields::update(const GridMap& map, std::uint64_t budget) {
   // build overshooting), so each list needs only its first `most` in order: on an 8192 map
   // that is ~8 of ~23,000 occupied sectors, and sorting them all took ~1 ms a tick.
   const std::uint64_t most = budget == 0 || cheapest == 0 ? ~std::uint64_t{0} : budget / cheapest + 1;
-  const auto sort_first = [most](std::vector<std::uint32_t>& list, std::size_t size, auto&& before) {
-    if (most < size) {
-      std::partial_sort(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(most),
-                        list.begin() + static_cast<std::ptrdiff_t>(size), before);
+  const auto sort_first = [most](std::vector<std::uint32_t>& list, auto&& before) {
+    if (most < list.size()) {
+      std::partial_sort(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(most), list.end(), before);
     } else {
-      std::sort(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(size), before);
+      std::sort(list.begin(), list.end(), before);
     }
   };
-  sort_first(order_, order_.size(), waited_busiest_first);
-  sort_first(stale_, stale_.size(), busiest_first);
+  sort_first(order_, waited_busiest_first);
+  sort_first(stale_, busiest_first);
   const std::size_t missing = order_.size();
   order_.resize(missing + stale_.size());
   // Interleave in place from the back: missing[i] goes to 2i, stale[i] to 2i + 1 while both

@@ -142,11 +142,12 @@ class SectorFields {
     }
     const std::uint32_t s = sector_index(x, y);
     const std::uint8_t* dirs = sector_dirs_[s];
-    if (dirs == nullptr) {  // the whole list (read in order), up to 8 lines
+    if (dirs == nullptr) {  // the whole list (read in order), up to 8 cache lines
+      constexpr std::size_t kLine = 64, kMostBytes = 8 * kLine;
       const TargetRange range = fallback_range_[s];
-      const Target* const list = fallback_targets_.data() + range.begin;
-      const std::size_t bytes = std::min<std::size_t>(range.end - range.begin, 42) * sizeof(Target);
-      for (std::size_t b = 0; b < bytes; b += 64) prefetch_line(reinterpret_cast<const char*>(list) + b);
+      const char* const list = reinterpret_cast<const char*>(fallback_targets_.data() + range.begin);
+      const std::size_t bytes = std::min<std::size_t>((range.end - range.begin) * sizeof(Target), kMostBytes);
+      for (std::size_t b = 0; b < bytes; b += kLine) prefetch_line(list + b);
       return;
     }
     const std::int32_t lx = side_shift_ >= 0 ? (x & (side_ - 1)) : x % side_;
