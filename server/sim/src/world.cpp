@@ -213,14 +213,10 @@ std::size_t World::spawn_agents(std::size_t n) {
   // per sector, RouteReachability).
   const bool sampled = map_.cell_count() >= kSampledSpawnFromCells;
   if (params_.spawner.stop_at_density_limit) {
-    if (walkable_count_revision_ != map_.revision() || walkable_count_cells_ != map_.cell_count()) {
-      walkable_count_ = map_.walkable_count();
-      walkable_count_revision_ = map_.revision();
-      walkable_count_cells_ = map_.cell_count();
-    }
-    if (walkable_count_ == 0) return 0;
+    const std::size_t walkable = map_.walkable_count();  // O(1): the map keeps the count
+    if (walkable == 0) return 0;
     // The walkable cells are the map's now (run-time blockers included).
-    const std::uint64_t limit = density_limit(walkable_count_, map_.cell_size(),
+    const std::uint64_t limit = density_limit(walkable, map_.cell_size(),
                                               smallest_spawned_radius(swarm_.kind_table()));
     const std::uint64_t room = limit > swarm_.size() ? limit - swarm_.size() : 0;
     if (n > room) {

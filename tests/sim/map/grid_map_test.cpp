@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <span>
+#include <vector>
 
 #include "swarmfield/sim/map/grid_map.hpp"
 
@@ -35,6 +36,35 @@ TEST_CASE("grid map: set_cost bumps the revision only on a change") {
   CHECK(m.walkable_count() == 8);
   m.set_cost(5, 5, kBlockedCost);  // out of bounds: ignored
   CHECK(m.revision() == r0 + 1);
+}
+
+TEST_CASE("grid map: walkable_count follows every set_cost (costs between walkable values, blocks, reopenings)") {
+  std::vector<std::uint8_t> costs(7 * 5, kDefaultCost);
+  costs[3] = kBlockedCost;
+  costs[12] = kBlockedCost;
+  GridMap m = GridMap::from_costs(7, 5, costs);
+  CHECK(m.walkable_count() == 33);
+  GridMap blocked(4, 4, kBlockedCost);
+  CHECK(blocked.walkable_count() == 0);
+  blocked.set_cost(2, 2, 5);
+  CHECK(blocked.walkable_count() == 1);
+  const auto count = [](const GridMap& g) {
+    std::size_t n = 0;
+    for (std::int32_t y = 0; y < g.height(); ++y)
+      for (std::int32_t x = 0; x < g.width(); ++x) n += g.walkable(x, y) ? 1 : 0;
+    return n;
+  };
+  std::uint32_t state = 12345;
+  for (int i = 0; i < 500; ++i) {
+    state = state * 1664525u + 1013904223u;
+    const auto x = static_cast<std::int32_t>((state >> 8) % 9) - 1;  // one column off each side
+    const auto y = static_cast<std::int32_t>((state >> 16) % 6);     // one row off the bottom
+    const std::uint8_t values[] = {kDefaultCost, 7, kBlockedCost, 254};
+    m.set_cost(x, y, values[(state >> 24) % 4]);
+    REQUIRE(m.walkable_count() == count(m));
+  }
+  GridMap copy = m;  // the count travels with the costs
+  CHECK(copy.walkable_count() == count(m));
 }
 
 TEST_CASE("grid map: the change log lists the cells changed since a revision, and says when it no longer reaches") {

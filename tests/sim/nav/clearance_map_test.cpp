@@ -135,9 +135,32 @@ TEST_CASE("clearance: update() after a series of changes equals a whole build (e
     ClearanceMap fresh;
     fresh.build(m);
     REQUIRE(c.values() == fresh.values());
+    REQUIRE(c.largest() == *std::max_element(fresh.values().begin(), fresh.values().end()));
   }
   check_against_brute(m, c);
   CHECK_FALSE(c.update(GridMap(3, 3), {}));  // another size: refused
   ClearanceMap never;
   CHECK_FALSE(never.update(m, {}));
+}
+
+TEST_CASE("clearance: largest() is the biggest class that fits anywhere, through builds and updates") {
+  GridMap m(6, 6, kBlockedCost);
+  ClearanceMap c;
+  CHECK(c.largest() == 0);
+  c.build(m);
+  CHECK(c.largest() == 0);
+  const std::uint32_t since = m.revision();
+  for (std::int32_t y = 1; y <= 3; ++y)
+    for (std::int32_t x = 1; x <= 3; ++x) m.set_cost(x, y, kDefaultCost);  // a 3 x 3 room
+  std::span<const CellCoord> changed;
+  REQUIRE(m.changes_since(since, changed));
+  REQUIRE(c.update(m, changed));
+  CHECK(c.largest() == 3);
+  const std::uint32_t before_wall = m.revision();
+  m.set_cost(2, 2, kBlockedCost);  // a pillar in the middle: only 1 x 1 blocks are left
+  REQUIRE(m.changes_since(before_wall, changed));
+  REQUIRE(c.update(m, changed));
+  CHECK(c.largest() == 1);
+  c.build(GridMap(10, 10));
+  CHECK(c.largest() == kMaxSizeClass);
 }

@@ -421,3 +421,58 @@ TEST_CASE("map change: a map changing every tick cannot starve the routes") {
   // A build restarted kMaxRouteRestarts times in a row runs at once on the next change.
   CHECK(most_stale <= HierarchicalFields::kMaxRouteRestarts + 1);
 }
+
+TEST_CASE("map change: a blocker remakes only the portal lists round it; the kept ones steer like lists made afresh") {
+  // Two identical HierarchicalFields with every sector occupied and one field at most (the rest
+  // steer by their portal lists). After each change `kept` follows it as the server does
+  // (graph_updated: the lists of the updated sectors and their neighbours made again, the
+  // others renumbered); `remade` then forgets every list. steer() must agree at every cell.
+  GridMap m = test::boston_256();
+  const std::vector<CellCoord> goals = test::walkable_goals(m, 5, 3);
+  HierarchicalFields kept, remade;
+  for (HierarchicalFields* f : {&kept, &remade}) {
+    f->set_sector_side(kSide);
+    f->set_budget(0);
+    f->fields().set_max_fields(1);
+  }
+  const auto tick = [&](HierarchicalFields& f) {
+    f.begin_tick();
+    for (std::int32_t y = 0; y < m.height(); y += kSide)
+      for (std::int32_t x = 0; x < m.width(); x += kSide) f.note_agent({x, y});
+    f.update(m, goals);
+  };
+  for (int t = 0; t < 3; ++t) {
+    tick(kept);
+    tick(remade);
+  }
+  const std::size_t sectors = kept.graph().sector_count();
+  TestRng rng{23};
+  for (int round = 0; round < 8; ++round) {
+    CAPTURE(round);
+    // One street cell walled (or a wall opened), away from the map's edge.
+    CellCoord c{};
+    do {
+      c = {8 + rng.below(m.width() - 16), 8 + rng.below(m.height() - 16)};
+    } while (round % 4 != 3 && !m.walkable(c));
+    m.set_cost(c.x, c.y, m.walkable(c) ? kBlockedCost : kDefaultCost);
+    const std::uint64_t kept_before = kept.fields().fallback_lists_made();
+    const std::uint64_t remade_before = remade.fields().fallback_lists_made();
+    kept.prepare(m);
+    remade.prepare(m);
+    remade.fields().graph_changed();
+    const std::size_t updated = kept.graph().updated_sectors().size();
+    tick(kept);
+    tick(remade);
+    const std::uint64_t kept_made = kept.fields().fallback_lists_made() - kept_before;
+    CHECK(kept_made <= 5 * updated);
+    CHECK(remade.fields().fallback_lists_made() - remade_before >= sectors - 2);
+    for (std::int32_t y = 0; y < m.height(); ++y)
+      for (std::int32_t x = 0; x < m.width(); ++x) {
+        const Vec2 p = m.cell_center({x, y});
+        const SectorFields::Steer a = kept.fields().steer(m, p), b = remade.fields().steer(m, p);
+        REQUIRE(a.direction.x == b.direction.x);
+        REQUIRE(a.direction.y == b.direction.y);
+        REQUIRE(a.from_field == b.from_field);
+      }
+  }
+}

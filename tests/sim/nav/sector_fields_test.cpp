@@ -738,3 +738,80 @@ TEST_CASE("sector fields: the fallback's early stop still finds the cheapest tar
     CHECK(checked > 400);
   }
 }
+
+TEST_CASE("sector fields: after the graph is packed (every node id renumbered) the kept lists steer like lists made afresh") {
+  GridMap m = test::read_benchmark_map("street/Boston_0_256.map");
+  const std::vector<CellCoord> goals = {m.world_to_cell({128.5f, 128.5f})};
+  REQUIRE(m.walkable(goals[0]));
+  Hier h(m, goals, 32);
+  h.fields.set_max_fields(1);  // nearly every sector steers by its list
+  std::vector<CellCoord> cell_of(h.graph.sector_count(), CellCoord{-1, -1});
+  for (std::int32_t y = 0; y < m.height(); ++y)
+    for (std::int32_t x = 0; x < m.width(); ++x)
+      if (m.walkable(x, y) && cell_of[h.graph.sector_of({x, y})].x < 0) cell_of[h.graph.sector_of({x, y})] = {x, y};
+  const auto tick = [&] {
+    h.fields.begin_tick();
+    for (const CellCoord c : cell_of)
+      if (c.x >= 0) h.fields.note_agent(c);
+    h.fields.update(m, 0);
+  };
+  tick();
+  // A wall along a sector border moves that sector's portals: its ids move to the end of the
+  // node array, leaving a gap that pack() closes by renumbering every later id.
+  const std::uint32_t since = m.revision();
+  for (std::int32_t y = 32; y < 64; ++y) m.set_cost(31, y, kBlockedCost);
+  std::span<const CellCoord> changed;
+  REQUIRE(m.changes_since(since, changed));
+  h.graph.update(m, changed);
+  h.routes.remap_nodes(h.graph.node_remap(), h.graph.node_count());
+  h.fields.graph_updated(h.graph.node_remap(), h.graph.updated_sectors());
+  tick();
+  std::vector<SectorFields::Steer> before;
+  for (std::int32_t y = 0; y < m.height(); ++y)
+    for (std::int32_t x = 0; x < m.width(); ++x) before.push_back(h.fields.steer(m, m.cell_center({x, y})));
+  const std::uint64_t made = h.fields.fallback_lists_made();
+  h.graph.pack();
+  REQUIRE_FALSE(h.graph.node_remap().empty());
+  std::size_t moved = 0;
+  for (std::uint32_t n = 0; n < h.graph.node_remap().size(); ++n) moved += h.graph.node_remap()[n] != n ? 1 : 0;
+  MESSAGE("node ids renumbered by the pack: " << moved);
+  REQUIRE(moved > 100);
+  h.routes.remap_nodes(h.graph.node_remap(), h.graph.node_count());
+  h.fields.graph_updated(h.graph.node_remap(), {});
+  tick();
+  CHECK(h.fields.fallback_lists_made() == made);  // nothing made again: every list kept
+  std::size_t i = 0;
+  for (std::int32_t y = 0; y < m.height(); ++y)
+    for (std::int32_t x = 0; x < m.width(); ++x, ++i) {
+      const SectorFields::Steer now = h.fields.steer(m, m.cell_center({x, y}));
+      REQUIRE(now.direction.x == before[i].direction.x);
+      REQUIRE(now.direction.y == before[i].direction.y);
+    }
+  // New routes (another goal): the kept lists refresh their costs through their node ids, and
+  // then steer like lists made afresh for the packed graph.
+  const std::vector<CellCoord> goals_b = {m.world_to_cell({20.5f, 230.5f})};
+  REQUIRE(m.walkable(goals_b[0]));
+  PortalRoutes routes_b;
+  routes_b.build(h.graph, m, goals_b);
+  h.fields.set_routes(h.graph, routes_b);
+  tick();
+  SectorFields fresh;
+  fresh.set_max_fields(1);
+  fresh.set_routes(h.graph, routes_b);
+  fresh.begin_tick();
+  for (const CellCoord c : cell_of)
+    if (c.x >= 0) fresh.note_agent(c);
+  fresh.update(m, 0);
+  std::size_t compared = 0;
+  for (std::int32_t y = 0; y < m.height(); ++y)
+    for (std::int32_t x = 0; x < m.width(); ++x) {
+      const std::uint32_t s = h.graph.sector_of({x, y});
+      if (h.fields.has_field(s) || fresh.has_field(s) || !m.walkable(x, y)) continue;
+      const Vec2 p = m.cell_center({x, y});
+      const SectorFields::Steer a = h.fields.steer(m, p), b = fresh.steer(m, p);
+      REQUIRE(a.direction.x == b.direction.x);
+      REQUIRE(a.direction.y == b.direction.y);
+      ++compared;
+    }
+  CHECK(compared > 20000);
+}

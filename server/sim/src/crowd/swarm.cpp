@@ -209,26 +209,69 @@ void Swarm::configure_hashes(const GridMap& map) {
 
 bool Swarm::refresh_map_cache(const GridMap& map) {
   const std::uint8_t* source = map.costs().data();
-  if (source == open_source_ && map.width() == open_width_ && map.height() == open_height_ &&
-      map.revision() == open_revision_) {
-    return false;
+  const bool same_map = source == open_source_ && map.width() == open_width_ && map.height() == open_height_;
+  if (same_map && map.revision() == open_revision_) return false;
+  // A cell's flag reads its 3 x 3 block: a changed cell changes the flags of the block round
+  // it, so a few edits cost a few blocks (a whole pass is ~0.1 s at 8192 x 8192).
+  std::span<const CellCoord> changed;
+  if (same_map && map.cells_changed_since(open_revision_, bulk_scratch_, changed)) {
+    open_revision_ = map.revision();
+    for (const CellCoord c : changed) compute_open_cells(map, c.x - 1, c.y - 1, c.x + 1, c.y + 1);
+    if (bulk_scratch_.capacity() > (std::size_t{1} << 16)) std::vector<CellCoord>().swap(bulk_scratch_);
+    return true;
   }
   open_source_ = source;
   open_width_ = map.width();
   open_height_ = map.height();
   open_revision_ = map.revision();
-  const std::int32_t w = open_width_, h = open_height_;
-  assign_huge(open_cells_, static_cast<std::size_t>(w) * static_cast<std::size_t>(h), std::uint8_t{0});
-  for (std::int32_t y = 0; y < h; ++y) {
-    for (std::int32_t x = 0; x < w; ++x) {
-      bool open = true;
-      for (std::int32_t dy = -1; dy <= 1 && open; ++dy) {
-        for (std::int32_t dx = -1; dx <= 1 && open; ++dx) open = map.walkable(x + dx, y + dy);
-      }
-      open_cells_[map.index(x, y)] = open ? 1 : 0;
+  assign_huge(open_cells_, static_cast<std::size_t>(open_width_) * static_cast<std::size_t>(open_height_),
+              std::uint8_t{0});
+  compute_open_cells(map, 0, 0, open_width_ - 1, open_height_ - 1);
+  return true;
+}
+
+void Swarm::compute_open_cells(const GridMap& map, std::int32_t x0, std::int32_t y0, std::int32_t x1,
+                               std::int32_t y1) {
+  x0 = std::max(x0, 0);
+  y0 = std::max(y0, 0);
+  x1 = std::min(x1, open_width_ - 1);
+  y1 = std::min(y1, open_height_ - 1);
+  if (x0 > x1) return;
+  // Row by row: the three rows' walkable bytes ANDed, then three columns of that (off the
+  // map counts as blocked, so border cells are never open).
+  const std::uint8_t* const costs = map.costs().data();
+  const auto w = static_cast<std::size_t>(open_width_);
+  for (std::int32_t y = y0; y <= y1; ++y) {
+    std::uint8_t* const out = open_cells_.data() + static_cast<std::size_t>(y) * w;
+    if (y == 0 || y + 1 >= open_height_) {
+      std::fill(out + x0, out + x1 + 1, std::uint8_t{0});
+      continue;
+    }
+    const std::uint8_t* const up = costs + static_cast<std::size_t>(y - 1) * w;
+    const std::uint8_t* const mid = up + w;
+    const std::uint8_t* const down = mid + w;
+    const auto column = [&](std::int32_t x) -> std::uint8_t {
+      return static_cast<std::uint8_t>((up[x] != kBlockedCost) & (mid[x] != kBlockedCost) & (down[x] != kBlockedCost));
+    };
+    for (std::int32_t x = x0; x <= x1; ++x) {
+      out[x] = x == 0 || x + 1 >= open_width_
+                   ? std::uint8_t{0}
+                   : static_cast<std::uint8_t>(column(x - 1) & column(x) & column(x + 1));
     }
   }
-  return true;
+}
+
+const ClearanceMap& Swarm::clearance_for(const GridMap& map, const NavigationSet* nav) {
+  if (nav != nullptr && nav->clearance().matches(map)) return nav->clearance();
+  if (clearance_.matches(map) && clearance_source_ == map.costs().data()) return clearance_;
+  std::span<const CellCoord> changed;
+  const bool follows = clearance_source_ == map.costs().data() && clearance_.width() == map.width() &&
+                       clearance_.height() == map.height() &&
+                       map.cells_changed_since(clearance_.revision(), bulk_scratch_, changed) &&
+                       clearance_.update(map, changed);
+  if (!follows) clearance_.build(map);  // once per map (allocates only when the map grows)
+  clearance_source_ = map.costs().data();
+  return clearance_;
 }
 
 void Swarm::step(const GridMap& map, const FlowField& flow, float dt, WorkerPool* pool) {
@@ -362,11 +405,8 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
     for (std::size_t k = 0; k < kind_table_.size(); ++k) {
       big_kinds = big_kinds || (kind_counts_[k] != 0 && t.kinds[k].radius >= 0.5f * cs);
     }
-    if (big_kinds && !clearance_.matches(map)) {
-      clearance_.build(map);  // once per map revision (allocates only when the map grows)
-      max_clearance_ = 0;
-      for (const std::uint8_t c : clearance_.values()) max_clearance_ = std::max(max_clearance_, c);
-    }
+    const ClearanceMap* const clearance = big_kinds ? &clearance_for(map, nav) : nullptr;
+    const std::uint8_t max_clearance = clearance != nullptr ? clearance->largest() : 0;
     std::atomic<bool> invalid{false};  // an OR: the same whatever order chunks finish in
     parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
       bool bad = false;
@@ -379,10 +419,11 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
           q = move_out_of_walls(map, p, r);
         } else {
           if (square_fits(map, p, r)) continue;
-          // A class no block of the map fits (max_clearance_ says so, without a search per
-          // agent) gets the nearest walkable cell: it cannot stand anywhere without touching a wall.
-          const bool fits_somewhere = size_class_of_radius(r, cs) <= max_clearance_;
-          if (!fits_somewhere || !move_disc_out_of_walls(map, clearance_, p, r, q)) q = move_out_of_walls(map, p, r);
+          // A class no block of the map fits (the clearance's largest value says so, without a
+          // search per agent) gets the nearest walkable cell: it cannot stand anywhere without
+          // touching a wall. (big_kinds holds here, so `clearance` is set.)
+          const bool fits_somewhere = size_class_of_radius(r, cs) <= max_clearance;
+          if (!fits_somewhere || !move_disc_out_of_walls(map, *clearance, p, r, q)) q = move_out_of_walls(map, p, r);
         }
         xs_[i] = q.x;
         ys_[i] = q.y;

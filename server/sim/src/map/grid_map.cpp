@@ -28,6 +28,7 @@ GridMap::GridMap(std::int32_t width, std::int32_t height, std::uint8_t fill, flo
       // A non-positive or non-finite cell size would make world_to_cell meaningless.
       cell_size_(std::isfinite(cell_size) && cell_size > 0.0f ? cell_size : 1.0f) {
   assign_huge(costs_, static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_), fill);
+  walkable_ = fill != kBlockedCost ? costs_.size() : 0;
 }
 
 GridMap GridMap::from_costs(std::int32_t width, std::int32_t height, std::vector<std::uint8_t> costs,
@@ -38,6 +39,8 @@ GridMap GridMap::from_costs(std::int32_t width, std::int32_t height, std::vector
   map.costs_ = std::move(costs);
   map.costs_.resize(static_cast<std::size_t>(map.width_) * static_cast<std::size_t>(map.height_), kBlockedCost);
   move_to_huge_pages(map.costs_);  // every agent reads its cell's cost each tick
+  map.walkable_ = static_cast<std::size_t>(
+      std::count_if(map.costs_.begin(), map.costs_.end(), [](std::uint8_t c) { return c != kBlockedCost; }));
   return map;
 }
 
@@ -45,6 +48,7 @@ void GridMap::set_cost(std::int32_t x, std::int32_t y, std::uint8_t cost) {
   if (!in_bounds(x, y)) return;
   std::uint8_t& c = costs_[index(x, y)];
   if (c == cost) return;
+  walkable_ += static_cast<std::size_t>(cost != kBlockedCost) - static_cast<std::size_t>(c != kBlockedCost);
   c = cost;
   if (!log_on_) {
     log_base_ = ++revision_;
@@ -121,11 +125,6 @@ CellCoord GridMap::world_to_cell(Vec2 p) const noexcept {
 
 Vec2 GridMap::cell_center(CellCoord c) const noexcept {
   return {(static_cast<float>(c.x) + 0.5f) * cell_size_, (static_cast<float>(c.y) + 0.5f) * cell_size_};
-}
-
-std::size_t GridMap::walkable_count() const noexcept {
-  return static_cast<std::size_t>(
-      std::count_if(costs_.begin(), costs_.end(), [](std::uint8_t c) { return c != kBlockedCost; }));
 }
 
 }  // namespace swarmfield::sim

@@ -16,6 +16,7 @@ void ClearanceMap::build(const GridMap& map) {
   const auto w = static_cast<std::size_t>(width_);
   const auto h = static_cast<std::size_t>(height_);
   if (values_.size() != w * h) assign_huge(values_, w * h, std::uint8_t{0});
+  counts_.fill(0);
   if (w == 0 || h == 0) return;
   const std::uint8_t* cost = map.costs().data();
   std::uint8_t* out = values_.data();
@@ -38,6 +39,7 @@ void ClearanceMap::build(const GridMap& map) {
       const std::uint8_t m = std::min({row[x + 1], below[x], below[x + 1]});
       row[x] = static_cast<std::uint8_t>(std::min<int>(m + 1, kCap));
     }
+    for (std::size_t x = 0; x < w; ++x) ++counts_[row[x]];
   }
 }
 
@@ -69,6 +71,8 @@ bool ClearanceMap::update(const GridMap& map, std::span<const CellCoord> cells) 
         v = static_cast<std::uint8_t>(std::min<int>(m + 1, kCap));
       }
     }
+    --counts_[values_[i]];
+    ++counts_[v];
     values_[i] = v;
   }
   // A bulk change (GridMap::bulk_change_limit()) grows the scratch to tens of MiB:

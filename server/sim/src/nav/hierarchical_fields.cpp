@@ -12,7 +12,7 @@ std::uint64_t HierarchicalFields::prepare(const GridMap& map) {
   std::vector<CellCoord> bulk;  // a bulk change's cells (changed blocks), past the change log
   if (map.width() == width_ && map.height() == height_ && map.cells_changed_since(revision_, bulk, changed)) {
     graph_.update(map, changed);
-    fields_.graph_changed();  // node ids renumbered
+    fields_.graph_updated(graph_.node_remap(), graph_.updated_sectors());  // node ids renumbered
     ++graph_updates_;
     revision_ = map.revision();
     std::uint64_t work = graph_.node_count();  // the node remap (graph and front routes)

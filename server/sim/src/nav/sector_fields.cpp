@@ -92,6 +92,7 @@ void SectorFields::set_routes(const SectorGraph& graph, const PortalRoutes& rout
   sector_dirs_.assign(graph.sector_count(), nullptr);
   fallback_targets_.clear();
   fallback_nodes_.clear();
+  fallback_dead_ = 0;
   fallback_range_.assign(graph.sector_count(), TargetRange{});
   fallback_gen_.assign(graph.sector_count(), kNoGeneration);
   agents_.assign(graph.sector_count(), 0);
@@ -267,7 +268,45 @@ void SectorFields::build_sector(const GridMap& map, std::uint32_t s) {
 void SectorFields::graph_changed() noexcept {
   fallback_targets_.clear();
   fallback_nodes_.clear();
+  fallback_dead_ = 0;
   std::fill(fallback_gen_.begin(), fallback_gen_.end(), kNoGeneration);
+}
+
+void SectorFields::graph_updated(std::span<const std::uint32_t> remap, std::span<const std::uint32_t> updated) {
+  if (remap.empty() || graph_ == nullptr || fallback_gen_.size() != slot_of_.size()) {
+    graph_changed();
+    return;
+  }
+  const auto forget = [&](std::uint32_t s) {
+    if (s >= fallback_gen_.size() || fallback_gen_[s] == kNoGeneration) return;
+    fallback_dead_ += fallback_range_[s].end - fallback_range_[s].begin;
+    fallback_gen_[s] = kNoGeneration;
+  };
+  for (const std::uint32_t s : updated) {
+    const auto sx = static_cast<std::int32_t>(s % static_cast<std::uint32_t>(sectors_x_));
+    const auto sy = static_cast<std::int32_t>(s / static_cast<std::uint32_t>(sectors_x_));
+    forget(s);
+    if (sx > 0) forget(s - 1);
+    if (sx + 1 < sectors_x_) forget(s + 1);
+    if (sy > 0) forget(s - static_cast<std::uint32_t>(sectors_x_));
+    if (sy + 1 < sectors_y_) forget(s + static_cast<std::uint32_t>(sectors_x_));
+  }
+  if (fallback_dead_ * 2 > fallback_targets_.size()) {
+    graph_changed();
+    return;
+  }
+  // The kept lists' node ids (dead entries too: cheaper than skipping them, never read).
+  for (std::uint32_t& n : fallback_nodes_) n = n < remap.size() ? remap[n] : SectorGraph::kNoNode;
+  for (std::uint32_t s = 0; s < fallback_gen_.size(); ++s) {
+    if (fallback_gen_[s] == kNoGeneration) continue;
+    const TargetRange range = fallback_range_[s];
+    for (std::uint32_t k = range.begin; k < range.end; ++k) {
+      if (fallback_nodes_[k] == SectorGraph::kNoNode) {  // a portal gone: not expected, but safe
+        forget(s);
+        break;
+      }
+    }
+  }
 }
 
 void SectorFields::sort_fallback(TargetRange range) noexcept {
@@ -299,6 +338,7 @@ void SectorFields::make_fallback(std::uint32_t s) {
   fallback_range_[s] = {begin, static_cast<std::uint32_t>(fallback_targets_.size())};
   sort_fallback(fallback_range_[s]);
   fallback_gen_[s] = generation_;
+  ++fallback_lists_made_;
 }
 
 std::uint64_t SectorFields::update(const GridMap& map, std::uint64_t budget) {

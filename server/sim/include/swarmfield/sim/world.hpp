@@ -214,9 +214,6 @@ class World {
   std::vector<std::uint32_t> spawn_candidates_;  // scratch of spawn_scanned(): cell indices
   // Spawn reachability in hierarchical mode, per size class (labels kept per sector).
   std::array<RouteReachability, kMaxSizeClass> route_reachability_;
-  std::size_t walkable_count_ = 0;               // the map's walkable cells (density limit), for
-  std::uint32_t walkable_count_revision_ = 0;    // this map revision
-  std::size_t walkable_count_cells_ = 0;         // and cell count (0: not counted yet)
   std::mt19937_64 rng_;
   std::unique_ptr<WorkerPool> pool_;  // null when worker_threads <= 1
   std::uint32_t next_player_id_ = 1;

@@ -195,6 +195,11 @@ class Swarm {
   void integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   void turn_headings(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   bool refresh_map_cache(const GridMap& map);  // true when the map changed
+  // open_cells_ for the cells [x0, x1] x [y0, y1] (clamped to the map).
+  void compute_open_cells(const GridMap& map, std::int32_t x0, std::int32_t y0, std::int32_t x1, std::int32_t y1);
+  // The clearance of `map` for the repair: `nav`'s when it matches, else clearance_ brought to
+  // the map (locally from its change log when it reaches back).
+  const ClearanceMap& clearance_for(const GridMap& map, const NavigationSet* nav);
   void configure_hashes(const GridMap& map);
   // Largest separation radius over the kinds that have agents (the hash's cell size).
   [[nodiscard]] float interaction_radius() const noexcept;
@@ -209,8 +214,11 @@ class Swarm {
   std::vector<float> kind_sep_r_;                     // per kind: its separation radius R
   std::array<std::uint32_t, kMaxAgentKinds> kind_counts_{};  // agents per kind
   float hash_cell_ = -1.0f;  // the separation radius the hashes were configured for
-  ClearanceMap clearance_;           // for repairing discs of half a cell or more (built on demand)
-  std::uint8_t max_clearance_ = 0;   // largest value of clearance_: the biggest class that fits
+  // For repairing discs of half a cell or more when step() has no NavigationSet's clearance of
+  // the map (built on demand, then follows the map's changes), and the map it follows.
+  ClearanceMap clearance_;
+  const std::uint8_t* clearance_source_ = nullptr;
+  std::vector<CellCoord> bulk_scratch_;  // a bulk map change's cells (GridMap::cells_changed_since)
   // Per-tick scratch indexed by hash slot (cell-sorted order), not by agent index.
   std::vector<float> steer_x_, steer_y_;  // unit steering direction (or 0)
   std::vector<float> next_xs_, next_ys_;  // positions being written this tick (swapped in)

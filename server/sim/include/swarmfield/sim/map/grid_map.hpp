@@ -107,7 +107,9 @@ class GridMap {
   [[nodiscard]] bool walkable_at(Vec2 p) const noexcept { return walkable(world_to_cell(p)); }
 
   [[nodiscard]] const std::vector<std::uint8_t>& costs() const noexcept { return costs_; }
-  [[nodiscard]] std::size_t walkable_count() const noexcept;
+  /// Cells of cost below kBlockedCost. O(1): kept up to date by set_cost() (a run-time blocker
+  /// on an 8192 x 8192 map must not cost a 64 MiB scan).
+  [[nodiscard]] std::size_t walkable_count() const noexcept { return walkable_; }
 
  private:
   std::int32_t width_ = 0;
@@ -115,6 +117,7 @@ class GridMap {
   float cell_size_ = 1.0f;
   std::uint32_t revision_ = 0;
   std::vector<std::uint8_t> costs_;
+  std::size_t walkable_ = 0;  // cells of costs_ below kBlockedCost
   // change_log_[i] is the cell whose change made revision log_base_ + i + 1.
   std::vector<CellCoord> change_log_;
   std::uint32_t log_base_ = 0;

@@ -1,6 +1,7 @@
 #pragma once
 // Clearance map: per cell, the side of the largest all-walkable square whose top-left corner is
 // that cell (capped at kMaxSizeClass) -- what a big agent needs to know to plan and to stand.
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -49,6 +50,14 @@ class ClearanceMap {
   [[nodiscard]] bool fits(CellCoord block, int size_class) const noexcept {
     return size_class >= 1 && size_class <= kMaxSizeClass && at(block.x, block.y) >= size_class;
   }
+  /// The largest value of the map (0..kMaxSizeClass; 0 before a build): the biggest size class
+  /// that fits anywhere. O(1): build() and update() keep a count of cells per value.
+  [[nodiscard]] std::uint8_t largest() const noexcept {
+    for (std::size_t v = kMaxSizeClass; v > 0; --v) {
+      if (counts_[v] != 0) return static_cast<std::uint8_t>(v);
+    }
+    return 0;
+  }
   /// Row-major values, width() * height() bytes.
   [[nodiscard]] const std::vector<std::uint8_t>& values() const noexcept { return values_; }
 
@@ -59,6 +68,7 @@ class ClearanceMap {
   bool built_ = false;
   std::vector<std::uint8_t> values_;
   std::vector<std::size_t> scratch_;  // cells to recompute (update())
+  std::array<std::size_t, kMaxSizeClass + 1> counts_{};  // cells per value (largest())
 };
 
 }  // namespace swarmfield::sim
