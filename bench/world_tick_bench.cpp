@@ -9,6 +9,7 @@
 // hierarchical's of the same run: the same agents should cost the same on a bigger map.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cmath>
 #include <ctime>
 #include <exception>
@@ -154,6 +155,46 @@ void register_world_case(const WorldCase& c, int ticks) {
   b->Unit(benchmark::kMillisecond)->Iterations(ticks);
 }
 
+/// The same World ticking with a run-time blocker: one street cell near the map centre (where
+/// the players start) walled, and opened again, every kEditTicks ticks (a player building and
+/// breaking a barricade twice a second). Counters: edit_tick_ms and plain_tick_ms, the mean CPU
+/// time (fields + swarm) of the ticks after an edit and of the others in the same run, and
+/// max_tick_ms. Runs after world/tick/ on the same cached World; leaves the map as it found it.
+constexpr int kEditTicks = 15;
+
+void register_world_edit_case(const WorldCase& c, int ticks) {
+  const std::string name = "world/tick_with_edits/" + c.label;
+  auto* b = benchmark::RegisterBenchmark(name.c_str(), [c](benchmark::State& state) {
+    WorldSetup* s = setup_or_skip(state, [&]() -> WorldSetup& { return setup_for(c); });
+    if (s == nullptr) return;
+    const sim::GridMap& map = s->world->map();
+    sim::CellCoord cell = nearest_walkable(map, {map.width() / 2 + 20, map.height() / 2 + 20});
+    const std::uint8_t original = map.cost(cell.x, cell.y);
+    double edit_ms = 0.0, plain_ms = 0.0, max_ms = 0.0;
+    std::int64_t edits = 0, plain = 0, n = 0;
+    for (auto _ : state) {
+      const bool edit = n % kEditTicks == 0;
+      if (edit) {
+        s->world->set_cell_cost(cell, map.walkable(cell) ? sim::kBlockedCost : original);
+      }
+      double fields_ms = 0.0, swarm_ms = 0.0;
+      s->tick(fields_ms, swarm_ms);
+      const double ms = fields_ms + swarm_ms;
+      (edit ? edit_ms : plain_ms) += ms;
+      ++(edit ? edits : plain);
+      max_ms = std::max(max_ms, ms);
+      ++n;
+    }
+    s->world->set_cell_cost(cell, original);
+    state.counters["edit_tick_ms"] = edits > 0 ? edit_ms / static_cast<double>(edits) : 0.0;
+    state.counters["plain_tick_ms"] = plain > 0 ? plain_ms / static_cast<double>(plain) : 0.0;
+    state.counters["max_tick_ms"] = max_ms;
+    state.counters["edits"] = static_cast<double>(edits);
+    state.counters["side"] = static_cast<double>(map.width());
+  });
+  b->Unit(benchmark::kMillisecond)->Iterations(ticks);
+}
+
 }  // namespace
 
 void register_world_tick_benchmarks(const BenchOptions& options) {
@@ -162,6 +203,10 @@ void register_world_tick_benchmarks(const BenchOptions& options) {
   register_world_case({"Boston_0_1024/hierarchical", 1, sim::FieldMode::kHierarchical}, ticks);
   register_world_case({"Boston_0_1024x4/hierarchical", 4, sim::FieldMode::kHierarchical}, ticks);
   if (!options.quick) register_world_case({"Boston_0_1024x8/hierarchical", 8, sim::FieldMode::kHierarchical}, ticks);
+  // A run-time blocker every kEditTicks ticks (after the plain ticks of the same World).
+  const int edit_ticks = options.quick ? kEditTicks + 1 : 6 * kEditTicks;
+  register_world_edit_case({"Boston_0_1024x4/hierarchical", 4, sim::FieldMode::kHierarchical}, edit_ticks);
+  if (!options.quick) register_world_edit_case({"Boston_0_1024x8/hierarchical", 8, sim::FieldMode::kHierarchical}, edit_ticks);
 }
 
 }  // namespace swarmfield::bench

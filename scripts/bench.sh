@@ -580,6 +580,20 @@ if rows:
           "    200000, 1 thread; CPU ms per tick of World::begin_tick (fields) and finish_tick (swarm), and the ratio to\n"
           "    Boston_0_1024 in hierarchical mode (the same code path) of the same run")
     table(["map", "mode", "side", "fields ms", "swarm ms", "fields ratio", "swarm ratio"], rows)
+rows = []
+for name in runs:
+    m = re.fullmatch(r"world/tick_with_edits/([^/]+)/hierarchical(/iterations:\d+)?", name)
+    if not m:
+        continue
+    edit, plain = counter(name, "edit_tick_ms"), counter(name, "plain_tick_ms")
+    rows.append([m.group(1), fmt(counter(name, "side"), ".0f"), fmt(counter(name, "edits"), ".0f"), fmt(edit), fmt(plain),
+                 fmt(ratio(edit, plain), ".2f") + "x", fmt(counter(name, "max_tick_ms"))])
+if rows:
+    print("\n[8b] The same World with a run-time blocker (one street cell near the players walled, then opened) every 15\n"
+          "    ticks: CPU ms (fields + swarm) of the ticks with an edit against the other ticks of the same run")
+    table(["map", "side", "edits", "edit tick ms", "plain tick ms", "edit/plain", "max tick ms"], rows)
+    print("  max includes the route build a change forces: after kMaxRouteRestarts changes in a row that each abandoned\n"
+          "  the time-sliced build, the next one runs at once.")
 
 # ---- Targets -----------------------------------------------------------------------------------
 print("\nTargets")

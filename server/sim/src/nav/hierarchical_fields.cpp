@@ -23,10 +23,16 @@ std::uint64_t HierarchicalFields::prepare(const GridMap& map) {
       fields_.drop_sector(s);
     }
     if (front_valid_) {
-      if (back_.in_progress()) ++restarts_;
-      back_.abandon();
+      // A build in progress goes on over the new graph (restarting it on every change starved
+      // the routes of a map changing faster than a build completes, or forced one all at once:
+      // ~60 ms at 8192); what it returns is then out of date where paths got dearer, so another
+      // build, begun after the change, follows it (routes_stale_).
+      if (back_.in_progress()) {
+        route_extra_ += back_.follow_update(graph_, map, graph_.node_remap(), graph_.updated_sectors());
+      }
       front_.remap_nodes(graph_.node_remap(), graph_.node_count());
       routes_stale_ = true;
+      back_follows_change_ = back_.in_progress();
     }
     return work;
   }
@@ -39,7 +45,8 @@ std::uint64_t HierarchicalFields::prepare(const GridMap& map) {
   revision_ = map.revision();
   front_valid_ = false;
   routes_stale_ = false;
-  restarts_ = 0;
+  back_follows_change_ = false;
+  route_extra_ = 0;
   back_.abandon();
   return map.cell_count();
 }
@@ -75,13 +82,19 @@ std::uint64_t HierarchicalFields::update(const GridMap& map, std::span<const Cel
   }
   if (back_.in_progress()) {
     const std::uint64_t before = back_.work_units();
-    const bool at_once = budget_ == 0 || restarts_ >= kMaxRouteRestarts;
-    const std::uint64_t left = at_once ? unlimited : (spent < budget_ ? std::max<std::uint64_t>(budget_ - spent, 1) : 1);
+    const bool at_once = budget_ == 0;
+    // The nodes a map change queued again come on top (route_extra_: charged to the change,
+    // like the graph update itself), so the build still advances by its own slice.
+    const std::uint64_t floor = std::max<std::uint64_t>(budget_ / kMinRouteShare, 1);
+    const std::uint64_t left =
+        at_once ? unlimited : std::max(spent < budget_ ? budget_ - spent : 0, floor) + route_extra_;
+    route_extra_ = 0;
     const bool done = back_.advance(left);
     spent += back_.work_units() - before;
     if (done) {
-      restarts_ = 0;
-      routes_stale_ = false;  // the back build began after the last map change
+      // Exact unless the map changed while it ran (then the next build starts at once).
+      routes_stale_ = back_follows_change_;
+      back_follows_change_ = false;
       std::swap(front_, back_);
       std::swap(front_goals_, back_goals_);
       ++route_builds_;

@@ -483,22 +483,74 @@ void PortalRoutes::begin(const SectorGraph& graph, const GridMap& map, std::span
   for (const CellCoord g : goals) {
     if (!map.walkable(g)) continue;
     goals_.push_back(g);
-    // The goal enters the graph through its sector's portals.
-    const std::uint32_t s = graph.sector_of(g);
-    const SectorGraph::Rect r = graph.sector_rect(s);
-    const std::vector<std::uint32_t> d = seeded_costs(
-        map, r, {{static_cast<std::uint32_t>((g.y - r.y0) * r.w + (g.x - r.x0)), 0u}});
-    work_ += static_cast<std::uint64_t>(r.w) * static_cast<std::uint64_t>(r.h);
-    for (const std::uint32_t n : graph.sector_nodes(s)) {
-      const CellCoord c = graph.node_cell(n);
-      const std::uint32_t v = d[static_cast<std::size_t>((c.y - r.y0) * r.w + (c.x - r.x0))];
-      if (v < cost_[n]) {
-        cost_[n] = v;
-        heap_.push_back(std::uint64_t{v} << 32 | n);
+    seed_goal(graph, map, g);
+  }
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<>{});
+}
+
+void PortalRoutes::seed_goal(const SectorGraph& graph, const GridMap& map, CellCoord g) {
+  const std::uint32_t s = graph.sector_of(g);
+  const SectorGraph::Rect r = graph.sector_rect(s);
+  const std::vector<std::uint32_t> d =
+      seeded_costs(map, r, {{static_cast<std::uint32_t>((g.y - r.y0) * r.w + (g.x - r.x0)), 0u}});
+  work_ += static_cast<std::uint64_t>(r.w) * static_cast<std::uint64_t>(r.h);
+  for (const std::uint32_t n : graph.sector_nodes(s)) {
+    const CellCoord c = graph.node_cell(n);
+    const std::uint32_t v = d[static_cast<std::size_t>((c.y - r.y0) * r.w + (c.x - r.x0))];
+    if (v < cost_[n]) {
+      cost_[n] = v;
+      heap_.push_back(std::uint64_t{v} << 32 | n);
+    }
+  }
+}
+
+std::uint64_t PortalRoutes::follow_update(const SectorGraph& graph, const GridMap& map,
+                                          std::span<const std::uint32_t> remap, std::span<const std::uint32_t> updated) {
+  if (graph_ == nullptr) {
+    remap_nodes(remap, graph.node_count());
+    return 0;
+  }
+  const std::size_t node_count = graph.node_count();
+  remap_scratch_.assign(node_count, kUnreachable);
+  const std::size_t n = std::min(remap.size(), cost_.size());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (remap[i] < node_count) remap_scratch_[remap[i]] = cost_[i];
+  }
+  cost_.swap(remap_scratch_);
+  // Queued nodes under their new ids (entries for a cost since lowered are stale anyway).
+  std::size_t kept = 0;
+  for (const std::uint64_t entry : heap_) {
+    const auto old = static_cast<std::uint32_t>(entry & 0xFFFFFFFFu);
+    const auto c = static_cast<std::uint32_t>(entry >> 32);
+    if (old >= remap.size() || remap[old] >= node_count || cost_[remap[old]] != c) continue;
+    heap_[kept++] = std::uint64_t{c} << 32 | remap[old];
+  }
+  heap_.resize(kept);
+  // The updated sectors' edges are new, and nodes settled before the change never relaxed them:
+  // queue those sectors' nodes and the nodes across their borders (whose edge blocks were
+  // rewritten too) at their costs, so popping them relaxes the new edges (a node popped again
+  // at its cost only relaxes again: the queue corrects labels, it does not assume them final).
+  std::uint64_t requeued_work = 0;
+  const auto queue = [&](std::uint32_t u) {
+    if (cost_[u] == kUnreachable) return;
+    heap_.push_back(std::uint64_t{cost_[u]} << 32 | u);
+    requeued_work += 1 + kWorkUnitsPerEdge * graph.edges(u).size();
+  };
+  for (const CellCoord g : goals_) {
+    if (!map.walkable(g)) continue;
+    if (std::binary_search(updated.begin(), updated.end(), graph.sector_of(g))) seed_goal(graph, map, g);
+  }
+  for (const std::uint32_t s : updated) {
+    for (const std::uint32_t u : graph.sector_nodes(s)) {
+      queue(u);
+      for (const SectorEdge& e : graph.edges(u)) {
+        if (graph.node_sector(e.to) != s) queue(e.to);
       }
     }
   }
   std::make_heap(heap_.begin(), heap_.end(), std::greater<>{});
+  graph_ = &graph;
+  return requeued_work;
 }
 
 void PortalRoutes::remap_nodes(std::span<const std::uint32_t> remap, std::size_t node_count) {

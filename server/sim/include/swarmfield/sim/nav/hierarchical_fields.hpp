@@ -24,9 +24,10 @@ namespace swarmfield::sim {
 ///    changed cells (only the touched sectors and neighbours whose portals moved are recomputed),
 ///    the front routes follow the new node ids (remap_nodes(): readable, out of date), the sector
 ///    fields of the recomputed sectors are dropped, and a back route build for the current goals
-///    starts (time-sliced like a goal change); a build in progress is restarted on the new graph
-///    (after kMaxRouteRestarts restarts in a row, e.g. a map changing every tick, the next one
-///    runs all at once so routes cannot starve);
+///    starts (time-sliced like a goal change); a build in progress goes on over the new graph
+///    (PortalRoutes::follow_update()) and is swapped in when done, and since it may be out of
+///    date where the change made paths dearer, another build starts after it: a map changing
+///    faster than a build completes neither starves the routes nor forces a build all at once;
 ///  - goal cells (as a sequence) differing from the front routes' and no route build in
 ///    progress: a back route build starts; a build in progress continues even if the goals
 ///    change again (it finishes, is swapped in, and the next starts: the front always belongs to
@@ -44,8 +45,10 @@ class HierarchicalFields {
  public:
   /// The near fields' part of the budget: 1 / kNearBudgetShare of it.
   static constexpr std::uint64_t kNearBudgetShare = 8;
-  /// Route builds restarted by map changes in a row before one runs all at once.
-  static constexpr std::uint32_t kMaxRouteRestarts = 2;
+  /// A route build in progress gets at least 1 / kMinRouteShare of the budget an update, even
+  /// when a map change (graph update) or the fields spent it all: a map changing every tick
+  /// would otherwise starve the routes (the update may then overrun the budget by that share).
+  static constexpr std::uint64_t kMinRouteShare = 4;
   void set_budget(std::uint64_t work_units_per_update) noexcept { budget_ = work_units_per_update; }
   [[nodiscard]] std::uint64_t budget() const noexcept { return budget_; }
   /// Sector side for the next graph build (cells; SectorGraph::kDefaultSectorSide).
@@ -111,7 +114,8 @@ class HierarchicalFields {
   std::uint64_t budget_ = 0;
   bool front_valid_ = false;  // front_ holds routes for the current graph
   bool routes_stale_ = false;  // the map changed since the front's routes began: a back build runs
-  std::uint32_t restarts_ = 0;  // route builds restarted by map changes in a row
+  bool back_follows_change_ = false;  // the back build went on across a map change
+  std::uint64_t route_extra_ = 0;     // work units the change queued again for the back build
   std::uint64_t graph_updates_ = 0;
   std::uint64_t route_builds_ = 0;
   std::uint64_t graph_builds_ = 0;

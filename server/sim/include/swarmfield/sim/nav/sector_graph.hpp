@@ -202,6 +202,21 @@ class PortalRoutes {
   /// costs stay those of the map before the change (readable, out of date) until the next build.
   /// A build in progress is abandoned (its graph changed).
   void remap_nodes(std::span<const std::uint32_t> remap, std::size_t node_count);
+  /// Follows a SectorGraph::update() of `graph` (the graph this object routes; `map` its map
+  /// now) without abandoning a build in progress: node costs and queued nodes move to their new
+  /// ids (as remap_nodes()), then every node of the `updated` sectors (SectorGraph::
+  /// updated_sectors()) takes the best cost its edges offer from the nodes round it, the goals
+  /// in those sectors enter again, and those nodes are queued, so the build goes on over the new
+  /// graph and reaches its new portals. The result is exact for what got cheaper; where a
+  /// change made paths dearer, nodes already settled keep their lower costs (a route may then
+  /// lead at a new wall until a build begun after the change replaces it). Idle: remap_nodes().
+  /// Cost: O(nodes + queue) for the remap plus the updated sectors' edges and goals' sectors.
+  /// A map changing faster than a time-sliced build completes no longer restarts it for good.
+  /// Returns the work units popping the queued nodes again will take (1 + kWorkUnitsPerEdge
+  /// per edge each), so that a caller can grant them on top of its slice: a build then still
+  /// advances by its own slice when the map changes every tick.
+  std::uint64_t follow_update(const SectorGraph& graph, const GridMap& map, std::span<const std::uint32_t> remap,
+                              std::span<const std::uint32_t> updated);
   /// Work units of the current (or, when idle, the last) build.
   [[nodiscard]] std::uint64_t work_units() const noexcept { return work_; }
   /// Distance of node `n` to the nearest goal (raw units), kUnreachable if none reaches it.
@@ -220,6 +235,9 @@ class PortalRoutes {
  private:
   std::vector<std::uint32_t> cost_;
   std::vector<std::uint32_t> remap_scratch_;  // remap_nodes()
+  /// The goal `g` (walkable, in `graph`) enters through its sector's portals: their costs
+  /// lowered to the in-sector path from it, and queued. Adds the sector's cells to work_.
+  void seed_goal(const SectorGraph& graph, const GridMap& map, CellCoord g);
   std::vector<CellCoord> goals_;
   std::vector<std::uint64_t> heap_;  // (cost << 32 | node), a binary min-heap
   const SectorGraph* graph_ = nullptr;  // while a build is in progress
