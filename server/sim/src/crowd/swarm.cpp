@@ -224,8 +224,8 @@ bool Swarm::refresh_map_cache(const GridMap& map) {
   open_width_ = map.width();
   open_height_ = map.height();
   open_revision_ = map.revision();
-  assign_huge(open_cells_, static_cast<std::size_t>(open_width_) * static_cast<std::size_t>(open_height_),
-              std::uint8_t{0});
+  assign_huge(open_cells_, (static_cast<std::size_t>(open_width_) * static_cast<std::size_t>(open_height_) + 63) / 64,
+              std::uint64_t{0});
   compute_open_cells(map, 0, 0, open_width_ - 1, open_height_ - 1);
   return true;
 }
@@ -241,22 +241,22 @@ void Swarm::compute_open_cells(const GridMap& map, std::int32_t x0, std::int32_t
   // map counts as blocked, so border cells are never open).
   const std::uint8_t* const costs = map.costs().data();
   const auto w = static_cast<std::size_t>(open_width_);
+  std::uint64_t* const bits = open_cells_.data();
   for (std::int32_t y = y0; y <= y1; ++y) {
-    std::uint8_t* const out = open_cells_.data() + static_cast<std::size_t>(y) * w;
-    if (y == 0 || y + 1 >= open_height_) {
-      std::fill(out + x0, out + x1 + 1, std::uint8_t{0});
-      continue;
-    }
-    const std::uint8_t* const up = costs + static_cast<std::size_t>(y - 1) * w;
-    const std::uint8_t* const mid = up + w;
-    const std::uint8_t* const down = mid + w;
-    const auto column = [&](std::int32_t x) -> std::uint8_t {
-      return static_cast<std::uint8_t>((up[x] != kBlockedCost) & (mid[x] != kBlockedCost) & (down[x] != kBlockedCost));
+    const std::size_t row = static_cast<std::size_t>(y) * w;
+    const bool inner_row = y > 0 && y + 1 < open_height_;
+    // (Rows 0 and h - 1 read no costs: `up` then points at row 0 for want of a row above.)
+    const std::uint8_t* const up = inner_row ? costs + row - w : costs;
+    const std::uint8_t* const mid = inner_row ? up + w : costs;
+    const std::uint8_t* const down = inner_row ? mid + w : costs;
+    const auto column = [&](std::int32_t x) -> std::uint64_t {
+      return static_cast<std::uint64_t>((up[x] != kBlockedCost) & (mid[x] != kBlockedCost) & (down[x] != kBlockedCost));
     };
     for (std::int32_t x = x0; x <= x1; ++x) {
-      out[x] = x == 0 || x + 1 >= open_width_
-                   ? std::uint8_t{0}
-                   : static_cast<std::uint8_t>(column(x - 1) & column(x) & column(x + 1));
+      const std::uint64_t open =
+          inner_row && x > 0 && x + 1 < open_width_ ? column(x - 1) & column(x) & column(x + 1) : 0u;
+      const std::size_t i = row + static_cast<std::size_t>(x);
+      bits[i >> 6] = (bits[i >> 6] & ~(std::uint64_t{1} << (i & 63))) | (open << (i & 63));
     }
   }
 }

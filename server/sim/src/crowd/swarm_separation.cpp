@@ -351,7 +351,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
   const bool yield = t.yield;
   const float contact_stiffness = t.contact_stiffness;
   const float rest_below = t.rest_below, wake_above = t.wake_above;
-  const std::uint8_t* const open = t.open;
+  const std::uint64_t* const open = t.open;
   const float map_wf = t.map_wf, map_hf = t.map_hf, cs = t.cs, inv_cs = t.inv_cs;
   const std::int32_t map_w = t.map_w, map_h = t.map_h;
   const GridMap& map = t.map;
@@ -375,7 +375,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
       if (ahead.x >= 0.0f && ahead.y >= 0.0f && ahead.x < map_wf * cs && ahead.y < map_hf * cs) {
         // Only a hint: any cell near the agent's will do (truncation, a reciprocal).
         const auto fx = static_cast<std::int32_t>(ahead.x * inv_cs), fy = static_cast<std::int32_t>(ahead.y * inv_cs);
-        __builtin_prefetch(open + map.index(std::min(fx, map_w - 1), std::min(fy, map_h - 1)));
+        __builtin_prefetch(open + (map.index(std::min(fx, map_w - 1), std::min(fy, map_h - 1)) >> 6));
       }
     }
     const float px = sxs[k], py = sys[k];

@@ -96,7 +96,7 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
   const std::size_t n = t.n;
   const float cs = t.cs;
   const std::int32_t map_w = t.map_w, map_h = t.map_h;
-  const std::uint8_t* const open = t.open;
+  const std::uint64_t* const open = t.open;
   const float* const sxs = t.sxs;
   const float* const sys = t.sys;
   // The integration's values live in its padded search words (one-cell border).
@@ -147,7 +147,7 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
         const bool upper = sys[k + kPrefetchAgents] - static_cast<float>(fy) * cs < 0.5f * cs && fy > 0;
         __builtin_prefetch(map_costs + at);
         __builtin_prefetch(map_costs + (upper ? at - static_cast<std::size_t>(map_w) : at + static_cast<std::size_t>(map_w)));
-        __builtin_prefetch(open + at);
+        __builtin_prefetch(open + (at >> 6));
         if (flow_fits) {
           __builtin_prefetch(flow_dirs + at);
           __builtin_prefetch(flow_dirs + at + static_cast<std::size_t>(map_w));
@@ -258,7 +258,7 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
     // direction alone would pass by).
     Vec2 probe = steer;
     const bool open_here =
-        kt.small_moves && cx >= 0 && cy >= 0 && cx < map_w && cy < map_h && open[map.index(cx, cy)] != 0;
+        kt.small_moves && cx >= 0 && cy >= 0 && cx < map_w && cy < map_h && crowd_detail::open_at(open, map.index(cx, cy));
     if (!open_here && kt.max_step > 0.0f && (steer.x != 0.0f || steer.y != 0.0f)) {
       const Vec2 move = steer * kt.max_step;
       Vec2 q = slide_along_walls(map, p, move, kt.radius);

@@ -60,8 +60,9 @@ struct SwarmTick {
   // Unit cells (the usual case): for 0 <= v < W, cell_of(v) is truncation, so the open-cell test
   // needs only float compares (same answer as cell_of plus bounds checks, NaN included).
   bool unit_cells = false;
-  // Per map cell: 1 when the cell and its 8 neighbours are walkable (Swarm::open_cells_).
-  const std::uint8_t* open = nullptr;
+  // Per map cell, one bit (cell index i: word i / 64, bit i % 64): set when the cell and its 8
+  // neighbours are walkable (Swarm::open_cells_; open_at()).
+  const std::uint64_t* open = nullptr;
 
   // Agent constants (world units, seconds), per kind and per pair of kinds (pair index
   // a * kMaxAgentKinds + b); filled for the kinds that have agents.
@@ -91,14 +92,17 @@ struct SwarmTick {
   const float* sys = nullptr;
 };
 
+/// The open bit of map cell index `i` (see SwarmTick::open).
+inline bool open_at(const std::uint64_t* open, std::size_t i) noexcept { return ((open[i >> 6] >> (i & 63)) & 1u) != 0; }
+
 /// Whether a disc centred at `from` is in an open cell (see SwarmTick::open).
 inline bool is_open(const SwarmTick& t, Vec2 from) noexcept {
   if (t.unit_cells) {
     return from.x >= 0.0f && from.y >= 0.0f && from.x < t.map_wf && from.y < t.map_hf &&
-           t.open[t.map.index(static_cast<std::int32_t>(from.x), static_cast<std::int32_t>(from.y))] != 0;
+           open_at(t.open, t.map.index(static_cast<std::int32_t>(from.x), static_cast<std::int32_t>(from.y)));
   }
   const std::int32_t cx = cell_of(from.x, t.cs), cy = cell_of(from.y, t.cs);
-  return cx >= 0 && cy >= 0 && cx < t.map_w && cy < t.map_h && t.open[t.map.index(cx, cy)] != 0;
+  return cx >= 0 && cy >= 0 && cx < t.map_w && cy < t.map_h && open_at(t.open, t.map.index(cx, cy));
 }
 
 /// slide_along_walls for an agent of kind `k`, with the fast path of a short move from an open

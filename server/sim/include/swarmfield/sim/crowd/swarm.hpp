@@ -243,9 +243,9 @@ class Swarm {
   std::vector<std::uint8_t> rest_chunks_;   // per chunk: 1 when an agent of it rests this tick
   bool any_rest_ = false;                   // some agent rested last tick (else no flag is set)
   BurstPatterns burst_patterns_;
-  // Per map cell: 1 when the cell and its 8 neighbours are walkable, so a short move from it
+  // Per map cell, a bit: set when the cell and its 8 neighbours are walkable, so a short move from it
   // cannot touch a wall (the fast path of wall sliding). Keyed by the map it was built from.
-  std::vector<std::uint8_t> open_cells_;
+  std::vector<std::uint64_t> open_cells_;  // one bit a cell (crowd_detail::open_at): 8 MiB at 8192 x 8192
   const std::uint8_t* open_source_ = nullptr;
   std::int32_t open_width_ = -1, open_height_ = -1;
   std::uint32_t open_revision_ = 0;
