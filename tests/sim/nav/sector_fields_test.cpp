@@ -815,3 +815,65 @@ TEST_CASE("sector fields: after the graph is packed (every node id renumbered) t
     }
   CHECK(compared > 20000);
 }
+
+TEST_CASE("sector fields: portal lists of sectors the agents left are reclaimed; the lists kept still steer like fresh ones") {
+  // Agents sweep the map a band of sector rows at a time (a horde following players across a
+  // big map): lists are made for every sector once occupied. Without reclaiming, the flat list
+  // array grew with every sector ever occupied (a 10-minute run's memory creep).
+  const GridMap m = test::read_benchmark_map("street/Boston_0_256.map");
+  const std::vector<CellCoord> goals = {m.world_to_cell({128.5f, 128.5f})};
+  REQUIRE(m.walkable(goals[0]));
+  Hier h(m, goals, 16);
+  h.fields.set_max_fields(1);
+  h.fields.set_fallback_slack(64);
+  std::vector<CellCoord> cell_of(h.graph.sector_count(), CellCoord{-1, -1});
+  for (std::int32_t y = 0; y < m.height(); ++y)
+    for (std::int32_t x = 0; x < m.width(); ++x)
+      if (m.walkable(x, y) && cell_of[h.graph.sector_of({x, y})].x < 0) cell_of[h.graph.sector_of({x, y})] = {x, y};
+  const auto sectors_x = static_cast<std::uint32_t>(h.graph.sectors_x());
+  const auto tick = [&](SectorFields& f, std::uint32_t band) {
+    f.begin_tick();
+    for (std::uint32_t s = 0; s < cell_of.size(); ++s)
+      if (cell_of[s].x >= 0 && (s / sectors_x) / 2 == band) f.note_agent(cell_of[s]);
+    f.update(m, 0);
+  };
+  std::size_t most = 0, all_lists = 0;
+  for (std::uint32_t band = 0; band < 8; ++band) {
+    tick(h.fields, band);
+    most = std::max(most, h.fields.fallback_entries());
+    all_lists = h.fields.fallback_lists_made();
+  }
+  MESSAGE("lists made " << all_lists << ", most entries held " << most);
+  CHECK(all_lists > 200);  // nearly every sector had a list once
+  std::size_t band_entries = 0;
+  for (std::uint32_t band = 0; band < 8; ++band) {
+    SectorFields probe;  // one band's lists alone
+    probe.set_max_fields(1);
+    probe.set_routes(h.graph, h.routes);
+    tick(probe, band);
+    band_entries = std::max(band_entries, probe.fallback_entries());
+  }
+  MESSAGE("one band's lists: " << band_entries << " entries at most");
+  // Compaction keeps twice the occupied band's lists and the slack, plus the band added after.
+  CHECK(most <= 3 * band_entries + 64);
+  // The kept lists, moved, steer like lists made afresh for the same occupancy.
+  SectorFields fresh;
+  fresh.set_max_fields(1);
+  fresh.set_routes(h.graph, h.routes);
+  tick(fresh, 7);
+  std::size_t compared = 0;
+  for (std::uint32_t s = 0; s < cell_of.size(); ++s) {
+    if (cell_of[s].x < 0 || (s / sectors_x) / 2 != 7 || h.fields.has_field(s) || fresh.has_field(s)) continue;
+    const SectorGraph::Rect r = h.graph.sector_rect(s);
+    for (std::int32_t y = r.y0; y < r.y0 + r.h; ++y)
+      for (std::int32_t x = r.x0; x < r.x0 + r.w; ++x) {
+        if (!m.walkable(x, y)) continue;
+        const Vec2 p = m.cell_center({x, y});
+        const SectorFields::Steer a = h.fields.steer(m, p), b = fresh.steer(m, p);
+        REQUIRE(a.direction.x == b.direction.x);
+        REQUIRE(a.direction.y == b.direction.y);
+        ++compared;
+      }
+  }
+  CHECK(compared > 1000);
+}

@@ -92,7 +92,6 @@ void SectorFields::set_routes(const SectorGraph& graph, const PortalRoutes& rout
   sector_dirs_.assign(graph.sector_count(), nullptr);
   fallback_targets_.clear();
   fallback_nodes_.clear();
-  fallback_dead_ = 0;
   fallback_range_.assign(graph.sector_count(), TargetRange{});
   fallback_gen_.assign(graph.sector_count(), kNoGeneration);
   agents_.assign(graph.sector_count(), 0);
@@ -268,7 +267,6 @@ void SectorFields::build_sector(const GridMap& map, std::uint32_t s) {
 void SectorFields::graph_changed() noexcept {
   fallback_targets_.clear();
   fallback_nodes_.clear();
-  fallback_dead_ = 0;
   std::fill(fallback_gen_.begin(), fallback_gen_.end(), kNoGeneration);
 }
 
@@ -278,9 +276,7 @@ void SectorFields::graph_updated(std::span<const std::uint32_t> remap, std::span
     return;
   }
   const auto forget = [&](std::uint32_t s) {
-    if (s >= fallback_gen_.size() || fallback_gen_[s] == kNoGeneration) return;
-    fallback_dead_ += fallback_range_[s].end - fallback_range_[s].begin;
-    fallback_gen_[s] = kNoGeneration;
+    if (s < fallback_gen_.size()) fallback_gen_[s] = kNoGeneration;  // its entries: compact_fallback()
   };
   for (const std::uint32_t s : updated) {
     const auto sx = static_cast<std::int32_t>(s % static_cast<std::uint32_t>(sectors_x_));
@@ -290,10 +286,6 @@ void SectorFields::graph_updated(std::span<const std::uint32_t> remap, std::span
     if (sx + 1 < sectors_x_) forget(s + 1);
     if (sy > 0) forget(s - static_cast<std::uint32_t>(sectors_x_));
     if (sy + 1 < sectors_y_) forget(s + static_cast<std::uint32_t>(sectors_x_));
-  }
-  if (fallback_dead_ * 2 > fallback_targets_.size()) {
-    graph_changed();
-    return;
   }
   // The kept lists' node ids (dead entries too: cheaper than skipping them, never read).
   for (std::uint32_t& n : fallback_nodes_) n = n < remap.size() ? remap[n] : SectorGraph::kNoNode;
@@ -327,6 +319,35 @@ void SectorFields::sort_fallback(TargetRange range) noexcept {
     fallback_targets_[j] = t;
     fallback_nodes_[j] = node;
   }
+}
+
+void SectorFields::compact_fallback() {
+  std::size_t kept = 0;
+  for (const std::uint32_t s : occupied_) {
+    if (fallback_gen_[s] != kNoGeneration) kept += fallback_range_[s].end - fallback_range_[s].begin;
+  }
+  if (fallback_targets_.size() <= 2 * kept + fallback_slack_) return;
+  compact_order_.clear();
+  for (const std::uint32_t s : occupied_) {
+    if (fallback_gen_[s] != kNoGeneration) compact_order_.push_back(s);
+  }
+  // Lists lie in the order they were made: moving each down in that order never overwrites a
+  // list not yet moved.
+  std::sort(compact_order_.begin(), compact_order_.end(),
+            [&](std::uint32_t a, std::uint32_t b) { return fallback_range_[a].begin < fallback_range_[b].begin; });
+  for (std::uint32_t s = 0; s < fallback_gen_.size(); ++s) {
+    if (agents_[s] == 0) fallback_gen_[s] = kNoGeneration;  // made again if agents come back
+  }
+  std::uint32_t out = 0;
+  for (const std::uint32_t s : compact_order_) {
+    const TargetRange r = fallback_range_[s];
+    std::copy(fallback_targets_.begin() + r.begin, fallback_targets_.begin() + r.end, fallback_targets_.begin() + out);
+    std::copy(fallback_nodes_.begin() + r.begin, fallback_nodes_.begin() + r.end, fallback_nodes_.begin() + out);
+    fallback_range_[s] = {out, out + (r.end - r.begin)};
+    out += r.end - r.begin;
+  }
+  fallback_targets_.resize(out);
+  fallback_nodes_.resize(out);
 }
 
 void SectorFields::make_fallback(std::uint32_t s) {
@@ -428,6 +449,7 @@ std::uint64_t SectorFields::update(const GridMap& map, std::uint64_t budget) {
   // Portal lists for the occupied sectors without a field: a new one at once (cells and current
   // costs), out-of-date costs refreshed in place up to refresh_entries_, going round
   // occupied_ from where the last refresh stopped.
+  compact_fallback();
   std::size_t refresh_left = refresh_entries_;
   const std::size_t occupied = occupied_.size();
   const std::size_t first = occupied > 0 ? refresh_cursor_ % occupied : 0;
@@ -660,7 +682,8 @@ std::size_t SectorFields::memory_bytes() const noexcept {
   bytes += search_.memory_bytes();
   bytes += stale_.capacity() * sizeof(std::uint32_t) + fallback_targets_.capacity() * sizeof(Target) +
            fallback_nodes_.capacity() * sizeof(std::uint32_t) + goal_sectors_.capacity() * sizeof(GoalSector) +
-           fallback_range_.capacity() * sizeof(TargetRange) + fallback_gen_.capacity() * sizeof(std::uint64_t);
+           fallback_range_.capacity() * sizeof(TargetRange) + fallback_gen_.capacity() * sizeof(std::uint64_t) +
+           compact_order_.capacity() * sizeof(std::uint32_t);
   return bytes;
 }
 

@@ -99,12 +99,15 @@ class SectorFields {
   /// neighbours (whose lists hold portals across the shared border) are made again by the next
   /// update(); every other list keeps its targets and costs, its node ids renumbered. A run-time
   /// blocker then costs a few lists instead of every occupied sector's (~15 ms at 8192 x 8192).
-  /// Lists left behind are reclaimed by forgetting all (graph_changed()) once they take half of
-  /// the entries. An empty `remap` (no update): graph_changed().
+  /// An empty `remap` (no update): graph_changed().
   void graph_updated(std::span<const std::uint32_t> remap, std::span<const std::uint32_t> updated);
   /// Portal lists made since construction (make_fallback: a new sector, or after a graph change),
   /// for tests and tools.
   [[nodiscard]] std::uint64_t fallback_lists_made() const noexcept { return fallback_lists_made_; }
+  /// Entries the portal lists hold (all sectors'); update() moves the lists of unoccupied
+  /// sectors out once they hold more than half and `slack` entries (default 65536; tests set less).
+  [[nodiscard]] std::size_t fallback_entries() const noexcept { return fallback_targets_.size(); }
+  void set_fallback_slack(std::size_t entries) noexcept { fallback_slack_ = entries; }
   /// Fallback list entries update() refreshes a tick at most after new routes (about 0.2 ms;
   /// an 8192 map's occupied sectors hold ~600,000).
   static constexpr std::size_t kDefaultFallbackRefreshEntries = 65536;
@@ -298,6 +301,14 @@ class SectorFields {
     std::uint32_t end = 0;
   };
   void make_fallback(std::uint32_t s);
+  // Keeps only the lists of this tick's occupied sectors, moved down in place, once the others
+  // (sectors agents left, lists forgotten by graph_updated()) hold more than half the entries
+  // and fallback_slack_: the lists then take memory for the sectors occupied, not for every
+  // sector ever occupied (a 10-minute run at 4096 grew by them; bounded by the map, ~20 MiB at
+  // 8192). O(entries), amortised over the entries added since the last time.
+  void compact_fallback();
+  static constexpr std::size_t kDefaultFallbackSlack = 65536;
+  std::size_t fallback_slack_ = kDefaultFallbackSlack;
   /// Orders a list by cost, then cell (steer() stops at the first cost past its best).
   void sort_fallback(TargetRange range) noexcept;
   // The lists back to back for the current graph (cleared by graph_changed()): one block read in
@@ -311,7 +322,7 @@ class SectorFields {
     CellCoord cell;
   };
   std::vector<GoalSector> goal_sectors_;     // the routes' goals by sector (set_routes())
-  std::size_t fallback_dead_ = 0;             // entries of lists made again after graph_updated()
+  std::vector<std::uint32_t> compact_order_;  // compact_fallback(): the kept sectors by list position
   std::uint64_t fallback_lists_made_ = 0;
   std::size_t refresh_cursor_ = 0;           // update(): where the last refresh stopped in occupied_
   std::size_t refresh_entries_ = kDefaultFallbackRefreshEntries;
