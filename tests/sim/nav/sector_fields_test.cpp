@@ -34,6 +34,35 @@ struct Hier {
   }
 };
 
+/// One walkable cell per sector of `g` ({-1, -1} for a sector without any): where the tests
+/// put a sector's agent.
+std::vector<CellCoord> first_walkable_cells(const GridMap& m, const SectorGraph& g) {
+  std::vector<CellCoord> cell_of(g.sector_count(), CellCoord{-1, -1});
+  for (std::int32_t y = 0; y < m.height(); ++y)
+    for (std::int32_t x = 0; x < m.width(); ++x)
+      if (m.walkable(x, y) && cell_of[g.sector_of({x, y})].x < 0) cell_of[g.sector_of({x, y})] = {x, y};
+  return cell_of;
+}
+
+/// Requires steer() of `a` and `b` to agree exactly at every walkable cell of the sectors where
+/// `include(s)` holds and neither has a field (the portal fallback); returns the cells compared.
+template <class Include>
+std::size_t require_same_fallback(const GridMap& m, const SectorGraph& g, const SectorFields& a, const SectorFields& b,
+                                  Include&& include) {
+  std::size_t compared = 0;
+  for (std::int32_t y = 0; y < m.height(); ++y)
+    for (std::int32_t x = 0; x < m.width(); ++x) {
+      const std::uint32_t s = g.sector_of({x, y});
+      if (!include(s) || a.has_field(s) || b.has_field(s) || !m.walkable(x, y)) continue;
+      const Vec2 p = m.cell_center({x, y});
+      const SectorFields::Steer sa = a.steer(m, p), sb = b.steer(m, p);
+      REQUIRE(sa.direction.x == sb.direction.x);
+      REQUIRE(sa.direction.y == sb.direction.y);
+      ++compared;
+    }
+  return compared;
+}
+
 std::uint32_t step_cost(const GridMap& m, CellCoord to, bool diagonal) {
   return (diagonal ? kDiagonalStep : kOrthogonalStep) * m.cost(to.x, to.y);
 }
@@ -527,10 +556,7 @@ TEST_CASE("sector fields: a sparse sector without a field is built while busier 
   Hier h(m, goals, 32);
   // A walkable cell per sector; the quiet sector is the first, the others arrive one a tick
   // with 8 agents each, and the budget builds one field a tick.
-  std::vector<CellCoord> cell_of(h.graph.sector_count(), CellCoord{-1, -1});
-  for (std::int32_t y = 0; y < m.height(); ++y)
-    for (std::int32_t x = 0; x < m.width(); ++x)
-      if (m.walkable(x, y) && cell_of[h.graph.sector_of({x, y})].x < 0) cell_of[h.graph.sector_of({x, y})] = {x, y};
+  const std::vector<CellCoord> cell_of = first_walkable_cells(m, h.graph);
   std::vector<std::uint32_t> sectors;
   for (std::uint32_t s = 0; s < cell_of.size(); ++s)
     if (cell_of[s].x >= 0) sectors.push_back(s);
@@ -632,10 +658,7 @@ TEST_CASE("sector fields: new routes refresh the fallback lists a few a tick, ol
   Hier fresh(m, goals_b, 32);  // the reference: lists made for goals_b
   h.fields.set_fallback_refresh_entries(40);
   // One walkable cell per sector; every sector occupied, a budget of one build a tick.
-  std::vector<CellCoord> cell_of(h.graph.sector_count(), CellCoord{-1, -1});
-  for (std::int32_t y = 0; y < m.height(); ++y)
-    for (std::int32_t x = 0; x < m.width(); ++x)
-      if (m.walkable(x, y) && cell_of[h.graph.sector_of({x, y})].x < 0) cell_of[h.graph.sector_of({x, y})] = {x, y};
+  const std::vector<CellCoord> cell_of = first_walkable_cells(m, h.graph);
   const auto tick = [&](Hier& k) {
     k.fields.begin_tick();
     for (const CellCoord c : cell_of)
@@ -745,10 +768,7 @@ TEST_CASE("sector fields: after the graph is packed (every node id renumbered) t
   REQUIRE(m.walkable(goals[0]));
   Hier h(m, goals, 32);
   h.fields.set_max_fields(1);  // nearly every sector steers by its list
-  std::vector<CellCoord> cell_of(h.graph.sector_count(), CellCoord{-1, -1});
-  for (std::int32_t y = 0; y < m.height(); ++y)
-    for (std::int32_t x = 0; x < m.width(); ++x)
-      if (m.walkable(x, y) && cell_of[h.graph.sector_of({x, y})].x < 0) cell_of[h.graph.sector_of({x, y})] = {x, y};
+  const std::vector<CellCoord> cell_of = first_walkable_cells(m, h.graph);
   const auto tick = [&] {
     h.fields.begin_tick();
     for (const CellCoord c : cell_of)
@@ -802,18 +822,7 @@ TEST_CASE("sector fields: after the graph is packed (every node id renumbered) t
   for (const CellCoord c : cell_of)
     if (c.x >= 0) fresh.note_agent(c);
   fresh.update(m, 0);
-  std::size_t compared = 0;
-  for (std::int32_t y = 0; y < m.height(); ++y)
-    for (std::int32_t x = 0; x < m.width(); ++x) {
-      const std::uint32_t s = h.graph.sector_of({x, y});
-      if (h.fields.has_field(s) || fresh.has_field(s) || !m.walkable(x, y)) continue;
-      const Vec2 p = m.cell_center({x, y});
-      const SectorFields::Steer a = h.fields.steer(m, p), b = fresh.steer(m, p);
-      REQUIRE(a.direction.x == b.direction.x);
-      REQUIRE(a.direction.y == b.direction.y);
-      ++compared;
-    }
-  CHECK(compared > 20000);
+  CHECK(require_same_fallback(m, h.graph, h.fields, fresh, [](std::uint32_t) { return true; }) > 20000);
 }
 
 TEST_CASE("sector fields: portal lists of sectors the agents left are reclaimed; the lists kept still steer like fresh ones") {
@@ -826,10 +835,7 @@ TEST_CASE("sector fields: portal lists of sectors the agents left are reclaimed;
   Hier h(m, goals, 16);
   h.fields.set_max_fields(1);
   h.fields.set_fallback_slack(64);
-  std::vector<CellCoord> cell_of(h.graph.sector_count(), CellCoord{-1, -1});
-  for (std::int32_t y = 0; y < m.height(); ++y)
-    for (std::int32_t x = 0; x < m.width(); ++x)
-      if (m.walkable(x, y) && cell_of[h.graph.sector_of({x, y})].x < 0) cell_of[h.graph.sector_of({x, y})] = {x, y};
+  const std::vector<CellCoord> cell_of = first_walkable_cells(m, h.graph);
   const auto sectors_x = static_cast<std::uint32_t>(h.graph.sectors_x());
   const auto tick = [&](SectorFields& f, std::uint32_t band) {
     f.begin_tick();
@@ -861,19 +867,6 @@ TEST_CASE("sector fields: portal lists of sectors the agents left are reclaimed;
   fresh.set_max_fields(1);
   fresh.set_routes(h.graph, h.routes);
   tick(fresh, 7);
-  std::size_t compared = 0;
-  for (std::uint32_t s = 0; s < cell_of.size(); ++s) {
-    if (cell_of[s].x < 0 || (s / sectors_x) / 2 != 7 || h.fields.has_field(s) || fresh.has_field(s)) continue;
-    const SectorGraph::Rect r = h.graph.sector_rect(s);
-    for (std::int32_t y = r.y0; y < r.y0 + r.h; ++y)
-      for (std::int32_t x = r.x0; x < r.x0 + r.w; ++x) {
-        if (!m.walkable(x, y)) continue;
-        const Vec2 p = m.cell_center({x, y});
-        const SectorFields::Steer a = h.fields.steer(m, p), b = fresh.steer(m, p);
-        REQUIRE(a.direction.x == b.direction.x);
-        REQUIRE(a.direction.y == b.direction.y);
-        ++compared;
-      }
-  }
-  CHECK(compared > 1000);
+  const auto last_band = [&](std::uint32_t s) { return (s / sectors_x) / 2 == 7; };
+  CHECK(require_same_fallback(m, h.graph, h.fields, fresh, last_band) > 1000);
 }
