@@ -506,3 +506,46 @@ TEST_CASE("map change: a blocker remakes only the portal lists round it; the kep
       }
   }
 }
+
+TEST_CASE("map change: a route build carried across changes that only open cells ends with a fresh build's costs") {
+  // PortalRoutes::follow_update alone: part of a build, cells inside sectors opened (in-sector
+  // paths only get cheaper; a cell opened on a sector border can move a portal to the middle of
+  // a longer entrance and make graph paths dearer), the build carried over the updated graph and
+  // finished; then every node's cost equals a build begun on the new graph. Fails when the
+  // updated sectors' nodes are not queued again: the cheaper edges are never relaxed.
+  TestRng rng{31};
+  for (int round = 0; round < 12; ++round) {
+    CAPTURE(round);
+    GridMap m = test::boston_256();
+    // Walls to open later: street cells off the sector borders.
+    std::vector<CellCoord> walls;
+    while (walls.size() < 24) {
+      const CellCoord c{rng.below(m.width()), rng.below(m.height())};
+      const auto inner = [](std::int32_t v) { return v % kSide != 0 && v % kSide != kSide - 1; };
+      if (!inner(c.x) || !inner(c.y) || !m.walkable(c)) continue;
+      m.set_cost(c.x, c.y, kBlockedCost);
+      walls.push_back(c);
+    }
+    SectorGraph g;
+    g.build(m, kSide);
+    const std::vector<CellCoord> goals = test::walkable_goals(m, 40 + round, 1 + round % 3);
+    PortalRoutes carried;
+    carried.begin(g, m, goals);
+    (void)carried.advance(200 + 400 * static_cast<std::uint64_t>(round));  // part of the build
+    REQUIRE(carried.in_progress());
+    for (std::size_t batch = 0; batch < 3; ++batch) {
+      const std::uint32_t since = m.revision();
+      for (std::size_t k = batch * 8; k < batch * 8 + 8; ++k) m.set_cost(walls[k].x, walls[k].y, kDefaultCost);
+      std::span<const CellCoord> changed;
+      REQUIRE(m.changes_since(since, changed));
+      g.update(m, changed);
+      (void)carried.follow_update(g, m, g.node_remap(), g.updated_sectors());
+      (void)carried.advance(300);
+    }
+    (void)carried.advance(0);
+    REQUIRE_FALSE(carried.in_progress());
+    PortalRoutes fresh;
+    fresh.build(g, m, goals);
+    require_same_costs(g, carried, g, fresh);
+  }
+}

@@ -262,7 +262,7 @@ void Swarm::compute_open_cells(const GridMap& map, std::int32_t x0, std::int32_t
 }
 
 const ClearanceMap& Swarm::clearance_for(const GridMap& map, const NavigationSet* nav) {
-  if (nav != nullptr && nav->clearance().matches(map)) return nav->clearance();
+  if (nav != nullptr && nav->clearance_matches(map)) return nav->clearance();
   if (clearance_.matches(map) && clearance_source_ == map.costs().data()) return clearance_;
   std::span<const CellCoord> changed;
   const bool follows = clearance_source_ == map.costs().data() && clearance_.width() == map.width() &&
@@ -271,6 +271,7 @@ const ClearanceMap& Swarm::clearance_for(const GridMap& map, const NavigationSet
                        clearance_.update(map, changed);
   if (!follows) clearance_.build(map);  // once per map (allocates only when the map grows)
   clearance_source_ = map.costs().data();
+  if (bulk_scratch_.capacity() > (std::size_t{1} << 16)) std::vector<CellCoord>().swap(bulk_scratch_);
   return clearance_;
 }
 

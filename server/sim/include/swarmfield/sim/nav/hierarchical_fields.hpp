@@ -38,8 +38,9 @@ namespace swarmfield::sim {
 ///    date for the goal cells;
 ///  - budget (set_budget(), work units as kLinearCellsPerWorkUnit defines them): about
 ///    1 / kNearBudgetShare goes to the near fields first, at most about half of what is left to the sector
-///    fields, the routes get the rest, and fields take what the routes leave; 0 = everything at
-///    once.
+///    fields, the routes get the rest (at least 1 / kMinRouteShare of the budget, plus the work a
+///    map change queued again for a build in progress), and fields take what the routes leave;
+///    0 = everything at once. A map change's own work (graph update, remaps) is outside it.
 /// Deterministic (no clock). The map is read during update() only.
 class HierarchicalFields {
  public:
@@ -47,7 +48,8 @@ class HierarchicalFields {
   static constexpr std::uint64_t kNearBudgetShare = 8;
   /// A route build in progress gets at least 1 / kMinRouteShare of the budget an update, even
   /// when a map change (graph update) or the fields spent it all: a map changing every tick
-  /// would otherwise starve the routes (the update may then overrun the budget by that share).
+  /// would otherwise starve the routes (the update may then overrun the budget by that share, and
+  /// by the nodes a change queued again: proportional to the sectors it updated).
   static constexpr std::uint64_t kMinRouteShare = 4;
   void set_budget(std::uint64_t work_units_per_update) noexcept { budget_ = work_units_per_update; }
   [[nodiscard]] std::uint64_t budget() const noexcept { return budget_; }

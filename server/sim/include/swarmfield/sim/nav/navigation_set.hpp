@@ -112,6 +112,11 @@ class NavigationSet {
   /// The class's planning grid (class 1: empty; it plans on the map itself).
   [[nodiscard]] const GridMap& class_grid(int size_class) const noexcept { return slots_[slot(size_class)].grid; }
   [[nodiscard]] const ClearanceMap& clearance() const noexcept { return clearance_; }
+  /// True when clearance() is current for `map` (built or followed to its size and revision, and
+  /// not invalidated since).
+  [[nodiscard]] bool clearance_matches(const GridMap& map) const noexcept {
+    return clearance_valid_ && clearance_.matches(map);
+  }
   /// Goal positions (world units) by goal index of the class's front field: the current
   /// position of each goal whose class cell is still the one the front was built for, else the
   /// centre of that cell's block. What sample() steers to.

@@ -159,6 +159,7 @@ class SectorFields {
     if (dirs == nullptr) {  // the whole list (read in order), up to 8 cache lines
       constexpr std::size_t kLine = 64, kMostBytes = 8 * kLine;
       const TargetRange range = fallback_range_[s];
+      if (range.end > fallback_targets_.size()) return;  // a list forgotten since (compact_fallback)
       const char* const list = reinterpret_cast<const char*>(fallback_targets_.data() + range.begin);
       const std::size_t bytes = std::min<std::size_t>((range.end - range.begin) * sizeof(Target), kMostBytes);
       for (std::size_t b = 0; b < bytes; b += kLine) prefetch_line(list + b);

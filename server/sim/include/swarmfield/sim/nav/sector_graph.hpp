@@ -176,8 +176,9 @@ class SectorGraph {
 /// seeded with the portals' distances; for checks and tools, not per agent).
 /// Time slicing: begin() seeds the goals, advance(budget) settles nodes for about `budget` work
 /// units (kWorkUnitsPerEdge per edge looked at, one per node settled) and returns true when done;
-/// the costs are those of build() whatever the budgets. Until then node_cost() holds tentative
-/// values (read a complete PortalRoutes meanwhile; HierarchicalFields keeps two).
+/// the costs are those of build() whatever the budgets (unless the graph changed during the
+/// build: follow_update()). Until then node_cost() holds tentative values (read a complete
+/// PortalRoutes meanwhile; HierarchicalFields keeps two).
 class PortalRoutes {
  public:
   /// Work units per graph edge looked at by advance() (measured ~15 ns an edge on the tiled
@@ -186,7 +187,8 @@ class PortalRoutes {
   /// Distances of every node for `goals` (map cells; off-map and blocked ones ignored).
   void build(const SectorGraph& graph, const GridMap& map, std::span<const CellCoord> goals);
   /// Starts a build: the goals' entries through their sectors (one in-sector search per goal,
-  /// charged to work_units()). `graph` must stay as it is until the build completes.
+  /// charged to work_units()). `graph` must stay as it is until the build completes, or each
+  /// change to it be followed by follow_update().
   void begin(const SectorGraph& graph, const GridMap& map, std::span<const CellCoord> goals);
   /// Continues the build for about `budget` work units (0: to the end); true when complete.
   bool advance(std::uint64_t budget);
@@ -204,12 +206,13 @@ class PortalRoutes {
   void remap_nodes(std::span<const std::uint32_t> remap, std::size_t node_count);
   /// Follows a SectorGraph::update() of `graph` (the graph this object routes; `map` its map
   /// now) without abandoning a build in progress: node costs and queued nodes move to their new
-  /// ids (as remap_nodes()), then every node of the `updated` sectors (SectorGraph::
-  /// updated_sectors()) takes the best cost its edges offer from the nodes round it, the goals
-  /// in those sectors enter again, and those nodes are queued, so the build goes on over the new
-  /// graph and reaches its new portals. The result is exact for what got cheaper; where a
-  /// change made paths dearer, nodes already settled keep their lower costs (a route may then
-  /// lead at a new wall until a build begun after the change replaces it). Idle: remap_nodes().
+  /// ids (as remap_nodes(); new portals start unreached), the goals in the `updated` sectors
+  /// (SectorGraph::updated_sectors()) enter again, and those sectors' nodes and the nodes across
+  /// their borders are queued again at their costs, so the build goes on over the new graph,
+  /// relaxes the new edges and reaches the new portals. Where the change only opened cells the
+  /// result equals a fresh build's; where paths got dearer, nodes already settled keep their
+  /// lower costs (a route may lead at a new wall, and spawn reachability count a just-enclosed
+  /// sector as reachable, until a build begun after the change replaces it). Idle: remap_nodes().
   /// Cost: O(nodes + queue) for the remap plus the updated sectors' edges and goals' sectors.
   /// A map changing faster than a time-sliced build completes no longer restarts it for good.
   /// Returns the work units popping the queued nodes again will take (1 + kWorkUnitsPerEdge
