@@ -422,3 +422,43 @@ TEST_CASE("world: wide kinds spawn only where their block fits and their class r
   CHECK(deepest_wall_overlap(w) <= 1e-3f);
 }
 
+
+TEST_CASE("world: walls dropped on big agents push them clear; the clearance they are repaired by follows each wall (both modes)") {
+  // The swarm's repair of discs of half a cell or more reads the NavigationSet's clearance map
+  // (followed cell by cell, not rebuilt) once the World's fields are updated for the new walls.
+  for (const FieldMode mode : {FieldMode::kWhole, FieldMode::kHierarchical}) {
+    CAPTURE(static_cast<int>(mode));
+    WorldParams p = params(mode);
+    p.max_agents = 1200;
+    p.spawner.initial_agents = 1200;
+    AgentKind small, big;
+    small.name = "small";
+    big.name = "big";
+    big.radius = 0.8f;  // a 2 x 2 block
+    p.kinds = {small, big};
+    World w(GridMap(192, 192), p);
+    w.add_player({170.5f, 150.5f});
+    w.step(kDt);
+    std::uint64_t state = 99;
+    std::size_t walled = 0;
+    for (int round = 0; round < 12; ++round) {
+      CAPTURE(round);
+      // A wall cell under (or beside) a few big agents, and now and then a wall reopened.
+      for (std::size_t i = 0; i < w.swarm().size(); ++i) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        if (w.swarm().kind_table()[w.swarm().kinds()[i]].name != "big" || (state >> 60) != 0) continue;
+        const CellCoord c = w.map().world_to_cell({w.swarm().xs()[i] + static_cast<float>((state >> 40) % 3) - 1.0f,
+                                                   w.swarm().ys()[i] + static_cast<float>((state >> 30) % 3) - 1.0f});
+        if (w.map().walkable(c)) ++walled;
+        w.set_cell_cost(c, round % 4 == 3 && !w.map().walkable(c) ? kDefaultCost : kBlockedCost);
+      }
+      w.step(kDt);
+      CHECK(deepest_wall_overlap(w) <= 1e-3f);
+      ClearanceMap fresh;
+      fresh.build(w.map());
+      REQUIRE(w.navigation().clearance().values() == fresh.values());
+    }
+    MESSAGE(field_mode_name(mode) << ": walls dropped under big agents " << walled);
+    CHECK(walled > 100);
+  }
+}
