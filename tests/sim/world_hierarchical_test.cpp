@@ -32,6 +32,20 @@ WorldParams params(FieldMode mode) {
   return p;
 }
 
+/// params(mode) with 1200 agents of two kinds: "small" (default radius) and "big" (radius 0.8,
+/// a 2 x 2 block: size class 2, whose planning grid and graph follow map changes too).
+WorldParams small_and_big_params(FieldMode mode) {
+  WorldParams p = params(mode);
+  p.max_agents = 1200;
+  p.spawner.initial_agents = 1200;
+  AgentKind small, big;
+  small.name = "small";
+  big.name = "big";
+  big.radius = 0.8f;
+  p.kinds = {small, big};
+  return p;
+}
+
 /// Mean true cost (cells) from the agents (of kind `kind`, or all with -1) to the player, by the
 /// whole-map field.
 double mean_cost(const World& w, const IntegrationField& truth, int kind = -1) {
@@ -121,15 +135,7 @@ TEST_CASE("world, hierarchical fields: a new wall is followed locally (no whole 
   std::size_t crossed[2] = {0, 0};
   for (const FieldMode mode : {FieldMode::kWhole, FieldMode::kHierarchical}) {
     CAPTURE(static_cast<int>(mode));
-    WorldParams p = params(mode);
-    p.max_agents = 1200;
-    p.spawner.initial_agents = 1200;
-    AgentKind small, big;
-    small.name = "small";
-    big.name = "big";
-    big.radius = 0.8f;  // size class 2: its planning grid and graph must follow the wall too
-    p.kinds = {small, big};
-    World w(GridMap(192, 192), p);
+    World w(GridMap(192, 192), small_and_big_params(mode));
     w.add_player({170.5f, 150.5f});
     w.step(kDt);
     // A wall across the map on a sector border (x = 127 | 128) and through a sector (x = 96),
@@ -428,15 +434,7 @@ TEST_CASE("world: walls dropped on big agents push them clear; the clearance the
   // (followed cell by cell, not rebuilt) once the World's fields are updated for the new walls.
   for (const FieldMode mode : {FieldMode::kWhole, FieldMode::kHierarchical}) {
     CAPTURE(static_cast<int>(mode));
-    WorldParams p = params(mode);
-    p.max_agents = 1200;
-    p.spawner.initial_agents = 1200;
-    AgentKind small, big;
-    small.name = "small";
-    big.name = "big";
-    big.radius = 0.8f;  // a 2 x 2 block
-    p.kinds = {small, big};
-    World w(GridMap(192, 192), p);
+    World w(GridMap(192, 192), small_and_big_params(mode));
     w.add_player({170.5f, 150.5f});
     w.step(kDt);
     std::uint64_t state = 99;
