@@ -511,12 +511,7 @@ std::uint64_t PortalRoutes::follow_update(const SectorGraph& graph, const GridMa
     return 0;
   }
   const std::size_t node_count = graph.node_count();
-  remap_scratch_.assign(node_count, kUnreachable);
-  const std::size_t n = std::min(remap.size(), cost_.size());
-  for (std::size_t i = 0; i < n; ++i) {
-    if (remap[i] < node_count) remap_scratch_[remap[i]] = cost_[i];
-  }
-  cost_.swap(remap_scratch_);
+  remap_costs(remap, node_count);
   // Queued nodes under their new ids (entries for a cost since lowered are stale anyway).
   std::size_t kept = 0;
   for (const std::uint64_t entry : heap_) {
@@ -555,6 +550,10 @@ std::uint64_t PortalRoutes::follow_update(const SectorGraph& graph, const GridMa
 
 void PortalRoutes::remap_nodes(std::span<const std::uint32_t> remap, std::size_t node_count) {
   abandon();
+  remap_costs(remap, node_count);
+}
+
+void PortalRoutes::remap_costs(std::span<const std::uint32_t> remap, std::size_t node_count) {
   remap_scratch_.assign(node_count, kUnreachable);
   const std::size_t n = std::min(remap.size(), cost_.size());
   for (std::size_t i = 0; i < n; ++i) {

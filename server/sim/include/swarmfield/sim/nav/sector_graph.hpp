@@ -237,7 +237,10 @@ class PortalRoutes {
 
  private:
   std::vector<std::uint32_t> cost_;
-  std::vector<std::uint32_t> remap_scratch_;  // remap_nodes()
+  std::vector<std::uint32_t> remap_scratch_;  // remap_costs()
+  /// Node n's cost moves to remap[n] (dropped when kNoNode); ids no old node maps to read
+  /// kUnreachable. The costs of remap_nodes() and follow_update().
+  void remap_costs(std::span<const std::uint32_t> remap, std::size_t node_count);
   /// The goal `g` (walkable, in `graph`) enters through its sector's portals: their costs
   /// lowered to the in-sector path from it, and queued. Adds the sector's cells to work_.
   void seed_goal(const SectorGraph& graph, const GridMap& map, CellCoord g);
