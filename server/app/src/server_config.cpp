@@ -143,7 +143,7 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv, const E
     if (std::filesystem::is_directory(config_path, fs_error))
       return fail(std::string("error: ") + (config_source == ConfigSource::kEnvironment ? "SWARMFIELD_CONFIG" : "--config") +
                   " '" + config_path + "' is a directory, not a TOML file");
-    if (!read_config_text(config_path, text)) return fail("error: can not read config file '" + config_path + "'");
+    if (std::string err = read_config_text(config_path, text); !err.empty()) return fail("error: " + err);
     if (std::string err = read_toml_layer(text, config_path, file); !err.empty()) return fail(err);
     // Validated on its own, as if no flag were given: a wrong value is an error even when a
     // flag overrides it (it would bite as soon as the flag is dropped).
