@@ -160,6 +160,10 @@ SERVER_ARGS+=(--max-clients "$CLIENTS" --max-connections-per-address "$CLIENTS")
 [ -n "$THREADS" ] && SERVER_ARGS+=(--threads "$THREADS")
 [ -n "$FIELD_BUDGET" ] && SERVER_ARGS+=(--field-budget "$FIELD_BUDGET")
 say "server: swarmfield-server ${SERVER_ARGS[*]} (log: $OUT/server.log)"
+# Emptied here, not only by the redirection below: that happens in the background child, and the
+# wait for "listening tcp=" could read the previous run's log first (and its port).
+: >"$OUT/server.out"
+: >"$OUT/server.log"
 "$BIN/swarmfield-server" "${SERVER_ARGS[@]}" >"$OUT/server.out" 2>"$OUT/server.log" &
 SERVER_PID=$!
 pids+=("$SERVER_PID")
