@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <array>
 #include <functional>
-#include <queue>
 #include <utility>
 
 namespace swarmfield::sim {
 
 namespace {
+
+// A seed of a search inside one sector, (local cell, cost), or an entry of its queue, (cost,
+// local cell).
+using CostSeed = std::pair<std::uint32_t, std::uint32_t>;
 
 constexpr std::array<CellCoord, 8> kSteps = {{{1, 0}, {1, 1}, {0, 1}, {-1, 1}, {-1, 0}, {-1, -1}, {0, -1}, {1, -1}}};
 
@@ -20,26 +23,32 @@ std::uint32_t add_saturated(std::uint32_t a, std::uint32_t b) noexcept {
 }
 
 /// Costs (raw, outward) of every cell of sector rectangle `r` from seeds (local cell index,
-/// starting value): Dijkstra with a binary heap, 8-connected, no corner cutting, each cell
-/// entered charged its cost (orthogonal x kOrthogonalStep, diagonal x kDiagonalStep).
-std::vector<std::uint32_t> seeded_costs(const GridMap& map, const SectorGraph::Rect& r,
-                                        const std::vector<std::pair<std::uint32_t, std::uint32_t>>& seeds) {
+/// starting value) into `d` (r.w x r.h, row-major): Dijkstra with a binary heap kept in `heap`
+/// ((cost, local cell) pairs), 8-connected, no corner cutting, each cell entered charged its
+/// cost (orthogonal x kOrthogonalStep, diagonal x kDiagonalStep). `d` and `heap` are the
+/// caller's buffers, so that reused ones allocate nothing once warm.
+void seeded_costs(const GridMap& map, const SectorGraph::Rect& r, std::span<const CostSeed> seeds,
+                  std::vector<std::uint32_t>& d, std::vector<CostSeed>& heap) {
   const auto w = static_cast<std::size_t>(r.w);
-  std::vector<std::uint32_t> d(w * static_cast<std::size_t>(r.h), kUnreachable);
-  using Entry = std::pair<std::uint32_t, std::uint32_t>;  // (cost, local cell)
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+  d.assign(w * static_cast<std::size_t>(r.h), kUnreachable);
+  heap.clear();
+  const auto push = [&](std::uint32_t cost, std::uint32_t cell) {
+    heap.push_back({cost, cell});
+    std::push_heap(heap.begin(), heap.end(), std::greater<>{});
+  };
   for (const auto& [cell, value] : seeds) {
     if (value < d[cell]) {
       d[cell] = value;
-      heap.push({value, cell});
+      push(value, cell);
     }
   }
   const auto open = [&](std::int32_t x, std::int32_t y) {
     return x >= 0 && y >= 0 && x < r.w && y < r.h && map.walkable(r.x0 + x, r.y0 + y);
   };
   while (!heap.empty()) {
-    const auto [du, u] = heap.top();
-    heap.pop();
+    std::pop_heap(heap.begin(), heap.end(), std::greater<>{});
+    const auto [du, u] = heap.back();
+    heap.pop_back();
     if (du != d[u]) continue;
     const auto ux = static_cast<std::int32_t>(u % w), uy = static_cast<std::int32_t>(u / w);
     for (std::size_t k = 0; k < kSteps.size(); ++k) {
@@ -52,11 +61,10 @@ std::vector<std::uint32_t> seeded_costs(const GridMap& map, const SectorGraph::R
       const auto n = static_cast<std::uint32_t>(static_cast<std::size_t>(ny) * w + static_cast<std::size_t>(nx));
       if (nd < d[n]) {
         d[n] = nd;
-        heap.push({nd, n});
+        push(nd, n);
       }
     }
   }
-  return d;
 }
 
 }  // namespace
@@ -84,8 +92,9 @@ void PortalRoutes::begin(const SectorGraph& graph, const GridMap& map, std::span
 void PortalRoutes::seed_goal(const SectorGraph& graph, const GridMap& map, CellCoord g) {
   const std::uint32_t s = graph.sector_of(g);
   const SectorGraph::Rect r = graph.sector_rect(s);
-  const std::vector<std::uint32_t> d =
-      seeded_costs(map, r, {{static_cast<std::uint32_t>((g.y - r.y0) * r.w + (g.x - r.x0)), 0u}});
+  const CostSeed goal[1] = {{static_cast<std::uint32_t>((g.y - r.y0) * r.w + (g.x - r.x0)), 0u}};
+  seeded_costs(map, r, goal, sector_costs_, sector_heap_);
+  const std::vector<std::uint32_t>& d = sector_costs_;
   work_ += static_cast<std::uint64_t>(r.w) * static_cast<std::uint64_t>(r.h);
   for (const std::uint32_t n : graph.sector_nodes(s)) {
     const CellCoord c = graph.node_cell(n);
@@ -187,14 +196,17 @@ std::uint32_t PortalRoutes::cost_at(const SectorGraph& graph, const GridMap& map
   const std::uint32_t s = graph.sector_of(c);
   const SectorGraph::Rect r = graph.sector_rect(s);
   const auto local = [&](CellCoord p) { return static_cast<std::uint32_t>((p.y - r.y0) * r.w + (p.x - r.x0)); };
-  std::vector<std::pair<std::uint32_t, std::uint32_t>> seeds;
+  std::vector<CostSeed> seeds;
   for (const std::uint32_t n : graph.sector_nodes(s)) {
     if (cost_[n] != kUnreachable) seeds.push_back({local(graph.node_cell(n)), cost_[n]});
   }
   for (const CellCoord g : goals_) {
     if (graph.sector_of(g) == s) seeds.push_back({local(g), 0u});
   }
-  return seeded_costs(map, r, seeds)[local(c)];
+  std::vector<std::uint32_t> d;
+  std::vector<CostSeed> heap;
+  seeded_costs(map, r, seeds, d, heap);
+  return d[local(c)];
 }
 
 }  // namespace swarmfield::sim

@@ -3,6 +3,7 @@
 // the nearest goal, built in time slices (see docs in server/sim/src/nav/HIERARCHICAL.md).
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 #include "swarmfield/sim/map/grid_map.hpp"
@@ -87,6 +88,10 @@ class PortalRoutes {
   void seed_goal(const SectorGraph& graph, const GridMap& map, CellCoord g);
   std::vector<CellCoord> goals_;
   std::vector<std::uint64_t> heap_;  // (cost << 32 | node), a binary min-heap
+  // seed_goal(): the in-sector costs from the goal and that search's queue (reused, so that a
+  // warm build allocates nothing).
+  std::vector<std::uint32_t> sector_costs_;
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> sector_heap_;  // (cost, local cell)
   const SectorGraph* graph_ = nullptr;  // while a build is in progress
   std::size_t settled_ = 0;
   std::uint64_t work_ = 0;
