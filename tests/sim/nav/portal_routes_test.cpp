@@ -1,8 +1,12 @@
 // Routes over the portal graph against the whole-map integration field: exact where every path
 // must cross sector borders at portals (walled sectors with doors), never below the true cost
-// and close to it on street maps.
+// and close to it on street maps; a build carried across a graph update queues each node again
+// once.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -89,4 +93,72 @@ TEST_CASE("portal routes: on street maps routes are real paths, never below the 
       CHECK(cell_sum / cells <= 1.03);
     }
   }
+}
+
+TEST_CASE("portal routes: a build carried across an update of two neighbouring sectors queues each node again once") {
+  // follow_update() queues the updated sectors' nodes and the nodes across their borders; a
+  // node on the border between two updated sectors is both, and was queued (and charged) twice.
+  // The work it returns is checked against the distinct nodes it must queue, and the carried
+  // build against a fresh one (the change only opens cells, so they agree).
+  constexpr std::int32_t kSide = 32;
+  int cases = 0;
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    CAPTURE(seed);
+    GridMap m = test::boston_256();
+    SectorGraph g;
+    g.build(m, kSide);
+    const CellCoord goal = walkable_goals(m, seed, 1)[0];
+    const std::uint32_t s = g.sector_of(goal);
+    const std::uint32_t t = static_cast<std::int32_t>(s) % g.sectors_x() + 1 < g.sectors_x() ? s + 1 : s - 1;
+    // One blocked cell off the borders of each of the two sectors opens (a sector without one:
+    // next seed).
+    std::vector<CellCoord> changed;
+    const auto find_one = [&](std::uint32_t sector) {
+      const SectorGraph::Rect r = g.sector_rect(sector);
+      for (std::int32_t y = r.y0 + 1; y < r.y0 + r.h - 1; ++y)
+        for (std::int32_t x = r.x0 + 1; x < r.x0 + r.w - 1; ++x) {
+          if (m.walkable({x, y})) continue;
+          changed.push_back({x, y});
+          return true;
+        }
+      return false;
+    };
+    if (!find_one(s) || !find_one(t)) continue;
+    ++cases;
+    PortalRoutes routes;
+    const std::vector<CellCoord> goals{goal};
+    routes.begin(g, m, goals);  // the goal's sector portals hold their costs, nothing settled
+    REQUIRE(routes.in_progress());
+    for (const CellCoord c : changed) m.set_cost(c.x, c.y, kDefaultCost);
+    g.update(m, changed);
+    const std::span<const std::uint32_t> updated = g.updated_sectors();
+    REQUIRE(std::binary_search(updated.begin(), updated.end(), s));
+    REQUIRE(std::binary_search(updated.begin(), updated.end(), t));
+    const std::uint64_t work = routes.follow_update(g, m, g.node_remap(), updated);
+    // The nodes it must queue: those of the updated sectors and those across their borders,
+    // each once, if reached.
+    std::set<std::uint32_t> queued;
+    for (const std::uint32_t sector : updated)
+      for (const std::uint32_t u : g.sector_nodes(sector)) {
+        queued.insert(u);
+        for (const SectorEdge& e : g.edges(u)) queued.insert(e.to);
+      }
+    std::uint64_t expected = 0;
+    std::size_t on_shared_border = 0;
+    for (const std::uint32_t u : queued) {
+      if (routes.node_cost(u) == kUnreachable) continue;
+      expected += 1 + PortalRoutes::kWorkUnitsPerEdge * g.edges(u).size();
+      for (const SectorEdge& e : g.edges(u)) {
+        const std::uint32_t a = g.node_sector(u), b = g.node_sector(e.to);
+        on_shared_border += (a == s && b == t) || (a == t && b == s) ? 1 : 0;
+      }
+    }
+    REQUIRE(on_shared_border > 0);  // the case in question occurs
+    CHECK(work == expected);
+    REQUIRE(routes.advance(0));
+    PortalRoutes fresh;
+    fresh.build(g, m, goals);
+    for (std::uint32_t n = 0; n < g.node_count(); ++n) REQUIRE(routes.node_cost(n) == fresh.node_cost(n));
+  }
+  CHECK(cases >= 4);
 }

@@ -127,16 +127,14 @@ std::uint64_t PortalRoutes::follow_update(const SectorGraph& graph, const GridMa
   // queue those sectors' nodes and the nodes across their borders (whose edge blocks were
   // rewritten too) at their costs, so popping them relaxes the new edges (a node popped again
   // at its cost only relaxes again: the queue corrects labels, it does not assume them final).
-  std::uint64_t requeued_work = 0;
-  const auto queue = [&](std::uint32_t u) {
-    if (cost_[u] == kUnreachable) return;
-    heap_.push_back(std::uint64_t{cost_[u]} << 32 | u);
-    requeued_work += 1 + kWorkUnitsPerEdge * graph.edges(u).size();
-  };
   for (const CellCoord g : goals_) {
     if (!map.walkable(g)) continue;
     if (std::binary_search(updated.begin(), updated.end(), graph.sector_of(g))) seed_goal(graph, map, g);
   }
+  const std::size_t first_requeued = heap_.size();
+  const auto queue = [&](std::uint32_t u) {
+    if (cost_[u] != kUnreachable) heap_.push_back(std::uint64_t{cost_[u]} << 32 | u);
+  };
   for (const std::uint32_t s : updated) {
     for (const std::uint32_t u : graph.sector_nodes(s)) {
       queue(u);
@@ -145,6 +143,14 @@ std::uint64_t PortalRoutes::follow_update(const SectorGraph& graph, const GridMa
       }
     }
   }
+  // A node on the border of two updated sectors was queued from both (same cost, same node):
+  // once is enough. The entries are few (the updated sectors' portals and their neighbours).
+  const auto requeued = heap_.begin() + static_cast<std::ptrdiff_t>(first_requeued);
+  std::sort(requeued, heap_.end());
+  heap_.erase(std::unique(requeued, heap_.end()), heap_.end());
+  std::uint64_t requeued_work = 0;
+  for (std::size_t i = first_requeued; i < heap_.size(); ++i)
+    requeued_work += 1 + kWorkUnitsPerEdge * graph.edges(static_cast<std::uint32_t>(heap_[i] & 0xFFFFFFFFu)).size();
   std::make_heap(heap_.begin(), heap_.end(), std::greater<>{});
   graph_ = &graph;
   return requeued_work;

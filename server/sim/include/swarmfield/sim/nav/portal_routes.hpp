@@ -57,8 +57,8 @@ class PortalRoutes {
   /// sector as reachable, until a build begun after the change replaces it). Idle: remap_nodes().
   /// Cost: O(nodes + queue) for the remap plus the updated sectors' edges and goals' sectors.
   /// A map changing faster than a time-sliced build completes no longer restarts it for good.
-  /// Returns the work units popping the queued nodes again will take (1 + kWorkUnitsPerEdge
-  /// per edge each), so that a caller can grant them on top of its slice: a build then still
+  /// Returns the work units popping the queued nodes again will take (each node queued once,
+  /// also on the border of two updated sectors: 1 + kWorkUnitsPerEdge per edge), so that a caller can grant them on top of its slice: a build then still
   /// advances by its own slice when the map changes every tick.
   std::uint64_t follow_update(const SectorGraph& graph, const GridMap& map, std::span<const std::uint32_t> remap,
                               std::span<const std::uint32_t> updated);
