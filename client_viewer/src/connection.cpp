@@ -1,39 +1,18 @@
+// Connection (connection.hpp): connect, the TCP session (framed writes and reads), the
+// handshake (Welcome and the map), the no-data watchdog, close. UDP is in connection_udp.cpp,
+// snapshots received in connection_snapshots.cpp, inputs sent in connection_input.cpp.
 #include "swarmfield/client/connection.hpp"
 
-#include <algorithm>
-#include <array>
-#include <cmath>
 #include <cstdio>
-#include <asio.hpp>
 #include <utility>
 
+#include "connection_impl.hpp"
 #include "swarmfield/client/grid_map_from_costs.hpp"
-#include "swarmfield/protocol/datagram.hpp"
-#include "swarmfield/protocol/framing.hpp"
-#include "swarmfield/protocol/map_transfer.hpp"
-#include "swarmfield/protocol/packet.hpp"
-#include "swarmfield/protocol/snapshot_fragments.hpp"
-#include "swarmfield/protocol/snapshot_receiver.hpp"
 
 namespace swarmfield::client {
 
 namespace {
-using Clock = std::chrono::steady_clock;
-constexpr double kRttSmoothing = 0.1;
-// The pacer: connect requests 10 times a second (netcode.io's rate) for the first seconds, then
-// once a second (a server that never answers must not cost 12 KB/s forever); a keep-alive when
-// no UDP packet left for kUdpKeepAlive (it carries our ack: the server stops streaming to a
-// client whose acks stop), or no TCP frame for kTcpKeepAlive while UDP is not in use (the
-// server closes clients idle for --idle-timeout, 15 s by default).
-constexpr auto kPacerInterval = std::chrono::milliseconds(100);
-constexpr auto kRequestInterval = std::chrono::milliseconds(100);
-constexpr auto kSlowRequestInterval = std::chrono::seconds(1);
-constexpr auto kFastRequestPeriod = std::chrono::seconds(5);
-constexpr auto kUdpKeepAlive = std::chrono::milliseconds(100);
-constexpr auto kTcpKeepAlive = std::chrono::seconds(1);
-// Confirmed, but no UDP packet from the server for this long (it sends snapshots at least once a
-// second): the server may have dropped our address; confirm one again (TCP carries meanwhile).
-constexpr auto kUdpSilence = std::chrono::seconds(3);
+using connection_detail::Clock;
 
 // "5 s", "0.3 s": durations in user-facing messages.
 std::string seconds_text(std::chrono::milliseconds ms) {
@@ -42,52 +21,6 @@ std::string seconds_text(std::chrono::milliseconds ms) {
   return buf;
 }
 }  // namespace
-
-struct Connection::Impl {
-  Impl(asio::io_context& context, std::size_t baseline_agents)
-      : io(context),
-        resolver(context),
-        tcp(context),
-        udp(context),
-        timer(context),
-        data_timer(context),
-        pacer(context),
-        receiver(baseline_agents) {}
-  asio::io_context& io;
-  asio::ip::tcp::resolver resolver;
-  asio::ip::tcp::socket tcp;
-  asio::ip::udp::socket udp;
-  asio::steady_timer timer;
-  asio::steady_timer data_timer;  ///< no-data watchdog (options.data_timeout)
-  asio::steady_timer pacer;       ///< connect requests and keep-alives
-  std::optional<protocol::PacketChannel> channel;  ///< UDP packets, once Welcome gave the keys
-  std::vector<std::uint8_t> body;                  ///< opened packet body (reused)
-  Clock::time_point requesting_since;
-  Clock::time_point last_request;
-  Clock::time_point last_udp_send;
-  Clock::time_point last_tcp_send;
-  Clock::time_point last_udp_receive;  ///< last authenticated UDP packet from the server
-  std::array<std::uint8_t, 64 * 1024> tcp_buffer{};
-  std::array<std::uint8_t, 2048> udp_buffer{};
-  std::deque<std::vector<std::uint8_t>> write_queue;
-  bool writing = false;
-  protocol::FrameDecoder decoder;
-  protocol::FragmentAssembler assembler;  ///< UDP fragments -> snapshot payloads
-  protocol::SnapshotReceiver receiver;    ///< payloads -> frames, against acknowledged baselines
-  SnapshotState decoded;                  ///< the last decoded snapshot (reused)
-  std::optional<protocol::MapAssembler> map_assembler;  ///< created by Welcome
-  // Handlers can run after the Connection is gone (cancelled operations still complete);
-  // they check this first.
-  std::shared_ptr<bool> alive = std::make_shared<bool>(true);
-  Clock::time_point started_at;
-  Clock::time_point connected_at;
-  Clock::time_point last_data_at;  ///< last TCP read / UDP datagram from the server
-  bool answered = false;           ///< the server sent at least one byte
-  Clock::time_point window_start;
-  std::uint64_t window_bytes = 0;
-  std::uint64_t last_echo_us = 0;
-  std::string endpoint_label;
-};
 
 const char* to_string(ConnectionState state) noexcept {
   switch (state) {
@@ -414,218 +347,6 @@ void Connection::arm_data_timer() {
     if (!*alive || ec) return;
     arm_data_timer();  // re-checks against the newest data time
   });
-}
-
-void Connection::open_udp() {
-  asio::error_code ec;
-  const auto remote = impl_->tcp.remote_endpoint(ec);
-  if (ec) return;  // the TCP read will report the failure
-  const asio::ip::udp::endpoint server(remote.address(), welcome_.udp_port);
-  impl_->udp.open(server.protocol(), ec);
-  if (!ec) impl_->udp.connect(server, ec);
-  if (ec) {
-    // Not fatal: snapshots keep coming over TCP and inputs go over TCP.
-    asio::error_code ignored;
-    impl_->udp.close(ignored);
-    return;
-  }
-  impl_->channel.emplace(protocol::PacketChannel::Side::kClient, welcome_.udp);
-  start_udp_read();
-  request_udp_address();
-  on_pacer();  // the first request now, not a pacer interval later
-}
-
-void Connection::request_udp_address() {
-  udp_state_ = UdpState::kRequesting;
-  newest_udp_tick_ = 0;
-  impl_->requesting_since = Clock::now();
-  impl_->last_request = {};
-}
-
-void Connection::send_udp(std::vector<std::uint8_t> packet) {
-  if (packet.empty() || !impl_->udp.is_open()) return;
-  auto datagram = std::make_shared<std::vector<std::uint8_t>>(std::move(packet));
-  stats_.bytes_sent += datagram->size();
-  impl_->last_udp_send = Clock::now();
-  impl_->udp.async_send(asio::buffer(*datagram), [datagram](const asio::error_code&, std::size_t) {
-    // Fire and forget: a lost packet is replaced by the next one.
-  });
-}
-
-void Connection::arm_pacer() {
-  if (finished()) return;
-  impl_->pacer.expires_after(kPacerInterval);
-  auto alive = impl_->alive;
-  impl_->pacer.async_wait([this, alive](const asio::error_code& ec) {
-    if (!*alive || ec || finished()) return;
-    on_pacer();
-    arm_pacer();
-  });
-}
-
-void Connection::on_pacer() {
-  const auto now = Clock::now();
-  if (udp_state_ == UdpState::kConfirmed && now - impl_->last_udp_receive > kUdpSilence) request_udp_address();
-  if (udp_state_ == UdpState::kRequesting && impl_->channel) {
-    const auto interval = now - impl_->requesting_since < kFastRequestPeriod ? kRequestInterval : kSlowRequestInterval;
-    if (now - impl_->last_request >= interval) {
-      send_udp(impl_->channel->seal(protocol::PacketType::kConnectRequest, {}));
-      impl_->last_request = now;
-    }
-  }
-  if (udp_state_ == UdpState::kConfirmed && now - impl_->last_udp_send >= kUdpKeepAlive) {
-    send_udp(impl_->channel->seal(protocol::PacketType::kData, {}));
-    ++stats_.keepalives_sent;
-  }
-  if (udp_state_ != UdpState::kConfirmed && now - impl_->last_tcp_send >= kTcpKeepAlive) {
-    send_tcp_input(last_input_);
-    ++stats_.keepalives_sent;
-  }
-}
-
-void Connection::on_udp_datagram(std::size_t n) {
-  note_data();
-  stats_.bytes_received += n;
-  impl_->window_bytes += n;
-  if (!impl_->channel) return;
-  protocol::PacketHeader header;
-  const auto datagram = std::span<const std::uint8_t>(impl_->udp_buffer.data(), std::min(n, impl_->udp_buffer.size()));
-  if (impl_->channel->open(datagram, header, impl_->body) != protocol::PacketChannel::OpenResult::kOk) {
-    ++stats_.bad_datagrams;  // forged, replayed, corrupted or not ours
-    return;
-  }
-  impl_->last_udp_receive = Clock::now();
-  if (header.type == protocol::PacketType::kChallenge) {
-    // Proves we receive at this address: echo the challenge, sealed with our key.
-    if (udp_state_ == UdpState::kRequesting) send_udp(impl_->channel->seal(protocol::PacketType::kChallengeResponse, impl_->body));
-    return;
-  }
-  // Data is only ever sent to a confirmed address.
-  if (udp_state_ != UdpState::kConfirmed) {
-    udp_state_ = UdpState::kConfirmed;
-    ++stats_.udp_confirmations;
-  }
-  if (impl_->body.empty()) return;  // keep-alive
-  // Every other data packet from the server is one snapshot fragment.
-  const std::uint64_t malformed_before = impl_->assembler.malformed();
-  const auto whole = impl_->assembler.add(impl_->body);
-  stats_.bad_datagrams += impl_->assembler.malformed() - malformed_before;
-  if (whole) on_snapshot_payload(*whole, false);
-}
-
-void Connection::start_udp_read() {
-  auto alive = impl_->alive;
-  impl_->udp.async_receive(
-      asio::buffer(impl_->udp_buffer), [this, alive](const asio::error_code& ec, std::size_t n) {
-        if (!*alive || finished()) return;
-        if (ec == asio::error::operation_aborted || !impl_->udp.is_open()) return;
-        if (!ec) on_udp_datagram(n);
-        // Other errors (e.g. ICMP port unreachable on a connected UDP socket) are transient.
-        if (!finished()) start_udp_read();
-      });
-}
-
-void Connection::on_snapshot_payload(std::span<const std::uint8_t> payload, bool via_tcp) {
-  using Result = protocol::SnapshotReceiver::Result;
-  const Result result = impl_->receiver.receive(payload);
-  if (result == Result::kMalformed) {
-    ++stats_.bad_datagrams;
-    return;
-  }
-  if (result == Result::kNoBaseline) {
-    // Encoded against a frame we never decoded (lost, or still in flight on the other
-    // transport): not acknowledged, so the server falls back to one we did.
-    ++stats_.snapshots_no_baseline;
-    return;
-  }
-  if (result != Result::kDecoded) return;  // stale: reordered or duplicated on the way
-  const protocol::SnapshotHeader& header = impl_->receiver.header();
-  if (via_tcp) {
-    // A snapshot over TCP newer than the UDP ones since confirmation: the server stopped
-    // streaming to our address (its ack timeout); confirm an address again. (TCP snapshots
-    // still in flight from before the confirmation are older than the first UDP one.)
-    if (udp_state_ == UdpState::kConfirmed && newest_udp_tick_ != 0 && header.tick > newest_udp_tick_) {
-      request_udp_address();
-    }
-  } else {
-    newest_udp_tick_ = std::max(newest_udp_tick_, header.tick);
-    // Acknowledge at once: the sooner the server knows, the newer the baseline of the next
-    // snapshot (smaller deltas). Inputs carry the same ack; this covers clients that send few.
-    if (udp_state_ == UdpState::kConfirmed && impl_->channel) {
-      send_udp(impl_->channel->seal(protocol::PacketType::kData, protocol::encode_ack_datagram(impl_->receiver.ack())));
-      ++stats_.acks_sent;
-    }
-  }
-  unpack_frame(header, impl_->receiver.frame(), welcome_.map.cell_size, impl_->decoded);
-  on_snapshot(via_tcp);
-}
-
-void Connection::on_snapshot(bool via_tcp) {
-  ++stats_.snapshots_received;
-  if (via_tcp) ++stats_.snapshots_tcp;
-  const auto now_clock = Clock::now();
-  const std::uint64_t now = now_us();
-  const SnapshotState& snapshot = impl_->decoded;
-  const std::uint64_t echo = snapshot.echo_client_time_us;
-  // One RTT sample per distinct echoed input time (a snapshot can echo the same input twice).
-  if (echo != 0 && echo > impl_->last_echo_us && echo <= now) {
-    impl_->last_echo_us = echo;
-    const double sample = static_cast<double>(now - echo) / 1000.0;
-    stats_.rtt_ms = stats_.rtt_samples == 0 ? sample : stats_.rtt_ms + kRttSmoothing * (sample - stats_.rtt_ms);
-    stats_.rtt_ms_last = sample;
-    stats_.rtt_ms_sum += sample;
-    ++stats_.rtt_samples;
-  }
-  if (!snapshots_.empty() && snapshot.tick <= snapshots_.back().snapshot.tick) return;  // not newer
-  // Reuse the oldest entry's buffers once the history is full.
-  if (snapshots_.size() >= options_.snapshot_history) {
-    ReceivedSnapshot recycled = std::move(snapshots_.front());
-    snapshots_.pop_front();
-    recycled.snapshot = snapshot;
-    recycled.received_at = now_clock;
-    snapshots_.push_back(std::move(recycled));
-  } else {
-    snapshots_.push_back(ReceivedSnapshot{snapshot, now_clock});
-  }
-  ++new_snapshots_;
-}
-
-void Connection::send_input(const protocol::Input& input) {
-  if (state_ != ConnectionState::kConnected) return;
-  protocol::Input in = input;
-  // The server rejects non-finite or out-of-range values; keep a caller's bad frame from
-  // turning into a dropped input.
-  auto clean = [](float v, float limit) {
-    if (!std::isfinite(v)) return 0.0f;
-    return std::clamp(v, -limit, limit);
-  };
-  // Scale (not clamp per axis) so the direction survives.
-  in.move_x = clean(in.move_x, protocol::kMaxWireCoordinate);
-  in.move_y = clean(in.move_y, protocol::kMaxWireCoordinate);
-  const float len = std::sqrt(in.move_x * in.move_x + in.move_y * in.move_y);
-  if (len > 1.0f) {
-    in.move_x /= len;
-    in.move_y /= len;
-  }
-  for (float* v : {&in.view_x0, &in.view_y0, &in.view_x1, &in.view_y1}) *v = clean(*v, protocol::kMaxWireCoordinate);
-  last_input_ = in;
-  ++stats_.inputs_sent;
-  if (udp_state_ != UdpState::kConfirmed) {
-    // The server sends nothing to an unconfirmed address and drops data from it: TCP meanwhile.
-    send_tcp_input(in);
-    return;
-  }
-  in.sequence = ++input_sequence_;
-  in.snapshot_ack = impl_->receiver.ack();
-  in.client_time_us = now_us();
-  send_udp(impl_->channel->seal(protocol::PacketType::kData, protocol::encode_input_datagram(in)));
-}
-
-void Connection::send_tcp_input(protocol::Input input) {
-  input.sequence = ++input_sequence_;
-  input.snapshot_ack = impl_->receiver.ack();
-  input.client_time_us = now_us();
-  send_tcp(input);
 }
 
 }  // namespace swarmfield::client

@@ -1,35 +1,30 @@
 // `swarmfield-tool sim (MAP | --city-seed S [--size N]) --agents N --ticks T --seed S` and scene
 // options (--player, --spawn-rect, --kind, --threads, --csv): a headless run of the world, for
 // tuning kinds, plotting crowds, profiling and replay checks.
+// The scripted player is in scripted_player.cpp, the --spawn-rect placement in spawn_rect.cpp.
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
+#include <cerrno>
 #include <chrono>
 #include <cinttypes>
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
-#include <limits>
+#include <cstring>
 #include <memory>
 #include <optional>
-#include <random>
 #include <span>
-#include <cstring>
 #include <string>
 #include <vector>
 
+#include "scripted_player.hpp"
+#include "spawn_rect.hpp"
 #include "swarmfield/io/map_file.hpp"
 #include "swarmfield/server/config_toml.hpp"
 #include "swarmfield/sim/crowd/density_limit.hpp"
-#include "swarmfield/sim/crowd/wall_collision.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
 #include "swarmfield/sim/nav/clearance_map.hpp"
 #include "swarmfield/sim/nav/field_mode.hpp"
-#include "swarmfield/sim/nav/size_class.hpp"
-#include "swarmfield/sim/nav/flow_field.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
-#include "swarmfield/sim/nav/navigation_fields.hpp"
 #include "swarmfield/sim/world.hpp"
 #include "tool_commands.hpp"
 
@@ -101,150 +96,6 @@ std::string kinds_from_options(const std::vector<std::string>& specs, std::vecto
   return {};
 }
 
-/// The kind every agent gets when at most one kind is spawnable: the first with a weight > 0,
-/// else the last of the table.
-std::size_t first_spawned_kind(std::span<const sim::AgentKind> kinds) {
-  std::size_t k = 0;
-  while (k + 1 < kinds.size() && !(kinds[k].spawn_weight > 0.0f)) ++k;
-  return k;
-}
-
-/// True if some cell of the world rectangle [x0, x1) x [y0, y1) is walkable.
-bool rect_has_walkable_cell(const sim::GridMap& map, const float rect[4]) {
-  const sim::CellCoord c0 = map.world_to_cell({rect[0], rect[1]});
-  const sim::CellCoord c1 = map.world_to_cell({std::nextafter(rect[2], rect[0]), std::nextafter(rect[3], rect[1])});
-  for (std::int32_t y = c0.y; y <= c1.y; ++y) {
-    for (std::int32_t x = c0.x; x <= c1.x; ++x) {
-      if (map.walkable(x, y)) return true;
-    }
-  }
-  return false;
-}
-
-/// Where a disc of one kind can stand in the spawn rectangle: boxes of centre positions (world
-/// units), each keeping the disc inside an all-walkable rectangle of cells of n or n + 1 cells
-/// a side (n = its size class; ClearanceMap blocks, after Harabor & Botea: every placement where
-/// square_fits holds lies in such a rectangle, since the disc's square spans n or n + 1 cells),
-/// clipped to the spawn rectangle. Boxes may overlap; a box may be a point (radius n / 2).
-struct FitBox {
-  float x0, y0, x1, y1;  // closed ranges of centres
-  double weight;         // cumulative area (for a draw by area)
-};
-
-/// The boxes of a disc of `radius` inside the world rectangle `rect` (X0, Y0, X1, Y1). Empty
-/// when no place in the rectangle fits the disc. With `first_only`, stops at the first box.
-std::vector<FitBox> fit_boxes(const sim::GridMap& map, const sim::ClearanceMap& clearance, float radius,
-                              const float rect[4], bool first_only) {
-  const float cs = map.cell_size();
-  const float r = sim::wall_collision_radius(radius, cs);
-  const int n = sim::size_class_of_radius(r, cs);
-  std::vector<FitBox> boxes;
-  double total = 0.0;
-  // Blocks whose (n + 1)-cell rectangles can reach the spawn rectangle.
-  const auto lo = [cs](float v, int extra) { return static_cast<std::int32_t>(std::floor(v / cs)) - extra; };
-  const std::int32_t bx0 = std::max(lo(rect[0], n + 1), 0), bx1 = std::min(lo(rect[2], 0), map.width() - n);
-  const std::int32_t by0 = std::max(lo(rect[1], n + 1), 0), by1 = std::min(lo(rect[3], 0), map.height() - n);
-  for (std::int32_t by = by0; by <= by1; ++by) {
-    for (std::int32_t bx = bx0; bx <= bx1; ++bx) {
-      if (!clearance.fits({bx, by}, n)) continue;
-      const bool right = clearance.fits({bx + 1, by}, n), down = clearance.fits({bx, by + 1}, n);
-      const bool both = right && down && clearance.fits({bx + 1, by + 1}, n);
-      // The largest shapes this block starts (they contain the smaller ones): (n + 1) square, or
-      // the wide and/or tall rectangle, or the block alone.
-      int shapes[2] = {0, -1};
-      if (both) {
-        shapes[0] = 3;
-      } else if (right || down) {
-        shapes[0] = right ? 1 : 2;
-        if (right && down) shapes[1] = 2;
-      }
-      for (const int shape : shapes) {
-        if (shape < 0) continue;
-        const float wx = static_cast<float>(n + (shape & 1)) * cs, wy = static_cast<float>(n + (shape >> 1)) * cs;
-        const float x0 = static_cast<float>(bx) * cs, y0 = static_cast<float>(by) * cs;
-        FitBox b{std::max(x0 + r, rect[0]), std::max(y0 + r, rect[1]), std::min(std::max(x0 + r, x0 + wx - r), rect[2]),
-                 std::min(std::max(y0 + r, y0 + wy - r), rect[3]), 0.0};
-        // The rectangle is half-open: a box touching its far edge only is outside.
-        if (b.x0 > b.x1 || b.y0 > b.y1 || b.x0 >= rect[2] || b.y0 >= rect[3]) continue;
-        total += static_cast<double>(b.x1 - b.x0) * static_cast<double>(b.y1 - b.y0) + 1e-12;
-        b.weight = total;
-        boxes.push_back(b);
-        if (first_only) return boxes;
-      }
-    }
-  }
-  return boxes;
-}
-
-/// Checks that every kind the spawn can draw has a place in the rectangle where its disc fits:
-/// "" or an error sentence naming the first kind that has none.
-std::string check_kinds_fit(const sim::World& world, const sim::ClearanceMap& clearance, const float rect[4],
-                            const std::string& rect_text) {
-  const std::span<const sim::AgentKind> kinds = world.swarm().kind_table();
-  const bool draw_kind = sim::spawnable_kind_count(kinds) > 1;
-  for (std::size_t k = 0; k < kinds.size(); ++k) {
-    const bool spawned = draw_kind ? kinds[k].spawn_weight > 0.0f : k == first_spawned_kind(kinds);
-    if (!spawned || !fit_boxes(world.map(), clearance, kinds[k].radius, rect, true).empty()) continue;
-    const int n = sim::size_class_of_radius(sim::wall_collision_radius(kinds[k].radius, world.map().cell_size()),
-                                            world.map().cell_size());
-    char text[160];
-    std::snprintf(text, sizeof text, "no place in it fits a %s (radius %g: needs a %d x %d block of walkable cells)",
-                  kinds[k].name.c_str(), static_cast<double>(kinds[k].radius), n, n);
-    return "--spawn-rect '" + rect_text + "': " + text;
-  }
-  return {};
-}
-
-/// Adds `n` agents uniformly in the world rectangle [x0, x1) x [y0, y1), each where its kind's
-/// disc fits (square_fits: no wall under its collision square), so the first step's repair moves
-/// nobody. A std::mt19937_64 seeded with `seed` (bits mapped by hand so a seed replays on every
-/// standard library) draws the kind by weight like the world's spawner, then points of the
-/// rectangle until one fits (exactly uniform over the places that fit); a kind for which
-/// kFitAttempts draws find none (its places are a tiny part of the rectangle) is placed from
-/// then on by its fit boxes instead: a box by area, a uniform point in it. The caller has
-/// checked with check_kinds_fit that every kind drawn has a place.
-constexpr int kFitAttempts = 1000;
-void spawn_in_rect(sim::World& world, const sim::ClearanceMap& clearance, std::uint32_t n, const float rect[4],
-                   std::uint64_t seed) {
-  const sim::GridMap& map = world.map();
-  std::mt19937_64 rng(seed ^ 0x5157A7E5EEDull);
-  const auto unit = [&rng] { return static_cast<float>(rng() >> 40) * (1.0f / 16777216.0f); };
-  const std::span<const sim::AgentKind> kinds = world.swarm().kind_table();
-  const bool draw_kind = sim::spawnable_kind_count(kinds) > 1;
-  const auto only = static_cast<std::uint8_t>(first_spawned_kind(kinds));
-  std::vector<std::vector<FitBox>> boxes(kinds.size());  // per kind, built when first needed
-  std::vector<bool> by_boxes(kinds.size(), false);
-  sim::Swarm& swarm = world.swarm_mutable();
-  for (std::uint32_t added = 0; added < n; ++added) {
-    const std::uint8_t kind = draw_kind ? sim::pick_agent_kind(kinds, rng()) : only;
-    const float radius = kinds[kind].radius;
-    sim::Vec2 p{};
-    bool placed = false;
-    for (int attempt = 0; attempt < kFitAttempts && !by_boxes[kind]; ++attempt) {
-      const sim::Vec2 q{rect[0] + unit() * (rect[2] - rect[0]), rect[1] + unit() * (rect[3] - rect[1])};
-      if (map.walkable_at(q) && sim::square_fits(map, q, radius)) {
-        p = q;
-        placed = true;
-        break;
-      }
-    }
-    if (!placed) {
-      by_boxes[kind] = true;
-      std::vector<FitBox>& list = boxes[kind];
-      if (list.empty()) list = fit_boxes(map, clearance, radius, rect, false);
-      if (list.empty()) continue;  // not reached: check_kinds_fit
-      const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53 * list.back().weight;
-      const auto it = std::upper_bound(list.begin(), list.end(), u, [](double v, const FitBox& b) { return v < b.weight; });
-      const FitBox& b = it == list.end() ? list.back() : *it;
-      p = {b.x0 + unit() * (b.x1 - b.x0), b.y0 + unit() * (b.y1 - b.y0)};
-      // Float rounding at a box edge (a box one placement wide): its corner fits by construction.
-      if (!sim::square_fits(map, p, radius)) p = {b.x0, b.y0};
-    }
-    const float heading = (unit() * 2.0f - 1.0f) * 3.14159265f;
-    if (swarm.add(p, heading, kind) == sim::Swarm::kInvalidAgent) break;
-  }
-}
-
 /// One CSV row per agent (by id): tick,id,kind,x,y,vx,vy (world units, units per second).
 void write_csv_rows(std::FILE* f, const sim::World& world, std::vector<std::size_t>& order) {
   const sim::Swarm& s = world.swarm();
@@ -258,75 +109,6 @@ void write_csv_rows(std::FILE* f, const sim::World& world, std::vector<std::size
                  static_cast<double>(s.vys()[i]));
   }
 }
-
-/// The scripted player: walks a loop of waypoints (cells reachable from its start) following
-/// its own flow field, so the world's goal cell keeps changing and the fields keep rebuilding.
-class ScriptedPlayer {
- public:
-  ScriptedPlayer(const sim::GridMap& map, sim::Vec2 start) : map_(map) {
-    const sim::CellCoord start_cell = map.world_to_cell(start);
-    sim::IntegrationField reach;
-    const sim::CellCoord goals[1] = {start_cell};
-    reach.build(map, goals);
-    // Waypoints: the reachable cells nearest to the four quarter points of the map.
-    const float w = static_cast<float>(map.width()), h = static_cast<float>(map.height());
-    const std::array<sim::Vec2, 4> targets = {{{0.25f * w, 0.25f * h}, {0.75f * w, 0.25f * h},
-                                               {0.75f * w, 0.75f * h}, {0.25f * w, 0.75f * h}}};
-    for (const sim::Vec2 t : targets) {
-      float best = std::numeric_limits<float>::infinity();
-      sim::CellCoord best_cell{-1, -1};
-      for (std::int32_t y = 0; y < map.height(); ++y) {
-        for (std::int32_t x = 0; x < map.width(); ++x) {
-          if (!reach.reachable(x, y)) continue;
-          const float dx = static_cast<float>(x) + 0.5f - t.x, dy = static_cast<float>(y) + 0.5f - t.y;
-          const float d2 = dx * dx + dy * dy;
-          if (d2 < best) {
-            best = d2;
-            best_cell = {x, y};
-          }
-        }
-      }
-      if (best_cell.x >= 0 && !(best_cell == start_cell)) waypoints_.push_back(best_cell);
-    }
-  }
-
-  /// Intent for this tick (|intent| <= 1) given the player's current position.
-  sim::Vec2 intent(sim::Vec2 position) {
-    if (waypoints_.empty()) return {};
-    // Move on when the waypoint is reached, or when no progress was made for kStuckTicks.
-    float dist = sim::length(map_.cell_center(waypoints_[next_]) - position);
-    if (dist < best_dist_ - 0.1f) {
-      best_dist_ = dist;
-      ticks_without_progress_ = 0;
-    } else {
-      ++ticks_without_progress_;
-    }
-    if (dist < 0.5f || ticks_without_progress_ > kStuckTicks) {
-      next_ = (next_ + 1) % waypoints_.size();
-      dist = sim::length(map_.cell_center(waypoints_[next_]) - position);
-      best_dist_ = dist;
-      ticks_without_progress_ = 0;
-    }
-    const sim::CellCoord goals[1] = {waypoints_[next_]};
-    nav_.update(map_, goals);
-    sim::Vec2 dir = sim::sample_flow(map_, nav_.flow(), position);
-    if (dir.x == 0.0f && dir.y == 0.0f) {  // in the waypoint cell: head for its centre
-      dir = sim::normalized_or_zero(map_.cell_center(waypoints_[next_]) - position);
-    }
-    return dir;
-  }
-
-  [[nodiscard]] std::size_t waypoint_count() const noexcept { return waypoints_.size(); }
-
- private:
-  static constexpr std::uint64_t kStuckTicks = 150;
-  const sim::GridMap& map_;
-  std::vector<sim::CellCoord> waypoints_;
-  std::size_t next_ = 0;
-  float best_dist_ = std::numeric_limits<float>::infinity();
-  std::uint64_t ticks_without_progress_ = 0;
-  sim::NavigationFields nav_;
-};
 
 double mean_distance_to(const sim::Swarm& swarm, sim::Vec2 p) {
   const auto xs = swarm.xs();

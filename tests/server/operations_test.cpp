@@ -6,7 +6,11 @@
 #include <httplib.h>
 
 #include <arpa/inet.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -31,6 +35,44 @@ using swarmfield::server::OperationsHttp;
 using swarmfield::server::OperationsState;
 
 namespace {
+
+// The listen backlog (the kernel's sk_max_ack_backlog) of the IPv4 TCP socket listening on
+// `port`, read over NETLINK_SOCK_DIAG as `ss -lt` reads its Send-Q; -1 if none is found.
+int listen_backlog(std::uint16_t port) {
+  const int fd = ::socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+  if (fd < 0) return -1;
+  struct {
+    nlmsghdr header;
+    inet_diag_req_v2 request;
+  } query{};
+  query.header.nlmsg_len = sizeof query;
+  query.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+  query.header.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+  query.request.sdiag_family = AF_INET;
+  query.request.sdiag_protocol = IPPROTO_TCP;
+  query.request.idiag_states = 1u << TCP_LISTEN;
+  sockaddr_nl kernel{};
+  kernel.nl_family = AF_NETLINK;
+  int backlog = -1;
+  if (::sendto(fd, &query, sizeof query, 0, reinterpret_cast<const sockaddr*>(&kernel), sizeof kernel) ==
+      static_cast<ssize_t>(sizeof query)) {
+    alignas(nlmsghdr) char buffer[32768];
+    for (bool done = false; !done;) {
+      ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+      if (n <= 0) break;
+      for (auto* h = reinterpret_cast<nlmsghdr*>(buffer); NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+        if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
+          done = true;
+          break;
+        }
+        const auto* entry = static_cast<const inet_diag_msg*>(NLMSG_DATA(h));
+        if (ntohs(entry->id.idiag_sport) == port) backlog = static_cast<int>(entry->idiag_wqueue);
+      }
+    }
+  }
+  ::close(fd);
+  return backlog;
+}
 
 struct Parsed {
   bool ok = false;
@@ -423,6 +465,18 @@ TEST_CASE("operations http: many addresses trickling bytes hold no worker; /heal
   INFO(answered << " of " << probes << " probes answered within 1 s");
   CHECK(probes >= 4);
   CHECK(answered == probes);
+}
+
+TEST_CASE("operations http: the port listens with a backlog of kListenBacklog, not httplib's 5") {
+  OperationsState state;
+  OperationsHttp http(state);
+  std::string error;
+  REQUIRE(http.start("127.0.0.1", 0, error));
+  std::ifstream somaxconn("/proc/sys/net/core/somaxconn");
+  int cap = OperationsHttp::kListenBacklog;
+  somaxconn >> cap;  // the kernel caps the backlog there
+  CHECK(listen_backlog(http.port()) == std::min(OperationsHttp::kListenBacklog, cap));
+  CHECK(std::min(OperationsHttp::kListenBacklog, cap) > 5);
 }
 
 TEST_CASE("operations http: a port in use is an error naming it") {

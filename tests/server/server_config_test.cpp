@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "swarmfield/server/config_toml.hpp"
 #include "swarmfield/server/map_source.hpp"
 #include "swarmfield/server/server_config.hpp"
 #include "swarmfield/server/world_setup.hpp"
@@ -196,6 +197,36 @@ TEST_CASE("server_config: --config naming a directory is an error naming the pat
   CHECK(is_error(r));
   CHECK(r.output.find("'/tmp'") != std::string::npos);
   CHECK(r.output.find("directory") != std::string::npos);
+}
+
+TEST_CASE("server_config: a config file over 1 MiB is refused naming the file and the limit, not read whole") {
+  // Valid TOML of exactly the limit (a comment line), then one byte more.
+  const std::size_t limit = swarmfield::server::kMaxConfigFileBytes;
+  REQUIRE(limit == 1048576);
+  const std::string at_limit = "tick-hz = 60\n#" + std::string(limit - 15, 'x') + "\n";
+  REQUIRE(at_limit.size() == limit);
+  TempToml fits(at_limit);
+  const auto ok = parse({"--config", fits.path});
+  INFO(ok.output);
+  REQUIRE(!is_error(ok));
+  CHECK(ok.config.tick_hz == 60);
+
+  TempToml over(at_limit + "\n");
+  const char* program[] = {"swarmfield-server"};
+  const auto from_flag = parse({"--config", over.path});
+  const auto from_environment = parse_server_config(1, program, {{"SWARMFIELD_CONFIG", over.path}});
+  for (const ConfigParseResult* r : {&from_flag, &from_environment}) {
+    CHECK(is_error(*r));
+    CHECK(r->output == "error: config file '" + over.path + "' is larger than 1 MiB (1048576 bytes), the limit of a config file");
+  }
+  // A device that never ends: refused after the limit (before, read until memory ran out).
+  const auto zero = parse({"--config", "/dev/zero"});
+  CHECK(is_error(zero));
+  CHECK(zero.output.find("'/dev/zero' is larger than 1 MiB") != std::string::npos);
+  // The kinds reader (swarmfield-tool sim --kinds-from) has the same limit.
+  std::vector<swarmfield::sim::AgentKind> kinds;
+  CHECK(swarmfield::server::read_kinds_file(over.path, kinds).find("is larger than 1 MiB (1048576 bytes)") !=
+        std::string::npos);
 }
 
 TEST_CASE("server_config: --record naming a folder, or a file in a missing folder, is refused before listening") {

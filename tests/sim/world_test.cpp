@@ -330,3 +330,51 @@ TEST_CASE("world: contacts use each kind's radius") {
   CHECK(brute_contacts == 1);
   CHECK(runner_contacts == 0);
 }
+
+TEST_CASE("world: contacts are every agent touching a player, player by player in agent order") {
+  // Rings of mixed kinds round three players, at distances between the smallest and the largest
+  // reach (a runner there does not touch, a brute does), and a scatter far off: the contacts
+  // must equal a plain test of every agent against every player after the step, wherever in
+  // the arrays (blocks of the scan or the tail) the touching agents end up (207 agents: a tail
+  // of 15 after the blocks of 16, the ring of the last player, sorted last by the hash).
+  WorldParams p;
+  p.kinds = default_agent_kinds();
+  World w(GridMap(96, 96), p);
+  const Vec2 centres[3] = {{20.0f, 20.0f}, {70.0f, 30.0f}, {40.0f, 75.0f}};
+  for (const Vec2 c : centres) (void)w.add_player(c);
+  std::uint32_t seed = 7;
+  const auto next = [&] {
+    seed = seed * 1664525u + 1013904223u;
+    return static_cast<float>(seed >> 8) / 16777216.0f;
+  };
+  for (int i = 0; i < 147; ++i) {
+    const Vec2 c = centres[i % 3];
+    const float a = 6.2831853f * next(), d = 0.7f + 0.6f * next();
+    REQUIRE(w.swarm_mutable().add({c.x + d * std::cos(a), c.y + d * std::sin(a)}, 0.0f, static_cast<std::uint8_t>(i % 3)) !=
+            Swarm::kInvalidAgent);
+  }
+  for (int i = 0; i < 60; ++i) {
+    REQUIRE(w.swarm_mutable().add({5.0f + 85.0f * next(), 2.0f + 12.0f * next()}, 0.0f,
+                                  static_cast<std::uint8_t>(i % 3)) != Swarm::kInvalidAgent);
+  }
+  std::size_t total = 0;
+  for (int tick = 0; tick < 3; ++tick) {
+    w.step(kDt);
+    std::vector<ContactEvent> expected;
+    const Swarm& s = w.swarm();
+    for (const Player& pl : w.players()) {
+      for (std::size_t i = 0; i < s.size(); ++i) {
+        const float reach = s.kind_table()[s.kinds()[i]].radius + p.player_radius;
+        const float dx = s.xs()[i] - pl.position.x, dy = s.ys()[i] - pl.position.y;
+        if (dx * dx + dy * dy <= reach * reach) expected.push_back({s.ids()[i], pl.id});
+      }
+    }
+    REQUIRE(w.contacts().size() == expected.size());
+    for (std::size_t k = 0; k < expected.size(); ++k) {
+      CHECK(w.contacts()[k].agent_id == expected[k].agent_id);
+      CHECK(w.contacts()[k].player_id == expected[k].player_id);
+    }
+    total += expected.size();
+  }
+  CHECK(total > 20);  // the rings do touch
+}

@@ -212,6 +212,13 @@ TEST_CASE("tool sim --kinds-from: the [[kinds]] of a server config file, --kind 
   const Run folder = run_tool(base + "--kinds-from " + dir.string());
   CHECK(folder.status == 2);
   CHECK(folder.out.find("is a directory, not a TOML file") != std::string::npos);
+  // Over the 1 MiB limit of a config file: refused, naming the file and the limit.
+  const std::string big = write("kinds_big.toml", "[[kinds]]\nname = \"a\"\n#" + std::string(std::size_t{1} << 20, 'x') + "\n");
+  const Run too_big = run_tool(base + "--kinds-from " + big);
+  CHECK(too_big.status == 2);
+  CHECK(too_big.out.find("error: --kinds-from: config file '" + big + "' is larger than 1 MiB (1048576 bytes)") !=
+        std::string::npos);
+  std::filesystem::remove(big);
   std::filesystem::remove(csv);
 }
 

@@ -104,14 +104,24 @@ std::string apply_kinds(const toml::node& node, std::vector<sim::AgentKind>& out
   return {};
 }
 
-bool read_config_text(const std::string& path, std::string& out) {
+std::string read_config_text(const std::string& path, std::string& out) {
+  const std::string unreadable = "can not read config file '" + path + "'";
   std::ifstream in(path, std::ios::binary);
-  if (!in) return false;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  if (in.bad()) return false;
-  out = ss.str();
-  return true;
+  if (!in) return unreadable;
+  // One byte past the limit tells a file too large; nothing beyond it is read (/dev/zero ends).
+  std::string text;
+  std::array<char, 16 * 1024> chunk{};
+  while (in && text.size() <= kMaxConfigFileBytes) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  if (in.bad()) return unreadable;
+  if (text.size() > kMaxConfigFileBytes) {
+    return "config file '" + path + "' is larger than 1 MiB (" + std::to_string(kMaxConfigFileBytes) +
+           " bytes), the limit of a config file";
+  }
+  out = std::move(text);
+  return {};
 }
 
 // toml++ 3.3 (Debian 12) decides whether such a character is whitespace with a table that
@@ -170,7 +180,7 @@ std::string read_kinds_file(const std::string& path, std::vector<sim::AgentKind>
   std::error_code fs_error;
   if (std::filesystem::is_directory(path, fs_error)) return "'" + path + "' is a directory, not a TOML file";
   std::string text;
-  if (!read_config_text(path, text)) return "can not read '" + path + "'";
+  if (std::string err = read_config_text(path, text); !err.empty()) return err;
   toml::table table;
   if (std::string err = parse_toml_text(text, path, table); !err.empty()) return err;
   const toml::node* kinds = nullptr;

@@ -15,6 +15,7 @@
 #include <condition_variable>
 #include <cstdio>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <unordered_map>
@@ -365,10 +366,12 @@ bool OperationsHttp::start(const std::string& bind, std::uint16_t port, std::str
   server_ = std::make_unique<BoundedServer>(request_deadline_);
   httplib::Server& s = *server_;
   // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, which lets a second server bind the
-  // same port and take part of the probes.
-  s.set_socket_options([](socket_t sock) {
+  // same port and take part of the probes. The socket is remembered for the backlog below.
+  auto listening = std::make_shared<socket_t>(INVALID_SOCKET);
+  s.set_socket_options([listening](socket_t sock) {
     int yes = 1;
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    *listening = sock;
   });
   s.set_payload_max_length(1024);
   // Reads and writes go through BoundedSocketStream (kRequestDeadline, kMaxRequestBytes, kIoTimeout).
@@ -404,6 +407,12 @@ bool OperationsHttp::start(const std::string& bind, std::uint16_t port, std::str
   } else if (!s.bind_to_port(bind, port)) {
     bound = -1;
   }
+  // httplib listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, compiled into Debian 12's
+  // shared library, so the macro can not raise it from here): with more than 5 connections not
+  // yet accepted, the kernel drops further SYNs and those clients retry after ~1 s. Linux takes a
+  // second listen() on a listening socket as a new backlog (capped by net.core.somaxconn).
+  // httplib creates one socket per address it tries and keeps the one that bound, the last.
+  if (bound > 0 && ::listen(*listening, kListenBacklog) != 0) bound = -1;
   if (bound <= 0) {
     error = "can not listen for HTTP on " + bind + ":" + std::to_string(port) + " (--http-port, --http-bind)";
     server_.reset();

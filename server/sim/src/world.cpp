@@ -439,21 +439,40 @@ void World::collect_contacts() {
   const std::span<const std::uint8_t> agent_kinds = swarm_.kinds();
   const std::span<const AgentKind> kinds = swarm_.kind_table();
   float reach2[kMaxAgentKinds] = {};
+  float max_reach2 = 0.0f;
   for (std::size_t k = 0; k < kinds.size(); ++k) {
     const float reach = kinds[k].radius + params_.player_radius;
     reach2[k] = reach * reach;
+    max_reach2 = std::max(max_reach2, reach2[k]);
   }
-  // Brute force per player: a branch-light pass over the SoA arrays is ~0.1 ns per agent and
-  // players are few; it also stays exact when an agent was teleported this tick.
+  // Brute force per player over the SoA arrays (players are few; it also stays exact when an
+  // agent was teleported this tick), in blocks: a block is tested against the largest reach
+  // first, a loop without branches or stores that vectorizes, and only a block with an agent
+  // that close is scanned again with each agent's own reach (100k agents, 8 players: 0.15 ms
+  // instead of 0.53 in one thread, and this runs between the parallel phases).
+  constexpr std::size_t kBlock = 16;
+  const std::size_t n = xs.size();
   for (Player& pl : players_) {
     const float px = pl.position.x, py = pl.position.y;
-    for (std::size_t i = 0; i < xs.size(); ++i) {
-      const float dx = xs[i] - px, dy = ys[i] - py;
-      if (dx * dx + dy * dy <= reach2[agent_kinds[i]]) {
-        contacts_.push_back({ids[i], pl.id});
-        ++pl.contacts;
+    const auto scan = [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        const float dx = xs[i] - px, dy = ys[i] - py;
+        if (dx * dx + dy * dy <= reach2[agent_kinds[i]]) {
+          contacts_.push_back({ids[i], pl.id});
+          ++pl.contacts;
+        }
       }
+    };
+    std::size_t i = 0;
+    for (; i + kBlock <= n; i += kBlock) {
+      int near = 0;
+      for (std::size_t j = i; j < i + kBlock; ++j) {
+        const float dx = xs[j] - px, dy = ys[j] - py;
+        near |= static_cast<int>(dx * dx + dy * dy <= max_reach2);
+      }
+      if (near != 0) scan(i, i + kBlock);
     }
+    scan(i, n);
   }
 }
 

@@ -70,6 +70,40 @@ TEST_CASE("reference block: the block whose centre is nearest the position") {
   CHECK(reference_block({6.8f, 7.2f}, 2, 2.0f) == CellCoord{2, 3});  // world units / cell size
 }
 
+TEST_CASE("reference block: the inline float path equals the double computation") {
+  // Positions at and one ulp either side of every half cell (where the floor changes for even
+  // classes) and of every whole cell, across magnitudes up to and past the fast path's 2^22,
+  // negatives and the top-left edge (below 2: the double path).
+  std::vector<float> xs;
+  for (const float base : {0.0f, 1.0f, 1.5f, 2.0f, 2.5f, 3.0f, 17.5f, 1023.0f, 4095.5f, 8191.0f, 65535.5f, 1048575.5f,
+                           4194303.5f, 4194304.0f, 8388607.0f}) {
+    for (const float off : {0.0f, 0.25f, 0.5f, 0.75f}) {
+      const float v = base + off;
+      xs.push_back(v);
+      xs.push_back(std::nextafter(v, 0.0f));
+      xs.push_back(std::nextafter(v, 1.0e9f));
+      xs.push_back(-v);
+    }
+  }
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> u(0.0f, 9000.0f);
+  for (int i = 0; i < 4000; ++i) xs.push_back(u(rng));
+  xs.push_back(std::numeric_limits<float>::quiet_NaN());
+  xs.push_back(std::numeric_limits<float>::infinity());
+  std::size_t compared = 0;
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    const Vec2 p{xs[i], xs[(i * 7 + 3) % xs.size()]};
+    for (int n = 0; n <= kMaxSizeClass + 1; ++n) {
+      for (const float cs : {1.0f, 0.5f, 2.0f}) {
+        const CellCoord fast = reference_block(p, n, cs), exact = reference_block_exact(p, n, cs);
+        CHECK_MESSAGE(fast == exact, "p ", p.x, ",", p.y, " class ", n, " cell size ", cs);
+        ++compared;
+      }
+    }
+  }
+  CHECK(compared > 50000);
+}
+
 TEST_CASE("disc_fits matches a brute-force check over the whole map") {
   const GridMap m = test::ascii(R"(
 ##########

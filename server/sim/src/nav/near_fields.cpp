@@ -208,7 +208,14 @@ bool NearFields::trusts(const Window& w, CellCoord b, std::uint32_t& raw) const 
 
 std::int32_t NearFields::find(CellCoord b, std::uint32_t& raw) const noexcept {
   for (std::size_t i = 0; i < windows_.size(); ++i) {
-    if (trusts(windows_[i], b, raw)) return static_cast<std::int32_t>(i);
+    // trusts()'s first tests here, without its call: every agent asks, and on a big map most
+    // are outside every window.
+    const Window& w = windows_[i];
+    if (!w.front_ready || static_cast<std::uint32_t>(b.x - w.front_origin.x) >= static_cast<std::uint32_t>(w.front_w) ||
+        static_cast<std::uint32_t>(b.y - w.front_origin.y) >= static_cast<std::uint32_t>(w.front_h)) {
+      continue;
+    }
+    if (trusts(w, b, raw)) return static_cast<std::int32_t>(i);
   }
   return -1;
 }

@@ -69,7 +69,7 @@ int size_class_of_radius(float radius, float cell_size) noexcept {
   return static_cast<int>(n);
 }
 
-CellCoord reference_block(Vec2 p, int size_class, float cell_size) noexcept {
+CellCoord reference_block_exact(Vec2 p, int size_class, float cell_size) noexcept {
   const int n = std::clamp(size_class, 1, kMaxSizeClass);
   // p / cs - n / 2 + 0.5 = p / cs - (n - 1) / 2; for n = 1 exactly GridMap::world_to_cell.
   const double shift = 0.5 * static_cast<double>(n - 1);

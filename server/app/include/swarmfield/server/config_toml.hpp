@@ -1,6 +1,7 @@
 #pragma once
 // Reading TOML config text: the safe parse, type names for messages, and the [[kinds]] tables.
 // Shared by the server's config (server_config.hpp) and `swarmfield-tool sim --kinds-from`.
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -11,8 +12,16 @@
 
 namespace swarmfield::server {
 
-/// Reads a whole file into `out`; false if it cannot be opened or read.
-[[nodiscard]] bool read_config_text(const std::string& path, std::string& out);
+/// Largest config file read (--config, SWARMFIELD_CONFIG, --kinds-from), bytes: a settings file
+/// is a few KiB, and a path naming a huge file or an endless device (/dev/zero) must not take
+/// the process's memory.
+inline constexpr std::size_t kMaxConfigFileBytes = std::size_t{1} << 20;  // 1 MiB
+
+/// Reads the whole file at `path` into `out`, reading at most kMaxConfigFileBytes + 1 bytes.
+/// "" on success, else an error sentence naming the file (`out` untouched): "can not read
+/// config file 'PATH'", or "config file 'PATH' is larger than 1 MiB (1048576 bytes), the limit
+/// of a config file".
+[[nodiscard]] std::string read_config_text(const std::string& path, std::string& out);
 
 /// The 1-based line of the first byte >= 0x80 outside a string or comment, 0 if none.
 [[nodiscard]] int non_ascii_outside_strings(std::string_view text);
@@ -34,7 +43,8 @@ namespace swarmfield::server {
 
 /// The [[kinds]] sections of the TOML file at `path` (a server config file; its other keys are
 /// not read). "" and `out` replaced, or an error sentence naming the file (unreadable, a
-/// directory, not TOML, no [[kinds]] section, or a bad section: apply_kinds's messages).
+/// directory, over kMaxConfigFileBytes, not TOML, no [[kinds]] section, or a bad section:
+/// apply_kinds's messages).
 [[nodiscard]] std::string read_kinds_file(const std::string& path, std::vector<sim::AgentKind>& out);
 
 }  // namespace swarmfield::server

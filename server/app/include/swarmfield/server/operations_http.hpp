@@ -45,6 +45,9 @@ class OperationsHttp {
   static constexpr std::size_t kMaxRequestBytes = 16 * 1024;
   /// Longest wait for the socket to take more of the answer.
   static constexpr std::chrono::seconds kIoTimeout{2};
+  /// Listen backlog: connections the kernel completes before the listener accepts them (the
+  /// kernel caps it at net.core.somaxconn). httplib's own is 5.
+  static constexpr int kListenBacklog = 128;
 
   /// `request_deadline`: kRequestDeadline unless a test needs connections held longer.
   explicit OperationsHttp(const OperationsState& state, std::chrono::milliseconds request_deadline = kRequestDeadline);

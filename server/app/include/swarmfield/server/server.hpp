@@ -2,6 +2,8 @@
 // The server: owns the World and the io_context; runs the fixed tick on a steady_timer in the
 // same (single) thread as the sockets, so socket handlers only record inputs and the tick
 // applies them. Handshake, input routing, snapshot fan-out, status log, graceful shutdown.
+// Defined by concept: server.cpp (life), server_tick.cpp, server_clients.cpp,
+// server_snapshots.cpp, server_summary.cpp, server_operations.cpp.
 #include <asio/io_context.hpp>
 #include <asio/steady_timer.hpp>
 

@@ -308,6 +308,9 @@ class SectorFields {
   // sector ever occupied (a 10-minute run at 4096 grew by them; bounded by the map, ~20 MiB at
   // 8192). O(entries), amortised over the entries added since the last time.
   void compact_fallback();
+  /// update()'s upkeep of the lists after the builds: compact_fallback(), a list for each
+  /// occupied sector without a field and without a list, out-of-date costs refreshed in place.
+  void refresh_fallback();
   static constexpr std::size_t kDefaultFallbackSlack = 65536;
   std::size_t fallback_slack_ = kDefaultFallbackSlack;
   /// Orders a list by cost, then cell (steer() stops at the first cost past its best).

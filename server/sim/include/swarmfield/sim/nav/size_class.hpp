@@ -32,7 +32,13 @@ using SizeClassMask = std::uint8_t;
 /// the n x n block whose centre is nearest p, floor(p / cell_size - n / 2 + 0.5) per axis (cells).
 /// For class 1 this is the cell containing p (GridMap::world_to_cell). Non-finite or far-off
 /// positions give a far-off cell (like world_to_cell), which no map contains.
-[[nodiscard]] CellCoord reference_block(Vec2 p, int size_class, float cell_size) noexcept;
+/// Inline: every agent of a hierarchical map asks once or twice a tick. On unit cells with
+/// 2 <= p < 2^22 per axis the float difference p - (n - 1) / 2 is exact (p is a multiple of
+/// its ulp, at most 1/2 there, and so is the shift; the difference lies in [0, p]), so
+/// truncating it is the double computation's floor; elsewhere reference_block_exact().
+[[nodiscard]] inline CellCoord reference_block(Vec2 p, int size_class, float cell_size) noexcept;
+/// reference_block() in double precision, for any cell size and position.
+[[nodiscard]] CellCoord reference_block_exact(Vec2 p, int size_class, float cell_size) noexcept;
 
 /// World position of the centre of the n x n block with top-left `block`: (block + n / 2) *
 /// cell_size. The lattice a class-n field is sampled on (reference_block() inverts it).
@@ -78,5 +84,15 @@ void update_class_map(const GridMap& map, const ClearanceMap& clearance, int siz
 /// update_class_map() then.
 bool update_class_map_cells(const GridMap& map, const ClearanceMap& clearance, int size_class,
                             std::span<const CellCoord> cells, GridMap& class_map);
+
+inline CellCoord reference_block(Vec2 p, int size_class, float cell_size) noexcept {
+  constexpr float kExactBelow = 4194304.0f;  // 2^22: ulp <= 1/2
+  if (cell_size == 1.0f && size_class >= 1 && size_class <= kMaxSizeClass && p.x >= 2.0f && p.y >= 2.0f &&
+      p.x < kExactBelow && p.y < kExactBelow) {
+    const float shift = 0.5f * static_cast<float>(size_class - 1);
+    return {static_cast<std::int32_t>(p.x - shift), static_cast<std::int32_t>(p.y - shift)};
+  }
+  return reference_block_exact(p, size_class, cell_size);
+}
 
 }  // namespace swarmfield::sim

@@ -1,0 +1,49 @@
+// Connection (connection.hpp): inputs, cleaned (finite, |move| <= 1, clamped view), sent sealed
+// over UDP once the address is confirmed, else over TCP.
+#include <algorithm>
+#include <cmath>
+
+#include "connection_impl.hpp"
+#include "swarmfield/protocol/datagram.hpp"
+
+namespace swarmfield::client {
+
+void Connection::send_input(const protocol::Input& input) {
+  if (state_ != ConnectionState::kConnected) return;
+  protocol::Input in = input;
+  // The server rejects non-finite or out-of-range values; keep a caller's bad frame from
+  // turning into a dropped input.
+  auto clean = [](float v, float limit) {
+    if (!std::isfinite(v)) return 0.0f;
+    return std::clamp(v, -limit, limit);
+  };
+  // Scale (not clamp per axis) so the direction survives.
+  in.move_x = clean(in.move_x, protocol::kMaxWireCoordinate);
+  in.move_y = clean(in.move_y, protocol::kMaxWireCoordinate);
+  const float len = std::sqrt(in.move_x * in.move_x + in.move_y * in.move_y);
+  if (len > 1.0f) {
+    in.move_x /= len;
+    in.move_y /= len;
+  }
+  for (float* v : {&in.view_x0, &in.view_y0, &in.view_x1, &in.view_y1}) *v = clean(*v, protocol::kMaxWireCoordinate);
+  last_input_ = in;
+  ++stats_.inputs_sent;
+  if (udp_state_ != UdpState::kConfirmed) {
+    // The server sends nothing to an unconfirmed address and drops data from it: TCP meanwhile.
+    send_tcp_input(in);
+    return;
+  }
+  in.sequence = ++input_sequence_;
+  in.snapshot_ack = impl_->receiver.ack();
+  in.client_time_us = now_us();
+  send_udp(impl_->channel->seal(protocol::PacketType::kData, protocol::encode_input_datagram(in)));
+}
+
+void Connection::send_tcp_input(protocol::Input input) {
+  input.sequence = ++input_sequence_;
+  input.snapshot_ack = impl_->receiver.ack();
+  input.client_time_us = now_us();
+  send_tcp(input);
+}
+
+}  // namespace swarmfield::client

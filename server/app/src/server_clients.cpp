@@ -1,0 +1,154 @@
+// The Server's clients (server.hpp): their TCP messages (Hello and the Welcome with the map,
+// inputs, Bye), inputs from either transport, idle clients closed, departures.
+#include <spdlog/spdlog.h>
+
+#include "server_clock.hpp"
+#include "swarmfield/protocol/sequence.hpp"
+#include "swarmfield/server/handshake.hpp"
+#include "swarmfield/server/server.hpp"
+
+namespace swarmfield::server {
+namespace {
+
+using server_detail::seconds;
+
+// Names come from the wire: keep log lines printable.
+std::string printable(const std::string& s) {
+  std::string out;
+  for (char ch : s) out += (static_cast<unsigned char>(ch) >= 0x20 && static_cast<unsigned char>(ch) < 0x7f) ? ch : '?';
+  return out;
+}
+
+const char* message_name(const protocol::TcpMessage& m) {
+  static constexpr const char* kNames[] = {"Hello", "Welcome", "MapChunk", "Error", "Bye", "Input", "SnapshotData"};
+  return m.index() < std::size(kNames) ? kNames[m.index()] : "?";
+}
+
+}  // namespace
+
+void Server::on_message(TcpSession& session, protocol::TcpMessage& message) {
+  if (stopping_) return;
+  if (const auto* hello = std::get_if<protocol::Hello>(&message)) {
+    if (session.client_id != 0) {
+      tcp_.reject_bad_message(session, "unexpected Hello: the handshake is already done");
+      return;
+    }
+    handle_hello(session, *hello);
+    return;
+  }
+  if (session.client_id == 0) {
+    tcp_.reject_bad_message(session, std::string("expected Hello first, got ") + message_name(message));
+    return;
+  }
+  ClientState* client = clients_.find(session.client_id);
+  if (client == nullptr) return;  // being removed
+  client->last_activity = Clock::now();
+  if (const auto* input = std::get_if<protocol::Input>(&message)) {
+    ++tcp_inputs_;
+    apply_input(*client, *input);
+  } else if (const auto* bye = std::get_if<protocol::Bye>(&message)) {
+    spdlog::info("client {} says bye: {}", client->id, printable(bye->reason));
+    session.close();
+  } else {
+    tcp_.reject_bad_message(session, std::string("unexpected message ") + message_name(message) + " from a client");
+  }
+}
+
+void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
+  if (auto error = check_hello(hello, clients_.full())) {
+    tcp_.log_rate_limited("connection " + std::to_string(session.id()) + " (" + session.remote() + ") refused: " + error->reason);
+    tcp_.send_error_and_close(session, error->code, error->reason);
+    return;
+  }
+  if (refuse_player_in_playback(session, hello)) return;
+  std::uint32_t player_id = 0;
+  if (hello.role == protocol::Role::kPlayer) {
+    player_id = world_.add_player(spawn_);
+    record_input({ReplayEvent::Kind::kAddPlayer, player_id, spawn_});
+  }
+  ClientState* client = clients_.add(hello.role, hello.name, player_id);
+  if (client == nullptr) {  // check_hello saw room, so this is only defensive
+    if (player_id != 0) {
+      world_.remove_player(player_id);
+      record_input({ReplayEvent::Kind::kRemovePlayer, player_id, {}});
+    }
+    tcp_.send_error_and_close(session, protocol::ErrorCode::kServerFull, "server full");
+    return;
+  }
+  session.client_id = client->id;
+  session_of_client_[client->id] = session.id();
+  ClientSnapshotParams snapshot_params;
+  snapshot_params.bits_per_second = static_cast<double>(config_.client_kbps) * 1000.0;
+  snapshot_params.snapshots_per_second = static_cast<double>(config_.snapshot_hz);
+  snapshot_routes_[client->id] = std::make_unique<SnapshotRoute>(snapshot_params);
+
+  protocol::Welcome welcome;
+  welcome.client_id = client->id;
+  welcome.udp = client->credentials;
+  welcome.tick_hz = static_cast<std::uint16_t>(config_.tick_hz);
+  welcome.snapshot_hz = static_cast<std::uint16_t>(config_.snapshot_hz);
+  welcome.udp_port = announced_udp_port();
+  welcome.player_id = player_id;
+  welcome.map = map_transfer_.info;
+  welcome.kinds = kind_infos(world_.swarm().kind_table());
+  if (tcp_.send(session, make_frame(welcome)) != TcpSession::SendResult::kQueued) return;
+  for (const Frame& chunk : map_transfer_.chunks) {
+    if (tcp_.send(session, chunk) != TcpSession::SendResult::kQueued) return;
+  }
+  if (player_id != 0) operations_player_joined();
+  const sim::Player* player = world_.find_player(player_id);
+  spdlog::info("client {} '{}' joined as {} from {} (player {} at {:.1f},{:.1f}); {} clients", client->id,
+               printable(client->name), hello.role == protocol::Role::kPlayer ? "player" : "viewer", session.remote(),
+               player_id, player ? player->position.x : 0.0f, player ? player->position.y : 0.0f, clients_.size());
+}
+
+void Server::apply_input(ClientState& client, const protocol::Input& input) {
+  // Acks are cumulative facts about what the client decoded: any input's count, late or not.
+  on_snapshot_ack(client, input.snapshot_ack);
+  // Only an input that moves the sequence forward by a bounded step counts (equal is accepted:
+  // idempotent). Older ones arrived out of order; one far ahead is hostile or broken, and
+  // taking it would make every later genuine input look old (a jump of ~2^31 froze a player).
+  if (client.has_input && input.sequence != client.last_input_sequence &&
+      !protocol::sequence_advances(input.sequence, client.last_input_sequence)) {
+    return;
+  }
+  client.has_input = true;
+  client.last_input_sequence = input.sequence;
+  if (client.player_id != 0) client.pending_intent = std::make_pair(input.move_x, input.move_y);
+  client.view = ViewRect::from_corners(input.view_x0, input.view_y0, input.view_x1, input.view_y1);
+  client.echo_client_time_us = input.client_time_us;
+}
+
+void Server::close_idle_clients(Clock::time_point now) {
+  const auto limit = seconds(config_.idle_timeout_s);
+  for (auto& [id, c] : clients_.clients()) {
+    if (now - c.last_activity <= limit) continue;
+    const auto sit = session_of_client_.find(id);
+    TcpSession* session = sit == session_of_client_.end() ? nullptr : tcp_.find(sit->second);
+    if (session == nullptr || !session->is_open()) continue;
+    ++idle_timeouts_;
+    tcp_.log_rate_limited("client " + std::to_string(id) + " (" + session->remote() + ") sent nothing for " +
+                          fmt::format("{:g}", config_.idle_timeout_s) + " s; closing");
+    // The slot is free for someone else now; a peer that does not read is cut by the closing timeout.
+    tcp_.send_error_and_close(*session, protocol::ErrorCode::kBadMessage,
+                              fmt::format("idle for {:g} s (--idle-timeout)", config_.idle_timeout_s));
+  }
+}
+
+void Server::on_disconnected(TcpSession& session) {
+  if (session.client_id == 0) return;
+  const std::uint32_t id = session.client_id;
+  session_of_client_.erase(id);
+  snapshot_routes_.erase(id);
+  if (ClientState* c = clients_.find(id)) {
+    if (c->player_id != 0) {
+      world_.remove_player(c->player_id);
+      record_input({ReplayEvent::Kind::kRemovePlayer, c->player_id, {}});
+    }
+    spdlog::info("client {} '{}' left (snapshots sent {}, bytes {}); {} clients", id, printable(c->name),
+                 c->snapshots_sent, c->bytes_sent, clients_.size() - 1);
+    clients_.remove(id);
+  }
+}
+
+}  // namespace swarmfield::server
