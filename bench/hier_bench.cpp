@@ -22,6 +22,7 @@
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
 #include "swarmfield/sim/nav/near_fields.hpp"
+#include "swarmfield/sim/nav/portal_routes.hpp"
 #include "swarmfield/sim/nav/sector_fields.hpp"
 #include "swarmfield/sim/nav/sector_graph.hpp"
 #include "setup_or_skip.hpp"

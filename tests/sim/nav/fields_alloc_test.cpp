@@ -1,4 +1,5 @@
-// Integration, flow and navigation fields allocate nothing once warm, time-sliced or not.
+// Integration, flow and navigation fields and portal routes allocate nothing once warm, time-sliced
+// or not.
 // Replaces the global operator new with a counting one, which is why this test is an
 // executable of its own.
 #include <doctest/doctest.h>
@@ -13,6 +14,8 @@
 #include "swarmfield/io/map_file.hpp"
 #include "swarmfield/sim/nav/navigation_fields.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
+#include "swarmfield/sim/nav/portal_routes.hpp"
+#include "swarmfield/sim/nav/sector_graph.hpp"
 
 using namespace swarmfield::sim;
 using swarmfield::sim::test::boston_256;
@@ -126,4 +129,30 @@ TEST_CASE("NavigationSet (any-angle, two classes): no allocation once warm, samp
     CHECK(set.rebuild_count() > 4);
     CHECK(std::isfinite(sum));
   }
+}
+
+TEST_CASE("PortalRoutes: a warm build allocates nothing, the goals' entries through their sectors included") {
+  const GridMap m = boston_256();
+  SectorGraph graph;
+  graph.build(m, 32);
+  PortalRoutes routes;
+  const auto goals_for = [&](int k) { return std::vector<CellCoord>{goal_at(m, 3 * k), goal_at(m, 3 * k + 1), goal_at(m, 3 * k + 2)}; };
+  std::vector<std::vector<CellCoord>> goal_sets;
+  for (int k = 0; k < 8; ++k) goal_sets.push_back(goals_for(k));
+  const auto sliced_builds = [&] {
+    std::uint64_t sum = 0;
+    for (const std::vector<CellCoord>& goals : goal_sets) {
+      routes.begin(graph, m, goals);
+      while (!routes.advance(2000)) {
+      }
+      sum += routes.settled();
+    }
+    return sum;
+  };
+  const std::uint64_t warm = sliced_builds();  // every queue at its high-water mark
+  const std::size_t before = g_allocations.load();
+  const std::uint64_t again = sliced_builds();
+  CHECK(g_allocations.load() - before == 0);
+  CHECK(again == warm);
+  CHECK(again > graph.portal_count());
 }

@@ -18,6 +18,7 @@
 #include "swarmfield/sim/nav/clearance_map.hpp"
 #include "swarmfield/sim/nav/hierarchical_fields.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
+#include "swarmfield/sim/nav/portal_routes.hpp"
 #include "swarmfield/sim/nav/sector_graph.hpp"
 #include "swarmfield/sim/nav/size_class.hpp"
 #include "test_maps.hpp"

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/portal_routes.hpp"
 #include "swarmfield/sim/nav/route_reachability.hpp"
 #include "swarmfield/sim/nav/sector_graph.hpp"
 #include "sector_test_maps.hpp"

@@ -15,6 +15,7 @@
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/nav/hierarchical_fields.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/portal_routes.hpp"
 #include "swarmfield/sim/nav/sector_fields.hpp"
 #include "test_maps.hpp"
 

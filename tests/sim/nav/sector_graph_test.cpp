@@ -1,24 +1,19 @@
-// Sectors, portals, the portal graph and routes over it, against the whole-map integration
-// field: exact where every path must cross sector borders at portals (walled sectors with
-// doors), never below the true cost and close to it on street maps, and the same graph after
-// an update of the touched sectors as after a whole build.
+// Sectors, portals and the portal graph: the same graph after an update of the touched sectors
+// as after a whole build, and degenerate maps. (Routes over the graph: portal_routes_test.cpp.)
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <set>
-#include <string>
 #include <tuple>
 #include <vector>
 
 #include "benchmark_maps.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/portal_routes.hpp"
 #include "swarmfield/sim/nav/sector_graph.hpp"
-#include "sector_test_maps.hpp"
 #include "test_maps.hpp"
 
 using namespace swarmfield::sim;
-using swarmfield::sim::test::walkable_goals;
-using swarmfield::sim::test::walled_rooms;
 
 namespace {
 
@@ -32,80 +27,6 @@ std::set<std::tuple<std::int32_t, std::int32_t, std::int32_t, std::int32_t, std:
 }
 
 }  // namespace
-
-TEST_CASE("sector graph: walled rooms with doors give exactly the whole-map costs, nodes and cells") {
-  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
-    CAPTURE(seed);
-    constexpr std::int32_t kSide = 16;
-    const GridMap m = walled_rooms(seed, 4 + static_cast<std::int32_t>(seed % 3), 3 + static_cast<std::int32_t>(seed % 2), kSide);
-    const std::vector<CellCoord> goals = walkable_goals(m, seed * 31, 1 + static_cast<int>(seed % 3));
-    SectorGraph g;
-    g.build(m, kSide);
-    REQUIRE(g.node_count() > 0);
-    PortalRoutes routes;
-    routes.build(g, m, goals);
-    IntegrationField whole;
-    whole.build(m, goals);
-    for (std::uint32_t n = 0; n < g.node_count(); ++n) {
-      const CellCoord c = g.node_cell(n);
-      CAPTURE(c.x);
-      CAPTURE(c.y);
-      REQUIRE(routes.node_cost(n) == whole.raw(c.x, c.y));
-    }
-    for (std::int32_t y = 0; y < m.height(); ++y)
-      for (std::int32_t x = 0; x < m.width(); ++x) {
-        CAPTURE(x);
-        CAPTURE(y);
-        REQUIRE(routes.cost_at(g, m, {x, y}) == whole.raw(x, y));
-      }
-  }
-}
-
-TEST_CASE("sector graph: on street maps routes are real paths, never below the true cost, within 3% on average") {
-  for (const char* name : {"street/Boston_0_256.map", "street/Paris_1_512.map", "street/Berlin_0_256.map"}) {
-    CAPTURE(name);
-    const GridMap m = test::read_benchmark_map(name);
-    for (const int goal_count : {1, 4}) {
-      CAPTURE(goal_count);
-      const std::vector<CellCoord> goals = walkable_goals(m, 77, goal_count);
-      SectorGraph g;
-      g.build(m, 32, 8);  // small sectors: many border crossings on these small maps
-      PortalRoutes routes;
-      routes.build(g, m, goals);
-      IntegrationField whole;
-      whole.build(m, goals);
-      double sum = 0.0;
-      std::size_t count = 0;
-      for (std::uint32_t n = 0; n < g.node_count(); ++n) {
-        const CellCoord c = g.node_cell(n);
-        const std::uint32_t truth = whole.raw(c.x, c.y);
-        CHECK((routes.node_cost(n) == kUnreachable) == (truth == kUnreachable));
-        if (truth == kUnreachable || truth == 0) continue;
-        REQUIRE(routes.node_cost(n) >= truth);
-        sum += static_cast<double>(routes.node_cost(n)) / truth;
-        ++count;
-      }
-      REQUIRE(count > 100);
-      MESSAGE(std::string(name) << " goals " << goal_count << ": nodes " << sum / static_cast<double>(count));
-      CHECK(sum / static_cast<double>(count) <= 1.03);
-      // Cells: the cost through the cell's own sector (what a sector field would hold).
-      test::TestRng rng{9};
-      double cell_sum = 0.0;
-      int cells = 0;
-      while (cells < 300) {
-        const CellCoord c{rng.below(m.width()), rng.below(m.height())};
-        const std::uint32_t truth = whole.raw(c.x, c.y);
-        if (truth == kUnreachable || truth == 0) continue;
-        const std::uint32_t via = routes.cost_at(g, m, c);
-        REQUIRE(via >= truth);
-        cell_sum += static_cast<double>(via) / truth;
-        ++cells;
-      }
-      MESSAGE(std::string(name) << " goals " << goal_count << ": cells " << cell_sum / cells);
-      CHECK(cell_sum / cells <= 1.03);
-    }
-  }
-}
 
 TEST_CASE("sector graph: an update of the touched sectors gives the graph of a whole build") {
   GridMap m = test::boston_256();

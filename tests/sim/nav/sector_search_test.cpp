@@ -11,6 +11,7 @@
 #include "sector_test_maps.hpp"
 #include "swarmfield/sim/nav/flow_field.hpp"
 #include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/portal_routes.hpp"
 #include "swarmfield/sim/nav/sector_fields.hpp"
 #include "swarmfield/sim/nav/sector_search.hpp"
 #include "test_maps.hpp"

@@ -8,6 +8,7 @@
 
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/near_fields.hpp"
+#include "swarmfield/sim/nav/portal_routes.hpp"
 #include "swarmfield/sim/nav/sector_fields.hpp"
 #include "swarmfield/sim/nav/sector_graph.hpp"
 

@@ -179,7 +179,8 @@ class IntegrationField {
   static constexpr std::size_t kSlack = 32;
   static constexpr std::uint32_t kNil = 0xFFFFFFFFu;
   static constexpr std::uint32_t kChunkSize = 256;  // entries per pool chunk
-  /// One bucket of the queue: a singly linked list of pool chunks (see the .cpp); every chunk
+  /// One bucket of the queue: a singly linked list of pool chunks (see src/nav/
+  /// integration_search.hpp and integration_bucket_search.cpp); every chunk
   /// but the tail is full. `write` is the next free entry of the tail chunk (pointers, not
   /// indices, so a push costs what a vector's does). Empty bucket: all nil / nullptr.
   struct Bucket {
@@ -189,45 +190,53 @@ class IntegrationField {
     std::uint32_t tail = kNil;
   };
 
+  // The bucket-queue search and its queue (src/nav/integration_bucket_search.cpp; push() is
+  // inline in integration_search.hpp).
   template <bool kUnitCost>
   void run_search(std::size_t budget, std::uint32_t stop);
-  template <bool kHasStop>
-  void run_ring_search(std::size_t budget, std::uint32_t stop);
-  void search(std::size_t budget, std::uint32_t stop);
-  void begin_build(const GridMap& map, std::span<const CellCoord> goals, bool whole);
-  void start_wavefront();
-  void start_sweeps();
-  void run_sweeps(std::size_t budget);
-  void run_check(std::size_t budget);
-  void run_correction(std::size_t budget);
-  [[nodiscard]] std::uint32_t* words() noexcept { return padded_values_.data() + kSlack; }
-  [[nodiscard]] std::uint8_t* open_flags() noexcept { return padded_open_.data() + kSlack; }
-  void reserve_ring(std::size_t slot, std::size_t entries);
   void push(std::uint32_t bucket, std::uint32_t cell);
   std::uint32_t new_chunk();
   void add_chunk(Bucket& b);
   [[nodiscard]] std::uint32_t chunk_fill(const Bucket& b, std::uint32_t chunk) const noexcept;
   void reset_queue();
+  // The unit-cost ring search (integration_ring_search.cpp; reserve_ring() is inline in
+  // integration_search.hpp).
+  template <bool kHasStop>
+  void run_ring_search(std::size_t budget, std::uint32_t stop);
+  void reserve_ring(std::size_t slot, std::size_t entries);
+  // The sweeping build's passes (integration_sweep_passes.cpp).
+  void start_sweeps();
+  void run_sweeps(std::size_t budget);
+  void run_check(std::size_t budget);
+  void run_correction(std::size_t budget);
+  // begin() and the choice of search (integration_field.cpp).
+  void search(std::size_t budget, std::uint32_t stop);
+  void begin_build(const GridMap& map, std::span<const CellCoord> goals, bool whole);
+  void start_wavefront();
+  [[nodiscard]] std::uint32_t* words() noexcept { return padded_values_.data() + kSlack; }
+  [[nodiscard]] std::uint8_t* open_flags() noexcept { return padded_open_.data() + kSlack; }
 
   std::int32_t width_ = 0;
   std::int32_t height_ = 0;
   std::size_t reachable_count_ = 0;
   // Search state, kept between builds so a warm rebuild allocates nothing, and between
   // advance() calls so a sliced build resumes exactly where it stopped. The search runs on a
-  // copy with a one-cell blocked border (no bounds checks in the inner loop); see the .cpp.
+  // copy with a one-cell blocked border (no bounds checks in the inner loop); see
+  // src/nav/integration_search.hpp.
   std::vector<std::uint8_t> padded_costs_;    // only for maps with costs other than 1 and 255
   std::vector<std::uint32_t> padded_values_;  // search_words(), with kSlack words either side
   std::size_t padded_cells_ = 0;              // (width + 2) * (height + 2) once a build began
   bool unit_cost_ = true;
   // Unit-cost maps small enough that no value can saturate use a ring of three flat buckets
   // (the only ones a step of 985 or 1393 can reach from the bucket being drained) instead of
-  // the chunked queue below: fewer instructions per relaxation, same values (see the .cpp).
+  // the chunked queue below: fewer instructions per relaxation, same values (see
+  // integration_ring_search.cpp).
   bool ring_search_ = false;
   std::array<std::vector<std::uint32_t>, 3> ring_;  // bucket current_ + k lives in slot (current_ + k) % 3
   std::array<std::size_t, 3> ring_fill_{};
   // Ring search only, per padded cell: walkable flag, and a word holding the walkable-neighbour
   // pattern (low byte) and the directions its current value was reached from (high byte; the
-  // canonical successors, see the .cpp).
+  // canonical successors, see integration_ring_search.cpp).
   std::vector<std::uint8_t> padded_open_;  // walkable flags, with kSlack either side
   std::vector<std::uint16_t> padded_nav_;
   // Sweeps (see integration_sweep.hpp): scratch rows, the check's wrong cells (offer << 32 |

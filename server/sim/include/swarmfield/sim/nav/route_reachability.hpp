@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "swarmfield/sim/map/grid_map.hpp"
+#include "swarmfield/sim/nav/portal_routes.hpp"
 #include "swarmfield/sim/nav/sector_graph.hpp"
 
 namespace swarmfield::sim {
