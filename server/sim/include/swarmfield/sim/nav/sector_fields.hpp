@@ -12,6 +12,7 @@
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/any_angle_field.hpp"
 #include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/nav/portal_routes.hpp"
 #include "swarmfield/sim/nav/sector_graph.hpp"
 #include "swarmfield/sim/nav/sector_search.hpp"
 #include "swarmfield/sim/prefetch.hpp"

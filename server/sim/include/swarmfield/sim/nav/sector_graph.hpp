@@ -171,8 +171,3 @@ class SectorGraph {
 };
 
 }  // namespace swarmfield::sim
-
-// Transitional: PortalRoutes was declared in this header, and sector_fields.hpp still reaches it
-// through here. Drop this line once sector_fields.hpp includes portal_routes.hpp itself
-// (portal_routes.hpp includes this header first, so the order of inclusion does not matter).
-#include "swarmfield/sim/nav/portal_routes.hpp"
