@@ -412,7 +412,12 @@ bool OperationsHttp::start(const std::string& bind, std::uint16_t port, std::str
   // yet accepted, the kernel drops further SYNs and those clients retry after ~1 s. Linux takes a
   // second listen() on a listening socket as a new backlog (capped by net.core.somaxconn).
   // httplib creates one socket per address it tries and keeps the one that bound, the last.
-  if (bound > 0 && ::listen(*listening, kListenBacklog) != 0) bound = -1;
+  if (bound > 0 && ::listen(*listening, kListenBacklog) != 0) {
+    // httplib 0.11 closes its socket only from a running loop: close it here, or the port stays
+    // bound with nobody accepting.
+    if (*listening != INVALID_SOCKET) ::close(*listening);
+    bound = -1;
+  }
   if (bound <= 0) {
     error = "can not listen for HTTP on " + bind + ":" + std::to_string(port) + " (--http-port, --http-bind)";
     server_.reset();

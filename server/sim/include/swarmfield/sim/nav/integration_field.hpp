@@ -194,7 +194,7 @@ class IntegrationField {
   // inline in integration_search.hpp).
   template <bool kUnitCost>
   void run_search(std::size_t budget, std::uint32_t stop);
-  void push(std::uint32_t bucket, std::uint32_t cell);
+  inline void push(std::uint32_t bucket, std::uint32_t cell);
   std::uint32_t new_chunk();
   void add_chunk(Bucket& b);
   [[nodiscard]] std::uint32_t chunk_fill(const Bucket& b, std::uint32_t chunk) const noexcept;
@@ -203,7 +203,7 @@ class IntegrationField {
   // integration_search.hpp).
   template <bool kHasStop>
   void run_ring_search(std::size_t budget, std::uint32_t stop);
-  void reserve_ring(std::size_t slot, std::size_t entries);
+  inline void reserve_ring(std::size_t slot, std::size_t entries);
   // The sweeping build's passes (integration_sweep_passes.cpp).
   void start_sweeps();
   void run_sweeps(std::size_t budget);

@@ -34,7 +34,7 @@ using SizeClassMask = std::uint8_t;
 /// positions give a far-off cell (like world_to_cell), which no map contains.
 /// Inline: every agent of a hierarchical map asks once or twice a tick. On unit cells with
 /// 2 <= p < 2^22 per axis the float difference p - (n - 1) / 2 is exact (p is a multiple of
-/// its ulp, at most 1/2 there, and so is the shift; the difference lies in [0, p]), so
+/// its ulp, at most 1/4 there, and so is the shift; the difference lies in [0, p]), so
 /// truncating it is the double computation's floor; elsewhere reference_block_exact().
 [[nodiscard]] inline CellCoord reference_block(Vec2 p, int size_class, float cell_size) noexcept;
 /// reference_block() in double precision, for any cell size and position.
@@ -86,7 +86,9 @@ bool update_class_map_cells(const GridMap& map, const ClearanceMap& clearance, i
                             std::span<const CellCoord> cells, GridMap& class_map);
 
 inline CellCoord reference_block(Vec2 p, int size_class, float cell_size) noexcept {
-  constexpr float kExactBelow = 4194304.0f;  // 2^22: ulp <= 1/2
+  constexpr float kExactBelow = 4194304.0f;  // 2^22: ulp <= 1/4
+  // The argument needs the shift, (n - 1) / 2, to be a multiple of 1/2 no larger than p's lower bound.
+  static_assert(kMaxSizeClass <= 5, "reference_block's float path assumes shifts of at most 2 cells");
   if (cell_size == 1.0f && size_class >= 1 && size_class <= kMaxSizeClass && p.x >= 2.0f && p.y >= 2.0f &&
       p.x < kExactBelow && p.y < kExactBelow) {
     const float shift = 0.5f * static_cast<float>(size_class - 1);
