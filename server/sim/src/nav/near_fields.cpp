@@ -188,9 +188,7 @@ void NearFields::set_goal_positions(std::span<const Vec2> goals) {
 }
 
 bool NearFields::trusts(const Window& w, CellCoord b, std::uint32_t& raw) const noexcept {
-  if (!w.front_ready) return false;
-  const std::int32_t lx = b.x - w.front_origin.x, ly = b.y - w.front_origin.y;
-  if (lx < 0 || ly < 0 || lx >= w.front_w || ly >= w.front_h) return false;
+  const std::int32_t lx = b.x - w.front_origin.x, ly = b.y - w.front_origin.y;  // inside: see find()
   if (!w.fields.any_angle().has_waypoint(lx, ly)) return false;  // beyond the range (or unreached)
   // A path leaving the window across side k walks at least b's distance beyond it, then back
   // at least a seed's.
@@ -208,8 +206,8 @@ bool NearFields::trusts(const Window& w, CellCoord b, std::uint32_t& raw) const 
 
 std::int32_t NearFields::find(CellCoord b, std::uint32_t& raw) const noexcept {
   for (std::size_t i = 0; i < windows_.size(); ++i) {
-    // trusts()'s first tests here, without its call: every agent asks, and on a big map most
-    // are outside every window.
+    // The front and its bounds here, trusts() only inside them: every agent asks, and on a big
+    // map most are outside every window.
     const Window& w = windows_[i];
     if (!w.front_ready || static_cast<std::uint32_t>(b.x - w.front_origin.x) >= static_cast<std::uint32_t>(w.front_w) ||
         static_cast<std::uint32_t>(b.y - w.front_origin.y) >= static_cast<std::uint32_t>(w.front_h)) {

@@ -136,6 +136,7 @@ class NearFields {
 
   void place(Window& w, const GridMap& grid, CellCoord origin);
   void resolve_front(Window& w, const GridMap& grid, std::span<const CellCoord> goal_cells);
+  /// Whether w's front is trusted at block b, which must lie in the front (find() checks).
   [[nodiscard]] bool trusts(const Window& w, CellCoord b, std::uint32_t& raw) const noexcept;
 
   std::vector<Window> windows_;
