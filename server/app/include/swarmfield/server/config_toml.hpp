@@ -17,7 +17,8 @@ namespace swarmfield::server {
 /// the process's memory.
 inline constexpr std::size_t kMaxConfigFileBytes = std::size_t{1} << 20;  // 1 MiB
 
-/// Reads the whole file at `path` into `out`, reading at most kMaxConfigFileBytes + 1 bytes.
+/// Reads the whole file at `path` into `out`; stops once past kMaxConfigFileBytes (reads in
+/// 16 KiB chunks, so at most one chunk beyond the limit).
 /// "" on success, else an error sentence naming the file (`out` untouched): "can not read
 /// config file 'PATH'", or "config file 'PATH' is larger than 1 MiB (1048576 bytes), the limit
 /// of a config file".
