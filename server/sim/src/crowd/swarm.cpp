@@ -64,13 +64,15 @@ SwarmParams sanitize(SwarmParams p) noexcept {
 Swarm::Swarm(const SwarmParams& params, std::size_t capacity) : params_(sanitize(params)), capacity_(capacity) {
   // Capacity is fixed here so step() and add() never allocate (Detour's crowd does the same).
   ids_.reserve(capacity);
-  for (auto* v : {&xs_, &ys_, &vxs_, &vys_, &headings_, &steer_x_, &steer_y_, &next_xs_, &next_ys_, &corr_x_, &corr_y_,
-                  &allow_, &goal_room_}) {
+  for (auto* v : {&xs_, &ys_, &vxs_, &vys_, &headings_, &steer_x_, &steer_y_, &move_x_, &move_y_, &next_xs_, &next_ys_,
+                  &corr_x_, &corr_y_, &allow_, &goal_room_}) {
     v->reserve(capacity);
   }
   burst_ticks_.reserve(capacity);
   resting_.reserve(capacity);
   perm_resting_.reserve(capacity);
+  wait_.reserve(capacity);
+  perm_wait_.reserve(capacity);
   perm_burst_.reserve(capacity);
   perm_vxs_.reserve(capacity);
   prio_.reserve(capacity);
@@ -118,6 +120,7 @@ std::uint32_t Swarm::add(Vec2 p, float heading, std::uint8_t kind) {
   headings_.push_back(wrap_angle(heading));
   burst_ticks_.push_back(0);
   resting_.push_back(0);
+  wait_.push_back(0);
   return id;
 }
 
@@ -130,6 +133,7 @@ void Swarm::clear() noexcept {
   headings_.clear();
   burst_ticks_.clear();
   resting_.clear();
+  wait_.clear();
   kinds_.clear();
   kind_counts_.fill(0);
 }
@@ -381,8 +385,8 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   t.corner_eps = 2.0f * wall_span_epsilon(map);
   t.step_slack = 1.0e-6f * cs + 8.0e-7f * static_cast<float>(std::max(map_w, map_h)) * cs;
 
-  for (auto* v : {&steer_x_, &steer_y_, &path_x_, &path_y_, &next_xs_, &next_ys_, &corr_x_, &corr_y_, &allow_,
-                  &goal_room_}) {
+  for (auto* v : {&steer_x_, &steer_y_, &move_x_, &move_y_, &path_x_, &path_y_, &next_xs_, &next_ys_, &corr_x_,
+                  &corr_y_, &allow_, &goal_room_}) {
     v->resize(n);
   }
   prio_.resize(n);
@@ -455,6 +459,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   perm_vys_.resize(n);
   perm_kinds_.resize(n);
   perm_resting_.resize(n);
+  perm_wait_.resize(n);
   // The reorder runs chunk by chunk just before the steering of the same chunk, which reads
   // the reordered state (perm_*, swapped in after the loop) while it is still in cache; t.kind
   // points at the buffer that becomes kinds_.
@@ -469,6 +474,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
       perm_vys_[k] = vys_[from];
       perm_kinds_[k] = kinds_[from];
       perm_resting_[k] = resting_[from];
+      perm_wait_[k] = wait_[from];
     }
     // --- Steer: desired = smoothed flow or the size class's any-angle direction, obstacle
     //     force, steer = normalize(desired * w + force), and the path a full step takes along
@@ -482,6 +488,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   vys_.swap(perm_vys_);
   kinds_.swap(perm_kinds_);
   resting_.swap(perm_resting_);
+  wait_.swap(perm_wait_);
 
   // --- Gather neighbours: separation, contact, free path, stacks (swarm_separation.cpp).
   // --- Integrate: correction then move, slid along walls (swarm_motion.cpp).

@@ -46,21 +46,40 @@ void Swarm::integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::siz
       // The correction first, slid along walls: only what it actually moves the agent spends
       // the budget (a crowd pressing an agent into a corner must not freeze it there).
       const Vec2 pc = crowd_detail::slide_known(t, kt, p0, corr, open_here_[k] != 0);
-      const float used = std::min(max_step, length(pc - p0));
-      const float budget = std::min(max_step - used, allow_[k]);
-      const Vec2 move = Vec2{steer_x_[k], steer_y_[k]} * budget;
+      // The move's budget: as far along the move direction m as keeps the whole step within
+      // max_step (|c + m L| <= max_step, c the correction actually made), and at most the free
+      // path. A correction across the move costs little speed, one against it the most.
+      const Vec2 m{move_x_[k], move_y_[k]};
+      const Vec2 c = pc - p0;
+      const float cm = dot(c, m);
+      const float room = cm * cm - dot(c, c) + max_step * max_step;
+      const float reach = room > 0.0f ? std::sqrt(room) - cm : 0.0f;
+      const float budget = std::max(0.0f, std::min(reach, allow_[k]));
+      const Vec2 move = m * budget;
       p2 = crowd_detail::slide(t, kt, pc, move);
       if ((p2.x - pc.x != move.x || p2.y - pc.y != move.y) && may_round_corner(pc, p2, move, t.corner_eps)) {
         p2 = slide_round_corner(map, pc, p2, move, budget, kt.radius);
       }
-      // Sliding can turn the two parts so they no longer partly cancel; never exceed the speed
-      // limit: keep the correction alone then. The limit allows for the float rounding of the
-      // positions (step_slack: a few ulps at the map's far edge), which a relative tolerance on
-      // the step alone does not: at x ~ 300 an ulp is 3e-5 cells, 0.03% of a 0.1-cell step, and
-      // every other diagonal move was refused.
-      const Vec2 d = p2 - p0;
+      // Sliding can turn the two parts so they no longer partly cancel, and the budget is at the
+      // limit itself; never exceed the speed limit: then the move of the old rule (what the
+      // correction left of the step), and the correction alone if even that goes past. The
+      // limit allows for the float rounding of the positions (step_slack: a few ulps at the
+      // map's far edge), which a relative tolerance on the step alone does not: at x ~ 300 an
+      // ulp is 3e-5 cells, 0.03% of a 0.1-cell step, and every other diagonal move was refused.
       const float limit = kt.max_step + t.step_slack;
-      if (dot(d, d) > limit * limit) p2 = pc;
+      Vec2 d = p2 - p0;
+      if (dot(d, d) > limit * limit) {
+        const float used = std::min(max_step, length(c));
+        const float safe = std::max(0.0f, std::min(max_step - used, allow_[k]));
+        const Vec2 short_move = m * safe;
+        p2 = crowd_detail::slide(t, kt, pc, short_move);
+        if ((p2.x - pc.x != short_move.x || p2.y - pc.y != short_move.y) &&
+            may_round_corner(pc, p2, short_move, t.corner_eps)) {
+          p2 = slide_round_corner(map, pc, p2, short_move, safe, kt.radius);
+        }
+        d = p2 - p0;
+        if (dot(d, d) > limit * limit) p2 = pc;
+      }
     }
     next_xs_[k] = p2.x;
     next_ys_[k] = p2.y;

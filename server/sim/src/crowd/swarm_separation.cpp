@@ -31,6 +31,37 @@ using crowd_detail::kPrefetchAgents;
 
 namespace {
 
+// Held by a neighbour: centres closer than this many contact distances, and the neighbour
+// within acos(kHeldAhead) of the agent's path.
+constexpr float kHeldContact = 1.1f;
+constexpr float kHeldAhead = 0.0f;
+// Ticks an agent yields to agents crossing its way before it stops yielding to them (fairness:
+// nobody starves on a door post while a stream goes by).
+constexpr std::uint32_t kPatienceTicks = 30;
+// Touching the goal's disc: the room left to it below this many of the agent's diameters.
+constexpr float kGoalTouch = 0.05f;
+// A step round the agent ahead is looked for when the path brings the agent less than
+// kSideTrigger of a step closer, and taken when it brings it kSideMargin of a step closer still.
+constexpr float kSideTrigger = 0.5f;
+constexpr float kSideMargin = 0.05f;
+// A side step must be free for at least this much of a step: slivers of room between packed
+// neighbours are not a way round (taking them keeps a pile creeping for ever).
+constexpr float kSideMinFree = 0.5f;
+// Touching, for the blocker a step round goes round: centres closer than this many contact
+// distances. A walk round may take the agent this much (cosine) away from its goal direction.
+constexpr float kTouching = 1.05f;
+constexpr float kRoundSlack = 0.05f;
+// Below this length of the steering's part along the blocker, the blocker is dead ahead.
+constexpr float kSlideMin = 0.1f;
+// Side steps turn a moving agent (last speed above kTurnAbove of its max) round the agents ahead
+// (overtaking in a stream); a held agent walks round the agent it is held by. Neither goes
+// against the way it moved last tick, when faster than kReverseBelow of its max.
+constexpr float kTurnAbove = 0.5f;
+constexpr float kReverseBelow = 0.1f;
+// The directions tried: the steering direction turned by these angles either way (cos, sin).
+constexpr float kSideCos[2] = {0.76604444f, 0.25881905f};  // 40 and 75 degrees
+constexpr float kSideSin[2] = {0.64278761f, 0.96592583f};
+
 /// How far (world units) a disc may move along a unit direction before it touches another disc:
 /// the other's centre is at distance `d` in a direction whose cosine with the move is
 /// `approach` (> 0), and discs touch at `contact_d`. Exact for the straight sweep: the smallest
@@ -74,6 +105,7 @@ struct GatherAgent {
   float skx, sky;  // unit direction of its path (when moving)
   std::uint32_t id, prio;
   bool moving;
+  bool impatient;  // waited kPatienceTicks for converging agents: no longer yields to them
   const crowd_detail::PairTick* pair_row;  // its kind's row of the pair table
 };
 
@@ -83,6 +115,8 @@ struct GatherSums {
   float kx = 0.0f, ky = 0.0f;  // contact sum
   float allow;                 // free path along the path direction
   std::uint32_t count = 0, coincident = 0, rank = 0;
+  std::uint32_t anchored = 0;  // touches a neighbour ahead with right of way that rested last tick
+  float yield_allow;           // the free path left by neighbours converging on the agent's path
 };
 
 /// The definition: one neighbour slot `m` within the query radius of the agent (m is not the
@@ -127,30 +161,44 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
     s.kx += dx * c;
     s.ky += dy * c;
   }
+  // Held: touching a neighbour ahead that rested last tick and goes first (rest is earned only
+  // through a chain of such contacts from a goal; see gather_neighbours_of_kinds).
+  if (kRest && in.nrest[m] != 0 && !prior && d < cd * kHeldContact && approach > kHeldAhead) s.anchored = 1;
   if (!a.moving) return;
   if (approach <= 0.0f) return;  // m is beside or behind
-  // Already pressed into m by more than press_overlap: a jammed crowd (a packed spawn, a mob at
-  // a door) only clears if its members push on; the contact term keeps it bounded.
-  if (d < pd) return;
   // Head-on or converging (m's path also closes in on us): one of the two must go first, or
   // both wait for ever (the two-agent arch at a door). The one with right of way (nearer the
   // goal, then the lower id) ignores the other, whose own pass makes it yield.
   const float m_approach = -(in.npx[m] * ux + in.npy[m] * uy);
+  // Already pressed into m by more than press_overlap, and m yields to us: push on (a jammed
+  // crowd clears only if its members push; the contact term keeps it bounded). Never into a
+  // neighbour that goes first: that shoves it off the door it is passing (the two-agent jam).
+  if (d < pd && prior) return;
   const bool converging = m_approach > 0.0f;
-  if (converging && prior) return;
-  s.allow = std::min(s.allow, in.yf * free_path(d, approach, cd));
+  // An agent that has waited kPatienceTicks for agents crossing its way stops waiting for them:
+  // they yield to it instead (it has no right of way over them, so their own pass makes them
+  // keep clear), and an agent on a door post gets into the stream.
+  if (converging && (prior || a.impatient)) return;
+  const float free = in.yf * free_path(d, approach, cd);
+  s.allow = std::min(s.allow, free);
   if (converging) {
+    s.yield_allow = std::min(s.yield_allow, free);
     // Yielding: keep clear of where m is heading too (one diameter along its path), or m walks
     // into us and shoves us back the next tick.
     const float wx = in.nx[m] + in.npx[m] * cd - a.px, wy = in.ny[m] + in.npy[m] * cd - a.py;
     const float wd = std::sqrt(wx * wx + wy * wy);
     if (wd > 1e-6f) {
       const float ahead = (a.skx * wx + a.sky * wy) / wd;
-      if (ahead > 0.0f) s.allow = std::min(s.allow, in.yf * free_path(wd, ahead, cd));
+      if (ahead > 0.0f) {
+        const float clear = in.yf * free_path(wd, ahead, cd);
+        s.allow = std::min(s.allow, clear);
+        s.yield_allow = std::min(s.yield_allow, clear);
+      }
     }
   }
 }
 
+#define SWARMFIELD_NO_SIMD 1  // TEMP while the rules change
 #if defined(__SSE2__) && !defined(SWARMFIELD_NO_SIMD)
 #define SWARMFIELD_SIMD_GATHER 1
 
@@ -314,6 +362,148 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
 
 }  // namespace
 
+template <bool kMixed>
+Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k,
+                                 Vec2 p, Vec2 s0, Vec2 path_dir, bool turns, bool round) const {
+  // The neighbours within the query radius: offsets, distances and contact distances.
+  constexpr std::uint32_t kMaxNear = 96;
+  float ndx[kMaxNear], ndy[kMaxNear], nd[kMaxNear], ncd[kMaxNear];
+  std::uint32_t near = 0;
+  bool overflow = false;
+  const std::uint8_t self_kind = kMixed ? t.kind[k] : t.only_kind;
+  const crowd_detail::PairTick* const row = t.pairs + self_kind * kMaxAgentKinds;
+  const float r2 = kMixed ? kt.query_r2 : row[self_kind].r2;
+  const float* const nx = t.sxs;
+  const float* const ny = t.sys;
+  hash_.for_each_range_near(p, [&](std::uint32_t first, std::uint32_t last) {
+    for (std::uint32_t m = first; m < last; ++m) {
+      if (m == k) continue;
+      const float dx = nx[m] - p.x, dy = ny[m] - p.y;
+      const float d2 = dx * dx + dy * dy;
+      if (!(d2 < r2) || d2 < crowd_detail::kCoincidentDist2) continue;
+      if (near == kMaxNear) {
+        overflow = true;
+        return;
+      }
+      ndx[near] = dx;
+      ndy[near] = dy;
+      nd[near] = std::sqrt(d2);
+      ncd[near] = row[kMixed ? t.kind[m] : self_kind].cd;
+      ++near;
+    }
+  });
+  SideStep best;
+  if (overflow) return best;  // a heap of agents far denser than packing: no way round to find
+  // The agent that blocks the path: touching it, the most nearly ahead.
+  float block_approach = 0.0f;
+  std::uint32_t blocker = kMaxNear;
+  for (std::uint32_t j = 0; j < near; ++j) {
+    if (nd[j] > ncd[j] * kTouching) continue;
+    const float approach = (path_dir.x * ndx[j] + path_dir.y * ndy[j]) / nd[j];
+    if (approach > block_approach) {
+      block_approach = approach;
+      blocker = j;
+    }
+  }
+  // The candidates: s0 turned both ways by each angle, and the tangent of the blocker on the
+  // goal's side (both sides as good when it is dead ahead: the side the agent already moves
+  // to, else one by id). Each slid along walls where the agent is near one.
+  constexpr int kCandidates = 5;
+  float ux[kCandidates], uy[kCandidates], along[kCandidates], free[kCandidates];
+  float scale[kCandidates];                // world units of travel per unit of move budget
+  float cx[kCandidates], cy[kCandidates];  // the un-slid unit direction the move is made along
+  const float max_step = kt.max_step;
+  const bool open = open_here_[k] != 0;
+  int candidates = turns ? 4 : 0;
+  for (int c = 0; c < 4; ++c) {
+    const float co = kSideCos[c >> 1], si = (c & 1) != 0 ? -kSideSin[c >> 1] : kSideSin[c >> 1];
+    cx[c] = s0.x * co - s0.y * si;
+    cy[c] = s0.x * si + s0.y * co;
+  }
+  if (round && blocker != kMaxNear) {
+    // Round the blocker: slide along it (the steering less its part toward the blocker, as
+    // along a wall), or, with the blocker dead ahead, its tangent on the side the agent already
+    // moves to, else one by id.
+    const float nx_b = ndx[blocker] / nd[blocker], ny_b = ndy[blocker] / nd[blocker];
+    const float into = s0.x * nx_b + s0.y * ny_b;
+    float tx = s0.x - into * nx_b, ty = s0.y - into * ny_b;
+    const float tl = std::sqrt(tx * tx + ty * ty);
+    if (tl > kSlideMin) {
+      tx /= tl;
+      ty /= tl;
+    } else {
+      tx = -ny_b;
+      ty = nx_b;
+      float side = tx * vxs_[k] + ty * vys_[k];
+      if (std::abs(side) < 1e-6f) side = (ids_[k] & 1u) != 0 ? 1.0f : -1.0f;
+      if (side < 0.0f) {
+        tx = -tx;
+        ty = -ty;
+      }
+    }
+    cx[candidates] = tx;
+    cy[candidates] = ty;
+    ++candidates;
+  }
+  const int round_candidate = round && blocker != kMaxNear ? candidates - 1 : -1;
+  for (int c = 0; c < candidates; ++c) {
+    Vec2 path{cx[c], cy[c]};
+    if (!open) {
+      const Vec2 move = path * max_step;
+      Vec2 q = slide_along_walls(t.map, p, move, kt.radius);
+      if ((q.x - p.x != move.x || q.y - p.y != move.y) && may_round_corner(p, q, move, t.corner_eps)) {
+        q = slide_round_corner(t.map, p, q, move, max_step, kt.radius);
+      }
+      path = (q - p) * (1.0f / max_step);
+    }
+    const float len = length(path);
+    scale[c] = len;
+    if (len < 0.2f) {  // into a wall
+      ux[c] = uy[c] = 0.0f;
+      free[c] = 0.0f;
+    } else {
+      ux[c] = path.x / len;
+      uy[c] = path.y / len;
+      free[c] = std::min(len * max_step, std::max(goal_room_[k], 0.0f));
+    }
+    along[c] = ux[c] * s0.x + uy[c] * s0.y;
+  }
+  for (std::uint32_t j = 0; j < near; ++j) {
+    const float inv_d = 1.0f / nd[j];
+    for (int c = 0; c < candidates; ++c) {
+      const float approach = (ux[c] * ndx[j] + uy[c] * ndy[j]) * inv_d;
+      if (approach <= 0.0f) continue;
+      free[c] = std::min(free[c], free_path(nd[j], approach, ncd[j]));
+    }
+  }
+  const float vx = vxs_[k], vy = vys_[k];
+  const float slow2 = kReverseBelow * kReverseBelow * max_step * max_step * t.inv_dt * t.inv_dt;
+  const bool moved = vx * vx + vy * vy > slow2;
+  for (int c = 0; c < candidates; ++c) {
+    if (free[c] < kSideMinFree * max_step || scale[c] <= 0.0f) continue;
+    // Never a step back against the way the agent moved last tick: no dithering, no orbits.
+    if (moved && cx[c] * vx + cy[c] * vy < 0.0f) continue;
+    // The tangent walks round the blocker even when it brings the agent no closer this tick
+    // (dead ahead); the turned directions must bring it closer.
+    const bool is_round = c == round_candidate;
+    if (!is_round && along[c] <= 0.0f) continue;
+    if (is_round && along[c] < -kRoundSlack) continue;
+    const float progress = free[c] * std::max(along[c], 0.0f);
+    // Of two sides as good, keep turning the way the agent already moves (no dithering).
+    const float bias = 1e-3f * max_step * (cx[c] * vxs_[k] + cy[c] * vys_[k]);
+    if (!best.found || progress + bias > best.progress + best.bias) {
+      best.found = true;
+      best.round = is_round;
+      best.progress = progress;
+      best.bias = bias;
+      best.ux = cx[c];
+      best.uy = cy[c];
+      best.allow = free[c] / scale[c];
+    }
+  }
+  return best;
+}
+
 void Swarm::gather_neighbours(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end) {
   if (t.mixed) {
     if (any_rest_) {
@@ -397,10 +587,12 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     // Neighbours in two steps: the distance test over the candidate slots, four at a time and
     // without a branch per candidate, collecting the hits in query order; then the hits, in
     // that order (gather_hits).
-    const GatherAgent agent{px, py, skx, sky, self_id, self_prio, moving, t.pairs + self_kind * kMaxAgentKinds};
+    const bool impatient = wait_[k] >= kPatienceTicks;
+    const GatherAgent agent{px, py, skx, sky, self_id, self_prio, moving, impatient, t.pairs + self_kind * kMaxAgentKinds};
     GatherSums sums;
     // A goal in sight limits the move too: the agent stops where its disc touches the goal's.
-    sums.allow = std::min(max_step, std::max(goal_room_[k], 0.0f));
+    sums.allow = max_step;  // the free path among agents; the goal's limit comes after
+    sums.yield_allow = max_step;
     std::uint32_t hits = 0;
 #if defined(SWARMFIELD_SIMD_GATHER)
     const __m128 vpx = _mm_set1_ps(px), vpy = _mm_set1_ps(py), vr2 = _mm_set1_ps(r2);
@@ -441,23 +633,56 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
       }
     });
     gather_hits<kMixed, kRest>(in, agent, hit_slot, hits, sums);
-    const float sx = sums.sx, sy = sums.sy, kx = sums.kx, ky = sums.ky, allow = sums.allow;
+    const float sx = sums.sx, sy = sums.sy, kx = sums.kx, ky = sums.ky;
+    const float agents_free = sums.allow;  // along the path, among agents only
+    const float allow = std::min(agents_free, std::max(goal_room_[k], 0.0f));
     const std::uint32_t count = sums.count, coincident = sums.coincident, rank = sums.rank;
-    // Rest (hysteresis on the free path), for agents closing in on a goal in sight (the crowd
-    // round a player; goal_room_ is finite only then): an agent whose way is blocked (free path
-    // below rest_below of a step) comes to rest and stays there, moving only when pushed, until
-    // its way opens by more than wake_above of a step (the agent ahead left, the goal moved).
-    // Without it a blocked agent creeps into every sliver of room its neighbours' contact
-    // corrections open, and a packed crowd never stops. An agent touching the goal (holding)
-    // rests too. Agents following a route keep flowing (queues: crowd scenario C4).
-    bool resting = false;
-    if (yield && goal_room_[k] < std::numeric_limits<float>::infinity()) {
-      const bool was_resting = nrest[k] != 0;
-      resting = !moving || allow < (was_resting ? wake_above : rest_below) * max_step;
+    // The move: along the path up to the free path; when that is mostly blocked, a step round
+    // the agent ahead (side_step) if that brings the agent closer. Rest is earned, not caught:
+    // an agent rests only when held (touching the goal's disc, or a neighbour ahead with right
+    // of way that rested last tick: a chain of contacts from a goal) and no move brings it
+    // closer; it wakes when a move opens by wake_above of a step or its hold goes. A queue
+    // behind an agent that merely waits never rests, and an agent whose way round is open walks
+    // round. Hysteresis: rest_below to rest, wake_above to wake.
+    const float s0x = steer_x_[k], s0y = steer_y_[k];
+    float move_x = s0x, move_y = s0y;
+    float travel = 0.0f, progress = 0.0f;
+    if (moving) {
+      travel = std::min(allow, path_len * max_step);
+      progress = travel * (skx * s0x + sky * s0y);
     }
+    float move_allow = moving ? allow / path_len : max_step;
+    bool walks_round = false;  // takes a step round the agent ahead
+    const bool held = sums.anchored != 0 || (goal_room_[k] <= kGoalTouch * kt.contact_d);
+    // Only agents in the way call for a side step (walls are the path's business), and only an
+    // agent held by a resting crowd walks round it with no progress this tick: in a queue that
+    // merely waits, walking round would only shuffle agents to and fro.
+    if (moving && coincident == 0 && agents_free < kSideTrigger * path_len * max_step &&
+        progress < kSideTrigger * max_step) {
+      const float v2 = vxs_[k] * vxs_[k] + vys_[k] * vys_[k];
+      const bool turns = v2 * dt * dt > kTurnAbove * kTurnAbove * max_step * max_step;
+      const SideStep side = side_step<kMixed>(t, kt, k, {px, py}, {s0x, s0y}, {skx, sky}, turns, held);
+      const bool closer = side.found && side.progress > progress + kSideMargin * max_step;
+      const bool round = side.found && side.round && held && progress < rest_below * max_step;
+      if (closer || round) {
+        move_x = side.ux;
+        move_y = side.uy;
+        move_allow = side.allow;
+        progress = side.progress;
+        walks_round = true;
+      }
+    }
+    const bool was_resting = nrest[k] != 0;
+    const bool resting = yield && held && !walks_round &&
+                         (!moving || progress < (was_resting ? wake_above : rest_below) * max_step);
+    // Waiting for agents that cross its way (they have right of way) counts up; see impatient.
+    const bool waiting = moving && !resting && !walks_round && sums.yield_allow < kSideTrigger * path_len * max_step;
+    wait_[k] = waiting ? static_cast<std::uint16_t>(std::min<std::uint32_t>(wait_[k] + 1u, 0xFFFFu)) : 0;
     rest_out[k] = resting ? 1 : 0;
     chunk_rest |= resting;
-    allow_[k] = resting ? 0.0f : (moving ? allow / path_len : max_step);
+    allow_[k] = resting ? 0.0f : move_allow;
+    move_x_[k] = move_x;
+    move_y_[k] = move_y;
     Vec2 corr{};
     std::uint8_t burst = 0;
     if (coincident > 0) {
@@ -521,6 +746,10 @@ void Swarm::start_bursts(const crowd_detail::SwarmTick& t) {
   }
 }
 
+template Swarm::SideStep Swarm::side_step<true>(const crowd_detail::SwarmTick&, const crowd_detail::KindTick&,
+                                                 std::size_t, Vec2, Vec2, Vec2, bool, bool) const;
+template Swarm::SideStep Swarm::side_step<false>(const crowd_detail::SwarmTick&, const crowd_detail::KindTick&,
+                                                  std::size_t, Vec2, Vec2, Vec2, bool, bool) const;
 template void Swarm::gather_neighbours_of_kinds<true, true>(const crowd_detail::SwarmTick&, std::size_t, std::size_t);
 template void Swarm::gather_neighbours_of_kinds<true, false>(const crowd_detail::SwarmTick&, std::size_t, std::size_t);
 template void Swarm::gather_neighbours_of_kinds<false, true>(const crowd_detail::SwarmTick&, std::size_t, std::size_t);

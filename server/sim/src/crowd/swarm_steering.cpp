@@ -219,6 +219,12 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
       // Hierarchical mode has no whole-map field: the near fields' values round the goals.
       prio_[k] = hierarchical ? (sampled_block == block ? sampled_priority : t.nav->priority(size_class, block))
                               : (field.reachable(block.x, block.y) ? field.raw(block.x, block.y) : kUnreachable);
+      if (goal_room != kNoGoalLimit) {
+        // A goal in sight: the straight distance to it, in the field's units (cells x
+        // kOrthogonalStep), so agents of one cell still take turns by who is nearer, not by id.
+        const float dist = std::max(0.0f, goal_room + kt.stop_distance) * static_cast<float>(kOrthogonalStep);
+        prio_[k] = dist < 4.0e9f ? static_cast<std::uint32_t>(dist) : kUnreachable - 1;
+      }
     } else {
       if (flow.at(cx, cy) != FlowDirection::kNone) {
         desired = sample_flow(map, flow, p);

@@ -20,6 +20,7 @@ namespace swarmfield::sim {
 
 namespace crowd_detail {
 struct SwarmTick;  // one step's inputs and constants (src/crowd/swarm_tick.hpp)
+struct KindTick;   // one kind's constants for a step (same file)
 }  // namespace crowd_detail
 
 /// Tuning of the swarm. Lengths in world units, speeds in world units per second, angles in
@@ -69,7 +70,7 @@ struct SwarmParams {
   /// Rest, with yield_to_agents_ahead: a moving agent whose free path is below rest_below of
   /// its max step comes to rest (no flow move, no separation kernel: only contact moves it) and
   /// stays at rest until its free path exceeds wake_above of a step. (0..1 each.)
-  float rest_below = 0.02f;
+  float rest_below = 0.1f;
   float wake_above = 0.25f;
   /// Radius (world units) of a goal's disc (a player's) that agents stop at, with any-angle
   /// navigation: an agent closes on a goal in sight only until the discs touch.
@@ -172,6 +173,18 @@ class Swarm {
   /// Index of the agent with `id`, or kNoIndex. Linear scan (tests, tools; not per tick).
   static constexpr std::size_t kNoIndex = static_cast<std::size_t>(-1);
   [[nodiscard]] std::size_t index_of(std::uint32_t id) const noexcept;
+  /// The last step's per-agent decisions, in the agents' current order (tests, tools, debugging;
+  /// valid until the next step()): unit steering direction, the unit path a full step takes
+  /// after wall sliding, the move allowance (world units per unit of budget), the room left to
+  /// a goal in sight (world units; +inf without one), the right-of-way priority and the rest flag.
+  struct StepView {
+    std::span<const float> steer_x, steer_y, path_x, path_y, allow, goal_room;
+    std::span<const std::uint32_t> priority;
+    std::span<const std::uint8_t> resting;
+  };
+  [[nodiscard]] StepView step_view() const noexcept {
+    return {steer_x_, steer_y_, path_x_, path_y_, allow_, goal_room_, prio_, resting_};
+  }
   /// Direct position write (tests, teleports); the next step() repairs invalid positions.
   void set_position(std::size_t index, Vec2 p) noexcept {
     xs_[index] = p.x;
@@ -190,6 +203,19 @@ class Swarm {
   template <bool kMixed, bool kRest>
   void gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   void start_bursts(const crowd_detail::SwarmTick& t);  // serial, after the gather
+  // A step round the agents ahead of the agent in slot k at p (swarm_separation.cpp): the best
+  // of the steering direction s0 turned both ways, its unit direction, allowance (world units
+  // per unit of budget) and progress toward the goal (world units); progress 0 when none.
+  // `path_dir`: the unit direction of its path (the blocker is the touching neighbour most
+  // nearly along it). `turns`: try the steering turned either way; `round`: try the tangent
+  // round the blocker. Result round: the step goes round the blocker (maybe no closer).
+  struct SideStep {
+    float ux = 0.0f, uy = 0.0f, allow = 0.0f, progress = 0.0f, bias = 0.0f;
+    bool found = false, round = false;
+  };
+  template <bool kMixed>
+  SideStep side_step(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k, Vec2 p,
+                     Vec2 s0, Vec2 path_dir, bool turns, bool round) const;
   void integrate_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   template <bool kMixed>  // several kinds have agents (per-agent kind constants)
   void integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
@@ -221,11 +247,13 @@ class Swarm {
   std::vector<CellCoord> bulk_scratch_;  // a bulk map change's cells (GridMap::cells_changed_since)
   // Per-tick scratch indexed by hash slot (cell-sorted order), not by agent index.
   std::vector<float> steer_x_, steer_y_;  // unit steering direction (or 0)
+  std::vector<float> move_x_, move_y_;    // unit direction of this tick's move (the steering, or a side step)
   std::vector<float> next_xs_, next_ys_;  // positions being written this tick (swapped in)
   std::vector<std::uint32_t> perm_ids_;   // reorder scratch (swapped in)
   std::vector<float> perm_headings_;
   std::vector<std::uint8_t> burst_ticks_, perm_burst_;  // ticks spent bursting out of a stack (0 = not)
   std::vector<std::uint8_t> resting_, perm_resting_;    // 1 = at rest (see SwarmParams::rest_below)
+  std::vector<std::uint16_t> wait_, perm_wait_;         // ticks waited blocked (right of way grows)
   std::vector<float> perm_vxs_, perm_vys_;
   std::vector<std::uint32_t> prio_;  // per slot: integration value of the agent's cell (right of way)
   std::vector<float> goal_room_;     // per slot: distance it may still close on a goal in sight (or inf)
