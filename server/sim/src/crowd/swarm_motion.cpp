@@ -54,7 +54,9 @@ void Swarm::integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::siz
       const float cm = dot(c, m);
       const float room = cm * cm - dot(c, c) + max_step * max_step;
       const float reach = room > 0.0f ? std::sqrt(room) - cm : 0.0f;
-      const float budget = std::max(0.0f, std::min(reach, allow_[k]));
+      // (The flow-field step keeps the plain budget: what the correction left of the step.)
+      const float budget = t.nav != nullptr ? std::max(0.0f, std::min(reach, allow_[k]))
+                                            : std::min(max_step - std::min(max_step, length(c)), allow_[k]);
       const Vec2 move = m * budget;
       p2 = crowd_detail::slide(t, kt, pc, move);
       if ((p2.x - pc.x != move.x || p2.y - pc.y != move.y) && may_round_corner(pc, p2, move, t.corner_eps)) {

@@ -34,6 +34,9 @@ namespace {
 // Held by a neighbour: centres closer than this many contact distances, and the neighbour
 // within acos(kHeldAhead) of the agent's path.
 constexpr float kHeldContact = 1.1f;
+// Crushed: summed overlaps with the neighbours above this many contact distances (a crowd packed
+// past contact, as a spawn can be); see gather_neighbours_of_kinds.
+constexpr float kCrushed = 0.6f;
 constexpr float kHeldAhead = 0.0f;
 // Ticks an agent yields to agents crossing its way before it stops yielding to them (fairness:
 // nobody starves on a door post while a stream goes by).
@@ -96,7 +99,9 @@ struct GatherInput {
   const float* npy;
   const std::uint8_t* nkind;
   const std::uint8_t* nrest;  // 1 = at rest last tick
+  const std::uint8_t* nstream;  // 1 = moved at speed last tick
   float inv_r, cd, pd, yf;
+  bool press_all;  // the flow-field step: push on into every neighbour overlapped past pd
 };
 
 /// One agent's side of the gather.
@@ -117,6 +122,8 @@ struct GatherSums {
   std::uint32_t count = 0, coincident = 0, rank = 0;
   std::uint32_t anchored = 0;  // touches a neighbour ahead with right of way that rested last tick
   float yield_allow;           // the free path left by neighbours converging on the agent's path
+  float press_allow;           // the free path pushing on into every neighbour it overlaps past pd
+  float overlap = 0.0f;        // summed disc overlaps, in contact distances (how crushed it is)
 };
 
 /// The definition: one neighbour slot `m` within the query radius of the agent (m is not the
@@ -157,6 +164,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
     s.sy += dy * w;
   }
   if (d < cd) {
+    s.overlap += (cd - d) / cd;
     const float c = (cd - d) * 0.5f * inv_d;
     s.kx += dx * c;
     s.ky += dy * c;
@@ -173,14 +181,17 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   // Already pressed into m by more than press_overlap, and m yields to us: push on (a jammed
   // crowd clears only if its members push; the contact term keeps it bounded). Never into a
   // neighbour that goes first: that shoves it off the door it is passing (the two-agent jam).
-  if (d < pd && prior) return;
+  const bool pressed = d < pd;
+  if (pressed && (prior || in.press_all)) return;
   const bool converging = m_approach > 0.0f;
-  // An agent that has waited kPatienceTicks for agents crossing its way stops waiting for them:
-  // they yield to it instead (it has no right of way over them, so their own pass makes them
-  // keep clear), and an agent on a door post gets into the stream.
-  if (converging && (prior || a.impatient)) return;
+  // An agent that has waited kPatienceTicks for agents crossing its way stops waiting for those
+  // that stream by (moved at speed last tick): they yield to it instead (it has no right of way
+  // over them, so their own pass makes them keep clear), and an agent on a door post gets into
+  // the stream. For agents that stand (a full queue) it waits on.
+  if (converging && (prior || (a.impatient && in.nstream[m] != 0))) return;
   const float free = in.yf * free_path(d, approach, cd);
   s.allow = std::min(s.allow, free);
+  if (!pressed) s.press_allow = std::min(s.press_allow, free);
   if (converging) {
     s.yield_allow = std::min(s.yield_allow, free);
     // Yielding: keep clear of where m is heading too (one diameter along its path), or m walks
@@ -193,12 +204,12 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
         const float clear = in.yf * free_path(wd, ahead, cd);
         s.allow = std::min(s.allow, clear);
         s.yield_allow = std::min(s.yield_allow, clear);
+        if (!pressed) s.press_allow = std::min(s.press_allow, clear);
       }
     }
   }
 }
 
-#define SWARMFIELD_NO_SIMD 1  // TEMP while the rules change
 #if defined(__SSE2__) && !defined(SWARMFIELD_NO_SIMD)
 #define SWARMFIELD_SIMD_GATHER 1
 
@@ -309,30 +320,50 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
         }
       }
     }
-    alignas(16) float tx[4], ty[4], cx[4], cy[4];
+    alignas(16) float tx[4], ty[4], cx[4], cy[4], ov[4];
     _mm_store_ps(tx, _mm_and_ps(kernel_on, _mm_mul_ps(dx, w)));
     _mm_store_ps(ty, _mm_and_ps(kernel_on, _mm_mul_ps(dy, w)));
     _mm_store_ps(cx, _mm_and_ps(touching, _mm_mul_ps(dx, c)));
     _mm_store_ps(cy, _mm_and_ps(touching, _mm_mul_ps(dy, c)));
+    _mm_store_ps(ov, _mm_and_ps(touching, _mm_div_ps(_mm_sub_ps(cd, d), cd)));
     for (std::uint32_t j = 0; j < 4; ++j) {
       s.sx += tx[j];
       s.sy += ty[j];
       s.kx += cx[j];
       s.ky += cy[j];
+      s.overlap += ov[j];
     }
     if (!a.moving) continue;
     const __m128 ux = _mm_mul_ps(_mm_xor_ps(dx, sign), inv_d);
     const __m128 uy = _mm_mul_ps(_mm_xor_ps(dy, sign), inv_d);
     const __m128 approach = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.skx), ux), _mm_mul_ps(_mm_set1_ps(a.sky), uy));
-    // Goes on past "approach <= 0" and "d < pd" (NaN goes on, as in gather_one).
-    const __m128 ahead_of_us = _mm_and_ps(_mm_cmpnle_ps(approach, zero), _mm_cmpnlt_ps(d, pd));
+    const std::uint32_t way_bits = ours(m0) | (ours(m1) << 1) | (ours(m2) << 2) | (ours(m3) << 3);
+    if constexpr (kRest) {
+      // Held: touching a neighbour ahead that rested last tick and goes first (gather_one).
+      const std::uint32_t rest_bits = static_cast<std::uint32_t>(in.nrest[m0] != 0) |
+                                      (static_cast<std::uint32_t>(in.nrest[m1] != 0) << 1) |
+                                      (static_cast<std::uint32_t>(in.nrest[m2] != 0) << 2) |
+                                      (static_cast<std::uint32_t>(in.nrest[m3] != 0) << 3);
+      const std::uint32_t near_bits = static_cast<std::uint32_t>(_mm_movemask_ps(
+          _mm_and_ps(normal, _mm_and_ps(_mm_cmplt_ps(d, _mm_mul_ps(cd, _mm_set1_ps(kHeldContact))),
+                                        _mm_cmpgt_ps(approach, _mm_set1_ps(kHeldAhead))))));
+      if ((rest_bits & ~way_bits & near_bits) != 0) s.anchored = 1;
+    }
     const __m128 npx = _mm_setr_ps(in.npx[m0], in.npx[m1], in.npx[m2], in.npx[m3]);
     const __m128 npy = _mm_setr_ps(in.npy[m0], in.npy[m1], in.npy[m2], in.npy[m3]);
     const __m128 m_approach = _mm_xor_ps(_mm_add_ps(_mm_mul_ps(npx, ux), _mm_mul_ps(npy, uy)), sign);
     const __m128 converging = _mm_cmpgt_ps(m_approach, zero);
-    // Right of way over m: ignore m when converging.
-    const std::uint32_t way_bits = ours(m0) | (ours(m1) << 1) | (ours(m2) << 2) | (ours(m3) << 3);
-    const __m128 yields = _mm_andnot_ps(_mm_and_ps(converging, lane_mask(way_bits)), _mm_and_ps(normal, ahead_of_us));
+    const __m128 prior = lane_mask(way_bits);
+    const __m128 pressed = _mm_cmplt_ps(d, pd);
+    // Ignored: pressed into a neighbour that yields to us, and converging ones that yield to us
+    // (or all converging ones, impatient). Goes on past "approach <= 0" as gather_one (NaN too).
+    const std::uint32_t stream_bits = static_cast<std::uint32_t>(in.nstream[m0] != 0) |
+                                      (static_cast<std::uint32_t>(in.nstream[m1] != 0) << 1) |
+                                      (static_cast<std::uint32_t>(in.nstream[m2] != 0) << 2) |
+                                      (static_cast<std::uint32_t>(in.nstream[m3] != 0) << 3);
+    const __m128 ignored = _mm_or_ps(_mm_and_ps(pressed, in.press_all ? lane_mask(15u) : prior),
+                                     _mm_and_ps(converging, lane_mask(a.impatient ? way_bits | stream_bits : way_bits)));
+    const __m128 yields = _mm_andnot_ps(ignored, _mm_and_ps(normal, _mm_cmpnle_ps(approach, zero)));
     const __m128 first = select4(yields, _mm_mul_ps(yf, free_path4(d, approach, cd)), inf);
     // Yielding to a converging m: also keep clear of where it is heading.
     const __m128 wx = _mm_sub_ps(_mm_add_ps(nx, _mm_mul_ps(npx, cd)), px);
@@ -343,12 +374,21 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
     const __m128 second_on = _mm_and_ps(_mm_and_ps(yields, converging),
                                         _mm_and_ps(_mm_cmpgt_ps(wd, _mm_set1_ps(1e-6f)), _mm_cmpgt_ps(ahead, zero)));
     const __m128 second = select4(second_on, _mm_mul_ps(yf, free_path4(wd, ahead, cd)), inf);
-    alignas(16) float f1[4], f2[4];
+    alignas(16) float f1[4], f2[4], p1[4], p2[4], y1[4];
     _mm_store_ps(f1, first);
     _mm_store_ps(f2, second);
+    _mm_store_ps(p1, select4(pressed, inf, first));
+    _mm_store_ps(p2, select4(pressed, inf, second));
+    alignas(16) float y2[4];
+    _mm_store_ps(y1, select4(converging, first, inf));
+    _mm_store_ps(y2, second);
     for (std::uint32_t j = 0; j < 4; ++j) {
       s.allow = std::min(s.allow, f1[j]);
       s.allow = std::min(s.allow, f2[j]);
+      s.press_allow = std::min(s.press_allow, p1[j]);
+      s.press_allow = std::min(s.press_allow, p2[j]);
+      s.yield_allow = std::min(s.yield_allow, y1[j]);
+      s.yield_allow = std::min(s.yield_allow, y2[j]);
     }
   }
 }
@@ -368,6 +408,7 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
   // The neighbours within the query radius: offsets, distances and contact distances.
   constexpr std::uint32_t kMaxNear = 96;
   float ndx[kMaxNear], ndy[kMaxNear], nd[kMaxNear], ncd[kMaxNear];
+  std::uint8_t nkind_near[kMaxNear];
   std::uint32_t near = 0;
   bool overflow = false;
   const std::uint8_t self_kind = kMixed ? t.kind[k] : t.only_kind;
@@ -389,6 +430,7 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
       ndy[near] = dy;
       nd[near] = std::sqrt(d2);
       ncd[near] = row[kMixed ? t.kind[m] : self_kind].cd;
+      nkind_near[near] = kMixed ? t.kind[m] : self_kind;
       ++near;
     }
   });
@@ -404,6 +446,23 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
       block_approach = approach;
       blocker = j;
     }
+  }
+  // Overtaking: an agent turns round the agents ahead when it moves at speed, or when the one
+  // that holds it up (the shortest free path along its path) is of a slower kind. Agents of one
+  // kind queueing do not shuffle.
+  if (!turns && kMixed) {
+    float shortest = std::numeric_limits<float>::infinity();
+    std::uint32_t slowest = kMaxNear;
+    for (std::uint32_t j = 0; j < near; ++j) {
+      const float approach = (path_dir.x * ndx[j] + path_dir.y * ndy[j]) / nd[j];
+      if (approach <= 0.0f) continue;
+      const float f = free_path(nd[j], approach, ncd[j]);
+      if (f < shortest) {
+        shortest = f;
+        slowest = j;
+      }
+    }
+    turns = slowest != kMaxNear && t.kinds[nkind_near[slowest]].max_step < kt.max_step;
   }
   // The candidates: s0 turned both ways by each angle, and the tangent of the blocker on the
   // goal's side (both sides as good when it is dead ahead: the side the agent already moves
@@ -549,7 +608,12 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
   // spare buffer, swapped in at the end of the step.
   const std::uint8_t* const nrest = resting_.data();
   std::uint8_t* const rest_out = perm_resting_.data();
-  const GatherInput in{nx, ny, nid, nprio, npx, npy, nkind, nrest, only.inv_r, only.cd, only.pd, yf};
+  // The crowd rules of the World's step (any-angle navigation, NavigationSet): walking round,
+  // side steps, patience, no pushing into agents that go first. The flow-field step (no
+  // NavigationSet: tests and benchmarks of the bare swarm) keeps the plain queueing rules.
+  const bool crowd_rules = t.nav != nullptr;
+  const GatherInput in{nx,         ny,      nid,     nprio, npx, npy, nkind, nrest, streaming_.data(),
+                       only.inv_r, only.cd, only.pd, yf,    !crowd_rules};
   // Slots of the current agent's neighbours within R, a batch at a time (room for one more
   // group of four past the batch).
   constexpr std::uint32_t kHitBatch = 64;
@@ -587,12 +651,13 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     // Neighbours in two steps: the distance test over the candidate slots, four at a time and
     // without a branch per candidate, collecting the hits in query order; then the hits, in
     // that order (gather_hits).
-    const bool impatient = wait_[k] >= kPatienceTicks;
+    const bool impatient = crowd_rules && wait_[k] >= kPatienceTicks;
     const GatherAgent agent{px, py, skx, sky, self_id, self_prio, moving, impatient, t.pairs + self_kind * kMaxAgentKinds};
     GatherSums sums;
     // A goal in sight limits the move too: the agent stops where its disc touches the goal's.
     sums.allow = max_step;  // the free path among agents; the goal's limit comes after
     sums.yield_allow = max_step;
+    sums.press_allow = max_step;
     std::uint32_t hits = 0;
 #if defined(SWARMFIELD_SIMD_GATHER)
     const __m128 vpx = _mm_set1_ps(px), vpy = _mm_set1_ps(py), vr2 = _mm_set1_ps(r2);
@@ -634,7 +699,12 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     });
     gather_hits<kMixed, kRest>(in, agent, hit_slot, hits, sums);
     const float sx = sums.sx, sy = sums.sy, kx = sums.kx, ky = sums.ky;
-    const float agents_free = sums.allow;  // along the path, among agents only
+    // Crushed (overlapping its neighbours by more than kCrushed diameters in all, e.g. a
+    // spawn packed past contact): it pushes on into every agent it overlaps past press_overlap,
+    // right of way or not; only pressure clears such a crowd. Otherwise it never pushes into an
+    // agent that goes first (the two-agent jam at a door).
+    const bool crushed = sums.overlap > kCrushed;
+    const float agents_free = crushed ? sums.press_allow : sums.allow;  // along the path, among agents only
     const float allow = std::min(agents_free, std::max(goal_room_[k], 0.0f));
     const std::uint32_t count = sums.count, coincident = sums.coincident, rank = sums.rank;
     // The move: along the path up to the free path; when that is mostly blocked, a step round
@@ -657,13 +727,17 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     // Only agents in the way call for a side step (walls are the path's business), and only an
     // agent held by a resting crowd walks round it with no progress this tick: in a queue that
     // merely waits, walking round would only shuffle agents to and fro.
-    if (moving && coincident == 0 && agents_free < kSideTrigger * path_len * max_step &&
+    if (crowd_rules && moving && coincident == 0 && agents_free < kSideTrigger * path_len * max_step &&
         progress < kSideTrigger * max_step) {
       const float v2 = vxs_[k] * vxs_[k] + vys_[k] * vys_[k];
       const bool turns = v2 * dt * dt > kTurnAbove * kTurnAbove * max_step * max_step;
       const SideStep side = side_step<kMixed>(t, kt, k, {px, py}, {s0x, s0y}, {skx, sky}, turns, held);
-      const bool closer = side.found && side.progress > progress + kSideMargin * max_step;
-      const bool round = side.found && side.round && held && progress < rest_below * max_step;
+      // An agent at rest stays so unless a side step brings it wake_above of a step closer: it
+      // does not set off round its neighbours again each time a sliver of room opens.
+      const bool settled = nrest[k] != 0;
+      const bool closer = side.found && side.progress > progress + kSideMargin * max_step &&
+                          (!settled || side.progress >= wake_above * max_step);
+      const bool round = side.found && side.round && held && !settled && progress < rest_below * max_step;
       if (closer || round) {
         move_x = side.ux;
         move_y = side.uy;

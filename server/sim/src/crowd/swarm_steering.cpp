@@ -26,6 +26,8 @@ using crowd_detail::kPrefetchAgents;
 // goal_room_ of an agent with no goal in sight: no limit.
 constexpr float kNoGoalLimit = std::numeric_limits<float>::infinity();
 constexpr std::size_t kCellRing = 16;  // > kPrefetchAgents, a power of two
+// Streaming: last tick's speed at least this fraction of the kind's max (Swarm::streaming_).
+constexpr float kStreamSpeed = 0.25f;
 
 /// Direction (unit) from `p` to the centre of the nearest block (cell for class 1) that
 /// `integration` can reach on the class grid `grid`, within `range` blocks (Chebyshev) of p's
@@ -276,6 +278,8 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
     path_x_[k] = probe.x;
     path_y_[k] = probe.y;
     open_here_[k] = open_here ? 1 : 0;
+    // Moving at speed last tick (a stream going by: an impatient agent stops yielding to it).
+    streaming_[k] = vx * vx + vy * vy >= kStreamSpeed * kStreamSpeed * kt.max_step * kt.max_step * t.inv_dt * t.inv_dt ? 1 : 0;
   }
 }
 

@@ -70,7 +70,7 @@ struct SwarmParams {
   /// Rest, with yield_to_agents_ahead: a moving agent whose free path is below rest_below of
   /// its max step comes to rest (no flow move, no separation kernel: only contact moves it) and
   /// stays at rest until its free path exceeds wake_above of a step. (0..1 each.)
-  float rest_below = 0.1f;
+  float rest_below = 0.02f;
   float wake_above = 0.25f;
   /// Radius (world units) of a goal's disc (a player's) that agents stop at, with any-angle
   /// navigation: an agent closes on a goal in sight only until the discs touch.
@@ -176,14 +176,16 @@ class Swarm {
   /// The last step's per-agent decisions, in the agents' current order (tests, tools, debugging;
   /// valid until the next step()): unit steering direction, the unit path a full step takes
   /// after wall sliding, the move allowance (world units per unit of budget), the room left to
-  /// a goal in sight (world units; +inf without one), the right-of-way priority and the rest flag.
+  /// a goal in sight (world units; +inf without one), the right-of-way priority, the rest flag and
+  /// the ticks waited.
   struct StepView {
     std::span<const float> steer_x, steer_y, path_x, path_y, allow, goal_room;
     std::span<const std::uint32_t> priority;
     std::span<const std::uint8_t> resting;
+    std::span<const std::uint16_t> waited;  ///< ticks waited for agents crossing its way
   };
   [[nodiscard]] StepView step_view() const noexcept {
-    return {steer_x_, steer_y_, path_x_, path_y_, allow_, goal_room_, prio_, resting_};
+    return {steer_x_, steer_y_, path_x_, path_y_, allow_, goal_room_, prio_, resting_, wait_};
   }
   /// Direct position write (tests, teleports); the next step() repairs invalid positions.
   void set_position(std::size_t index, Vec2 p) noexcept {
@@ -258,6 +260,7 @@ class Swarm {
   std::vector<std::uint32_t> prio_;  // per slot: integration value of the agent's cell (right of way)
   std::vector<float> goal_room_;     // per slot: distance it may still close on a goal in sight (or inf)
   std::vector<float> path_x_, path_y_;  // per slot: displacement of a unit move after wall sliding
+  std::vector<std::uint8_t> streaming_;  // per slot: 1 when it moved at speed last tick (steering phase)
   std::vector<std::uint8_t> open_here_;  // per slot: 1 when the agent's cell is open (see open_cells_) and moves are small
   // Per slot, from the neighbour gather for the integration: the overlap correction (world
   // units; for a bursting agent its displacement in units of max_step), the move allowance
