@@ -49,7 +49,7 @@ constexpr float kSideTrigger = 0.5f;
 constexpr float kSideMargin = 0.05f;
 // A side step must be free for at least this much of a step: slivers of room between packed
 // neighbours are not a way round (taking them keeps a pile creeping for ever).
-constexpr float kSideMinFree = 0.5f;
+constexpr float kSideMinFree = 0.75f;
 // Touching, for the blocker a step round goes round: centres closer than this many contact
 // distances. A walk round may take the agent this much (cosine) away from its goal direction.
 constexpr float kTouching = 1.05f;
