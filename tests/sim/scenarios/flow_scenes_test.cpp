@@ -1,0 +1,208 @@
+// Scene families of issue 19 (a horde that flows; /work/shared/scenarios/README.md F1-F5), run
+// through World (NavigationSet: any-angle steering, a field per size class) at 30 Hz:
+//  - F1 a walled room with a 1-cell door in each wall, walkers inside and out, players outside in
+//    two corners: every agent gets out, no door passes nothing for more than 2 s while agents
+//    queue at it;
+//  - F2 a wall with a 1-cell gap and a 3-cell opening, mixed kinds, a player behind the gap: the
+//    small kinds pour through (the gap or the opening), every brute takes the opening, no brute
+//    waits in the gap's queue;
+//  - F4 all agents arriving from one side of a standing player: the pile wraps round to the
+//    player's back (16/16 directions);
+// Each figure failed on the crowd rules before issue 19 (doors stuck for most of the run, brutes
+// left behind the gap, the back of the player empty). F5 (10,000 agents round one player) is
+// measured with swarmfield-tool sim and crowd_scene.py (too slow for a unit test).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numbers>
+#include <vector>
+
+#include "scenario_support.hpp"
+#include "swarmfield/sim/crowd/wall_collision.hpp"
+#include "swarmfield/sim/world.hpp"
+
+using namespace swarmfield::sim;
+using namespace swarmfield::sim::scenario;
+
+namespace {
+
+constexpr float kPi = std::numbers::pi_v<float>;
+
+/// An open map with a one-cell wall round it.
+GridMap bordered(std::int32_t w, std::int32_t h) {
+  GridMap map(w, h);
+  for (std::int32_t x = 0; x < w; ++x) {
+    map.set_cost(x, 0, kBlockedCost);
+    map.set_cost(x, h - 1, kBlockedCost);
+  }
+  for (std::int32_t y = 0; y < h; ++y) {
+    map.set_cost(0, y, kBlockedCost);
+    map.set_cost(w - 1, y, kBlockedCost);
+  }
+  return map;
+}
+
+/// Adds `n` agents at seeded random points of the rectangle [x0, x1) x [y0, y1) where their disc
+/// fits; kinds cycle through `kinds`.
+void spawn_rect(World& world, std::size_t n, float x0, float y0, float x1, float y1, std::uint64_t seed,
+                const std::vector<std::uint8_t>& kinds) {
+  test::SplitMix rng{seed};
+  Swarm& swarm = world.swarm_mutable();
+  std::size_t added = 0;
+  for (int attempt = 0; added < n && attempt < 1000000; ++attempt) {
+    const Vec2 p{rng.uniform(x0, x1), rng.uniform(y0, y1)};
+    const std::uint8_t kind = kinds[added % kinds.size()];
+    if (!square_fits(world.map(), p, swarm.kind_table()[kind].radius)) continue;
+    REQUIRE(swarm.add(p, 0.0f, kind) != Swarm::kInvalidAgent);
+    ++added;
+  }
+  REQUIRE(added == n);
+}
+
+WorldParams mixed_params(std::uint32_t max_agents) {
+  WorldParams params;
+  params.max_agents = max_agents;
+  params.kinds = default_agent_kinds();  // runner 0, walker 1, brute 2
+  return params;
+}
+
+}  // namespace
+
+TEST_CASE("F1: a room with a 1-cell door in each wall empties; no door stalls while agents queue") {
+  // 48 x 48, the room's walls on x, y = 12 and 35, doors in the middle of each wall.
+  GridMap map = bordered(48, 48);
+  constexpr std::int32_t lo = 12, hi = 35, mid = 23;
+  for (std::int32_t i = lo; i <= hi; ++i) {
+    map.set_cost(i, lo, kBlockedCost);
+    map.set_cost(i, hi, kBlockedCost);
+    map.set_cost(lo, i, kBlockedCost);
+    map.set_cost(hi, i, kBlockedCost);
+  }
+  const std::array<CellCoord, 4> doors{CellCoord{mid, lo}, CellCoord{mid, hi}, CellCoord{lo, mid}, CellCoord{hi, mid}};
+  for (const CellCoord d : doors) map.set_cost(d.x, d.y, 1);
+  World world(map, mixed_params(512));
+  world.add_player({2.5f, 2.5f});
+  world.add_player({45.5f, 45.5f});
+  spawn_rect(world, 160, lo + 1.0f, lo + 1.0f, static_cast<float>(hi), static_cast<float>(hi), 91, {1});  // inside
+  spawn_rect(world, 240, 1.0f, 1.0f, 47.0f, 47.0f, 92, {1});  // anywhere walkable (most outside)
+  auto inside = [&](Vec2 p) { return p.x > lo + 1.0f && p.x < hi && p.y > lo + 1.0f && p.y < hi; };
+  // Per door: the last tick it passed an agent out, and the longest run of ticks with three or
+  // more agents inside within 3 cells of it and nobody passing.
+  std::array<int, 4> last_pass{}, worst_stall{}, passed{};
+  std::vector<Vec2> before;
+  constexpr int kTicks = 1800;  // 60 s
+  for (int t = 1; t <= kTicks; ++t) {
+    positions_by_id(world.swarm(), before);
+    world.step(kDt);
+    std::vector<Vec2> now;
+    positions_by_id(world.swarm(), now);
+    std::array<int, 4> queued{};
+    for (std::size_t id = 0; id < now.size(); ++id) {
+      if (inside(before[id]) && !inside(now[id])) {
+        std::size_t nearest = 0;
+        float best = 1e9f;
+        for (std::size_t d = 0; d < doors.size(); ++d) {
+          const float dist = length(now[id] - map.cell_center(doors[d]));
+          if (dist < best) {
+            best = dist;
+            nearest = d;
+          }
+        }
+        last_pass[nearest] = t;
+        ++passed[nearest];
+      }
+      for (std::size_t d = 0; d < doors.size(); ++d) {
+        if (inside(now[id]) && length(now[id] - map.cell_center(doors[d])) < 3.0f) ++queued[d];
+      }
+    }
+    for (std::size_t d = 0; d < doors.size(); ++d) {
+      if (queued[d] >= 3) {
+        worst_stall[d] = std::max(worst_stall[d], t - last_pass[d]);
+      } else {
+        last_pass[d] = t;
+      }
+    }
+  }
+  std::vector<Vec2> end;
+  positions_by_id(world.swarm(), end);
+  const auto left_inside = std::count_if(end.begin(), end.end(), inside);
+  MESSAGE("F1: " << left_inside << " agents still inside after 60 s; passed per door " << passed[0] << " "
+                 << passed[1] << " " << passed[2] << " " << passed[3] << "; longest stall with a queue (ticks) "
+                 << worst_stall[0] << " " << worst_stall[1] << " " << worst_stall[2] << " " << worst_stall[3]);
+  CHECK(left_inside == 0);
+  for (const int stall : worst_stall) CHECK(stall <= 60);
+}
+
+TEST_CASE("F2: small kinds pour through a 1-cell gap, brutes take the wide opening, none waits at the gap") {
+  // 64 x 40: a wall on x = 26 with a 1-cell gap at y = 8 and a 3-cell opening at y = 30..32.
+  GridMap map = bordered(64, 40);
+  for (std::int32_t y = 1; y < 39; ++y) {
+    if (y == 8 || (y >= 30 && y <= 32)) continue;
+    map.set_cost(26, y, kBlockedCost);
+  }
+  World world(map, mixed_params(256));
+  world.add_player({44.5f, 8.5f});
+  spawn_rect(world, 120, 1.0f, 1.0f, 25.0f, 39.0f, 93, {0, 1, 2});
+  const Swarm& swarm = world.swarm();
+  std::vector<int> crossed(swarm.size(), -1);
+  std::vector<float> crossed_y(swarm.size(), -1.0f);
+  int brute_waits = 0;  // brute-ticks spent slow within 3 cells of the gap, on its side, after 20 s
+  std::vector<Vec2> before;
+  constexpr int kTicks = 4500;  // 150 s
+  for (int t = 1; t <= kTicks; ++t) {
+    positions_by_id(swarm, before);
+    world.step(kDt);
+    for (std::size_t i = 0; i < swarm.size(); ++i) {
+      const std::uint32_t id = swarm.ids()[i];
+      const Vec2 p{swarm.xs()[i], swarm.ys()[i]};
+      if (crossed[id] < 0 && before[id].x < 27.0f && p.x >= 27.0f) {
+        crossed[id] = t;
+        crossed_y[id] = p.y;
+      }
+      const float speed = length(Vec2{swarm.vxs()[i], swarm.vys()[i]});
+      if (swarm.kinds()[i] == 2 && t > 600 && p.x < 26.0f && length(p - Vec2{26.0f, 8.5f}) < 3.0f && speed < 0.2f) {
+        ++brute_waits;
+      }
+    }
+  }
+  int small = 0, small_through = 0, brutes = 0, brutes_opening = 0;
+  for (std::size_t i = 0; i < swarm.size(); ++i) {
+    const std::uint32_t id = swarm.ids()[i];
+    if (swarm.kinds()[i] == 2) {
+      ++brutes;
+      brutes_opening += crossed[id] >= 0 && crossed_y[id] >= 29.0f ? 1 : 0;
+    } else {
+      ++small;
+      small_through += crossed[id] >= 0 ? 1 : 0;
+    }
+  }
+  MESSAGE("F2: " << small_through << "/" << small << " runners and walkers through in 150 s, " << brutes_opening << "/"
+                 << brutes << " brutes through the opening, " << brute_waits << " brute-ticks waiting at the gap");
+  CHECK(small_through * 100 >= small * 95);
+  CHECK(brutes_opening == brutes);
+  CHECK(brute_waits == 0);
+}
+
+TEST_CASE("F4: a crowd arriving from one side wraps round to the player's back") {
+  GridMap map = bordered(72, 72);
+  const Vec2 player{44.5f, 36.5f};
+  World world(map, mixed_params(512));
+  world.add_player(player);
+  spawn_rect(world, 400, 1.0f, 1.0f, 18.0f, 71.0f, 94, {0, 1, 1, 2});
+  for (int t = 0; t < 1800; ++t) world.step(kDt);  // 60 s
+  // 16 sectors round the player: those with an agent within 2 cells of touching the player.
+  const Swarm& swarm = world.swarm();
+  std::array<bool, 16> occupied{};
+  for (std::size_t i = 0; i < swarm.size(); ++i) {
+    const Vec2 d = Vec2{swarm.xs()[i], swarm.ys()[i]} - player;
+    const float r = swarm.kind_table()[swarm.kinds()[i]].radius;
+    if (length(d) - r - world.params().player_radius > 2.0f) continue;
+    const float a = std::atan2(d.y, d.x);
+    occupied[static_cast<std::size_t>((a + kPi) / (2.0f * kPi) * 16.0f) % 16] = true;
+  }
+  const auto sectors = std::count(occupied.begin(), occupied.end(), true);
+  MESSAGE("F4: " << sectors << "/16 directions round the player occupied after 60 s");
+  CHECK(sectors == 16);
+}
