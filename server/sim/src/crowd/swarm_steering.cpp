@@ -4,6 +4,7 @@
 // direction, and the path a full step along it takes once walls are slid along. Reads only the
 // agent's own state, so it comes before the neighbour pass, which needs every agent's path.
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <span>
 
@@ -279,7 +280,10 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
     path_y_[k] = probe.y;
     open_here_[k] = open_here ? 1 : 0;
     // Moving at speed last tick (a stream going by: an impatient agent stops yielding to it).
-    streaming_[k] = vx * vx + vy * vy >= kStreamSpeed * kStreamSpeed * kt.max_step * kt.max_step * t.inv_dt * t.inv_dt ? 1 : 0;
+    const float last_step = std::sqrt(vx * vx + vy * vy) * t.dt;
+    streaming_[k] = last_step >= kStreamSpeed * kt.max_step ? 1 : 0;
+    // How far it went last tick (at most a step): agents behind it may count on it going on.
+    advance_[k] = std::min(last_step, kt.max_step);
   }
 }
 
