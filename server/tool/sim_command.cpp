@@ -23,7 +23,7 @@
 #include "swarmfield/server/config_toml.hpp"
 #include "swarmfield/sim/crowd/density_limit.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
-#include "swarmfield/sim/nav/clearance_map.hpp"
+#include "swarmfield/sim/nav/size_classes/clearance_map.hpp"
 #include "swarmfield/sim/nav/field_mode.hpp"
 #include "swarmfield/sim/world.hpp"
 #include "tool_commands.hpp"

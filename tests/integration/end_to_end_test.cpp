@@ -45,7 +45,7 @@
 #include "swarmfield/protocol/snapshot_fragments.hpp"
 #include "swarmfield/protocol/snapshot_sender.hpp"
 #include "swarmfield/sim/crowd/agent_kind.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
 
 namespace {
 

@@ -13,7 +13,7 @@
 
 #include "swarm_test_support.hpp"
 #include "swarmfield/io/map_file.hpp"
-#include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/field/navigation_fields.hpp"
 
 using namespace swarmfield::sim;
 using namespace swarmfield::sim::test;

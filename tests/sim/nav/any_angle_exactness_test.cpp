@@ -10,7 +10,7 @@
 
 #include "benchmark_maps.hpp"
 #include "reference_any_angle_field.hpp"
-#include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/field/navigation_fields.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
 
 using namespace swarmfield::sim;

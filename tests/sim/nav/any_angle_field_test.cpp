@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "benchmark_maps.hpp"
-#include "swarmfield/sim/nav/any_angle_field.hpp"
-#include "swarmfield/sim/nav/navigation_fields.hpp"
-#include "swarmfield/sim/nav/size_class.hpp"
+#include "swarmfield/sim/nav/field/any_angle_field.hpp"
+#include "swarmfield/sim/nav/field/navigation_fields.hpp"
+#include "swarmfield/sim/nav/size_classes/size_class.hpp"
 #include "test_maps.hpp"
 
 using namespace swarmfield::sim;

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "swarmfield/sim/nav/blocked_count_table.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/field/blocked_count_table.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
 #include "test_maps.hpp"
 
 using namespace swarmfield::sim;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "benchmark_maps.hpp"
-#include "swarmfield/sim/nav/clearance_map.hpp"
+#include "swarmfield/sim/nav/size_classes/clearance_map.hpp"
 #include "test_maps.hpp"
 
 using namespace swarmfield::sim;

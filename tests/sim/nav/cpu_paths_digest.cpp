@@ -12,9 +12,9 @@
 
 #include "swarmfield/io/map_file.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
-#include "swarmfield/sim/nav/flow_field.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
-#include "../../../server/sim/src/nav/integration_sweep.hpp"
+#include "swarmfield/sim/nav/field/flow_field.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
+#include "../../../server/sim/src/nav/field/integration_sweep.hpp"
 
 using namespace swarmfield::sim;
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "swarmfield/sim/map/city_generator.hpp"
-#include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/nav/field/flow_field.hpp"
 #include "test_maps.hpp"
 
 using namespace swarmfield::sim;

@@ -12,8 +12,8 @@
 #include "benchmark_maps.hpp"
 #include "swarmfield/io/map_file.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
-#include "swarmfield/sim/nav/flow_field.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/field/flow_field.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
 #include "test_maps.hpp"
 
 using namespace swarmfield::sim;

@@ -10,7 +10,7 @@
 #include "benchmark_maps.hpp"
 #include "swarmfield/io/map_file.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
-#include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/field/navigation_fields.hpp"
 #include "swarmfield/sim/worker_pool.hpp"
 #include "test_maps.hpp"
 

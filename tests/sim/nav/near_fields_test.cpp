@@ -10,12 +10,12 @@
 
 #include "benchmark_maps.hpp"
 #include "sector_test_maps.hpp"
-#include "swarmfield/sim/nav/clearance_map.hpp"
-#include "swarmfield/sim/nav/hierarchical_fields.hpp"
-#include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/size_classes/clearance_map.hpp"
+#include "swarmfield/sim/nav/hierarchical/hierarchical_fields.hpp"
+#include "swarmfield/sim/nav/field/navigation_fields.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
-#include "swarmfield/sim/nav/near_fields.hpp"
-#include "swarmfield/sim/nav/size_class.hpp"
+#include "swarmfield/sim/nav/hierarchical/near_fields.hpp"
+#include "swarmfield/sim/nav/size_classes/size_class.hpp"
 
 using namespace swarmfield::sim;
 

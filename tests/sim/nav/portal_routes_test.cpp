@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "benchmark_maps.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
-#include "swarmfield/sim/nav/portal_routes.hpp"
-#include "swarmfield/sim/nav/sector_graph.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
+#include "swarmfield/sim/nav/hierarchical/portal_routes.hpp"
+#include "swarmfield/sim/nav/hierarchical/sector_graph.hpp"
 #include "sector_test_maps.hpp"
 #include "test_maps.hpp"
 

@@ -5,7 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "swarmfield/sim/nav/size_class.hpp"
+#include "swarmfield/sim/nav/size_classes/size_class.hpp"
 
 namespace swarmfield::sim::reference {
 namespace {

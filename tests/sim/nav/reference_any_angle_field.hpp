@@ -1,7 +1,7 @@
 #pragma once
 // A frozen copy of AnyAngleField as of main ac6ba2d (before the faster pass), kept as the
 // reference the exactness test compares the production pass with, waypoint by waypoint.
-#include "swarmfield/sim/nav/any_angle_field.hpp"
+#include "swarmfield/sim/nav/field/any_angle_field.hpp"
 
 namespace swarmfield::sim::reference {
 /// Waypoints in the manner of Basic Theta* (Daniel, Nash, Koenig & Felner, "Theta*: Any-Angle

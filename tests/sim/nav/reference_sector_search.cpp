@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <functional>
 
-#include "swarmfield/sim/nav/flow_field.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/field/flow_field.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
 
 namespace swarmfield::sim::test {
 

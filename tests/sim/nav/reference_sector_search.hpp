@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "swarmfield/sim/map/grid_map.hpp"
-#include "swarmfield/sim/nav/portal_routes.hpp"
-#include "swarmfield/sim/nav/sector_graph.hpp"
+#include "swarmfield/sim/nav/hierarchical/portal_routes.hpp"
+#include "swarmfield/sim/nav/hierarchical/sector_graph.hpp"
 
 namespace swarmfield::sim::test {
 

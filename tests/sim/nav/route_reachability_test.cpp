@@ -8,10 +8,10 @@
 #include <span>
 #include <vector>
 
-#include "swarmfield/sim/nav/integration_field.hpp"
-#include "swarmfield/sim/nav/portal_routes.hpp"
-#include "swarmfield/sim/nav/route_reachability.hpp"
-#include "swarmfield/sim/nav/sector_graph.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
+#include "swarmfield/sim/nav/hierarchical/portal_routes.hpp"
+#include "swarmfield/sim/nav/hierarchical/route_reachability.hpp"
+#include "swarmfield/sim/nav/hierarchical/sector_graph.hpp"
 #include "sector_test_maps.hpp"
 
 using namespace swarmfield::sim;

@@ -14,8 +14,8 @@
 #include "swarm_test_support.hpp"
 #include "swarmfield/io/map_file.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
-#include "swarmfield/sim/nav/flow_field.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/field/flow_field.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
 
 using namespace swarmfield::sim;
 using swarmfield::sim::test::SplitMix;

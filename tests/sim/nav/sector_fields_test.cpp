@@ -12,11 +12,11 @@
 #include "benchmark_maps.hpp"
 #include "sector_test_maps.hpp"
 #include "swarmfield/sim/map/tiled_map.hpp"
-#include "swarmfield/sim/nav/flow_field.hpp"
-#include "swarmfield/sim/nav/hierarchical_fields.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
-#include "swarmfield/sim/nav/portal_routes.hpp"
-#include "swarmfield/sim/nav/sector_fields.hpp"
+#include "swarmfield/sim/nav/field/flow_field.hpp"
+#include "swarmfield/sim/nav/hierarchical/hierarchical_fields.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
+#include "swarmfield/sim/nav/hierarchical/portal_routes.hpp"
+#include "swarmfield/sim/nav/hierarchical/sector_fields.hpp"
 #include "test_maps.hpp"
 
 using namespace swarmfield::sim;

@@ -9,11 +9,11 @@
 
 #include "reference_sector_search.hpp"
 #include "sector_test_maps.hpp"
-#include "swarmfield/sim/nav/flow_field.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
-#include "swarmfield/sim/nav/portal_routes.hpp"
-#include "swarmfield/sim/nav/sector_fields.hpp"
-#include "swarmfield/sim/nav/sector_search.hpp"
+#include "swarmfield/sim/nav/field/flow_field.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
+#include "swarmfield/sim/nav/hierarchical/portal_routes.hpp"
+#include "swarmfield/sim/nav/hierarchical/sector_fields.hpp"
+#include "swarmfield/sim/nav/hierarchical/sector_search.hpp"
 #include "test_maps.hpp"
 
 using namespace swarmfield::sim;

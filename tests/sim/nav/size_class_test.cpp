@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "swarmfield/sim/nav/size_class.hpp"
+#include "swarmfield/sim/nav/size_classes/size_class.hpp"
 #include "test_maps.hpp"
 
 using namespace swarmfield::sim;
