@@ -14,7 +14,7 @@
 #include "swarmfield/sim/map/city_generator.hpp"
 #include "swarmfield/sim/nav/field/flow_field.hpp"
 #include "swarmfield/sim/nav/field/integration_field.hpp"
-#include "../../../server/sim/src/nav/field/integration_sweep.hpp"
+#include "../../../../server/sim/src/nav/field/integration_sweep.hpp"
 
 using namespace swarmfield::sim;
 
