@@ -20,7 +20,7 @@
 #include "scripted_player.hpp"
 #include "spawn_rect.hpp"
 #include "swarmfield/io/map_file.hpp"
-#include "swarmfield/server/config_toml.hpp"
+#include "swarmfield/server/config/config_toml.hpp"
 #include "swarmfield/sim/crowd/density_limit.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
 #include "swarmfield/sim/nav/size_classes/clearance_map.hpp"

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "loopback_support.hpp"
-#include "swarmfield/server/agones_client.hpp"
+#include "swarmfield/server/ops/agones_client.hpp"
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;

@@ -2,8 +2,8 @@
 
 #include <set>
 
-#include "swarmfield/server/ack_tracker.hpp"
-#include "swarmfield/server/client_registry.hpp"
+#include "swarmfield/server/net/ack_tracker.hpp"
+#include "swarmfield/server/net/client_registry.hpp"
 
 using namespace swarmfield;
 using server::ClientRegistry;

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "swarmfield/server/handshake.hpp"
+#include "swarmfield/server/net/handshake.hpp"
 
 using namespace swarmfield;
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "swarmfield/server/logging.hpp"
+#include "swarmfield/server/ops/logging.hpp"
 
 using swarmfield::server::json_escape;
 

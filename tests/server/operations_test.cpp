@@ -25,9 +25,9 @@
 #include <vector>
 
 #include "loopback_support.hpp"
-#include "swarmfield/server/metrics.hpp"
-#include "swarmfield/server/operations_http.hpp"
-#include "swarmfield/server/operations_state.hpp"
+#include "swarmfield/server/ops/metrics.hpp"
+#include "swarmfield/server/ops/operations_http.hpp"
+#include "swarmfield/server/ops/operations_state.hpp"
 
 using namespace std::chrono_literals;
 using swarmfield::server::MetricsSnapshot;

@@ -9,9 +9,9 @@
 #include <iterator>
 
 #include "loopback_support.hpp"
-#include "swarmfield/server/replay_file.hpp"
-#include "swarmfield/server/replay_playback.hpp"
-#include "swarmfield/server/server_config.hpp"
+#include "swarmfield/server/replay/replay_file.hpp"
+#include "swarmfield/server/replay/replay_playback.hpp"
+#include "swarmfield/server/config/server_config.hpp"
 #include "swarmfield/server/world_setup.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
 

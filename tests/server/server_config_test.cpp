@@ -7,9 +7,9 @@
 #include <unistd.h>
 #include <vector>
 
-#include "swarmfield/server/config_toml.hpp"
+#include "swarmfield/server/config/config_toml.hpp"
 #include "swarmfield/server/map_source.hpp"
-#include "swarmfield/server/server_config.hpp"
+#include "swarmfield/server/config/server_config.hpp"
 #include "swarmfield/server/world_setup.hpp"
 
 using swarmfield::server::ConfigParseResult;

@@ -13,7 +13,7 @@
 #include "loopback_support.hpp"
 #include "swarmfield/server/map_source.hpp"
 #include "swarmfield/server/server.hpp"
-#include "swarmfield/server/server_config.hpp"
+#include "swarmfield/server/config/server_config.hpp"
 
 using namespace swarmfield;
 using namespace std::chrono_literals;

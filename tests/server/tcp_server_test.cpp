@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "swarmfield/protocol/framing.hpp"
-#include "swarmfield/server/tcp_server.hpp"
+#include "swarmfield/server/net/tcp_server.hpp"
 
 using namespace swarmfield;
 using asio::ip::tcp;

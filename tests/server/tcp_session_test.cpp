@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "swarmfield/protocol/framing.hpp"
-#include "swarmfield/server/tcp_session.hpp"
+#include "swarmfield/server/net/tcp_session.hpp"
 
 using namespace swarmfield;
 using asio::ip::tcp;

@@ -17,8 +17,8 @@
 #include "swarmfield/protocol/datagram.hpp"
 #include "swarmfield/protocol/snapshot_fragments.hpp"
 #include "swarmfield/protocol/packet.hpp"
-#include "swarmfield/server/client_registry.hpp"
-#include "swarmfield/server/udp_endpoint.hpp"
+#include "swarmfield/server/net/client_registry.hpp"
+#include "swarmfield/server/net/udp_endpoint.hpp"
 
 using namespace swarmfield;
 using namespace std::chrono_literals;

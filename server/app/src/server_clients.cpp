@@ -4,7 +4,7 @@
 
 #include "server_clock.hpp"
 #include "swarmfield/protocol/sequence.hpp"
-#include "swarmfield/server/handshake.hpp"
+#include "swarmfield/server/net/handshake.hpp"
 #include "swarmfield/server/server.hpp"
 
 namespace swarmfield::server {
