@@ -85,7 +85,7 @@ struct Parsed {
   }
 };
 
-// Runs tests/server/parse_metrics.py (prometheus_client's parser) over `text`.
+// Runs tests/server/ops/parse_metrics.py (prometheus_client's parser) over `text`.
 Parsed parse_with_prometheus_client(const std::string& text) {
   Parsed p;
   char in_name[] = "/tmp/swarmfield-metrics-XXXXXX";
@@ -93,7 +93,7 @@ Parsed parse_with_prometheus_client(const std::string& text) {
   REQUIRE(fd >= 0);
   close(fd);
   std::ofstream(in_name) << text;
-  const std::string command = std::string("/usr/bin/python3 ") + SWARMFIELD_SOURCE_DIR + "/tests/server/parse_metrics.py " +
+  const std::string command = std::string("/usr/bin/python3 ") + SWARMFIELD_SOURCE_DIR + "/tests/server/ops/parse_metrics.py " +
                               in_name + " 2>&1";
   FILE* pipe = popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);
