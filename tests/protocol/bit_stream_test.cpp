@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "swarmfield/protocol/bit_stream.hpp"
+#include "swarmfield/protocol/snapshot/bit_stream.hpp"
 #include "test_support.hpp"
 
 namespace sp = swarmfield::protocol;

@@ -9,8 +9,8 @@
 #include <limits>
 #include <random>
 
-#include "swarmfield/protocol/compression.hpp"
-#include "swarmfield/protocol/datagram.hpp"
+#include "swarmfield/protocol/transport/compression.hpp"
+#include "swarmfield/protocol/transport/datagram.hpp"
 #include "swarmfield/wire/swarmfield_generated.h"
 #include "test_support.hpp"
 

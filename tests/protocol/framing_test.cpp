@@ -3,7 +3,7 @@
 
 #include <random>
 
-#include "swarmfield/protocol/framing.hpp"
+#include "swarmfield/protocol/transport/framing.hpp"
 #include "test_support.hpp"
 
 namespace sp = swarmfield::protocol;

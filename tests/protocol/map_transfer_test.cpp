@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <random>
 
-#include "swarmfield/protocol/map_transfer.hpp"
+#include "swarmfield/protocol/transport/map_transfer.hpp"
 #include "test_support.hpp"
 
 namespace sp = swarmfield::protocol;

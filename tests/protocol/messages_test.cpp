@@ -9,8 +9,8 @@
 #include <random>
 #include <tuple>
 
-#include "swarmfield/protocol/framing.hpp"
-#include "swarmfield/protocol/messages.hpp"
+#include "swarmfield/protocol/transport/framing.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
 #include "swarmfield/wire/swarmfield_generated.h"
 #include "test_support.hpp"
 

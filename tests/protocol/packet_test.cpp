@@ -6,8 +6,8 @@
 #include <algorithm>
 #include <set>
 
-#include "swarmfield/protocol/datagram.hpp"
-#include "swarmfield/protocol/packet.hpp"
+#include "swarmfield/protocol/transport/datagram.hpp"
+#include "swarmfield/protocol/transport/packet.hpp"
 
 namespace sp = swarmfield::protocol;
 using Result = sp::PacketChannel::OpenResult;

@@ -6,7 +6,7 @@
 #include <numbers>
 #include <random>
 
-#include "swarmfield/protocol/messages.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
 #include "test_support.hpp"
 
 namespace sp = swarmfield::protocol;

@@ -6,7 +6,7 @@
 #include <random>
 #include <vector>
 
-#include "swarmfield/protocol/rans_coder.hpp"
+#include "swarmfield/protocol/snapshot/rans_coder.hpp"
 #include "test_support.hpp"
 
 namespace sp = swarmfield::protocol;

@@ -6,7 +6,7 @@
 #include <random>
 #include <set>
 
-#include "swarmfield/protocol/sequence.hpp"
+#include "swarmfield/protocol/transport/sequence.hpp"
 #include "test_support.hpp"
 
 namespace sp = swarmfield::protocol;

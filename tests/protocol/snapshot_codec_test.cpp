@@ -7,8 +7,8 @@
 #include <string>
 
 #include "snapshot_test_support.hpp"
-#include "swarmfield/protocol/snapshot_codec.hpp"
-#include "swarmfield/protocol/snapshot_history.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_codec.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_history.hpp"
 #include "test_support.hpp"
 
 namespace sp = swarmfield::protocol;

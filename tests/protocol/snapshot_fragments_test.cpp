@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <random>
 
-#include "swarmfield/protocol/snapshot_fragments.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_fragments.hpp"
 #include "test_support.hpp"
 
 namespace sp = swarmfield::protocol;

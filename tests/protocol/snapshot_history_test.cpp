@@ -6,7 +6,7 @@
 #include <array>
 #include <span>
 
-#include "swarmfield/protocol/snapshot_history.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_history.hpp"
 
 namespace sp = swarmfield::protocol;
 

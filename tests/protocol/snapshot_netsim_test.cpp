@@ -11,9 +11,9 @@
 
 #include "network_simulator.hpp"
 #include "snapshot_test_support.hpp"
-#include "swarmfield/protocol/snapshot_fragments.hpp"
-#include "swarmfield/protocol/snapshot_receiver.hpp"
-#include "swarmfield/protocol/snapshot_sender.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_fragments.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_receiver.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_sender.hpp"
 #include "test_support.hpp"
 
 namespace sp = swarmfield::protocol;

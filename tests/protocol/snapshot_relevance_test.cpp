@@ -9,8 +9,8 @@
 #include <random>
 #include <set>
 
-#include "swarmfield/protocol/snapshot_relevance.hpp"
-#include "swarmfield/protocol/snapshot_sender.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_relevance.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_sender.hpp"
 #include "test_support.hpp"
 
 namespace sp = swarmfield::protocol;

@@ -7,9 +7,9 @@
 #include <vector>
 
 #include "snapshot_test_support.hpp"
-#include "swarmfield/protocol/snapshot_ack.hpp"
-#include "swarmfield/protocol/snapshot_receiver.hpp"
-#include "swarmfield/protocol/snapshot_sender.hpp"
+#include "swarmfield/protocol/transport/snapshot_ack.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_receiver.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_sender.hpp"
 #include "test_support.hpp"
 
 namespace sp = swarmfield::protocol;

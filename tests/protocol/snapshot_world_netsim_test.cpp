@@ -14,10 +14,10 @@
 
 #include "benchmark_maps.hpp"
 #include "network_simulator.hpp"
-#include "swarmfield/protocol/snapshot_fragments.hpp"
-#include "swarmfield/protocol/snapshot_receiver.hpp"
-#include "swarmfield/protocol/snapshot_relevance.hpp"
-#include "swarmfield/protocol/snapshot_sender.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_fragments.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_receiver.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_relevance.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_sender.hpp"
 #include "swarmfield/sim/world.hpp"
 #include "test_support.hpp"
 

@@ -13,9 +13,9 @@
 #include <thread>
 
 #include "loopback_support.hpp"
-#include "swarmfield/protocol/datagram.hpp"
-#include "swarmfield/protocol/framing.hpp"
-#include "swarmfield/protocol/packet.hpp"
+#include "swarmfield/protocol/transport/datagram.hpp"
+#include "swarmfield/protocol/transport/framing.hpp"
+#include "swarmfield/protocol/transport/packet.hpp"
 
 using namespace swarmfield;
 using namespace std::chrono_literals;

@@ -11,7 +11,7 @@
 
 #include "raw_client.hpp"
 #include "server_process.hpp"
-#include "swarmfield/protocol/map_transfer.hpp"
+#include "swarmfield/protocol/transport/map_transfer.hpp"
 
 namespace swarmfield::test {
 

@@ -3,7 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include "server_clock.hpp"
-#include "swarmfield/protocol/sequence.hpp"
+#include "swarmfield/protocol/transport/sequence.hpp"
 #include "swarmfield/server/net/handshake.hpp"
 #include "swarmfield/server/server.hpp"
 

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "swarmfield/protocol/framing.hpp"
+#include "swarmfield/protocol/transport/framing.hpp"
 #include "swarmfield/server/net/tcp_server.hpp"
 
 using namespace swarmfield;

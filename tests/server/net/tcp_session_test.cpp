@@ -11,7 +11,7 @@
 #include <memory>
 #include <vector>
 
-#include "swarmfield/protocol/framing.hpp"
+#include "swarmfield/protocol/transport/framing.hpp"
 #include "swarmfield/server/net/tcp_session.hpp"
 
 using namespace swarmfield;

@@ -14,9 +14,9 @@
 #include <thread>
 #include <vector>
 
-#include "swarmfield/protocol/datagram.hpp"
-#include "swarmfield/protocol/snapshot_fragments.hpp"
-#include "swarmfield/protocol/packet.hpp"
+#include "swarmfield/protocol/transport/datagram.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_fragments.hpp"
+#include "swarmfield/protocol/transport/packet.hpp"
 #include "swarmfield/server/net/client_registry.hpp"
 #include "swarmfield/server/net/udp_endpoint.hpp"
 

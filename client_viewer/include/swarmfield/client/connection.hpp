@@ -20,7 +20,7 @@
 #include <string>
 
 #include "swarmfield/client/snapshot_state.hpp"
-#include "swarmfield/protocol/messages.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
 
 namespace asio {

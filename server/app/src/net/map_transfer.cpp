@@ -1,6 +1,6 @@
 #include "swarmfield/server/net/map_transfer.hpp"
 
-#include "swarmfield/protocol/map_transfer.hpp"
+#include "swarmfield/protocol/transport/map_transfer.hpp"
 #include "swarmfield/server/net/tcp_server.hpp"
 
 namespace swarmfield::server {

@@ -4,7 +4,7 @@
 
 #include <algorithm>
 
-#include "swarmfield/protocol/framing.hpp"
+#include "swarmfield/protocol/transport/framing.hpp"
 
 namespace swarmfield::server {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "swarmfield/protocol/messages.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
 #include "swarmfield/server/net/client_registry.hpp"
 #include "swarmfield/server/net/map_transfer.hpp"
 #include "swarmfield/server/ops/metrics.hpp"

@@ -14,8 +14,8 @@
 #include <string>
 #include <unordered_map>
 
-#include "swarmfield/protocol/messages.hpp"
-#include "swarmfield/protocol/packet.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
+#include "swarmfield/protocol/transport/packet.hpp"
 #include "swarmfield/server/net/ack_tracker.hpp"
 #include "swarmfield/server/view_rect.hpp"
 

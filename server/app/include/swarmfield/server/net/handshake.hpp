@@ -2,7 +2,7 @@
 // The Hello check of the TCP handshake, pure so it can be unit-tested.
 #include <optional>
 
-#include "swarmfield/protocol/messages.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
 
 namespace swarmfield::server {
 

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "swarmfield/protocol/messages.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
 #include "swarmfield/server/net/tcp_session.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
 

@@ -12,8 +12,8 @@
 #include <memory>
 #include <string>
 
-#include "swarmfield/protocol/framing.hpp"
-#include "swarmfield/protocol/messages.hpp"
+#include "swarmfield/protocol/transport/framing.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
 #include "swarmfield/server/net/tcp_session.hpp"
 
 namespace swarmfield::server {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "swarmfield/protocol/framing.hpp"
+#include "swarmfield/protocol/transport/framing.hpp"
 
 namespace swarmfield::server {
 

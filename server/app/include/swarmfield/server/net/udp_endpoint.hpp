@@ -30,7 +30,7 @@
 #include <string>
 #include <vector>
 
-#include "swarmfield/protocol/datagram.hpp"
+#include "swarmfield/protocol/transport/datagram.hpp"
 #include "swarmfield/server/net/client_registry.hpp"
 
 namespace swarmfield::server {
