@@ -1,4 +1,4 @@
-// Frozen copy of server/sim/src/nav/any_angle_field.cpp (build part) as of main ac6ba2d.
+// Frozen copy of server/sim/src/nav/field/any_angle_field.cpp (build part) as of main ac6ba2d.
 #include "reference_any_angle_field.hpp"
 
 #include <algorithm>

@@ -167,7 +167,7 @@ Vec2 sample_flow_checked(const GridMap& map, const FlowField& flow, Vec2 p) noex
 // map and p's own cell walkable -- skips the bounds checks, std::floor (a library call on
 // baseline x86-64) and the out-of-line GridMap::world_to_cell, and blends without branches.
 // Every float operation that reaches the result is the one sample_flow_checked() does, in the
-// same order, so the results are bit-identical (tests/sim/nav/sample_flow_fast_path_test.cpp
+// same order, so the results are bit-identical (tests/sim/nav/field/sample_flow_fast_path_test.cpp
 // compares them). A skipped sample becomes a zero weight instead: its term is then +-0, and
 // adding +-0 to the sum changes nothing, because the sum, which starts at +0, is never -0
 // (x + y is -0 only when both are -0).

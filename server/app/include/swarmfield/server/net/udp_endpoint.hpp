@@ -1,5 +1,5 @@
 #pragma once
-// UDP side: one socket for every client. Every datagram is a sealed packet (protocol/packet.hpp)
+// UDP side: one socket for every client. Every datagram is a sealed packet (protocol/transport/packet.hpp)
 // naming its session by token; it is authenticated with the session's key and passes the
 // session's replay window before anything else looks at it. A new address is confirmed by a
 // challenge before it is sent anything but that challenge (after netcode.io):

@@ -179,7 +179,7 @@ class IntegrationField {
   static constexpr std::size_t kSlack = 32;
   static constexpr std::uint32_t kNil = 0xFFFFFFFFu;
   static constexpr std::uint32_t kChunkSize = 256;  // entries per pool chunk
-  /// One bucket of the queue: a singly linked list of pool chunks (see src/nav/
+  /// One bucket of the queue: a singly linked list of pool chunks (see src/nav/field/
   /// integration_search.hpp and integration_bucket_search.cpp); every chunk
   /// but the tail is full. `write` is the next free entry of the tail chunk (pointers, not
   /// indices, so a push costs what a vector's does). Empty bucket: all nil / nullptr.
@@ -190,7 +190,7 @@ class IntegrationField {
     std::uint32_t tail = kNil;
   };
 
-  // The bucket-queue search and its queue (src/nav/integration_bucket_search.cpp; push() is
+  // The bucket-queue search and its queue (src/nav/field/integration_bucket_search.cpp; push() is
   // inline in integration_search.hpp).
   template <bool kUnitCost>
   void run_search(std::size_t budget, std::uint32_t stop);
@@ -222,7 +222,7 @@ class IntegrationField {
   // Search state, kept between builds so a warm rebuild allocates nothing, and between
   // advance() calls so a sliced build resumes exactly where it stopped. The search runs on a
   // copy with a one-cell blocked border (no bounds checks in the inner loop); see
-  // src/nav/integration_search.hpp.
+  // src/nav/field/integration_search.hpp.
   std::vector<std::uint8_t> padded_costs_;    // only for maps with costs other than 1 and 255
   std::vector<std::uint32_t> padded_values_;  // search_words(), with kSlack words either side
   std::size_t padded_cells_ = 0;              // (width + 2) * (height + 2) once a build began

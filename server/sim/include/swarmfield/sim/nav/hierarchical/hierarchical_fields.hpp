@@ -1,7 +1,7 @@
 #pragma once
 // Hierarchical navigation, layer 4: the sector graph, time-sliced portal routes (front and back)
 // and the per-sector fields, kept up to date under one per-tick work budget (see
-// server/sim/src/nav/HIERARCHICAL.md).
+// server/sim/src/nav/hierarchical/HIERARCHICAL.md).
 #include <cstdint>
 #include <span>
 #include <vector>

@@ -2,7 +2,7 @@
 // Hierarchical navigation, the near field: per goal, the exact integration + flow + any-angle
 // fields (NavigationFields) over a window of the planning grid round the goal, so that agents
 // near a goal surround it, walk straight lines in sight of it and get right of way by path
-// distance, as with the whole-map field (see server/sim/src/nav/HIERARCHICAL.md).
+// distance, as with the whole-map field (see server/sim/src/nav/hierarchical/HIERARCHICAL.md).
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -33,7 +33,7 @@ namespace swarmfield::sim {
 /// that distance), a window
 /// value v(b) <= L(b) - kTrustMarginCells (cost units) is exact, and so are the values of b's
 /// neighbours at or below v(b) (each <= L - 1 away): b's flow direction and waypoint are then
-/// those of the whole-grid field (tests/sim/nav/near_fields_test.cpp checks it cell by cell).
+/// those of the whole-grid field (tests/sim/nav/hierarchical/near_fields_test.cpp checks it cell by cell).
 /// Such blocks are "trusted"; a lone goal's window trusts every block within `range` of it
 /// (E_k >= ceil(range) + kWindowMarginCells). Two goals close enough to sit in each other's
 /// windows shrink E_k, and the blocks between them may be trusted by neither (they then follow

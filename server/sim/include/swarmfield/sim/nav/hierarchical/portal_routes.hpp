@@ -1,6 +1,6 @@
 #pragma once
 // Hierarchical navigation, second layer: route costs of every portal node of a SectorGraph to
-// the nearest goal, built in time slices (see docs in server/sim/src/nav/HIERARCHICAL.md).
+// the nearest goal, built in time slices (see docs in server/sim/src/nav/hierarchical/HIERARCHICAL.md).
 #include <cstdint>
 #include <span>
 #include <utility>

@@ -1,7 +1,7 @@
 #pragma once
 // Hierarchical navigation, layers 3 and 4: per-sector integration and flow fields built on
 // demand for the sectors agents occupy, seeded with the portal route costs, cached, dropped when
-// unused, and built under a per-tick work budget (see server/sim/src/nav/HIERARCHICAL.md).
+// unused, and built under a per-tick work budget (see server/sim/src/nav/hierarchical/HIERARCHICAL.md).
 #include <algorithm>
 #include <cstdint>
 #include <memory>

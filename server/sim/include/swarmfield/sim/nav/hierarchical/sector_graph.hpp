@@ -1,7 +1,7 @@
 #pragma once
 // Hierarchical navigation, first layer: the map cut into square sectors, the portals where
 // sectors meet, and the graph of portal cells with exact step costs (see docs in
-// server/sim/src/nav/HIERARCHICAL.md).
+// server/sim/src/nav/hierarchical/HIERARCHICAL.md).
 #include <cstdint>
 #include <span>
 #include <utility>
