@@ -13,7 +13,7 @@
 #include "baselines/grid_astar.hpp"
 #include "bench_registry.hpp"
 #include "bench_support.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
 
 namespace swarmfield::bench {
 

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "swarmfield/sim/map/grid_map.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
 
 namespace swarmfield::bench {
 

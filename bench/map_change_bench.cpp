@@ -22,7 +22,7 @@
 #include "bench_support.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
 #include "swarmfield/sim/map/tiled_map.hpp"
-#include "swarmfield/sim/nav/hierarchical_fields.hpp"
+#include "swarmfield/sim/nav/hierarchical/hierarchical_fields.hpp"
 #include "setup_or_skip.hpp"
 
 namespace swarmfield::bench {

@@ -29,11 +29,11 @@
 
 #include "bench_registry.hpp"
 #include "bench_support.hpp"
-#include "swarmfield/protocol/compression.hpp"
-#include "swarmfield/protocol/messages.hpp"
-#include "swarmfield/protocol/snapshot_codec.hpp"
-#include "swarmfield/protocol/snapshot_relevance.hpp"
-#include "swarmfield/protocol/snapshot_sender.hpp"
+#include "swarmfield/protocol/transport/compression.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_codec.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_relevance.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_sender.hpp"
 #include "swarmfield/server/snapshot_builder.hpp"
 #include "swarmfield/sim/world.hpp"
 

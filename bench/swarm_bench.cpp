@@ -16,7 +16,7 @@
 #include "bench_registry.hpp"
 #include "bench_support.hpp"
 #include "hashed_separation.hpp"
-#include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/field/navigation_fields.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
 #include "swarmfield/sim/crowd/spatial_hash.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"

@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "swarmfield/client/connection.hpp"
-#include "swarmfield/protocol/framing.hpp"
-#include "swarmfield/protocol/map_transfer.hpp"
-#include "swarmfield/protocol/packet.hpp"
-#include "swarmfield/protocol/snapshot_fragments.hpp"
-#include "swarmfield/protocol/snapshot_receiver.hpp"
+#include "swarmfield/protocol/transport/framing.hpp"
+#include "swarmfield/protocol/transport/map_transfer.hpp"
+#include "swarmfield/protocol/transport/packet.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_fragments.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_receiver.hpp"
 
 namespace swarmfield::client {
 namespace connection_detail {

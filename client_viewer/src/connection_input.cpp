@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "connection_impl.hpp"
-#include "swarmfield/protocol/datagram.hpp"
+#include "swarmfield/protocol/transport/datagram.hpp"
 
 namespace swarmfield::client {
 

@@ -1,6 +1,6 @@
 #include "swarmfield/client/snapshot_state.hpp"
 
-#include "swarmfield/protocol/agent_prediction.hpp"
+#include "swarmfield/protocol/snapshot/agent_prediction.hpp"
 
 namespace swarmfield::client {
 

@@ -26,7 +26,7 @@
 #include "swarmfield/client/scene_renderer.hpp"
 #include "swarmfield/client/screenshot.hpp"
 #include "swarmfield/client/snapshot_interpolation.hpp"
-#include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/field/navigation_fields.hpp"
 
 namespace {
 

@@ -16,12 +16,12 @@
 #include "swarmfield/io/png_writer.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
 #include "swarmfield/sim/nav/field_mode.hpp"
-#include "swarmfield/sim/nav/flow_field.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
-#include "swarmfield/sim/nav/near_fields.hpp"
-#include "swarmfield/sim/nav/portal_routes.hpp"
-#include "swarmfield/sim/nav/sector_fields.hpp"
-#include "swarmfield/sim/nav/sector_graph.hpp"
+#include "swarmfield/sim/nav/field/flow_field.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
+#include "swarmfield/sim/nav/hierarchical/near_fields.hpp"
+#include "swarmfield/sim/nav/hierarchical/portal_routes.hpp"
+#include "swarmfield/sim/nav/hierarchical/sector_fields.hpp"
+#include "swarmfield/sim/nav/hierarchical/sector_graph.hpp"
 #include "tool_commands.hpp"
 
 namespace swarmfield::tool {

@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "swarmfield/server/replay_file.hpp"
-#include "swarmfield/server/replay_playback.hpp"
+#include "swarmfield/server/replay/replay_file.hpp"
+#include "swarmfield/server/replay/replay_playback.hpp"
 #include "tool_commands.hpp"
 
 namespace swarmfield::tool {

@@ -13,7 +13,7 @@
 
 #include "swarmfield/io/map_file.hpp"
 #include "swarmfield/io/scen_file.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
 #include "tool_commands.hpp"
 
 namespace swarmfield::tool {

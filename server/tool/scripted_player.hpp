@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "swarmfield/sim/map/grid_map.hpp"
-#include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/field/navigation_fields.hpp"
 #include "swarmfield/sim/vec2.hpp"
 
 namespace swarmfield::tool {

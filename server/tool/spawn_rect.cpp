@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "swarmfield/sim/crowd/wall_collision.hpp"
-#include "swarmfield/sim/nav/size_class.hpp"
+#include "swarmfield/sim/nav/size_classes/size_class.hpp"
 
 namespace swarmfield::tool {
 namespace {

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "swarmfield/sim/map/grid_map.hpp"
-#include "swarmfield/sim/nav/clearance_map.hpp"
+#include "swarmfield/sim/nav/size_classes/clearance_map.hpp"
 #include "swarmfield/sim/world.hpp"
 
 namespace swarmfield::tool {

@@ -18,12 +18,12 @@
 #include <asio.hpp>
 
 #include "swarmfield/client/connection.hpp"
-#include "swarmfield/protocol/datagram.hpp"
-#include "swarmfield/protocol/framing.hpp"
-#include "swarmfield/protocol/map_transfer.hpp"
-#include "swarmfield/protocol/packet.hpp"
-#include "swarmfield/protocol/snapshot_fragments.hpp"
-#include "swarmfield/protocol/snapshot_sender.hpp"
+#include "swarmfield/protocol/transport/datagram.hpp"
+#include "swarmfield/protocol/transport/framing.hpp"
+#include "swarmfield/protocol/transport/map_transfer.hpp"
+#include "swarmfield/protocol/transport/packet.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_fragments.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_sender.hpp"
 
 namespace client = swarmfield::client;
 namespace protocol = swarmfield::protocol;

@@ -11,7 +11,7 @@
 
 #include "swarmfield/client/scene_renderer.hpp"
 #include "swarmfield/sim/map/map_parse.hpp"
-#include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/field/navigation_fields.hpp"
 
 namespace client = swarmfield::client;
 namespace sim = swarmfield::sim;

@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "swarmfield/server/server_config.hpp"
+#include "swarmfield/server/config/server_config.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace server = swarmfield::server;

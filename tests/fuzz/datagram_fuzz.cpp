@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "swarmfield/protocol/datagram.hpp"
+#include "swarmfield/protocol/transport/datagram.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace sp = swarmfield::protocol;

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <vector>
 
-#include "swarmfield/protocol/framing.hpp"
+#include "swarmfield/protocol/transport/framing.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace sp = swarmfield::protocol;

@@ -1,7 +1,7 @@
 #pragma once
 // The fixed session the packet fuzzer and its seed corpus share (not secret: a fuzzer must be
 // able to produce packets that authenticate, so that it reaches past the tag check).
-#include "swarmfield/protocol/packet.hpp"
+#include "swarmfield/protocol/transport/packet.hpp"
 
 namespace swarmfield::protocol {
 

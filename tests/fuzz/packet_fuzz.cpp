@@ -16,8 +16,8 @@
 #include <string>
 
 #include "fuzz_session.hpp"
-#include "swarmfield/protocol/datagram.hpp"
-#include "swarmfield/protocol/packet.hpp"
+#include "swarmfield/protocol/transport/datagram.hpp"
+#include "swarmfield/protocol/transport/packet.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "swarmfield/server/replay_file.hpp"
+#include "swarmfield/server/replay/replay_file.hpp"
 
 namespace {
 

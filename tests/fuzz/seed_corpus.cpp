@@ -9,11 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "swarmfield/protocol/compression.hpp"
-#include "swarmfield/protocol/datagram.hpp"
-#include "swarmfield/protocol/framing.hpp"
-#include "swarmfield/protocol/map_transfer.hpp"
-#include "swarmfield/protocol/snapshot_fragments.hpp"
+#include "swarmfield/protocol/transport/compression.hpp"
+#include "swarmfield/protocol/transport/datagram.hpp"
+#include "swarmfield/protocol/transport/framing.hpp"
+#include "swarmfield/protocol/transport/map_transfer.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_fragments.hpp"
 #include "fuzz_session.hpp"
 #include "snapshot_fuzz_baseline.hpp"
 #include "test_support.hpp"

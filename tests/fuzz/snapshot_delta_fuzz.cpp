@@ -7,7 +7,7 @@
 #include <string>
 
 #include "snapshot_fuzz_baseline.hpp"
-#include "swarmfield/protocol/snapshot_receiver.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_receiver.hpp"
 
 namespace sp = swarmfield::protocol;
 

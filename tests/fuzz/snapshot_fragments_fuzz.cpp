@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "swarmfield/protocol/snapshot_fragments.hpp"
-#include "swarmfield/protocol/snapshot_receiver.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_fragments.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_receiver.hpp"
 
 namespace sp = swarmfield::protocol;
 

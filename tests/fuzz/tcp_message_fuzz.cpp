@@ -6,7 +6,7 @@
 #include <string>
 #include <variant>
 
-#include "swarmfield/protocol/messages.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace sp = swarmfield::protocol;

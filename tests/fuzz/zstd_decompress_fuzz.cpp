@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <cstdlib>
 
-#include "swarmfield/protocol/compression.hpp"
+#include "swarmfield/protocol/transport/compression.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   namespace sp = swarmfield::protocol;

@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "swarmfield/protocol/snapshot_ack.hpp"
+#include "swarmfield/protocol/transport/snapshot_ack.hpp"
 
 namespace swarmfield::protocol::test {
 

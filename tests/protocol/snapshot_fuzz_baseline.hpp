@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "snapshot_test_support.hpp"
-#include "swarmfield/protocol/snapshot_codec.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_codec.hpp"
 
 namespace swarmfield::protocol::test {
 

@@ -7,8 +7,8 @@
 #include <random>
 #include <vector>
 
-#include "swarmfield/protocol/agent_frame.hpp"
-#include "swarmfield/protocol/snapshot_codec.hpp"
+#include "swarmfield/protocol/snapshot/agent_frame.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_codec.hpp"
 
 namespace swarmfield::protocol::test {
 

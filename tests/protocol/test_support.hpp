@@ -10,7 +10,7 @@
 #include <variant>
 #include <vector>
 
-#include "swarmfield/protocol/messages.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
 
 namespace swarmfield::protocol::test {
 

@@ -16,12 +16,12 @@
 #include <string>
 #include <vector>
 
-#include "swarmfield/protocol/datagram.hpp"
-#include "swarmfield/protocol/framing.hpp"
-#include "swarmfield/protocol/messages.hpp"
-#include "swarmfield/protocol/packet.hpp"
-#include "swarmfield/protocol/snapshot_fragments.hpp"
-#include "swarmfield/protocol/snapshot_receiver.hpp"
+#include "swarmfield/protocol/transport/datagram.hpp"
+#include "swarmfield/protocol/transport/framing.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
+#include "swarmfield/protocol/transport/packet.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_fragments.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_receiver.hpp"
 
 namespace swarmfield::test {
 

@@ -9,7 +9,7 @@
 #include <random>
 #include <vector>
 
-#include "swarmfield/protocol/snapshot_receiver.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_receiver.hpp"
 #include "swarmfield/server/snapshot_builder.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
 

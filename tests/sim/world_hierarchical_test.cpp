@@ -12,7 +12,7 @@
 #include "swarmfield/sim/crowd/agent_kind.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
 #include "swarmfield/sim/map/tiled_map.hpp"
-#include "swarmfield/sim/nav/size_class.hpp"
+#include "swarmfield/sim/nav/size_classes/size_class.hpp"
 #include "swarmfield/sim/world.hpp"
 
 using namespace swarmfield::sim;

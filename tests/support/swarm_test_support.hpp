@@ -12,7 +12,7 @@
 
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/map/map_parse.hpp"
-#include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/field/navigation_fields.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 
 namespace swarmfield::sim::test {

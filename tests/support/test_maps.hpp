@@ -11,9 +11,9 @@
 #include <utility>
 #include <vector>
 
-#include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/nav/field/flow_field.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
 #include "swarmfield/sim/map/map_parse.hpp"
 
 namespace swarmfield::sim::test {

@@ -13,11 +13,11 @@
 #include <optional>
 #include <string>
 
-#include "swarmfield/server/logging.hpp"
+#include "swarmfield/server/ops/logging.hpp"
 #include "swarmfield/server/map_source.hpp"
-#include "swarmfield/server/replay_file.hpp"
+#include "swarmfield/server/replay/replay_file.hpp"
 #include "swarmfield/server/server.hpp"
-#include "swarmfield/server/server_config.hpp"
+#include "swarmfield/server/config/server_config.hpp"
 #include "swarmfield/server/world_setup.hpp"
 #include "swarmfield/sim/crowd/density_limit.hpp"
 #include "swarmfield/sim/nav/field_mode.hpp"

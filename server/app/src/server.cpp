@@ -8,9 +8,9 @@
 #include <algorithm>
 
 #include "server_clock.hpp"
-#include "swarmfield/server/agones_client.hpp"     // complete for ~Server
-#include "swarmfield/server/operations_http.hpp"  // complete for ~Server
-#include "swarmfield/server/replay_playback.hpp"
+#include "swarmfield/server/ops/agones_client.hpp"     // complete for ~Server
+#include "swarmfield/server/ops/operations_http.hpp"  // complete for ~Server
+#include "swarmfield/server/replay/replay_playback.hpp"
 #include "swarmfield/server/spawn_point.hpp"
 #include "swarmfield/server/world_setup.hpp"
 

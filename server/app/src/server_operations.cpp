@@ -1,9 +1,9 @@
 // Server's operations hooks: the HTTP endpoints and the metrics the tick thread publishes.
 #include <spdlog/spdlog.h>
 
-#include "swarmfield/server/agones_client.hpp"
-#include "swarmfield/server/operations_http.hpp"
-#include "swarmfield/server/replay_playback.hpp"
+#include "swarmfield/server/ops/agones_client.hpp"
+#include "swarmfield/server/ops/operations_http.hpp"
+#include "swarmfield/server/replay/replay_playback.hpp"
 #include "swarmfield/server/server.hpp"
 
 namespace swarmfield::server {

@@ -3,8 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include "server_clock.hpp"
-#include "swarmfield/protocol/packet.hpp"
-#include "swarmfield/protocol/snapshot_fragments.hpp"
+#include "swarmfield/protocol/transport/packet.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_fragments.hpp"
 #include "swarmfield/server/server.hpp"
 
 namespace swarmfield::server {

@@ -6,7 +6,7 @@
 #include <thread>
 
 #include "server_clock.hpp"
-#include "swarmfield/server/replay_playback.hpp"
+#include "swarmfield/server/replay/replay_playback.hpp"
 #include "swarmfield/server/server.hpp"
 #include "swarmfield/sim/crowd/density_limit.hpp"
 

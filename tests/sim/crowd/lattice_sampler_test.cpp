@@ -19,7 +19,7 @@
 #include "lattice_sampler.hpp"
 #include "swarm_test_support.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
-#include "swarmfield/sim/nav/size_class.hpp"
+#include "swarmfield/sim/nav/size_classes/size_class.hpp"
 
 using namespace swarmfield::sim;
 using swarmfield::sim::crowd_detail::LatticeSampler;

@@ -6,7 +6,7 @@
 
 #include "allocation_counter.hpp"
 #include "swarm_test_support.hpp"
-#include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/field/navigation_fields.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 #include "swarmfield/sim/worker_pool.hpp"

@@ -16,7 +16,7 @@
 
 #include "swarm_test_support.hpp"
 #include "swarmfield/io/map_file.hpp"
-#include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/field/navigation_fields.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 #include "swarmfield/sim/worker_pool.hpp"
 #include "swarmfield/sim/world.hpp"

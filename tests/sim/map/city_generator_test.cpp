@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "swarmfield/sim/map/city_generator.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
 
 using namespace swarmfield::sim;
 

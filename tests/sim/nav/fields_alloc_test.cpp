@@ -12,10 +12,10 @@
 #include "benchmark_maps.hpp"
 #include "allocation_counter.hpp"
 #include "swarmfield/io/map_file.hpp"
-#include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/field/navigation_fields.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
-#include "swarmfield/sim/nav/portal_routes.hpp"
-#include "swarmfield/sim/nav/sector_graph.hpp"
+#include "swarmfield/sim/nav/hierarchical/portal_routes.hpp"
+#include "swarmfield/sim/nav/hierarchical/sector_graph.hpp"
 
 using namespace swarmfield::sim;
 using swarmfield::sim::test::boston_256;

@@ -15,12 +15,12 @@
 #include "benchmark_maps.hpp"
 #include "sector_test_maps.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
-#include "swarmfield/sim/nav/clearance_map.hpp"
-#include "swarmfield/sim/nav/hierarchical_fields.hpp"
+#include "swarmfield/sim/nav/size_classes/clearance_map.hpp"
+#include "swarmfield/sim/nav/hierarchical/hierarchical_fields.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
-#include "swarmfield/sim/nav/portal_routes.hpp"
-#include "swarmfield/sim/nav/sector_graph.hpp"
-#include "swarmfield/sim/nav/size_class.hpp"
+#include "swarmfield/sim/nav/hierarchical/portal_routes.hpp"
+#include "swarmfield/sim/nav/hierarchical/sector_graph.hpp"
+#include "swarmfield/sim/nav/size_classes/size_class.hpp"
 #include "test_maps.hpp"
 
 using namespace swarmfield::sim;

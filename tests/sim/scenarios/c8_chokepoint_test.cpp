@@ -9,7 +9,7 @@
 
 #include "scenario_support.hpp"
 #include "swarmfield/sim/crowd/density_limit.hpp"
-#include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/field/navigation_fields.hpp"
 
 using namespace swarmfield::sim;
 using namespace swarmfield::sim::scenario;

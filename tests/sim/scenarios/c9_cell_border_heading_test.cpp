@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "scenario_support.hpp"
-#include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/field/navigation_fields.hpp"
 
 using namespace swarmfield::sim;
 using namespace swarmfield::sim::scenario;

@@ -21,10 +21,10 @@
 
 #include "swarm_test_support.hpp"
 #include "swarmfield/sim/world.hpp"
-#include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/nav/field/flow_field.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
-#include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
+#include "swarmfield/sim/nav/field/navigation_fields.hpp"
 #include "swarmfield/sim/map/map_parse.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 #include "swarmfield/sim/vec2.hpp"

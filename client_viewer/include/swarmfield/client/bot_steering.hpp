@@ -2,9 +2,9 @@
 // Steering toward a waypoint around buildings: the bot builds its own flow field toward the
 // waypoint's cell on its copy of the map (sim::IntegrationField + sim::FlowField, the same
 // algorithm the server uses for the swarm) and follows the smoothed direction (sim::sample_flow).
-#include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/nav/field/flow_field.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
 #include "swarmfield/sim/vec2.hpp"
 
 namespace swarmfield::client {

@@ -1,7 +1,7 @@
 #pragma once
 // Client side of the swarmfield session protocol over Asio (standalone):
 //   TCP connect -> Hello -> Welcome (UDP token + keys) + MapChunk* -> UDP address confirmation
-//   (ConnectRequest -> Challenge -> ChallengeResponse, protocol/packet.hpp) -> sealed UDP Input
+//   (ConnectRequest -> Challenge -> ChallengeResponse, protocol/transport/packet.hpp) -> sealed UDP Input
 //   packets out, sealed snapshot fragments in (delta snapshots, protocol/SNAPSHOTS.md: each one
 //   decoded against a frame we acknowledged, and acknowledged at once). Until the server has
 //   confirmed our UDP address
@@ -20,7 +20,7 @@
 #include <string>
 
 #include "swarmfield/client/snapshot_state.hpp"
-#include "swarmfield/protocol/messages.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
 
 namespace asio {

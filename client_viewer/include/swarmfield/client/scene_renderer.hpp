@@ -11,9 +11,9 @@
 
 #include "swarmfield/client/camera.hpp"
 #include "swarmfield/client/snapshot_interpolation.hpp"
-#include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/nav/field/flow_field.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
 
 struct SDL_Renderer;
 struct SDL_Texture;

@@ -10,7 +10,7 @@
 
 #include "swarmfield/client/connection.hpp"
 #include "swarmfield/client/snapshot_state.hpp"
-#include "swarmfield/protocol/density_grid.hpp"
+#include "swarmfield/protocol/snapshot/density_grid.hpp"
 
 namespace swarmfield::client {
 

@@ -7,10 +7,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "swarmfield/protocol/agent_frame.hpp"
-#include "swarmfield/protocol/density_grid.hpp"
-#include "swarmfield/protocol/messages.hpp"
-#include "swarmfield/protocol/snapshot_codec.hpp"
+#include "swarmfield/protocol/snapshot/agent_frame.hpp"
+#include "swarmfield/protocol/snapshot/density_grid.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_codec.hpp"
 
 namespace swarmfield::client {
 

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "swarmfield/sim/map/grid_map.hpp"
-#include "swarmfield/sim/nav/any_angle_field.hpp"
-#include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/nav/field/any_angle_field.hpp"
+#include "swarmfield/sim/nav/field/flow_field.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
 #include "swarmfield/sim/vec2.hpp"
 

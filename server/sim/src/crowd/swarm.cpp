@@ -23,7 +23,7 @@
 #include "lattice_sampler.hpp"
 #include "swarm_tick.hpp"
 #include "swarmfield/sim/huge_pages.hpp"
-#include "swarmfield/sim/nav/size_class.hpp"
+#include "swarmfield/sim/nav/size_classes/size_class.hpp"
 
 namespace swarmfield::sim {
 

@@ -11,9 +11,9 @@
 #include "lattice_sampler.hpp"
 #include "swarm_tick.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
-#include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/nav/field/flow_field.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
-#include "swarmfield/sim/nav/size_class.hpp"
+#include "swarmfield/sim/nav/size_classes/size_class.hpp"
 
 namespace swarmfield::sim {
 

@@ -10,8 +10,8 @@
 #include "swarmfield/sim/crowd/agent_kind.hpp"
 #include "swarmfield/sim/crowd/wall_collision.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
-#include "swarmfield/sim/nav/flow_field.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/field/flow_field.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
 #include "swarmfield/sim/vec2.hpp"
 

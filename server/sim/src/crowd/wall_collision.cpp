@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "crowd_math.hpp"
-#include "swarmfield/sim/nav/size_class.hpp"
+#include "swarmfield/sim/nav/size_classes/size_class.hpp"
 
 namespace swarmfield::sim {
 

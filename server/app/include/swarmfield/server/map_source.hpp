@@ -3,7 +3,7 @@
 // --city-size).
 #include <string>
 
-#include "swarmfield/server/server_config.hpp"
+#include "swarmfield/server/config/server_config.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
 
 namespace swarmfield::server {

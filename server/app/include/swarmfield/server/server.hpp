@@ -15,18 +15,18 @@
 #include <string>
 #include <vector>
 
-#include "swarmfield/protocol/messages.hpp"
-#include "swarmfield/server/client_registry.hpp"
-#include "swarmfield/server/map_transfer.hpp"
-#include "swarmfield/server/metrics.hpp"
-#include "swarmfield/server/operations_state.hpp"
-#include "swarmfield/server/replay_file.hpp"
-#include "swarmfield/server/server_config.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
+#include "swarmfield/server/net/client_registry.hpp"
+#include "swarmfield/server/net/map_transfer.hpp"
+#include "swarmfield/server/ops/metrics.hpp"
+#include "swarmfield/server/ops/operations_state.hpp"
+#include "swarmfield/server/replay/replay_file.hpp"
+#include "swarmfield/server/config/server_config.hpp"
 #include "swarmfield/server/snapshot_builder.hpp"
-#include "swarmfield/server/tcp_server.hpp"
+#include "swarmfield/server/net/tcp_server.hpp"
 #include "swarmfield/server/tick_scheduler.hpp"
 #include "swarmfield/server/tick_stats.hpp"
-#include "swarmfield/server/udp_endpoint.hpp"
+#include "swarmfield/server/net/udp_endpoint.hpp"
 #include "swarmfield/sim/world.hpp"
 
 namespace swarmfield::server {

@@ -11,9 +11,9 @@
 #include <span>
 #include <vector>
 
-#include "swarmfield/protocol/messages.hpp"
-#include "swarmfield/protocol/snapshot_relevance.hpp"
-#include "swarmfield/protocol/snapshot_sender.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_relevance.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_sender.hpp"
 #include "swarmfield/server/view_rect.hpp"
 #include "swarmfield/sim/world.hpp"
 

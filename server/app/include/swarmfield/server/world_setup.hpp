@@ -3,7 +3,7 @@
 // replay (which stores the settings) builds the same World as the recording server did.
 #include <string>
 
-#include "swarmfield/server/server_config.hpp"
+#include "swarmfield/server/config/server_config.hpp"
 #include "swarmfield/sim/world.hpp"
 
 namespace swarmfield::server {

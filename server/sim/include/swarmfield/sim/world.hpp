@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "swarmfield/sim/map/grid_map.hpp"
-#include "swarmfield/sim/nav/navigation_fields.hpp"
+#include "swarmfield/sim/nav/field/navigation_fields.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
-#include "swarmfield/sim/nav/route_reachability.hpp"
+#include "swarmfield/sim/nav/hierarchical/route_reachability.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 #include "swarmfield/sim/crowd/wall_collision.hpp"
 #include "swarmfield/sim/vec2.hpp"

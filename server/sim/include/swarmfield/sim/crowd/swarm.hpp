@@ -5,9 +5,9 @@
 #include <span>
 #include <vector>
 
-#include "swarmfield/sim/nav/flow_field.hpp"
+#include "swarmfield/sim/nav/field/flow_field.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
-#include "swarmfield/sim/nav/integration_field.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
 #include "swarmfield/sim/crowd/agent_kind.hpp"
 #include "swarmfield/sim/crowd/burst_pattern.hpp"

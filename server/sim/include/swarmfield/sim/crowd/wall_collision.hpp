@@ -8,7 +8,7 @@
 #include <cmath>
 
 #include "swarmfield/sim/map/grid_map.hpp"
-#include "swarmfield/sim/nav/clearance_map.hpp"
+#include "swarmfield/sim/nav/size_classes/clearance_map.hpp"
 #include "swarmfield/sim/vec2.hpp"
 
 namespace swarmfield::sim {

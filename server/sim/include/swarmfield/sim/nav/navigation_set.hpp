@@ -8,12 +8,12 @@
 #include <vector>
 
 #include "swarmfield/sim/map/grid_map.hpp"
-#include "swarmfield/sim/nav/any_angle_field.hpp"
-#include "swarmfield/sim/nav/clearance_map.hpp"
+#include "swarmfield/sim/nav/field/any_angle_field.hpp"
+#include "swarmfield/sim/nav/size_classes/clearance_map.hpp"
 #include "swarmfield/sim/nav/field_mode.hpp"
-#include "swarmfield/sim/nav/hierarchical_fields.hpp"
-#include "swarmfield/sim/nav/navigation_fields.hpp"
-#include "swarmfield/sim/nav/size_class.hpp"
+#include "swarmfield/sim/nav/hierarchical/hierarchical_fields.hpp"
+#include "swarmfield/sim/nav/field/navigation_fields.hpp"
+#include "swarmfield/sim/nav/size_classes/size_class.hpp"
 #include "swarmfield/sim/vec2.hpp"
 
 namespace swarmfield::sim {

@@ -1,0 +1,154 @@
+#pragma once
+// The delta snapshot codec: byte buffers in and out, no sockets, no clocks. A snapshot turns the
+// client's baseline frame (the newest one it acknowledged, or the empty frame) into the next
+// frame: agents removed, agents kept (updated with new values, or left as they were), agents
+// added, all by merging two id-sorted lists, as Quake III's SV_EmitPacketEntities merges the old
+// and new entity lists. Updated agents send only what the velocity predictor got wrong
+// (agent_prediction.hpp), entropy-coded with rANS (rans_coder.hpp) under a context of the
+// agent's speed. The wire layout is in protocol/SNAPSHOTS.md.
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "swarmfield/protocol/snapshot/agent_frame.hpp"
+#include "swarmfield/protocol/snapshot/agent_prediction.hpp"
+#include "swarmfield/protocol/snapshot/bit_stream.hpp"
+#include "swarmfield/protocol/snapshot/density_grid.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
+#include "swarmfield/protocol/snapshot/rans_coder.hpp"
+
+namespace swarmfield::protocol {
+
+/// First byte of every delta snapshot payload (format 1).
+inline constexpr std::uint8_t kSnapshotFormat = 0xD1;
+/// Fixed bytes before the players: format, flags, sequence, tick, baseline distance, echo time,
+/// total agents, rebuilds, player count.
+inline constexpr std::size_t kSnapshotHeaderBytes = 32;
+inline constexpr std::size_t kSnapshotPlayerBytes = 16;
+/// Players a delta snapshot carries at most (their count travels in a byte).
+inline constexpr std::size_t kMaxSnapshotPlayers = 255;
+
+/// What a snapshot says besides the agents.
+struct SnapshotHeader {
+  std::uint32_t sequence = 0;           ///< per client, from 1, +1 per snapshot sent
+  std::uint32_t tick = 0;               ///< world tick
+  std::uint32_t baseline_distance = 0;  ///< 0 = full (empty baseline), else the baseline is sequence - this (<= 32)
+  bool predicted = true;                ///< residuals against the velocity predictor (else against the baseline)
+  std::uint64_t echo_client_time_us = 0;
+  std::uint32_t total_agents = 0;       ///< in the world
+  std::uint64_t rebuilds = 0;
+  std::vector<PlayerState> players;     ///< <= kMaxSnapshotPlayers, positions in world units
+
+  friend bool operator==(const SnapshotHeader&, const SnapshotHeader&) = default;
+};
+
+/// One agent the server wants the client to have after this snapshot: quantized values
+/// (agent_frame.hpp) and a send flag: 1 = send its current values (update or add), 0 = leave it
+/// as the baseline has it (or, if the baseline lacks it, do not add it yet).
+struct AgentCandidate {
+  std::uint32_t id = 0;
+  std::uint32_t x = 0;
+  std::uint32_t y = 0;
+  std::uint8_t heading = 0;
+  std::uint8_t kind = 0;
+  std::uint8_t send = 1;
+
+  friend bool operator==(const AgentCandidate&, const AgentCandidate&) = default;
+};
+/// The candidates of one snapshot, sorted by id (strictly increasing). Baseline agents missing
+/// here are removed.
+using AgentCandidates = std::vector<AgentCandidate>;
+
+/// Counts of what one encode did (for budgets, summaries and benchmarks).
+struct SnapshotEncodeStats {
+  std::size_t removed = 0;
+  std::size_t updated = 0;   ///< kept agents sent with new values
+  std::size_t stale = 0;     ///< kept agents left as the baseline had them
+  std::size_t added = 0;
+  std::size_t moving = 0;    ///< updated agents whose position or heading changed
+  std::size_t header_bytes = 0;
+  std::size_t bit_bytes = 0;   ///< structure, tables, escapes, grid
+  std::size_t rans_bytes = 0;  ///< residual symbols
+  std::size_t grid_bits = 0;
+  std::size_t added_bits = 0;   ///< the added agents' section of the bit section
+  std::size_t escape_bits = 0;  ///< escaped residuals (part of the updated agents' cost)
+};
+
+/// Encodes snapshots; holds scratch memory reused across calls (one per thread).
+class SnapshotEncoder {
+ public:
+  /// Encodes `header` and the step from `baseline` (AgentFrameView::empty() for a full snapshot;
+  /// otherwise its sequence must be header.sequence - header.baseline_distance) to the frame
+  /// described by `candidates` and `grid` (the untracked agents' density; empty = none).
+  /// Writes the payload into `payload` and the resulting frame (what the client will hold) into
+  /// `frame`. Candidates must be sorted by id with coordinates <= kPositionMax and at most
+  /// kMaxFrameAgents agents may result; players beyond kMaxSnapshotPlayers are dropped.
+  /// Returns false (nothing usable written) if the inputs break these rules.
+  bool encode(const SnapshotHeader& header, const AgentFrameView& baseline, const AgentCandidates& candidates,
+              const DensityGrid& grid, std::vector<std::uint8_t>& payload, AgentFrame& frame);
+  /// The same, writing the resulting frame's agents to `frame_agents` and their count to
+  /// `frame_size` (the frame's sequence and tick are the header's, its grid is `grid`): so a
+  /// sender can encode straight into its history (SnapshotHistory::reserve) instead of copying
+  /// each frame there. `frame_agents` needs room for baseline.size() + candidates.size()
+  /// entries (false otherwise); only entries [0, frame_size) are written, in order.
+  bool encode(const SnapshotHeader& header, const AgentFrameView& baseline, const AgentCandidates& candidates,
+              const DensityGrid& grid, std::vector<std::uint8_t>& payload, std::span<AgentState> frame_agents,
+              std::size_t& frame_size);
+  [[nodiscard]] const SnapshotEncodeStats& stats() const noexcept { return stats_; }
+
+ private:
+  struct Escape {
+    std::uint32_t value;
+    std::uint8_t kind;  // 0: signed EG2 residual, 1: raw 8-bit heading
+  };
+  SnapshotEncodeStats stats_;
+  BitWriter bits_;
+  RansEncoder rans_;       // position symbols
+  RansEncoder rans_head_;  // heading symbols
+  std::vector<std::uint32_t> removed_;    // baseline indices
+  std::vector<std::uint32_t> runs_;       // alternating updated / stale runs over kept agents
+  std::vector<std::uint32_t> added_;      // candidate indices
+  std::vector<std::uint32_t> kind_changes_;  // updated-agent index
+  std::vector<std::uint8_t> kind_values_;
+  std::vector<std::uint32_t> symbols_;   // per updated agent: position | heading << 8 | context << 16
+  std::vector<Escape> escapes_;
+  std::array<RansTable, kSpeedClasses> pos_tables_, head_tables_;
+};
+
+/// Fields read from a payload before decoding it, to find its baseline.
+struct SnapshotPrelude {
+  std::uint32_t sequence = 0;
+  std::uint32_t tick = 0;
+  std::uint32_t baseline_distance = 0;
+};
+
+/// Reads the fixed first bytes of a payload. False if it is too short or not a format-1
+/// snapshot, or the baseline distance exceeds kSnapshotHistorySize.
+[[nodiscard]] bool read_snapshot_prelude(std::span<const std::uint8_t> payload, SnapshotPrelude& out) noexcept;
+
+/// Decodes snapshots; holds scratch memory reused across calls.
+class SnapshotDecoder {
+ public:
+  /// Decodes `payload` against `baseline` (the frame of sequence - baseline_distance; the empty
+  /// view for a full snapshot) into `header` and `frame`. Every field is range-checked: false
+  /// with `error` (a short sentence) on a wrong baseline, counts or indices out of range, ids
+  /// not increasing or colliding with the baseline's, positions outside [0, kPositionMax],
+  /// more than kMaxFrameAgents agents, invalid tables, non-finite player positions, truncated
+  /// or trailing data. `frame` is unspecified after a failure.
+  bool decode(std::span<const std::uint8_t> payload, const AgentFrameView& baseline, SnapshotHeader& header,
+              AgentFrame& frame, std::string* error = nullptr);
+
+ private:
+  std::vector<std::uint32_t> removed_;
+  std::vector<std::uint8_t> kept_updated_;
+  std::vector<AgentState> added_;
+  std::vector<std::uint32_t> kind_changes_;
+  std::vector<std::uint8_t> kind_values_;
+  std::array<RansTable, kSpeedClasses> pos_tables_, head_tables_;
+  std::array<bool, kSpeedClasses> have_table_{};
+};
+
+}  // namespace swarmfield::protocol

@@ -1,0 +1,110 @@
+#pragma once
+// Connected clients: id, role, UDP session (token, keys, packet channel, confirmed address,
+// pending challenges, acks) and the per-client state the tick reads (latest move intent, view
+// rectangle, RTT echo). No sockets: the TCP session that owns a client is tracked by the server,
+// keyed by client id.
+#include <asio/ip/udp.hpp>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "swarmfield/protocol/transport/messages.hpp"
+#include "swarmfield/protocol/transport/packet.hpp"
+#include "swarmfield/server/net/ack_tracker.hpp"
+#include "swarmfield/server/view_rect.hpp"
+
+namespace swarmfield::server {
+
+/// A challenge sent to an address that asked to carry a session (see udp_endpoint.hpp).
+struct PendingChallenge {
+  protocol::Challenge bytes{};
+  asio::ip::udp::endpoint to;
+  std::chrono::steady_clock::time_point sent_at{};
+  bool used = false;
+};
+
+struct ClientState {
+  using Clock = std::chrono::steady_clock;
+  /// Challenges outstanding at once per session (the oldest is replaced), so a replayed
+  /// request from elsewhere can not cancel the genuine client's challenge.
+  static constexpr std::size_t kMaxPendingChallenges = 4;
+
+  ClientState(std::uint32_t client_id, const protocol::SessionCredentials& session)
+      : id(client_id), credentials(session), channel(protocol::PacketChannel::Side::kServer, session) {}
+
+  std::uint32_t id = 0;
+  protocol::Role role = protocol::Role::kViewer;
+  std::string name;
+  std::uint32_t player_id = 0;  ///< world player id (players only), 0 for viewers
+
+  // UDP: credentials handed out in Welcome; snapshots go to udp_endpoint only once that address
+  // answered a challenge.
+  protocol::SessionCredentials credentials;
+  protocol::PacketChannel channel;
+  std::optional<asio::ip::udp::endpoint> udp_endpoint;  ///< confirmed address, if any
+  std::array<PendingChallenge, kMaxPendingChallenges> challenges{};
+  Clock::time_point challenge_window_start{};  ///< rate limit of challenges (per second)
+  std::uint32_t challenges_in_window = 0;
+  AckTracker acks;
+
+  // Written by socket handlers, read by the tick.
+  bool has_input = false;
+  std::uint32_t last_input_sequence = 0;
+  std::optional<std::pair<float, float>> pending_intent;  ///< applied (and cleared) by the tick
+  ViewRect view;                         ///< world units; empty = no agents
+  std::uint64_t echo_client_time_us = 0;
+  /// Last valid TCP message or authenticated UDP packet from the client (idle timeout).
+  Clock::time_point last_activity{};
+
+  std::uint64_t snapshots_sent = 0;
+  std::uint64_t bytes_sent = 0;
+
+  [[nodiscard]] const protocol::SessionToken& token() const noexcept { return credentials.token; }
+};
+
+class ClientRegistry {
+ public:
+  /// `max_clients` (>= 1): add() fails beyond it.
+  explicit ClientRegistry(std::size_t max_clients);
+
+  /// Registers a client with fresh credentials (protocol::make_session_credentials: token and
+  /// keys from libsodium) and a fresh id. nullptr when full.
+  ClientState* add(protocol::Role role, std::string name, std::uint32_t player_id = 0);
+  /// Forgets a client (its token stops working at once). False if unknown.
+  bool remove(std::uint32_t client_id);
+
+  [[nodiscard]] ClientState* find(std::uint32_t client_id) noexcept;
+  [[nodiscard]] ClientState* find_by_token(const protocol::SessionToken& token) noexcept;
+
+  [[nodiscard]] std::size_t size() const noexcept { return clients_.size(); }
+  [[nodiscard]] bool full() const noexcept { return clients_.size() >= max_clients_; }
+  [[nodiscard]] std::size_t max_clients() const noexcept { return max_clients_; }
+  /// Clients ever added.
+  [[nodiscard]] std::uint64_t total_added() const noexcept { return total_added_; }
+  /// Clients in id order.
+  [[nodiscard]] std::map<std::uint32_t, ClientState>& clients() noexcept { return clients_; }
+
+ private:
+  // Tokens are uniformly random (chosen by us, never by a peer), so their first 8 bytes are a
+  // good hash and an attacker can not aim lookups at one bucket of stored tokens.
+  struct TokenHash {
+    std::size_t operator()(const protocol::SessionToken& t) const noexcept {
+      std::uint64_t h = 0;
+      std::memcpy(&h, t.data(), sizeof h);
+      return static_cast<std::size_t>(h);
+    }
+  };
+  std::size_t max_clients_;
+  std::map<std::uint32_t, ClientState> clients_;
+  std::unordered_map<protocol::SessionToken, std::uint32_t, TokenHash> by_token_;
+  std::uint32_t next_id_ = 1;
+  std::uint64_t total_added_ = 0;
+};
+
+}  // namespace swarmfield::server

@@ -1,0 +1,143 @@
+#pragma once
+// One TCP connection: reads bytes into a FrameDecoder and hands complete frames to its
+// handler; writes whole frames from a bounded queue with exactly one async write in flight
+// (Asio chat-server pattern). A client that does not read fills the queue and is evicted.
+// Snapshots are queued "latest only" (send_latest): a newer one replaces an older one still
+// waiting, so a slow reader gets fresher, fewer snapshots instead of a growing backlog of stale
+// ones (which, at the default 4 MiB bound, was seconds of latency before eviction).
+#include <asio/ip/tcp.hpp>
+#include <asio/steady_timer.hpp>
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "swarmfield/protocol/transport/framing.hpp"
+
+namespace swarmfield::server {
+
+class TcpSession;
+
+/// A complete length-prefixed frame ready for the socket, shared between sessions (map chunks
+/// are encoded once and queued to every client).
+using Frame = std::shared_ptr<const std::vector<std::uint8_t>>;
+
+/// Receives a session's events. Calls come from the io_context thread.
+class TcpSessionHandler {
+ public:
+  virtual ~TcpSessionHandler() = default;
+  /// One complete frame payload (not yet verified).
+  virtual void on_frame(TcpSession& session, std::vector<std::uint8_t>& payload) = 0;
+  /// The peer announced a frame above the size limit; the stream is unusable.
+  virtual void on_frame_too_large(TcpSession& session) = 0;
+  /// `bytes` were written to the socket.
+  virtual void on_bytes_sent(TcpSession& session, std::size_t bytes) = 0;
+  /// The session is closed (called exactly once, posted, never from inside close()).
+  virtual void on_closed(TcpSession& session) = 0;
+};
+
+class TcpSession : public std::enable_shared_from_this<TcpSession> {
+ public:
+  using Clock = std::chrono::steady_clock;
+  /// Kernel send buffer per connection: min(max_queue_bytes, this).
+  static constexpr std::size_t kMaxKernelSendBuffer = 256 * 1024;
+
+  /// `max_queue_bytes`: bytes queued but not yet written above which the client is evicted.
+  /// Also caps the kernel send buffer (SO_SNDBUF) at min(max_queue_bytes, kMaxKernelSendBuffer).
+  /// `max_frame_bytes`: largest frame payload the peer may send (FrameDecoder limit).
+  TcpSession(asio::ip::tcp::socket socket, TcpSessionHandler& handler, std::uint64_t session_id,
+             std::size_t max_queue_bytes, std::size_t max_frame_bytes = protocol::kMaxFrameBytes);
+
+  /// Starts the read loop.
+  void start();
+
+  enum class SendResult : std::uint8_t { kQueued, kEvicted, kClosed };
+  /// Queues a frame. If that would put more than max_queue_bytes in the queue the session is
+  /// closed instead (kEvicted: a slow client). kClosed if already closed or closing.
+  SendResult send(Frame frame);
+  /// Queues a frame that supersedes any earlier send_latest() frame still waiting in the queue
+  /// (not yet being written): those are dropped (counted in superseded_frames()), so at most one
+  /// such frame waits behind the write in flight; frames queued with send() are never dropped
+  /// and keep their order. Bytes dropped since the last completed write count against
+  /// max_queue_bytes like queued bytes, so a client that reads nothing is still evicted
+  /// (kEvicted) once that much would have piled up. kClosed if closed or closing.
+  SendResult send_latest(Frame frame);
+  /// Queues `frame` (ignoring the bound), stops reading and closes once it is written. The
+  /// caller force-closes sessions that stay in this state too long (see closing_since()).
+  void send_and_close(Frame frame);
+  /// Closes at once (pending writes are dropped).
+  void close();
+
+  [[nodiscard]] bool is_open() const noexcept { return !closed_ && !closing_; }
+  [[nodiscard]] bool closed() const noexcept { return closed_; }
+  [[nodiscard]] bool closing() const noexcept { return closing_; }
+  [[nodiscard]] Clock::time_point closing_since() const noexcept { return closing_since_; }
+  [[nodiscard]] Clock::time_point connected_at() const noexcept { return connected_at_; }
+  /// When the frame now being received began (its first byte arrived); nullopt while no
+  /// incomplete frame is buffered. A frame that stays incomplete too long is a trickling peer.
+  [[nodiscard]] std::optional<Clock::time_point> partial_frame_since() const noexcept { return partial_since_; }
+  /// The peer's IP address (per-address limits), unspecified if unknown.
+  [[nodiscard]] const asio::ip::address& remote_address() const noexcept { return remote_address_; }
+  /// Bytes the frame decoder holds (its buffer's capacity).
+  [[nodiscard]] std::size_t read_buffer_bytes() const noexcept { return decoder_.memory_bytes(); }
+  [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
+  [[nodiscard]] const std::string& remote() const noexcept { return remote_; }
+  [[nodiscard]] std::size_t queued_bytes() const noexcept { return queued_bytes_; }
+  [[nodiscard]] std::uint64_t bytes_sent() const noexcept { return bytes_sent_; }
+  /// send_latest() frames dropped because a newer one replaced them before they were written.
+  [[nodiscard]] std::uint64_t superseded_frames() const noexcept { return superseded_frames_; }
+  /// True while a send_latest() frame waits in the queue, not yet being written (the next
+  /// send_latest() would replace it). Delta snapshots over TCP wait instead of replacing one:
+  /// the next snapshot is encoded against the previous, so none may go missing.
+  [[nodiscard]] bool latest_waiting() const noexcept;
+  /// A latest-only frame of about `bytes` not queued because one was still waiting: counted
+  /// against max_queue_bytes like a superseded one, so a client that reads nothing is still
+  /// evicted (kEvicted, closed). kQueued (nothing queued) otherwise; kClosed if closed.
+  SendResult skip_latest(std::size_t bytes);
+  /// Frames waiting, the one being written included.
+  [[nodiscard]] std::size_t queued_frames() const noexcept { return queue_.size(); }
+
+  /// Client id assigned by the server after the handshake (0 before).
+  std::uint32_t client_id = 0;
+
+ private:
+  void do_read();
+  void do_write();
+  void finish_close();
+  /// Queues an entry (bound already checked) and starts writing if idle.
+  void enqueue(Frame frame, bool latest_only);
+
+  struct Queued {
+    Frame frame;
+    bool latest_only = false;  ///< may be replaced by a newer send_latest() frame
+  };
+
+  asio::ip::tcp::socket socket_;
+  TcpSessionHandler& handler_;
+  std::uint64_t id_;
+  std::size_t max_queue_bytes_;
+  std::string remote_;
+  asio::ip::address remote_address_;
+  std::size_t max_frame_bytes_;
+  protocol::FrameDecoder decoder_;
+  std::optional<Clock::time_point> partial_since_;
+  std::array<std::uint8_t, 16 * 1024> read_buffer_{};
+  std::vector<std::uint8_t> frame_;
+  std::deque<Queued> queue_;  // front is being written while writing_
+  std::size_t queued_bytes_ = 0;
+  std::size_t superseded_bytes_ = 0;  // dropped by send_latest since the last completed write
+  std::uint64_t superseded_frames_ = 0;
+  std::uint64_t bytes_sent_ = 0;
+  bool writing_ = false;
+  bool closing_ = false;
+  bool closed_ = false;
+  Clock::time_point connected_at_;
+  Clock::time_point closing_since_{};
+};
+
+}  // namespace swarmfield::server

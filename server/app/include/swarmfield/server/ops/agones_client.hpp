@@ -1,0 +1,82 @@
+#pragma once
+// Agones integration: the game server's side of the Agones SDK, over the SDK sidecar's REST
+// gateway on localhost (https://agones.dev/site/docs/guides/client-sdks/rest/): POST /ready,
+// /health, /allocate and /shutdown, each with the body "{}". Calls run on the client's own
+// thread (never the tick thread), in the order they were asked for; Health is sent every
+// health interval while the tick loop is alive (OperationsState::alive), so a stalled loop stops
+// the pings and Agones marks the GameServer Unhealthy. Failures are logged (at most one warning a
+// second) and do not stop the server.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "swarmfield/server/ops/operations_state.hpp"
+
+namespace swarmfield::server {
+
+class AgonesClient {
+ public:
+  using Clock = std::chrono::steady_clock;
+  /// The SDK sidecar's default REST port (when AGONES_SDK_HTTP_PORT is not set).
+  static constexpr std::uint16_t kDefaultPort = 9358;
+
+  /// `port`: the sidecar's REST port on 127.0.0.1. `health_interval`: time between Health
+  /// pings (Agones' health.periodSeconds must be longer). Starts the thread.
+  AgonesClient(std::uint16_t port, Clock::duration health_interval, const OperationsState& state);
+  /// Stops the thread after the calls already asked for (each bounded by kCallTimeout).
+  ~AgonesClient();
+  AgonesClient(const AgonesClient&) = delete;
+  AgonesClient& operator=(const AgonesClient&) = delete;
+
+  /// Ready: the server listens and takes players. Health pings start after it.
+  void ready();
+  /// Allocate (once; later calls do nothing): a player joined, so the GameServer must not be
+  /// scaled down even if no allocation marked it (players can connect directly).
+  void allocate_once();
+  /// Shutdown: the server drains; no more Health pings.
+  void shutdown();
+  /// The game port players reach from outside (the GameServer's status.ports entry named
+  /// kPortName, read with GET /gameserver after Ready): behind Agones' port mapping it differs
+  /// from the port the server binds. 0 until known.
+  [[nodiscard]] std::uint16_t public_port() const noexcept { return public_port_.load(); }
+  /// The Fleet's name for the game port (docker/agones/fleet.yaml).
+  static constexpr const char* kPortName = "game";
+  /// Waits until every call asked for has been made (or failed), at most `timeout`.
+  void flush(Clock::duration timeout);
+
+  /// One call's connection + read timeout.
+  static constexpr std::chrono::milliseconds kCallTimeout{500};
+
+ private:
+  void run();
+  bool post(const std::string& path);
+  /// GET /gameserver; sets public_port_ from status.ports.
+  void read_game_server();
+
+  const std::uint16_t port_;
+  const Clock::duration health_interval_;
+  const OperationsState& state_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::condition_variable idle_;
+  std::deque<std::string> queue_;  // paths still to call
+  bool busy_ = false;
+  bool ready_sent_ = false;
+  bool allocate_asked_ = false;
+  bool shutdown_asked_ = false;
+  bool stop_ = false;
+  Clock::time_point next_warning_{};
+  std::atomic<std::uint16_t> public_port_{0};
+  std::thread thread_;
+};
+
+/// The sidecar's REST port: `configured` if not 0, else AGONES_SDK_HTTP_PORT if it is a valid
+/// port, else kDefaultPort.
+[[nodiscard]] std::uint16_t agones_port(std::int64_t configured);
+
+}  // namespace swarmfield::server

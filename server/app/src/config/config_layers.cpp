@@ -1,0 +1,127 @@
+// Layers of settings and their merge (config_layers.hpp); blame_setting() (server_config.hpp).
+#include "config_layers.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "swarmfield/server/config/config_toml.hpp"
+
+namespace swarmfield::server {
+namespace config_detail {
+
+ServerConfig merge(const std::vector<const Layer*>& layers, std::vector<ConfigSource>* sources) {
+  ServerConfig out;
+  const Layer* map_layer = nullptr;
+  for (const Layer* l : layers) {
+    if (l->chooses_map_source()) {
+      map_layer = l;
+      break;
+    }
+  }
+  if (sources != nullptr) sources->assign(settings().size(), ConfigSource::kDefault);
+  for (std::size_t i = 0; i < settings().size(); ++i) {
+    const Setting& s = settings()[i];
+    const bool map_group = is_map_choice(s.key) || is_city_choice(s.key);
+    for (const Layer* l : layers) {
+      if (!l->has(s.key) || (map_group && l != map_layer)) continue;
+      copy_setting(s, out, l->values);
+      if (sources != nullptr) (*sources)[i] = l->source;
+      break;
+    }
+  }
+  // Kinds have no flag or variable: only a file's [[kinds]] tables set them.
+  for (const Layer* l : layers) {
+    if (l->has(kKindsKey)) {
+      out.kinds = l->values.kinds;
+      break;
+    }
+  }
+  return out;
+}
+
+std::string source_text(ConfigSource source, std::string_view key, const std::string& config_path) {
+  switch (source) {
+    case ConfigSource::kFlag: return "flag --" + std::string(key);
+    case ConfigSource::kEnvironment: return "environment " + env_name(key);
+    case ConfigSource::kFile: return "file " + config_path;
+    default: return "default";
+  }
+}
+
+std::string read_toml_layer(const std::string& text, const std::string& name, Layer& layer) {
+  toml::table table;
+  if (std::string err = parse_toml_text(text, name, table); !err.empty()) return "error: " + err;
+  for (const auto& [raw_key, node] : table) {
+    std::string key(raw_key.str());
+    std::replace(key.begin(), key.end(), '_', '-');
+    if (key == kKindsKey) {  // no flag: the file's tables replace the default set
+      if (layer.has(kKindsKey)) return "error: config " + name + ": 'kinds' given twice";
+      if (std::string err = apply_kinds(node, layer.values.kinds); !err.empty())
+        return "error: config " + name + ": " + err;
+      layer.keys.push_back(kKindsKey);
+      continue;
+    }
+    const Setting* s = find_setting(key);
+    if (s == nullptr) {
+      std::string known;
+      for (const Setting& k : settings()) known += (known.empty() ? "" : ", ") + std::string(k.key);
+      return "error: config " + name + ": unknown key '" + std::string(raw_key.str()) + "' (known keys: " + known +
+             ", kinds)";
+    }
+    if (layer.has(s->key))
+      return "error: config " + name + ": key '" + std::string(raw_key.str()) + "' sets '" + key +
+             "' a second time ('_' and '-' spellings are the same key); keep one";
+    if (std::string err = apply_toml(*s, layer.values, node); !err.empty())
+      return "error: config " + name + ": key '" + std::string(raw_key.str()) + "' " + err;
+    layer.keys.push_back(s->key);
+  }
+  if (layer.has("map") && (layer.has("city-seed") || layer.has("city-size")))
+    return "error: config " + name + ": 'map' and 'city-seed'/'city-size' exclude each other";
+  return {};
+}
+
+std::string read_environment_layer(const Environment& environment, Layer& layer, std::string& config_path) {
+  for (const auto& [name, value] : environment) {
+    if (name == "SWARMFIELD_CONFIG") {
+      if (value.empty()) return "error: environment SWARMFIELD_CONFIG: value is empty";
+      config_path = value;
+      continue;
+    }
+    const Setting* setting = nullptr;
+    for (const Setting& s : settings()) {
+      if (env_name(s.key) == name) setting = &s;
+    }
+    if (setting == nullptr) {
+      if (is_tooling_variable(name) || name.rfind("SWARMFIELD_", 0) != 0) continue;
+      return "error: environment " + name + " is not a server setting (SWARMFIELD_<FLAG>, e.g. SWARMFIELD_TICK_HZ; "
+             "see --help for the flags)";
+    }
+    if (layer.has(setting->key)) return "error: environment " + name + " is given twice";
+    if (std::string err = apply_text(*setting, layer.values, value); !err.empty())
+      return "error: environment " + name + ": " + err;
+    layer.keys.push_back(setting->key);
+  }
+  if (layer.has("map") && (layer.has("city-seed") || layer.has("city-size")))
+    return "error: environment SWARMFIELD_MAP and SWARMFIELD_CITY_SEED/SWARMFIELD_CITY_SIZE exclude each other";
+  return {};
+}
+
+}  // namespace config_detail
+
+using config_detail::settings;
+using config_detail::source_text;
+
+std::string blame_setting(const std::string& message, const std::vector<ConfigSource>& sources,
+                          const std::string& config_path) {
+  const auto at = message.find("--");
+  if (at == std::string::npos) return {};
+  std::size_t end = at + 2;
+  while (end < message.size() && (std::islower(static_cast<unsigned char>(message[end])) != 0 || message[end] == '-')) ++end;
+  const std::string key = message.substr(at + 2, end - at - 2);
+  for (std::size_t i = 0; i < settings().size(); ++i) {
+    if (settings()[i].key == key && i < sources.size()) return " (set by " + source_text(sources[i], key, config_path) + ")";
+  }
+  return {};
+}
+
+}  // namespace swarmfield::server

@@ -1,0 +1,209 @@
+// The settings table and a value's conversions (config_settings.hpp).
+#include "config_settings.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <type_traits>
+
+#include "swarmfield/server/config/config_toml.hpp"
+
+namespace swarmfield::server::config_detail {
+
+std::string log_format_name(LogFormat f) { return f == LogFormat::kJson ? "json" : "text"; }
+
+const std::vector<Setting>& settings() {
+  using C = ServerConfig;
+  static const std::vector<Setting> table = {
+      {"map", &C::map_path, "PATH", "MovingAI .map file to load (instead of the procedural city)"},
+      {"city-seed", &C::city_seed, "N", "Seed of the procedural city (used when no --map)"},
+      {"city-size", &C::city_size, "CELLS", "Side of the procedural city, cells (32..8192)"},
+      {"agents", &C::agents, "N",
+       "Agents spawned on the first tick; at most the map's density limit, the agents its walkable cells hold "
+       "(cells x 0.9069 / (pi r^2), hexagonal packing of the smallest kind spawned, r = 0.25 for the default "
+       "runner: ~4.6 a cell; the limit is logged at start-up), else an error"},
+      {"max-agents", &C::max_agents, "N", "Swarm capacity; waves stop there, and at the map's density limit (see --agents)"},
+      {"tick-hz", &C::tick_hz, "HZ", "Simulation ticks per second (1..240)"},
+      {"snapshot-hz", &C::snapshot_hz, "HZ", "Snapshots per second per client (1..tick-hz)"},
+      {"port", &C::port, "PORT", "TCP and UDP port; 0 = pick a free port (logged as 'listening tcp=.. udp=..')"},
+      {"bind", &C::bind, "ADDR", "Listen address (IPv4 or IPv6)"},
+      {"max-clients", &C::max_clients, "N", "Most connected clients, viewers + players (1..1024)"},
+      {"send-queue-kb", &C::send_queue_kb, "KIB",
+       "Per-client TCP send queue, KiB; a client that falls further behind is evicted (raised to fit the map transfer)"},
+      {"duration", &C::duration_s, "SECONDS", "Stop after this many seconds; 0 = run until SIGINT/SIGTERM",
+       "a number of seconds"},
+      {"seed", &C::seed, "N", "World seed (agent spawn positions)"},
+      {"log-level", &C::log_level, "LEVEL", "Log level: trace, debug, info, warn, error, critical, off"},
+      {"log-format", &C::log_format, "FORMAT", "Log line format (stderr): text or json"},
+      {"spawn-wave", &C::spawn_wave, "N", "Agents added per wave; 0 = no waves"},
+      {"wave-interval", &C::wave_interval_s, "SECONDS", "Seconds between waves", "a number of seconds"},
+      {"status-interval", &C::status_interval_s, "SECONDS", "Seconds between status log lines", "a number of seconds"},
+      {"field-budget", &C::field_budget, "UNITS",
+       "Field rebuild work units per tick (~cells settled; a 1024x1024 rebuild is ~1.06 million): 0 = whole rebuild in "
+       "one tick, -1 = auto (0 up to 512x512 maps, 200000 above or in hierarchical mode), else >= 10000; agents read the "
+       "last complete field meanwhile"},
+      {"field-mode", &C::field_mode, "MODE",
+       "Navigation fields: whole (one whole-map field), hierarchical (sector graph, portal routes, per-sector fields "
+       "of occupied sectors), auto (hierarchical from 4096 cells a side)"},
+      {"threads", &C::threads, "N", "Threads stepping the swarm, the tick thread included (1..64); results are identical for any count"},
+      {"player-speed", &C::player_speed, "UNITS_PER_S",
+       "Player speed at full input, world units (= cells) per second (0 < speed <= 100)", "a number of world units per second"},
+      {"slow-tick-ms", &C::slow_tick_ms, "MS",
+       "Testing aid: every tick also sleeps this long, ms (0..1000), to reproduce an overloaded server; 0 = off"},
+      {"max-connections-per-address", &C::max_connections_per_address, "N", "TCP connections from one IP address at once (1..65535)"},
+      {"hello-timeout", &C::hello_timeout_s, "SECONDS", "A new connection must send Hello within this many seconds (0.1..600)",
+       "a number of seconds"},
+      {"idle-timeout", &C::idle_timeout_s, "SECONDS", "Close a client that sends nothing valid (TCP or UDP) this long (1..3600)",
+       "a number of seconds"},
+      {"frame-timeout", &C::frame_timeout_s, "SECONDS",
+       "A TCP frame once begun must be complete within this many seconds (0.1..600)", "a number of seconds"},
+      {"ack-timeout", &C::ack_timeout_s, "SECONDS",
+       "Stop streaming UDP to a client whose acks stop this long; TCP takes over (0.1..600)", "a number of seconds"},
+      {"udp-receive-buffer-kb", &C::udp_receive_buffer_kb, "KIB",
+       "Kernel receive buffer asked for the UDP socket, KiB (64..1048576); the effective size is logged"},
+      {"client-kbps", &C::client_kbps, "KBPS",
+       "Snapshot budget per client, kbit/s (32..1000000): relevance, priority and the density grid keep each "
+       "client's snapshots within it"},
+      {"http-port", &C::http_port, "PORT",
+       "Operations HTTP port (/healthz, /readyz, /metrics): -1 = off, 0 = a free port (logged as 'http listening port=..')"},
+      {"http-bind", &C::http_bind, "ADDR", "Listen address of the operations HTTP port; empty = the same as --bind"},
+      {"public-udp-port", &C::public_udp_port, "PORT",
+       "UDP port announced to clients: 0 = the bound one; behind a port mapping, the mapped one (with --agones: the GameServer's)"},
+      {"agones", &C::agones, "", "Call the Agones SDK sidecar (REST on localhost): Ready, Health, Allocate on the first player, Shutdown on drain"},
+      {"agones-port", &C::agones_port, "PORT", "Agones SDK REST port; 0 = $AGONES_SDK_HTTP_PORT, else 9358"},
+      {"agones-health-interval", &C::agones_health_interval_s, "SECONDS",
+       "Seconds between Agones Health pings, sent only while the tick loop is alive (0.05..60)", "a number of seconds"},
+      {"record", &C::record_path, "FILE",
+       "Record the match (settings, map, every applied input, state hashes) for swarmfield-tool replay / --replay"},
+      {"record-hash-every", &C::record_hash_every, "TICKS", "Ticks between state hashes in the recording (1..1000000)"},
+      {"replay", &C::replay_path, "FILE",
+       "Serve a recording to viewers like a live match (its map and simulation settings; players may not join)"},
+  };
+  return table;
+}
+
+const Setting* find_setting(std::string_view key) {
+  for (const Setting& s : settings())
+    if (s.key == key) return &s;
+  return nullptr;
+}
+
+std::string env_name(std::string_view key) {
+  std::string name = "SWARMFIELD_";
+  for (char ch : key) name += ch == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  return name;
+}
+
+// SWARMFIELD_ variables of the build, test and demo scripts (and reserved for the other
+// programs): not server settings, and not errors.
+bool is_tooling_variable(std::string_view name) {
+  static constexpr std::array<std::string_view, 14> kPrefixes = {
+      "SWARMFIELD_TEST_", "SWARMFIELD_BENCH",  "SWARMFIELD_SANITIZE", "SWARMFIELD_FUZZ_", "SWARMFIELD_CALLER_PWD",
+      "SWARMFIELD_DEMO_", "SWARMFIELD_LOAD_",  "SWARMFIELD_SCEN_",    "SWARMFIELD_XVFB_", "SWARMFIELD_BUILD_",
+      "SWARMFIELD_BOT_",  "SWARMFIELD_VIEWER_", "SWARMFIELD_TOOL_",   "SWARMFIELD_CONTAINER_"};
+  return std::any_of(kPrefixes.begin(), kPrefixes.end(), [&](std::string_view p) { return name.substr(0, p.size()) == p; });
+}
+
+// ---- values: from text (environment), from TOML --------------------------------------------
+std::string apply_text(const Setting& s, ServerConfig& c, const std::string& text) {
+  const auto quoted = [&text] { return " (got '" + text + "')"; };
+  if (text.empty()) return "value is empty";
+  return std::visit(
+      [&](auto member) -> std::string {
+        using T = std::remove_cvref_t<decltype(c.*member)>;
+        if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::uint64_t>) {
+          if (std::is_unsigned_v<T> && text[0] == '-') return "must not be negative" + quoted();
+          T v{};
+          const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+          if (ec == std::errc::result_out_of_range) return "is out of range" + quoted();
+          if (ec != std::errc{} || end != text.data() + text.size()) return "must be an integer" + quoted();
+          c.*member = v;
+        } else if constexpr (std::is_same_v<T, double>) {
+          char* end = nullptr;
+          const double v = std::strtod(text.c_str(), &end);
+          if (end != text.c_str() + text.size()) return "must be " + std::string(s.unit) + quoted();
+          if (!std::isfinite(v)) return "must be a finite number" + quoted();
+          c.*member = v;
+        } else if constexpr (std::is_same_v<T, bool>) {
+          std::string t;
+          for (char ch : text) t += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+          if (t == "1" || t == "true" || t == "yes" || t == "on") {
+            c.*member = true;
+          } else if (t == "0" || t == "false" || t == "no" || t == "off") {
+            c.*member = false;
+          } else {
+            return "must be true or false (or 1/0, yes/no, on/off)" + quoted();
+          }
+        } else if constexpr (std::is_same_v<T, LogFormat>) {
+          if (text == "text") {
+            c.*member = LogFormat::kText;
+          } else if (text == "json") {
+            c.*member = LogFormat::kJson;
+          } else {
+            return "must be text or json" + quoted();
+          }
+        } else {
+          c.*member = text;
+        }
+        return {};
+      },
+      s.field);
+}
+
+std::string apply_toml(const Setting& s, ServerConfig& c, const toml::node& n) {
+  return std::visit(
+      [&](auto member) -> std::string {
+        using T = std::remove_cvref_t<decltype(c.*member)>;
+        if constexpr (std::is_same_v<T, std::int64_t>) {
+          auto v = n.value_exact<std::int64_t>();
+          if (!v) return "must be an integer (got " + toml_type_name(n) + ")";
+          c.*member = *v;
+        } else if constexpr (std::is_same_v<T, std::uint64_t>) {
+          // TOML integers are signed 64-bit: values above 2^63-1 are written as a string of digits.
+          if (auto text = n.value_exact<std::string>()) {
+            std::uint64_t v = 0;
+            const auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+            if (ec != std::errc{} || end != text->data() + text->size() || text->empty())
+              return "must be an integer (a string must hold only decimal digits, got '" + *text + "')";
+            c.*member = v;
+            return {};
+          }
+          auto v = n.value_exact<std::int64_t>();
+          if (!v) return "must be an integer (got " + toml_type_name(n) + ")";
+          if (*v < 0) return "must be >= 0 (got " + std::to_string(*v) + ")";
+          c.*member = static_cast<std::uint64_t>(*v);
+        } else if constexpr (std::is_same_v<T, double>) {
+          if (auto i = n.value_exact<std::int64_t>()) {
+            c.*member = static_cast<double>(*i);
+          } else if (auto f = n.value_exact<double>()) {
+            c.*member = *f;
+          } else {
+            return "must be " + std::string(s.unit) + " (got " + toml_type_name(n) + ")";
+          }
+        } else if constexpr (std::is_same_v<T, bool>) {
+          auto v = n.value_exact<bool>();
+          if (!v) return "must be true or false (got " + toml_type_name(n) + ")";
+          c.*member = *v;
+        } else if constexpr (std::is_same_v<T, LogFormat>) {
+          auto v = n.value_exact<std::string>();
+          if (!v) return "must be a string (got " + toml_type_name(n) + ")";
+          if (*v != "text" && *v != "json") return "must be text or json (got '" + *v + "')";
+          c.*member = *v == "json" ? LogFormat::kJson : LogFormat::kText;
+        } else {
+          auto v = n.value_exact<std::string>();
+          if (!v) return "must be a string (got " + toml_type_name(n) + ")";
+          c.*member = *v;
+        }
+        return {};
+      },
+      s.field);
+}
+
+void copy_setting(const Setting& s, ServerConfig& to, const ServerConfig& from) {
+  std::visit([&](auto member) { to.*member = from.*member; }, s.field);
+}
+
+}  // namespace swarmfield::server::config_detail

@@ -1,0 +1,199 @@
+#include "swarmfield/server/config/config_toml.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace swarmfield::server {
+
+std::string toml_type_name(const toml::node& n) {
+  switch (n.type()) {
+    case toml::node_type::string: return "string";
+    case toml::node_type::integer: return "integer";
+    case toml::node_type::floating_point: return "float";
+    case toml::node_type::boolean: return "boolean";
+    case toml::node_type::table: return "table";
+    case toml::node_type::array: return "array";
+    default: return "date/time";
+  }
+}
+
+namespace {
+
+// One [[kinds]] table -> AgentKind; "" or an error naming the key.
+std::string apply_kind_table(const toml::table& table, sim::AgentKind& kind) {
+  static const std::array<std::string_view, 7> kKindKeys = {"name", "radius", "speed", "separation-weight",
+                                                             "turn-rate", "colour", "weight"};
+  std::vector<std::string> seen;
+  bool has_name = false;
+  for (const auto& [raw_key, node] : table) {
+    std::string key(raw_key.str());
+    std::replace(key.begin(), key.end(), '_', '-');
+    if (std::find(kKindKeys.begin(), kKindKeys.end(), key) == kKindKeys.end()) {
+      std::string known;
+      for (const auto k : kKindKeys) known += (known.empty() ? "" : ", ") + std::string(k);
+      return "unknown key '" + std::string(raw_key.str()) + "' (known keys: " + known + ")";
+    }
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      return "key '" + std::string(raw_key.str()) + "' sets '" + key + "' a second time";
+    seen.push_back(key);
+    const std::string where = "key '" + std::string(raw_key.str()) + "' ";
+    if (key == "name") {
+      auto v = node.value_exact<std::string>();
+      if (!v) return where + "must be a string (got " + toml_type_name(node) + ")";
+      kind.name = *v;
+      has_name = true;
+      continue;
+    }
+    if (key == "colour") {
+      auto v = node.value_exact<std::string>();
+      const bool hex = v && v->size() == 7 && (*v)[0] == '#' &&
+                       std::all_of(v->begin() + 1, v->end(), [](char ch) { return std::isxdigit(static_cast<unsigned char>(ch)) != 0; });
+      if (!hex) return where + "must be a colour string \"#RRGGBB\"";
+      kind.colour = static_cast<std::uint32_t>(std::strtoul(v->c_str() + 1, nullptr, 16));
+      continue;
+    }
+    double value = 0.0;
+    if (auto i = node.value_exact<std::int64_t>()) {
+      value = static_cast<double>(*i);
+    } else if (auto f = node.value_exact<double>()) {
+      value = *f;
+    } else {
+      return where + "must be a number (got " + toml_type_name(node) + ")";
+    }
+    const auto f = static_cast<float>(value);
+    if (key == "radius") kind.radius = f;
+    if (key == "speed") kind.max_speed = f;
+    if (key == "separation-weight") kind.separation_weight = f;
+    if (key == "turn-rate") kind.max_turn_rate = f;
+    if (key == "weight") {
+      if (!(std::isfinite(value) && value > 0.0)) {
+        std::ostringstream ss;
+        ss << where << "must be > 0 (got " << value << ")";
+        return ss.str();
+      }
+      kind.spawn_weight = f;
+    }
+  }
+  if (!has_name) return "has no 'name'";
+  return {};
+}
+
+}  // namespace
+
+std::string apply_kinds(const toml::node& node, std::vector<sim::AgentKind>& out) {
+  const toml::array* array = node.as_array();
+  if (array != nullptr && array->empty())
+    return "key 'kinds' needs at least one [[kinds]] section (got an empty array; leave the key out for the default kinds)";
+  if (array == nullptr || !array->is_array_of_tables())
+    return "key 'kinds' must be an array of tables ([[kinds]] sections; got " + toml_type_name(node) + ")";
+  std::vector<sim::AgentKind> kinds;
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    sim::AgentKind kind;  // the walker's values where a key is missing
+    if (std::string err = apply_kind_table(*array->get(i)->as_table(), kind); !err.empty())
+      return "kinds[" + std::to_string(i) + "]: " + err;
+    kinds.push_back(std::move(kind));
+  }
+  if (std::string err = sim::check_agent_kinds(kinds); !err.empty()) return err;
+  out = std::move(kinds);
+  return {};
+}
+
+std::string read_config_text(const std::string& path, std::string& out) {
+  const std::string unreadable = "can not read config file '" + path + "'";
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return unreadable;
+  // One byte past the limit tells a file too large; nothing beyond it is read (/dev/zero ends).
+  std::string text;
+  std::array<char, 16 * 1024> chunk{};
+  while (in && text.size() <= kMaxConfigFileBytes) {
+    in.read(chunk.data(), static_cast<std::streamsize>(chunk.size()));
+    text.append(chunk.data(), static_cast<std::size_t>(in.gcount()));
+  }
+  if (in.bad()) return unreadable;
+  if (text.size() > kMaxConfigFileBytes) {
+    return "config file '" + path + "' is larger than 1 MiB (" + std::to_string(kMaxConfigFileBytes) +
+           " bytes), the limit of a config file";
+  }
+  out = std::move(text);
+  return {};
+}
+
+// toml++ 3.3 (Debian 12) decides whether such a character is whitespace with a table that
+// reaches __builtin_unreachable() for most of U+00A1..U+0499 (found by fuzzing: a 'ŵ' in a key
+// is undefined behaviour). TOML 1.0 allows non-ASCII only in strings and comments anyway, so
+// such text is refused before toml++ sees it.
+int non_ascii_outside_strings(std::string_view t) {
+  int line = 1;
+  std::size_t i = 0;
+  const auto starts = [&](std::string_view what) { return t.substr(i, what.size()) == what; };
+  while (i < t.size()) {
+    const char c = t[i];
+    if (c == '\n') {
+      ++line;
+      ++i;
+    } else if (c == '#') {
+      while (i < t.size() && t[i] != '\n') ++i;
+    } else if (starts(R"(""")") || starts("'''")) {
+      const std::string_view close = t.substr(i, 3);
+      const bool escapes = c == '"';
+      i += 3;
+      while (i < t.size() && !starts(close)) {
+        if (t[i] == '\n') ++line;
+        i += (escapes && t[i] == '\\') ? 2 : 1;
+      }
+      i += 3;
+    } else if (c == '"' || c == '\'') {
+      ++i;
+      while (i < t.size() && t[i] != c && t[i] != '\n') i += (c == '"' && t[i] == '\\') ? 2 : 1;
+      ++i;
+    } else if (static_cast<unsigned char>(c) >= 0x80) {
+      return line;
+    } else {
+      ++i;
+    }
+  }
+  return 0;
+}
+
+std::string parse_toml_text(const std::string& text, const std::string& name, toml::table& out) {
+  if (const int line = non_ascii_outside_strings(text); line != 0) {
+    return "config " + name + ":" + std::to_string(line) +
+           ": a non-ASCII character outside a string or comment (TOML keys are ASCII)";
+  }
+  try {
+    out = toml::parse(text, name);
+  } catch (const toml::parse_error& e) {
+    std::ostringstream ss;
+    ss << "config " << name << ":" << e.source().begin.line << ": " << e.description();
+    return ss.str();
+  }
+  return {};
+}
+
+std::string read_kinds_file(const std::string& path, std::vector<sim::AgentKind>& out) {
+  std::error_code fs_error;
+  if (std::filesystem::is_directory(path, fs_error)) return "'" + path + "' is a directory, not a TOML file";
+  std::string text;
+  if (std::string err = read_config_text(path, text); !err.empty()) return err;
+  toml::table table;
+  if (std::string err = parse_toml_text(text, path, table); !err.empty()) return err;
+  const toml::node* kinds = nullptr;
+  for (const auto& [raw_key, node] : table) {
+    std::string key(raw_key.str());
+    std::replace(key.begin(), key.end(), '_', '-');
+    if (key != "kinds") continue;
+    if (kinds != nullptr) return "config " + path + ": 'kinds' given twice";
+    kinds = &node;
+  }
+  if (kinds == nullptr) return "config " + path + ": no [[kinds]] section (see README: Enemy kinds)";
+  if (std::string err = apply_kinds(*kinds, out); !err.empty()) return "config " + path + ": " + err;
+  return {};
+}
+
+}  // namespace swarmfield::server

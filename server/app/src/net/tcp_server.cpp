@@ -1,0 +1,241 @@
+#include "swarmfield/server/net/tcp_server.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "swarmfield/protocol/transport/framing.hpp"
+
+namespace swarmfield::server {
+
+Frame make_frame(const protocol::TcpMessage& message) {
+  const std::vector<std::uint8_t> payload = protocol::encode_tcp_message(message);
+  auto frame = std::make_shared<std::vector<std::uint8_t>>();
+  frame->reserve(payload.size() + 4);
+  if (payload.empty() || !protocol::append_frame(payload, *frame)) return nullptr;
+  return frame;
+}
+
+TcpServer::TcpServer(asio::io_context& io, TcpListener& listener, std::size_t max_connections,
+                     std::size_t max_queue_bytes, std::size_t max_unauthenticated, std::size_t max_per_address,
+                     std::size_t max_frame_bytes)
+    : listener_(listener),
+      acceptor_(io),
+      max_connections_(max_connections),
+      max_queue_bytes_(max_queue_bytes),
+      max_unauthenticated_(std::max<std::size_t>(1, max_unauthenticated)),
+      max_per_address_(std::max<std::size_t>(1, max_per_address)),
+      max_frame_bytes_(max_frame_bytes) {}
+
+bool TcpServer::open(const std::string& address, std::uint16_t port, std::string& error) {
+  std::error_code ec;
+  const auto addr = asio::ip::make_address(address, ec);
+  if (ec) {
+    error = "bad --bind address '" + address + "': " + ec.message();
+    return false;
+  }
+  const asio::ip::tcp::endpoint endpoint(addr, port);
+  acceptor_.open(endpoint.protocol(), ec);
+  if (!ec) acceptor_.set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
+  if (!ec) acceptor_.bind(endpoint, ec);
+  if (!ec) acceptor_.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    error = "can not listen on tcp " + address + ":" + std::to_string(port) + ": " + ec.message();
+    std::error_code ignored;
+    acceptor_.close(ignored);
+    return false;
+  }
+  port_ = acceptor_.local_endpoint(ec).port();
+  accepting_ = true;
+  do_accept();
+  return true;
+}
+
+void TcpServer::stop_accepting() {
+  accepting_ = false;
+  std::error_code ec;
+  acceptor_.close(ec);
+}
+
+void TcpServer::do_accept() {
+  acceptor_.async_accept([this](std::error_code ec, asio::ip::tcp::socket socket) {
+    if (!accepting_) return;
+    if (ec) {
+      // Transient failures (e.g. EMFILE) must not end the accept loop.
+      spdlog::warn("accept failed: {}", ec.message());
+    } else {
+      const std::uint64_t id = next_session_id_++;
+      auto session = std::make_shared<TcpSession>(std::move(socket), *this, id, max_queue_bytes_, max_frame_bytes_);
+      sessions_.emplace(id, session);
+      const std::size_t from_address = per_address_.add(session->remote_address());
+      ++counters_.accepted;
+      session->start();
+      if (from_address > max_per_address_) {
+        // One host must not take every slot (the limit counts connections in any state).
+        ++counters_.refused_per_address;
+        log_rate_limited("refused connection from " + session->remote() + ": " + std::to_string(from_address - 1) +
+                         " connections from that address already (--max-connections-per-address)");
+        send_error_and_close(*session, protocol::ErrorCode::kServerFull,
+                             "too many connections from your address (limit " + std::to_string(max_per_address_) + ")");
+      } else if (sessions_.size() > max_connections_) {
+        ++counters_.refused_full;
+        log_rate_limited("refused connection from " + session->remote() + ": server full (" +
+                         std::to_string(sessions_.size() - 1) + " connections open)");
+        send_error_and_close(*session, protocol::ErrorCode::kServerFull, "server full: too many connections");
+      } else {
+        spdlog::debug("connection {} from {}", id, session->remote());
+        evict_oldest_unauthenticated();
+      }
+    }
+    do_accept();
+  });
+}
+
+void TcpServer::evict_oldest_unauthenticated() {
+  std::size_t pending = 0;
+  TcpSession* oldest = nullptr;
+  for (auto& [id, session] : sessions_) {
+    if (session->client_id != 0 || !session->is_open()) continue;
+    ++pending;
+    // Ids grow with accept order, so the first one met is the oldest.
+    if (!oldest) oldest = session.get();
+  }
+  if (pending <= max_unauthenticated_ || !oldest) return;
+  ++counters_.evicted_no_hello;
+  log_rate_limited("dropped connection " + std::to_string(oldest->id()) + " (" + oldest->remote() +
+                   "): more than " + std::to_string(max_unauthenticated_) +
+                   " connections without Hello; the oldest goes");
+  // Closed at once, no Error frame: a graceful close waits for the peer to close too, and an
+  // idle peer never does, so the slot would stay taken (up to the closing timeout).
+  oldest->close();
+}
+
+void TcpServer::log_rate_limited(const std::string& what) {
+  const auto now = std::chrono::steady_clock::now();
+  ++drops_not_logged_;
+  if (last_drop_log_ != std::chrono::steady_clock::time_point{} && now - last_drop_log_ < std::chrono::seconds(1)) {
+    return;
+  }
+  if (drops_not_logged_ > 1) {
+    spdlog::info("{} (and {} more refused/dropped since the last such message)", what, drops_not_logged_ - 1);
+  } else {
+    spdlog::info("{}", what);
+  }
+  drops_not_logged_ = 0;
+  last_drop_log_ = now;
+}
+
+TcpSession::SendResult TcpServer::send(TcpSession& session, Frame frame) {
+  return note_send_result(session, session.send(std::move(frame)));
+}
+
+TcpSession::SendResult TcpServer::send_latest(TcpSession& session, Frame frame) {
+  return note_send_result(session, session.send_latest(std::move(frame)));
+}
+
+TcpSession::SendResult TcpServer::skip_latest(TcpSession& session, std::size_t bytes) {
+  return note_send_result(session, session.skip_latest(bytes));
+}
+
+TcpSession::SendResult TcpServer::note_send_result(TcpSession& session, TcpSession::SendResult result) {
+  if (result == TcpSession::SendResult::kEvicted) {
+    ++counters_.evicted;
+    spdlog::warn("client {} ({}) evicted: send queue above {} bytes (not reading fast enough)", session.client_id,
+                 session.remote(), max_queue_bytes_);
+  }
+  return result;
+}
+
+void TcpServer::send_error_and_close(TcpSession& session, protocol::ErrorCode code, std::string reason) {
+  if (reason.size() > protocol::kMaxReasonBytes) reason.resize(protocol::kMaxReasonBytes);
+  session.send_and_close(make_frame(protocol::Error{code, std::move(reason)}));
+}
+
+void TcpServer::reject_bad_message(TcpSession& session, std::string reason) {
+  ++counters_.bad_frames;
+  spdlog::warn("connection {} ({}): {}; closing", session.id(), session.remote(), reason);
+  send_error_and_close(session, protocol::ErrorCode::kBadMessage, std::move(reason));
+}
+
+void TcpServer::sweep(std::chrono::steady_clock::time_point now, const Timeouts& timeouts) {
+  // Refusals held back by log_rate_limited() are reported even when no new one follows.
+  if (drops_not_logged_ > 0 && now - last_drop_log_ >= std::chrono::seconds(1)) {
+    spdlog::info("{} more connection(s) refused/dropped since the last such message", drops_not_logged_);
+    drops_not_logged_ = 0;
+    last_drop_log_ = now;
+  }
+  for (auto& [id, session] : sessions_) {
+    if (session->closed()) continue;
+    if (session->closing()) {
+      if (now - session->closing_since() > timeouts.closing) session->close();
+    } else if (const auto since = session->partial_frame_since(); since && now - *since > timeouts.frame) {
+      // Closed at once, no Error: a peer that trickles would read it just as slowly, and the
+      // buffered part of its frame is released now.
+      ++counters_.frame_timeouts;
+      log_rate_limited("connection " + std::to_string(id) + " (" + session->remote() + ") did not finish a frame in time; closing");
+      session->close();
+    } else if (session->client_id == 0 && now - session->connected_at() > timeouts.hello) {
+      ++counters_.hello_timeouts;
+      log_rate_limited("connection " + std::to_string(id) + " (" + session->remote() + ") sent no Hello in time; closing");
+      send_error_and_close(*session, protocol::ErrorCode::kBadMessage, "no Hello received in time");
+    }
+  }
+}
+
+void TcpServer::close_all_after(const Frame& frame) {
+  for (auto& [id, session] : sessions_) session->send_and_close(frame);
+}
+
+void TcpServer::close_all() {
+  for (auto& [id, session] : sessions_) session->close();
+}
+
+std::size_t TcpServer::sessions_from(const asio::ip::address& address) const noexcept {
+  return per_address_.count(address);
+}
+
+std::size_t TcpServer::read_buffer_bytes() const noexcept {
+  std::size_t total = 0;
+  for (const auto& [id, session] : sessions_) total += session->read_buffer_bytes();
+  return total;
+}
+
+TcpSession* TcpServer::find(std::uint64_t session_id) noexcept {
+  auto it = sessions_.find(session_id);
+  return it == sessions_.end() ? nullptr : it->second.get();
+}
+
+void TcpServer::on_frame(TcpSession& session, std::vector<std::uint8_t>& payload) {
+  ++counters_.frames_received;
+  counters_.bytes_received += payload.size() + 4;  // + the u32 length prefix
+  std::string error;
+  // Only what a client may send is decoded at all (a compressed snapshot is never inflated).
+  auto message = protocol::decode_tcp_message(payload, &error, protocol::MessageSet::kFromClient);
+  if (!message) {
+    reject_bad_message(session, "bad message: " + (error.empty() ? std::string("failed verification") : error));
+    return;
+  }
+  listener_.on_message(session, *message);
+}
+
+void TcpServer::on_frame_too_large(TcpSession& session) {
+  ++counters_.too_large;
+  ++counters_.bad_frames;
+  log_rate_limited("connection " + std::to_string(session.id()) + " (" + session.remote() + "): frame above " +
+                   std::to_string(max_frame_bytes_) + " bytes; closing");
+  send_error_and_close(session, protocol::ErrorCode::kFrameTooLarge,
+                       "frame larger than " + std::to_string(max_frame_bytes_) + " bytes");
+}
+
+void TcpServer::on_bytes_sent(TcpSession&, std::size_t bytes) { counters_.bytes_sent += bytes; }
+
+void TcpServer::on_closed(TcpSession& session) {
+  auto it = sessions_.find(session.id());
+  if (it == sessions_.end()) return;
+  const std::shared_ptr<TcpSession> keep = it->second;  // alive through the listener call
+  sessions_.erase(it);
+  per_address_.remove(keep->remote_address());
+  listener_.on_disconnected(*keep);
+}
+
+}  // namespace swarmfield::server

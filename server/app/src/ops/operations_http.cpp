@@ -1,0 +1,435 @@
+#include "swarmfield/server/ops/operations_http.hpp"
+
+#include <httplib.h>
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "swarmfield/server/net/per_address_count.hpp"
+
+namespace swarmfield::server {
+namespace {
+
+using SteadyClock = std::chrono::steady_clock;
+
+// The remote (or local) address of `sock` as text and its port ("" and 0 if unknown).
+void socket_address(socket_t sock, bool remote, std::string& ip, int& port) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  ip.clear();
+  port = 0;
+  auto* a = reinterpret_cast<sockaddr*>(&addr);
+  if ((remote ? ::getpeername(sock, a, &len) : ::getsockname(sock, a, &len)) != 0) return;
+  char text[INET6_ADDRSTRLEN] = {};
+  if (addr.ss_family == AF_INET) {
+    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&addr);
+    if (::inet_ntop(AF_INET, &v4->sin_addr, text, sizeof text) != nullptr) ip = text;
+    port = ntohs(v4->sin_port);
+  } else if (addr.ss_family == AF_INET6) {
+    const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&addr);
+    if (::inet_ntop(AF_INET6, &v6->sin6_addr, text, sizeof text) != nullptr) ip = text;
+    port = ntohs(v6->sin6_port);
+  }
+}
+
+// One connection's socket under a byte budget and a deadline for the whole request. httplib 0.11
+// (Debian 12, built as a shared library, so its limits can not be configured) times out each
+// read, not the request, and keeps every header line: a header line every second held a worker
+// thread for ever (kThreads of them took /healthz down), and endless header lines grew the
+// process without bound. Past the budget or the deadline, reads fail and httplib drops the request.
+class BoundedSocketStream final : public httplib::Stream {
+ public:
+  /// `head`: bytes the waiting room already read from the socket (served first, and counted
+  /// against `read_budget`).
+  BoundedSocketStream(socket_t sock, SteadyClock::time_point read_deadline, std::size_t read_budget, std::string head)
+      : sock_(sock), read_deadline_(read_deadline), read_budget_(read_budget - std::min(read_budget, head.size())),
+        head_(std::move(head)) {}
+
+  bool is_readable() const override { return wait(POLLIN, read_deadline_); }
+  bool is_writable() const override { return wait(POLLOUT, SteadyClock::now() + OperationsHttp::kIoTimeout); }
+
+  ssize_t read(char* ptr, size_t size) override {
+    if (head_used_ < head_.size()) {
+      const std::size_t n = std::min(size, head_.size() - head_used_);
+      std::copy_n(head_.data() + head_used_, n, ptr);
+      head_used_ += n;
+      return static_cast<ssize_t>(n);
+    }
+    if (buffered_ == used_) {  // refill: httplib reads a request line by line, byte by byte
+      if (read_budget_ == 0 || !is_readable()) return -1;
+      ssize_t n = 0;
+      do {
+        n = ::recv(sock_, buffer_, std::min(sizeof buffer_, read_budget_), 0);
+      } while (n < 0 && errno == EINTR);
+      if (n <= 0) return n;
+      read_budget_ -= static_cast<std::size_t>(n);
+      buffered_ = static_cast<std::size_t>(n);
+      used_ = 0;
+    }
+    const std::size_t n = std::min(size, buffered_ - used_);
+    std::copy_n(buffer_ + used_, n, ptr);
+    used_ += n;
+    return static_cast<ssize_t>(n);
+  }
+
+  ssize_t write(const char* ptr, size_t size) override {
+    if (!is_writable()) return -1;
+    ssize_t n = 0;
+    do {
+      n = ::send(sock_, ptr, size, MSG_NOSIGNAL);
+    } while (n < 0 && errno == EINTR);
+    return n;
+  }
+
+  void get_remote_ip_and_port(std::string& ip, int& port) const override { socket_address(sock_, true, ip, port); }
+  void get_local_ip_and_port(std::string& ip, int& port) const override { socket_address(sock_, false, ip, port); }
+  socket_t socket() const override { return sock_; }
+
+ private:
+  bool wait(short events, SteadyClock::time_point deadline) const {
+    for (;;) {
+      // Past the deadline, only what has already arrived is read (a worker may take up a
+      // connection late, behind others: its request is in the socket already).
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - SteadyClock::now());
+      pollfd p{sock_, events, 0};
+      const int r = ::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(left.count(), 0)));
+      if (r < 0 && errno == EINTR) continue;
+      return r > 0;  // POLLHUP / POLLERR too: the next read or write reports it
+    }
+  }
+
+  socket_t sock_;
+  SteadyClock::time_point read_deadline_;
+  std::size_t read_budget_;
+  std::string head_;
+  std::size_t head_used_ = 0;
+  char buffer_[4096];
+  std::size_t buffered_ = 0;
+  std::size_t used_ = 0;
+};
+
+// The peer's address without the port ("" if unknown): the key of the per-address limits.
+std::string peer_address(socket_t sock) {
+  std::string ip;
+  int port = 0;
+  socket_address(sock, true, ip, port);
+  return ip;
+}
+
+void close_socket(socket_t sock) {
+  ::shutdown(sock, SHUT_RDWR);
+  ::close(sock);
+}
+
+// httplib runs a connection's task on the listener thread: the task only hands the socket to the
+// waiting room (BoundedServer::process_and_close_socket), which never blocks.
+class InlineTaskQueue final : public httplib::TaskQueue {
+ public:
+  void enqueue(std::function<void()> fn) override { fn(); }
+  void shutdown() override {}
+};
+
+// httplib's server with a waiting room in front of its workers. httplib 0.11 hands each accepted
+// connection to a worker at once, and a worker then waits for the request: connections that send
+// nothing held every worker (40 idle connections took /healthz down for ~20 s; a few more every
+// 2 s kept it down, and a liveness probe failing restarts the pod). Here one thread polls the
+// accepted connections and a worker only gets a connection that has sent something:
+// - a connection that sends nothing is closed the request deadline after it was accepted;
+// - at most kMaxWaiting connections wait (the oldest is closed to admit a new one), at most
+//   kMaxPerAddress are open per peer address (beyond that a new one is closed at once);
+// - the room reads each request's head (request line and headers) itself, without blocking, and
+//   a worker only gets a connection whose head has arrived whole: connections trickling bytes,
+//   from any number of addresses, hold no worker (they wait in the room, bounded as above);
+// - at most kMaxBusyPerAddress workers serve one address, so one address sending many
+//   requests can not hold every worker;
+// - each request must arrive whole within kMaxRequestBytes and the deadline of its accept
+//   (BoundedSocketStream), one request per connection (no keep-alive: probes and scrapes open a
+//   connection anyway).
+class BoundedServer final : public httplib::Server {
+ public:
+  explicit BoundedServer(SteadyClock::duration request_deadline) : request_deadline_(request_deadline) {
+    wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    room_thread_ = std::thread([this] { room_loop(); });
+    for (int i = 0; i < OperationsHttp::kThreads; ++i) workers_.emplace_back([this] { worker_loop(); });
+    new_task_queue = [] { return new InlineTaskQueue(); };
+  }
+  ~BoundedServer() override { stop_room(); }
+  BoundedServer(const BoundedServer&) = delete;
+  BoundedServer& operator=(const BoundedServer&) = delete;
+
+  // Closes every waiting connection and joins the room and the workers (after stop()).
+  void stop_room() {
+    {
+      const std::lock_guard lock(mutex_);
+      if (stopping_) return;
+      stopping_ = true;
+    }
+    wake_room();
+    work_cv_.notify_all();
+    if (room_thread_.joinable()) room_thread_.join();
+    for (auto& w : workers_) w.join();
+    for (const Pending& p : incoming_) close_socket(p.sock);
+    for (const Pending& p : ready_) close_socket(p.sock);
+    incoming_.clear();
+    ready_.clear();
+    if (wake_fd_ >= 0) ::close(wake_fd_);
+    wake_fd_ = -1;
+  }
+
+ private:
+  struct Pending {
+    socket_t sock;
+    SteadyClock::time_point accepted;
+    std::string address;
+    std::string head;  // bytes read so far by the room
+  };
+
+  enum class HeadState : std::uint8_t { kPartial, kComplete, kClosed };
+
+  // Reads what has arrived on `p` without blocking (at most kMaxRequestBytes in all). kComplete
+  // once the head ends (a blank line; a body, at most 1 KiB, is read by the worker), kClosed if
+  // the peer closed, failed or sent kMaxRequestBytes without ending the head.
+  static HeadState read_head(Pending& p) {
+    char buffer[4096];
+    for (;;) {
+      const std::size_t room = OperationsHttp::kMaxRequestBytes - p.head.size();
+      if (room == 0) return HeadState::kClosed;
+      const ssize_t n = ::recv(p.sock, buffer, std::min(sizeof buffer, room), MSG_DONTWAIT);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+      if (n <= 0) return HeadState::kClosed;
+      // Search from a little before the new bytes: the blank line may straddle two reads.
+      const std::size_t from = p.head.size() >= 3 ? p.head.size() - 3 : 0;
+      p.head.append(buffer, static_cast<std::size_t>(n));
+      if (p.head.find("\r\n\r\n", from) != std::string::npos || p.head.find("\n\n", from) != std::string::npos)
+        return HeadState::kComplete;
+    }
+    return HeadState::kPartial;
+  }
+
+  // Listener thread: admit the connection to the waiting room (or refuse it).
+  bool process_and_close_socket(socket_t sock) override {
+    Pending p{sock, SteadyClock::now(), peer_address(sock), {}};
+    {
+      const std::lock_guard lock(mutex_);
+      if (stopping_ || !open_per_address_.add_below(p.address, OperationsHttp::kMaxPerAddress)) {
+        close_socket(sock);
+        return false;
+      }
+      incoming_.push_back(std::move(p));
+    }
+    wake_room();
+    return true;
+  }
+
+  void wake_room() const {
+    const std::uint64_t one = 1;
+    if (wake_fd_ >= 0) [[maybe_unused]] const ssize_t n = ::write(wake_fd_, &one, sizeof one);
+  }
+
+  // Closes a connection that leaves the room or a worker, under mutex_.
+  void release_locked(const Pending& p) {
+    close_socket(p.sock);
+    open_per_address_.remove(p.address);
+  }
+
+  void room_loop() {
+    std::vector<Pending> waiting;  // accept order: the oldest first
+    std::vector<pollfd> polls;
+    for (;;) {
+      {
+        const std::lock_guard lock(mutex_);
+        if (stopping_) break;
+        for (Pending& p : incoming_) waiting.push_back(std::move(p));
+        incoming_.clear();
+        while (waiting.size() > OperationsHttp::kMaxWaiting) {
+          release_locked(waiting.front());
+          waiting.erase(waiting.begin());
+        }
+      }
+      polls.assign(1, pollfd{wake_fd_, POLLIN, 0});
+      auto first_deadline = SteadyClock::time_point::max();
+      for (const Pending& p : waiting) {
+        polls.push_back(pollfd{p.sock, POLLIN, 0});
+        first_deadline = std::min(first_deadline, p.accepted + request_deadline_);
+      }
+      int timeout_ms = -1;
+      if (first_deadline != SteadyClock::time_point::max()) {
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(first_deadline - SteadyClock::now());
+        timeout_ms = static_cast<int>(std::clamp<std::int64_t>(left.count(), 0, 60'000));
+      }
+      const int r = ::poll(polls.data(), polls.size(), timeout_ms);
+      if (r < 0 && errno != EINTR) break;
+      if (polls[0].revents != 0) {
+        std::uint64_t count = 0;
+        [[maybe_unused]] const ssize_t n = ::read(wake_fd_, &count, sizeof count);
+      }
+      const auto now = SteadyClock::now();
+      bool handed = false;
+      {
+        const std::lock_guard lock(mutex_);
+        std::size_t kept = 0;
+        for (std::size_t i = 0; i < waiting.size(); ++i) {
+          Pending& p = waiting[i];
+          const short ev = r > 0 ? polls[i + 1].revents : 0;
+          const HeadState head = (ev & (POLLIN | POLLHUP | POLLERR)) != 0 ? read_head(p) : HeadState::kPartial;
+          if (head == HeadState::kComplete) {
+            ready_.push_back(std::move(p));
+            handed = true;
+          } else if (head == HeadState::kClosed || (ev & POLLNVAL) != 0 || now >= p.accepted + request_deadline_) {
+            release_locked(p);
+          } else {
+            if (kept != i) waiting[kept] = std::move(p);
+            ++kept;
+          }
+        }
+        waiting.resize(kept);
+      }
+      if (handed) work_cv_.notify_all();
+    }
+    const std::lock_guard lock(mutex_);
+    for (const Pending& p : waiting) release_locked(p);
+  }
+
+  void worker_loop() {
+    for (;;) {
+      Pending p;
+      {
+        std::unique_lock lock(mutex_);
+        std::deque<Pending>::iterator pick;
+        work_cv_.wait(lock, [&] {
+          if (stopping_) return true;
+          pick = std::find_if(ready_.begin(), ready_.end(), [&](const Pending& q) {
+            return busy_per_address_.count(q.address) < OperationsHttp::kMaxBusyPerAddress;
+          });
+          return pick != ready_.end();
+        });
+        if (stopping_) return;
+        p = std::move(*pick);
+        ready_.erase(pick);
+        busy_per_address_.add(p.address);
+      }
+      BoundedSocketStream stream(p.sock, p.accepted + request_deadline_, OperationsHttp::kMaxRequestBytes,
+                                 std::move(p.head));
+      bool connection_closed = false;
+      process_request(stream, /*close_connection=*/true, connection_closed, {});
+      {
+        const std::lock_guard lock(mutex_);
+        busy_per_address_.remove(p.address);
+        release_locked(p);
+      }
+      work_cv_.notify_all();  // a request of this address may be waiting for a worker
+    }
+  }
+
+  const SteadyClock::duration request_deadline_;
+  int wake_fd_ = -1;
+  std::mutex mutex_;
+  std::condition_variable work_cv_;
+  bool stopping_ = false;
+  std::vector<Pending> incoming_;  // accepted, not yet seen by the room thread
+  std::deque<Pending> ready_;      // sent something: for the workers
+  PerAddressCount<std::string> open_per_address_;  // in the waiting room or a worker
+  PerAddressCount<std::string> busy_per_address_;  // in a worker
+  std::thread room_thread_;
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace
+
+OperationsHttp::OperationsHttp(const OperationsState& state, std::chrono::milliseconds request_deadline)
+    : state_(state), request_deadline_(request_deadline) {}
+
+OperationsHttp::~OperationsHttp() { stop(); }
+
+bool OperationsHttp::start(const std::string& bind, std::uint16_t port, std::string& error) {
+  server_ = std::make_unique<BoundedServer>(request_deadline_);
+  httplib::Server& s = *server_;
+  // SO_REUSEADDR only: httplib's default adds SO_REUSEPORT, which lets a second server bind the
+  // same port and take part of the probes. The socket is remembered for the backlog below.
+  auto listening = std::make_shared<socket_t>(INVALID_SOCKET);
+  s.set_socket_options([listening](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
+    *listening = sock;
+  });
+  s.set_payload_max_length(1024);
+  // Reads and writes go through BoundedSocketStream (kRequestDeadline, kMaxRequestBytes, kIoTimeout).
+  s.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
+    const auto age = state_.tick_age(OperationsState::Clock::now());
+    if (age <= OperationsState::kStallLimit) {
+      res.set_content("ok\n", "text/plain");
+      return;
+    }
+    res.status = 503;
+    if (age == OperationsState::Clock::duration::max()) {
+      res.set_content("tick loop not started\n", "text/plain");
+    } else {
+      char text[64];
+      std::snprintf(text, sizeof text, "tick loop stalled for %.1f s\n", std::chrono::duration<double>(age).count());
+      res.set_content(text, "text/plain");
+    }
+  });
+  s.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+    if (state_.ready()) {
+      res.set_content("ready\n", "text/plain");
+    } else {
+      res.status = 503;
+      res.set_content(state_.draining() ? "draining\n" : "not listening yet\n", "text/plain");
+    }
+  });
+  s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(state_.metrics_text(), "text/plain; version=0.0.4; charset=utf-8");
+  });
+  int bound = port;
+  if (port == 0) {
+    bound = s.bind_to_any_port(bind);
+  } else if (!s.bind_to_port(bind, port)) {
+    bound = -1;
+  }
+  // httplib listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, compiled into Debian 12's
+  // shared library, so the macro can not raise it from here): with more than 5 connections not
+  // yet accepted, the kernel drops further SYNs and those clients retry after ~1 s. Linux takes a
+  // second listen() on a listening socket as a new backlog (capped by net.core.somaxconn).
+  // httplib creates one socket per address it tries and keeps the one that bound, the last.
+  if (bound > 0 && ::listen(*listening, kListenBacklog) != 0) {
+    // httplib 0.11 closes its socket only from a running loop: close it here, or the port stays
+    // bound with nobody accepting.
+    if (*listening != INVALID_SOCKET) ::close(*listening);
+    bound = -1;
+  }
+  if (bound <= 0) {
+    error = "can not listen for HTTP on " + bind + ":" + std::to_string(port) + " (--http-port, --http-bind)";
+    server_.reset();
+    return false;
+  }
+  port_ = static_cast<std::uint16_t>(bound);
+  thread_ = std::thread([this] { server_->listen_after_bind(); });
+  // stop() before the loop runs would not stop it: wait until it does (a few ms at most).
+  for (int i = 0; i < 1000 && !server_->is_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  return true;
+}
+
+void OperationsHttp::stop() {
+  if (server_) server_->stop();
+  if (thread_.joinable()) thread_.join();
+  if (server_) static_cast<BoundedServer&>(*server_).stop_room();
+  server_.reset();
+}
+
+}  // namespace swarmfield::server

@@ -1,0 +1,255 @@
+// Delta snapshot codec: full and delta snapshots decode to exactly the frame the encoder built
+// (values, predictor state, grid), with and without prediction, under churn, partial sends, kind
+// changes and escapes; a wrong baseline, truncation and corruption are refused without crashing.
+#include <doctest/doctest.h>
+
+#include <random>
+#include <string>
+
+#include "snapshot_test_support.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_codec.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_history.hpp"
+#include "test_support.hpp"
+
+namespace sp = swarmfield::protocol;
+using sp::test::SyntheticCrowd;
+
+namespace {
+
+sp::SnapshotHeader make_header(std::uint32_t sequence, std::uint32_t tick, std::uint32_t distance) {
+  sp::SnapshotHeader h;
+  h.sequence = sequence;
+  h.tick = tick;
+  h.baseline_distance = distance;
+  h.echo_client_time_us = 123456789ull * sequence;
+  h.total_agents = 100000;
+  h.rebuilds = 77;
+  h.players = {{1, 10.5f, 20.25f, 3}, {9, 500.0f, 1.0f, 0}};
+  return h;
+}
+
+/// Encodes against `baseline` (frame of sequence - distance), decodes, checks both frames agree.
+void round_trip(sp::SnapshotEncoder& enc, sp::SnapshotDecoder& dec, const sp::SnapshotHeader& h,
+                const sp::AgentFrame* baseline, const sp::AgentCandidates& c, const sp::DensityGrid& grid,
+                sp::AgentFrame& out_frame) {
+  std::vector<std::uint8_t> payload;
+  const sp::AgentFrameView bv = baseline ? sp::AgentFrameView::of(*baseline) : sp::AgentFrameView::empty();
+  REQUIRE(enc.encode(h, bv, c, grid, payload, out_frame));
+  sp::SnapshotHeader dh;
+  sp::AgentFrame decoded;
+  std::string error;
+  REQUIRE_MESSAGE(dec.decode(payload, bv, dh, decoded, &error), error);
+  CHECK(dh == h);
+  REQUIRE(decoded == out_frame);
+}
+
+}  // namespace
+
+TEST_CASE("a full snapshot decodes to the candidates it was built from") {
+  SyntheticCrowd crowd(3000, sp::test::test_seed());
+  sp::AgentCandidates c;
+  crowd.candidates(c);
+  sp::SnapshotEncoder enc;
+  sp::SnapshotDecoder dec;
+  sp::AgentFrame frame;
+  round_trip(enc, dec, make_header(1, 100, 0), nullptr, c, {}, frame);
+  REQUIRE(frame.size() == c.size());
+  for (std::size_t k = 0; k < c.size(); ++k) {
+    const sp::AgentState& a = frame.agents[k];
+    REQUIRE(a.id == c[k].id);
+    REQUIRE(a.x == c[k].x);
+    REQUIRE(a.y == c[k].y);
+    REQUIRE(a.heading == c[k].heading);
+    REQUIRE(a.kind == c[k].kind);
+  }
+  CHECK(enc.stats().added == 3000);
+}
+
+TEST_CASE("a chain of deltas with churn, partial sends, kind changes and jumps stays exact") {
+  const std::uint64_t seed = sp::test::test_seed();
+  INFO("seed " << seed);
+  for (bool predict : {true, false}) {
+    SyntheticCrowd crowd(2000, seed);
+    std::mt19937_64 rng(seed + 1);
+    sp::SnapshotEncoder enc;
+    sp::SnapshotDecoder dec;
+    sp::AgentCandidates c;
+    crowd.candidates(c);
+    sp::AgentFrame prev, next;
+    sp::SnapshotHeader h = make_header(1, 10, 0);
+    h.predicted = predict;
+    round_trip(enc, dec, h, nullptr, c, {}, prev);
+    std::uint32_t tick = 10;
+    for (std::uint32_t seq = 2; seq < 40; ++seq) {
+      tick += 1 + static_cast<std::uint32_t>(rng() % 2);
+      crowd.step(1, 1, 15);
+      crowd.set_kind(rng() % crowd.size(), static_cast<std::uint8_t>(rng()));
+      crowd.teleport(rng() % crowd.size(), static_cast<std::uint32_t>(rng() % 10000), static_cast<std::uint32_t>(rng() % 10000));
+      crowd.turn(rng() % crowd.size(), static_cast<std::uint8_t>(rng()));
+      crowd.candidates(c, seq % 5 == 0 ? 60 : 100);
+      h = make_header(seq, tick, 1);
+      h.predicted = predict;
+      round_trip(enc, dec, h, &prev, c, {}, next);
+      // Stale agents keep the baseline's values and tick.
+      for (const sp::AgentState& a : next.agents) {
+        if (a.tick != tick) {
+          CHECK(a.tick < tick);
+        }
+      }
+      std::swap(prev, next);
+    }
+  }
+}
+
+TEST_CASE("every sent agent arrives with its exact quantized values; unsent ones keep the baseline's") {
+  SyntheticCrowd crowd(500, sp::test::test_seed());
+  sp::SnapshotEncoder enc;
+  sp::SnapshotDecoder dec;
+  sp::AgentCandidates c;
+  crowd.candidates(c);
+  sp::AgentFrame base, next;
+  round_trip(enc, dec, make_header(1, 5, 0), nullptr, c, {}, base);
+  crowd.step(2, 3, 20);
+  crowd.candidates(c, 50);
+  round_trip(enc, dec, make_header(2, 7, 1), &base, c, {}, next);
+  std::size_t bi = 0, ni = 0;
+  for (std::size_t k = 0; k < c.size(); ++k) {
+    while (ni < next.size() && next.agents[ni].id < c[k].id) ++ni;
+    while (bi < base.size() && base.agents[bi].id < c[k].id) ++bi;
+    const bool in_base = bi < base.size() && base.agents[bi].id == c[k].id;
+    const bool in_next = ni < next.size() && next.agents[ni].id == c[k].id;
+    if (c[k].send) {
+      REQUIRE(in_next);
+      CHECK(next.agents[ni].x == c[k].x);
+      CHECK(next.agents[ni].y == c[k].y);
+      CHECK(next.agents[ni].heading == c[k].heading);
+      CHECK(next.agents[ni].tick == 7);
+    } else if (in_base) {
+      REQUIRE(in_next);
+      CHECK(next.agents[ni] == base.agents[bi]);  // stale: the baseline's values and predictor state
+    } else {
+      CHECK_FALSE(in_next);  // not added until sent
+    }
+  }
+  // Baseline agents that are no longer candidates are gone.
+  CHECK(next.size() <= c.size());
+}
+
+TEST_CASE("an agent crowd at rest costs a fraction of a bit per agent") {
+  SyntheticCrowd crowd(10000, sp::test::test_seed());
+  sp::SnapshotEncoder enc;
+  sp::AgentCandidates c;
+  crowd.candidates(c);
+  sp::AgentFrame base, next;
+  std::vector<std::uint8_t> payload;
+  REQUIRE(enc.encode(make_header(1, 1, 0), sp::AgentFrameView::empty(), c, {}, payload, base));
+  // Nobody moved (step 0): residuals against the baseline are all zero... except predicted
+  // motion, which is zero for fresh agents.
+  REQUIRE(enc.encode(make_header(2, 2, 1), sp::AgentFrameView::of(base), c, {}, payload, next));
+  INFO("payload " << payload.size());
+  CHECK(payload.size() < 10000 / 8 / 4 + 200);  // < 1/4 bit per agent plus headers and tables
+}
+
+TEST_CASE("the density grid travels as changes against the baseline's grid") {
+  SyntheticCrowd crowd(100, sp::test::test_seed());
+  sp::AgentCandidates c;
+  crowd.candidates(c);
+  sp::DensityGrid grid;
+  sp::set_density_grid_geometry(grid, 0, 0, 1024, 700);
+  for (std::size_t k = 0; k < grid.levels.size(); ++k) grid.levels[k] = static_cast<std::uint8_t>((k * 7) % 16);
+  sp::SnapshotEncoder enc;
+  sp::SnapshotDecoder dec;
+  sp::AgentFrame base, next;
+  round_trip(enc, dec, make_header(1, 1, 0), nullptr, c, grid, base);
+  const std::size_t full_bits = enc.stats().grid_bits;
+  grid.levels[5] = 15;
+  round_trip(enc, dec, make_header(2, 2, 1), &base, c, grid, next);
+  CHECK(next.grid == grid);
+  CHECK(enc.stats().grid_bits < full_bits / 20);
+}
+
+TEST_CASE("decoding against the wrong baseline, or with a tick not after it, fails") {
+  SyntheticCrowd crowd(200, sp::test::test_seed());
+  sp::AgentCandidates c;
+  crowd.candidates(c);
+  sp::SnapshotEncoder enc;
+  sp::SnapshotDecoder dec;
+  sp::AgentFrame base, next, out;
+  std::vector<std::uint8_t> payload;
+  REQUIRE(enc.encode(make_header(1, 1, 0), sp::AgentFrameView::empty(), c, {}, payload, base));
+  REQUIRE(enc.encode(make_header(3, 4, 2), sp::AgentFrameView::of(base), c, {}, payload, next));
+  sp::SnapshotHeader h;
+  std::string error;
+  CHECK_FALSE(dec.decode(payload, sp::AgentFrameView::of(next), h, out, &error));  // sequence 3, not 1
+  CHECK(error == "wrong baseline frame");
+  CHECK_FALSE(dec.decode(payload, sp::AgentFrameView::empty(), h, out, &error));
+  // The encoder refuses a tick that does not advance, and unsorted candidates.
+  CHECK_FALSE(enc.encode(make_header(2, 1, 1), sp::AgentFrameView::of(base), c, {}, payload, next));
+  std::swap(c[0].id, c[1].id);
+  CHECK_FALSE(enc.encode(make_header(1, 1, 0), sp::AgentFrameView::empty(), c, {}, payload, next));
+}
+
+TEST_CASE("every truncation and many corruptions of a payload are refused or decode in range") {
+  SyntheticCrowd crowd(300, sp::test::test_seed());
+  sp::AgentCandidates c;
+  crowd.candidates(c);
+  sp::SnapshotEncoder enc;
+  sp::SnapshotDecoder dec;
+  sp::AgentFrame base, next, out;
+  std::vector<std::uint8_t> payload;
+  sp::DensityGrid grid;
+  sp::set_density_grid_geometry(grid, 0, 0, 300, 300);
+  REQUIRE(enc.encode(make_header(1, 1, 0), sp::AgentFrameView::empty(), c, grid, payload, base));
+  crowd.step(1, 4, 10);
+  crowd.candidates(c, 70);
+  REQUIRE(enc.encode(make_header(2, 3, 1), sp::AgentFrameView::of(base), c, grid, payload, next));
+  const sp::AgentFrameView bv = sp::AgentFrameView::of(base);
+  sp::SnapshotHeader h;
+  for (std::size_t len = 0; len < payload.size(); ++len) {
+    CHECK_FALSE(dec.decode(std::span(payload).first(len), bv, h, out));
+  }
+  std::mt19937_64 rng(sp::test::test_seed());
+  std::size_t accepted = 0;
+  for (int round = 0; round < 2000; ++round) {
+    std::vector<std::uint8_t> bad = payload;
+    bad[rng() % bad.size()] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+    if (dec.decode(bad, bv, h, out)) {
+      ++accepted;
+      for (std::size_t k = 0; k < out.size(); ++k) {
+        REQUIRE(out.agents[k].x <= sp::kPositionMax);
+        REQUIRE(out.agents[k].y <= sp::kPositionMax);
+        if (k > 0) REQUIRE(out.agents[k].id > out.agents[k - 1].id);
+      }
+    }
+  }
+  MESSAGE("corrupted payloads accepted (in range): " << accepted << " of 2000");
+}
+
+TEST_CASE("at most 255 players travel; the rest are dropped, not garbled") {
+  sp::SnapshotHeader h = make_header(1, 1, 0);
+  h.players.clear();
+  for (std::uint32_t p = 0; p < 300; ++p) h.players.push_back({p, static_cast<float>(p), 1.0f, p});
+  sp::SnapshotEncoder enc;
+  sp::SnapshotDecoder dec;
+  sp::AgentFrame frame, out;
+  std::vector<std::uint8_t> payload;
+  REQUIRE(enc.encode(h, sp::AgentFrameView::empty(), {}, {}, payload, frame));
+  sp::SnapshotHeader got;
+  std::string error;
+  REQUIRE_MESSAGE(dec.decode(payload, sp::AgentFrameView::empty(), got, out, &error), error);
+  REQUIRE(got.players.size() == sp::kMaxSnapshotPlayers);
+  CHECK(got.players.back() == h.players[sp::kMaxSnapshotPlayers - 1]);
+}
+
+TEST_CASE("positions quantize to 1/64 cell in 20 bits") {
+  CHECK(sp::quantize_agent_position(0.0f, 1.0f) == 0);
+  CHECK(sp::quantize_agent_position(1.0f, 1.0f) == 64);
+  CHECK(sp::quantize_agent_position(8191.99f, 1.0f) == 524287);
+  CHECK(sp::quantize_agent_position(1e9f, 1.0f) == sp::kPositionMax);
+  CHECK(sp::quantize_agent_position(-3.0f, 1.0f) == 0);
+  CHECK(sp::quantize_agent_position(std::nanf(""), 1.0f) == 0);
+  CHECK(sp::quantize_agent_position(2.0f, 2.0f) == 64);  // world units / cell size
+  for (float w : {0.3f, 17.77f, 1023.9f, 8000.123f}) {
+    CHECK(std::fabs(sp::dequantize_agent_position(sp::quantize_agent_position(w, 1.0f), 1.0f) - w) <= 1.0f / 128 + 1e-3f);
+  }
+}

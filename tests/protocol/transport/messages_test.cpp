@@ -1,0 +1,362 @@
+// TCP messages: round trips, range checks on hand-crafted hostile buffers, seeded mutations.
+#include <doctest/doctest.h>
+
+#include <tuple>
+
+#include <cstring>
+#include <functional>
+#include <limits>
+#include <random>
+#include <tuple>
+
+#include "swarmfield/protocol/transport/framing.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
+#include "swarmfield/wire/swarmfield_generated.h"
+#include "test_support.hpp"
+
+namespace sp = swarmfield::protocol;
+namespace wire = swarmfield::wire;
+
+namespace {
+
+using BodyFn = std::function<std::pair<wire::Message, flatbuffers::Offset<void>>(flatbuffers::FlatBufferBuilder&)>;
+
+/// Builds an envelope around a body made with the generated builders: the encoder under test
+/// would never produce these buffers.
+std::vector<std::uint8_t> craft(const BodyFn& body, const char* identifier = "SWFT") {
+  flatbuffers::FlatBufferBuilder b;
+  const auto [type, offset] = body(b);
+  b.Finish(wire::CreateEnvelope(b, type, offset), identifier);
+  return {b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize()};
+}
+
+std::string decode_error(const std::vector<std::uint8_t>& bytes) {
+  std::string error;
+  const auto decoded = sp::decode_tcp_message(bytes, &error);
+  if (decoded) return "<decoded>";
+  return error;
+}
+
+BodyFn hello(std::string name, std::uint8_t role = 0) {
+  return [=](flatbuffers::FlatBufferBuilder& b) {
+    const auto n = b.CreateString(name);
+    return std::pair{wire::Message::Hello, wire::CreateHello(b, 1, static_cast<wire::Role>(role), n).Union()};
+  };
+}
+
+BodyFn input(float mx, float my, float vx0 = 0, float vy0 = 0, float vx1 = 1, float vy1 = 1) {
+  return [=](flatbuffers::FlatBufferBuilder& b) {
+    return std::pair{wire::Message::Input, wire::CreateInput(b, 1, mx, my, vx0, vy0, vx1, vy1, 0, 0).Union()};
+  };
+}
+
+// UdpSession vectors of the given sizes (token bytes = `token_fill`).
+flatbuffers::Offset<wire::UdpSession> udp_session(flatbuffers::FlatBufferBuilder& b, std::size_t token = 16,
+                                                  std::size_t client_key = 32, std::size_t server_key = 32,
+                                                  std::uint8_t token_fill = 7) {
+  const auto t = b.CreateVector(std::vector<std::uint8_t>(token, token_fill));
+  const auto c = b.CreateVector(std::vector<std::uint8_t>(client_key, 1));
+  const auto s = b.CreateVector(std::vector<std::uint8_t>(server_key, 2));
+  return wire::CreateUdpSession(b, t, c, s);
+}
+
+BodyFn welcome(std::int32_t w, std::int32_t h, float cell, std::uint32_t raw, std::uint32_t compressed,
+               std::uint32_t chunks, std::uint16_t tick_hz = 30) {
+  return [=](flatbuffers::FlatBufferBuilder& b) {
+    const auto map = wire::CreateMapInfo(b, w, h, cell, raw, compressed, chunks, b.CreateString("m"));
+    const auto udp = udp_session(b);
+    return std::pair{wire::Message::Welcome, wire::CreateWelcome(b, 1, tick_hz, 20, 3, 0, map, udp).Union()};
+  };
+}
+
+BodyFn snapshot_data(std::size_t bytes) {
+  return [=](flatbuffers::FlatBufferBuilder& b) {
+    const auto payload = b.CreateVector(std::vector<std::uint8_t>(bytes, 0xD1));
+    return std::pair{wire::Message::SnapshotData, wire::CreateSnapshotData(b, payload).Union()};
+  };
+}
+
+}  // namespace
+
+TEST_CASE("every TCP message round-trips unchanged") {
+  for (const sp::TcpMessage& message : sp::test::sample_messages()) {
+    CAPTURE(message.index());
+    const std::vector<std::uint8_t> bytes = sp::encode_tcp_message(message);
+    REQUIRE(bytes.size() >= 8);
+    std::string error;
+    const auto decoded = sp::decode_tcp_message(bytes, &error);
+    REQUIRE_MESSAGE(decoded.has_value(), error);
+    CHECK(*decoded == message);
+  }
+}
+
+TEST_CASE("snapshot data: payload of 1..kMaxSnapshotPayloadBytes, required") {
+  CHECK(decode_error(craft(snapshot_data(1))) == "<decoded>");
+  CHECK(decode_error(craft(snapshot_data(sp::kMaxSnapshotPayloadBytes))) == "<decoded>");
+  CHECK(decode_error(craft(snapshot_data(0))) == "SnapshotData payload of 0 bytes is outside 1..147456");
+  CHECK(decode_error(craft(snapshot_data(sp::kMaxSnapshotPayloadBytes + 1))) ==
+        "SnapshotData payload of 147457 bytes is outside 1..147456");
+  const auto missing = [](flatbuffers::FlatBufferBuilder& b) {
+    wire::SnapshotDataBuilder data(b);  // no payload: the required field is absent
+    return std::pair{wire::Message::SnapshotData, data.Finish().Union()};
+  };
+  CHECK(decode_error(craft(missing)) == "not a valid swarmfield TCP message (FlatBuffers verification failed)");
+}
+
+TEST_CASE("input snapshot acks: bits may not name sequences before 1") {
+  const auto with_ack = [](std::uint32_t latest, std::uint32_t bits) -> BodyFn {
+    return [=](flatbuffers::FlatBufferBuilder& b) {
+      return std::pair{wire::Message::Input, wire::CreateInput(b, 1, 0, 0, 0, 0, 1, 1, latest, 0, bits).Union()};
+    };
+  };
+  CHECK(decode_error(craft(with_ack(3, 0x3u))) == "<decoded>");
+  CHECK(decode_error(craft(with_ack(40, 0xFFFFFFFFu))) == "<decoded>");
+  CHECK(decode_error(craft(with_ack(3, 0x4u))) == "snapshot ack bits name sequences before 1");
+  CHECK(decode_error(craft(with_ack(0, 0x1u))) == "snapshot ack bits name sequences before 1");
+}
+
+TEST_CASE("the encoder cuts long strings at a UTF-8 boundary so the peer accepts them") {
+  // 63 ASCII bytes then a 2-byte character: the limit (64) falls inside the character.
+  const std::string name = std::string(63, 'a') + "\xC3\xA9" + "tail";
+  auto decoded = sp::decode_tcp_message(sp::encode_tcp_message(sp::Hello{1, sp::Role::kViewer, name}));
+  REQUIRE(decoded);
+  CHECK(std::get<sp::Hello>(*decoded).name == std::string(63, 'a'));
+
+  const std::string reason(1000, 'r');
+  decoded = sp::decode_tcp_message(sp::encode_tcp_message(sp::Bye{reason}));
+  REQUIRE(decoded);
+  CHECK(std::get<sp::Bye>(*decoded).reason == std::string(sp::kMaxReasonBytes, 'r'));
+}
+
+TEST_CASE("strings: length, UTF-8 and control characters are checked") {
+  CHECK(decode_error(craft(hello(std::string(sp::kMaxNameBytes, 'n')))) == "<decoded>");
+  CHECK(decode_error(craft(hello(std::string(sp::kMaxNameBytes + 1, 'n')))) == "Hello.name is 65 bytes, limit 64");
+  CHECK(decode_error(craft(hello("bad\xFF"))) == "Hello.name is not valid UTF-8");
+  CHECK(decode_error(craft(hello("\xC0\xAF"))) == "Hello.name is not valid UTF-8");        // overlong '/'
+  CHECK(decode_error(craft(hello("\xED\xA0\x80"))) == "Hello.name is not valid UTF-8");    // surrogate
+  CHECK(decode_error(craft(hello("\xE2\x82"))) == "Hello.name is not valid UTF-8");        // truncated
+  CHECK(decode_error(craft(hello("tab\tname"))) == "Hello.name contains control characters");
+  CHECK(decode_error(craft(hello("esc\x1b[2J"))) == "Hello.name contains control characters");
+
+  const auto long_reason = [](flatbuffers::FlatBufferBuilder& b) {
+    const auto r = b.CreateString(std::string(sp::kMaxReasonBytes + 1, 'x'));
+    return std::pair{wire::Message::Bye, wire::CreateBye(b, r).Union()};
+  };
+  CHECK(decode_error(craft(long_reason)) == "Bye.reason is 257 bytes, limit 256");
+}
+
+TEST_CASE("enums out of range are refused") {
+  CHECK(decode_error(craft(hello("x", 1))) == "<decoded>");
+  CHECK(decode_error(craft(hello("x", 2))) == "Hello.role 2 is neither viewer (0) nor player (1)");
+  for (std::uint16_t code : {0, 6, 0xFFFF}) {
+    const auto body = [code](flatbuffers::FlatBufferBuilder& b) {
+      return std::pair{wire::Message::Error,
+                       wire::CreateError(b, static_cast<wire::ErrorCode>(code), b.CreateString("r")).Union()};
+    };
+    CAPTURE(code);
+    CHECK(decode_error(craft(body)) == "Error.code " + std::to_string(code) + " unknown");
+  }
+}
+
+TEST_CASE("floats must be finite and bounded") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  CHECK(decode_error(craft(input(0.5f, -0.5f))) == "<decoded>");
+  for (const auto& body : {input(nan, 0), input(0, inf), input(0, 0, -inf), input(0, 0, 0, 0, 2e6f), input(0, 0, 0, nan)}) {
+    CHECK(decode_error(craft(body)) == "Input move/view values must be finite and within +-1e6");
+  }
+  CHECK(decode_error(craft(welcome(8, 8, nan, 64, 10, 1))) == "MapInfo.cell_size must be finite and in (0, 1024]");
+  CHECK(decode_error(craft(welcome(8, 8, -1.0f, 64, 10, 1))) == "MapInfo.cell_size must be finite and in (0, 1024]");
+}
+
+TEST_CASE("map info sizes are sane and consistent") {
+  CHECK(decode_error(craft(welcome(8, 8, 1.0f, 64, 10, 1))) == "<decoded>");
+  CHECK(decode_error(craft(welcome(8192, 8192, 1.0f, 8192u * 8192u, 100000, sp::map_chunk_count(100000)))) ==
+        "<decoded>");
+  CHECK(decode_error(craft(welcome(0, 8, 1.0f, 0, 10, 1))) == "MapInfo size 0x8 outside 1..8192 cells per side");
+  CHECK(decode_error(craft(welcome(8, 8193, 1.0f, 8 * 8193, 10, 1))) ==
+        "MapInfo size 8x8193 outside 1..8192 cells per side");
+  CHECK(decode_error(craft(welcome(-5, 8, 1.0f, 0, 10, 1))) == "MapInfo size -5x8 outside 1..8192 cells per side");
+  CHECK(decode_error(craft(welcome(8, 8, 1.0f, 65, 10, 1))) == "MapInfo.raw_bytes 65 is not width*height");
+  CHECK(decode_error(craft(welcome(8, 8, 1.0f, 64, 0, 0))) == "MapInfo.compressed_bytes 0 impossible for 64 raw bytes");
+  CHECK(decode_error(craft(welcome(8, 8, 1.0f, 64, 10000, 1))) ==
+        "MapInfo.compressed_bytes 10000 impossible for 64 raw bytes");
+  CHECK(decode_error(craft(welcome(8, 8, 1.0f, 64, 10, 2))) == "MapInfo.chunk_count 2 should be 1");
+  CHECK(decode_error(craft(welcome(8, 8, 1.0f, 64, 10, 1, 0))) == "Welcome tick_hz/snapshot_hz must be 1..1000");
+  // A Welcome without its required map fails the verifier itself.
+  const auto no_map = [](flatbuffers::FlatBufferBuilder& b) {
+    return std::pair{wire::Message::Welcome, wire::CreateWelcome(b, 1, 30, 20, 3, 0, 0).Union()};
+  };
+  CHECK(decode_error(craft(no_map)).find("verification failed") != std::string::npos);
+}
+
+TEST_CASE("Welcome carries a 16-byte non-zero UDP token and two 32-byte keys") {
+  const auto with_udp = [](bool present, std::size_t token, std::size_t ck, std::size_t sk, std::uint8_t fill) {
+    return [=](flatbuffers::FlatBufferBuilder& b) {
+      const auto map = wire::CreateMapInfo(b, 8, 8, 1.0f, 64, 10, 1, b.CreateString("m"));
+      const auto udp = present ? udp_session(b, token, ck, sk, fill) : flatbuffers::Offset<wire::UdpSession>();
+      return std::pair{wire::Message::Welcome, wire::CreateWelcome(b, 1, 30, 20, 3, 0, map, udp).Union()};
+    };
+  };
+  CHECK(decode_error(craft(with_udp(true, 16, 32, 32, 7))) == "<decoded>");
+  CHECK(decode_error(craft(with_udp(false, 16, 32, 32, 7))) == "Welcome.udp missing");
+  for (const auto& [t, c, k] : {std::tuple{15, 32, 32}, {17, 32, 32}, {16, 31, 32}, {16, 32, 0}}) {
+    CHECK(decode_error(craft(with_udp(true, static_cast<std::size_t>(t), static_cast<std::size_t>(c),
+                                      static_cast<std::size_t>(k), 7))) ==
+          "Welcome.udp needs a 16-byte token and two 32-byte keys");
+  }
+  CHECK(decode_error(craft(with_udp(true, 16, 32, 32, 0))) == "Welcome.udp.token is all zero");
+}
+
+TEST_CASE("a message type outside the allowed set is refused before its body is read") {
+  // SnapshotData too large: refused by type from a client, so its payload is never looked at
+  // (allowed, its size check refuses it).
+  const auto bytes = craft(snapshot_data(sp::kMaxSnapshotPayloadBytes + 1));
+  std::string error;
+  CHECK_FALSE(sp::decode_tcp_message(bytes, &error, sp::MessageSet::kFromClient));
+  CHECK(error == "message type SnapshotData is not accepted here");
+  CHECK_FALSE(sp::decode_tcp_message(bytes, &error));
+  CHECK(error != "message type SnapshotData is not accepted here");
+  // Each side's set: what the other side sends, nothing else.
+  for (const auto& m : sp::test::sample_messages()) {
+    const auto encoded = sp::encode_tcp_message(m);
+    const bool from_client = std::holds_alternative<sp::Hello>(m) || std::holds_alternative<sp::Input>(m) ||
+                             std::holds_alternative<sp::Bye>(m);
+    const bool from_server = !std::holds_alternative<sp::Hello>(m) && !std::holds_alternative<sp::Input>(m);
+    CHECK(sp::decode_tcp_message(encoded, nullptr, sp::MessageSet::kFromClient).has_value() == from_client);
+    CHECK(sp::decode_tcp_message(encoded, nullptr, sp::MessageSet::kFromServer).has_value() == from_server);
+  }
+}
+
+TEST_CASE("map chunks: index within count, size within limits") {
+  const auto chunk = [](std::uint32_t index, std::uint32_t count, std::size_t size) {
+    return [=](flatbuffers::FlatBufferBuilder& b) {
+      const auto bytes = b.CreateVector(std::vector<std::uint8_t>(size, 1));
+      return std::pair{wire::Message::MapChunk, wire::CreateMapChunk(b, index, bytes, count).Union()};
+    };
+  };
+  CHECK(decode_error(craft(chunk(2, 3, 10))) == "<decoded>");
+  CHECK(decode_error(craft(chunk(5, 0, sp::kMapChunkBytes))) == "<decoded>");  // count not stated
+  CHECK(decode_error(craft(chunk(3, 3, 10))) == "MapChunk.index 3 out of range");
+  CHECK(decode_error(craft(chunk(4000000000u, 0, 10))) == "MapChunk.index 4000000000 out of range");
+  CHECK(decode_error(craft(chunk(0, 4000000000u, 10))) == "MapChunk.count 4000000000 too large");
+  CHECK(decode_error(craft(chunk(0, 1, 0))) == "MapChunk holds 0 bytes, expected 1..49152");
+  CHECK(decode_error(craft(chunk(0, 1, sp::kMapChunkBytes + 1))) == "MapChunk holds 49153 bytes, expected 1..49152");
+}
+
+TEST_CASE("envelope-level garbage: empty, wrong identifier, no body, unknown type, oversized") {
+  CHECK(decode_error({}) == "empty message");
+  CHECK(decode_error(craft(hello("x"), "SWFD")).find("verification failed") != std::string::npos);
+  const auto none = [](flatbuffers::FlatBufferBuilder&) {
+    return std::pair{wire::Message::NONE, flatbuffers::Offset<void>()};
+  };
+  CHECK(decode_error(craft(none)) == "envelope holds no message");
+  // Type byte of a future message kind (the verifier lets unknown union members through).
+  const auto future = [](flatbuffers::FlatBufferBuilder& b) {
+    return std::pair{static_cast<wire::Message>(42), wire::CreateBye(b, b.CreateString("x")).Union()};
+  };
+  CHECK(decode_error(craft(future)) == "unknown message type 42");
+  // Type set, body missing.
+  const auto missing = [](flatbuffers::FlatBufferBuilder&) {
+    return std::pair{wire::Message::Hello, flatbuffers::Offset<void>()};
+  };
+  CHECK(decode_error(craft(missing)) == "message body missing");
+  std::vector<std::uint8_t> huge(sp::kMaxFrameBytes + 1, 0);
+  CHECK(decode_error(huge) == "message of 1048577 bytes exceeds the frame limit");
+}
+
+TEST_CASE("misaligned input buffers decode the same") {
+  for (const sp::TcpMessage& message : sp::test::sample_messages()) {
+    const auto bytes = sp::encode_tcp_message(message);
+    std::vector<std::uint8_t> shifted(bytes.size() + 3);
+    std::memcpy(shifted.data() + 3, bytes.data(), bytes.size());
+    const auto decoded = sp::decode_tcp_message(std::span(shifted).subspan(3));
+    REQUIRE(decoded);
+    CHECK(*decoded == message);
+  }
+}
+
+TEST_CASE("seeded mutations: truncated, bit-flipped and random buffers never crash or decode wrongly") {
+  const std::uint64_t seed = sp::test::test_seed();
+  MESSAGE("mutation seed " << seed << " (replay: SWARMFIELD_TEST_SEED=" << seed << ")");
+  std::mt19937_64 rng(seed);
+  std::size_t cases = 0;
+  std::size_t accepted_mutants = 0;
+
+  // Any accepted mutant must be a valid message that re-encodes to itself.
+  const auto check_accepted = [&](const sp::TcpMessage& decoded) {
+    ++accepted_mutants;
+    REQUIRE(sp::test::satisfies_limits(decoded));
+    const auto again = sp::decode_tcp_message(sp::encode_tcp_message(decoded));
+    REQUIRE(again);
+    REQUIRE(*again == decoded);
+  };
+
+  for (const sp::TcpMessage& message : sp::test::sample_messages()) {
+    const std::vector<std::uint8_t> original = sp::encode_tcp_message(message);
+    CAPTURE(message.index());
+    // Every truncation: may only "succeed" by cutting padding, and then must equal the original.
+    for (std::size_t len = 0; len < original.size(); len += std::max<std::size_t>(1, original.size() / 300)) {
+      ++cases;
+      const auto decoded = sp::decode_tcp_message(std::span(original).first(len));
+      if (decoded) CHECK(*decoded == message);
+    }
+    // Bit flips (1..4 bits) and byte overwrites.
+    std::uniform_int_distribution<std::size_t> pos(0, original.size() - 1);
+    for (int round = 0; round < 1500; ++round) {
+      ++cases;
+      std::vector<std::uint8_t> mutant = original;
+      const int flips = 1 + static_cast<int>(rng() % 4);
+      for (int f = 0; f < flips; ++f) {
+        if (rng() % 2) {
+          mutant[pos(rng)] ^= static_cast<std::uint8_t>(1u << (rng() % 8));
+        } else {
+          mutant[pos(rng)] = static_cast<std::uint8_t>(rng());
+        }
+      }
+      if (const auto decoded = sp::decode_tcp_message(mutant)) check_accepted(*decoded);
+    }
+  }
+
+  // Pure garbage: with 32 random identifier bits it must never be accepted.
+  std::size_t garbage_accepted = 0;
+  for (int round = 0; round < 3000; ++round) {
+    ++cases;
+    std::vector<std::uint8_t> garbage(rng() % 512);
+    for (auto& byte : garbage) byte = static_cast<std::uint8_t>(rng());
+    if (sp::decode_tcp_message(garbage)) ++garbage_accepted;
+  }
+  CHECK(garbage_accepted == 0);
+
+  // Garbage behind a correct identifier gets further into the verifier; any success must be valid.
+  for (int round = 0; round < 3000; ++round) {
+    ++cases;
+    std::vector<std::uint8_t> garbage(8 + rng() % 256);
+    for (auto& byte : garbage) byte = static_cast<std::uint8_t>(rng() % 4 == 0 ? rng() : rng() % 16);
+    std::memcpy(garbage.data() + 4, "SWFT", 4);
+    if (const auto decoded = sp::decode_tcp_message(garbage)) check_accepted(*decoded);
+  }
+  MESSAGE(cases << " mutated buffers, " << accepted_mutants << " decoded as other valid messages");
+  CHECK(cases > 10000);
+}
+
+TEST_CASE("kinds: Welcome's kind table is range-checked") {
+  auto welcome_kinds = [](std::vector<std::tuple<std::string, float, std::uint32_t>> kinds) -> BodyFn {
+    return [=](flatbuffers::FlatBufferBuilder& b) {
+      std::vector<flatbuffers::Offset<wire::KindInfo>> v;
+      for (const auto& [name, radius, colour] : kinds) v.push_back(wire::CreateKindInfo(b, b.CreateString(name), radius, colour));
+      const auto kinds_v = b.CreateVector(v);
+      const auto map = wire::CreateMapInfo(b, 4, 4, 1.0f, 16, 10, 1, b.CreateString("m"));
+      const auto udp = udp_session(b);
+      return std::pair{wire::Message::Welcome, wire::CreateWelcome(b, 1, 30, 20, 3, 0, map, udp, kinds_v).Union()};
+    };
+  };
+  CHECK(decode_error(craft(welcome_kinds({{"runner", 0.25f, 0xF2A33Au}}))) == "<decoded>");
+  CHECK(decode_error(craft(welcome_kinds({{"x", 0.0f, 0u}}))) == "KindInfo 0 radius must be finite and in (0, 1024]");
+  CHECK(decode_error(craft(welcome_kinds({{"x", 0.3f, 0u}, {"y", std::nanf(""), 0u}}))) ==
+        "KindInfo 1 radius must be finite and in (0, 1024]");
+  CHECK(decode_error(craft(welcome_kinds({{"x", 0.3f, 0x1000000u}}))) == "KindInfo 0 colour must be 0xRRGGBB");
+  CHECK(decode_error(craft(welcome_kinds({{"bad\nname", 0.3f, 0u}}))).find("KindInfo.name") != std::string::npos);
+  std::vector<std::tuple<std::string, float, std::uint32_t>> many(sp::kMaxKinds + 1, {"k", 0.3f, 0u});
+  CHECK(decode_error(craft(welcome_kinds(many))) == "Welcome has 17 kinds, limit 16");
+}

@@ -1,0 +1,897 @@
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <string_view>
+#include <unistd.h>
+#include <vector>
+
+#include "swarmfield/server/config/config_toml.hpp"
+#include "swarmfield/server/map_source.hpp"
+#include "swarmfield/server/config/server_config.hpp"
+#include "swarmfield/server/world_setup.hpp"
+
+using swarmfield::server::ConfigParseResult;
+using swarmfield::server::LogFormat;
+using swarmfield::server::parse_server_config;
+
+namespace {
+
+ConfigParseResult parse(std::vector<std::string> args) {
+  args.insert(args.begin(), "swarmfield-server");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  return parse_server_config(static_cast<int>(argv.size()), argv.data());
+}
+
+// A TOML file in the temp dir, removed at scope exit.
+struct TempToml {
+  std::string path;
+  explicit TempToml(const std::string& text) {
+    char name[] = "/tmp/swarmfield-config-XXXXXX";
+    const int fd = mkstemp(name);
+    REQUIRE(fd >= 0);
+    close(fd);
+    path = name;
+    std::ofstream(path) << text;
+  }
+  ~TempToml() { std::remove(path.c_str()); }
+};
+
+bool is_run(const ConfigParseResult& r) { return r.action == ConfigParseResult::Action::kRun; }
+bool is_error(const ConfigParseResult& r) {
+  return r.action == ConfigParseResult::Action::kExit && r.exit_code == 2 && r.output.find('\n') == std::string::npos;
+}
+
+}  // namespace
+
+TEST_CASE("server_config: defaults") {
+  const auto r = parse({});
+  REQUIRE(is_run(r));
+  CHECK(r.config.map_path.empty());
+  CHECK(r.config.city_seed == 1);
+  CHECK(r.config.city_size == 256);
+  CHECK(r.config.agents == 2000);
+  CHECK(r.config.tick_hz == 30);
+  CHECK(r.config.snapshot_hz == 20);
+  CHECK(r.config.port == 7777);
+  CHECK(r.config.bind == "0.0.0.0");
+  CHECK(r.config.max_clients == 64);
+  CHECK(r.config.duration_s == 0.0);
+  CHECK(r.config.log_level == "info");
+  CHECK(r.config.log_format == LogFormat::kText);
+  CHECK(r.config.spawn_wave == 0);
+  CHECK(r.config.field_mode == "auto");
+}
+
+TEST_CASE("server_config: flags") {
+  const auto r = parse({"--city-seed", "9", "--city-size", "128", "--agents", "5000", "--tick-hz", "60",
+                        "--snapshot-hz", "30", "--port", "0", "--bind", "127.0.0.1", "--max-clients", "8",
+                        "--duration", "2.5", "--seed", "42", "--log-level", "debug", "--log-format", "json",
+                        "--spawn-wave", "100", "--wave-interval", "3", "--field-mode", "hierarchical"});
+  REQUIRE(is_run(r));
+  CHECK(r.config.field_mode == "hierarchical");
+  CHECK(r.config.city_seed == 9);
+  CHECK(r.config.city_size == 128);
+  CHECK(r.config.agents == 5000);
+  CHECK(r.config.tick_hz == 60);
+  CHECK(r.config.snapshot_hz == 30);
+  CHECK(r.config.port == 0);
+  CHECK(r.config.bind == "127.0.0.1");
+  CHECK(r.config.max_clients == 8);
+  CHECK(r.config.duration_s == 2.5);
+  CHECK(r.config.seed == 42);
+  CHECK(r.config.log_level == "debug");
+  CHECK(r.config.log_format == LogFormat::kJson);
+  CHECK(r.config.spawn_wave == 100);
+  CHECK(r.config.wave_interval_s == 3.0);
+}
+
+TEST_CASE("server_config: --help exits 0 with the flags, their defaults and units") {
+  const auto r = parse({"--help"});
+  CHECK(r.action == ConfigParseResult::Action::kExit);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output.find("--tick-hz") != std::string::npos);
+  CHECK(r.output.find("--city-seed") != std::string::npos);
+  CHECK(r.output.find("7777") != std::string::npos);
+  CHECK(r.output.find("seconds") != std::string::npos);
+}
+
+TEST_CASE("server_config: bad flags give one error line naming the problem, exit 2") {
+  struct Case {
+    std::vector<std::string> args;
+    std::string needle;
+  };
+  const std::vector<Case> cases = {
+      {{"--bogus"}, "--bogus"},
+      {{"--tick-hz", "fast"}, "tick-hz"},
+      {{"--tick-hz", "0"}, "--tick-hz"},
+      {{"--snapshot-hz", "40"}, "--snapshot-hz"},  // above tick-hz 30
+      {{"--port", "70000"}, "--port"},
+      {{"--max-clients", "0"}, "--max-clients"},
+      {{"--duration", "-1"}, "--duration"},
+      {{"--log-level", "loud"}, "--log-level"},
+      {{"--log-format", "xml"}, "--log-format"},
+      {{"--field-mode", "fast"}, "--field-mode must be whole, hierarchical or auto"},
+      {{"--map", "x.map", "--city-seed", "3"}, "--city-seed"},
+      {{"--agents", "-5"}, "--agents"},
+      {{"--wave-interval", "0"}, "--wave-interval"},
+      {{"--config", "/nonexistent/swarmfield.toml"}, "/nonexistent/swarmfield.toml"},
+  };
+  for (const auto& c : cases) {
+    const auto r = parse(c.args);
+    INFO("args[0]=" << c.args.front() << " output=" << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find(c.needle) != std::string::npos);
+  }
+}
+
+TEST_CASE("server_config: TOML file with the flag keys; flags win") {
+  TempToml file(R"(
+# swarmfield server settings
+tick-hz = 60
+snapshot_hz = 15        # underscores work too
+agents = 123
+bind = "127.0.0.1"
+duration = 1.5
+log-format = "json"
+city-seed = 5
+)");
+  const auto r = parse({"--config", file.path, "--agents", "77"});
+  REQUIRE(is_run(r));
+  CHECK(r.config.tick_hz == 60);
+  CHECK(r.config.snapshot_hz == 15);
+  CHECK(r.config.agents == 77);  // the flag wins
+  CHECK(r.config.bind == "127.0.0.1");
+  CHECK(r.config.duration_s == 1.5);
+  CHECK(r.config.log_format == LogFormat::kJson);
+  CHECK(r.config.city_seed == 5);
+  CHECK(r.config.config_path == file.path);
+}
+
+TEST_CASE("server_config: --map on the command line replaces the file's city") {
+  TempToml file("city-seed = 5\ncity-size = 64\n");
+  const auto r = parse({"--config", file.path, "--map", "some.map"});
+  REQUIRE(is_run(r));
+  CHECK(r.config.map_path == "some.map");
+}
+
+TEST_CASE("server_config: TOML errors name the file, the key and the problem") {
+  {
+    TempToml file("tick-hz = \"fast\"\n");
+    const auto r = parse({"--config", file.path});
+    CHECK(is_error(r));
+    CHECK(r.output.find("tick-hz") != std::string::npos);
+    CHECK(r.output.find("integer") != std::string::npos);
+  }
+  {
+    TempToml file("tickrate = 30\n");
+    const auto r = parse({"--config", file.path});
+    CHECK(is_error(r));
+    CHECK(r.output.find("unknown key 'tickrate'") != std::string::npos);
+    CHECK(r.output.find(file.path) != std::string::npos);
+  }
+  {
+    TempToml file("tick-hz = \n");  // syntax error
+    const auto r = parse({"--config", file.path});
+    CHECK(is_error(r));
+    CHECK(r.output.find(file.path + ":1") != std::string::npos);
+  }
+  {
+    TempToml file("tick-hz = 500\n");  // same validation as the flag
+    const auto r = parse({"--config", file.path});
+    CHECK(is_error(r));
+    CHECK(r.output.find("--tick-hz") != std::string::npos);
+  }
+  {
+    TempToml file("map = \"a.map\"\ncity-seed = 2\n");
+    const auto r = parse({"--config", file.path});
+    CHECK(is_error(r));
+    CHECK(r.output.find("exclude") != std::string::npos);
+  }
+}
+
+TEST_CASE("server_config: --config naming a directory is an error naming the path") {
+  const auto r = parse({"--config", "/tmp"});
+  CHECK(is_error(r));
+  CHECK(r.output.find("'/tmp'") != std::string::npos);
+  CHECK(r.output.find("directory") != std::string::npos);
+}
+
+TEST_CASE("server_config: a config file over 1 MiB is refused naming the file and the limit, not read whole") {
+  // Valid TOML of exactly the limit (a comment line), then one byte more.
+  const std::size_t limit = swarmfield::server::kMaxConfigFileBytes;
+  REQUIRE(limit == 1048576);
+  const std::string at_limit = "tick-hz = 60\n#" + std::string(limit - 15, 'x') + "\n";
+  REQUIRE(at_limit.size() == limit);
+  TempToml fits(at_limit);
+  const auto ok = parse({"--config", fits.path});
+  INFO(ok.output);
+  REQUIRE(!is_error(ok));
+  CHECK(ok.config.tick_hz == 60);
+
+  TempToml over(at_limit + "\n");
+  const char* program[] = {"swarmfield-server"};
+  const auto from_flag = parse({"--config", over.path});
+  const auto from_environment = parse_server_config(1, program, {{"SWARMFIELD_CONFIG", over.path}});
+  for (const ConfigParseResult* r : {&from_flag, &from_environment}) {
+    CHECK(is_error(*r));
+    CHECK(r->output == "error: config file '" + over.path + "' is larger than 1 MiB (1048576 bytes), the limit of a config file");
+  }
+  // A device that never ends: refused after the limit (before, read until memory ran out).
+  const auto zero = parse({"--config", "/dev/zero"});
+  CHECK(is_error(zero));
+  CHECK(zero.output.find("'/dev/zero' is larger than 1 MiB") != std::string::npos);
+  // The kinds reader (swarmfield-tool sim --kinds-from) has the same limit.
+  std::vector<swarmfield::sim::AgentKind> kinds;
+  CHECK(swarmfield::server::read_kinds_file(over.path, kinds).find("is larger than 1 MiB (1048576 bytes)") !=
+        std::string::npos);
+}
+
+TEST_CASE("server_config: --record naming a folder, or a file in a missing folder, is refused before listening") {
+  const auto dir = parse({"--record", "/tmp"});
+  CHECK(is_error(dir));
+  CHECK(dir.output.find("'/tmp' is a folder") != std::string::npos);
+  const auto missing = parse({"--record", "/nonexistent-swarmfield-dir/run.sfr"});
+  CHECK(is_error(missing));
+  CHECK(missing.output.find("--record '/nonexistent-swarmfield-dir/run.sfr': the folder '/nonexistent-swarmfield-dir' does not exist") !=
+        std::string::npos);
+  CHECK_FALSE(is_error(parse({"--record", "run.sfr"})));  // a bare name: the working folder
+}
+
+TEST_CASE("server_config: --duration above 1e7 s is an error (the clock would overflow)") {
+  CHECK(is_run(parse({"--duration", "10000000"})));
+  for (const char* d : {"1e10", "10000001", "inf"}) {
+    const auto r = parse({"--duration", d});
+    INFO(d << ": " << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find("--duration") != std::string::npos);
+  }
+  TempToml file("duration = 1e10\n");
+  CHECK(is_error(parse({"--config", file.path})));
+}
+
+TEST_CASE("server_config: a TOML key given in both spellings is an error") {
+  TempToml file("tick_hz = 30\ntick-hz = 60\n");
+  const auto r = parse({"--config", file.path});
+  CHECK(is_error(r));
+  CHECK(r.output.find("tick-hz") != std::string::npos);
+  CHECK(r.output.find("second time") != std::string::npos);
+  // Also when the flag overrides both.
+  CHECK(is_error(parse({"--config", file.path, "--tick-hz", "20"})));
+}
+
+TEST_CASE("server_config: TOML values are validated even when a flag overrides them") {
+  {
+    TempToml file("port = 70000\n");
+    const auto r = parse({"--config", file.path, "--port", "7000"});
+    CHECK(is_error(r));
+    CHECK(r.output.find("--port") != std::string::npos);
+    CHECK(r.output.find("70000") != std::string::npos);
+    CHECK(r.output.find(file.path) != std::string::npos);
+  }
+  {
+    TempToml file("port = \"x\"\n");  // wrong type, overridden
+    CHECK(is_error(parse({"--config", file.path, "--port", "7000"})));
+  }
+  {
+    TempToml file("log-format = \"yaml\"\n");
+    CHECK(is_error(parse({"--config", file.path, "--log-format", "text"})));
+  }
+  {
+    TempToml file("port = 7100\n");  // valid and overridden: the flag wins
+    const auto r = parse({"--config", file.path, "--port", "7000"});
+    REQUIRE(is_run(r));
+    CHECK(r.config.port == 7000);
+  }
+}
+
+TEST_CASE("server_config: --threads and --player-speed (flags and TOML keys)") {
+  {
+    const auto r = parse({});
+    REQUIRE(is_run(r));
+    CHECK(r.config.threads == 2);
+    CHECK(r.config.player_speed == 5.0);
+  }
+  {
+    const auto r = parse({"--threads", "1", "--player-speed", "40"});
+    REQUIRE(is_run(r));
+    CHECK(r.config.threads == 1);
+    CHECK(r.config.player_speed == 40.0);
+  }
+  // The bounds themselves are accepted.
+  CHECK(is_run(parse({"--threads", "64", "--player-speed", "100"})));
+  CHECK(is_run(parse({"--player-speed", "0.25"})));
+  {
+    TempToml file("threads = 4\nplayer_speed = 12.5\n");
+    const auto r = parse({"--config", file.path});
+    REQUIRE(is_run(r));
+    CHECK(r.config.threads == 4);
+    CHECK(r.config.player_speed == 12.5);
+  }
+  {
+    TempToml file("threads = 4\nplayer-speed = 12\n");  // an integer speed is a number too
+    const auto r = parse({"--config", file.path, "--threads", "3", "--player-speed", "7"});
+    REQUIRE(is_run(r));
+    CHECK(r.config.threads == 3);  // the flags win
+    CHECK(r.config.player_speed == 7.0);
+  }
+}
+
+TEST_CASE("server_config: bad --threads / --player-speed give one error line naming the flag") {
+  struct Case {
+    std::vector<std::string> args;
+    std::string needle;
+  };
+  const std::vector<Case> cases = {
+      {{"--threads", "0"}, "--threads must be in 1..64 (got 0)"},
+      {{"--threads", "65"}, "--threads must be in 1..64 (got 65)"},
+      {{"--threads", "-1"}, "--threads"},
+      {{"--threads", "two"}, "threads"},
+      {{"--threads", "1.5"}, "threads"},
+      {{"--player-speed", "0"}, "--player-speed must be in (0, 100] world units per second"},
+      {{"--player-speed", "-5"}, "--player-speed"},
+      {{"--player-speed", "100.5"}, "--player-speed"},
+      {{"--player-speed", "inf"}, "--player-speed"},
+      {{"--player-speed", "nan"}, "player-speed"},
+      {{"--player-speed", "fast"}, "player-speed"},
+  };
+  for (const auto& c : cases) {
+    const auto r = parse(c.args);
+    INFO("args=" << c.args.front() << " " << c.args.back() << " output=" << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find(c.needle) != std::string::npos);
+  }
+  {
+    TempToml file("threads = \"2\"\n");
+    const auto r = parse({"--config", file.path});
+    CHECK(is_error(r));
+    CHECK(r.output.find("'threads' must be an integer (got string)") != std::string::npos);
+  }
+  {
+    TempToml file("player-speed = \"5\"\n");
+    const auto r = parse({"--config", file.path});
+    CHECK(is_error(r));
+    CHECK(r.output.find("'player-speed' must be a number of world units per second (got string)") != std::string::npos);
+  }
+  {
+    TempToml file("threads = 100\n");  // same validation as the flag, even when a flag overrides it
+    const auto r = parse({"--config", file.path, "--threads", "2"});
+    CHECK(is_error(r));
+    CHECK(r.output.find("--threads must be in 1..64 (got 100)") != std::string::npos);
+    CHECK(r.output.find(file.path) != std::string::npos);
+  }
+  {
+    TempToml file("player_speed = 0.0\n");
+    const auto r = parse({"--config", file.path});
+    CHECK(is_error(r));
+    CHECK(r.output.find("--player-speed") != std::string::npos);
+  }
+}
+
+TEST_CASE("server_config: --help lists --threads and --player-speed with their defaults") {
+  const auto r = parse({"--help"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("--threads N=2") != std::string::npos);
+  CHECK(r.output.find("--player-speed UNITS_PER_S=5") != std::string::npos);
+}
+
+TEST_CASE("server_config: --slow-tick-ms (testing aid) defaults to off, flag and TOML key, range checked") {
+  CHECK(parse({}).config.slow_tick_ms == 0);
+  {
+    const auto r = parse({"--slow-tick-ms", "50"});
+    REQUIRE(is_run(r));
+    CHECK(r.config.slow_tick_ms == 50);
+  }
+  {
+    TempToml file("slow_tick_ms = 20\n");
+    const auto r = parse({"--config", file.path});
+    REQUIRE(is_run(r));
+    CHECK(r.config.slow_tick_ms == 20);
+  }
+  CHECK(is_run(parse({"--slow-tick-ms", "1000"})));
+  for (const char* bad : {"-1", "1001", "fast"}) {
+    const auto r = parse({"--slow-tick-ms", bad});
+    INFO("value=" << bad << " output=" << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find("slow-tick-ms") != std::string::npos);
+  }
+}
+
+TEST_CASE("server_config: an empty flag value is an error naming the flag, for every value flag") {
+  // CLI11 alone turned "" into 0 (--agents, --field-budget, --slow-tick-ms, ...) or an empty path
+  // (--map: silently the generated city).
+  for (const char* flag : {"--map", "--city-seed", "--city-size", "--agents", "--max-agents", "--tick-hz",
+                           "--snapshot-hz", "--port", "--bind", "--max-clients", "--send-queue-kb", "--duration",
+                           "--seed", "--log-level", "--log-format", "--spawn-wave", "--wave-interval",
+                           "--status-interval", "--field-budget", "--threads", "--player-speed", "--slow-tick-ms",
+                           "--max-connections-per-address", "--hello-timeout", "--idle-timeout", "--frame-timeout",
+                           "--ack-timeout", "--udp-receive-buffer-kb", "--field-mode", "--config"}) {
+    const auto r = parse({flag, ""});
+    INFO("flag=" << flag << " output=" << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find(std::string(flag) + ": value is empty") != std::string::npos);
+  }
+  {
+    const auto r = parse({"--agents="});
+    INFO(r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find("--agents") != std::string::npos);
+  }
+}
+
+TEST_CASE("server_config: floating-point flags must be finite numbers") {
+  for (const char* flag : {"--duration", "--wave-interval", "--status-interval", "--player-speed"}) {
+    for (const char* bad : {"nan", "NaN", "inf", "-inf", "infinity"}) {
+      const auto r = parse({flag, bad});
+      INFO("flag=" << flag << " value=" << bad << " output=" << r.output);
+      CHECK(is_error(r));
+      CHECK(r.output.find(std::string(flag) + ": must be a finite number") != std::string::npos);
+    }
+  }
+  CHECK(is_run(parse({"--duration", "2.5", "--player-speed", "1e1"})));
+}
+
+TEST_CASE("server_config: integer flags are decimal and in range, as in the environment") {
+  // CLI11 alone saturated 2^64 to 2^64-1 (the server ran with another seed than asked) and read
+  // "010" as octal 8 while SWARMFIELD_AGENTS=010 and TOML gave 10.
+  for (const char* flag : {"--seed", "--city-seed"}) {
+    for (const char* big : {"18446744073709551616", "99999999999999999999999"}) {
+      const auto r = parse({flag, big});
+      INFO("flag=" << flag << " value=" << big << " output=" << r.output);
+      CHECK(is_error(r));
+      CHECK(r.output.find(std::string(flag) + ": is out of range") != std::string::npos);
+    }
+  }
+  {
+    const auto r = parse({"--field-budget", "99999999999999999999"});
+    INFO(r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find("--field-budget: is out of range") != std::string::npos);
+  }
+  for (const char* bad : {"010", "0x10", "+5", "1e3", " 5"}) {
+    const auto r = parse({"--agents", bad});
+    INFO("value='" << bad << "' output=" << r.output);
+    if (std::string_view(bad) == "010") {
+      // Leading zeros are decimal, as in the environment.
+      REQUIRE(is_run(r));
+      CHECK(r.config.agents == 10);
+    } else {
+      CHECK(is_error(r));
+      CHECK(r.output.find("--agents: must be a decimal integer") != std::string::npos);
+    }
+  }
+  const auto r = parse({"--field-budget", "-1", "--seed", "18446744073709551615"});
+  REQUIRE(is_run(r));
+  CHECK(r.config.field_budget == -1);
+  CHECK(r.config.seed == 18446744073709551615ull);
+}
+
+TEST_CASE("server_config: the auto field budget follows the map size, and hierarchical mode always gets one") {
+  using swarmfield::server::resolve_field_budget;
+  const std::size_t small = 256 * 256, big = 1024 * 1024;
+  auto config = parse({});
+  REQUIRE(is_run(config));
+  CHECK(resolve_field_budget(config.config, small) == 0);
+  CHECK(resolve_field_budget(config.config, big) == 200000);
+  // Forced hierarchical on a small map: sector fields a few a tick, not all on each goal change.
+  config = parse({"--field-mode", "hierarchical"});
+  REQUIRE(is_run(config));
+  CHECK(resolve_field_budget(config.config, small) == 200000);
+  config = parse({"--field-mode", "hierarchical", "--field-budget", "0"});
+  REQUIRE(is_run(config));
+  CHECK(resolve_field_budget(config.config, small) == 0);  // what was asked for
+}
+
+TEST_CASE("server_config: negative seeds are an error, not a wrap to 2^64-1") {
+  for (const char* flag : {"--seed", "--city-seed"}) {
+    const auto r = parse({flag, "-1"});
+    INFO("flag=" << flag << " output=" << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find(std::string(flag) + ": must not be negative") != std::string::npos);
+  }
+  const auto r = parse({"--seed", "18446744073709551615", "--city-seed", "0"});
+  REQUIRE(is_run(r));
+  CHECK(r.config.seed == 18446744073709551615ull);
+  CHECK(r.config.city_seed == 0);
+}
+
+TEST_CASE("server_config: --field-budget 1..9999 is refused with what the values mean") {
+  for (const char* ok : {"-1", "0", "10000", "200000"}) {
+    INFO("value=" << ok);
+    CHECK(is_run(parse({"--field-budget", ok})));
+  }
+  for (const char* bad : {"1", "500", "9999"}) {
+    const auto r = parse({"--field-budget", bad});
+    INFO("value=" << bad << " output=" << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find("--field-budget must be -1 (auto), 0 (whole rebuild in one tick) or >= 10000") !=
+          std::string::npos);
+    CHECK(r.output.find(std::string("(got ") + bad + ")") != std::string::npos);
+  }
+  TempToml file("field-budget = 100\n");
+  const auto r = parse({"--config", file.path});
+  INFO(r.output);
+  CHECK(is_error(r));
+  CHECK(r.output.find(">= 10000") != std::string::npos);
+}
+
+TEST_CASE("server_config: connection-security settings are range-checked, in flags and TOML") {
+  const auto defaults = parse({});
+  REQUIRE(is_run(defaults));
+  CHECK(defaults.config.max_connections_per_address == 16);
+  CHECK(defaults.config.idle_timeout_s == 15.0);
+  CHECK(defaults.config.frame_timeout_s == 5.0);
+  CHECK(defaults.config.hello_timeout_s == 3.0);
+  CHECK(defaults.config.ack_timeout_s == 3.0);
+  CHECK(defaults.config.udp_receive_buffer_kb == 8192);
+  const auto ok = parse({"--max-connections-per-address", "1", "--idle-timeout", "3600", "--frame-timeout", "0.1",
+                         "--hello-timeout", "600", "--ack-timeout", "0.5", "--udp-receive-buffer-kb", "64"});
+  REQUIRE(is_run(ok));
+  CHECK(ok.config.max_connections_per_address == 1);
+  CHECK(ok.config.frame_timeout_s == 0.1);
+  const std::vector<std::pair<const char*, const char*>> bad = {
+      {"--max-connections-per-address", "0"}, {"--max-connections-per-address", "65536"},
+      {"--idle-timeout", "0.5"},              {"--idle-timeout", "1e10"},
+      {"--frame-timeout", "0"},               {"--frame-timeout", "601"},
+      {"--hello-timeout", "0.01"},            {"--ack-timeout", "1e300"},
+      {"--udp-receive-buffer-kb", "63"},      {"--udp-receive-buffer-kb", "1048577"},
+      {"--status-interval", "1e10"},          {"--status-interval", "0.01"},
+      {"--bind", "localhost"},                {"--bind", "1.2.3"}};
+  for (const auto& [flag, value] : bad) {
+    const auto r = parse({flag, value});
+    INFO("flag=" << flag << " value=" << value << " output=" << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find(flag) != std::string::npos);
+  }
+  for (const char* flag : {"--idle-timeout", "--frame-timeout", "--hello-timeout", "--ack-timeout"}) {
+    const auto r = parse({flag, "nan"});
+    INFO("flag=" << flag << " output=" << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find(std::string(flag) + ": must be a finite number") != std::string::npos);
+  }
+  TempToml file("idle-timeout = 2\nmax_connections_per_address = 3\nudp-receive-buffer-kb = 128\n");
+  const auto from_file = parse({"--config", file.path});
+  REQUIRE(is_run(from_file));
+  CHECK(from_file.config.idle_timeout_s == 2.0);
+  CHECK(from_file.config.max_connections_per_address == 3);
+  CHECK(from_file.config.udp_receive_buffer_kb == 128);
+  TempToml bad_file("ack-timeout = 0\n");
+  CHECK(is_error(parse({"--config", bad_file.path})));
+}
+
+TEST_CASE("server_config: non-ASCII outside strings and comments is refused before toml++ sees it") {
+  // Found by fuzz_config: toml++ 3.3 reaches __builtin_unreachable() on most characters in
+  // U+00A1..U+0499 where whitespace may appear (here a 'ŵ' in a key).
+  TempToml crash("\nst =  \"12A.0.0.1\"\nl\xC5\xB5og-format = -\"json\"\n");
+  const auto r = parse({"--config", crash.path});
+  INFO(r.output);
+  CHECK(is_error(r));
+  CHECK(r.output.find(":3: a non-ASCII character outside a string or comment") != std::string::npos);
+  // In strings (every kind) and comments it is fine.
+  TempToml ok("# caf\xC3\xA9\nmap = \"caf\xC3\xA9.map\"\n"
+              "log-level = 'info' # \xC5\xB5\n"
+              "log-format = \"\"\"text\"\"\"\n");
+  const auto accepted = parse({"--config", ok.path});
+  INFO(accepted.output);
+  REQUIRE(is_run(accepted));
+  CHECK(accepted.config.map_path == "caf\xC3\xA9.map");
+}
+
+// ---- environment variables and --print-config --------------------------------------------------
+namespace {
+
+ConfigParseResult parse_env(std::vector<std::string> args, const swarmfield::server::Environment& env) {
+  args.insert(args.begin(), "swarmfield-server");
+  std::vector<const char*> argv;
+  for (const auto& a : args) argv.push_back(a.c_str());
+  return swarmfield::server::parse_server_config(static_cast<int>(argv.size()), argv.data(), env);
+}
+
+}  // namespace
+
+TEST_CASE("server_config: flag > environment > file > default, per setting") {
+  TempToml file("tick-hz = 60\nagents = 10\nsnapshot-hz = 15\nport = 7100\n");
+  const auto r = parse_env({"--config", file.path, "--agents", "77"},
+                           {{"SWARMFIELD_AGENTS", "55"}, {"SWARMFIELD_PORT", "7200"}, {"SWARMFIELD_LOG_FORMAT", "json"}});
+  REQUIRE(is_run(r));
+  CHECK(r.config.agents == 77);     // flag over environment and file
+  CHECK(r.config.port == 7200);     // environment over file
+  CHECK(r.config.tick_hz == 60);    // file over default
+  CHECK(r.config.snapshot_hz == 15);
+  CHECK(r.config.max_clients == 64);  // default
+  CHECK(r.config.log_format == LogFormat::kJson);
+}
+
+TEST_CASE("server_config: every setting can come from the environment") {
+  const auto r = parse_env({}, {{"SWARMFIELD_TICK_HZ", "60"},
+                                {"SWARMFIELD_SEED", "18446744073709551615"},
+                                {"SWARMFIELD_PLAYER_SPEED", "7.5"},
+                                {"SWARMFIELD_BIND", "127.0.0.1"},
+                                {"SWARMFIELD_MAP", "some.map"},
+                                {"SWARMFIELD_IDLE_TIMEOUT", "20"},
+                                {"SWARMFIELD_CONFIG_UNRELATED_IS_NOT_OK", "1"}});
+  CHECK(is_error(r));  // an unknown SWARMFIELD_ variable
+  CHECK(r.output.find("SWARMFIELD_CONFIG_UNRELATED_IS_NOT_OK") != std::string::npos);
+  const auto ok = parse_env({}, {{"SWARMFIELD_TICK_HZ", "60"},
+                                 {"SWARMFIELD_SEED", "18446744073709551615"},
+                                 {"SWARMFIELD_PLAYER_SPEED", "7.5"},
+                                 {"SWARMFIELD_BIND", "127.0.0.1"},
+                                 {"SWARMFIELD_MAP", "some.map"},
+                                 {"SWARMFIELD_IDLE_TIMEOUT", "20"},
+                                 {"SWARMFIELD_TEST_VERBOSE", "1"},  // the test scripts' own: ignored
+                                 {"SWARMFIELD_CALLER_PWD", "/tmp"}});
+  REQUIRE(is_run(ok));
+  CHECK(ok.config.tick_hz == 60);
+  CHECK(ok.config.seed == 18446744073709551615ull);
+  CHECK(ok.config.player_speed == 7.5);
+  CHECK(ok.config.bind == "127.0.0.1");
+  CHECK(ok.config.map_path == "some.map");
+  CHECK(ok.config.idle_timeout_s == 20.0);
+}
+
+TEST_CASE("server_config: bad environment values are errors naming the variable") {
+  struct Case {
+    std::string name, value, needle;
+  };
+  const std::vector<Case> cases = {
+      {"SWARMFIELD_TICK_HZ", "fast", "SWARMFIELD_TICK_HZ: must be an integer (got 'fast')"},
+      {"SWARMFIELD_TICK_HZ", "", "SWARMFIELD_TICK_HZ: value is empty"},
+      {"SWARMFIELD_TICK_HZ", "30x", "SWARMFIELD_TICK_HZ: must be an integer"},
+      {"SWARMFIELD_SEED", "-1", "SWARMFIELD_SEED: must not be negative"},
+      {"SWARMFIELD_DURATION", "nan", "SWARMFIELD_DURATION: must be a finite number"},
+      {"SWARMFIELD_DURATION", "1s", "SWARMFIELD_DURATION: must be a number of seconds"},
+      {"SWARMFIELD_LOG_FORMAT", "xml", "SWARMFIELD_LOG_FORMAT: must be text or json"},
+      {"SWARMFIELD_TICK_HZ", "500", "--tick-hz must be in 1..240 (got 500) (set by environment SWARMFIELD_TICK_HZ)"},
+      {"SWARMFIELD_TICKHZ", "30", "SWARMFIELD_TICKHZ is not a server setting"},
+  };
+  for (const auto& c : cases) {
+    const auto r = parse_env({}, {{c.name, c.value}});
+    INFO(c.name << "=" << c.value << " -> " << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find(c.needle) != std::string::npos);
+  }
+  // Valid without the flags, like the file: a flag does not excuse a bad environment value.
+  const auto r = parse_env({"--tick-hz", "30"}, {{"SWARMFIELD_TICK_HZ", "500"}});
+  CHECK(is_error(r));
+  CHECK(r.output.find("SWARMFIELD_TICK_HZ") != std::string::npos);
+  // Both map sources in the environment.
+  CHECK(is_error(parse_env({}, {{"SWARMFIELD_MAP", "a.map"}, {"SWARMFIELD_CITY_SEED", "2"}})));
+}
+
+TEST_CASE("server_config: a merged value that fails validation names where it came from") {
+  TempToml file("max-agents = 5000\n");
+  const auto r = parse_env({"--config", file.path, "--agents", "6000"}, {});
+  CHECK(is_error(r));
+  CHECK(r.output.find("--agents must be in 0..5000 (got 6000)") != std::string::npos);
+  CHECK(r.output.find("(set by flag --agents)") != std::string::npos);
+}
+
+TEST_CASE("server_config: a SWARMFIELD_CONFIG naming a directory is reported as SWARMFIELD_CONFIG") {
+  const auto r = parse_env({}, {{"SWARMFIELD_CONFIG", "/tmp"}});
+  CHECK(is_error(r));
+  CHECK(r.output.find("SWARMFIELD_CONFIG '/tmp' is a directory") != std::string::npos);
+}
+
+TEST_CASE("server_config: SWARMFIELD_CONFIG names the file; --config wins; the map source comes whole from one source") {
+  TempToml file("city-seed = 5\ntick-hz = 50\n");
+  TempToml other("tick-hz = 40\n");
+  const auto r = parse_env({}, {{"SWARMFIELD_CONFIG", file.path}});
+  REQUIRE(is_run(r));
+  CHECK(r.config.tick_hz == 50);
+  CHECK(r.config.city_seed == 5);
+  CHECK(r.config.config_path == file.path);
+  const auto flag = parse_env({"--config", other.path}, {{"SWARMFIELD_CONFIG", file.path}});
+  REQUIRE(is_run(flag));
+  CHECK(flag.config.tick_hz == 40);
+  // The environment's map replaces the file's city (not an error: the higher source decides).
+  const auto map = parse_env({}, {{"SWARMFIELD_CONFIG", file.path}, {"SWARMFIELD_MAP", "x.map"}});
+  REQUIRE(is_run(map));
+  CHECK(map.config.map_path == "x.map");
+  CHECK(map.config.city_seed == 1);
+}
+
+TEST_CASE("server_config: --print-config lists every value with its source and reads back as TOML") {
+  TempToml file("tick-hz = 60\nsnapshot-hz = 15\nplayer-speed = 0.1\nbind = \"127.0.0.1\"\n");
+  const auto r = parse_env({"--config", file.path, "--agents", "77", "--print-config"},
+                           {{"SWARMFIELD_PORT", "7200"}, {"SWARMFIELD_SEED", "18446744073709551615"}});
+  REQUIRE(r.action == ConfigParseResult::Action::kExit);
+  CHECK(r.exit_code == 0);
+  INFO(r.output);
+  CHECK(r.output.find("agents = 77  # flag --agents\n") != std::string::npos);
+  CHECK(r.output.find("port = 7200  # environment SWARMFIELD_PORT\n") != std::string::npos);
+  CHECK(r.output.find("tick-hz = 60  # file " + file.path + "\n") != std::string::npos);
+  CHECK(r.output.find("max-clients = 64  # default\n") != std::string::npos);
+  CHECK(r.output.find("seed = \"18446744073709551615\"") != std::string::npos);
+  CHECK(r.output.find("# config file: " + file.path + " (flag --config)") != std::string::npos);
+  // The listing is a valid config file that gives the same settings.
+  const auto back = swarmfield::server::parse_config_toml(r.output, "printed");
+  REQUIRE(is_run(back));
+  CHECK(back.config.agents == 77);
+  CHECK(back.config.port == 7200);
+  CHECK(back.config.tick_hz == 60);
+  CHECK(back.config.player_speed == 0.1);  // shortest round trip, exact
+  CHECK(back.config.seed == 18446744073709551615ull);
+  CHECK(back.config.bind == "127.0.0.1");
+  CHECK(swarmfield::server::config_to_toml(back.config) ==
+        swarmfield::server::config_to_toml(parse_env({"--config", file.path, "--agents", "77"},
+                                                     {{"SWARMFIELD_PORT", "7200"}, {"SWARMFIELD_SEED", "18446744073709551615"}})
+                                               .config));
+}
+
+TEST_CASE("server_config: parse_config_toml refuses unknown keys and bad values by name") {
+  CHECK(is_error(swarmfield::server::parse_config_toml("tickrate = 3\n", "stored")));
+  const auto r = swarmfield::server::parse_config_toml("agents = -3\n", "stored");
+  CHECK(is_error(r));
+  CHECK(r.output.find("--agents") != std::string::npos);
+}
+
+TEST_CASE("server_config: enemy kinds default to runner, walker, brute and come from [[kinds]] tables") {
+  const auto defaults = parse({});
+  REQUIRE(is_run(defaults));
+  REQUIRE(defaults.config.kinds.size() == 3);
+  CHECK(defaults.config.kinds[0].name == "runner");
+  CHECK(defaults.config.kinds[2].name == "brute");
+
+  TempToml file(
+      "agents = 10\n"
+      "[[kinds]]\n"
+      "name = \"imp\"\n"
+      "radius = 0.25\n"
+      "speed = 5\n"
+      "separation_weight = 0.5\n"
+      "turn-rate = 10.0\n"
+      "colour = \"#ff8000\"\n"
+      "weight = 2\n"
+      "[[kinds]]\n"
+      "name = \"ogre\"\n"
+      "radius = 1.5\n");
+  const auto r = parse({"--config", file.path});
+  REQUIRE(is_run(r));
+  const auto& kinds = r.config.kinds;
+  REQUIRE(kinds.size() == 2);
+  CHECK(kinds[0].name == "imp");
+  CHECK(kinds[0].radius == 0.25f);
+  CHECK(kinds[0].max_speed == 5.0f);
+  CHECK(kinds[0].separation_weight == 0.5f);
+  CHECK(kinds[0].max_turn_rate == 10.0f);
+  CHECK(kinds[0].colour == 0xFF8000u);
+  CHECK(kinds[0].spawn_weight == 2.0f);
+  CHECK(kinds[1].name == "ogre");
+  CHECK(kinds[1].radius == 1.5f);
+  const swarmfield::sim::AgentKind walker;
+  CHECK(kinds[1].max_speed == walker.max_speed);  // missing keys: the walker's values
+  CHECK(kinds[1].spawn_weight == walker.spawn_weight);
+  CHECK(r.config.agents == 10);
+}
+
+TEST_CASE("server_config: bad [[kinds]] tables are one error line naming the kind and the key") {
+  auto error_of = [](const std::string& text) {
+    TempToml file(text);
+    const auto r = parse({"--config", file.path});
+    CHECK(is_error(r));
+    CHECK(r.output.find(file.path) != std::string::npos);
+    return r.output;
+  };
+  auto has = [](const std::string& text, const std::string& part) {
+    INFO(text);
+    return text.find(part) != std::string::npos;
+  };
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\nsped = 3\n"), "kinds[0]: unknown key 'sped'"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\n[[kinds]]\nname = \"b\"\nradius = 2.5\n"),
+            "kinds[1] 'b': radius 2.5 is outside 0.2..2 cells"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\nradius = 0.1\n"), "radius 0.1"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\nweight = 0\n"), "kinds[0]: key 'weight' must be > 0 (got 0)"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\nweight = -1.5\n"), "key 'weight' must be > 0"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\n[[kinds]]\nname = \"a\"\n"), "kinds[1] 'a': name is used twice"));
+  CHECK(has(error_of("[[kinds]]\nradius = 0.5\n"), "kinds[0]: has no 'name'"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\nspeed = \"fast\"\n"), "kinds[0]: key 'speed' must be a number"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\ncolour = \"red\"\n"), "key 'colour' must be a colour string"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\nturn_rate = 1\nturn-rate = 2\n"), "a second time"));
+  CHECK(has(error_of("kinds = 3\n"), "key 'kinds' must be an array of tables"));
+  CHECK(has(error_of("kinds = []\n"), "key 'kinds' needs at least one [[kinds]] section (got an empty array"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\nspeed = 0\n"), "kinds[0] 'a': speed 0"));
+}
+
+TEST_CASE("server_config: [[kinds]] survive config_to_toml -> parse_config_toml bit for bit (replays store them)") {
+  TempToml file(R"([[kinds]]
+name = "tiny-one"
+radius = 0.21
+speed = 6.7
+separation-weight = 0.3
+turn-rate = 12.5
+colour = "#0a0B0c"
+weight = 0.7
+
+[[kinds]]
+name = "huge"
+radius = 1.9
+speed = 1.1
+weight = 2
+)");
+  const auto r = parse({"--config", file.path});
+  REQUIRE(is_run(r));
+  REQUIRE(r.config.kinds.size() == 2);
+  const std::string text = swarmfield::server::config_to_toml(r.config);
+  const auto back = swarmfield::server::parse_config_toml(text, "stored");
+  REQUIRE_MESSAGE(is_run(back), back.output << "\n" << text);
+  CHECK(back.config.kinds == r.config.kinds);  // every float exact, names escaped, colours
+  // The default set is written out too, so a stored config never depends on this build's defaults.
+  const auto defaults = swarmfield::server::parse_config_toml(swarmfield::server::config_to_toml(parse({}).config), "d");
+  REQUIRE(is_run(defaults));
+  CHECK(defaults.config.kinds == parse({}).config.kinds);
+  CHECK(swarmfield::server::config_to_toml(parse({}).config).find("[[kinds]]\nname = \"runner\"") != std::string::npos);
+}
+
+TEST_CASE("server_config: config_to_toml names one map source, so it reads back (a stored --map config)") {
+  const auto with_map = parse({"--map", "/maps/Boston_0_512.map", "--agents", "10"});
+  REQUIRE(is_run(with_map));
+  const std::string text = swarmfield::server::config_to_toml(with_map.config);
+  CHECK(text.find("map = \"/maps/Boston_0_512.map\"") != std::string::npos);
+  CHECK(text.find("city-seed") == std::string::npos);
+  const auto back = swarmfield::server::parse_config_toml(text, "stored");
+  REQUIRE_MESSAGE(is_run(back), back.output);
+  CHECK(back.config.map_path == "/maps/Boston_0_512.map");
+  const auto city = parse({"--city-seed", "5", "--city-size", "96"});
+  const std::string city_text = swarmfield::server::config_to_toml(city.config);
+  CHECK(city_text.find("map =") == std::string::npos);
+  const auto city_back = swarmfield::server::parse_config_toml(city_text, "stored");
+  REQUIRE(is_run(city_back));
+  CHECK(city_back.config.city_seed == 5);
+  CHECK(city_back.config.city_size == 96);
+}
+
+TEST_CASE("server start-up: --agents above the map's density limit is refused naming the flag, the cells, the limit "
+          "and the fix") {
+  using swarmfield::server::blame_setting;
+  using swarmfield::server::check_agent_density;
+  // The reviewer's case: the 32 x 32 city has 976 walkable cells; runners (radius 0.25) pack
+  // 4507 into them.
+  const auto map_of = [](const ConfigParseResult& r) {
+    swarmfield::sim::GridMap map;
+    std::string name, error;
+    REQUIRE(swarmfield::server::load_map(r.config, map, name, error));
+    return map;
+  };
+  const auto r = parse_env({"--city-size", "32", "--agents", "100000"}, {});
+  REQUIRE(is_run(r));  // the parser alone does not know the map
+  const swarmfield::sim::GridMap map = map_of(r);
+  REQUIRE(map.walkable_count() == 976);
+  const std::string error = check_agent_density(r.config, map);
+  CHECK(error ==
+        "--agents 100000 is above the density limit: the map's 976 walkable cells hold at most 4507 agents (hexagonal "
+        "packing of the smallest kind spawned, 'runner', radius 0.25); ask for at most 4507 agents (--agents) or use a "
+        "bigger map (--city-size or --map)");
+  CHECK(blame_setting(error, r.sources, r.config.config_path) == " (set by flag --agents)");
+  // From the environment: the message says so.
+  const auto env = parse_env({"--city-size", "32"}, {{"SWARMFIELD_AGENTS", "100000"}});
+  REQUIRE(is_run(env));
+  CHECK(blame_setting(check_agent_density(env.config, map), env.sources, env.config.config_path) ==
+        " (set by environment SWARMFIELD_AGENTS)");
+  // The limit itself is accepted, one more is not; --max-agents is only the capacity (waves stop
+  // at the limit), so a large one is no error.
+  CHECK(check_agent_density(parse_env({"--city-size", "32", "--agents", "4507"}, {}).config, map).empty());
+  CHECK_FALSE(check_agent_density(parse_env({"--city-size", "32", "--agents", "4508"}, {}).config, map).empty());
+  CHECK(check_agent_density(
+            parse_env({"--city-size", "32", "--agents", "10", "--max-agents", "2000000", "--spawn-wave", "100000"}, {})
+                .config,
+            map)
+            .empty());
+  // Kinds from the file: only brutes (radius 0.8) hold 440 on this map, so the default 2000 is refused.
+  TempToml brutes("city-size = 32\n[[kinds]]\nname = \"brute\"\nradius = 0.8\n");
+  const auto big = parse_env({"--config", brutes.path}, {});
+  REQUIRE(is_run(big));
+  const std::string brute_error = check_agent_density(big.config, map);
+  CHECK(brute_error.find("--agents 2000 is above the density limit") != std::string::npos);
+  CHECK(brute_error.find("at most 440 agents") != std::string::npos);
+  CHECK(brute_error.find("'brute', radius 0.8") != std::string::npos);
+  CHECK(blame_setting(brute_error, big.sources, big.config.config_path) == " (set by default)");
+}
+
+TEST_CASE("server --help: --agents documents the density limit") {
+  const auto r = parse({"--help"});
+  REQUIRE(r.exit_code == 0);
+  CHECK(r.output.find("density limit") != std::string::npos);
+  CHECK(r.output.find("0.9069 / (pi r^2)") != std::string::npos);
+}

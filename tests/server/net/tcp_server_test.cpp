@@ -1,0 +1,234 @@
+// TcpServer connection limits on 127.0.0.1: pre-Hello connections above their cap evict the
+// OLDEST pre-Hello connection, so idle connections can not lock a real client out; a per-address
+// cap; client frames above kMaxClientFrameBytes; a frame left unfinished is cut off by sweep().
+#include <doctest/doctest.h>
+
+#include <asio/io_context.hpp>
+#include <asio/ip/tcp.hpp>
+#include <asio/read.hpp>
+#include <asio/write.hpp>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "swarmfield/protocol/transport/framing.hpp"
+#include "swarmfield/server/net/tcp_server.hpp"
+
+using namespace swarmfield;
+using asio::ip::tcp;
+
+namespace {
+
+// Marks every session that sends a message as authenticated (what the server does on Welcome).
+struct AuthOnMessage final : server::TcpListener {
+  std::uint32_t next_id = 1;
+  int disconnected = 0;
+  void on_message(server::TcpSession& session, protocol::TcpMessage&) override { session.client_id = next_id++; }
+  void on_disconnected(server::TcpSession&) override { ++disconnected; }
+};
+
+template <class F>
+bool run_until(asio::io_context& io, F done, std::chrono::milliseconds limit = std::chrono::milliseconds(3000)) {
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  while (!done() && std::chrono::steady_clock::now() < deadline) {
+    io.restart();
+    io.run_for(std::chrono::milliseconds(10));
+  }
+  return done();
+}
+
+// True when the server closed `s` within 300 ms (EOF after whatever it sent). An evicted
+// connection is closed within a few ms on loopback.
+bool closed_by_server(asio::io_context& io, tcp::socket& s) {
+  std::array<std::uint8_t, 256> buf{};
+  bool eof = false;
+  bool done = false;
+  std::function<void()> read_more;
+  read_more = [&] {
+    s.async_read_some(asio::buffer(buf), [&](const asio::error_code& ec, std::size_t) {
+      if (ec) {
+        eof = true;
+        done = true;
+        return;
+      }
+      read_more();
+    });
+  };
+  read_more();
+  run_until(io, [&] { return done; }, std::chrono::milliseconds(300));
+  if (!done) {
+    s.cancel();
+    run_until(io, [&] { return done; });
+    return false;
+  }
+  return eof;
+}
+
+}  // namespace
+
+TEST_CASE("tcp_server: above the pre-Hello cap the oldest idle connection goes, not the new one") {
+  asio::io_context io;
+  AuthOnMessage listener;
+  server::TcpServer srv(io, listener, /*max_connections=*/100, /*max_queue_bytes=*/1 << 20,
+                        /*max_unauthenticated=*/3);
+  std::string error;
+  REQUIRE_MESSAGE(srv.open("127.0.0.1", 0, error), error);
+  const tcp::endpoint at(asio::ip::make_address("127.0.0.1"), srv.port());
+
+  std::vector<std::unique_ptr<tcp::socket>> idle;
+  for (int i = 0; i < 5; ++i) {
+    idle.push_back(std::make_unique<tcp::socket>(io));
+    idle.back()->connect(at);
+    // One at a time so that accept order = connect order.
+    REQUIRE(run_until(io, [&] { return srv.counters().accepted == static_cast<std::uint64_t>(i + 1); }));
+  }
+  REQUIRE(run_until(io, [&] { return srv.counters().evicted_no_hello == 2; }));
+  CHECK(srv.counters().refused_full == 0);
+  // The two oldest were dropped; the three newest are still open.
+  CHECK(closed_by_server(io, *idle[0]));
+  CHECK(closed_by_server(io, *idle[1]));
+  for (int i = 2; i < 5; ++i) CHECK_FALSE(closed_by_server(io, *idle[static_cast<std::size_t>(i)]));
+  CHECK(srv.counters().evicted_no_hello == 2);
+}
+
+TEST_CASE("tcp_server: authenticated sessions do not count against the pre-Hello cap") {
+  asio::io_context io;
+  AuthOnMessage listener;
+  server::TcpServer srv(io, listener, 100, 1 << 20, 2);
+  std::string error;
+  REQUIRE_MESSAGE(srv.open("127.0.0.1", 0, error), error);
+  const tcp::endpoint at(asio::ip::make_address("127.0.0.1"), srv.port());
+  // Three clients that say something valid (a Bye frame) become authenticated.
+  std::vector<std::unique_ptr<tcp::socket>> real;
+  for (int i = 0; i < 3; ++i) {
+    real.push_back(std::make_unique<tcp::socket>(io));
+    real.back()->connect(at);
+    std::vector<std::uint8_t> frame;
+    REQUIRE(protocol::append_frame(protocol::encode_tcp_message(protocol::Bye{"hi"}), frame));
+    asio::write(*real.back(), asio::buffer(frame));
+    REQUIRE(run_until(io, [&] { return listener.next_id == static_cast<std::uint32_t>(i + 2); }));
+  }
+  // Two idle ones fit the cap of 2 exactly: nobody is dropped.
+  std::vector<std::unique_ptr<tcp::socket>> idle;
+  for (int i = 0; i < 2; ++i) {
+    idle.push_back(std::make_unique<tcp::socket>(io));
+    idle.back()->connect(at);
+  }
+  REQUIRE(run_until(io, [&] { return srv.counters().accepted == 5; }));
+  CHECK(srv.counters().evicted_no_hello == 0);
+  for (auto& s : real) CHECK_FALSE(closed_by_server(io, *s));
+}
+
+TEST_CASE("tcp_server: refusals are logged at most once a second, the rest counted and reported") {
+  std::ostringstream log;
+  const auto previous = spdlog::default_logger();
+  auto logger = std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::ostream_sink_st>(log));
+  logger->set_pattern("%v");
+  spdlog::set_default_logger(logger);
+  asio::io_context io;
+  AuthOnMessage listener;
+  server::TcpServer srv(io, listener, 100, 1 << 20, 8);
+  for (int i = 0; i < 16; ++i) srv.log_rate_limited("connection " + std::to_string(i) + " refused: server full");
+  const std::string burst = log.str();
+  CHECK(std::count(burst.begin(), burst.end(), '\n') == 1);
+  CHECK(burst.find("connection 0 refused") != std::string::npos);
+  // No further refusal: the next sweep a second later still reports the 15 held back.
+  srv.sweep(std::chrono::steady_clock::now() + std::chrono::seconds(2),
+            {std::chrono::seconds(3), std::chrono::seconds(5), std::chrono::seconds(2)});
+  const std::string after = log.str();
+  spdlog::set_default_logger(previous);
+  CHECK(std::count(after.begin(), after.end(), '\n') == 2);
+  CHECK(after.find("15 more connection(s) refused/dropped") != std::string::npos);
+}
+
+namespace {
+// A TcpServer with the given limits, listening on 127.0.0.1 (any port).
+struct Listening {
+  asio::io_context io;
+  AuthOnMessage listener;
+  server::TcpServer srv;
+  template <class... Limits>
+  explicit Listening(Limits... limits) : srv(io, listener, limits...) {
+    std::string error;
+    REQUIRE_MESSAGE(srv.open("127.0.0.1", 0, error), error);
+  }
+};
+
+// A TCP socket connected to the server from `from` (a 127/8 address stands in for another host).
+std::unique_ptr<tcp::socket> connect_from(asio::io_context& io, const char* from, std::uint16_t port) {
+  auto s = std::make_unique<tcp::socket>(io);
+  s->open(tcp::v4());
+  s->bind(tcp::endpoint(asio::ip::make_address(from), 0));
+  s->connect(tcp::endpoint(asio::ip::make_address("127.0.0.1"), port));
+  return s;
+}
+}  // namespace
+
+TEST_CASE("tcp_server: at most max_per_address connections from one address; other addresses unaffected") {
+  Listening l(std::size_t{100}, std::size_t{1} << 20, std::size_t{8}, /*max_per_address=*/std::size_t{2});
+  auto& io = l.io;
+  auto& srv = l.srv;
+  std::vector<std::unique_ptr<tcp::socket>> sockets;
+  for (int i = 0; i < 3; ++i) {
+    sockets.push_back(connect_from(io, "127.0.0.1", srv.port()));
+    REQUIRE(run_until(io, [&] { return srv.counters().accepted == static_cast<std::uint64_t>(i + 1); }));
+  }
+  sockets.push_back(connect_from(io, "127.0.0.2", srv.port()));
+  REQUIRE(run_until(io, [&] { return srv.counters().accepted == 4; }));
+  CHECK(srv.counters().refused_per_address == 1);
+  CHECK(closed_by_server(io, *sockets[2]));  // the third from 127.0.0.1
+  CHECK_FALSE(closed_by_server(io, *sockets[0]));
+  CHECK_FALSE(closed_by_server(io, *sockets[1]));
+  CHECK_FALSE(closed_by_server(io, *sockets[3]));  // 127.0.0.2 has its own count
+  CHECK(srv.sessions_from(asio::ip::make_address("127.0.0.2")) == 1);
+  // A slot freed is a slot again (the refused one counts until its peer closes too).
+  sockets[0]->close();
+  sockets[2]->close();
+  REQUIRE(run_until(io, [&] { return srv.sessions_from(asio::ip::make_address("127.0.0.1")) == 1; }));
+  sockets.push_back(connect_from(io, "127.0.0.1", srv.port()));
+  REQUIRE(run_until(io, [&] { return srv.counters().accepted == 5; }));
+  CHECK_FALSE(closed_by_server(io, *sockets.back()));
+  CHECK(srv.counters().refused_per_address == 1);
+}
+
+TEST_CASE("tcp_server: a client frame above 4 KiB is refused at its length prefix") {
+  Listening l(std::size_t{100}, std::size_t{1} << 20);
+  auto& io = l.io;
+  auto& srv = l.srv;
+  auto s = connect_from(io, "127.0.0.1", srv.port());
+  const std::uint32_t announced = protocol::kMaxClientFrameBytes + 1;
+  const std::uint8_t prefix[4] = {static_cast<std::uint8_t>(announced), static_cast<std::uint8_t>(announced >> 8),
+                                  static_cast<std::uint8_t>(announced >> 16), static_cast<std::uint8_t>(announced >> 24)};
+  asio::write(*s, asio::buffer(prefix));
+  REQUIRE(run_until(io, [&] { return srv.counters().too_large == 1; }));
+  CHECK(srv.read_buffer_bytes() == 0);
+}
+
+TEST_CASE("tcp_server: a frame begun and not finished within the frame timeout is cut off, its bytes released") {
+  Listening l(std::size_t{100}, std::size_t{1} << 20);
+  auto& io = l.io;
+  auto& srv = l.srv;
+  auto trickler = connect_from(io, "127.0.0.1", srv.port());
+  auto quiet = connect_from(io, "127.0.0.1", srv.port());  // no partial frame: not a trickler
+  // A 4000-byte frame of which 3000 bytes arrive.
+  std::vector<std::uint8_t> partial = {0xA0, 0x0F, 0, 0};
+  partial.resize(3004, 0x11);
+  asio::write(*trickler, asio::buffer(partial));
+  REQUIRE(run_until(io, [&] { return srv.counters().accepted == 2 && srv.read_buffer_bytes() >= 3004; }));
+  const server::TcpServer::Timeouts timeouts{std::chrono::seconds(60), std::chrono::seconds(1), std::chrono::seconds(2)};
+  srv.sweep(std::chrono::steady_clock::now(), timeouts);  // not yet
+  CHECK(srv.counters().frame_timeouts == 0);
+  srv.sweep(std::chrono::steady_clock::now() + std::chrono::seconds(2), timeouts);
+  CHECK(srv.counters().frame_timeouts == 1);
+  CHECK(srv.read_buffer_bytes() == 0);
+  CHECK(closed_by_server(io, *trickler));
+  CHECK_FALSE(closed_by_server(io, *quiet));
+}

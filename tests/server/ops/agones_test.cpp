@@ -1,0 +1,217 @@
+// Agones: the server against a local stand-in for the SDK sidecar's REST gateway that records
+// every call and when it came; checks the order (Ready, Health..., Allocate on the first
+// player, Shutdown on SIGTERM, nothing after it) and the timing. In-process: Health pings stop
+// while the tick loop is stalled.
+#include <doctest/doctest.h>
+
+#include <httplib.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "loopback_support.hpp"
+#include "swarmfield/server/ops/agones_client.hpp"
+
+using namespace std::chrono_literals;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// The SDK sidecar's REST gateway, recording calls.
+class AgonesStandIn {
+ public:
+  struct Call {
+    std::string path;
+    std::string body;
+    Clock::time_point at;
+  };
+  /// On `port` (0 = a free one).
+  explicit AgonesStandIn(int port = 0) {
+    server_.Get("/gameserver", [this](const httplib::Request& req, httplib::Response& res) {
+      {
+        const std::lock_guard lock(mutex_);
+        calls_.push_back({req.path, req.body, Clock::now()});
+      }
+      // What the sidecar answers (grpc-gateway JSON of the GameServer): the game port mapped to 40123.
+      res.set_content(R"({"object_meta":{"name":"gs-1"},"status":{"state":"Ready","address":"10.0.0.7",)"
+                      R"("ports":[{"name":"http","port":40999},{"name":"game","port":40123}]}})",
+                      "application/json");
+    });
+    for (const char* path : {"/ready", "/health", "/allocate", "/shutdown"}) {
+      server_.Post(path, [this](const httplib::Request& req, httplib::Response& res) {
+        {
+          const std::lock_guard lock(mutex_);
+          calls_.push_back({req.path, req.body, Clock::now()});
+        }
+        res.set_content("{}", "application/json");
+      });
+    }
+    port_ = port == 0 ? server_.bind_to_any_port("127.0.0.1") : (server_.bind_to_port("127.0.0.1", port) ? port : -1);
+    REQUIRE(port_ > 0);
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    while (!server_.is_running()) std::this_thread::sleep_for(1ms);
+  }
+  ~AgonesStandIn() {
+    server_.stop();
+    thread_.join();
+  }
+  [[nodiscard]] int port() const { return port_; }
+  [[nodiscard]] std::vector<Call> calls() {
+    const std::lock_guard lock(mutex_);
+    return calls_;
+  }
+  [[nodiscard]] std::size_t count(const std::string& path) {
+    const auto c = calls();
+    return static_cast<std::size_t>(std::count_if(c.begin(), c.end(), [&](const Call& x) { return x.path == path; }));
+  }
+  bool wait_for(const std::string& path, std::size_t n, std::chrono::milliseconds timeout) {
+    const auto end = Clock::now() + timeout;
+    while (Clock::now() < end) {
+      if (count(path) >= n) return true;
+      std::this_thread::sleep_for(5ms);
+    }
+    return false;
+  }
+
+ private:
+  httplib::Server server_;
+  std::thread thread_;
+  int port_ = 0;
+  std::mutex mutex_;
+  std::vector<Call> calls_;
+};
+
+}  // namespace
+
+TEST_CASE("agones client: Health only while the tick loop is alive; Ready first, Shutdown last, Allocate once") {
+  AgonesStandIn sidecar;
+  swarmfield::server::OperationsState state;
+  state.publish({}, Clock::now() - 5s);  // stalled: the last tick was 5 s ago
+  {
+    swarmfield::server::AgonesClient client(static_cast<std::uint16_t>(sidecar.port()), 50ms, state);
+    client.ready();
+    REQUIRE(sidecar.wait_for("/ready", 1, 2s));
+    std::this_thread::sleep_for(400ms);
+    CHECK(sidecar.count("/health") == 0);  // no pings from a stalled loop
+    // The loop ticks again.
+    std::atomic<bool> ticking{true};
+    std::thread ticker([&] {
+      while (ticking) {
+        state.mark_alive(Clock::now());
+        std::this_thread::sleep_for(10ms);
+      }
+    });
+    std::this_thread::sleep_for(500ms);
+    const std::size_t pings = sidecar.count("/health");
+    CHECK(pings >= 5);    // every 50 ms over 500 ms: ~10
+    CHECK(pings <= 14);
+    client.allocate_once();
+    client.allocate_once();
+    client.shutdown();
+    client.flush(2s);
+    ticking = false;
+    ticker.join();
+    std::this_thread::sleep_for(200ms);
+  }
+  const auto calls = sidecar.calls();
+  REQUIRE(!calls.empty());
+  CHECK(calls.front().path == "/ready");
+  CHECK(calls.back().path == "/shutdown");
+  CHECK(sidecar.count("/allocate") == 1);
+  CHECK(sidecar.count("/shutdown") == 1);
+  for (const auto& c : calls)
+    if (c.path != "/gameserver") CHECK(c.body == "{}");
+}
+
+TEST_CASE("agones client: Ready is retried until the sidecar answers (it may start after the server)") {
+  swarmfield::server::OperationsState state;
+  state.mark_alive(Clock::now());
+  int port = 0;
+  {  // a free port with nobody behind it yet
+    AgonesStandIn probe;
+    port = probe.port();
+  }
+  swarmfield::server::AgonesClient client(static_cast<std::uint16_t>(port), 1h, state);
+  client.ready();
+  std::this_thread::sleep_for(1200ms);  // the first Ready (and maybe a retry) is refused
+  AgonesStandIn sidecar(port);
+  REQUIRE(sidecar.port() == port);
+  CHECK(sidecar.wait_for("/ready", 1, 3s));
+  client.shutdown();
+  client.flush(2s);
+  CHECK(sidecar.count("/ready") == 1);
+  CHECK(sidecar.calls().back().path == "/shutdown");
+  // A client whose sidecar never answers stops retrying on shutdown (no hang at exit).
+  const auto t0 = Clock::now();
+  {
+    swarmfield::server::AgonesClient refused(std::uint16_t{1}, 1h, state);
+    refused.ready();
+    std::this_thread::sleep_for(100ms);
+    refused.shutdown();
+  }
+  CHECK(Clock::now() - t0 < 3s);
+}
+
+TEST_CASE("agones: the server calls Ready, Health, Allocate (first player), Shutdown (SIGTERM) in order and in time") {
+  using namespace swarmfield;
+  AgonesStandIn sidecar;
+  // The sidecar convention: AGONES_SDK_HTTP_PORT names the port (no --agones-port given).
+  setenv("AGONES_SDK_HTTP_PORT", std::to_string(sidecar.port()).c_str(), 1);
+  test::ServerProcess server(test::small_city({"--agents", "200", "--agones", "--agones-health-interval", "0.1"}));
+  unsetenv("AGONES_SDK_HTTP_PORT");
+  const auto ports = test::wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  const auto listening_at = Clock::now();
+  REQUIRE(sidecar.wait_for("/ready", 1, 2s));
+  CHECK(sidecar.calls().front().at - listening_at < 1s);
+  REQUIRE(sidecar.wait_for("/health", 5, 3s));
+  CHECK(sidecar.count("/allocate") == 0);  // nobody played yet
+
+  CHECK(sidecar.count("/gameserver") == 1);  // read once, after Ready
+  test::RawClient viewer, player, second;
+  const auto welcome = test::join(viewer, ports->tcp, protocol::Role::kViewer);
+  REQUIRE(welcome.has_value());
+  CHECK(welcome->udp_port == 40123);  // the GameServer's public port, not the bound one
+  std::this_thread::sleep_for(200ms);
+  CHECK(sidecar.count("/allocate") == 0);  // a viewer does not allocate
+  REQUIRE(test::join(player, ports->tcp, protocol::Role::kPlayer).has_value());
+  REQUIRE(sidecar.wait_for("/allocate", 1, 2s));
+  REQUIRE(test::join(second, ports->tcp, protocol::Role::kPlayer).has_value());
+  std::this_thread::sleep_for(300ms);
+
+  const auto term_at = Clock::now();
+  server.signal(SIGTERM);
+  const auto code = server.wait_exit(3s);
+  REQUIRE(code.has_value());
+  CHECK(*code == 0);
+  CHECK(Clock::now() - term_at < 2s);
+
+  const auto calls = sidecar.calls();
+  REQUIRE(calls.size() >= 8);
+  CHECK(calls.front().path == "/ready");
+  CHECK(calls.back().path == "/shutdown");
+  CHECK(calls.back().at >= term_at);
+  CHECK(calls.back().at - term_at < 1s);
+  CHECK(sidecar.count("/allocate") == 1);  // once, for the first player
+  CHECK(sidecar.count("/shutdown") == 1);
+  // Health every ~0.1 s between Ready and Shutdown, and none before Ready or after Shutdown.
+  std::vector<Clock::time_point> pings;
+  for (const auto& c : calls) {
+    if (c.path == "/health") pings.push_back(c.at);
+    if (c.path != "/gameserver") CHECK(c.body == "{}");
+  }
+  REQUIRE(pings.size() >= 5);
+  CHECK(pings.front() >= calls.front().at);
+  CHECK(pings.back() <= calls.back().at);
+  std::vector<double> gaps;
+  for (std::size_t i = 1; i < pings.size(); ++i) gaps.push_back(std::chrono::duration<double>(pings[i] - pings[i - 1]).count());
+  std::sort(gaps.begin(), gaps.end());
+  const double median = gaps[gaps.size() / 2];
+  INFO("median health gap " << median << " s over " << pings.size() << " pings");
+  CHECK(median > 0.07);
+  CHECK(median < 0.2);
+  CHECK(server.err().find("agones: /shutdown ok") != std::string::npos);
+}

@@ -1,0 +1,595 @@
+// Operations endpoints: /healthz, /readyz, /metrics. In-process tests of the endpoint logic
+// (a stalled tick loop, draining), and the real server binary scraped over 127.0.0.1 with a
+// joined client, its /metrics parsed by prometheus_client's text parser (parse_metrics.py).
+#include <doctest/doctest.h>
+
+#include <httplib.h>
+
+#include <arpa/inet.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <thread>
+#include <vector>
+
+#include "loopback_support.hpp"
+#include "swarmfield/server/ops/metrics.hpp"
+#include "swarmfield/server/ops/operations_http.hpp"
+#include "swarmfield/server/ops/operations_state.hpp"
+
+using namespace std::chrono_literals;
+using swarmfield::server::MetricsSnapshot;
+using swarmfield::server::OperationsHttp;
+using swarmfield::server::OperationsState;
+
+namespace {
+
+// The listen backlog (the kernel's sk_max_ack_backlog) of the IPv4 TCP socket listening on
+// `port`, read over NETLINK_SOCK_DIAG as `ss -lt` reads its Send-Q; -1 if none is found.
+int listen_backlog(std::uint16_t port) {
+  const int fd = ::socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+  if (fd < 0) return -1;
+  struct {
+    nlmsghdr header;
+    inet_diag_req_v2 request;
+  } query{};
+  query.header.nlmsg_len = sizeof query;
+  query.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
+  query.header.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+  query.request.sdiag_family = AF_INET;
+  query.request.sdiag_protocol = IPPROTO_TCP;
+  query.request.idiag_states = 1u << TCP_LISTEN;
+  sockaddr_nl kernel{};
+  kernel.nl_family = AF_NETLINK;
+  int backlog = -1;
+  if (::sendto(fd, &query, sizeof query, 0, reinterpret_cast<const sockaddr*>(&kernel), sizeof kernel) ==
+      static_cast<ssize_t>(sizeof query)) {
+    alignas(nlmsghdr) char buffer[32768];
+    for (bool done = false; !done;) {
+      ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+      if (n <= 0) break;
+      for (auto* h = reinterpret_cast<nlmsghdr*>(buffer); NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+        if (h->nlmsg_type == NLMSG_DONE || h->nlmsg_type == NLMSG_ERROR) {
+          done = true;
+          break;
+        }
+        const auto* entry = static_cast<const inet_diag_msg*>(NLMSG_DATA(h));
+        if (ntohs(entry->id.idiag_sport) == port) backlog = static_cast<int>(entry->idiag_wqueue);
+      }
+    }
+  }
+  ::close(fd);
+  return backlog;
+}
+
+struct Parsed {
+  bool ok = false;
+  std::string error;
+  std::map<std::string, std::string> families;  // name -> type
+  std::map<std::string, double> samples;        // "name{k=v,...}" -> value
+  [[nodiscard]] double at(const std::string& key) const {
+    const auto it = samples.find(key);
+    return it == samples.end() ? -1.0 : it->second;
+  }
+};
+
+// Runs tests/server/ops/parse_metrics.py (prometheus_client's parser) over `text`.
+Parsed parse_with_prometheus_client(const std::string& text) {
+  Parsed p;
+  char in_name[] = "/tmp/swarmfield-metrics-XXXXXX";
+  const int fd = mkstemp(in_name);
+  REQUIRE(fd >= 0);
+  close(fd);
+  std::ofstream(in_name) << text;
+  const std::string command = std::string("/usr/bin/python3 ") + SWARMFIELD_SOURCE_DIR + "/tests/server/ops/parse_metrics.py " +
+                              in_name + " 2>&1";
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buffer[4096];
+  while (std::fgets(buffer, sizeof buffer, pipe) != nullptr) out += buffer;
+  const int status = pclose(pipe);
+  std::remove(in_name);
+  p.ok = status == 0;
+  if (!p.ok) {
+    p.error = out;
+    return p;
+  }
+  std::istringstream lines(out);
+  std::string kind, name, rest;
+  while (lines >> kind >> name) {
+    if (kind == "family") {
+      lines >> p.families[name];
+    } else {
+      std::string labels, value;
+      lines >> labels >> value;
+      p.samples[name + labels] = std::stod(value);
+    }
+  }
+  return p;
+}
+
+// The operations port from the "http listening port=P" log line (0 if it never came).
+std::uint16_t wait_http_port(swarmfield::test::ServerProcess& server) {
+  const auto line = server.wait_for_log("http listening port=", 5s);
+  REQUIRE(line.has_value());
+  return static_cast<std::uint16_t>(swarmfield::test::summary_value(*line, "port"));
+}
+
+std::pair<int, std::string> get(std::uint16_t port, const char* path) {
+  httplib::Client client("127.0.0.1", port);
+  client.set_connection_timeout(2, 0);
+  client.set_read_timeout(2, 0);
+  const auto res = client.Get(path);
+  if (!res) return {-1, ""};
+  return {res->status, res->body};
+}
+
+// A raw TCP connection to 127.0.0.1:`port` (-1 on failure), for requests httplib::Client will not send.
+int raw_connect(std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// A raw TCP connection to 127.0.0.1:`port` from the local address `source` (another 127/8
+// address stands for another peer), -1 on failure.
+int raw_connect_from(const char* source, std::uint16_t port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in from{};
+  from.sin_family = AF_INET;
+  ::inet_pton(AF_INET, source, &from.sin_addr);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&from), sizeof from) != 0 ||
+      ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// GET `path` over a raw connection from `source`: the status code of the answer (-1 if none
+// within `wait`).
+int raw_get_status(const char* source, std::uint16_t port, const char* path, std::chrono::milliseconds wait) {
+  const int fd = raw_connect_from(source, port);
+  if (fd < 0) return -1;
+  const std::string request = std::string("GET ") + path + " HTTP/1.0\r\n\r\n";
+  int status = -1;
+  if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size())) {
+    std::string answer;
+    const auto end = std::chrono::steady_clock::now() + wait;
+    pollfd p{fd, POLLIN, 0};
+    while (answer.find("\r\n") == std::string::npos && std::chrono::steady_clock::now() < end) {
+      if (::poll(&p, 1, 20) <= 0) continue;
+      char buffer[512];
+      const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+      if (n <= 0) break;
+      answer.append(buffer, static_cast<std::size_t>(n));
+    }
+    if (answer.rfind("HTTP/1.", 0) == 0 && answer.size() >= 12) status = std::atoi(answer.c_str() + 9);
+  }
+  ::close(fd);
+  return status;
+}
+
+// True once the peer has closed `fd` (recv gives 0 or an error; what it answered is read away).
+bool peer_closed(int fd, std::chrono::milliseconds wait) {
+  pollfd p{fd, POLLIN, 0};
+  const auto end = std::chrono::steady_clock::now() + wait;
+  while (std::chrono::steady_clock::now() < end) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - std::chrono::steady_clock::now());
+    if (::poll(&p, 1, static_cast<int>(std::max<std::int64_t>(1, left.count()))) <= 0) continue;
+    char buffer[4096];
+    const ssize_t n = ::recv(fd, buffer, sizeof buffer, MSG_DONTWAIT);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) return true;
+  }
+  return false;
+}
+
+// This process's resident memory, KiB (-1 if unknown).
+long rss_kib() {
+  std::ifstream status("/proc/self/status");
+  std::string key;
+  long value = 0;
+  while (status >> key) {
+    if (key == "VmRSS:") {
+      status >> value;
+      return value;
+    }
+    status.ignore(1 << 20, '\n');
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("metrics: the text format parses with prometheus_client, histograms cumulative, labels escaped") {
+  MetricsSnapshot m;
+  m.ticks = 90;
+  m.tick_duration.observe(0.0004);
+  m.tick_duration.observe(0.004);
+  m.tick_duration.observe(2.0);  // above the last bound: +Inf only
+  m.kind_count = 2;
+  m.agents_by_kind = {7, 3};
+  m.drop_reason_count = 1;
+  m.udp_drops[0] = 5;
+  const std::string kinds[] = {"runner", "we\"ird\\kind"};
+  const char* drops[] = {"malformed"};
+  const auto parsed = parse_with_prometheus_client(swarmfield::server::render_metrics(m, {kinds, drops}));
+  REQUIRE_MESSAGE(parsed.ok, parsed.error);
+  CHECK(parsed.families.at("swarmfield_tick_duration_seconds") == "histogram");
+  CHECK(parsed.families.at("swarmfield_ticks") == "counter");
+  CHECK(parsed.at("swarmfield_ticks_total{}") == 90);
+  CHECK(parsed.at("swarmfield_tick_duration_seconds_bucket{le=0.0005}") == 1);
+  CHECK(parsed.at("swarmfield_tick_duration_seconds_bucket{le=0.005}") == 2);
+  CHECK(parsed.at("swarmfield_tick_duration_seconds_bucket{le=1}") == 2);
+  CHECK(parsed.at("swarmfield_tick_duration_seconds_bucket{le=+Inf}") == 3);
+  CHECK(parsed.at("swarmfield_tick_duration_seconds_count{}") == 3);
+  CHECK(parsed.at("swarmfield_tick_duration_seconds_sum{}") == doctest::Approx(2.0044));
+  CHECK(parsed.at("swarmfield_agents{kind=runner}") == 7);
+  CHECK(parsed.at("swarmfield_agents{kind=we\"ird\\kind}") == 3);
+  CHECK(parsed.at("swarmfield_udp_dropped_total{reason=malformed}") == 5);
+}
+
+TEST_CASE("operations http: /healthz fails once the tick loop stalls > 1 s; /readyz follows ready and draining") {
+  OperationsState state;
+  OperationsHttp http(state);
+  std::string error;
+  REQUIRE_MESSAGE(http.start("127.0.0.1", 0, error), error);
+  CHECK(get(http.port(), "/healthz").first == 503);  // never ticked
+  state.publish(MetricsSnapshot{}, OperationsState::Clock::now());
+  CHECK(get(http.port(), "/healthz") == std::pair<int, std::string>{200, "ok\n"});
+  state.publish(MetricsSnapshot{}, OperationsState::Clock::now() - 1500ms);  // last tick 1.5 s ago
+  const auto stalled = get(http.port(), "/healthz");
+  CHECK(stalled.first == 503);
+  CHECK(stalled.second.find("stalled for 1.5 s") != std::string::npos);
+  CHECK(get(http.port(), "/readyz").first == 503);
+  state.set_ready(true);
+  CHECK(get(http.port(), "/readyz") == std::pair<int, std::string>{200, "ready\n"});
+  state.set_draining(true);
+  CHECK(get(http.port(), "/readyz") == std::pair<int, std::string>{503, "draining\n"});
+  CHECK(get(http.port(), "/nothing").first == 404);
+  http.stop();
+  CHECK(get(http.port(), "/healthz").first == -1);  // closed
+}
+
+TEST_CASE("operations http: a request whose headers never end is cut off at a byte budget, not buffered") {
+  // Before: httplib kept every header line of one request (no count limit): one connection
+  // streaming header lines grew the game server by ~1.5 bytes per byte sent (200 MiB -> +310 MiB
+  // RSS), without end. The server runs in this process: its growth is ours. (What was sent says
+  // little: loopback socket buffers hold tens of MiB.)
+  OperationsState state;
+  OperationsHttp http(state);
+  std::string error;
+  REQUIRE_MESSAGE(http.start("127.0.0.1", 0, error), error);
+  const long rss_before = rss_kib();
+  const int fd = raw_connect(http.port());
+  REQUIRE(fd >= 0);
+  const std::string line = "X-Filler: " + std::string(1000, 'a') + "\r\n";
+  std::string chunk = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+  std::size_t sent = 0;
+  bool cut = false;
+  const auto end = std::chrono::steady_clock::now() + 5s;
+  while (sent < (std::size_t{16} << 20) && std::chrono::steady_clock::now() < end) {
+    while (chunk.size() < 16384) chunk += line;
+    const ssize_t n = ::send(fd, chunk.data(), chunk.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (peer_closed(fd, 20ms)) {
+        cut = true;
+        break;
+      }
+      continue;
+    }
+    if (n < 0) {  // EPIPE / ECONNRESET: closed
+      cut = true;
+      break;
+    }
+    sent += static_cast<std::size_t>(n);
+    chunk.erase(0, static_cast<std::size_t>(n));
+  }
+  std::this_thread::sleep_for(300ms);  // let the server read what is buffered
+  const long grown_kib = rss_kib() - rss_before;
+  INFO("sent " << sent << " bytes, RSS grew " << grown_kib << " KiB");
+  CHECK(cut);
+  CHECK(grown_kib < 4096);
+  ::close(fd);
+  CHECK(get(http.port(), "/healthz").first == 503);  // still serving
+}
+
+TEST_CASE("operations http: requests trickled a line at a time are cut off by a deadline; /healthz answers meanwhile") {
+  // Before: the 2 s read timeout was per read, so a header line every 0.4 s held a worker thread
+  // for ever, and kThreads such connections took /healthz down (a liveness probe failing).
+  OperationsState state;
+  state.publish(swarmfield::server::MetricsSnapshot{}, OperationsState::Clock::now() + 60s);  // healthy throughout
+  OperationsHttp http(state);
+  std::string error;
+  REQUIRE_MESSAGE(http.start("127.0.0.1", 0, error), error);
+  std::vector<int> slow;
+  for (int i = 0; i < OperationsHttp::kThreads; ++i) {
+    const int fd = raw_connect(http.port());
+    REQUIRE(fd >= 0);
+    const std::string head = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+    REQUIRE(::send(fd, head.data(), head.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(head.size()));
+    slow.push_back(fd);
+  }
+  std::vector<bool> closed(slow.size(), false);
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < 6s &&
+         std::find(closed.begin(), closed.end(), false) != closed.end()) {
+    std::this_thread::sleep_for(400ms);
+    for (std::size_t i = 0; i < slow.size(); ++i) {
+      const std::string more = "X-Slow: " + std::to_string(i) + "\r\n";
+      if (!closed[i] && (::send(slow[i], more.data(), more.size(), MSG_NOSIGNAL) < 0 || peer_closed(slow[i], 1ms)))
+        closed[i] = true;
+    }
+  }
+  const auto took = std::chrono::steady_clock::now() - start;
+  CHECK(get(http.port(), "/healthz").first == 200);  // before the trickling sockets are closed here
+  for (std::size_t i = 0; i < slow.size(); ++i) {
+    CHECK_MESSAGE(closed[i], "connection " << i << " still open after " << std::chrono::duration<double>(took).count() << " s");
+    ::close(slow[i]);
+  }
+}
+
+TEST_CASE("operations http: connections that send nothing hold no worker; they are closed at the deadline") {
+  // Before: each accepted connection went to a worker, which then waited for its request: 40
+  // idle connections kept /healthz failing for ~20 s (and a few more every 2 s kept it failing,
+  // so a liveness probe restarted the pod).
+  OperationsState state;
+  state.publish(swarmfield::server::MetricsSnapshot{}, OperationsState::Clock::now() + 60s);
+  OperationsHttp http(state);
+  std::string error;
+  REQUIRE_MESSAGE(http.start("127.0.0.1", 0, error), error);
+  std::vector<int> idle;
+  for (const char* source : {"127.0.0.2", "127.0.0.3"}) {
+    for (int i = 0; i < OperationsHttp::kMaxPerAddress; ++i) {
+      const int fd = raw_connect_from(source, http.port());
+      REQUIRE(fd >= 0);
+      idle.push_back(fd);
+    }
+  }
+  std::this_thread::sleep_for(100ms);  // accepted and waiting
+  for (int i = 0; i < 3; ++i) CHECK(raw_get_status("127.0.0.1", http.port(), "/healthz", 1500ms) == 200);
+  std::size_t closed = 0;
+  const auto end = std::chrono::steady_clock::now() + OperationsHttp::kRequestDeadline + 3s;
+  std::vector<bool> seen(idle.size(), false);
+  while (closed < idle.size() && std::chrono::steady_clock::now() < end) {
+    for (std::size_t i = 0; i < idle.size(); ++i) {
+      if (!seen[i] && peer_closed(idle[i], 1ms)) {
+        seen[i] = true;
+        ++closed;
+      }
+    }
+    std::this_thread::sleep_for(50ms);
+  }
+  CHECK(closed == idle.size());
+  for (const int fd : idle) ::close(fd);
+}
+
+TEST_CASE("operations http: one address gets kMaxPerAddress connections; others are still served") {
+  OperationsState state;
+  state.publish(swarmfield::server::MetricsSnapshot{}, OperationsState::Clock::now() + 60s);
+  // A long deadline: connecting 33 sockets can take seconds on a busy machine (httplib listens
+  // with a backlog of 5; a dropped SYN is sent again after 1 s), and the idle ones must still be
+  // open when the last one arrives.
+  OperationsHttp http(state, 30s);
+  std::string error;
+  REQUIRE_MESSAGE(http.start("127.0.0.1", 0, error), error);
+  std::vector<int> held;
+  for (int i = 0; i < OperationsHttp::kMaxPerAddress; ++i) {
+    const int fd = raw_connect_from("127.0.0.4", http.port());
+    REQUIRE(fd >= 0);
+    held.push_back(fd);
+  }
+  std::this_thread::sleep_for(100ms);
+  const int extra = raw_connect_from("127.0.0.4", http.port());
+  REQUIRE(extra >= 0);
+  CHECK(peer_closed(extra, 5000ms));                // refused at once, long before the deadline
+  CHECK_FALSE(peer_closed(held.front(), 1ms));      // the ones before it still wait
+  CHECK(raw_get_status("127.0.0.4", http.port(), "/healthz", 500ms) == -1);  // still full
+  CHECK(raw_get_status("127.0.0.5", http.port(), "/healthz", 1500ms) == 200);
+  ::close(extra);
+  for (const int fd : held) ::close(fd);
+  // Closed by the peer: the room notices, and the address may connect again.
+  std::this_thread::sleep_for(200ms);
+  CHECK(raw_get_status("127.0.0.4", http.port(), "/healthz", 1500ms) == 200);
+}
+
+TEST_CASE("operations http: many addresses trickling bytes hold no worker; /healthz answers meanwhile") {
+  // Before: a connection went to a worker as soon as it sent one byte, and the worker then
+  // waited up to the request deadline for the rest: a few more addresses than kThreads /
+  // kMaxBusyPerAddress, each trickling a byte now and then on fresh connections, kept every
+  // worker waiting and /healthz unanswered. Now the room reads the request heads itself.
+  OperationsState state;
+  state.publish(swarmfield::server::MetricsSnapshot{}, OperationsState::Clock::now() + 60s);
+  OperationsHttp http(state);
+  std::string error;
+  REQUIRE_MESSAGE(http.start("127.0.0.1", 0, error), error);
+  constexpr int kAddresses = 3 * OperationsHttp::kThreads;  // 3 connections per worker
+  std::vector<std::string> sources;
+  for (int i = 0; i < kAddresses; ++i) sources.push_back("127.0.1." + std::to_string(10 + i));
+  std::vector<int> slow(sources.size(), -1);
+  const std::string request = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  std::vector<std::size_t> sent(sources.size(), 0);
+  int answered = 0, probes = 0;
+  const auto start = std::chrono::steady_clock::now();
+  auto next_probe = start + 300ms;
+  while (std::chrono::steady_clock::now() - start < 5s) {
+    for (std::size_t i = 0; i < slow.size(); ++i) {
+      if (slow[i] >= 0 && peer_closed(slow[i], 1ms)) {
+        ::close(slow[i]);
+        slow[i] = -1;
+      }
+      if (slow[i] < 0) {  // a fresh connection as soon as the old one is cut off
+        slow[i] = raw_connect_from(sources[i].c_str(), http.port());
+        sent[i] = 0;
+        if (slow[i] < 0) continue;
+      }
+      // One byte at a time, never the end of the head.
+      if (sent[i] + 4 < request.size() && ::send(slow[i], request.data() + sent[i], 1, MSG_NOSIGNAL) == 1) ++sent[i];
+    }
+    if (std::chrono::steady_clock::now() >= next_probe) {
+      ++probes;
+      if (raw_get_status("127.0.0.9", http.port(), "/healthz", 1000ms) == 200) ++answered;
+      next_probe = std::chrono::steady_clock::now() + 300ms;
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  for (const int fd : slow) {
+    if (fd >= 0) ::close(fd);
+  }
+  INFO(answered << " of " << probes << " probes answered within 1 s");
+  CHECK(probes >= 4);
+  CHECK(answered == probes);
+}
+
+TEST_CASE("operations http: the port listens with a backlog of kListenBacklog, not httplib's 5") {
+  OperationsState state;
+  OperationsHttp http(state);
+  std::string error;
+  REQUIRE(http.start("127.0.0.1", 0, error));
+  std::ifstream somaxconn("/proc/sys/net/core/somaxconn");
+  int cap = OperationsHttp::kListenBacklog;
+  somaxconn >> cap;  // the kernel caps the backlog there
+  CHECK(listen_backlog(http.port()) == std::min(OperationsHttp::kListenBacklog, cap));
+  CHECK(std::min(OperationsHttp::kListenBacklog, cap) > 5);
+}
+
+TEST_CASE("operations http: a port in use is an error naming it") {
+  OperationsState state;
+  OperationsHttp first(state), second(state);
+  std::string error;
+  REQUIRE(first.start("127.0.0.1", 0, error));
+  CHECK_FALSE(second.start("127.0.0.1", first.port(), error));
+  CHECK(error.find(std::to_string(first.port())) != std::string::npos);
+}
+
+TEST_CASE("operations: the server's /metrics, /healthz and /readyz with a joined player, parsed by prometheus_client") {
+  using namespace swarmfield;
+  test::ServerProcess server(test::small_city({"--agents", "300", "--http-port", "0", "--http-bind", "127.0.0.1"}));
+  const auto ports = test::wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  const std::uint16_t http_port = wait_http_port(server);
+  test::RawClient client;
+  REQUIRE(test::join(client, ports->tcp, protocol::Role::kPlayer).has_value());
+  REQUIRE(client.udp_open());
+  REQUIRE(client.udp_confirm(ports->udp, 5s));
+  std::this_thread::sleep_for(500ms);  // some ticks and snapshots
+
+  CHECK(get(http_port, "/healthz") == std::pair<int, std::string>{200, "ok\n"});
+  CHECK(get(http_port, "/readyz") == std::pair<int, std::string>{200, "ready\n"});
+  const auto [status, body] = get(http_port, "/metrics");
+  REQUIRE(status == 200);
+  const auto parsed = parse_with_prometheus_client(body);
+  REQUIRE_MESSAGE(parsed.ok, parsed.error << body);
+  for (const char* family : {"swarmfield_ticks", "swarmfield_tick_overruns", "swarmfield_field_rebuilds",
+                             "swarmfield_sent_bytes", "swarmfield_received_bytes", "swarmfield_datagrams_sent",
+                             "swarmfield_datagrams_received", "swarmfield_udp_dropped", "swarmfield_evictions"}) {
+    CHECK_MESSAGE(parsed.families.count(family) == 1, family);
+    CHECK(parsed.families.at(family) == "counter");
+  }
+  CHECK(parsed.families.at("swarmfield_tick_duration_seconds") == "histogram");
+  CHECK(parsed.families.at("swarmfield_field_rebuild_duration_seconds") == "histogram");
+  const double ticks = parsed.at("swarmfield_ticks_total{}");
+  CHECK(ticks >= 10);
+  CHECK(parsed.at("swarmfield_tick_duration_seconds_count{}") == ticks);  // one observation per tick
+  CHECK(parsed.at("swarmfield_field_rebuilds_total{}") >= 1);
+  CHECK(parsed.at("swarmfield_field_rebuild_duration_seconds_count{}") >= 1);
+  // Agents by kind (the default set: runner, walker, brute spawned 3 : 6 : 1).
+  const double runners = parsed.at("swarmfield_agents{kind=runner}");
+  const double walkers = parsed.at("swarmfield_agents{kind=walker}");
+  const double brutes = parsed.at("swarmfield_agents{kind=brute}");
+  CHECK(runners + walkers + brutes == 300);
+  CHECK(walkers > runners);
+  CHECK(runners > brutes);
+  CHECK(brutes > 0);
+  CHECK(parsed.at("swarmfield_players{}") == 1);
+  CHECK(parsed.at("swarmfield_clients{}") == 1);
+  CHECK(parsed.at("swarmfield_connections_accepted_total{}") == 1);
+  CHECK(parsed.at("swarmfield_received_bytes_total{transport=tcp}") > 0);  // the Hello frame
+  CHECK(parsed.at("swarmfield_sent_bytes_total{transport=tcp}") > 0);      // Welcome + map
+  CHECK(parsed.at("swarmfield_datagrams_received_total{}") >= 2);          // connect request + response
+  CHECK(parsed.at("swarmfield_received_bytes_total{transport=udp}") >= 1200);
+  CHECK(parsed.at("swarmfield_datagrams_sent_total{}") >= 1);
+  CHECK(parsed.at("swarmfield_sent_bytes_total{transport=udp}") > 0);
+  CHECK(parsed.at("swarmfield_udp_dropped_total{reason=malformed}") == 0);
+  CHECK(parsed.at("swarmfield_draining{}") == 0);
+
+  // Garbage datagrams show up as drops by reason.
+  for (int i = 0; i < 5; ++i) {
+    const std::uint8_t junk[3] = {1, 2, 3};
+    client.udp_send(ports->udp, junk);
+  }
+  std::this_thread::sleep_for(300ms);
+  const auto after = parse_with_prometheus_client(get(http_port, "/metrics").second);
+  REQUIRE(after.ok);
+  CHECK(after.at("swarmfield_udp_dropped_total{reason=malformed}") == 5);
+  CHECK(after.at("swarmfield_ticks_total{}") > ticks);
+
+  server.signal(SIGTERM);
+  CHECK(server.wait_exit(3s) == 0);
+}
+
+TEST_CASE("drain: SIGTERM stops accepting, says why, /readyz turns 503; a second signal exits at once") {
+  using namespace swarmfield;
+  // A 512 city: its map transfer (Welcome + chunks) is larger than what a client that never
+  // reads can take in its small receive buffer, so the drain waits for that client's queue
+  // (up to 1 s) and can be watched.
+  test::ServerProcess server(
+      {"--port", "0", "--bind", "127.0.0.1", "--city-size", "512", "--agents", "100", "--http-port", "0"});
+  const auto ports = test::wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  const std::uint16_t http_port = wait_http_port(server);
+  test::RawClient player;
+  REQUIRE(test::join(player, ports->tcp, protocol::Role::kPlayer).has_value());
+  test::RawClient stuck;  // says Hello, then never reads
+  REQUIRE(stuck.connect(ports->tcp, 2048));
+  REQUIRE(stuck.send(test::hello(protocol::Role::kViewer)));
+  REQUIRE(server.wait_for_log("joined as viewer", 5s).has_value());
+  CHECK(get(http_port, "/readyz").first == 200);
+
+  server.signal(SIGTERM);
+  const auto bye = player.read_until<protocol::Bye>(2s);
+  REQUIRE(bye.has_value());
+  CHECK(bye->reason == "server shutting down (SIGTERM)");
+  // Draining: not ready, still alive, new clients get nowhere.
+  const auto ready = get(http_port, "/readyz");
+  CHECK(ready == std::pair<int, std::string>{503, "draining\n"});
+  test::RawClient late;
+  if (late.connect(ports->tcp)) {
+    late.send(test::hello(protocol::Role::kPlayer));
+    CHECK_FALSE(late.read_until<protocol::Welcome>(300ms).has_value());
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  server.signal(SIGTERM);  // the second: no more waiting for the stuck client
+  const auto code = server.wait_exit(3s);
+  REQUIRE(code.has_value());
+  CHECK(*code == 0);
+  CHECK(std::chrono::steady_clock::now() - t0 < 300ms);
+  CHECK(server.err().find("second stop request") != std::string::npos);
+  CHECK(server.out().rfind("ticks=", 0) == 0);  // the summary line still printed
+}
