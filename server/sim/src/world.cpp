@@ -540,8 +540,16 @@ void World::finish_tick(float dt) {
   if (sp.wave_size > 0 && sp.wave_interval_ticks > 0 && tick_ > 0 && tick_ % sp.wave_interval_ticks == 0) {
     spawn_agents(sp.wave_size);
   }
-  // Swarm.
-  swarm_.step(map_, nav_, dt, pool_.get());
+  // Congestion (crowd density in the path cost), then the swarm.
+  const CongestionFields* congestion = nullptr;
+  if (params_.congestion) {
+    const std::span<const AgentKind> table = swarm_.kind_table();
+    kind_area_.resize(table.size());
+    for (std::size_t k = 0; k < table.size(); ++k) kind_area_[k] = 3.14159265f * table[k].radius * table[k].radius;
+    congestion_.update(map_, nav_, swarm_.xs(), swarm_.ys(), swarm_.kinds(), kind_area_);
+    congestion = &congestion_;
+  }
+  swarm_.step(map_, nav_, dt, pool_.get(), congestion);
   // Events and hash.
   collect_contacts();
   ++tick_;

@@ -282,22 +282,23 @@ const ClearanceMap& Swarm::clearance_for(const GridMap& map, const NavigationSet
 }
 
 void Swarm::step(const GridMap& map, const FlowField& flow, float dt, WorkerPool* pool) {
-  step_impl(map, flow, nullptr, nullptr, dt, pool);
+  step_impl(map, flow, nullptr, nullptr, nullptr, dt, pool);
 }
 
 void Swarm::step(const GridMap& map, const FlowField& flow, const IntegrationField& integration, float dt,
                  WorkerPool* pool) {
-  step_impl(map, flow, &integration, nullptr, dt, pool);
+  step_impl(map, flow, &integration, nullptr, nullptr, dt, pool);
 }
 
-void Swarm::step(const GridMap& map, const NavigationSet& nav, float dt, WorkerPool* pool) {
+void Swarm::step(const GridMap& map, const NavigationSet& nav, float dt, WorkerPool* pool,
+                 const CongestionFields* congestion) {
   // Class 1's fields stand in for the single field where the phases still look at one (the
   // prefetch of the steering phase); each agent reads its own class's.
-  step_impl(map, nav.fields(1).flow(), &nav.fields(1).integration(), &nav, dt, pool);
+  step_impl(map, nav.fields(1).flow(), &nav.fields(1).integration(), &nav, congestion, dt, pool);
 }
 
 void Swarm::step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration,
-                      const NavigationSet* nav, float dt, WorkerPool* pool) {
+                      const NavigationSet* nav, const CongestionFields* congestion, float dt, WorkerPool* pool) {
   if (!(dt > 0.0f) || !std::isfinite(dt)) return;
   const std::size_t n = ids_.size();
   const float cs = map.cell_size();
@@ -316,6 +317,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
 
   crowd_detail::SwarmTick t{map, flow, integration};
   t.nav = nav;
+  t.congestion = nav != nullptr ? congestion : nullptr;
   // Class 1's far bits: one bit test per agent beyond the any-angle range instead of the region
   // bits of its lattice square (~70 instructions); the build costs ~12 per 64 cells, so only
   // with enough agents for the map.

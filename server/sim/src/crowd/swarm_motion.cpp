@@ -82,6 +82,23 @@ void Swarm::integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::siz
         d = p2 - p0;
         if (dot(d, d) > limit * limit) p2 = pc;
       }
+      // Beside a wall, a correction that undoes the move (a neighbour's push off a door post's
+      // edge, the move rounding the post straight back to where the agent stood): the move
+      // alone, when it gets the agent on. Else an agent pushed by a neighbour beside it waits at
+      // the door for ever.
+      if (t.nav != nullptr && open_here_[k] == 0 && (corr.x != 0.0f || corr.y != 0.0f) && allow_[k] >= 0.5f * max_step) {
+        const Vec2 moved = p2 - p0;
+        if (dot(moved, moved) < 0.01f * max_step * max_step) {
+          const float alone_budget = std::min(max_step, allow_[k]);
+          const Vec2 alone = m * alone_budget;
+          Vec2 q = slide_along_walls(map, p0, alone, kt.radius);
+          if ((q.x - p0.x != alone.x || q.y - p0.y != alone.y) && may_round_corner(p0, q, alone, t.corner_eps)) {
+            q = slide_round_corner(map, p0, q, alone, alone_budget, kt.radius);
+          }
+          const Vec2 dq = q - p0;
+          if (dot(dq, dq) > 0.25f * max_step * max_step && dot(dq, dq) <= limit * limit) p2 = q;
+        }
+      }
     }
     next_xs_[k] = p2.x;
     next_ys_[k] = p2.y;

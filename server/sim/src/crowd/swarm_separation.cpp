@@ -40,7 +40,7 @@ constexpr float kCrushed = 0.6f;
 constexpr float kHeldAhead = 0.0f;
 // Ticks an agent yields to agents crossing its way before it stops yielding to them (fairness:
 // nobody starves on a door post while a stream goes by).
-constexpr std::uint32_t kPatienceTicks = 30;
+constexpr std::uint32_t kPatienceTicks = 24;
 // Touching the goal's disc: the room left to it below this many of the agent's diameters.
 constexpr float kGoalTouch = 0.05f;
 // A step round the agent ahead is looked for when the path brings the agent less than

@@ -219,6 +219,27 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
         case NavStatus::kNoField:
           break;  // hold
       }
+      // A crowd on the exact route (the congestion field values the block well above the exact
+      // field): the congestion field's way, round the crowd or by another way, unless the agent
+      // rests. Whole-map mode only (the congestion fields are not built otherwise).
+      // Not for an agent in sight of its goal (it packs round it, walking round the pile), nor
+      // for one in a crowded cell itself (it is in the crowd: leaving would only stir it).
+      if (t.congestion != nullptr && !hierarchical && perm_resting_[k] == 0 &&
+          (sample.status == NavStatus::kFollow || sample.status == NavStatus::kFollowFlow) &&
+          t.congestion->ready(size_class) && t.congestion->penalty_at(cx, cy) == 0) {
+        const IntegrationField& congested = t.congestion->integration(size_class);
+        if (congested.width() == field.width() && congested.height() == field.height() &&
+            congested.reachable(block.x, block.y) && field.reachable(block.x, block.y) &&
+            static_cast<float>(congested.raw(block.x, block.y)) >
+                static_cast<float>(field.raw(block.x, block.y)) + kDetourMargin * static_cast<float>(kOrthogonalStep)) {
+          const float shift = 0.5f * static_cast<float>(size_class - 1) * cs;
+          const Vec2 way = sample_flow(grid, t.congestion->flow(size_class), p - Vec2{shift, shift});
+          if (way.x != 0.0f || way.y != 0.0f) {
+            desired = way;
+            goal_room = kNoGoalLimit;
+          }
+        }
+      }
       // Hierarchical mode has no whole-map field: the near fields' values round the goals.
       prio_[k] = hierarchical ? (sampled_block == block ? sampled_priority : t.nav->priority(size_class, block))
                               : (field.reachable(block.x, block.y) ? field.raw(block.x, block.y) : kUnreachable);
@@ -227,6 +248,13 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
         // kOrthogonalStep), so agents of one cell still take turns by who is nearer, not by id.
         const float dist = std::max(0.0f, goal_room + kt.stop_distance) * static_cast<float>(kOrthogonalStep);
         prio_[k] = dist < 4.0e9f ? static_cast<std::uint32_t>(dist) : kUnreachable - 1;
+      } else if (prio_[k] != kUnreachable && (desired.x != 0.0f || desired.y != 0.0f)) {
+        // Following a route: the block's value less how far the agent is past the block's centre
+        // along its way, so agents of one block (two at a door) take turns by who is ahead.
+        const Vec2 ahead = p - block_center(block, size_class, cs);
+        const float along = (ahead.x * desired.x + ahead.y * desired.y) / cs * static_cast<float>(kOrthogonalStep);
+        const float value = static_cast<float>(prio_[k]) - along;
+        prio_[k] = value <= 0.0f ? 0 : (value < 4.0e9f ? static_cast<std::uint32_t>(value) : kUnreachable - 1);
       }
     } else {
       if (flow.at(cx, cy) != FlowDirection::kNone) {

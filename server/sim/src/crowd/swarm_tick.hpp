@@ -12,6 +12,7 @@
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/field/flow_field.hpp"
 #include "swarmfield/sim/nav/field/integration_field.hpp"
+#include "swarmfield/sim/nav/field/congestion_fields.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
 #include "swarmfield/sim/vec2.hpp"
 
@@ -47,6 +48,7 @@ struct SwarmTick {
   const FlowField& flow;
   const IntegrationField* integration;  // null: cannot tell unreachable cells from goals
   const NavigationSet* nav = nullptr;   // per size class any-angle navigation (else flow/integration)
+  const CongestionFields* congestion = nullptr;  // crowd density in the path cost (with nav only)
   // Class 1's far bits (build_far_bits, lattice_sampler.hpp), or null when not built this step.
   const std::uint64_t* far_bits = nullptr;
   std::size_t n = 0;                    // agents

@@ -10,6 +10,7 @@
 
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/field/navigation_fields.hpp"
+#include "swarmfield/sim/nav/field/congestion_fields.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
 #include "swarmfield/sim/nav/hierarchical/route_reachability.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
@@ -44,6 +45,10 @@ struct WorldParams {
   std::uint32_t max_agents = 100000;
   float player_speed = 5.0f;   ///< world units per second
   float player_radius = 0.4f;  ///< world units
+  /// Crowd density in the path cost (CongestionFields, whole-map field mode): agents whose exact
+  /// route runs into a crowd take the congestion field's route when it is cheaper (round a pile
+  /// to its free side, to another door). Off: the exact fields alone.
+  bool congestion = true;
   std::uint64_t seed = 1;
   /// Field rebuild budget per tick in work units (NavigationFields::set_rebuild_budget; one
   /// unit ~ one settled cell). 0 = a whole rebuild in the tick that needs it. With a budget,
@@ -158,6 +163,9 @@ class World {
   [[nodiscard]] const NavigationFields& fields() const noexcept { return nav_.fields(1); }
   /// Every size class's fields (class 1 and the classes of the kinds present or spawnable).
   [[nodiscard]] const NavigationSet& navigation() const noexcept { return nav_; }
+  /// The congestion fields the swarm steers by where a crowd blocks the exact route
+  /// (WorldParams::congestion; whole-map field mode).
+  [[nodiscard]] const CongestionFields& congestion() const noexcept { return congestion_; }
   [[nodiscard]] const Swarm& swarm() const noexcept { return swarm_; }
   [[nodiscard]] Swarm& swarm_mutable() noexcept { return swarm_; }
   [[nodiscard]] std::span<const Player> players() const noexcept { return players_; }
@@ -206,6 +214,8 @@ class World {
   /// Size classes with fields: class 1 and those of kinds with agents or a spawn weight.
   [[nodiscard]] SizeClassMask classes_present() const noexcept;
   NavigationSet nav_;
+  CongestionFields congestion_;   // crowd density in the path cost (whole-map mode)
+  std::vector<float> kind_area_;  // per kind: its disc's area (world units squared)
   std::vector<std::uint8_t> agent_classes_;  // hierarchical fields: each agent's size class (scratch)
   Swarm swarm_;
   std::vector<Player> players_;

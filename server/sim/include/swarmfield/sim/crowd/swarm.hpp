@@ -8,6 +8,7 @@
 #include "swarmfield/sim/nav/field/flow_field.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/field/integration_field.hpp"
+#include "swarmfield/sim/nav/field/congestion_fields.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
 #include "swarmfield/sim/crowd/agent_kind.hpp"
 #include "swarmfield/sim/crowd/burst_pattern.hpp"
@@ -153,7 +154,15 @@ class Swarm {
   /// commitment on that class's fields); on a block its class cannot use (kNoRoute) it follows
   /// the neighbouring samples' blend or escapes to the nearest reachable block within
   /// kEscapeSearchCells, or holds.
-  void step(const GridMap& map, const NavigationSet& nav, float dt, WorkerPool* pool = nullptr);
+  /// With `congestion` (optional; World passes its CongestionFields): an agent not at rest whose
+  /// class's congestion field values its block more than kDetourMargin cost units above the
+  /// exact field (a crowd on its best route) follows the congestion field's smoothed flow
+  /// instead, round the crowd or to another way.
+  void step(const GridMap& map, const NavigationSet& nav, float dt, WorkerPool* pool = nullptr,
+            const CongestionFields* congestion = nullptr);
+  /// Extra cost (cost units, ~cells on unit-cost maps) a crowd must add to an agent's route
+  /// before it takes the congestion field's way.
+  static constexpr float kDetourMargin = 3.0f;
   /// How far (cells, Chebyshev) an agent on an unreachable cell looks for a reachable one.
   static constexpr std::int32_t kEscapeSearchCells = 2;
 
@@ -183,9 +192,10 @@ class Swarm {
     std::span<const std::uint32_t> priority;
     std::span<const std::uint8_t> resting;
     std::span<const std::uint16_t> waited;  ///< ticks waited for agents crossing its way
+    std::span<const float> move_x, move_y;  ///< unit direction of the move (the steering or a side step)
   };
   [[nodiscard]] StepView step_view() const noexcept {
-    return {steer_x_, steer_y_, path_x_, path_y_, allow_, goal_room_, prio_, resting_, wait_};
+    return {steer_x_, steer_y_, path_x_, path_y_, allow_, goal_room_, prio_, resting_, wait_, move_x_, move_y_};
   }
   /// Direct position write (tests, teleports); the next step() repairs invalid positions.
   void set_position(std::size_t index, Vec2 p) noexcept {
@@ -196,7 +206,7 @@ class Swarm {
 
  private:
   void step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration,
-                 const NavigationSet* nav, float dt, WorkerPool* pool);
+                 const NavigationSet* nav, const CongestionFields* congestion, float dt, WorkerPool* pool);
   // The phases of step_impl over the slots [begin, end), each in its own unit (swarm.cpp says
   // which).
   void steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);

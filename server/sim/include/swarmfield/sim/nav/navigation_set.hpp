@@ -109,6 +109,11 @@ class NavigationSet {
   [[nodiscard]] const NavigationFields& fields(int size_class) const noexcept {
     return slots_[slot(size_class)].fields;
   }
+  /// The goal blocks (cells of the class's grid, by goal index; {-1, -1} for a goal no block of
+  /// the class reaches) of the last update() for the class.
+  [[nodiscard]] std::span<const CellCoord> goal_cells(int size_class) const noexcept {
+    return slots_[slot(size_class)].goal_cells;
+  }
   /// The class's planning grid (class 1: empty; it plans on the map itself).
   [[nodiscard]] const GridMap& class_grid(int size_class) const noexcept { return slots_[slot(size_class)].grid; }
   [[nodiscard]] const ClearanceMap& clearance() const noexcept { return clearance_; }

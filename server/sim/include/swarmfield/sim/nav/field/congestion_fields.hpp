@@ -1,0 +1,87 @@
+#pragma once
+// Congestion fields: per size class, an integration and flow field of the class's planning grid
+// with a crowd-density cost added to each cell, so the route an agent prefers weighs the time a
+// crowd costs, not the distance alone. The idea is Continuum Crowds' (Treuille, Cooper &
+// Popovic 2006, "Continuum Crowds": path cost = length + discomfort, discomfort from the
+// density field); here the discomfort of a cell is how much of it agents fill. A layer on top of
+// the exact fields (NavigationSet), which stay exact: `swarmfield-tool scen` and the any-angle
+// layer read those.
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "swarmfield/sim/map/grid_map.hpp"
+#include "swarmfield/sim/nav/field/flow_field.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
+#include "swarmfield/sim/nav/navigation_set.hpp"
+#include "swarmfield/sim/nav/size_classes/size_class.hpp"
+
+namespace swarmfield::sim {
+
+/// Per size class present: the class grid's costs plus a congestion cost, its integration field
+/// (raw values in the units of IntegrationField, from the same goal blocks as the class's exact
+/// field) and flow field. Rebuilt from the agents' positions every kPeriodTicks updates (one
+/// class after another), each build time-sliced with a work budget per update (IntegrationField
+/// work units); readers see the last complete build of a class (ready()). Deterministic: same
+/// inputs, same fields; no clock. Whole-map field mode only (in hierarchical mode nothing is
+/// built and ready() stays false). Memory: about 10 bytes per cell per class present.
+class CongestionFields {
+ public:
+  /// Updates between the starts of two builds of the fields (all classes, one after another).
+  static constexpr std::uint32_t kPeriodTicks = 15;
+  /// Cost units added to a cell that agents fill to hexagonal packing (0.9069 of its area); a
+  /// cell filled to fraction f < 1 of that adds kMaxPenalty * ((f - kFreeFill) / (1 - kFreeFill))^2
+  /// above kFreeFill, rounded (a moving stream adds nothing; a packed pile or a jammed door a lot).
+  static constexpr float kMaxPenalty = 6.0f;
+  static constexpr float kFreeFill = 0.5f;
+  /// Work units per update: the map's cells / 10, at least kMinBudget (a 1024 x 1024 build
+  /// takes ~10 updates).
+  static constexpr std::size_t kMinBudget = 50000;
+
+  /// One update (call once per tick, after NavigationSet::update()): `xs`, `ys` the agents'
+  /// positions (world units), `kinds` their kinds and `kind_area` the disc area of each kind
+  /// (world units squared). Starts a build when one is due and advances the build in progress.
+  /// Does nothing (and forgets its fields) when `nav` is hierarchical.
+  void update(const GridMap& map, const NavigationSet& nav, std::span<const float> xs, std::span<const float> ys,
+              std::span<const std::uint8_t> kinds, std::span<const float> kind_area);
+
+  /// True when a complete build exists for the class on a grid of the class's current size.
+  [[nodiscard]] bool ready(int size_class) const noexcept {
+    return size_class >= 1 && size_class <= kMaxSizeClass && slots_[slot(size_class)].ready;
+  }
+  /// The class's last complete congestion integration and flow (lattice: the class's grid).
+  [[nodiscard]] const IntegrationField& integration(int size_class) const noexcept {
+    return slots_[slot(size_class)].integration;
+  }
+  [[nodiscard]] const FlowField& flow(int size_class) const noexcept { return slots_[slot(size_class)].flow; }
+  /// The congestion cost (cost units) last added to a map cell, for tools and tests.
+  [[nodiscard]] std::uint8_t penalty_at(std::int32_t x, std::int32_t y) const noexcept;
+  /// Builds completed (all classes).
+  [[nodiscard]] std::uint64_t build_count() const noexcept { return builds_; }
+
+ private:
+  struct Slot {
+    GridMap costs;                 // the class grid's costs plus congestion (the build's input)
+    IntegrationField integration;  // front: last complete build
+    FlowField flow;
+    IntegrationField building;     // back: the build in progress
+    bool ready = false;
+  };
+  [[nodiscard]] static std::size_t slot(int size_class) noexcept {
+    return static_cast<std::size_t>(size_class < 1 ? 0 : (size_class > kMaxSizeClass ? kMaxSizeClass - 1 : size_class - 1));
+  }
+  void measure_density(const GridMap& map, std::span<const float> xs, std::span<const float> ys,
+                       std::span<const std::uint8_t> kinds, std::span<const float> kind_area);
+  void start_build(const GridMap& map, const NavigationSet& nav, int size_class);
+
+  Slot slots_[kMaxSizeClass];
+  std::vector<std::uint8_t> penalty_;  // per map cell: congestion cost units (0..kMaxPenalty)
+  std::vector<float> fill_;            // per map cell: agents' area over the packed area
+  std::int32_t width_ = 0, height_ = 0;
+  std::uint32_t ticks_ = 0;            // updates since the last round of builds started
+  int building_class_ = 0;             // class whose build is in progress (0: none)
+  std::uint32_t round_mask_ = 0;       // classes still to build in this round
+  std::uint64_t builds_ = 0;
+};
+
+}  // namespace swarmfield::sim

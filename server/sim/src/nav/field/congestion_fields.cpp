@@ -1,0 +1,127 @@
+// CongestionFields (see the header): a round of builds every kPeriodTicks updates, one class
+// after another; each build measures how full the map's cells are, adds the congestion cost to
+// the class grid's costs and runs a time-sliced integration from the class's goal blocks.
+#include "swarmfield/sim/nav/field/congestion_fields.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace swarmfield::sim {
+
+namespace {
+
+// Hexagonal packing of equal discs: the most of a cell's area discs can fill.
+constexpr float kPackedFill = 0.9069f;
+
+}  // namespace
+
+std::uint8_t CongestionFields::penalty_at(std::int32_t x, std::int32_t y) const noexcept {
+  if (x < 0 || y < 0 || x >= width_ || y >= height_) return 0;
+  return penalty_[static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x)];
+}
+
+void CongestionFields::measure_density(const GridMap& map, std::span<const float> xs, std::span<const float> ys,
+                                       std::span<const std::uint8_t> kinds, std::span<const float> kind_area) {
+  const std::size_t cells = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
+  fill_.assign(cells, 0.0f);  // allocates only when the map grows
+  penalty_.assign(cells, 0);
+  const float cs = map.cell_size();
+  const float inv_packed = 1.0f / (kPackedFill * cs * cs);
+  const std::size_t n = std::min({xs.size(), ys.size(), kinds.size()});
+  for (std::size_t i = 0; i < n; ++i) {
+    const CellCoord c = map.world_to_cell({xs[i], ys[i]});
+    if (!map.in_bounds(c.x, c.y) || kinds[i] >= kind_area.size()) continue;
+    fill_[map.index(c.x, c.y)] += kind_area[kinds[i]] * inv_packed;
+  }
+  for (std::size_t i = 0; i < cells; ++i) {
+    const float over = (std::min(fill_[i], 1.0f) - kFreeFill) / (1.0f - kFreeFill);
+    if (over > 0.0f) penalty_[i] = static_cast<std::uint8_t>(std::lround(kMaxPenalty * over * over));
+  }
+}
+
+void CongestionFields::start_build(const GridMap& map, const NavigationSet& nav, int size_class) {
+  Slot& s = slots_[slot(size_class)];
+  const GridMap& grid = size_class == 1 ? map : nav.class_grid(size_class);
+  const std::int32_t w = grid.width(), h = grid.height();
+  if (s.costs.width() != w || s.costs.height() != h || s.costs.cell_size() != grid.cell_size()) {
+    s.costs = GridMap(w, h, kDefaultCost, grid.cell_size());
+    s.costs.set_change_log(false);  // refilled wholesale: nobody follows it cell by cell
+    s.ready = false;
+  }
+  // A class-n block (top-left b, n x n cells) costs its grid cost plus the most congested of
+  // its cells' penalties.
+  const std::int32_t n = size_class;
+  for (std::int32_t y = 0; y < h; ++y) {
+    for (std::int32_t x = 0; x < w; ++x) {
+      const std::uint8_t base = grid.cost(x, y);
+      std::uint8_t cost = base;
+      if (base != kBlockedCost) {
+        std::uint8_t extra = 0;
+        for (std::int32_t dy = 0; dy < n; ++dy) {
+          for (std::int32_t dx = 0; dx < n; ++dx) extra = std::max(extra, penalty_at(x + dx, y + dy));
+        }
+        cost = static_cast<std::uint8_t>(std::min<int>(base + extra, kBlockedCost - 1));
+      }
+      s.costs.set_cost(x, y, cost);
+    }
+  }
+  s.building.begin(s.costs, nav.goal_cells(size_class));
+  building_class_ = size_class;
+}
+
+void CongestionFields::update(const GridMap& map, const NavigationSet& nav, std::span<const float> xs,
+                              std::span<const float> ys, std::span<const std::uint8_t> kinds,
+                              std::span<const float> kind_area) {
+  if (nav.hierarchical()) {
+    for (Slot& s : slots_) s.ready = false;
+    building_class_ = 0;
+    round_mask_ = 0;
+    return;
+  }
+  if (width_ != map.width() || height_ != map.height()) {
+    width_ = map.width();
+    height_ = map.height();
+    for (Slot& s : slots_) s.ready = false;
+    building_class_ = 0;
+    round_mask_ = 0;
+    ticks_ = kPeriodTicks;  // start at once
+  }
+  for (int c = 1; c <= kMaxSizeClass; ++c) {
+    if (!nav.has_class(c)) slots_[slot(c)].ready = false;
+  }
+  ++ticks_;
+  if (building_class_ == 0 && round_mask_ == 0 && ticks_ >= kPeriodTicks) {
+    // A new round: the density now, then each class present in turn.
+    ticks_ = 0;
+    measure_density(map, xs, ys, kinds, kind_area);
+    for (int c = 1; c <= kMaxSizeClass; ++c) {
+      if (nav.has_class(c)) round_mask_ |= 1u << (c - 1);
+    }
+  }
+  const std::size_t budget =
+      std::max(kMinBudget, static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_) / 10);
+  std::size_t left = budget;
+  while (left > 0) {
+    if (building_class_ == 0) {
+      if (round_mask_ == 0) break;
+      int c = 1;
+      while ((round_mask_ & (1u << (c - 1))) == 0) ++c;
+      round_mask_ &= ~(1u << (c - 1));
+      if (!nav.has_class(c)) continue;
+      start_build(map, nav, c);
+    }
+    Slot& s = slots_[slot(building_class_)];
+    const std::uint64_t before = s.building.work_units();
+    const bool done = s.building.advance(left);
+    const std::uint64_t spent = s.building.work_units() - before;
+    left = spent >= left ? 0 : left - static_cast<std::size_t>(spent);
+    if (!done) break;
+    std::swap(s.integration, s.building);
+    s.flow.build(s.costs, s.integration);
+    s.ready = true;
+    ++builds_;
+    building_class_ = 0;
+  }
+}
+
+}  // namespace swarmfield::sim
