@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <bit>
 
+#include "byte_order.hpp"
+
 namespace swarmfield::protocol {
 namespace {
 
@@ -168,8 +170,7 @@ bool RansDecoder::init(std::span<const std::uint8_t> bytes) noexcept {
     failed_ = true;
     return false;
   }
-  state_ = std::uint32_t{bytes[0]} | (std::uint32_t{bytes[1]} << 8) | (std::uint32_t{bytes[2]} << 16) |
-           (std::uint32_t{bytes[3]} << 24);
+  state_ = detail::load_u32_le(bytes.data());
   pos_ = 4;
   if (state_ < kRansLow || state_ >= (kRansLow << 8)) {
     failed_ = true;

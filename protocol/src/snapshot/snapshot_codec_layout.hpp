@@ -8,6 +8,7 @@
 #include <span>
 #include <vector>
 
+#include "byte_order.hpp"
 #include "swarmfield/protocol/snapshot/agent_prediction.hpp"
 
 namespace swarmfield::protocol::detail {
@@ -45,15 +46,16 @@ inline constexpr unsigned kBitsFieldBits = 5;    // a bit width 0..20 (added pos
 
 inline void put_u8(std::vector<std::uint8_t>& out, std::uint8_t v) { out.push_back(v); }
 inline void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
+  std::uint8_t bytes[4];
+  store_u32_le(bytes, v);
+  out.insert(out.end(), bytes, bytes + 4);
 }
 inline void put_u64(std::vector<std::uint8_t>& out, std::uint64_t v) {
   for (int i = 0; i < 8; ++i) out.push_back(static_cast<std::uint8_t>(v >> (8 * i)));
 }
 inline void put_f32(std::vector<std::uint8_t>& out, float f) { put_u32(out, std::bit_cast<std::uint32_t>(f)); }
 [[nodiscard]] inline std::uint32_t get_u32(std::span<const std::uint8_t> b, std::size_t at) noexcept {
-  return std::uint32_t{b[at]} | (std::uint32_t{b[at + 1]} << 8) | (std::uint32_t{b[at + 2]} << 16) |
-         (std::uint32_t{b[at + 3]} << 24);
+  return load_u32_le(b.subspan(at, 4).data());
 }
 [[nodiscard]] inline std::uint64_t get_u64(std::span<const std::uint8_t> b, std::size_t at) noexcept {
   return std::uint64_t{get_u32(b, at)} | (std::uint64_t{get_u32(b, at + 4)} << 32);

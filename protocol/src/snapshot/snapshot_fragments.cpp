@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "byte_order.hpp"
+
 namespace swarmfield::protocol {
 
 static_assert(kMaxFragmentsPerSnapshot <= 255, "fragment count travels in a byte");
@@ -19,7 +21,7 @@ std::size_t split_snapshot(std::span<const std::uint8_t> payload, std::uint32_t 
     const std::size_t n = std::min(kFragmentPayloadBytes, payload.size() - begin);
     std::vector<std::uint8_t>& f = out[i];
     f.resize(kFragmentHeaderBytes + n);
-    for (int b = 0; b < 4; ++b) f[static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(sequence >> (8 * b));
+    detail::store_u32_le(f.data(), sequence);
     f[4] = static_cast<std::uint8_t>(i);
     f[5] = static_cast<std::uint8_t>(count);
     std::memcpy(f.data() + kFragmentHeaderBytes, payload.data() + begin, n);
@@ -57,8 +59,7 @@ std::optional<std::span<const std::uint8_t>> FragmentAssembler::add(std::span<co
     ++malformed_;
     return std::nullopt;
   }
-  const std::uint32_t sequence =
-      std::uint32_t{f[0]} | (std::uint32_t{f[1]} << 8) | (std::uint32_t{f[2]} << 16) | (std::uint32_t{f[3]} << 24);
+  const std::uint32_t sequence = detail::load_u32_le(f.data());
   const std::size_t index = f[4];
   const std::size_t count = f[5];
   const std::size_t n = f.size() - kFragmentHeaderBytes;

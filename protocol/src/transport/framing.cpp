@@ -1,6 +1,8 @@
 // Length-prefixed TCP framing (u32 little-endian length, then the payload).
 #include "swarmfield/protocol/transport/framing.hpp"
 
+#include "byte_order.hpp"
+
 namespace swarmfield::protocol {
 namespace {
 
@@ -10,17 +12,15 @@ constexpr std::size_t kHeaderBytes = 4;
 // so compaction costs O(1) amortized per byte.
 constexpr std::size_t kCompactMinBytes = 4096;
 
-std::size_t read_length(const std::uint8_t* p) noexcept {
-  return std::size_t{p[0]} | (std::size_t{p[1]} << 8) | (std::size_t{p[2]} << 16) | (std::size_t{p[3]} << 24);
-}
+std::size_t read_length(const std::uint8_t* p) noexcept { return detail::load_u32_le(p); }
 
 }  // namespace
 
 bool append_frame(std::span<const std::uint8_t> payload, std::vector<std::uint8_t>& out) {
   if (payload.size() > kMaxFrameBytes) return false;
   const auto n = static_cast<std::uint32_t>(payload.size());
-  const std::uint8_t header[kHeaderBytes] = {static_cast<std::uint8_t>(n), static_cast<std::uint8_t>(n >> 8),
-                                             static_cast<std::uint8_t>(n >> 16), static_cast<std::uint8_t>(n >> 24)};
+  std::uint8_t header[kHeaderBytes];
+  detail::store_u32_le(header, n);
   out.insert(out.end(), header, header + kHeaderBytes);
   out.insert(out.end(), payload.begin(), payload.end());
   return true;

@@ -7,8 +7,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include "byte_order.hpp"
+
 namespace swarmfield::protocol {
 namespace {
+
+using detail::load_u32_le;
+using detail::store_u32_le;
 
 static_assert(kPacketTagBytes == crypto_aead_chacha20poly1305_ietf_ABYTES);
 static_assert(crypto_aead_chacha20poly1305_ietf_NPUBBYTES == 12);
@@ -19,19 +24,12 @@ constexpr std::size_t kSequenceOffset = kTokenOffset + kSessionTokenBytes;
 constexpr std::size_t kAckOffset = kSequenceOffset + 4;
 static_assert(kAckOffset + 4 == kPacketHeaderBytes);
 
-void write_u32(std::uint8_t* p, std::uint32_t v) noexcept {
-  for (int i = 0; i < 4; ++i) p[i] = static_cast<std::uint8_t>(v >> (8 * i));
-}
-std::uint32_t read_u32(const std::uint8_t* p) noexcept {
-  return std::uint32_t{p[0]} | (std::uint32_t{p[1]} << 8) | (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[3]} << 24);
-}
-
 using Nonce = std::array<std::uint8_t, crypto_aead_chacha20poly1305_ietf_NPUBBYTES>;
 
 // Direction word then the full 64-bit counter: unique per (key, packet) for the life of a session.
 Nonce make_nonce(std::uint64_t sequence, Direction direction) noexcept {
   Nonce n{};
-  write_u32(n.data(), static_cast<std::uint32_t>(direction));
+  store_u32_le(n.data(), static_cast<std::uint32_t>(direction));
   for (int i = 0; i < 8; ++i) n[static_cast<std::size_t>(4 + i)] = static_cast<std::uint8_t>(sequence >> (8 * i));
   return n;
 }
@@ -66,8 +64,8 @@ std::optional<PacketHeader> read_packet_header(std::span<const std::uint8_t> d) 
       break;
   }
   std::memcpy(h.token.data(), d.data() + kTokenOffset, kSessionTokenBytes);
-  h.sequence = read_u32(d.data() + kSequenceOffset);
-  h.ack = read_u32(d.data() + kAckOffset);
+  h.sequence = load_u32_le(d.data() + kSequenceOffset);
+  h.ack = load_u32_le(d.data() + kAckOffset);
   return h;
 }
 
@@ -79,8 +77,8 @@ std::vector<std::uint8_t> seal_packet(const PacketHeader& header, std::uint64_t 
   out[0] = static_cast<std::uint8_t>(header.type);
   out[1] = kPacketVersion;
   std::memcpy(out.data() + kTokenOffset, header.token.data(), kSessionTokenBytes);
-  write_u32(out.data() + kSequenceOffset, static_cast<std::uint32_t>(sequence));
-  write_u32(out.data() + kAckOffset, header.ack);
+  store_u32_le(out.data() + kSequenceOffset, static_cast<std::uint32_t>(sequence));
+  store_u32_le(out.data() + kAckOffset, header.ack);
   const Nonce nonce = make_nonce(sequence, direction);
   static const std::uint8_t kEmpty = 0;  // libsodium wants a valid pointer even for 0 bytes
   unsigned long long sealed = 0;
