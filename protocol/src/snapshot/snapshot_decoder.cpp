@@ -3,6 +3,7 @@
 #include <cmath>
 #include <string>
 
+#include "fail.hpp"
 #include "snapshot_codec_layout.hpp"
 #include "swarmfield/protocol/snapshot/snapshot_codec.hpp"
 #include "swarmfield/protocol/snapshot/snapshot_history.hpp"
@@ -10,15 +11,6 @@
 namespace swarmfield::protocol {
 
 using namespace detail;
-
-namespace {
-
-bool fail(std::string* error, const char* what) {
-  if (error) *error = what;
-  return false;
-}
-
-}  // namespace
 
 bool read_snapshot_prelude(std::span<const std::uint8_t> p, SnapshotPrelude& out) noexcept {
   if (p.size() < kSnapshotHeaderBytes || p[0] != kSnapshotFormat) return false;

@@ -6,15 +6,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include "fail.hpp"
 #include "swarmfield/protocol/transport/compression.hpp"
 
 namespace swarmfield::protocol {
 namespace {
 
-bool fail(std::string* error, std::string message) {
-  if (error) *error = std::move(message);
-  return false;
-}
+using detail::fail;
 
 std::size_t chunk_size(const MapInfo& info, std::uint32_t index) {
   const std::size_t begin = std::size_t{index} * kMapChunkBytes;

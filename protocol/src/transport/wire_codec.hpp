@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "fail.hpp"
 #include "swarmfield/protocol/transport/messages.hpp"
 #include "swarmfield/wire/swarmfield_generated.h"
 
@@ -33,12 +34,6 @@ inline constexpr flatbuffers::uoffset_t kMaxVerifierTables = 64;
   options.check_alignment = true;
   options.check_nested_flatbuffers = false;
   return options;
-}
-
-/// Sets *error (when given) and returns false, so that checks read `return fail(error, "...")`.
-inline bool fail(std::string* error, std::string_view message) {
-  if (error) error->assign(message);
-  return false;
 }
 
 /// The FlatBuffers accessors read scalars through typed pointers, which needs the buffer start
