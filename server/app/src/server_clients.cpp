@@ -4,6 +4,7 @@
 
 #include "server_clock.hpp"
 #include "swarmfield/protocol/transport/sequence.hpp"
+#include "swarmfield/server/control_chars.hpp"
 #include "swarmfield/server/net/handshake.hpp"
 #include "swarmfield/server/server.hpp"
 
@@ -11,13 +12,6 @@ namespace swarmfield::server {
 namespace {
 
 using server_detail::seconds;
-
-// Names come from the wire: keep log lines printable.
-std::string printable(const std::string& s) {
-  std::string out;
-  for (char ch : s) out += (static_cast<unsigned char>(ch) >= 0x20 && static_cast<unsigned char>(ch) < 0x7f) ? ch : '?';
-  return out;
-}
 
 const char* message_name(const protocol::TcpMessage& m) {
   static constexpr const char* kNames[] = {"Hello", "Welcome", "MapChunk", "Error", "Bye", "Input", "SnapshotData"};
@@ -47,7 +41,7 @@ void Server::on_message(TcpSession& session, protocol::TcpMessage& message) {
     ++tcp_inputs_;
     apply_input(*client, *input);
   } else if (const auto* bye = std::get_if<protocol::Bye>(&message)) {
-    spdlog::info("client {} says bye: {}", client->id, printable(bye->reason));
+    spdlog::info("client {} says bye: {}", client->id, printable_ascii(bye->reason));
     session.close();
   } else {
     tcp_.reject_bad_message(session, std::string("unexpected message ") + message_name(message) + " from a client");
@@ -98,7 +92,7 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
   if (player_id != 0) operations_player_joined();
   const sim::Player* player = world_.find_player(player_id);
   spdlog::info("client {} '{}' joined as {} from {} (player {} at {:.1f},{:.1f}); {} clients", client->id,
-               printable(client->name), hello.role == protocol::Role::kPlayer ? "player" : "viewer", session.remote(),
+               printable_ascii(client->name), hello.role == protocol::Role::kPlayer ? "player" : "viewer", session.remote(),
                player_id, player ? player->position.x : 0.0f, player ? player->position.y : 0.0f, clients_.size());
 }
 
@@ -145,7 +139,7 @@ void Server::on_disconnected(TcpSession& session) {
       world_.remove_player(c->player_id);
       record_input({ReplayEvent::Kind::kRemovePlayer, c->player_id, {}});
     }
-    spdlog::info("client {} '{}' left (snapshots sent {}, bytes {}); {} clients", id, printable(c->name),
+    spdlog::info("client {} '{}' left (snapshots sent {}, bytes {}); {} clients", id, printable_ascii(c->name),
                  c->snapshots_sent, c->bytes_sent, clients_.size() - 1);
     clients_.remove(id);
   }

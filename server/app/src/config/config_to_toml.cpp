@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "config_layers.hpp"
+#include "swarmfield/server/control_chars.hpp"
 #include "config_settings.hpp"
 #include "swarmfield/server/config/server_config.hpp"
 
@@ -23,10 +24,8 @@ std::string toml_string(const std::string& text) {
     if (ch == '"' || ch == '\\') {
       out += '\\';
       out += ch;
-    } else if (u < 0x20 || u == 0x7f) {
-      char buffer[8];
-      std::snprintf(buffer, sizeof buffer, "\\u%04x", u);
-      out += buffer;
+    } else if (is_control_char(u)) {
+      append_unicode_escape(out, u);
     } else {
       out += ch;
     }

@@ -3,7 +3,7 @@
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 
-#include <cstdio>
+#include "swarmfield/server/control_chars.hpp"
 
 namespace swarmfield::server {
 namespace {
@@ -36,10 +36,8 @@ std::string json_escape(std::string_view text) {
       case '\b': out += "\\b"; break;
       case '\f': out += "\\f"; break;
       default:
-        if (c < 0x20 || c == 0x7f) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-          out += buf;
+        if (is_control_char(c)) {
+          append_unicode_escape(out, c);
         } else {
           out += ch;
         }
