@@ -67,7 +67,7 @@ void TcpServer::do_accept() {
       const std::uint64_t id = next_session_id_++;
       auto session = std::make_shared<TcpSession>(std::move(socket), *this, id, max_queue_bytes_, max_frame_bytes_);
       sessions_.emplace(id, session);
-      const std::size_t from_address = ++per_address_[session->remote_address()];
+      const std::size_t from_address = per_address_.add(session->remote_address());
       ++counters_.accepted;
       session->start();
       if (from_address > max_per_address_) {
@@ -191,8 +191,7 @@ void TcpServer::close_all() {
 }
 
 std::size_t TcpServer::sessions_from(const asio::ip::address& address) const noexcept {
-  const auto it = per_address_.find(address);
-  return it == per_address_.end() ? 0 : it->second;
+  return per_address_.count(address);
 }
 
 std::size_t TcpServer::read_buffer_bytes() const noexcept {
@@ -235,9 +234,7 @@ void TcpServer::on_closed(TcpSession& session) {
   if (it == sessions_.end()) return;
   const std::shared_ptr<TcpSession> keep = it->second;  // alive through the listener call
   sessions_.erase(it);
-  if (auto a = per_address_.find(keep->remote_address()); a != per_address_.end() && --a->second == 0) {
-    per_address_.erase(a);
-  }
+  per_address_.remove(keep->remote_address());
   listener_.on_disconnected(*keep);
 }
 

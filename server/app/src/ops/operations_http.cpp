@@ -18,8 +18,9 @@
 #include <memory>
 #include <mutex>
 #include <string>
-#include <unordered_map>
 #include <vector>
+
+#include "swarmfield/server/net/per_address_count.hpp"
 
 namespace swarmfield::server {
 namespace {
@@ -226,13 +227,10 @@ class BoundedServer final : public httplib::Server {
     Pending p{sock, SteadyClock::now(), peer_address(sock), {}};
     {
       const std::lock_guard lock(mutex_);
-      int& open = open_per_address_[p.address];
-      if (stopping_ || open >= OperationsHttp::kMaxPerAddress) {
-        if (open == 0) open_per_address_.erase(p.address);
+      if (stopping_ || !open_per_address_.add_below(p.address, OperationsHttp::kMaxPerAddress)) {
         close_socket(sock);
         return false;
       }
-      ++open;
       incoming_.push_back(std::move(p));
     }
     wake_room();
@@ -247,8 +245,7 @@ class BoundedServer final : public httplib::Server {
   // Closes a connection that leaves the room or a worker, under mutex_.
   void release_locked(const Pending& p) {
     close_socket(p.sock);
-    const auto it = open_per_address_.find(p.address);
-    if (it != open_per_address_.end() && --it->second <= 0) open_per_address_.erase(it);
+    open_per_address_.remove(p.address);
   }
 
   void room_loop() {
@@ -318,15 +315,14 @@ class BoundedServer final : public httplib::Server {
         work_cv_.wait(lock, [&] {
           if (stopping_) return true;
           pick = std::find_if(ready_.begin(), ready_.end(), [&](const Pending& q) {
-            const auto it = busy_per_address_.find(q.address);
-            return it == busy_per_address_.end() || it->second < OperationsHttp::kMaxBusyPerAddress;
+            return busy_per_address_.count(q.address) < OperationsHttp::kMaxBusyPerAddress;
           });
           return pick != ready_.end();
         });
         if (stopping_) return;
         p = std::move(*pick);
         ready_.erase(pick);
-        ++busy_per_address_[p.address];
+        busy_per_address_.add(p.address);
       }
       BoundedSocketStream stream(p.sock, p.accepted + request_deadline_, OperationsHttp::kMaxRequestBytes,
                                  std::move(p.head));
@@ -334,8 +330,7 @@ class BoundedServer final : public httplib::Server {
       process_request(stream, /*close_connection=*/true, connection_closed, {});
       {
         const std::lock_guard lock(mutex_);
-        const auto it = busy_per_address_.find(p.address);
-        if (it != busy_per_address_.end() && --it->second <= 0) busy_per_address_.erase(it);
+        busy_per_address_.remove(p.address);
         release_locked(p);
       }
       work_cv_.notify_all();  // a request of this address may be waiting for a worker
@@ -349,8 +344,8 @@ class BoundedServer final : public httplib::Server {
   bool stopping_ = false;
   std::vector<Pending> incoming_;  // accepted, not yet seen by the room thread
   std::deque<Pending> ready_;      // sent something: for the workers
-  std::unordered_map<std::string, int> open_per_address_;
-  std::unordered_map<std::string, int> busy_per_address_;
+  PerAddressCount<std::string> open_per_address_;  // in the waiting room or a worker
+  PerAddressCount<std::string> busy_per_address_;  // in a worker
   std::thread room_thread_;
   std::vector<std::thread> workers_;
 };

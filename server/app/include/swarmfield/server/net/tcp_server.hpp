@@ -14,6 +14,7 @@
 
 #include "swarmfield/protocol/transport/framing.hpp"
 #include "swarmfield/protocol/transport/messages.hpp"
+#include "swarmfield/server/net/per_address_count.hpp"
 #include "swarmfield/server/net/tcp_session.hpp"
 
 namespace swarmfield::server {
@@ -132,7 +133,7 @@ class TcpServer final : public TcpSessionHandler {
   std::size_t max_unauthenticated_;
   std::size_t max_per_address_;
   std::size_t max_frame_bytes_;
-  std::map<asio::ip::address, std::size_t> per_address_;
+  PerAddressCount<asio::ip::address> per_address_;
   std::chrono::steady_clock::time_point last_drop_log_{};
   std::uint64_t drops_not_logged_ = 0;
   std::uint16_t port_ = 0;
