@@ -30,7 +30,7 @@ std::string wait_status_tick(st::Subprocess& server, double tick, std::chrono::m
   const auto deadline = std::chrono::steady_clock::now() + timeout;
   while (std::chrono::steady_clock::now() < deadline && server.running()) {
     const std::string line = last_status(server);
-    if (st::summary_value(line, "tick").value_or(0.0) >= tick) return line;
+    if (st::summary_number(line, "tick").value_or(0.0) >= tick) return line;
     std::this_thread::sleep_for(100ms);
   }
   return "";
@@ -52,8 +52,8 @@ TEST_CASE("8192 x 8192 city: a headless viewer gets the map and renders it; the 
   // Past the first ticks: the first whole-map field build takes seconds before any client joins.
   const std::string before = wait_status_tick(srv, 60, 90000ms);
   REQUIRE_MESSAGE(!before.empty(), srv.log_tail());
-  const double overruns_before = st::summary_value(before, "overruns").value_or(-1);
-  const double tick_before = st::summary_value(before, "tick").value_or(-1);
+  const double overruns_before = st::summary_number(before, "overruns").value_or(-1);
+  const double tick_before = st::summary_number(before, "tick").value_or(-1);
   REQUIRE(overruns_before >= 0);
 
   const std::string shot = (run_dir / "big_map.png").string();
@@ -71,11 +71,11 @@ TEST_CASE("8192 x 8192 city: a headless viewer gets the map and renders it; the 
   INFO(viewer.log_tail(20));
   REQUIRE(status == std::optional<int>(0));
   const std::string summary = st::last_line_starting_with(viewer.log(), "viewer: ");
-  CHECK(st::summary_value(summary, "connected") == std::optional<double>(1));
+  CHECK(st::summary_number(summary, "connected") == std::optional<double>(1));
   CHECK(viewer.log().find("8192x8192") != std::string::npos);
   // Frames of the whole map (fitted to the window): at least 10 per second on average.
-  CHECK(st::summary_value(summary, "frames").value_or(0) >= 10.0 * kSeconds);
-  CHECK(st::summary_value(summary, "snapshots").value_or(0) > 0);
+  CHECK(st::summary_number(summary, "frames").value_or(0) >= 10.0 * kSeconds);
+  CHECK(st::summary_number(summary, "snapshots").value_or(0) > 0);
 
   // The screenshot shows the city: walls and roads, each a real share of the pixels.
   const auto image = st::load_png_rgb(shot, error);
@@ -92,10 +92,10 @@ TEST_CASE("8192 x 8192 city: a headless viewer gets the map and renders it; the 
 
   // The server kept its tick while it sent the map (the viewer draws only a complete map).
   CHECK(srv.log().find("'viewer' joined") != std::string::npos);
-  const std::string after = wait_status_tick(srv, st::summary_value(last_status(srv), "tick").value_or(0) + 1, 10000ms);
+  const std::string after = wait_status_tick(srv, st::summary_number(last_status(srv), "tick").value_or(0) + 1, 10000ms);
   REQUIRE(!after.empty());
-  const double overruns_during = st::summary_value(after, "overruns").value_or(1e9) - overruns_before;
-  MESSAGE("ticks " << tick_before << " -> " << st::summary_value(after, "tick").value_or(0) << ", overruns during the transfer and "
+  const double overruns_during = st::summary_number(after, "overruns").value_or(1e9) - overruns_before;
+  MESSAGE("ticks " << tick_before << " -> " << st::summary_number(after, "tick").value_or(0) << ", overruns during the transfer and "
                    << kSeconds << " s of viewing: " << overruns_during);
   CHECK(overruns_during <= kAllowedOverruns);
 

@@ -40,10 +40,10 @@ std::filesystem::path make_run_dir(const std::string& name) {
 std::optional<ServerPorts> parse_listening_ports(const std::string& log) {
   const std::string line = last_line_containing(log, "listening tcp=");
   if (line.empty()) return std::nullopt;
-  // summary_value wants "key=" after a space: cut the line at "listening ".
+  // summary_number wants "key=" after a space: cut the line at "listening ".
   const std::string tail = line.substr(line.find("listening tcp=") + std::string("listening ").size());
-  const auto tcp = summary_value(tail, "tcp");
-  const auto udp = summary_value(tail, "udp");
+  const auto tcp = summary_number(tail, "tcp");
+  const auto udp = summary_number(tail, "udp");
   if (!tcp || !udp || *tcp < 1 || *tcp > 65535 || *udp < 1 || *udp > 65535) return std::nullopt;
   return ServerPorts{static_cast<std::uint16_t>(*tcp), static_cast<std::uint16_t>(*udp)};
 }

@@ -347,9 +347,9 @@ TEST_CASE("end to end on Boston_0_512: swarm, rebuilds, screenshot, hostile inpu
                                                           << (shot_status ? std::to_string(*shot_status) : "still running"));
   const std::string shot_summary = st::last_line_starting_with(shot_viewer.log(), "viewer: ");
   std::cout << "end_to_end: screenshot viewer: " << shot_summary << "\n";
-  CHECK(st::summary_value(shot_summary, "connected") == std::optional<double>(1));
-  CHECK(st::summary_value(shot_summary, "frames").value_or(0) > 0);
-  CHECK(st::summary_value(shot_summary, "snapshots").value_or(0) > 0);
+  CHECK(st::summary_number(shot_summary, "connected") == std::optional<double>(1));
+  CHECK(st::summary_number(shot_summary, "frames").value_or(0) > 0);
+  CHECK(st::summary_number(shot_summary, "snapshots").value_or(0) > 0);
 
   // ---- d: hostile input -------------------------------------------------------------------------------
   const std::uint32_t tick_before_garbage = observer.newest_tick();
@@ -559,11 +559,11 @@ TEST_CASE("end to end on Boston_0_512: swarm, rebuilds, screenshot, hostile inpu
   const std::string summary = st::last_line_starting_with(server->process->log(), "ticks=");
   std::cout << "end_to_end: server summary: " << summary << "\n";
   REQUIRE_MESSAGE(!summary.empty(), "no 'ticks=.. rebuilds=..' summary line in the server's output");
-  const auto summary_ticks = st::summary_value(summary, "ticks");
-  const auto summary_rebuilds = st::summary_value(summary, "rebuilds");  // all size classes
+  const auto summary_ticks = st::summary_number(summary, "ticks");
+  const auto summary_rebuilds = st::summary_number(summary, "rebuilds");  // all size classes
   // Class 1's, what the snapshots count (rebuilds_by_class lists class 1 first).
-  const auto summary_class1_rebuilds = st::summary_value(summary, "rebuilds_by_class");
-  const auto summary_bad_datagrams = st::summary_value(summary, "bad_datagrams");
+  const auto summary_class1_rebuilds = st::summary_number(summary, "rebuilds_by_class");
+  const auto summary_bad_datagrams = st::summary_number(summary, "bad_datagrams");
   REQUIRE(summary_ticks.has_value());
   REQUIRE(summary_rebuilds.has_value());
   REQUIRE(summary_class1_rebuilds.has_value());
@@ -601,7 +601,7 @@ TEST_CASE("end to end on Boston_0_512: swarm, rebuilds, screenshot, hostile inpu
   // count too): none of them is valid, and only the observer's, the bot's and the viewers'
   // packets are not. The TCP garbage frames count as bad frames.
   CHECK(summary_bad_datagrams.value_or(0) >= static_cast<double>(udp_sent + 10));
-  CHECK(st::summary_value(summary, "bad_frames").value_or(0) >= 2);
+  CHECK(st::summary_number(summary, "bad_frames").value_or(0) >= 2);
   std::cout << "end_to_end: server counted " << *summary_bad_datagrams << " bad datagrams of " << udp_locally_invalid
             << " locally invalid sent\n";
 

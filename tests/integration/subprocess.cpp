@@ -115,20 +115,4 @@ std::string last_line_containing(const std::string& text, const std::string& nee
   return found;
 }
 
-std::optional<double> summary_value(const std::string& line, const std::string& key) {
-  const std::string needle = key + "=";
-  std::size_t pos = 0;
-  while ((pos = line.find(needle, pos)) != std::string::npos) {
-    if (pos == 0 || line[pos - 1] == ' ') {
-      const char* begin = line.c_str() + pos + needle.size();
-      char* end = nullptr;
-      const double v = std::strtod(begin, &end);
-      if (end != begin) return v;
-      return std::nullopt;
-    }
-    pos += needle.size();
-  }
-  return std::nullopt;
-}
-
 }  // namespace swarmfield::testing

@@ -8,6 +8,8 @@
 
 #include <sys/types.h>
 
+#include "summary_line.hpp"
+
 namespace swarmfield::testing {
 
 class Subprocess {
@@ -50,7 +52,7 @@ class Subprocess {
 [[nodiscard]] std::string last_line_starting_with(const std::string& text, const std::string& prefix);
 /// Last line of `text` containing `needle` anywhere (log lines carry a timestamp prefix), or "".
 [[nodiscard]] std::string last_line_containing(const std::string& text, const std::string& needle);
-/// Value of `key=` in a `k=v k=v` summary line, or nullopt.
-[[nodiscard]] std::optional<double> summary_value(const std::string& line, const std::string& key);
+/// Value of `key=` in a `k=v k=v` summary line, or nullopt (tests/support/summary_line.hpp).
+using swarmfield::test::summary_number;
 
 }  // namespace swarmfield::testing

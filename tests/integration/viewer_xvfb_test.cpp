@@ -87,9 +87,9 @@ TEST_CASE("windowed viewer under xvfb-run renders frames from a live server") {
   const std::string summary = st::last_line_starting_with(viewer.log(), "viewer: ");
   std::cout << "viewer_xvfb: status " << *status << ", " << summary << "\n";
   CHECK(*status == 0);
-  CHECK(st::summary_value(summary, "connected") == std::optional<double>(1));
-  CHECK(st::summary_value(summary, "frames").value_or(0) > 0);
-  CHECK(st::summary_value(summary, "snapshots").value_or(0) > 0);
+  CHECK(st::summary_number(summary, "connected") == std::optional<double>(1));
+  CHECK(st::summary_number(summary, "frames").value_or(0) > 0);
+  CHECK(st::summary_number(summary, "snapshots").value_or(0) > 0);
   CHECK(std::filesystem::exists(shot));
 
   server->process->signal(SIGTERM);

@@ -1,7 +1,6 @@
 // swarmfield::io: map files, .scen parsing, PNG writing (round trip through libpng).
 #include <doctest/doctest.h>
 #include <png.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -12,23 +11,18 @@
 #include "swarmfield/io/map_file.hpp"
 #include "swarmfield/io/png_writer.hpp"
 #include "swarmfield/io/scen_file.hpp"
+#include "temp_dir.hpp"
 
 using namespace swarmfield;
 
 namespace {
 
-/// A file in a per-process temporary directory, removed at the end of the test.
+/// A file in a private temporary directory, both removed at the end of the test.
 struct TempFile {
+  swarmfield::test::TempDir dir{"swarmfield-io-test"};
   std::filesystem::path path;
-  explicit TempFile(const std::string& name, const std::string& content = {}) {
-    const auto dir = std::filesystem::temp_directory_path() / ("swarmfield_io_test_" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
-    path = dir / name;
+  explicit TempFile(const std::string& name, const std::string& content = {}) : path(dir / name) {
     if (!content.empty()) std::ofstream(path, std::ios::binary) << content;
-  }
-  ~TempFile() {
-    std::error_code ec;
-    std::filesystem::remove(path, ec);
   }
   [[nodiscard]] std::string str() const { return path.string(); }
 };

@@ -1,6 +1,6 @@
 #pragma once
 // Shared by the loopback tests (the real swarmfield-server binary on 127.0.0.1): ports from
-// the log, summary values, the Hello/Welcome/map handshake, and UDP inputs.
+// the log, the Hello/Welcome/map handshake, and UDP inputs (summary values: summary_line.hpp).
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -11,6 +11,7 @@
 
 #include "raw_client.hpp"
 #include "server_process.hpp"
+#include "summary_line.hpp"
 #include "swarmfield/protocol/transport/map_transfer.hpp"
 
 namespace swarmfield::test {
@@ -19,20 +20,6 @@ struct Ports {
   std::uint16_t tcp = 0;
   std::uint16_t udp = 0;
 };
-
-// Value of "key=N" (digits) in `text`, where key starts the text or follows a space; -1 if
-// absent. (No std::regex: GCC 12 with -fsanitize=address warns inside it, and -Werror.)
-inline long long summary_value(const std::string& text, const std::string& key) {
-  const std::string needle = key + "=";
-  for (std::size_t at = text.find(needle); at != std::string::npos; at = text.find(needle, at + 1)) {
-    if (at != 0 && text[at - 1] != ' ') continue;
-    std::size_t end = at + needle.size();
-    while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
-    if (end == at + needle.size()) return -1;
-    return std::stoll(text.substr(at + needle.size(), end - at - needle.size()));
-  }
-  return -1;
-}
 
 // Parses "listening tcp=P udp=Q" from the server log.
 inline std::optional<Ports> wait_listening(ServerProcess& server) {

@@ -14,22 +14,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-namespace {
+#include "summary_line.hpp"
+#include "temp_dir.hpp"
 
-// A private temp directory, removed at scope exit.
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char name[] = "/tmp/swarmfield-load-test-XXXXXX";
-    const char* dir = mkdtemp(name);
-    REQUIRE(dir != nullptr);
-    path = dir;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
+namespace {
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path);
@@ -58,28 +46,26 @@ RunResult run_script(const std::string& args, const std::string& dir) {
   return r;
 }
 
-// Value of " key=N" in the server's summary line ("ticks=" starts it), or -1.
+// The server's summary line in the script's output ("server summary: ticks=..."), or "".
+std::string server_summary(const std::string& out) {
+  const std::size_t at = out.find("server summary: ticks=");
+  return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at) - at);
+}
+
+// Value of "key=N" in the server's summary line, -1 if missing.
 long long summary_value(const std::string& out, const std::string& key) {
-  std::smatch m;
-  if (!std::regex_search(out, m, std::regex("server summary: ticks=.*"))) return -1;
-  const std::string line = m.str();
-  if (!std::regex_search(line, m, std::regex("[ :]" + key + "=(\\d+)"))) return -1;
-  return std::stoll(m[1].str());
+  return swarmfield::test::summary_value(server_summary(out), key);
 }
 
 /// A summary value with its decimals (peak_rss_mib=48.9), -1 if missing.
 double summary_number(const std::string& out, const std::string& key) {
-  std::smatch m;
-  if (!std::regex_search(out, m, std::regex("server summary: ticks=.*"))) return -1.0;
-  const std::string line = m.str();
-  if (!std::regex_search(line, m, std::regex("[ :]" + key + "=([0-9.]+)"))) return -1.0;
-  return std::stod(m[1].str());
+  return swarmfield::test::summary_number(server_summary(out), key).value_or(-1.0);
 }
 
 }  // namespace
 
 TEST_CASE("server_load.sh: a short run reports the summary, rebuilds and goal-set changes") {
-  TempDir dir;
+  const swarmfield::test::TempDir dir("swarmfield-load-test");
   const std::string map = std::string(SWARMFIELD_MAPS_DIR) + "/street/Boston_0_512.map";
   REQUIRE(std::filesystem::exists(map));
   // Speed 20 keeps the players changing cell; a budget makes the rebuilds time-sliced. 8 s, not 4:
@@ -141,7 +127,7 @@ TEST_CASE("server_load.sh: a short run reports the summary, rebuilds and goal-se
 }
 
 TEST_CASE("server_load.sh: bad options exit 2 with a message naming the option (nothing started)") {
-  TempDir dir;
+  const swarmfield::test::TempDir dir("swarmfield-load-test");
   struct Case {
     std::string args;
     std::string needle;
@@ -168,7 +154,7 @@ TEST_CASE("server_load.sh: bad options exit 2 with a message naming the option (
 }
 
 TEST_CASE("server_load.sh: the server's own check of --threads is reported (exit 1, its message)") {
-  TempDir dir;
+  const swarmfield::test::TempDir dir("swarmfield-load-test");
   const std::string map = std::string(SWARMFIELD_MAPS_DIR) + "/street/Boston_0_512.map";
   const RunResult r = run_script("--map '" + map + "' --agents 10 --seconds 1 --bots 1 --threads 65", dir.path);
   INFO(r.output);
@@ -177,7 +163,7 @@ TEST_CASE("server_load.sh: the server's own check of --threads is reported (exit
 }
 
 TEST_CASE("server_load.sh: called directly without --bin prints the usage and exits 2 (nothing started)") {
-  TempDir dir;
+  const swarmfield::test::TempDir dir("swarmfield-load-test");
   // Short run options (not the 60 s, 100k-agent default), so that a script that wrongly starts
   // anyway finishes quickly; its output stays in the temp dir.
   const std::string script = std::string("bash '") + SWARMFIELD_SOURCE_DIR + "/scripts/server_load.sh'";

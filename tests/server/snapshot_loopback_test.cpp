@@ -22,11 +22,9 @@ using test::ServerProcess;
 
 namespace {
 
-// "key=1.234" in the summary line (summary_value reads integers only).
+// "key=1.234" in the summary line (summary_value reads integers only), -1 if missing.
 double summary_double(const std::string& text, const std::string& key) {
-  const auto at = text.find(" " + key + "=");
-  if (at == std::string::npos) return -1.0;
-  return std::strtod(text.c_str() + at + key.size() + 2, nullptr);
+  return test::summary_number(text, key).value_or(-1.0);
 }
 
 // The World the server runs for these flags, built the way main.cpp builds it.

@@ -61,7 +61,6 @@ TEST_CASE("tool scen: a correct excerpt passes, a corrupted one fails with one l
   REQUIRE(out.size() == 11);
   for (std::size_t i = 0; i < 10; ++i) CHECK(out[i].rfind("mismatch line=", 0) == 0);
   CHECK(out.back().rfind("checked=40 mismatches=10 max_rel_err=", 0) == 0);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("tool scen: unreadable or inconsistent input exits 2 with a reason") {
@@ -86,7 +85,6 @@ TEST_CASE("tool scen: unreadable or inconsistent input exits 2 with a reason") {
   const Run out_of_map = run_tool("scen " + kMap + " " + outside.string());
   CHECK(out_of_map.status == 2);
   CHECK(out_of_map.out.find("goal (300,2) is outside the 256x256 map") != std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("tool field: city picture, and clear errors for bad goals and paths") {
@@ -121,7 +119,6 @@ TEST_CASE("tool field: city picture, and clear errors for bad goals and paths") 
   const Run bad_map = run_tool("field " + kScen);
   CHECK(bad_map.status == 2);
   CHECK(bad_map.out.find(kScen + ":2: row 1 has") != std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("tool field: hierarchical mode reports the sector graph, routes and sector field builds") {
@@ -176,7 +173,6 @@ TEST_CASE("tool scen: a NaN, infinite or negative --tolerance is an error, not a
   INFO(r.out);
   CHECK(r.status == 1);
   CHECK(r.out.find("checked=8 mismatches=8") != std::string::npos);
-  std::filesystem::remove_all(dir);
 }
 
 TEST_CASE("tool: NaN/inf numbers, empty values and negative seeds are errors for every subcommand, exit 2") {

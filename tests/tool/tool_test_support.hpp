@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "temp_dir.hpp"
+
 namespace swarmfield::tool::test {
 
 struct Run {
@@ -40,10 +42,10 @@ inline std::vector<std::string> lines_of(const std::string& s) {
   return out;
 }
 
+/// This test program's private temporary directory, removed when the program ends.
 inline std::filesystem::path temp_dir() {
-  const auto dir = std::filesystem::temp_directory_path() / ("swarmfield_tool_test_" + std::to_string(::getpid()));
-  std::filesystem::create_directories(dir);
-  return dir;
+  static const ::swarmfield::test::TempDir dir("swarmfield-tool-test");
+  return dir.path;
 }
 
 }  // namespace swarmfield::tool::test

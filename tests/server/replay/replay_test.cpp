@@ -14,6 +14,7 @@
 #include "swarmfield/server/config/server_config.hpp"
 #include "swarmfield/server/world_setup.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
+#include "temp_dir.hpp"
 
 using namespace std::chrono_literals;
 using namespace swarmfield;
@@ -21,19 +22,6 @@ using server::Replay;
 using server::ReplayEvent;
 
 namespace {
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char name[] = "/tmp/swarmfield-replay-test-XXXXXX";
-    REQUIRE(mkdtemp(name) != nullptr);
-    path = name;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-};
 
 std::vector<std::uint8_t> slurp(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -81,7 +69,7 @@ long long value_of(const std::string& line, const std::string& key) { return tes
 }  // namespace
 
 TEST_CASE("replay file: writer and reader agree; the re-simulation matches with 1 and 2 threads") {
-  TempDir dir;
+  const test::TempDir dir("swarmfield-replay-test");
   const std::string path = record_small(dir.path + "/small.rpl", 7);
   std::string error;
   const auto replay = server::read_replay(path, error);
@@ -100,7 +88,7 @@ TEST_CASE("replay file: writer and reader agree; the re-simulation matches with 
 }
 
 TEST_CASE("replay file: every truncation and every corrupted byte is refused with a clear error") {
-  TempDir dir;
+  const test::TempDir dir("swarmfield-replay-test");
   const auto bytes = slurp(record_small(dir.path + "/small.rpl", 10));
   std::string error;
   REQUIRE(server::parse_replay(bytes, "x", error).has_value());
@@ -141,7 +129,7 @@ TEST_CASE("replay file: every truncation and every corrupted byte is refused wit
 }
 
 TEST_CASE("replay: a changed input or hash is caught at the first tick whose state differs") {
-  TempDir dir;
+  const test::TempDir dir("swarmfield-replay-test");
   std::string error;
   auto replay = *server::read_replay(record_small(dir.path + "/small.rpl", 1), error);
   // A different intent before tick 50: the state differs from tick 51 on (hash every tick).
@@ -178,7 +166,7 @@ TEST_CASE("replay: a changed input or hash is caught at the first tick whose sta
 }
 
 TEST_CASE("replay: a bot session through the real server re-simulates bit-identically; --replay serves it to viewers") {
-  TempDir dir;
+  const test::TempDir dir("swarmfield-replay-test");
   const std::string file = dir.path + "/match.rpl";
   {
     test::ServerProcess server(test::small_city({"--agents", "400", "--record", file, "--record-hash-every", "5"}));
@@ -264,7 +252,7 @@ TEST_CASE("replay: a bot session through the real server re-simulates bit-identi
 }
 
 TEST_CASE("replay: --replay with a broken file is an error naming it, exit 2") {
-  TempDir dir;
+  const test::TempDir dir("swarmfield-replay-test");
   auto bytes = slurp(record_small(dir.path + "/small.rpl", 10));
   bytes.resize(bytes.size() / 2);
   spit(dir.path + "/half.rpl", bytes);
