@@ -4,7 +4,8 @@
 # container (host network, 127.0.0.1 only), connects swarmfield-bot from the host, checks the
 # health endpoint (from the host and the image's HEALTHCHECK), stops the container with SIGTERM
 # and checks that it exited 0 within 2 s. Prints image_size_mb=, startup_s=, drain_s=.
-# Exit 77 (ctest SKIP_RETURN_CODE) with the reason when it cannot run here; never a pass then.
+# Skipped with the reason when it cannot run here (tests/support/skip.sh: exit 77, or a failure
+# under SWARMFIELD_REQUIRE_ALL=1, as in CI); never a pass then.
 #   container_test.sh SOURCE_DIR BIN_DIR
 set -euo pipefail
 SRC=$(cd "${1:?source dir}" && pwd)
@@ -12,18 +13,18 @@ BIN=$(cd "${2:?bin dir}" && pwd)
 TOOL="$SRC/../shared/tools/container.sh"
 TAG=localhost/swarmfield-ci:test
 NAME=swarmfield-ci-$$
-skip() { echo "SKIPPED: $*"; exit 77; }
+. "$SRC/tests/support/skip.sh"
 fail() { echo "FAILED: $*"; exit 1; }
 
-[ "${SWARMFIELD_CONTAINER_TEST:-0}" = 1 ] || skip "set SWARMFIELD_CONTAINER_TEST=1 to build and run the image (a few minutes; .ci/run does)"
-[ -x "$TOOL" ] || skip "no $TOOL (the shared tools beside the checkout)"
-[ "$(id -u)" = 0 ] || skip "container.sh needs root (podman with runc and cgroupfs)"
+[ "${SWARMFIELD_CONTAINER_TEST:-0}" = 1 ] || skip_test "set SWARMFIELD_CONTAINER_TEST=1 to build and run the image (a few minutes; .ci/run does)"
+[ -x "$TOOL" ] || skip_test "no $TOOL (the shared tools beside the checkout)"
+[ "$(id -u)" = 0 ] || skip_test "container.sh needs root (podman with runc and cgroupfs)"
 podman() { "$TOOL" podman "$@"; }
 
 # Can this machine run a container at all? (installs podman and makes the base image once)
-"$TOOL" setup >/tmp/swarmfield-container-setup.log 2>&1 || skip "container.sh setup failed: $(tail -3 /tmp/swarmfield-container-setup.log | tr '\n' ' ')"
+"$TOOL" setup >/tmp/swarmfield-container-setup.log 2>&1 || skip_test "container.sh setup failed: $(tail -3 /tmp/swarmfield-container-setup.log | tr '\n' ' ')"
 if ! out=$(podman run --rm --network host localhost/debian:bookworm true 2>&1); then
-  skip "podman cannot run a container here: $(echo "$out" | tail -2 | tr '\n' ' ')"
+  skip_test "podman cannot run a container here: $(echo "$out" | tail -2 | tr '\n' ' ')"
 fi
 
 cleanup() { podman rm -f "$NAME" >/dev/null 2>&1 || true; }

@@ -1,7 +1,7 @@
 // The windowed viewer (SDL2 window, not --headless) on a virtual X display: started once under
 // `xvfb-run -a` against a real server, it must connect, render frames and exit 0 after
 // --seconds; and without a server it must fail with the connect error. Reported as skipped
-// (exit code 77, ctest SKIP_RETURN_CODE) when xvfb-run was not found at configure time.
+// (tests/support/skip.hpp) when xvfb-run was not found at configure time.
 #include <doctest/doctest.h>
 
 #include <chrono>
@@ -12,6 +12,7 @@
 #include <string>
 
 #include "e2e_environment.hpp"
+#include "skip.hpp"
 #include "subprocess.hpp"
 
 namespace {
@@ -20,14 +21,12 @@ namespace st = swarmfield::testing;
 /// Both cases give xvfb-run an auth file in the run folder (-f): with its own temporary folder it
 /// sometimes failed to remove it at exit ("problem while cleaning up temporary directory", exit
 /// status 1 although the viewer exited 0) when other X clients ran on the machine.
-/// The xvfb-run found at configure time; without it the whole executable exits with
-/// kSkipReturnCode, which ctest reports as skipped (SKIP_RETURN_CODE), never as passed.
-constexpr int kSkipReturnCode = 77;
+/// The xvfb-run found at configure time; without it the whole executable reports itself
+/// skipped (failed under SWARMFIELD_REQUIRE_ALL=1), never passed.
 std::string require_xvfb_run() {
   const std::string xvfb_run = SWARMFIELD_XVFB_RUN;
   if (xvfb_run.empty() || !std::filesystem::exists(xvfb_run)) {
-    std::cout << "viewer_xvfb: SKIPPED, xvfb-run not found (install the xvfb package and re-run cmake)" << std::endl;
-    std::exit(kSkipReturnCode);
+    swarmfield::test::skip_test("viewer_xvfb: xvfb-run not found (install the xvfb package and re-run cmake)");
   }
   return xvfb_run;
 }

@@ -3,13 +3,14 @@
 # models that lack AVX-512 (Haswell: AVX2 clones; qemu64: baseline clones; neither runs the
 # AVX-512 sweep rows). Each run must exit 0 (no SIGILL, every method equal to the wavefront)
 # and print the same digest; under emulation the AVX-512 sweep rows must be off.
-# Usage: cpu_paths_test.sh DIGEST_BINARY. Exit 77 (skip) where qemu-x86_64 is missing or the
-# host is not x86-64.
+# Usage: cpu_paths_test.sh DIGEST_BINARY. Skipped (tests/support/skip.sh) where qemu-x86_64 is
+# missing or the host is not x86-64.
 set -u
 bin=$1
-[ "$(uname -m)" = x86_64 ] || { echo "not x86-64: skipped"; exit 77; }
+. "$(dirname "$0")/../../../support/skip.sh"
+[ "$(uname -m)" = x86_64 ] || skip_test "not x86-64"
 qemu=$(command -v qemu-x86_64 || command -v qemu-x86_64-static || true)
-[ -n "$qemu" ] || { echo "qemu-x86_64 not installed: skipped"; exit 77; }
+[ -n "$qemu" ] || skip_test "qemu-x86_64 not installed (package qemu-user)"
 
 native=$("$bin") || { echo "native run failed: $native"; exit 1; }
 echo "native: $(echo "$native" | tr '\n' ' ')"
