@@ -531,7 +531,7 @@ TEST_CASE("big agents (radius 0.75 to 2 cells) in corridors and corners never ov
   std::vector<AgentKind> kinds(4);
   const float radii[4] = {0.75f, 0.95f, 1.45f, 2.0f};
   for (std::size_t k = 0; k < 4; ++k) {
-    kinds[k].name = "k" + std::to_string(k);
+    kinds[k].name = std::string("k").append(std::to_string(k));  // not "k" + ...: GCC 12 -O3 false -Wrestrict
     kinds[k].radius = radii[k];
   }
   Swarm s(SwarmParams{}, 200);
