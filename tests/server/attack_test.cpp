@@ -376,7 +376,8 @@ TEST_CASE("attack: UDP flood - the receive buffer holds a burst and the real inp
   long long rmem_max = 0;
   std::ifstream("/proc/sys/net/core/rmem_max") >> rmem_max;
   if (geteuid() != 0 && rmem_max < (16ll << 20)) {
-    test::skip_test("not root and net.core.rmem_max is " + std::to_string(rmem_max) + " bytes (a 16 MiB UDP buffer needs one)");
+    test::skip_test("not root and net.core.rmem_max is " + std::to_string(rmem_max) +
+                    " bytes (a 16 MiB UDP buffer needs one)");
   }
   Joined joined({"--agents", "10", "--udp-receive-buffer-kb", "16384"}, protocol::Role::kPlayer, true);
   auto& server = joined.server;

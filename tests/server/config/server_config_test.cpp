@@ -621,6 +621,7 @@ TEST_CASE("server_config: every setting can come from the environment") {
                                  {"SWARMFIELD_MAP", "some.map"},
                                  {"SWARMFIELD_IDLE_TIMEOUT", "20"},
                                  {"SWARMFIELD_TEST_VERBOSE", "1"},  // the test scripts' own: ignored
+                                 {"SWARMFIELD_REQUIRE_ALL", "1"},   // CI's, for the tests: ignored
                                  {"SWARMFIELD_CALLER_PWD", "/tmp"}});
   REQUIRE(is_run(ok));
   CHECK(ok.config.tick_hz == 60);

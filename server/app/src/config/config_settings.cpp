@@ -98,12 +98,14 @@ std::string env_name(std::string_view key) {
 }
 
 // SWARMFIELD_ variables of the build, test and demo scripts (and reserved for the other
-// programs): not server settings, and not errors.
+// programs): not server settings, and not errors. (SWARMFIELD_REQUIRE_ALL: CI's "every test
+// must run", tests/support/skip.hpp; the tests start servers with it in their environment.)
 bool is_tooling_variable(std::string_view name) {
-  static constexpr std::array<std::string_view, 14> kPrefixes = {
+  static constexpr std::array<std::string_view, 15> kPrefixes = {
       "SWARMFIELD_TEST_", "SWARMFIELD_BENCH",  "SWARMFIELD_SANITIZE", "SWARMFIELD_FUZZ_", "SWARMFIELD_CALLER_PWD",
       "SWARMFIELD_DEMO_", "SWARMFIELD_LOAD_",  "SWARMFIELD_SCEN_",    "SWARMFIELD_XVFB_", "SWARMFIELD_BUILD_",
-      "SWARMFIELD_BOT_",  "SWARMFIELD_VIEWER_", "SWARMFIELD_TOOL_",   "SWARMFIELD_CONTAINER_"};
+      "SWARMFIELD_BOT_",  "SWARMFIELD_VIEWER_", "SWARMFIELD_TOOL_",   "SWARMFIELD_CONTAINER_",
+      "SWARMFIELD_REQUIRE_ALL"};
   return std::any_of(kPrefixes.begin(), kPrefixes.end(), [&](std::string_view p) { return name.substr(0, p.size()) == p; });
 }
 
