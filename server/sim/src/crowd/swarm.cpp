@@ -80,7 +80,6 @@ Swarm::Swarm(const SwarmParams& params, std::size_t capacity) : params_(sanitize
   path_y_.reserve(capacity);
   open_here_.reserve(capacity);
   streaming_.reserve(capacity);
-  advance_.reserve(capacity);
   bursting_.reserve(capacity);
   perm_vys_.reserve(capacity);
   perm_ids_.reserve(capacity);
@@ -396,7 +395,6 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   prio_.resize(n);
   open_here_.resize(n);
   streaming_.resize(n);
-  advance_.resize(n);
   bursting_.resize(n);
 
   // Threading: every phase below is a parallel_for over fixed chunks of `chunk` agents. A

@@ -40,7 +40,7 @@ constexpr float kCrushed = 0.6f;
 constexpr float kHeldAhead = 0.0f;
 // Ticks an agent yields to agents crossing its way before it stops yielding to them (fairness:
 // nobody starves on a door post while a stream goes by).
-constexpr std::uint32_t kPatienceTicks = 24;
+constexpr std::uint32_t kPatienceTicks = 20;
 // Touching the goal's disc: the room left to it below this many of the agent's diameters.
 constexpr float kGoalTouch = 0.05f;
 // A step round the agent ahead is looked for when the path brings the agent less than
@@ -100,7 +100,6 @@ struct GatherInput {
   const std::uint8_t* nkind;
   const std::uint8_t* nrest;  // 1 = at rest last tick
   const std::uint8_t* nstream;  // 1 = moved at speed last tick
-  const float* nadv;            // how far it moved last tick (world units, at most a step)
   float inv_r, cd, pd, yf;
   bool press_all;  // the flow-field step: push on into every neighbour overlapped past pd
 };
@@ -112,7 +111,6 @@ struct GatherAgent {
   std::uint32_t id, prio;
   bool moving;
   bool impatient;  // waited kPatienceTicks for converging agents: no longer yields to them
-  bool leads;      // counts on neighbours going its way going on (open ground, World's rules)
   const crowd_detail::PairTick* pair_row;  // its kind's row of the pair table
 };
 
@@ -191,13 +189,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   // over them, so their own pass makes them keep clear), and an agent on a door post gets into
   // the stream. For agents that stand (a full queue) it waits on.
   if (converging && (prior || (a.impatient && in.nstream[m] != 0))) return;
-  // A neighbour going our way (not converging) will have gone on by about last tick's step by the
-  // time we close up: a stream moves at full speed instead of closing gaps an agent at a time.
-  // Only on open ground (no wall within a cell): at a door or in a corridor the one ahead stops
-  // at once when the queue does. (The flow-field step keeps the plain free path.)
-  const float along = in.npx[m] * a.skx + in.npy[m] * a.sky;
-  const float lead = converging || !a.leads ? 0.0f : std::max(along, 0.0f) * in.nadv[m];
-  const float free = in.yf * (free_path(d, approach, cd) + lead);
+  const float free = in.yf * free_path(d, approach, cd);
   s.allow = std::min(s.allow, free);
   if (!pressed) s.press_allow = std::min(s.press_allow, free);
   if (converging) {
@@ -372,14 +364,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
     const __m128 ignored = _mm_or_ps(_mm_and_ps(pressed, in.press_all ? lane_mask(15u) : prior),
                                      _mm_and_ps(converging, lane_mask(a.impatient ? way_bits | stream_bits : way_bits)));
     const __m128 yields = _mm_andnot_ps(ignored, _mm_and_ps(normal, _mm_cmpnle_ps(approach, zero)));
-    // Neighbours going our way: their last step ahead (gather_one).
-    __m128 lead = zero;
-    if (a.leads) {
-      const __m128 along = _mm_add_ps(_mm_mul_ps(npx, _mm_set1_ps(a.skx)), _mm_mul_ps(npy, _mm_set1_ps(a.sky)));
-      const __m128 adv = _mm_setr_ps(in.nadv[m0], in.nadv[m1], in.nadv[m2], in.nadv[m3]);
-      lead = _mm_andnot_ps(converging, _mm_mul_ps(_mm_max_ps(along, zero), adv));
-    }
-    const __m128 first = select4(yields, _mm_mul_ps(yf, _mm_add_ps(free_path4(d, approach, cd), lead)), inf);
+    const __m128 first = select4(yields, _mm_mul_ps(yf, free_path4(d, approach, cd)), inf);
     // Yielding to a converging m: also keep clear of where it is heading.
     const __m128 wx = _mm_sub_ps(_mm_add_ps(nx, _mm_mul_ps(npx, cd)), px);
     const __m128 wy = _mm_sub_ps(_mm_add_ps(ny, _mm_mul_ps(npy, cd)), py);
@@ -627,8 +612,8 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
   // side steps, patience, no pushing into agents that go first. The flow-field step (no
   // NavigationSet: tests and benchmarks of the bare swarm) keeps the plain queueing rules.
   const bool crowd_rules = t.nav != nullptr;
-  const GatherInput in{nx,      ny,         nid,     nprio,   npx, npy, nkind, nrest, streaming_.data(), advance_.data(),
-                       only.inv_r, only.cd, only.pd, yf, !crowd_rules};
+  const GatherInput in{nx,         ny,      nid,     nprio, npx, npy, nkind, nrest, streaming_.data(),
+                       only.inv_r, only.cd, only.pd, yf,    !crowd_rules};
   // Slots of the current agent's neighbours within R, a batch at a time (room for one more
   // group of four past the batch).
   constexpr std::uint32_t kHitBatch = 64;
@@ -667,9 +652,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     // without a branch per candidate, collecting the hits in query order; then the hits, in
     // that order (gather_hits).
     const bool impatient = crowd_rules && wait_[k] >= kPatienceTicks;
-    const bool leads = crowd_rules && open_here_[k] != 0;
-    const GatherAgent agent{px,        py,        skx,   sky, self_id, self_prio, moving, impatient,
-                            leads, t.pairs + self_kind * kMaxAgentKinds};
+    const GatherAgent agent{px, py, skx, sky, self_id, self_prio, moving, impatient, t.pairs + self_kind * kMaxAgentKinds};
     GatherSums sums;
     // A goal in sight limits the move too: the agent stops where its disc touches the goal's.
     sums.allow = max_step;  // the free path among agents; the goal's limit comes after

@@ -308,10 +308,7 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
     path_y_[k] = probe.y;
     open_here_[k] = open_here ? 1 : 0;
     // Moving at speed last tick (a stream going by: an impatient agent stops yielding to it).
-    const float last_step = std::sqrt(vx * vx + vy * vy) * t.dt;
-    streaming_[k] = last_step >= kStreamSpeed * kt.max_step ? 1 : 0;
-    // How far it went last tick (at most a step): agents behind it may count on it going on.
-    advance_[k] = std::min(last_step, kt.max_step);
+    streaming_[k] = vx * vx + vy * vy >= kStreamSpeed * kStreamSpeed * kt.max_step * kt.max_step * t.inv_dt * t.inv_dt ? 1 : 0;
   }
 }
 
