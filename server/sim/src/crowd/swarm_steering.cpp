@@ -223,21 +223,16 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
       // field): the congestion field's way, round the crowd or by another way, unless the agent
       // rests. Whole-map mode only (the congestion fields are not built otherwise).
       // Not for an agent in sight of its goal (it packs round it, walking round the pile), nor
-      // for one in a crowded cell itself (it is in the crowd: leaving would only stir it).
+      // for one in a crowded block itself (it is in the crowd: leaving would only stir it; the
+      // detour bit says so).
       if (t.congestion != nullptr && !hierarchical && perm_resting_[k] == 0 &&
           (sample.status == NavStatus::kFollow || sample.status == NavStatus::kFollowFlow) &&
-          t.congestion->ready(size_class) && t.congestion->penalty_at(cx, cy) == 0) {
-        const IntegrationField& congested = t.congestion->integration(size_class);
-        if (congested.width() == field.width() && congested.height() == field.height() &&
-            congested.reachable(block.x, block.y) && field.reachable(block.x, block.y) &&
-            static_cast<float>(congested.raw(block.x, block.y)) >
-                static_cast<float>(field.raw(block.x, block.y)) + kDetourMargin * static_cast<float>(kOrthogonalStep)) {
-          const float shift = 0.5f * static_cast<float>(size_class - 1) * cs;
-          const Vec2 way = sample_flow(grid, t.congestion->flow(size_class), p - Vec2{shift, shift});
-          if (way.x != 0.0f || way.y != 0.0f) {
-            desired = way;
-            goal_room = kNoGoalLimit;
-          }
+          t.congestion->detour(size_class, block.x, block.y)) {
+        const float shift = 0.5f * static_cast<float>(size_class - 1) * cs;
+        const Vec2 way = sample_flow(grid, t.congestion->flow(size_class), p - Vec2{shift, shift});
+        if (way.x != 0.0f || way.y != 0.0f) {
+          desired = way;
+          goal_room = kNoGoalLimit;
         }
       }
       // Hierarchical mode has no whole-map field: the near fields' values round the goals.

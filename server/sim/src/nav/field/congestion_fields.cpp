@@ -49,24 +49,52 @@ void CongestionFields::start_build(const GridMap& map, const NavigationSet& nav,
     s.ready = false;
   }
   // A class-n block (top-left b, n x n cells) costs its grid cost plus the most congested of
-  // its cells' penalties.
+  // its cells' penalties (class 1: its cell's).
   const std::int32_t n = size_class;
+  const std::size_t mw = static_cast<std::size_t>(width_);
   for (std::int32_t y = 0; y < h; ++y) {
     for (std::int32_t x = 0; x < w; ++x) {
       const std::uint8_t base = grid.cost(x, y);
       std::uint8_t cost = base;
       if (base != kBlockedCost) {
         std::uint8_t extra = 0;
-        for (std::int32_t dy = 0; dy < n; ++dy) {
-          for (std::int32_t dx = 0; dx < n; ++dx) extra = std::max(extra, penalty_at(x + dx, y + dy));
+        if (n == 1) {
+          extra = penalty_[static_cast<std::size_t>(y) * mw + static_cast<std::size_t>(x)];
+        } else {
+          for (std::int32_t dy = 0; dy < n; ++dy) {
+            for (std::int32_t dx = 0; dx < n; ++dx) extra = std::max(extra, penalty_at(x + dx, y + dy));
+          }
         }
         cost = static_cast<std::uint8_t>(std::min<int>(base + extra, kBlockedCost - 1));
       }
-      s.costs.set_cost(x, y, cost);
+      if (s.costs.cost(x, y) != cost) s.costs.set_cost(x, y, cost);
     }
   }
   s.building.begin(s.costs, nav.goal_cells(size_class));
   building_class_ = size_class;
+}
+
+void CongestionFields::finish_build(const NavigationSet& nav, int size_class) {
+  Slot& s = slots_[slot(size_class)];
+  const std::int32_t w = s.costs.width(), h = s.costs.height();
+  const std::size_t blocks = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
+  s.detour.assign((blocks + 63) / 64, 0);
+  const IntegrationField& exact = nav.fields(size_class).integration();
+  s.ready = exact.width() == w && exact.height() == h;
+  if (!s.ready) return;
+  const auto margin = static_cast<std::uint32_t>(std::max(0.0f, margin_) * static_cast<float>(kOrthogonalStep));
+  const std::size_t mw = static_cast<std::size_t>(width_);
+  for (std::int32_t y = 0; y < h; ++y) {
+    for (std::int32_t x = 0; x < w; ++x) {
+      if (!s.integration.reachable(x, y) || !exact.reachable(x, y)) continue;
+      const std::uint32_t ev = exact.raw(x, y), cv = s.integration.raw(x, y);
+      if (cv <= ev || cv - ev <= margin) continue;
+      // Not for a block that is crowded itself (an agent there is in the crowd).
+      if (x < width_ && y < height_ && penalty_[static_cast<std::size_t>(y) * mw + static_cast<std::size_t>(x)] != 0) continue;
+      const std::size_t i = static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x);
+      s.detour[i >> 6] |= std::uint64_t{1} << (i & 63);
+    }
+  }
 }
 
 void CongestionFields::update(const GridMap& map, const NavigationSet& nav, std::span<const float> xs,
@@ -99,7 +127,7 @@ void CongestionFields::update(const GridMap& map, const NavigationSet& nav, std:
     }
   }
   const std::size_t budget =
-      std::max(kMinBudget, static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_) / 10);
+      std::max(kMinBudget, static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_) / 20);
   std::size_t left = budget;
   while (left > 0) {
     if (building_class_ == 0) {
@@ -118,7 +146,7 @@ void CongestionFields::update(const GridMap& map, const NavigationSet& nav, std:
     if (!done) break;
     std::swap(s.integration, s.building);
     s.flow.build(s.costs, s.integration);
-    s.ready = true;
+    finish_build(nav, building_class_);
     ++builds_;
     building_class_ = 0;
   }

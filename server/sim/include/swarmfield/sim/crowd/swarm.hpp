@@ -154,15 +154,12 @@ class Swarm {
   /// commitment on that class's fields); on a block its class cannot use (kNoRoute) it follows
   /// the neighbouring samples' blend or escapes to the nearest reachable block within
   /// kEscapeSearchCells, or holds.
-  /// With `congestion` (optional; World passes its CongestionFields): an agent not at rest whose
-  /// class's congestion field values its block more than kDetourMargin cost units above the
-  /// exact field (a crowd on its best route) follows the congestion field's smoothed flow
-  /// instead, round the crowd or to another way.
+  /// With `congestion` (optional; World passes its CongestionFields): an agent out of sight of
+  /// its goal and not at rest, on a block whose detour bit is set (CongestionFields::detour(): a
+  /// crowd on its best route), follows the congestion field's smoothed flow instead, round the
+  /// crowd or to another way.
   void step(const GridMap& map, const NavigationSet& nav, float dt, WorkerPool* pool = nullptr,
             const CongestionFields* congestion = nullptr);
-  /// Extra cost (cost units, ~cells on unit-cost maps) a crowd must add to an agent's route
-  /// before it takes the congestion field's way.
-  static constexpr float kDetourMargin = 3.0f;
   /// How far (cells, Chebyshev) an agent on an unreachable cell looks for a reachable one.
   static constexpr std::int32_t kEscapeSearchCells = 2;
 

@@ -28,14 +28,14 @@ namespace swarmfield::sim {
 class CongestionFields {
  public:
   /// Updates between the starts of two builds of the fields (all classes, one after another).
-  static constexpr std::uint32_t kPeriodTicks = 15;
+  static constexpr std::uint32_t kPeriodTicks = 30;
   /// Cost units added to a cell that agents fill to hexagonal packing (0.9069 of its area); a
   /// cell filled to fraction f < 1 of that adds kMaxPenalty * ((f - kFreeFill) / (1 - kFreeFill))^2
   /// above kFreeFill, rounded (a moving stream adds nothing; a packed pile or a jammed door a lot).
   static constexpr float kMaxPenalty = 6.0f;
   static constexpr float kFreeFill = 0.5f;
-  /// Work units per update: the map's cells / 10, at least kMinBudget (a 1024 x 1024 build
-  /// takes ~10 updates).
+  /// Work units per update: the map's cells / 20, at least kMinBudget (a 1024 x 1024 build
+  /// takes ~20 updates).
   static constexpr std::size_t kMinBudget = 50000;
 
   /// One update (call once per tick, after NavigationSet::update()): `xs`, `ys` the agents'
@@ -54,6 +54,19 @@ class CongestionFields {
     return slots_[slot(size_class)].integration;
   }
   [[nodiscard]] const FlowField& flow(int size_class) const noexcept { return slots_[slot(size_class)].flow; }
+  /// True when an agent of the class on `block` (cells of the class's grid) should take the
+  /// congestion field's way: as of the class's last complete build, its congestion value
+  /// exceeded the exact field's by more than `margin` cost units (set_detour_margin()), and the
+  /// block itself was not crowded. One bit a block, read per agent per tick.
+  [[nodiscard]] bool detour(int size_class, std::int32_t x, std::int32_t y) const noexcept {
+    const Slot& s = slots_[slot(size_class)];
+    if (!s.ready || x < 0 || y < 0 || x >= s.costs.width() || y >= s.costs.height()) return false;
+    const std::size_t i = static_cast<std::size_t>(y) * static_cast<std::size_t>(s.costs.width()) + static_cast<std::size_t>(x);
+    return ((s.detour[i >> 6] >> (i & 63)) & 1u) != 0;
+  }
+  /// Extra cost (cost units, ~cells on unit-cost maps) a crowd must add to a route before
+  /// detour() says so (default 3).
+  void set_detour_margin(float cost_units) noexcept { margin_ = cost_units; }
   /// The congestion cost (cost units) last added to a map cell, for tools and tests.
   [[nodiscard]] std::uint8_t penalty_at(std::int32_t x, std::int32_t y) const noexcept;
   /// Builds completed (all classes).
@@ -65,6 +78,7 @@ class CongestionFields {
     IntegrationField integration;  // front: last complete build
     FlowField flow;
     IntegrationField building;     // back: the build in progress
+    std::vector<std::uint64_t> detour;  // per block, a bit: see detour()
     bool ready = false;
   };
   [[nodiscard]] static std::size_t slot(int size_class) noexcept {
@@ -73,6 +87,7 @@ class CongestionFields {
   void measure_density(const GridMap& map, std::span<const float> xs, std::span<const float> ys,
                        std::span<const std::uint8_t> kinds, std::span<const float> kind_area);
   void start_build(const GridMap& map, const NavigationSet& nav, int size_class);
+  void finish_build(const NavigationSet& nav, int size_class);
 
   Slot slots_[kMaxSizeClass];
   std::vector<std::uint8_t> penalty_;  // per map cell: congestion cost units (0..kMaxPenalty)
@@ -82,6 +97,7 @@ class CongestionFields {
   int building_class_ = 0;             // class whose build is in progress (0: none)
   std::uint32_t round_mask_ = 0;       // classes still to build in this round
   std::uint64_t builds_ = 0;
+  float margin_ = 3.0f;
 };
 
 }  // namespace swarmfield::sim
