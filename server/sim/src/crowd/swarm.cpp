@@ -73,6 +73,8 @@ Swarm::Swarm(const SwarmParams& params, std::size_t capacity) : params_(sanitize
   perm_resting_.reserve(capacity);
   wait_.reserve(capacity);
   perm_wait_.reserve(capacity);
+  commit_.reserve(capacity);
+  perm_commit_.reserve(capacity);
   perm_burst_.reserve(capacity);
   perm_vxs_.reserve(capacity);
   prio_.reserve(capacity);
@@ -122,6 +124,7 @@ std::uint32_t Swarm::add(Vec2 p, float heading, std::uint8_t kind) {
   burst_ticks_.push_back(0);
   resting_.push_back(0);
   wait_.push_back(0);
+  commit_.push_back(0);
   return id;
 }
 
@@ -135,6 +138,7 @@ void Swarm::clear() noexcept {
   burst_ticks_.clear();
   resting_.clear();
   wait_.clear();
+  commit_.clear();
   kinds_.clear();
   kind_counts_.fill(0);
 }
@@ -464,6 +468,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   perm_kinds_.resize(n);
   perm_resting_.resize(n);
   perm_wait_.resize(n);
+  perm_commit_.resize(n);
   // The reorder runs chunk by chunk just before the steering of the same chunk, which reads
   // the reordered state (perm_*, swapped in after the loop) while it is still in cache; t.kind
   // points at the buffer that becomes kinds_.
@@ -479,6 +484,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
       perm_kinds_[k] = kinds_[from];
       perm_resting_[k] = resting_[from];
       perm_wait_[k] = wait_[from];
+      perm_commit_[k] = commit_[from];
     }
     // --- Steer: desired = smoothed flow or the size class's any-angle direction, obstacle
     //     force, steer = normalize(desired * w + force), and the path a full step takes along
@@ -493,6 +499,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   kinds_.swap(perm_kinds_);
   resting_.swap(perm_resting_);
   wait_.swap(perm_wait_);
+  commit_.swap(perm_commit_);
 
   // --- Gather neighbours: separation, contact, free path, stacks (swarm_separation.cpp).
   // --- Integrate: correction then move, slid along walls (swarm_motion.cpp).

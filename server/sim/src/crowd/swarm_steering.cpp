@@ -204,7 +204,8 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
         case NavStatus::kFollowFlow:  // beyond the any-angle range: the smoothed flow
           desired = sample.direction;
           if (kt.commit_speed > 0.0f) {
-            desired = keep_route(grid, fields.flow(), field, block.x, block.y, desired, {vx, vy}, kt.commit_speed);
+            desired = commit_route(k, desired, keep_route(grid, fields.flow(), field, block.x, block.y, desired, {vx, vy},
+                                                          kt.commit_speed));
           }
           break;
         case NavStatus::kNoRoute:
@@ -255,7 +256,7 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
       if (flow.at(cx, cy) != FlowDirection::kNone) {
         desired = sample_flow(map, flow, p);
         if (integration != nullptr && kt.commit_speed > 0.0f) {
-          desired = keep_route(map, flow, *integration, cx, cy, desired, {vx, vy}, kt.commit_speed);
+          desired = commit_route(k, desired, keep_route(map, flow, *integration, cx, cy, desired, {vx, vy}, kt.commit_speed));
         }
       } else if (integration != nullptr && !integration->reachable(cx, cy)) {
         desired = escape_direction(map, *integration, p, cx, cy, kEscapeSearchCells, 1, cs);

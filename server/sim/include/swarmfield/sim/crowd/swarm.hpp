@@ -50,7 +50,8 @@ struct SwarmParams {
   /// Route commitment: an agent moving at least this fraction of max_speed keeps its direction
   /// when the flow flips behind it, as long as its own cell's arrow or a cell ahead still leads
   /// downhill in the integration field (no dithering between equal routes, C5; needs the
-  /// integration overload of step()). 0 turns it off.
+  /// integration overload of step()), for at most Swarm::kMaxCommitTicks ticks in a row: then
+  /// the blend wins (no agent walks away from its goal for more than a moment). 0 turns it off.
   float commit_min_speed = 0.25f;
   /// Free path: an agent moves along its path (steering after wall sliding) only part of the
   /// way to where its disc would touch an agent ahead, so a queue comes to rest instead of
@@ -162,6 +163,9 @@ class Swarm {
             const CongestionFields* congestion = nullptr);
   /// How far (cells, Chebyshev) an agent on an unreachable cell looks for a reachable one.
   static constexpr std::int32_t kEscapeSearchCells = 2;
+  /// Most ticks in a row route commitment may override the field's blend (see
+  /// SwarmParams::commit_min_speed).
+  static constexpr std::uint8_t kMaxCommitTicks = 20;
 
   [[nodiscard]] std::size_t size() const noexcept { return ids_.size(); }
   [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
@@ -207,6 +211,19 @@ class Swarm {
   // The phases of step_impl over the slots [begin, end), each in its own unit (swarm.cpp says
   // which).
   void steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
+  // Route commitment's time limit for the agent in slot k (steering phase): `kept` (what
+  // keep_route made of the field's `blend`) while it has overridden the blend for fewer than
+  // kMaxCommitTicks ticks in a row, else the blend.
+  Vec2 commit_route(std::size_t k, Vec2 blend, Vec2 kept) noexcept {
+    std::uint8_t& ticks = perm_commit_[k];
+    if (kept.x == blend.x && kept.y == blend.y) {
+      ticks = 0;
+      return blend;
+    }
+    if (ticks >= kMaxCommitTicks) return blend;
+    ++ticks;
+    return kept;
+  }
   void gather_neighbours(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   // kMixed: several kinds have agents (per-pair constants); kRest: some agent rested last tick.
   template <bool kMixed, bool kRest>
@@ -262,7 +279,8 @@ class Swarm {
   std::vector<float> perm_headings_;
   std::vector<std::uint8_t> burst_ticks_, perm_burst_;  // ticks spent bursting out of a stack (0 = not)
   std::vector<std::uint8_t> resting_, perm_resting_;    // 1 = at rest (see SwarmParams::rest_below)
-  std::vector<std::uint16_t> wait_, perm_wait_;         // ticks waited blocked (right of way grows)
+  std::vector<std::uint16_t> wait_, perm_wait_;         // ticks waited for agents crossing its way (patience)
+  std::vector<std::uint8_t> commit_, perm_commit_;      // ticks in a row its route commitment overrode the blend
   std::vector<float> perm_vxs_, perm_vys_;
   std::vector<std::uint32_t> prio_;  // per slot: integration value of the agent's cell (right of way)
   std::vector<float> goal_room_;     // per slot: distance it may still close on a goal in sight (or inf)

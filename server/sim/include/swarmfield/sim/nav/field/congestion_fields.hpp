@@ -28,7 +28,7 @@ namespace swarmfield::sim {
 class CongestionFields {
  public:
   /// Updates between the starts of two builds of the fields (all classes, one after another).
-  static constexpr std::uint32_t kPeriodTicks = 30;
+  static constexpr std::uint32_t kPeriodTicks = 15;
   /// Cost units added to a cell that agents fill to hexagonal packing (0.9069 of its area); a
   /// cell filled to fraction f < 1 of that adds kMaxPenalty * ((f - kFreeFill) / (1 - kFreeFill))^2
   /// above kFreeFill, rounded (a moving stream adds nothing; a packed pile or a jammed door a lot).
