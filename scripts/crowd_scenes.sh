@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Crowd scene families of issue 19 (../shared/scenarios/README.md F1-F6), run with swarmfield-tool
+# sim and measured with ../shared/tools/crowd_scene.py. Writes maps, CSVs, figures (*.txt) and
+# pictures (*.png) into OUT (default out/crowd_scenes).
+#   scripts/crowd_scenes.sh [--bin DIR] [--out DIR] [--only door,gap,chase,oneside,big,street]
+# Needs python3 with numpy and matplotlib (Debian: apt-get install python3-numpy python3-matplotlib).
+set -euo pipefail
+here=$(cd "$(dirname "$0")/.." && pwd)
+bin=$here/build/bin
+out=out/crowd_scenes
+only="door,gap,chase,oneside,big,street"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bin) bin=$2; shift 2 ;;
+    --out) out=$2; shift 2 ;;
+    --only) only=$2; shift 2 ;;
+    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
+    *) echo "unknown option '$1' (try --help)" >&2; exit 2 ;;
+  esac
+done
+tool=$bin/swarmfield-tool
+shared=$here/../shared
+scene_py=$shared/tools/crowd_scene.py
+py=/usr/bin/python3
+[ -x "$tool" ] || { echo "no $tool: build first (./swarmfield.sh build) or give --bin DIR" >&2; exit 2; }
+[ -f "$scene_py" ] || { echo "no $scene_py: ../shared must sit beside this checkout" >&2; exit 2; }
+"$py" -c 'import numpy, matplotlib' 2>/dev/null || {
+  echo "python3 needs numpy and matplotlib: apt-get install python3-numpy python3-matplotlib" >&2; exit 2; }
+mkdir -p "$out"
+say() { printf '\033[1m[crowd]\033[0m %s\n' "$*"; }
+
+# The scene maps (MovingAI format): a room with a 1-cell door in each wall, a wall with a 1-cell
+# gap and a 3-cell opening 30 cells apart, open ground of three sizes.
+"$py" - "$out" <<'PY'
+import sys
+out = sys.argv[1]
+def write(name, g):
+    with open(f"{out}/{name}", "w") as f:
+        f.write(f"type octile\nheight {len(g)}\nwidth {len(g[0])}\nmap\n" + "\n".join("".join(r) for r in g) + "\n")
+def open_map(w, h):
+    g = [["."] * w for _ in range(h)]
+    for x in range(w): g[0][x] = g[h - 1][x] = "@"
+    for y in range(h): g[y][0] = g[y][w - 1] = "@"
+    return g
+g = open_map(96, 96)
+lo, hi, mid = 28, 67, 47
+for i in range(lo, hi + 1): g[lo][i] = g[hi][i] = g[i][lo] = g[i][hi] = "@"
+g[lo][mid] = g[hi][mid] = g[mid][lo] = g[mid][hi] = "."
+write("door_room.map", g)
+g = open_map(96, 64)
+for y in range(64): g[y][40] = "@"
+g[16][40] = "."
+for y in (46, 47, 48): g[y][40] = "."
+write("gap_wall.map", g)
+for n in (96, 128, 256): write(f"open{n}.map", open_map(n, n))
+PY
+
+# run NAME MAP TICKS EVERY -- tool args: a CSV every EVERY ticks plus every tick of the last 150.
+run() {
+  local name=$1 map=$2 ticks=$3 every=$4; shift 5
+  say "$name: $ticks ticks"
+  "$tool" sim "$map" --ticks "$ticks" --csv /dev/stdout --csv-every 1 --no-progress "$@" |
+    awk -F, -v E="$every" -v T="$ticks" 'NR==1 || ($1 ~ /^[0-9]+$/ && ($1 % E == 0 || $1 > T - 150))' > "$out/$name.csv"
+}
+analyze() {  # NAME MAP PLAYER...
+  local name=$1 map=$2; shift 2
+  local args=() p; for p in "$@"; do args+=(--player "$p"); done
+  "$py" "$scene_py" analyze "$map" "$out/$name.csv" "${args[@]}" --json "$out/$name.json" > /dev/null
+  "$py" "$scene_py" plot "$map" "$out/$name.csv" "$out/$name.png" "${args[@]}" --mark-stuck
+  "$py" - "$out/$name.json" <<'PY' | tee "$out/$name.txt"
+import json, sys
+r = json.load(open(sys.argv[1]))
+for i, p in enumerate(r["players"]):
+    print(f"player {i}: rg_ratio {p.get('rg_ratio')} sectors {p.get('sectors')}/16 axis_diag {p.get('axis_diag')} "
+          f"reach_max/median {p.get('reach_max_over_median')}")
+print(" ".join(f"{k}={r[k]}" for k in ("rest_final", "t90_rest_s", "rest5_share", "stuck", "jitter",
+                                        "pair_overlap_max_final", "wall_overlap_max_any", "t90_arrive_s")))
+PY
+}
+has() { case ",$only," in *",$1,"*) return 0 ;; esac; return 1; }
+kinds=(--kind runner --kind walker --kind brute)
+
+if has door; then
+  run door "$out/door_room.map" 1800 10 -- --agents 2000 --spawn-rect 1,1,95,95 --kind walker --player 4.5,4.5 --player 91.5,91.5 --threads 2
+  analyze door "$out/door_room.map" 4.5,4.5 91.5,91.5
+fi
+if has gap; then
+  run gap "$out/gap_wall.map" 4500 10 -- --agents 300 --spawn-rect 1,1,39,63 "${kinds[@]}" --player 60.5,16.5 --threads 2
+  analyze gap "$out/gap_wall.map" 60.5,16.5
+fi
+if has chase; then
+  run chase "$out/open96.map" 1800 10 -- --agents 600 "${kinds[@]}" --threads 2
+  "$py" "$scene_py" chase "$out/open96.map" "$out/chase.csv" --png "$out/chase.png" | tail -3 | tee "$out/chase.txt"
+fi
+if has oneside; then
+  run oneside "$out/open96.map" 1800 10 -- --agents 1000 --spawn-rect 1,1,30,95 "${kinds[@]}" --player 60.5,48.5 --threads 2
+  analyze oneside "$out/open96.map" 60.5,48.5
+fi
+if has big; then
+  run big "$out/open256.map" 2700 30 -- --agents 10000 "${kinds[@]}" --player 128.5,128.5 --threads 2
+  analyze big "$out/open256.map" 128.5,128.5
+fi
+if has street; then
+  map=$shared/data/maps/street/Paris_1_256.map
+  run street "$map" 1800 10 -- --agents 4000 --kind runner:3 --kind walker:6 --kind brute:1 --player 99.5,93.5 --threads 2
+  analyze street "$map" 99.5,93.5
+fi
+say "figures and pictures in $out/"
