@@ -6,12 +6,12 @@
 #include <CLI/CLI.hpp>
 #include <asio.hpp>
 #include <atomic>
-#include <chrono>
 #include <cerrno>
+#include <chrono>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <cstdio>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -148,11 +148,11 @@ bool screenshot_path_writable(const std::string& path, std::string& why) {
   return true;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// ---- Options ---------------------------------------------------------------------------------
+// The command line into `args`; an exit code when the program should stop (help, bad options,
+// an unwritable screenshot path).
+std::optional<int> parse_options(int argc, char** argv, Args& args) {
   CLI::App app{"swarmfield-viewer: watch a swarmfield server (SDL2 window or headless PNG)"};
-  Args args;
   app.add_option("--host", args.host, "server address")->capture_default_str();
   app.add_option("--port", args.port, "server TCP port")->capture_default_str();
   app.add_option("--name", args.name, "client name shown by the server")->capture_default_str();
@@ -190,7 +190,383 @@ int main(int argc, char** argv) {
       return 4;
     }
   }
+  return std::nullopt;
+}
 
+client::ConnectionOptions connection_options(const Args& args) {
+  client::ConnectionOptions options;
+  options.host = args.host;
+  options.port = args.port;
+  options.name = args.name;
+  options.role = args.player ? protocol::Role::kPlayer : protocol::Role::kViewer;
+  options.connect_timeout = std::chrono::milliseconds(args.connect_timeout_ms);
+  options.handshake_timeout = std::chrono::milliseconds(args.connect_timeout_ms) + std::chrono::seconds(10);
+  options.data_timeout = std::chrono::milliseconds(args.data_timeout_ms);
+  return options;
+}
+
+// One viewing session: the connection, the camera and the UI state, and the steps main() runs
+// in order (connect, loop, summary).
+class Viewer {
+ public:
+  Viewer(const Args& args, Video& video)
+      : args_(args),
+        video_(video),
+        scene_(video.renderer),
+        camera_(args.width, args.height),
+        connection_(io_, connection_options(args)),
+        frame_period_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / args.fps))),
+        flow_(args.flow),
+        heat_(args.heat),
+        follow_(args.follow) {
+    connection_.start();
+    started_ = Clock::now();
+    fps_window_ = next_input_ = last_field_update_ = Clock::now();
+  }
+
+  std::optional<int> connect();
+  void loop();
+  int summary();
+
+ private:
+  [[nodiscard]] double elapsed() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
+  void handle_events();
+  void draw_connecting();
+  void draw_frame(const client::ConnectionStats& stats);
+  bool connection_ended();  // true when the loop should stop
+  void interpolate(Clock::time_point frame_start);
+  void follow_player();
+  void send_input(Clock::time_point frame_start);
+  void update_fields(Clock::time_point frame_start);
+  void count_frame();
+  void wait_for_next_frame(Clock::time_point frame_start);
+
+  const Args& args_;
+  Video& video_;
+  client::SceneRenderer scene_;
+  client::Camera camera_;
+  asio::io_context io_;
+  client::Connection connection_;
+  Clock::duration frame_period_;
+  Clock::time_point started_;
+  const sim::GridMap* map_ = nullptr;  // the server's map, once connected
+  double delay_ticks_ = 0.0;           // how far behind the newest snapshot frames are drawn
+
+  // UI state.
+  bool quit_ = false;
+  bool flow_ = false;
+  bool heat_ = false;
+  bool follow_ = false;
+  bool dragging_ = false;
+  bool map_ready_ = false;
+  int move_x_ = 0;
+  int move_y_ = 0;
+  std::uint64_t frames_ = 0;
+  double fps_ = 0.0;
+  std::uint64_t fps_frames_ = 0;
+  Clock::time_point fps_window_;
+  Clock::time_point next_input_;
+  client::InterpolationClock interp_clock_{30.0};
+  std::uint32_t observed_tick_ = 0;
+  client::InterpolatedFrame frame_;
+  sim::NavigationFields fields_;
+  bool fields_shown_ = false;
+  Clock::time_point last_field_update_;
+  std::string end_reason_;
+  std::size_t agents_visible_ = 0;
+  std::size_t density_squares_ = 0;
+  bool lost_ = false;
+  bool ended_ = false;
+};
+
+void Viewer::handle_events() {
+  SDL_Event e;
+  while (SDL_PollEvent(&e)) {
+    switch (e.type) {
+      case SDL_QUIT: quit_ = true; break;
+      case SDL_WINDOWEVENT:
+        if (e.window.event == SDL_WINDOWEVENT_SIZE_CHANGED) camera_.resize(e.window.data1, e.window.data2);
+        break;
+      case SDL_KEYDOWN: {
+        const auto key = e.key.keysym.sym;
+        const float step = 60.0f;
+        if (key == SDLK_ESCAPE || key == SDLK_q) quit_ = true;
+        if (key == SDLK_f) flow_ = !flow_;
+        if (key == SDLK_h) heat_ = !heat_;
+        if (key == SDLK_p) follow_ = !follow_;
+        if (key == SDLK_LEFT) { camera_.pan_pixels(step, 0); follow_ = false; }
+        if (key == SDLK_RIGHT) { camera_.pan_pixels(-step, 0); follow_ = false; }
+        if (key == SDLK_UP) { camera_.pan_pixels(0, step); follow_ = false; }
+        if (key == SDLK_DOWN) { camera_.pan_pixels(0, -step); follow_ = false; }
+        const sim::Vec2 mid{static_cast<float>(camera_.screen_width()) * 0.5f,
+                            static_cast<float>(camera_.screen_height()) * 0.5f};
+        if (key == SDLK_PLUS || key == SDLK_EQUALS || key == SDLK_KP_PLUS) camera_.zoom_at(1.25f, mid);
+        if (key == SDLK_MINUS || key == SDLK_KP_MINUS) camera_.zoom_at(0.8f, mid);
+        if ((key == SDLK_0 || key == SDLK_HOME) && map_ready_) {
+          const auto& m = connection_.map();
+          camera_.fit({0.0f, 0.0f, static_cast<float>(m.width()) * m.cell_size(),
+                       static_cast<float>(m.height()) * m.cell_size()});
+          follow_ = false;
+        }
+        break;
+      }
+      case SDL_MOUSEWHEEL: {
+        int mx = 0;
+        int my = 0;
+        SDL_GetMouseState(&mx, &my);
+        const float factor = e.wheel.y > 0 ? 1.2f : (e.wheel.y < 0 ? 1.0f / 1.2f : 1.0f);
+        camera_.zoom_at(factor, {static_cast<float>(mx), static_cast<float>(my)});
+        break;
+      }
+      case SDL_MOUSEBUTTONDOWN:
+        if (e.button.button == SDL_BUTTON_LEFT || e.button.button == SDL_BUTTON_RIGHT) dragging_ = true;
+        break;
+      case SDL_MOUSEBUTTONUP: dragging_ = false; break;
+      case SDL_MOUSEMOTION:
+        if (dragging_) {
+          camera_.pan_pixels(static_cast<float>(e.motion.xrel), static_cast<float>(e.motion.yrel));
+          follow_ = false;
+        }
+        break;
+      default: break;
+    }
+  }
+  if (args_.player && !args_.headless) {
+    const Uint8* keys = SDL_GetKeyboardState(nullptr);
+    move_x_ = (keys[SDL_SCANCODE_D] ? 1 : 0) - (keys[SDL_SCANCODE_A] ? 1 : 0);
+    move_y_ = (keys[SDL_SCANCODE_S] ? 1 : 0) - (keys[SDL_SCANCODE_W] ? 1 : 0);
+  }
+}
+
+void Viewer::draw_connecting() {
+  SDL_SetRenderDrawColor(video_.renderer, client::kBackgroundColor.r, client::kBackgroundColor.g,
+                         client::kBackgroundColor.b, 255);
+  SDL_RenderClear(video_.renderer);
+  const std::string text = "connecting to " + args_.host + ":" + std::to_string(args_.port) + " ...";
+  scene_.draw_text(text, (camera_.screen_width() - client::text_width(text, 2)) / 2, camera_.screen_height() / 2, 2,
+                   client::kHudTextColor);
+}
+
+void Viewer::draw_frame(const client::ConnectionStats& stats) {
+  client::DrawOptions draw;
+  draw.flow_arrows = flow_;
+  draw.heat_map = heat_;
+  draw.own_player_id = connection_.welcome().player_id;
+  draw.kinds = connection_.welcome().kinds;
+  scene_.draw_scene(camera_, frame_, draw);
+  agents_visible_ = scene_.agents_drawn();
+  density_squares_ = scene_.density_squares_drawn();
+  std::vector<std::string> hud;
+  hud.push_back("tick " + std::to_string(static_cast<long long>(frame_.tick)) + "  rtt " + fmt("%.1f", stats.rtt_ms) +
+                " ms  " + fmt("%.1f", stats.kbit_per_s) + " kbit/s  fps " + fmt("%.0f", fps_));
+  // Agents drawn one by one / in the world (tracked by the server for this view), and the
+  // density grid's lower bound of the rest of the view.
+  const std::uint64_t density = client::density_agents_floor(frame_.density);
+  hud.push_back("agents " + std::to_string(agents_visible_) + "/" + std::to_string(frame_.total_agents) + " (" +
+                std::to_string(frame_.agents.size()) + " sent" +
+                (density > 0 ? ", " + std::to_string(density) + "+ as density" : std::string()) + ")  players " +
+                std::to_string(frame_.players.size()) + "  snapshots " + std::to_string(stats.snapshots_received) +
+                (stats.bad_datagrams ? "  bad " + std::to_string(stats.bad_datagrams) : ""));
+  hud.push_back(std::string("[F]low ") + (flow_ ? "on" : "off") + "  [H]eat " + (heat_ ? "on" : "off") +
+                "  [P] follow " + (follow_ ? "on" : "off") + "  zoom " + fmt("%.2f", camera_.zoom()));
+  if (!end_reason_.empty()) hud.push_back("disconnected: " + end_reason_);
+  scene_.draw_hud(hud, 6, 6, 2);
+}
+
+// ---- Connect ---------------------------------------------------------------------------------
+// Keeps the window responsive meanwhile. Then the map, the camera and the interpolation clock.
+// An exit code when the viewer cannot go on.
+std::optional<int> Viewer::connect() {
+  while (!connection_.connected() && !connection_.finished() && !quit_ && !g_stop) {
+    if (args_.seconds > 0.0 && elapsed() >= args_.seconds) break;
+    handle_events();
+    draw_connecting();
+    if (video_.window) SDL_RenderPresent(video_.renderer);
+    ++frames_;
+    const auto wake = Clock::now() + std::chrono::milliseconds(20);
+    io_.run_until(wake);
+    if (io_.stopped()) io_.restart();
+    if (Clock::now() < wake) std::this_thread::sleep_until(wake);
+  }
+  if (!connection_.connected()) {
+    const std::string why = connection_.error().empty()
+                                ? "gave up connecting to " + args_.host + ":" + std::to_string(args_.port) +
+                                      " (stopped before the handshake finished)"
+                                : connection_.error();
+    std::cerr << "error: " << why << "\n";
+    std::printf("viewer: connected=0 frames=%llu seconds=%.1f\n", static_cast<unsigned long long>(frames_), elapsed());
+    return 1;
+  }
+
+  const sim::GridMap& map = connection_.map();
+  std::string error;
+  if (!scene_.set_map(map, &error)) {
+    std::cerr << "error: " << error << "\n";
+    connection_.close("viewer error");
+    return 3;
+  }
+  map_ = &map;
+  const client::WorldRect map_rect{0.0f, 0.0f, static_cast<float>(map.width()) * map.cell_size(),
+                                   static_cast<float>(map.height()) * map.cell_size()};
+  camera_.fit(map_rect);
+  if (args_.zoom > 0.0f) camera_.set_zoom(args_.zoom);
+  map_ready_ = true;
+  const auto& welcome = connection_.welcome();
+  interp_clock_ = client::InterpolationClock(welcome.tick_hz);
+  delay_ticks_ = args_.interp_snapshots * static_cast<double>(welcome.tick_hz) /
+                 static_cast<double>(std::max<std::uint16_t>(1, welcome.snapshot_hz));
+  std::cerr << "info: connected to " << args_.host << ":" << args_.port << " as client " << welcome.client_id
+            << ", map '" << welcome.map.name << "' " << map.width() << "x" << map.height() << ", " << welcome.tick_hz
+            << " Hz ticks, " << welcome.snapshot_hz << " Hz snapshots\n";
+  return std::nullopt;
+}
+
+// ---- Loop ------------------------------------------------------------------------------------
+// One frame per pass at --fps at most: events, packets, interpolation, inputs, overlays, draw.
+void Viewer::loop() {
+  while (!quit_ && !g_stop) {
+    const auto frame_start = Clock::now();
+    if (args_.seconds > 0.0 && elapsed() >= args_.seconds) break;
+    handle_events();
+    io_.poll();
+    if (io_.stopped()) io_.restart();
+    const auto& stats = connection_.stats();
+    if (connection_ended()) break;
+    interpolate(frame_start);
+    if (follow_) follow_player();
+    send_input(frame_start);
+    update_fields(frame_start);
+    draw_frame(stats);
+    if (video_.window) SDL_RenderPresent(video_.renderer);
+    count_frame();
+    wait_for_next_frame(frame_start);
+  }
+}
+
+bool Viewer::connection_ended() {
+  if (!connection_.finished() || ended_) return false;
+  ended_ = true;
+  lost_ = !connection_.ended_by_bye();  // a server's Bye is an orderly end, not a failure
+  end_reason_ = connection_.error().empty() ? "connection closed" : connection_.error();
+  std::cerr << (lost_ ? "error: " : "info: ") << end_reason_ << "\n";
+  // With no window, or a time limit, nothing more to show: keep the last frame for the
+  // screenshot and stop.
+  return video_.window == nullptr || args_.seconds > 0.0;
+}
+
+// Map local time to server ticks from every snapshot not seen yet, then the frame to draw.
+void Viewer::interpolate(Clock::time_point frame_start) {
+  for (const auto& r : connection_.snapshots()) {
+    if (r.snapshot.tick > observed_tick_) {
+      interp_clock_.observe(r.snapshot.tick, r.received_at);
+      observed_tick_ = r.snapshot.tick;
+    }
+  }
+  (void)connection_.take_new_snapshot_count();
+  if (interp_clock_.valid()) {
+    client::interpolate_history(connection_.snapshots(), interp_clock_.render_tick(frame_start, delay_ticks_), frame_);
+  }
+}
+
+void Viewer::follow_player() {
+  const auto& welcome = connection_.welcome();
+  for (const auto& p : frame_.players) {
+    if (welcome.player_id == 0 || p.id == welcome.player_id) {
+      camera_.center_on({p.x, p.y});
+      break;
+    }
+  }
+}
+
+// Inputs at ~30 Hz: move intent (players) and the view rectangle for the area of interest.
+void Viewer::send_input(Clock::time_point frame_start) {
+  if (frame_start < next_input_ || !connection_.connected()) return;
+  next_input_ = frame_start + std::chrono::milliseconds(33);
+  protocol::Input input;
+  const sim::Vec2 move = sim::normalized_or_zero({static_cast<float>(move_x_), static_cast<float>(move_y_)});
+  input.move_x = move.x;
+  input.move_y = move.y;
+  const client::WorldRect view = camera_.visible_world();
+  input.view_x0 = view.x0;
+  input.view_y0 = view.y0;
+  input.view_x1 = view.x1;
+  input.view_y1 = view.y1;
+  connection_.send_input(input);
+}
+
+// Fields for the overlays: goals = the players' cells, same as the server's swarm uses.
+// Rebuilt at most 5 times a second: on big maps a rebuild costs tens of ms, and players
+// change cells several times a second.
+void Viewer::update_fields(Clock::time_point frame_start) {
+  if (!(flow_ || heat_) || (fields_shown_ && frame_start - last_field_update_ < std::chrono::milliseconds(200))) return;
+  last_field_update_ = frame_start;
+  std::vector<sim::CellCoord> goals;
+  if (const auto* latest = connection_.latest()) {
+    for (const auto& p : latest->snapshot.players) goals.push_back(map_->world_to_cell({p.x, p.y}));
+  }
+  if (fields_.update(*map_, goals) || !fields_shown_) {
+    scene_.set_fields(&fields_.integration(), &fields_.flow());
+    fields_shown_ = true;
+  }
+}
+
+void Viewer::count_frame() {
+  ++frames_;
+  ++fps_frames_;
+  const double fps_seconds = std::chrono::duration<double>(Clock::now() - fps_window_).count();
+  if (fps_seconds >= 1.0) {
+    fps_ = static_cast<double>(fps_frames_) / fps_seconds;
+    fps_frames_ = 0;
+    fps_window_ = Clock::now();
+  }
+}
+
+// Sleep the rest of the frame inside Asio so packets are handled as they come.
+void Viewer::wait_for_next_frame(Clock::time_point frame_start) {
+  const auto frame_end = frame_start + frame_period_;
+  if (Clock::now() < frame_end) {
+    io_.run_until(frame_end);
+    if (io_.stopped()) io_.restart();
+    // run_until returns at once when nothing is pending (connection gone): do not spin.
+    if (Clock::now() < frame_end) std::this_thread::sleep_until(frame_end);
+  }
+}
+
+// ---- Summary ---------------------------------------------------------------------------------
+// The screenshot, goodbye, and the one-line summary on stdout; the exit code.
+int Viewer::summary() {
+  int exit_code = lost_ ? 1 : 0;
+  if (!args_.screenshot.empty()) {
+    // Redraw the last frame: after SDL_RenderPresent a window's back buffer is undefined.
+    draw_frame(connection_.stats());
+    std::string error;
+    const bool saved = video_.surface ? client::save_surface_png(video_.surface, args_.screenshot, error)
+                                      : client::save_renderer_png(video_.renderer, args_.screenshot, error);
+    if (!saved) {
+      std::cerr << "error: " << error << "\n";
+      exit_code = exit_code ? exit_code : 4;
+    }
+  }
+  connection_.close("viewer quit");
+  io_.poll();
+
+  const auto& stats = connection_.stats();
+  std::printf(
+      "viewer: connected=1 frames=%llu snapshots=%llu agents_visible=%zu agents_in_frame=%zu agents_total=%u "
+      "density_squares=%zu rtt_ms=%.2f kbit_s=%.1f bad_datagrams=%llu seconds=%.1f%s%s\n",
+      static_cast<unsigned long long>(frames_), static_cast<unsigned long long>(stats.snapshots_received),
+      agents_visible_, frame_.agents.size(), frame_.total_agents, density_squares_, stats.rtt_ms, stats.kbit_per_s,
+      static_cast<unsigned long long>(stats.bad_datagrams), elapsed(), args_.screenshot.empty() ? "" : " screenshot=",
+      args_.screenshot.c_str());
+  std::fflush(stdout);
+  return exit_code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Args args;
+  if (const auto code = parse_options(argc, argv, args)) return *code;
   Video video;
   std::string error;
   if (!open_video(args, video, error)) {
@@ -200,298 +576,8 @@ int main(int argc, char** argv) {
   std::signal(SIGINT, on_signal);
   std::signal(SIGTERM, on_signal);
 
-  client::SceneRenderer scene(video.renderer);
-  client::Camera camera(args.width, args.height);
-
-  asio::io_context io;
-  client::ConnectionOptions options;
-  options.host = args.host;
-  options.port = args.port;
-  options.name = args.name;
-  options.role = args.player ? protocol::Role::kPlayer : protocol::Role::kViewer;
-  options.connect_timeout = std::chrono::milliseconds(args.connect_timeout_ms);
-  options.handshake_timeout = std::chrono::milliseconds(args.connect_timeout_ms) + std::chrono::seconds(10);
-  options.data_timeout = std::chrono::milliseconds(args.data_timeout_ms);
-  client::Connection connection(io, options);
-  connection.start();
-
-  const auto started = Clock::now();
-  const auto elapsed = [&] { return std::chrono::duration<double>(Clock::now() - started).count(); };
-  const auto frame_period =
-      std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / args.fps));
-
-  // UI state.
-  bool quit = false;
-  bool flow = args.flow;
-  bool heat = args.heat;
-  bool follow = args.follow;
-  bool dragging = false;
-  bool map_ready = false;
-  int move_x = 0;
-  int move_y = 0;
-  std::uint64_t frames = 0;
-  double fps = 0.0;
-  std::uint64_t fps_frames = 0;
-  auto fps_window = Clock::now();
-  auto next_input = Clock::now();
-  client::InterpolationClock interp_clock(30.0);
-  std::uint32_t observed_tick = 0;
-  client::InterpolatedFrame frame;
-  sim::NavigationFields fields;
-  bool fields_shown = false;
-  auto last_field_update = Clock::now();
-  std::string end_reason;
-  std::size_t agents_visible = 0;
-  std::size_t density_squares = 0;
-
-  auto handle_events = [&] {
-    SDL_Event e;
-    while (SDL_PollEvent(&e)) {
-      switch (e.type) {
-        case SDL_QUIT: quit = true; break;
-        case SDL_WINDOWEVENT:
-          if (e.window.event == SDL_WINDOWEVENT_SIZE_CHANGED) camera.resize(e.window.data1, e.window.data2);
-          break;
-        case SDL_KEYDOWN: {
-          const auto key = e.key.keysym.sym;
-          const float step = 60.0f;
-          if (key == SDLK_ESCAPE || key == SDLK_q) quit = true;
-          if (key == SDLK_f) flow = !flow;
-          if (key == SDLK_h) heat = !heat;
-          if (key == SDLK_p) follow = !follow;
-          if (key == SDLK_LEFT) { camera.pan_pixels(step, 0); follow = false; }
-          if (key == SDLK_RIGHT) { camera.pan_pixels(-step, 0); follow = false; }
-          if (key == SDLK_UP) { camera.pan_pixels(0, step); follow = false; }
-          if (key == SDLK_DOWN) { camera.pan_pixels(0, -step); follow = false; }
-          const sim::Vec2 mid{static_cast<float>(camera.screen_width()) * 0.5f, static_cast<float>(camera.screen_height()) * 0.5f};
-          if (key == SDLK_PLUS || key == SDLK_EQUALS || key == SDLK_KP_PLUS) camera.zoom_at(1.25f, mid);
-          if (key == SDLK_MINUS || key == SDLK_KP_MINUS) camera.zoom_at(0.8f, mid);
-          if ((key == SDLK_0 || key == SDLK_HOME) && map_ready) {
-            const auto& m = connection.map();
-            camera.fit({0.0f, 0.0f, static_cast<float>(m.width()) * m.cell_size(), static_cast<float>(m.height()) * m.cell_size()});
-            follow = false;
-          }
-          break;
-        }
-        case SDL_MOUSEWHEEL: {
-          int mx = 0;
-          int my = 0;
-          SDL_GetMouseState(&mx, &my);
-          const float factor = e.wheel.y > 0 ? 1.2f : (e.wheel.y < 0 ? 1.0f / 1.2f : 1.0f);
-          camera.zoom_at(factor, {static_cast<float>(mx), static_cast<float>(my)});
-          break;
-        }
-        case SDL_MOUSEBUTTONDOWN:
-          if (e.button.button == SDL_BUTTON_LEFT || e.button.button == SDL_BUTTON_RIGHT) dragging = true;
-          break;
-        case SDL_MOUSEBUTTONUP: dragging = false; break;
-        case SDL_MOUSEMOTION:
-          if (dragging) {
-            camera.pan_pixels(static_cast<float>(e.motion.xrel), static_cast<float>(e.motion.yrel));
-            follow = false;
-          }
-          break;
-        default: break;
-      }
-    }
-    if (args.player && !args.headless) {
-      const Uint8* keys = SDL_GetKeyboardState(nullptr);
-      move_x = (keys[SDL_SCANCODE_D] ? 1 : 0) - (keys[SDL_SCANCODE_A] ? 1 : 0);
-      move_y = (keys[SDL_SCANCODE_S] ? 1 : 0) - (keys[SDL_SCANCODE_W] ? 1 : 0);
-    }
-  };
-
-  auto draw_connecting = [&] {
-    SDL_SetRenderDrawColor(video.renderer, client::kBackgroundColor.r, client::kBackgroundColor.g,
-                           client::kBackgroundColor.b, 255);
-    SDL_RenderClear(video.renderer);
-    const std::string text = "connecting to " + args.host + ":" + std::to_string(args.port) + " ...";
-    scene.draw_text(text, (camera.screen_width() - client::text_width(text, 2)) / 2, camera.screen_height() / 2, 2,
-                    client::kHudTextColor);
-  };
-
-  auto draw_frame = [&](const client::ConnectionStats& stats) {
-    client::DrawOptions draw;
-    draw.flow_arrows = flow;
-    draw.heat_map = heat;
-    draw.own_player_id = connection.welcome().player_id;
-    draw.kinds = connection.welcome().kinds;
-    scene.draw_scene(camera, frame, draw);
-    agents_visible = scene.agents_drawn();
-    density_squares = scene.density_squares_drawn();
-    std::vector<std::string> hud;
-    hud.push_back("tick " + std::to_string(static_cast<long long>(frame.tick)) + "  rtt " + fmt("%.1f", stats.rtt_ms) +
-                  " ms  " + fmt("%.1f", stats.kbit_per_s) + " kbit/s  fps " + fmt("%.0f", fps));
-    // Agents drawn one by one / in the world (tracked by the server for this view), and the
-    // density grid's lower bound of the rest of the view.
-    const std::uint64_t density = client::density_agents_floor(frame.density);
-    hud.push_back("agents " + std::to_string(agents_visible) + "/" + std::to_string(frame.total_agents) + " (" +
-                  std::to_string(frame.agents.size()) + " sent" +
-                  (density > 0 ? ", " + std::to_string(density) + "+ as density" : std::string()) + ")  players " +
-                  std::to_string(frame.players.size()) +
-                  "  snapshots " +
-                  std::to_string(stats.snapshots_received) + (stats.bad_datagrams ? "  bad " + std::to_string(stats.bad_datagrams) : ""));
-    hud.push_back(std::string("[F]low ") + (flow ? "on" : "off") + "  [H]eat " + (heat ? "on" : "off") + "  [P] follow " +
-                  (follow ? "on" : "off") + "  zoom " + fmt("%.2f", camera.zoom()));
-    if (!end_reason.empty()) hud.push_back("disconnected: " + end_reason);
-    scene.draw_hud(hud, 6, 6, 2);
-  };
-
-  // ---- connect (keeps the window responsive meanwhile) -------------------------------------
-  while (!connection.connected() && !connection.finished() && !quit && !g_stop) {
-    if (args.seconds > 0.0 && elapsed() >= args.seconds) break;
-    handle_events();
-    draw_connecting();
-    if (video.window) SDL_RenderPresent(video.renderer);
-    ++frames;
-    const auto wake = Clock::now() + std::chrono::milliseconds(20);
-    io.run_until(wake);
-    if (io.stopped()) io.restart();
-    if (Clock::now() < wake) std::this_thread::sleep_until(wake);
-  }
-  if (!connection.connected()) {
-    const std::string why = connection.error().empty()
-                                ? "gave up connecting to " + args.host + ":" + std::to_string(args.port) +
-                                      " (stopped before the handshake finished)"
-                                : connection.error();
-    std::cerr << "error: " << why << "\n";
-    std::printf("viewer: connected=0 frames=%llu seconds=%.1f\n", static_cast<unsigned long long>(frames), elapsed());
-    return 1;
-  }
-
-  const sim::GridMap& map = connection.map();
-  if (!scene.set_map(map, &error)) {
-    std::cerr << "error: " << error << "\n";
-    connection.close("viewer error");
-    return 3;
-  }
-  const client::WorldRect map_rect{0.0f, 0.0f, static_cast<float>(map.width()) * map.cell_size(),
-                                   static_cast<float>(map.height()) * map.cell_size()};
-  camera.fit(map_rect);
-  if (args.zoom > 0.0f) camera.set_zoom(args.zoom);
-  map_ready = true;
-  const auto& welcome = connection.welcome();
-  interp_clock = client::InterpolationClock(welcome.tick_hz);
-  const double delay_ticks = args.interp_snapshots * static_cast<double>(welcome.tick_hz) /
-                             static_cast<double>(std::max<std::uint16_t>(1, welcome.snapshot_hz));
-  std::cerr << "info: connected to " << args.host << ":" << args.port << " as client " << welcome.client_id << ", map '"
-            << welcome.map.name << "' " << map.width() << "x" << map.height() << ", " << welcome.tick_hz << " Hz ticks, "
-            << welcome.snapshot_hz << " Hz snapshots\n";
-
-  // ---- main loop ---------------------------------------------------------------------------
-  bool lost = false;
-  bool ended = false;
-  while (!quit && !g_stop) {
-    const auto frame_start = Clock::now();
-    if (args.seconds > 0.0 && elapsed() >= args.seconds) break;
-    handle_events();
-    io.poll();
-    if (io.stopped()) io.restart();
-    const auto& stats = connection.stats();
-    if (connection.finished() && !ended) {
-      ended = true;
-      lost = !connection.ended_by_bye();  // a server's Bye is an orderly end, not a failure
-      end_reason = connection.error().empty() ? "connection closed" : connection.error();
-      std::cerr << (lost ? "error: " : "info: ") << end_reason << "\n";
-      if (video.window == nullptr || args.seconds > 0.0) {
-        // Nothing more to show: keep the last frame for the screenshot and stop.
-        break;
-      }
-    }
-
-    // Map local time to server ticks from every snapshot not seen yet.
-    for (const auto& r : connection.snapshots()) {
-      if (r.snapshot.tick > observed_tick) {
-        interp_clock.observe(r.snapshot.tick, r.received_at);
-        observed_tick = r.snapshot.tick;
-      }
-    }
-    (void)connection.take_new_snapshot_count();
-    if (interp_clock.valid()) {
-      client::interpolate_history(connection.snapshots(), interp_clock.render_tick(frame_start, delay_ticks), frame);
-    }
-
-    if (follow) {
-      for (const auto& p : frame.players) {
-        if (welcome.player_id == 0 || p.id == welcome.player_id) {
-          camera.center_on({p.x, p.y});
-          break;
-        }
-      }
-    }
-
-    // Inputs at ~30 Hz: move intent (players) and the view rectangle for the area of interest.
-    if (frame_start >= next_input && connection.connected()) {
-      next_input = frame_start + std::chrono::milliseconds(33);
-      protocol::Input input;
-      const sim::Vec2 move = sim::normalized_or_zero({static_cast<float>(move_x), static_cast<float>(move_y)});
-      input.move_x = move.x;
-      input.move_y = move.y;
-      const client::WorldRect view = camera.visible_world();
-      input.view_x0 = view.x0;
-      input.view_y0 = view.y0;
-      input.view_x1 = view.x1;
-      input.view_y1 = view.y1;
-      connection.send_input(input);
-    }
-
-    // Fields for the overlays: goals = the players' cells, same as the server's swarm uses.
-    // Rebuilt at most 5 times a second: on big maps a rebuild costs tens of ms, and players
-    // change cells several times a second.
-    if ((flow || heat) && (!fields_shown || frame_start - last_field_update >= std::chrono::milliseconds(200))) {
-      last_field_update = frame_start;
-      std::vector<sim::CellCoord> goals;
-      if (const auto* latest = connection.latest()) {
-        for (const auto& p : latest->snapshot.players) goals.push_back(map.world_to_cell({p.x, p.y}));
-      }
-      if (fields.update(map, goals) || !fields_shown) {
-        scene.set_fields(&fields.integration(), &fields.flow());
-        fields_shown = true;
-      }
-    }
-
-    draw_frame(stats);
-    if (video.window) SDL_RenderPresent(video.renderer);
-    ++frames;
-    ++fps_frames;
-    const double fps_seconds = std::chrono::duration<double>(Clock::now() - fps_window).count();
-    if (fps_seconds >= 1.0) {
-      fps = static_cast<double>(fps_frames) / fps_seconds;
-      fps_frames = 0;
-      fps_window = Clock::now();
-    }
-    // Sleep the rest of the frame inside Asio so packets are handled as they come.
-    const auto frame_end = frame_start + frame_period;
-    if (Clock::now() < frame_end) {
-      io.run_until(frame_end);
-      if (io.stopped()) io.restart();
-      // run_until returns at once when nothing is pending (connection gone): do not spin.
-      if (Clock::now() < frame_end) std::this_thread::sleep_until(frame_end);
-    }
-  }
-
-  int exit_code = lost ? 1 : 0;
-  if (!args.screenshot.empty()) {
-    // Redraw the last frame: after SDL_RenderPresent a window's back buffer is undefined.
-    draw_frame(connection.stats());
-    const bool saved = video.surface ? client::save_surface_png(video.surface, args.screenshot, error)
-                                     : client::save_renderer_png(video.renderer, args.screenshot, error);
-    if (!saved) {
-      std::cerr << "error: " << error << "\n";
-      exit_code = exit_code ? exit_code : 4;
-    }
-  }
-  connection.close("viewer quit");
-  io.poll();
-
-  const auto& stats = connection.stats();
-  std::printf(
-      "viewer: connected=1 frames=%llu snapshots=%llu agents_visible=%zu agents_in_frame=%zu agents_total=%u "
-      "density_squares=%zu rtt_ms=%.2f kbit_s=%.1f bad_datagrams=%llu seconds=%.1f%s%s\n",
-      static_cast<unsigned long long>(frames), static_cast<unsigned long long>(stats.snapshots_received), agents_visible,
-      frame.agents.size(), frame.total_agents, density_squares, stats.rtt_ms, stats.kbit_per_s,
-      static_cast<unsigned long long>(stats.bad_datagrams), elapsed(), args.screenshot.empty() ? "" : " screenshot=",
-      args.screenshot.c_str());
-  std::fflush(stdout);
-  return exit_code;
+  Viewer viewer(args, video);
+  if (const auto code = viewer.connect()) return *code;
+  viewer.loop();
+  return viewer.summary();
 }

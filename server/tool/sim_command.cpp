@@ -121,177 +121,213 @@ double mean_distance_to(const sim::Swarm& swarm, sim::Vec2 p) {
   return sum / static_cast<double>(xs.size());
 }
 
-int run_sim(const SimOptions& opt) {
-  // Also checked on the command line (strict_values): NaN would make every dt NaN.
-  if (!(std::isfinite(opt.tick_hz) && opt.tick_hz > 0.0)) {
-    std::fprintf(stderr, "error: --tick-hz must be a finite number > 0 (got %g)\n", opt.tick_hz);
-    return 2;
-  }
-  sim::GridMap map;
-  std::string map_label;
+// ---- Options: the map and the scene, checked before anything runs (each prints its error) -------
+
+bool load_map(const SimOptions& opt, sim::GridMap& map, std::string& map_label) {
   if (opt.city_seed.has_value()) {
     if (!opt.map_path.empty()) {
       std::fprintf(stderr, "error: give either MAP or --city-seed, not both\n");
-      return 2;
+      return false;
     }
     map = sim::generate_city({opt.size, opt.size, *opt.city_seed});
     map_label = "city(seed=" + std::to_string(*opt.city_seed) + ")";
   } else {
     if (opt.map_path.empty()) {
       std::fprintf(stderr, "error: give a MAP file or --city-seed S (see --help)\n");
-      return 2;
+      return false;
     }
     sim::MapError error;
     if (!io::read_map_file(opt.map_path, map, error)) {
       std::fprintf(stderr, "error: %s\n", error.to_string().c_str());
-      return 2;
+      return false;
     }
     map_label = opt.map_path;
   }
   if (map.walkable_count() == 0) {
     std::fprintf(stderr, "error: %s has no walkable cell\n", map_label.c_str());
-    return 2;
+    return false;
   }
+  return true;
+}
 
-  // Scene options, checked against the map before anything runs.
-  std::vector<sim::Vec2> standing;
+/// What the command line asks the world for besides the map.
+struct Scene {
+  std::vector<sim::Vec2> standing;  // --player positions
+  float rect[4] = {0, 0, 0, 0};     // --spawn-rect
+  sim::FieldMode mode{};
+  std::vector<sim::AgentKind> kinds;  // empty: the swarm's one default agent
+};
+
+bool read_players(const SimOptions& opt, const sim::GridMap& map, std::vector<sim::Vec2>& standing) {
   for (const std::string& spec : opt.players) {
     float xy[2];
     if (!parse_numbers(spec, 2, xy)) {
       std::fprintf(stderr, "error: --player '%s': expected X,Y (two numbers, world units)\n", spec.c_str());
-      return 2;
+      return false;
     }
-    const float w = static_cast<float>(map.width()) * map.cell_size(), h = static_cast<float>(map.height()) * map.cell_size();
+    const float w = static_cast<float>(map.width()) * map.cell_size();
+    const float h = static_cast<float>(map.height()) * map.cell_size();
     if (xy[0] < 0.0f || xy[1] < 0.0f || xy[0] >= w || xy[1] >= h) {
       std::fprintf(stderr, "error: --player '%s' is off the map (0..%g x 0..%g world units)\n", spec.c_str(),
                    static_cast<double>(w), static_cast<double>(h));
-      return 2;
+      return false;
     }
     // The world would move such a player to the nearest open cell: a scene should say so.
     if (const sim::CellCoord c = map.world_to_cell({xy[0], xy[1]}); !map.walkable(c.x, c.y)) {
       std::fprintf(stderr, "error: --player '%s' stands in a wall (cell %d,%d is blocked); give a walkable position\n",
                    spec.c_str(), c.x, c.y);
-      return 2;
+      return false;
     }
     standing.push_back({xy[0], xy[1]});
   }
-  float rect[4] = {0, 0, 0, 0};
-  if (!opt.spawn_rect.empty()) {
-    const float w = static_cast<float>(map.width()) * map.cell_size(), h = static_cast<float>(map.height()) * map.cell_size();
-    if (!parse_numbers(opt.spawn_rect, 4, rect)) {
-      std::fprintf(stderr, "error: --spawn-rect '%s': expected X0,Y0,X1,Y1 (four numbers, world units)\n",
-                   opt.spawn_rect.c_str());
-      return 2;
-    }
-    if (!(rect[0] < rect[2] && rect[1] < rect[3]) || rect[0] < 0.0f || rect[1] < 0.0f || rect[2] > w || rect[3] > h) {
-      std::fprintf(stderr, "error: --spawn-rect '%s': need 0 <= X0 < X1 <= %g and 0 <= Y0 < Y1 <= %g\n",
-                   opt.spawn_rect.c_str(), static_cast<double>(w), static_cast<double>(h));
-      return 2;
-    }
+  return true;
+}
+
+bool read_spawn_rect(const SimOptions& opt, const sim::GridMap& map, float (&rect)[4]) {
+  if (opt.spawn_rect.empty()) return true;
+  const float w = static_cast<float>(map.width()) * map.cell_size();
+  const float h = static_cast<float>(map.height()) * map.cell_size();
+  if (!parse_numbers(opt.spawn_rect, 4, rect)) {
+    std::fprintf(stderr, "error: --spawn-rect '%s': expected X0,Y0,X1,Y1 (four numbers, world units)\n",
+                 opt.spawn_rect.c_str());
+    return false;
   }
-  const std::optional<sim::FieldMode> mode = sim::parse_field_mode(opt.field_mode);
-  if (!mode) {
-    std::fprintf(stderr, "error: --field-mode '%s': expected whole, hierarchical or auto\n", opt.field_mode.c_str());
-    return 2;
+  if (!(rect[0] < rect[2] && rect[1] < rect[3]) || rect[0] < 0.0f || rect[1] < 0.0f || rect[2] > w || rect[3] > h) {
+    std::fprintf(stderr, "error: --spawn-rect '%s': need 0 <= X0 < X1 <= %g and 0 <= Y0 < Y1 <= %g\n",
+                 opt.spawn_rect.c_str(), static_cast<double>(w), static_cast<double>(h));
+    return false;
   }
-  std::vector<sim::AgentKind> kinds;
+  return true;
+}
+
+bool read_kinds(const SimOptions& opt, std::vector<sim::AgentKind>& kinds) {
   if (!opt.kinds_path.empty()) {
     if (std::string err = server::read_kinds_file(opt.kinds_path, kinds); !err.empty()) {
       std::fprintf(stderr, "error: --kinds-from: %s\n", err.c_str());
-      return 2;
+      return false;
     }
   }
   if (!opt.kinds.empty()) {
     std::vector<sim::AgentKind> table = kinds.empty() ? sim::default_agent_kinds() : kinds;
     if (std::string err = kinds_from_options(opt.kinds, std::move(table), kinds); !err.empty()) {
       std::fprintf(stderr, "error: %s\n", err.c_str());
-      return 2;
+      return false;
     }
   }
-  {
-    // The density limit (the most agents the walkable cells hold; sim/crowd/density_limit.hpp):
-    // of the kinds spawned, or without --kind of the swarm's one default agent.
-    std::vector<sim::AgentKind> spawned = kinds;
-    if (spawned.empty()) {
-      spawned.emplace_back();
-      spawned.back().name = "default";
-      spawned.back().radius = sim::SwarmParams{}.radius;
-    }
-    const std::uint64_t limit = sim::density_limit(map, spawned);
-    if (opt.agents > limit) {
-      std::fprintf(stderr,
-                   "error: --agents %u is above the density limit: %s; ask for at most %llu agents (--agents) or use a "
-                   "bigger map (--size N with --city-seed, or a bigger MAP)\n",
-                   opt.agents, sim::describe_density_limit(map, spawned).c_str(), static_cast<unsigned long long>(limit));
-      return 2;
-    }
+  return true;
+}
+
+/// The density limit (the most agents the walkable cells hold; sim/crowd/density_limit.hpp):
+/// of the kinds spawned, or without --kind of the swarm's one default agent.
+bool check_density_limit(const SimOptions& opt, const sim::GridMap& map, const std::vector<sim::AgentKind>& kinds) {
+  std::vector<sim::AgentKind> spawned = kinds;
+  if (spawned.empty()) {
+    spawned.emplace_back();
+    spawned.back().name = "default";
+    spawned.back().radius = sim::SwarmParams{}.radius;
   }
+  const std::uint64_t limit = sim::density_limit(map, spawned);
+  if (opt.agents > limit) {
+    std::fprintf(stderr,
+                 "error: --agents %u is above the density limit: %s; ask for at most %llu agents (--agents) or use a "
+                 "bigger map (--size N with --city-seed, or a bigger MAP)\n",
+                 opt.agents, sim::describe_density_limit(map, spawned).c_str(), static_cast<unsigned long long>(limit));
+    return false;
+  }
+  return true;
+}
+
+bool read_scene(const SimOptions& opt, const sim::GridMap& map, Scene& scene) {
+  if (!read_players(opt, map, scene.standing) || !read_spawn_rect(opt, map, scene.rect)) return false;
+  const std::optional<sim::FieldMode> mode = sim::parse_field_mode(opt.field_mode);
+  if (!mode) {
+    std::fprintf(stderr, "error: --field-mode '%s': expected whole, hierarchical or auto\n", opt.field_mode.c_str());
+    return false;
+  }
+  scene.mode = *mode;
+  return read_kinds(opt, scene.kinds) && check_density_limit(opt, map, scene.kinds);
+}
+
+/// The --csv file with its header row, or null without --csv; false when it cannot be written.
+bool open_csv(const SimOptions& opt, std::FILE*& csv) {
+  csv = nullptr;
   if (opt.csv_every.has_value() && opt.csv_path.empty()) {
     std::fprintf(stderr, "error: --csv-every needs --csv FILE\n");
-    return 2;
+    return false;
   }
-  std::FILE* csv = nullptr;
-  if (!opt.csv_path.empty()) {
-    csv = std::fopen(opt.csv_path.c_str(), "w");
-    if (csv == nullptr) {
-      std::fprintf(stderr, "error: --csv '%s': cannot write: %s\n", opt.csv_path.c_str(), std::strerror(errno));
-      return 2;
-    }
-    std::fputs("tick,id,kind,x,y,vx,vy\n", csv);
+  if (opt.csv_path.empty()) return true;
+  csv = std::fopen(opt.csv_path.c_str(), "w");
+  if (csv == nullptr) {
+    std::fprintf(stderr, "error: --csv '%s': cannot write: %s\n", opt.csv_path.c_str(), std::strerror(errno));
+    return false;
   }
-  const std::uint64_t csv_every = opt.csv_every.value_or(1);
+  std::fputs("tick,id,kind,x,y,vx,vy\n", csv);
+  return true;
+}
 
+// ---- The world: its players and, with --spawn-rect, its agents ----------------------------------
+
+sim::WorldParams world_params(const SimOptions& opt, const Scene& scene) {
   sim::WorldParams params;
   params.seed = opt.seed;
   params.max_agents = opt.agents;
   params.spawner.initial_agents = opt.spawn_rect.empty() ? opt.agents : 0;
-  params.spawner.stop_at_density_limit = true;  // --agents was checked against it above
-  params.kinds = kinds;
+  params.spawner.stop_at_density_limit = true;  // --agents was checked against it (check_density_limit)
+  params.kinds = scene.kinds;
   params.worker_threads = opt.threads;
-  params.field_mode = *mode;
+  params.field_mode = scene.mode;
+  return params;
+}
+
+/// Players: the ones standing where --player says, or one scripted player walking a loop.
+/// Returns the first player's id.
+std::uint32_t add_players(sim::World& world, const Scene& scene, std::optional<ScriptedPlayer>& script) {
+  const sim::GridMap& map = world.map();
   const sim::Vec2 centre{static_cast<float>(map.width()) * map.cell_size() * 0.5f,
                          static_cast<float>(map.height()) * map.cell_size() * 0.5f};
-  sim::World world(map, params);
-  // Players: the ones standing where --player says, or one scripted player walking a loop.
-  std::optional<ScriptedPlayer> script;
   std::uint32_t player = 0;
-  for (const sim::Vec2 p : standing) {
+  for (const sim::Vec2 p : scene.standing) {
     const std::uint32_t id = world.add_player(p);
     if (player == 0) player = id;
   }
-  if (standing.empty()) {
+  if (scene.standing.empty()) {
     player = world.add_player(centre);
     script.emplace(world.map(), world.find_player(player)->position);
   }
-  if (!opt.spawn_rect.empty()) {
-    std::string err;
-    sim::ClearanceMap clearance;
-    clearance.build(world.map());
-    if (!rect_has_walkable_cell(world.map(), rect)) {
-      err = "--spawn-rect '" + opt.spawn_rect + "' holds no walkable cell";
-    } else {
-      err = check_kinds_fit(world, clearance, rect, opt.spawn_rect);
-    }
-    if (!err.empty()) {
-      std::fprintf(stderr, "error: %s\n", err.c_str());
-      if (csv != nullptr) std::fclose(csv);
-      return 2;
-    }
-    spawn_in_rect(world, clearance, opt.agents, rect, opt.seed);
+  return player;
+}
+
+/// The --agents placed in --spawn-rect where each kind's disc fits; false (printed) when the
+/// rectangle has no place for a kind.
+bool spawn_agents_in_rect(const SimOptions& opt, const Scene& scene, sim::World& world) {
+  std::string err;
+  sim::ClearanceMap clearance;
+  clearance.build(world.map());
+  if (!rect_has_walkable_cell(world.map(), scene.rect)) {
+    err = "--spawn-rect '" + opt.spawn_rect + "' holds no walkable cell";
+  } else {
+    err = check_kinds_fit(world, clearance, scene.rect, opt.spawn_rect);
   }
+  if (!err.empty()) {
+    std::fprintf(stderr, "error: %s\n", err.c_str());
+    return false;
+  }
+  spawn_in_rect(world, clearance, opt.agents, scene.rect, opt.seed);
+  return true;
+}
+
+// ---- The run: --ticks steps, CSV rows, progress about once a second -----------------------------
+
+using Clock = std::chrono::steady_clock;
+
+/// Seconds spent in World::step over the run.
+double run_ticks(const SimOptions& opt, sim::World& world, std::uint32_t player, std::optional<ScriptedPlayer>& script,
+                 std::FILE* csv) {
   const float dt = static_cast<float>(1.0 / opt.tick_hz);
-
-  std::printf("map=%s size=%dx%d walkable=%zu agents=%u ticks=%" PRIu64 " seed=%" PRIu64 " tick_hz=%g players=%zu%s\n",
-              map_label.c_str(), map.width(), map.height(), map.walkable_count(), opt.agents, opt.ticks, opt.seed,
-              opt.tick_hz, world.players().size(),
-              script ? (" waypoints=" + std::to_string(script->waypoint_count())).c_str() : " (standing)");
-  std::fflush(stdout);
+  const std::uint64_t csv_every = opt.csv_every.value_or(1);
   std::vector<std::size_t> csv_order;
-
   const bool tty = isatty(STDERR_FILENO) != 0;
-  using Clock = std::chrono::steady_clock;
-  const Clock::time_point begin = Clock::now();
-  Clock::time_point last_report = begin;
+  Clock::time_point last_report = Clock::now();
   std::uint64_t last_report_tick = 0;
   double step_seconds = 0.0;
   double step_seconds_at_report = 0.0;
@@ -306,23 +342,23 @@ int run_sim(const SimOptions& opt) {
       const std::uint64_t ticks = world.tick() - last_report_tick;
       const double ms = ticks > 0 ? 1000.0 * (step_seconds - step_seconds_at_report) / static_cast<double>(ticks) : 0.0;
       std::fprintf(stderr, "tick=%" PRIu64 " agents=%zu mean_dist=%.1f ms_per_tick=%.3f rebuilds=%" PRIu64 "%s",
-                   world.tick(), world.swarm().size(), mean_distance_to(world.swarm(), world.find_player(player)->position),
-                   ms, world.rebuild_count(), tty ? "\r" : "\n");
+                   world.tick(), world.swarm().size(),
+                   mean_distance_to(world.swarm(), world.find_player(player)->position), ms, world.rebuild_count(),
+                   tty ? "\r" : "\n");
       std::fflush(stderr);
       last_report = s1;
       last_report_tick = world.tick();
       step_seconds_at_report = step_seconds;
     }
   }
-  const double wall = std::chrono::duration<double>(Clock::now() - begin).count();
-  if (csv != nullptr) {
-    const bool ok = std::ferror(csv) == 0;
-    if (std::fclose(csv) != 0 || !ok) {
-      std::fprintf(stderr, "error: --csv '%s': write failed\n", opt.csv_path.c_str());
-      return 2;
-    }
-  }
-  if (tty && !opt.no_progress) std::fprintf(stderr, "\r\033[K");
+  return step_seconds;
+}
+
+// ---- Summary: timing on stderr, the state hash as the last stdout line --------------------------
+
+void print_summary(const SimOptions& opt, const sim::World& world, std::uint32_t player, double wall,
+                   double step_seconds) {
+  if (isatty(STDERR_FILENO) != 0 && !opt.no_progress) std::fprintf(stderr, "\r\033[K");  // the progress line
   const double ms_per_tick = opt.ticks > 0 ? 1000.0 * step_seconds / static_cast<double>(opt.ticks) : 0.0;
   const double ns_per_agent_tick =
       world.swarm().size() > 0 ? 1e6 * ms_per_tick / static_cast<double>(world.swarm().size()) : 0.0;
@@ -332,6 +368,44 @@ int run_sim(const SimOptions& opt) {
   std::printf("ticks=%" PRIu64 " agents=%zu rebuilds=%" PRIu64 " state_hash=0x%016" PRIx64 "\n", world.tick(),
               world.swarm().size(), world.rebuild_count(), world.state_hash());
   std::fflush(stdout);
+}
+
+int run_sim(const SimOptions& opt) {
+  // Also checked on the command line (strict_values): NaN would make every dt NaN.
+  if (!(std::isfinite(opt.tick_hz) && opt.tick_hz > 0.0)) {
+    std::fprintf(stderr, "error: --tick-hz must be a finite number > 0 (got %g)\n", opt.tick_hz);
+    return 2;
+  }
+  sim::GridMap map;
+  std::string map_label;
+  Scene scene;
+  std::FILE* csv = nullptr;
+  if (!load_map(opt, map, map_label) || !read_scene(opt, map, scene) || !open_csv(opt, csv)) return 2;
+
+  sim::World world(map, world_params(opt, scene));
+  std::optional<ScriptedPlayer> script;
+  const std::uint32_t player = add_players(world, scene, script);
+  if (!opt.spawn_rect.empty() && !spawn_agents_in_rect(opt, scene, world)) {
+    if (csv != nullptr) std::fclose(csv);
+    return 2;
+  }
+  std::printf("map=%s size=%dx%d walkable=%zu agents=%u ticks=%" PRIu64 " seed=%" PRIu64 " tick_hz=%g players=%zu%s\n",
+              map_label.c_str(), map.width(), map.height(), map.walkable_count(), opt.agents, opt.ticks, opt.seed,
+              opt.tick_hz, world.players().size(),
+              script ? (" waypoints=" + std::to_string(script->waypoint_count())).c_str() : " (standing)");
+  std::fflush(stdout);
+
+  const Clock::time_point begin = Clock::now();
+  const double step_seconds = run_ticks(opt, world, player, script, csv);
+  const double wall = std::chrono::duration<double>(Clock::now() - begin).count();
+  if (csv != nullptr) {
+    const bool ok = std::ferror(csv) == 0;
+    if (std::fclose(csv) != 0 || !ok) {
+      std::fprintf(stderr, "error: --csv '%s': write failed\n", opt.csv_path.c_str());
+      return 2;
+    }
+  }
+  print_summary(opt, world, player, wall, step_seconds);
   return 0;
 }
 

@@ -1,4 +1,6 @@
-// Delta snapshot encoder (layout: protocol/SNAPSHOTS.md).
+// Delta snapshot encoder (layout: protocol/SNAPSHOTS.md). encode() is the list of its steps, one
+// per section of that file: the inputs checked, the merge of baseline and candidates (the model),
+// the header, the bit section's parts in their order, the residual streams.
 #include <algorithm>
 #include <array>
 
@@ -10,6 +12,22 @@ namespace swarmfield::protocol {
 
 using namespace detail;
 
+namespace {
+
+/// Candidates strictly increasing by id and in range, checked before anything is written.
+[[nodiscard]] bool candidates_valid(const AgentCandidates& candidates) noexcept {
+  const std::size_t count = candidates.size();
+  const AgentCandidate* cand = candidates.data();
+  // No early exit: a branch-free pass (x | y exceeds kPositionMax iff x or y does).
+  bool bad = count > 0 && (cand[0].x | cand[0].y) > kPositionMax;
+  for (std::size_t k = 1; k < count; ++k) {
+    bad |= (cand[k].id <= cand[k - 1].id) | ((cand[k].x | cand[k].y) > kPositionMax);
+  }
+  return !bad;
+}
+
+}  // namespace
+
 bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView& baseline,
                              const AgentCandidates& candidates, const DensityGrid& grid,
                              std::vector<std::uint8_t>& payload, AgentFrame& frame) {
@@ -18,8 +36,8 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
   frame.tick = header.tick;
   // Sized for the worst case; resize() only initializes what grew since the last call, the
   // final resize() shrinks.
-  const std::size_t nb = header.baseline_distance == 0 ? 0 : baseline.size();
-  frame.agents.resize(nb + candidates.size());
+  const std::size_t base_count = header.baseline_distance == 0 ? 0 : baseline.size();
+  frame.agents.resize(base_count + candidates.size());
   std::size_t size = 0;
   if (!encode(header, baseline, candidates, grid, payload, frame.agents, size)) return false;
   frame.agents.resize(size);
@@ -28,61 +46,88 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
 }
 
 bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView& baseline_in,
-                             const AgentCandidates& c, const DensityGrid& grid, std::vector<std::uint8_t>& payload,
-                             std::span<AgentState> frame_out, std::size_t& frame_size) {
+                             const AgentCandidates& candidates, const DensityGrid& grid,
+                             std::vector<std::uint8_t>& payload, std::span<AgentState> frame_out,
+                             std::size_t& frame_size) {
   stats_ = {};
   frame_size = 0;
-  const std::size_t n = c.size();
   if (header.baseline_distance > kSnapshotHistorySize) return false;
-  const AgentFrameView b = header.baseline_distance == 0 ? AgentFrameView::empty() : baseline_in;
+  const AgentFrameView baseline = header.baseline_distance == 0 ? AgentFrameView::empty() : baseline_in;
   if (header.baseline_distance != 0 &&
-      (b.sequence != header.sequence - header.baseline_distance || b.tick >= header.tick)) {
+      (baseline.sequence != header.sequence - header.baseline_distance || baseline.tick >= header.tick)) {
     return false;
   }
-  const std::uint32_t tick = header.tick;
-  const bool predicted = header.predicted;
-  const std::size_t nb = b.size();
-
-  if (frame_out.size() < nb + n) return false;
+  if (frame_out.size() < baseline.size() + candidates.size()) return false;
   removed_.clear();
   runs_.clear();
   added_.clear();
   kind_changes_.clear();
   kind_values_.clear();
   escapes_.clear();
+  if (!candidates_valid(candidates)) return false;
 
-  // Candidates strictly increasing by id and in range, checked before anything is written.
-  const AgentCandidate* cand = c.data();
-  // No early exit: a branch-free pass (x | y exceeds kPositionMax iff x or y does).
-  bool bad = n > 0 && (cand[0].x | cand[0].y) > kPositionMax;
-  for (std::size_t k = 1; k < n; ++k) {
-    bad |= (cand[k].id <= cand[k - 1].id) | ((cand[k].x | cand[k].y) > kPositionMax);
+  // The model: the frame the client will hold, and what the sections below say about it.
+  const Merged merged = merge(baseline, candidates, header.tick, header.predicted, frame_out.data());
+  frame_size = merged.written;
+  stats_.updated = merged.updated;
+  stats_.moving = merged.moving;
+  stats_.stale = merged.stale;
+  if (merged.written > kMaxFrameAgents) return false;
+  stats_.removed = removed_.size();
+  stats_.added = added_.size();
+
+  write_header(header, !grid.empty(), payload);
+  // The bit section, in the order of SNAPSHOTS.md.
+  bits_.clear();
+  if (!grid.empty()) {
+    write_density_grid(bits_, grid, *baseline.grid);
+    stats_.grid_bits = bits_.bit_count();
   }
-  if (bad) return false;
-  // Output written through pointers (no per-agent push_back), entries [0, f) in order and
-  // nothing else: a caller may hand in memory that must not be touched beyond the frame.
-  if (symbols_.size() < nb + n) symbols_.resize(nb + n);  // never shrunk: no re-initialization
-  AgentState* out = frame_out.data();
+  write_removed();
+  if (merged.kept > 0) write_kept_runs();
+  write_added(candidates);
+  write_kind_changes();
+  if (!write_tables(merged.updated)) return false;
+  write_escapes();
+  const std::span<const std::uint8_t> bit_bytes = bits_.finish();
+  put_u32(payload, static_cast<std::uint32_t>(bit_bytes.size()));
+  payload.insert(payload.end(), bit_bytes.begin(), bit_bytes.end());
+  stats_.bit_bytes = bit_bytes.size();
+
+  if (merged.updated > 0) write_residual_streams(merged.updated, payload);
+  return true;
+}
+
+// ---- Merge the baseline and the candidates (both sorted by id) ----------------------------------
+// Output written through pointers (no per-agent push_back), entries [0, written) in order and
+// nothing else: a caller may hand in memory that must not be touched beyond the frame. Fills
+// removed_, runs_, added_, kind changes, escapes and one residual symbol per updated agent.
+SnapshotEncoder::Merged SnapshotEncoder::merge(const AgentFrameView& baseline, const AgentCandidates& candidates,
+                                                std::uint32_t tick, bool predicted, AgentState* out) {
+  const std::size_t base_count = baseline.size();
+  const std::size_t cand_count = candidates.size();
+  // Never shrunk: no re-initialization.
+  if (symbols_.size() < base_count + cand_count) symbols_.resize(base_count + cand_count);
+  const AgentCandidate* cand = candidates.data();
   std::uint32_t* sym = symbols_.data();
-  const AgentState* base = b.agents.data();
-  std::size_t f = 0;  // frame entries written
-  std::size_t u = 0;  // updated agents (symbols written)
+  const AgentState* base = baseline.agents.data();
+  std::size_t written = 0;  // frame entries written
+  std::size_t updated = 0;  // updated agents (symbols written)
   std::size_t moving = 0, stale = 0;  // locals: the loop's calls would force stats_ through memory
 
-  // ---- Merge the baseline and the candidates (both sorted by id) ----------------------------
-  std::size_t i = 0, j = 0;
+  std::size_t base_index = 0, cand_index = 0;
   bool run_updated = true;  // runs alternate, the first one counting updated agents
   std::uint32_t run = 0;
   std::size_t kept = 0;
-  auto add = [&](const AgentCandidate& cj) {
-    if (cj.send) {
-      added_.push_back(static_cast<std::uint32_t>(&cj - cand));
-      out[f++] = AgentState{cj.id, cj.x, cj.y, tick, 0, 0, cj.heading, cj.kind};
+  auto add = [&](const AgentCandidate& added) {
+    if (added.send) {
+      added_.push_back(static_cast<std::uint32_t>(&added - cand));
+      out[written++] = AgentState{added.id, added.x, added.y, tick, 0, 0, added.heading, added.kind};
     }
   };
-  while (i < nb && j < n) {
-    const AgentCandidate& cj = cand[j];
-    if (base[i].id == cj.id && !cj.send) {
+  while (base_index < base_count && cand_index < cand_count) {
+    const AgentCandidate& next = cand[cand_index];
+    if (base[base_index].id == next.id && !next.send) {
       // A run of kept agents not sent (most of a whole-map view's, whose budget refreshes a
       // few of its tracked agents per snapshot): copied as the baseline has them.
       if (run_updated) {
@@ -90,33 +135,34 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
         run = 0;
         run_updated = false;
       }
-      std::size_t s = 0;
+      std::size_t length = 0;
       do {
-        out[f + s] = base[i + s];
-        ++s;
-      } while (i + s < nb && j + s < n && base[i + s].id == cand[j + s].id && !cand[j + s].send);
-      f += s;
-      i += s;
-      j += s;
-      kept += s;
-      stale += s;
-      run += static_cast<std::uint32_t>(s);
+        out[written + length] = base[base_index + length];
+        ++length;
+      } while (base_index + length < base_count && cand_index + length < cand_count &&
+               base[base_index + length].id == cand[cand_index + length].id && !cand[cand_index + length].send);
+      written += length;
+      base_index += length;
+      cand_index += length;
+      kept += length;
+      stale += length;
+      run += static_cast<std::uint32_t>(length);
       continue;
     }
-    if (base[i].id < cj.id) {
-      removed_.push_back(static_cast<std::uint32_t>(i));
-      ++i;
+    if (base[base_index].id < next.id) {
+      removed_.push_back(static_cast<std::uint32_t>(base_index));
+      ++base_index;
       continue;
     }
-    if (cj.id < base[i].id) {
-      add(cj);
-      ++j;
+    if (next.id < base[base_index].id) {
+      add(next);
+      ++cand_index;
       continue;
     }
     // Kept: the same id on both sides.
-    const AgentState& bi = base[i];
+    const AgentState& was = base[base_index];
     ++kept;
-    const bool update = cj.send != 0;
+    const bool update = next.send != 0;
     if (update != run_updated) {
       runs_.push_back(run);
       run = 0;
@@ -124,12 +170,12 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
     }
     ++run;
     if (update) {
-      const std::size_t ctx = speed_class(bi.vx, bi.vy);
-      const std::uint32_t pdt = predicted ? prediction_ticks(bi.tick, tick) : 0;
-      const std::uint32_t px = predict_coordinate_after(bi.x, bi.vx, pdt);
-      const std::uint32_t py = predict_coordinate_after(bi.y, bi.vy, pdt);
-      const auto rx = static_cast<std::int32_t>(cj.x) - static_cast<std::int32_t>(px);
-      const auto ry = static_cast<std::int32_t>(cj.y) - static_cast<std::int32_t>(py);
+      const std::size_t ctx = speed_class(was.vx, was.vy);
+      const std::uint32_t pdt = predicted ? prediction_ticks(was.tick, tick) : 0;
+      const std::uint32_t px = predict_coordinate_after(was.x, was.vx, pdt);
+      const std::uint32_t py = predict_coordinate_after(was.y, was.vy, pdt);
+      const auto rx = static_cast<std::int32_t>(next.x) - static_cast<std::int32_t>(px);
+      const auto ry = static_cast<std::int32_t>(next.y) - static_cast<std::int32_t>(py);
       std::uint32_t ps = kPosEscape;
       if (static_cast<std::uint32_t>(rx + kPosRange) <= 2 * kPosRange &&
           static_cast<std::uint32_t>(ry + kPosRange) <= 2 * kPosRange) {
@@ -138,115 +184,104 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
         escapes_.push_back({zigzag_encode(rx), 0});
         escapes_.push_back({zigzag_encode(ry), 0});
       }
-      const auto dh = static_cast<std::int32_t>(static_cast<std::int8_t>(cj.heading - bi.heading));
+      const auto dh = static_cast<std::int32_t>(static_cast<std::int8_t>(next.heading - was.heading));
       std::uint32_t hs = kHeadEscape;
       if (static_cast<std::uint32_t>(dh + kHeadRange) <= 2 * kHeadRange) {
         hs = static_cast<std::uint32_t>(dh + kHeadRange);
       } else {
-        escapes_.push_back({cj.heading, 1});
+        escapes_.push_back({next.heading, 1});
       }
-      sym[u] = ps | (hs << 8) | (static_cast<std::uint32_t>(ctx) << 16);
-      if (cj.kind != bi.kind) {
-        kind_changes_.push_back(static_cast<std::uint32_t>(u));
-        kind_values_.push_back(cj.kind);
+      sym[updated] = ps | (hs << 8) | (static_cast<std::uint32_t>(ctx) << 16);
+      if (next.kind != was.kind) {
+        kind_changes_.push_back(static_cast<std::uint32_t>(updated));
+        kind_values_.push_back(next.kind);
       }
-      moving += (cj.x != bi.x || cj.y != bi.y || cj.heading != bi.heading) ? 1 : 0;
-      ++u;
-      const std::uint32_t vdt = velocity_span_ticks(bi.tick, tick);
-      out[f] = AgentState{bi.id,
-                          cj.x,
-                          cj.y,
-                          tick,
-                          update_velocity_over(bi.vx, bi.x, cj.x, vdt),
-                          update_velocity_over(bi.vy, bi.y, cj.y, vdt),
-                          cj.heading,
-                          cj.kind};
+      moving += (next.x != was.x || next.y != was.y || next.heading != was.heading) ? 1 : 0;
+      ++updated;
+      const std::uint32_t vdt = velocity_span_ticks(was.tick, tick);
+      out[written] = AgentState{was.id,
+                                next.x,
+                                next.y,
+                                tick,
+                                update_velocity_over(was.vx, was.x, next.x, vdt),
+                                update_velocity_over(was.vy, was.y, next.y, vdt),
+                                next.heading,
+                                next.kind};
     } else {
       ++stale;
-      out[f] = bi;
+      out[written] = was;
     }
-    ++f;
-    ++i;
-    ++j;
+    ++written;
+    ++base_index;
+    ++cand_index;
   }
-  for (; i < nb; ++i) removed_.push_back(static_cast<std::uint32_t>(i));
-  for (; j < n; ++j) add(cand[j]);
+  for (; base_index < base_count; ++base_index) removed_.push_back(static_cast<std::uint32_t>(base_index));
+  for (; cand_index < cand_count; ++cand_index) add(cand[cand_index]);
   if (kept > 0) runs_.push_back(run);
-  frame_size = f;
-  stats_.updated = u;
-  stats_.moving = moving;
-  stats_.stale = stale;
-  if (f > kMaxFrameAgents) return false;
-  stats_.removed = removed_.size();
-  stats_.added = added_.size();
+  return Merged{written, updated, kept, moving, stale};
+}
 
-  // Symbol counts per speed class.
-  std::array<std::array<std::uint32_t, kPosAlphabet>, kSpeedClasses> pos_counts{};
-  std::array<std::array<std::uint32_t, kHeadAlphabet>, kSpeedClasses> head_counts{};
-  for (std::size_t k = 0; k < u; ++k) {
-    const std::uint32_t v = sym[k];
-    ++pos_counts[v >> 16][v & 0xFF];
-    ++head_counts[v >> 16][(v >> 8) & 0xFF];
-  }
-
-  // ---- Header (byte aligned) ---------------------------------------------------------------
+// ---- Header (byte aligned), then the players ----------------------------------------------------
+void SnapshotEncoder::write_header(const SnapshotHeader& header, bool has_grid, std::vector<std::uint8_t>& payload) {
   payload.clear();
   const std::size_t players = std::min(header.players.size(), kMaxSnapshotPlayers);
   put_u8(payload, kSnapshotFormat);
-  put_u8(payload, static_cast<std::uint8_t>((predicted ? kFlagPredicted : 0) | (grid.empty() ? 0 : kFlagGrid)));
+  put_u8(payload, static_cast<std::uint8_t>((header.predicted ? kFlagPredicted : 0) | (has_grid ? kFlagGrid : 0)));
   put_u32(payload, header.sequence);
-  put_u32(payload, tick);
+  put_u32(payload, header.tick);
   put_u8(payload, static_cast<std::uint8_t>(header.baseline_distance));
   put_u64(payload, header.echo_client_time_us);
   put_u32(payload, header.total_agents);
   put_u64(payload, header.rebuilds);
   put_u8(payload, static_cast<std::uint8_t>(players));
   for (std::size_t p = 0; p < players; ++p) {
-    const PlayerState& ps = header.players[p];
-    put_u32(payload, ps.id);
-    put_f32(payload, ps.x);
-    put_f32(payload, ps.y);
-    put_u32(payload, ps.contacts);
+    const PlayerState& player = header.players[p];
+    put_u32(payload, player.id);
+    put_f32(payload, player.x);
+    put_f32(payload, player.y);
+    put_u32(payload, player.contacts);
   }
   stats_.header_bytes = payload.size() + 4;
+}
 
-  // ---- Bit section --------------------------------------------------------------------------
-  bits_.clear();
-  if (!grid.empty()) {
-    write_density_grid(bits_, grid, *b.grid);
-    stats_.grid_bits = bits_.bit_count();
-  }
-  // Removed: baseline indices as gaps.
+// ---- Bit section 2: removed ---------------------------------------------------------------------
+// Baseline indices as gaps.
+void SnapshotEncoder::write_removed() {
   bits_.write_exp_golomb(static_cast<std::uint32_t>(removed_.size()), kCountOrder);
-  if (!removed_.empty()) {
-    std::uint64_t sum = 0;
-    for (std::size_t k = 0; k < removed_.size(); ++k) sum += removed_[k] - (k ? removed_[k - 1] + 1 : 0);
-    const unsigned order = order_for_mean(sum, removed_.size());
-    bits_.write_bits(order, kOrderFieldBits);
-    for (std::size_t k = 0; k < removed_.size(); ++k) {
-      bits_.write_exp_golomb(removed_[k] - (k ? removed_[k - 1] + 1 : 0), order);
-    }
+  if (removed_.empty()) return;
+  std::uint64_t sum = 0;
+  for (std::size_t k = 0; k < removed_.size(); ++k) sum += removed_[k] - (k ? removed_[k - 1] + 1 : 0);
+  const unsigned order = order_for_mean(sum, removed_.size());
+  bits_.write_bits(order, kOrderFieldBits);
+  for (std::size_t k = 0; k < removed_.size(); ++k) {
+    bits_.write_exp_golomb(removed_[k] - (k ? removed_[k - 1] + 1 : 0), order);
   }
-  // Kept agents: alternating runs updated / stale (the decoder knows how many are kept).
-  if (kept > 0) {
-    std::uint64_t sum = 0;
-    for (std::uint32_t r : runs_) sum += r;
-    const unsigned order = order_for_mean(sum, runs_.size());
-    bits_.write_bits(order, kOrderFieldBits);
-    for (std::uint32_t r : runs_) bits_.write_exp_golomb(r, order);
-  }
-  // Added agents: id gaps, positions in their bounding box, headings, kinds.
+}
+
+// ---- Bit section 3: kept agents -----------------------------------------------------------------
+// Alternating runs updated / stale (the decoder knows how many are kept).
+void SnapshotEncoder::write_kept_runs() {
+  std::uint64_t sum = 0;
+  for (std::uint32_t r : runs_) sum += r;
+  const unsigned order = order_for_mean(sum, runs_.size());
+  bits_.write_bits(order, kOrderFieldBits);
+  for (std::uint32_t r : runs_) bits_.write_exp_golomb(r, order);
+}
+
+// ---- Bit section 4: added agents ----------------------------------------------------------------
+// Id gaps, positions in their bounding box, headings, kinds.
+void SnapshotEncoder::write_added(const AgentCandidates& candidates) {
   const std::size_t added_from = bits_.bit_count();
   bits_.write_exp_golomb(static_cast<std::uint32_t>(added_.size()), kCountOrder);
   if (!added_.empty()) {
-    const std::uint32_t first = c[added_[0]].id;
+    const std::uint32_t first = candidates[added_[0]].id;
     std::uint64_t gap_sum = 0;
     std::uint32_t min_x = kPositionMax, min_y = kPositionMax, max_x = 0, max_y = 0;
-    std::uint8_t kind0 = c[added_[0]].kind;
+    std::uint8_t kind0 = candidates[added_[0]].kind;
     bool one_kind = true;
     for (std::size_t k = 0; k < added_.size(); ++k) {
-      const AgentCandidate& a = c[added_[k]];
-      if (k > 0) gap_sum += a.id - c[added_[k - 1]].id - 1;
+      const AgentCandidate& a = candidates[added_[k]];
+      if (k > 0) gap_sum += a.id - candidates[added_[k - 1]].id - 1;
       min_x = std::min(min_x, a.x);
       max_x = std::max(max_x, a.x);
       min_y = std::min(min_y, a.y);
@@ -257,7 +292,7 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
     bits_.write_bits(first, 32);
     bits_.write_bits(order, kOrderFieldBits);
     for (std::size_t k = 1; k < added_.size(); ++k) {
-      bits_.write_exp_golomb(c[added_[k]].id - c[added_[k - 1]].id - 1, order);
+      bits_.write_exp_golomb(candidates[added_[k]].id - candidates[added_[k - 1]].id - 1, order);
     }
     const auto bits_x = static_cast<unsigned>(std::bit_width(max_x - min_x));
     const auto bits_y = static_cast<unsigned>(std::bit_width(max_y - min_y));
@@ -266,25 +301,41 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
     bits_.write_bits(bits_x, kBitsFieldBits);
     bits_.write_bits(bits_y, kBitsFieldBits);
     for (std::uint32_t k : added_) {
-      bits_.write_bits(c[k].x - min_x, bits_x);
-      bits_.write_bits(c[k].y - min_y, bits_y);
-      bits_.write_bits(c[k].heading, 8);
+      bits_.write_bits(candidates[k].x - min_x, bits_x);
+      bits_.write_bits(candidates[k].y - min_y, bits_y);
+      bits_.write_bits(candidates[k].heading, 8);
     }
     bits_.write_bool(one_kind);
     if (one_kind) {
       bits_.write_bits(kind0, 8);
     } else {
-      for (std::uint32_t k : added_) bits_.write_bits(c[k].kind, 8);
+      for (std::uint32_t k : added_) bits_.write_bits(candidates[k].kind, 8);
     }
   }
   stats_.added_bits = bits_.bit_count() - added_from;
-  // Kind changes of updated agents (rare: an agent's kind is usually fixed for life).
+}
+
+// ---- Bit section 5: kind changes ----------------------------------------------------------------
+// Of updated agents (rare: an agent's kind is usually fixed for life).
+void SnapshotEncoder::write_kind_changes() {
   bits_.write_exp_golomb(static_cast<std::uint32_t>(kind_changes_.size()), 0);
   for (std::size_t k = 0; k < kind_changes_.size(); ++k) {
     bits_.write_exp_golomb(kind_changes_[k] - (k ? kind_changes_[k - 1] + 1 : 0), kKindGapOrder);
     bits_.write_bits(kind_values_[k], 8);
   }
-  // Frequency tables of the residual symbols, per speed class, then the escaped values.
+}
+
+// ---- Bit section 6: frequency tables ------------------------------------------------------------
+// Of the residual symbols of the `updated` agents, per speed class.
+bool SnapshotEncoder::write_tables(std::size_t updated) {
+  std::array<std::array<std::uint32_t, kPosAlphabet>, kSpeedClasses> pos_counts{};
+  std::array<std::array<std::uint32_t, kHeadAlphabet>, kSpeedClasses> head_counts{};
+  const std::uint32_t* sym = symbols_.data();
+  for (std::size_t k = 0; k < updated; ++k) {
+    const std::uint32_t v = sym[k];
+    ++pos_counts[v >> 16][v & 0xFF];
+    ++head_counts[v >> 16][(v >> 8) & 0xFF];
+  }
   for (std::size_t ctx = 0; ctx < kSpeedClasses; ++ctx) {
     const bool used = pos_tables_[ctx].build(pos_counts[ctx]);
     bits_.write_bool(used);
@@ -294,6 +345,12 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
       head_tables_[ctx].write(bits_);
     }
   }
+  return true;
+}
+
+// ---- Bit section 7: escapes ---------------------------------------------------------------------
+// The escaped values, in updated-agent order.
+void SnapshotEncoder::write_escapes() {
   const std::size_t escapes_from = bits_.bit_count();
   for (const Escape& e : escapes_) {
     if (e.kind == 0) {
@@ -303,31 +360,26 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
     }
   }
   stats_.escape_bits = bits_.bit_count() - escapes_from;
-  const std::span<const std::uint8_t> bit_bytes = bits_.finish();
-  put_u32(payload, static_cast<std::uint32_t>(bit_bytes.size()));
-  payload.insert(payload.end(), bit_bytes.begin(), bit_bytes.end());
-  stats_.bit_bytes = bit_bytes.size();
+}
 
-  // ---- rANS sections: position and heading symbols, coded last to first -------------------
-  // Two streams with their own states: the two dependency chains of multiplies run side by side
-  // (interleaved rANS, after F. Giesen's rans_byte interleaving).
-  if (u > 0) {
-    rans_.reset(u);
-    rans_head_.reset(u);
-    for (std::size_t k = u; k-- > 0;) {
-      const std::uint32_t v = symbols_[k];
-      const std::size_t ctx = v >> 16;
-      rans_.put(pos_tables_[ctx], v & 0xFF);
-      rans_head_.put(head_tables_[ctx], (v >> 8) & 0xFF);
-    }
-    const std::span<const std::uint8_t> rp = rans_.finish();
-    const std::span<const std::uint8_t> rh = rans_head_.finish();
-    put_u32(payload, static_cast<std::uint32_t>(rp.size()));
-    payload.insert(payload.end(), rp.begin(), rp.end());
-    payload.insert(payload.end(), rh.begin(), rh.end());
-    stats_.rans_bytes = 4 + rp.size() + rh.size();
+// ---- rANS sections: position and heading symbols, coded last to first ---------------------------
+// Two streams with their own states: the two dependency chains of multiplies run side by side
+// (interleaved rANS, after F. Giesen's rans_byte interleaving).
+void SnapshotEncoder::write_residual_streams(std::size_t updated, std::vector<std::uint8_t>& payload) {
+  rans_.reset(updated);
+  rans_head_.reset(updated);
+  for (std::size_t k = updated; k-- > 0;) {
+    const std::uint32_t v = symbols_[k];
+    const std::size_t ctx = v >> 16;
+    rans_.put(pos_tables_[ctx], v & 0xFF);
+    rans_head_.put(head_tables_[ctx], (v >> 8) & 0xFF);
   }
-  return true;
+  const std::span<const std::uint8_t> rp = rans_.finish();
+  const std::span<const std::uint8_t> rh = rans_head_.finish();
+  put_u32(payload, static_cast<std::uint32_t>(rp.size()));
+  payload.insert(payload.end(), rp.begin(), rp.end());
+  payload.insert(payload.end(), rh.begin(), rh.end());
+  stats_.rans_bytes = 4 + rp.size() + rh.size();
 }
 
 }  // namespace swarmfield::protocol

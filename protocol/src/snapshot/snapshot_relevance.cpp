@@ -255,13 +255,18 @@ void SnapshotSelector::select(const ViewRelevance& relevance, const AgentFrameVi
     grid = relevance.grid_geometry();
     counts_.assign(relevance.counts().begin(), relevance.counts().end());
   }
-  const std::vector<std::uint8_t>& weights = relevance.weights();
-  const std::size_t m = out.size();
-  stats_.tracked = m;
+  stats_.tracked = out.size();
+  const std::size_t news = prioritize(relevance.weights(), b, tick, out);
+  spend_budget(news, allowance_bytes, params, want_grid, out, grid);
+}
 
-  // ---- Priority: age in the baseline times nearness -----------------------------------------
-  // One pass: merge with the baseline (both by id), priority, and the histogram of priorities
-  // (agents per bin, new and known apart: their costs differ).
+// ---- Priority: age in the baseline times nearness -------------------------------------------
+// One pass: merge with the baseline (both by id), priority, and the histogram of priorities
+// (agents per bin, new and known apart: their costs differ). Returns the candidates new to the
+// client.
+std::size_t SnapshotSelector::prioritize(const std::vector<std::uint8_t>& weights, const AgentFrameView& b,
+                                         std::uint32_t tick, const AgentCandidates& candidates) {
+  const std::size_t m = candidates.size();
   priority_.resize(m);
   is_new_.resize(m);
   since_.resize(m);
@@ -271,7 +276,7 @@ void SnapshotSelector::select(const ViewRelevance& relevance, const AgentFrameVi
   const std::size_t nb = b.size();
   const Waiting* waiting = waiting_.data();
   const std::size_t nw = waiting_.size();
-  AgentCandidate* cand = out.data();
+  const AgentCandidate* cand = candidates.data();
   std::size_t bi = 0, wi = 0, news = 0;
   const std::uint8_t* weight = weights.data();
   std::uint16_t* priority = priority_.data();
@@ -308,11 +313,18 @@ void SnapshotSelector::select(const ViewRelevance& relevance, const AgentFrameVi
     priority_[k] = p;
     ++(in_base ? bin_known_ : bin_new_)[p];
   }
+  return news;
+}
+
+// ---- Budget: highest priority first, as far as the allowance goes ---------------------------
+// Bins >= threshold are sent whole; the bin below (partial) gets what is left, in id order.
+// Candidates not sent get send = 0; new ones wait (and count in the density grid).
+void SnapshotSelector::spend_budget(std::size_t news, double allowance_bytes, const RelevanceParams& params,
+                                    bool want_grid, AgentCandidates& out, DensityGrid& grid) {
+  const std::size_t m = out.size();
+  AgentCandidate* cand = out.data();
   const double total_bits =
       static_cast<double>(news) * params.add_bits + static_cast<double>(m - news) * params.update_bits;
-
-  // ---- Budget: highest priority first, as far as the allowance goes -------------------------
-  // Bins >= threshold are sent whole; the bin below (partial) gets what is left, in id order.
   const double budget_bits = std::max(0.0, allowance_bytes) * 8.0;
   std::size_t threshold = 0;
   std::size_t partial = kPriorityBins;

@@ -1,11 +1,14 @@
 // Swarm: structure-of-arrays agents and the per-tick step (SPEC "Swarm step"), after the shape
 // of DetourCrowd's dtCrowd::update(): one loop per phase, each in the unit named after it.
-//   repair         (here)                 agents at invalid positions move out of walls
-//   rebuild hash   (here, SpatialHash)    counting sort by cell; agents reordered to slot order
-//   steer          swarm_steering.cpp     flow direction, route commitment, obstacles, wall path
-//   gather         swarm_separation.cpp   separation, contact, free path, stacks bursting
-//   integrate      swarm_motion.cpp       correction and move, slid along walls (wall_collision)
-//   heading        swarm_motion.cpp       bounded turn toward the steering direction
+//   repair         here: repair_positions       agents at invalid positions move out of walls
+//   rebuild hash   here: rebuild_hash           counting sort by cell (SpatialHash) ...
+//   reorder        here: reorder_and_steer      ... agents reordered to slot order, then per chunk:
+//   steer          swarm_steering.cpp           flow direction, route commitment, obstacles, wall path
+//   gather         swarm_separation.cpp         separation, contact, free path, stacks bursting
+//   integrate      swarm_motion.cpp             correction and move, slid along walls (wall_collision)
+//   heading        swarm_motion.cpp             bounded turn toward the steering direction
+//   bursts         here: start_and_move_bursts  chunks where a burst starts, after its pattern points
+// step_impl is the list of these calls (gather, integrate and heading in gather_integrate_turn).
 //
 // Every phase reads the previous tick's arrays or the completed outputs of earlier phases and
 // writes per-agent outputs, so one agent's new state never depends on another agent's new
@@ -303,22 +306,49 @@ void Swarm::step(const GridMap& map, const NavigationSet& nav, float dt, WorkerP
 void Swarm::step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration,
                       const NavigationSet* nav, const CongestionFields* congestion, float dt, WorkerPool* pool) {
   if (!(dt > 0.0f) || !std::isfinite(dt)) return;
-  const std::size_t n = ids_.size();
+  follow_environment(map);
+  if (integration != nullptr && (integration->width() != map.width() || integration->height() != map.height())) {
+    integration = nullptr;  // not built for this map: cannot tell unreachable cells apart
+  }
+  crowd_detail::SwarmTick t{map, flow, integration};
+  prepare_tick(t, nav, congestion, dt);
+  resize_tick_buffers(t.n);
+
+  // Threading: every phase below is a parallel_for over fixed chunks of `chunk` agents. A
+  // phase writes only the slots of its own agents and reads the previous tick's arrays or the
+  // completed outputs of earlier phases (the pool's return is the barrier), so an agent's
+  // arithmetic never depends on the thread count. The one cross-agent step, the hash rebuild,
+  // is a stable sort by cell, whose result is unique (see SpatialHash::rebuild).
+  repair_positions(t, nav, pool);
+  rebuild_hash(t, pool);
+  reorder_and_steer(t, pool);
+  gather_integrate_turn(t, pool);
+  start_and_move_bursts(t, pool);
+  swap_in_positions();
+}
+
+// The hashes and the map cache follow the map and the kinds present; a change may leave agents
+// in walls (needs_repair_).
+void Swarm::follow_environment(const GridMap& map) {
   const float cs = map.cell_size();
-  const std::int32_t map_w = map.width(), map_h = map.height();
-  if (static_cast<float>(map_w) * cs != env_world_width_ || static_cast<float>(map_h) * cs != env_world_height_) {
+  if (static_cast<float>(map.width()) * cs != env_world_width_ ||
+      static_cast<float>(map.height()) * cs != env_world_height_) {
     configure_hashes(map);  // first step on a map of this size (allocates once)
     needs_repair_ = true;
   } else if (interaction_radius() != hash_cell_) {
     configure_hashes(map);  // the kinds present changed (allocates when the grid grows)
   }
   if (refresh_map_cache(map)) needs_repair_ = true;  // walls may have appeared under agents
-  if (integration != nullptr && (integration->width() != map_w || integration->height() != map_h)) {
-    integration = nullptr;  // not built for this map: cannot tell unreachable cells apart
-  }
-  const std::size_t chunk = params_.parallel_chunk_agents;
+}
 
-  crowd_detail::SwarmTick t{map, flow, integration};
+// The step's inputs and constants, per kind and per pair of kinds present.
+void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, const CongestionFields* congestion,
+                         float dt) {
+  const GridMap& map = t.map;
+  const std::size_t n = ids_.size();
+  const float cs = map.cell_size();
+  const std::int32_t map_w = map.width(), map_h = map.height();
+  const std::size_t chunk = params_.parallel_chunk_agents;
   t.nav = nav;
   t.congestion = nav != nullptr ? congestion : nullptr;
   // Class 1's far bits: one bit test per agent beyond the any-angle range instead of the region
@@ -391,7 +421,10 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   t.wake_above = params_.wake_above;
   t.corner_eps = 2.0f * wall_span_epsilon(map);
   t.step_slack = 1.0e-6f * cs + 8.0e-7f * static_cast<float>(std::max(map_w, map_h)) * cs;
+}
 
+// Per-slot scratch sized for n agents (within the capacity reserved at construction).
+void Swarm::resize_tick_buffers(std::size_t n) {
   for (auto* v : {&steer_x_, &steer_y_, &move_x_, &move_y_, &path_x_, &path_y_, &next_xs_, &next_ys_, &corr_x_,
                   &corr_y_, &allow_, &goal_room_}) {
     v->resize(n);
@@ -400,19 +433,19 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   open_here_.resize(n);
   streaming_.resize(n);
   bursting_.resize(n);
+}
 
-  // Threading: every phase below is a parallel_for over fixed chunks of `chunk` agents. A
-  // phase writes only the slots of its own agents and reads the previous tick's arrays or the
-  // completed outputs of earlier phases (the pool's return is the barrier), so an agent's
-  // arithmetic never depends on the thread count. The one cross-agent step, the hash rebuild,
-  // is a stable sort by cell, whose result is unique (see SpatialHash::rebuild).
-
-  // --- Repair: positions that are non-finite or inside a blocked cell (set by add(),
-  //     set_position() or a wall that appeared) move to the nearest point clear of walls in the
-  //     nearest walkable cell; a disc of half a cell or more (its square spans several cells)
-  //     also when its square overlaps a wall, to the nearest point where its square fits in a
-  //     block of its size class (move_disc_out_of_walls). Only needed after such a change:
-  //     step() itself never leaves an agent in a wall, so this loop is skipped on ordinary ticks.
+// --- Repair: positions that are non-finite or inside a blocked cell (set by add(),
+//     set_position() or a wall that appeared) move to the nearest point clear of walls in the
+//     nearest walkable cell; a disc of half a cell or more (its square spans several cells)
+//     also when its square overlaps a wall, to the nearest point where its square fits in a
+//     block of its size class (move_disc_out_of_walls). Only needed after such a change:
+//     step() itself never leaves an agent in a wall, so this loop is skipped on ordinary ticks.
+void Swarm::repair_positions(crowd_detail::SwarmTick& t, const NavigationSet* nav, WorkerPool* pool) {
+  const GridMap& map = t.map;
+  const std::size_t n = t.n;
+  const float cs = t.cs;
+  const std::size_t chunk = t.chunk;
   if (needs_repair_) {
     bool big_kinds = false;
     for (std::size_t k = 0; k < kind_table_.size(); ++k) {
@@ -448,14 +481,17 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
     needs_repair_ = false;
   }
   t.has_invalid = has_invalid_;
+}
 
-  // --- Rebuild hash, and reorder agents into its cell-sorted order -----------------------------
-  // Agent i of this step is slot i of the hash: neighbours, map cells and flow cells of
-  // consecutive agents are close in memory, which matters more than anything else at 100k
-  // agents on a 1024 x 1024 map. Agents move little per tick, so the order is nearly the same
-  // every tick and this permutation reads almost sequentially. Indices therefore change across
-  // steps; ids follow an agent. The hash's sorted positions are the previous tick's positions
-  // (the read buffer); this tick's are written to next_xs_/next_ys_ and swapped in at the end.
+// --- Rebuild hash, and reorder agents into its cell-sorted order -------------------------------
+// Agent i of this step is slot i of the hash: neighbours, map cells and flow cells of
+// consecutive agents are close in memory, which matters more than anything else at 100k
+// agents on a 1024 x 1024 map. Agents move little per tick, so the order is nearly the same
+// every tick and this permutation reads almost sequentially. Indices therefore change across
+// steps; ids follow an agent. The hash's sorted positions are the previous tick's positions
+// (the read buffer); this tick's are written to next_xs_/next_ys_ and swapped in at the end.
+void Swarm::rebuild_hash(crowd_detail::SwarmTick& t, WorkerPool* pool) {
+  const std::size_t n = t.n;
   hash_.rebuild(xs_, ys_, pool);
   t.items = hash_.items().data();
   t.sxs = hash_.sorted_xs().data();
@@ -469,9 +505,14 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   perm_resting_.resize(n);
   perm_wait_.resize(n);
   perm_commit_.resize(n);
-  // The reorder runs chunk by chunk just before the steering of the same chunk, which reads
-  // the reordered state (perm_*, swapped in after the loop) while it is still in cache; t.kind
-  // points at the buffer that becomes kinds_.
+}
+
+// The reorder runs chunk by chunk just before the steering of the same chunk, which reads
+// the reordered state (perm_*, swapped in after the loop) while it is still in cache; t.kind
+// points at the buffer that becomes kinds_.
+void Swarm::reorder_and_steer(crowd_detail::SwarmTick& t, WorkerPool* pool) {
+  const std::size_t n = t.n;
+  const std::size_t chunk = t.chunk;
   t.kind = perm_kinds_.data();
   parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
     for (std::size_t k = begin; k < end; ++k) {
@@ -500,16 +541,20 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   resting_.swap(perm_resting_);
   wait_.swap(perm_wait_);
   commit_.swap(perm_commit_);
+}
 
-  // --- Gather neighbours: separation, contact, free path, stacks (swarm_separation.cpp).
-  // --- Integrate: correction then move, slid along walls (swarm_motion.cpp).
-  // --- Heading: bounded turn toward the steering direction (swarm_motion.cpp).
-  // The three run chunk by chunk in one parallel loop, each phase still its own loop over the
-  // chunk: the integration and the heading read only their own agents' gather and steering
-  // outputs (and the gather reads other agents' steering outputs and last tick's positions,
-  // which nothing here writes), so a chunk's arrays are still in cache when they are read
-  // again, and no result depends on the order. A chunk where a burst starts waits for the
-  // bursts' pattern points (start_bursts, serial; rare) and is integrated after them.
+// --- Gather neighbours: separation, contact, free path, stacks (swarm_separation.cpp).
+// --- Integrate: correction then move, slid along walls (swarm_motion.cpp).
+// --- Heading: bounded turn toward the steering direction (swarm_motion.cpp).
+// The three run chunk by chunk in one parallel loop, each phase still its own loop over the
+// chunk: the integration and the heading read only their own agents' gather and steering
+// outputs (and the gather reads other agents' steering outputs and last tick's positions,
+// which nothing here writes), so a chunk's arrays are still in cache when they are read
+// again, and no result depends on the order. A chunk where a burst starts waits for the
+// bursts' pattern points (start_bursts, serial; rare) and is integrated after them.
+void Swarm::gather_integrate_turn(const crowd_detail::SwarmTick& t, WorkerPool* pool) {
+  const std::size_t n = t.n;
+  const std::size_t chunk = t.chunk;
   burst_chunks_.assign((n + chunk - 1) / chunk, 0);
   rest_chunks_.assign(burst_chunks_.size(), 0);
   parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
@@ -518,16 +563,22 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
     integrate_agents(t, begin, end);
     turn_headings(t, begin, end);
   });
-  if (std::find(burst_chunks_.begin(), burst_chunks_.end(), std::uint8_t{1}) != burst_chunks_.end()) {
-    // --- Bursts starting this tick: their pattern points and durations, then their chunks.
-    start_bursts(t);
-    parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
-      if (burst_chunks_[begin / chunk] == 0) return;
-      integrate_agents(t, begin, end);
-      turn_headings(t, begin, end);
-    });
-  }
+}
 
+// --- Bursts starting this tick: their pattern points and durations, then their chunks.
+void Swarm::start_and_move_bursts(const crowd_detail::SwarmTick& t, WorkerPool* pool) {
+  if (std::find(burst_chunks_.begin(), burst_chunks_.end(), std::uint8_t{1}) == burst_chunks_.end()) return;
+  const std::size_t chunk = t.chunk;
+  start_bursts(t);
+  parallel_for(pool, t.n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
+    if (burst_chunks_[begin / chunk] == 0) return;
+    integrate_agents(t, begin, end);
+    turn_headings(t, begin, end);
+  });
+}
+
+// This tick's positions and rest flags become the state.
+void Swarm::swap_in_positions() {
   xs_.swap(next_xs_);
   ys_.swap(next_ys_);
   resting_.swap(perm_resting_);  // the gather wrote this tick's rest flags there

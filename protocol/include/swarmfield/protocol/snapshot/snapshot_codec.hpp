@@ -104,6 +104,24 @@ class SnapshotEncoder {
     std::uint32_t value;
     std::uint8_t kind;  // 0: signed EG2 residual, 1: raw 8-bit heading
   };
+  // encode()'s steps (snapshot_encoder.cpp), one per section of protocol/SNAPSHOTS.md.
+  struct Merged {
+    std::size_t written = 0;  // frame entries
+    std::size_t updated = 0;  // kept agents sent with new values (one residual symbol each)
+    std::size_t kept = 0;     // in both the baseline and the candidates
+    std::size_t moving = 0;   // updated agents whose position or heading changed
+    std::size_t stale = 0;    // kept agents not sent
+  };
+  Merged merge(const AgentFrameView& baseline, const AgentCandidates& candidates, std::uint32_t tick, bool predicted,
+               AgentState* out);
+  void write_header(const SnapshotHeader& header, bool has_grid, std::vector<std::uint8_t>& payload);
+  void write_removed();
+  void write_kept_runs();
+  void write_added(const AgentCandidates& candidates);
+  void write_kind_changes();
+  bool write_tables(std::size_t updated);  // false if a table cannot be built
+  void write_escapes();
+  void write_residual_streams(std::size_t updated, std::vector<std::uint8_t>& payload);
   SnapshotEncodeStats stats_;
   BitWriter bits_;
   RansEncoder rans_;       // position symbols
@@ -142,6 +160,18 @@ class SnapshotDecoder {
               AgentFrame& frame, std::string* error = nullptr);
 
  private:
+  // decode()'s steps (snapshot_decoder.cpp), one per section of protocol/SNAPSHOTS.md: each
+  // checks what it reads, false with `error` set on the first fault.
+  bool read_header(std::span<const std::uint8_t> payload, const SnapshotPrelude& prelude, std::uint8_t flags,
+                   SnapshotHeader& header, std::size_t& at, std::string* error);
+  bool read_removed(BitReader& in, std::size_t baseline_size, std::string* error);
+  bool read_kept_runs(BitReader& in, std::size_t kept, std::size_t& updated, std::string* error);
+  bool read_added(BitReader& in, std::size_t kept, std::uint32_t tick, std::string* error);
+  bool read_kind_changes(BitReader& in, std::size_t updated, std::string* error);
+  bool read_tables(BitReader& in, std::string* error);
+  bool merge(BitReader& in, RansDecoder& rans, RansDecoder& rans_head, const AgentFrameView& baseline,
+             const SnapshotHeader& header, AgentFrame& frame, std::string* error);
+
   std::vector<std::uint32_t> removed_;
   std::vector<std::uint8_t> kept_updated_;
   std::vector<AgentState> added_;

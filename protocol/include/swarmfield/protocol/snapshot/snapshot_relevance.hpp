@@ -139,6 +139,12 @@ class SnapshotSelector {
   [[nodiscard]] const RelevanceStats& stats() const noexcept { return stats_; }
 
  private:
+  // select()'s two steps (snapshot_relevance.cpp, SNAPSHOTS.md "Relevance and budget", 3 and 4).
+  std::size_t prioritize(const std::vector<std::uint8_t>& weights, const AgentFrameView& baseline, std::uint32_t tick,
+                         const AgentCandidates& candidates);
+  void spend_budget(std::size_t news, double allowance_bytes, const RelevanceParams& params, bool want_grid,
+                    AgentCandidates& out, DensityGrid& grid);
+
   RelevanceStats stats_;
   ViewRelevance relevance_;               // for the first select() form
   std::vector<std::uint16_t> priority_;   // per candidate

@@ -208,6 +208,17 @@ class Swarm {
  private:
   void step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration,
                  const NavigationSet* nav, const CongestionFields* congestion, float dt, WorkerPool* pool);
+  // step_impl's steps, in order (swarm.cpp): the environment and the tick's constants, then one
+  // call per phase over all agents, then the swap of the double-buffered state.
+  void follow_environment(const GridMap& map);
+  void prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, const CongestionFields* congestion, float dt);
+  void resize_tick_buffers(std::size_t n);
+  void repair_positions(crowd_detail::SwarmTick& t, const NavigationSet* nav, WorkerPool* pool);
+  void rebuild_hash(crowd_detail::SwarmTick& t, WorkerPool* pool);
+  void reorder_and_steer(crowd_detail::SwarmTick& t, WorkerPool* pool);
+  void gather_integrate_turn(const crowd_detail::SwarmTick& t, WorkerPool* pool);
+  void start_and_move_bursts(const crowd_detail::SwarmTick& t, WorkerPool* pool);
+  void swap_in_positions();
   // The phases of step_impl over the slots [begin, end), each in its own unit (swarm.cpp says
   // which).
   void steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
