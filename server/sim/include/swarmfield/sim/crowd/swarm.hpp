@@ -22,6 +22,10 @@ namespace swarmfield::sim {
 namespace crowd_detail {
 struct SwarmTick;  // one step's inputs and constants (src/crowd/swarm_tick.hpp)
 struct KindTick;   // one kind's constants for a step (same file)
+struct GatherInput;  // the separation pass's gather (src/crowd/gather_kernel.hpp)
+struct GatherAgent;
+struct GatherSums;
+class LatticeSampler;  // the steering's sampler (src/crowd/lattice_sampler.hpp)
 }  // namespace crowd_detail
 
 /// Tuning of the swarm. Lengths in world units, speeds in world units per second, angles in
@@ -222,6 +226,16 @@ class Swarm {
   // The phases of step_impl over the slots [begin, end), each in its own unit (swarm.cpp says
   // which).
   void steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
+  // steer_agents' steps for the agent in slot k at p in cell (cx, cy), velocity v last tick
+  // (swarm_steering.cpp): the desired direction (and prio_[k]) from the NavigationSet or from
+  // the bare flow field, and the obstacles' push.
+  Vec2 desired_on_navigation(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k, Vec2 p,
+                             std::int32_t cx, std::int32_t cy, Vec2 v, crowd_detail::LatticeSampler& class1,
+                             const crowd_detail::LatticeSampler* samplers, float& goal_room);
+  Vec2 desired_on_flow(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k, Vec2 p,
+                       std::int32_t cx, std::int32_t cy, Vec2 v);
+  Vec2 obstacle_force(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, Vec2 p,
+                      std::uint32_t id) const;
   // Route commitment's time limit for the agent in slot k (steering phase): `kept` (what
   // keep_route made of the field's `blend`) while it has overridden the blend for fewer than
   // kMaxCommitTicks ticks in a row, else the blend.
@@ -239,8 +253,20 @@ class Swarm {
   // kMixed: several kinds have agents (per-pair constants); kRest: some agent rested last tick.
   template <bool kMixed, bool kRest>
   void gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
+  // gather_neighbours_of_kinds' steps for the agent in slot k (swarm_separation.cpp): its
+  // neighbours' sums; its move (side step or not) and rest, returning whether it rests; its
+  // overlap correction or burst displacement.
+  template <bool kMixed, bool kRest>
+  void query_neighbours(const crowd_detail::GatherInput& in, const crowd_detail::GatherAgent& a, float r2,
+                        std::uint32_t self, crowd_detail::GatherSums& sums) const;
+  template <bool kMixed>
+  bool choose_move(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k,
+                   const crowd_detail::GatherAgent& a, float path_len, const crowd_detail::GatherSums& sums,
+                   bool crowd_rules);
+  void correct_overlap(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k,
+                       std::size_t begin, const crowd_detail::GatherSums& sums, bool resting);
   void start_bursts(const crowd_detail::SwarmTick& t);  // serial, after the gather
-  // A step round the agents ahead of the agent in slot k at p (swarm_separation.cpp): the best
+  // A step round the agents ahead of the agent in slot k at p (swarm_side_step.cpp): the best
   // of the steering direction s0 turned both ways, its unit direction, allowance (world units
   // per unit of budget) and progress toward the goal (world units); progress 0 when none.
   // `path_dir`: the unit direction of its path (the blocker is the touching neighbour most

@@ -1,0 +1,58 @@
+#pragma once
+// The crowd rules' constants and the free path, shared by the separation pass
+// (swarm_separation.cpp, gather_kernel.hpp) and the side step (swarm_side_step.cpp).
+// Internal to server/sim/src/crowd.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace swarmfield::sim::crowd_rules {
+
+// Held by a neighbour: centres closer than this many contact distances, and the neighbour
+// within acos(kHeldAhead) of the agent's path.
+inline constexpr float kHeldContact = 1.1f;
+// Crushed: summed overlaps with the neighbours above this many contact distances (a crowd packed
+// past contact, as a spawn can be); see gather_neighbours_of_kinds.
+inline constexpr float kCrushed = 0.6f;
+inline constexpr float kHeldAhead = 0.0f;
+// Ticks an agent yields to agents crossing its way before it stops yielding to them (fairness:
+// nobody starves on a door post while a stream goes by).
+inline constexpr std::uint32_t kPatienceTicks = 20;
+// Touching the goal's disc: the room left to it below this many of the agent's diameters.
+inline constexpr float kGoalTouch = 0.05f;
+// A step round the agent ahead is looked for when the path brings the agent less than
+// kSideTrigger of a step closer, and taken when it brings it kSideMargin of a step closer still.
+inline constexpr float kSideTrigger = 0.5f;
+inline constexpr float kSideMargin = 0.05f;
+// A side step must be free for at least this much of a step: slivers of room between packed
+// neighbours are not a way round (taking them keeps a pile creeping for ever).
+inline constexpr float kSideMinFree = 0.75f;
+// Touching, for the blocker a step round goes round: centres closer than this many contact
+// distances. A walk round may take the agent this much (cosine) away from its goal direction.
+inline constexpr float kTouching = 1.05f;
+inline constexpr float kRoundSlack = 0.05f;
+// Below this length of the steering's part along the blocker, the blocker is dead ahead.
+inline constexpr float kSlideMin = 0.1f;
+// Side steps turn a moving agent (last speed above kTurnAbove of its max) round the agents ahead
+// (overtaking in a stream); a held agent walks round the agent it is held by. Neither goes
+// against the way it moved last tick, when faster than kReverseBelow of its max.
+inline constexpr float kTurnAbove = 0.5f;
+inline constexpr float kReverseBelow = 0.1f;
+// The directions tried: the steering direction turned by these angles either way (cos, sin).
+inline constexpr float kSideCos[2] = {0.76604444f, 0.25881905f};  // 40 and 75 degrees
+inline constexpr float kSideSin[2] = {0.64278761f, 0.96592583f};
+
+/// How far (world units) a disc may move along a unit direction before it touches another disc:
+/// the other's centre is at distance `d` in a direction whose cosine with the move is
+/// `approach` (> 0), and discs touch at `contact_d`. Exact for the straight sweep: the smallest
+/// L >= 0 with |d u - L s| = contact_d, or +infinity when the sweep passes by. 0 when the
+/// discs already overlap (any such move brings them closer).
+inline float free_path(float d, float approach, float contact_d) noexcept {
+  if (d <= contact_d) return 0.0f;
+  const float disc = d * d * approach * approach - (d * d - contact_d * contact_d);
+  if (disc < 0.0f) return std::numeric_limits<float>::infinity();
+  return std::max(0.0f, d * approach - std::sqrt(disc));
+}
+
+}  // namespace swarmfield::sim::crowd_rules

@@ -1,0 +1,344 @@
+#pragma once
+// The neighbour gather of the separation pass (Swarm::gather_neighbours_of_kinds), for one agent
+// over the slots that passed the distance test. Internal to server/sim/src/crowd; included by
+// swarm_separation.cpp only (its functions are forced inline into that pass).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+#include "crowd_rules.hpp"
+#include "swarm_tick.hpp"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace swarmfield::sim::crowd_detail {
+
+using namespace crowd_rules;  // NOLINT: the rules' constants, read throughout
+
+// ---------------------------------------------------------------------------------------------
+// Neighbour gather of the separation pass (see step_impl), for one agent over a list of slots
+// that passed the distance test. Written twice: four hits at a time with SSE2 (x86-64), and one
+// at a time (the definition); both perform the same IEEE operations on the same values, so the
+// results are the same bit for bit. The SSE2 version computes every term for every hit and masks
+// out the ones the definition skips, instead of branching on each test (the tests are close to
+// coin flips in a crowd, and mispredicted branches cost more than the arithmetic). Masked terms
+// are +0 or +infinity: sums start at +0 and a sum is -0 only when both addends are, so adding +0
+// changes nothing, and min(allow, +inf) is allow.
+
+/// The separation pass's view of the other agents (slot-indexed arrays) and its constants: with
+/// one kind, inv_r, cd and pd are those of its pair; with several (kMixed below), each hit's pair
+/// constants come from the agent's row of the pair table, indexed by the neighbour's kind.
+struct GatherInput {
+  const float* nx;
+  const float* ny;
+  const std::uint32_t* nid;
+  const std::uint32_t* nprio;
+  const float* npx;
+  const float* npy;
+  const std::uint8_t* nkind;
+  const std::uint8_t* nrest;  // 1 = at rest last tick
+  const std::uint8_t* nstream;  // 1 = moved at speed last tick
+  float inv_r, cd, pd, yf;
+  bool press_all;  // the flow-field step: push on into every neighbour overlapped past pd
+};
+
+/// One agent's side of the gather.
+struct GatherAgent {
+  float px, py;    // position
+  float skx, sky;  // unit direction of its path (when moving)
+  std::uint32_t id, prio;
+  bool moving;
+  bool impatient;  // waited kPatienceTicks for converging agents: no longer yields to them
+  const crowd_detail::PairTick* pair_row;  // its kind's row of the pair table
+};
+
+/// What the gather accumulates for one agent.
+struct GatherSums {
+  float sx = 0.0f, sy = 0.0f;  // kernel sum
+  float kx = 0.0f, ky = 0.0f;  // contact sum
+  float allow;                 // free path along the path direction
+  std::uint32_t count = 0, coincident = 0, rank = 0;
+  std::uint32_t anchored = 0;  // touches a neighbour ahead with right of way that rested last tick
+  float yield_allow;           // the free path left by neighbours converging on the agent's path
+  float press_allow;           // the free path pushing on into every neighbour it overlaps past pd
+  float overlap = 0.0f;        // summed disc overlaps, in contact distances (how crushed it is)
+};
+
+/// The definition: one neighbour slot `m` within the query radius of the agent (m is not the
+/// agent). With one kind that radius is the pair's R; with several (kMixed) it is the largest
+/// pair R and the hit counts only within its own pair's R. kRest: some agent rested last tick
+/// (without, the kernel rule for neighbours at rest below never applies: the code is left out).
+template <bool kMixed, bool kRest>
+SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const GatherAgent& a, std::uint32_t m,
+                                                GatherSums& s) noexcept {
+  const float dx = a.px - in.nx[m], dy = a.py - in.ny[m];
+  const float d2 = dx * dx + dy * dy;
+  float inv_r = in.inv_r, cd = in.cd, pd = in.pd;
+  if constexpr (kMixed) {
+    const crowd_detail::PairTick& pair = a.pair_row[in.nkind[m]];
+    if (!(d2 < pair.r2)) return;
+    inv_r = pair.inv_r;
+    cd = pair.cd;
+    pd = pair.pd;
+  }
+  ++s.count;
+  if (d2 < kCoincidentDist2) {  // no direction: handled by id (see step_impl)
+    ++s.coincident;
+    if (in.nid[m] < a.id) ++s.rank;
+    return;
+  }
+  const float d = std::sqrt(d2);
+  const float inv_d = 1.0f / d;
+  const float w = (1.0f - d * inv_r) * inv_d;  // kernel weight; inv_d normalizes (dx, dy)
+  // Unit vector toward m, and how fast moving along the path closes in on it.
+  const float ux = -dx * inv_d, uy = -dy * inv_d;
+  const float approach = a.skx * ux + a.sky * uy;
+  const bool prior = a.prio < in.nprio[m] || (a.prio == in.nprio[m] && a.id < in.nid[m]);
+  // A neighbour ahead that was at rest last tick, over which a moving agent has right of way:
+  // its kernel does not push the agent back (it yields by contact only; else two agents pin
+  // each other on a door's posts, the one with right of way held off by the other's presence).
+  if (!(kRest && a.moving && in.nrest[m] != 0 && prior && approach > 0.0f)) {
+    s.sx += dx * w;
+    s.sy += dy * w;
+  }
+  if (d < cd) {
+    s.overlap += (cd - d) / cd;
+    const float c = (cd - d) * 0.5f * inv_d;
+    s.kx += dx * c;
+    s.ky += dy * c;
+  }
+  // Held: touching a neighbour ahead that rested last tick and goes first (rest is earned only
+  // through a chain of such contacts from a goal; see gather_neighbours_of_kinds).
+  if (kRest && in.nrest[m] != 0 && !prior && d < cd * kHeldContact && approach > kHeldAhead) s.anchored = 1;
+  if (!a.moving) return;
+  if (approach <= 0.0f) return;  // m is beside or behind
+  // Head-on or converging (m's path also closes in on us): one of the two must go first, or
+  // both wait for ever (the two-agent arch at a door). The one with right of way (nearer the
+  // goal, then the lower id) ignores the other, whose own pass makes it yield.
+  const float m_approach = -(in.npx[m] * ux + in.npy[m] * uy);
+  // Already pressed into m by more than press_overlap, and m yields to us: push on (a jammed
+  // crowd clears only if its members push; the contact term keeps it bounded). Never into a
+  // neighbour that goes first: that shoves it off the door it is passing (the two-agent jam).
+  const bool pressed = d < pd;
+  if (pressed && (prior || in.press_all)) return;
+  const bool converging = m_approach > 0.0f;
+  // An agent that has waited kPatienceTicks for agents crossing its way stops waiting for those
+  // that stream by (moved at speed last tick): they yield to it instead (it has no right of way
+  // over them, so their own pass makes them keep clear), and an agent on a door post gets into
+  // the stream. For agents that stand (a full queue) it waits on.
+  if (converging && (prior || (a.impatient && in.nstream[m] != 0))) return;
+  const float free = in.yf * free_path(d, approach, cd);
+  s.allow = std::min(s.allow, free);
+  if (!pressed) s.press_allow = std::min(s.press_allow, free);
+  if (converging) {
+    s.yield_allow = std::min(s.yield_allow, free);
+    // Yielding: keep clear of where m is heading too (one diameter along its path), or m walks
+    // into us and shoves us back the next tick.
+    const float wx = in.nx[m] + in.npx[m] * cd - a.px, wy = in.ny[m] + in.npy[m] * cd - a.py;
+    const float wd = std::sqrt(wx * wx + wy * wy);
+    if (wd > 1e-6f) {
+      const float ahead = (a.skx * wx + a.sky * wy) / wd;
+      if (ahead > 0.0f) {
+        const float clear = in.yf * free_path(wd, ahead, cd);
+        s.allow = std::min(s.allow, clear);
+        s.yield_allow = std::min(s.yield_allow, clear);
+        if (!pressed) s.press_allow = std::min(s.press_allow, clear);
+      }
+    }
+  }
+}
+
+#if defined(__SSE2__) && !defined(SWARMFIELD_NO_SIMD)
+#define SWARMFIELD_SIMD_GATHER 1
+
+/// All-ones in the lanes whose bit is set in the index (lane 0 = bit 0).
+alignas(16) constexpr std::uint32_t kLaneMasks[16][4] = {
+    {0, 0, 0, 0},  {~0u, 0, 0, 0},  {0, ~0u, 0, 0},  {~0u, ~0u, 0, 0},  {0, 0, ~0u, 0},  {~0u, 0, ~0u, 0},
+    {0, ~0u, ~0u, 0},  {~0u, ~0u, ~0u, 0},  {0, 0, 0, ~0u},  {~0u, 0, 0, ~0u},  {0, ~0u, 0, ~0u},  {~0u, ~0u, 0, ~0u},
+    {0, 0, ~0u, ~0u},  {~0u, 0, ~0u, ~0u},  {0, ~0u, ~0u, ~0u},  {~0u, ~0u, ~0u, ~0u}};
+
+inline __m128 lane_mask(std::uint32_t bits) noexcept {
+  return _mm_castsi128_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(kLaneMasks[bits & 15u])));
+}
+
+/// free_path() on four lanes: same operations, the branches as selects.
+inline __m128 free_path4(__m128 d, __m128 approach, __m128 cd) noexcept {
+  const __m128 d_sq = _mm_mul_ps(d, d);
+  const __m128 disc = _mm_sub_ps(_mm_mul_ps(_mm_mul_ps(d_sq, approach), approach), _mm_sub_ps(d_sq, _mm_mul_ps(cd, cd)));
+  const __m128 x = _mm_sub_ps(_mm_mul_ps(d, approach), _mm_sqrt_ps(disc));
+  const __m128 zero = _mm_setzero_ps();
+  const __m128 clamped = _mm_and_ps(_mm_cmplt_ps(zero, x), x);  // std::max(0, x): 0 unless 0 < x
+  const __m128 inf = _mm_set1_ps(std::numeric_limits<float>::infinity());
+  const __m128 beyond = _mm_cmplt_ps(disc, zero);                // the sweep passes by
+  const __m128 r = _mm_or_ps(_mm_and_ps(beyond, inf), _mm_andnot_ps(beyond, clamped));
+  return _mm_andnot_ps(_mm_cmple_ps(d, cd), r);                  // already touching: 0
+}
+
+/// Selects a where mask is set, else b.
+inline __m128 select4(__m128 mask, __m128 a, __m128 b) noexcept {
+  return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b));
+}
+
+/// gather_one() for the hits slots[0, n), four at a time, in order.
+template <bool kMixed, bool kRest>
+SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const GatherAgent& a, const std::uint32_t* slots,
+                                                 std::uint32_t n, GatherSums& s) noexcept {
+  const __m128 px = _mm_set1_ps(a.px), py = _mm_set1_ps(a.py);
+  const __m128 one = _mm_set1_ps(1.0f), zero = _mm_setzero_ps();
+  __m128 inv_r = _mm_set1_ps(in.inv_r), cd = _mm_set1_ps(in.cd), pd = _mm_set1_ps(in.pd);
+  const __m128 yf = _mm_set1_ps(in.yf);
+  const __m128 inf = _mm_set1_ps(std::numeric_limits<float>::infinity());
+  for (std::uint32_t i = 0; i < n; i += 4) {
+    const std::uint32_t lanes = n - i < 4 ? n - i : 4;
+    std::uint32_t valid_bits = (1u << lanes) - 1u;
+    // Missing lanes repeat the first hit (any valid slot; they are masked out).
+    const std::uint32_t m0 = slots[i], m1 = lanes > 1 ? slots[i + 1] : m0, m2 = lanes > 2 ? slots[i + 2] : m0,
+                        m3 = lanes > 3 ? slots[i + 3] : m0;
+    const __m128 nx = _mm_setr_ps(in.nx[m0], in.nx[m1], in.nx[m2], in.nx[m3]);
+    const __m128 ny = _mm_setr_ps(in.ny[m0], in.ny[m1], in.ny[m2], in.ny[m3]);
+    const __m128 dx = _mm_sub_ps(px, nx), dy = _mm_sub_ps(py, ny);
+    const __m128 d2 = _mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy));
+    if constexpr (kMixed) {
+      // Each lane's pair constants; a hit beyond its pair's R is not a neighbour (as gather_one).
+      const crowd_detail::PairTick& p0 = a.pair_row[in.nkind[m0]];
+      const crowd_detail::PairTick& p1 = a.pair_row[in.nkind[m1]];
+      const crowd_detail::PairTick& p2 = a.pair_row[in.nkind[m2]];
+      const crowd_detail::PairTick& p3 = a.pair_row[in.nkind[m3]];
+      const __m128 r2 = _mm_setr_ps(p0.r2, p1.r2, p2.r2, p3.r2);
+      valid_bits &= static_cast<std::uint32_t>(_mm_movemask_ps(_mm_cmplt_ps(d2, r2)));
+      inv_r = _mm_setr_ps(p0.inv_r, p1.inv_r, p2.inv_r, p3.inv_r);
+      cd = _mm_setr_ps(p0.cd, p1.cd, p2.cd, p3.cd);
+      pd = _mm_setr_ps(p0.pd, p1.pd, p2.pd, p3.pd);
+    }
+    const __m128 coincident = _mm_cmplt_ps(d2, _mm_set1_ps(kCoincidentDist2));
+    const auto coincident_bits = static_cast<std::uint32_t>(_mm_movemask_ps(coincident)) & valid_bits;
+    if constexpr (kMixed) {
+      s.count += static_cast<std::uint32_t>(std::popcount(valid_bits));
+    } else {
+      s.count += lanes;
+    }
+    if (coincident_bits != 0) {  // rare: a stack of agents on one point
+      const std::uint32_t m[4] = {m0, m1, m2, m3};
+      for (std::uint32_t j = 0; j < 4; ++j) {
+        if ((coincident_bits >> j) & 1u) {
+          ++s.coincident;
+          if (in.nid[m[j]] < a.id) ++s.rank;
+        }
+      }
+    }
+    const __m128 normal = _mm_andnot_ps(coincident, lane_mask(valid_bits));
+    const __m128 d = _mm_sqrt_ps(d2);
+    const __m128 inv_d = _mm_div_ps(one, d);
+    const __m128 w = _mm_mul_ps(_mm_sub_ps(one, _mm_mul_ps(d, inv_r)), inv_d);
+    const __m128 touching = _mm_and_ps(normal, _mm_cmplt_ps(d, cd));
+    const __m128 c = _mm_mul_ps(_mm_mul_ps(_mm_sub_ps(cd, d), _mm_set1_ps(0.5f)), inv_d);
+    // Right of way over m (nearer the goal, then the lower id).
+    auto ours = [&](std::uint32_t m) noexcept {
+      return static_cast<std::uint32_t>((a.prio < in.nprio[m]) | ((a.prio == in.nprio[m]) & (a.id < in.nid[m])));
+    };
+    const __m128 sign = _mm_set1_ps(-0.0f);  // xor with it: the unary minus
+    // How fast moving along the path closes in on each hit (as below, where ux, uy are kept).
+    auto approach_of = [&]() noexcept {
+      const __m128 ux = _mm_mul_ps(_mm_xor_ps(dx, sign), inv_d);
+      const __m128 uy = _mm_mul_ps(_mm_xor_ps(dy, sign), inv_d);
+      return _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.skx), ux), _mm_mul_ps(_mm_set1_ps(a.sky), uy));
+    };
+    __m128 kernel_on = normal;
+    if constexpr (kRest) {
+      if (a.moving) {
+        // No kernel from a neighbour ahead at rest last tick over which we have right of way
+        // (gather_one). Only in a crowd closing in on a goal in sight: nobody rests otherwise.
+        const std::uint32_t rest_bits = static_cast<std::uint32_t>(in.nrest[m0] != 0) |
+                                        (static_cast<std::uint32_t>(in.nrest[m1] != 0) << 1) |
+                                        (static_cast<std::uint32_t>(in.nrest[m2] != 0) << 2) |
+                                        (static_cast<std::uint32_t>(in.nrest[m3] != 0) << 3);
+        if (rest_bits != 0) {
+          const std::uint32_t skip = rest_bits & (ours(m0) | (ours(m1) << 1) | (ours(m2) << 2) | (ours(m3) << 3));
+          kernel_on = _mm_andnot_ps(_mm_and_ps(_mm_cmpgt_ps(approach_of(), zero), lane_mask(skip)), normal);
+        }
+      }
+    }
+    alignas(16) float tx[4], ty[4], cx[4], cy[4], ov[4];
+    _mm_store_ps(tx, _mm_and_ps(kernel_on, _mm_mul_ps(dx, w)));
+    _mm_store_ps(ty, _mm_and_ps(kernel_on, _mm_mul_ps(dy, w)));
+    _mm_store_ps(cx, _mm_and_ps(touching, _mm_mul_ps(dx, c)));
+    _mm_store_ps(cy, _mm_and_ps(touching, _mm_mul_ps(dy, c)));
+    _mm_store_ps(ov, _mm_and_ps(touching, _mm_div_ps(_mm_sub_ps(cd, d), cd)));
+    for (std::uint32_t j = 0; j < 4; ++j) {
+      s.sx += tx[j];
+      s.sy += ty[j];
+      s.kx += cx[j];
+      s.ky += cy[j];
+      s.overlap += ov[j];
+    }
+    if (!a.moving) continue;
+    const __m128 ux = _mm_mul_ps(_mm_xor_ps(dx, sign), inv_d);
+    const __m128 uy = _mm_mul_ps(_mm_xor_ps(dy, sign), inv_d);
+    const __m128 approach = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.skx), ux), _mm_mul_ps(_mm_set1_ps(a.sky), uy));
+    const std::uint32_t way_bits = ours(m0) | (ours(m1) << 1) | (ours(m2) << 2) | (ours(m3) << 3);
+    if constexpr (kRest) {
+      // Held: touching a neighbour ahead that rested last tick and goes first (gather_one).
+      const std::uint32_t rest_bits = static_cast<std::uint32_t>(in.nrest[m0] != 0) |
+                                      (static_cast<std::uint32_t>(in.nrest[m1] != 0) << 1) |
+                                      (static_cast<std::uint32_t>(in.nrest[m2] != 0) << 2) |
+                                      (static_cast<std::uint32_t>(in.nrest[m3] != 0) << 3);
+      const std::uint32_t near_bits = static_cast<std::uint32_t>(_mm_movemask_ps(
+          _mm_and_ps(normal, _mm_and_ps(_mm_cmplt_ps(d, _mm_mul_ps(cd, _mm_set1_ps(kHeldContact))),
+                                        _mm_cmpgt_ps(approach, _mm_set1_ps(kHeldAhead))))));
+      if ((rest_bits & ~way_bits & near_bits) != 0) s.anchored = 1;
+    }
+    const __m128 npx = _mm_setr_ps(in.npx[m0], in.npx[m1], in.npx[m2], in.npx[m3]);
+    const __m128 npy = _mm_setr_ps(in.npy[m0], in.npy[m1], in.npy[m2], in.npy[m3]);
+    const __m128 m_approach = _mm_xor_ps(_mm_add_ps(_mm_mul_ps(npx, ux), _mm_mul_ps(npy, uy)), sign);
+    const __m128 converging = _mm_cmpgt_ps(m_approach, zero);
+    const __m128 prior = lane_mask(way_bits);
+    const __m128 pressed = _mm_cmplt_ps(d, pd);
+    // Ignored: pressed into a neighbour that yields to us, and converging ones that yield to us
+    // (or all converging ones, impatient). Goes on past "approach <= 0" as gather_one (NaN too).
+    const std::uint32_t stream_bits = static_cast<std::uint32_t>(in.nstream[m0] != 0) |
+                                      (static_cast<std::uint32_t>(in.nstream[m1] != 0) << 1) |
+                                      (static_cast<std::uint32_t>(in.nstream[m2] != 0) << 2) |
+                                      (static_cast<std::uint32_t>(in.nstream[m3] != 0) << 3);
+    const __m128 ignored = _mm_or_ps(_mm_and_ps(pressed, in.press_all ? lane_mask(15u) : prior),
+                                     _mm_and_ps(converging, lane_mask(a.impatient ? way_bits | stream_bits : way_bits)));
+    const __m128 yields = _mm_andnot_ps(ignored, _mm_and_ps(normal, _mm_cmpnle_ps(approach, zero)));
+    const __m128 first = select4(yields, _mm_mul_ps(yf, free_path4(d, approach, cd)), inf);
+    // Yielding to a converging m: also keep clear of where it is heading.
+    const __m128 wx = _mm_sub_ps(_mm_add_ps(nx, _mm_mul_ps(npx, cd)), px);
+    const __m128 wy = _mm_sub_ps(_mm_add_ps(ny, _mm_mul_ps(npy, cd)), py);
+    const __m128 wd = _mm_sqrt_ps(_mm_add_ps(_mm_mul_ps(wx, wx), _mm_mul_ps(wy, wy)));
+    const __m128 ahead =
+        _mm_div_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.skx), wx), _mm_mul_ps(_mm_set1_ps(a.sky), wy)), wd);
+    const __m128 second_on = _mm_and_ps(_mm_and_ps(yields, converging),
+                                        _mm_and_ps(_mm_cmpgt_ps(wd, _mm_set1_ps(1e-6f)), _mm_cmpgt_ps(ahead, zero)));
+    const __m128 second = select4(second_on, _mm_mul_ps(yf, free_path4(wd, ahead, cd)), inf);
+    alignas(16) float f1[4], f2[4], p1[4], p2[4], y1[4];
+    _mm_store_ps(f1, first);
+    _mm_store_ps(f2, second);
+    _mm_store_ps(p1, select4(pressed, inf, first));
+    _mm_store_ps(p2, select4(pressed, inf, second));
+    alignas(16) float y2[4];
+    _mm_store_ps(y1, select4(converging, first, inf));
+    _mm_store_ps(y2, second);
+    for (std::uint32_t j = 0; j < 4; ++j) {
+      s.allow = std::min(s.allow, f1[j]);
+      s.allow = std::min(s.allow, f2[j]);
+      s.press_allow = std::min(s.press_allow, p1[j]);
+      s.press_allow = std::min(s.press_allow, p2[j]);
+      s.yield_allow = std::min(s.yield_allow, y1[j]);
+      s.yield_allow = std::min(s.yield_allow, y2[j]);
+    }
+  }
+}
+#else
+template <bool kMixed, bool kRest>
+SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const GatherAgent& a, const std::uint32_t* slots,
+                                                 std::uint32_t n, GatherSums& s) noexcept {
+  for (std::uint32_t i = 0; i < n; ++i) gather_one<kMixed, kRest>(in, a, slots[i], s);
+}
+#endif
+
+}  // namespace swarmfield::sim::crowd_detail

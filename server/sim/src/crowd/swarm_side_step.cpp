@@ -1,0 +1,182 @@
+// The side step of the separation pass (Swarm::side_step): when the path is mostly blocked by
+// agents, a direction round the agent ahead (turned by 40 or 75 degrees either way, or the
+// blocker's tangent) that brings the agent closer. See crowd/README.md, "Crowd rules".
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "crowd_rules.hpp"
+#include "swarm_tick.hpp"
+#include "swarmfield/sim/crowd/swarm.hpp"
+
+namespace swarmfield::sim {
+
+using namespace crowd_rules;  // NOLINT: the rules' constants, read throughout
+
+template <bool kMixed>
+Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k,
+                                 Vec2 p, Vec2 s0, Vec2 path_dir, bool turns, bool round) const {
+  // The neighbours within the query radius: offsets, distances and contact distances.
+  constexpr std::uint32_t kMaxNear = 96;
+  float ndx[kMaxNear], ndy[kMaxNear], nd[kMaxNear], ncd[kMaxNear];
+  std::uint8_t nkind_near[kMaxNear];
+  std::uint32_t near = 0;
+  bool overflow = false;
+  const std::uint8_t self_kind = kMixed ? t.kind[k] : t.only_kind;
+  const crowd_detail::PairTick* const row = t.pairs + self_kind * kMaxAgentKinds;
+  const float r2 = kMixed ? kt.query_r2 : row[self_kind].r2;
+  const float* const nx = t.sxs;
+  const float* const ny = t.sys;
+  hash_.for_each_range_near(p, [&](std::uint32_t first, std::uint32_t last) {
+    for (std::uint32_t m = first; m < last; ++m) {
+      if (m == k) continue;
+      const float dx = nx[m] - p.x, dy = ny[m] - p.y;
+      const float d2 = dx * dx + dy * dy;
+      if (!(d2 < r2) || d2 < crowd_detail::kCoincidentDist2) continue;
+      if (near == kMaxNear) {
+        overflow = true;
+        return;
+      }
+      ndx[near] = dx;
+      ndy[near] = dy;
+      nd[near] = std::sqrt(d2);
+      ncd[near] = row[kMixed ? t.kind[m] : self_kind].cd;
+      nkind_near[near] = kMixed ? t.kind[m] : self_kind;
+      ++near;
+    }
+  });
+  SideStep best;
+  if (overflow) return best;  // a heap of agents far denser than packing: no way round to find
+  // The agent that blocks the path: touching it, the most nearly ahead.
+  float block_approach = 0.0f;
+  std::uint32_t blocker = kMaxNear;
+  for (std::uint32_t j = 0; j < near; ++j) {
+    if (nd[j] > ncd[j] * kTouching) continue;
+    const float approach = (path_dir.x * ndx[j] + path_dir.y * ndy[j]) / nd[j];
+    if (approach > block_approach) {
+      block_approach = approach;
+      blocker = j;
+    }
+  }
+  // Overtaking: an agent turns round the agents ahead when it moves at speed, or when the one
+  // that holds it up (the shortest free path along its path) is of a slower kind. Agents of one
+  // kind queueing do not shuffle.
+  if (!turns && kMixed) {
+    float shortest = std::numeric_limits<float>::infinity();
+    std::uint32_t slowest = kMaxNear;
+    for (std::uint32_t j = 0; j < near; ++j) {
+      const float approach = (path_dir.x * ndx[j] + path_dir.y * ndy[j]) / nd[j];
+      if (approach <= 0.0f) continue;
+      const float f = free_path(nd[j], approach, ncd[j]);
+      if (f < shortest) {
+        shortest = f;
+        slowest = j;
+      }
+    }
+    turns = slowest != kMaxNear && t.kinds[nkind_near[slowest]].max_step < kt.max_step;
+  }
+  // The candidates: s0 turned both ways by each angle, and the tangent of the blocker on the
+  // goal's side (both sides as good when it is dead ahead: the side the agent already moves
+  // to, else one by id). Each slid along walls where the agent is near one.
+  constexpr int kCandidates = 5;
+  float ux[kCandidates], uy[kCandidates], along[kCandidates], free[kCandidates];
+  float scale[kCandidates];                // world units of travel per unit of move budget
+  float cx[kCandidates], cy[kCandidates];  // the un-slid unit direction the move is made along
+  const float max_step = kt.max_step;
+  const bool open = open_here_[k] != 0;
+  int candidates = turns ? 4 : 0;
+  for (int c = 0; c < 4; ++c) {
+    const float co = kSideCos[c >> 1], si = (c & 1) != 0 ? -kSideSin[c >> 1] : kSideSin[c >> 1];
+    cx[c] = s0.x * co - s0.y * si;
+    cy[c] = s0.x * si + s0.y * co;
+  }
+  if (round && blocker != kMaxNear) {
+    // Round the blocker: slide along it (the steering less its part toward the blocker, as
+    // along a wall), or, with the blocker dead ahead, its tangent on the side the agent already
+    // moves to, else one by id.
+    const float nx_b = ndx[blocker] / nd[blocker], ny_b = ndy[blocker] / nd[blocker];
+    const float into = s0.x * nx_b + s0.y * ny_b;
+    float tx = s0.x - into * nx_b, ty = s0.y - into * ny_b;
+    const float tl = std::sqrt(tx * tx + ty * ty);
+    if (tl > kSlideMin) {
+      tx /= tl;
+      ty /= tl;
+    } else {
+      tx = -ny_b;
+      ty = nx_b;
+      float side = tx * vxs_[k] + ty * vys_[k];
+      if (std::abs(side) < 1e-6f) side = (ids_[k] & 1u) != 0 ? 1.0f : -1.0f;
+      if (side < 0.0f) {
+        tx = -tx;
+        ty = -ty;
+      }
+    }
+    cx[candidates] = tx;
+    cy[candidates] = ty;
+    ++candidates;
+  }
+  const int round_candidate = round && blocker != kMaxNear ? candidates - 1 : -1;
+  for (int c = 0; c < candidates; ++c) {
+    Vec2 path{cx[c], cy[c]};
+    if (!open) {
+      const Vec2 move = path * max_step;
+      Vec2 q = slide_along_walls(t.map, p, move, kt.radius);
+      if ((q.x - p.x != move.x || q.y - p.y != move.y) && may_round_corner(p, q, move, t.corner_eps)) {
+        q = slide_round_corner(t.map, p, q, move, max_step, kt.radius);
+      }
+      path = (q - p) * (1.0f / max_step);
+    }
+    const float len = length(path);
+    scale[c] = len;
+    if (len < 0.2f) {  // into a wall
+      ux[c] = uy[c] = 0.0f;
+      free[c] = 0.0f;
+    } else {
+      ux[c] = path.x / len;
+      uy[c] = path.y / len;
+      free[c] = std::min(len * max_step, std::max(goal_room_[k], 0.0f));
+    }
+    along[c] = ux[c] * s0.x + uy[c] * s0.y;
+  }
+  for (std::uint32_t j = 0; j < near; ++j) {
+    const float inv_d = 1.0f / nd[j];
+    for (int c = 0; c < candidates; ++c) {
+      const float approach = (ux[c] * ndx[j] + uy[c] * ndy[j]) * inv_d;
+      if (approach <= 0.0f) continue;
+      free[c] = std::min(free[c], free_path(nd[j], approach, ncd[j]));
+    }
+  }
+  const float vx = vxs_[k], vy = vys_[k];
+  const float slow2 = kReverseBelow * kReverseBelow * max_step * max_step * t.inv_dt * t.inv_dt;
+  const bool moved = vx * vx + vy * vy > slow2;
+  for (int c = 0; c < candidates; ++c) {
+    if (free[c] < kSideMinFree * max_step || scale[c] <= 0.0f) continue;
+    // Never a step back against the way the agent moved last tick: no dithering, no orbits.
+    if (moved && cx[c] * vx + cy[c] * vy < 0.0f) continue;
+    // The tangent walks round the blocker even when it brings the agent no closer this tick
+    // (dead ahead); the turned directions must bring it closer.
+    const bool is_round = c == round_candidate;
+    if (!is_round && along[c] <= 0.0f) continue;
+    if (is_round && along[c] < -kRoundSlack) continue;
+    const float progress = free[c] * std::max(along[c], 0.0f);
+    // Of two sides as good, keep turning the way the agent already moves (no dithering).
+    const float bias = 1e-3f * max_step * (cx[c] * vxs_[k] + cy[c] * vys_[k]);
+    if (!best.found || progress + bias > best.progress + best.bias) {
+      best.found = true;
+      best.round = is_round;
+      best.progress = progress;
+      best.bias = bias;
+      best.ux = cx[c];
+      best.uy = cy[c];
+      best.allow = free[c] / scale[c];
+    }
+  }
+  return best;
+}
+
+template Swarm::SideStep Swarm::side_step<true>(const crowd_detail::SwarmTick&, const crowd_detail::KindTick&,
+                                                 std::size_t, Vec2, Vec2, Vec2, bool, bool) const;
+template Swarm::SideStep Swarm::side_step<false>(const crowd_detail::SwarmTick&, const crowd_detail::KindTick&,
+                                                  std::size_t, Vec2, Vec2, Vec2, bool, bool) const;
+
+}  // namespace swarmfield::sim
