@@ -70,8 +70,20 @@ WorldParams mixed_params(std::uint32_t max_agents) {
 
 }  // namespace
 
-TEST_CASE("F1: a room with a 1-cell door in each wall empties; no door stalls while agents queue") {
-  // 48 x 48, the room's walls on x, y = 12 and 35, doors in the middle of each wall.
+namespace {
+
+/// The F1 room's figures: agents that fit the doors (runners, walkers) still inside at the end,
+/// passes per door, and per door the longest run of ticks with three or more such agents inside
+/// within 3 cells of it and nobody passing.
+struct DoorRoomRun {
+  long left_inside = 0;
+  std::array<int, 4> passed{}, worst_stall{};
+};
+
+/// F1's room (48 x 48, walls on x, y = 12 and 35, a 1-cell door in the middle of each), players
+/// in two corners outside, 90 s. `brutes`: the inside crowd is mixed (runners, walkers, brutes,
+/// which fit no door) and a brute stands in front of each door at the start.
+DoorRoomRun run_door_room(bool brutes) {
   GridMap map = bordered(48, 48);
   constexpr std::int32_t lo = 12, hi = 35, mid = 23;
   for (std::int32_t i = lo; i <= hi; ++i) {
@@ -85,21 +97,31 @@ TEST_CASE("F1: a room with a 1-cell door in each wall empties; no door stalls wh
   World world(map, mixed_params(512));
   world.add_player({2.5f, 2.5f});
   world.add_player({45.5f, 45.5f});
-  spawn_rect(world, 160, lo + 1.0f, lo + 1.0f, static_cast<float>(hi), static_cast<float>(hi), 91, {1});  // inside
+  if (brutes) {
+    // In each door's mouth, inside: where the crowd behind would press it.
+    const float in_lo = lo + 1.0f + 0.85f, in_hi = hi - 0.85f, door = mid + 0.5f;
+    for (const Vec2 p : {Vec2{door, in_lo}, Vec2{door, in_hi}, Vec2{in_lo, door}, Vec2{in_hi, door}}) {
+      REQUIRE(world.swarm_mutable().add(p, 0.0f, 2) != Swarm::kInvalidAgent);
+    }
+  }
+  const std::vector<std::uint8_t> inside_kinds = brutes ? std::vector<std::uint8_t>{0, 1, 2} : std::vector<std::uint8_t>{1};
+  spawn_rect(world, 160, lo + 1.0f, lo + 1.0f, static_cast<float>(hi), static_cast<float>(hi), 91, inside_kinds);
   spawn_rect(world, 240, 1.0f, 1.0f, 47.0f, 47.0f, 92, {1});  // anywhere walkable (most outside)
   auto inside = [&](Vec2 p) { return p.x > lo + 1.0f && p.x < hi && p.y > lo + 1.0f && p.y < hi; };
-  // Per door: the last tick it passed an agent out, and the longest run of ticks with three or
-  // more agents inside within 3 cells of it and nobody passing.
-  std::array<int, 4> last_pass{}, worst_stall{}, passed{};
-  std::vector<Vec2> before;
+  const Swarm& swarm = world.swarm();
+  std::vector<std::uint8_t> kind_of(swarm.size());
+  for (std::size_t i = 0; i < swarm.size(); ++i) kind_of[swarm.ids()[i]] = swarm.kinds()[i];
+  DoorRoomRun run;
+  std::array<int, 4> last_pass{};
+  std::vector<Vec2> before, now;
   constexpr int kTicks = 2700;  // 90 s
   for (int t = 1; t <= kTicks; ++t) {
-    positions_by_id(world.swarm(), before);
+    positions_by_id(swarm, before);
     world.step(kDt);
-    std::vector<Vec2> now;
-    positions_by_id(world.swarm(), now);
+    positions_by_id(swarm, now);
     std::array<int, 4> queued{};
     for (std::size_t id = 0; id < now.size(); ++id) {
+      if (kind_of[id] == 2) continue;
       if (inside(before[id]) && !inside(now[id])) {
         std::size_t nearest = 0;
         float best = 1e9f;
@@ -111,7 +133,7 @@ TEST_CASE("F1: a room with a 1-cell door in each wall empties; no door stalls wh
           }
         }
         last_pass[nearest] = t;
-        ++passed[nearest];
+        ++run.passed[nearest];
       }
       for (std::size_t d = 0; d < doors.size(); ++d) {
         if (inside(now[id]) && length(now[id] - map.cell_center(doors[d])) < 3.0f) ++queued[d];
@@ -119,20 +141,39 @@ TEST_CASE("F1: a room with a 1-cell door in each wall empties; no door stalls wh
     }
     for (std::size_t d = 0; d < doors.size(); ++d) {
       if (queued[d] >= 3) {
-        worst_stall[d] = std::max(worst_stall[d], t - last_pass[d]);
+        run.worst_stall[d] = std::max(run.worst_stall[d], t - last_pass[d]);
       } else {
         last_pass[d] = t;
       }
     }
   }
-  std::vector<Vec2> end;
-  positions_by_id(world.swarm(), end);
-  const auto left_inside = std::count_if(end.begin(), end.end(), inside);
-  MESSAGE("F1: " << left_inside << " agents still inside after 90 s; passed per door " << passed[0] << " "
-                 << passed[1] << " " << passed[2] << " " << passed[3] << "; longest stall with a queue (ticks) "
-                 << worst_stall[0] << " " << worst_stall[1] << " " << worst_stall[2] << " " << worst_stall[3]);
-  CHECK(left_inside == 0);
-  for (const int stall : worst_stall) CHECK(stall <= 60);
+  for (std::size_t id = 0; id < now.size(); ++id) run.left_inside += kind_of[id] != 2 && inside(now[id]) ? 1 : 0;
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("F1: a room with a 1-cell door in each wall empties; no door stalls while agents queue") {
+  const DoorRoomRun run = run_door_room(false);
+  MESSAGE("F1: " << run.left_inside << " agents still inside after 90 s; passed per door " << run.passed[0] << " "
+                 << run.passed[1] << " " << run.passed[2] << " " << run.passed[3]
+                 << "; longest stall with a queue (ticks) " << run.worst_stall[0] << " " << run.worst_stall[1] << " "
+                 << run.worst_stall[2] << " " << run.worst_stall[3]);
+  CHECK(run.left_inside == 0);
+  for (const int stall : run.worst_stall) CHECK(stall <= 60);
+}
+
+TEST_CASE("F1 mixed: brutes, which fit no door, make way; every runner and walker gets out") {
+  // A brute in each door's mouth at the start, a third of the inside crowd brutes. Before the
+  // make-way rule a brute with no route held still and the crowd behind pressed it into the
+  // door's mouth, where it closed the door for good.
+  const DoorRoomRun run = run_door_room(true);
+  MESSAGE("F1 mixed: " << run.left_inside << " runners and walkers still inside after 90 s; passed per door "
+                       << run.passed[0] << " " << run.passed[1] << " " << run.passed[2] << " " << run.passed[3]
+                       << "; longest stall with a queue (ticks) " << run.worst_stall[0] << " " << run.worst_stall[1]
+                       << " " << run.worst_stall[2] << " " << run.worst_stall[3]);
+  CHECK(run.left_inside == 0);
+  for (const int stall : run.worst_stall) CHECK(stall <= 60);
 }
 
 TEST_CASE("F2: small kinds pour through a 1-cell gap, brutes take the wide opening, none waits at the gap") {

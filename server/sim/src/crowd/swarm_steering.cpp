@@ -90,6 +90,33 @@ inline Vec2 keep_route(const GridMap& map, const FlowField& flow, const Integrat
   return keep_route_reversing(map, flow, integration, cx, cy, desired, v, min_speed);
 }
 
+/// The way an agent at p (velocity v last tick) with no route for its own size makes way for
+/// agents of the smallest class: across their path there and back against it by kMakeWayBack,
+/// unit; {0, 0} where they have no path. Across, not straight back: the crowd behind presses
+/// along the path, so walking back into it gets nowhere (a brute held in a door's mouth for
+/// 70 s), while to the side nobody pushes. The side is the one it already drifts to (faster than
+/// kMakeWayDrift world units per second across the path), else the one its id picks: a side
+/// fixed by id alone sends half the brutes beside a door across the door's mouth.
+constexpr float kMakeWayBack = 0.5f;
+constexpr float kMakeWayDrift = 0.05f;
+inline Vec2 make_way(const crowd_detail::SwarmTick& t, Vec2 p, Vec2 v, std::uint32_t id) noexcept {
+  if (!t.nav->has_class(1)) return {};
+  const NavSample small = t.nav->sample(1, p);
+  switch (small.status) {
+    case NavStatus::kFollow:
+    case NavStatus::kFollowFlow:
+    case NavStatus::kGoalInSight: {
+      const Vec2 f = small.direction;
+      const Vec2 across{-f.y, f.x};
+      const float drift = dot(v, across);
+      const bool left = std::abs(drift) > kMakeWayDrift ? drift > 0.0f : (id & 1u) != 0;
+      return normalized_or_zero((left ? across : across * -1.0f) - f * kMakeWayBack);
+    }
+    default:
+      return {};
+  }
+}
+
 /// What the steering's prefetch reads: the map, field and any-angle tables (null when absent).
 struct SteerTables {
   const std::uint8_t* map_costs;
@@ -190,6 +217,11 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
       if (desired.x == 0.0f && desired.y == 0.0f) {
         desired = escape_direction(grid, field, p, block.x, block.y, kEscapeSearchCells, size_class, cs);
       }
+      // No way to any goal for this size (a brute in a room whose doors only smaller kinds fit):
+      // it makes way for those that have one, walking against the smallest class's path, so it
+      // never stands in the queue of a door it cannot pass (crowd pressure from behind would
+      // otherwise press it into the door's mouth and close the door to everyone).
+      if (desired.x == 0.0f && desired.y == 0.0f && size_class > 1) desired = make_way(t, p, v, perm_ids_[k]);
       break;
     case NavStatus::kAtGoal:
     case NavStatus::kNoField:
