@@ -91,127 +91,136 @@ void run_hier(benchmark::State& state, const HierCase& c, Body&& body) {
   state.counters["side"] = static_cast<double>(s->map.width());
 }
 
+/// hier/route: a goal change on the portal graph (PortalRoutes::build), goals alternating one
+/// cell apart; counters: the graph's size and build time, the path quality of setup_for().
+void bench_route(benchmark::State& st, const HierSetup& s) {
+  sim::PortalRoutes routes;
+  bool flip = false;
+  for (auto _ : st) {
+    routes.build(s.graph, s.map, flip ? s.goal_b : s.goal_a);
+    flip = !flip;
+    benchmark::DoNotOptimize(routes.settled());
+  }
+  st.counters["nodes"] = static_cast<double>(s.graph.node_count());
+  st.counters["edges"] = static_cast<double>(s.graph.edge_count());
+  st.counters["sectors"] = static_cast<double>(s.graph.sector_count());
+  st.counters["graph_build_ms"] = s.graph_build_ms;
+  st.counters["path_ratio_mean"] = s.ratio_mean;
+  st.counters["path_ratio_max"] = s.ratio_max;
+}
+
+/// hier/whole_rebuild: the same goal change as a whole-map integration + flow rebuild.
+void bench_whole_rebuild(benchmark::State& st, const HierSetup& s) {
+  sim::IntegrationField integration;
+  sim::FlowField flow;
+  bool flip = false;
+  for (auto _ : st) {
+    integration.build(s.map, flip ? s.goal_b : s.goal_a);
+    flow.build_rows(integration, 0, integration.height());
+    flip = !flip;
+    benchmark::DoNotOptimize(flow.directions().data());
+  }
+}
+
+/// hier/goal_change: a goal change in hierarchical mode as the server would pay it: the routes,
+/// then the fields of the occupied sectors (the 9 x 9 sectors round the goal: a crowd of ~330k
+/// cells, the same on every map size). Memory: graph + routes + those fields, against a
+/// whole-map pair.
+void bench_goal_change(benchmark::State& st, const HierSetup& s) {
+  sim::PortalRoutes routes;
+  sim::SectorFields fields;
+  const sim::CellCoord g = s.goal_a[0];
+  const std::int32_t side = s.graph.sector_side();
+  const auto note_crowd = [&] {
+    fields.begin_tick();
+    for (std::int32_t dy = -4; dy <= 4; ++dy)
+      for (std::int32_t dx = -4; dx <= 4; ++dx) fields.note_agent({g.x + dx * side, g.y + dy * side});
+  };
+  bool flip = false;
+  for (auto _ : st) {
+    routes.build(s.graph, s.map, flip ? s.goal_b : s.goal_a);
+    fields.set_routes(s.graph, routes);
+    note_crowd();
+    fields.update(s.map, 0);
+    flip = !flip;
+    benchmark::DoNotOptimize(fields.build_count());
+  }
+  st.counters["sector_fields"] = static_cast<double>(fields.field_count());
+  const double mib = 1024.0 * 1024.0;
+  st.counters["hier_mib"] = static_cast<double>(s.graph.memory_bytes() + fields.memory_bytes() +
+                                                routes.node_count() * sizeof(std::uint32_t)) / mib;
+  // A whole-map pair: padded integration words (4 bytes) + flow directions (1 byte) a cell.
+  st.counters["whole_pair_mib"] =
+      static_cast<double>((static_cast<std::size_t>(s.map.width()) + 2) * (static_cast<std::size_t>(s.map.height()) + 2) * 4 +
+                          s.map.cell_count()) / mib;
+}
+
+/// hier/sector_build: one sector field build (SectorFields::build_sector: the seeded search over
+/// the sector and its ring, then the flow pass), the 9 x 9 sectors round the goal with the routes
+/// fixed: the cost a sector build is charged for against the field budget (kWorkUnitsPerCell).
+/// Counters: ns per sector, ns per local cell ((side + 2)^2 cells a build).
+void bench_sector_build(benchmark::State& st, const HierSetup& s) {
+  sim::PortalRoutes routes;
+  routes.build(s.graph, s.map, s.goal_a);
+  sim::SectorFields fields;
+  fields.set_keep_values(false);  // as the server runs it
+  fields.set_routes(s.graph, routes);
+  std::vector<std::uint32_t> sectors;
+  const sim::CellCoord g = s.goal_a[0];
+  const std::int32_t side = s.graph.sector_side();
+  std::uint64_t cells = 0;
+  for (std::int32_t dy = -4; dy <= 4; ++dy) {
+    for (std::int32_t dx = -4; dx <= 4; ++dx) {
+      const sim::CellCoord c2{g.x + dx * side, g.y + dy * side};
+      if (c2.x < 0 || c2.y < 0 || c2.x >= s.map.width() || c2.y >= s.map.height()) continue;
+      const std::uint32_t id = s.graph.sector_of(c2);
+      sectors.push_back(id);
+      const sim::SectorGraph::Rect r = s.graph.sector_rect(id);
+      cells += static_cast<std::uint64_t>(r.w + 2) * static_cast<std::uint64_t>(r.h + 2);
+    }
+  }
+  for (auto _ : st) {
+    for (const std::uint32_t id : sectors) fields.build_sector(s.map, id);
+    benchmark::DoNotOptimize(fields.build_count());
+  }
+  const double iters = static_cast<double>(st.iterations());
+  st.counters["ns_per_sector"] = benchmark::Counter(iters * static_cast<double>(sectors.size()) * 1e-9,
+                                                    benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  st.counters["ns_per_cell"] = benchmark::Counter(iters * static_cast<double>(cells) * 1e-9,
+                                                  benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+/// hier/near_change: what the near field adds to a goal change (NearFields: the exact
+/// integration, flow and any-angle fields in the goal's window), all at once; against hier/route
+/// in the same run.
+void bench_near_change(benchmark::State& st, const HierSetup& s) {
+  sim::NearFields near;
+  near.update(s.map, s.goal_a, 0);
+  bool flip = true;
+  for (auto _ : st) {
+    near.update(s.map, flip ? s.goal_b : s.goal_a, 0);
+    flip = !flip;
+    benchmark::DoNotOptimize(near.build_count());
+  }
+  st.counters["window_side"] = static_cast<double>(near.window_fields(0).integration().width());
+  st.counters["near_mib"] = static_cast<double>(near.memory_bytes()) / (1024.0 * 1024.0);
+}
+
+/// Registers the five hier/ benchmarks of one map, in milliseconds; on big maps with fixed
+/// iteration counts for the slow ones.
 void register_hier_case(const HierCase& c, bool big) {
-  auto* route = benchmark::RegisterBenchmark(("hier/route/" + c.label).c_str(), [c](benchmark::State& state) {
-    run_hier(state, c, [](benchmark::State& st, const HierSetup& s) {
-      sim::PortalRoutes routes;
-      bool flip = false;
-      for (auto _ : st) {
-        routes.build(s.graph, s.map, flip ? s.goal_b : s.goal_a);
-        flip = !flip;
-        benchmark::DoNotOptimize(routes.settled());
-      }
-      st.counters["nodes"] = static_cast<double>(s.graph.node_count());
-      st.counters["edges"] = static_cast<double>(s.graph.edge_count());
-      st.counters["sectors"] = static_cast<double>(s.graph.sector_count());
-      st.counters["graph_build_ms"] = s.graph_build_ms;
-      st.counters["path_ratio_mean"] = s.ratio_mean;
-      st.counters["path_ratio_max"] = s.ratio_max;
-    });
-  });
-  route->Unit(benchmark::kMillisecond);
-  auto* whole = benchmark::RegisterBenchmark(("hier/whole_rebuild/" + c.label).c_str(), [c](benchmark::State& state) {
-    run_hier(state, c, [](benchmark::State& st, const HierSetup& s) {
-      sim::IntegrationField integration;
-      sim::FlowField flow;
-      bool flip = false;
-      for (auto _ : st) {
-        integration.build(s.map, flip ? s.goal_b : s.goal_a);
-        flow.build_rows(integration, 0, integration.height());
-        flip = !flip;
-        benchmark::DoNotOptimize(flow.directions().data());
-      }
-    });
-  });
-  whole->Unit(benchmark::kMillisecond);
-  // A goal change in hierarchical mode as the server would pay it: the routes, then the fields
-  // of the occupied sectors (the 9 x 9 sectors round the goal: a crowd of ~330k cells, the same
-  // on every map size). Memory: graph + routes + those fields, against a whole-map pair.
-  auto* change = benchmark::RegisterBenchmark(("hier/goal_change/" + c.label).c_str(), [c](benchmark::State& state) {
-    run_hier(state, c, [](benchmark::State& st, const HierSetup& s) {
-      sim::PortalRoutes routes;
-      sim::SectorFields fields;
-      const sim::CellCoord g = s.goal_a[0];
-      const std::int32_t side = s.graph.sector_side();
-      const auto note_crowd = [&] {
-        fields.begin_tick();
-        for (std::int32_t dy = -4; dy <= 4; ++dy)
-          for (std::int32_t dx = -4; dx <= 4; ++dx) fields.note_agent({g.x + dx * side, g.y + dy * side});
-      };
-      bool flip = false;
-      for (auto _ : st) {
-        routes.build(s.graph, s.map, flip ? s.goal_b : s.goal_a);
-        fields.set_routes(s.graph, routes);
-        note_crowd();
-        fields.update(s.map, 0);
-        flip = !flip;
-        benchmark::DoNotOptimize(fields.build_count());
-      }
-      st.counters["sector_fields"] = static_cast<double>(fields.field_count());
-      const double mib = 1024.0 * 1024.0;
-      st.counters["hier_mib"] = static_cast<double>(s.graph.memory_bytes() + fields.memory_bytes() +
-                                                    routes.node_count() * sizeof(std::uint32_t)) / mib;
-      // A whole-map pair: padded integration words (4 bytes) + flow directions (1 byte) a cell.
-      st.counters["whole_pair_mib"] =
-          static_cast<double>((static_cast<std::size_t>(s.map.width()) + 2) * (static_cast<std::size_t>(s.map.height()) + 2) * 4 +
-                              s.map.cell_count()) / mib;
-    });
-  });
-  change->Unit(benchmark::kMillisecond);
-  // One sector field build (SectorFields::build_sector: the seeded search over the sector and
-  // its ring, then the flow pass), the 9 x 9 sectors round the goal with the routes fixed: the
-  // cost a sector build is charged for against the field budget (kWorkUnitsPerCell). Counters:
-  // ns per sector, ns per local cell ((side + 2)^2 cells a build).
-  auto* sector = benchmark::RegisterBenchmark(("hier/sector_build/" + c.label).c_str(), [c](benchmark::State& state) {
-    run_hier(state, c, [](benchmark::State& st, const HierSetup& s) {
-      sim::PortalRoutes routes;
-      routes.build(s.graph, s.map, s.goal_a);
-      sim::SectorFields fields;
-      fields.set_keep_values(false);  // as the server runs it
-      fields.set_routes(s.graph, routes);
-      std::vector<std::uint32_t> sectors;
-      const sim::CellCoord g = s.goal_a[0];
-      const std::int32_t side = s.graph.sector_side();
-      std::uint64_t cells = 0;
-      for (std::int32_t dy = -4; dy <= 4; ++dy) {
-        for (std::int32_t dx = -4; dx <= 4; ++dx) {
-          const sim::CellCoord c2{g.x + dx * side, g.y + dy * side};
-          if (c2.x < 0 || c2.y < 0 || c2.x >= s.map.width() || c2.y >= s.map.height()) continue;
-          const std::uint32_t id = s.graph.sector_of(c2);
-          sectors.push_back(id);
-          const sim::SectorGraph::Rect r = s.graph.sector_rect(id);
-          cells += static_cast<std::uint64_t>(r.w + 2) * static_cast<std::uint64_t>(r.h + 2);
-        }
-      }
-      for (auto _ : st) {
-        for (const std::uint32_t id : sectors) fields.build_sector(s.map, id);
-        benchmark::DoNotOptimize(fields.build_count());
-      }
-      const double iters = static_cast<double>(st.iterations());
-      st.counters["ns_per_sector"] = benchmark::Counter(iters * static_cast<double>(sectors.size()) * 1e-9,
-                                                        benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-      st.counters["ns_per_cell"] = benchmark::Counter(iters * static_cast<double>(cells) * 1e-9,
-                                                      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-    });
-  });
-  sector->Unit(benchmark::kMillisecond);
-  // What the near field adds to a goal change (NearFields: the exact integration, flow and
-  // any-angle fields in the goal's window), all at once; against hier/route in the same run.
-  auto* near_change = benchmark::RegisterBenchmark(("hier/near_change/" + c.label).c_str(), [c](benchmark::State& state) {
-    run_hier(state, c, [](benchmark::State& st, const HierSetup& s) {
-      sim::NearFields near;
-      near.update(s.map, s.goal_a, 0);
-      bool flip = true;
-      for (auto _ : st) {
-        near.update(s.map, flip ? s.goal_b : s.goal_a, 0);
-        flip = !flip;
-        benchmark::DoNotOptimize(near.build_count());
-      }
-      st.counters["window_side"] = static_cast<double>(near.window_fields(0).integration().width());
-      st.counters["near_mib"] = static_cast<double>(near.memory_bytes()) / (1024.0 * 1024.0);
-    });
-  });
-  near_change->Unit(benchmark::kMillisecond);
+  using Body = void (*)(benchmark::State&, const HierSetup&);
+  const auto add = [&c](const std::string& family, Body body) {
+    auto* b = benchmark::RegisterBenchmark(("hier/" + family + "/" + c.label).c_str(),
+                                           [c, body](benchmark::State& state) { run_hier(state, c, body); });
+    b->Unit(benchmark::kMillisecond);
+    return b;
+  };
+  auto* route = add("route", bench_route);
+  auto* whole = add("whole_rebuild", bench_whole_rebuild);
+  auto* change = add("goal_change", bench_goal_change);
+  add("sector_build", bench_sector_build);
+  add("near_change", bench_near_change);
   if (big) {
     route->Iterations(5);
     whole->Iterations(2);

@@ -524,7 +524,7 @@ if rows:
     print("  route = PortalRoutes::build; route+81 sectors = the routes and the sector fields of the 9x9 sectors round the goal\n"
           "  (SectorFields: a goal change as the occupied sectors pay it). hier MiB = graph + routes + those 81 fields;\n"
           "  whole pair MiB = one whole-map integration + flow pair. path ratio = cost through a sampled cell's sector portals /\n"
-          "  exact whole-map cost (1000 cells, one goal at the centre); walks through sector fields: tests/sim/nav/sector_fields_test.\n"
+          "  exact whole-map cost (1000 cells, one goal at the centre); walks through sector fields: tests/sim/nav/hierarchical/sector_fields_test.\n"
           "  The World uses hierarchical fields from 4096 cells a side (--field-mode auto; server/sim/src/nav/hierarchical/HIERARCHICAL.md).")
 
 # ---- Figure 7: a map change in hierarchical mode --------------------------------------------------

@@ -55,6 +55,122 @@ void sort_keys(std::uint64_t* keys, std::size_t n) noexcept {
     budget -= moved;
   }
 }
+/// Rebuild step 2. Prefix sums, bands outer and chunks inner: each (chunk, band) count becomes
+/// the first slot of that chunk's items of that band, so band order then item order is kept.
+/// band_start[b] gets band b's first slot (band_start[bands]: the item count).
+void band_prefix_sums(std::uint32_t* counts, std::size_t bands, std::size_t chunks,
+                      std::uint32_t* band_start) noexcept {
+  std::uint32_t running = 0;
+  for (std::size_t b = 0; b < bands; ++b) {
+    band_start[b] = running;
+    for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
+      const std::uint32_t k = counts[chunk * bands + b];
+      counts[chunk * bands + b] = running;
+      running += k;
+    }
+  }
+  band_start[bands] = running;
+}
+
+/// Rebuild step 3. Stable scatter of the items into their bands, as sort keys (cell, then
+/// index); `next` holds each (chunk, band)'s first slot (step 2) and is advanced.
+void scatter_keys(WorkerPool* pool, std::size_t count, std::size_t bands, std::uint32_t* next_slots,
+                  const std::uint16_t* item_band, const std::uint32_t* item_cell, std::uint64_t* keys) {
+  parallel_for(pool, count, kItemChunk, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
+    std::uint32_t* next = next_slots + chunk * bands;
+    for (std::size_t i = begin; i < end; ++i) {
+      keys[next[item_band[i]]++] = (static_cast<std::uint64_t>(item_cell[i]) << 32) | static_cast<std::uint64_t>(i);
+    }
+  });
+}
+
+/// Occupancy bit of a cell, for cells visited in ascending order from the first row of a band
+/// (the row is tracked, not divided out).
+struct BitCursor {
+  std::uint8_t* occupied;
+  std::size_t bytes_per_row;
+  std::uint32_t cols, row, row_start;
+  std::uint8_t* byte(std::uint32_t cell, std::uint8_t& bit) noexcept {
+    while (cell - row_start >= cols) {
+      ++row;
+      row_start += cols;
+    }
+    const std::uint32_t x = cell - row_start;
+    bit = static_cast<std::uint8_t>(1u << (x & 7u));
+    return occupied + static_cast<std::size_t>(row) * bytes_per_row + (x >> 3);
+  }
+};
+
+/// What rebuild step 4 reads and writes, band by band (bands own disjoint cells and slots).
+struct BandArrays {
+  std::span<const float> xs, ys;                  // positions, by item
+  std::uint64_t* keys;                            // (cell << 32 | item), grouped by band (step 3)
+  const std::uint32_t* band_start;                // this rebuild's first slot per band
+  const std::uint32_t* prev_band_start;           // the previous rebuild's
+  const std::uint32_t* prev_cell;                 // the previous rebuild's cell per slot
+  std::uint32_t* slot_cell;                       // out: cell per slot
+  std::uint32_t* items;                           // out: item per slot
+  float* out_x;                                   // out: positions per slot
+  float* out_y;
+  std::uint8_t* occupied;                         // occupancy bits, bytes_per_row per hash row
+  std::size_t bytes_per_row;
+  std::uint32_t cols, band_rows;
+};
+
+/// Rebuild step 4a: clears the occupancy bits of the cells band b held in the previous rebuild.
+void clear_band_bits(const BandArrays& a, std::size_t b) noexcept {
+  const auto first_row = static_cast<std::uint32_t>(b) * a.band_rows;
+  BitCursor cleared{a.occupied, a.bytes_per_row, a.cols, first_row, first_row * a.cols};
+  const std::uint32_t* prev_cell = a.prev_cell;
+  for (std::uint32_t s = a.prev_band_start[b], e = a.prev_band_start[b + 1]; s < e; ++s) {
+    std::uint8_t bit = 0;
+    std::uint8_t* byte = cleared.byte(prev_cell[s], bit);
+    *byte = static_cast<std::uint8_t>(*byte & ~bit);
+  }
+}
+
+/// Rebuild step 4b: sorts band b's keys, then lays out its items (slot order), each cell's slot
+/// range and its occupancy bit. `ranges` is SpatialHash::CellRange (private, so deduced).
+void lay_out_band(const BandArrays& a, auto* ranges, std::size_t b) noexcept {
+  const std::uint32_t j0 = a.band_start[b], j1 = a.band_start[b + 1];
+  if (j0 == j1) return;
+  std::uint64_t* keys = a.keys;
+  std::uint32_t* items = a.items;
+  std::uint32_t* slot_cell = a.slot_cell;
+  float* out_x = a.out_x;
+  float* out_y = a.out_y;
+  const std::span<const float> xs = a.xs, ys = a.ys;
+  sort_keys(keys + j0, j1 - j0);
+  auto last = static_cast<std::uint32_t>(keys[j0] >> 32);
+  ranges[last].begin = j0;
+  const auto first_row = static_cast<std::uint32_t>(b) * a.band_rows;
+  BitCursor marked{a.occupied, a.bytes_per_row, a.cols, first_row, first_row * a.cols};
+  auto mark = [&](std::uint32_t cell) noexcept {
+    std::uint8_t bit = 0;
+    *marked.byte(cell, bit) |= bit;
+  };
+  mark(last);
+  for (std::uint32_t j = j0; j < j1; ++j) {
+#if defined(__GNUC__) || defined(__clang__)
+    // Cells of spread-out items are far apart in the (megabyte) range table: ask for the
+    // line a few items ahead (with intent to write; no effect on any result).
+    if (j + kRangePrefetch < j1) __builtin_prefetch(ranges + (keys[j + kRangePrefetch] >> 32), 1);
+#endif
+    const auto cell = static_cast<std::uint32_t>(keys[j] >> 32);
+    const auto i = static_cast<std::uint32_t>(keys[j]);
+    items[j] = i;
+    out_x[j] = xs[i];
+    out_y[j] = ys[i];
+    slot_cell[j] = cell;
+    if (cell != last) {
+      ranges[last].end = j;
+      ranges[cell].begin = j;
+      mark(cell);
+      last = cell;
+    }
+  }
+  ranges[last].end = j1;
+}
 }  // namespace
 
 void SpatialHash::configure(float world_width, float world_height, float cell_size) {
@@ -125,11 +241,9 @@ void SpatialHash::rebuild(std::span<const float> xs, std::span<const float> ys, 
   const std::size_t chunks = WorkerPool::chunk_count(count, kItemChunk);
   if (band_counts_.size() < bands * chunks) band_counts_.resize(bands * chunks);  // only past reserve()
   std::uint32_t* counts = band_counts_.data();
+  // 1. Cell and band of every item, and per chunk of items how many fall in each band.
   std::uint32_t* item_cell = item_cell_.data();
   std::uint16_t* item_band = item_band_.data();
-  std::uint64_t* keys = band_keys_.data();
-
-  // 1. Cell and band of every item, and per chunk of items how many fall in each band.
   parallel_for(pool, count, kItemChunk, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
     std::uint32_t* own = counts + chunk * bands;
     std::fill(own, own + bands, 0u);
@@ -143,94 +257,21 @@ void SpatialHash::rebuild(std::span<const float> xs, std::span<const float> ys, 
       ++own[b];
     }
   });
-  // 2. Prefix sums, bands outer and chunks inner: each (chunk, band) count becomes the first
-  //    slot of that chunk's items of that band, so band order then item order is kept.
-  std::uint32_t running = 0;
-  for (std::size_t b = 0; b < bands; ++b) {
-    band_start_[b] = running;
-    for (std::size_t chunk = 0; chunk < chunks; ++chunk) {
-      const std::uint32_t k = counts[chunk * bands + b];
-      counts[chunk * bands + b] = running;
-      running += k;
-    }
-  }
-  band_start_[bands] = running;
-  // 3. Stable scatter of the items into their bands, as sort keys (cell, then index).
-  parallel_for(pool, count, kItemChunk, [&](std::size_t begin, std::size_t end, std::size_t chunk) {
-    std::uint32_t* next = counts + chunk * bands;
-    for (std::size_t i = begin; i < end; ++i) {
-      keys[next[item_band[i]]++] = (static_cast<std::uint64_t>(item_cell[i]) << 32) | static_cast<std::uint64_t>(i);
-    }
-  });
+  // 2. and 3. Each (chunk, band)'s first slot; the items scattered into their bands as keys.
+  band_prefix_sums(counts, bands, chunks, band_start_.data());
+  scatter_keys(pool, count, bands, counts, item_band, item_cell, band_keys_.data());
   // 4. Per band (disjoint cells and slots): reset the cells the band occupied last time, sort its
   //    keys, and lay out the items and each cell's slot range.
-  const std::size_t band_task = std::max<std::size_t>(1, (bands + kBandTasks - 1) / kBandTasks);
+  const BandArrays arrays{xs, ys, band_keys_.data(), band_start_.data(), prev_band_start_.data(),
+                          prev_slot_cell_.data(), slot_cell_.data(), items_.data(), sorted_xs_.data(),
+                          sorted_ys_.data(), occupied_.data(), bytes_per_row_,
+                          static_cast<std::uint32_t>(cols_), static_cast<std::uint32_t>(band_rows_)};
   CellRange* ranges = ranges_.data();
-  std::uint8_t* occupied = occupied_.data();
-  const auto cols = static_cast<std::uint32_t>(cols_);
-  const std::size_t bytes_per_row = bytes_per_row_;
-  // Occupancy bit of a cell, for cells visited in ascending order from the first row of a band
-  // (the row is tracked, not divided out).
-  struct BitCursor {
-    std::uint8_t* occupied;
-    std::size_t bytes_per_row;
-    std::uint32_t cols, row, row_start;
-    std::uint8_t* byte(std::uint32_t cell, std::uint8_t& bit) noexcept {
-      while (cell - row_start >= cols) {
-        ++row;
-        row_start += cols;
-      }
-      const std::uint32_t x = cell - row_start;
-      bit = static_cast<std::uint8_t>(1u << (x & 7u));
-      return occupied + static_cast<std::size_t>(row) * bytes_per_row + (x >> 3);
-    }
-  };
-  const auto band_rows = static_cast<std::uint32_t>(band_rows_);
-  const std::uint32_t* prev_cell = prev_slot_cell_.data();
-  std::uint32_t* slot_cell = slot_cell_.data();
-  std::uint32_t* items = items_.data();
-  float* out_x = sorted_xs_.data();
-  float* out_y = sorted_ys_.data();
+  const std::size_t band_task = std::max<std::size_t>(1, (bands + kBandTasks - 1) / kBandTasks);
   parallel_for(pool, bands, band_task, [&](std::size_t b_begin, std::size_t b_end, std::size_t) {
     for (std::size_t b = b_begin; b < b_end; ++b) {
-      const auto first_row = static_cast<std::uint32_t>(b) * band_rows;
-      BitCursor cleared{occupied, bytes_per_row, cols, first_row, first_row * cols};
-      for (std::uint32_t s = prev_band_start_[b], e = prev_band_start_[b + 1]; s < e; ++s) {
-        std::uint8_t bit = 0;
-        std::uint8_t* byte = cleared.byte(prev_cell[s], bit);
-        *byte = static_cast<std::uint8_t>(*byte & ~bit);
-      }
-      const std::uint32_t j0 = band_start_[b], j1 = band_start_[b + 1];
-      if (j0 == j1) continue;
-      sort_keys(keys + j0, j1 - j0);
-      auto last = static_cast<std::uint32_t>(keys[j0] >> 32);
-      ranges[last].begin = j0;
-      BitCursor marked{occupied, bytes_per_row, cols, first_row, first_row * cols};
-      auto mark = [&](std::uint32_t cell) noexcept {
-        std::uint8_t bit = 0;
-        *marked.byte(cell, bit) |= bit;
-      };
-      mark(last);
-      for (std::uint32_t j = j0; j < j1; ++j) {
-#if defined(__GNUC__) || defined(__clang__)
-        // Cells of spread-out items are far apart in the (megabyte) range table: ask for the
-        // line a few items ahead (with intent to write; no effect on any result).
-        if (j + kRangePrefetch < j1) __builtin_prefetch(ranges + (keys[j + kRangePrefetch] >> 32), 1);
-#endif
-        const auto cell = static_cast<std::uint32_t>(keys[j] >> 32);
-        const auto i = static_cast<std::uint32_t>(keys[j]);
-        items[j] = i;
-        out_x[j] = xs[i];
-        out_y[j] = ys[i];
-        slot_cell[j] = cell;
-        if (cell != last) {
-          ranges[last].end = j;
-          ranges[cell].begin = j;
-          mark(cell);
-          last = cell;
-        }
-      }
-      ranges[last].end = j1;
+      clear_band_bits(arrays, b);
+      lay_out_band(arrays, ranges, b);
     }
   });
 }
