@@ -2,13 +2,13 @@
 # Crowd scene families of issue 19 (../shared/scenarios/README.md F1-F6), run with swarmfield-tool
 # sim and measured with ../shared/tools/crowd_scene.py. Writes maps, CSVs, figures (*.txt) and
 # pictures (*.png) into OUT (default out/crowd_scenes).
-#   scripts/crowd_scenes.sh [--bin DIR] [--out DIR] [--only door,gap,chase,oneside,big,street]
+#   scripts/crowd_scenes.sh [--bin DIR] [--out DIR] [--only door,doormix,gap,chase,oneside,big,street]
 # Needs python3 with numpy and matplotlib (Debian: apt-get install python3-numpy python3-matplotlib).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$here/build/bin
 out=out/crowd_scenes
-only="door,gap,chase,oneside,big,street"
+only="door,doormix,gap,chase,oneside,big,street"
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin=$2; shift 2 ;;
@@ -84,6 +84,11 @@ if has door; then
   run door "$out/door_room.map" 1800 10 -- --agents 2000 --spawn-rect 1,1,95,95 --kind walker --player 4.5,4.5 --player 91.5,91.5 --threads 2
   analyze door "$out/door_room.map" 4.5,4.5 91.5,91.5
 fi
+if has doormix; then
+  # The same room with runners, walkers and brutes (brutes fit no door), players in the other corners.
+  run doormix "$out/door_room.map" 3000 10 -- --agents 2000 --spawn-rect 1,1,95,95 "${kinds[@]}" --player 4.5,91.5 --player 91.5,4.5 --seed 7 --threads 2
+  analyze doormix "$out/door_room.map" 4.5,91.5 91.5,4.5
+fi
 if has gap; then
   run gap "$out/gap_wall.map" 4500 10 -- --agents 300 --spawn-rect 1,1,39,63 "${kinds[@]}" --player 60.5,16.5 --threads 2
   analyze gap "$out/gap_wall.map" 60.5,16.5
@@ -91,6 +96,8 @@ fi
 if has chase; then
   run chase "$out/open96.map" 1800 10 -- --agents 600 "${kinds[@]}" --threads 2
   "$py" "$scene_py" chase "$out/open96.map" "$out/chase.csv" --png "$out/chase.png" | tail -3 | tee "$out/chase.txt"
+  run chase3000 "$out/open128.map" 1800 10 -- --agents 3000 "${kinds[@]}" --threads 2
+  "$py" "$scene_py" chase "$out/open128.map" "$out/chase3000.csv" | tail -3 | tee "$out/chase3000.txt"
 fi
 if has oneside; then
   run oneside "$out/open96.map" 1800 10 -- --agents 1000 --spawn-rect 1,1,30,95 "${kinds[@]}" --player 60.5,48.5 --threads 2
