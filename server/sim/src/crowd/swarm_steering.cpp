@@ -221,7 +221,11 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
       // it makes way for those that have one, walking against the smallest class's path, so it
       // never stands in the queue of a door it cannot pass (crowd pressure from behind would
       // otherwise press it into the door's mouth and close the door to everyone).
-      if (desired.x == 0.0f && desired.y == 0.0f && size_class > 1) desired = make_way(t, p, v, perm_ids_[k]);
+      // Whole-map mode only: in hierarchical mode kNoRoute also means "not routed yet" (routes
+      // are built time-sliced), where the agent should wait for its route, not wander off.
+      if (desired.x == 0.0f && desired.y == 0.0f && size_class > 1 && !hierarchical) {
+        desired = make_way(t, p, v, perm_ids_[k]);
+      }
       break;
     case NavStatus::kAtGoal:
     case NavStatus::kNoField:

@@ -160,8 +160,8 @@ class Swarm {
   /// the neighbouring samples' blend or escapes to the nearest reachable block within
   /// kEscapeSearchCells; failing both, an agent of a class above 1 (it has no route at all: a
   /// brute in a room whose doors only smaller kinds fit) makes way for class 1, walking across
-  /// class 1's path and a little back against it (never waiting in a queue it cannot pass), and
-  /// otherwise holds.
+  /// class 1's path and a little back against it (never waiting in a queue it cannot pass;
+  /// whole-map mode: in hierarchical mode kNoRoute may mean "not routed yet"), and otherwise holds.
   /// With `congestion` (optional; World passes its CongestionFields): an agent out of sight of
   /// its goal and not at rest, on a block whose detour bit is set (CongestionFields::detour(): a
   /// crowd on its best route), follows the congestion field's smoothed flow instead, round the
