@@ -23,7 +23,7 @@ inline constexpr std::uint32_t kPatienceTicks = 20;
 inline constexpr float kGoalTouch = 0.05f;
 // A step round the agent ahead is looked for when the path brings the agent less than
 // kSideTrigger of a step closer, and taken when it brings it kSideMargin of a step closer still.
-inline constexpr float kSideTrigger = 0.6f;
+inline constexpr float kSideTrigger = 0.5f;
 inline constexpr float kSideMargin = 0.05f;
 // A side step must be free for at least this much of a step: slivers of room between packed
 // neighbours are not a way round (taking them keeps a pile creeping for ever).
@@ -37,7 +37,7 @@ inline constexpr float kSlideMin = 0.1f;
 // Side steps turn a moving agent (last speed above kTurnAbove of its max) round the agents ahead
 // (overtaking in a stream); a held agent walks round the agent it is held by. Neither goes
 // against the way it moved last tick, when faster than kReverseBelow of its max.
-inline constexpr float kTurnAbove = 0.4f;
+inline constexpr float kTurnAbove = 0.5f;
 inline constexpr float kReverseBelow = 0.1f;
 // The directions tried: the steering direction turned by these angles either way (cos, sin).
 inline constexpr float kSideCos[2] = {0.76604444f, 0.25881905f};  // 40 and 75 degrees
