@@ -58,10 +58,7 @@ void Swarm::integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::siz
       const float budget = t.nav != nullptr ? std::max(0.0f, std::min(reach, allow_[k]))
                                             : std::min(max_step - std::min(max_step, length(c)), allow_[k]);
       const Vec2 move = m * budget;
-      p2 = crowd_detail::slide(t, kt, pc, move);
-      if ((p2.x - pc.x != move.x || p2.y - pc.y != move.y) && may_round_corner(pc, p2, move, t.corner_eps)) {
-        p2 = slide_round_corner(map, pc, p2, move, budget, kt.radius);
-      }
+      p2 = crowd_detail::round_post(t, kt, pc, crowd_detail::slide(t, kt, pc, move), move, budget);
       // Sliding can turn the two parts so they no longer partly cancel, and the budget is at the
       // limit itself; never exceed the speed limit: then the move of the old rule (what the
       // correction left of the step), and the correction alone if even that goes past. The
@@ -74,11 +71,7 @@ void Swarm::integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::siz
         const float used = std::min(max_step, length(c));
         const float safe = std::max(0.0f, std::min(max_step - used, allow_[k]));
         const Vec2 short_move = m * safe;
-        p2 = crowd_detail::slide(t, kt, pc, short_move);
-        if ((p2.x - pc.x != short_move.x || p2.y - pc.y != short_move.y) &&
-            may_round_corner(pc, p2, short_move, t.corner_eps)) {
-          p2 = slide_round_corner(map, pc, p2, short_move, safe, kt.radius);
-        }
+        p2 = crowd_detail::round_post(t, kt, pc, crowd_detail::slide(t, kt, pc, short_move), short_move, safe);
         d = p2 - p0;
         if (dot(d, d) > limit * limit) p2 = pc;
       }
@@ -91,10 +84,8 @@ void Swarm::integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::siz
         if (dot(moved, moved) < 0.01f * max_step * max_step) {
           const float alone_budget = std::min(max_step, allow_[k]);
           const Vec2 alone = m * alone_budget;
-          Vec2 q = slide_along_walls(map, p0, alone, kt.radius);
-          if ((q.x - p0.x != alone.x || q.y - p0.y != alone.y) && may_round_corner(p0, q, alone, t.corner_eps)) {
-            q = slide_round_corner(map, p0, q, alone, alone_budget, kt.radius);
-          }
+          const Vec2 q =
+              crowd_detail::round_post(t, kt, p0, slide_along_walls(map, p0, alone, kt.radius), alone, alone_budget);
           const Vec2 dq = q - p0;
           if (dot(dq, dq) > 0.25f * max_step * max_step && dot(dq, dq) <= limit * limit) p2 = q;
         }

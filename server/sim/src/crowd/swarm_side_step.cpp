@@ -120,10 +120,7 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
     Vec2 path{cx[c], cy[c]};
     if (!open) {
       const Vec2 move = path * max_step;
-      Vec2 q = slide_along_walls(t.map, p, move, kt.radius);
-      if ((q.x - p.x != move.x || q.y - p.y != move.y) && may_round_corner(p, q, move, t.corner_eps)) {
-        q = slide_round_corner(t.map, p, q, move, max_step, kt.radius);
-      }
+      const Vec2 q = crowd_detail::round_post(t, kt, p, slide_along_walls(t.map, p, move, kt.radius), move, max_step);
       path = (q - p) * (1.0f / max_step);
     }
     const float len = length(path);

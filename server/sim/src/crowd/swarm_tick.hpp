@@ -124,4 +124,14 @@ inline Vec2 slide(const SwarmTick& t, const KindTick& k, Vec2 from, Vec2 move) n
   return slide_along_walls(t.map, from, move, k.radius);
 }
 
+/// After wall sliding took `move` from `from` only to `slid`: round the door post that stopped
+/// it (slide_round_corner, within `budget` world units) when an axis lost to a wall's edge, else
+/// `slid`.
+inline Vec2 round_post(const SwarmTick& t, const KindTick& k, Vec2 from, Vec2 slid, Vec2 move, float budget) noexcept {
+  if ((slid.x - from.x != move.x || slid.y - from.y != move.y) && may_round_corner(from, slid, move, t.corner_eps)) {
+    return slide_round_corner(t.map, from, slid, move, budget, k.radius);
+  }
+  return slid;
+}
+
 }  // namespace swarmfield::sim::crowd_detail
