@@ -82,7 +82,7 @@ snaps=$(echo "$bot_out" | tail -1 | tr ' ' '\n' | sed -n 's/^snapshots=//p')
 echo "== health"
 "$BIN/swarmfield-tool" probe --port "$HTTP" --path /healthz || fail "/healthz from the host failed"
 metrics=$("$BIN/swarmfield-tool" probe --port "$HTTP" --path /metrics) || fail "/metrics failed"
-echo "$metrics" | grep -q '^swarmfield_connections_accepted_total 1$' || fail "/metrics does not count the bot's connection"
+grep -q '^swarmfield_connections_accepted_total 1$' <<<"$metrics" || fail "/metrics does not count the bot's connection"
 podman healthcheck run "$NAME" 2>/dev/null || fail "the image's HEALTHCHECK failed inside the container"
 
 echo "== SIGTERM"
@@ -91,9 +91,12 @@ podman kill --signal TERM "$NAME" >/dev/null
 code=$(podman wait "$NAME")
 drain=$(python3 -c "print(round($(date +%s.%N) - $t_stop, 3))")
 echo "exit_code=$code drain_s=$drain"
-podman logs "$NAME" 2>&1 | tail -3
+# The log read once into a variable: with pipefail, `podman logs | grep -q` fails whenever grep
+# exits at its first match before podman has written everything (SIGPIPE), which CI hit.
+logs=$(podman logs "$NAME" 2>&1)
+printf '%s\n' "$logs" | tail -3
 [ "$code" = 0 ] || fail "server exited $code on SIGTERM, expected 0"
 python3 -c "import sys; sys.exit(0 if $drain < 2.0 else 1)" || fail "server took ${drain}s to stop, limit 2 s"
-podman logs "$NAME" 2>&1 | grep -q "shutting down (SIGTERM)" || fail "no 'shutting down (SIGTERM)' in the log"
-podman logs "$NAME" 2>&1 | grep -q "^ticks=" || fail "no summary line on stdout"
+grep -q "shutting down (SIGTERM)" <<<"$logs" || fail "no 'shutting down (SIGTERM)' in the log"
+grep -q "^ticks=" <<<"$logs" || fail "no summary line on stdout"
 echo "container test passed"
