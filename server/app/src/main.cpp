@@ -71,6 +71,7 @@ int main(int argc, char** argv) {
   ServerConfig config = parsed.config;
   try {
     auto logger = setup_logging(config.log_format, config.log_level);
+    for (const std::string& warning : parsed.warnings) spdlog::warn("{}", warning);
 
     swarmfield::sim::GridMap map;
     std::string map_name;

@@ -1,10 +1,12 @@
 #include <doctest/doctest.h>
 
+#include <cctype>
 #include <cstdio>
 #include <fstream>
 #include <string>
 #include <string_view>
 #include <unistd.h>
+#include <utility>
 #include <vector>
 
 #include "swarmfield/server/config/config_toml.hpp"
@@ -691,6 +693,69 @@ TEST_CASE("server_config: SWARMFIELD_CONFIG names the file; --config wins; the m
   REQUIRE(is_run(map));
   CHECK(map.config.map_path == "x.map");
   CHECK(map.config.city_seed == 1);
+}
+
+TEST_CASE("server_config: Kubernetes service-link variables are skipped with a warning, not refused") {
+  // What the kubelet injects for Services named swarmfield (ports game 7777/TCP and UDP) and
+  // swarmfield-http (8080), unless the pod sets enableServiceLinks: false.
+  const std::vector<std::pair<std::string, std::string>> links = {
+      {"SWARMFIELD_SERVICE_HOST", "10.0.0.11"},
+      {"SWARMFIELD_SERVICE_PORT", "7777"},
+      {"SWARMFIELD_SERVICE_PORT_GAME_TCP", "7777"},
+      {"SWARMFIELD_PORT", "tcp://10.0.0.11:7777"},
+      {"SWARMFIELD_PORT_7777_TCP", "tcp://10.0.0.11:7777"},
+      {"SWARMFIELD_PORT_7777_TCP_PROTO", "tcp"},
+      {"SWARMFIELD_PORT_7777_TCP_PORT", "7777"},
+      {"SWARMFIELD_PORT_7777_TCP_ADDR", "10.0.0.11"},
+      {"SWARMFIELD_PORT_7777_UDP", "udp://10.0.0.11:7777"},
+      {"SWARMFIELD_PORT_7777_UDP_ADDR", "10.0.0.11"},
+      {"SWARMFIELD_HTTP_SERVICE_HOST", "10.0.0.12"},
+      {"SWARMFIELD_HTTP_PORT", "tcp://10.0.0.12:8080"},
+      {"SWARMFIELD_HTTP_PORT_8080_TCP_PORT", "8080"},
+  };
+  std::vector<std::pair<std::string, std::string>> environment = links;
+  environment.emplace_back("SWARMFIELD_AGENTS", "55");
+  const auto r = parse_env({}, environment);
+  INFO(r.output);
+  REQUIRE(is_run(r));
+  CHECK(r.config.agents == 55);       // the real settings still apply
+  CHECK(r.config.port == 7777);       // the default, not the link's URL
+  CHECK(r.config.http_port == parse({}).config.http_port);  // likewise
+  REQUIRE(r.warnings.size() == links.size());
+  for (std::size_t i = 0; i < links.size(); ++i) {
+    CHECK(swarmfield::server::is_service_link_variable(links[i].first, links[i].second));
+  }
+  bool named = false;
+  for (const std::string& w : r.warnings) named = named || w.find("SWARMFIELD_PORT_7777_TCP_ADDR") != std::string::npos;
+  CHECK(named);
+  CHECK(r.warnings.front().find("enableServiceLinks: false") != std::string::npos);
+
+  // A setting's own variable is still a setting, and its errors are still errors.
+  const auto port = parse_env({}, {{"SWARMFIELD_PORT", "7300"}, {"SWARMFIELD_HTTP_PORT", "7301"}});
+  REQUIRE(is_run(port));
+  CHECK(port.config.port == 7300);
+  CHECK(port.config.http_port == 7301);
+  CHECK(port.warnings.empty());
+  CHECK(is_error(parse_env({}, {{"SWARMFIELD_PORT", "http://x:1"}})));  // not a service link's scheme
+  CHECK(is_error(parse_env({}, {{"SWARMFIELD_PORTS", "7777"}})));
+  CHECK(is_error(parse_env({}, {{"SWARMFIELD_PORT_77777777_TCP", "x"}})));  // no port number has 8 digits
+  CHECK(is_error(parse_env({}, {{"SWARMFIELD_PORT_7777_TCPX", "x"}})));
+  // No setting's variable with a number looks like a link.
+  const auto listing = parse({"--print-config"});
+  REQUIRE(listing.action == ConfigParseResult::Action::kExit);
+  std::size_t keys = 0;
+  for (std::size_t at = 0; at < listing.output.size();) {
+    const std::size_t eol = listing.output.find('\n', at);
+    const std::string line = listing.output.substr(at, eol - at);
+    at = eol == std::string::npos ? listing.output.size() : eol + 1;
+    const std::size_t eq = line.find(" = ");
+    if (line.empty() || line[0] == '#' || line[0] == '[' || eq == std::string::npos) continue;
+    std::string name = "SWARMFIELD_";
+    for (const char ch : line.substr(0, eq)) name += ch == '-' ? '_' : static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    CHECK_MESSAGE(!swarmfield::server::is_service_link_variable(name, "7"), name);
+    ++keys;
+  }
+  CHECK(keys > 20);
 }
 
 TEST_CASE("server_config: --print-config lists every value with its source and reads back as TOML") {

@@ -80,8 +80,19 @@ std::string read_toml_layer(const std::string& text, const std::string& name, La
   return {};
 }
 
-std::string read_environment_layer(const Environment& environment, Layer& layer, std::string& config_path) {
+std::string read_environment_layer(const Environment& environment, Layer& layer, std::string& config_path,
+                                   std::vector<std::string>* warnings) {
   for (const auto& [name, value] : environment) {
+    if (is_service_link_variable(name, value)) {
+      // Kubernetes (and Docker links) set these for a Service named swarmfield: not ours. The
+      // pod must still start; the operator learns to set enableServiceLinks: false.
+      if (warnings != nullptr) {
+        warnings->push_back("environment " + name +
+                            " looks like a Kubernetes service link (a Service named swarmfield), not a server "
+                            "setting: ignored (set enableServiceLinks: false in the pod spec)");
+      }
+      continue;
+    }
     if (name == "SWARMFIELD_CONFIG") {
       if (value.empty()) return "error: environment SWARMFIELD_CONFIG: value is empty";
       config_path = value;

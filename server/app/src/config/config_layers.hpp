@@ -40,8 +40,11 @@ struct Layer {
 
 /// Reads the SWARMFIELD_<KEY> variables of `environment` into `layer`, checked like flags;
 /// SWARMFIELD_CONFIG goes to `config_path` instead. The scripts' own variables
-/// (is_tooling_variable) and names without the prefix are skipped; another SWARMFIELD_ name is
-/// an error. "" or an error line starting "error: environment ".
-[[nodiscard]] std::string read_environment_layer(const Environment& environment, Layer& layer, std::string& config_path);
+/// (is_tooling_variable) and names without the prefix are skipped; so are Kubernetes'
+/// service-link variables (is_service_link_variable), each with a line in `warnings` (when not
+/// null); another SWARMFIELD_ name is an error. "" or an error line starting "error:
+/// environment ".
+[[nodiscard]] std::string read_environment_layer(const Environment& environment, Layer& layer, std::string& config_path,
+                                                 std::vector<std::string>* warnings = nullptr);
 
 }  // namespace swarmfield::server::config_detail

@@ -1,5 +1,6 @@
 // The settings table and a value's conversions (config_settings.hpp).
 #include "config_settings.hpp"
+#include "swarmfield/server/config/server_config.hpp"
 
 #include <algorithm>
 #include <array>
@@ -7,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
+#include <string_view>
 #include <type_traits>
 
 #include "swarmfield/server/config/config_toml.hpp"
@@ -209,3 +211,39 @@ void copy_setting(const Setting& s, ServerConfig& to, const ServerConfig& from) 
 }
 
 }  // namespace swarmfield::server::config_detail
+
+namespace swarmfield::server {
+
+// Kubernetes' service links (and Docker's links) for a Service named swarmfield or
+// swarmfield-<x>: <S>_SERVICE_HOST, <S>_SERVICE_PORT[_<PORT NAME>], <S>_PORT=tcp://host:port and
+// <S>_PORT_<n>_<TCP|UDP|SCTP>[_PROTO|_PORT|_ADDR] (kubernetes pkg/kubelet/envvars/envvars.go).
+// <S>_PORT is told apart from a setting of that name (SWARMFIELD_PORT, SWARMFIELD_HTTP_PORT) by
+// its value: a URL, where a setting takes a number.
+bool is_service_link_variable(std::string_view name, std::string_view value) {
+  constexpr std::string_view kPrefix = "SWARMFIELD_";
+  if (name.substr(0, kPrefix.size()) != kPrefix) return false;
+  const auto ends_with = [](std::string_view s, std::string_view tail) {
+    return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
+  };
+  const auto starts_with = [](std::string_view s, std::string_view head) { return s.substr(0, head.size()) == head; };
+  if (ends_with(name, "_PORT") && (starts_with(value, "tcp://") || starts_with(value, "udp://") || starts_with(value, "sctp://")))
+    return true;
+  if (ends_with(name, "_SERVICE_HOST") || ends_with(name, "_SERVICE_PORT") || name.find("_SERVICE_PORT_") != std::string_view::npos)
+    return true;
+  // _PORT_<digits>_<PROTO> and its three details.
+  for (std::size_t at = name.find("_PORT_"); at != std::string_view::npos; at = name.find("_PORT_", at + 1)) {
+    std::string_view rest = name.substr(at + 6);
+    std::size_t digits = 0;
+    while (digits < rest.size() && rest[digits] >= '0' && rest[digits] <= '9') ++digits;
+    if (digits == 0 || digits > 5) continue;
+    rest = rest.substr(digits);
+    for (const std::string_view proto : {"_TCP", "_UDP", "_SCTP"}) {
+      if (!starts_with(rest, proto)) continue;
+      const std::string_view detail = rest.substr(proto.size());
+      if (detail.empty() || detail == "_PROTO" || detail == "_PORT" || detail == "_ADDR") return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace swarmfield::server

@@ -126,7 +126,8 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv, const E
   // The environment: SWARMFIELD_<KEY> for every setting, and SWARMFIELD_CONFIG.
   Layer env{ConfigSource::kEnvironment, {}, {}};
   std::string env_config_path;
-  if (std::string err = config_detail::read_environment_layer(environment, env, env_config_path); !err.empty())
+  if (std::string err = config_detail::read_environment_layer(environment, env, env_config_path, &result.warnings);
+      !err.empty())
     return fail(err);
 
   // The file: --config, else SWARMFIELD_CONFIG.

@@ -4,6 +4,7 @@
 // defaults; flag > environment > file > default. One validation pass for all.
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -152,7 +153,18 @@ struct ConfigParseResult {
   ServerConfig config;   ///< for kRun: the merged, validated settings
   /// For kRun: each setting's source, in the order config_to_toml() lists the settings.
   std::vector<ConfigSource> sources;
+  /// For kRun: lines for the log's warning level (environment variables skipped as service links).
+  std::vector<std::string> warnings;
 };
+
+/// Whether the environment variable `name` = `value` is one of Kubernetes' service-link
+/// variables for a Service named swarmfield or swarmfield-<x> (SWARMFIELD_SERVICE_HOST,
+/// SWARMFIELD_SERVICE_PORT[_<NAME>], SWARMFIELD_PORT=tcp://host:port,
+/// SWARMFIELD_PORT_<n>_TCP[_PROTO|_PORT|_ADDR], and the same after SWARMFIELD_<X>_), which the
+/// kubelet injects unless the pod sets enableServiceLinks: false. parse_server_config skips
+/// them with a warning instead of refusing them (a pod would crash-loop). A setting's own
+/// variable with a number (SWARMFIELD_PORT=7777) is not one.
+[[nodiscard]] bool is_service_link_variable(std::string_view name, std::string_view value);
 
 /// Parses argv (argv[0] is the program name) and `environment`, reads the TOML file named by
 /// --config (or SWARMFIELD_CONFIG). Every flag `--some-key` is also the environment variable
@@ -163,8 +175,10 @@ struct ConfigParseResult {
 /// NaN are errors naming the variable); a SWARMFIELD_ variable that is no setting is an error,
 /// except the build/test scripts' own (SWARMFIELD_TEST_*, _BENCH, _SANITIZE, _FUZZ_*,
 /// _CALLER_PWD, _DEMO_*, _LOAD_*, _SCEN_*, _XVFB_*, _BUILD_*) and the names reserved for the
-/// other programs (_BOT_*, _VIEWER_*, _TOOL_*, _CONTAINER_*). The file's values and then the
-/// environment's (over the file's) must each be valid without the flags. A validation error of
+/// other programs (_BOT_*, _VIEWER_*, _TOOL_*, _CONTAINER_*), and Kubernetes' service links
+/// (is_service_link_variable: skipped, each with a line in ConfigParseResult::warnings). The
+/// file's values and then the environment's (over the file's) must each be valid without the
+/// flags. A validation error of
 /// the merged settings names the source of the setting it is about. --print-config gives kExit,
 /// exit_code 0 and the effective settings as TOML with a "# source" comment per line. Errors
 /// (unknown flag, bad number, unknown TOML key, wrong TOML type, unreadable file, out-of-range
