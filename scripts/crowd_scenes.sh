@@ -2,13 +2,13 @@
 # Crowd scene families of issue 19 (../shared/scenarios/README.md F1-F6), run with swarmfield-tool
 # sim and measured with ../shared/tools/crowd_scene.py. Writes maps, CSVs, figures (*.txt) and
 # pictures (*.png) into OUT (default out/crowd_scenes).
-#   scripts/crowd_scenes.sh [--bin DIR] [--out DIR] [--only door,doormix,gap,chase,oneside,big,street]
+#   scripts/crowd_scenes.sh [--bin DIR] [--out DIR] [--only door,doormix,gap,chase,oneside,big,street,march]
 # Needs python3 with numpy and matplotlib (Debian: apt-get install python3-numpy python3-matplotlib).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$here/build/bin
 out=out/crowd_scenes
-only="door,doormix,gap,chase,oneside,big,street"
+only="door,doormix,gap,chase,oneside,big,street,march"
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin=$2; shift 2 ;;
@@ -111,5 +111,23 @@ if has street; then
   map=$shared/data/maps/street/Paris_1_256.map
   run street "$map" 1800 10 -- --agents 4000 --kind runner:3 --kind walker:6 --kind brute:1 --player 99.5,93.5 --threads 2
   analyze street "$map" 99.5,93.5
+fi
+if has march; then
+  # A block of 600 walkers marching on open ground to a standing player in range of the any-angle
+  # field (march_near, ~85 cells) and beyond it (march_far, ~225 cells, where class 1 follows the
+  # smoothed eight-direction flow). Figures: per 2 s, the share at >= 90% and < 10% of max speed.
+  run march_near "$out/open128.map" 900 10 -- --agents 600 --kind walker --spawn-rect 20,46,40,82 --player 120.5,64.5 --threads 2
+  run march_far "$out/open256.map" 900 10 -- --agents 600 --kind walker --spawn-rect 5,110,25,146 --player 250.5,128.5 --threads 2
+  for name in march_near march_far; do
+    "$py" - "$out/$name.csv" <<'PY' | tee "$out/$name.txt"
+import sys, numpy as np
+rows = np.genfromtxt(sys.argv[1], delimiter=",", skip_header=1, usecols=(0, 3, 5, 6))
+print(sys.argv[1].rsplit("/", 1)[-1])
+for t in range(60, int(rows[:, 0].max()) + 1, 60):
+    f = rows[rows[:, 0] == t]
+    rel = np.hypot(f[:, 2], f[:, 3]) / 3.0
+    print(f"  t {t / 30:4.0f} s  x {f[:, 1].min():5.0f}..{f[:, 1].max():5.0f}  share>=0.9 {np.mean(rel >= 0.9):.2f}  <0.1 {np.mean(rel < 0.1):.2f}")
+PY
+  done
 fi
 say "figures and pictures in $out/"
