@@ -8,6 +8,7 @@
 
 #include "connection_impl.hpp"
 #include "swarmfield/client/grid_map_from_costs.hpp"
+#include "swarmfield/cli/control_chars.hpp"
 
 namespace swarmfield::client {
 
@@ -245,14 +246,18 @@ void Connection::start_tcp_read() {
 }
 
 void Connection::on_tcp_message(protocol::TcpMessage&& message) {
+  // The server's words reach a terminal (error(), the programs' messages): never raw, or a
+  // hostile server could write escape sequences to the user's terminal. (Names in Welcome are
+  // refused by the decoder when they hold control characters; reasons are free text.)
   if (auto* error = std::get_if<protocol::Error>(&message)) {
-    fail("server error: " + error->reason);
+    fail("server error: " + cli::printable_ascii(error->reason));
     return;
   }
   if (auto* bye = std::get_if<protocol::Bye>(&message)) {
     ended_by_bye_ = state_ == ConnectionState::kConnected;
-    fail(state_ == ConnectionState::kConnected ? "server closed the session: " + bye->reason
-                                               : "server closed the connection during handshake: " + bye->reason);
+    const std::string reason = cli::printable_ascii(bye->reason);
+    fail(state_ == ConnectionState::kConnected ? "server closed the session: " + reason
+                                               : "server closed the connection during handshake: " + reason);
     return;
   }
   if (auto* welcome = std::get_if<protocol::Welcome>(&message)) {

@@ -65,6 +65,9 @@ struct FakeServer {
   protocol::SnapshotSender sender{1u << 14};
   std::vector<std::uint32_t> baseline_distances;  ///< of every snapshot sent
   int acks = 0;                                   ///< ack-only datagrams received
+  // What the server says in words (a hostile server's terminal escapes, in the tests below).
+  std::string error_reason = "server full (2 of 2 clients)";
+  std::string map_name = "fake";
 
   FakeServer(asio::io_context& context, Mode m)
       : io(context), mode(m), acceptor(context, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)),
@@ -121,7 +124,7 @@ struct FakeServer {
 
   void on_hello() {
     switch (mode) {
-      case Mode::kError: send(protocol::Error{protocol::ErrorCode::kServerFull, "server full (2 of 2 clients)"}); return;
+      case Mode::kError: send(protocol::Error{protocol::ErrorCode::kServerFull, error_reason}); return;
       case Mode::kCloseInHandshake: peer->close(); return;
       case Mode::kSilent: return;
       case Mode::kNormal:
@@ -137,7 +140,8 @@ struct FakeServer {
     w.map.width = 40;
     w.map.height = 30;
     w.map.cell_size = 1.0f;
-    w.map.name = "fake";
+    w.map.name = map_name;
+    w.kinds.push_back({map_name, 0.35f, 0xd01010});
     auto chunks = protocol::make_map_chunks(costs, w.map);
     send(w);
     if (mode == Mode::kBadMap) {
@@ -384,6 +388,30 @@ TEST_CASE("server error during the handshake is reported with its reason") {
   client::Connection c(io, options_for(server.tcp_port()));
   CHECK_FALSE(c.connect_blocking());
   CHECK(c.error() == "server error: server full (2 of 2 clients)");
+}
+
+TEST_CASE("a server's words reach the client's messages without control characters") {
+  // ESC sequences (clear the screen, set the window title), BEL, CR: a hostile server must not
+  // write them to the user's terminal through error() or the map and kind names.
+  const std::string hostile = "\x1b[2J\x1b]0;pwned\x07 ok\rx\x7f";
+  {
+    asio::io_context io;
+    FakeServer server(io, Mode::kError);
+    server.error_reason = hostile;
+    client::Connection c(io, options_for(server.tcp_port()));
+    CHECK_FALSE(c.connect_blocking());
+    CHECK(c.error() == "server error: ?[2J?]0;pwned? ok?x?");
+  }
+  {
+    // Names (map, kinds) with control characters: the Welcome is refused by the decoder.
+    asio::io_context io;
+    FakeServer server(io, Mode::kNormal);
+    server.map_name = hostile;
+    client::Connection c(io, options_for(server.tcp_port()));
+    CHECK_FALSE(c.connect_blocking());
+    CHECK(c.error().find("contains control characters") != std::string::npos);
+    for (const char ch : c.error()) CHECK((static_cast<unsigned char>(ch) >= 0x20 && ch != 0x7f));
+  }
 }
 
 TEST_CASE("server closing during the handshake is reported") {

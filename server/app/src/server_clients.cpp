@@ -4,13 +4,14 @@
 
 #include "server_clock.hpp"
 #include "swarmfield/protocol/transport/sequence.hpp"
-#include "swarmfield/server/control_chars.hpp"
+#include "swarmfield/cli/control_chars.hpp"
 #include "swarmfield/server/net/handshake.hpp"
 #include "swarmfield/server/server.hpp"
 
 namespace swarmfield::server {
 namespace {
 
+using cli::printable_ascii;
 using server_detail::seconds;
 
 const char* message_name(const protocol::TcpMessage& m) {

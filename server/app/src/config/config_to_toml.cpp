@@ -8,7 +8,7 @@
 #include <variant>
 
 #include "config_layers.hpp"
-#include "swarmfield/server/control_chars.hpp"
+#include "swarmfield/cli/control_chars.hpp"
 #include "config_settings.hpp"
 #include "swarmfield/server/config/server_config.hpp"
 
@@ -16,6 +16,8 @@ namespace swarmfield::server {
 namespace {
 
 using config_detail::Setting;
+using cli::append_unicode_escape;
+using cli::is_control_char;
 
 std::string toml_string(const std::string& text) {
   std::string out = "\"";

@@ -3,10 +3,13 @@
 #include <spdlog/pattern_formatter.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 
-#include "swarmfield/server/control_chars.hpp"
+#include "swarmfield/cli/control_chars.hpp"
 
 namespace swarmfield::server {
 namespace {
+
+using cli::append_unicode_escape;
+using cli::is_control_char;
 
 // %j: the log message, JSON-escaped (spdlog's %v would copy quotes and newlines raw).
 class JsonMessageFlag final : public spdlog::custom_flag_formatter {

@@ -2,9 +2,9 @@
 
 #include <string>
 
-#include "swarmfield/server/control_chars.hpp"
+#include "swarmfield/cli/control_chars.hpp"
 
-using namespace swarmfield::server;
+using namespace swarmfield::cli;
 
 TEST_CASE("control_chars: C0 and DEL are control characters, nothing else") {
   for (int c = 0; c < 256; ++c) {

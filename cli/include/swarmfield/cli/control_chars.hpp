@@ -1,12 +1,14 @@
 #pragma once
-// Control characters in text that came from outside (a client's name, a config value, a log
-// message): the one rule for what counts as one and how it is written when it must not appear
-// raw (JSON log lines, TOML written back by --print-config, plain log lines).
+// Control characters in text that came from outside (a peer's name or Error/Bye reason, a config
+// value, a log message): the one rule for what counts as one and how it is written when it must
+// not appear raw (JSON log lines, TOML written back by --print-config, plain log lines, a
+// terminal). Here beside the command-line helpers because every program prints text it did not
+// write: the server (names, reasons, config values) and the clients (a server's reasons and names).
 #include <cstdio>
 #include <string>
 #include <string_view>
 
-namespace swarmfield::server {
+namespace swarmfield::cli {
 
 /// The C0 controls (0x00-0x1F) and DEL (0x7F).
 [[nodiscard]] constexpr bool is_control_char(unsigned char c) noexcept { return c < 0x20 || c == 0x7f; }
@@ -29,4 +31,4 @@ inline void append_unicode_escape(std::string& out, unsigned char c) {
   return out;
 }
 
-}  // namespace swarmfield::server
+}  // namespace swarmfield::cli
