@@ -489,6 +489,20 @@ TEST_CASE("loopback: --duration stops the server by itself with the summary line
   CHECK(err.rfind("{\"time\":\"", 0) == 0);
 }
 
+TEST_CASE("loopback: SIGHUP drains like SIGTERM, and a log reader that went away does not kill the server") {
+  // stdout (the summary line) is a pipe nobody reads any more: writing it raises SIGPIPE, which
+  // must not end the process (nor must SIGHUP, a closed terminal or a supervisor's reload).
+  ServerProcess server(small_city({"--agents", "100"}), ServerProcess::Stdout::kLostReader);
+  REQUIRE(server.started());
+  REQUIRE(server.wait_for_log("listening tcp=", 10s));
+  server.signal(SIGHUP);
+  const auto code = server.wait_exit(10s);
+  REQUIRE(code.has_value());
+  CHECK(*code == 0);
+  CHECK(server.err().find("shutting down (SIGHUP)") != std::string::npos);
+  CHECK(server.err().find("exit summary: ticks=") != std::string::npos);
+}
+
 TEST_CASE("loopback: bad flags and unreadable maps exit 2 with one error line") {
   const std::vector<std::vector<std::string>> cases = {
       {"--tick-hz", "abc"},

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <cstdio>
 #include <filesystem>
@@ -23,8 +24,14 @@ class ServerProcess {
  public:
   using Clock = std::chrono::steady_clock;
 
+  /// How the child's standard output is connected.
+  enum class Stdout : std::uint8_t {
+    kFile,        ///< a file, read back by out()
+    kLostReader,  ///< a pipe whose read end is closed (a log collector that went away)
+  };
+
   /// Starts SWARMFIELD_BIN_DIR/swarmfield-server with `args`.
-  explicit ServerProcess(const std::vector<std::string>& args) {
+  explicit ServerProcess(const std::vector<std::string>& args, Stdout stdout_to = Stdout::kFile) {
     char dir_template[] = "/tmp/swarmfield-server-test-XXXXXX";
     const char* dir = mkdtemp(dir_template);
     if (dir == nullptr) return;
@@ -36,9 +43,16 @@ class ServerProcess {
     std::fflush(stderr);
     pid_ = fork();
     if (pid_ == 0) {
-      const int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      int out_fd = open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      if (stdout_to == Stdout::kLostReader) {
+        int fds[2];
+        if (pipe(fds) != 0) _exit(127);
+        close(fds[0]);
+        out_fd = fds[1];
+      }
       const int err_fd = open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
       if (out_fd < 0 || err_fd < 0 || dup2(out_fd, 1) < 0 || dup2(err_fd, 2) < 0) _exit(127);
+      ::signal(SIGPIPE, SIG_DFL);  // as a shell starts it, whatever this test process does
       std::vector<char*> argv;
       argv.push_back(const_cast<char*>(binary.c_str()));
       for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));

@@ -1,4 +1,4 @@
-// swarmfield-server: flags/TOML -> logging -> map -> Server; SIGINT/SIGTERM stop it gracefully
+// swarmfield-server: flags/TOML -> logging -> map -> Server; SIGINT/SIGTERM/SIGHUP stop it gracefully
 // and an exit summary goes to stdout (and the log), from the first instruction on: a signal
 // during the (possibly long) map load or world set-up is remembered and honoured as soon as
 // that step returns, with the summary line, instead of killing the process.
@@ -27,9 +27,11 @@ namespace {
 constexpr int kExitUsage = 2;    // bad flags, config or map
 constexpr int kExitRuntime = 1;  // could not bind, unexpected failure
 
-const char* signal_name(int sig) { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal"; }
+const char* signal_name(int sig) {
+  return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "signal";
+}
 
-// The first SIGINT/SIGTERM before the io_context's signal_set takes over (0 = none).
+// The first SIGINT/SIGTERM/SIGHUP before the io_context's signal_set takes over (0 = none).
 volatile std::sig_atomic_t g_early_signal = 0;
 
 extern "C" void remember_signal(int sig) {
@@ -43,6 +45,14 @@ void install_early_signal_handlers() {
   action.sa_flags = SA_RESTART;  // a file read in progress carries on
   sigaction(SIGINT, &action, nullptr);
   sigaction(SIGTERM, &action, nullptr);
+  // A closed terminal or a supervisor's hang-up drains like SIGTERM (Bye, summary), not a kill.
+  sigaction(SIGHUP, &action, nullptr);
+  // A log reader that went away (a pipe to a collector) makes writes fail with EPIPE instead of
+  // ending the process; sockets already write with MSG_NOSIGNAL or fail the same way.
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  sigaction(SIGPIPE, &ignore, nullptr);
 }
 
 // Stopped before the server ran: the same summary line (nothing happened yet), exit 0.
@@ -128,7 +138,7 @@ int main(int argc, char** argv) {
 
     // From here asio's handler takes the signals; one that came before it was installed is
     // still in g_early_signal and stops the server as soon as it runs.
-    asio::signal_set signals(server.io(), SIGINT, SIGTERM);
+    asio::signal_set signals(server.io(), SIGINT, SIGTERM, SIGHUP);
     std::function<void()> wait_signal;
     wait_signal = [&] {
       signals.async_wait([&](std::error_code ec, int sig) {
