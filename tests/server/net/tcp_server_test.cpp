@@ -10,6 +10,10 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <array>
 #include <chrono>
@@ -231,4 +235,37 @@ TEST_CASE("tcp_server: a frame begun and not finished within the frame timeout i
   CHECK(srv.read_buffer_bytes() == 0);
   CHECK(closed_by_server(io, *trickler));
   CHECK_FALSE(closed_by_server(io, *quiet));
+}
+
+TEST_CASE("tcp_server: at the fd limit, accept errors back off instead of spinning, and accepting resumes") {
+  Listening l(100, std::size_t{1} << 20);
+  std::vector<std::unique_ptr<tcp::socket>> clients;
+  for (int i = 0; i < 3; ++i) clients.push_back(connect_from(l.io, "127.0.0.1", l.srv.port()));
+  // No descriptor left for accept(): the three connections wait in the backlog, and each
+  // accept() fails with EMFILE. (Only this process's limit, restored below.)
+  rlimit before{};
+  REQUIRE(getrlimit(RLIMIT_NOFILE, &before) == 0);
+  int highest = 0;
+  for (int fd = 0; fd < 4096; ++fd) {
+    if (fcntl(fd, F_GETFD) != -1) highest = fd;
+  }
+  rlimit tight = before;
+  tight.rlim_cur = static_cast<rlim_t>(highest + 1);
+  REQUIRE(setrlimit(RLIMIT_NOFILE, &tight) == 0);
+  std::vector<int> fillers;  // the free numbers below the limit, taken
+  for (int fd = open("/dev/null", O_RDONLY); fd >= 0; fd = open("/dev/null", O_RDONLY)) fillers.push_back(fd);
+  // A thousand turns of the event loop without waiting: an accept loop that re-arms at once
+  // fails on every turn; with the back-off it waits for its timer (10 ms, then 20, 40, ...).
+  for (int turn = 0; turn < 1000; ++turn) {
+    l.io.restart();
+    l.io.poll_one();
+  }
+  const std::uint64_t errors = l.srv.counters().accept_errors;
+  for (const int fd : fillers) close(fd);
+  REQUIRE(setrlimit(RLIMIT_NOFILE, &before) == 0);
+  CHECK(errors >= 1);
+  CHECK(errors <= 10);
+  CHECK(l.srv.counters().accepted == 0);
+  // With descriptors again, the next retry accepts all three.
+  CHECK(run_until(l.io, [&] { return l.srv.counters().accepted == 3; }));
 }

@@ -21,6 +21,7 @@ TcpServer::TcpServer(asio::io_context& io, TcpListener& listener, std::size_t ma
                      std::size_t max_frame_bytes)
     : listener_(listener),
       acceptor_(io),
+      accept_retry_(io),
       max_connections_(max_connections),
       max_queue_bytes_(max_queue_bytes),
       max_unauthenticated_(std::max<std::size_t>(1, max_unauthenticated)),
@@ -53,6 +54,7 @@ bool TcpServer::open(const std::string& address, std::uint16_t port, std::string
 
 void TcpServer::stop_accepting() {
   accepting_ = false;
+  accept_retry_.cancel();
   std::error_code ec;
   acceptor_.close(ec);
 }
@@ -61,31 +63,41 @@ void TcpServer::do_accept() {
   acceptor_.async_accept([this](std::error_code ec, asio::ip::tcp::socket socket) {
     if (!accepting_) return;
     if (ec) {
-      // Transient failures (e.g. EMFILE) must not end the accept loop.
-      spdlog::warn("accept failed: {}", ec.message());
+      // Transient failures (e.g. EMFILE) must not end the accept loop, nor spin it: the pending
+      // connection is still in the backlog, so an immediate retry fails the same way (a busy loop
+      // and a log line each time). Retry after a back-off instead.
+      ++counters_.accept_errors;
+      accept_backoff_ = accept_backoff_.count() == 0 ? kAcceptRetryFirst : std::min(accept_backoff_ * 2, kAcceptRetryMax);
+      spdlog::warn("accept failed: {} ({} so far); next try in {} ms", ec.message(), counters_.accept_errors,
+                   accept_backoff_.count());
+      accept_retry_.expires_after(accept_backoff_);
+      accept_retry_.async_wait([this](std::error_code wait_ec) {
+        if (!wait_ec && accepting_) do_accept();
+      });
+      return;
+    }
+    accept_backoff_ = std::chrono::milliseconds{0};
+    const std::uint64_t id = next_session_id_++;
+    auto session = std::make_shared<TcpSession>(std::move(socket), *this, id, max_queue_bytes_, max_frame_bytes_);
+    sessions_.emplace(id, session);
+    const std::size_t from_address = per_address_.add(session->remote_address());
+    ++counters_.accepted;
+    session->start();
+    if (from_address > max_per_address_) {
+      // One host must not take every slot (the limit counts connections in any state).
+      ++counters_.refused_per_address;
+      log_rate_limited("refused connection from " + session->remote() + ": " + std::to_string(from_address - 1) +
+                       " connections from that address already (--max-connections-per-address)");
+      send_error_and_close(*session, protocol::ErrorCode::kServerFull,
+                           "too many connections from your address (limit " + std::to_string(max_per_address_) + ")");
+    } else if (sessions_.size() > max_connections_) {
+      ++counters_.refused_full;
+      log_rate_limited("refused connection from " + session->remote() + ": server full (" +
+                       std::to_string(sessions_.size() - 1) + " connections open)");
+      send_error_and_close(*session, protocol::ErrorCode::kServerFull, "server full: too many connections");
     } else {
-      const std::uint64_t id = next_session_id_++;
-      auto session = std::make_shared<TcpSession>(std::move(socket), *this, id, max_queue_bytes_, max_frame_bytes_);
-      sessions_.emplace(id, session);
-      const std::size_t from_address = per_address_.add(session->remote_address());
-      ++counters_.accepted;
-      session->start();
-      if (from_address > max_per_address_) {
-        // One host must not take every slot (the limit counts connections in any state).
-        ++counters_.refused_per_address;
-        log_rate_limited("refused connection from " + session->remote() + ": " + std::to_string(from_address - 1) +
-                         " connections from that address already (--max-connections-per-address)");
-        send_error_and_close(*session, protocol::ErrorCode::kServerFull,
-                             "too many connections from your address (limit " + std::to_string(max_per_address_) + ")");
-      } else if (sessions_.size() > max_connections_) {
-        ++counters_.refused_full;
-        log_rate_limited("refused connection from " + session->remote() + ": server full (" +
-                         std::to_string(sessions_.size() - 1) + " connections open)");
-        send_error_and_close(*session, protocol::ErrorCode::kServerFull, "server full: too many connections");
-      } else {
-        spdlog::debug("connection {} from {}", id, session->remote());
-        evict_oldest_unauthenticated();
-      }
+      spdlog::debug("connection {} from {}", id, session->remote());
+      evict_oldest_unauthenticated();
     }
     do_accept();
   });

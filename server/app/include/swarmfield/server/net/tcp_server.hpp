@@ -4,6 +4,7 @@
 // with Error kFrameTooLarge. Valid messages go to the listener (the server's handshake and
 // input handling). Counts accepted connections, bad frames, evictions and bytes sent.
 #include <asio/io_context.hpp>
+#include <asio/steady_timer.hpp>
 #include <asio/ip/tcp.hpp>
 
 #include <chrono>
@@ -40,6 +41,7 @@ struct TcpCounters {
   std::uint64_t too_large = 0;       ///< frames announced above the limit
   std::uint64_t evicted = 0;         ///< slow clients dropped because their queue overflowed
   std::uint64_t refused_full = 0;    ///< connections refused for lack of room
+  std::uint64_t accept_errors = 0;   ///< accept() failures (EMFILE at the fd limit, ...), retried with back-off
   std::uint64_t evicted_no_hello = 0;  ///< oldest pre-Hello connections dropped for newer ones
   std::uint64_t bytes_sent = 0;
   std::uint64_t frames_received = 0;  ///< complete frames read (before verification)
@@ -72,6 +74,12 @@ class TcpServer final : public TcpSessionHandler {
     std::chrono::steady_clock::duration frame;    ///< a frame begun and not finished
     std::chrono::steady_clock::duration closing;  ///< stuck closing (peer not reading)
   };
+
+  /// Back-off after a failed accept (e.g. EMFILE at the process's fd limit, where the pending
+  /// connection stays in the backlog and an immediate retry fails again at once): the first
+  /// retry after kAcceptRetryFirst, doubling up to kAcceptRetryMax; reset by a success.
+  static constexpr std::chrono::milliseconds kAcceptRetryFirst{10};
+  static constexpr std::chrono::milliseconds kAcceptRetryMax{1000};
 
   /// Binds and listens on address:port (port 0 = any free port). False + `error` on failure.
   bool open(const std::string& address, std::uint16_t port, std::string& error);
@@ -128,6 +136,8 @@ class TcpServer final : public TcpSessionHandler {
 
   TcpListener& listener_;
   asio::ip::tcp::acceptor acceptor_;
+  asio::steady_timer accept_retry_;
+  std::chrono::milliseconds accept_backoff_{0};  // 0: the last accept succeeded
   std::size_t max_connections_;
   std::size_t max_queue_bytes_;
   std::size_t max_unauthenticated_;
