@@ -1,6 +1,7 @@
 // swarmfield::io: map files, .scen parsing, PNG writing (round trip through libpng).
 #include <doctest/doctest.h>
 #include <png.h>
+#include <sys/stat.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -53,6 +54,25 @@ TEST_CASE("read_map_file: MovingAI and ASCII by content; errors name the file") 
   CHECK(e.line == 0);
   CHECK(e.message.find("No such file") != std::string::npos);
   CHECK(m.width() == 5);  // untouched by the failures
+}
+
+TEST_CASE("read_map_file: a FIFO, a directory or a device is refused at once, not read") {
+  // A FIFO's open() waits for a writer and /dev/zero never ends: the reader must not block or
+  // read them (the server would hang at start-up, or fill its memory up to the size limit).
+  const TempFile fifo("pipe.map");
+  REQUIRE(mkfifo(fifo.str().c_str(), 0600) == 0);
+  sim::GridMap m;
+  sim::MapError e;
+  CHECK_FALSE(io::read_map_file(fifo.str(), m, e));
+  CHECK(e.message == "is a FIFO, not a regular file");
+  CHECK(e.source == fifo.str());
+  CHECK_FALSE(io::read_map_file(fifo.dir.path, m, e));
+  CHECK(e.message == "is a directory, not a regular file");
+  CHECK_FALSE(io::read_map_file("/dev/zero", m, e));
+  CHECK(e.message == "is a character device, not a regular file");
+  std::string text, error;
+  CHECK_FALSE(io::read_text_file("/dev/null", text, error));
+  CHECK(error == "is a character device, not a regular file");
 }
 
 TEST_CASE("parse_scen: columns, version line, CRLF, blank lines, zero-length query") {

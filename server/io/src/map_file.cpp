@@ -1,38 +1,68 @@
 // read_map_file / read_text_file.
 #include "swarmfield/io/map_file.hpp"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <cerrno>
-#include <cstdio>
 #include <cstring>
-#include <memory>
 
 namespace swarmfield::io {
 
+namespace {
+
+// What a path that is not a regular file names, for the message.
+const char* file_kind(mode_t mode) {
+  if (S_ISDIR(mode)) return "a directory";
+  if (S_ISFIFO(mode)) return "a FIFO";
+  if (S_ISCHR(mode)) return "a character device";
+  if (S_ISBLK(mode)) return "a block device";
+  if (S_ISSOCK(mode)) return "a socket";
+  return "not a regular file";
+}
+
+struct Descriptor {
+  int fd;
+  ~Descriptor() {
+    if (fd >= 0) ::close(fd);
+  }
+};
+
+}  // namespace
+
 bool read_text_file(const std::string& path, std::string& text, std::string& error, std::size_t max_bytes) {
-  errno = 0;
-  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> f(std::fopen(path.c_str(), "rb"), &std::fclose);
-  if (!f) {
+  // Opened without blocking (a FIFO's open waits for a writer; a terminal or a device never
+  // ends), then refused unless it is a regular file.
+  const Descriptor file{::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)};
+  if (file.fd < 0) {
     error = std::string("cannot open file: ") + std::strerror(errno);
+    return false;
+  }
+  struct stat st {};
+  if (::fstat(file.fd, &st) != 0) {
+    error = std::string("cannot read file: ") + std::strerror(errno);
+    return false;
+  }
+  if (!S_ISREG(st.st_mode)) {
+    error = std::string("is ") + file_kind(st.st_mode) + ", not a regular file";
     return false;
   }
   std::string data;
   char buf[1 << 16];
   for (;;) {
-    const std::size_t got = std::fread(buf, 1, sizeof buf, f.get());
-    if (got > 0) {
-      if (data.size() + got > max_bytes) {
-        error = "file is larger than " + std::to_string(max_bytes) + " bytes";
-        return false;
-      }
-      data.append(buf, got);
+    const ssize_t got = ::read(file.fd, buf, sizeof buf);
+    if (got < 0) {
+      if (errno == EINTR) continue;
+      error = std::string("cannot read file: ") + std::strerror(errno);
+      return false;
     }
-    if (got < sizeof buf) {
-      if (std::ferror(f.get())) {
-        error = std::string("cannot read file: ") + std::strerror(errno);
-        return false;
-      }
-      break;
+    if (got == 0) break;
+    if (data.size() + static_cast<std::size_t>(got) > max_bytes) {
+      error = "file is larger than " + std::to_string(max_bytes) + " bytes";
+      return false;
     }
+    data.append(buf, static_cast<std::size_t>(got));
   }
   text = std::move(data);
   return true;

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <string>
 #include <string_view>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <utility>
 #include <vector>
@@ -221,10 +222,17 @@ TEST_CASE("server_config: a config file over 1 MiB is refused naming the file an
     CHECK(is_error(*r));
     CHECK(r->output == "error: config file '" + over.path + "' is larger than 1 MiB (1048576 bytes), the limit of a config file");
   }
-  // A device that never ends: refused after the limit (before, read until memory ran out).
+  // A device that never ends, a FIFO whose open would wait for a writer: refused unread (before,
+  // /dev/zero was read until memory ran out, then up to the limit; a FIFO hung the server).
   const auto zero = parse({"--config", "/dev/zero"});
   CHECK(is_error(zero));
-  CHECK(zero.output.find("'/dev/zero' is larger than 1 MiB") != std::string::npos);
+  CHECK(zero.output == "error: config file '/dev/zero' is a character device, not a regular file");
+  const std::string fifo = over.path + ".fifo";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  const auto from_fifo = parse({"--config", fifo});
+  std::remove(fifo.c_str());
+  CHECK(is_error(from_fifo));
+  CHECK(from_fifo.output == "error: config file '" + fifo + "' is a FIFO, not a regular file");
   // The kinds reader (swarmfield-tool sim --kinds-from) has the same limit.
   std::vector<swarmfield::sim::AgentKind> kinds;
   CHECK(swarmfield::server::read_kinds_file(over.path, kinds).find("is larger than 1 MiB (1048576 bytes)") !=

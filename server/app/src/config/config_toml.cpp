@@ -106,6 +106,19 @@ std::string apply_kinds(const toml::node& node, std::vector<sim::AgentKind>& out
 
 std::string read_config_text(const std::string& path, std::string& out) {
   const std::string unreadable = "can not read config file '" + path + "'";
+  // Only a regular file: a FIFO's open would wait for a writer (the server hangs at start-up),
+  // a device is no config. Checked before opening.
+  std::error_code ec;
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
+    const char* kind = std::filesystem::is_directory(st)      ? "a directory"
+                       : std::filesystem::is_fifo(st)           ? "a FIFO"
+                       : std::filesystem::is_character_file(st) ? "a character device"
+                       : std::filesystem::is_block_file(st)     ? "a block device"
+                       : std::filesystem::is_socket(st)         ? "a socket"
+                                                                : "a special file";
+    return "config file '" + path + "' is " + kind + ", not a regular file";
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) return unreadable;
   // One byte past the limit tells a file too large; nothing beyond it is read (/dev/zero ends).
