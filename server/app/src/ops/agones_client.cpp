@@ -8,11 +8,13 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace swarmfield::server {
 
-AgonesClient::AgonesClient(std::uint16_t port, Clock::duration health_interval, const OperationsState& state)
-    : port_(port), health_interval_(health_interval), state_(state) {
+AgonesClient::AgonesClient(std::uint16_t port, Clock::duration health_interval, const OperationsState& state,
+                           std::string port_name)
+    : port_(port), health_interval_(health_interval), state_(state), port_name_(std::move(port_name)) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -69,14 +71,12 @@ void AgonesClient::run() {
       busy_ = true;
       lock.unlock();
       const bool ok = post(path);
+      if (path == "/ready" && ok) read_game_server();  // still busy: flush() waits for it too
       lock.lock();
       busy_ = false;
       if (path == "/ready" && ok) {
         ready_sent_ = true;
         next_health = Clock::now();
-        lock.unlock();
-        read_game_server();
-        lock.lock();
       } else if (path == "/ready" && !stop_ && !shutdown_asked_) {
         // The sidecar may start after us: ask again every second until it answers.
         queue_.push_front(path);
@@ -152,17 +152,17 @@ void AgonesClient::read_game_server() {
       doc["status"]["ports"].is_array()) {
     for (const auto& p : doc["status"]["ports"]) {
       if (!p.is_object() || !p.contains("name") || !p.contains("port") || !p["name"].is_string() ||
-          !p["port"].is_number_integer() || p["name"].get<std::string>() != kPortName)
+          !p["port"].is_number_integer() || p["name"].get<std::string>() != port_name_)
         continue;
       const auto port = p["port"].get<std::int64_t>();
       if (port < 1 || port > 65535) continue;
       public_port_.store(static_cast<std::uint16_t>(port));
-      spdlog::info("agones: public game port {} (status.ports '{}'); Welcome announces it for UDP", port, kPortName);
+      spdlog::info("agones: public game port {} (status.ports '{}'); Welcome announces it for UDP", port, port_name_);
       return;
     }
   }
   spdlog::warn("agones: GET /gameserver has no status.ports entry named '{}'; Welcome announces the bound UDP port",
-               kPortName);
+               port_name_);
 }
 
 std::uint16_t agones_port(std::int64_t configured) {
