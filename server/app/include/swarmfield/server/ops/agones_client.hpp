@@ -42,9 +42,10 @@ class AgonesClient {
   void allocate_once();
   /// Shutdown: the server drains; no more Health pings.
   void shutdown();
-  /// The game port players reach from outside (the GameServer's status.ports entry named
-  /// `port_name`, read with GET /gameserver after Ready): behind Agones' port mapping it differs
-  /// from the port the server binds. 0 until known.
+  /// The UDP game port players reach from outside, read with GET /gameserver after Ready: the
+  /// GameServer's status.ports entry '<port_name>-udp' (Agones' UDP half of a TCPUDP port), else
+  /// '<port_name>'. Behind Agones' port mapping it differs from the port the server binds. 0 until
+  /// known (or when no entry matches).
   [[nodiscard]] std::uint16_t public_port() const noexcept { return public_port_.load(); }
   /// The Fleet's name for the game port (docker/agones/fleet.yaml) unless --agones-port-name says otherwise.
   static constexpr const char* kDefaultPortName = "game";
