@@ -40,8 +40,9 @@ bool Server::start_operations(std::string& error) {
     ops_.mark_alive(Clock::now());  // the first Health may go out before the first tick
     agones_ = std::make_unique<AgonesClient>(
         port, std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.agones_health_interval_s)),
-        ops_);
-    spdlog::info("agones: SDK at 127.0.0.1:{}, health every {:g} s", port, config_.agones_health_interval_s);
+        ops_, config_.agones_port_name);
+    spdlog::info("agones: SDK at 127.0.0.1:{}, health every {:g} s, game port '{}'", port, config_.agones_health_interval_s,
+                 config_.agones_port_name);
     agones_->ready();
   }
   return true;

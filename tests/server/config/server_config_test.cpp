@@ -969,3 +969,40 @@ TEST_CASE("server --help: --agents documents the density limit") {
   CHECK(r.output.find("density limit") != std::string::npos);
   CHECK(r.output.find("0.9069 / (pi r^2)") != std::string::npos);
 }
+
+TEST_CASE("server_config: --agones-port-name (flag, environment, TOML key) must be a Kubernetes port name") {
+  CHECK(parse({}).config.agones_port_name == "game");
+  const auto flag = parse({"--agones-port-name", "play-1"});
+  REQUIRE(is_run(flag));
+  CHECK(flag.config.agones_port_name == "play-1");
+  const auto env = parse_env({}, {{"SWARMFIELD_AGONES_PORT_NAME", "udp"}});
+  REQUIRE(is_run(env));
+  CHECK(env.config.agones_port_name == "udp");
+  TempToml file("agones-port-name = \"from-file\"\n");
+  const auto from_file = parse({"--config", file.path});
+  REQUIRE(is_run(from_file));
+  CHECK(from_file.config.agones_port_name == "from-file");
+  const std::string longest(63, 'a');
+  CHECK(parse({"--agones-port-name", longest}).config.agones_port_name == longest);
+  const auto printed = parse({"--agones-port-name", "play", "--print-config"});
+  CHECK(printed.output.find("agones-port-name = \"play\"  # flag --agones-port-name\n") != std::string::npos);
+
+  const std::vector<std::string> bad_names = {"", "Game", "game_udp", "game.udp", "game udp", "g\xc3\xa4me",
+                                             std::string(64, 'a')};
+  for (const std::string& bad : bad_names) {
+    const auto r = parse({"--agones-port-name", bad});
+    INFO("value='" << bad << "' output=" << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find("--agones-port-name") != std::string::npos);
+  }
+  const auto refused = parse({"--agones-port-name", "Game"});
+  CHECK(refused.output.find("--agones-port-name must be 1..63 characters of a-z, 0-9 and '-'") != std::string::npos);
+  CHECK(refused.output.find("(got 'Game')") != std::string::npos);
+  const auto bad_env = parse_env({}, {{"SWARMFIELD_AGONES_PORT_NAME", "game_udp"}});
+  CHECK(is_error(bad_env));
+  CHECK(bad_env.output.find("--agones-port-name") != std::string::npos);
+  TempToml bad_file("agones-port-name = \"GAME\"\n");
+  const auto bad_toml = parse({"--config", bad_file.path});
+  CHECK(is_error(bad_toml));
+  CHECK(bad_toml.output.find("--agones-port-name") != std::string::npos);
+}

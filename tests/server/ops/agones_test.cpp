@@ -1,7 +1,8 @@
 // Agones: the server against a local stand-in for the SDK sidecar's REST gateway that records
 // every call and when it came; checks the order (Ready, Health..., Allocate on the first
 // player, Shutdown on SIGTERM, nothing after it) and the timing. In-process: Health pings stop
-// while the tick loop is stalled.
+// while the tick loop is stalled. Which status.ports entry Welcome announces: Agones' TCPUDP
+// shape ('game-tcp', 'game-udp'), a port declared alone ('game'), --agones-port-name, no match.
 #include <doctest/doctest.h>
 
 #include <httplib.h>
@@ -9,6 +10,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -20,6 +23,16 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
+// status.ports of a Fleet port 'game' declared alone (protocol UDP): one entry, the game port
+// mapped to 40123.
+const std::string kPlainPorts = R"({"name":"http","port":40999},{"name":"game","port":40123})";
+// status.ports of a Fleet port 'game' with protocol TCPUDP (docker/agones/fleet.yaml) as Agones
+// writes them: the port renamed 'game-tcp' in its place, a copy 'game-udp' appended
+// (pkg/portallocator/portallocator.go, portRangeAllocator.Allocate). Agones gives both the same
+// host port; here they differ so that the test sees which one was taken.
+const std::string kTcpUdpPorts =
+    R"({"name":"http","port":40999},{"name":"game-tcp","port":40200},{"name":"game-udp","port":40201})";
+
 // The SDK sidecar's REST gateway, recording calls.
 class AgonesStandIn {
  public:
@@ -28,16 +41,16 @@ class AgonesStandIn {
     std::string body;
     Clock::time_point at;
   };
-  /// On `port` (0 = a free one).
-  explicit AgonesStandIn(int port = 0) {
-    server_.Get("/gameserver", [this](const httplib::Request& req, httplib::Response& res) {
+  /// On `port` (0 = a free one); GET /gameserver answers with these status.ports entries.
+  explicit AgonesStandIn(int port = 0, std::string status_ports = kPlainPorts) {
+    server_.Get("/gameserver", [this, status_ports](const httplib::Request& req, httplib::Response& res) {
       {
         const std::lock_guard lock(mutex_);
         calls_.push_back({req.path, req.body, Clock::now()});
       }
-      // What the sidecar answers (grpc-gateway JSON of the GameServer): the game port mapped to 40123.
-      res.set_content(R"({"object_meta":{"name":"gs-1"},"status":{"state":"Ready","address":"10.0.0.7",)"
-                      R"("ports":[{"name":"http","port":40999},{"name":"game","port":40123}]}})",
+      // What the sidecar answers (grpc-gateway JSON of the GameServer).
+      res.set_content(R"({"object_meta":{"name":"gs-1"},"status":{"state":"Ready","address":"10.0.0.7","ports":[)" +
+                          status_ports + "]}}",
                       "application/json");
     });
     for (const char* path : {"/ready", "/health", "/allocate", "/shutdown"}) {
@@ -214,4 +227,107 @@ TEST_CASE("agones: the server calls Ready, Health, Allocate (first player), Shut
   CHECK(median > 0.07);
   CHECK(median < 0.2);
   CHECK(server.err().find("agones: /shutdown ok") != std::string::npos);
+}
+
+// ---- which status.ports entry is announced (--agones-port-name) --------------------------------
+namespace {
+
+// The public port an AgonesClient reads from a sidecar answering with `status_ports`.
+std::uint16_t public_port_from(const std::string& status_ports, const std::string& port_name = "game") {
+  AgonesStandIn sidecar(0, status_ports);
+  swarmfield::server::OperationsState state;
+  state.mark_alive(Clock::now());
+  swarmfield::server::AgonesClient client(static_cast<std::uint16_t>(sidecar.port()), 1h, state, port_name);
+  client.ready();
+  client.flush(3s);  // Ready and its GET /gameserver
+  CHECK(sidecar.count("/gameserver") == 1);
+  const std::uint16_t port = client.public_port();
+  client.shutdown();
+  client.flush(2s);
+  return port;
+}
+
+// An environment variable for the scope (unset at its end, also when a REQUIRE throws).
+struct ScopedEnv {
+  const char* name;
+  ScopedEnv(const char* n, const std::string& value) : name(n) { setenv(name, value.c_str(), 1); }
+  ~ScopedEnv() { unsetenv(name); }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+};
+
+struct Announced {
+  std::uint16_t welcome_udp = 0;  // the UDP port Welcome announced
+  std::uint16_t bound_udp = 0;    // the UDP port the server bound
+  std::string log_line;           // the log line holding `needle`
+};
+
+// The server with --agones (and `extra` flags) against `sidecar`: waits for the log line holding
+// `needle`, then joins a viewer and reads the UDP port its Welcome announces.
+Announced announced_by_server(AgonesStandIn& sidecar, std::vector<std::string> extra, const std::string& needle) {
+  using namespace swarmfield;
+  std::vector<std::string> args = {"--agents", "50", "--agones"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  std::optional<ScopedEnv> sdk_port;
+  sdk_port.emplace("AGONES_SDK_HTTP_PORT", std::to_string(sidecar.port()));
+  test::ServerProcess server(test::small_city(args));
+  sdk_port.reset();
+  Announced out;
+  const auto ports = test::wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  out.bound_udp = ports->udp;
+  const auto line = server.wait_for_log(needle, 5s);
+  REQUIRE_MESSAGE(line.has_value(), server.err());
+  out.log_line = *line;
+  test::RawClient viewer;
+  const auto welcome = test::join(viewer, ports->tcp, protocol::Role::kViewer);
+  REQUIRE(welcome.has_value());
+  out.welcome_udp = welcome->udp_port;
+  server.signal(SIGTERM);
+  CHECK(server.wait_exit(3s) == std::optional<int>(0));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("agones client: Agones' TCPUDP shape ('game-tcp', 'game-udp'): the UDP entry's port is announced") {
+  CHECK(public_port_from(kTcpUdpPorts) == 40201);
+  // In either order.
+  CHECK(public_port_from(R"({"name":"game-udp","port":40201},{"name":"game-tcp","port":40200})") == 40201);
+  // '<name>-udp' is preferred to '<name>' wherever each stands.
+  CHECK(public_port_from(R"({"name":"game","port":40123},{"name":"game-udp","port":40201})") == 40201);
+  // Entries that do not qualify are skipped, not taken: a bad 'game-udp' leaves 'game'.
+  CHECK(public_port_from(R"({"name":"game-udp","port":0},{"name":"game-udp","port":"x"},{"name":"game","port":40123})") ==
+        40123);
+}
+
+TEST_CASE("agones: a plain 'game' entry (a port declared alone), name given as SWARMFIELD_AGONES_PORT_NAME") {
+  // The name through the environment, as a Fleet's container env would set it.
+  AgonesStandIn sidecar(0, kPlainPorts);
+  std::optional<ScopedEnv> port_name;
+  port_name.emplace("SWARMFIELD_AGONES_PORT_NAME", "game");
+  const Announced a = announced_by_server(sidecar, {}, "agones: public game port");
+  port_name.reset();
+  CHECK(a.welcome_udp == 40123);
+  CHECK(a.log_line.find("public game port 40123 (status.ports 'game')") != std::string::npos);
+}
+
+TEST_CASE("agones: --agones-port-name picks the Fleet's own port name, '<name>-udp' first") {
+  AgonesStandIn sidecar(0, std::string(kTcpUdpPorts) +
+                               R"(,{"name":"play-tcp","port":40300},{"name":"play-udp","port":40301})");
+  const Announced a = announced_by_server(sidecar, {"--agones-port-name", "play"}, "agones: public game port");
+  CHECK(a.welcome_udp == 40301);
+  CHECK(a.log_line.find("public game port 40301 (status.ports 'play-udp')") != std::string::npos);
+  // A port 'play' declared alone.
+  CHECK(public_port_from(R"({"name":"game","port":40123},{"name":"play","port":40400})", "play") == 40400);
+}
+
+TEST_CASE("agones: no status.ports entry of that name: a warning naming the entries present, the bound port announced") {
+  AgonesStandIn sidecar(0, R"({"name":"http","port":40999},{"name":"gameport","port":40123})");
+  const Announced a = announced_by_server(sidecar, {}, "has no status.ports entry");
+  CHECK(a.welcome_udp == a.bound_udp);
+  INFO(a.log_line);
+  CHECK(a.log_line.find("named 'game-udp' or 'game' (present: 'http', 'gameport')") != std::string::npos);
+  CHECK(a.log_line.find("Welcome announces the bound UDP port") != std::string::npos);
+  CHECK(public_port_from(R"({"name":"game-tcp","port":40200})") == 0);  // TCP alone is not the UDP port
 }

@@ -78,6 +78,9 @@ const std::vector<Setting>& settings() {
       {"agones-port", &C::agones_port, "PORT", "Agones SDK REST port; 0 = $AGONES_SDK_HTTP_PORT, else 9358"},
       {"agones-health-interval", &C::agones_health_interval_s, "SECONDS",
        "Seconds between Agones Health pings, sent only while the tick loop is alive (0.05..60)", "a number of seconds"},
+      {"agones-port-name", &C::agones_port_name, "NAME",
+       "The Fleet's name of the game port: Welcome announces the GameServer's status.ports '<NAME>-udp' (a TCPUDP "
+       "port), else '<NAME>' (at most 63 of a-z, 0-9, '-')"},
       {"record", &C::record_path, "FILE",
        "Record the match (settings, map, every applied input, state hashes) for swarmfield-tool replay / --replay"},
       {"record-hash-every", &C::record_hash_every, "TICKS", "Ticks between state hashes in the recording (1..1000000)"},

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "swarmfield/server/config/server_config.hpp"
+#include "swarmfield/server/control_chars.hpp"
 #include "swarmfield/sim/nav/field_mode.hpp"
 
 namespace swarmfield::server {
@@ -20,6 +21,13 @@ constexpr std::array<std::string_view, 7> kLogLevels = {"trace", "debug", "info"
 bool is_ip_literal(const std::string& text) {
   unsigned char buffer[sizeof(in6_addr)];
   return inet_pton(AF_INET, text.c_str(), buffer) == 1 || inet_pton(AF_INET6, text.c_str(), buffer) == 1;
+}
+
+// A Kubernetes port name's characters: lower-case letters, digits, '-'; at most 63.
+bool is_port_name(const std::string& text) {
+  return !text.empty() && text.size() <= 63 && std::all_of(text.begin(), text.end(), [](char ch) {
+    return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-';
+  });
 }
 
 }  // namespace
@@ -104,6 +112,9 @@ std::string validate_config(const ServerConfig& c) {
   if (!(e = range("--public-udp-port", c.public_udp_port, 0, 65535)).empty()) return e + " (0 = the bound port)";
   if (!(e = range("--agones-port", c.agones_port, 0, 65535)).empty()) return e + " (0 = $AGONES_SDK_HTTP_PORT or 9358)";
   if (!(e = seconds_range("--agones-health-interval", c.agones_health_interval_s, 0.05, 60.0)).empty()) return e;
+  if (!is_port_name(c.agones_port_name))
+    return "--agones-port-name must be 1..63 characters of a-z, 0-9 and '-', the Fleet's port name (got '" +
+           printable_ascii(c.agones_port_name) + "')";
   if (std::find(kLogLevels.begin(), kLogLevels.end(), c.log_level) == kLogLevels.end())
     return "--log-level must be one of trace, debug, info, warn, error, critical, off (got '" + c.log_level + "')";
   if (!sim::parse_field_mode(c.field_mode))

@@ -1,4 +1,5 @@
 #include "swarmfield/server/ops/agones_client.hpp"
+#include "swarmfield/server/control_chars.hpp"
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -8,11 +9,13 @@
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
+#include <utility>
 
 namespace swarmfield::server {
 
-AgonesClient::AgonesClient(std::uint16_t port, Clock::duration health_interval, const OperationsState& state)
-    : port_(port), health_interval_(health_interval), state_(state) {
+AgonesClient::AgonesClient(std::uint16_t port, Clock::duration health_interval, const OperationsState& state,
+                           std::string port_name)
+    : port_(port), health_interval_(health_interval), state_(state), port_name_(std::move(port_name)) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -69,14 +72,12 @@ void AgonesClient::run() {
       busy_ = true;
       lock.unlock();
       const bool ok = post(path);
+      if (path == "/ready" && ok) read_game_server();  // still busy: flush() waits for it too
       lock.lock();
       busy_ = false;
       if (path == "/ready" && ok) {
         ready_sent_ = true;
         next_health = Clock::now();
-        lock.unlock();
-        read_game_server();
-        lock.lock();
       } else if (path == "/ready" && !stop_ && !shutdown_asked_) {
         // The sidecar may start after us: ask again every second until it answers.
         queue_.push_front(path);
@@ -147,22 +148,41 @@ void AgonesClient::read_game_server() {
     return;
   }
   // The sidecar is trusted, but its JSON is still checked: no exceptions, every field's type.
+  // A Fleet port with protocol TCPUDP is two status.ports entries: Agones' port allocator
+  // (pkg/portallocator/portallocator.go, portRangeAllocator.Allocate: "create a port for TCP when
+  // using TCPUDP protocol") renames the port p.Name + "-tcp" and appends a copy named
+  // p.Name + "-udp" with protocol UDP ("create the UDP port when using TCPUDP protocol"; Static
+  // ports likewise in pkg/gameservers/controller.go, syncGameServerCreatingState), and status.ports
+  // takes those names (GameServerPort.Status(), pkg/apis/agones/v1/gameserver.go). A port
+  // declared alone (protocol UDP) keeps its name. So: '<name>-udp', else '<name>'.
+  const std::string udp_name = port_name_ + "-udp";
+  std::string found_name;
+  std::int64_t found_port = 0;
+  std::string present;  // the names seen, for the warning
   const nlohmann::json doc = nlohmann::json::parse(res->body, nullptr, false);
   if (doc.is_object() && doc.contains("status") && doc["status"].is_object() && doc["status"].contains("ports") &&
       doc["status"]["ports"].is_array()) {
     for (const auto& p : doc["status"]["ports"]) {
-      if (!p.is_object() || !p.contains("name") || !p.contains("port") || !p["name"].is_string() ||
-          !p["port"].is_number_integer() || p["name"].get<std::string>() != kPortName)
-        continue;
+      if (!p.is_object() || !p.contains("name") || !p["name"].is_string()) continue;
+      const auto name = p["name"].get<std::string>();
+      present += (present.empty() ? "'" : ", '") + printable_ascii(name) + "'";
+      if (!p.contains("port") || !p["port"].is_number_integer()) continue;
       const auto port = p["port"].get<std::int64_t>();
-      if (port < 1 || port > 65535) continue;
-      public_port_.store(static_cast<std::uint16_t>(port));
-      spdlog::info("agones: public game port {} (status.ports '{}'); Welcome announces it for UDP", port, kPortName);
-      return;
+      if (port < 1 || port > 65535 || (name != udp_name && name != port_name_)) continue;
+      if (found_name != udp_name) {  // '<name>-udp' wins over '<name>', whichever comes first
+        found_name = name;
+        found_port = port;
+      }
     }
   }
-  spdlog::warn("agones: GET /gameserver has no status.ports entry named '{}'; Welcome announces the bound UDP port",
-               kPortName);
+  if (found_port != 0) {
+    public_port_.store(static_cast<std::uint16_t>(found_port));
+    spdlog::info("agones: public game port {} (status.ports '{}'); Welcome announces it for UDP", found_port, found_name);
+    return;
+  }
+  spdlog::warn("agones: GET /gameserver has no status.ports entry named '{}' or '{}' (present: {}); Welcome announces "
+               "the bound UDP port",
+               udp_name, port_name_, present.empty() ? "none" : present);
 }
 
 std::uint16_t agones_port(std::int64_t configured) {

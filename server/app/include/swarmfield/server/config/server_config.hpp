@@ -106,6 +106,10 @@ struct ServerConfig {
   std::int64_t agones_port = 0;
   /// Seconds between Health pings (0.05..60).
   double agones_health_interval_s = 2.0;
+  /// The Fleet's name of the game port (spec.ports[].name): Welcome announces the GameServer's
+  /// status.ports entry '<name>-udp' (Agones splits a TCPUDP port in two), else '<name>'.
+  /// Non-empty, at most 63 characters of [a-z0-9-].
+  std::string agones_port_name = "game";
   /// Record the match to this file (replay_file.hpp); empty = off.
   std::string record_path;
   /// Ticks between state hashes in the recording (1..1000000).

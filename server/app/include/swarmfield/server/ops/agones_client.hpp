@@ -26,8 +26,10 @@ class AgonesClient {
   static constexpr std::uint16_t kDefaultPort = 9358;
 
   /// `port`: the sidecar's REST port on 127.0.0.1. `health_interval`: time between Health
-  /// pings (Agones' health.periodSeconds must be longer). Starts the thread.
-  AgonesClient(std::uint16_t port, Clock::duration health_interval, const OperationsState& state);
+  /// pings (Agones' health.periodSeconds must be longer). `port_name`: the Fleet's name of the
+  /// game port (--agones-port-name). Starts the thread.
+  AgonesClient(std::uint16_t port, Clock::duration health_interval, const OperationsState& state,
+               std::string port_name = kDefaultPortName);
   /// Stops the thread after the calls already asked for (each bounded by kCallTimeout).
   ~AgonesClient();
   AgonesClient(const AgonesClient&) = delete;
@@ -40,13 +42,15 @@ class AgonesClient {
   void allocate_once();
   /// Shutdown: the server drains; no more Health pings.
   void shutdown();
-  /// The game port players reach from outside (the GameServer's status.ports entry named
-  /// kPortName, read with GET /gameserver after Ready): behind Agones' port mapping it differs
-  /// from the port the server binds. 0 until known.
+  /// The UDP game port players reach from outside, read with GET /gameserver after Ready: the
+  /// GameServer's status.ports entry '<port_name>-udp' (Agones' UDP half of a TCPUDP port), else
+  /// '<port_name>'. Behind Agones' port mapping it differs from the port the server binds. 0 until
+  /// known (or when no entry matches).
   [[nodiscard]] std::uint16_t public_port() const noexcept { return public_port_.load(); }
-  /// The Fleet's name for the game port (docker/agones/fleet.yaml).
-  static constexpr const char* kPortName = "game";
-  /// Waits until every call asked for has been made (or failed), at most `timeout`.
+  /// The Fleet's name for the game port (docker/agones/fleet.yaml) unless --agones-port-name says otherwise.
+  static constexpr const char* kDefaultPortName = "game";
+  /// Waits until every call asked for has been made (or failed), at most `timeout`; Ready's
+  /// GET /gameserver included.
   void flush(Clock::duration timeout);
 
   /// One call's connection + read timeout.
@@ -61,6 +65,7 @@ class AgonesClient {
   const std::uint16_t port_;
   const Clock::duration health_interval_;
   const OperationsState& state_;
+  const std::string port_name_;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable idle_;
