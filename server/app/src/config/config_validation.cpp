@@ -8,8 +8,8 @@
 #include <sstream>
 #include <string_view>
 
+#include "swarmfield/cli/control_chars.hpp"
 #include "swarmfield/server/config/server_config.hpp"
-#include "swarmfield/server/control_chars.hpp"
 #include "swarmfield/sim/nav/field_mode.hpp"
 
 namespace swarmfield::server {
@@ -114,7 +114,7 @@ std::string validate_config(const ServerConfig& c) {
   if (!(e = seconds_range("--agones-health-interval", c.agones_health_interval_s, 0.05, 60.0)).empty()) return e;
   if (!is_port_name(c.agones_port_name))
     return "--agones-port-name must be 1..63 characters of a-z, 0-9 and '-', the Fleet's port name (got '" +
-           printable_ascii(c.agones_port_name) + "')";
+           cli::printable_ascii(c.agones_port_name) + "')";
   if (std::find(kLogLevels.begin(), kLogLevels.end(), c.log_level) == kLogLevels.end())
     return "--log-level must be one of trace, debug, info, warn, error, critical, off (got '" + c.log_level + "')";
   if (!sim::parse_field_mode(c.field_mode))

@@ -1,5 +1,4 @@
 #include "swarmfield/server/ops/agones_client.hpp"
-#include "swarmfield/server/control_chars.hpp"
 
 #include <httplib.h>
 #include <nlohmann/json.hpp>
@@ -10,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <utility>
+
+#include "swarmfield/cli/control_chars.hpp"
 
 namespace swarmfield::server {
 
@@ -165,7 +166,7 @@ void AgonesClient::read_game_server() {
     for (const auto& p : doc["status"]["ports"]) {
       if (!p.is_object() || !p.contains("name") || !p["name"].is_string()) continue;
       const auto name = p["name"].get<std::string>();
-      present += (present.empty() ? "'" : ", '") + printable_ascii(name) + "'";
+      present += (present.empty() ? "'" : ", '") + cli::printable_ascii(name) + "'";
       if (!p.contains("port") || !p["port"].is_number_integer()) continue;
       const auto port = p["port"].get<std::int64_t>();
       if (port < 1 || port > 65535 || (name != udp_name && name != port_name_)) continue;
