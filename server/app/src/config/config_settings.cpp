@@ -223,15 +223,10 @@ namespace swarmfield::server {
 // <S>_PORT is told apart from a setting of that name (SWARMFIELD_PORT, SWARMFIELD_HTTP_PORT) by
 // its value: a URL, where a setting takes a number.
 bool is_service_link_variable(std::string_view name, std::string_view value) {
-  constexpr std::string_view kPrefix = "SWARMFIELD_";
-  if (name.substr(0, kPrefix.size()) != kPrefix) return false;
-  const auto ends_with = [](std::string_view s, std::string_view tail) {
-    return s.size() >= tail.size() && s.substr(s.size() - tail.size()) == tail;
-  };
-  const auto starts_with = [](std::string_view s, std::string_view head) { return s.substr(0, head.size()) == head; };
-  if (ends_with(name, "_PORT") && (starts_with(value, "tcp://") || starts_with(value, "udp://") || starts_with(value, "sctp://")))
+  if (!name.starts_with("SWARMFIELD_")) return false;
+  if (name.ends_with("_PORT") && (value.starts_with("tcp://") || value.starts_with("udp://") || value.starts_with("sctp://")))
     return true;
-  if (ends_with(name, "_SERVICE_HOST") || ends_with(name, "_SERVICE_PORT") || name.find("_SERVICE_PORT_") != std::string_view::npos)
+  if (name.ends_with("_SERVICE_HOST") || name.ends_with("_SERVICE_PORT") || name.find("_SERVICE_PORT_") != std::string_view::npos)
     return true;
   // _PORT_<digits>_<PROTO> and its three details.
   for (std::size_t at = name.find("_PORT_"); at != std::string_view::npos; at = name.find("_PORT_", at + 1)) {
@@ -241,7 +236,7 @@ bool is_service_link_variable(std::string_view name, std::string_view value) {
     if (digits == 0 || digits > 5) continue;
     rest = rest.substr(digits);
     for (const std::string_view proto : {"_TCP", "_UDP", "_SCTP"}) {
-      if (!starts_with(rest, proto)) continue;
+      if (!rest.starts_with(proto)) continue;
       const std::string_view detail = rest.substr(proto.size());
       if (detail.empty() || detail == "_PROTO" || detail == "_PORT" || detail == "_ADDR") return true;
     }
