@@ -30,6 +30,22 @@ WorldParams sanitize(WorldParams p) noexcept {
   if (!ok(p.player_speed)) p.player_speed = d.player_speed;
   if (!ok(p.player_radius)) p.player_radius = d.player_radius;
   if (!ok(p.spawner.min_player_distance)) p.spawner.min_player_distance = d.spawner.min_player_distance;
+  if (!check_combat_params(p.combat).empty()) {
+    // Field by field: a bad value falls back to its default, the others are kept.
+    const CombatParams dc{};
+    const auto keep_if_ok = [&](auto CombatParams::*field) {
+      CombatParams trial = dc;
+      trial.*field = p.combat.*field;
+      if (!check_combat_params(trial).empty()) p.combat.*field = dc.*field;
+    };
+    keep_if_ok(&CombatParams::player_health);
+    keep_if_ok(&CombatParams::respawn_seconds);
+    keep_if_ok(&CombatParams::fire_range);
+    keep_if_ok(&CombatParams::fire_cone);
+    keep_if_ok(&CombatParams::fire_damage);
+    keep_if_ok(&CombatParams::fire_interval);
+    keep_if_ok(&CombatParams::max_hits_per_shot);
+  }
   return p;
 }
 
@@ -110,6 +126,8 @@ std::uint32_t World::add_player(Vec2 p) {
   Player player;
   player.id = next_player_id_++;
   player.position = p;
+  player.spawn_point = p;
+  player.health = params_.combat.player_health;
   players_.push_back(player);
   return player.id;
 }
@@ -139,6 +157,28 @@ bool World::set_player_intent(std::uint32_t player_id, Vec2 intent) {
   return true;
 }
 
+bool World::set_player_fire(std::uint32_t player_id, bool fire, Vec2 aim) {
+  auto it = std::find_if(players_.begin(), players_.end(), [&](const Player& pl) { return pl.id == player_id; });
+  if (it == players_.end()) return false;
+  if (!fire) {
+    it->fire = false;
+    return true;
+  }
+  const float len = length(aim);
+  if (!finite(aim) || !std::isfinite(len) || !(len >= 1e-6f)) return false;
+  it->fire = true;
+  it->aim = aim * (1.0f / len);
+  return true;
+}
+
+float World::agent_health(std::uint32_t id) const noexcept {
+  const std::size_t i = swarm_.index_of(id);
+  if (i == Swarm::kNoIndex) return -1.0f;
+  const float full = swarm_.kind_table()[swarm_.kinds()[i]].health;
+  const auto it = agent_damage_.find(id);
+  return it == agent_damage_.end() ? full : full - it->second;
+}
+
 const Player* World::find_player(std::uint32_t player_id) const noexcept {
   for (const Player& pl : players_) {
     if (pl.id == player_id) return &pl;
@@ -163,7 +203,9 @@ SizeClassMask World::classes_present() const noexcept {
 
 bool World::update_fields() {
   goal_positions_.clear();
-  for (const Player& pl : players_) goal_positions_.push_back(pl.position);
+  for (const Player& pl : players_) {
+    if (pl.alive) goal_positions_.push_back(pl.position);
+  }
   const SizeClassMask classes = classes_present();
   const std::span<const AgentKind> kinds = swarm_.kind_table();
   // Hierarchical fields build the sectors agents occupy (positions at the start of the tick),
@@ -423,6 +465,7 @@ bool World::place_spawned_agent(std::uint32_t cell, std::uint8_t kind) {
 
 void World::move_players(float dt) {
   for (Player& pl : players_) {
+    if (!pl.alive) continue;
     // A run-time blocker may have been placed on the player: step out first.
     if (!map_.walkable_at(pl.position)) pl.position = move_out_of_walls(map_, pl.position, params_.player_radius);
     const Vec2 start = pl.position;
@@ -432,18 +475,28 @@ void World::move_players(float dt) {
   }
 }
 
-void World::collect_contacts() {
+void World::collect_contacts(float dt) {
   contacts_.clear();
+  const bool combat = params_.combat.enabled;
+  player_damage_.assign(players_.size(), 0.0f);
   const std::span<const float> xs = swarm_.xs(), ys = swarm_.ys();
   const std::span<const std::uint32_t> ids = swarm_.ids();
   const std::span<const std::uint8_t> agent_kinds = swarm_.kinds();
   const std::span<const AgentKind> kinds = swarm_.kind_table();
   float reach2[kMaxAgentKinds] = {};
+  float attack2[kMaxAgentKinds] = {};  // combat: where the kind hurts a player (0 damage: nowhere)
+  float hurt[kMaxAgentKinds] = {};     // combat: hit points it takes from a player this tick
   float max_reach2 = 0.0f;
   for (std::size_t k = 0; k < kinds.size(); ++k) {
     const float reach = kinds[k].radius + params_.player_radius;
     reach2[k] = reach * reach;
     max_reach2 = std::max(max_reach2, reach2[k]);
+    if (combat && kinds[k].damage > 0.0f) {
+      const float attack = reach + kinds[k].attack_range;
+      attack2[k] = attack * attack;
+      hurt[k] = kinds[k].damage * dt;
+      max_reach2 = std::max(max_reach2, attack2[k]);
+    }
   }
   // Brute force per player over the SoA arrays (players are few; it also stays exact when an
   // agent was teleported this tick), in blocks: a block is tested against the largest reach
@@ -452,15 +505,21 @@ void World::collect_contacts() {
   // instead of 0.53 in one thread, and this runs between the parallel phases).
   constexpr std::size_t kBlock = 16;
   const std::size_t n = xs.size();
-  for (Player& pl : players_) {
+  for (std::size_t p = 0; p < players_.size(); ++p) {
+    Player& pl = players_[p];
+    if (!pl.alive) continue;
     const float px = pl.position.x, py = pl.position.y;
+    float damage = 0.0f;  // summed in agent order: deterministic
     const auto scan = [&](std::size_t begin, std::size_t end) {
       for (std::size_t i = begin; i < end; ++i) {
         const float dx = xs[i] - px, dy = ys[i] - py;
-        if (dx * dx + dy * dy <= reach2[agent_kinds[i]]) {
+        const float d2 = dx * dx + dy * dy;
+        const std::uint8_t k = agent_kinds[i];
+        if (d2 <= reach2[k]) {
           contacts_.push_back({ids[i], pl.id});
           ++pl.contacts;
         }
+        if (d2 <= attack2[k]) damage += hurt[k];
       }
     };
     std::size_t i = 0;
@@ -473,6 +532,7 @@ void World::collect_contacts() {
       if (near != 0) scan(i, i + kBlock);
     }
     scan(i, n);
+    player_damage_[p] = damage;
   }
 }
 
@@ -486,6 +546,18 @@ std::uint64_t World::compute_state_hash() const noexcept {
     lane[3] = hash_round(lane[3], bits_of(pl.position.x, pl.position.y));
     lane[3] = hash_round(lane[3], bits_of(pl.velocity.x, pl.velocity.y));
     lane[3] = hash_round(lane[3], bits_of(pl.contacts, pl.intent.y));
+  }
+  if (params_.combat.enabled) {
+    // Combat state only when it exists, so worlds without combat hash as before.
+    for (const Player& pl : players_) {
+      lane[0] = hash_round(lane[0], bits_of(pl.health, pl.respawn_in));
+      lane[0] = hash_round(lane[0], bits_of(pl.kills, pl.fire_cooldown));
+      lane[0] = hash_round(lane[0], (static_cast<std::uint64_t>(pl.deaths) << 2) | (pl.alive ? 2u : 0u) | (pl.fire ? 1u : 0u));
+      lane[0] = hash_round(lane[0], bits_of(pl.aim.x, pl.aim.y));
+    }
+    for (const auto& [id, taken] : agent_damage_) lane[1] = hash_round(lane[1], bits_of(id, taken));
+    lane[1] = hash_round(lane[1], kills_);
+    lane[1] = hash_round(lane[1], shots_);
   }
   const std::span<const std::uint32_t> ids = swarm_.ids();
   const std::span<const float> xs = swarm_.xs(), ys = swarm_.ys(), hs = swarm_.headings();
@@ -550,8 +622,11 @@ void World::finish_tick(float dt) {
     congestion = &congestion_;
   }
   swarm_.step(map_, nav_, dt, pool_.get(), congestion);
-  // Events and hash.
-  collect_contacts();
+  // Events, the game's rules, and the hash.
+  collect_contacts(dt);
+  agent_deaths_.clear();
+  player_deaths_.clear();
+  if (params_.combat.enabled) resolve_combat(dt);
   ++tick_;
   state_hash_ = compute_state_hash();
 }

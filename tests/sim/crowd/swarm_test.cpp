@@ -324,6 +324,59 @@ TEST_CASE("swarm capacity, bad parameters, bad dt and non-finite positions") {
   none.step(map, nav.flow(), kDt);
 }
 
+TEST_CASE("remove_agents: the others keep their order, state and ids; a bad list stops where it goes wrong") {
+  GridMap map(40, 40);
+  NavigationFields nav;
+  const CellCoord goal[1] = {{20, 20}};
+  REQUIRE(nav.update(map, goal));
+  Swarm s(SwarmParams{}, 16);
+  s.set_environment(map, {});
+  std::vector<AgentKind> kinds = default_agent_kinds();
+  REQUIRE(s.set_kinds(kinds));
+  for (int i = 0; i < 10; ++i) {
+    REQUIRE(s.add({2.5f + 3.0f * static_cast<float>(i), 5.5f + static_cast<float>(i % 3)}, 0.1f * static_cast<float>(i),
+                  static_cast<std::uint8_t>(i % 3)) == static_cast<std::uint32_t>(i));
+  }
+  for (int t = 0; t < 5; ++t) s.step(map, nav.flow(), nav.integration(), kDt);
+  struct Row {
+    std::uint32_t id;
+    float x, y, vx, vy, h;
+    std::uint8_t kind;
+    bool operator==(const Row&) const = default;
+  };
+  const auto rows = [&] {
+    std::vector<Row> out;
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      out.push_back({s.ids()[i], s.xs()[i], s.ys()[i], s.vxs()[i], s.vys()[i], s.headings()[i], s.kinds()[i]});
+    }
+    return out;
+  };
+  std::vector<Row> expect = rows();
+  const std::size_t dead[] = {1, 4, 9};
+  CHECK(s.remove_agents(dead) == 3);
+  expect.erase(expect.begin() + 9);
+  expect.erase(expect.begin() + 4);
+  expect.erase(expect.begin() + 1);
+  CHECK(rows() == expect);
+  std::uint32_t per_kind[3] = {};
+  for (const Row& r : expect) ++per_kind[r.kind];
+  for (std::uint8_t k = 0; k < 3; ++k) CHECK(s.kind_count(k) == per_kind[k]);
+  // Out of order: only the first is removed; out of range or empty: nothing.
+  const std::size_t unordered[] = {3, 2};
+  CHECK(s.remove_agents(unordered) == 1);
+  expect.erase(expect.begin() + 3);
+  CHECK(rows() == expect);
+  const std::size_t past[] = {100};
+  CHECK(s.remove_agents(past) == 0);
+  CHECK(s.remove_agents({}) == 0);
+  CHECK(rows() == expect);
+  // The swarm steps on, and a new agent gets a new id.
+  for (int t = 0; t < 5; ++t) s.step(map, nav.flow(), nav.integration(), kDt);
+  CHECK(s.size() == 6);
+  CHECK(all_finite(s));
+  CHECK(s.add({10.5f, 10.5f}) == 10);
+}
+
 TEST_CASE("step reorders agents spatially but ids follow them") {
   GridMap map(40, 40);
   NavigationFields nav;

@@ -8,9 +8,9 @@ namespace swarmfield::sim {
 
 std::vector<AgentKind> default_agent_kinds() {
   std::vector<AgentKind> kinds(3);
-  kinds[0] = {"runner", 0.25f, 4.5f, 0.8f, 12.0f, 0xF2A33A, 3.0f};
-  kinds[1] = {"walker", 0.35f, 3.0f, 1.0f, 8.0f, 0xE04848, 6.0f};
-  kinds[2] = {"brute", 0.8f, 2.0f, 1.5f, 4.0f, 0x9A5BD6, 1.0f};
+  kinds[0] = {"runner", 0.25f, 4.5f, 0.8f, 12.0f, 0xF2A33A, 3.0f, 20.0f, 4.0f, 0.25f};
+  kinds[1] = {"walker", 0.35f, 3.0f, 1.0f, 8.0f, 0xE04848, 6.0f, 40.0f, 5.0f, 0.25f};
+  kinds[2] = {"brute", 0.8f, 2.0f, 1.5f, 4.0f, 0x9A5BD6, 1.0f, 200.0f, 15.0f, 0.25f};
   return kinds;
 }
 
@@ -68,6 +68,17 @@ std::string check_agent_kinds(std::span<const AgentKind> kinds, float cell_size)
     if (k.colour > 0xFFFFFFu) return who + "colour must be 0xRRGGBB";
     if (!(std::isfinite(k.spawn_weight) && k.spawn_weight >= 0.0f)) {
       return who + "weight " + number(k.spawn_weight) + " must be >= 0";
+    }
+    if (!(std::isfinite(k.health) && k.health > 0.0f && k.health <= kMaxKindHealth)) {
+      return who + "health " + number(k.health) + " must be in (0, " + number(kMaxKindHealth) + "]";
+    }
+    if (!(std::isfinite(k.damage) && k.damage >= 0.0f && k.damage <= kMaxKindDamage)) {
+      return who + "damage " + number(k.damage) + " must be in 0.." + number(kMaxKindDamage);
+    }
+    const float range_cells = k.attack_range / cell_size;
+    if (!(std::isfinite(k.attack_range) && range_cells >= 0.0f && range_cells <= kMaxKindAttackRangeCells)) {
+      return who + "attack_range " + number(k.attack_range) + " is outside 0.." + number(kMaxKindAttackRangeCells) +
+             " cells";
     }
     if (k.spawn_weight > 0.0f) any_weight = true;
   }

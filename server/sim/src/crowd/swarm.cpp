@@ -146,6 +146,43 @@ void Swarm::clear() noexcept {
   kind_counts_.fill(0);
 }
 
+std::size_t Swarm::remove_agents(std::span<const std::size_t> indices) noexcept {
+  const std::size_t n = ids_.size();
+  std::size_t valid = 0;
+  for (; valid < indices.size(); ++valid) {
+    if (indices[valid] >= n || (valid > 0 && indices[valid] <= indices[valid - 1])) break;
+  }
+  if (valid == 0) return 0;
+  // Stable compaction of every per-agent array (the order is the spatial order the next step
+  // starts from, and keeping it keeps the state hash independent of how deaths are listed).
+  std::size_t out = indices[0];
+  std::size_t next_dead = 0;
+  for (std::size_t i = indices[0]; i < n; ++i) {
+    if (next_dead < valid && indices[next_dead] == i) {
+      --kind_counts_[kinds_[i]];
+      ++next_dead;
+      continue;
+    }
+    ids_[out] = ids_[i];
+    xs_[out] = xs_[i];
+    ys_[out] = ys_[i];
+    vxs_[out] = vxs_[i];
+    vys_[out] = vys_[i];
+    headings_[out] = headings_[i];
+    burst_ticks_[out] = burst_ticks_[i];
+    resting_[out] = resting_[i];
+    wait_[out] = wait_[i];
+    commit_[out] = commit_[i];
+    kinds_[out] = kinds_[i];
+    ++out;
+  }
+  ids_.resize(out);
+  for (auto* v : {&xs_, &ys_, &vxs_, &vys_, &headings_}) v->resize(out);
+  for (auto* v : {&burst_ticks_, &resting_, &commit_, &kinds_}) v->resize(out);
+  wait_.resize(out);
+  return valid;
+}
+
 bool Swarm::set_kinds(std::span<const AgentKind> kinds) {
   if (kinds.empty() || kinds.size() > kMaxAgentKinds) return false;
   for (std::size_t k = kinds.size(); k < kMaxAgentKinds; ++k) {
@@ -161,6 +198,10 @@ bool Swarm::set_kinds(std::span<const AgentKind> kinds) {
     if (!ok(kind.max_speed)) kind.max_speed = d.max_speed;
     if (!ok(kind.separation_weight)) kind.separation_weight = 1.0f;
     if (!ok(kind.max_turn_rate)) kind.max_turn_rate = d.max_turn_rate;
+    const AgentKind dk{};
+    if (!(ok(kind.health) && kind.health > 0.0f)) kind.health = dk.health;
+    if (!ok(kind.damage)) kind.damage = dk.damage;
+    if (!ok(kind.attack_range)) kind.attack_range = dk.attack_range;
     // The separation radius scales with the radius (the same room round a big agent, in its
     // own diameters); exactly SwarmParams' for a kind of its radius.
     float sep_r = params_.separation_radius;

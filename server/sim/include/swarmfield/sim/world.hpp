@@ -3,6 +3,7 @@
 // time comes in as dt, randomness from the seed, no I/O.
 #include <array>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <random>
 #include <span>
@@ -15,6 +16,7 @@
 #include "swarmfield/sim/nav/hierarchical/route_reachability.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 #include "swarmfield/sim/crowd/wall_collision.hpp"
+#include "swarmfield/sim/game/combat.hpp"
 #include "swarmfield/sim/vec2.hpp"
 #include "swarmfield/sim/worker_pool.hpp"
 
@@ -63,6 +65,9 @@ struct WorldParams {
   /// worker_threads - 1 threads, started by the constructor; 0 or 1 = none, capped at
   /// WorkerPool::kMaxThreads). The state (and state_hash) is bit-identical for any value.
   std::uint32_t worker_threads = 1;
+  /// Health, damage, shots, deaths and respawns (off by default: see CombatParams). Made usable
+  /// by the constructor (a field check_combat_params() refuses is replaced by its default).
+  CombatParams combat;
 };
 
 struct Player {
@@ -71,6 +76,16 @@ struct Player {
   Vec2 intent;    ///< requested direction, |intent| <= 1 (scaled by player_speed)
   Vec2 velocity;  ///< world units per second, after clamping and wall collision
   std::uint32_t contacts = 0;  ///< total contact events so far
+  // Combat (WorldParams::combat.enabled; otherwise health stays full and alive stays true).
+  float health = 0.0f;      ///< hit points; set to CombatParams::player_health by add_player
+  bool alive = true;        ///< a dead player does not move, is no goal, is not hurt and cannot fire
+  float respawn_in = 0.0f;  ///< seconds left before a dead player respawns
+  Vec2 spawn_point;         ///< where it respawns: where add_player placed it
+  std::uint32_t kills = 0;  ///< agents its shots killed
+  std::uint32_t deaths = 0;
+  bool fire = false;        ///< trigger held (set_player_fire): it shoots whenever its gun is ready
+  Vec2 aim;                 ///< direction of its shots, unit length while fire is set
+  float fire_cooldown = 0.0f;  ///< seconds before its gun is ready again
 };
 
 /// An agent touching a player during a tick.
@@ -94,6 +109,12 @@ class World {
   /// Sets a player's move intent; vectors longer than 1 are clamped to 1. Returns false for an
   /// unknown id or a non-finite vector (ignored).
   bool set_player_intent(std::uint32_t player_id, Vec2 intent);
+  /// Holds or releases a player's trigger: while `fire` is set, the player shoots along `aim`
+  /// whenever its gun is ready (every CombatParams::fire_interval seconds; the shot is resolved
+  /// after the swarm step, see finish_tick). Kept until changed. Returns false (and changes
+  /// nothing) for an unknown id, or with `fire` set, for an aim that is not finite or too short
+  /// to give a direction (|aim| < 1e-6). A dead player's trigger is kept but it does not shoot.
+  bool set_player_fire(std::uint32_t player_id, bool fire, Vec2 aim);
   /// Spawns up to `n` agents at seeded random walkable cells at least min_player_distance from
   /// every player; returns how many were spawned (fewer when the swarm is full or, with
   /// SpawnerParams::stop_at_density_limit, when the swarm reached the map's density limit; 0
@@ -124,12 +145,13 @@ class World {
   void set_cell_cost(CellCoord c, std::uint8_t cost);
 
   /// One tick: apply player intents (clamped, collided with walls; a player inside a blocked
-  /// cell is moved out first) -> rebuild the fields of each size class present (class 1 always,
+  /// cell is moved out first; dead players stay) -> rebuild the fields of each size class present (class 1 always,
   /// and those of the kinds with agents or a spawn weight) if a player changed that class's
   /// goal block (or the map changed)
   /// -> spawner (initial_agents on the first tick, then a wave every wave_interval_ticks) ->
   /// step the swarm -> collect contact events (agent disc touching player disc, one event per
-  /// agent and player per tick) -> update the state hash. `dt` in seconds; a non-positive or
+  /// agent and player per tick) -> combat, when enabled (resolve_combat below) -> update the
+  /// state hash. `dt` in seconds; a non-positive or
   /// non-finite `dt` is ignored (no tick). Same as begin_tick(dt) then finish_tick(dt).
   void step(float dt);
 
@@ -170,8 +192,21 @@ class World {
   [[nodiscard]] Swarm& swarm_mutable() noexcept { return swarm_; }
   [[nodiscard]] std::span<const Player> players() const noexcept { return players_; }
   [[nodiscard]] const Player* find_player(std::uint32_t player_id) const noexcept;
-  /// Contacts raised during the last step().
+  /// Contacts raised during the last step() (living players only).
   [[nodiscard]] std::span<const ContactEvent> contacts() const noexcept { return contacts_; }
+  /// Agents killed during the last step(), in the order they died (shooters in player order,
+  /// each shot's hits nearest first). They have left the swarm; their ids are never reused.
+  [[nodiscard]] std::span<const AgentDeath> agent_deaths() const noexcept { return agent_deaths_; }
+  /// Players killed during the last step(), in player order.
+  [[nodiscard]] std::span<const PlayerDeath> player_deaths() const noexcept { return player_deaths_; }
+  /// Agents killed and player deaths since the world began (players that left included).
+  [[nodiscard]] std::uint64_t kills() const noexcept { return kills_; }
+  [[nodiscard]] std::uint64_t player_death_count() const noexcept { return player_death_count_; }
+  /// Shots fired since the world began (a shot that hits nothing counts).
+  [[nodiscard]] std::uint64_t shots() const noexcept { return shots_; }
+  /// Hit points left to the agent with `id` (its kind's health less the damage it took), or a
+  /// negative value when no agent has that id. Linear in the swarm size (tests, tools).
+  [[nodiscard]] float agent_health(std::uint32_t id) const noexcept;
   [[nodiscard]] const WorldParams& params() const noexcept { return params_; }
   /// Agents the spawner did not place because the swarm had reached the map's density limit
   /// (SpawnerParams::stop_at_density_limit) or because no place on the map fits their kind's
@@ -206,7 +241,14 @@ class World {
   bool place_spawned_agent(std::uint32_t cell, std::uint8_t kind);
   void move_players(float dt);
   bool update_fields();
-  void collect_contacts();
+  void collect_contacts(float dt);
+  // Combat after the contacts (CombatParams::enabled): shots of players whose gun is ready ->
+  // dead agents leave the swarm -> players at 0 health die -> dead players count down and
+  // respawn at their spawn point with full health. The agents' damage to players was summed by
+  // collect_contacts() into player_damage_.
+  void resolve_combat(float dt);
+  void resolve_shots();
+  void update_player_lives(float dt);
   [[nodiscard]] std::uint64_t compute_state_hash() const noexcept;
 
   GridMap map_;
@@ -221,6 +263,19 @@ class World {
   std::vector<Player> players_;
   std::vector<Vec2> goal_positions_;  // scratch of update_fields(): the players' positions
   std::vector<ContactEvent> contacts_;
+  // Combat state: damage taken by agents that were hit and still live, by id (sparse: most
+  // agents are never hit; a map keeps the hash's order fixed), and per player (same order as
+  // players_) the damage agents did this tick.
+  std::map<std::uint32_t, float> agent_damage_;
+  std::vector<float> player_damage_;
+  std::vector<AgentDeath> agent_deaths_;
+  std::vector<PlayerDeath> player_deaths_;
+  std::vector<ShotCandidate> shot_scratch_;
+  std::vector<std::uint32_t> shot_hits_;
+  std::vector<std::size_t> dead_agents_;  // indices into the swarm, this tick
+  std::uint64_t kills_ = 0;
+  std::uint64_t player_death_count_ = 0;
+  std::uint64_t shots_ = 0;
   std::vector<std::uint32_t> spawn_candidates_;  // scratch of spawn_scanned(): cell indices
   // Spawn reachability in hierarchical mode, per size class (labels kept per sector).
   std::array<RouteReachability, kMaxSizeClass> route_reachability_;

@@ -23,6 +23,15 @@ struct AgentKind {
   /// Relative share of spawned agents (the spawner picks kinds in proportion; see
   /// pick_agent_kind). >= 0; a kind of weight 0 is never spawned by the spawner.
   float spawn_weight = 1.0f;
+  /// Combat (CombatParams::enabled): hit points; a player's shot takes CombatParams::fire_damage
+  /// from them and the agent dies at 0. > 0, at most kMaxKindHealth.
+  float health = 40.0f;
+  /// Hit points per second taken from each player within the kind's attack reach (its disc
+  /// within attack_range world units of the player's disc). 0..kMaxKindDamage.
+  float damage = 5.0f;
+  /// World units between the agent's disc and a player's disc up to which it hurts the player
+  /// (0: the discs must touch). 0..kMaxKindAttackRangeCells cells.
+  float attack_range = 0.25f;
 
   friend bool operator==(const AgentKind&, const AgentKind&) = default;
 };
@@ -34,9 +43,13 @@ inline constexpr float kMaxKindRadiusCells = 2.0f;
 inline constexpr float kMaxKindSpeed = 100.0f;           ///< world units per second
 inline constexpr float kMaxKindSeparationWeight = 10.0f;
 inline constexpr float kMaxKindTurnRate = 100.0f;        ///< radians per second
+inline constexpr float kMaxKindHealth = 1.0e6f;          ///< hit points
+inline constexpr float kMaxKindDamage = 1.0e6f;          ///< hit points per second
+inline constexpr float kMaxKindAttackRangeCells = 4.0f;  ///< cells
 
-/// The default set: runner (small and fast, r 0.25, 4.5/s), walker (the swarm's defaults,
-/// r 0.35, 3/s) and brute (big and slow, r 0.8, 2/s), spawned 3 : 6 : 1.
+/// The default set: runner (small and fast, r 0.25, 4.5/s, 20 hp, 4 hp/s), walker (the swarm's
+/// defaults, r 0.35, 3/s, 40 hp, 5 hp/s) and brute (big and slow, r 0.8, 2/s, 200 hp, 15 hp/s),
+/// spawned 3 : 6 : 1; each hurts a player from 0.25 world units off its disc.
 [[nodiscard]] std::vector<AgentKind> default_agent_kinds();
 
 /// Checks a kind table for maps with cells of `cell_size` world units: 1..kMaxAgentKinds
@@ -44,7 +57,8 @@ inline constexpr float kMaxKindTurnRate = 100.0f;        ///< radians per second
 /// tool's --kind NAME:WEIGHT syntax), unique; radius within kMinKindRadiusCells..
 /// kMaxKindRadiusCells cells; max_speed in (0, kMaxKindSpeed]; separation_weight in
 /// [0, kMaxKindSeparationWeight]; max_turn_rate in (0, kMaxKindTurnRate]; colour <= 0xFFFFFF;
-/// spawn_weight finite and >= 0, and some kind's > 0. Returns "" when valid, else one sentence
+/// spawn_weight finite and >= 0, and some kind's > 0; health in (0, kMaxKindHealth]; damage in
+/// [0, kMaxKindDamage]; attack_range within 0..kMaxKindAttackRangeCells cells. Returns "" when valid, else one sentence
 /// naming the kind (by index and name) and the field ("kinds[2] 'brute': radius 2.5 is outside
 /// 0.2..2 cells").
 [[nodiscard]] std::string check_agent_kinds(std::span<const AgentKind> kinds, float cell_size = 1.0f);

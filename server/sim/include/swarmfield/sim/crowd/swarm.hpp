@@ -105,6 +105,13 @@ class Swarm {
   std::uint32_t add(Vec2 p, float heading = 0.0f, std::uint8_t kind = 0);
   /// Removes every agent (ids keep counting up).
   void clear() noexcept;
+  /// Removes the agents at `indices` (positions in the current order, strictly increasing: a
+  /// dead agent, see World's combat). The others keep their order, state and ids; ids are never
+  /// reused, so a client that still holds a removed id can never confuse it with a new agent.
+  /// Stops at the first index out of range or not above the one before (the rest of the list is
+  /// ignored) and returns how many were removed. step_view() and hash() describe the agents
+  /// before the removal until the next step(). O(size()).
+  std::size_t remove_agents(std::span<const std::size_t> indices) noexcept;
 
   /// Replaces the kind table (1..kMaxAgentKinds kinds; agents of kind i use kinds[i]'s radius,
   /// max_speed, separation_weight and max_turn_rate). Returns false and changes nothing when the
