@@ -110,6 +110,11 @@ void Server::apply_input(ClientState& client, const protocol::Input& input) {
   client.has_input = true;
   client.last_input_sequence = input.sequence;
   if (client.player_id != 0) client.pending_intent = std::make_pair(input.move_x, input.move_y);
+  if (input.fire && client.player_id == 0) {
+    ++actions_refused_;  // a viewer has no gun
+  } else if (client.player_id != 0) {
+    client.pending_fire = {input.fire, input.fire ? input.aim_x : 0.0f, input.fire ? input.aim_y : 0.0f};
+  }
   client.view = ViewRect::from_corners(input.view_x0, input.view_y0, input.view_x1, input.view_y1);
   client.echo_client_time_us = input.client_time_us;
 }

@@ -40,6 +40,8 @@ std::string ServerSummary::line() const {
   ss.precision(3);
   ss << " bytes_per_agent=" << bytes_per_agent << " max_datagram=" << max_datagram;
   ss << " spawns_held_back=" << spawns_held_back;
+  ss << " kills=" << kills << " player_deaths=" << player_deaths << " shots=" << shots
+     << " actions_refused=" << actions_refused;
   return ss.str();
 }
 ServerSummary Server::summary() const {
@@ -97,6 +99,10 @@ ServerSummary Server::summary() const {
       snapshot_agents_ > 0 ? static_cast<double>(snapshot_bytes_) / static_cast<double>(snapshot_agents_) : 0.0;
   s.max_datagram = u.max_datagram;
   s.spawns_held_back = world_.spawns_held_back();
+  s.kills = world_.kills();
+  s.player_deaths = world_.player_death_count();
+  s.shots = world_.shots();
+  s.actions_refused = actions_refused_;
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) s.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
   return s;

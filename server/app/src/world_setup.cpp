@@ -21,6 +21,14 @@ sim::WorldParams world_params(const ServerConfig& c) {
   // The swarm step splits over --threads threads; the state is bit-identical to one thread.
   p.worker_threads = static_cast<std::uint32_t>(c.threads);
   p.player_speed = static_cast<float>(c.player_speed);
+  p.combat.enabled = c.combat;
+  p.combat.player_health = static_cast<float>(c.player_health);
+  p.combat.respawn_seconds = static_cast<float>(c.respawn_time_s);
+  p.combat.fire_range = static_cast<float>(c.fire_range);
+  p.combat.fire_cone = static_cast<float>(c.fire_cone_deg * 3.14159265358979323846 / 180.0);
+  p.combat.fire_damage = static_cast<float>(c.fire_damage);
+  p.combat.fire_interval = static_cast<float>(c.fire_interval_s);
+  p.combat.max_hits_per_shot = static_cast<std::uint32_t>(c.max_hits_per_shot);
   // resolve_field_budget() ran before the Server was made; auto (-1) left here means "off".
   p.field_rebuild_budget = c.field_budget > 0 ? static_cast<std::size_t>(c.field_budget) : 0;
   p.field_mode = sim::parse_field_mode(c.field_mode).value_or(sim::FieldMode::kAuto);
@@ -54,6 +62,14 @@ void copy_simulation_settings(ServerConfig& to, const ServerConfig& from) {
   to.field_budget = from.field_budget;
   to.field_mode = from.field_mode;
   to.player_speed = from.player_speed;
+  to.combat = from.combat;
+  to.player_health = from.player_health;
+  to.respawn_time_s = from.respawn_time_s;
+  to.fire_range = from.fire_range;
+  to.fire_cone_deg = from.fire_cone_deg;
+  to.fire_damage = from.fire_damage;
+  to.fire_interval_s = from.fire_interval_s;
+  to.max_hits_per_shot = from.max_hits_per_shot;
   to.kinds = from.kinds;
 }
 

@@ -866,6 +866,78 @@ TEST_CASE("server_config: bad [[kinds]] tables are one error line naming the kin
   CHECK(has(error_of("kinds = 3\n"), "key 'kinds' must be an array of tables"));
   CHECK(has(error_of("kinds = []\n"), "key 'kinds' needs at least one [[kinds]] section (got an empty array"));
   CHECK(has(error_of("[[kinds]]\nname = \"a\"\nspeed = 0\n"), "kinds[0] 'a': speed 0"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\nhealth = 0\n"), "kinds[0] 'a': health 0 must be in (0, 1e+06]"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\ndamage = -1\n"), "kinds[0] 'a': damage -1"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\nattack-range = 5\n"), "kinds[0] 'a': attack_range 5 is outside 0..4 cells"));
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\nhealth = \"lots\"\n"), "kinds[0]: key 'health' must be a number"));
+}
+
+TEST_CASE("server_config: combat is on by default; --no-combat, the combat keys, their ranges") {
+  {
+    const auto r = parse({});
+    REQUIRE(is_run(r));
+    CHECK(r.config.combat);
+    CHECK(r.config.player_health == 100.0);
+    CHECK(r.config.respawn_time_s == 3.0);
+    CHECK(r.config.fire_range == 10.0);
+    CHECK(r.config.fire_cone_deg == 15.0);
+    CHECK(r.config.fire_damage == 20.0);
+    CHECK(r.config.fire_interval_s == 0.25);
+    CHECK(r.config.max_hits_per_shot == 3);
+    const swarmfield::sim::WorldParams p = swarmfield::server::world_params(r.config);
+    CHECK(p.combat.enabled);
+    CHECK(p.combat.fire_cone == doctest::Approx(15.0 * 3.14159265358979 / 180.0));
+    CHECK(swarmfield::sim::check_combat_params(p.combat).empty());
+  }
+  CHECK_FALSE(parse({"--no-combat"}).config.combat);
+  CHECK_FALSE(parse({"--combat=false"}).config.combat);
+  {
+    const auto r = parse({"--player-health", "250", "--respawn-time", "0", "--fire-range", "30", "--fire-cone", "90",
+                          "--fire-damage", "0", "--fire-interval", "0.05", "--max-hits-per-shot", "64"});
+    REQUIRE(is_run(r));
+    CHECK(r.config.player_health == 250.0);
+    CHECK(r.config.respawn_time_s == 0.0);
+    CHECK(r.config.max_hits_per_shot == 64);
+    CHECK(swarmfield::sim::check_combat_params(swarmfield::server::world_params(r.config).combat).empty());
+  }
+  {
+    TempToml file("combat = false\nplayer-health = 50\nfire_interval = 1\n[[kinds]]\nname = \"z\"\nhealth = 7\ndamage = 2.5\nattack-range = 0.5\n");
+    const auto r = parse({"--config", file.path});
+    REQUIRE_MESSAGE(is_run(r), r.output);
+    CHECK_FALSE(r.config.combat);
+    CHECK(r.config.player_health == 50.0);
+    CHECK(r.config.fire_interval_s == 1.0);
+    REQUIRE(r.config.kinds.size() == 1);
+    CHECK(r.config.kinds[0].health == 7.0f);
+    CHECK(r.config.kinds[0].damage == 2.5f);
+    CHECK(r.config.kinds[0].attack_range == 0.5f);
+    // Stored settings (replays) carry them back.
+    const auto back = swarmfield::server::parse_config_toml(swarmfield::server::config_to_toml(r.config), "stored");
+    REQUIRE_MESSAGE(is_run(back), back.output);
+    CHECK(back.config.kinds == r.config.kinds);
+    CHECK_FALSE(back.config.combat);
+    CHECK(back.config.player_health == 50.0);
+  }
+  struct Case {
+    std::vector<std::string> args;
+    std::string needle;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{"--player-health", "0"}, "--player-health must be in (0, 1e+06] hit points (got 0)"},
+           {{"--respawn-time", "-1"}, "--respawn-time must be in 0..1e+06 seconds"},
+           {{"--fire-range", "0"}, "--fire-range must be in (0, 256] world units"},
+           {{"--fire-range", "300"}, "--fire-range"},
+           {{"--fire-cone", "91"}, "--fire-cone must be in 0..90 degrees"},
+           {{"--fire-damage", "-2"}, "--fire-damage"},
+           {{"--fire-interval", "0"}, "--fire-interval must be in (0, 1e+06] seconds"},
+           {{"--max-hits-per-shot", "0"}, "--max-hits-per-shot"},
+           {{"--max-hits-per-shot", "65"}, "--max-hits-per-shot"},
+           {{"--fire-range", "nan"}, "--fire-range"},
+       }) {
+    const auto r = parse(c.args);
+    CHECK_MESSAGE(is_error(r), r.output);
+    CHECK_MESSAGE(r.output.find(c.needle) != std::string::npos, r.output);
+  }
 }
 
 TEST_CASE("server_config: [[kinds]] survive config_to_toml -> parse_config_toml bit for bit (replays store them)") {

@@ -97,7 +97,8 @@ std::string config_to_toml(const ServerConfig& config, const std::vector<ConfigS
     out += "\n[[kinds]]\nname = " + toml_string(k.name) + "\nradius = " + number(k.radius) +
            "\nspeed = " + number(k.max_speed) + "\nseparation-weight = " + number(k.separation_weight) +
            "\nturn-rate = " + number(k.max_turn_rate) + "\ncolour = \"" + colour + "\"\nweight = " +
-           number(k.spawn_weight) + "\n";
+           number(k.spawn_weight) + "\nhealth = " + number(k.health) + "\ndamage = " + number(k.damage) +
+           "\nattack-range = " + number(k.attack_range) + "\n";
   }
   return out;
 }

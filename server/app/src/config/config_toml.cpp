@@ -27,8 +27,9 @@ namespace {
 
 // One [[kinds]] table -> AgentKind; "" or an error naming the key.
 std::string apply_kind_table(const toml::table& table, sim::AgentKind& kind) {
-  static const std::array<std::string_view, 7> kKindKeys = {"name", "radius", "speed", "separation-weight",
-                                                             "turn-rate", "colour", "weight"};
+  static const std::array<std::string_view, 10> kKindKeys = {"name",   "radius", "speed",  "separation-weight",
+                                                              "turn-rate", "colour", "weight", "health",
+                                                              "damage", "attack-range"};
   std::vector<std::string> seen;
   bool has_name = false;
   for (const auto& [raw_key, node] : table) {
@@ -71,6 +72,9 @@ std::string apply_kind_table(const toml::table& table, sim::AgentKind& kind) {
     if (key == "speed") kind.max_speed = f;
     if (key == "separation-weight") kind.separation_weight = f;
     if (key == "turn-rate") kind.max_turn_rate = f;
+    if (key == "health") kind.health = f;
+    if (key == "damage") kind.damage = f;
+    if (key == "attack-range") kind.attack_range = f;
     if (key == "weight") {
       if (!(std::isfinite(value) && value > 0.0)) {
         std::ostringstream ss;

@@ -10,6 +10,7 @@
 
 #include "swarmfield/cli/control_chars.hpp"
 #include "swarmfield/server/config/server_config.hpp"
+#include "swarmfield/sim/game/combat.hpp"
 #include "swarmfield/sim/nav/field_mode.hpp"
 
 namespace swarmfield::server {
@@ -81,6 +82,22 @@ std::string validate_config(const ServerConfig& c) {
     std::ostringstream ss;
     ss << "--player-speed must be in (0, " << kMaxPlayerSpeed << "] world units per second (got " << c.player_speed << ")";
     return ss.str();
+  }
+  {
+    const auto real_range = [](std::string_view key, double v, double lo, double hi, bool open_low, std::string_view unit) {
+      if (std::isfinite(v) && (open_low ? v > lo : v >= lo) && v <= hi) return std::string();
+      std::ostringstream ss;
+      ss << key << " must be in " << (open_low ? "(" : "") << lo << (open_low ? ", " : "..") << hi << (open_low ? "]" : "")
+         << " " << unit << " (got " << v << ")";
+      return ss.str();
+    };
+    if (!(e = real_range("--player-health", c.player_health, 0.0, 1e6, true, "hit points")).empty()) return e;
+    if (!(e = real_range("--respawn-time", c.respawn_time_s, 0.0, 1e6, false, "seconds")).empty()) return e;
+    if (!(e = real_range("--fire-range", c.fire_range, 0.0, sim::kMaxFireRange, true, "world units")).empty()) return e;
+    if (!(e = real_range("--fire-cone", c.fire_cone_deg, 0.0, 90.0, false, "degrees")).empty()) return e;
+    if (!(e = real_range("--fire-damage", c.fire_damage, 0.0, 1e6, false, "hit points")).empty()) return e;
+    if (!(e = real_range("--fire-interval", c.fire_interval_s, 0.0, 1e6, true, "seconds")).empty()) return e;
+    if (!(e = range("--max-hits-per-shot", c.max_hits_per_shot, 1, std::int64_t{sim::kMaxHitsPerShot})).empty()) return e;
   }
   if (!(e = range("--slow-tick-ms", c.slow_tick_ms, 0, 1000)).empty()) return e + " (0 = off)";
   if (!(e = seconds_range("--status-interval", c.status_interval_s, kMinStatusInterval, kMaxStatusInterval)).empty())

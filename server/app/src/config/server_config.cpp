@@ -81,7 +81,9 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv, const E
         [&](auto member) -> CLI::Option* {
           using T = std::remove_cvref_t<decltype(c.*member)>;
           if constexpr (std::is_same_v<T, bool>) {
-            return app.add_flag(name, c.*member, help);
+            // A switch that is on by default also takes --no-KEY.
+            const bool on = ServerConfig{}.*member;
+            return app.add_flag(on ? name + ",!--no-" + std::string(s.key) : name, c.*member, help);
           } else if constexpr (std::is_same_v<T, LogFormat>) {
             return strict_values(app.add_option(name, log_format, help));
           } else {

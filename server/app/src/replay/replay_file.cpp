@@ -198,7 +198,7 @@ std::string parse_inputs(Reader& r, ReplayInputs& in) {
     r.u32(e.player_id);
     r.f32(e.value.x);
     r.f32(e.value.y);
-    if (kind < 1 || kind > 3) return "unknown input kind " + std::to_string(kind);
+    if (kind < 1 || kind > 5) return "unknown input kind " + std::to_string(kind);
     e.kind = static_cast<ReplayEvent::Kind>(kind);
   }
   if (!r.done()) return "inputs record is cut short";

@@ -37,6 +37,10 @@ std::string ReplayPlayback::apply_inputs(sim::World& world) {
         case ReplayEvent::Kind::kIntent:
           (void)world.set_player_intent(e.player_id, e.value);  // refused values were refused live too
           break;
+        case ReplayEvent::Kind::kFire:
+        case ReplayEvent::Kind::kCeaseFire:
+          (void)world.set_player_fire(e.player_id, e.kind == ReplayEvent::Kind::kFire, e.value);
+          break;
       }
     }
     ++next_;

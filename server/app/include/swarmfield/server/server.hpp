@@ -101,6 +101,12 @@ struct ServerSummary {
   std::uint64_t max_datagram = 0;
   /// Agents the spawner did not place because the map was at its density limit (appended).
   std::uint64_t spawns_held_back = 0;
+  /// The game (appended): agents killed, player deaths, shots fired (World), player actions
+  /// refused (fire from a viewer or with an aim of no direction).
+  std::uint64_t kills = 0;
+  std::uint64_t player_deaths = 0;
+  std::uint64_t shots = 0;
+  std::uint64_t actions_refused = 0;
   /// "ticks=.. rebuilds=.. overruns=.. clients=.. bytes_sent=.. bad_frames=.. bad_datagrams=.. ..."
   [[nodiscard]] std::string line() const;
 };
@@ -261,6 +267,7 @@ class Server final : public TcpListener {
   std::uint64_t udp_unbound_ = 0;
   std::uint64_t idle_timeouts_ = 0;
   std::uint64_t tcp_inputs_ = 0;
+  std::uint64_t actions_refused_ = 0;  // fire from a viewer, or with an aim of no direction
 
   OperationsState ops_;
   std::unique_ptr<OperationsHttp> http_;

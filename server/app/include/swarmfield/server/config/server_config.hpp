@@ -49,6 +49,17 @@ struct ServerConfig {
   /// Player speed at full intent, world units per second (0 < speed <= kMaxPlayerSpeed); cells
   /// are 1 unit, so at 30 Hz a player changes cell about every 30 / speed ticks.
   double player_speed = 5.0;
+  /// The default horde rules (sim::CombatParams): agents hurt the players they reach (kinds'
+  /// damage), players shoot along their aim while they hold the trigger (Input fire), killed
+  /// agents leave, killed players respawn. false: contacts are only counted.
+  bool combat = true;
+  double player_health = 100.0;    ///< hit points at (re)spawn, (0, 1e6]
+  double respawn_time_s = 3.0;     ///< seconds a dead player waits, 0..1e6
+  double fire_range = 10.0;        ///< world units, (0, 256]
+  double fire_cone_deg = 15.0;     ///< half-angle of a shot's cone, degrees, 0..90
+  double fire_damage = 20.0;       ///< hit points per agent hit, 0..1e6
+  double fire_interval_s = 0.25;   ///< seconds between shots, (0, 1e6]
+  std::int64_t max_hits_per_shot = 3;  ///< agents one shot hits at most, 1..64
   /// Testing aid: every tick also sleeps this many milliseconds (0..1000), so an overloaded
   /// server (ticks longer than 1 / tick_hz) can be reproduced cheaply, without burning CPU on a
   /// huge swarm. 0 = off. Counted in the tick and step times.

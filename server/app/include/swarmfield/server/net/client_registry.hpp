@@ -57,6 +57,15 @@ struct ClientState {
   bool has_input = false;
   std::uint32_t last_input_sequence = 0;
   std::optional<std::pair<float, float>> pending_intent;  ///< applied (and cleared) by the tick
+  /// The trigger as the client last sent it (held + aim, world units); the tick hands it to
+  /// the World when it differs from `applied_fire` (so a replay records only changes).
+  struct Trigger {
+    bool held = false;
+    float aim_x = 0.0f, aim_y = 0.0f;
+    bool operator==(const Trigger&) const = default;
+  };
+  Trigger pending_fire;
+  Trigger applied_fire;
   ViewRect view;                         ///< world units; empty = no agents
   std::uint64_t echo_client_time_us = 0;
   /// Last valid TCP message or authenticated UDP packet from the client (idle timeout).

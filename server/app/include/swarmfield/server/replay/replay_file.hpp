@@ -39,10 +39,12 @@ struct ReplayHeader {
 
 /// One input applied to the World before a tick.
 struct ReplayEvent {
-  enum class Kind : std::uint8_t { kAddPlayer = 1, kRemovePlayer = 2, kIntent = 3 };
+  enum class Kind : std::uint8_t { kAddPlayer = 1, kRemovePlayer = 2, kIntent = 3, kFire = 4, kCeaseFire = 5 };
   Kind kind = Kind::kIntent;
   std::uint32_t player_id = 0;
-  sim::Vec2 value;  ///< add: the position asked for; intent: the intent; remove: unused (0)
+  /// add: the position asked for; intent: the intent; fire: the aim (World::set_player_fire
+  /// with fire set); remove, cease fire: unused (0)
+  sim::Vec2 value;
 };
 
 /// Inputs applied while World::tick() was `tick` (i.e. before the World's step to tick + 1).
