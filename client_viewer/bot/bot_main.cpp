@@ -11,6 +11,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,7 +24,10 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using swarmfield::client::BotAction;
 using swarmfield::client::BotBrain;
+using swarmfield::client::BotCommand;
+using swarmfield::client::BotCommandKind;
 using swarmfield::client::BotScript;
 using swarmfield::client::BotScriptError;
 using swarmfield::client::Connection;
@@ -69,6 +73,7 @@ struct Options {
   int connect_timeout_ms = 5000;
   int data_timeout_ms = 5000;
   std::string role = "player";
+  bool fire = false;
 
   [[nodiscard]] bool viewers() const { return role == "viewer"; }
 };
@@ -107,7 +112,14 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, BotScr
                  "fail (exit 1) when the server sends nothing for this long, ms (0 = never)")
       ->check(CLI::Range(0, 600000))
       ->capture_default_str();
+  app.add_flag("--fire", options.fire,
+               "hold the trigger for the whole run, aimed at the nearest agent in view (like a 'fire' line at "
+               "the top of the script)");
   if (const auto code = swarmfield::client::parse_command_line(app, argc, argv)) return *code;
+  if (options.fire && options.viewers()) {
+    std::cerr << "error: --fire needs --role player (a viewer has no gun) (see --help)\n";
+    return swarmfield::client::kExitBadArguments;
+  }
 
   BotScriptError script_error;
   const bool parsed = options.script_path.empty()
@@ -117,6 +129,11 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, BotScr
   if (!parsed) {
     std::cerr << "error: " << script_error.to_string() << "\n";
     return 2;
+  }
+  if (options.fire) {
+    BotCommand fire;
+    fire.kind = BotCommandKind::kFire;  // untimed; line 0: not from the file
+    script.commands.insert(script.commands.begin(), fire);
   }
   return std::nullopt;
 }
@@ -248,8 +265,9 @@ void Fleet::report_end(Bot& bot) {
   }
 }
 
-// One input of a connected bot: a viewer's view of the whole map, or a player's move from its
-// script and its view round its position.
+// One input of a connected bot: a viewer's view of the whole map, or a player's move and gun
+// from its script (aimed at the nearest agent of the latest snapshot) and its view round its
+// position.
 void Fleet::drive(Bot& b, float dt) {
   Connection& c = *b.connection;
   if (options_.viewers()) {
@@ -262,11 +280,16 @@ void Fleet::drive(Bot& b, float dt) {
     return;
   }
   b.position = own_position(c, b.contacts);
-  const sim::Vec2 intent = b.brain->update(c.map(), b.position, dt);
+  std::span<const swarmfield::client::RenderAgent> agents;
+  if (const auto* latest = c.latest()) agents = latest->snapshot.agents;
+  const BotAction action = b.brain->act(c.map(), b.position, agents, dt);
   for (const auto& message : b.brain->take_messages()) std::cerr << "warning: " << b.name << ": " << message << "\n";
   protocol::Input input;
-  input.move_x = intent.x;
-  input.move_y = intent.y;
+  input.move_x = action.move.x;
+  input.move_y = action.move.y;
+  input.fire = action.fire;
+  input.aim_x = action.aim.x;
+  input.aim_y = action.aim.y;
   const float view = options_.view;
   if (b.position && view > 0.0f) {
     input.view_x0 = b.position->x - view;
@@ -290,6 +313,7 @@ int Fleet::summary() {
   std::uint64_t contacts = 0;
   std::uint64_t arrived = 0;
   std::uint64_t gave_up = 0;
+  std::uint64_t shots = 0;  // inputs sent with fire set, over all bots
   double rtt_sum = 0.0;
   std::uint64_t rtt_samples = 0;
   for (auto& b : bots_) {
@@ -300,6 +324,7 @@ int Fleet::summary() {
     rtt_sum += s.rtt_ms_sum;
     rtt_samples += s.rtt_samples;
     contacts += b.contacts;
+    shots += s.inputs_firing;
     if (!options_.viewers()) {
       arrived += b.brain->gotos_arrived();
       gave_up += b.brain->gotos_failed();
@@ -308,11 +333,12 @@ int Fleet::summary() {
   const double rtt_avg = rtt_samples ? rtt_sum / static_cast<double>(rtt_samples) : 0.0;
   const int count = options_.count;
   std::printf("bots=%d connected=%d snapshots=%llu rtt_ms_avg=%.2f contacts=%llu gotos_arrived=%llu gotos_failed=%llu "
-              "seconds=%.1f bytes_received=%llu snapshots_no_baseline=%llu role=%s\n",
+              "seconds=%.1f bytes_received=%llu snapshots_no_baseline=%llu role=%s shots=%llu\n",
               count, count - failed_, static_cast<unsigned long long>(snapshots), rtt_avg,
               static_cast<unsigned long long>(contacts), static_cast<unsigned long long>(arrived),
               static_cast<unsigned long long>(gave_up), elapsed(), static_cast<unsigned long long>(bytes_received),
-              static_cast<unsigned long long>(no_baseline), options_.role.c_str());
+              static_cast<unsigned long long>(no_baseline), options_.role.c_str(),
+              static_cast<unsigned long long>(shots));
   std::fflush(stdout);
   return (failed_ > 0 || lost_) ? 1 : 0;
 }

@@ -8,15 +8,27 @@
 namespace swarmfield::client {
 
 namespace {
-// Instant commands (wait 0, goto where we stand, repeat) may chain; this bounds one update.
-constexpr int kMaxCommandsPerUpdate = 16;
-
 std::string format_point(sim::Vec2 p) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "(%.1f, %.1f)", static_cast<double>(p.x), static_cast<double>(p.y));
   return buf;
 }
 }  // namespace
+
+const RenderAgent* nearest_agent(sim::Vec2 from, std::span<const RenderAgent> agents) noexcept {
+  const RenderAgent* best = nullptr;
+  float best_d2 = 0.0f;
+  for (const RenderAgent& a : agents) {
+    const float dx = a.x - from.x;
+    const float dy = a.y - from.y;
+    const float d2 = dx * dx + dy * dy;
+    if (!best || d2 < best_d2 || (d2 == best_d2 && a.id < best->id)) {
+      best = &a;
+      best_d2 = d2;
+    }
+  }
+  return best;
+}
 
 BotBrain::BotBrain(BotScript script, std::uint64_t seed) : script_(std::move(script)), rng_(seed) {}
 
@@ -35,6 +47,29 @@ void BotBrain::next_command() noexcept {
   ++index_;
   started_ = false;
   elapsed_ = 0.0f;
+}
+
+void BotBrain::restart_script() noexcept {
+  index_ = 0;
+  started_ = false;
+  elapsed_ = 0.0f;
+}
+
+void BotBrain::pull_trigger(const BotCommand& cmd) noexcept {
+  trigger_ = true;
+  trigger_timed_ = cmd.timed;
+  trigger_left_ = cmd.seconds;
+}
+
+// Like a wait's clock: a `fire S` holds the trigger on the updates whose dt add up to S.
+void BotBrain::count_down_trigger(float dt) noexcept {
+  if (finished()) trigger_ = false;  // the script's end lets go
+  if (!trigger_ || !trigger_timed_) return;
+  if (trigger_left_ <= 0.0f) {
+    trigger_ = false;
+    return;
+  }
+  trigger_left_ -= dt;
 }
 
 void BotBrain::begin_command(const sim::GridMap& map, sim::Vec2 position) {
@@ -92,14 +127,54 @@ sim::Vec2 BotBrain::wander_direction(const sim::GridMap& map, sim::Vec2 position
 sim::Vec2 BotBrain::update(const sim::GridMap& map, std::optional<sim::Vec2> position, float dt) {
   if (!position || script_.commands.empty()) return {};
   if (!(dt >= 0.0f) || dt > 10.0f) dt = 0.0f;  // NaN / absurd frame times advance nothing
-  const sim::Vec2 p = *position;
+  const sim::Vec2 move = run_commands(map, *position, dt);
+  count_down_trigger(dt);
+  return move;
+}
 
-  for (int step = 0; step < kMaxCommandsPerUpdate && !finished(); ++step) {
+BotAction BotBrain::act(const sim::GridMap& map, std::optional<sim::Vec2> position,
+                        std::span<const RenderAgent> agents, float dt) {
+  BotAction action;
+  action.move = update(map, position, dt);
+  if (!trigger_ || !position) return action;
+  if (const RenderAgent* target = nearest_agent(*position, agents)) {
+    const sim::Vec2 aim{target->x - position->x, target->y - position->y};
+    if (aim.x != 0.0f || aim.y != 0.0f) {
+      action.fire = true;
+      action.aim = aim;
+    }
+  }
+  return action;
+}
+
+// The script from the current command until one takes time (its move is returned) or the
+// script ends. Commands that take no time run on; a `repeat` reached by a pass that began in
+// this update (so took no time) ends the update instead, as one tick of standing still: with
+// at most two `repeat`s per update the loop always ends.
+sim::Vec2 BotBrain::run_commands(const sim::GridMap& map, sim::Vec2 p, float dt) {
+  bool pass_began_here = index_ == 0 && !started_;
+  while (!finished()) {
     const BotCommand& cmd = script_.commands[index_];
-    if (cmd.kind == BotCommandKind::kRepeat) {
-      index_ = 0;
-      started_ = false;
-      continue;
+    switch (cmd.kind) {
+      case BotCommandKind::kRepeat: {
+        const bool timeless_pass = pass_began_here;
+        restart_script();
+        if (timeless_pass) return {};
+        pass_began_here = true;
+        continue;
+      }
+      case BotCommandKind::kFire:
+        pull_trigger(cmd);
+        next_command();
+        continue;
+      case BotCommandKind::kCease:
+        trigger_ = false;
+        next_command();
+        continue;
+      case BotCommandKind::kGoto:
+      case BotCommandKind::kWait:
+      case BotCommandKind::kWander:
+        break;
     }
     if (!started_) begin_command(map, p);
     switch (cmd.kind) {
@@ -149,7 +224,9 @@ sim::Vec2 BotBrain::update(const sim::GridMap& map, std::optional<sim::Vec2> pos
         return wander_direction(map, p, dt);
       }
       case BotCommandKind::kRepeat:
-        break;
+      case BotCommandKind::kFire:
+      case BotCommandKind::kCease:
+        break;  // handled above
     }
   }
   return {};

@@ -1,5 +1,5 @@
-// Connection (connection.hpp): inputs, cleaned (finite, |move| <= 1, clamped view), sent sealed
-// over UDP once the address is confirmed, else over TCP.
+// Connection (connection.hpp): inputs, cleaned (finite, |move| <= 1, clamped view and aim, no
+// fire without an aim), sent sealed over UDP once the address is confirmed, else over TCP.
 #include <algorithm>
 #include <cmath>
 
@@ -8,9 +8,8 @@
 
 namespace swarmfield::client {
 
-void Connection::send_input(const protocol::Input& input) {
-  if (state_ != ConnectionState::kConnected) return;
-  protocol::Input in = input;
+protocol::Input clean_input(protocol::Input in) noexcept {
+  constexpr float kLimit = protocol::kMaxWireCoordinate;
   // The server rejects non-finite or out-of-range values; keep a caller's bad frame from
   // turning into a dropped input.
   auto clean = [](float v, float limit) {
@@ -18,16 +17,33 @@ void Connection::send_input(const protocol::Input& input) {
     return std::clamp(v, -limit, limit);
   };
   // Scale (not clamp per axis) so the direction survives.
-  in.move_x = clean(in.move_x, protocol::kMaxWireCoordinate);
-  in.move_y = clean(in.move_y, protocol::kMaxWireCoordinate);
+  in.move_x = clean(in.move_x, kLimit);
+  in.move_y = clean(in.move_y, kLimit);
   const float len = std::sqrt(in.move_x * in.move_x + in.move_y * in.move_y);
   if (len > 1.0f) {
     in.move_x /= len;
     in.move_y /= len;
   }
-  for (float* v : {&in.view_x0, &in.view_y0, &in.view_x1, &in.view_y1}) *v = clean(*v, protocol::kMaxWireCoordinate);
+  for (float* v : {&in.view_x0, &in.view_y0, &in.view_x1, &in.view_y1}) *v = clean(*v, kLimit);
+  // Aim: a direction of any length, so scaled by its larger component (the clamp after it
+  // catches the division's rounding); a trigger held with no direction is no shot.
+  const bool aim_finite = std::isfinite(in.aim_x) && std::isfinite(in.aim_y);
+  in.aim_x = aim_finite ? in.aim_x : 0.0f;
+  in.aim_y = aim_finite ? in.aim_y : 0.0f;
+  if (const float larger = std::max(std::fabs(in.aim_x), std::fabs(in.aim_y)); larger > kLimit) {
+    in.aim_x = clean(in.aim_x / larger * kLimit, kLimit);
+    in.aim_y = clean(in.aim_y / larger * kLimit, kLimit);
+  }
+  if (in.aim_x == 0.0f && in.aim_y == 0.0f) in.fire = false;
+  return in;
+}
+
+void Connection::send_input(const protocol::Input& input) {
+  if (state_ != ConnectionState::kConnected) return;
+  protocol::Input in = clean_input(input);
   last_input_ = in;
   ++stats_.inputs_sent;
+  if (in.fire) ++stats_.inputs_firing;
   if (udp_state_ != UdpState::kConfirmed) {
     // The server sends nothing to an unconfirmed address and drops data from it: TCP meanwhile.
     send_tcp_input(in);

@@ -66,6 +66,40 @@ TEST_CASE("a script without repeat ends; the built-in script parses and repeats"
   CHECK(script.repeats());
 }
 
+TEST_CASE("fire [S] and cease parse; fire takes a wait's limits, cease no argument") {
+  BotScript script;
+  BotScriptError error;
+  REQUIRE_MESSAGE(parse_bot_script("fire\nfire 2.5\nwait 1\ncease   # stop\nfire 0\nrepeat\n", "t.bot", script, error),
+                  error.to_string());
+  REQUIRE(script.commands.size() == 6);
+  CHECK(script.commands[0].kind == BotCommandKind::kFire);
+  CHECK_FALSE(script.commands[0].timed);
+  CHECK(script.commands[0].line == 1);
+  CHECK(script.commands[1].kind == BotCommandKind::kFire);
+  CHECK(script.commands[1].timed);
+  CHECK(script.commands[1].seconds == doctest::Approx(2.5));
+  CHECK(script.commands[3].kind == BotCommandKind::kCease);
+  CHECK(script.commands[3].line == 4);
+  CHECK(script.commands[4].timed);
+  CHECK(script.commands[4].seconds == 0.0f);
+  CHECK(script.repeats());
+  // Only zero-time commands before repeat is a valid script (the brain keeps it from spinning).
+  REQUIRE(parse_bot_script("fire\nrepeat\n", "t.bot", script, error));
+  CHECK(script.commands.size() == 2);
+  REQUIRE(parse_bot_script("fire", "t.bot", script, error));  // a bare line, no newline
+  CHECK(script.commands.size() == 1);
+
+  CHECK(error_of("fire -1\n") == "t.bot:1: duration '-1' must be >= 0 and <= 86400 seconds");
+  CHECK(error_of("fire x\n") == "t.bot:1: duration 'x' is not a finite number");
+  CHECK(error_of("wait 1\nfire nan\n") == "t.bot:2: duration 'nan' is not a finite number");
+  CHECK(error_of("fire 1e9\n") == "t.bot:1: duration '1e9' must be >= 0 and <= 86400 seconds");
+  CHECK(error_of("fire 1 2\n") == "t.bot:1: 'fire' takes 0 or 1 argument(s), got 2 (usage: fire [SECONDS])");
+  CHECK(error_of("cease now\n") == "t.bot:1: 'cease' takes 0 argument(s), got 1 (usage: cease)");
+  CHECK(error_of("fire\nrepeat\ncease\n") ==
+        "t.bot:3: command after 'repeat' (line 2) would never run; 'repeat' must be the last command");
+  CHECK(starts_with(error_of("Fire\n"), "t.bot:1: unknown command 'Fire' (expected goto, wait, wander, fire, cease"));
+}
+
 TEST_CASE("parse errors name file:line and the problem") {
   CHECK(starts_with(error_of("wait 1\nfly 3 4\n"), "t.bot:2: unknown command 'fly'"));
   CHECK(starts_with(error_of("goto 1\n"), "t.bot:1: 'goto' takes 2 or 3 argument(s), got 1"));
@@ -101,7 +135,7 @@ TEST_CASE("load_bot_script reads files and reports unreadable ones") {
     out << "wait 2\nbogus\n";
   }
   CHECK_FALSE(swarmfield::client::load_bot_script(path, script, error));
-  CHECK(error.to_string() == path + ":2: unknown command 'bogus' (expected goto, wait, wander or repeat)");
+  CHECK(error.to_string() == path + ":2: unknown command 'bogus' (expected goto, wait, wander, fire, cease or repeat)");
   std::remove(path.c_str());
 }
 

@@ -119,6 +119,22 @@ TEST_CASE("bot with no server prints the error and a summary line, exit 1") {
   CHECK(r.exit_code == 1);
   CHECK(r.output.find("error: bot-2: could not connect to 127.0.0.1:" + std::to_string(port)) != std::string::npos);
   CHECK(r.output.find("bots=3 connected=0 snapshots=0") != std::string::npos);
+  CHECK(r.output.find(" role=player shots=0\n") != std::string::npos);  // the last key, after the older ones
+}
+
+TEST_CASE("bot --fire: in --help, refused for viewers (exit 2), a plain flag for players") {
+  const auto help = run(kBin + "/swarmfield-bot --help");
+  CHECK(help.exit_code == 0);
+  CHECK(help.output.find("--fire") != std::string::npos);
+  const auto viewer = run(kBin + "/swarmfield-bot --role viewer --fire --port 1");
+  INFO(viewer.output);
+  CHECK(viewer.exit_code == 2);
+  CHECK(viewer.output.rfind("error: --fire needs --role player", 0) == 0);
+  const auto player = run(kBin + "/swarmfield-bot --fire --seconds 1 --connect-timeout-ms 200 --port " +
+                          std::to_string(free_port()));
+  INFO(player.output);
+  CHECK(player.exit_code == 1);  // no server: the connect error, not a flag error
+  CHECK(player.output.find("shots=0") != std::string::npos);
 }
 
 TEST_CASE("bot with a bad script names file:line and exits 2 before connecting") {

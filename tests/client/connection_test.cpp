@@ -357,6 +357,23 @@ TEST_CASE("handshake, map, TCP then UDP snapshots, RTT and bad datagrams") {
   CHECK(server.inputs[5].move_y == doctest::Approx(0.8));
   CHECK(server.inputs[5].view_x0 == 0.0f);
   CHECK(server.inputs[5].view_x1 == protocol::kMaxWireCoordinate);
+  CHECK_FALSE(server.inputs[5].fire);
+  // Fire and aim reach the server; a trigger with no aim is sent as no fire and not counted.
+  CHECK(c.stats().inputs_firing == 0);
+  protocol::Input shot;
+  shot.fire = true;
+  shot.aim_x = -2.0f;
+  shot.aim_y = 0.5f;
+  c.send_input(shot);
+  shot.aim_x = std::numeric_limits<float>::quiet_NaN();
+  c.send_input(shot);
+  REQUIRE(run_until(io, [&] { return server.inputs.size() == 8; }, std::chrono::milliseconds(2000)));
+  CHECK(server.inputs[6].fire);
+  CHECK(server.inputs[6].aim_x == -2.0f);
+  CHECK(server.inputs[6].aim_y == 0.5f);
+  CHECK_FALSE(server.inputs[7].fire);
+  CHECK(c.stats().inputs_firing == 1);
+  CHECK(c.stats().inputs_sent == 8);
   // Snapshot history is in tick order with the newest last.
   const auto& h = c.snapshots();
   REQUIRE(h.size() >= 2);
@@ -366,6 +383,57 @@ TEST_CASE("handshake, map, TCP then UDP snapshots, RTT and bad datagrams") {
   CHECK(c.state() == client::ConnectionState::kClosed);
   CHECK(c.error().empty());
   REQUIRE(run_until(io, [&] { return server.got_bye; }, std::chrono::milliseconds(2000)));
+}
+
+TEST_CASE("clean_input: aim finite and within the wire's limit, direction kept; no fire without an aim") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const float limit = protocol::kMaxWireCoordinate;
+  const auto cleaned = [](bool fire, float ax, float ay) {
+    protocol::Input in;
+    in.fire = fire;
+    in.aim_x = ax;
+    in.aim_y = ay;
+    return client::clean_input(in);
+  };
+  protocol::Input out = cleaned(true, 3.0f, -4.0f);  // a direction of any length is kept as it is
+  CHECK(out.fire);
+  CHECK(out.aim_x == 3.0f);
+  CHECK(out.aim_y == -4.0f);
+  out = cleaned(true, 4.0e6f, -2.0e6f);  // beyond the limit: scaled, not clamped per axis
+  CHECK(out.fire);
+  CHECK(out.aim_x == limit);
+  CHECK(out.aim_y == doctest::Approx(-0.5 * limit));
+  out = cleaned(true, -1.0e30f, 1.0e30f);
+  CHECK(out.aim_x == -limit);
+  CHECK(out.aim_y == limit);
+  for (const auto& [ax, ay] : {std::pair{nan, 1.0f}, std::pair{1.0f, inf}, std::pair{-inf, -inf}, std::pair{0.0f, 0.0f},
+                               std::pair{-0.0f, 0.0f}}) {
+    CAPTURE(ax);
+    CAPTURE(ay);
+    out = cleaned(true, ax, ay);
+    CHECK_FALSE(out.fire);
+    CHECK(out.aim_x == 0.0f);
+    CHECK(out.aim_y == 0.0f);
+  }
+  out = cleaned(false, 7.0f, nan);  // no trigger: the aim is still made a value the server accepts
+  CHECK_FALSE(out.fire);
+  CHECK(out.aim_x == 0.0f);
+  CHECK(out.aim_y == 0.0f);
+  out = cleaned(false, 7.0f, 1.0f);
+  CHECK_FALSE(out.fire);
+  CHECK(out.aim_x == 7.0f);
+  // Everything clean_input returns decodes (the decoder's own bounds).
+  for (const float v : {nan, inf, 2.0e6f, -1.0e38f, 0.5f}) {
+    protocol::Input in;
+    in.fire = true;
+    in.aim_x = v;
+    in.aim_y = -v;
+    in.move_x = v;
+    in.view_y1 = v;
+    CAPTURE(v);
+    CHECK(protocol::decode_datagram(protocol::encode_input_datagram(client::clean_input(in))).has_value());
+  }
 }
 
 TEST_CASE("connect refused names host and port") {

@@ -1,6 +1,6 @@
 // libFuzzer target: the bot script parser on arbitrary text. Checked: no crash; a refusal says
 // why; an accepted script has commands, every number finite, durations within the documented
-// range, and `repeat` only last.
+// range, `repeat` only last, and only a `fire` timed.
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -23,6 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!std::isfinite(c.x) || !std::isfinite(c.y) || !std::isfinite(c.seconds)) std::abort();
     if (c.seconds < 0.0f || c.seconds > client::kMaxScriptSeconds) std::abort();
     if (c.kind == client::BotCommandKind::kRepeat && i + 1 != script.commands.size()) std::abort();
+    if (c.timed && c.kind != client::BotCommandKind::kFire) std::abort();  // only `fire S` is timed
   }
   return 0;
 }

@@ -43,7 +43,8 @@ inline std::vector<TcpMessage> sample_messages() {
   out.emplace_back(MapChunk{2, std::vector<std::uint8_t>(1000, 0xAB), 3});
   out.emplace_back(Error{ErrorCode::kVersionMismatch, "protocol version 9 requested, server speaks 1"});
   out.emplace_back(Bye{"server shutting down"});
-  out.emplace_back(Input{99, 0.6f, -0.8f, 10.0f, 20.0f, 110.0f, 95.5f, SnapshotAck{1200, 0xA5A5F00Fu}, 123456789012ull});
+  out.emplace_back(
+      Input{99, 0.6f, -0.8f, 10.0f, 20.0f, 110.0f, 95.5f, SnapshotAck{1200, 0xA5A5F00Fu}, 123456789012ull, true, -3.5f, 12.25f});
   std::vector<std::uint8_t> payload(3000);
   for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<std::uint8_t>(i * 7 + 1);
   out.emplace_back(SnapshotData{payload});
@@ -76,7 +77,7 @@ inline bool satisfies_limits(const TcpMessage& message) {
     }
     bool operator()(const Bye& m) const { return m.reason.size() <= kMaxReasonBytes; }
     bool operator()(const Input& m) const {
-      for (float v : {m.move_x, m.move_y, m.view_x0, m.view_y0, m.view_x1, m.view_y1}) {
+      for (float v : {m.move_x, m.move_y, m.view_x0, m.view_y0, m.view_x1, m.view_y1, m.aim_x, m.aim_y}) {
         if (!finite(v) || std::fabs(v) > kMaxWireCoordinate) return false;
       }
       // No ack bit may name a sequence before 1.

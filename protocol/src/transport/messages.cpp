@@ -321,7 +321,8 @@ namespace detail {
 
 flatbuffers::Offset<wire::Input> build_input(flatbuffers::FlatBufferBuilder& b, const Input& m) {
   return wire::CreateInput(b, m.sequence, m.move_x, m.move_y, m.view_x0, m.view_y0, m.view_x1, m.view_y1,
-                           m.snapshot_ack.latest, m.client_time_us, m.snapshot_ack.received);
+                           m.snapshot_ack.latest, m.client_time_us, m.snapshot_ack.received, m.fire, m.aim_x,
+                           m.aim_y);
 }
 
 bool read_input(const wire::Input& in, Input& out, std::string* error) {
@@ -333,11 +334,18 @@ bool read_input(const wire::Input& in, Input& out, std::string* error) {
   out.view_x1 = in.view_x1();
   out.view_y1 = in.view_y1();
   out.client_time_us = in.client_time_us();
+  out.fire = in.fire();  // absent (an encoder before the field) = false; any non-zero byte = true
+  out.aim_x = in.aim_x();
+  out.aim_y = in.aim_y();
   if (!read_snapshot_ack(in.snapshot_ack(), in.snapshot_ack_bits(), out.snapshot_ack, error)) return false;
   for (const float v : {out.move_x, out.move_y, out.view_x0, out.view_y0, out.view_x1, out.view_y1}) {
     if (!finite_within(v, kMaxWireCoordinate)) {
       return fail(error, "Input move/view values must be finite and within +-1e6");
     }
+  }
+  // Checked with or without fire: a value the server never uses is still a hostile one.
+  if (!finite_within(out.aim_x, kMaxWireCoordinate) || !finite_within(out.aim_y, kMaxWireCoordinate)) {
+    return fail(error, "Input aim values must be finite and within +-1e6");
   }
   return true;
 }

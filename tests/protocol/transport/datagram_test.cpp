@@ -34,6 +34,34 @@ TEST_CASE("input datagram bodies round-trip") {
   CHECK(error == "Input move/view values must be finite and within +-1e6");
 }
 
+TEST_CASE("input datagrams carry fire and aim; a hostile aim is refused") {
+  sp::Input input{8, 0.0f, 0.0f, 0.0f, 0.0f, 32.0f, 32.0f, sp::SnapshotAck{4, 0x7u}, 55, true, 0.75f, -2.0f};
+  std::string error;
+  auto decoded = sp::decode_datagram(sp::encode_input_datagram(input), &error);
+  REQUIRE_MESSAGE(decoded, error);
+  REQUIRE(decoded->input);
+  CHECK(*decoded->input == input);
+
+  input.fire = false;  // a trigger let go keeps its last aim on the wire
+  decoded = sp::decode_datagram(sp::encode_input_datagram(input), &error);
+  REQUIRE_MESSAGE(decoded, error);
+  REQUIRE(decoded->input);
+  CHECK_FALSE(decoded->input->fire);
+  CHECK(decoded->input->aim_y == -2.0f);
+
+  for (const float hostile : {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                              -std::numeric_limits<float>::infinity(), 1.0e7f}) {
+    for (const bool on_x : {true, false}) {
+      sp::Input bad = input;
+      bad.fire = true;
+      (on_x ? bad.aim_x : bad.aim_y) = hostile;
+      CAPTURE(hostile);
+      CHECK_FALSE(sp::decode_datagram(sp::encode_input_datagram(bad), &error));
+      CHECK(error == "Input aim values must be finite and within +-1e6");
+    }
+  }
+}
+
 TEST_CASE("ack datagram bodies round-trip; ack bits naming sequences before 1 are refused") {
   std::string error;
   for (const sp::SnapshotAck ack : {sp::SnapshotAck{1, 0}, sp::SnapshotAck{33, 0xFFFFFFFFu}, sp::SnapshotAck{5, 0xFu},
@@ -77,7 +105,7 @@ TEST_CASE("seeded datagram mutations never crash and never yield out-of-range fi
   MESSAGE("datagram mutation seed " << seed);
   std::mt19937_64 rng(seed);
   const std::vector<std::vector<std::uint8_t>> originals = {
-      sp::encode_input_datagram(sp::Input{1, 0.5f, 0.5f, 0, 0, 10, 10, sp::SnapshotAck{40, 0x0F0F0F0Fu}, 4}),
+      sp::encode_input_datagram(sp::Input{1, 0.5f, 0.5f, 0, 0, 10, 10, sp::SnapshotAck{40, 0x0F0F0F0Fu}, 4, true, 1.5f, -2.5f}),
       sp::encode_ack_datagram(sp::SnapshotAck{7, 0x3Fu})};
   int cases = 0;
   int accepted = 0;

@@ -115,6 +115,82 @@ TEST_CASE("input snapshot acks: bits may not name sequences before 1") {
   CHECK(decode_error(craft(with_ack(0, 0x1u))) == "snapshot ack bits name sequences before 1");
 }
 
+TEST_CASE("input fire and aim: round trip; an older encoder's Input decodes with fire off") {
+  sp::Input firing{5, 0.0f, 1.0f, 0, 0, 10, 10, sp::SnapshotAck{}, 77, true, -0.5f, 3.0f};
+  auto decoded = sp::decode_tcp_message(sp::encode_tcp_message(firing));
+  REQUIRE(decoded);
+  CHECK(std::get<sp::Input>(*decoded) == firing);
+  firing.aim_x = -sp::kMaxWireCoordinate;  // the bound itself is accepted
+  firing.aim_y = sp::kMaxWireCoordinate;
+  decoded = sp::decode_tcp_message(sp::encode_tcp_message(firing));
+  REQUIRE(decoded);
+  CHECK(std::get<sp::Input>(*decoded) == firing);
+
+  // Version 3 before `fire`: the builder writes only the fields it knew, so the table's vtable
+  // ends before the new slots (what an older client sends).
+  const auto older = [](flatbuffers::FlatBufferBuilder& b) {
+    wire::InputBuilder in(b);
+    in.add_sequence(9);
+    in.add_move_x(0.5f);
+    in.add_move_y(-0.5f);
+    in.add_view_x0(1);
+    in.add_view_y0(2);
+    in.add_view_x1(30);
+    in.add_view_y1(40);
+    in.add_snapshot_ack(3);
+    in.add_client_time_us(1234);
+    in.add_snapshot_ack_bits(0x3u);
+    return std::pair{wire::Message::Input, in.Finish().Union()};
+  };
+  const auto bytes = craft(older);
+  const auto* table = reinterpret_cast<const flatbuffers::Table*>(wire::GetEnvelope(bytes.data())->message_as_Input());
+  REQUIRE(table != nullptr);
+  CHECK(flatbuffers::ReadScalar<flatbuffers::voffset_t>(table->GetVTable()) <= wire::Input::VT_FIRE);
+  decoded = sp::decode_tcp_message(bytes);
+  REQUIRE(decoded);
+  const auto& input = std::get<sp::Input>(*decoded);
+  CHECK(input == sp::Input{9, 0.5f, -0.5f, 1, 2, 30, 40, sp::SnapshotAck{3, 0x3u}, 1234, false, 0.0f, 0.0f});
+  CHECK_FALSE(input.fire);
+
+  // Any non-zero byte in the bool's slot is "held" (FlatBuffers reads bool as byte != 0); the
+  // re-encoded Input is the canonical one.
+  const auto odd_bool = [](flatbuffers::FlatBufferBuilder& b) {
+    wire::InputBuilder in(b);
+    in.add_view_x1(1);
+    in.add_view_y1(1);
+    b.AddElement<std::uint8_t>(wire::Input::VT_FIRE, 0xFE, 0);
+    in.add_aim_x(1.0f);
+    return std::pair{wire::Message::Input, in.Finish().Union()};
+  };
+  decoded = sp::decode_tcp_message(craft(odd_bool));
+  REQUIRE(decoded);
+  CHECK(std::get<sp::Input>(*decoded).fire);
+  CHECK(std::get<sp::Input>(*decoded).aim_x == 1.0f);
+}
+
+TEST_CASE("input aim: non-finite or beyond +-1e6 is refused, with or without fire") {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float inf = std::numeric_limits<float>::infinity();
+  const auto aimed = [](bool fire, float ax, float ay) -> BodyFn {
+    return [=](flatbuffers::FlatBufferBuilder& b) {
+      return std::pair{wire::Message::Input, wire::CreateInput(b, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, fire, ax, ay).Union()};
+    };
+  };
+  CHECK(decode_error(craft(aimed(true, 2.0f, -1.0f))) == "<decoded>");
+  CHECK(decode_error(craft(aimed(true, 0.0f, 0.0f))) == "<decoded>");  // zero aim: the server's to ignore
+  CHECK(decode_error(craft(aimed(false, -1e6f, 1e6f))) == "<decoded>");
+  for (const bool fire : {true, false}) {
+    for (const auto& [ax, ay] : {std::pair{nan, 0.0f}, std::pair{0.0f, nan}, std::pair{inf, 1.0f}, std::pair{1.0f, -inf},
+                                 std::pair{2e6f, 0.0f}, std::pair{0.0f, -1.5e6f},
+                                 std::pair{std::numeric_limits<float>::max(), 0.0f}}) {
+      CAPTURE(fire);
+      CAPTURE(ax);
+      CAPTURE(ay);
+      CHECK(decode_error(craft(aimed(fire, ax, ay))) == "Input aim values must be finite and within +-1e6");
+    }
+  }
+}
+
 TEST_CASE("the encoder cuts long strings at a UTF-8 boundary so the peer accepts them") {
   // 63 ASCII bytes then a 2-byte character: the limit (64) falls inside the character.
   const std::string name = std::string(63, 'a') + "\xC3\xA9" + "tail";

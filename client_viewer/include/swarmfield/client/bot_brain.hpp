@@ -1,14 +1,17 @@
 #pragma once
 // Runs a BotScript: turns the bot's position (from snapshots) and elapsed time into a move
-// intent. Pure (no sockets, no clock): time comes in as dt, randomness from the seed.
+// intent and, while the script holds the trigger, a shot at the nearest agent. Pure (no
+// sockets, no clock): time comes in as dt, randomness from the seed.
 #include <cstdint>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "swarmfield/client/bot_script.hpp"
 #include "swarmfield/client/bot_steering.hpp"
+#include "swarmfield/client/snapshot_state.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/vec2.hpp"
 
@@ -17,6 +20,17 @@ namespace swarmfield::client {
 /// A goto counts as arrived within this distance of its target (world units).
 inline constexpr float kArriveRadius = 0.5f;
 
+/// The agent nearest `from` (Euclidean, world units; equal distances: the lowest id), or nullptr
+/// when `agents` is empty. Any order of `agents`.
+[[nodiscard]] const RenderAgent* nearest_agent(sim::Vec2 from, std::span<const RenderAgent> agents) noexcept;
+
+/// What a bot sends for one tick.
+struct BotAction {
+  sim::Vec2 move{};   ///< move intent, |move| <= 1
+  bool fire = false;  ///< the trigger is held and there is an agent to aim at
+  sim::Vec2 aim{};    ///< when fire: nearest agent - own position (world units, non-zero); else 0
+};
+
 class BotBrain {
  public:
   BotBrain(BotScript script, std::uint64_t seed);
@@ -24,7 +38,22 @@ class BotBrain {
   /// Advances the script by `dt` seconds. `position` is the bot's player position in world units
   /// (nullopt until the first snapshot shows it; the script does not start before that).
   /// Returns the move intent, |intent| <= 1.
+  /// Commands that take no time (fire, cease, wait 0, a skipped goto, ...) run on in the same
+  /// update; a pass through a repeating script that took no time at all ends the update as one
+  /// tick of standing still, so a script such as `fire` + `repeat` can not spin.
   sim::Vec2 update(const sim::GridMap& map, std::optional<sim::Vec2> position, float dt);
+
+  /// update(), then the gun: while the script holds the trigger (trigger_held()), fire at the
+  /// agent of `agents` nearest `position` (nearest_agent), aim = its position - `position`;
+  /// no fire without a position, with no agent, or with an agent exactly at `position`.
+  /// `agents`: the latest snapshot's, world units (SnapshotState::agents).
+  BotAction act(const sim::GridMap& map, std::optional<sim::Vec2> position, std::span<const RenderAgent> agents,
+                float dt);
+
+  /// The script holds the trigger for the tick of the last update(): a `fire` ran, no `cease`
+  /// since, a `fire S` has S seconds left (they count down like a `wait S`), and the script has
+  /// not ended. False before the script starts.
+  [[nodiscard]] bool trigger_held() const noexcept { return trigger_; }
 
   /// The script ran off its end (never true for a script ending in `repeat`).
   [[nodiscard]] bool finished() const noexcept { return index_ >= script_.commands.size(); }
@@ -41,8 +70,12 @@ class BotBrain {
   [[nodiscard]] static float default_goto_timeout(float distance) noexcept { return 15.0f + distance; }
 
  private:
+  sim::Vec2 run_commands(const sim::GridMap& map, sim::Vec2 position, float dt);
   void begin_command(const sim::GridMap& map, sim::Vec2 position);
   void next_command() noexcept;
+  void restart_script() noexcept;
+  void pull_trigger(const BotCommand& cmd) noexcept;
+  void count_down_trigger(float dt) noexcept;
   void note(const std::string& text);
   sim::Vec2 wander_direction(const sim::GridMap& map, sim::Vec2 position, float dt);
 
@@ -59,6 +92,9 @@ class BotBrain {
   std::vector<int> warned_lines_;  ///< script lines whose goto was skipped (warned once)
   std::uint64_t arrived_ = 0;
   std::uint64_t failed_ = 0;
+  bool trigger_ = false;        ///< the script holds the trigger
+  bool trigger_timed_ = false;  ///< ... until trigger_left_ runs out (`fire S`)
+  float trigger_left_ = 0.0f;   ///< seconds
 };
 
 }  // namespace swarmfield::client

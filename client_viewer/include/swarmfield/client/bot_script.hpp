@@ -4,6 +4,9 @@
 //   goto X Y [TIMEOUT]   walk to world position (X, Y); give up after TIMEOUT seconds
 //   wait S               stand still S seconds
 //   wander S             seeded random walk for S seconds
+//   fire [S]             from here on hold the trigger (aimed at the nearest agent), for S seconds
+//                        if given; takes no time itself
+//   cease                let go of the trigger
 //   repeat               start over from the first command (must be the last command)
 #include <cstdint>
 #include <string>
@@ -12,14 +15,16 @@
 
 namespace swarmfield::client {
 
-enum class BotCommandKind : std::uint8_t { kGoto, kWait, kWander, kRepeat };
+enum class BotCommandKind : std::uint8_t { kGoto, kWait, kWander, kRepeat, kFire, kCease };
 
 struct BotCommand {
   BotCommandKind kind = BotCommandKind::kWait;
   float x = 0.0f;        ///< goto: target, world units
   float y = 0.0f;
-  float seconds = 0.0f;  ///< wait/wander: duration; goto: timeout (0 = default from distance)
-  int line = 0;          ///< 1-based source line, for messages
+  float seconds = 0.0f;  ///< wait/wander: duration; goto: timeout (0 = default from distance);
+                         ///< fire: how long to hold the trigger when `timed`
+  bool timed = false;    ///< fire: S was given (else the trigger is held until cease or the end)
+  int line = 0;          ///< 1-based source line, for messages (0: not from the file, e.g. --fire)
 };
 
 struct BotScript {
@@ -44,8 +49,8 @@ inline constexpr float kMaxScriptSeconds = 86400.0f;
 
 /// Parses script text. Errors (first one wins): unknown command, missing or extra arguments,
 /// an argument that is not a finite number, a duration/timeout that is negative, zero (for
-/// timeouts) or above kMaxScriptSeconds, a `repeat` that is not the last command, a script
-/// with no commands, and a `repeat` with nothing before it.
+/// timeouts) or above kMaxScriptSeconds (a fire's S has a wait's limits), a `repeat` that is
+/// not the last command, a script with no commands, and a `repeat` with nothing before it.
 /// `out` is untouched on failure.
 [[nodiscard]] bool parse_bot_script(std::string_view text, std::string_view source, BotScript& out,
                                     BotScriptError& error);

@@ -68,6 +68,7 @@ struct ConnectionStats {
   std::uint64_t bytes_received = 0;      ///< TCP + UDP payload bytes
   std::uint64_t bytes_sent = 0;
   std::uint64_t inputs_sent = 0;
+  std::uint64_t inputs_firing = 0;  ///< of inputs_sent, those sent with fire set (after clean_input)
   std::uint64_t bad_datagrams = 0;  ///< failed authentication or verification, or malformed fragments / snapshots
   std::uint64_t snapshots_no_baseline = 0;  ///< complete, but encoded against a frame we do not hold
   std::uint64_t fragments_lost = 0;  ///< partial snapshots given up (a fragment lost or late)
@@ -146,7 +147,8 @@ class Connection {
   /// Sends an Input (UDP when available, else TCP). Fills in sequence, snapshot_ack (the
   /// snapshots decoded) and client_time_us (steady clock, microseconds) itself; the caller sets move intent
   /// (|move| <= 1; longer vectors are scaled to 1) and view rectangle (world units; clamped to
-  /// +-protocol::kMaxWireCoordinate). Non-finite values are sent as 0. Ignored unless connected.
+  /// +-protocol::kMaxWireCoordinate), fire and aim (see clean_input). Non-finite values are sent
+  /// as 0. Ignored unless connected.
   void send_input(const protocol::Input& input);
 
   /// Steady-clock microseconds, the clock used for client_time_us.
@@ -194,6 +196,13 @@ class Connection {
   UdpState udp_state_ = UdpState::kOff;
   protocol::Input last_input_;  ///< repeated over TCP as a keep-alive
 };
+
+/// An Input as send_input() sends it, every value one the server's decoder accepts:
+/// non-finite values become 0; move longer than 1 is scaled to length 1; view coordinates are
+/// clamped to +-protocol::kMaxWireCoordinate; an aim with a non-finite component becomes (0, 0),
+/// one with a component beyond the limit is scaled (direction kept) so the larger is at the
+/// limit; fire with a (0, 0) aim is sent as fire = false. Sequence, acks and time untouched.
+[[nodiscard]] protocol::Input clean_input(protocol::Input input) noexcept;
 
 /// Human-readable state name ("connecting", ...).
 [[nodiscard]] const char* to_string(ConnectionState state) noexcept;

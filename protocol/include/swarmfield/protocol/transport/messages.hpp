@@ -22,7 +22,7 @@ inline constexpr std::size_t kMaxNameBytes = 64;
 inline constexpr std::size_t kMaxReasonBytes = 256;
 inline constexpr std::size_t kMapChunkBytes = 48 * 1024;  ///< compressed map bytes per MapChunk
 inline constexpr std::int32_t kMaxMapSide = 8192;          ///< cells per side accepted in MapInfo
-/// Largest |value| accepted for Input move / view coordinates (world units); bounds keep the
+/// Largest |value| accepted for Input move / view / aim coordinates (world units); bounds keep the
 /// server's arithmetic on them finite.
 inline constexpr float kMaxWireCoordinate = 1.0e6f;
 
@@ -106,6 +106,13 @@ struct Input {
   float view_x0 = 0.0f, view_y0 = 0.0f, view_x1 = 0.0f, view_y1 = 0.0f;
   SnapshotAck snapshot_ack;          ///< snapshots decoded (newest sequence + the 32 before it)
   std::uint64_t client_time_us = 0;  ///< echoed back in snapshots for RTT
+  /// Trigger held: the server fires whenever the gun is ready while this is set (the World
+  /// decides range, cone, rate and damage). Absent on the wire (an older encoder) = false.
+  bool fire = false;
+  /// Aim direction in world units from the player's position, need not be unit length; the
+  /// same bounds as move / view. Meaningless without `fire`.
+  float aim_x = 0.0f;
+  float aim_y = 0.0f;
 
   friend bool operator==(const Input&, const Input&) = default;
 };
@@ -154,7 +161,7 @@ enum class MessageSet : std::uint32_t {
 ///  - strings: valid UTF-8; names <= kMaxNameBytes without control characters, reasons
 ///    <= kMaxReasonBytes;
 ///  - enums (Role, ErrorCode) one of the declared values;
-///  - floats finite; Input move/view coordinates within +-kMaxWireCoordinate;
+///  - floats finite; Input move/view/aim coordinates within +-kMaxWireCoordinate;
 ///  - MapInfo: 1..kMaxMapSide cells per side, cell_size in (0, 1024], raw_bytes = width*height,
 ///    chunk_count = map_chunk_count(compressed_bytes), compressed_bytes > 0;
 ///    Welcome: tick_hz and snapshot_hz in 1..1000, udp present with a 16-byte non-zero token and
