@@ -63,7 +63,6 @@ void BotBrain::pull_trigger(const BotCommand& cmd) noexcept {
 
 // Like a wait's clock: a `fire S` holds the trigger on the updates whose dt add up to S.
 void BotBrain::count_down_trigger(float dt) noexcept {
-  if (finished()) trigger_ = false;  // the script's end lets go
   if (!trigger_ || !trigger_timed_) return;
   if (trigger_left_ <= 0.0f) {
     trigger_ = false;
@@ -153,7 +152,7 @@ BotAction BotBrain::act(const sim::GridMap& map, std::optional<sim::Vec2> positi
 // at most two `repeat`s per update the loop always ends.
 sim::Vec2 BotBrain::run_commands(const sim::GridMap& map, sim::Vec2 p, float dt) {
   bool pass_began_here = index_ == 0 && !started_;
-  while (!finished()) {
+  while (!ran_off_end()) {
     const BotCommand& cmd = script_.commands[index_];
     switch (cmd.kind) {
       case BotCommandKind::kRepeat: {

@@ -89,7 +89,7 @@ TEST_CASE("fire: aims at the nearest agent from the bot's position; no agent, no
   CHECK_FALSE(action.fire);
 }
 
-TEST_CASE("fire goes on while the script moves; cease lets go; the script's end lets go") {
+TEST_CASE("fire goes on while the script moves; cease lets go; a script that ends holding the trigger stands and fires on") {
   const sim::GridMap map = open_map();
   const std::vector<client::RenderAgent> agents = {agent(1, 7.5f, 5.5f)};
   client::BotBrain brain = brain_of("fire\ngoto 6.5 1.5\ncease\nwait 0.5\nfire\nwait 0.5\n");
@@ -111,11 +111,29 @@ TEST_CASE("fire goes on while the script moves; cease lets go; the script's end 
   // The update that arrived ran cease and began the wait: its other 3 updates fire nothing.
   CHECK_FALSE(brain.trigger_held());
   CHECK(shots_in(brain, map, p, agents, 3, dt) == 0);
-  // fire again for the last wait (4 updates), then the script ends and lets go.
+  // fire again for the last wait (4 updates); the script ends with the trigger held: a last
+  // stand, standing still and firing, not finished.
   CHECK(shots_in(brain, map, p, agents, 4, dt) == 4);
-  CHECK_FALSE(brain.act(map, p, agents, dt).fire);
-  CHECK(brain.finished());
-  CHECK_FALSE(brain.trigger_held());
+  for (int i = 0; i < 20; ++i) {
+    const client::BotAction action = brain.act(map, p, agents, dt);
+    CHECK(action.fire);
+    CHECK(action.move == sim::Vec2{});
+  }
+  CHECK(brain.ran_off_end());
+  CHECK_FALSE(brain.finished());
+  CHECK(brain.trigger_held());
+
+  // A bare `fire` is a last stand from the start; `fire S` at the end fires S seconds more.
+  client::BotBrain bare = brain_of("fire\n");
+  CHECK(shots_in(bare, map, p, agents, 10, dt) == 10);
+  CHECK_FALSE(bare.finished());
+  client::BotBrain timed = brain_of("wait 0.25\nfire 0.5\n");
+  CHECK(shots_in(timed, map, p, agents, 10, dt) == 4);  // 2 updates of wait, then 4 x 0.125 s
+  CHECK(timed.finished());
+  // Without the trigger, the script's end is the end.
+  client::BotBrain cease = brain_of("fire\nwait 0.25\ncease\n");
+  CHECK(shots_in(cease, map, p, agents, 5, dt) == 2);
+  CHECK(cease.finished());
 }
 
 TEST_CASE("fire S holds the trigger for S seconds of updates, like wait S; fire 0 fires nothing") {

@@ -265,3 +265,63 @@ TEST_CASE("replay: --replay with a broken file is an error naming it, exit 2") {
   CHECK(unwritable.wait_exit(5s) == 2);
   CHECK(unwritable.err().find("/nonexistent-dir/x.rpl") != std::string::npos);
 }
+
+TEST_CASE("combat through the real server: a firing bot kills agents, the summary counts the game, the match replays") {
+  const test::TempDir dir("swarmfield-combat-test");
+  const std::string file = dir.path + "/fight.rpl";
+  std::string summary;
+  {
+    // Agents spawn 20 units off; a 6 s bot standing its ground with --fire meets them.
+    test::ServerProcess server(test::small_city({"--agents", "600", "--record", file, "--record-hash-every", "5",
+                                                 "--player-health", "40", "--respawn-time", "0.5"}));
+    const auto ports = test::wait_listening(server);
+    REQUIRE_MESSAGE(ports.has_value(), server.err());
+    // A viewer that fires is refused and counted; a player whose aim has no direction too.
+    test::RawClient viewer;
+    REQUIRE(test::join(viewer, ports->tcp, protocol::Role::kViewer).has_value());
+    test::Inputs viewer_inputs;
+    protocol::Input shot = viewer_inputs.make(0, 0, 64.0f, test::now_us());
+    shot.fire = true;
+    shot.aim_x = 1.0f;
+    REQUIRE(viewer.send(shot));
+    test::RawClient player;
+    REQUIRE(test::join(player, ports->tcp, protocol::Role::kPlayer).has_value());
+    test::Inputs player_inputs;
+    protocol::Input no_aim = player_inputs.make(0, 0, 64.0f, test::now_us());
+    no_aim.fire = true;
+    REQUIRE(player.send(no_aim));
+    REQUIRE(player.read_snapshot(2s).has_value());  // a tick has applied it
+    const std::string bot_script = dir.path + "/stand.bot";
+    std::ofstream(bot_script) << "fire\n";
+    const std::string bot = std::string(SWARMFIELD_BIN_DIR) + "/swarmfield-bot --host 127.0.0.1 --port " +
+                            std::to_string(ports->tcp) + " --seconds 6 --script " + bot_script + " > " + dir.path +
+                            "/bot.txt 2>&1";
+    REQUIRE(std::system(bot.c_str()) == 0);
+    summary = test::stop_and_summarize(server);
+  }
+  const auto bot_out = slurp(dir.path + "/bot.txt");
+  const std::string bot_text(bot_out.begin(), bot_out.end());
+  INFO(summary);
+  INFO(bot_text);
+  CHECK(value_of(summary, "kills") > 0);
+  CHECK(value_of(summary, "shots") > 0);
+  CHECK(value_of(summary, "player_deaths") >= 0);
+  CHECK(value_of(summary, "actions_refused") == 2);
+  CHECK(value_of(bot_text, "shots") > 0);
+  std::string error;
+  const auto replay = server::read_replay(file, error);
+  REQUIRE_MESSAGE(replay.has_value(), error);
+  std::size_t fire_events = 0;
+  for (const auto& r : replay->records) {
+    if (const auto* in = std::get_if<server::ReplayInputs>(&r)) {
+      for (const auto& e : in->events) fire_events += e.kind == ReplayEvent::Kind::kFire;
+    }
+  }
+  CHECK(fire_events > 0);
+  for (std::uint32_t threads : {1u, 2u, 3u}) {
+    const auto check = server::check_replay(*replay, threads);
+    INFO("threads " << threads << ": " << check.message);
+    CHECK(check.ok);
+    CHECK(check.hashes_checked >= 20);
+  }
+}

@@ -51,12 +51,16 @@ class BotBrain {
                 float dt);
 
   /// The script holds the trigger for the tick of the last update(): a `fire` ran, no `cease`
-  /// since, a `fire S` has S seconds left (they count down like a `wait S`), and the script has
-  /// not ended. False before the script starts.
+  /// since, a `fire S` has S seconds left (they count down like a `wait S`; also after the
+  /// script's end). False before the script starts.
   [[nodiscard]] bool trigger_held() const noexcept { return trigger_; }
 
-  /// The script ran off its end (never true for a script ending in `repeat`).
-  [[nodiscard]] bool finished() const noexcept { return index_ >= script_.commands.size(); }
+  /// The script ran off its end and the trigger is released (never true for a script ending
+  /// in `repeat`). A script that ends holding the trigger stands where it is and fires on (a
+  /// last stand): an untimed `fire` until the bot's --seconds, a `fire S` until S runs out.
+  [[nodiscard]] bool finished() const noexcept { return ran_off_end() && !trigger_; }
+  /// The script ran off its end (the trigger may still be held, see finished()).
+  [[nodiscard]] bool ran_off_end() const noexcept { return index_ >= script_.commands.size(); }
   /// Warnings and notes since the last call ("line 3: goto (10, 20) timed out after 25.0 s at
   /// (4.5, 7.0)", ...).
   [[nodiscard]] std::vector<std::string> take_messages();
