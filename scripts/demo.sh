@@ -92,9 +92,11 @@ grep -q 'listening' "$OUT/server.log" || { echo "the server did not report liste
 # The bot outlives the viewer (the last frame, the screenshot, must still show the player being
 # chased); the clean-up below stops it once the viewer is done.
 BOT_SECONDS=$(awk -v s="$SECONDS_TO_RUN" 'BEGIN { print (s > 0) ? s + 3 : 0 }')
-BOT_ARGS=(--port "$PORT" --seconds "$BOT_SECONDS")
+# It fights: --fire holds the trigger at the nearest enemy while it walks (the server's
+# default horde rules resolve the shots; see README "The game").
+BOT_ARGS=(--port "$PORT" --seconds "$BOT_SECONDS" --fire)
 if [ -n "$SCRIPT" ]; then BOT_ARGS+=(--script "$SCRIPT"); BOT_WHAT="script $(basename "$SCRIPT")"; else BOT_WHAT="its built-in wander loop"; fi
-say "starting the bot as the player, walking $BOT_WHAT (log: $OUT/bot.log)"
+say "starting the bot as the player, walking $BOT_WHAT and firing at the nearest enemy (log: $OUT/bot.log)"
 "$BIN/swarmfield-bot" "${BOT_ARGS[@]}" >"$OUT/bot.log" 2>&1 &
 BOT_PID=$!
 pids+=($BOT_PID)
@@ -121,5 +123,7 @@ kill -TERM "${pids[@]}" 2>/dev/null || true
 wait "${pids[0]}" 2>/dev/null || true
 say "server summary: $(grep -E '^ticks=' "$OUT/server.log" | tail -1)"
 say "bot summary:    $(tail -1 "$OUT/bot.log")"
+FIGHT=$(grep -E '^ticks=' "$OUT/server.log" | tail -1 | tr ' ' '\n' | grep -E '^(kills|player_deaths|shots)=' | tr '\n' ' ')
+[ -n "$FIGHT" ] && say "the fight:      $FIGHT"
 [ "$HEADLESS" = yes ] && say "screenshot: $OUT/demo.png"
 trap - EXIT
