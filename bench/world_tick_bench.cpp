@@ -42,9 +42,13 @@ constexpr int kTurnTicks = 45;           // a player picks a new direction this 
 constexpr int kWarmupTicks = 90;         // spawn, first sector fields, a few direction changes
 
 struct WorldCase {
-  std::string label;  // <map>x<tiles>/<mode>
+  std::string label;  // <map>x<tiles>/<mode>[/combat]
   int tiles = 1;
   sim::FieldMode mode = sim::FieldMode::kAuto;
+  /// The horde rules on, every player firing every tick (fire_interval = one tick) along an aim
+  /// that turns a little each tick, and unkillable (so all 8 fight the whole run): the worst
+  /// case of the rules phase (contacts with damage, 8 shots, deaths, respawn checks).
+  bool combat = false;
 };
 
 /// A World as the server runs it, and its players' walk (a xorshift per player: reproducible).
@@ -53,8 +57,15 @@ struct WorldSetup {
   std::vector<std::uint32_t> players;
   std::vector<std::uint64_t> rng;
   int ticks = 0;
+  bool combat = false;
 
   void steer_players() {
+    if (combat) {
+      for (std::size_t i = 0; i < players.size(); ++i) {
+        const float a = 0.05f * static_cast<float>(ticks) + 0.785f * static_cast<float>(i);
+        (void)world->set_player_fire(players[i], true, {std::cos(a), std::sin(a)});
+      }
+    }
     if (ticks % kTurnTicks != 0) return;
     for (std::size_t i = 0; i < players.size(); ++i) {
       std::uint64_t& s = rng[i];
@@ -99,6 +110,12 @@ WorldSetup& setup_for(const WorldCase& c) {
   p.field_rebuild_budget = kBudget;
   p.field_mode = c.mode;
   p.worker_threads = 1;
+  s->combat = c.combat;
+  if (c.combat) {
+    p.combat.enabled = true;
+    p.combat.player_health = sim::kMaxCombatValue;  // nobody dies: 8 fighters all the run
+    p.combat.fire_interval = kDt;
+  }
   const sim::CellCoord centre = nearest_walkable(map, {map.width() / 2, map.height() / 2});
   s->world = std::make_unique<sim::World>(std::move(map), p);
   for (int i = 0; i < kPlayers; ++i) {
@@ -135,6 +152,10 @@ void register_world_case(const WorldCase& c, int ticks) {
     state.counters["swarm_ms"] = n > 0 ? swarm_ms / static_cast<double>(n) : 0.0;
     state.counters["side"] = static_cast<double>(s->world->map().width());
     state.counters["agents"] = static_cast<double>(s->world->swarm().size());
+    if (c.combat) {
+      state.counters["shots"] = static_cast<double>(s->world->shots());
+      state.counters["kills"] = static_cast<double>(s->world->kills());
+    }
     // Hierarchical mode: occupied sectors and those left without a current field by the last
     // tick's budget (their agents steer by the portal fallback or an out-of-date field), all
     // size classes; sector fields built per tick over the timed ticks.
@@ -200,6 +221,8 @@ void register_world_edit_case(const WorldCase& c, int ticks) {
 void register_world_tick_benchmarks(const BenchOptions& options) {
   const int ticks = options.quick ? 3 : 60;
   register_world_case({"Boston_0_1024/whole", 1, sim::FieldMode::kWhole}, ticks);
+  // The same World with the horde rules and 8 players firing every tick (figure 8c).
+  register_world_case({"Boston_0_1024/whole/combat", 1, sim::FieldMode::kWhole, true}, ticks);
   register_world_case({"Boston_0_1024/hierarchical", 1, sim::FieldMode::kHierarchical}, ticks);
   register_world_case({"Boston_0_1024x4/hierarchical", 4, sim::FieldMode::kHierarchical}, ticks);
   if (!options.quick) register_world_case({"Boston_0_1024x8/hierarchical", 8, sim::FieldMode::kHierarchical}, ticks);

@@ -595,6 +595,22 @@ if rows:
     print("  max includes the route build a change forces: after kMaxRouteRestarts changes in a row that each abandoned\n"
           "  the time-sliced build, the next one runs at once.")
 
+# ---- Figure 8c: the horde rules' cost ----------------------------------------------------------
+COMBAT_MAX_RATIO = 1.10  # issue 20: the rules phase with 8 fighting players <= 10% of the swarm step
+plain = next((n for n in runs if re.fullmatch(r"world/tick/Boston_0_1024/whole(/iterations:\d+)?", n)), None)
+fight = next((n for n in runs if re.fullmatch(r"world/tick/Boston_0_1024/whole/combat(/iterations:\d+)?", n)), None)
+if plain and fight:
+    r = ratio(counter(fight, "swarm_ms"), counter(plain, "swarm_ms"))
+    print("\n[8c] The horde rules: the same 100k-agent World (Boston_0_1024, whole) with combat on and the 8 players\n"
+          "    firing every tick (unkillable), CPU ms of finish_tick (swarm step + contacts + rules + hash) against\n"
+          "    the plain run of the same World set-up")
+    table(["run", "swarm ms", "shots", "kills", "ratio"],
+          [["plain", fmt(counter(plain, "swarm_ms")), "", "", ""],
+           ["combat", fmt(counter(fight, "swarm_ms")), fmt(counter(fight, "shots"), ".0f"), fmt(counter(fight, "kills"), ".0f"),
+            fmt(r, ".2f") + "x"]])
+    targets.append((f"Horde rules with 8 fighting players within {COMBAT_MAX_RATIO:g}x of the plain swarm phase",
+                    f"{fmt(r, '.2f')}x", verdict(None if r is None else r <= COMBAT_MAX_RATIO)))
+
 # ---- Targets -----------------------------------------------------------------------------------
 print("\nTargets")
 table(["target", "measured", "verdict"], targets)

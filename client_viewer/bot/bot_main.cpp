@@ -85,7 +85,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, BotScr
   app.add_option("--host", options.host, "server address")->capture_default_str();
   app.add_option("--port", options.port, "server TCP port")->capture_default_str();
   app.add_option("--script", options.script_path, "bot script file (default: a built-in wander loop)");
-  app.add_option("--seconds", options.seconds, "stop after this many seconds (0 = when the script ends)")
+  app.add_option("--seconds", options.seconds, "stop after this many seconds (0 = when the script ends; with a limit, a script that ends holding the trigger stands and fires until it)")
       ->check(CLI::Range(0.0, 1e7))
       ->capture_default_str();
   app.add_option("--count", options.count, "number of bots, one connection each")
@@ -151,7 +151,12 @@ class Fleet {
   [[nodiscard]] double elapsed() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
   void report_end(Bot& bot);
   void drive(Bot& bot, float dt);
-  [[nodiscard]] bool running(const Bot& bot) const { return options_.viewers() || !bot.brain->finished(); }
+  // With --seconds 0 the script's end is the end; with a time limit, a script that ends holding
+  // the trigger stands and fires until it (a last stand, BotBrain::finished()).
+  [[nodiscard]] bool running(const Bot& bot) const {
+    if (options_.viewers()) return true;
+    return options_.seconds > 0.0 ? !bot.brain->finished() : !bot.brain->ran_off_end();
+  }
 
   const Options& options_;
   asio::io_context io_;

@@ -34,7 +34,8 @@ protocol::Input clean_input(protocol::Input in) noexcept {
     in.aim_x = clean(in.aim_x / larger * kLimit, kLimit);
     in.aim_y = clean(in.aim_y / larger * kLimit, kLimit);
   }
-  if (in.aim_x == 0.0f && in.aim_y == 0.0f) in.fire = false;
+  // The server refuses an aim shorter than 1e-6 (World::set_player_fire): not sent as fire.
+  if (!(std::sqrt(in.aim_x * in.aim_x + in.aim_y * in.aim_y) >= 1e-6f)) in.fire = false;
   return in;
 }
 

@@ -16,6 +16,7 @@
 #include "swarmfield/server/ops/logging.hpp"
 #include "swarmfield/server/map_source.hpp"
 #include "swarmfield/server/replay/replay_file.hpp"
+#include "swarmfield/server/replay/replay_playback.hpp"
 #include "swarmfield/server/server.hpp"
 #include "swarmfield/server/config/server_config.hpp"
 #include "swarmfield/server/world_setup.hpp"
@@ -95,7 +96,8 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "error: %s\n", error.c_str());
         return kExitUsage;
       }
-      const ConfigParseResult stored = parse_config_toml(replay->header.config_toml, config.replay_path + " (stored settings)");
+      const ConfigParseResult stored =
+          parse_stored_config(replay->header.config_toml, config.replay_path + " (stored settings)");
       if (stored.action != ConfigParseResult::Action::kRun) {
         std::fprintf(stderr, "%s\n", stored.output.c_str());
         return kExitUsage;

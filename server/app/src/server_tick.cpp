@@ -84,7 +84,7 @@ void Server::run_tick(bool last_of_batch) {
       record_input({ReplayEvent::Kind::kIntent, c.player_id, intent});
     }
     c.pending_intent.reset();
-    if (c.player_id != 0 && c.pending_fire != c.applied_fire) {
+    if (config_.combat && c.player_id != 0 && c.pending_fire != c.applied_fire) {
       const sim::Vec2 aim{c.pending_fire.aim_x, c.pending_fire.aim_y};
       if (world_.set_player_fire(c.player_id, c.pending_fire.held, aim)) {
         record_input({c.pending_fire.held ? ReplayEvent::Kind::kFire : ReplayEvent::Kind::kCeaseFire, c.player_id,

@@ -203,9 +203,9 @@ SizeClassMask World::classes_present() const noexcept {
 
 bool World::update_fields() {
   goal_positions_.clear();
-  for (const Player& pl : players_) {
-    if (pl.alive) goal_positions_.push_back(pl.position);
-  }
+  // Dead players too: the horde gathers where a player fell until it respawns (a goal set
+  // that only changes with cells keeps the fields' rebuilds to the players' moves).
+  for (const Player& pl : players_) goal_positions_.push_back(pl.position);
   const SizeClassMask classes = classes_present();
   const std::span<const AgentKind> kinds = swarm_.kind_table();
   // Hierarchical fields build the sectors agents occupy (positions at the start of the tick),

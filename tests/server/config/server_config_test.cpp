@@ -933,6 +933,8 @@ TEST_CASE("server_config: combat is on by default; --no-combat, the combat keys,
            {{"--max-hits-per-shot", "0"}, "--max-hits-per-shot"},
            {{"--max-hits-per-shot", "65"}, "--max-hits-per-shot"},
            {{"--fire-range", "nan"}, "--fire-range"},
+           {{"--fire-interval", "1e-300"}, "--fire-interval"},  // > 0, but 0 as the float the sim holds
+           {{"--player-health", "1e-300"}, "--player-health"},
        }) {
     const auto r = parse(c.args);
     CHECK_MESSAGE(is_error(r), r.output);

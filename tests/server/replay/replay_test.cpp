@@ -325,3 +325,21 @@ TEST_CASE("combat through the real server: a firing bot kills agents, the summar
     CHECK(check.hashes_checked >= 20);
   }
 }
+
+TEST_CASE("replay: a stored config without the combat key (recorded before the horde rules) replays without them") {
+  const auto parsed = [](const std::string& text) { return server::parse_stored_config(text, "stored"); };
+  const std::string now = server::config_to_toml(server::parse_config_toml("", "empty").config);
+  REQUIRE(now.find("\ncombat = true\n") != std::string::npos);
+  const auto with = parsed(now);
+  REQUIRE(with.action == server::ConfigParseResult::Action::kRun);
+  CHECK(with.config.combat);
+  std::string old = now;
+  old.erase(old.find("\ncombat = true\n") + 1, std::string("combat = true\n").size());
+  const auto without = parsed(old);
+  REQUIRE(without.action == server::ConfigParseResult::Action::kRun);
+  CHECK_FALSE(without.config.combat);
+  CHECK_FALSE(server::world_params(without.config).combat.enabled);
+  CHECK_FALSE(parsed("combat = false\n").config.combat);
+  CHECK(parsed("  combat=true\n").config.combat);
+  CHECK_FALSE(parsed("combat-x = 1\n").action == server::ConfigParseResult::Action::kRun);  // unknown key: refused
+}

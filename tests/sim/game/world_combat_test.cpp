@@ -39,7 +39,7 @@ WorldParams combat_params() {
 
 }  // namespace
 
-TEST_CASE("combat: an agent in reach hurts the player; it dies at 0, is no goal while dead, respawns whole") {
+TEST_CASE("combat: an agent in reach hurts the player; it dies at 0, stays where it fell, respawns whole") {
   WorldParams p = combat_params();
   p.combat.player_health = 10.0f;
   p.combat.respawn_seconds = 1.0f;
@@ -67,19 +67,22 @@ TEST_CASE("combat: an agent in reach hurts the player; it dies at 0, is no goal 
   CHECK(dead.health == 0.0f);
   CHECK(dead.deaths == 1);
   CHECK(w.player_death_count() == 1);
-  // Dead: it does not move, is not bitten (no contacts) and draws nobody.
+  // Dead: it does not move and is not bitten (no contacts, no damage); the horde still gathers
+  // where it fell (no goal change, no rebuild).
   REQUIRE(w.set_player_intent(pid, {1.0f, 0.0f}));
   const Vec2 where = dead.position;
   const std::uint32_t contacts = dead.contacts;
-  std::vector<Vec2> before;
-  positions_by_id(w.swarm(), before);
+  const std::uint64_t rebuilds = w.all_rebuild_count();
   for (int t = 0; t < 20; ++t) w.step(kDt);
   CHECK(w.find_player(pid)->position == where);
   CHECK(w.find_player(pid)->contacts == contacts);
+  CHECK(w.find_player(pid)->health == 0.0f);
   CHECK(w.contacts().empty());
+  CHECK(w.all_rebuild_count() == rebuilds);
   std::vector<Vec2> after;
   positions_by_id(w.swarm(), after);
-  for (std::uint32_t id : {biter, far}) CHECK(length(after[id] - before[id]) < 0.05f);
+  CHECK(length(after[biter] - where) < 1.0f);
+  CHECK(length(after[far] - where) < 1.5f);  // it came to the body
   // Respawn 1 s (30 ticks) after death, at the spawn point, whole.
   for (int t = 0; t < 15 && !w.find_player(pid)->alive; ++t) w.step(kDt);
   const Player& back = *w.find_player(pid);
@@ -134,6 +137,29 @@ TEST_CASE("combat: shots kill the nearest agents in the aim, counted; the dead l
   const std::uint32_t fresh = w.swarm_mutable().add({5.5f, 12.5f});
   CHECK(fresh > c);
   CHECK(fresh > aside);
+}
+
+TEST_CASE("combat: two players shooting the same line in one tick kill two agents, not one corpse twice") {
+  WorldParams p = combat_params();
+  p.kinds[0].max_speed = 0.01f;
+  p.kinds[0].health = 20.0f;  // one shot each
+  p.combat.fire_damage = 20.0f;
+  p.combat.max_hits_per_shot = 1;
+  World w(open_room(24), p);
+  const std::uint32_t p1 = w.add_player({3.5f, 12.5f});
+  const std::uint32_t p2 = w.add_player({3.5f, 12.5f});
+  const std::uint32_t near = w.swarm_mutable().add({6.5f, 12.5f});
+  const std::uint32_t next = w.swarm_mutable().add({8.5f, 12.5f});
+  REQUIRE(w.set_player_fire(p1, true, {1.0f, 0.0f}));
+  REQUIRE(w.set_player_fire(p2, true, {1.0f, 0.0f}));
+  w.step(kDt);
+  REQUIRE(w.agent_deaths().size() == 2);
+  CHECK(w.agent_deaths()[0].agent_id == near);
+  CHECK(w.agent_deaths()[0].killer_id == p1);
+  CHECK(w.agent_deaths()[1].agent_id == next);
+  CHECK(w.agent_deaths()[1].killer_id == p2);
+  CHECK(w.swarm().size() == 0);
+  CHECK(w.shots() == 2);
 }
 
 TEST_CASE("combat: a fight replays bit for bit with 1, 2 and 3 threads; without combat nothing dies") {

@@ -85,7 +85,9 @@ std::string validate_config(const ServerConfig& c) {
   }
   {
     const auto real_range = [](std::string_view key, double v, double lo, double hi, bool open_low, std::string_view unit) {
-      if (std::isfinite(v) && (open_low ? v > lo : v >= lo) && v <= hi) return std::string();
+      // Checked as the simulation will hold it (a float): 1e-300 is > 0 but 0 as a float.
+      const auto f = static_cast<double>(static_cast<float>(v));
+      if (std::isfinite(v) && (open_low ? f > lo : f >= lo) && v <= hi) return std::string();
       std::ostringstream ss;
       ss << key << " must be in " << (open_low ? "(" : "") << lo << (open_low ? ", " : "..") << hi << (open_low ? "]" : "")
          << " " << unit << " (got " << v << ")";

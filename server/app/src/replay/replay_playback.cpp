@@ -39,7 +39,10 @@ std::string ReplayPlayback::apply_inputs(sim::World& world) {
           break;
         case ReplayEvent::Kind::kFire:
         case ReplayEvent::Kind::kCeaseFire:
-          (void)world.set_player_fire(e.player_id, e.kind == ReplayEvent::Kind::kFire, e.value);
+          // Only changes the World took were recorded: a refusal here means the re-simulation went astray.
+          if (!world.set_player_fire(e.player_id, e.kind == ReplayEvent::Kind::kFire, e.value))
+            return "tick " + std::to_string(world.tick()) + ": the World refused player " + std::to_string(e.player_id) +
+                   "'s recorded trigger change";
           break;
       }
     }
@@ -87,9 +90,32 @@ std::uint64_t ReplayPlayback::end_tick() const {
   return 0;
 }
 
+ConfigParseResult parse_stored_config(const std::string& toml, const std::string& name) {
+  ConfigParseResult stored = parse_config_toml(toml, name);
+  if (stored.action != ConfigParseResult::Action::kRun) return stored;
+  // config_to_toml writes every key, one per line as "key = value": a stored config without a
+  // `combat` line predates the rules.
+  bool has_combat = false;
+  std::size_t start = 0;
+  while (start < toml.size() && !has_combat) {
+    std::size_t end = toml.find('\n', start);
+    if (end == std::string::npos) end = toml.size();
+    std::string_view line(toml.data() + start, end - start);
+    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+    if (line.starts_with("combat")) {
+      line.remove_prefix(6);
+      while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
+      has_combat = line.starts_with("=");
+    }
+    start = end + 1;
+  }
+  if (!has_combat) stored.config.combat = false;
+  return stored;
+}
+
 ReplayCheck check_replay(const Replay& replay, std::uint32_t threads) {
   ReplayCheck result;
-  const ConfigParseResult stored = parse_config_toml(replay.header.config_toml, "the replay's stored settings");
+  const ConfigParseResult stored = parse_stored_config(replay.header.config_toml, "the replay's stored settings");
   if (stored.action != ConfigParseResult::Action::kRun) {
     result.message = stored.output;
     return result;

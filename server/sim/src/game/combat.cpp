@@ -49,9 +49,13 @@ std::string check_combat_params(const CombatParams& p) {
 
 bool segment_clear(const GridMap& map, Vec2 a, Vec2 b) noexcept {
   if (!finite(a) || !finite(b)) return false;
-  const float inv = 1.0f / map.cell_size();
-  const double ax = static_cast<double>(a.x) * inv, ay = static_cast<double>(a.y) * inv;
-  const double bx = static_cast<double>(b.x) * inv, by = static_cast<double>(b.y) * inv;
+  // Cells as GridMap::world_to_cell finds them (division in double); a point off the map is
+  // blocked before any cast (huge coordinates would not fit the integers below).
+  const double cs = static_cast<double>(map.cell_size());
+  const double ax = static_cast<double>(a.x) / cs, ay = static_cast<double>(a.y) / cs;
+  const double bx = static_cast<double>(b.x) / cs, by = static_cast<double>(b.y) / cs;
+  const auto on_map = [&](double x, double y) { return x >= 0.0 && y >= 0.0 && x < map.width() && y < map.height(); };
+  if (!on_map(ax, ay) || !on_map(bx, by)) return false;
   std::int64_t x = static_cast<std::int64_t>(std::floor(ax)), y = static_cast<std::int64_t>(std::floor(ay));
   const std::int64_t ex = static_cast<std::int64_t>(std::floor(bx)), ey = static_cast<std::int64_t>(std::floor(by));
   const auto open = [&](std::int64_t cx, std::int64_t cy) {
@@ -97,7 +101,8 @@ bool segment_clear(const GridMap& map, Vec2 a, Vec2 b) noexcept {
 void pick_shot_targets(const GridMap& map, Vec2 origin, Vec2 aim, const CombatParams& p, std::span<const float> xs,
                        std::span<const float> ys, std::span<const std::uint8_t> agent_kinds,
                        std::span<const AgentKind> kinds, std::span<const std::uint32_t> ids,
-                       std::vector<ShotCandidate>& scratch, std::vector<std::uint32_t>& hits) {
+                       std::vector<ShotCandidate>& scratch, std::vector<std::uint32_t>& hits,
+                       std::span<const std::uint8_t> skip) {
   hits.clear();
   scratch.clear();
   const float aim_len = length(aim);
@@ -109,7 +114,9 @@ void pick_shot_targets(const GridMap& map, Vec2 origin, Vec2 aim, const CombatPa
   const float outer = p.fire_range + max_radius;
   const float outer2 = outer * outer;
   const std::size_t n = std::min({xs.size(), ys.size(), agent_kinds.size(), ids.size()});
+  const bool use_skip = skip.size() >= n;
   const auto consider = [&](std::size_t i) {
+    if (use_skip && skip[i] != 0) return;
     const Vec2 d{xs[i] - origin.x, ys[i] - origin.y};
     const float d2 = dot(d, d);
     const float r = agent_kinds[i] < kinds.size() ? kinds[agent_kinds[i]].radius : max_radius;
@@ -137,9 +144,14 @@ void pick_shot_targets(const GridMap& map, Vec2 origin, Vec2 aim, const CombatPa
     }
   }
   for (; i < n; ++i) consider(i);
-  std::sort(scratch.begin(), scratch.end(), [](const ShotCandidate& a, const ShotCandidate& b) {
+  // Only the nearest kMaxSightChecksPerShot can be used: a partial sort (a total order, so the
+  // result is the same on every platform), not a sort of a whole dense crowd in range.
+  const auto nearer = [](const ShotCandidate& a, const ShotCandidate& b) {
     return a.distance2 != b.distance2 ? a.distance2 < b.distance2 : a.id < b.id;
-  });
+  };
+  const std::size_t keep = std::min(scratch.size(), kMaxSightChecksPerShot);
+  std::partial_sort(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(keep), scratch.end(), nearer);
+  scratch.resize(keep);
   std::size_t sight_checks = 0;
   for (const ShotCandidate& c : scratch) {
     if (hits.size() >= p.max_hits_per_shot || ++sight_checks > kMaxSightChecksPerShot) break;

@@ -16,6 +16,7 @@ void World::resolve_combat(float dt) {
 void World::resolve_shots() {
   const CombatParams& c = params_.combat;
   dead_agents_.clear();
+  dead_mask_.assign(swarm_.size(), 0);
   const std::span<const AgentKind> kinds = swarm_.kind_table();
   const std::span<const std::uint32_t> ids = swarm_.ids();
   const std::span<const float> xs = swarm_.xs(), ys = swarm_.ys();
@@ -26,17 +27,19 @@ void World::resolve_shots() {
     // tick length (at most one shot a tick).
     pl.fire_cooldown = std::max(0.0f, pl.fire_cooldown + c.fire_interval);
     ++shots_;
-    pick_shot_targets(map_, pl.position, pl.aim, c, xs, ys, agent_kinds, kinds, ids, shot_scratch_, shot_hits_);
+    // Agents killed by an earlier shot this tick are still in the arrays (removed below): the
+    // mask hides them, so they neither take nor block this shot's hits.
+    pick_shot_targets(map_, pl.position, pl.aim, c, xs, ys, agent_kinds, kinds, ids, shot_scratch_, shot_hits_,
+                      dead_mask_);
+    if (!(c.fire_damage > 0.0f)) continue;  // a harmless gun leaves no damage records
     for (const std::uint32_t i : shot_hits_) {
-      // An agent killed by an earlier shot this tick is still in the arrays (removed below):
-      // its entry was erased, so it must not be hit again.
-      if (std::find(dead_agents_.begin(), dead_agents_.end(), i) != dead_agents_.end()) continue;
       const float health = kinds[agent_kinds[i]].health;
       float& taken = agent_damage_[ids[i]];
       taken += c.fire_damage;
       if (taken >= health) {
         agent_damage_.erase(ids[i]);
         dead_agents_.push_back(i);
+        dead_mask_[i] = 1;
         agent_deaths_.push_back({ids[i], pl.id, agent_kinds[i], {xs[i], ys[i]}});
         ++pl.kills;
         ++kills_;

@@ -78,7 +78,7 @@ struct Player {
   std::uint32_t contacts = 0;  ///< total contact events so far
   // Combat (WorldParams::combat.enabled; otherwise health stays full and alive stays true).
   float health = 0.0f;      ///< hit points; set to CombatParams::player_health by add_player
-  bool alive = true;        ///< a dead player does not move, is no goal, is not hurt and cannot fire
+  bool alive = true;        ///< a dead player does not move, is not hurt and cannot fire (it stays a goal)
   float respawn_in = 0.0f;  ///< seconds left before a dead player respawns
   Vec2 spawn_point;         ///< where it respawns: where add_player placed it
   std::uint32_t kills = 0;  ///< agents its shots killed
@@ -101,7 +101,8 @@ class World {
   /// Adds a player at `p` (moved to the nearest walkable cell centre if blocked). Returns its id.
   std::uint32_t add_player(Vec2 p);
   bool remove_player(std::uint32_t player_id);
-  /// Moves a player to `p` at once (respawn, scripted tests): placed like add_player (moved to
+  /// Moves a player to `p` at once (scripted tests, tools; a dead player's body moves, its respawn
+  /// is still at its spawn point): placed like add_player (moved to
   /// the nearest walkable cell centre if blocked), velocity zeroed; intent kept. The fields
   /// follow on the next step() if the player's cell changed. Returns false for an unknown id or
   /// a non-finite `p` (ignored).
@@ -273,6 +274,7 @@ class World {
   std::vector<ShotCandidate> shot_scratch_;
   std::vector<std::uint32_t> shot_hits_;
   std::vector<std::size_t> dead_agents_;  // indices into the swarm, this tick
+  std::vector<std::uint8_t> dead_mask_;   // per agent index: 1 when killed this tick
   std::uint64_t kills_ = 0;
   std::uint64_t player_death_count_ = 0;
   std::uint64_t shots_ = 0;

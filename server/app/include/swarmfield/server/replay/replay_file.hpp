@@ -2,7 +2,8 @@
 // Replay files: everything World needs to re-simulate a match bit for bit: the settings (as
 // TOML, config_to_toml), the map (its cost bytes, zstd-compressed, with their FNV-1a hash), dt,
 // every input the server applied to the World with the tick it was applied before (players
-// added and removed, move intents), and the World's state hash every `hash_interval` ticks and
+// added and removed, move intents, trigger changes: fire with its aim, cease fire), and the
+// World's state hash every `hash_interval` ticks and
 // at the end.
 //
 // Layout (little-endian): "SWFRPLAY" u32 version(1), then records:

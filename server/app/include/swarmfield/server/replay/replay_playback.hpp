@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "swarmfield/server/config/server_config.hpp"
 #include "swarmfield/server/replay/replay_file.hpp"
 #include "swarmfield/sim/world.hpp"
 
@@ -51,6 +52,12 @@ struct ReplayCheck {
 
 /// Builds the recording's World (its map and stored settings, with `threads` swarm threads)
 /// and re-simulates it, checking every stored state hash; stops at the first difference.
+/// The settings stored in a recording (ReplayHeader::config_toml), parsed like a config file
+/// (`name` labels errors). A recording made before the horde rules existed has no `combat` key:
+/// it ran without them, so it replays without them (a missing key would otherwise take today's
+/// default, on, and the match would not re-simulate).
+[[nodiscard]] ConfigParseResult parse_stored_config(const std::string& toml, const std::string& name);
+
 [[nodiscard]] ReplayCheck check_replay(const Replay& replay, std::uint32_t threads);
 
 }  // namespace swarmfield::server

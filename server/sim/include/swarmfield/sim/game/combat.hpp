@@ -68,8 +68,11 @@ struct PlayerDeath {
 /// between centres, ties by id) while the segment from `origin` to the candidate's centre crosses
 /// no blocked cell of `map` (segment_clear), until p.max_hits_per_shot are taken or
 /// kMaxSightChecksPerShot candidates were tested. Writes their
-/// indices (nearest first) to `hits` (cleared first). `scratch` is reused between calls. Cost:
-/// one pass over the agents (blocks rejected on distance alone) plus a sort of the candidates.
+/// indices (nearest first) to `hits` (cleared first). `skip` (optional, one byte per agent):
+/// agents whose byte is non-zero are not there (killed earlier in the same tick; they neither
+/// take nor block a hit). `scratch` is reused between calls. Cost: one pass over the agents
+/// (blocks rejected on distance alone) plus a partial sort of the candidates (the nearest
+/// kMaxSightChecksPerShot).
 struct ShotCandidate {
   float distance2 = 0.0f;
   std::uint32_t id = 0;
@@ -78,7 +81,8 @@ struct ShotCandidate {
 void pick_shot_targets(const GridMap& map, Vec2 origin, Vec2 aim, const CombatParams& p, std::span<const float> xs,
                        std::span<const float> ys, std::span<const std::uint8_t> agent_kinds,
                        std::span<const AgentKind> kinds, std::span<const std::uint32_t> ids,
-                       std::vector<ShotCandidate>& scratch, std::vector<std::uint32_t>& hits);
+                       std::vector<ShotCandidate>& scratch, std::vector<std::uint32_t>& hits,
+                       std::span<const std::uint8_t> skip = {});
 
 /// True when the segment from `a` to `b` (world units) crosses only walkable cells of `map`
 /// (both ends included; a point outside the map is blocked). Walks the cells the segment
