@@ -280,7 +280,8 @@ void SceneRenderer::draw_players(const Camera& camera, const InterpolatedFrame& 
   for (const auto& pl : frame.players) {
     const sim::Vec2 p = camera.world_to_screen({pl.x, pl.y});
     const bool own = options.own_player_id != 0 && pl.id == options.own_player_id;
-    const SDL_Color fill = to_sdl(own ? kOwnPlayerColor : kPlayerColor);
+    const bool dead = pl.health == 0.0f;
+    const SDL_Color fill = dead ? SDL_Color{120, 120, 120, 255} : to_sdl(own ? kOwnPlayerColor : kPlayerColor);
     const SDL_Color rim{0, 0, 0, 255};
     std::vector<SDL_Vertex> verts;
     verts.reserve(kSegments * 6);
@@ -305,6 +306,13 @@ void SceneRenderer::draw_players(const Camera& camera, const InterpolatedFrame& 
     // -Wrestrict on that operator+ (GCC bug 105651), which -Werror turns into a build failure.
     std::string label = "P";
     label.append(std::to_string(pl.id));
+    if (dead) {
+      label.append(" dead");
+    } else if (pl.health > 0.0f) {
+      label.append(" ");
+      label.append(std::to_string(static_cast<long long>(std::ceil(pl.health))));
+      label.append("hp");
+    }
     const int lx = static_cast<int>(p.x - static_cast<float>(text_width(label, 1)) * 0.5f);
     const int ly = static_cast<int>(p.y - r_px - 11.0f);
     draw_text(label, lx + 1, ly + 1, 1, Rgb{0, 0, 0});  // shadow: readable on light ground

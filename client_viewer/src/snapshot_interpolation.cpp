@@ -28,7 +28,7 @@ void unpack_snapshot(const SnapshotState& snapshot, InterpolatedFrame& out) {
   out.total_agents = snapshot.total_agents;
   out.agents = snapshot.agents;
   out.players.clear();
-  for (const auto& p : snapshot.players) out.players.push_back(RenderPlayer{p.id, p.x, p.y, p.contacts});
+  for (const auto& p : snapshot.players) out.players.push_back(RenderPlayer{p.id, p.x, p.y, p.contacts, p.health, p.kills});
   copy_density(snapshot, out);
 }
 

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -369,6 +370,19 @@ void Viewer::draw_frame(const client::ConnectionStats& stats) {
                 (stats.bad_datagrams ? "  bad " + std::to_string(stats.bad_datagrams) : ""));
   hud.push_back(std::string("[F]low ") + (flow_ ? "on" : "off") + "  [H]eat " + (heat_ ? "on" : "off") +
                 "  [P] follow " + (follow_ ? "on" : "off") + "  zoom " + fmt("%.2f", camera_.zoom()));
+  // The game: each player's health and kills (the first 4).
+  std::string fighters;
+  for (std::size_t i = 0; i < frame_.players.size() && i < 4; ++i) {
+    const auto& pl = frame_.players[i];
+    fighters.append(fighters.empty() ? "" : "  ");
+    fighters.append("P");
+    fighters.append(std::to_string(pl.id));
+    fighters.append(pl.health > 0.0f ? " " + std::to_string(static_cast<long long>(std::ceil(pl.health))) + " hp" : " dead");
+    fighters.append(", ");
+    fighters.append(std::to_string(pl.kills));
+    fighters.append(" kills");
+  }
+  if (!fighters.empty()) hud.push_back(fighters);
   if (!end_reason_.empty()) hud.push_back("disconnected: " + end_reason_);
   scene_.draw_hud(hud, 6, 6, 2);
 }

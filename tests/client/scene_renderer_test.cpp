@@ -106,7 +106,7 @@ Scene make_scene() {
     s.snapshot.agents.push_back({id++, p.x, p.y, 0.7f, 0});
   }
   const auto p = s.marker('P');
-  s.snapshot.players.push_back({3, p.x, p.y, 0});
+  s.snapshot.players.push_back({3, p.x, p.y, 0, 100.0f, 0});  // alive (a dead one, health 0, is drawn grey)
   return s;
 }
 
@@ -308,4 +308,23 @@ TEST_CASE("the density grid shades its squares by level under the agents; empty 
   CHECK(t.at(camera.world_to_screen({1.5f, 0.5f})) == road);
   // Agents are drawn over the grid.
   CHECK(t.at(camera.world_to_screen(s.marker('a'))) == client::kAgentColor);
+}
+
+TEST_CASE("a dead player (health 0 in the snapshot) is drawn grey, a living one in its colour") {
+  Scene s = make_scene();
+  Target t(64, 64);
+  client::SceneRenderer renderer(t.renderer);
+  REQUIRE(renderer.set_map(s.map));
+  client::Camera camera(64, 64);
+  camera.set_zoom(3.0f);
+  camera.center_on({8.0f, 6.0f});
+  client::InterpolatedFrame frame;
+  s.snapshot.players[0].health = 0.0f;
+  client::unpack_snapshot(s.snapshot, frame);
+  REQUIRE(frame.players.size() == 1);
+  CHECK(frame.players[0].health == 0.0f);
+  renderer.draw_scene(camera, frame, client::DrawOptions{});
+  SDL_RenderFlush(t.renderer);
+  CHECK(t.at(camera.world_to_screen(s.marker('P'))) == client::Rgb{120, 120, 120});
+  CHECK_FALSE(t.at(camera.world_to_screen(s.marker('P'))) == client::kPlayerColor);
 }

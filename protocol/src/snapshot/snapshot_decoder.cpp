@@ -101,7 +101,10 @@ bool SnapshotDecoder::read_header(std::span<const std::uint8_t> payload, const S
     player.x = std::bit_cast<float>(get_u32(payload, at + 4));
     player.y = std::bit_cast<float>(get_u32(payload, at + 8));
     player.contacts = get_u32(payload, at + 12);
+    player.health = std::bit_cast<float>(get_u32(payload, at + 16));
+    player.kills = get_u32(payload, at + 20);
     if (!std::isfinite(player.x) || !std::isfinite(player.y)) return fail(error, "player position not finite");
+    if (!(std::isfinite(player.health) && player.health >= 0.0f)) return fail(error, "player health not finite and >= 0");
   }
   return true;
 }

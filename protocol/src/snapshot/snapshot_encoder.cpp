@@ -240,6 +240,8 @@ void SnapshotEncoder::write_header(const SnapshotHeader& header, bool has_grid, 
     put_f32(payload, player.x);
     put_f32(payload, player.y);
     put_u32(payload, player.contacts);
+    put_f32(payload, player.health);
+    put_u32(payload, player.kills);
   }
   stats_.header_bytes = payload.size() + 4;
 }

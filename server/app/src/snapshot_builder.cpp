@@ -13,7 +13,7 @@ void SnapshotWorldState::assign(const AgentArrays& arrays, std::span<const sim::
   agents.assign(arrays.ids, arrays.xs, arrays.ys, arrays.headings, arrays.kinds, map_cell_size);
   players.clear();
   for (const sim::Player& p : world_players) {
-    players.push_back(protocol::PlayerState{p.id, p.position.x, p.position.y, p.contacts});
+    players.push_back(protocol::PlayerState{p.id, p.position.x, p.position.y, p.contacts, p.health, p.kills});
   }
   std::sort(players.begin(), players.end(),
             [](const protocol::PlayerState& a, const protocol::PlayerState& b) { return a.id < b.id; });

@@ -3,6 +3,10 @@
 // changes and escapes; a wrong baseline, truncation and corruption are refused without crashing.
 #include <doctest/doctest.h>
 
+#include <bit>
+#include <cmath>
+#include <limits>
+
 #include <random>
 #include <string>
 
@@ -24,7 +28,7 @@ sp::SnapshotHeader make_header(std::uint32_t sequence, std::uint32_t tick, std::
   h.echo_client_time_us = 123456789ull * sequence;
   h.total_agents = 100000;
   h.rebuilds = 77;
-  h.players = {{1, 10.5f, 20.25f, 3}, {9, 500.0f, 1.0f, 0}};
+  h.players = {{1, 10.5f, 20.25f, 3, 73.5f, 12}, {9, 500.0f, 1.0f, 0, 0.0f, 0}};  // the second is dead
   return h;
 }
 
@@ -239,6 +243,35 @@ TEST_CASE("at most 255 players travel; the rest are dropped, not garbled") {
   REQUIRE_MESSAGE(dec.decode(payload, sp::AgentFrameView::empty(), got, out, &error), error);
   REQUIRE(got.players.size() == sp::kMaxSnapshotPlayers);
   CHECK(got.players.back() == h.players[sp::kMaxSnapshotPlayers - 1]);
+}
+
+TEST_CASE("players carry health and kills; a health that is not finite and >= 0 is refused") {
+  sp::SnapshotHeader h = make_header(1, 1, 0);
+  sp::SnapshotEncoder enc;
+  sp::SnapshotDecoder dec;
+  sp::AgentFrame frame, out;
+  std::vector<std::uint8_t> payload;
+  REQUIRE(enc.encode(h, sp::AgentFrameView::empty(), {}, {}, payload, frame));
+  REQUIRE(payload[0] == sp::kSnapshotFormat);
+  sp::SnapshotHeader got;
+  std::string error;
+  REQUIRE_MESSAGE(dec.decode(payload, sp::AgentFrameView::empty(), got, out, &error), error);
+  REQUIRE(got.players.size() == 2);
+  CHECK(got.players[0].health == 73.5f);
+  CHECK(got.players[0].kills == 12);
+  CHECK(got.players[1].health == 0.0f);
+  // The first player's health is at byte 32 + 16.
+  for (const float bad : {std::nanf(""), -1.0f, std::numeric_limits<float>::infinity()}) {
+    std::vector<std::uint8_t> hostile = payload;
+    const auto bits = std::bit_cast<std::uint32_t>(bad);
+    for (int b = 0; b < 4; ++b) hostile[32 + 16 + b] = static_cast<std::uint8_t>(bits >> (8 * b));
+    CHECK_FALSE(dec.decode(hostile, sp::AgentFrameView::empty(), got, out, &error));
+    CHECK(error.find("health") != std::string::npos);
+  }
+  // The old format byte (players of 16 bytes) is refused, not misread.
+  std::vector<std::uint8_t> old = payload;
+  old[0] = 0xD1;
+  CHECK_FALSE(dec.decode(old, sp::AgentFrameView::empty(), got, out, &error));
 }
 
 TEST_CASE("positions quantize to 1/64 cell in 20 bits") {

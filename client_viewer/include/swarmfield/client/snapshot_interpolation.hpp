@@ -19,6 +19,8 @@ struct RenderPlayer {
   float x = 0.0f;
   float y = 0.0f;
   std::uint32_t contacts = 0;
+  float health = -1.0f;     ///< hit points (0: dead, waiting to respawn; < 0: not known, drawn alive)
+  std::uint32_t kills = 0;
 };
 
 /// What one rendered frame shows.

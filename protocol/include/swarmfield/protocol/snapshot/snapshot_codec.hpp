@@ -23,11 +23,11 @@
 namespace swarmfield::protocol {
 
 /// First byte of every delta snapshot payload (format 1).
-inline constexpr std::uint8_t kSnapshotFormat = 0xD1;
+inline constexpr std::uint8_t kSnapshotFormat = 0xD2;  // 0xD1 before players carried health and kills
 /// Fixed bytes before the players: format, flags, sequence, tick, baseline distance, echo time,
 /// total agents, rebuilds, player count.
 inline constexpr std::size_t kSnapshotHeaderBytes = 32;
-inline constexpr std::size_t kSnapshotPlayerBytes = 16;
+inline constexpr std::size_t kSnapshotPlayerBytes = 24;
 /// Players a delta snapshot carries at most (their count travels in a byte).
 inline constexpr std::size_t kMaxSnapshotPlayers = 255;
 

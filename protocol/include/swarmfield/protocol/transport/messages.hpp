@@ -122,6 +122,10 @@ struct PlayerState {
   std::uint32_t id = 0;
   float x = 0.0f, y = 0.0f;  ///< world units, not quantized (few players)
   std::uint32_t contacts = 0;
+  /// Hit points left (the server's horde rules; full and constant without them); 0 while the
+  /// player is dead, waiting to respawn. Finite, >= 0.
+  float health = 0.0f;
+  std::uint32_t kills = 0;  ///< agents its shots killed
 
   friend bool operator==(const PlayerState&, const PlayerState&) = default;
 };
