@@ -123,7 +123,35 @@ sim::Vec2 BotBrain::wander_direction(const sim::GridMap& map, sim::Vec2 position
   return wander_dir_;
 }
 
+sim::Vec2 kite_direction(const sim::GridMap& map, sim::Vec2 from, std::span<const RenderAgent> agents) noexcept {
+  sim::Vec2 away{};
+  for (const RenderAgent& a : agents) {
+    const sim::Vec2 d{from.x - a.x, from.y - a.y};
+    const float d2 = sim::dot(d, d);
+    if (!(d2 > 0.0f) || d2 > kKiteRadius * kKiteRadius) continue;
+    away = away + d * (1.0f / (d2 * std::sqrt(d2)));  // unit direction / distance^2
+  }
+  if (away.x == 0.0f && away.y == 0.0f) return {};
+  const sim::Vec2 want = sim::normalized_or_zero(away);
+  const float cell = map.cell_size();
+  sim::Vec2 best{};
+  float best_score = -2.0f;
+  constexpr int kDirections = 16;
+  for (int i = 0; i < kDirections; ++i) {
+    const float a = 2.0f * std::numbers::pi_v<float> * static_cast<float>(i) / kDirections;
+    const sim::Vec2 dir{std::cos(a), std::sin(a)};
+    if (!map.walkable_at(from + dir * (0.75f * cell)) || !map.walkable_at(from + dir * (1.5f * cell))) continue;
+    const float score = sim::dot(dir, want);
+    if (score > best_score) {
+      best_score = score;
+      best = dir;
+    }
+  }
+  return best;
+}
+
 sim::Vec2 BotBrain::update(const sim::GridMap& map, std::optional<sim::Vec2> position, float dt) {
+  kiting_ = false;
   if (!position || script_.commands.empty()) return {};
   if (!(dt >= 0.0f) || dt > 10.0f) dt = 0.0f;  // NaN / absurd frame times advance nothing
   const sim::Vec2 move = run_commands(map, *position, dt);
@@ -134,8 +162,10 @@ sim::Vec2 BotBrain::update(const sim::GridMap& map, std::optional<sim::Vec2> pos
 BotAction BotBrain::act(const sim::GridMap& map, std::optional<sim::Vec2> position,
                         std::span<const RenderAgent> agents, float dt) {
   BotAction action;
+  agents_ = agents;
   action.move = update(map, position, dt);
-  if (!trigger_ || !position) return action;
+  agents_ = {};
+  if (!(trigger_ || kiting_) || !position) return action;
   if (const RenderAgent* target = nearest_agent(*position, agents)) {
     const sim::Vec2 aim{target->x - position->x, target->y - position->y};
     if (aim.x != 0.0f || aim.y != 0.0f) {
@@ -173,6 +203,7 @@ sim::Vec2 BotBrain::run_commands(const sim::GridMap& map, sim::Vec2 p, float dt)
       case BotCommandKind::kGoto:
       case BotCommandKind::kWait:
       case BotCommandKind::kWander:
+      case BotCommandKind::kKite:
         break;
     }
     if (!started_) begin_command(map, p);
@@ -221,6 +252,15 @@ sim::Vec2 BotBrain::run_commands(const sim::GridMap& map, sim::Vec2 p, float dt)
         }
         elapsed_ += dt;
         return wander_direction(map, p, dt);
+      }
+      case BotCommandKind::kKite: {
+        if (elapsed_ >= limit_) {
+          next_command();
+          continue;
+        }
+        elapsed_ += dt;
+        kiting_ = true;
+        return kite_direction(map, p, agents_);
       }
       case BotCommandKind::kRepeat:
       case BotCommandKind::kFire:

@@ -117,6 +117,10 @@ bool parse_bot_script(std::string_view text, std::string_view source, BotScript&
       cmd.kind = BotCommandKind::kWander;
       if (!want_args(1, 1, "wander SECONDS")) return false;
       if (!duration(1, "duration", true, cmd.seconds)) return false;
+    } else if (name == "kite") {
+      cmd.kind = BotCommandKind::kKite;
+      if (!want_args(1, 1, "kite SECONDS")) return false;
+      if (!duration(1, "duration", true, cmd.seconds)) return false;
     } else if (name == "fire") {
       cmd.kind = BotCommandKind::kFire;
       if (!want_args(0, 1, "fire [SECONDS]")) return false;
@@ -130,7 +134,7 @@ bool parse_bot_script(std::string_view text, std::string_view source, BotScript&
       if (!want_args(0, 0, "repeat")) return false;
       if (script.commands.empty()) return fail(line_no, "'repeat' with no command before it");
     } else {
-      return fail(line_no, "unknown command " + quoted(name) + " (expected goto, wait, wander, fire, cease or repeat)");
+      return fail(line_no, "unknown command " + quoted(name) + " (expected goto, wait, wander, kite, fire, cease or repeat)");
     }
     script.commands.push_back(cmd);
   }

@@ -4,6 +4,7 @@
 // (Walking: bot_steering_test.cpp.)
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <optional>
 #include <string>
 #include <vector>
@@ -186,4 +187,38 @@ TEST_CASE("a repeating script of zero-time commands ends each update as one tick
   for (int tick = 0; tick < 30; ++tick) (void)walking.act(map, p, agents, 0.05f);
   CHECK(walking.trigger_held());
   CHECK(walking.command_index() == 0);
+}
+
+TEST_CASE("kite S backs away from the nearest enemies while firing at them, round walls; nobody near: stands") {
+  sim::GridMap map;
+  sim::MapError error;
+  // A wall column at x = 6 from y = 0 to 4: kiting east from (5.5, 2.5) is blocked.
+  REQUIRE(sim::parse_ascii_map("......#...\n......#...\n......#...\n......#...\n..........\n..........\n", "k",
+                               map, error));
+  client::BotBrain brain = brain_of("kite 1\nwait 1\n");
+  sim::Vec2 p{2.5f, 2.5f};
+  const std::vector<client::RenderAgent> west = {agent(4, 0.5f, 2.5f), agent(5, 0.6f, 2.4f)};
+  client::BotAction a = brain.act(map, p, west, 0.1f);
+  CHECK(a.move.x > 0.9f);  // straight away (east)
+  CHECK(a.fire);
+  CHECK(a.aim == sim::Vec2{0.6f - p.x, 2.4f - p.y});  // the nearest one
+  // Against the wall: the best open way that still leads away.
+  p = {5.5f, 2.5f};
+  const std::vector<client::RenderAgent> closing = {agent(7, 3.5f, 2.5f)};
+  a = brain.act(map, p, closing, 0.1f);
+  CHECK(map.walkable_at(p + a.move * 1.5f));
+  CHECK(a.move.x >= -0.01f);  // never toward the enemy
+  CHECK(std::abs(a.move.y) > 0.9f);
+  // Nobody within kKiteRadius: it stands and does not fire.
+  const std::vector<client::RenderAgent> far = {agent(8, 9.5f, 5.5f)};
+  CHECK(client::kite_direction(map, {0.5f, 0.5f}, far) == sim::Vec2{});
+  a = brain.act(map, sim::Vec2{0.5f, 0.5f}, std::vector<client::RenderAgent>{}, 0.1f);
+  CHECK(a.move == sim::Vec2{});
+  CHECK_FALSE(a.fire);
+  // After 1 s of kite, the wait: no move, no fire (kite's trigger ends with it).
+  for (int i = 0; i < 8; ++i) (void)brain.act(map, p, closing, 0.1f);
+  CHECK(brain.command_index() == 1);
+  a = brain.act(map, p, closing, 0.1f);
+  CHECK(a.move == sim::Vec2{});
+  CHECK_FALSE(a.fire);
 }

@@ -97,7 +97,7 @@ TEST_CASE("fire [S] and cease parse; fire takes a wait's limits, cease no argume
   CHECK(error_of("cease now\n") == "t.bot:1: 'cease' takes 0 argument(s), got 1 (usage: cease)");
   CHECK(error_of("fire\nrepeat\ncease\n") ==
         "t.bot:3: command after 'repeat' (line 2) would never run; 'repeat' must be the last command");
-  CHECK(starts_with(error_of("Fire\n"), "t.bot:1: unknown command 'Fire' (expected goto, wait, wander, fire, cease"));
+  CHECK(starts_with(error_of("Fire\n"), "t.bot:1: unknown command 'Fire' (expected goto, wait, wander, kite, fire, cease"));
 }
 
 TEST_CASE("parse errors name file:line and the problem") {
@@ -113,6 +113,9 @@ TEST_CASE("parse errors name file:line and the problem") {
   CHECK(starts_with(error_of("wait 1e9\n"), "t.bot:1: duration '1e9' must be >= 0 and <= 86400"));
   CHECK(starts_with(error_of("wait\n"), "t.bot:1: 'wait' takes 1 argument(s), got 0"));
   CHECK(starts_with(error_of("wander 1 2\n"), "t.bot:1: 'wander' takes 1 argument(s), got 2"));
+  CHECK(starts_with(error_of("kite\n"), "t.bot:1: 'kite' takes 1 argument(s), got 0"));
+  CHECK(starts_with(error_of("kite -2\n"), "t.bot:1: duration '-2'"));
+  CHECK(starts_with(error_of("kite x\n"), "t.bot:1: duration 'x'"));
   CHECK(starts_with(error_of("wait 1\nrepeat now\n"), "t.bot:2: 'repeat' takes 0 argument(s), got 1"));
   CHECK(starts_with(error_of("# nothing\nrepeat\n"), "t.bot:2: 'repeat' with no command before it"));
   CHECK(starts_with(error_of("wait 1\nrepeat\n\nwait 2\n"), "t.bot:4: command after 'repeat' (line 2)"));
@@ -135,7 +138,7 @@ TEST_CASE("load_bot_script reads files and reports unreadable ones") {
     out << "wait 2\nbogus\n";
   }
   CHECK_FALSE(swarmfield::client::load_bot_script(path, script, error));
-  CHECK(error.to_string() == path + ":2: unknown command 'bogus' (expected goto, wait, wander, fire, cease or repeat)");
+  CHECK(error.to_string() == path + ":2: unknown command 'bogus' (expected goto, wait, wander, kite, fire, cease or repeat)");
   std::remove(path.c_str());
 }
 

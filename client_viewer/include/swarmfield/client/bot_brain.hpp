@@ -19,6 +19,14 @@ namespace swarmfield::client {
 
 /// A goto counts as arrived within this distance of its target (world units).
 inline constexpr float kArriveRadius = 0.5f;
+/// `kite` backs away from the agents within this distance (world units).
+inline constexpr float kKiteRadius = 10.0f;
+
+/// Where `kite` goes from `from`: away from the agents of `agents` within kKiteRadius, each
+/// weighted by 1 / distance^2 (the nearest push hardest), along the best of 16 directions whose
+/// next 1.5 cells are walkable on `map` (the one closest to straight away). Unit length, or zero
+/// when no agent is that near or every direction is walled.
+[[nodiscard]] sim::Vec2 kite_direction(const sim::GridMap& map, sim::Vec2 from, std::span<const RenderAgent> agents) noexcept;
 
 /// The agent nearest `from` (Euclidean, world units; equal distances: the lowest id), or nullptr
 /// when `agents` is empty. Any order of `agents`.
@@ -97,6 +105,8 @@ class BotBrain {
   std::uint64_t arrived_ = 0;
   std::uint64_t failed_ = 0;
   bool trigger_ = false;        ///< the script holds the trigger
+  bool kiting_ = false;         ///< the last update() ran a `kite` (it fires while it runs)
+  std::span<const RenderAgent> agents_;  ///< act()'s agents for the update it runs (kite)
   bool trigger_timed_ = false;  ///< ... until trigger_left_ runs out (`fire S`)
   float trigger_left_ = 0.0f;   ///< seconds
 };

@@ -4,6 +4,7 @@
 //   goto X Y [TIMEOUT]   walk to world position (X, Y); give up after TIMEOUT seconds
 //   wait S               stand still S seconds
 //   wander S             seeded random walk for S seconds
+//   kite S               for S seconds, back away from the nearest enemies while firing at them
 //   fire [S]             from here on hold the trigger (aimed at the nearest agent), for S seconds
 //                        if given; takes no time itself
 //   cease                let go of the trigger
@@ -15,7 +16,7 @@
 
 namespace swarmfield::client {
 
-enum class BotCommandKind : std::uint8_t { kGoto, kWait, kWander, kRepeat, kFire, kCease };
+enum class BotCommandKind : std::uint8_t { kGoto, kWait, kWander, kRepeat, kFire, kCease, kKite };
 
 struct BotCommand {
   BotCommandKind kind = BotCommandKind::kWait;
