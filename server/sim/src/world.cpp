@@ -15,8 +15,6 @@ namespace swarmfield::sim {
 
 namespace {
 
-inline bool finite(Vec2 v) noexcept { return std::isfinite(v.x) && std::isfinite(v.y); }
-
 // The swarm stops agents where they touch a player's disc.
 SwarmParams swarm_params(const WorldParams& p) noexcept {
   SwarmParams s = p.swarm;
@@ -155,28 +153,6 @@ bool World::set_player_intent(std::uint32_t player_id, Vec2 intent) {
   const float len = length(intent);
   it->intent = len > 1.0f ? intent * (1.0f / len) : intent;
   return true;
-}
-
-bool World::set_player_fire(std::uint32_t player_id, bool fire, Vec2 aim) {
-  auto it = std::find_if(players_.begin(), players_.end(), [&](const Player& pl) { return pl.id == player_id; });
-  if (it == players_.end()) return false;
-  if (!fire) {
-    it->fire = false;
-    return true;
-  }
-  const float len = length(aim);
-  if (!finite(aim) || !std::isfinite(len) || !(len >= 1e-6f)) return false;
-  it->fire = true;
-  it->aim = aim * (1.0f / len);
-  return true;
-}
-
-float World::agent_health(std::uint32_t id) const noexcept {
-  const std::size_t i = swarm_.index_of(id);
-  if (i == Swarm::kNoIndex) return -1.0f;
-  const float full = swarm_.kind_table()[swarm_.kinds()[i]].health;
-  const auto it = agent_damage_.find(id);
-  return it == agent_damage_.end() ? full : full - it->second;
 }
 
 const Player* World::find_player(std::uint32_t player_id) const noexcept {
@@ -472,67 +448,6 @@ void World::move_players(float dt) {
     const Vec2 wanted = pl.intent * (params_.player_speed * dt);
     pl.position = slide_along_walls(map_, start, wanted, params_.player_radius);
     pl.velocity = (pl.position - start) * (1.0f / dt);
-  }
-}
-
-void World::collect_contacts(float dt) {
-  contacts_.clear();
-  const bool combat = params_.combat.enabled;
-  player_damage_.assign(players_.size(), 0.0f);
-  const std::span<const float> xs = swarm_.xs(), ys = swarm_.ys();
-  const std::span<const std::uint32_t> ids = swarm_.ids();
-  const std::span<const std::uint8_t> agent_kinds = swarm_.kinds();
-  const std::span<const AgentKind> kinds = swarm_.kind_table();
-  float reach2[kMaxAgentKinds] = {};
-  float attack2[kMaxAgentKinds] = {};  // combat: where the kind hurts a player (0 damage: nowhere)
-  float hurt[kMaxAgentKinds] = {};     // combat: hit points it takes from a player this tick
-  float max_reach2 = 0.0f;
-  for (std::size_t k = 0; k < kinds.size(); ++k) {
-    const float reach = kinds[k].radius + params_.player_radius;
-    reach2[k] = reach * reach;
-    max_reach2 = std::max(max_reach2, reach2[k]);
-    if (combat && kinds[k].damage > 0.0f) {
-      const float attack = reach + kinds[k].attack_range;
-      attack2[k] = attack * attack;
-      hurt[k] = kinds[k].damage * dt;
-      max_reach2 = std::max(max_reach2, attack2[k]);
-    }
-  }
-  // Brute force per player over the SoA arrays (players are few; it also stays exact when an
-  // agent was teleported this tick), in blocks: a block is tested against the largest reach
-  // first, a loop without branches or stores that vectorizes, and only a block with an agent
-  // that close is scanned again with each agent's own reach (100k agents, 8 players: 0.15 ms
-  // instead of 0.53 in one thread, and this runs between the parallel phases).
-  constexpr std::size_t kBlock = 16;
-  const std::size_t n = xs.size();
-  for (std::size_t p = 0; p < players_.size(); ++p) {
-    Player& pl = players_[p];
-    if (!pl.alive) continue;
-    const float px = pl.position.x, py = pl.position.y;
-    float damage = 0.0f;  // summed in agent order: deterministic
-    const auto scan = [&](std::size_t begin, std::size_t end) {
-      for (std::size_t i = begin; i < end; ++i) {
-        const float dx = xs[i] - px, dy = ys[i] - py;
-        const float d2 = dx * dx + dy * dy;
-        const std::uint8_t k = agent_kinds[i];
-        if (d2 <= reach2[k]) {
-          contacts_.push_back({ids[i], pl.id});
-          ++pl.contacts;
-        }
-        if (d2 <= attack2[k]) damage += hurt[k];
-      }
-    };
-    std::size_t i = 0;
-    for (; i + kBlock <= n; i += kBlock) {
-      int near = 0;
-      for (std::size_t j = i; j < i + kBlock; ++j) {
-        const float dx = xs[j] - px, dy = ys[j] - py;
-        near |= static_cast<int>(dx * dx + dy * dy <= max_reach2);
-      }
-      if (near != 0) scan(i, i + kBlock);
-    }
-    scan(i, n);
-    player_damage_[p] = damage;
   }
 }
 

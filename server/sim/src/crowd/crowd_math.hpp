@@ -45,8 +45,6 @@ inline std::int32_t cell_of(float v, float cell_size) noexcept {
   return static_cast<std::int32_t>(c);
 }
 
-inline bool finite(Vec2 v) noexcept { return std::isfinite(v.x) && std::isfinite(v.y); }
-
 /// atan2 from the odd polynomial of Abramowitz & Stegun 4.4.47 on [0, 1] (max error 1e-5 rad)
 /// and octant symmetry. Plain float arithmetic, so headings do not depend on the C library's
 /// atan2f (not specified bit-exactly), and several times cheaper. Returns 0 for (0, 0).

@@ -31,7 +31,6 @@
 namespace swarmfield::sim {
 
 using crowd_detail::cell_of;
-using crowd_detail::finite;
 using crowd_detail::wrap_angle;
 
 namespace {

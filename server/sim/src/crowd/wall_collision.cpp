@@ -12,7 +12,6 @@
 namespace swarmfield::sim {
 
 using crowd_detail::cell_of;
-using crowd_detail::finite;
 
 float wall_collision_radius(float radius, float cell_size) noexcept {
   const float lo = 0.01f * cell_size;

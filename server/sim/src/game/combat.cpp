@@ -1,6 +1,8 @@
 // Combat: the parameters' check, the shot's target search and its line of sight.
 #include "swarmfield/sim/game/combat.hpp"
 
+#include "agent_blocks.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -17,7 +19,6 @@ std::string number(double v) {
 }
 
 bool in_range(float v, float lo, float hi) { return std::isfinite(v) && v >= lo && v <= hi; }
-bool finite(Vec2 v) noexcept { return std::isfinite(v.x) && std::isfinite(v.y); }
 
 }  // namespace
 
@@ -129,21 +130,9 @@ void pick_shot_targets(const GridMap& map, Vec2 origin, Vec2 aim, const CombatPa
     const bool on_ray = along > 0.0f && std::abs(side) <= r;
     if (in_cone || on_ray || d2 <= r * r) scratch.push_back({d2, ids[i], static_cast<std::uint32_t>(i)});
   };
-  // Blocks of agents rejected on distance alone first (a loop without branches that
-  // vectorizes), as World::collect_contacts does: most of a big swarm is far from any shooter.
-  constexpr std::size_t kBlock = 16;
-  std::size_t i = 0;
-  for (; i + kBlock <= n; i += kBlock) {
-    int near = 0;
-    for (std::size_t j = i; j < i + kBlock; ++j) {
-      const float dx = xs[j] - origin.x, dy = ys[j] - origin.y;
-      near |= static_cast<int>(dx * dx + dy * dy <= outer2);
-    }
-    if (near != 0) {
-      for (std::size_t j = i; j < i + kBlock; ++j) consider(j);
-    }
-  }
-  for (; i < n; ++i) consider(i);
+  game_detail::scan_blocks_near(xs, ys, n, origin, outer2, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t j = begin; j < end; ++j) consider(j);
+  });
   // Only the nearest kMaxSightChecksPerShot can be used: a partial sort (a total order, so the
   // result is the same on every platform), not a sort of a whole dense crowd in range.
   const auto nearer = [](const ShotCandidate& a, const ShotCandidate& b) {
@@ -152,9 +141,8 @@ void pick_shot_targets(const GridMap& map, Vec2 origin, Vec2 aim, const CombatPa
   const std::size_t keep = std::min(scratch.size(), kMaxSightChecksPerShot);
   std::partial_sort(scratch.begin(), scratch.begin() + static_cast<std::ptrdiff_t>(keep), scratch.end(), nearer);
   scratch.resize(keep);
-  std::size_t sight_checks = 0;
-  for (const ShotCandidate& c : scratch) {
-    if (hits.size() >= p.max_hits_per_shot || ++sight_checks > kMaxSightChecksPerShot) break;
+  for (const ShotCandidate& c : scratch) {  // at most kMaxSightChecksPerShot (resized above)
+    if (hits.size() >= p.max_hits_per_shot) break;
     if (segment_clear(map, origin, {xs[c.index], ys[c.index]})) hits.push_back(c.index);
   }
 }

@@ -1,12 +1,83 @@
-// World's combat phase (CombatParams): shots, agent deaths, player deaths and respawns. Runs
-// after the swarm step and the contacts, on the calling thread, in a fixed order (players in
-// their order, each shot's hits nearest first), so a match replays bit for bit.
+// World's contacts and combat phase (CombatParams): contacts with the damage they do, the
+// trigger, shots, agent deaths, player deaths and respawns. Runs after the swarm step, on the
+// calling thread, in a fixed order (players in their order, agents in swarm order, each shot's
+// hits nearest first), so a match replays bit for bit.
 #include <algorithm>
 #include <cmath>
 
+#include "agent_blocks.hpp"
 #include "swarmfield/sim/world.hpp"
 
 namespace swarmfield::sim {
+
+bool World::set_player_fire(std::uint32_t player_id, bool fire, Vec2 aim) {
+  auto it = std::find_if(players_.begin(), players_.end(), [&](const Player& pl) { return pl.id == player_id; });
+  if (it == players_.end()) return false;
+  if (!fire) {
+    it->fire = false;
+    return true;
+  }
+  const float len = length(aim);
+  if (!finite(aim) || !std::isfinite(len) || !(len >= 1e-6f)) return false;
+  it->fire = true;
+  it->aim = aim * (1.0f / len);
+  return true;
+}
+
+float World::agent_health(std::uint32_t id) const noexcept {
+  const std::size_t i = swarm_.index_of(id);
+  if (i == Swarm::kNoIndex) return -1.0f;
+  const float full = swarm_.kind_table()[swarm_.kinds()[i]].health;
+  const auto it = agent_damage_.find(id);
+  return it == agent_damage_.end() ? full : full - it->second;
+}
+
+void World::collect_contacts(float dt) {
+  contacts_.clear();
+  const bool combat = params_.combat.enabled;
+  player_damage_.assign(players_.size(), 0.0f);
+  const std::span<const float> xs = swarm_.xs(), ys = swarm_.ys();
+  const std::span<const std::uint32_t> ids = swarm_.ids();
+  const std::span<const std::uint8_t> agent_kinds = swarm_.kinds();
+  const std::span<const AgentKind> kinds = swarm_.kind_table();
+  float reach2[kMaxAgentKinds] = {};
+  float attack2[kMaxAgentKinds] = {};  // combat: where the kind hurts a player (0 damage: nowhere)
+  float hurt[kMaxAgentKinds] = {};     // combat: hit points it takes from a player this tick
+  float max_reach2 = 0.0f;
+  for (std::size_t k = 0; k < kinds.size(); ++k) {
+    const float reach = kinds[k].radius + params_.player_radius;
+    reach2[k] = reach * reach;
+    max_reach2 = std::max(max_reach2, reach2[k]);
+    if (combat && kinds[k].damage > 0.0f) {
+      const float attack = reach + kinds[k].attack_range;
+      attack2[k] = attack * attack;
+      hurt[k] = kinds[k].damage * dt;
+      max_reach2 = std::max(max_reach2, attack2[k]);
+    }
+  }
+  // Brute force per player over the SoA arrays (players are few; it also stays exact when an
+  // agent was teleported this tick), a block scan (agent_blocks.hpp) with the largest reach.
+  const std::size_t n = xs.size();
+  for (std::size_t p = 0; p < players_.size(); ++p) {
+    Player& pl = players_[p];
+    if (!pl.alive) continue;
+    const float px = pl.position.x, py = pl.position.y;
+    float damage = 0.0f;  // summed in agent order: deterministic
+    game_detail::scan_blocks_near(xs, ys, n, pl.position, max_reach2, [&](std::size_t begin, std::size_t end) {
+      for (std::size_t i = begin; i < end; ++i) {
+        const float dx = xs[i] - px, dy = ys[i] - py;
+        const float d2 = dx * dx + dy * dy;
+        const std::uint8_t k = agent_kinds[i];
+        if (d2 <= reach2[k]) {
+          contacts_.push_back({ids[i], pl.id});
+          ++pl.contacts;
+        }
+        if (d2 <= attack2[k]) damage += hurt[k];
+      }
+    });
+    player_damage_[p] = damage;
+  }
+}
 
 void World::resolve_combat(float dt) {
   resolve_shots();

@@ -17,6 +17,9 @@ struct Vec2 {
   constexpr bool operator==(const Vec2&) const noexcept = default;
 };
 
+/// Both coordinates finite (neither NaN nor infinite).
+[[nodiscard]] inline bool finite(Vec2 v) noexcept { return std::isfinite(v.x) && std::isfinite(v.y); }
+
 [[nodiscard]] constexpr float dot(Vec2 a, Vec2 b) noexcept { return a.x * b.x + a.y * b.y; }
 [[nodiscard]] inline float length(Vec2 v) noexcept { return std::sqrt(dot(v, v)); }
 

@@ -21,8 +21,6 @@ std::int32_t clamp_floor(double v) noexcept {
   return static_cast<std::int32_t>(c);
 }
 
-bool finite(Vec2 p) noexcept { return std::isfinite(p.x) && std::isfinite(p.y); }
-
 /// The fitting class-`n` block within `reach` (Chebyshev, cells) of `b0` minimising
 /// `distance2(block, position_out)`, which also yields the position to report; scan order
 /// (row-major) breaks ties. False when no block fits.
