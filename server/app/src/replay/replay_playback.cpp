@@ -4,6 +4,7 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "swarmfield/server/config/config_toml.hpp"
 #include "swarmfield/server/config/server_config.hpp"
 #include "swarmfield/server/world_setup.hpp"
 
@@ -93,23 +94,10 @@ std::uint64_t ReplayPlayback::end_tick() const {
 ConfigParseResult parse_stored_config(const std::string& toml, const std::string& name) {
   ConfigParseResult stored = parse_config_toml(toml, name);
   if (stored.action != ConfigParseResult::Action::kRun) return stored;
-  // config_to_toml writes every key, one per line as "key = value": a stored config without a
-  // `combat` line predates the rules.
-  bool has_combat = false;
-  std::size_t start = 0;
-  while (start < toml.size() && !has_combat) {
-    std::size_t end = toml.find('\n', start);
-    if (end == std::string::npos) end = toml.size();
-    std::string_view line(toml.data() + start, end - start);
-    while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-    if (line.starts_with("combat")) {
-      line.remove_prefix(6);
-      while (!line.empty() && (line.front() == ' ' || line.front() == '\t')) line.remove_prefix(1);
-      has_combat = line.starts_with("=");
-    }
-    start = end + 1;
-  }
-  if (!has_combat) stored.config.combat = false;
+  // config_to_toml writes every key: a stored config without `combat` predates the rules. (The
+  // text parsed above, so it parses again.)
+  toml::table table;
+  if (parse_toml_text(toml, name, table).empty() && !table.contains("combat")) stored.config.combat = false;
   return stored;
 }
 
