@@ -43,6 +43,7 @@ WorldParams sanitize(WorldParams p) noexcept {
     keep_if_ok(&CombatParams::fire_damage);
     keep_if_ok(&CombatParams::fire_interval);
     keep_if_ok(&CombatParams::max_hits_per_shot);
+    keep_if_ok(&CombatParams::barricade);
   }
   return p;
 }
@@ -162,7 +163,16 @@ const Player* World::find_player(std::uint32_t player_id) const noexcept {
   return nullptr;
 }
 
-void World::set_cell_cost(CellCoord c, std::uint8_t cost) { map_.set_cost(c.x, c.y, cost); }
+void World::set_cell_cost(CellCoord c, std::uint8_t cost) {
+  for (std::size_t i = 0; i < barricades_.size(); ++i) {
+    if (barricades_[i].cell.x == c.x && barricades_[i].cell.y == c.y) {
+      remove_barricade_at(i, true);
+      break;
+    }
+  }
+  map_.set_cost(c.x, c.y, cost);
+  if (path_map_split_) path_map_.set_cost(c.x, c.y, cost);
+}
 
 SizeClassMask World::classes_present() const noexcept {
   // Class 1 always (spawning and viewers use it); the others for the kinds with agents or a
@@ -196,7 +206,7 @@ bool World::update_fields() {
     for (std::size_t i = 0; i < agent_kinds.size(); ++i) {
       agent_classes_[i] = agent_kinds[i] < class_of.size() ? class_of[agent_kinds[i]] : std::uint8_t{1};
     }
-    nav_.note_agents(map_, swarm_.xs(), swarm_.ys(), agent_classes_);
+    nav_.note_agents(path_map(), swarm_.xs(), swarm_.ys(), agent_classes_);
     if (fields_for_all_agents_) {
       // The initial population's sectors in one long tick at start-up (like the first routes)
       // instead of a few a tick under the budget: meanwhile the agents of the others take the
@@ -207,12 +217,12 @@ bool World::update_fields() {
       fields_for_all_agents_ = false;
       const std::size_t budget = params_.field_rebuild_budget;
       nav_.set_rebuild_budget(budget > SIZE_MAX / kStartupBudgetTicks ? 0 : budget * kStartupBudgetTicks);
-      const bool changed = nav_.update(map_, goal_positions_, classes);
+      const bool changed = nav_.update(path_map(), goal_positions_, classes);
       nav_.set_rebuild_budget(params_.field_rebuild_budget);
       return changed;
     }
   }
-  return nav_.update(map_, goal_positions_, classes);
+  return nav_.update(path_map(), goal_positions_, classes);
 }
 
 std::size_t World::spawn_agents(std::size_t n) {
@@ -271,7 +281,7 @@ bool World::reachable_for_spawn(CellCoord c, int size_class) {
   if (nav_.hierarchical()) {
     const HierarchicalFields& h = nav_.hierarchical_fields(n);
     if (h.routes().goals().empty()) return true;  // no routes yet: unknown
-    const GridMap& grid = n == 1 ? map_ : nav_.class_grid(n);
+    const GridMap& grid = n == 1 ? path_map() : nav_.class_grid(n);
     // Every counter below only grows, and one grows whenever graph, routes or grid change.
     const std::uint64_t version = h.route_builds() + h.graph_builds() + h.graph_updates() + grid.revision();
     return route_reachability_[static_cast<std::size_t>(n - 1)].reaches_goal(h.graph(), h.routes(), grid, c, version);
@@ -473,6 +483,12 @@ std::uint64_t World::compute_state_hash() const noexcept {
     for (const auto& [id, taken] : agent_damage_) lane[1] = hash_round(lane[1], bits_of(id, taken));
     lane[1] = hash_round(lane[1], kills_);
     lane[1] = hash_round(lane[1], shots_);
+    if (barricades_built_ > 0) {  // only once there were barricades: fights before them hash as before
+      for (const Barricade& b : barricades_) {
+        lane[2] = hash_round(lane[2], bits_of(static_cast<std::uint32_t>(map_.index(b.cell.x, b.cell.y)), b.health));
+      }
+      lane[2] = hash_round(lane[2], (barricades_built_ << 32) ^ barricades_fallen_);
+    }
   }
   const std::span<const std::uint32_t> ids = swarm_.ids();
   const std::span<const float> xs = swarm_.xs(), ys = swarm_.ys(), hs = swarm_.headings();
@@ -533,7 +549,7 @@ void World::finish_tick(float dt) {
     const std::span<const AgentKind> table = swarm_.kind_table();
     kind_area_.resize(table.size());
     for (std::size_t k = 0; k < table.size(); ++k) kind_area_[k] = 3.14159265f * table[k].radius * table[k].radius;
-    congestion_.update(map_, nav_, swarm_.xs(), swarm_.ys(), swarm_.kinds(), kind_area_);
+    congestion_.update(path_map(), nav_, swarm_.xs(), swarm_.ys(), swarm_.kinds(), kind_area_);
     congestion = &congestion_;
   }
   swarm_.step(map_, nav_, dt, pool_.get(), congestion);

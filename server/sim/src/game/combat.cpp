@@ -45,6 +45,20 @@ std::string check_combat_params(const CombatParams& p) {
     return "combat.max_hits_per_shot " + std::to_string(p.max_hits_per_shot) + " must be in 1.." +
            std::to_string(kMaxHitsPerShot);
   }
+  const BarricadeParams& b = p.barricade;
+  if (!(in_range(b.health, 0.0f, kMaxCombatValue) && b.health > 0.0f)) {
+    return "combat.barricade.health " + number(b.health) + " must be in (0, " + number(kMaxCombatValue) + "]";
+  }
+  if (!(in_range(b.build_range, 0.0f, kMaxFireRange) && b.build_range > 0.0f)) {
+    return "combat.barricade.build_range " + number(b.build_range) + " must be in (0, " + number(kMaxFireRange) + "]";
+  }
+  if (b.per_player > kMaxBarricadesPerPlayer) {
+    return "combat.barricade.per_player " + std::to_string(b.per_player) + " must be in 0.." +
+           std::to_string(kMaxBarricadesPerPlayer);
+  }
+  if (!in_range(b.attackers, 1.0f, 1024.0f)) {
+    return "combat.barricade.attackers " + number(b.attackers) + " must be in 1..1024";
+  }
   return {};
 }
 

@@ -81,6 +81,7 @@ void World::collect_contacts(float dt) {
 
 void World::resolve_combat(float dt) {
   resolve_shots();
+  attack_barricades(dt);
   update_player_lives(dt);
 }
 
@@ -100,7 +101,7 @@ void World::resolve_shots() {
     ++shots_;
     // Agents killed by an earlier shot this tick are still in the arrays (removed below): the
     // mask hides them, so they neither take nor block this shot's hits.
-    pick_shot_targets(map_, pl.position, pl.aim, c, xs, ys, agent_kinds, kinds, ids, shot_scratch_, shot_hits_,
+    pick_shot_targets(path_map(), pl.position, pl.aim, c, xs, ys, agent_kinds, kinds, ids, shot_scratch_, shot_hits_,
                       dead_mask_);
     if (!(c.fire_damage > 0.0f)) continue;  // a harmless gun leaves no damage records
     for (const std::uint32_t i : shot_hits_) {

@@ -72,7 +72,9 @@ std::uint64_t NavigationSet::rebuild_count() const noexcept {
 }
 
 std::uint64_t NavigationSet::follow_map(const GridMap& map) {
-  if (clearance_valid_ && clearance_.matches(map)) return 0;
+  if (clearance_valid_ && clearance_.matches(map) && clearance_source_ == map.costs().data()) return 0;
+  // A copy of the map (another object, same revision and change log) is followed like the map.
+  clearance_source_ = map.costs().data();
   std::span<const CellCoord> changed;
   std::vector<CellCoord> bulk;  // a bulk change's cells (changed blocks), past the change log
   if (clearance_valid_ && map.cells_changed_since(clearance_.revision(), bulk, changed) &&

@@ -142,8 +142,34 @@ class World {
   /// so a seed replays on every standard library.
   std::size_t spawn_agents(std::size_t n);
   /// Changes one cell's cost (run-time blocker); agents inside it are pushed out on the next
-  /// step and the fields rebuild on the next step.
+  /// step and the fields rebuild on the next step. A barricade on the cell is taken away first
+  /// (reported in barricade_changes() as fallen, not counted in barricades_fallen()).
   void set_cell_cost(CellCoord c, std::uint8_t cost);
+
+  /// Player `player_id` builds a barricade (barricades.hpp) on `cell` (map cells), at once: the
+  /// cell becomes blocked in map() and passable at barricade_path_cost() in path_map(); the
+  /// fields follow on the next step. Refused (nothing changes) without combat, for an unknown
+  /// or dead player, a cell off the map, a cell whose centre is farther than
+  /// CombatParams::barricade.build_range from the player's centre, a cell that is not walkable
+  /// (a wall or a barricade), a cell some agent's or player's disc overlaps, or a player with
+  /// barricade.per_player barricades standing. Deterministic: a replay that repeats the call
+  /// at the same point gets the same result.
+  BuildResult build_barricade(std::uint32_t player_id, CellCoord cell);
+  /// Standing barricades, ordered by cell index (row-major).
+  [[nodiscard]] std::span<const Barricade> barricades() const noexcept { return barricades_; }
+  /// The barricade on `cell`, or null.
+  [[nodiscard]] const Barricade* find_barricade(CellCoord cell) const noexcept;
+  /// Barricade cells that changed (built, worn down an eighth of their health, fallen) since the
+  /// caller last called clear_barricade_changes(), in order. For the server's map deltas.
+  [[nodiscard]] std::span<const BarricadeChange> barricade_changes() const noexcept { return barricade_changes_; }
+  void clear_barricade_changes() noexcept { barricade_changes_.clear(); }
+  [[nodiscard]] std::uint64_t barricades_built() const noexcept { return barricades_built_; }
+  /// Barricades the horde broke.
+  [[nodiscard]] std::uint64_t barricades_fallen() const noexcept { return barricades_fallen_; }
+  /// The map the fields are built on: map() with every barricade cell passable at its path
+  /// cost (the same object as map() until the first barricade is built). Shots see through
+  /// it too: a barricade stops the horde, not the players' fire.
+  [[nodiscard]] const GridMap& path_map() const noexcept { return path_map_split_ ? path_map_ : map_; }
 
   /// One tick: apply player intents (clamped, collided with walls; a player inside a blocked
   /// cell is moved out first; dead players stay) -> rebuild the fields of each size class present (class 1 always,
@@ -250,6 +276,10 @@ class World {
   void resolve_combat(float dt);
   void resolve_shots();
   void update_player_lives(float dt);
+  // Barricades (world_barricades.cpp): agents within their attack range of a barricade's cell
+  // wear it down; at 0 it falls (remove_barricade_at: both maps get the cell's cost back).
+  void attack_barricades(float dt);
+  void remove_barricade_at(std::size_t index, bool report);
   [[nodiscard]] std::uint64_t compute_state_hash() const noexcept;
 
   GridMap map_;
@@ -278,6 +308,14 @@ class World {
   std::uint64_t kills_ = 0;
   std::uint64_t player_death_count_ = 0;
   std::uint64_t shots_ = 0;
+  // Barricades: standing ones by cell index, the changes not yet taken, the path map (a copy of
+  // map_ with barricades passable at their cost, made at the first build).
+  std::vector<Barricade> barricades_;
+  std::vector<BarricadeChange> barricade_changes_;
+  GridMap path_map_;
+  bool path_map_split_ = false;
+  std::uint64_t barricades_built_ = 0;
+  std::uint64_t barricades_fallen_ = 0;
   std::vector<std::uint32_t> spawn_candidates_;  // scratch of spawn_scanned(): cell indices
   // Spawn reachability in hierarchical mode, per size class (labels kept per sector).
   std::array<RouteReachability, kMaxSizeClass> route_reachability_;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "swarmfield/sim/crowd/agent_kind.hpp"
+#include "swarmfield/sim/game/barricades.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/vec2.hpp"
 
@@ -32,6 +33,8 @@ struct CombatParams {
   float fire_damage = 20.0f;
   float fire_interval = 0.25f;  ///< seconds between two shots of one player (the trigger may be held), > 0
   std::uint32_t max_hits_per_shot = 3;  ///< 1..kMaxHitsPerShot
+  /// Building (World::build_barricade) and the barricades' health and path cost.
+  BarricadeParams barricade;
 };
 
 inline constexpr std::uint32_t kMaxHitsPerShot = 64;

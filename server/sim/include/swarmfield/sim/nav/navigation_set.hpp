@@ -118,9 +118,11 @@ class NavigationSet {
   [[nodiscard]] const GridMap& class_grid(int size_class) const noexcept { return slots_[slot(size_class)].grid; }
   [[nodiscard]] const ClearanceMap& clearance() const noexcept { return clearance_; }
   /// True when clearance() is current for `map` (built or followed to its size and revision, and
-  /// not invalidated since).
+  /// not invalidated since) and was built from that very map object: the World plans on a copy
+  /// of its map where barricades are passable, and the copy's revision may equal the physical
+  /// map's while their cells differ.
   [[nodiscard]] bool clearance_matches(const GridMap& map) const noexcept {
-    return clearance_valid_ && clearance_.matches(map);
+    return clearance_valid_ && clearance_.matches(map) && clearance_source_ == map.costs().data();
   }
   /// Goal positions (world units) by goal index of the class's front field: the current
   /// position of each goal whose class cell is still the one the front was built for, else the
@@ -175,6 +177,7 @@ class NavigationSet {
   std::array<HierarchicalFields, kMaxSizeClass> hier_;
   FieldMode mode_ = FieldMode::kAuto;
   bool hierarchical_ = false;
+  const std::uint8_t* clearance_source_ = nullptr;  // the cells clearance_ was built or followed from
   const GridMap* map_ = nullptr;  // the last update()'s map (sample() in hierarchical mode)
   ClearanceMap clearance_;
   bool clearance_valid_ = false;
