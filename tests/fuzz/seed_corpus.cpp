@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
   };
   append(sp::encode_input_datagram(sp::Input{1, 0.5f, -0.5f, 0, 0, 100, 100, sp::SnapshotAck{5, 0xFu}, 6}));
   append(sp::encode_input_datagram(sp::Input{2, 0, 0, 0, 0, 100, 100, sp::SnapshotAck{6, 0x1Fu}, 7, true, -4.0f, 3.0f}));
+  append(sp::encode_input_datagram(sp::Input{3, 0, 0, 0, 0, 100, 100, sp::SnapshotAck{7, 0x3Fu}, 8, false, 0, 0, 5, 40, 41}));
   append(sp::encode_ack_datagram(sp::SnapshotAck{40, 0x80000001u}));
   write(out / "datagrams", "input_and_ack", datagrams);
 

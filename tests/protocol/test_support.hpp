@@ -43,11 +43,13 @@ inline std::vector<TcpMessage> sample_messages() {
   out.emplace_back(MapChunk{2, std::vector<std::uint8_t>(1000, 0xAB), 3});
   out.emplace_back(Error{ErrorCode::kVersionMismatch, "protocol version 9 requested, server speaks 1"});
   out.emplace_back(Bye{"server shutting down"});
-  out.emplace_back(
-      Input{99, 0.6f, -0.8f, 10.0f, 20.0f, 110.0f, 95.5f, SnapshotAck{1200, 0xA5A5F00Fu}, 123456789012ull, true, -3.5f, 12.25f});
+  out.emplace_back(Input{99, 0.6f, -0.8f, 10.0f, 20.0f, 110.0f, 95.5f, SnapshotAck{1200, 0xA5A5F00Fu}, 123456789012ull,
+                         true, -3.5f, 12.25f, 7, 300, 41});
   std::vector<std::uint8_t> payload(3000);
   for (std::size_t i = 0; i < payload.size(); ++i) payload[i] = static_cast<std::uint8_t>(i * 7 + 1);
   out.emplace_back(SnapshotData{payload});
+  // A barricade built (whole), one damaged, one destroyed (back to a road of cost 2).
+  out.emplace_back(MapDelta{4242, {{12, 7, 255, 255}, {13, 7, 255, 90}, {14, 8, 2, 0}, {8191, 0, 254, 0}}});
   return out;
 }
 
@@ -85,10 +87,16 @@ inline bool satisfies_limits(const TcpMessage& message) {
       for (std::uint32_t bit = 0; bit < 32; ++bit) {
         if (((m.snapshot_ack.received >> bit) & 1u) != 0 && latest < bit + 2) return false;
       }
-      return true;
+      return m.build_x >= 0 && m.build_x < kMaxMapSide && m.build_y >= 0 && m.build_y < kMaxMapSide;
     }
     bool operator()(const SnapshotData& m) const {
       return !m.payload.empty() && m.payload.size() <= kMaxSnapshotPayloadBytes;
+    }
+    bool operator()(const MapDelta& m) const {
+      return !m.cells.empty() && m.cells.size() <= kMaxMapDeltaCells &&
+             std::all_of(m.cells.begin(), m.cells.end(), [](const MapCellChange& c) {
+               return c.x < kMaxMapSide && c.y < kMaxMapSide && c.cost >= 1 && (c.barricade == 0 || c.cost == 255);
+             });
     }
   };
   return std::visit(Check{}, message);

@@ -177,6 +177,13 @@ struct EnvelopeEncoder {
     const auto bytes = b.CreateVector(m.payload.data(), m.payload.size());
     return {wire::Message::SnapshotData, wire::CreateSnapshotData(b, bytes).Union()};
   }
+  std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const MapDelta& m) const {
+    std::vector<wire::MapCellChange> cells;
+    cells.reserve(m.cells.size());
+    for (const MapCellChange& c : m.cells) cells.emplace_back(c.x, c.y, c.cost, c.barricade);
+    const auto cells_v = b.CreateVectorOfStructs(cells);
+    return {wire::Message::MapDelta, wire::CreateMapDelta(b, m.revision, cells_v).Union()};
+  }
 };
 
 // ---- per-message decode ---------------------------------------------------------------------
@@ -302,6 +309,31 @@ bool read_bye(const wire::Bye& in, Bye& out, std::string* error) {
   return read_string(in.reason(), kMaxReasonBytes, false, "Bye.reason", out.reason, error);
 }
 
+bool read_map_delta(const wire::MapDelta& in, MapDelta& out, std::string* error) {
+  out.revision = in.revision();
+  const auto* cells = in.cells();  // required: the verifier refused a MapDelta without it
+  const std::size_t n = size_of(cells);
+  if (n == 0 || n > kMaxMapDeltaCells) {
+    return fail(error, "MapDelta holds " + std::to_string(n) + " cells, expected 1.." +
+                           std::to_string(kMaxMapDeltaCells));
+  }
+  out.cells.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const wire::MapCellChange* c = cells->Get(static_cast<flatbuffers::uoffset_t>(i));
+    MapCellChange& cell = out.cells[i];
+    cell = MapCellChange{c->x(), c->y(), c->cost(), c->barricade()};
+    const std::string where = "MapDelta cell (" + std::to_string(cell.x) + ", " + std::to_string(cell.y) + ")";
+    if (cell.x >= kMaxMapSide || cell.y >= kMaxMapSide) {
+      return fail(error, where + " outside 0.." + std::to_string(kMaxMapSide - 1));
+    }
+    if (cell.cost == 0) return fail(error, where + " has cost 0 (costs are 1..255)");
+    if (cell.barricade != 0 && cell.cost != 255) {
+      return fail(error, where + " holds a barricade but has cost " + std::to_string(cell.cost) + ", not 255");
+    }
+  }
+  return true;
+}
+
 template <typename Out, typename In, typename Reader>
 std::optional<TcpMessage> read_as(const In* in, Reader reader, std::string* error) {
   if (!in) {
@@ -322,7 +354,7 @@ namespace detail {
 flatbuffers::Offset<wire::Input> build_input(flatbuffers::FlatBufferBuilder& b, const Input& m) {
   return wire::CreateInput(b, m.sequence, m.move_x, m.move_y, m.view_x0, m.view_y0, m.view_x1, m.view_y1,
                            m.snapshot_ack.latest, m.client_time_us, m.snapshot_ack.received, m.fire, m.aim_x,
-                           m.aim_y);
+                           m.aim_y, m.build_id, m.build_x, m.build_y);
 }
 
 bool read_input(const wire::Input& in, Input& out, std::string* error) {
@@ -346,6 +378,15 @@ bool read_input(const wire::Input& in, Input& out, std::string* error) {
   // Checked with or without fire: a value the server never uses is still a hostile one.
   if (!finite_within(out.aim_x, kMaxWireCoordinate) || !finite_within(out.aim_y, kMaxWireCoordinate)) {
     return fail(error, "Input aim values must be finite and within +-1e6");
+  }
+  // Absent (an encoder before the fields) = 0: no build request, cell (0, 0). Like the aim, the
+  // cell is checked with or without a request; whether it lies inside the map is the server's.
+  out.build_id = in.build_id();
+  out.build_x = in.build_x();
+  out.build_y = in.build_y();
+  if (out.build_x < 0 || out.build_x >= kMaxMapSide || out.build_y < 0 || out.build_y >= kMaxMapSide) {
+    return fail(error, "Input build cell (" + std::to_string(out.build_x) + ", " + std::to_string(out.build_y) +
+                           ") outside 0.." + std::to_string(kMaxMapSide - 1));
   }
   return true;
 }
@@ -423,6 +464,8 @@ std::optional<TcpMessage> decode_tcp_message(std::span<const std::uint8_t> bytes
       }
       return TcpMessage{SnapshotData{{data->payload()->Data(), data->payload()->Data() + n}}};
     }
+    case wire::Message::MapDelta:
+      return read_as<MapDelta>(envelope->message_as_MapDelta(), read_map_delta, error);
     case wire::Message::NONE:
       fail(error, "envelope holds no message");
       return std::nullopt;

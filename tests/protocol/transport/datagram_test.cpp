@@ -62,6 +62,24 @@ TEST_CASE("input datagrams carry fire and aim; a hostile aim is refused") {
   }
 }
 
+TEST_CASE("input datagrams carry the build request; a cell outside the largest map is refused") {
+  sp::Input input{9, 0.0f, 0.0f, 0.0f, 0.0f, 32.0f, 32.0f, sp::SnapshotAck{4, 0x7u}, 55, false, 0.0f, 0.0f, 12, 31, 8190};
+  std::string error;
+  auto decoded = sp::decode_datagram(sp::encode_input_datagram(input), &error);
+  REQUIRE_MESSAGE(decoded, error);
+  REQUIRE(decoded->input);
+  CHECK(*decoded->input == input);
+  for (const auto& [x, y] : {std::pair{-1, 0}, std::pair{0, 8192}, std::pair{100000, 5}}) {
+    sp::Input bad = input;
+    bad.build_x = x;
+    bad.build_y = y;
+    CAPTURE(x);
+    CAPTURE(y);
+    CHECK_FALSE(sp::decode_datagram(sp::encode_input_datagram(bad), &error));
+    CHECK(error.rfind("Input build cell (", 0) == 0);
+  }
+}
+
 TEST_CASE("ack datagram bodies round-trip; ack bits naming sequences before 1 are refused") {
   std::string error;
   for (const sp::SnapshotAck ack : {sp::SnapshotAck{1, 0}, sp::SnapshotAck{33, 0xFFFFFFFFu}, sp::SnapshotAck{5, 0xFu},

@@ -1,8 +1,7 @@
 // TCP messages: round trips, range checks on hand-crafted hostile buffers, seeded mutations.
 #include <doctest/doctest.h>
 
-#include <tuple>
-
+#include <array>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -166,6 +165,108 @@ TEST_CASE("input fire and aim: round trip; an older encoder's Input decodes with
   REQUIRE(decoded);
   CHECK(std::get<sp::Input>(*decoded).fire);
   CHECK(std::get<sp::Input>(*decoded).aim_x == 1.0f);
+}
+
+TEST_CASE("input build requests: round trip; an older encoder's Input decodes with no request") {
+  sp::Input building{6, 0.0f, 0.0f, 0, 0, 10, 10, sp::SnapshotAck{}, 9, false, 0.0f, 0.0f, 3, 17, 4};
+  auto decoded = sp::decode_tcp_message(sp::encode_tcp_message(building));
+  REQUIRE(decoded);
+  CHECK(std::get<sp::Input>(*decoded) == building);
+  building.build_id = 0xFFFFFFFFu;  // the edges of the ranges are accepted
+  building.build_x = sp::kMaxMapSide - 1;
+  building.build_y = 0;
+  decoded = sp::decode_tcp_message(sp::encode_tcp_message(building));
+  REQUIRE(decoded);
+  CHECK(std::get<sp::Input>(*decoded) == building);
+
+  // An encoder from before the build fields (fire and aim, nothing after): its vtable ends
+  // before the new slots, and the Input decodes with no request.
+  const auto older = [](flatbuffers::FlatBufferBuilder& b) {
+    wire::InputBuilder in(b);
+    in.add_sequence(4);
+    in.add_view_x1(30);
+    in.add_view_y1(40);
+    in.add_fire(true);
+    in.add_aim_x(1.5f);
+    in.add_aim_y(-2.0f);
+    return std::pair{wire::Message::Input, in.Finish().Union()};
+  };
+  const auto bytes = craft(older);
+  const auto* table = reinterpret_cast<const flatbuffers::Table*>(wire::GetEnvelope(bytes.data())->message_as_Input());
+  REQUIRE(table != nullptr);
+  CHECK(flatbuffers::ReadScalar<flatbuffers::voffset_t>(table->GetVTable()) <= wire::Input::VT_BUILD_ID);
+  decoded = sp::decode_tcp_message(bytes);
+  REQUIRE(decoded);
+  const auto& input = std::get<sp::Input>(*decoded);
+  CHECK(input == sp::Input{4, 0, 0, 0, 0, 30, 40, sp::SnapshotAck{}, 0, true, 1.5f, -2.0f, 0, 0, 0});
+  CHECK(input.build_id == 0);
+}
+
+TEST_CASE("input build cell: outside 0..kMaxMapSide-1 is refused, with or without a request") {
+  const auto build = [](std::uint32_t id, std::int32_t x, std::int32_t y) -> BodyFn {
+    return [=](flatbuffers::FlatBufferBuilder& b) {
+      return std::pair{wire::Message::Input,
+                       wire::CreateInput(b, 1, 0, 0, 0, 0, 1, 1, 0, 0, 0, false, 0, 0, id, x, y).Union()};
+    };
+  };
+  CHECK(decode_error(craft(build(1, 0, 0))) == "<decoded>");
+  CHECK(decode_error(craft(build(2, 8191, 8191))) == "<decoded>");
+  CHECK(decode_error(craft(build(0, 0, 0))) == "<decoded>");
+  CHECK(decode_error(craft(build(1, -1, 0))) == "Input build cell (-1, 0) outside 0..8191");
+  CHECK(decode_error(craft(build(1, 0, -1))) == "Input build cell (0, -1) outside 0..8191");
+  CHECK(decode_error(craft(build(7, 8192, 3))) == "Input build cell (8192, 3) outside 0..8191");
+  CHECK(decode_error(craft(build(7, 3, 8192))) == "Input build cell (3, 8192) outside 0..8191");
+  CHECK(decode_error(craft(build(1, std::numeric_limits<std::int32_t>::min(), 0))) ==
+        "Input build cell (-2147483648, 0) outside 0..8191");
+  CHECK(decode_error(craft(build(1, 0, std::numeric_limits<std::int32_t>::max()))) ==
+        "Input build cell (0, 2147483647) outside 0..8191");
+  // A value the server never reads (no request) is still a hostile one, as with the aim.
+  CHECK(decode_error(craft(build(0, -5, 0))) == "Input build cell (-5, 0) outside 0..8191");
+}
+
+TEST_CASE("map delta: round trip; 1..kMaxMapDeltaCells cells of cost 1..255; a barricade blocks its cell") {
+  sp::MapDelta big{77, {}};
+  for (std::size_t i = 0; i < sp::kMaxMapDeltaCells; ++i) {
+    const bool barricade = i % 3 == 0;
+    big.cells.push_back({static_cast<std::uint16_t>(i % 8192), static_cast<std::uint16_t>(i / 7),
+                         static_cast<std::uint8_t>(barricade ? 255 : 1 + i % 255),
+                         static_cast<std::uint8_t>(barricade ? 1 + i % 255 : 0)});
+  }
+  const auto encoded = sp::encode_tcp_message(big);
+  std::string error;
+  auto decoded = sp::decode_tcp_message(encoded, &error, sp::MessageSet::kFromServer);
+  REQUIRE_MESSAGE(decoded, error);
+  CHECK(std::get<sp::MapDelta>(*decoded) == big);
+  // Server -> client only: a server refuses it by type.
+  CHECK_FALSE(sp::decode_tcp_message(encoded, &error, sp::MessageSet::kFromClient));
+  CHECK(error == "message type MapDelta is not accepted here");
+
+  using Cell = std::array<std::uint32_t, 4>;  // x, y, cost, barricade
+  const auto delta = [](std::vector<Cell> cells, std::uint32_t revision = 1) -> BodyFn {
+    return [=](flatbuffers::FlatBufferBuilder& b) {
+      std::vector<wire::MapCellChange> v;
+      for (const Cell& c : cells) {
+        v.emplace_back(static_cast<std::uint16_t>(c[0]), static_cast<std::uint16_t>(c[1]),
+                       static_cast<std::uint8_t>(c[2]), static_cast<std::uint8_t>(c[3]));
+      }
+      return std::pair{wire::Message::MapDelta, wire::CreateMapDelta(b, revision, b.CreateVectorOfStructs(v)).Union()};
+    };
+  };
+  CHECK(decode_error(craft(delta({{3, 4, 255, 255}, {3, 5, 1, 0}, {8191, 8191, 254, 0}}))) == "<decoded>");
+  CHECK(decode_error(craft(delta({{0, 0, 255, 0}}, 0))) == "<decoded>");  // a wall with no barricade
+  CHECK(decode_error(craft(delta({}))) == "MapDelta holds 0 cells, expected 1..4096");
+  CHECK(decode_error(craft(delta(std::vector<Cell>(sp::kMaxMapDeltaCells + 1, Cell{1, 1, 255, 255})))) ==
+        "MapDelta holds 4097 cells, expected 1..4096");
+  CHECK(decode_error(craft(delta({{3, 4, 255, 0}, {3, 5, 0, 0}}))) == "MapDelta cell (3, 5) has cost 0 (costs are 1..255)");
+  CHECK(decode_error(craft(delta({{6, 2, 5, 200}}))) == "MapDelta cell (6, 2) holds a barricade but has cost 5, not 255");
+  CHECK(decode_error(craft(delta({{8192, 0, 1, 0}}))) == "MapDelta cell (8192, 0) outside 0..8191");
+  CHECK(decode_error(craft(delta({{0, 65535, 1, 0}}))) == "MapDelta cell (0, 65535) outside 0..8191");
+  const auto missing = [](flatbuffers::FlatBufferBuilder& b) {
+    wire::MapDeltaBuilder d(b);  // no cells: the required field is absent
+    d.add_revision(3);
+    return std::pair{wire::Message::MapDelta, d.Finish().Union()};
+  };
+  CHECK(decode_error(craft(missing)) == "not a valid swarmfield TCP message (FlatBuffers verification failed)");
 }
 
 TEST_CASE("input aim: non-finite or beyond +-1e6 is refused, with or without fire") {

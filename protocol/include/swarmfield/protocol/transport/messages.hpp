@@ -113,6 +113,15 @@ struct Input {
   /// same bounds as move / view. Meaningless without `fire`.
   float aim_x = 0.0f;
   float aim_y = 0.0f;
+  /// Build request: a barricade at cell (build_x, build_y). 0 = none. A client numbers its
+  /// requests 1, 2, 3, ... and repeats its newest one in every Input until it makes another,
+  /// so a lost datagram does not lose it; the server applies each id at most once. Absent on
+  /// the wire (an older encoder) = 0.
+  std::uint32_t build_id = 0;
+  /// The cell to build on, map cells (0-based column / row), each in [0, kMaxMapSide) (the
+  /// decoder refuses the Input otherwise, with or without a request, like the aim). Meaningless
+  /// with build_id 0 (then 0, 0).
+  std::int32_t build_x = 0, build_y = 0;
 
   friend bool operator==(const Input&, const Input&) = default;
 };
@@ -141,16 +150,47 @@ struct SnapshotData {
   friend bool operator==(const SnapshotData&, const SnapshotData&) = default;
 };
 
-using TcpMessage = std::variant<Hello, Welcome, MapChunk, Error, Bye, Input, SnapshotData>;
+/// One cell of a MapDelta: its cost now and its barricade.
+struct MapCellChange {
+  std::uint16_t x = 0;  ///< map cells, 0-based column
+  std::uint16_t y = 0;  ///< map cells, 0-based row
+  /// The cell's cost now, the GridMap convention: 1..254 passable, 255 blocked. Never 0, and
+  /// 255 wherever `barricade` > 0 (the decoder refuses either).
+  std::uint8_t cost = 1;
+  /// 0 = the cell holds no barricade; else the barricade's health as a fraction of full,
+  /// 1..255 (255 = whole).
+  std::uint8_t barricade = 0;
+
+  friend bool operator==(const MapCellChange&, const MapCellChange&) = default;
+};
+
+/// Most cells one MapDelta may list; the decoder refuses more. An encoder's caller with more
+/// changes splits them over several messages, each with its own, increasing revision (a client
+/// ignores a delta whose revision is not newer than the last it applied).
+inline constexpr std::size_t kMaxMapDeltaCells = 4096;
+
+/// Server -> client over TCP: some cells of the map changed (barricades built, damaged or
+/// destroyed).
+struct MapDelta {
+  /// Counts the server's map changes, increasing: a client may ignore a delta whose revision is
+  /// not newer than the last it applied.
+  std::uint32_t revision = 0;
+  std::vector<MapCellChange> cells;  ///< 1..kMaxMapDeltaCells
+
+  friend bool operator==(const MapDelta&, const MapDelta&) = default;
+};
+
+using TcpMessage = std::variant<Hello, Welcome, MapChunk, Error, Bye, Input, SnapshotData, MapDelta>;
 
 /// Sets of envelope message types, for decode_tcp_message's `allowed` (bit i = the i-th member
-/// of the schema's Message union: Hello, Welcome, MapChunk, Error, Bye, Input, SnapshotData).
+/// of the schema's Message union: Hello, Welcome, MapChunk, Error, Bye, Input, SnapshotData,
+/// MapDelta).
 enum class MessageSet : std::uint32_t {
   kAny = 0xFFFFFFFFu,
   /// What a client may send a server: Hello, Input, Bye.
   kFromClient = (1u << 0) | (1u << 5) | (1u << 4),
-  /// What a server may send a client: Welcome, MapChunk, Error, Bye, SnapshotData.
-  kFromServer = (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 6),
+  /// What a server may send a client: Welcome, MapChunk, Error, Bye, SnapshotData, MapDelta.
+  kFromServer = (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 6) | (1u << 7),
 };
 
 /// Encodes one TCP message as a FlatBuffers envelope (no length prefix; see framing.hpp).
@@ -173,8 +213,12 @@ enum class MessageSet : std::uint32_t {
 ///    (0, 1024] and a colour <= 0xFFFFFF;
 ///  - MapChunk: 1..kMapChunkBytes bytes, index < count when count != 0;
 ///  - Input: snapshot_ack_bits only with a snapshot_ack (bits of sequences before 1 are refused);
+///    build_x and build_y in [0, kMaxMapSide) (with or without a build_id);
 ///  - SnapshotData: 1..kMaxSnapshotPayloadBytes bytes (their contents are SnapshotReceiver's to
-///    check).
+///    check);
+///  - MapDelta: 1..kMaxMapDeltaCells cells, each with x and y < kMaxMapSide, a cost of 1..255,
+///    and cost 255 when it holds a barricade (whether a cell lies inside the receiver's map is
+///    the receiver's to check).
 [[nodiscard]] std::optional<TcpMessage> decode_tcp_message(std::span<const std::uint8_t> bytes,
                                                            std::string* error = nullptr,
                                                            MessageSet allowed = MessageSet::kAny);
