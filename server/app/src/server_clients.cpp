@@ -15,7 +15,7 @@ using cli::printable_ascii;
 using server_detail::seconds;
 
 const char* message_name(const protocol::TcpMessage& m) {
-  static constexpr const char* kNames[] = {"Hello", "Welcome", "MapChunk", "Error", "Bye", "Input", "SnapshotData"};
+  static constexpr const char* kNames[] = {"Hello", "Welcome", "MapChunk", "Error", "Bye", "Input", "SnapshotData", "MapDelta"};
   return m.index() < std::size(kNames) ? kNames[m.index()] : "?";
 }
 
@@ -90,6 +90,7 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
   for (const Frame& chunk : map_transfer_.chunks) {
     if (tcp_.send(session, chunk) != TcpSession::SendResult::kQueued) return;
   }
+  if (!send_barricades(session)) return;
   if (player_id != 0) operations_player_joined();
   const sim::Player* player = world_.find_player(player_id);
   spdlog::info("client {} '{}' joined as {} from {} (player {} at {:.1f},{:.1f}); {} clients", client->id,
@@ -114,6 +115,16 @@ void Server::apply_input(ClientState& client, const protocol::Input& input) {
     ++actions_refused_;  // a viewer has no gun
   } else if (client.player_id != 0) {
     client.pending_fire = {input.fire, input.fire ? input.aim_x : 0.0f, input.fire ? input.aim_y : 0.0f};
+  }
+  if (input.build_id > client.last_build_id) {
+    // A client repeats its newest request in every input until it makes another: only a new id
+    // is a new request (old inputs were dropped above by sequence).
+    client.last_build_id = input.build_id;
+    if (client.player_id == 0 || client.pending_builds.size() >= ClientState::kMaxPendingBuilds) {
+      ++actions_refused_;  // a viewer builds nothing; a flood of requests within one tick is cut
+    } else {
+      client.pending_builds.push_back({input.build_x, input.build_y});
+    }
   }
   client.view = ViewRect::from_corners(input.view_x0, input.view_y0, input.view_x1, input.view_y1);
   client.echo_client_time_us = input.client_time_us;

@@ -42,6 +42,7 @@ std::string ServerSummary::line() const {
   ss << " spawns_held_back=" << spawns_held_back;
   ss << " kills=" << kills << " player_deaths=" << player_deaths << " shots=" << shots
      << " actions_refused=" << actions_refused;
+  ss << " barricades_built=" << barricades_built << " barricades_fallen=" << barricades_fallen;
   return ss.str();
 }
 ServerSummary Server::summary() const {
@@ -103,6 +104,8 @@ ServerSummary Server::summary() const {
   s.player_deaths = world_.player_death_count();
   s.shots = world_.shots();
   s.actions_refused = actions_refused_;
+  s.barricades_built = world_.barricades_built();
+  s.barricades_fallen = world_.barricades_fallen();
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) s.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
   return s;

@@ -94,11 +94,22 @@ void Server::run_tick(bool last_of_batch) {
       }
       c.applied_fire = c.pending_fire;
     }
+    for (const sim::CellCoord cell : c.pending_builds) {
+      const sim::BuildResult built = world_.build_barricade(c.player_id, cell);
+      if (built == sim::BuildResult::kBuilt) {
+        record_input({ReplayEvent::Kind::kBuild, c.player_id, {static_cast<float>(cell.x), static_cast<float>(cell.y)}});
+      } else {
+        ++actions_refused_;
+        spdlog::debug("player {} may not build at cell {},{}: {}", c.player_id, cell.x, cell.y, sim::build_result_name(built));
+      }
+    }
+    c.pending_builds.clear();
   }
   const bool rebuilt = world_.begin_tick(dt_s_);
   const auto t_fields = Clock::now();
   world_.finish_tick(dt_s_);
   after_world_step();
+  send_map_deltas();
   if (world_.spawns_held_back() > 0 && !density_limit_logged_) {
     // Once: every later wave stops there too (the count is the summary's spawns_held_back).
     density_limit_logged_ = true;

@@ -29,6 +29,10 @@ sim::WorldParams world_params(const ServerConfig& c) {
   p.combat.fire_damage = static_cast<float>(c.fire_damage);
   p.combat.fire_interval = static_cast<float>(c.fire_interval_s);
   p.combat.max_hits_per_shot = static_cast<std::uint32_t>(c.max_hits_per_shot);
+  p.combat.barricade.health = static_cast<float>(c.barricade_health);
+  p.combat.barricade.build_range = static_cast<float>(c.build_range);
+  p.combat.barricade.per_player = static_cast<std::uint32_t>(c.barricades_per_player);
+  p.combat.barricade.attackers = static_cast<float>(c.barricade_attackers);
   // resolve_field_budget() ran before the Server was made; auto (-1) left here means "off".
   p.field_rebuild_budget = c.field_budget > 0 ? static_cast<std::size_t>(c.field_budget) : 0;
   p.field_mode = sim::parse_field_mode(c.field_mode).value_or(sim::FieldMode::kAuto);
@@ -70,6 +74,10 @@ void copy_simulation_settings(ServerConfig& to, const ServerConfig& from) {
   to.fire_damage = from.fire_damage;
   to.fire_interval_s = from.fire_interval_s;
   to.max_hits_per_shot = from.max_hits_per_shot;
+  to.barricade_health = from.barricade_health;
+  to.build_range = from.build_range;
+  to.barricades_per_player = from.barricades_per_player;
+  to.barricade_attackers = from.barricade_attackers;
   to.kinds = from.kinds;
 }
 

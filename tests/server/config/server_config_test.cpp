@@ -884,6 +884,10 @@ TEST_CASE("server_config: combat is on by default; --no-combat, the combat keys,
     CHECK(r.config.fire_damage == 20.0);
     CHECK(r.config.fire_interval_s == 0.25);
     CHECK(r.config.max_hits_per_shot == 3);
+    CHECK(r.config.barricade_health == 300.0);
+    CHECK(r.config.build_range == 4.0);
+    CHECK(r.config.barricades_per_player == 8);
+    CHECK(r.config.barricade_attackers == 4.0);
     const swarmfield::sim::WorldParams p = swarmfield::server::world_params(r.config);
     CHECK(p.combat.enabled);
     CHECK(p.combat.fire_cone == doctest::Approx(15.0 * 3.14159265358979 / 180.0));
@@ -899,6 +903,17 @@ TEST_CASE("server_config: combat is on by default; --no-combat, the combat keys,
     CHECK(r.config.respawn_time_s == 0.0);
     CHECK(r.config.max_hits_per_shot == 64);
     CHECK(swarmfield::sim::check_combat_params(swarmfield::server::world_params(r.config).combat).empty());
+  }
+  {
+    const auto r = parse({"--barricade-health", "1e6", "--build-range", "256", "--barricades-per-player", "0",
+                          "--barricade-attackers", "1"});
+    REQUIRE(is_run(r));
+    const swarmfield::sim::WorldParams p = swarmfield::server::world_params(r.config);
+    CHECK(p.combat.barricade.health == 1.0e6f);
+    CHECK(p.combat.barricade.build_range == 256.0f);
+    CHECK(p.combat.barricade.per_player == 0);
+    CHECK(p.combat.barricade.attackers == 1.0f);
+    CHECK(swarmfield::sim::check_combat_params(p.combat).empty());
   }
   {
     TempToml file("combat = false\nplayer-health = 50\nfire_interval = 1\n[[kinds]]\nname = \"z\"\nhealth = 7\ndamage = 2.5\nattack-range = 0.5\n");
@@ -935,6 +950,11 @@ TEST_CASE("server_config: combat is on by default; --no-combat, the combat keys,
            {{"--fire-range", "nan"}, "--fire-range"},
            {{"--fire-interval", "1e-300"}, "--fire-interval"},  // > 0, but 0 as the float the sim holds
            {{"--player-health", "1e-300"}, "--player-health"},
+           {{"--barricade-health", "0"}, "--barricade-health must be in (0, 1e+06] hit points"},
+           {{"--build-range", "0"}, "--build-range must be in (0, 256] world units"},
+           {{"--barricades-per-player", "1025"}, "--barricades-per-player"},
+           {{"--barricades-per-player", "-1"}, "--barricades-per-player"},
+           {{"--barricade-attackers", "0.5"}, "--barricade-attackers must be in 1..1024 agents"},
        }) {
     const auto r = parse(c.args);
     CHECK_MESSAGE(is_error(r), r.output);

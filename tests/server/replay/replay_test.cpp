@@ -4,6 +4,7 @@
 // exit codes, and swarmfield-server --replay serving the recording to a viewer.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -323,6 +324,104 @@ TEST_CASE("combat through the real server: a firing bot kills agents, the summar
     INFO("threads " << threads << ": " << check.message);
     CHECK(check.ok);
     CHECK(check.hashes_checked >= 20);
+  }
+}
+
+TEST_CASE("barricades through the real server: built on request, refused when they must be, sent to viewers, replayed") {
+  const test::TempDir dir("swarmfield-barricade-test");
+  const std::string file = dir.path + "/build.rpl";
+  std::string summary;
+  std::vector<protocol::MapDelta> seen, late_seen;
+  {
+    test::ServerProcess server(test::small_city({"--agents", "100", "--record", file, "--record-hash-every", "5",
+                                                 "--barricades-per-player", "3", "--build-range", "4"}));
+    const auto ports = test::wait_listening(server);
+    REQUIRE_MESSAGE(ports.has_value(), server.err());
+    test::RawClient viewer;
+    REQUIRE(test::join(viewer, ports->tcp, protocol::Role::kViewer).has_value());
+    test::Inputs viewer_inputs;
+    protocol::Input viewer_build = viewer_inputs.make(0, 0, 64.0f, test::now_us());
+    viewer_build.build_id = 1;  // a viewer builds nothing: refused, counted once however often repeated
+    viewer_build.build_x = viewer_build.build_y = 30;
+    REQUIRE(viewer.send(viewer_build));
+    viewer_build.sequence = ++viewer_inputs.sequence;
+    REQUIRE(viewer.send(viewer_build));
+    test::RawClient player;
+    const auto welcome = test::join(player, ports->tcp, protocol::Role::kPlayer);
+    REQUIRE(welcome.has_value());
+    const auto first = player.read_snapshot(2s);
+    REQUIRE(first.has_value());
+    float px = -1.0f, py = -1.0f;
+    for (const auto& pl : first->players) {
+      if (pl.id == welcome->player_id) px = pl.x, py = pl.y;
+    }
+    REQUIRE(px >= 0.0f);
+    // Eight requests round the player, two cells off, then one far out of reach and one off the
+    // map: some land on walls or over the budget of 3 (refused), at most 3 stand. Each request is
+    // repeated in three inputs (as a client does until its next): built once.
+    test::Inputs inputs;
+    const int cx = static_cast<int>(px), cy = static_cast<int>(py);
+    const int offsets[][2] = {{2, 0}, {-2, 0}, {0, 2}, {0, -2}, {2, 2}, {-2, -2}, {2, -2}, {-2, 2}, {30, 30}};
+    std::uint32_t id = 0;
+    for (const auto& o : offsets) {
+      ++id;
+      for (int repeat = 0; repeat < 3; ++repeat) {
+        protocol::Input in = inputs.make(0, 0, 64.0f, test::now_us());
+        in.build_id = id;
+        in.build_x = std::clamp(cx + o[0], 0, 63);
+        in.build_y = std::clamp(cy + o[1], 0, 63);
+        REQUIRE(player.send(in));
+      }
+      REQUIRE(player.read_snapshot(2s).has_value());
+    }
+    // The viewer learns each barricade from MapDelta messages (cost 255, whole).
+    const auto deadline = std::chrono::steady_clock::now() + 3s;
+    std::size_t standing = 0;
+    while (standing < 3 && std::chrono::steady_clock::now() < deadline) {
+      const auto delta = viewer.read_until<protocol::MapDelta>(500ms);
+      if (!delta) continue;
+      seen.push_back(*delta);
+      for (const auto& c : delta->cells) standing += c.barricade > 0 ? 1 : 0;
+    }
+    // A viewer that joins now gets the standing barricades after the map.
+    test::RawClient late;
+    REQUIRE(test::join(late, ports->tcp, protocol::Role::kViewer).has_value());
+    if (const auto delta = late.read_until<protocol::MapDelta>(2s)) late_seen.push_back(*delta);
+    summary = test::stop_and_summarize(server);
+  }
+  INFO(summary);
+  const long long built = value_of(summary, "barricades_built");
+  CHECK(built == 3);  // the budget
+  CHECK(value_of(summary, "actions_refused") >= 1 + 9 - built);  // the viewer's, and the rest
+  std::size_t cells = 0;
+  std::uint32_t last_revision = 0;
+  for (const auto& d : seen) {
+    CHECK(d.revision > last_revision);
+    last_revision = d.revision;
+    for (const auto& c : d.cells) {
+      CHECK(c.cost == 255);
+      CHECK(c.barricade == 255);
+      ++cells;
+    }
+  }
+  CHECK(cells == static_cast<std::size_t>(built));
+  REQUIRE(late_seen.size() == 1);
+  CHECK(late_seen[0].cells.size() == static_cast<std::size_t>(built));
+  CHECK(late_seen[0].revision > last_revision);
+  std::string error;
+  const auto replay = server::read_replay(file, error);
+  REQUIRE_MESSAGE(replay.has_value(), error);
+  std::size_t build_events = 0;
+  for (const auto& r : replay->records) {
+    if (const auto* in = std::get_if<server::ReplayInputs>(&r)) {
+      for (const auto& e : in->events) build_events += e.kind == ReplayEvent::Kind::kBuild;
+    }
+  }
+  CHECK(build_events == static_cast<std::size_t>(built));
+  for (std::uint32_t threads : {1u, 2u}) {
+    const auto check = server::check_replay(*replay, threads);
+    INFO("threads " << threads << ": " << check.message);
+    CHECK(check.ok);
   }
 }
 

@@ -100,6 +100,11 @@ std::string validate_config(const ServerConfig& c) {
     if (!(e = real_range("--fire-damage", c.fire_damage, 0.0, 1e6, false, "hit points")).empty()) return e;
     if (!(e = real_range("--fire-interval", c.fire_interval_s, 0.0, 1e6, true, "seconds")).empty()) return e;
     if (!(e = range("--max-hits-per-shot", c.max_hits_per_shot, 1, std::int64_t{sim::kMaxHitsPerShot})).empty()) return e;
+    if (!(e = real_range("--barricade-health", c.barricade_health, 0.0, 1e6, true, "hit points")).empty()) return e;
+    if (!(e = real_range("--build-range", c.build_range, 0.0, sim::kMaxFireRange, true, "world units")).empty()) return e;
+    if (!(e = range("--barricades-per-player", c.barricades_per_player, 0, std::int64_t{sim::kMaxBarricadesPerPlayer})).empty())
+      return e;
+    if (!(e = real_range("--barricade-attackers", c.barricade_attackers, 1.0, 1024.0, false, "agents")).empty()) return e;
   }
   if (!(e = range("--slow-tick-ms", c.slow_tick_ms, 0, 1000)).empty()) return e + " (0 = off)";
   if (!(e = seconds_range("--status-interval", c.status_interval_s, kMinStatusInterval, kMaxStatusInterval)).empty())

@@ -198,8 +198,13 @@ std::string parse_inputs(Reader& r, ReplayInputs& in) {
     r.u32(e.player_id);
     r.f32(e.value.x);
     r.f32(e.value.y);
-    if (kind < 1 || kind > 5) return "unknown input kind " + std::to_string(kind);
+    if (kind < 1 || kind > 6) return "unknown input kind " + std::to_string(kind);
     e.kind = static_cast<ReplayEvent::Kind>(kind);
+    if (e.kind == ReplayEvent::Kind::kBuild) {
+      // A cell: whole numbers the playback may cast (a NaN or 1e30 cast to an int is undefined).
+      const auto cell_ok = [](float v) { return v >= 0.0f && v < 16777216.0f && v == std::floor(v); };
+      if (!cell_ok(e.value.x) || !cell_ok(e.value.y)) return "a build input's cell is not a cell";
+    }
   }
   if (!r.done()) return "inputs record is cut short";
   return {};

@@ -45,6 +45,15 @@ std::string ReplayPlayback::apply_inputs(sim::World& world) {
             return "tick " + std::to_string(world.tick()) + ": the World refused player " + std::to_string(e.player_id) +
                    "'s recorded trigger change";
           break;
+        case ReplayEvent::Kind::kBuild: {
+          const sim::CellCoord cell{static_cast<std::int32_t>(e.value.x), static_cast<std::int32_t>(e.value.y)};
+          const sim::BuildResult built = world.build_barricade(e.player_id, cell);
+          if (built != sim::BuildResult::kBuilt)
+            return "tick " + std::to_string(world.tick()) + ": the World refused player " + std::to_string(e.player_id) +
+                   "'s recorded barricade at cell " + std::to_string(cell.x) + "," + std::to_string(cell.y) + " (" +
+                   std::string(sim::build_result_name(built)) + ")";
+          break;
+        }
       }
     }
     ++next_;

@@ -12,6 +12,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -102,11 +103,15 @@ struct ServerSummary {
   /// Agents the spawner did not place because the map was at its density limit (appended).
   std::uint64_t spawns_held_back = 0;
   /// The game (appended): agents killed, player deaths, shots fired (World), player actions
-  /// refused (fire from a viewer or with an aim of no direction).
+  /// refused (fire or build from a viewer, fire with an aim of no direction, a barricade the
+  /// World would not build: out of reach, on a wall or someone, over the budget).
   std::uint64_t kills = 0;
   std::uint64_t player_deaths = 0;
   std::uint64_t shots = 0;
   std::uint64_t actions_refused = 0;
+  /// Barricades players built and the horde broke (appended).
+  std::uint64_t barricades_built = 0;
+  std::uint64_t barricades_fallen = 0;
   /// "ticks=.. rebuilds=.. overruns=.. clients=.. bytes_sent=.. bad_frames=.. bad_datagrams=.. ..."
   [[nodiscard]] std::string line() const;
 };
@@ -166,6 +171,14 @@ class Server final : public TcpListener {
   /// tick's, and a stale tick when the front fields are out of date.
   void count_goal_change();
   void send_snapshots();
+  // ---- map deltas (server_map_deltas.cpp) ------------------------------------------------------
+  /// End of a tick: the World's barricade changes to every client (MapDelta frames), then cleared.
+  void send_map_deltas();
+  /// After the map chunks: every standing barricade, so a client that joins late sees them.
+  /// False when the session went away (closed or evicted).
+  bool send_barricades(TcpSession& session);
+  /// `cells` as MapDelta frames of at most kMaxMapDeltaCells cells, each with the next revision.
+  std::vector<Frame> map_delta_frames(std::span<const protocol::MapCellChange> cells);
   void log_status(Clock::time_point now);
   void poll_flush();
   void finish();
@@ -267,7 +280,10 @@ class Server final : public TcpListener {
   std::uint64_t udp_unbound_ = 0;
   std::uint64_t idle_timeouts_ = 0;
   std::uint64_t tcp_inputs_ = 0;
-  std::uint64_t actions_refused_ = 0;  // fire from a viewer, or with an aim of no direction
+  std::uint64_t actions_refused_ = 0;  // fire or build from a viewer, an aim of no direction, a build refused
+  std::uint32_t map_revision_ = 0;     // MapDelta revisions sent (increasing)
+  std::uint64_t map_deltas_sent_ = 0;  // MapDelta frames (each sent to every client)
+  std::vector<protocol::MapCellChange> map_cells_scratch_;
 
   OperationsState ops_;
   std::unique_ptr<OperationsHttp> http_;

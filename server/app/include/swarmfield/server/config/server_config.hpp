@@ -60,6 +60,11 @@ struct ServerConfig {
   double fire_damage = 20.0;       ///< hit points per agent hit, 0..1e6
   double fire_interval_s = 0.25;   ///< seconds between shots, (0, 1e6]
   std::int64_t max_hits_per_shot = 3;  ///< agents one shot hits at most, 1..64
+  /// Barricades (sim::BarricadeParams; players build them with Input's build request).
+  double barricade_health = 300.0;          ///< a new barricade's hit points, (0, 1e6]
+  double build_range = 4.0;                 ///< world units from the player's centre to the cell's, (0, 256]
+  std::int64_t barricades_per_player = 8;   ///< standing at once, 0..1024 (0 = no building)
+  double barricade_attackers = 4.0;         ///< agents the path cost assumes attack at once, 1..1024
   /// Testing aid: every tick also sleeps this many milliseconds (0..1000), so an overloaded
   /// server (ticks longer than 1 / tick_hz) can be reproduced cheaply, without burning CPU on a
   /// huge swarm. 0 = off. Counted in the tick and step times.

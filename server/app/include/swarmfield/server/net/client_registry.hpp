@@ -15,6 +15,7 @@
 #include <unordered_map>
 
 #include "swarmfield/protocol/transport/messages.hpp"
+#include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/protocol/transport/packet.hpp"
 #include "swarmfield/server/net/ack_tracker.hpp"
 #include "swarmfield/server/view_rect.hpp"
@@ -66,6 +67,12 @@ struct ClientState {
   };
   Trigger pending_fire;
   Trigger applied_fire;
+  /// Build requests (Input build_id): the newest id taken (each id is handed to the World once,
+  /// however many inputs repeat it) and the cells of the requests the next tick hands on (at
+  /// most kMaxPendingBuilds: more in one tick are refused).
+  static constexpr std::size_t kMaxPendingBuilds = 4;
+  std::uint32_t last_build_id = 0;
+  std::vector<sim::CellCoord> pending_builds;
   ViewRect view;                         ///< world units; empty = no agents
   std::uint64_t echo_client_time_us = 0;
   /// Last valid TCP message or authenticated UDP packet from the client (idle timeout).

@@ -40,11 +40,12 @@ struct ReplayHeader {
 
 /// One input applied to the World before a tick.
 struct ReplayEvent {
-  enum class Kind : std::uint8_t { kAddPlayer = 1, kRemovePlayer = 2, kIntent = 3, kFire = 4, kCeaseFire = 5 };
+  enum class Kind : std::uint8_t { kAddPlayer = 1, kRemovePlayer = 2, kIntent = 3, kFire = 4, kCeaseFire = 5, kBuild = 6 };
   Kind kind = Kind::kIntent;
   std::uint32_t player_id = 0;
   /// add: the position asked for; intent: the intent; fire: the aim (World::set_player_fire
-  /// with fire set); remove, cease fire: unused (0)
+  /// with fire set); build: the cell (x, y as floats, exact: cells < 2^24; World::build_barricade,
+  /// recorded only when it built); remove, cease fire: unused (0)
   sim::Vec2 value;
 };
 
