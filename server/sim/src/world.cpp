@@ -101,6 +101,7 @@ World::World(GridMap map, const WorldParams& params)
       swarm_(swarm_params(params_), params_.max_agents),
       rng_(params_.seed) {
   if (!params_.kinds.empty()) (void)swarm_.set_kinds(params_.kinds);
+  if (!check_waves(params_.waves, swarm_.kind_table().size()).empty()) params_.waves.clear();
   swarm_.set_environment(map_, {});
   contacts_.reserve(64);
   // Before any update_fields(), so the first build also reserves the back field pair.
@@ -240,24 +241,25 @@ std::size_t World::spawn_agents(std::size_t n) {
   // small maps keep the exact scan (in hierarchical mode too: reachability is labelled once
   // per sector, RouteReachability).
   const bool sampled = map_.cell_count() >= kSampledSpawnFromCells;
-  if (params_.spawner.stop_at_density_limit) {
-    const std::size_t walkable = map_.walkable_count();  // O(1): the map keeps the count
-    if (walkable == 0) return 0;
-    // The walkable cells are the map's now (run-time blockers included).
-    const std::uint64_t limit = density_limit(walkable, map_.cell_size(),
-                                              smallest_spawned_radius(swarm_.kind_table()));
-    const std::uint64_t room = limit > swarm_.size() ? limit - swarm_.size() : 0;
-    if (n > room) {
-      spawns_held_back_ += n - room;
-      n = static_cast<std::size_t>(room);
-      if (n == 0) return 0;
-    }
-  }
+  n = within_density_limit(n);
+  if (n == 0) return 0;
   bool scan_rest = true;
   std::size_t spawned = sampled ? spawn_sampled(n, scan_rest) : 0;
   if (spawned < n && scan_rest) spawned += spawn_scanned(n - spawned);
   for (std::vector<std::uint32_t>& list : fit_cells_) std::vector<std::uint32_t>().swap(list);  // rare, can be big
   return spawned;
+}
+
+std::size_t World::within_density_limit(std::size_t n) {
+  if (!params_.spawner.stop_at_density_limit) return n;
+  const std::size_t walkable = map_.walkable_count();  // O(1): the map keeps the count
+  if (walkable == 0) return 0;
+  // The walkable cells are the map's now (run-time blockers included).
+  const std::uint64_t limit = density_limit(walkable, map_.cell_size(), smallest_spawned_radius(swarm_.kind_table()));
+  const std::uint64_t room = limit > swarm_.size() ? limit - swarm_.size() : 0;
+  if (n <= room) return n;
+  spawns_held_back_ += n - room;
+  return static_cast<std::size_t>(room);
 }
 
 bool World::far_from_players(CellCoord c) const {
@@ -374,7 +376,9 @@ std::size_t World::spawn_scanned(std::size_t n) {
   const auto width = static_cast<std::uint32_t>(map_.width());
   std::size_t spawned = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint8_t kind = draw_kind ? pick_agent_kind(kinds, rng_()) : first_spawnable_kind(kinds);
+    const std::uint8_t kind = forced_kind_ >= 0   ? static_cast<std::uint8_t>(forced_kind_)
+                              : draw_kind ? pick_agent_kind(kinds, rng_())
+                                          : first_spawnable_kind(kinds);
     std::uint32_t cell = spawn_candidates_[bits_to_index(rng_(), count)];
     const int size_class = size_class_of_radius(kinds[kind].radius, map_.cell_size());
     if (size_class > 1) {
@@ -412,7 +416,9 @@ std::size_t World::spawn_sampled(std::size_t n, bool& scan_rest) {
   std::size_t spawned = 0;
   scan_rest = false;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint8_t kind = draw_kind ? pick_agent_kind(kinds, rng_()) : first_spawnable_kind(kinds);
+    const std::uint8_t kind = forced_kind_ >= 0   ? static_cast<std::uint8_t>(forced_kind_)
+                              : draw_kind ? pick_agent_kind(kinds, rng_())
+                                          : first_spawnable_kind(kinds);
     const int size_class = size_class_of_radius(kinds[kind].radius, map_.cell_size());
     std::uint32_t cell = 0;
     if (!draw_spawn_cell(size_class, cell)) {
@@ -543,6 +549,7 @@ void World::finish_tick(float dt) {
   if (sp.wave_size > 0 && sp.wave_interval_ticks > 0 && tick_ > 0 && tick_ % sp.wave_interval_ticks == 0) {
     spawn_agents(sp.wave_size);
   }
+  run_waves(dt);
   // Congestion (crowd density in the path cost), then the swarm.
   const CongestionFields* congestion = nullptr;
   if (params_.congestion) {

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <random>
 #include <span>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "swarmfield/sim/crowd/swarm.hpp"
 #include "swarmfield/sim/crowd/wall_collision.hpp"
 #include "swarmfield/sim/game/combat.hpp"
+#include "swarmfield/sim/game/waves.hpp"
 #include "swarmfield/sim/vec2.hpp"
 #include "swarmfield/sim/worker_pool.hpp"
 
@@ -65,6 +67,9 @@ struct WorldParams {
   /// worker_threads - 1 threads, started by the constructor; 0 or 1 = none, capped at
   /// WorkerPool::kMaxThreads). The state (and state_hash) is bit-identical for any value.
   std::uint32_t worker_threads = 1;
+  /// Waves as data (WaveDirector, run in finish_tick after the spawner above). A table that
+  /// check_waves() refuses with the world's kinds is dropped whole.
+  std::vector<WaveSpec> waves;
   /// Health, damage, shots, deaths and respawns (off by default: see CombatParams). Made usable
   /// by the constructor (a field check_combat_params() refuses is replaced by its default).
   CombatParams combat;
@@ -141,6 +146,18 @@ class World {
   /// ranges by hand (no std::uniform_*_distribution, whose algorithm is implementation-defined),
   /// so a seed replays on every standard library.
   std::size_t spawn_agents(std::size_t n);
+  /// Spawns up to `n` agents of kind `kind` (an index into the kinds; a kind out of range spawns
+  /// nothing), like spawn_agents() but without drawing the kind, and when `zone` is given only
+  /// in that rectangle of cells (clamped to the map): per agent up to kSpawnDraws uniform cells
+  /// of the zone where the kind's block fits, the first of rank 0 (reachable, far from the
+  /// players) or else the best rank drawn; when no draw fits, a scan of the zone (zones up to
+  /// kZoneScanCells cells; bigger ones hold the agent back). The density limit holds as in
+  /// spawn_agents(). Returns how many were spawned; the rest count in spawns_held_back() when
+  /// the zone has no room. The wave director's orders come here.
+  std::size_t spawn_agents_of(std::uint8_t kind, std::size_t n, const std::optional<SpawnZone>& zone);
+  static constexpr std::size_t kZoneScanCells = std::size_t{1} << 20;
+  /// The wave director (WorldParams::waves): comings started so far, and whether the table is done.
+  [[nodiscard]] const WaveDirector& waves() const noexcept { return waves_; }
   /// Changes one cell's cost (run-time blocker); agents inside it are pushed out on the next
   /// step and the fields rebuild on the next step. A barricade on the cell is taken away first
   /// (reported in barricade_changes() as fallen, not counted in barricades_fallen()).
@@ -250,6 +267,9 @@ class World {
   std::size_t spawn_scanned(std::size_t n);
   std::size_t spawn_sampled(std::size_t n, bool& scan_rest);
   [[nodiscard]] bool far_from_players(CellCoord c) const;
+  // `n` cut to the room the density limit leaves (SpawnerParams::stop_at_density_limit), the
+  // rest counted as held back.
+  std::size_t within_density_limit(std::size_t n);
   // Rank and reachability for an agent of size class `size_class` (c: the top-left cell of its
   // class block, the class fields' lattice).
   int spawn_rank(CellCoord c, bool far, int size_class);
@@ -279,6 +299,9 @@ class World {
   // Barricades (world_barricades.cpp): agents within their attack range of a barricade's cell
   // wear it down; at 0 it falls (remove_barricade_at: both maps get the cell's cost back).
   void attack_barricades(float dt);
+  // Waves (world_waves.cpp): the director's orders for this tick, placed by spawn_agents_of.
+  void run_waves(float dt);
+  std::size_t spawn_in_zone(std::uint8_t kind, std::size_t n, SpawnZone zone);
   void remove_barricade_at(std::size_t index, bool report);
   [[nodiscard]] std::uint64_t compute_state_hash() const noexcept;
 
@@ -316,6 +339,10 @@ class World {
   bool path_map_split_ = false;
   std::uint64_t barricades_built_ = 0;
   std::uint64_t barricades_fallen_ = 0;
+  WaveDirector waves_;
+  bool waves_started_ = false;
+  std::vector<SpawnOrder> wave_orders_;
+  int forced_kind_ = -1;  // spawn_agents_of without a zone: the kind spawn_scanned/sampled place
   std::vector<std::uint32_t> spawn_candidates_;  // scratch of spawn_scanned(): cell indices
   // Spawn reachability in hierarchical mode, per size class (labels kept per sector).
   std::array<RouteReachability, kMaxSizeClass> route_reachability_;
