@@ -43,6 +43,7 @@ std::string ServerSummary::line() const {
   ss << " kills=" << kills << " player_deaths=" << player_deaths << " shots=" << shots
      << " actions_refused=" << actions_refused;
   ss << " barricades_built=" << barricades_built << " barricades_fallen=" << barricades_fallen;
+  ss << " waves=" << waves;
   return ss.str();
 }
 ServerSummary Server::summary() const {
@@ -106,6 +107,7 @@ ServerSummary Server::summary() const {
   s.actions_refused = actions_refused_;
   s.barricades_built = world_.barricades_built();
   s.barricades_fallen = world_.barricades_fallen();
+  s.waves = world_.waves().comings_started();
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) s.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
   return s;

@@ -36,6 +36,7 @@ sim::WorldParams world_params(const ServerConfig& c) {
   // resolve_field_budget() ran before the Server was made; auto (-1) left here means "off".
   p.field_rebuild_budget = c.field_budget > 0 ? static_cast<std::size_t>(c.field_budget) : 0;
   p.field_mode = sim::parse_field_mode(c.field_mode).value_or(sim::FieldMode::kAuto);
+  (void)resolve_waves(c, p.waves);  // validate_config() refused a table that does not resolve
   p.spawner.wave_size = static_cast<std::uint32_t>(c.spawn_wave);
   p.spawner.wave_interval_ticks =
       static_cast<std::uint32_t>(std::max(1.0, std::round(c.wave_interval_s * static_cast<double>(c.tick_hz))));
@@ -79,6 +80,8 @@ void copy_simulation_settings(ServerConfig& to, const ServerConfig& from) {
   to.barricades_per_player = from.barricades_per_player;
   to.barricade_attackers = from.barricade_attackers;
   to.kinds = from.kinds;
+  to.waves = from.waves;
+  to.zones = from.zones;
 }
 
 }  // namespace swarmfield::server

@@ -1,5 +1,7 @@
 #include <doctest/doctest.h>
 
+#include <array>
+
 #include <cctype>
 #include <cstdio>
 #include <fstream>
@@ -959,6 +961,64 @@ TEST_CASE("server_config: combat is on by default; --no-combat, the combat keys,
     const auto r = parse(c.args);
     CHECK_MESSAGE(is_error(r), r.output);
     CHECK_MESSAGE(r.output.find(c.needle) != std::string::npos, r.output);
+  }
+}
+
+TEST_CASE("server_config: [[waves]] and [zones] are read, resolved against the kinds, refused with the wave named, stored") {
+  TempToml file(
+      "[zones]\nnorth = [0, 0, 63, 4]\n\n"
+      "[[waves]]\nname = \"first\"\nstart = 2\nkinds = { walker = 30, brute = 2 }\nzone = \"north\"\nduration = 5\n\n"
+      "[[waves]]\ntrigger = \"cleared\"\nstart = 1.5\nkinds = { runner = 10 }\nzone = [10, 10, 20, 20]\nrepeat = 3\n"
+      "every = 20\ngrowth = 1.5\n");
+  const auto r = parse({"--config", file.path});
+  REQUIRE_MESSAGE(is_run(r), r.output);
+  REQUIRE(r.config.waves.size() == 2);
+  CHECK(r.config.zones.at("north") == std::array<std::int64_t, 4>{0, 0, 63, 4});
+  std::vector<swarmfield::sim::WaveSpec> waves;
+  REQUIRE(swarmfield::server::resolve_waves(r.config, waves).empty());
+  REQUIRE(waves.size() == 2);
+  CHECK(waves[0].name == "first");
+  CHECK(waves[0].trigger == swarmfield::sim::WaveTrigger::kAtTime);
+  CHECK(waves[0].start_seconds == 2.0f);
+  REQUIRE(waves[0].groups.size() == 2);  // a TOML table's keys come in name order: brute, walker
+  CHECK(waves[0].groups[0].kind == 2);
+  CHECK(waves[0].groups[0].count == 2);
+  CHECK(waves[0].groups[1].kind == 1);
+  CHECK(waves[0].groups[1].count == 30);
+  CHECK(waves[0].zone == swarmfield::sim::SpawnZone{{0, 0}, {63, 4}});
+  CHECK(waves[1].trigger == swarmfield::sim::WaveTrigger::kWhenCleared);
+  CHECK(waves[1].repeat == 3);
+  CHECK(waves[1].growth == 1.5f);
+  CHECK(swarmfield::server::world_params(r.config).waves == waves);
+  // Stored (replays) and read back the same.
+  const auto back = swarmfield::server::parse_config_toml(swarmfield::server::config_to_toml(r.config), "stored");
+  REQUIRE_MESSAGE(is_run(back), back.output);
+  CHECK(back.config.waves == r.config.waves);
+  CHECK(back.config.zones == r.config.zones);
+
+  struct Case {
+    std::string toml;
+    std::string needle;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"[[waves]]\nkinds = { zombie = 3 }\n", "waves[0]: kind 'zombie' is not one of the kinds: runner, walker, brute"},
+           {"[[waves]]\nname = \"x\"\nkinds = { walker = 3 }\nzone = \"south\"\n", "waves[0] ('x'): zone 'south' is not in the [zones] table"},
+           {"[[waves]]\nkinds = { walker = 3 }\ntrigger = \"later\"\n", "\"time\" or \"cleared\""},
+           {"[[waves]]\nkinds = { walker = 3 }\nrepeat = 2\n", "every must be in (0, 1e6] seconds when it repeats"},
+           {"[[waves]]\nkinds = { walker = -3 }\n", "walker = -3 must be in 0..1000000"},
+           {"[[waves]]\nkinds = { walker = 3 }\nzone = [5, 5, 1, 1]\n", "zone must be [x0, y0, x1, y1]"},
+           {"[[waves]]\nkinds = { walker = 3 }\nzone = [5, 5]\n", "must be [x0, y0, x1, y1]"},
+           {"[[waves]]\nstart = 3\n", "waves[0]: has no 'kinds'"},
+           {"[[waves]]\nkinds = { walker = 3 }\nspeed = 3\n", "unknown key 'speed'"},
+           {"[[waves]]\nkinds = { walker = 3 }\nstart = -1\n", "start must be in 0..1e6 seconds"},
+           {"[[waves]]\nkinds = { walker = 3 }\ngrowth = 0\n", "growth must be in (0, 100]"},
+           {"waves = 3\n", "key 'waves' must be an array of tables"},
+           {"zones = 3\n", "key 'zones' must be a table"},
+       }) {
+    TempToml bad(c.toml);
+    const auto e = parse({"--config", bad.path});
+    CHECK_MESSAGE(is_error(e), e.output);
+    CHECK_MESSAGE(e.output.find(c.needle) != std::string::npos, c.toml << " -> " << e.output);
   }
 }
 

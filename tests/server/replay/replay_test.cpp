@@ -425,6 +425,39 @@ TEST_CASE("barricades through the real server: built on request, refused when th
   }
 }
 
+TEST_CASE("waves through the real server: a [[waves]] table spawns its comings, counted, and the match replays") {
+  const test::TempDir dir("swarmfield-waves-test");
+  const std::string file = dir.path + "/waves.rpl";
+  const std::string config = dir.path + "/waves.toml";
+  std::ofstream(config) << "[[waves]]\nstart = 0.2\nkinds = { walker = 20 }\nzone = [0, 0, 31, 31]\nduration = 0.5\n"
+                           "repeat = 1\nevery = 1\ngrowth = 2\n\n[[waves]]\nstart = 1.5\nkinds = { brute = 3 }\n";
+  std::string summary;
+  std::uint32_t agents_seen = 0;
+  {
+    test::ServerProcess server(test::small_city({"--agents", "0", "--config", config, "--record", file}));
+    const auto ports = test::wait_listening(server);
+    REQUIRE_MESSAGE(ports.has_value(), server.err());
+    test::RawClient viewer;
+    REQUIRE(test::join(viewer, ports->tcp, protocol::Role::kViewer).has_value());
+    test::Inputs inputs;
+    const auto deadline = std::chrono::steady_clock::now() + 4s;
+    while (std::chrono::steady_clock::now() < deadline && agents_seen < 63) {
+      REQUIRE(viewer.send(inputs.make(0, 0, 64.0f, test::now_us())));
+      if (const auto snap = viewer.read_snapshot(500ms)) agents_seen = std::max(agents_seen, snap->total_agents);
+    }
+    summary = test::stop_and_summarize(server);
+  }
+  INFO(summary);
+  CHECK(agents_seen == 20 + 40 + 3);
+  CHECK(value_of(summary, "waves") == 3);
+  std::string error;
+  const auto replay = server::read_replay(file, error);
+  REQUIRE_MESSAGE(replay.has_value(), error);
+  const auto check = server::check_replay(*replay, 2);
+  INFO(check.message);
+  CHECK(check.ok);
+}
+
 TEST_CASE("replay: a stored config without the combat key (recorded before the horde rules) replays without them") {
   const auto parsed = [](const std::string& text) { return server::parse_stored_config(text, "stored"); };
   const std::string now = server::config_to_toml(server::parse_config_toml("", "empty").config);

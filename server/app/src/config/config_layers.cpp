@@ -36,6 +36,19 @@ ServerConfig merge(const std::vector<const Layer*>& layers, std::vector<ConfigSo
       break;
     }
   }
+  // Waves and zones likewise (only a file has them).
+  for (const Layer* l : layers) {
+    if (l->has(kWavesKey)) {
+      out.waves = l->values.waves;
+      break;
+    }
+  }
+  for (const Layer* l : layers) {
+    if (l->has(kZonesKey)) {
+      out.zones = l->values.zones;
+      break;
+    }
+  }
   return out;
 }
 
@@ -61,12 +74,20 @@ std::string read_toml_layer(const std::string& text, const std::string& name, La
       layer.keys.push_back(kKindsKey);
       continue;
     }
+    if (key == kWavesKey || key == kZonesKey) {
+      const std::string_view k = key == kWavesKey ? kWavesKey : kZonesKey;
+      if (layer.has(k)) return "error: config " + name + ": '" + std::string(k) + "' given twice";
+      const std::string err = k == kWavesKey ? apply_waves(node, layer.values.waves) : apply_zones(node, layer.values.zones);
+      if (!err.empty()) return "error: config " + name + ": " + err;
+      layer.keys.push_back(k);
+      continue;
+    }
     const Setting* s = find_setting(key);
     if (s == nullptr) {
       std::string known;
       for (const Setting& k : settings()) known += (known.empty() ? "" : ", ") + std::string(k.key);
       return "error: config " + name + ": unknown key '" + std::string(raw_key.str()) + "' (known keys: " + known +
-             ", kinds)";
+             ", kinds, waves, zones)";
     }
     if (layer.has(s->key))
       return "error: config " + name + ": key '" + std::string(raw_key.str()) + "' sets '" + key +

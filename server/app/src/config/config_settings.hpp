@@ -37,6 +37,8 @@ struct Setting {
 
 /// The [[kinds]] tables: a file-only setting (sim::AgentKind per table), no row of the table.
 inline constexpr std::string_view kKindsKey = "kinds";
+inline constexpr std::string_view kWavesKey = "waves";  ///< [[waves]] tables (no flag)
+inline constexpr std::string_view kZonesKey = "zones";  ///< the [zones] table (no flag)
 
 /// The map source: "map" versus "city-seed"/"city-size" (they exclude each other).
 [[nodiscard]] inline bool is_map_choice(std::string_view key) { return key == "map"; }

@@ -100,6 +100,34 @@ std::string config_to_toml(const ServerConfig& config, const std::vector<ConfigS
            number(k.spawn_weight) + "\nhealth = " + number(k.health) + "\ndamage = " + number(k.damage) +
            "\nattack-range = " + number(k.attack_range) + "\n";
   }
+  // Zones and waves after them (doubles: std::to_chars' shortest text reads back exactly).
+  const auto real = [](double v) {
+    char buffer[48];
+    const auto r = std::to_chars(buffer, buffer + sizeof buffer, v);
+    std::string text = r.ec == std::errc{} ? std::string(buffer, r.ptr) : std::string("nan");
+    if (text.find_first_of(".eEn") == std::string::npos) text += ".0";  // a float, not an integer
+    return text;
+  };
+  const auto rect = [](const std::array<std::int64_t, 4>& r) {
+    return "[" + std::to_string(r[0]) + ", " + std::to_string(r[1]) + ", " + std::to_string(r[2]) + ", " +
+           std::to_string(r[3]) + "]";
+  };
+  if (!config.zones.empty()) {
+    out += "\n[zones]\n";
+    for (const auto& [name, r] : config.zones) out += toml_string(name) + " = " + rect(r) + "\n";
+  }
+  for (const WaveConfig& w : config.waves) {
+    out += "\n[[waves]]\nname = " + toml_string(w.name) + "\ntrigger = \"" + (w.when_cleared ? "cleared" : "time") +
+           "\"\nstart = " + real(w.start_s) + "\nkinds = {";
+    for (std::size_t i = 0; i < w.kinds.size(); ++i) {
+      out += (i == 0 ? " " : ", ") + toml_string(w.kinds[i].first) + " = " + std::to_string(w.kinds[i].second);
+    }
+    out += " }\n";
+    if (w.zone) out += "zone = " + rect(*w.zone) + "\n";
+    if (!w.zone_name.empty()) out += "zone = " + toml_string(w.zone_name) + "\n";
+    out += "duration = " + real(w.duration_s) + "\nrepeat = " + std::to_string(w.repeat) + "\nevery = " + real(w.every_s) +
+           "\ngrowth = " + real(w.growth) + "\n";
+  }
   return out;
 }
 

@@ -90,6 +90,114 @@ std::string apply_kind_table(const toml::table& table, sim::AgentKind& kind) {
 
 }  // namespace
 
+namespace {
+
+// A whole number of cells, "" or the reason.
+std::string rectangle(const toml::node& node, std::array<std::int64_t, 4>& out) {
+  const toml::array* a = node.as_array();
+  if (a == nullptr || a->size() != 4) return "must be [x0, y0, x1, y1] (4 whole numbers of cells)";
+  for (std::size_t i = 0; i < 4; ++i) {
+    const auto v = a->get(i)->value_exact<std::int64_t>();
+    if (!v) return "must be [x0, y0, x1, y1] (4 whole numbers of cells; got a " + toml_type_name(*a->get(i)) + ")";
+    out[i] = *v;
+  }
+  return {};
+}
+
+std::string apply_wave_table(const toml::table& table, WaveConfig& wave) {
+  static const std::array<std::string_view, 9> kWaveKeys = {"name",   "trigger", "start", "kinds", "zone",
+                                                            "duration", "repeat",  "every", "growth"};
+  std::vector<std::string> seen;
+  for (const auto& [raw_key, node] : table) {
+    std::string key(raw_key.str());
+    std::replace(key.begin(), key.end(), '_', '-');
+    if (std::find(kWaveKeys.begin(), kWaveKeys.end(), key) == kWaveKeys.end()) {
+      std::string known;
+      for (const auto k : kWaveKeys) known += (known.empty() ? "" : ", ") + std::string(k);
+      return "unknown key '" + std::string(raw_key.str()) + "' (known keys: " + known + ")";
+    }
+    if (std::find(seen.begin(), seen.end(), key) != seen.end())
+      return "key '" + std::string(raw_key.str()) + "' sets '" + key + "' a second time";
+    seen.push_back(key);
+    const std::string where = "key '" + std::string(raw_key.str()) + "' ";
+    if (key == "name") {
+      auto v = node.value_exact<std::string>();
+      if (!v) return where + "must be a string (got " + toml_type_name(node) + ")";
+      wave.name = *v;
+    } else if (key == "trigger") {
+      auto v = node.value_exact<std::string>();
+      if (!v || (*v != "time" && *v != "cleared")) return where + "must be \"time\" or \"cleared\"";
+      wave.when_cleared = *v == "cleared";
+    } else if (key == "kinds") {
+      const toml::table* kinds = node.as_table();
+      if (kinds == nullptr || kinds->empty())
+        return where + "must be a table of kind name = count, e.g. { walker = 100, brute = 5 }";
+      for (const auto& [kind, count] : *kinds) {
+        auto n = count.value_exact<std::int64_t>();
+        if (!n) return where + "'" + std::string(kind.str()) + "' must be a whole number of agents (got " + toml_type_name(count) + ")";
+        wave.kinds.emplace_back(std::string(kind.str()), *n);
+      }
+    } else if (key == "zone") {
+      if (auto v = node.value_exact<std::string>()) {
+        wave.zone_name = *v;
+      } else {
+        std::array<std::int64_t, 4> r{};
+        if (std::string err = rectangle(node, r); !err.empty()) return where + err + " or a name of the [zones] table";
+        wave.zone = r;
+      }
+    } else if (key == "repeat") {
+      auto v = node.value_exact<std::int64_t>();
+      if (!v) return where + "must be a whole number (got " + toml_type_name(node) + ")";
+      wave.repeat = *v;
+    } else {
+      double value = 0.0;
+      if (auto i = node.value_exact<std::int64_t>()) {
+        value = static_cast<double>(*i);
+      } else if (auto f = node.value_exact<double>()) {
+        value = *f;
+      } else {
+        return where + "must be a number (got " + toml_type_name(node) + ")";
+      }
+      if (key == "start") wave.start_s = value;
+      if (key == "duration") wave.duration_s = value;
+      if (key == "every") wave.every_s = value;
+      if (key == "growth") wave.growth = value;
+    }
+  }
+  if (wave.kinds.empty()) return "has no 'kinds' (e.g. kinds = { walker = 100 })";
+  return {};
+}
+
+}  // namespace
+
+std::string apply_waves(const toml::node& node, std::vector<WaveConfig>& out) {
+  const toml::array* array = node.as_array();
+  if (array == nullptr || !array->is_array_of_tables())
+    return "key 'waves' must be an array of tables ([[waves]] sections; got " + toml_type_name(node) + ")";
+  std::vector<WaveConfig> waves;
+  for (std::size_t i = 0; i < array->size(); ++i) {
+    WaveConfig wave;
+    if (std::string err = apply_wave_table(*array->get(i)->as_table(), wave); !err.empty())
+      return "waves[" + std::to_string(i) + "]: " + err;
+    waves.push_back(std::move(wave));
+  }
+  out = std::move(waves);
+  return {};
+}
+
+std::string apply_zones(const toml::node& node, std::map<std::string, std::array<std::int64_t, 4>>& out) {
+  const toml::table* table = node.as_table();
+  if (table == nullptr) return "key 'zones' must be a table ([zones] with name = [x0, y0, x1, y1]; got " + toml_type_name(node) + ")";
+  std::map<std::string, std::array<std::int64_t, 4>> zones;
+  for (const auto& [name, value] : *table) {
+    std::array<std::int64_t, 4> r{};
+    if (std::string err = rectangle(value, r); !err.empty()) return "zones." + std::string(name.str()) + " " + err;
+    zones[std::string(name.str())] = r;
+  }
+  out = std::move(zones);
+  return {};
+}
+
 std::string apply_kinds(const toml::node& node, std::vector<sim::AgentKind>& out) {
   const toml::array* array = node.as_array();
   if (array != nullptr && array->empty())

@@ -107,6 +107,10 @@ std::string validate_config(const ServerConfig& c) {
     if (!(e = real_range("--barricade-attackers", c.barricade_attackers, 1.0, 1024.0, false, "agents")).empty()) return e;
   }
   if (!(e = range("--slow-tick-ms", c.slow_tick_ms, 0, 1000)).empty()) return e + " (0 = off)";
+  {
+    std::vector<sim::WaveSpec> waves;
+    if (!(e = resolve_waves(c, waves)).empty()) return e;
+  }
   if (!(e = seconds_range("--status-interval", c.status_interval_s, kMinStatusInterval, kMaxStatusInterval)).empty())
     return e;
   if (!is_ip_literal(c.bind)) return "--bind must be an IP address such as 0.0.0.0 or 127.0.0.1 (got '" + c.bind + "')";

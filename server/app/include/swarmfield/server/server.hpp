@@ -112,6 +112,8 @@ struct ServerSummary {
   /// Barricades players built and the horde broke (appended).
   std::uint64_t barricades_built = 0;
   std::uint64_t barricades_fallen = 0;
+  /// Comings of the [[waves]] table started (repeats counted), appended.
+  std::uint64_t waves = 0;
   /// "ticks=.. rebuilds=.. overruns=.. clients=.. bytes_sent=.. bad_frames=.. bad_datagrams=.. ..."
   [[nodiscard]] std::string line() const;
 };

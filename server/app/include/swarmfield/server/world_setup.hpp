@@ -25,4 +25,5 @@ namespace swarmfield::server {
 /// recording, keeping the command line's network and operations settings.
 void copy_simulation_settings(ServerConfig& to, const ServerConfig& from);
 
+
 }  // namespace swarmfield::server

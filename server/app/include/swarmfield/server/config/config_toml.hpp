@@ -1,13 +1,16 @@
 #pragma once
 // Reading TOML config text: the safe parse, type names for messages, and the [[kinds]] tables.
 // Shared by the server's config (server_config.hpp) and `swarmfield-tool sim --kinds-from`.
+#include <array>
 #include <cstddef>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include <toml++/toml.h>
 
+#include "swarmfield/server/config/server_config.hpp"
 #include "swarmfield/sim/crowd/agent_kind.hpp"
 
 namespace swarmfield::server {
@@ -41,6 +44,17 @@ inline constexpr std::size_t kMaxConfigFileBytes = std::size_t{1} << 20;  // 1 M
 /// '_' and '-' spell the same key. Checked as a whole with sim::check_agent_kinds. "" and
 /// `out` replaced, or an error naming the section and key (`out` untouched).
 [[nodiscard]] std::string apply_kinds(const toml::node& node, std::vector<sim::AgentKind>& out);
+
+/// The value of a `waves` key: an array of tables ([[waves]] sections) with the keys name,
+/// trigger ("time" or "cleared"), start, kinds (an inline table of kind name = count, required),
+/// zone ([x0, y0, x1, y1] cells, or a name of the [zones] table), duration, repeat, every and
+/// growth ('_' and '-' the same). Types and shapes are checked here; kind and zone names and
+/// ranges by resolve_waves() once the kinds are known. "" and `out` replaced, or an error naming
+/// the wave (waves[i]) and key.
+[[nodiscard]] std::string apply_waves(const toml::node& node, std::vector<WaveConfig>& out);
+
+/// The value of a `zones` key: a table of name = [x0, y0, x1, y1] (whole numbers of cells).
+[[nodiscard]] std::string apply_zones(const toml::node& node, std::map<std::string, std::array<std::int64_t, 4>>& out);
 
 /// The [[kinds]] sections of the TOML file at `path` (a server config file; its other keys are
 /// not read). "" and `out` replaced, or an error sentence naming the file (unreadable, a

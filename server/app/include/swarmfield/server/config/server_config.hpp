@@ -2,19 +2,40 @@
 // Server settings from four sources, one key each: command-line flags (CLI11), SWARMFIELD_<KEY>
 // environment variables, an optional TOML file (toml++, --config or SWARMFIELD_CONFIG) and the
 // defaults; flag > environment > file > default. One validation pass for all.
+#include <array>
 #include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
 #include "swarmfield/sim/crowd/agent_kind.hpp"
+#include "swarmfield/sim/game/waves.hpp"
 
 namespace swarmfield::server {
 
 enum class LogFormat : std::uint8_t { kText, kJson };
 
 /// Every setting, already validated when it comes out of parse_server_config().
+/// One [[waves]] table of the TOML config, as written (kind and zone names are resolved against
+/// the final kinds and zones by resolve_waves(), below). Seconds and cells.
+struct WaveConfig {
+  std::string name;
+  bool when_cleared = false;  ///< trigger = "cleared" (else "time")
+  double start_s = 0.0;       ///< `start`: seconds from the match start, or after the horde is cleared
+  /// `kinds = { walker = 100, brute = 5 }`: kind name -> agents, in the table's (name) order.
+  std::vector<std::pair<std::string, std::int64_t>> kinds;
+  std::optional<std::array<std::int64_t, 4>> zone;  ///< `zone = [x0, y0, x1, y1]` cells, corners included
+  std::string zone_name;                            ///< `zone = "north"`: a key of the [zones] table
+  double duration_s = 0.0;  ///< `duration`: agents spread evenly over it (0 = at once)
+  std::int64_t repeat = 0;  ///< `repeat`: comes back this many more times
+  double every_s = 0.0;     ///< `every`: seconds between a coming's start and the next
+  double growth = 1.0;      ///< `growth`: counts multiplied by it at each repeat
+  bool operator==(const WaveConfig&) const = default;
+};
+
 struct ServerConfig {
   std::string map_path;              ///< MovingAI .map file; empty = procedural city
   std::uint64_t city_seed = 1;       ///< procedural city seed (when map_path is empty)
@@ -105,6 +126,11 @@ struct ServerConfig {
   /// type, key given twice, bad colour, weight <= 0, and whatever sim::check_agent_kinds()
   /// refuses (radius out of range, duplicate name, more than 16 kinds, ...).
   std::vector<sim::AgentKind> kinds = sim::default_agent_kinds();
+  /// Waves as data, from the TOML file's [[waves]] tables (no flag; see WaveConfig and the
+  /// README's "Waves"), run by the World's wave director beside --spawn-wave. Named spawn zones
+  /// from the file's [zones] table (name = [x0, y0, x1, y1] cells).
+  std::vector<WaveConfig> waves;
+  std::map<std::string, std::array<std::int64_t, 4>> zones;
 
   // ---- operations (server/app/README.md) ----------------------------------------------------
   /// Port of the operations HTTP endpoints (/healthz, /readyz, /metrics): -1 = off, 0 = a free
@@ -228,5 +254,11 @@ struct ConfigParseResult {
 
 /// Checks ranges and combinations; returns "" when valid, else a one-line message.
 [[nodiscard]] std::string validate_config(const ServerConfig& config);
+
+/// The config's [[waves]] as the World's wave table: kind names looked up in config.kinds, zone
+/// names in config.zones, numbers range-checked (sim::check_waves). "" and `out` set, or one
+/// sentence naming the wave ("waves[1] ('siege'): kind 'zombie' is not one of the kinds:
+/// runner, walker, brute").
+[[nodiscard]] std::string resolve_waves(const ServerConfig& config, std::vector<sim::WaveSpec>& out);
 
 }  // namespace swarmfield::server
