@@ -110,6 +110,19 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "error: %s\n", error.c_str());
       return kExitUsage;
     }
+    // The rules script: read now, and loaded once to refuse a broken one before the world is built.
+    if (std::string rules_error = load_rules_script(config); !rules_error.empty()) {
+      std::fprintf(stderr, "error: %s\n", rules_error.c_str());
+      return kExitUsage;
+    }
+    if (!replay && !config.rules_script.empty()) {
+      std::string rules_error;
+      (void)make_rules(config, rules_error);
+      if (!rules_error.empty()) {
+        std::fprintf(stderr, "error: %s\n", rules_error.c_str());
+        return kExitUsage;
+      }
+    }
     // The density limit needs the map: more agents than its walkable area holds is refused
     // here, before the world is built (a tick of overlapping discs takes seconds).
     if (const std::string density = check_agent_density(config, map); !density.empty()) {

@@ -60,6 +60,15 @@ Server::Server(const ServerConfig& config, sim::GridMap map, std::string map_nam
       snapshot_period_(std::chrono::duration_cast<Clock::duration>(
           std::chrono::duration<double>(1.0 / static_cast<double>(config.snapshot_hz)))) {
   if (config.threads > 1) snapshot_pool_ = std::make_unique<sim::WorkerPool>(static_cast<std::size_t>(config.threads));
+  std::string rules_error;
+  rules_ = make_rules(config_, rules_error);
+  rules_context_ = std::make_unique<rules::RulesContext>(world_, dt_s_);
+  if (!rules_error.empty()) {
+    spdlog::error("{}; the match goes on without them", rules_error);
+    rules_stop_logged_ = true;
+  } else {
+    spdlog::info("game rules: {}", rules_->name());
+  }
 }
 
 Server::~Server() = default;

@@ -43,7 +43,7 @@ std::string ServerSummary::line() const {
   ss << " kills=" << kills << " player_deaths=" << player_deaths << " shots=" << shots
      << " actions_refused=" << actions_refused;
   ss << " barricades_built=" << barricades_built << " barricades_fallen=" << barricades_fallen;
-  ss << " waves=" << waves;
+  ss << " waves=" << waves << " score=" << score;
   return ss.str();
 }
 ServerSummary Server::summary() const {
@@ -108,6 +108,7 @@ ServerSummary Server::summary() const {
   s.barricades_built = world_.barricades_built();
   s.barricades_fallen = world_.barricades_fallen();
   s.waves = world_.waves().comings_started();
+  s.score = rules_context_ ? rules_context_->total_score() : 0;
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) s.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
   return s;

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "server_clock.hpp"
+#include "swarmfield/cli/control_chars.hpp"
 #include "swarmfield/server/replay/replay_playback.hpp"
 #include "swarmfield/server/server.hpp"
 #include "swarmfield/sim/crowd/density_limit.hpp"
@@ -108,6 +109,7 @@ void Server::run_tick(bool last_of_batch) {
   const bool rebuilt = world_.begin_tick(dt_s_);
   const auto t_fields = Clock::now();
   world_.finish_tick(dt_s_);
+  run_rules();
   after_world_step();
   send_map_deltas();
   if (world_.spawns_held_back() > 0 && !density_limit_logged_) {
@@ -184,6 +186,16 @@ void Server::log_status(Clock::time_point now) {
   // On the grid of the interval, but never a loop: a long stall skips the missed lines.
   const auto interval = seconds(config_.status_interval_s);
   next_status_ = now - next_status_ < interval ? next_status_ + interval : now + interval;
+}
+
+void Server::run_rules() {
+  rules::run_rules_after_step(*rules_, *rules_context_, rules_tracker_, world_.barricade_changes());
+  for (const std::string& line : rules_context_->take_log()) spdlog::info("rules: {}", cli::printable_ascii(line));
+  if (!rules_stop_logged_ && !rules_->stopped().empty()) {
+    rules_stop_logged_ = true;
+    spdlog::error("{}; the script is stopped, the match goes on without it", rules_->stopped());
+  }
+  if (const auto& over = rules_context_->match_over(); over && !stopping_) stop("match over: " + cli::printable_ascii(*over));
 }
 
 }  // namespace swarmfield::server

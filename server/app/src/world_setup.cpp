@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
+#include "swarmfield/rules/lua_rules.hpp"
+#include "swarmfield/server/config/config_toml.hpp"
 #include "swarmfield/sim/crowd/density_limit.hpp"
 
 namespace swarmfield::server {
@@ -81,7 +84,36 @@ void copy_simulation_settings(ServerConfig& to, const ServerConfig& from) {
   to.barricade_attackers = from.barricade_attackers;
   to.kinds = from.kinds;
   to.waves = from.waves;
+  to.rules_path = from.rules_path;
+  to.rules_budget = from.rules_budget;
+  to.rules_memory_mib = from.rules_memory_mib;
+  to.rules_script = from.rules_script;
   to.zones = from.zones;
+}
+
+std::string load_rules_script(ServerConfig& config) {
+  if (config.rules_path.empty() || !config.rules_script.empty()) return {};
+  std::string text;
+  if (std::string err = read_config_text(config.rules_path, text); !err.empty()) return "--rules: " + err;
+  if (text.size() > kMaxRulesScriptBytes) {
+    return "--rules '" + config.rules_path + "' is larger than " + std::to_string(kMaxRulesScriptBytes) + " bytes";
+  }
+  if (text.empty()) return "--rules '" + config.rules_path + "' is empty (a Lua script defining on_* functions)";
+  config.rules_script = std::move(text);
+  return {};
+}
+
+std::unique_ptr<rules::GameRules> make_rules(const ServerConfig& config, std::string& error) {
+  error.clear();
+  if (config.rules_script.empty()) return std::make_unique<rules::DefaultRules>();
+  rules::LuaBudget budget;
+  budget.instructions_per_tick = static_cast<std::uint64_t>(config.rules_budget);
+  budget.memory_bytes = static_cast<std::size_t>(config.rules_memory_mib) << 20;
+  const std::string name = config.rules_path.empty() ? std::string("stored-rules.lua")
+                                                     : std::filesystem::path(config.rules_path).filename().string();
+  auto lua = std::make_unique<rules::LuaRules>(config.rules_script, name, config.seed, budget);
+  error = lua->stopped();
+  return lua;
 }
 
 }  // namespace swarmfield::server

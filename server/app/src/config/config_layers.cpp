@@ -49,6 +49,12 @@ ServerConfig merge(const std::vector<const Layer*>& layers, std::vector<ConfigSo
       break;
     }
   }
+  for (const Layer* l : layers) {
+    if (l->has(kRulesScriptKey)) {
+      out.rules_script = l->values.rules_script;
+      break;
+    }
+  }
   return out;
 }
 
@@ -74,6 +80,14 @@ std::string read_toml_layer(const std::string& text, const std::string& name, La
       layer.keys.push_back(kKindsKey);
       continue;
     }
+    if (key == kRulesScriptKey) {
+      if (layer.has(kRulesScriptKey)) return "error: config " + name + ": 'rules-script' given twice";
+      const auto script = node.value_exact<std::string>();
+      if (!script) return "error: config " + name + ": key 'rules-script' must be a string (a Lua script's text)";
+      layer.values.rules_script = *script;
+      layer.keys.push_back(kRulesScriptKey);
+      continue;
+    }
     if (key == kWavesKey || key == kZonesKey) {
       const std::string_view k = key == kWavesKey ? kWavesKey : kZonesKey;
       if (layer.has(k)) return "error: config " + name + ": '" + std::string(k) + "' given twice";
@@ -87,7 +101,7 @@ std::string read_toml_layer(const std::string& text, const std::string& name, La
       std::string known;
       for (const Setting& k : settings()) known += (known.empty() ? "" : ", ") + std::string(k.key);
       return "error: config " + name + ": unknown key '" + std::string(raw_key.str()) + "' (known keys: " + known +
-             ", kinds, waves, zones)";
+             ", kinds, waves, zones, rules-script)";
     }
     if (layer.has(s->key))
       return "error: config " + name + ": key '" + std::string(raw_key.str()) + "' sets '" + key +

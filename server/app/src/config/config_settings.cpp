@@ -65,6 +65,12 @@ const std::vector<Setting>& settings() {
       {"fire-damage", &C::fire_damage, "HP", "Hit points a shot takes from each agent it hits (0..1e6)", "a number of hit points"},
       {"fire-interval", &C::fire_interval_s, "SECONDS", "Seconds between two shots of one player (0 < s <= 1e6)", "a number of seconds"},
       {"max-hits-per-shot", &C::max_hits_per_shot, "N", "Agents one shot hits at most, nearest first (1..64)"},
+      {"rules", &C::rules_path, "FILE.lua",
+       "Game rules in Lua 5.4 (e.g. server/rules/scripts/last_stand.lua): score, extra spawns, the match's end; "
+       "empty = the default rules (a score per kill)"},
+      {"rules-budget", &C::rules_budget, "INSTRUCTIONS",
+       "Lua VM instructions the rules may run per tick (1000..1000000000); past it the script is stopped, the match goes on"},
+      {"rules-memory-mib", &C::rules_memory_mib, "MIB", "Memory the Lua rules may hold, MiB (1..4096)"},
       {"barricade-health", &C::barricade_health, "HP", "A new barricade's hit points (0 < hp <= 1e6); the horde's path cost through it grows with them",
        "a number of hit points"},
       {"build-range", &C::build_range, "UNITS",

@@ -39,6 +39,7 @@ struct Setting {
 inline constexpr std::string_view kKindsKey = "kinds";
 inline constexpr std::string_view kWavesKey = "waves";  ///< [[waves]] tables (no flag)
 inline constexpr std::string_view kZonesKey = "zones";  ///< the [zones] table (no flag)
+inline constexpr std::string_view kRulesScriptKey = "rules-script";  ///< a stored script's text (no flag)
 
 /// The map source: "map" versus "city-seed"/"city-size" (they exclude each other).
 [[nodiscard]] inline bool is_map_choice(std::string_view key) { return key == "map"; }

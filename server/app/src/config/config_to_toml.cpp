@@ -112,6 +112,7 @@ std::string config_to_toml(const ServerConfig& config, const std::vector<ConfigS
     return "[" + std::to_string(r[0]) + ", " + std::to_string(r[1]) + ", " + std::to_string(r[2]) + ", " +
            std::to_string(r[3]) + "]";
   };
+  if (!config.rules_script.empty()) out += "\nrules-script = " + toml_string(config.rules_script) + "\n";
   if (!config.zones.empty()) {
     out += "\n[zones]\n";
     for (const auto& [name, r] : config.zones) out += toml_string(name) + " = " + rect(r) + "\n";

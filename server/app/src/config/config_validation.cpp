@@ -107,6 +107,8 @@ std::string validate_config(const ServerConfig& c) {
     if (!(e = real_range("--barricade-attackers", c.barricade_attackers, 1.0, 1024.0, false, "agents")).empty()) return e;
   }
   if (!(e = range("--slow-tick-ms", c.slow_tick_ms, 0, 1000)).empty()) return e + " (0 = off)";
+  if (!(e = range("--rules-budget", c.rules_budget, 1000, 1000000000)).empty()) return e + " VM instructions per tick";
+  if (!(e = range("--rules-memory-mib", c.rules_memory_mib, 1, 4096)).empty()) return e;
   {
     std::vector<sim::WaveSpec> waves;
     if (!(e = resolve_waves(c, waves)).empty()) return e;

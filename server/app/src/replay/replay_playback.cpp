@@ -125,6 +125,11 @@ ReplayCheck check_replay(const Replay& replay, std::uint32_t threads) {
                    world_params(config));
   ReplayPlayback playback(replay);
   const float dt = replay.header.dt_s;
+  // The rules as the server ran them (a stored script re-runs; one that failed then fails now).
+  std::string rules_error;
+  const std::unique_ptr<rules::GameRules> rules = make_rules(config, rules_error);
+  rules::RulesContext rules_context(world, dt);
+  rules::RulesTracker rules_tracker;
   const std::uint64_t last = playback.end_tick();
   for (;;) {
     if (std::string e = playback.apply_inputs(world); !e.empty()) {
@@ -148,6 +153,8 @@ ReplayCheck check_replay(const Replay& replay, std::uint32_t threads) {
       break;
     }
     world.step(dt);
+    rules::run_rules_after_step(*rules, rules_context, rules_tracker, world.barricade_changes());
+    world.clear_barricade_changes();
     if (const auto stored_hash = playback.check_hash(world)) {
       result.first_bad_tick = world.tick();
       result.message = "state differs at tick " + std::to_string(world.tick()) + ": stored " + hex(*stored_hash) +

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "swarmfield/protocol/transport/messages.hpp"
+#include "swarmfield/rules/game_rules.hpp"
 #include "swarmfield/server/net/client_registry.hpp"
 #include "swarmfield/server/net/map_transfer.hpp"
 #include "swarmfield/server/ops/metrics.hpp"
@@ -114,6 +115,8 @@ struct ServerSummary {
   std::uint64_t barricades_fallen = 0;
   /// Comings of the [[waves]] table started (repeats counted), appended.
   std::uint64_t waves = 0;
+  /// The rules' score summed over players (the default rules: per kill by kind, -25 a death), appended.
+  std::int64_t score = 0;
   /// "ticks=.. rebuilds=.. overruns=.. clients=.. bytes_sent=.. bad_frames=.. bad_datagrams=.. ..."
   [[nodiscard]] std::string line() const;
 };
@@ -173,6 +176,8 @@ class Server final : public TcpListener {
   /// tick's, and a stale tick when the front fields are out of date.
   void count_goal_change();
   void send_snapshots();
+  /// After the World's step: the rules (their log lines, a stop, the match's end).
+  void run_rules();
   // ---- map deltas (server_map_deltas.cpp) ------------------------------------------------------
   /// End of a tick: the World's barricade changes to every client (MapDelta frames), then cleared.
   void send_map_deltas();
@@ -222,6 +227,11 @@ class Server final : public TcpListener {
   asio::steady_timer flush_timer_;
   TickScheduler scheduler_;
   float dt_s_;
+  // The game's rules (world_setup.hpp make_rules), called after every World step.
+  std::unique_ptr<rules::GameRules> rules_;
+  std::unique_ptr<rules::RulesContext> rules_context_;
+  rules::RulesTracker rules_tracker_;
+  bool rules_stop_logged_ = false;
   Clock::duration snapshot_period_;      // 1 / snapshot_hz
   std::uint32_t batch_remaining_ = 0;    // ticks of the current catch-up batch still to run
   std::uint32_t snapshot_accumulator_ = 0;

@@ -1,8 +1,10 @@
 #pragma once
 // The World a server runs, from its settings: the one place sim::WorldParams are derived, so a
 // replay (which stores the settings) builds the same World as the recording server did.
+#include <memory>
 #include <string>
 
+#include "swarmfield/rules/game_rules.hpp"
 #include "swarmfield/server/config/server_config.hpp"
 #include "swarmfield/sim/world.hpp"
 
@@ -24,6 +26,18 @@ namespace swarmfield::server {
 /// seed, waves, field budget, player speed, kinds) from `from` into `to`: what --replay takes from the
 /// recording, keeping the command line's network and operations settings.
 void copy_simulation_settings(ServerConfig& to, const ServerConfig& from);
+
+/// Largest Lua rules script read (--rules), bytes.
+inline constexpr std::size_t kMaxRulesScriptBytes = std::size_t{256} << 10;
+/// Reads --rules into config.rules_script unless a script is there already (a replay's stored
+/// settings). "" or an error naming the file (unreadable, not a regular file, over
+/// kMaxRulesScriptBytes).
+[[nodiscard]] std::string load_rules_script(ServerConfig& config);
+/// The match's rules: rules::LuaRules on config.rules_script (seeded with config.seed, within
+/// --rules-budget and --rules-memory-mib) when there is one, else rules::DefaultRules. A script
+/// that fails to load (syntax, a runtime error or the budget in its top level) is returned
+/// stopped; `error` then says why.
+[[nodiscard]] std::unique_ptr<rules::GameRules> make_rules(const ServerConfig& config, std::string& error);
 
 
 }  // namespace swarmfield::server

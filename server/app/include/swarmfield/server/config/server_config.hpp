@@ -81,6 +81,14 @@ struct ServerConfig {
   double fire_damage = 20.0;       ///< hit points per agent hit, 0..1e6
   double fire_interval_s = 0.25;   ///< seconds between shots, (0, 1e6]
   std::int64_t max_hits_per_shot = 3;  ///< agents one shot hits at most, 1..64
+  /// Game rules in Lua (server/rules/include/swarmfield/rules/lua_rules.hpp): the script's path
+  /// ("" = the default rules: a score per kill), its VM instructions per tick and memory.
+  std::string rules_path;
+  std::int64_t rules_budget = 1000000;
+  std::int64_t rules_memory_mib = 64;
+  /// The script's text (read from rules_path at start-up; a replay's stored settings carry it as
+  /// `rules-script`, so a recording re-runs the very script it was made with).
+  std::string rules_script;
   /// Barricades (sim::BarricadeParams; players build them with Input's build request).
   double barricade_health = 300.0;          ///< a new barricade's hit points, (0, 1e6]
   double build_range = 4.0;                 ///< world units from the player's centre to the cell's, (0, 256]
