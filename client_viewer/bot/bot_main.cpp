@@ -43,6 +43,7 @@ struct Bot {
   std::unique_ptr<Connection> connection;
   std::optional<BotBrain> brain;
   bool reported_end = false;
+  bool warned_builds = false;  // a refused build request was reported
   std::uint32_t contacts = 0;
   std::optional<sim::Vec2> position;
 };
@@ -295,6 +296,14 @@ void Fleet::drive(Bot& b, float dt) {
   input.fire = action.fire;
   input.aim_x = action.aim.x;
   input.aim_y = action.aim.y;
+  // The script's `build` lines: numbered by the connection, carried by this input and the next.
+  for (const sim::CellCoord& cell : action.builds) {
+    if (c.request_build(cell.x, cell.y) == 0 && !b.warned_builds) {
+      b.warned_builds = true;
+      std::cerr << "warning: " << b.name << ": build (" << cell.x << ", " << cell.y << ") not requested: "
+                << Connection::kMaxPendingBuilds << " build requests wait already (said once)\n";
+    }
+  }
   const float view = options_.view;
   if (b.position && view > 0.0f) {
     input.view_x0 = b.position->x - view;
@@ -319,6 +328,7 @@ int Fleet::summary() {
   std::uint64_t arrived = 0;
   std::uint64_t gave_up = 0;
   std::uint64_t shots = 0;  // inputs sent with fire set, over all bots
+  std::uint64_t builds = 0;  // build requests made, over all bots
   double rtt_sum = 0.0;
   std::uint64_t rtt_samples = 0;
   for (auto& b : bots_) {
@@ -330,6 +340,7 @@ int Fleet::summary() {
     rtt_samples += s.rtt_samples;
     contacts += b.contacts;
     shots += s.inputs_firing;
+    builds += s.build_requests;
     if (!options_.viewers()) {
       arrived += b.brain->gotos_arrived();
       gave_up += b.brain->gotos_failed();
@@ -338,12 +349,12 @@ int Fleet::summary() {
   const double rtt_avg = rtt_samples ? rtt_sum / static_cast<double>(rtt_samples) : 0.0;
   const int count = options_.count;
   std::printf("bots=%d connected=%d snapshots=%llu rtt_ms_avg=%.2f contacts=%llu gotos_arrived=%llu gotos_failed=%llu "
-              "seconds=%.1f bytes_received=%llu snapshots_no_baseline=%llu role=%s shots=%llu\n",
+              "seconds=%.1f bytes_received=%llu snapshots_no_baseline=%llu role=%s shots=%llu builds=%llu\n",
               count, count - failed_, static_cast<unsigned long long>(snapshots), rtt_avg,
               static_cast<unsigned long long>(contacts), static_cast<unsigned long long>(arrived),
               static_cast<unsigned long long>(gave_up), elapsed(), static_cast<unsigned long long>(bytes_received),
               static_cast<unsigned long long>(no_baseline), options_.role.c_str(),
-              static_cast<unsigned long long>(shots));
+              static_cast<unsigned long long>(shots), static_cast<unsigned long long>(builds));
   std::fflush(stdout);
   return (failed_ > 0 || lost_) ? 1 : 0;
 }

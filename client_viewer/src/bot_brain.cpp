@@ -71,6 +71,22 @@ void BotBrain::count_down_trigger(float dt) noexcept {
   trigger_left_ -= dt;
 }
 
+// A `build` takes no time: a cell inside the map is handed to the caller (act()), one outside it
+// is skipped with a warning (once per line: a repeating script would warn every pass).
+void BotBrain::run_build(const sim::GridMap& map, const BotCommand& cmd) {
+  if (map.in_bounds(cmd.cell_x, cmd.cell_y)) {
+    builds_.push_back(sim::CellCoord{cmd.cell_x, cmd.cell_y});
+    ++builds_made_;
+    return;
+  }
+  ++builds_skipped_;
+  if (std::find(warned_lines_.begin(), warned_lines_.end(), cmd.line) != warned_lines_.end()) return;
+  warned_lines_.push_back(cmd.line);
+  note("line " + std::to_string(cmd.line) + ": build (" + std::to_string(cmd.cell_x) + ", " +
+       std::to_string(cmd.cell_y) + ") is outside the " + std::to_string(map.width()) + "x" +
+       std::to_string(map.height()) + " map, skipped");
+}
+
 void BotBrain::begin_command(const sim::GridMap& map, sim::Vec2 position) {
   const BotCommand& cmd = script_.commands[index_];
   started_ = true;
@@ -152,6 +168,7 @@ sim::Vec2 kite_direction(const sim::GridMap& map, sim::Vec2 from, std::span<cons
 
 sim::Vec2 BotBrain::update(const sim::GridMap& map, std::optional<sim::Vec2> position, float dt) {
   kiting_ = false;
+  builds_.clear();
   if (!position || script_.commands.empty()) return {};
   if (!(dt >= 0.0f) || dt > 10.0f) dt = 0.0f;  // NaN / absurd frame times advance nothing
   const sim::Vec2 move = run_commands(map, *position, dt);
@@ -165,6 +182,7 @@ BotAction BotBrain::act(const sim::GridMap& map, std::optional<sim::Vec2> positi
   agents_ = agents;
   action.move = update(map, position, dt);
   agents_ = {};
+  action.builds = builds_;
   if (!(trigger_ || kiting_) || !position) return action;
   if (const RenderAgent* target = nearest_agent(*position, agents)) {
     const sim::Vec2 aim{target->x - position->x, target->y - position->y};
@@ -198,6 +216,10 @@ sim::Vec2 BotBrain::run_commands(const sim::GridMap& map, sim::Vec2 p, float dt)
         continue;
       case BotCommandKind::kCease:
         trigger_ = false;
+        next_command();
+        continue;
+      case BotCommandKind::kBuild:
+        run_build(map, cmd);
         next_command();
         continue;
       case BotCommandKind::kGoto:
@@ -265,6 +287,7 @@ sim::Vec2 BotBrain::run_commands(const sim::GridMap& map, sim::Vec2 p, float dt)
       case BotCommandKind::kRepeat:
       case BotCommandKind::kFire:
       case BotCommandKind::kCease:
+      case BotCommandKind::kBuild:
         break;  // handled above
     }
   }

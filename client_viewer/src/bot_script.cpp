@@ -37,6 +37,18 @@ bool parse_number(std::string_view word, float& value) {
   return true;
 }
 
+// A whole number in decimal (an optional sign), into `value`; false for anything else or a
+// value beyond long long.
+bool parse_integer(std::string_view word, long long& value) {
+  if (word.empty()) return false;
+  if (word.front() == '+') word.remove_prefix(1);
+  long long v = 0;
+  const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
+  if (ec != std::errc() || end != word.data() + word.size()) return false;
+  value = v;
+  return true;
+}
+
 // Built with append(): GCC 12 at -O3 raises a false -Wrestrict on "'" + std::string (GCC bug 105329).
 std::string quoted(std::string_view word) {
   std::string out;
@@ -93,6 +105,20 @@ bool parse_bot_script(std::string_view text, std::string_view source, BotScript&
       }
       return true;
     };
+    auto cell = [&](std::size_t index, const char* what, std::int32_t& v) {
+      long long n = 0;
+      if (!parse_integer(words[index], n)) {
+        fail(line_no, std::string(what) + " " + quoted(words[index]) + " is not a whole number (map cells)");
+        return false;
+      }
+      if (n < 0 || n > kMaxScriptCell) {
+        fail(line_no, std::string(what) + " " + quoted(words[index]) + " must be >= 0 and <= " +
+                          std::to_string(kMaxScriptCell) + " (map cells)");
+        return false;
+      }
+      v = static_cast<std::int32_t>(n);
+      return true;
+    };
     auto duration = [&](std::size_t index, const char* what, bool allow_zero, float& v) {
       if (!number(index, what, v)) return false;
       if (v < 0.0f || (!allow_zero && v == 0.0f) || v > kMaxScriptSeconds) {
@@ -126,6 +152,10 @@ bool parse_bot_script(std::string_view text, std::string_view source, BotScript&
       if (!want_args(0, 1, "fire [SECONDS]")) return false;
       cmd.timed = args == 1;
       if (cmd.timed && !duration(1, "duration", true, cmd.seconds)) return false;
+    } else if (name == "build") {
+      cmd.kind = BotCommandKind::kBuild;
+      if (!want_args(2, 2, "build X Y")) return false;
+      if (!cell(1, "cell X", cmd.cell_x) || !cell(2, "cell Y", cmd.cell_y)) return false;
     } else if (name == "cease") {
       cmd.kind = BotCommandKind::kCease;
       if (!want_args(0, 0, "cease")) return false;
@@ -134,7 +164,7 @@ bool parse_bot_script(std::string_view text, std::string_view source, BotScript&
       if (!want_args(0, 0, "repeat")) return false;
       if (script.commands.empty()) return fail(line_no, "'repeat' with no command before it");
     } else {
-      return fail(line_no, "unknown command " + quoted(name) + " (expected goto, wait, wander, kite, fire, cease or repeat)");
+      return fail(line_no, "unknown command " + quoted(name) + " (expected goto, wait, wander, kite, fire, cease, build or repeat)");
     }
     script.commands.push_back(cmd);
   }

@@ -1,5 +1,6 @@
 // Connection (connection.hpp): connect, the TCP session (framed writes and reads), the
-// handshake (Welcome and the map), the no-data watchdog, close. UDP is in connection_udp.cpp,
+// handshake (Welcome and the map), the server's map changes (MapDelta), the no-data watchdog,
+// close. UDP is in connection_udp.cpp,
 // snapshots received in connection_snapshots.cpp, inputs sent in connection_input.cpp.
 #include "swarmfield/client/connection.hpp"
 
@@ -286,6 +287,10 @@ void Connection::on_tcp_message(protocol::TcpMessage&& message) {
     on_snapshot_payload(snapshot->payload, true);
     return;
   }
+  if (const auto* delta = std::get_if<protocol::MapDelta>(&message)) {
+    on_map_delta(*delta);
+    return;
+  }
   // Hello / Input are client -> server only.
   fail("server sent an unexpected message");
 }
@@ -297,6 +302,24 @@ void Connection::on_map_chunk(protocol::MapChunk&& chunk) {
     return;
   }
   if (impl_->map_assembler->complete()) finish_map();
+}
+
+// Deltas before the map is complete wait for it (a server sends them after the chunks, but a
+// change may be under way while they go out); bounded, since each holds up to 4096 cells.
+void Connection::on_map_delta(const protocol::MapDelta& delta) {
+  constexpr std::size_t kMaxEarlyDeltas = 256;
+  if (state_ != ConnectionState::kConnected) {
+    if (state_ != ConnectionState::kHandshake || early_deltas_.size() >= kMaxEarlyDeltas) {
+      fail("server sent too many MapDeltas before the map was complete");
+      return;
+    }
+    early_deltas_.push_back(delta);
+    return;
+  }
+  apply_map_delta(delta, map_, map_changes_);
+  stats_.map_deltas = map_changes_.deltas_applied;
+  stats_.map_deltas_ignored = map_changes_.deltas_ignored;
+  stats_.map_cells_skipped = map_changes_.cells_skipped;
 }
 
 void Connection::finish_map() {
@@ -315,6 +338,9 @@ void Connection::finish_map() {
   state_ = ConnectionState::kConnected;
   impl_->connected_at = Clock::now();
   impl_->timer.cancel();
+  for (const protocol::MapDelta& delta : early_deltas_) on_map_delta(delta);
+  early_deltas_.clear();
+  early_deltas_.shrink_to_fit();
 }
 
 void Connection::note_data() {

@@ -1,5 +1,6 @@
 // Connection (connection.hpp): inputs, cleaned (finite, |move| <= 1, clamped view and aim, no
-// fire without an aim), sent sealed over UDP once the address is confirmed, else over TCP.
+// fire without an aim), carrying the current build request, sent sealed over UDP once the
+// address is confirmed, else over TCP; build requests numbered and queued.
 #include <algorithm>
 #include <cmath>
 
@@ -36,12 +37,44 @@ protocol::Input clean_input(protocol::Input in) noexcept {
   }
   // The server refuses an aim shorter than 1e-6 (World::set_player_fire): not sent as fire.
   if (!(std::sqrt(in.aim_x * in.aim_x + in.aim_y * in.aim_y) >= 1e-6f)) in.fire = false;
+  // The decoder refuses the whole Input for a cell no map has, request or not.
+  const auto on_wire = [](std::int32_t v) { return v >= 0 && v < protocol::kMaxMapSide; };
+  if (!on_wire(in.build_x) || !on_wire(in.build_y)) {
+    in.build_id = 0;
+    in.build_x = 0;
+    in.build_y = 0;
+  }
   return in;
+}
+
+std::uint32_t Connection::request_build(std::int32_t x, std::int32_t y) {
+  if (state_ != ConnectionState::kConnected || !map_.in_bounds(x, y) || pending_builds_.size() >= kMaxPendingBuilds) {
+    return 0;
+  }
+  ++last_build_id_;
+  if (last_build_id_ == 0) ++last_build_id_;  // 0 means "none" on the wire (after 2^32 requests)
+  pending_builds_.push_back(BuildRequest{last_build_id_, x, y});
+  ++stats_.build_requests;
+  return last_build_id_;
+}
+
+void Connection::attach_build(protocol::Input& input) {
+  if (!pending_builds_.empty() && (current_build_.id == 0 || current_build_sends_ >= kBuildRepeats)) {
+    current_build_ = pending_builds_.front();
+    pending_builds_.pop_front();
+    current_build_sends_ = 0;
+  }
+  input.build_id = current_build_.id;
+  input.build_x = current_build_.x;
+  input.build_y = current_build_.y;
+  if (current_build_.id != 0 && current_build_sends_ < kBuildRepeats) ++current_build_sends_;
 }
 
 void Connection::send_input(const protocol::Input& input) {
   if (state_ != ConnectionState::kConnected) return;
-  protocol::Input in = clean_input(input);
+  protocol::Input in = input;
+  attach_build(in);
+  in = clean_input(in);
   last_input_ = in;
   ++stats_.inputs_sent;
   if (in.fire) ++stats_.inputs_firing;

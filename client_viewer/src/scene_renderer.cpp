@@ -54,6 +54,15 @@ Rgb heat_color(float t) noexcept {
   return Rgb{mix(stops[i].r, stops[i + 1].r), mix(stops[i].g, stops[i + 1].g), mix(stops[i].b, stops[i + 1].b)};
 }
 
+Rgb barricade_color(std::uint8_t health) noexcept {
+  const int step = (std::max<int>(1, health) + 15) / 16;  // 1..16
+  // Brightness (375 + 35 * (step - 1)) / 900: 5/12 at step 1, exactly 1 at step 16.
+  auto shade = [step](std::uint8_t c) {
+    return static_cast<std::uint8_t>((static_cast<int>(c) * (375 + 35 * (step - 1)) + 450) / 900);
+  };
+  return Rgb{shade(kBarricadeColor.r), shade(kBarricadeColor.g), shade(kBarricadeColor.b)};
+}
+
 SceneRenderer::SceneRenderer(SDL_Renderer* renderer) : renderer_(renderer) {}
 
 SceneRenderer::~SceneRenderer() {
@@ -80,12 +89,46 @@ bool SceneRenderer::set_map(const sim::GridMap& map, std::string* error) {
     if (error) *error = std::string("could not create the map texture: ") + SDL_GetError();
     return false;
   }
-  std::vector<std::uint32_t> pixels(map.cell_count());
-  for (std::size_t i = 0; i < pixels.size(); ++i) pixels[i] = pack_rgba(cost_color(map.costs()[i]), 255);
-  SDL_UpdateTexture(map_texture_, nullptr, pixels.data(), map.width() * 4);
   SDL_SetTextureBlendMode(map_texture_, SDL_BLENDMODE_NONE);
   map_ = map;
+  map_.set_change_log(false);  // a copy nobody follows cell by cell
+  source_revision_ = map.revision();
+  upload_map_pixels();
   has_map_ = true;
+  return true;
+}
+
+void SceneRenderer::upload_map_pixels() {
+  std::vector<std::uint32_t> pixels(map_.cell_count());
+  for (std::size_t i = 0; i < pixels.size(); ++i) pixels[i] = pack_rgba(cost_color(map_.costs()[i]), 255);
+  SDL_UpdateTexture(map_texture_, nullptr, pixels.data(), map_.width() * 4);
+}
+
+bool SceneRenderer::update_map(const sim::GridMap& map, std::string* error) {
+  if (!has_map_ || !map_texture_ || map.width() != map_.width() || map.height() != map_.height() ||
+      !(map.cell_size() == map_.cell_size())) {
+    return set_map(map, error);
+  }
+  if (map.revision() == source_revision_) return true;
+  // Few changed cells: one 1x1 texture update each; many, or a change log that no longer
+  // reaches back: the whole texture.
+  constexpr std::size_t kMaxCellUpdates = 4096;
+  std::vector<sim::CellCoord> scratch;
+  std::span<const sim::CellCoord> changed;
+  if (map.cells_changed_since(source_revision_, scratch, changed) && changed.size() <= kMaxCellUpdates) {
+    for (const sim::CellCoord c : changed) {
+      const std::uint8_t cost = map.cost(c.x, c.y);
+      map_.set_cost(c.x, c.y, cost);
+      const std::uint32_t pixel = pack_rgba(cost_color(cost), 255);
+      const SDL_Rect cell{c.x, c.y, 1, 1};
+      SDL_UpdateTexture(map_texture_, &cell, &pixel, 4);
+    }
+  } else {
+    map_ = map;
+    map_.set_change_log(false);
+    upload_map_pixels();
+  }
+  source_revision_ = map.revision();
   return true;
 }
 
@@ -213,6 +256,41 @@ void SceneRenderer::draw_density(const Camera& camera, const InterpolatedFrame& 
   }
 }
 
+void SceneRenderer::draw_barricades(const Camera& camera, const Barricades& barricades) {
+  barricades_drawn_ = 0;
+  if (!has_map_ || barricades.empty()) return;
+  // The visible cells; one batch of rectangles per colour step (at most 16 draw calls).
+  const float cs = map_.cell_size();
+  const WorldRect view = camera.visible_world();
+  const int cx0 = std::clamp(static_cast<int>(std::floor(view.x0 / cs)), 0, map_.width());
+  const int cy0 = std::clamp(static_cast<int>(std::floor(view.y0 / cs)), 0, map_.height());
+  const int cx1 = std::clamp(static_cast<int>(std::ceil(view.x1 / cs)), 0, map_.width());
+  const int cy1 = std::clamp(static_cast<int>(std::ceil(view.y1 / cs)), 0, map_.height());
+  if (cx1 <= cx0 || cy1 <= cy0) return;
+  std::array<std::vector<SDL_FRect>, 17> by_step;
+  const auto width = static_cast<std::uint32_t>(map_.width());
+  const std::uint64_t cells = map_.cell_count();
+  // Only the rows in view: the map is ordered by index, i.e. row by row.
+  const auto first = barricades.lower_bound(static_cast<std::uint32_t>(cy0) * width);
+  for (auto it = first; it != barricades.end(); ++it) {
+    if (it->first >= cells) break;
+    const auto x = static_cast<int>(it->first % width);
+    const auto y = static_cast<int>(it->first / width);
+    if (y >= cy1) break;
+    if (x < cx0 || x >= cx1) continue;
+    const sim::Vec2 a = camera.world_to_screen({static_cast<float>(x) * cs, static_cast<float>(y) * cs});
+    const sim::Vec2 b = camera.world_to_screen({static_cast<float>(x + 1) * cs, static_cast<float>(y + 1) * cs});
+    const int step = (std::max<int>(1, it->second) + 15) / 16;
+    by_step[static_cast<std::size_t>(step)].push_back(SDL_FRect{a.x, a.y, b.x - a.x, b.y - a.y});
+    ++barricades_drawn_;
+  }
+  for (std::size_t step = 1; step < by_step.size(); ++step) {
+    if (by_step[step].empty()) continue;
+    set_color(renderer_, barricade_color(static_cast<std::uint8_t>(step * 16 - 1)));
+    SDL_RenderFillRectsF(renderer_, by_step[step].data(), static_cast<int>(by_step[step].size()));
+  }
+}
+
 void SceneRenderer::draw_agents(const Camera& camera, const InterpolatedFrame& frame, const DrawOptions& options) {
   agents_drawn_ = 0;
   // Per kind: colour and radius in pixels. Slot kinds.size() is the fallback for agents of a
@@ -327,6 +405,11 @@ void SceneRenderer::draw_scene(const Camera& camera, const InterpolatedFrame& fr
   draw_map(camera);
   if (options.heat_map) draw_heat(camera);
   SDL_SetRenderDrawBlendMode(renderer_, SDL_BLENDMODE_NONE);
+  if (options.barricades) {
+    draw_barricades(camera, *options.barricades);
+  } else {
+    barricades_drawn_ = 0;
+  }
   if (options.flow_arrows) draw_flow(camera, options.heat_map && integration_ != nullptr);
   draw_density(camera, frame);
   SDL_SetRenderDrawBlendMode(renderer_, SDL_BLENDMODE_NONE);

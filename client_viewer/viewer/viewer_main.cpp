@@ -1,6 +1,7 @@
 // swarmfield-viewer: watches a swarmfield server. SDL2 window (or, with --headless, a software
-// renderer on an offscreen surface that needs no display at all), interpolated agents, HUD,
-// flow-arrow and heat-map overlays computed locally with swarmfield_sim.
+// renderer on an offscreen surface that needs no display at all), interpolated agents,
+// barricades, HUD, flow-arrow and heat-map overlays computed locally with swarmfield_sim (and
+// recomputed when the server's MapDeltas change the map).
 #include <SDL.h>
 
 #include <CLI/CLI.hpp>
@@ -238,6 +239,8 @@ class Viewer {
   void interpolate(Clock::time_point frame_start);
   void follow_player();
   void send_input(Clock::time_point frame_start);
+  void follow_map_changes();
+  void request_build_at_mouse();
   void update_fields(Clock::time_point frame_start);
   void count_frame();
   void wait_for_next_frame(Clock::time_point frame_start);
@@ -272,6 +275,7 @@ class Viewer {
   client::InterpolatedFrame frame_;
   sim::NavigationFields fields_;
   bool fields_shown_ = false;
+  std::uint32_t map_revision_shown_ = 0;  // the map's revision() the renderer has drawn
   Clock::time_point last_field_update_;
   std::string end_reason_;
   std::size_t agents_visible_ = 0;
@@ -295,6 +299,7 @@ void Viewer::handle_events() {
         if (key == SDLK_f) flow_ = !flow_;
         if (key == SDLK_h) heat_ = !heat_;
         if (key == SDLK_p) follow_ = !follow_;
+        if (key == SDLK_b && args_.player && map_ready_) request_build_at_mouse();
         if (key == SDLK_LEFT) { camera_.pan_pixels(step, 0); follow_ = false; }
         if (key == SDLK_RIGHT) { camera_.pan_pixels(-step, 0); follow_ = false; }
         if (key == SDLK_UP) { camera_.pan_pixels(0, step); follow_ = false; }
@@ -354,6 +359,7 @@ void Viewer::draw_frame(const client::ConnectionStats& stats) {
   draw.heat_map = heat_;
   draw.own_player_id = connection_.welcome().player_id;
   draw.kinds = connection_.welcome().kinds;
+  draw.barricades = &connection_.barricades();
   scene_.draw_scene(camera_, frame_, draw);
   agents_visible_ = scene_.agents_drawn();
   density_squares_ = scene_.density_squares_drawn();
@@ -366,7 +372,10 @@ void Viewer::draw_frame(const client::ConnectionStats& stats) {
   hud.push_back("agents " + std::to_string(agents_visible_) + "/" + std::to_string(frame_.total_agents) + " (" +
                 std::to_string(frame_.agents.size()) + " sent" +
                 (density > 0 ? ", " + std::to_string(density) + "+ as density" : std::string()) + ")  players " +
-                std::to_string(frame_.players.size()) + "  snapshots " + std::to_string(stats.snapshots_received) +
+                std::to_string(frame_.players.size()) +
+                (connection_.barricades().empty() ? std::string()
+                                                  : "  barricades " + std::to_string(connection_.barricades().size())) +
+                "  snapshots " + std::to_string(stats.snapshots_received) +
                 (stats.bad_datagrams ? "  bad " + std::to_string(stats.bad_datagrams) : ""));
   hud.push_back(std::string("[F]low ") + (flow_ ? "on" : "off") + "  [H]eat " + (heat_ ? "on" : "off") +
                 "  [P] follow " + (follow_ ? "on" : "off") + "  zoom " + fmt("%.2f", camera_.zoom()));
@@ -420,6 +429,7 @@ std::optional<int> Viewer::connect() {
     return 3;
   }
   map_ = &map;
+  map_revision_shown_ = map.revision();
   const client::WorldRect map_rect{0.0f, 0.0f, static_cast<float>(map.width()) * map.cell_size(),
                                    static_cast<float>(map.height()) * map.cell_size()};
   camera_.fit(map_rect);
@@ -449,6 +459,7 @@ void Viewer::loop() {
     interpolate(frame_start);
     if (follow_) follow_player();
     send_input(frame_start);
+    follow_map_changes();
     update_fields(frame_start);
     draw_frame(stats);
     if (video_.window) SDL_RenderPresent(video_.renderer);
@@ -508,9 +519,35 @@ void Viewer::send_input(Clock::time_point frame_start) {
   connection_.send_input(input);
 }
 
+// B (players): ask the server for a barricade on the map cell under the mouse pointer (the
+// connection refuses a cell outside the map; the server decides whether it is built).
+void Viewer::request_build_at_mouse() {
+  int mx = 0;
+  int my = 0;
+  SDL_GetMouseState(&mx, &my);
+  const sim::Vec2 world = camera_.screen_to_world({static_cast<float>(mx), static_cast<float>(my)});
+  const sim::CellCoord cell = connection_.map().world_to_cell(world);
+  if (connection_.request_build(cell.x, cell.y) == 0) {
+    std::cerr << "info: no build at cell (" << cell.x << ", " << cell.y << "): outside the map or too many waiting\n";
+  }
+}
+
+// The server's MapDeltas change the connection's map in place (its revision() moves): redraw
+// the changed cells of the map texture, and have the overlay fields follow at once (not up to
+// 200 ms later: a barricade must not show a flow through it).
+void Viewer::follow_map_changes() {
+  const sim::GridMap& map = connection_.map();
+  if (map.revision() == map_revision_shown_) return;
+  std::string error;
+  if (!scene_.update_map(map, &error)) std::cerr << "warning: " << error << "\n";
+  map_revision_shown_ = map.revision();
+  fields_shown_ = false;  // the next update_fields() runs now and hands the fields over again
+}
+
 // Fields for the overlays: goals = the players' cells, same as the server's swarm uses.
-// Rebuilt at most 5 times a second: on big maps a rebuild costs tens of ms, and players
-// change cells several times a second.
+// Rebuilt at most 5 times a second (unless the map changed: NavigationFields::update rebuilds
+// for a new map revision): on big maps a rebuild costs tens of ms, and players change cells
+// several times a second.
 void Viewer::update_fields(Clock::time_point frame_start) {
   if (!(flow_ || heat_) || (fields_shown_ && frame_start - last_field_update_ < std::chrono::milliseconds(200))) return;
   last_field_update_ = frame_start;
@@ -567,9 +604,10 @@ int Viewer::summary() {
   const auto& stats = connection_.stats();
   std::printf(
       "viewer: connected=1 frames=%llu snapshots=%llu agents_visible=%zu agents_in_frame=%zu agents_total=%u "
-      "density_squares=%zu rtt_ms=%.2f kbit_s=%.1f bad_datagrams=%llu seconds=%.1f%s%s\n",
+      "density_squares=%zu barricades=%zu rtt_ms=%.2f kbit_s=%.1f bad_datagrams=%llu seconds=%.1f%s%s\n",
       static_cast<unsigned long long>(frames_), static_cast<unsigned long long>(stats.snapshots_received),
-      agents_visible_, frame_.agents.size(), frame_.total_agents, density_squares_, stats.rtt_ms, stats.kbit_per_s,
+      agents_visible_, frame_.agents.size(), frame_.total_agents, density_squares_, connection_.barricades().size(),
+      stats.rtt_ms, stats.kbit_per_s,
       static_cast<unsigned long long>(stats.bad_datagrams), elapsed(), args_.screenshot.empty() ? "" : " screenshot=",
       args_.screenshot.c_str());
   std::fflush(stdout);

@@ -137,6 +137,31 @@ TEST_CASE("fire goes on while the script moves; cease lets go; a script that end
   CHECK(cease.finished());
 }
 
+TEST_CASE("build takes no time: its cells come out of act() in script order; a cell off the map is skipped, warned once") {
+  const sim::GridMap map = open_map();  // 8 x 6 cells
+  client::BotBrain brain = brain_of("build 1 2\nbuild 7 5\nbuild 8 0\nwait 0.25\nbuild 0 6\nrepeat\n");
+  const sim::Vec2 p{2.5f, 2.5f};
+  CHECK(brain.act(map, std::nullopt, {}, 0.125f).builds.empty());  // before the bot sees itself
+  client::BotAction action = brain.act(map, p, {}, 0.125f);
+  CHECK(action.builds == std::vector<sim::CellCoord>{{1, 2}, {7, 5}});
+  CHECK(action.move == sim::Vec2{});
+  std::vector<std::string> messages = brain.take_messages();
+  REQUIRE(messages.size() == 1);
+  CHECK(messages[0] == "line 3: build (8, 0) is outside the 8x6 map, skipped");
+  CHECK(brain.act(map, p, {}, 0.125f).builds.empty());  // the wait goes on
+  // The wait ends; line 5 is off the map too; repeat starts over in the same update.
+  action = brain.act(map, p, {}, 0.125f);
+  CHECK(action.builds == std::vector<sim::CellCoord>{{1, 2}, {7, 5}});
+  messages = brain.take_messages();
+  REQUIRE(messages.size() == 1);
+  CHECK(messages[0] == "line 5: build (0, 6) is outside the 8x6 map, skipped");
+  // The next passes (a wait of 0.25 s is two updates and ends on the third) warn no more.
+  for (int i = 0; i < 4; ++i) (void)brain.act(map, p, {}, 0.125f);
+  CHECK(brain.take_messages().empty());
+  CHECK(brain.builds() == 8);  // four passes
+  CHECK(brain.builds_skipped() == 7);
+}
+
 TEST_CASE("fire S holds the trigger for S seconds of updates, like wait S; fire 0 fires nothing") {
   const sim::GridMap map = open_map();
   const std::vector<client::RenderAgent> agents = {agent(1, 5.0f, 5.0f)};

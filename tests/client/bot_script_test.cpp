@@ -100,6 +100,36 @@ TEST_CASE("fire [S] and cease parse; fire takes a wait's limits, cease no argume
   CHECK(starts_with(error_of("Fire\n"), "t.bot:1: unknown command 'Fire' (expected goto, wait, wander, kite, fire, cease"));
 }
 
+TEST_CASE("build X Y parses whole, non-negative map cells; anything else is refused with file:line") {
+  BotScript script;
+  BotScriptError error;
+  REQUIRE_MESSAGE(parse_bot_script("build 3 4\nbuild +0 8191   # the edges\nwait 1\nrepeat\n", "t.bot", script, error),
+                  error.to_string());
+  REQUIRE(script.commands.size() == 4);
+  CHECK(script.commands[0].kind == BotCommandKind::kBuild);
+  CHECK(script.commands[0].cell_x == 3);
+  CHECK(script.commands[0].cell_y == 4);
+  CHECK(script.commands[0].line == 1);
+  CHECK(script.commands[1].kind == BotCommandKind::kBuild);
+  CHECK(script.commands[1].cell_x == 0);
+  CHECK(script.commands[1].cell_y == 8191);
+  CHECK(script.repeats());
+
+  CHECK(error_of("build\n") == "t.bot:1: 'build' takes 2 argument(s), got 0 (usage: build X Y)");
+  CHECK(error_of("wait 1\nbuild 1\n") == "t.bot:2: 'build' takes 2 argument(s), got 1 (usage: build X Y)");
+  CHECK(error_of("build 1 2 3\n") == "t.bot:1: 'build' takes 2 argument(s), got 3 (usage: build X Y)");
+  CHECK(error_of("build a b\n") == "t.bot:1: cell X 'a' is not a whole number (map cells)");
+  CHECK(error_of("build 1 b\n") == "t.bot:1: cell Y 'b' is not a whole number (map cells)");
+  CHECK(error_of("build 1.5 2\n") == "t.bot:1: cell X '1.5' is not a whole number (map cells)");
+  CHECK(error_of("build 1e2 2\n") == "t.bot:1: cell X '1e2' is not a whole number (map cells)");
+  CHECK(error_of("build 99999999999999999999 2\n") ==
+        "t.bot:1: cell X '99999999999999999999' is not a whole number (map cells)");
+  CHECK(error_of("build -1 2\n") == "t.bot:1: cell X '-1' must be >= 0 and <= 8191 (map cells)");
+  CHECK(error_of("build 2 -3\n") == "t.bot:1: cell Y '-3' must be >= 0 and <= 8191 (map cells)");
+  CHECK(error_of("build 8192 0\n") == "t.bot:1: cell X '8192' must be >= 0 and <= 8191 (map cells)");
+  CHECK(starts_with(error_of("Build 1 2\n"), "t.bot:1: unknown command 'Build' (expected goto, wait, wander, kite, fire, cease, build or repeat)"));
+}
+
 TEST_CASE("parse errors name file:line and the problem") {
   CHECK(starts_with(error_of("wait 1\nfly 3 4\n"), "t.bot:2: unknown command 'fly'"));
   CHECK(starts_with(error_of("goto 1\n"), "t.bot:1: 'goto' takes 2 or 3 argument(s), got 1"));
@@ -138,7 +168,7 @@ TEST_CASE("load_bot_script reads files and reports unreadable ones") {
     out << "wait 2\nbogus\n";
   }
   CHECK_FALSE(swarmfield::client::load_bot_script(path, script, error));
-  CHECK(error.to_string() == path + ":2: unknown command 'bogus' (expected goto, wait, wander, kite, fire, cease or repeat)");
+  CHECK(error.to_string() == path + ":2: unknown command 'bogus' (expected goto, wait, wander, kite, fire, cease, build or repeat)");
   std::remove(path.c_str());
 }
 

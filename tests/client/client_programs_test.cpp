@@ -119,7 +119,7 @@ TEST_CASE("bot with no server prints the error and a summary line, exit 1") {
   CHECK(r.exit_code == 1);
   CHECK(r.output.find("error: bot-2: could not connect to 127.0.0.1:" + std::to_string(port)) != std::string::npos);
   CHECK(r.output.find("bots=3 connected=0 snapshots=0") != std::string::npos);
-  CHECK(r.output.find(" role=player shots=0\n") != std::string::npos);  // the last key, after the older ones
+  CHECK(r.output.find(" role=player shots=0 builds=0\n") != std::string::npos);  // the last keys, after the older ones
 }
 
 TEST_CASE("bot --fire: in --help, refused for viewers (exit 2), a plain flag for players") {
@@ -148,6 +148,19 @@ TEST_CASE("bot with a bad script names file:line and exits 2 before connecting")
   INFO(r.output);
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("error: " + path + ":3: unknown command 'walk'") != std::string::npos);
+}
+
+TEST_CASE("bot with a bad build line names file:line and exits 2 before connecting") {
+  const std::string path = "client_programs_test_bad_build.bot";
+  {
+    std::ofstream out(path);
+    out << "build 3 4\nwait 1\nbuild -1 2\n";
+  }
+  const auto r = run(kBin + "/swarmfield-bot --port 1 --script " + path);
+  std::remove(path.c_str());
+  INFO(r.output);
+  CHECK(r.exit_code == 2);
+  CHECK(r.output.find("error: " + path + ":3: cell X '-1' must be >= 0 and <= 8191 (map cells)") != std::string::npos);
 }
 
 TEST_CASE("bad flags exit 2 with 'error: ... (see --help)', not CLI11's own codes") {

@@ -68,6 +68,7 @@ struct FakeServer {
   // What the server says in words (a hostile server's terminal escapes, in the tests below).
   std::string error_reason = "server full (2 of 2 clients)";
   std::string map_name = "fake";
+  std::optional<protocol::MapDelta> delta_before_map;  ///< sent between Welcome and the map chunks
 
   FakeServer(asio::io_context& context, Mode m)
       : io(context), mode(m), acceptor(context, tcp::endpoint(asio::ip::make_address("127.0.0.1"), 0)),
@@ -144,6 +145,7 @@ struct FakeServer {
     w.kinds.push_back({map_name, 0.35f, 0xd01010});
     auto chunks = protocol::make_map_chunks(costs, w.map);
     send(w);
+    if (delta_before_map) send(*delta_before_map);
     if (mode == Mode::kBadMap) {
       // Right sizes, wrong bytes: zstd must refuse them.
       for (auto& c : chunks) std::fill(c.bytes.begin(), c.bytes.end(), std::uint8_t{0x5A});
@@ -385,6 +387,120 @@ TEST_CASE("handshake, map, TCP then UDP snapshots, RTT and bad datagrams") {
   REQUIRE(run_until(io, [&] { return server.got_bye; }, std::chrono::milliseconds(2000)));
 }
 
+TEST_CASE("MapDeltas change the connection's map and barricades; old revisions and cells off the map are skipped") {
+  asio::io_context io;
+  FakeServer server(io, Mode::kNormal);
+  auto o = options_for(server.tcp_port());
+  o.use_udp = false;
+  client::Connection c(io, o);
+  REQUIRE_MESSAGE(c.connect_blocking(), c.error());
+  const std::uint32_t revision = c.map().revision();
+  CHECK(c.barricades().empty());
+  CHECK(c.map_delta_revision() == 0);
+
+  // On the 40 x 30 map: a barricade built, one damaged, the cost-3 cell made a road, one cell
+  // beyond the map's right edge.
+  server.send(protocol::MapDelta{5, {{3, 4, 255, 255}, {39, 29, 255, 128}, {20, 5, 1, 0}, {40, 0, 255, 255}}});
+  REQUIRE(run_until(io, [&] { return c.stats().map_deltas == 1; }, std::chrono::milliseconds(2000)));
+  CHECK(c.connected());
+  CHECK(c.map().cost(3, 4) == 255);
+  CHECK(c.map().cost(39, 29) == 255);
+  CHECK(c.map().cost(20, 5) == 1);
+  CHECK(c.map().revision() > revision);
+  CHECK(c.barricades() == client::Barricades{{4 * 40 + 3, 255}, {29 * 40 + 39, 128}});
+  CHECK(c.map_delta_revision() == 5);
+  CHECK(c.stats().map_cells_skipped == 1);
+
+  // Revision 5 again: ignored. Revision 6: the damaged barricade destroyed.
+  server.send(protocol::MapDelta{5, {{3, 4, 1, 0}}});
+  server.send(protocol::MapDelta{6, {{39, 29, 1, 0}}});
+  REQUIRE(run_until(io, [&] { return c.stats().map_deltas == 2; }, std::chrono::milliseconds(2000)));
+  CHECK(c.stats().map_deltas_ignored == 1);
+  CHECK(c.map().cost(3, 4) == 255);
+  CHECK(c.map().cost(39, 29) == 1);
+  CHECK(c.barricades() == client::Barricades{{4 * 40 + 3, 255}});
+  CHECK(c.map_delta_revision() == 6);
+  c.close();
+}
+
+TEST_CASE("a MapDelta that comes before the map is complete is applied once the map is") {
+  asio::io_context io;
+  FakeServer server(io, Mode::kNormal);
+  server.delta_before_map = protocol::MapDelta{3, {{12, 6, 255, 200}}};
+  client::Connection c(io, options_for(server.tcp_port()));
+  REQUIRE_MESSAGE(c.connect_blocking(), c.error());
+  CHECK(c.map().cost(12, 6) == 255);
+  CHECK(c.barricades() == client::Barricades{{6 * 40 + 12, 200}});
+  CHECK(c.stats().map_deltas == 1);
+  c.close();
+}
+
+TEST_CASE("build requests: numbered, carried by every input until the next one (each at least kBuildRepeats times)") {
+  asio::io_context io;
+  FakeServer server(io, Mode::kNormal);
+  auto o = options_for(server.tcp_port());
+  o.use_udp = false;  // over TCP every input arrives, in order
+  client::Connection c(io, o);
+  CHECK(c.request_build(1, 1) == 0);  // not connected yet
+  REQUIRE_MESSAGE(c.connect_blocking(), c.error());
+  c.send_input(protocol::Input{});  // no request yet: build_id 0
+  CHECK(c.request_build(40, 0) == 0);  // outside the 40 x 30 map
+  CHECK(c.request_build(0, 30) == 0);
+  CHECK(c.request_build(-1, 2) == 0);
+  CHECK(c.request_build(7, 8) == 1);
+  CHECK(c.request_build(9, 10) == 2);  // before any input carried the first: it waits
+  CHECK(c.stats().build_requests == 2);
+  protocol::Input in;
+  in.build_id = 77;  // the caller's build fields are not what is sent
+  in.build_x = -4;
+  const std::uint32_t repeats = client::Connection::kBuildRepeats;
+  for (std::uint32_t i = 0; i < 2 * repeats + 2; ++i) c.send_input(in);
+  const std::size_t want = 2 * repeats + 3;
+  REQUIRE(run_until(io, [&] { return server.inputs.size() >= want; }, std::chrono::milliseconds(2000)));
+  CHECK(server.inputs[0].build_id == 0);
+  for (std::size_t i = 1; i <= repeats; ++i) {
+    CAPTURE(i);
+    CHECK(server.inputs[i].build_id == 1);
+    CHECK(server.inputs[i].build_x == 7);
+    CHECK(server.inputs[i].build_y == 8);
+  }
+  for (std::size_t i = repeats + 1; i < want; ++i) {  // the newest, repeated until the next request
+    CAPTURE(i);
+    CHECK(server.inputs[i].build_id == 2);
+    CHECK(server.inputs[i].build_x == 9);
+    CHECK(server.inputs[i].build_y == 10);
+  }
+  // A third request replaces the second at once: it was carried kBuildRepeats times already.
+  CHECK(c.request_build(39, 29) == 3);
+  c.send_input(in);
+  REQUIRE(run_until(io, [&] { return server.inputs.size() >= want + 1; }, std::chrono::milliseconds(2000)));
+  CHECK(server.inputs[want].build_id == 3);
+  CHECK(server.inputs[want].build_x == 39);
+  CHECK(server.inputs[want].build_y == 29);
+  // The queue is bounded.
+  std::uint32_t last = 3;
+  for (std::size_t i = 0; i < client::Connection::kMaxPendingBuilds; ++i) last = c.request_build(1, 1);
+  CHECK(last == 3 + client::Connection::kMaxPendingBuilds);
+  CHECK(c.request_build(1, 1) == 0);
+  CHECK(c.stats().build_requests == 3 + client::Connection::kMaxPendingBuilds);
+  c.close();
+}
+
+TEST_CASE("build requests travel in sealed UDP inputs too") {
+  asio::io_context io;
+  FakeServer server(io, Mode::kNormal);
+  client::Connection c(io, options_for(server.tcp_port()));
+  REQUIRE_MESSAGE(c.connect_blocking(), c.error());
+  REQUIRE(run_until(io, [&] { return c.udp_confirmed(); }, std::chrono::milliseconds(5000)));
+  REQUIRE(c.request_build(5, 6) == 1);
+  c.send_input(protocol::Input{});
+  REQUIRE(run_until(io, [&] { return !server.inputs.empty(); }, std::chrono::milliseconds(2000)));
+  CHECK(server.inputs[0].build_id == 1);
+  CHECK(server.inputs[0].build_x == 5);
+  CHECK(server.inputs[0].build_y == 6);
+  c.close();
+}
+
 TEST_CASE("clean_input: aim finite and within the wire's limit, direction kept; no fire without an aim") {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   const float inf = std::numeric_limits<float>::infinity();
@@ -423,6 +539,22 @@ TEST_CASE("clean_input: aim finite and within the wire's limit, direction kept; 
   out = cleaned(false, 7.0f, 1.0f);
   CHECK_FALSE(out.fire);
   CHECK(out.aim_x == 7.0f);
+  // A build cell no map has is sent as no request (the decoder would refuse the whole input).
+  protocol::Input build;
+  build.build_id = 4;
+  build.build_x = 12;
+  build.build_y = protocol::kMaxMapSide - 1;
+  CHECK(client::clean_input(build).build_id == 4);
+  for (const auto& [x, y] : {std::pair{-1, 0}, std::pair{0, protocol::kMaxMapSide}, std::pair{1 << 30, 3}}) {
+    build.build_x = x;
+    build.build_y = y;
+    CAPTURE(x);
+    CAPTURE(y);
+    const protocol::Input b = client::clean_input(build);
+    CHECK(b.build_id == 0);
+    CHECK(b.build_x == 0);
+    CHECK(b.build_y == 0);
+  }
   // Everything clean_input returns decodes (the decoder's own bounds).
   for (const float v : {nan, inf, 2.0e6f, -1.0e38f, 0.5f}) {
     protocol::Input in;

@@ -328,3 +328,98 @@ TEST_CASE("a dead player (health 0 in the snapshot) is drawn grey, a living one 
   CHECK(t.at(camera.world_to_screen(s.marker('P'))) == client::Rgb{120, 120, 120});
   CHECK_FALSE(t.at(camera.world_to_screen(s.marker('P'))) == client::kPlayerColor);
 }
+
+TEST_CASE("barricade colours: whole is kBarricadeColor, darker with damage, apart from walls and agents") {
+  CHECK(client::barricade_color(255) == client::kBarricadeColor);
+  CHECK(client::barricade_color(241) == client::kBarricadeColor);
+  const client::Rgb half = client::barricade_color(128);
+  const client::Rgb low = client::barricade_color(1);
+  CHECK(half.r < client::kBarricadeColor.r);
+  CHECK(low.r < half.r);
+  CHECK(client::barricade_color(0) == low);
+  CHECK(low == client::Rgb{70, 43, 17});  // 5/12 of the whole colour
+  for (const int h : {1, 64, 128, 200, 255}) {
+    const client::Rgb c = client::barricade_color(static_cast<std::uint8_t>(h));
+    CAPTURE(h);
+    CHECK(c != client::kWallColor);
+    CHECK(c != client::kAgentColor);
+    CHECK(c.r > c.g);  // brown: red over green over blue, unlike the walls' blue-grey
+    CHECK(c.g > c.b);
+  }
+}
+
+TEST_CASE("barricades are drawn over their cells in the barricade colour by health; cells off the map are not") {
+  const Scene s = make_scene();
+  Target t(320, 240);
+  client::SceneRenderer renderer(t.renderer);
+  REQUIRE(renderer.set_map(s.map));
+  client::Camera camera(320, 240);
+  camera.fit({0.0f, 0.0f, 16.0f, 12.0f});
+  client::InterpolatedFrame frame;
+  client::unpack_snapshot(s.snapshot, frame);
+  const std::uint32_t w = 16;
+  // Away from the player's label (drawn above it, over row 5).
+  const client::Barricades barricades = {{6 * w + 12, 255}, {6 * w + 13, 100}, {0 * w + 15, 1}, {16 * 12 + 3, 255}};
+  client::DrawOptions options;
+  renderer.draw_scene(camera, frame, options);  // none given: nothing drawn
+  SDL_RenderFlush(t.renderer);
+  CHECK(renderer.barricades_drawn() == 0);
+  CHECK(t.count(client::kBarricadeColor) == 0);
+
+  options.barricades = &barricades;
+  renderer.draw_scene(camera, frame, options);
+  SDL_RenderFlush(t.renderer);
+  CHECK(renderer.barricades_drawn() == 3);  // the fourth index lies beyond the map
+  CHECK(t.at(camera.world_to_screen(s.map.cell_center({12, 6}))) == client::kBarricadeColor);
+  CHECK(t.at(camera.world_to_screen(s.map.cell_center({13, 6}))) == client::barricade_color(100));
+  CHECK(t.at(camera.world_to_screen(s.map.cell_center({15, 0}))) == client::barricade_color(1));
+  CHECK(t.at(camera.world_to_screen(s.map.cell_center({14, 6}))) == client::cost_color(1));  // a neighbour
+  // About one cell of pixels (the fit's zoom squared) in the whole colour.
+  const float cell_px = camera.zoom() * s.map.cell_size();
+  const int whole = t.count(client::kBarricadeColor);
+  CHECK(static_cast<float>(whole) > 0.8f * cell_px * cell_px);
+  CHECK(static_cast<float>(whole) < 1.3f * cell_px * cell_px);
+  // Agents and players are drawn over barricades.
+  CHECK(t.at(camera.world_to_screen(s.marker('P'))) == client::kPlayerColor);
+
+  // Out of view: culled.
+  client::Camera close(64, 64);
+  close.set_zoom(8.0f);
+  close.center_on({2.0f, 10.0f});
+  renderer.draw_scene(close, frame, options);
+  CHECK(renderer.barricades_drawn() == 0);
+}
+
+TEST_CASE("update_map redraws the cells the map changed since (a barricade's wall, a cell reopened)") {
+  Scene s = make_scene();
+  Target t(320, 240);
+  client::SceneRenderer renderer(t.renderer);
+  REQUIRE(renderer.set_map(s.map));
+  client::Camera camera(320, 240);
+  camera.fit({0.0f, 0.0f, 16.0f, 12.0f});
+  const client::InterpolatedFrame empty;
+  const auto pixel = [&](sim::CellCoord c) { return t.at(camera.world_to_screen(s.map.cell_center(c))); };
+  s.map.set_cost(8, 5, sim::kBlockedCost);  // built on
+  s.map.set_cost(3, 3, 2);                  // a wall opened to a sidewalk
+  renderer.draw_scene(camera, empty, client::DrawOptions{});
+  SDL_RenderFlush(t.renderer);
+  CHECK(pixel({8, 5}) == client::cost_color(1));  // not yet: the renderer draws its own copy
+  REQUIRE(renderer.update_map(s.map));
+  renderer.draw_scene(camera, empty, client::DrawOptions{});
+  SDL_RenderFlush(t.renderer);
+  CHECK(pixel({8, 5}) == client::kWallColor);
+  CHECK(pixel({3, 3}) == client::cost_color(2));
+  CHECK(pixel({2, 2}) == client::kWallColor);  // unchanged cells keep theirs
+  CHECK(pixel({0, 0}) == client::cost_color(1));
+  REQUIRE(renderer.update_map(s.map));  // nothing changed since: nothing to do
+  // More changes than the change log holds (it keeps kChangeLogLimit entries): the whole texture.
+  for (std::size_t i = 0; i < sim::GridMap::kChangeLogLimit + 10; ++i) {
+    s.map.set_cost(0, 0, static_cast<std::uint8_t>(i % 2 == 0 ? 5 : 1));
+  }
+  s.map.set_cost(0, 0, 4);
+  REQUIRE(renderer.update_map(s.map));
+  renderer.draw_scene(camera, empty, client::DrawOptions{});
+  SDL_RenderFlush(t.renderer);
+  CHECK(pixel({0, 0}) == client::cost_color(4));
+  CHECK(pixel({8, 5}) == client::kWallColor);
+}

@@ -1,7 +1,8 @@
 #pragma once
 // Runs a BotScript: turns the bot's position (from snapshots) and elapsed time into a move
-// intent and, while the script holds the trigger, a shot at the nearest agent. Pure (no
-// sockets, no clock): time comes in as dt, randomness from the seed.
+// intent, while the script holds the trigger a shot at the nearest agent, and the cells its
+// `build` lines ask for. Pure (no sockets, no clock): time comes in as dt, randomness from the
+// seed.
 #include <cstdint>
 #include <optional>
 #include <random>
@@ -37,6 +38,9 @@ struct BotAction {
   sim::Vec2 move{};   ///< move intent, |move| <= 1
   bool fire = false;  ///< the trigger is held and there is an agent to aim at
   sim::Vec2 aim{};    ///< when fire: nearest agent - own position (world units, non-zero); else 0
+  /// Cells (map cells, inside the map) whose `build` lines ran in this update, in script order:
+  /// the caller asks the server for each (Connection::request_build). Usually none.
+  std::vector<sim::CellCoord> builds;
 };
 
 class BotBrain {
@@ -46,15 +50,16 @@ class BotBrain {
   /// Advances the script by `dt` seconds. `position` is the bot's player position in world units
   /// (nullopt until the first snapshot shows it; the script does not start before that).
   /// Returns the move intent, |intent| <= 1.
-  /// Commands that take no time (fire, cease, wait 0, a skipped goto, ...) run on in the same
-  /// update; a pass through a repeating script that took no time at all ends the update as one
+  /// Commands that take no time (fire, cease, build, wait 0, a skipped goto, ...) run on in the
+  /// same update; a pass through a repeating script that took no time at all ends the update as one
   /// tick of standing still, so a script such as `fire` + `repeat` can not spin.
   sim::Vec2 update(const sim::GridMap& map, std::optional<sim::Vec2> position, float dt);
 
   /// update(), then the gun: while the script holds the trigger (trigger_held()), fire at the
   /// agent of `agents` nearest `position` (nearest_agent), aim = its position - `position`;
   /// no fire without a position, with no agent, or with an agent exactly at `position`.
-  /// `agents`: the latest snapshot's, world units (SnapshotState::agents).
+  /// `agents`: the latest snapshot's, world units (SnapshotState::agents). The `build` lines the
+  /// update ran are in BotAction::builds.
   BotAction act(const sim::GridMap& map, std::optional<sim::Vec2> position, std::span<const RenderAgent> agents,
                 float dt);
 
@@ -75,6 +80,10 @@ class BotBrain {
   [[nodiscard]] std::size_t command_index() const noexcept { return index_; }
   [[nodiscard]] std::uint64_t gotos_arrived() const noexcept { return arrived_; }
   [[nodiscard]] std::uint64_t gotos_failed() const noexcept { return failed_; }
+  /// `build` lines run with a cell inside the map (each one a BotAction::builds entry).
+  [[nodiscard]] std::uint64_t builds() const noexcept { return builds_made_; }
+  /// `build` lines skipped because their cell lies outside the map (warned once per line).
+  [[nodiscard]] std::uint64_t builds_skipped() const noexcept { return builds_skipped_; }
   [[nodiscard]] const BotSteering& steering() const noexcept { return steering_; }
 
   /// Timeout used for `goto` without one: generous for walking `distance` world units around
@@ -89,6 +98,7 @@ class BotBrain {
   void pull_trigger(const BotCommand& cmd) noexcept;
   void count_down_trigger(float dt) noexcept;
   void note(const std::string& text);
+  void run_build(const sim::GridMap& map, const BotCommand& cmd);
   sim::Vec2 wander_direction(const sim::GridMap& map, sim::Vec2 position, float dt);
 
   BotScript script_;
@@ -101,7 +111,10 @@ class BotBrain {
   sim::Vec2 wander_dir_{};
   float wander_left_ = 0.0f;   ///< seconds until the wander picks a new heading
   std::vector<std::string> messages_;
-  std::vector<int> warned_lines_;  ///< script lines whose goto was skipped (warned once)
+  std::vector<int> warned_lines_;  ///< script lines whose goto or build was skipped (warned once)
+  std::vector<sim::CellCoord> builds_;  ///< cells of the `build` lines of the current update
+  std::uint64_t builds_made_ = 0;
+  std::uint64_t builds_skipped_ = 0;
   std::uint64_t arrived_ = 0;
   std::uint64_t failed_ = 0;
   bool trigger_ = false;        ///< the script holds the trigger

@@ -8,6 +8,7 @@
 //   fire [S]             from here on hold the trigger (aimed at the nearest agent), for S seconds
 //                        if given; takes no time itself
 //   cease                let go of the trigger
+//   build X Y            ask the server for a barricade at map cell (X, Y); takes no time
 //   repeat               start over from the first command (must be the last command)
 #include <cstdint>
 #include <string>
@@ -16,7 +17,7 @@
 
 namespace swarmfield::client {
 
-enum class BotCommandKind : std::uint8_t { kGoto, kWait, kWander, kRepeat, kFire, kCease, kKite };
+enum class BotCommandKind : std::uint8_t { kGoto, kWait, kWander, kRepeat, kFire, kCease, kKite, kBuild };
 
 struct BotCommand {
   BotCommandKind kind = BotCommandKind::kWait;
@@ -25,6 +26,8 @@ struct BotCommand {
   float seconds = 0.0f;  ///< wait/wander: duration; goto: timeout (0 = default from distance);
                          ///< fire: how long to hold the trigger when `timed`
   bool timed = false;    ///< fire: S was given (else the trigger is held until cease or the end)
+  std::int32_t cell_x = 0;  ///< build: the cell, map cells (0-based column), 0..kMaxScriptCell
+  std::int32_t cell_y = 0;  ///< build: 0-based row
   int line = 0;          ///< 1-based source line, for messages (0: not from the file, e.g. --fire)
 };
 
@@ -47,11 +50,16 @@ struct BotScriptError {
 
 /// Longest duration/timeout a script may ask for, seconds (one day).
 inline constexpr float kMaxScriptSeconds = 86400.0f;
+/// Largest cell coordinate a `build` may name (map cells): no map has more than 8192 cells a
+/// side (protocol::kMaxMapSide). Whether the cell lies inside the server's map is known only
+/// once connected (BotBrain skips it then).
+inline constexpr std::int32_t kMaxScriptCell = 8191;
 
 /// Parses script text. Errors (first one wins): unknown command, missing or extra arguments,
 /// an argument that is not a finite number, a duration/timeout that is negative, zero (for
-/// timeouts) or above kMaxScriptSeconds (a fire's S has a wait's limits), a `repeat` that is
-/// not the last command, a script with no commands, and a `repeat` with nothing before it.
+/// timeouts) or above kMaxScriptSeconds (a fire's S has a wait's limits), a build cell that is
+/// not a whole number, negative or above kMaxScriptCell, a `repeat` that is not the last
+/// command, a script with no commands, and a `repeat` with nothing before it.
 /// `out` is untouched on failure.
 [[nodiscard]] bool parse_bot_script(std::string_view text, std::string_view source, BotScript& out,
                                     BotScriptError& error);

@@ -5,8 +5,9 @@
 //   packets out, sealed snapshot fragments in (delta snapshots, protocol/SNAPSHOTS.md: each one
 //   decoded against a frame we acknowledged, and acknowledged at once). Until the server has
 //   confirmed our UDP address
-//   (or when UDP is off or blocked), inputs and snapshots travel over TCP. Error/Bye end the
-//   session. Keep-alives (an empty UDP data packet, or a repeated Input over TCP) keep the
+//   (or when UDP is off or blocked), inputs and snapshots travel over TCP. The server's MapDeltas
+//   (TCP) change the client's copy of the map and its barricades (map_delta.hpp); build requests
+//   ride in every Input (request_build()). Error/Bye end the session. Keep-alives (an empty UDP data packet, or a repeated Input over TCP) keep the
 //   server's idle and ack timeouts from firing while the application sends nothing.
 // Poll-style and single-threaded: every handler runs inside poll()/run_for() on the io_context
 // passed in, so several connections (the bot's --count N) can share one context and one loop.
@@ -18,7 +19,9 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
+#include "swarmfield/client/map_delta.hpp"
 #include "swarmfield/client/snapshot_state.hpp"
 #include "swarmfield/protocol/transport/messages.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
@@ -69,6 +72,10 @@ struct ConnectionStats {
   std::uint64_t bytes_sent = 0;
   std::uint64_t inputs_sent = 0;
   std::uint64_t inputs_firing = 0;  ///< of inputs_sent, those sent with fire set (after clean_input)
+  std::uint64_t build_requests = 0;  ///< build requests numbered by request_build()
+  std::uint64_t map_deltas = 0;      ///< MapDeltas applied to the map
+  std::uint64_t map_deltas_ignored = 0;  ///< MapDeltas whose revision was not newer than the last applied
+  std::uint64_t map_cells_skipped = 0;   ///< cells of applied MapDeltas outside the map (skipped)
   std::uint64_t bad_datagrams = 0;  ///< failed authentication or verification, or malformed fragments / snapshots
   std::uint64_t snapshots_no_baseline = 0;  ///< complete, but encoded against a frame we do not hold
   std::uint64_t fragments_lost = 0;  ///< partial snapshots given up (a fragment lost or late)
@@ -122,8 +129,15 @@ class Connection {
 
   /// Valid once connected.
   [[nodiscard]] const protocol::Welcome& welcome() const noexcept { return welcome_; }
-  /// The decompressed cost field as a map (valid once connected).
+  /// The decompressed cost field as a map (valid once connected), with the server's MapDeltas
+  /// applied since: its revision() moves whenever a cell's cost changes.
   [[nodiscard]] const sim::GridMap& map() const noexcept { return map_; }
+  /// The barricades the server's MapDeltas reported, for drawing: cell index (y * map width + x,
+  /// map cells) -> health as a fraction of full, 1..255 (255 = whole); destroyed ones removed.
+  [[nodiscard]] const Barricades& barricades() const noexcept { return map_changes_.barricades; }
+  /// Revision of the newest MapDelta applied (0 before any). Changes whenever the map's costs
+  /// or the barricades do.
+  [[nodiscard]] std::uint32_t map_delta_revision() const noexcept { return map_changes_.revision; }
 
   /// Snapshots received, oldest first, at most options.snapshot_history, ordered by tick
   /// (late or duplicate ticks are dropped).
@@ -148,8 +162,24 @@ class Connection {
   /// snapshots decoded) and client_time_us (steady clock, microseconds) itself; the caller sets move intent
   /// (|move| <= 1; longer vectors are scaled to 1) and view rectangle (world units; clamped to
   /// +-protocol::kMaxWireCoordinate), fire and aim (see clean_input). Non-finite values are sent
-  /// as 0. Ignored unless connected.
+  /// as 0. The build fields are the connection's (request_build()), whatever the caller sets.
+  /// Ignored unless connected.
   void send_input(const protocol::Input& input);
+
+  /// Inputs that carry a build request before the next waiting request replaces it (a lost
+  /// datagram does not lose the request; the server applies each id at most once).
+  static constexpr std::uint32_t kBuildRepeats = 3;
+  /// Build requests that may wait for an input at most (request_build() refuses more).
+  static constexpr std::size_t kMaxPendingBuilds = 64;
+
+  /// Asks the server to build a barricade at cell (x, y) (map cells, 0-based). Numbers the
+  /// request (1, 2, 3, ... per connection) and returns its id; every later send_input() carries
+  /// it (Input::build_id/x/y) until a newer request replaces it. Requests made faster than inputs
+  /// are sent wait in order, each carried by kBuildRepeats inputs before the next replaces it.
+  /// Returns 0 and changes nothing when not connected, when the cell lies outside the map, or
+  /// when kMaxPendingBuilds requests wait already. Whether a barricade is built is the server's
+  /// decision (a MapDelta says so).
+  std::uint32_t request_build(std::int32_t x, std::int32_t y);
 
   /// Steady-clock microseconds, the clock used for client_time_us.
   [[nodiscard]] static std::uint64_t now_us() noexcept;
@@ -163,6 +193,10 @@ class Connection {
   void on_snapshot_payload(std::span<const std::uint8_t> payload, bool via_tcp);
   void on_snapshot(bool via_tcp);
   void on_map_chunk(protocol::MapChunk&& chunk);
+  void on_map_delta(const protocol::MapDelta& delta);
+  /// Puts the current build request (the next waiting one once the current was carried
+  /// kBuildRepeats times) into `input`.
+  void attach_build(protocol::Input& input);
   void finish_map();
   void send_tcp(const protocol::TcpMessage& message);
   void start_tcp_read();
@@ -195,13 +229,26 @@ class Connection {
   enum class UdpState : std::uint8_t { kOff, kRequesting, kConfirmed };
   UdpState udp_state_ = UdpState::kOff;
   protocol::Input last_input_;  ///< repeated over TCP as a keep-alive
+  MapChangeState map_changes_;  ///< barricades and the newest MapDelta revision applied
+  std::vector<protocol::MapDelta> early_deltas_;  ///< MapDeltas that came before the map was complete
+  /// A numbered build request (map cells).
+  struct BuildRequest {
+    std::uint32_t id = 0;
+    std::int32_t x = 0, y = 0;
+  };
+  std::uint32_t last_build_id_ = 0;
+  BuildRequest current_build_;               ///< carried by every Input (id 0: none yet)
+  std::uint32_t current_build_sends_ = 0;    ///< inputs that carried current_build_
+  std::deque<BuildRequest> pending_builds_;  ///< waiting for current_build_ to be carried enough
 };
 
 /// An Input as send_input() sends it, every value one the server's decoder accepts:
 /// non-finite values become 0; move longer than 1 is scaled to length 1; view coordinates are
 /// clamped to +-protocol::kMaxWireCoordinate; an aim with a non-finite component becomes (0, 0),
 /// one with a component beyond the limit is scaled (direction kept) so the larger is at the
-/// limit; fire with a (0, 0) aim is sent as fire = false. Sequence, acks and time untouched.
+/// limit; fire with a (0, 0) aim is sent as fire = false; a build cell outside
+/// [0, protocol::kMaxMapSide) is sent as no request (build_id 0, cell 0, 0). Sequence, acks and
+/// time untouched.
 [[nodiscard]] protocol::Input clean_input(protocol::Input input) noexcept;
 
 /// Human-readable state name ("connecting", ...).

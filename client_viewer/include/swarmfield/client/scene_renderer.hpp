@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "swarmfield/client/camera.hpp"
+#include "swarmfield/client/map_delta.hpp"
 #include "swarmfield/client/snapshot_interpolation.hpp"
 #include "swarmfield/sim/nav/field/flow_field.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
@@ -39,12 +40,19 @@ inline constexpr Rgb kHudTextColor{240, 240, 240};
 inline constexpr Rgb kDensityColor{200, 60, 40};
 inline constexpr int kDensityAlphaBase = 40;
 inline constexpr int kDensityAlphaStep = 12;
+/// A whole barricade (wood brown: apart from the walls' blue-grey, the roads' grey and the
+/// agents' reds); damaged ones are darker (barricade_color).
+inline constexpr Rgb kBarricadeColor{168, 104, 40};
 
 /// Colour of a map cell: walls dark, walkable cells grey, darker as the cost rises (roads
 /// lightest, then sidewalks, alleys, swamp).
 [[nodiscard]] Rgb cost_color(std::uint8_t cost) noexcept;
 /// Heat-map colour for an integration value `t` in [0,1] (0 = at a goal, 1 = farthest).
 [[nodiscard]] Rgb heat_color(float t) noexcept;
+/// Colour of a barricade of health `health` (fraction of full, 1..255; 0 reads as 1): 16 equal
+/// steps of brightness from 5/12 of kBarricadeColor (health 1..16) up to kBarricadeColor itself
+/// (health 241..255).
+[[nodiscard]] Rgb barricade_color(std::uint8_t health) noexcept;
 
 struct DrawOptions {
   bool flow_arrows = false;
@@ -56,6 +64,10 @@ struct DrawOptions {
   /// kinds[k]'s colour and radius; any other kind index (or no table) in kAgentColor and
   /// agent_radius.
   std::span<const protocol::KindInfo> kinds = {};
+  /// Barricades to draw over the map (Connection::barricades(): cell index of the map given to
+  /// set_map() -> health), each cell filled with barricade_color(health); nullptr = none.
+  /// Indices beyond the map are not drawn.
+  const Barricades* barricades = nullptr;
 };
 
 class SceneRenderer {
@@ -67,6 +79,13 @@ class SceneRenderer {
 
   /// (Re)builds the map texture. false + `error` (SDL's message) when SDL can not create it.
   bool set_map(const sim::GridMap& map, std::string* error = nullptr);
+  /// Brings the map texture up to date with `map`, the map last given to set_map() or here,
+  /// changed since (e.g. by MapDeltas): only the cells changed since then are redrawn
+  /// (GridMap::cells_changed_since), or the whole texture when the map's change log no longer
+  /// reaches back. A map of another size or cell size is set_map(). The fields given to
+  /// set_fields() stay (rebuild them for the new map and call set_fields() again). Cheap when
+  /// nothing changed: call it every frame. false + `error` as set_map().
+  bool update_map(const sim::GridMap& map, std::string* error = nullptr);
   /// Uses these fields for the heat map and the flow arrows (nullptr: none). Call again after
   /// every rebuild of the fields; the heat texture is rebuilt here. The fields must outlive
   /// the next draw_scene().
@@ -82,12 +101,17 @@ class SceneRenderer {
   [[nodiscard]] std::size_t agents_drawn() const noexcept { return agents_drawn_; }
   /// Density squares drawn by the last draw_scene() (level > 0, on screen).
   [[nodiscard]] std::size_t density_squares_drawn() const noexcept { return density_drawn_; }
+  /// Barricade cells drawn by the last draw_scene() (inside the map and the view).
+  [[nodiscard]] std::size_t barricades_drawn() const noexcept { return barricades_drawn_; }
 
  private:
   void draw_map(const Camera& camera);
   void draw_heat(const Camera& camera);
   void draw_flow(const Camera& camera, bool heat_on);
   void draw_density(const Camera& camera, const InterpolatedFrame& frame);
+  void draw_barricades(const Camera& camera, const Barricades& barricades);
+  /// The map texture's pixels for every cell of map_.
+  void upload_map_pixels();
   void draw_agents(const Camera& camera, const InterpolatedFrame& frame, const DrawOptions& options);
   void draw_players(const Camera& camera, const InterpolatedFrame& frame, const DrawOptions& options);
   void copy_cells(SDL_Texture* texture, const Camera& camera);
@@ -97,10 +121,12 @@ class SceneRenderer {
   SDL_Texture* heat_texture_ = nullptr;
   sim::GridMap map_;  ///< own copy: callers may replace theirs
   bool has_map_ = false;
+  std::uint32_t source_revision_ = 0;  ///< revision() of the caller's map last drawn into the texture
   const sim::IntegrationField* integration_ = nullptr;
   const sim::FlowField* flow_ = nullptr;
   std::size_t agents_drawn_ = 0;
   std::size_t density_drawn_ = 0;
+  std::size_t barricades_drawn_ = 0;
 };
 
 }  // namespace swarmfield::client
