@@ -123,7 +123,7 @@ kill -TERM "${pids[@]}" 2>/dev/null || true
 wait "${pids[0]}" 2>/dev/null || true
 say "server summary: $(grep -E '^ticks=' "$OUT/server.log" | tail -1)"
 say "bot summary:    $(tail -1 "$OUT/bot.log")"
-FIGHT=$(grep -E '^ticks=' "$OUT/server.log" | tail -1 | tr ' ' '\n' | grep -E '^(kills|player_deaths|shots)=' | tr '\n' ' ')
+FIGHT=$(grep -E '^ticks=' "$OUT/server.log" | tail -1 | tr ' ' '\n' | grep -E '^(kills|player_deaths|shots|barricades_built|barricades_fallen)=' | tr '\n' ' ')
 [ -n "$FIGHT" ] && say "the fight:      $FIGHT"
 [ "$HEADLESS" = yes ] && say "screenshot: $OUT/demo.png"
 trap - EXIT

@@ -73,17 +73,19 @@ void BotBrain::count_down_trigger(float dt) noexcept {
 
 // A `build` takes no time: a cell inside the map is handed to the caller (act()), one outside it
 // is skipped with a warning (once per line: a repeating script would warn every pass).
-void BotBrain::run_build(const sim::GridMap& map, const BotCommand& cmd) {
-  if (map.in_bounds(cmd.cell_x, cmd.cell_y)) {
-    builds_.push_back(sim::CellCoord{cmd.cell_x, cmd.cell_y});
+void BotBrain::run_build(const sim::GridMap& map, const BotCommand& cmd, sim::Vec2 position) {
+  const sim::CellCoord own = map.world_to_cell(position);
+  const std::int64_t x = static_cast<std::int64_t>(cmd.cell_x) + (cmd.relative_x ? own.x : 0);
+  const std::int64_t y = static_cast<std::int64_t>(cmd.cell_y) + (cmd.relative_y ? own.y : 0);
+  if (x >= 0 && y >= 0 && map.in_bounds(static_cast<std::int32_t>(x), static_cast<std::int32_t>(y))) {
+    builds_.push_back(sim::CellCoord{static_cast<std::int32_t>(x), static_cast<std::int32_t>(y)});
     ++builds_made_;
     return;
   }
   ++builds_skipped_;
   if (std::find(warned_lines_.begin(), warned_lines_.end(), cmd.line) != warned_lines_.end()) return;
   warned_lines_.push_back(cmd.line);
-  note("line " + std::to_string(cmd.line) + ": build (" + std::to_string(cmd.cell_x) + ", " +
-       std::to_string(cmd.cell_y) + ") is outside the " + std::to_string(map.width()) + "x" +
+  note("line " + std::to_string(cmd.line) + ": build (" + std::to_string(x) + ", " + std::to_string(y) + ") is outside the " + std::to_string(map.width()) + "x" +
        std::to_string(map.height()) + " map, skipped");
 }
 
@@ -219,7 +221,7 @@ sim::Vec2 BotBrain::run_commands(const sim::GridMap& map, sim::Vec2 p, float dt)
         next_command();
         continue;
       case BotCommandKind::kBuild:
-        run_build(map, cmd);
+        run_build(map, cmd, p);
         next_command();
         continue;
       case BotCommandKind::kGoto:

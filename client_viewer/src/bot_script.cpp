@@ -105,13 +105,26 @@ bool parse_bot_script(std::string_view text, std::string_view source, BotScript&
       }
       return true;
     };
-    auto cell = [&](std::size_t index, const char* what, std::int32_t& v) {
+    auto cell = [&](std::size_t index, const char* what, std::int32_t& v, bool& relative) {
       long long n = 0;
-      if (!parse_integer(words[index], n)) {
-        fail(line_no, std::string(what) + " " + quoted(words[index]) + " is not a whole number (map cells)");
+      std::string_view word = words[index];
+      relative = !word.empty() && word.front() == '~';
+      if (relative) word.remove_prefix(1);
+      if (relative && word.empty()) {
+        v = 0;  // `~`: the bot's own row or column
+        return true;
+      }
+      if (!parse_integer(word, n)) {
+        fail(line_no, std::string(what) + " " + quoted(words[index]) +
+                          " is not a whole number (map cells; ~N for N cells from the bot's own)");
         return false;
       }
-      if (n < 0 || n > kMaxScriptCell) {
+      if (relative && (n < -kMaxScriptCell || n > kMaxScriptCell)) {
+        fail(line_no, std::string(what) + " " + quoted(words[index]) + " must be within ~-" +
+                          std::to_string(kMaxScriptCell) + "..~" + std::to_string(kMaxScriptCell) + " (map cells)");
+        return false;
+      }
+      if (!relative && (n < 0 || n > kMaxScriptCell)) {
         fail(line_no, std::string(what) + " " + quoted(words[index]) + " must be >= 0 and <= " +
                           std::to_string(kMaxScriptCell) + " (map cells)");
         return false;
@@ -155,7 +168,7 @@ bool parse_bot_script(std::string_view text, std::string_view source, BotScript&
     } else if (name == "build") {
       cmd.kind = BotCommandKind::kBuild;
       if (!want_args(2, 2, "build X Y")) return false;
-      if (!cell(1, "cell X", cmd.cell_x) || !cell(2, "cell Y", cmd.cell_y)) return false;
+      if (!cell(1, "cell X", cmd.cell_x, cmd.relative_x) || !cell(2, "cell Y", cmd.cell_y, cmd.relative_y)) return false;
     } else if (name == "cease") {
       cmd.kind = BotCommandKind::kCease;
       if (!want_args(0, 0, "cease")) return false;

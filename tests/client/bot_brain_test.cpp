@@ -162,6 +162,16 @@ TEST_CASE("build takes no time: its cells come out of act() in script order; a c
   CHECK(brain.builds_skipped() == 7);
 }
 
+TEST_CASE("build ~DX ~DY builds relative to the bot's own cell when it runs; off the map is skipped") {
+  const sim::GridMap map = open_map();  // 8 x 6 cells
+  client::BotBrain brain = brain_of("build ~2 ~-1\nbuild 0 ~\nbuild ~-5 ~0\n");
+  const client::BotAction action = brain.act(map, sim::Vec2{3.5f, 2.5f}, {}, 0.125f);  // cell (3, 2)
+  CHECK(action.builds == std::vector<sim::CellCoord>{{5, 1}, {0, 2}});
+  const std::vector<std::string> messages = brain.take_messages();
+  REQUIRE(messages.size() == 1);
+  CHECK(messages[0] == "line 3: build (-2, 2) is outside the 8x6 map, skipped");
+}
+
 TEST_CASE("fire S holds the trigger for S seconds of updates, like wait S; fire 0 fires nothing") {
   const sim::GridMap map = open_map();
   const std::vector<client::RenderAgent> agents = {agent(1, 5.0f, 5.0f)};

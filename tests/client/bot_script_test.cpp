@@ -118,15 +118,25 @@ TEST_CASE("build X Y parses whole, non-negative map cells; anything else is refu
   CHECK(error_of("build\n") == "t.bot:1: 'build' takes 2 argument(s), got 0 (usage: build X Y)");
   CHECK(error_of("wait 1\nbuild 1\n") == "t.bot:2: 'build' takes 2 argument(s), got 1 (usage: build X Y)");
   CHECK(error_of("build 1 2 3\n") == "t.bot:1: 'build' takes 2 argument(s), got 3 (usage: build X Y)");
-  CHECK(error_of("build a b\n") == "t.bot:1: cell X 'a' is not a whole number (map cells)");
-  CHECK(error_of("build 1 b\n") == "t.bot:1: cell Y 'b' is not a whole number (map cells)");
-  CHECK(error_of("build 1.5 2\n") == "t.bot:1: cell X '1.5' is not a whole number (map cells)");
-  CHECK(error_of("build 1e2 2\n") == "t.bot:1: cell X '1e2' is not a whole number (map cells)");
+  CHECK(error_of("build a b\n") == "t.bot:1: cell X 'a' is not a whole number (map cells; ~N for N cells from the bot's own)");
+  CHECK(error_of("build 1 b\n") == "t.bot:1: cell Y 'b' is not a whole number (map cells; ~N for N cells from the bot's own)");
+  CHECK(error_of("build 1.5 2\n") == "t.bot:1: cell X '1.5' is not a whole number (map cells; ~N for N cells from the bot's own)");
+  CHECK(error_of("build 1e2 2\n") == "t.bot:1: cell X '1e2' is not a whole number (map cells; ~N for N cells from the bot's own)");
   CHECK(error_of("build 99999999999999999999 2\n") ==
-        "t.bot:1: cell X '99999999999999999999' is not a whole number (map cells)");
+        "t.bot:1: cell X '99999999999999999999' is not a whole number (map cells; ~N for N cells from the bot's own)");
   CHECK(error_of("build -1 2\n") == "t.bot:1: cell X '-1' must be >= 0 and <= 8191 (map cells)");
   CHECK(error_of("build 2 -3\n") == "t.bot:1: cell Y '-3' must be >= 0 and <= 8191 (map cells)");
   CHECK(error_of("build 8192 0\n") == "t.bot:1: cell X '8192' must be >= 0 and <= 8191 (map cells)");
+  CHECK(error_of("build ~8192 0\n") == "t.bot:1: cell X '~8192' must be within ~-8191..~8191 (map cells)");
+  CHECK(error_of("build ~x 0\n") == "t.bot:1: cell X '~x' is not a whole number (map cells; ~N for N cells from the bot's own)");
+  {
+    BotScript rel;
+    REQUIRE(parse_bot_script("build ~-3 ~\n", "t.bot", rel, error));
+    CHECK(rel.commands[0].relative_x);
+    CHECK(rel.commands[0].relative_y);
+    CHECK(rel.commands[0].cell_x == -3);
+    CHECK(rel.commands[0].cell_y == 0);
+  }
   CHECK(starts_with(error_of("Build 1 2\n"), "t.bot:1: unknown command 'Build' (expected goto, wait, wander, kite, fire, cease, build or repeat)"));
 }
 

@@ -98,7 +98,7 @@ class BotBrain {
   void pull_trigger(const BotCommand& cmd) noexcept;
   void count_down_trigger(float dt) noexcept;
   void note(const std::string& text);
-  void run_build(const sim::GridMap& map, const BotCommand& cmd);
+  void run_build(const sim::GridMap& map, const BotCommand& cmd, sim::Vec2 position);
   sim::Vec2 wander_direction(const sim::GridMap& map, sim::Vec2 position, float dt);
 
   BotScript script_;

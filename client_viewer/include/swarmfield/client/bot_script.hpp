@@ -28,6 +28,10 @@ struct BotCommand {
   bool timed = false;    ///< fire: S was given (else the trigger is held until cease or the end)
   std::int32_t cell_x = 0;  ///< build: the cell, map cells (0-based column), 0..kMaxScriptCell
   std::int32_t cell_y = 0;  ///< build: 0-based row
+  /// build: `~N` -- cell_x / cell_y is an offset (-kMaxScriptCell..kMaxScriptCell) from the
+  /// bot's own cell when the command runs, each coordinate on its own (`build ~2 ~0`).
+  bool relative_x = false;
+  bool relative_y = false;
   int line = 0;          ///< 1-based source line, for messages (0: not from the file, e.g. --fire)
 };
 
