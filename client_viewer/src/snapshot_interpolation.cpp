@@ -53,7 +53,7 @@ void interpolate_snapshots(const SnapshotState& from, const SnapshotState& to, f
   copy_density(to, out);
   out.players.clear();
   for (const auto& pb : to.players) {
-    RenderPlayer p{pb.id, pb.x, pb.y, pb.contacts};
+    RenderPlayer p{pb.id, pb.x, pb.y, pb.contacts, pb.health, pb.kills};
     for (const auto& pa : from.players) {
       if (pa.id == pb.id) {
         p.x = pa.x + (pb.x - pa.x) * alpha;

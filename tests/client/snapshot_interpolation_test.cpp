@@ -128,7 +128,7 @@ TEST_CASE("players are lerped by id; the newer snapshot's density grid is shown"
   auto a = make(1, {{1, 1.0f, 1.0f, 0.0f}});
   auto b = make(3, {{1, 3.0f, 1.0f, 0.0f}, {2, 5.0f, 5.0f, 0.0f}});
   a.players = {{7, 0.0f, 0.0f, 1}};
-  b.players = {{7, 10.0f, 20.0f, 2}, {8, 1.0f, 1.0f, 0}};
+  b.players = {{7, 10.0f, 20.0f, 2, 35.0f, 12}, {8, 1.0f, 1.0f, 0, 0.0f, 3}};
   protocol::set_density_grid_geometry(b.density, 0, 0, 128, 128);
   b.density.levels.assign(static_cast<std::size_t>(b.density.width) * b.density.height, 1);
   b.cell_size = 2.0f;
@@ -139,7 +139,13 @@ TEST_CASE("players are lerped by id; the newer snapshot's density grid is shown"
   CHECK(f.players[0].x == doctest::Approx(5.0));
   CHECK(f.players[0].y == doctest::Approx(10.0));
   CHECK(f.players[0].contacts == 2);
+  // Health and kills are the newer snapshot's (a frame between two snapshots showed every
+  // player dead with 0 kills in the HUD).
+  CHECK(f.players[0].health == 35.0f);
+  CHECK(f.players[0].kills == 12);
   CHECK(f.players[1].x == doctest::Approx(1.0));
+  CHECK(f.players[1].health == 0.0f);
+  CHECK(f.players[1].kills == 3);
   CHECK(f.density == b.density);
   CHECK(f.density_cell_size == 2.0f);
   client::unpack_snapshot(a, f);
