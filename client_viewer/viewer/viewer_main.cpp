@@ -25,6 +25,7 @@
 #include "swarmfield/client/camera.hpp"
 #include "swarmfield/client/command_line.hpp"
 #include "swarmfield/client/connection.hpp"
+#include "swarmfield/client/play_controls.hpp"
 #include "swarmfield/client/scene_renderer.hpp"
 #include "swarmfield/client/screenshot.hpp"
 #include "swarmfield/client/snapshot_interpolation.hpp"
@@ -51,6 +52,7 @@ struct Args {
   int height = 768;
   bool follow = false;
   bool player = false;
+  bool play = false;
   bool flow = false;
   bool heat = false;
   double interp_snapshots = 2.0;
@@ -166,6 +168,9 @@ std::optional<int> parse_options(int argc, char** argv, Args& args) {
   app.add_option("--height", args.height, "frame height, pixels")->check(CLI::Range(64, 8192))->capture_default_str();
   app.add_flag("--follow", args.follow, "keep the (own or first) player centred");
   app.add_flag("--player", args.player, "join as a player, move with WASD");
+  app.add_flag("--play", args.play,
+               "play: join as a player and follow it; WASD move, the mouse aims, hold the left button to fire, "
+               "B builds a barricade under the mouse, right-drag pans");
   app.add_flag("--flow", args.flow, "start with flow arrows on (toggle F)");
   app.add_flag("--heat", args.heat, "start with the integration heat map on (toggle H)");
   app.add_option("--interp-snapshots", args.interp_snapshots, "render this many snapshot intervals behind")
@@ -184,6 +189,10 @@ std::optional<int> parse_options(int argc, char** argv, Args& args) {
   app.add_option("--fps", args.fps, "frame rate cap")->check(CLI::Range(1, 500))->capture_default_str();
   if (const auto code = swarmfield::client::parse_command_line(app, argc, argv)) return *code;
   if (args.headless && args.seconds <= 0.0) args.seconds = 5.0;
+  if (args.play) {
+    args.player = true;
+    args.follow = true;
+  }
   if (!args.screenshot.empty()) {
     // Fail now, not after --seconds of watching, when the screenshot can never be written.
     std::string why;
@@ -262,6 +271,7 @@ class Viewer {
   bool heat_ = false;
   bool follow_ = false;
   bool dragging_ = false;
+  bool firing_ = false;  // --play: left button held
   bool map_ready_ = false;
   int move_x_ = 0;
   int move_y_ = 0;
@@ -325,9 +335,19 @@ void Viewer::handle_events() {
         break;
       }
       case SDL_MOUSEBUTTONDOWN:
-        if (e.button.button == SDL_BUTTON_LEFT || e.button.button == SDL_BUTTON_RIGHT) dragging_ = true;
+        if (args_.play && e.button.button == SDL_BUTTON_LEFT) {
+          firing_ = true;  // --play: the left button is the trigger, the right one pans
+        } else if (e.button.button == SDL_BUTTON_LEFT || e.button.button == SDL_BUTTON_RIGHT) {
+          dragging_ = true;
+        }
         break;
-      case SDL_MOUSEBUTTONUP: dragging_ = false; break;
+      case SDL_MOUSEBUTTONUP:
+        if (args_.play && e.button.button == SDL_BUTTON_LEFT) {
+          firing_ = false;
+        } else {
+          dragging_ = false;
+        }
+        break;
       case SDL_MOUSEMOTION:
         if (dragging_) {
           camera_.pan_pixels(static_cast<float>(e.motion.xrel), static_cast<float>(e.motion.yrel));
@@ -392,6 +412,7 @@ void Viewer::draw_frame(const client::ConnectionStats& stats) {
     fighters.append(" kills");
   }
   if (!fighters.empty()) hud.push_back(fighters);
+  if (args_.play) hud.push_back("[WASD] move  [mouse] aim  [left button] fire  [B] build  [right drag] pan");
   if (!end_reason_.empty()) hud.push_back("disconnected: " + end_reason_);
   scene_.draw_hud(hud, 6, 6, 2);
 }
@@ -511,6 +532,26 @@ void Viewer::send_input(Clock::time_point frame_start) {
   const sim::Vec2 move = sim::normalized_or_zero({static_cast<float>(move_x_), static_cast<float>(move_y_)});
   input.move_x = move.x;
   input.move_y = move.y;
+  if (args_.play && !args_.headless) {
+    client::PlayControls controls;
+    const Uint8* keys = SDL_GetKeyboardState(nullptr);
+    controls.up = keys[SDL_SCANCODE_W] != 0;
+    controls.down = keys[SDL_SCANCODE_S] != 0;
+    controls.left = keys[SDL_SCANCODE_A] != 0;
+    controls.right = keys[SDL_SCANCODE_D] != 0;
+    controls.fire = firing_;
+    int mx = 0;
+    int my = 0;
+    if ((SDL_GetMouseFocus() != nullptr)) {
+      SDL_GetMouseState(&mx, &my);
+      controls.mouse_world = camera_.screen_to_world({static_cast<float>(mx), static_cast<float>(my)});
+    }
+    std::optional<sim::Vec2> own;
+    for (const auto& p : frame_.players) {
+      if (p.id == connection_.welcome().player_id) own = sim::Vec2{p.x, p.y};
+    }
+    client::apply_play_controls(controls, own, input);
+  }
   const client::WorldRect view = camera_.visible_world();
   input.view_x0 = view.x0;
   input.view_y0 = view.y0;
