@@ -13,6 +13,8 @@
 #include <cmath>
 #include <ctime>
 #include <exception>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <string>
@@ -22,6 +24,7 @@
 #include "bench_support.hpp"
 #include "swarmfield/sim/crowd/agent_kind.hpp"
 #include "swarmfield/sim/map/tiled_map.hpp"
+#include "swarmfield/rules/lua_rules.hpp"
 #include "swarmfield/sim/world.hpp"
 
 // Only the timed ticks run instrumented under callgrind (--instr-atstart=no), e.g. with --quick.
@@ -49,6 +52,10 @@ struct WorldCase {
   /// that turns a little each tick, and unkillable (so all 8 fight the whole run): the worst
   /// case of the rules phase (contacts with damage, 8 shots, deaths, respawn checks).
   bool combat = false;
+  /// Also (with combat) each player keeps up to 8 barricades round it (a ring two cells out,
+  /// rebuilt every 30 ticks where they fell), and the rules run after each step: the shipped
+  /// Lua last_stand.lua (its on_tick, a call per kill, a wave every 20 s) -- figure 8d.
+  bool build = false;
 };
 
 /// A World as the server runs it, and its players' walk (a xorshift per player: reproducible).
@@ -58,12 +65,29 @@ struct WorldSetup {
   std::vector<std::uint64_t> rng;
   int ticks = 0;
   bool combat = false;
+  bool build = false;
+  std::unique_ptr<rules::GameRules> rules;
+  std::unique_ptr<rules::RulesContext> rules_context;
+  rules::RulesTracker rules_tracker;
 
   void steer_players() {
     if (combat) {
       for (std::size_t i = 0; i < players.size(); ++i) {
         const float a = 0.05f * static_cast<float>(ticks) + 0.785f * static_cast<float>(i);
         (void)world->set_player_fire(players[i], true, {std::cos(a), std::sin(a)});
+      }
+    }
+    if (build && ticks % 30 == 0) {
+      for (const std::uint32_t id : players) {
+        const sim::Player* pl = world->find_player(id);
+        if (pl == nullptr) continue;
+        const sim::CellCoord c = world->map().world_to_cell(pl->position);
+        for (int d = -2; d <= 2; d += 4) {
+          for (int e = -1; e <= 1; ++e) {
+            (void)world->build_barricade(id, {c.x + d, c.y + e});
+            (void)world->build_barricade(id, {c.x + e, c.y + d});
+          }
+        }
       }
     }
     if (ticks % kTurnTicks != 0) return;
@@ -85,6 +109,10 @@ struct WorldSetup {
     world->begin_tick(kDt);
     const double t1 = thread_cpu_ms();
     world->finish_tick(kDt);
+    if (rules) {
+      rules::run_rules_after_step(*rules, *rules_context, rules_tracker, world->barricade_changes());
+      world->clear_barricade_changes();
+    }
     const double t2 = thread_cpu_ms();
     fields_ms += t1 - t0;
     swarm_ms += t2 - t1;
@@ -111,6 +139,7 @@ WorldSetup& setup_for(const WorldCase& c) {
   p.field_mode = c.mode;
   p.worker_threads = 1;
   s->combat = c.combat;
+  s->build = c.build;
   if (c.combat) {
     p.combat.enabled = true;
     p.combat.player_health = sim::kMaxCombatValue;  // nobody dies: 8 fighters all the run
@@ -118,6 +147,12 @@ WorldSetup& setup_for(const WorldCase& c) {
   }
   const sim::CellCoord centre = nearest_walkable(map, {map.width() / 2, map.height() / 2});
   s->world = std::make_unique<sim::World>(std::move(map), p);
+  if (c.build) {
+    std::ifstream in(std::string(SWARMFIELD_SOURCE_DIR) + "/server/rules/scripts/last_stand.lua");
+    const std::string script((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    s->rules = std::make_unique<rules::LuaRules>(script, "last_stand.lua", 1);
+    s->rules_context = std::make_unique<rules::RulesContext>(*s->world, kDt);
+  }
   for (int i = 0; i < kPlayers; ++i) {
     s->players.push_back(s->world->add_player(s->world->map().cell_center(centre)));
     s->rng.push_back(0x9E3779B97F4A7C15ull * static_cast<std::uint64_t>(i + 1));
@@ -155,6 +190,11 @@ void register_world_case(const WorldCase& c, int ticks) {
     if (c.combat) {
       state.counters["shots"] = static_cast<double>(s->world->shots());
       state.counters["kills"] = static_cast<double>(s->world->kills());
+    }
+    if (c.build) {
+      state.counters["barricades_built"] = static_cast<double>(s->world->barricades_built());
+      state.counters["barricades_fallen"] = static_cast<double>(s->world->barricades_fallen());
+      state.counters["rules_ok"] = s->rules->stopped().empty() ? 1.0 : 0.0;
     }
     // Hierarchical mode: occupied sectors and those left without a current field by the last
     // tick's budget (their agents steer by the portal fallback or an out-of-date field), all
@@ -223,6 +263,8 @@ void register_world_tick_benchmarks(const BenchOptions& options) {
   register_world_case({"Boston_0_1024/whole", 1, sim::FieldMode::kWhole}, ticks);
   // The same World with the horde rules and 8 players firing every tick (figure 8c).
   register_world_case({"Boston_0_1024/whole/combat", 1, sim::FieldMode::kWhole, true}, ticks);
+  // ... and building barricades, with the Lua last_stand rules after each step (figure 8d).
+  register_world_case({"Boston_0_1024/whole/fight", 1, sim::FieldMode::kWhole, true, true}, ticks);
   register_world_case({"Boston_0_1024/hierarchical", 1, sim::FieldMode::kHierarchical}, ticks);
   register_world_case({"Boston_0_1024x4/hierarchical", 4, sim::FieldMode::kHierarchical}, ticks);
   if (!options.quick) register_world_case({"Boston_0_1024x8/hierarchical", 8, sim::FieldMode::kHierarchical}, ticks);

@@ -116,36 +116,59 @@ void World::attack_barricades(float dt) {
   const std::span<const AgentKind> kinds = swarm_.kind_table();
   float max_reach = 0.0f;
   for (const AgentKind& k : kinds) max_reach = std::max(max_reach, k.radius + k.attack_range);
-  const float reach = map_.cell_size() * 0.70711f + max_reach;
+  const float cs = map_.cell_size();
+  // Tiles of kBarricadeTile x kBarricadeTile cells that some barricade's reach touches, as bits:
+  // one pass over the agents tests one bit each, and only agents on a marked tile are measured
+  // against the barricades (O(agents + near agents x barricades), not O(agents x barricades)).
+  constexpr std::int32_t kTile = 8;
+  const std::int32_t tiles_w = (map_.width() + kTile - 1) / kTile, tiles_h = (map_.height() + kTile - 1) / kTile;
+  const std::size_t tile_count = static_cast<std::size_t>(tiles_w) * static_cast<std::size_t>(tiles_h);
+  barricade_tiles_.assign((tile_count + 63) / 64, 0);
+  const auto reach_cells = static_cast<std::int32_t>(std::ceil(max_reach / cs)) + 1;
+  for (const Barricade& b : barricades_) {
+    const std::int32_t tx0 = std::max(0, b.cell.x - reach_cells) / kTile, tx1 = std::min(map_.width() - 1, b.cell.x + reach_cells) / kTile;
+    const std::int32_t ty0 = std::max(0, b.cell.y - reach_cells) / kTile, ty1 = std::min(map_.height() - 1, b.cell.y + reach_cells) / kTile;
+    for (std::int32_t ty = ty0; ty <= ty1; ++ty) {
+      for (std::int32_t tx = tx0; tx <= tx1; ++tx) {
+        const std::size_t t = static_cast<std::size_t>(ty) * static_cast<std::size_t>(tiles_w) + static_cast<std::size_t>(tx);
+        barricade_tiles_[t / 64] |= std::uint64_t{1} << (t % 64);
+      }
+    }
+  }
+  barricade_damage_.assign(barricades_.size(), 0.0f);
+  const float inv = 1.0f / (cs * static_cast<float>(kTile));
+  for (std::size_t i = 0; i < xs.size(); ++i) {
+    // Agents are on the map (the swarm keeps them there); a stray one is clamped, never indexed out.
+    const std::int32_t tx = std::clamp(static_cast<std::int32_t>(xs[i] * inv), 0, tiles_w - 1);
+    const std::int32_t ty = std::clamp(static_cast<std::int32_t>(ys[i] * inv), 0, tiles_h - 1);
+    const std::size_t t = static_cast<std::size_t>(ty) * static_cast<std::size_t>(tiles_w) + static_cast<std::size_t>(tx);
+    if ((barricade_tiles_[t / 64] >> (t % 64) & 1u) == 0) continue;
+    const AgentKind& k = kinds[agent_kinds[i]];
+    if (!(k.damage > 0.0f)) continue;
+    const float r = k.radius + k.attack_range;
+    for (std::size_t bi = 0; bi < barricades_.size(); ++bi) {
+      // Summed per barricade in agent order: deterministic.
+      if (distance2_to_cell(map_, barricades_[bi].cell, {xs[i], ys[i]}) <= r * r) barricade_damage_[bi] += k.damage * dt;
+    }
+  }
   const BarricadeParams& bp = params_.combat.barricade;
   const HordeReference ref = horde_reference(kinds);
-  for (std::size_t bi = 0; bi < barricades_.size();) {
+  // Falls are taken from the back so the damage list keeps matching the barricades left.
+  for (std::size_t bi = barricades_.size(); bi-- > 0;) {
+    const float damage = barricade_damage_[bi];
+    if (!(damage > 0.0f)) continue;
     Barricade& b = barricades_[bi];
-    float damage = 0.0f;  // summed in agent order: deterministic
-    game_detail::scan_blocks_near(xs, ys, xs.size(), map_.cell_center(b.cell), reach * reach,
-                                  [&](std::size_t begin, std::size_t end) {
-                                    for (std::size_t i = begin; i < end; ++i) {
-                                      const AgentKind& k = kinds[agent_kinds[i]];
-                                      if (!(k.damage > 0.0f)) continue;
-                                      const float r = k.radius + k.attack_range;
-                                      if (distance2_to_cell(map_, b.cell, {xs[i], ys[i]}) <= r * r) damage += k.damage * dt;
-                                    }
-                                  });
-    if (!(damage > 0.0f)) {
-      ++bi;
-      continue;
-    }
     const float before = b.health;
     b.health -= damage;
     if (b.health <= 0.0f) {
       ++barricades_fallen_;
-      remove_barricade_at(bi, true);
-      continue;  // the next barricade moved into slot bi
+      fallen_scratch_.push_back(bi);
+      continue;
     }
     // The path cost follows the health in kBarricadeCostSteps steps (a few field rebuilds per
     // barricade, not one per tick of attack).
     const std::uint8_t cost = std::max(
-        b.under_cost, barricade_path_cost(barricade_cost_health(b.health, b.full_health), bp.attackers, ref, map_.cell_size()));
+        b.under_cost, barricade_path_cost(barricade_cost_health(b.health, b.full_health), bp.attackers, ref, cs));
     if (cost != b.path_cost) {
       b.path_cost = cost;
       path_map_.set_cost(b.cell.x, b.cell.y, cost);
@@ -153,8 +176,11 @@ void World::attack_barricades(float dt) {
     if (report_step(b.health, b.full_health) != report_step(before, b.full_health)) {
       barricade_changes_.push_back({b.cell, kBlockedCost, health_byte(b.health, b.full_health)});
     }
-    ++bi;
   }
+  // Fallen ones in cell order (the order the changes are reported in).
+  std::size_t removed = 0;
+  for (auto it = fallen_scratch_.rbegin(); it != fallen_scratch_.rend(); ++it, ++removed) remove_barricade_at(*it - removed, true);
+  fallen_scratch_.clear();
 }
 
 }  // namespace swarmfield::sim

@@ -337,6 +337,9 @@ class World {
   std::vector<BarricadeChange> barricade_changes_;
   GridMap path_map_;
   bool path_map_split_ = false;
+  std::vector<std::uint64_t> barricade_tiles_;  // attack_barricades(): tiles near a barricade (bits)
+  std::vector<float> barricade_damage_;         // ... per barricade this tick
+  std::vector<std::size_t> fallen_scratch_;     // ... indices of those that fell
   std::uint64_t barricades_built_ = 0;
   std::uint64_t barricades_fallen_ = 0;
   WaveDirector waves_;
