@@ -289,3 +289,99 @@ TEST_CASE("barricades: a fight with barricades replays bit for bit with 1, 2 and
     MESSAGE(std::string(mode == FieldMode::kWhole ? "whole" : "hierarchical") << ": built " << built[0] << ", fallen " << fallen[0]);
   }
 }
+
+namespace {
+
+struct LineRun {
+  std::uint64_t fallen = 0;
+  float weakest = 0.0f;  // lowest health left among the standing barricades, fraction of full
+  int passed = 0;        // agents east of the line at the end
+  int went_round = 0;    // agents that were ever more than `round` cells off the line's middle row
+};
+
+// 30 walkers west, the player east, a barricade line of 2h+1 cells down x = 30 between them.
+LineRun run_line(int h, float health, int seconds) {
+  WorldParams p = barricade_params();
+  p.combat.barricade.health = health;
+  p.combat.barricade.build_range = 100.0f;
+  p.combat.barricade.per_player = 100;
+  World w(GridMap::from_costs(60, 61, room_costs(60, 61)), p);
+  const std::uint32_t pid = w.add_player({52.5f, 30.5f});
+  for (int y = 30 - h; y <= 30 + h; ++y) REQUIRE(w.build_barricade(pid, {30, y}) == BuildResult::kBuilt);
+  for (int i = 0; i < 30; ++i) {
+    (void)w.swarm_mutable().add({6.5f + static_cast<float>(i % 6), 27.5f + static_cast<float>(i / 6)});
+  }
+  LineRun r;
+  std::vector<std::uint8_t> round(64, 0);
+  for (int t = 0; t < seconds * 30; ++t) {
+    w.step(kDt);
+    const auto ids = w.swarm().ids();
+    const auto xs = w.swarm().xs();
+    const auto ys = w.swarm().ys();
+    for (std::size_t i = 0; i < ids.size(); ++i) {
+      // Off the line's span, level with the line: walking round its end.
+      if (std::abs(xs[i] - 30.5f) < 3.0f && std::abs(ys[i] - 30.5f) > static_cast<float>(h) + 1.5f && ids[i] < round.size()) {
+        round[ids[i]] = 1;
+      }
+    }
+  }
+  r.fallen = w.barricades_fallen();
+  r.weakest = 1.0f;
+  for (const Barricade& b : w.barricades()) r.weakest = std::min(r.weakest, b.health / b.full_health);
+  for (const float x : w.swarm().xs()) r.passed += x > 31.5f ? 1 : 0;
+  for (const std::uint8_t s : round) r.went_round += s;
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE("barricades: the same barricades, short, are walked round; long, broken through") {
+  // 80 hp against 4 walkers of 6 hp/s at 3 units/s: a cost of 11 cells.
+  REQUIRE(barricade_path_cost(80.0f, 4.0f, horde_reference(std::vector<AgentKind>{walker()}), 1.0f) == 11);
+  SUBCASE("3 cells: the detour round an end is a cell or two, cheaper than 11: walked round, standing") {
+    const LineRun r = run_line(1, 80.0f, 30);
+    MESSAGE("fallen " << r.fallen << ", weakest " << r.weakest << ", passed " << r.passed << ", went round " << r.went_round);
+    CHECK(r.fallen == 0);  // worn where the crowd queues along it (30% left here), not broken
+    CHECK(r.weakest > 0.0f);
+    CHECK(r.passed >= 27);
+  }
+  SUBCASE("41 cells: the detour is ~15 cells, dearer than 11: broken through the middle") {
+    const LineRun r = run_line(20, 80.0f, 40);
+    MESSAGE("fallen " << r.fallen << ", passed " << r.passed << ", went round " << r.went_round);
+    CHECK(r.fallen >= 1);
+    CHECK(r.passed >= 27);
+    CHECK(r.went_round <= 3);
+  }
+}
+
+TEST_CASE("combat: a player with a gun holds a corridor against a wave; without firing it falls") {
+  // A corridor 3 cells high and 60 long; a wave of 30 walkers comes from its west end.
+  std::vector<std::uint8_t> costs(60 * 5, kBlockedCost);
+  for (int y = 1; y <= 3; ++y) {
+    for (int x = 1; x < 59; ++x) costs[static_cast<std::size_t>(y) * 60 + x] = 1;
+  }
+  const GridMap corridor = GridMap::from_costs(60, 5, costs);
+  for (const bool fire : {true, false}) {
+    WorldParams p = barricade_params();
+    p.combat.player_health = 100.0f;
+    p.combat.respawn_seconds = 100.0f;
+    WaveSpec wave;
+    wave.groups = {{0, 30}};
+    wave.zone = SpawnZone{{1, 1}, {8, 3}};
+    wave.duration_seconds = 3.0f;
+    p.waves = {wave};
+    World w(corridor, p);
+    const std::uint32_t pid = w.add_player({56.5f, 2.5f});
+    if (fire) REQUIRE(w.set_player_fire(pid, true, {-1.0f, 0.0f}));
+    for (int t = 0; t < 40 * 30; ++t) w.step(kDt);
+    MESSAGE((fire ? "firing" : "not firing") << ": kills " << w.kills() << ", player deaths " << w.player_death_count()
+                                             << ", health " << w.find_player(pid)->health);
+    if (fire) {
+      CHECK(w.kills() == 30);
+      CHECK(w.player_death_count() == 0);
+      CHECK(w.find_player(pid)->health > 50.0f);
+    } else {
+      CHECK(w.player_death_count() == 1);
+    }
+  }
+}

@@ -21,6 +21,19 @@ float distance2_to_cell(const GridMap& map, CellCoord c, Vec2 p) noexcept {
   return dx * dx + dy * dy;
 }
 
+// True when an agent at `p` heading `heading` (radians) faces cell `c`: the direction to the
+// cell's nearest point is within ~70 degrees of the heading. An agent the barricade blocks
+// presses into it; one walking round it (tangent to it) or pushed along it by the crowd does not
+// attack it.
+bool faces_cell(const GridMap& map, CellCoord c, Vec2 p, float heading) noexcept {
+  const float cs = map.cell_size();
+  const float x0 = static_cast<float>(c.x) * cs, y0 = static_cast<float>(c.y) * cs;
+  const float dx = std::clamp(p.x, x0, x0 + cs) - p.x, dy = std::clamp(p.y, y0, y0 + cs) - p.y;
+  const float d = std::sqrt(dx * dx + dy * dy);
+  if (!(d > 1e-6f)) return true;
+  return (std::cos(heading) * dx + std::sin(heading) * dy) >= 0.35f * d;
+}
+
 // Health as a fraction of full in 1..255, for clients (0 only for a fallen barricade).
 std::uint8_t health_byte(float health, float full) noexcept {
   if (!(health > 0.0f) || !(full > 0.0f)) return 0;
@@ -111,7 +124,7 @@ void World::remove_barricade_at(std::size_t index, bool report) {
 
 void World::attack_barricades(float dt) {
   if (barricades_.empty()) return;
-  const std::span<const float> xs = swarm_.xs(), ys = swarm_.ys();
+  const std::span<const float> xs = swarm_.xs(), ys = swarm_.ys(), headings = swarm_.headings();
   const std::span<const std::uint8_t> agent_kinds = swarm_.kinds();
   const std::span<const AgentKind> kinds = swarm_.kind_table();
   float max_reach = 0.0f;
@@ -148,7 +161,10 @@ void World::attack_barricades(float dt) {
     const float r = k.radius + k.attack_range;
     for (std::size_t bi = 0; bi < barricades_.size(); ++bi) {
       // Summed per barricade in agent order: deterministic.
-      if (distance2_to_cell(map_, barricades_[bi].cell, {xs[i], ys[i]}) <= r * r) barricade_damage_[bi] += k.damage * dt;
+      const Vec2 p{xs[i], ys[i]};
+      if (distance2_to_cell(map_, barricades_[bi].cell, p) <= r * r && faces_cell(map_, barricades_[bi].cell, p, headings[i])) {
+        barricade_damage_[bi] += k.damage * dt;
+      }
     }
   }
   const BarricadeParams& bp = params_.combat.barricade;

@@ -31,7 +31,8 @@ void BlockedCountTable::reserve(std::int32_t width, std::int32_t height) {
   table_.reserve((static_cast<std::size_t>(width) + 3) * (static_cast<std::size_t>(height) + 3));
 }
 
-std::uint64_t BlockedCountTable::advance(const IntegrationField& integration, std::uint64_t budget) {
+std::uint64_t BlockedCountTable::advance(const IntegrationField& integration, std::uint64_t budget,
+                                         const std::uint8_t* costs) {
   if (done()) return 0;
   const std::span<const std::uint32_t> words = integration.search_words();
   const std::size_t pw = stride_ - 1;  // padded width: width + 2
@@ -49,8 +50,14 @@ std::uint64_t BlockedCountTable::advance(const IntegrationField& integration, st
       const std::uint32_t* in = words.data() + (next_row_ - 1) * pw;
       std::uint16_t run = 0;
       row[0] = 0;
+      // This is padded row p = next_row_ - 1, map row p - 1 (a one-cell border round the map:
+      // padded rows 1..height, columns 1..width are the map's).
+      const std::size_t p = next_row_ - 1;
+      const std::size_t map_width = pw - 2, map_height = rows_ - 3;
+      const std::uint8_t* c = costs != nullptr && p >= 1 && p <= map_height ? costs + (p - 1) * map_width : nullptr;
       for (std::size_t q = 0; q < pw; ++q) {
-        run = static_cast<std::uint16_t>(run + (in[q] == IntegrationField::kSearchBlocked ? 1u : 0u));
+        const bool costly = c != nullptr && q >= 1 && q <= pw - 2 && c[q - 1] > 1;
+        run = static_cast<std::uint16_t>(run + (in[q] == IntegrationField::kSearchBlocked || costly ? 1u : 0u));
         row[q + 1] = static_cast<std::uint16_t>(above[q + 1] + run);
       }
     }

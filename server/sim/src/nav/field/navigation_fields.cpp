@@ -75,7 +75,11 @@ std::uint64_t NavigationFields::advance_table(const FieldSet& set, std::uint64_t
     table_generation_ = generation_;
     table_valid_ = false;
   }
-  const std::uint64_t spent = table_.advance(set.integration, budget);
+  // Costlier cells block sight (BlockedCountTable::advance), read from the map of this update
+  // when it is the snapshot's size (a map changed since then triggers another build anyway).
+  const bool costs_match = sight_map_ != nullptr && sight_map_->width() == set.integration.width() &&
+                           sight_map_->height() == set.integration.height();
+  const std::uint64_t spent = table_.advance(set.integration, budget, costs_match ? sight_map_->costs().data() : nullptr);
   table_valid_ = table_.done();
   ready = table_valid_;
   return spent;
@@ -142,6 +146,7 @@ void NavigationFields::swap_back_in() noexcept {
 
 bool NavigationFields::update(const GridMap& map, std::span<const CellCoord> goal_cells) {
   last_work_ = 0;
+  sight_map_ = &map;
   const bool front_usable = valid_ && map.width() == front_.integration.width() &&
                             map.height() == front_.integration.height();
   if (!front_usable) {

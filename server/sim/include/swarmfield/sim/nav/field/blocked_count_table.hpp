@@ -25,7 +25,13 @@ class BlockedCountTable {
   /// Builds the next rows, at least one and about `budget` work units (kLinearCellsPerWorkUnit
   /// cells per unit); returns the units spent. Rows depend on the rows above, so they are built
   /// in order; done() says when the table is usable.
-  std::uint64_t advance(const IntegrationField& integration, std::uint64_t budget);
+  /// `costs` (optional, the width x height row-major costs of the map the build runs on): a cell
+  /// of cost above 1 blocks sight too. Sight lets an agent leave its field path for a straight
+  /// segment, which is only as cheap as the path over cells of the least cost: a straight line
+  /// through a costlier cell (a barricade the field weighs at the time to break it, rough
+  /// ground) is not what the field priced, so the any-angle layer must not take it.
+  std::uint64_t advance(const IntegrationField& integration, std::uint64_t budget,
+                        const std::uint8_t* costs = nullptr);
   [[nodiscard]] bool done() const noexcept { return next_row_ >= rows_; }
 
   /// Reserves the table for a `width` x `height` map so a later begin() allocates nothing.

@@ -161,6 +161,7 @@ class NavigationFields {
   float any_angle_range_ = kDefaultAnyAngleRange;
   // Blocked-cell table for the any-angle sight tests, shared by the builds (see the class comment).
   BlockedCountTable table_;
+  const GridMap* sight_map_ = nullptr;  // the map of the update in progress (its costs block sight)
   bool table_valid_ = false;
   std::uint32_t table_revision_ = 0;
   std::uint64_t table_generation_ = 0;
