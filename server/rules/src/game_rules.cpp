@@ -40,8 +40,13 @@ std::vector<std::string> RulesContext::take_log() {
   std::vector<std::string> out;
   out.swap(log_);
   if (log_dropped_ > 0) {
-    out.push_back("(" + std::to_string(log_dropped_) + " more lines dropped: at most " + std::to_string(kMaxLogLines) +
-                  " between two reads)");
+    // Built by append: g++ 12 at -O3 reports a false -Wrestrict on `"(" + std::to_string(..)`.
+    std::string line = "(";
+    line += std::to_string(log_dropped_);
+    line += " more lines dropped: at most ";
+    line += std::to_string(kMaxLogLines);
+    line += " between two reads)";
+    out.push_back(std::move(line));
     log_dropped_ = 0;
   }
   return out;

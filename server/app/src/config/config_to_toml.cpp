@@ -109,8 +109,12 @@ std::string config_to_toml(const ServerConfig& config, const std::vector<ConfigS
     return text;
   };
   const auto rect = [](const std::array<std::int64_t, 4>& r) {
-    return "[" + std::to_string(r[0]) + ", " + std::to_string(r[1]) + ", " + std::to_string(r[2]) + ", " +
-           std::to_string(r[3]) + "]";
+    std::string text = "[";  // by append: g++ 12 -O3 warns falsely (-Wrestrict) on "[" + std::to_string(..)
+    for (std::size_t i = 0; i < r.size(); ++i) {
+      if (i > 0) text += ", ";
+      text += std::to_string(r[i]);
+    }
+    return text + "]";
   };
   if (!config.rules_script.empty()) out += "\nrules-script = " + toml_string(config.rules_script) + "\n";
   if (!config.zones.empty()) {

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <span>
 #include <sstream>
 
 namespace swarmfield::server {
@@ -25,6 +26,23 @@ std::string toml_type_name(const toml::node& n) {
 
 namespace {
 
+// A key of a [[kinds]] or [[waves]] table: '_' spelled '-', one of `known`, not seen before in
+// this table. "" and `key` set, or the error naming the key.
+std::string check_table_key(std::string_view raw_key, std::span<const std::string_view> known,
+                            std::vector<std::string>& seen, std::string& key) {
+  key.assign(raw_key);
+  std::replace(key.begin(), key.end(), '_', '-');
+  if (std::find(known.begin(), known.end(), key) == known.end()) {
+    std::string list;
+    for (const auto k : known) list += (list.empty() ? "" : ", ") + std::string(k);
+    return "unknown key '" + std::string(raw_key) + "' (known keys: " + list + ")";
+  }
+  if (std::find(seen.begin(), seen.end(), key) != seen.end())
+    return "key '" + std::string(raw_key) + "' sets '" + key + "' a second time";
+  seen.push_back(key);
+  return {};
+}
+
 // One [[kinds]] table -> AgentKind; "" or an error naming the key.
 std::string apply_kind_table(const toml::table& table, sim::AgentKind& kind) {
   static const std::array<std::string_view, 10> kKindKeys = {"name",   "radius", "speed",  "separation-weight",
@@ -33,16 +51,8 @@ std::string apply_kind_table(const toml::table& table, sim::AgentKind& kind) {
   std::vector<std::string> seen;
   bool has_name = false;
   for (const auto& [raw_key, node] : table) {
-    std::string key(raw_key.str());
-    std::replace(key.begin(), key.end(), '_', '-');
-    if (std::find(kKindKeys.begin(), kKindKeys.end(), key) == kKindKeys.end()) {
-      std::string known;
-      for (const auto k : kKindKeys) known += (known.empty() ? "" : ", ") + std::string(k);
-      return "unknown key '" + std::string(raw_key.str()) + "' (known keys: " + known + ")";
-    }
-    if (std::find(seen.begin(), seen.end(), key) != seen.end())
-      return "key '" + std::string(raw_key.str()) + "' sets '" + key + "' a second time";
-    seen.push_back(key);
+    std::string key;
+    if (std::string err = check_table_key(raw_key.str(), kKindKeys, seen, key); !err.empty()) return err;
     const std::string where = "key '" + std::string(raw_key.str()) + "' ";
     if (key == "name") {
       auto v = node.value_exact<std::string>();
@@ -109,16 +119,8 @@ std::string apply_wave_table(const toml::table& table, WaveConfig& wave) {
                                                             "duration", "repeat",  "every", "growth"};
   std::vector<std::string> seen;
   for (const auto& [raw_key, node] : table) {
-    std::string key(raw_key.str());
-    std::replace(key.begin(), key.end(), '_', '-');
-    if (std::find(kWaveKeys.begin(), kWaveKeys.end(), key) == kWaveKeys.end()) {
-      std::string known;
-      for (const auto k : kWaveKeys) known += (known.empty() ? "" : ", ") + std::string(k);
-      return "unknown key '" + std::string(raw_key.str()) + "' (known keys: " + known + ")";
-    }
-    if (std::find(seen.begin(), seen.end(), key) != seen.end())
-      return "key '" + std::string(raw_key.str()) + "' sets '" + key + "' a second time";
-    seen.push_back(key);
+    std::string key;
+    if (std::string err = check_table_key(raw_key.str(), kWaveKeys, seen, key); !err.empty()) return err;
     const std::string where = "key '" + std::string(raw_key.str()) + "' ";
     if (key == "name") {
       auto v = node.value_exact<std::string>();

@@ -1,6 +1,8 @@
 // Enemy kinds: the default set, validation, and the spawner's weighted choice.
 #include "swarmfield/sim/crowd/agent_kind.hpp"
 
+#include "../number_text.hpp"
+
 #include <cmath>
 #include <cstdio>
 
@@ -16,11 +18,7 @@ std::vector<AgentKind> default_agent_kinds() {
 
 namespace {
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
+using sim_detail::number_text;
 
 bool name_ok(const std::string& name) {
   if (name.empty() || name.size() > kMaxKindNameBytes) return false;
@@ -51,33 +49,33 @@ std::string check_agent_kinds(std::span<const AgentKind> kinds, float cell_size)
     }
     const float r_cells = k.radius / cell_size;
     if (!(std::isfinite(k.radius) && r_cells >= kMinKindRadiusCells && r_cells <= kMaxKindRadiusCells)) {
-      return who + "radius " + number(k.radius) + " is outside " + number(kMinKindRadiusCells) + ".." +
-             number(kMaxKindRadiusCells) + " cells";
+      return who + "radius " + number_text(k.radius) + " is outside " + number_text(kMinKindRadiusCells) + ".." +
+             number_text(kMaxKindRadiusCells) + " cells";
     }
     if (!(std::isfinite(k.max_speed) && k.max_speed > 0.0f && k.max_speed <= kMaxKindSpeed)) {
-      return who + "speed " + number(k.max_speed) + " must be in (0, " + number(kMaxKindSpeed) + "]";
+      return who + "speed " + number_text(k.max_speed) + " must be in (0, " + number_text(kMaxKindSpeed) + "]";
     }
     if (!(std::isfinite(k.separation_weight) && k.separation_weight >= 0.0f &&
           k.separation_weight <= kMaxKindSeparationWeight)) {
-      return who + "separation_weight " + number(k.separation_weight) + " must be in 0.." +
-             number(kMaxKindSeparationWeight);
+      return who + "separation_weight " + number_text(k.separation_weight) + " must be in 0.." +
+             number_text(kMaxKindSeparationWeight);
     }
     if (!(std::isfinite(k.max_turn_rate) && k.max_turn_rate > 0.0f && k.max_turn_rate <= kMaxKindTurnRate)) {
-      return who + "turn_rate " + number(k.max_turn_rate) + " must be in (0, " + number(kMaxKindTurnRate) + "]";
+      return who + "turn_rate " + number_text(k.max_turn_rate) + " must be in (0, " + number_text(kMaxKindTurnRate) + "]";
     }
     if (k.colour > 0xFFFFFFu) return who + "colour must be 0xRRGGBB";
     if (!(std::isfinite(k.spawn_weight) && k.spawn_weight >= 0.0f)) {
-      return who + "weight " + number(k.spawn_weight) + " must be >= 0";
+      return who + "weight " + number_text(k.spawn_weight) + " must be >= 0";
     }
     if (!(std::isfinite(k.health) && k.health > 0.0f && k.health <= kMaxKindHealth)) {
-      return who + "health " + number(k.health) + " must be in (0, " + number(kMaxKindHealth) + "]";
+      return who + "health " + number_text(k.health) + " must be in (0, " + number_text(kMaxKindHealth) + "]";
     }
     if (!(std::isfinite(k.damage) && k.damage >= 0.0f && k.damage <= kMaxKindDamage)) {
-      return who + "damage " + number(k.damage) + " must be in 0.." + number(kMaxKindDamage);
+      return who + "damage " + number_text(k.damage) + " must be in 0.." + number_text(kMaxKindDamage);
     }
     const float range_cells = k.attack_range / cell_size;
     if (!(std::isfinite(k.attack_range) && range_cells >= 0.0f && range_cells <= kMaxKindAttackRangeCells)) {
-      return who + "attack_range " + number(k.attack_range) + " is outside 0.." + number(kMaxKindAttackRangeCells) +
+      return who + "attack_range " + number_text(k.attack_range) + " is outside 0.." + number_text(kMaxKindAttackRangeCells) +
              " cells";
     }
     if (k.spawn_weight > 0.0f) any_weight = true;

@@ -3,6 +3,8 @@
 
 #include "agent_blocks.hpp"
 
+#include "../number_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -12,11 +14,7 @@ namespace swarmfield::sim {
 
 namespace {
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
+using sim_detail::number_text;
 
 bool in_range(float v, float lo, float hi) { return std::isfinite(v) && v >= lo && v <= hi; }
 
@@ -24,22 +22,22 @@ bool in_range(float v, float lo, float hi) { return std::isfinite(v) && v >= lo 
 
 std::string check_combat_params(const CombatParams& p) {
   if (!(in_range(p.player_health, 0.0f, kMaxCombatValue) && p.player_health > 0.0f)) {
-    return "combat.player_health " + number(p.player_health) + " must be in (0, " + number(kMaxCombatValue) + "]";
+    return "combat.player_health " + number_text(p.player_health) + " must be in (0, " + number_text(kMaxCombatValue) + "]";
   }
   if (!in_range(p.respawn_seconds, 0.0f, kMaxCombatValue)) {
-    return "combat.respawn_seconds " + number(p.respawn_seconds) + " must be in 0.." + number(kMaxCombatValue);
+    return "combat.respawn_seconds " + number_text(p.respawn_seconds) + " must be in 0.." + number_text(kMaxCombatValue);
   }
   if (!(in_range(p.fire_range, 0.0f, kMaxFireRange) && p.fire_range > 0.0f)) {
-    return "combat.fire_range " + number(p.fire_range) + " must be in (0, " + number(kMaxFireRange) + "]";
+    return "combat.fire_range " + number_text(p.fire_range) + " must be in (0, " + number_text(kMaxFireRange) + "]";
   }
   if (!in_range(p.fire_cone, 0.0f, 1.5707964f)) {
-    return "combat.fire_cone " + number(p.fire_cone) + " must be in 0..1.5708 radians (a half-angle)";
+    return "combat.fire_cone " + number_text(p.fire_cone) + " must be in 0..1.5708 radians (a half-angle)";
   }
   if (!in_range(p.fire_damage, 0.0f, kMaxCombatValue)) {
-    return "combat.fire_damage " + number(p.fire_damage) + " must be in 0.." + number(kMaxCombatValue);
+    return "combat.fire_damage " + number_text(p.fire_damage) + " must be in 0.." + number_text(kMaxCombatValue);
   }
   if (!(in_range(p.fire_interval, 0.0f, kMaxCombatValue) && p.fire_interval > 0.0f)) {
-    return "combat.fire_interval " + number(p.fire_interval) + " must be in (0, " + number(kMaxCombatValue) + "]";
+    return "combat.fire_interval " + number_text(p.fire_interval) + " must be in (0, " + number_text(kMaxCombatValue) + "]";
   }
   if (p.max_hits_per_shot < 1 || p.max_hits_per_shot > kMaxHitsPerShot) {
     return "combat.max_hits_per_shot " + std::to_string(p.max_hits_per_shot) + " must be in 1.." +
@@ -47,17 +45,17 @@ std::string check_combat_params(const CombatParams& p) {
   }
   const BarricadeParams& b = p.barricade;
   if (!(in_range(b.health, 0.0f, kMaxCombatValue) && b.health > 0.0f)) {
-    return "combat.barricade.health " + number(b.health) + " must be in (0, " + number(kMaxCombatValue) + "]";
+    return "combat.barricade.health " + number_text(b.health) + " must be in (0, " + number_text(kMaxCombatValue) + "]";
   }
   if (!(in_range(b.build_range, 0.0f, kMaxFireRange) && b.build_range > 0.0f)) {
-    return "combat.barricade.build_range " + number(b.build_range) + " must be in (0, " + number(kMaxFireRange) + "]";
+    return "combat.barricade.build_range " + number_text(b.build_range) + " must be in (0, " + number_text(kMaxFireRange) + "]";
   }
   if (b.per_player > kMaxBarricadesPerPlayer) {
     return "combat.barricade.per_player " + std::to_string(b.per_player) + " must be in 0.." +
            std::to_string(kMaxBarricadesPerPlayer);
   }
   if (!in_range(b.attackers, 1.0f, 1024.0f)) {
-    return "combat.barricade.attackers " + number(b.attackers) + " must be in 1..1024";
+    return "combat.barricade.attackers " + number_text(b.attackers) + " must be in 1..1024";
   }
   return {};
 }

@@ -1,6 +1,8 @@
 // Waves as data: the table's check and the wave director (see waves.hpp).
 #include "swarmfield/sim/game/waves.hpp"
 
+#include "../number_text.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -9,11 +11,7 @@ namespace swarmfield::sim {
 
 namespace {
 
-std::string number(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
-  return buf;
-}
+using sim_detail::number_text;
 
 bool seconds_ok(float v) { return std::isfinite(v) && v >= 0.0f && v <= kMaxWaveSeconds; }
 
@@ -33,16 +31,16 @@ std::string check_waves(const std::vector<WaveSpec>& waves, std::size_t kind_cou
       if (g.kind >= kind_count) return at + " names kind " + std::to_string(g.kind) + ", but there are " + std::to_string(kind_count);
       if (g.count > kMaxWaveCount) return at + ": count " + std::to_string(g.count) + " must be in 0.." + std::to_string(kMaxWaveCount);
     }
-    if (!seconds_ok(w.start_seconds)) return at + ": start " + number(w.start_seconds) + " must be in 0.." + number(kMaxWaveSeconds) + " seconds";
+    if (!seconds_ok(w.start_seconds)) return at + ": start " + number_text(w.start_seconds) + " must be in 0.." + number_text(kMaxWaveSeconds) + " seconds";
     if (!seconds_ok(w.duration_seconds)) {
-      return at + ": duration " + number(w.duration_seconds) + " must be in 0.." + number(kMaxWaveSeconds) + " seconds";
+      return at + ": duration " + number_text(w.duration_seconds) + " must be in 0.." + number_text(kMaxWaveSeconds) + " seconds";
     }
     if (w.repeat > kMaxWaveRepeat) return at + ": repeat " + std::to_string(w.repeat) + " must be in 0.." + std::to_string(kMaxWaveRepeat);
     if (!seconds_ok(w.repeat_seconds) || (w.repeat > 0 && !(w.repeat_seconds > 0.0f))) {
-      return at + ": every " + number(w.repeat_seconds) + " must be in (0, " + number(kMaxWaveSeconds) + "] seconds when it repeats";
+      return at + ": every " + number_text(w.repeat_seconds) + " must be in (0, " + number_text(kMaxWaveSeconds) + "] seconds when it repeats";
     }
     if (!(std::isfinite(w.growth) && w.growth > 0.0f && w.growth <= kMaxWaveGrowth)) {
-      return at + ": growth " + number(w.growth) + " must be in (0, " + number(kMaxWaveGrowth) + "]";
+      return at + ": growth " + number_text(w.growth) + " must be in (0, " + number_text(kMaxWaveGrowth) + "]";
     }
     if (w.zone && (w.zone->min.x > w.zone->max.x || w.zone->min.y > w.zone->max.y || w.zone->min.x < 0 || w.zone->min.y < 0)) {
       return at + ": zone [" + std::to_string(w.zone->min.x) + ", " + std::to_string(w.zone->min.y) + ", " +
