@@ -74,6 +74,9 @@ TEST_CASE("rules: the default rules score kills by kind for the killer and take 
   REQUIRE(m.world.player_death_count() == 1);
   CHECK(m.ctx.score(pid) == 5 - 25);
   CHECK(m.ctx.total_score() == -20);
+  // Scores saturate instead of wrapping round.
+  for (int i = 0; i < 1000; ++i) m.ctx.add_score(pid, std::int64_t{1} << 60);
+  CHECK(m.ctx.score(pid) == rules::RulesContext::kMaxScore);
 }
 
 TEST_CASE("rules: a Lua script sees the events and acts through game (score, spawns, log, the match's end)") {
@@ -171,6 +174,21 @@ TEST_CASE("rules: the sandbox has no files, clocks, loading or math.random; memo
   small.memory_bytes = std::size_t{4} << 20;
   const std::string memory = stopped_with("t = {} function on_tick() for i = 1, 1e9 do t[i] = string.rep('x', 1000) .. i end end", small);
   CHECK(memory.find("memory") != std::string::npos);
+  // Finalizers run with hooks off (a loop in one could never be stopped): refused.
+  CHECK(stopped_with("function on_tick() setmetatable({}, {__gc = function() while true do end end}) end")
+            .find("__gc finalizers are not allowed") != std::string::npos);
+  CHECK(stopped_with("function on_tick() setmetatable({}, {__index = {}}) end").empty());
+  // String work done in C, out of the count hook's reach, is capped.
+  CHECK(stopped_with("function on_tick() local s = string.rep('x', 2^24) end").find("over 1 MiB") != std::string::npos);
+  CHECK(stopped_with("function on_tick() local s = string.rep('a', 3000) s:find('.-.-.-.-c') end")
+            .find("at most 3 repetition items") != std::string::npos);
+  CHECK(stopped_with("function on_tick() local s = string.rep('a', 5000) s:find('a') end").find("limited to 4 KiB") !=
+        std::string::npos);
+  CHECK(stopped_with("function on_tick() local s = ('a'):rep(100) assert(s:find('a+') == 1) end").empty());
+  // A metatable on _G whose __index raises: the hooks are looked up raw (this aborted the server).
+  CHECK(stopped_with("setmetatable(_G, {__index = function(t, k) error('x') end})\nfunction on_tick() end").empty());
+  // A huge error text is cut.
+  CHECK(stopped_with("function on_tick() error(string.rep('E', 100000)) end").size() < 600);
   // game.* outside the on_* functions (the script's top level runs before the match).
   CHECK(stopped_with("game.spawn('walker', 1)").find("only works inside the on_* functions") != std::string::npos);
 }

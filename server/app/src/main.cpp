@@ -18,6 +18,7 @@
 #include "swarmfield/server/replay/replay_file.hpp"
 #include "swarmfield/server/replay/replay_playback.hpp"
 #include "swarmfield/server/server.hpp"
+#include "swarmfield/cli/control_chars.hpp"
 #include "swarmfield/server/config/server_config.hpp"
 #include "swarmfield/server/world_setup.hpp"
 #include "swarmfield/sim/crowd/density_limit.hpp"
@@ -119,7 +120,7 @@ int main(int argc, char** argv) {
       std::string rules_error;
       (void)make_rules(config, rules_error);
       if (!rules_error.empty()) {
-        std::fprintf(stderr, "error: %s\n", rules_error.c_str());
+        std::fprintf(stderr, "error: %s\n", swarmfield::cli::printable_ascii(rules_error).c_str());
         return kExitUsage;
       }
     }

@@ -2,6 +2,7 @@
 // The tick loop is in server_tick.cpp, the clients' messages in server_clients.cpp, snapshots in
 // server_snapshots.cpp, the exit summary in server_summary.cpp, operations in server_operations.cpp.
 #include "swarmfield/server/server.hpp"
+#include "swarmfield/cli/control_chars.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -64,7 +65,7 @@ Server::Server(const ServerConfig& config, sim::GridMap map, std::string map_nam
   rules_ = make_rules(config_, rules_error);
   rules_context_ = std::make_unique<rules::RulesContext>(world_, dt_s_);
   if (!rules_error.empty()) {
-    spdlog::error("{}; the match goes on without them", rules_error);
+    spdlog::error("{}; the match goes on without them", cli::printable_ascii(rules_error));
     rules_stop_logged_ = true;
   } else {
     spdlog::info("game rules: {}", rules_->name());

@@ -193,7 +193,7 @@ void Server::run_rules() {
   for (const std::string& line : rules_context_->take_log()) spdlog::info("rules: {}", cli::printable_ascii(line));
   if (!rules_stop_logged_ && !rules_->stopped().empty()) {
     rules_stop_logged_ = true;
-    spdlog::error("{}; the script is stopped, the match goes on without it", rules_->stopped());
+    spdlog::error("{}; the script is stopped, the match goes on without it", cli::printable_ascii(rules_->stopped()));
   }
   if (const auto& over = rules_context_->match_over(); over && !stopping_) stop("match over: " + cli::printable_ascii(*over));
 }

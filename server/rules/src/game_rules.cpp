@@ -13,14 +13,19 @@ std::size_t RulesContext::spawn(const std::string& kind, std::size_t count, cons
   return 0;
 }
 
+void RulesContext::add_score(std::uint32_t player_id, std::int64_t points) {
+  std::int64_t& s = scores_[player_id];
+  s = std::clamp(s + std::clamp(points, -kMaxScore, kMaxScore), -kMaxScore, kMaxScore);
+}
+
 std::int64_t RulesContext::score(std::uint32_t player_id) const {
   const auto it = scores_.find(player_id);
   return it == scores_.end() ? 0 : it->second;
 }
 
 std::int64_t RulesContext::total_score() const {
-  std::int64_t total = 0;
-  for (const auto& [id, s] : scores_) total += s;
+  std::int64_t total = 0;  // each score is within 2^53: a sum of fewer than 2^9 cannot overflow, clamp anyway
+  for (const auto& [id, s] : scores_) total = std::clamp(total + s, -kMaxScore * 512, kMaxScore * 512);
   return total;
 }
 

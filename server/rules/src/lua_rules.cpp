@@ -203,6 +203,38 @@ void open_sandbox(lua_State* L) {
     lua_setfield(L, -2, name);
   }
   lua_pop(L, 1);
+  // Run in the sandbox before the script: setmetatable refuses a __gc finalizer (Lua runs them
+  // with hooks off, so the budget could never stop a loop in one); string.rep is capped at 1 MiB
+  // and the pattern functions at subjects of 4 KiB and patterns of 64 bytes with at most 3
+  // repetition items (their backtracking runs in C, where the count hook does not fire).
+  static const char* const kGuards = R"(
+    local raw_setmetatable, rawget, type, error, select = setmetatable, rawget, type, error, select
+    setmetatable = function(t, mt)
+      if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
+        error("__gc finalizers are not allowed in rules scripts", 2)
+      end
+      return raw_setmetatable(t, mt)
+    end
+    local rep, len, gsub = string.rep, string.len, string.gsub
+    string.rep = function(s, n, sep)
+      local total = len(s) * n + (sep and len(sep) * (n - 1) or 0)
+      if n > 0 and total > 1048576 then error("string.rep: the result would be over 1 MiB", 2) end
+      return rep(s, n, sep)
+    end
+    for _, name in ipairs({"find", "match", "gmatch", "gsub"}) do
+      local f = string[name]
+      string[name] = function(s, p, ...)
+        if type(s) == "string" and len(s) > 4096 then error("string." .. name .. ": subjects are limited to 4 KiB", 2) end
+        if type(p) == "string" then
+          if len(p) > 64 then error("string." .. name .. ": patterns are limited to 64 bytes", 2) end
+          local _, items = gsub(p, "[%*%+%-%?]", "")
+          if items > 3 then error("string." .. name .. ": at most 3 repetition items (* + - ?) in a pattern", 2) end
+        end
+        return f(s, p, ...)
+      end
+    end
+  )";
+  if (luaL_loadbufferx(L, kGuards, std::strlen(kGuards), "=sandbox", "t") == LUA_OK) lua_call(L, 0, 0);
   const luaL_Reg game[] = {{"tick", A::game_tick},         {"seconds", A::game_seconds},
                            {"agent_count", A::game_agent_count}, {"players", A::game_players},
                            {"spawn", A::game_spawn},       {"add_score", A::game_add_score},
@@ -246,6 +278,8 @@ LuaRules::~LuaRules() {
 }
 
 void LuaRules::stop(std::string why) {
+  // A script's error can be any length (error(string.rep("E", 1e7))): the first 500 bytes.
+  if (why.size() > 500) why = why.substr(0, 500) + "...";
   if (error_.empty()) error_ = std::move(why);
 }
 
@@ -254,7 +288,11 @@ bool LuaRules::call(const char* function, int nargs, const char* what) {
     lua_pop(L_, nargs);
     return false;
   }
-  lua_getglobal(L_, function);
+  // A raw read: a metatable on _G whose __index raises would do so outside the protected call.
+  lua_pushglobaltable(L_);
+  lua_pushstring(L_, function);
+  lua_rawget(L_, -2);
+  lua_remove(L_, -2);
   if (!lua_isfunction(L_, -1)) {
     lua_pop(L_, nargs + 1);
     return true;  // the script does not handle this event

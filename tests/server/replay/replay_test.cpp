@@ -425,7 +425,7 @@ TEST_CASE("barricades through the real server: built on request, refused when th
   }
 }
 
-TEST_CASE("waves through the real server: a [[waves]] table spawns its comings, counted, and the match replays") {
+TEST_CASE("waves and Lua rules through the real server: a [[waves]] table spawns its comings, counted, and the match replays") {
   const test::TempDir dir("swarmfield-waves-test");
   const std::string file = dir.path + "/waves.rpl";
   const std::string config = dir.path + "/waves.toml";
@@ -434,7 +434,9 @@ TEST_CASE("waves through the real server: a [[waves]] table spawns its comings, 
   std::string summary;
   std::uint32_t agents_seen = 0;
   {
-    test::ServerProcess server(test::small_city({"--agents", "0", "--config", config, "--record", file}));
+    // With the Lua rules too: the recording stores the script and the check re-runs it.
+    test::ServerProcess server(test::small_city({"--agents", "0", "--config", config, "--record", file, "--rules",
+                                                 std::string(SWARMFIELD_SOURCE_DIR) + "/server/rules/scripts/last_stand.lua"}));
     const auto ports = test::wait_listening(server);
     REQUIRE_MESSAGE(ports.has_value(), server.err());
     test::RawClient viewer;

@@ -75,6 +75,9 @@ std::string config_to_toml(const ServerConfig& config, const std::vector<ConfigS
     if (sources != nullptr && i < sources->size()) out += "  # " + config_detail::source_text((*sources)[i], s.key, config.config_path);
     out += '\n';
   }
+  // The rules script's text is a plain key too: before the first table, or it would be read as a
+  // key of the table above it.
+  if (!config.rules_script.empty()) out += "rules-script = " + toml_string(config.rules_script) + "\n";
   // Kinds last (TOML tables follow the plain keys), always written out so that a stored config
   // (a replay) holds the exact table even when it was the default set. Floats read back bit for
   // bit: the shortest text of the float when it survives the reader's path (text -> double ->
@@ -116,7 +119,6 @@ std::string config_to_toml(const ServerConfig& config, const std::vector<ConfigS
     }
     return text + "]";
   };
-  if (!config.rules_script.empty()) out += "\nrules-script = " + toml_string(config.rules_script) + "\n";
   if (!config.zones.empty()) {
     out += "\n[zones]\n";
     for (const auto& [name, r] : config.zones) out += toml_string(name) + " = " + rect(r) + "\n";

@@ -31,7 +31,9 @@ class RulesContext {
   std::size_t spawn(const std::string& kind, std::size_t count, const std::optional<sim::SpawnZone>& zone);
   /// Adds `points` (may be negative) to a player's score. Unknown ids are kept too (a player
   /// may have left).
-  void add_score(std::uint32_t player_id, std::int64_t points) { scores_[player_id] += points; }
+  /// Scores saturate at +-kMaxScore (a script adding in a loop can not wrap them round).
+  void add_score(std::uint32_t player_id, std::int64_t points);
+  static constexpr std::int64_t kMaxScore = std::int64_t{1} << 53;
   [[nodiscard]] std::int64_t score(std::uint32_t player_id) const;
   [[nodiscard]] std::int64_t total_score() const;
   [[nodiscard]] const std::map<std::uint32_t, std::int64_t>& scores() const noexcept { return scores_; }
