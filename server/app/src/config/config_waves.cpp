@@ -14,7 +14,10 @@ std::string resolve_waves(const ServerConfig& c, std::vector<sim::WaveSpec>& out
     sim::WaveSpec s;
     s.name = w.name;
     s.trigger = w.when_cleared ? sim::WaveTrigger::kWhenCleared : sim::WaveTrigger::kAtTime;
-    for (const auto& [name, count] : w.kinds) {
+    for (const auto& group : w.kinds) {
+      // Named, not a structured binding: clang 14 (the fuzz build) can not capture one in a lambda.
+      const std::string& name = group.first;
+      const std::int64_t count = group.second;
       const auto it = std::find_if(c.kinds.begin(), c.kinds.end(), [&](const sim::AgentKind& k) { return k.name == name; });
       if (it == c.kinds.end()) {
         std::string names;
