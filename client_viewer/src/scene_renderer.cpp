@@ -163,15 +163,20 @@ void SceneRenderer::set_fields(const sim::IntegrationField* integration, const s
   SDL_UpdateTexture(heat_texture_, nullptr, pixels.data(), map_.width() * 4);
 }
 
+SceneRenderer::CellRange SceneRenderer::visible_cells(const Camera& camera) const {
+  const float cs = map_.cell_size();
+  const WorldRect view = camera.visible_world();
+  return {std::clamp(static_cast<int>(std::floor(view.x0 / cs)), 0, map_.width()),
+          std::clamp(static_cast<int>(std::floor(view.y0 / cs)), 0, map_.height()),
+          std::clamp(static_cast<int>(std::ceil(view.x1 / cs)), 0, map_.width()),
+          std::clamp(static_cast<int>(std::ceil(view.y1 / cs)), 0, map_.height())};
+}
+
 void SceneRenderer::copy_cells(SDL_Texture* texture, const Camera& camera) {
   // Copy only the visible cells: huge destination rectangles at high zoom are slow (and lose
   // precision) in the software renderer.
   const float cs = map_.cell_size();
-  const WorldRect view = camera.visible_world();
-  const int cx0 = std::clamp(static_cast<int>(std::floor(view.x0 / cs)), 0, map_.width());
-  const int cy0 = std::clamp(static_cast<int>(std::floor(view.y0 / cs)), 0, map_.height());
-  const int cx1 = std::clamp(static_cast<int>(std::ceil(view.x1 / cs)), 0, map_.width());
-  const int cy1 = std::clamp(static_cast<int>(std::ceil(view.y1 / cs)), 0, map_.height());
+  const auto [cx0, cy0, cx1, cy1] = visible_cells(camera);
   if (cx1 <= cx0 || cy1 <= cy0) return;
   const SDL_Rect src{cx0, cy0, cx1 - cx0, cy1 - cy0};
   const sim::Vec2 a = camera.world_to_screen({static_cast<float>(cx0) * cs, static_cast<float>(cy0) * cs});
@@ -261,11 +266,7 @@ void SceneRenderer::draw_barricades(const Camera& camera, const Barricades& barr
   if (!has_map_ || barricades.empty()) return;
   // The visible cells; one batch of rectangles per colour step (at most 16 draw calls).
   const float cs = map_.cell_size();
-  const WorldRect view = camera.visible_world();
-  const int cx0 = std::clamp(static_cast<int>(std::floor(view.x0 / cs)), 0, map_.width());
-  const int cy0 = std::clamp(static_cast<int>(std::floor(view.y0 / cs)), 0, map_.height());
-  const int cx1 = std::clamp(static_cast<int>(std::ceil(view.x1 / cs)), 0, map_.width());
-  const int cy1 = std::clamp(static_cast<int>(std::ceil(view.y1 / cs)), 0, map_.height());
+  const auto [cx0, cy0, cx1, cy1] = visible_cells(camera);
   if (cx1 <= cx0 || cy1 <= cy0) return;
   std::array<std::vector<SDL_FRect>, 17> by_step;
   const auto width = static_cast<std::uint32_t>(map_.width());

@@ -115,6 +115,11 @@ class SceneRenderer {
   void draw_agents(const Camera& camera, const InterpolatedFrame& frame, const DrawOptions& options);
   void draw_players(const Camera& camera, const InterpolatedFrame& frame, const DrawOptions& options);
   void copy_cells(SDL_Texture* texture, const Camera& camera);
+  // The map cells the camera sees: columns [x0, x1), rows [y0, y1), clamped to the map.
+  struct CellRange {
+    int x0, y0, x1, y1;
+  };
+  [[nodiscard]] CellRange visible_cells(const Camera& camera) const;
 
   SDL_Renderer* renderer_;
   SDL_Texture* map_texture_ = nullptr;

@@ -43,6 +43,19 @@ std::string check_table_key(std::string_view raw_key, std::span<const std::strin
   return {};
 }
 
+// A TOML integer or float as a double; false for any other type.
+bool toml_number(const toml::node& node, double& value) {
+  if (auto i = node.value_exact<std::int64_t>()) {
+    value = static_cast<double>(*i);
+    return true;
+  }
+  if (auto f = node.value_exact<double>()) {
+    value = *f;
+    return true;
+  }
+  return false;
+}
+
 // One [[kinds]] table -> AgentKind; "" or an error naming the key.
 std::string apply_kind_table(const toml::table& table, sim::AgentKind& kind) {
   static const std::array<std::string_view, 10> kKindKeys = {"name",   "radius", "speed",  "separation-weight",
@@ -70,13 +83,7 @@ std::string apply_kind_table(const toml::table& table, sim::AgentKind& kind) {
       continue;
     }
     double value = 0.0;
-    if (auto i = node.value_exact<std::int64_t>()) {
-      value = static_cast<double>(*i);
-    } else if (auto f = node.value_exact<double>()) {
-      value = *f;
-    } else {
-      return where + "must be a number (got " + toml_type_name(node) + ")";
-    }
+    if (!toml_number(node, value)) return where + "must be a number (got " + toml_type_name(node) + ")";
     const auto f = static_cast<float>(value);
     if (key == "radius") kind.radius = f;
     if (key == "speed") kind.max_speed = f;
@@ -153,13 +160,7 @@ std::string apply_wave_table(const toml::table& table, WaveConfig& wave) {
       wave.repeat = *v;
     } else {
       double value = 0.0;
-      if (auto i = node.value_exact<std::int64_t>()) {
-        value = static_cast<double>(*i);
-      } else if (auto f = node.value_exact<double>()) {
-        value = *f;
-      } else {
-        return where + "must be a number (got " + toml_type_name(node) + ")";
-      }
+      if (!toml_number(node, value)) return where + "must be a number (got " + toml_type_name(node) + ")";
       if (key == "start") wave.start_s = value;
       if (key == "duration") wave.duration_s = value;
       if (key == "every") wave.every_s = value;
