@@ -165,12 +165,7 @@ const Player* World::find_player(std::uint32_t player_id) const noexcept {
 }
 
 void World::set_cell_cost(CellCoord c, std::uint8_t cost) {
-  for (std::size_t i = 0; i < barricades_.size(); ++i) {
-    if (barricades_[i].cell.x == c.x && barricades_[i].cell.y == c.y) {
-      remove_barricade_at(i, true);
-      break;
-    }
-  }
+  if (const Barricade* b = find_barricade(c)) remove_barricade_at(static_cast<std::size_t>(b - barricades_.data()), true);
   map_.set_cost(c.x, c.y, cost);
   if (path_map_split_) path_map_.set_cost(c.x, c.y, cost);
 }
@@ -248,6 +243,12 @@ std::size_t World::spawn_agents(std::size_t n) {
   if (spawned < n && scan_rest) spawned += spawn_scanned(n - spawned);
   for (std::vector<std::uint32_t>& list : fit_cells_) std::vector<std::uint32_t>().swap(list);  // rare, can be big
   return spawned;
+}
+
+std::uint8_t World::spawn_kind(bool draw_kind) {
+  if (forced_kind_ >= 0) return static_cast<std::uint8_t>(forced_kind_);  // spawn_agents_of
+  const std::span<const AgentKind> kinds = swarm_.kind_table();
+  return draw_kind ? pick_agent_kind(kinds, rng_()) : first_spawnable_kind(kinds);
 }
 
 std::size_t World::within_density_limit(std::size_t n) {
@@ -376,9 +377,7 @@ std::size_t World::spawn_scanned(std::size_t n) {
   const auto width = static_cast<std::uint32_t>(map_.width());
   std::size_t spawned = 0;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint8_t kind = forced_kind_ >= 0   ? static_cast<std::uint8_t>(forced_kind_)
-                              : draw_kind ? pick_agent_kind(kinds, rng_())
-                                          : first_spawnable_kind(kinds);
+    const std::uint8_t kind = spawn_kind(draw_kind);
     std::uint32_t cell = spawn_candidates_[bits_to_index(rng_(), count)];
     const int size_class = size_class_of_radius(kinds[kind].radius, map_.cell_size());
     if (size_class > 1) {
@@ -416,9 +415,7 @@ std::size_t World::spawn_sampled(std::size_t n, bool& scan_rest) {
   std::size_t spawned = 0;
   scan_rest = false;
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint8_t kind = forced_kind_ >= 0   ? static_cast<std::uint8_t>(forced_kind_)
-                              : draw_kind ? pick_agent_kind(kinds, rng_())
-                                          : first_spawnable_kind(kinds);
+    const std::uint8_t kind = spawn_kind(draw_kind);
     const int size_class = size_class_of_radius(kinds[kind].radius, map_.cell_size());
     std::uint32_t cell = 0;
     if (!draw_spawn_cell(size_class, cell)) {

@@ -270,6 +270,9 @@ class World {
   // `n` cut to the room the density limit leaves (SpawnerParams::stop_at_density_limit), the
   // rest counted as held back.
   std::size_t within_density_limit(std::size_t n);
+  // The kind of the next spawned agent: the one spawn_agents_of forces, else drawn by weight
+  // (draw_kind: more than one spawnable kind) or the only spawnable one.
+  std::uint8_t spawn_kind(bool draw_kind);
   // Rank and reachability for an agent of size class `size_class` (c: the top-left cell of its
   // class block, the class fields' lattice).
   int spawn_rank(CellCoord c, bool far, int size_class);
