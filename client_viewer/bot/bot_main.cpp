@@ -329,6 +329,8 @@ int Fleet::summary() {
   std::uint64_t gave_up = 0;
   std::uint64_t shots = 0;  // inputs sent with fire set, over all bots
   std::uint64_t builds = 0;  // build requests made, over all bots
+  std::uint64_t deaths_seen = 0;  // agents the snapshots removed as killed, over all bots
+  std::int64_t score = 0;         // the bots' players' scores in their newest snapshots
   double rtt_sum = 0.0;
   std::uint64_t rtt_samples = 0;
   for (auto& b : bots_) {
@@ -341,6 +343,12 @@ int Fleet::summary() {
     contacts += b.contacts;
     shots += s.inputs_firing;
     builds += s.build_requests;
+    deaths_seen += s.deaths_seen;
+    if (const swarmfield::client::ReceivedSnapshot* newest = b.connection->latest(); newest != nullptr && !options_.viewers()) {
+      for (const swarmfield::protocol::PlayerState& p : newest->snapshot.players) {
+        if (p.id == b.connection->welcome().player_id) score += p.score;
+      }
+    }
     if (!options_.viewers()) {
       arrived += b.brain->gotos_arrived();
       gave_up += b.brain->gotos_failed();
@@ -349,12 +357,14 @@ int Fleet::summary() {
   const double rtt_avg = rtt_samples ? rtt_sum / static_cast<double>(rtt_samples) : 0.0;
   const int count = options_.count;
   std::printf("bots=%d connected=%d snapshots=%llu rtt_ms_avg=%.2f contacts=%llu gotos_arrived=%llu gotos_failed=%llu "
-              "seconds=%.1f bytes_received=%llu snapshots_no_baseline=%llu role=%s shots=%llu builds=%llu\n",
+              "seconds=%.1f bytes_received=%llu snapshots_no_baseline=%llu role=%s shots=%llu builds=%llu deaths_seen=%llu "
+              "score=%lld\n",
               count, count - failed_, static_cast<unsigned long long>(snapshots), rtt_avg,
               static_cast<unsigned long long>(contacts), static_cast<unsigned long long>(arrived),
               static_cast<unsigned long long>(gave_up), elapsed(), static_cast<unsigned long long>(bytes_received),
               static_cast<unsigned long long>(no_baseline), options_.role.c_str(),
-              static_cast<unsigned long long>(shots), static_cast<unsigned long long>(builds));
+              static_cast<unsigned long long>(shots), static_cast<unsigned long long>(builds),
+              static_cast<unsigned long long>(deaths_seen), static_cast<long long>(score));
   std::fflush(stdout);
   return (failed_ > 0 || lost_) ? 1 : 0;
 }

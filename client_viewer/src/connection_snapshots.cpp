@@ -45,7 +45,8 @@ void Connection::on_snapshot_payload(std::span<const std::uint8_t> payload, bool
       ++stats_.acks_sent;
     }
   }
-  unpack_frame(header, impl_->receiver.frame(), welcome_.map.cell_size, impl_->decoded);
+  unpack_frame(header, impl_->receiver.frame(), welcome_.map.cell_size, impl_->decoded, impl_->receiver.deaths());
+  stats_.deaths_seen += impl_->decoded.deaths.size();
   on_snapshot(via_tcp);
 }
 

@@ -1,5 +1,7 @@
 #include "swarmfield/client/scene_renderer.hpp"
 
+#include "swarmfield/client/combat_effects.hpp"
+
 #include <SDL.h>
 
 #include <algorithm>
@@ -441,6 +443,37 @@ void SceneRenderer::draw_hud(std::span<const std::string> lines, int x, int y, i
     draw_text(l, x + pad, ly, scale, kHudTextColor);
     ly += line_h;
   }
+}
+
+std::size_t SceneRenderer::draw_effects(const Camera& camera, const CombatEffects& effects, float shot_length) {
+  SDL_SetRenderDrawBlendMode(renderer_, SDL_BLENDMODE_BLEND);
+  const float w = static_cast<float>(camera.screen_width()), h = static_cast<float>(camera.screen_height());
+  const auto on_screen = [&](sim::Vec2 p, float margin) {
+    return p.x >= -margin && p.y >= -margin && p.x <= w + margin && p.y <= h + margin;
+  };
+  std::size_t drawn = 0;
+  const float arm = std::max(3.0f, 0.5f * camera.zoom());
+  for (const CombatMark& m : effects.deaths()) {
+    const sim::Vec2 p = camera.world_to_screen({m.x, m.y});
+    if (!on_screen(p, arm)) continue;
+    const SDL_Color c = to_sdl(kDeathColor, static_cast<std::uint8_t>(255.0f * (1.0f - m.age)));
+    SDL_SetRenderDrawColor(renderer_, c.r, c.g, c.b, c.a);
+    const float a = arm * (1.0f + m.age);  // the cross grows as it fades
+    SDL_RenderDrawLineF(renderer_, p.x - a, p.y - a, p.x + a, p.y + a);
+    SDL_RenderDrawLineF(renderer_, p.x - a, p.y + a, p.x + a, p.y - a);
+    ++drawn;
+  }
+  for (const CombatMark& m : effects.shots()) {
+    const sim::Vec2 from = camera.world_to_screen({m.x, m.y});
+    const sim::Vec2 to = camera.world_to_screen({m.x + std::cos(m.aim) * shot_length, m.y + std::sin(m.aim) * shot_length});
+    const float reach = shot_length * camera.zoom();
+    if (!on_screen(from, reach)) continue;
+    const SDL_Color c = to_sdl(kShotColor, static_cast<std::uint8_t>(255.0f * (1.0f - m.age)));
+    SDL_SetRenderDrawColor(renderer_, c.r, c.g, c.b, c.a);
+    SDL_RenderDrawLineF(renderer_, from.x, from.y, to.x, to.y);
+    ++drawn;
+  }
+  return drawn;
 }
 
 }  // namespace swarmfield::client

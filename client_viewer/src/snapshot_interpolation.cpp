@@ -19,6 +19,12 @@ float lerp_angle(float a, float b, float t) noexcept {
 void copy_density(const SnapshotState& snapshot, InterpolatedFrame& out) {
   out.density = snapshot.density;
   out.density_cell_size = snapshot.cell_size;
+  out.wave = snapshot.wave;
+}
+
+RenderPlayer render_player(const protocol::PlayerState& p) {
+  return RenderPlayer{p.id,    p.x,     p.y,     p.contacts, p.health, p.kills,
+                      p.shots, p.score, protocol::dequantize_heading(p.aim)};
 }
 
 }  // namespace
@@ -28,7 +34,7 @@ void unpack_snapshot(const SnapshotState& snapshot, InterpolatedFrame& out) {
   out.total_agents = snapshot.total_agents;
   out.agents = snapshot.agents;
   out.players.clear();
-  for (const auto& p : snapshot.players) out.players.push_back(RenderPlayer{p.id, p.x, p.y, p.contacts, p.health, p.kills});
+  for (const auto& p : snapshot.players) out.players.push_back(render_player(p));
   copy_density(snapshot, out);
 }
 
@@ -53,7 +59,7 @@ void interpolate_snapshots(const SnapshotState& from, const SnapshotState& to, f
   copy_density(to, out);
   out.players.clear();
   for (const auto& pb : to.players) {
-    RenderPlayer p{pb.id, pb.x, pb.y, pb.contacts, pb.health, pb.kills};
+    RenderPlayer p = render_player(pb);
     for (const auto& pa : from.players) {
       if (pa.id == pb.id) {
         p.x = pa.x + (pb.x - pa.x) * alpha;

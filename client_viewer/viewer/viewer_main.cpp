@@ -23,6 +23,7 @@
 
 #include "swarmfield/client/bitmap_font.hpp"
 #include "swarmfield/client/camera.hpp"
+#include "swarmfield/client/combat_effects.hpp"
 #include "swarmfield/client/command_line.hpp"
 #include "swarmfield/client/connection.hpp"
 #include "swarmfield/client/play_controls.hpp"
@@ -37,6 +38,9 @@ using Clock = std::chrono::steady_clock;
 namespace client = swarmfield::client;
 namespace sim = swarmfield::sim;
 namespace protocol = swarmfield::protocol;
+
+// A shot's tracer, world units: the server's default --fire-range (Welcome does not carry it).
+constexpr float kShotDrawLength = 10.0f;
 
 std::atomic<bool> g_stop{false};
 extern "C" void on_signal(int) { g_stop = true; }
@@ -283,6 +287,7 @@ class Viewer {
   client::InterpolationClock interp_clock_{30.0};
   std::uint32_t observed_tick_ = 0;
   client::InterpolatedFrame frame_;
+  client::CombatEffects effects_;  // deaths and shots, drawn for a moment
   sim::NavigationFields fields_;
   bool fields_shown_ = false;
   std::uint32_t map_revision_shown_ = 0;  // the map's revision() the renderer has drawn
@@ -381,6 +386,7 @@ void Viewer::draw_frame(const client::ConnectionStats& stats) {
   draw.kinds = connection_.welcome().kinds;
   draw.barricades = &connection_.barricades();
   scene_.draw_scene(camera_, frame_, draw);
+  scene_.draw_effects(camera_, effects_, kShotDrawLength);
   agents_visible_ = scene_.agents_drawn();
   density_squares_ = scene_.density_squares_drawn();
   std::vector<std::string> hud;
@@ -409,7 +415,13 @@ void Viewer::draw_frame(const client::ConnectionStats& stats) {
     fighters.append(pl.health > 0.0f ? " " + std::to_string(static_cast<long long>(std::ceil(pl.health))) + " hp" : " dead");
     fighters.append(", ");
     fighters.append(std::to_string(pl.kills));
-    fighters.append(" kills");
+    fighters.append(" kills, score ");
+    fighters.append(std::to_string(pl.score));
+  }
+  if (frame_.wave > 0) {
+    fighters.append(fighters.empty() ? "" : "  ");
+    fighters.append("wave ");
+    fighters.append(std::to_string(frame_.wave));
   }
   if (!fighters.empty()) hud.push_back(fighters);
   if (args_.play) hud.push_back("[WASD] move  [mouse] aim  [left button] fire  [B] build  [right drag] pan");
@@ -510,7 +522,9 @@ void Viewer::interpolate(Clock::time_point frame_start) {
   }
   (void)connection_.take_new_snapshot_count();
   if (interp_clock_.valid()) {
-    client::interpolate_history(connection_.snapshots(), interp_clock_.render_tick(frame_start, delay_ticks_), frame_);
+    const double render_tick = interp_clock_.render_tick(frame_start, delay_ticks_);
+    client::interpolate_history(connection_.snapshots(), render_tick, frame_);
+    effects_.update(connection_.snapshots(), render_tick);
   }
 }
 
@@ -645,11 +659,13 @@ int Viewer::summary() {
   const auto& stats = connection_.stats();
   std::printf(
       "viewer: connected=1 frames=%llu snapshots=%llu agents_visible=%zu agents_in_frame=%zu agents_total=%u "
-      "density_squares=%zu barricades=%zu rtt_ms=%.2f kbit_s=%.1f bad_datagrams=%llu seconds=%.1f%s%s\n",
+      "density_squares=%zu barricades=%zu rtt_ms=%.2f kbit_s=%.1f bad_datagrams=%llu deaths_seen=%llu shots_seen=%llu "
+      "seconds=%.1f%s%s\n",
       static_cast<unsigned long long>(frames_), static_cast<unsigned long long>(stats.snapshots_received),
       agents_visible_, frame_.agents.size(), frame_.total_agents, density_squares_, connection_.barricades().size(),
       stats.rtt_ms, stats.kbit_per_s,
-      static_cast<unsigned long long>(stats.bad_datagrams), elapsed(), args_.screenshot.empty() ? "" : " screenshot=",
+      static_cast<unsigned long long>(stats.bad_datagrams), static_cast<unsigned long long>(effects_.deaths_seen()),
+      static_cast<unsigned long long>(effects_.shots_seen()), elapsed(), args_.screenshot.empty() ? "" : " screenshot=",
       args_.screenshot.c_str());
   std::fflush(stdout);
   return exit_code;

@@ -119,7 +119,8 @@ TEST_CASE("bot with no server prints the error and a summary line, exit 1") {
   CHECK(r.exit_code == 1);
   CHECK(r.output.find("error: bot-2: could not connect to 127.0.0.1:" + std::to_string(port)) != std::string::npos);
   CHECK(r.output.find("bots=3 connected=0 snapshots=0") != std::string::npos);
-  CHECK(r.output.find(" role=player shots=0 builds=0\n") != std::string::npos);  // the last keys, after the older ones
+  // The last keys, after the older ones.
+  CHECK(r.output.find(" role=player shots=0 builds=0 deaths_seen=0 score=0\n") != std::string::npos);
 }
 
 TEST_CASE("bot --fire: in --help, refused for viewers (exit 2), a plain flag for players") {

@@ -6,9 +6,11 @@
 
 #include <array>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <vector>
 
+#include "swarmfield/client/combat_effects.hpp"
 #include "swarmfield/client/scene_renderer.hpp"
 #include "swarmfield/sim/map/map_parse.hpp"
 #include "swarmfield/sim/nav/field/navigation_fields.hpp"
@@ -422,4 +424,44 @@ TEST_CASE("update_map redraws the cells the map changed since (a barricade's wal
   SDL_RenderFlush(t.renderer);
   CHECK(pixel({0, 0}) == client::cost_color(4));
   CHECK(pixel({8, 5}) == client::kWallColor);
+}
+
+TEST_CASE("deaths are drawn as crosses where the agents fell, shots as tracers along the aim; none once faded") {
+  Scene s = make_scene();
+  Target t(64, 64);
+  client::SceneRenderer renderer(t.renderer);
+  REQUIRE(renderer.set_map(s.map));
+  client::Camera camera(64, 64);
+  camera.set_zoom(3.0f);
+  camera.center_on({8.0f, 6.0f});
+  client::CombatEffects effects(10.0, 4.0);
+  std::deque<client::ReceivedSnapshot> history(2);
+  protocol::PlayerState shooter;
+  shooter.id = 1;
+  shooter.x = 8.0f;
+  shooter.y = 6.0f;
+  shooter.health = 50.0f;
+  shooter.aim = 0;  // +x
+  history[0].snapshot.tick = 1;
+  history[0].snapshot.players = {shooter};
+  shooter.shots = 1;
+  history[1].snapshot.tick = 2;
+  history[1].snapshot.players = {shooter};
+  history[1].snapshot.deaths = {client::RenderAgent{9, 4.0f, 4.0f, 0.0f, 0}};
+  effects.update(history, 2.0);
+  REQUIRE(effects.deaths().size() == 1);
+  REQUIRE(effects.shots().size() == 1);
+  client::InterpolatedFrame empty;
+  renderer.draw_scene(camera, empty, client::DrawOptions{});
+  CHECK(renderer.draw_effects(camera, effects, 5.0f) == 2);
+  SDL_RenderFlush(t.renderer);
+  CHECK(t.at(camera.world_to_screen({4.0f, 4.0f})) == client::kDeathColor);  // the cross's centre
+  CHECK(t.at(camera.world_to_screen({11.0f, 6.0f})) == client::kShotColor);  // on the tracer
+  CHECK_FALSE(t.at(camera.world_to_screen({8.0f, 9.0f})) == client::kShotColor);  // not across it
+  effects.update(history, 30.0);
+  renderer.draw_scene(camera, empty, client::DrawOptions{});
+  CHECK(renderer.draw_effects(camera, effects, 5.0f) == 0);
+  SDL_RenderFlush(t.renderer);
+  CHECK(t.count(client::kDeathColor) == 0);
+  CHECK(t.count(client::kShotColor) == 0);
 }

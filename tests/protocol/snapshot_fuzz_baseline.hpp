@@ -39,7 +39,7 @@ inline AgentFrame fuzz_baseline_frame() {
 }
 
 /// Payloads for the seed corpus: the full snapshot above and a delta against it (sequence 2,
-/// tick 3, churn, partial sends, a kind change, a changed grid).
+/// tick 3, churn, partial sends, a kind change, a changed grid, deaths among the removed).
 inline std::vector<std::vector<std::uint8_t>> fuzz_seed_payloads() {
   SyntheticCrowd crowd(300, 1);
   DensityGrid grid;
@@ -56,6 +56,11 @@ inline std::vector<std::vector<std::uint8_t>> fuzz_seed_payloads() {
   h.tick = 3;
   h.baseline_distance = 1;
   SnapshotEncoder enc;
+  std::vector<std::uint32_t> dead;  // every third agent of the baseline: those removed are deaths
+  for (const AgentState& a : base.agents) {
+    if (a.id % 3 == 0) dead.push_back(a.id);
+  }
+  enc.set_recent_deaths(dead);
   out.emplace_back();
   enc.encode(h, AgentFrameView::of(base), c, grid, out.back(), next);
   return out;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "swarmfield/protocol/snapshot/snapshot_receiver.hpp"
+#include "swarmfield/server/recent_deaths.hpp"
 #include "swarmfield/server/snapshot_builder.hpp"
 #include "swarmfield/sim/map/city_generator.hpp"
 
@@ -331,4 +332,28 @@ TEST_CASE("snapshot_builder: a horde converging on the view does not grow the cl
   MESSAGE("on demand: history entries " << grown.first_allocated << " -> " << grown.last_allocated);
   CHECK(grown.first_allocated < 4 * grown.first_tracked + 64);  // a few agents in view
   CHECK(grown.last_allocated >= 16 * 6000);  // most of the ring's frames of the whole horde
+}
+
+TEST_CASE("recent deaths: held for the horizon, capped, listed sorted; the horizon covers the snapshot history") {
+  server::RecentDeaths deaths(10, 5);
+  const sim::AgentDeath a[] = {{30, 1, 0, {}}, {4, 1, 0, {}}};
+  const sim::AgentDeath b[] = {{17, 2, 0, {}}};
+  deaths.add(100, a);
+  deaths.add(105, b);
+  std::vector<std::uint32_t> ids;
+  deaths.sorted_ids(ids);
+  CHECK(ids == std::vector<std::uint32_t>{4, 17, 30});
+  deaths.add(110, {});
+  CHECK(deaths.size() == 3);  // 10 ticks old: still held
+  deaths.add(111, {});
+  deaths.sorted_ids(ids);
+  CHECK(ids == std::vector<std::uint32_t>{17});
+  const sim::AgentDeath many[] = {{1, 0, 0, {}}, {2, 0, 0, {}}, {3, 0, 0, {}}, {5, 0, 0, {}}, {6, 0, 0, {}}};
+  deaths.add(112, many);
+  CHECK(deaths.size() == 5);  // the cap: 17, the oldest, went first
+  deaths.sorted_ids(ids);
+  CHECK(ids == std::vector<std::uint32_t>{1, 2, 3, 5, 6});
+  // 30 Hz ticks, 20 Hz snapshots: 2 ticks a snapshot, 33 snapshots, twice over.
+  CHECK(server::death_horizon_ticks(30, 20) == 132);
+  CHECK(server::death_horizon_ticks(60, 60) == 66);
 }

@@ -49,7 +49,7 @@ bool SnapshotDecoder::decode(std::span<const std::uint8_t> payload, const AgentF
   if ((flags & kFlagGrid) != 0) {
     if (!read_density_grid(in, frame.grid, *baseline.grid)) return fail(error, "bad density grid");
   }
-  if (!read_removed(in, baseline.size(), error)) return false;
+  if (!read_removed(in, baseline, error)) return false;
   const std::size_t kept = baseline.size() - removed_.size();
   std::size_t updated = 0;
   if (!read_kept_runs(in, kept, updated, error)) return false;
@@ -79,7 +79,7 @@ bool SnapshotDecoder::decode(std::span<const std::uint8_t> payload, const AgentF
   return true;
 }
 
-// ---- Header (32 bytes) and players --------------------------------------------------------------
+// ---- Header (36 bytes) and players --------------------------------------------------------------
 // After the prelude and the baseline were checked; `at` is set to the first byte after the
 // players, where at least 4 bytes (the bit section's length) are left.
 bool SnapshotDecoder::read_header(std::span<const std::uint8_t> payload, const SnapshotPrelude& prelude,
@@ -91,7 +91,8 @@ bool SnapshotDecoder::read_header(std::span<const std::uint8_t> payload, const S
   header.echo_client_time_us = get_u64(payload, 11);
   header.total_agents = get_u32(payload, 19);
   header.rebuilds = get_u64(payload, 23);
-  const std::size_t players = payload[31];  // <= kMaxSnapshotPlayers by its width
+  header.wave = get_u32(payload, 31);
+  const std::size_t players = payload[35];  // <= kMaxSnapshotPlayers by its width
   at = kSnapshotHeaderBytes;
   if (payload.size() < at + players * kSnapshotPlayerBytes + 4) return fail(error, "snapshot truncated in the players");
   header.players.resize(players);
@@ -103,18 +104,23 @@ bool SnapshotDecoder::read_header(std::span<const std::uint8_t> payload, const S
     player.contacts = get_u32(payload, at + 12);
     player.health = std::bit_cast<float>(get_u32(payload, at + 16));
     player.kills = get_u32(payload, at + 20);
+    player.shots = get_u32(payload, at + 24);
+    player.score = static_cast<std::int64_t>(get_u64(payload, at + 28));
+    player.aim = payload[at + 36];
     if (!std::isfinite(player.x) || !std::isfinite(player.y)) return fail(error, "player position not finite");
     if (!(std::isfinite(player.health) && player.health >= 0.0f)) return fail(error, "player health not finite and >= 0");
   }
   return true;
 }
 
-// ---- Bit section 2: removed ---------------------------------------------------------------------
-// Baseline indices (of `baseline_size`) into removed_, strictly increasing.
-bool SnapshotDecoder::read_removed(BitReader& in, std::size_t baseline_size, std::string* error) {
+// ---- Bit section 2: removed, and which of them died --------------------------------------------
+// Baseline indices into removed_, strictly increasing; the dead among them into deaths_.
+bool SnapshotDecoder::read_removed(BitReader& in, const AgentFrameView& baseline, std::string* error) {
+  const std::size_t baseline_size = baseline.size();
   const std::uint32_t count = in.read_exp_golomb(kCountOrder);
   if (in.failed() || count > baseline_size) return fail(error, "removed count out of range");
   removed_.clear();
+  deaths_.clear();
   if (count == 0) return true;
   const unsigned order = in.read_bits(kOrderFieldBits);
   std::uint64_t next = 0;  // smallest index the next removal may have
@@ -123,6 +129,17 @@ bool SnapshotDecoder::read_removed(BitReader& in, std::size_t baseline_size, std
     if (in.failed() || index >= baseline_size) return fail(error, "removed index out of range");
     removed_.push_back(static_cast<std::uint32_t>(index));
     next = index + 1;
+  }
+  const std::uint32_t died = in.read_exp_golomb(kCountOrder);
+  if (in.failed() || died > count) return fail(error, "death count out of range");
+  if (died == 0) return true;
+  const unsigned died_order = in.read_bits(kOrderFieldBits);
+  next = 0;
+  for (std::uint32_t k = 0; k < died; ++k) {
+    const std::uint64_t position = next + in.read_exp_golomb(died_order);
+    if (in.failed() || position >= count) return fail(error, "death index out of range");
+    deaths_.push_back(baseline.agents[removed_[position]]);
+    next = position + 1;
   }
   return true;
 }

@@ -59,6 +59,7 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
   }
   if (frame_out.size() < baseline.size() + candidates.size()) return false;
   removed_.clear();
+  died_.clear();
   runs_.clear();
   added_.clear();
   kind_changes_.clear();
@@ -83,7 +84,7 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
     write_density_grid(bits_, grid, *baseline.grid);
     stats_.grid_bits = bits_.bit_count();
   }
-  write_removed();
+  write_removed(baseline);
   if (merged.kept > 0) write_kept_runs();
   write_added(candidates);
   write_kind_changes();
@@ -233,6 +234,7 @@ void SnapshotEncoder::write_header(const SnapshotHeader& header, bool has_grid, 
   put_u64(payload, header.echo_client_time_us);
   put_u32(payload, header.total_agents);
   put_u64(payload, header.rebuilds);
+  put_u32(payload, header.wave);
   put_u8(payload, static_cast<std::uint8_t>(players));
   for (std::size_t p = 0; p < players; ++p) {
     const PlayerState& player = header.players[p];
@@ -242,13 +244,16 @@ void SnapshotEncoder::write_header(const SnapshotHeader& header, bool has_grid, 
     put_u32(payload, player.contacts);
     put_f32(payload, player.health);
     put_u32(payload, player.kills);
+    put_u32(payload, player.shots);
+    put_u64(payload, static_cast<std::uint64_t>(player.score));
+    put_u8(payload, player.aim);
   }
   stats_.header_bytes = payload.size() + 4;
 }
 
-// ---- Bit section 2: removed ---------------------------------------------------------------------
-// Baseline indices as gaps.
-void SnapshotEncoder::write_removed() {
+// ---- Bit section 2: removed, and which of them died --------------------------------------------
+// Baseline indices as gaps; then the deaths among them as gaps in the removed list.
+void SnapshotEncoder::write_removed(const AgentFrameView& baseline) {
   bits_.write_exp_golomb(static_cast<std::uint32_t>(removed_.size()), kCountOrder);
   if (removed_.empty()) return;
   std::uint64_t sum = 0;
@@ -257,6 +262,23 @@ void SnapshotEncoder::write_removed() {
   bits_.write_bits(order, kOrderFieldBits);
   for (std::size_t k = 0; k < removed_.size(); ++k) {
     bits_.write_exp_golomb(removed_[k] - (k ? removed_[k - 1] + 1 : 0), order);
+  }
+  // Both lists are sorted by id (removed_ holds increasing baseline indices): one merge.
+  std::size_t d = 0;
+  for (std::size_t k = 0; k < removed_.size() && d < recent_deaths_.size(); ++k) {
+    const std::uint32_t id = baseline.agents[removed_[k]].id;
+    while (d < recent_deaths_.size() && recent_deaths_[d] < id) ++d;
+    if (d < recent_deaths_.size() && recent_deaths_[d] == id) died_.push_back(static_cast<std::uint32_t>(k));
+  }
+  stats_.died = died_.size();
+  bits_.write_exp_golomb(static_cast<std::uint32_t>(died_.size()), kCountOrder);
+  if (died_.empty()) return;
+  sum = 0;
+  for (std::size_t k = 0; k < died_.size(); ++k) sum += died_[k] - (k ? died_[k - 1] + 1 : 0);
+  const unsigned died_order = order_for_mean(sum, died_.size());
+  bits_.write_bits(died_order, kOrderFieldBits);
+  for (std::size_t k = 0; k < died_.size(); ++k) {
+    bits_.write_exp_golomb(died_[k] - (k ? died_[k - 1] + 1 : 0), died_order);
   }
 }
 

@@ -1,6 +1,7 @@
 // Client side of the snapshot stream (see snapshot_receiver.hpp).
 #include "swarmfield/protocol/snapshot/snapshot_receiver.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace swarmfield::protocol {
@@ -13,6 +14,7 @@ void SnapshotReceiver::reset() noexcept {
   frame_.sequence = 0;
   frame_.tick = 0;
   header_ = {};
+  deaths_.clear();
   ack_ = {};
 }
 
@@ -37,6 +39,14 @@ SnapshotReceiver::Result SnapshotReceiver::receive(std::span<const std::uint8_t>
     baseline = *found;
   }
   if (!decoder_.decode(payload, baseline, scratch_header_, scratch_, error)) return Result::kMalformed;
+  // The baseline may be older than the frame held now (the server had not yet seen our ack), so
+  // a death may be flagged again: report only agents the frame held now still has alive.
+  deaths_.clear();
+  for (const AgentState& dead : decoder_.deaths()) {
+    const auto it = std::lower_bound(frame_.agents.begin(), frame_.agents.end(), dead.id,
+                                     [](const AgentState& a, std::uint32_t id) { return a.id < id; });
+    if (it != frame_.agents.end() && it->id == dead.id) deaths_.push_back(dead);
+  }
   std::swap(frame_, scratch_);
   std::swap(header_, scratch_header_);
   history_.store(frame_);

@@ -61,6 +61,7 @@ Server::Server(const ServerConfig& config, sim::GridMap map, std::string map_nam
       snapshot_period_(std::chrono::duration_cast<Clock::duration>(
           std::chrono::duration<double>(1.0 / static_cast<double>(config.snapshot_hz)))) {
   if (config.threads > 1) snapshot_pool_ = std::make_unique<sim::WorkerPool>(static_cast<std::size_t>(config.threads));
+  recent_deaths_ = RecentDeaths(death_horizon_ticks(config.tick_hz, config.snapshot_hz));
   std::string rules_error;
   rules_ = make_rules(config_, rules_error);
   rules_context_ = std::make_unique<rules::RulesContext>(world_, dt_s_);

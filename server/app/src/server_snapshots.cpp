@@ -17,6 +17,9 @@ void Server::send_snapshots() {
   if (snapshot_routes_.empty()) return;
   // Once for every client: all agents quantized, sorted by id and indexed by tiles.
   snapshot_world_.assign(world_);
+  snapshot_world_.wave = static_cast<std::uint32_t>(world_.waves().comings_started());
+  recent_deaths_.sorted_ids(snapshot_world_.recent_deaths);
+  for (protocol::PlayerState& p : snapshot_world_.players) p.score = rules_context_->score(p.id);
   const std::size_t budget_bytes =
       static_cast<std::size_t>(config_.client_kbps) * 125u / static_cast<std::size_t>(config_.snapshot_hz);
   // 1. Who gets a snapshot, over which transport (serial: sockets and shared state).

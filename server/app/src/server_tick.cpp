@@ -109,6 +109,7 @@ void Server::run_tick(bool last_of_batch) {
   const bool rebuilt = world_.begin_tick(dt_s_);
   const auto t_fields = Clock::now();
   world_.finish_tick(dt_s_);
+  recent_deaths_.add(static_cast<std::uint32_t>(world_.tick()), world_.agent_deaths());
   run_rules();
   after_world_step();
   send_map_deltas();

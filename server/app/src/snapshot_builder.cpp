@@ -1,6 +1,7 @@
 #include "swarmfield/server/snapshot_builder.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace swarmfield::server {
 
@@ -13,7 +14,9 @@ void SnapshotWorldState::assign(const AgentArrays& arrays, std::span<const sim::
   agents.assign(arrays.ids, arrays.xs, arrays.ys, arrays.headings, arrays.kinds, map_cell_size);
   players.clear();
   for (const sim::Player& p : world_players) {
-    players.push_back(protocol::PlayerState{p.id, p.position.x, p.position.y, p.contacts, p.health, p.kills});
+    const bool aimed = p.aim.x != 0.0f || p.aim.y != 0.0f;
+    players.push_back(protocol::PlayerState{p.id, p.position.x, p.position.y, p.contacts, p.health, p.kills, p.shots, 0,
+                                            aimed ? protocol::quantize_heading(std::atan2(p.aim.y, p.aim.x)) : std::uint8_t{0}});
   }
   std::sort(players.begin(), players.end(),
             [](const protocol::PlayerState& a, const protocol::PlayerState& b) { return a.id < b.id; });
@@ -78,6 +81,8 @@ bool ClientSnapshotStream::build(SnapshotWorldState& world, const ViewRect& view
   header_.total_agents = static_cast<std::uint32_t>(world.agents.size());
   header_.rebuilds = world.rebuilds;
   header_.players = world.players;
+  header_.wave = world.wave;
+  sender_.set_recent_deaths(world.recent_deaths);
   if (!sender_.encode(header_, candidates_, grid_, payload)) return false;
   budget_.spent(payload.size(), sender_.last_stats());
   last_grid_bytes_ = (sender_.last_stats().grid_bits + 7) / 8;

@@ -3,6 +3,7 @@
 // changes and escapes; a wrong baseline, truncation and corruption are refused without crashing.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <limits>
@@ -28,7 +29,10 @@ sp::SnapshotHeader make_header(std::uint32_t sequence, std::uint32_t tick, std::
   h.echo_client_time_us = 123456789ull * sequence;
   h.total_agents = 100000;
   h.rebuilds = 77;
-  h.players = {{1, 10.5f, 20.25f, 3, 73.5f, 12}, {9, 500.0f, 1.0f, 0, 0.0f, 0}};  // the second is dead
+  h.wave = 3;
+  // The second is dead; the first fired 40 shots, scores past 2^32 and aims at 192/256 of a turn.
+  h.players = {{1, 10.5f, 20.25f, 3, 73.5f, 12, 40, (std::int64_t{1} << 40) + 5, 192},
+               {9, 500.0f, 1.0f, 0, 0.0f, 0, 0, -25, 0}};
   return h;
 }
 
@@ -245,7 +249,7 @@ TEST_CASE("at most 255 players travel; the rest are dropped, not garbled") {
   CHECK(got.players.back() == h.players[sp::kMaxSnapshotPlayers - 1]);
 }
 
-TEST_CASE("players carry health and kills; a health that is not finite and >= 0 is refused") {
+TEST_CASE("players carry health, kills, shots, score and aim; the wave travels; a bad health is refused") {
   sp::SnapshotHeader h = make_header(1, 1, 0);
   sp::SnapshotEncoder enc;
   sp::SnapshotDecoder dec;
@@ -260,18 +264,102 @@ TEST_CASE("players carry health and kills; a health that is not finite and >= 0 
   CHECK(got.players[0].health == 73.5f);
   CHECK(got.players[0].kills == 12);
   CHECK(got.players[1].health == 0.0f);
-  // The first player's health is at byte 32 + 16.
+  CHECK(got.players[0].shots == 40);
+  CHECK(got.players[0].score == (std::int64_t{1} << 40) + 5);
+  CHECK(got.players[1].score == -25);
+  CHECK(got.players[0].aim == 192);
+  CHECK(got.wave == 3);
+  CHECK(got == h);
+  // The first player's health is 16 bytes into its record.
   for (const float bad : {std::nanf(""), -1.0f, std::numeric_limits<float>::infinity()}) {
     std::vector<std::uint8_t> hostile = payload;
     const auto bits = std::bit_cast<std::uint32_t>(bad);
-    for (int b = 0; b < 4; ++b) hostile[32 + 16 + b] = static_cast<std::uint8_t>(bits >> (8 * b));
+    for (int b = 0; b < 4; ++b) hostile[sp::kSnapshotHeaderBytes + 16 + b] = static_cast<std::uint8_t>(bits >> (8 * b));
     CHECK_FALSE(dec.decode(hostile, sp::AgentFrameView::empty(), got, out, &error));
     CHECK(error.find("health") != std::string::npos);
   }
-  // The old format byte (players of 16 bytes) is refused, not misread.
-  std::vector<std::uint8_t> old = payload;
-  old[0] = 0xD1;
-  CHECK_FALSE(dec.decode(old, sp::AgentFrameView::empty(), got, out, &error));
+  // The old format bytes (players of 16 and 24 bytes, no wave) are refused, not misread.
+  for (const std::uint8_t format : {std::uint8_t{0xD1}, std::uint8_t{0xD2}}) {
+    std::vector<std::uint8_t> old = payload;
+    old[0] = format;
+    CHECK_FALSE(dec.decode(old, sp::AgentFrameView::empty(), got, out, &error));
+  }
+}
+
+TEST_CASE("removed agents that died are flagged as deaths, with their baseline values; others are not") {
+  sp::SnapshotEncoder enc;
+  sp::SnapshotDecoder dec;
+  sp::AgentCandidates first;
+  for (std::uint32_t id = 1; id <= 40; ++id) first.push_back({id * 3, 1000 + id * 64, 2000, static_cast<std::uint8_t>(id), 1, 1});
+  sp::AgentFrame f1;
+  round_trip(enc, dec, make_header(1, 10, 0), nullptr, first, {}, f1);
+  CHECK(dec.deaths().empty());
+  // Next snapshot: ids 6, 30 and 99 (never held) died; 9 and 60 left the view; the rest stay.
+  const std::vector<std::uint32_t> died = {6, 30, 99};
+  enc.set_recent_deaths(died);
+  sp::AgentCandidates second;
+  for (const auto& c : first) {
+    if (c.id != 6 && c.id != 30 && c.id != 9 && c.id != 60) second.push_back(c);
+  }
+  std::vector<std::uint8_t> payload;
+  sp::AgentFrame f2;
+  REQUIRE(enc.encode(make_header(2, 11, 1), sp::AgentFrameView::of(f1), second, {}, payload, f2));
+  CHECK(enc.stats().removed == 4);
+  CHECK(enc.stats().died == 2);
+  sp::SnapshotHeader got;
+  sp::AgentFrame out;
+  std::string error;
+  REQUIRE_MESSAGE(dec.decode(payload, sp::AgentFrameView::of(f1), got, out, &error), error);
+  CHECK(out == f2);
+  REQUIRE(dec.deaths().size() == 2);
+  CHECK(dec.deaths()[0].id == 6);
+  CHECK(dec.deaths()[0].x == 1000 + 2 * 64);
+  CHECK(dec.deaths()[1].id == 30);
+  CHECK(dec.deaths()[1].heading == 10);
+  // With no deaths set, the same step flags nothing, and costs no more.
+  const std::size_t flagged_size = payload.size();
+  enc.set_recent_deaths({});
+  REQUIRE(enc.encode(make_header(2, 11, 1), sp::AgentFrameView::of(f1), second, {}, payload, f2));
+  REQUIRE(dec.decode(payload, sp::AgentFrameView::of(f1), got, out, &error));
+  CHECK(dec.deaths().empty());
+  CHECK(payload.size() <= flagged_size);
+}
+
+TEST_CASE("a hostile death list is refused: more deaths than removals, or an index past the removals") {
+  sp::SnapshotEncoder enc;
+  sp::SnapshotDecoder dec;
+  sp::AgentCandidates first = {{5, 100, 100, 0, 0, 1}, {7, 200, 100, 0, 0, 1}};
+  sp::AgentFrame f1;
+  round_trip(enc, dec, make_header(1, 10, 0), nullptr, first, {}, f1);
+  const std::vector<std::uint32_t> died = {5};
+  enc.set_recent_deaths(died);
+  std::vector<std::uint8_t> payload;
+  sp::AgentFrame f2;
+  REQUIRE(enc.encode(make_header(2, 11, 1), sp::AgentFrameView::of(f1), {{7, 200, 100, 0, 0, 0}}, {}, payload, f2));
+  sp::SnapshotHeader got;
+  sp::AgentFrame out;
+  std::string error;
+  REQUIRE_MESSAGE(dec.decode(payload, sp::AgentFrameView::of(f1), got, out, &error), error);
+  REQUIRE(dec.deaths().size() == 1);
+  // Flip every bit of the bit section in turn: the decoder never crashes or reads out of range,
+  // and any death it reports is an agent of the baseline that it removed.
+  const std::size_t bit_start = sp::kSnapshotHeaderBytes + 2 * sp::kSnapshotPlayerBytes + 4;
+  std::size_t refused = 0;
+  for (std::size_t byte = bit_start; byte < payload.size(); ++byte) {
+    for (int bit = 0; bit < 8; ++bit) {
+      std::vector<std::uint8_t> bad = payload;
+      bad[byte] ^= static_cast<std::uint8_t>(1u << bit);
+      if (!dec.decode(bad, sp::AgentFrameView::of(f1), got, out, &error)) {
+        ++refused;
+        continue;
+      }
+      for (const sp::AgentState& a : dec.deaths()) {
+        CHECK((a.id == 5 || a.id == 7));
+        CHECK_FALSE(std::any_of(out.agents.begin(), out.agents.end(), [&](const sp::AgentState& o) { return o.id == a.id; }));
+      }
+    }
+  }
+  CHECK(refused > 0);
 }
 
 TEST_CASE("positions quantize to 1/64 cell in 20 bits") {

@@ -181,3 +181,41 @@ TEST_CASE("frames encoded straight into the history equal frames encoded apart a
     std::swap(previous, next);
   }
 }
+
+TEST_CASE("a death is reported once: again in a later snapshot from an older baseline, or after a loss") {
+  sp::SnapshotSender sender(1000);
+  sp::SnapshotReceiver receiver(1000);
+  std::vector<std::uint8_t> p1, p2, p3;
+  sp::AgentCandidates all = {{1, 100, 100, 0, 0, 1}, {2, 200, 100, 0, 0, 1}, {3, 300, 100, 0, 0, 1}};
+  sp::SnapshotHeader h;
+  h.tick = 1;
+  REQUIRE(sender.encode(h, all, {}, p1));
+  REQUIRE(receiver.receive(p1) == Result::kDecoded);
+  REQUIRE(sender.on_ack(receiver.ack()));
+  // Agent 2 dies. Snapshot 2 (against 1) flags it; its ack is lost, so snapshot 3 is encoded
+  // against frame 1 again and flags it again.
+  const std::vector<std::uint32_t> died = {2};
+  sender.set_recent_deaths(died);
+  sp::AgentCandidates left = {{1, 101, 100, 0, 0, 1}, {3, 301, 100, 0, 0, 1}};
+  h = {};
+  h.tick = 2;
+  REQUIRE(sender.encode(h, left, {}, p2));
+  CHECK(sender.last_stats().died == 1);
+  h = {};
+  h.tick = 3;
+  REQUIRE(sender.encode(h, left, {}, p3));
+  CHECK(h.baseline_distance == 2);
+  CHECK(sender.last_stats().died == 1);
+  REQUIRE(receiver.receive(p2) == Result::kDecoded);
+  REQUIRE(receiver.deaths().size() == 1);
+  CHECK(receiver.deaths()[0].id == 2);
+  CHECK(receiver.deaths()[0].x == 200);
+  REQUIRE(receiver.receive(p3) == Result::kDecoded);
+  CHECK(receiver.deaths().empty());  // already reported by snapshot 2
+  // Had snapshot 2 been lost, snapshot 3 would have reported it.
+  sp::SnapshotReceiver lossy(1000);
+  REQUIRE(lossy.receive(p1) == Result::kDecoded);
+  REQUIRE(lossy.receive(p3) == Result::kDecoded);
+  REQUIRE(lossy.deaths().size() == 1);
+  CHECK(lossy.deaths()[0].id == 2);
+}

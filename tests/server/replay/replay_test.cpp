@@ -309,6 +309,11 @@ TEST_CASE("combat through the real server: a firing bot kills agents, the summar
   CHECK(value_of(summary, "player_deaths") >= 0);
   CHECK(value_of(summary, "actions_refused") == 2);
   CHECK(value_of(bot_text, "shots") > 0);
+  // The snapshots told the bot of the deaths it saw (each once) and of its score: the default
+  // rules' points per kill, less 25 per death of its own.
+  CHECK(value_of(bot_text, "deaths_seen") > 0);
+  CHECK(value_of(bot_text, "deaths_seen") <= value_of(summary, "kills"));
+  CHECK(value_of(bot_text, "score") != 0);
   std::string error;
   const auto replay = server::read_replay(file, error);
   REQUIRE_MESSAGE(replay.has_value(), error);

@@ -74,6 +74,7 @@ struct ConnectionStats {
   std::uint64_t inputs_firing = 0;  ///< of inputs_sent, those sent with fire set (after clean_input)
   std::uint64_t build_requests = 0;  ///< build requests numbered by request_build()
   std::uint64_t map_deltas = 0;      ///< MapDeltas applied to the map
+  std::uint64_t deaths_seen = 0;     ///< agents the snapshots removed as deaths (killed in view)
   std::uint64_t map_deltas_ignored = 0;  ///< MapDeltas whose revision was not newer than the last applied
   std::uint64_t map_cells_skipped = 0;   ///< cells of applied MapDeltas outside the map (skipped)
   std::uint64_t bad_datagrams = 0;  ///< failed authentication or verification, or malformed fragments / snapshots

@@ -21,6 +21,8 @@ struct SDL_Texture;
 
 namespace swarmfield::client {
 
+class CombatEffects;
+
 struct Rgb {
   std::uint8_t r = 0, g = 0, b = 0;
   constexpr bool operator==(const Rgb&) const noexcept = default;
@@ -53,6 +55,10 @@ inline constexpr Rgb kBarricadeColor{168, 104, 40};
 /// steps of brightness from 5/12 of kBarricadeColor (health 1..16) up to kBarricadeColor itself
 /// (health 241..255).
 [[nodiscard]] Rgb barricade_color(std::uint8_t health) noexcept;
+
+/// Marks of agents killed (a cross where they fell, fading) and shot tracers.
+inline constexpr Rgb kDeathColor{255, 230, 120};
+inline constexpr Rgb kShotColor{255, 255, 200};
 
 struct DrawOptions {
   bool flow_arrows = false;
@@ -96,6 +102,10 @@ class SceneRenderer {
   /// Text with a translucent dark box behind it, top-left at (x, y) pixels.
   void draw_hud(std::span<const std::string> lines, int x, int y, int scale);
   void draw_text(std::string_view text, int x, int y, int scale, Rgb color);
+  /// Over the scene: each death of `effects` as a cross where the agent fell and each shot as
+  /// a line `shot_length` world units long from the shooter along its aim, both fading with
+  /// their age. Returns the marks drawn (inside the view).
+  std::size_t draw_effects(const Camera& camera, const CombatEffects& effects, float shot_length);
 
   /// Agents drawn by the last draw_scene() (inside the view).
   [[nodiscard]] std::size_t agents_drawn() const noexcept { return agents_drawn_; }

@@ -21,6 +21,9 @@ struct RenderPlayer {
   std::uint32_t contacts = 0;
   float health = -1.0f;     ///< hit points (0: dead, waiting to respawn; < 0: not known, drawn alive)
   std::uint32_t kills = 0;
+  std::uint32_t shots = 0;  ///< shots fired so far (a new shot when it grows)
+  std::int64_t score = 0;
+  float aim = 0.0f;         ///< direction of its shots, radians (0 = +x, y grows downward)
 };
 
 /// What one rendered frame shows.
@@ -33,6 +36,7 @@ struct InterpolatedFrame {
   /// `density_cell_size` world units), drawn as shaded squares.
   protocol::DensityGrid density;
   float density_cell_size = 1.0f;
+  std::uint32_t wave = 0;  ///< comings of the wave table started (the newer snapshot's)
 };
 
 /// Copies one snapshot into `out`.

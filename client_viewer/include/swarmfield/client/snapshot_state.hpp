@@ -5,6 +5,7 @@
 // decode (protocol/SNAPSHOTS.md).
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "swarmfield/protocol/snapshot/agent_frame.hpp"
@@ -31,6 +32,7 @@ struct SnapshotState {
   std::uint64_t echo_client_time_us = 0;  ///< the newest Input.client_time_us the server had (RTT)
   std::uint32_t total_agents = 0;         ///< in the world, tracked or not
   std::uint64_t rebuilds = 0;
+  std::uint32_t wave = 0;  ///< comings of the server's wave table started so far
   std::vector<protocol::PlayerState> players;
   /// Tracked agents, sorted by id. Agents this snapshot did not update (the server's budget
   /// went to others) stand where the shared velocity predictor puts them at `tick`.
@@ -39,11 +41,15 @@ struct SnapshotState {
   /// Untracked agents in the view, by square of 2^cell_log2 map cells (empty: none sent).
   protocol::DensityGrid density;
   float cell_size = 1.0f;  ///< world units per map cell (the density grid's unit)
+  /// Agents this snapshot removed because they died (killed), where the client last had them;
+  /// each death appears in one snapshot only (SnapshotReceiver::deaths).
+  std::vector<RenderAgent> deaths;
 };
 
-/// Fills `out` from a decoded header and frame; `cell_size` is the map's (Welcome.map).
+/// Fills `out` from a decoded header and frame and the agents it removed as deaths
+/// (SnapshotReceiver::deaths); `cell_size` is the map's (Welcome.map).
 void unpack_frame(const protocol::SnapshotHeader& header, const protocol::AgentFrame& frame, float cell_size,
-                  SnapshotState& out);
+                  SnapshotState& out, std::span<const protocol::AgentState> deaths = {});
 
 /// Lower bound of the agents the density grid stands for: the sum over its squares of
 /// protocol::density_level_floor (levels are log2 buckets of the counts).

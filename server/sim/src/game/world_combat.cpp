@@ -99,6 +99,7 @@ void World::resolve_shots() {
     // tick length (at most one shot a tick).
     pl.fire_cooldown = std::max(0.0f, pl.fire_cooldown + c.fire_interval);
     ++shots_;
+    ++pl.shots;
     // Agents killed by an earlier shot this tick are still in the arrays (removed below): the
     // mask hides them, so they neither take nor block this shot's hits.
     pick_shot_targets(path_map(), pl.position, pl.aim, c, xs, ys, agent_kinds, kinds, ids, shot_scratch_, shot_hits_,

@@ -23,11 +23,13 @@
 namespace swarmfield::protocol {
 
 /// First byte of every delta snapshot payload (format 1).
-inline constexpr std::uint8_t kSnapshotFormat = 0xD2;  // 0xD1 before players carried health and kills
+/// 0xD1 before players carried health and kills; 0xD2 before the wave, the players' shots,
+/// score and aim, and the death flags of removed agents.
+inline constexpr std::uint8_t kSnapshotFormat = 0xD3;
 /// Fixed bytes before the players: format, flags, sequence, tick, baseline distance, echo time,
-/// total agents, rebuilds, player count.
-inline constexpr std::size_t kSnapshotHeaderBytes = 32;
-inline constexpr std::size_t kSnapshotPlayerBytes = 24;
+/// total agents, rebuilds, wave, player count.
+inline constexpr std::size_t kSnapshotHeaderBytes = 36;
+inline constexpr std::size_t kSnapshotPlayerBytes = 37;
 /// Players a delta snapshot carries at most (their count travels in a byte).
 inline constexpr std::size_t kMaxSnapshotPlayers = 255;
 
@@ -40,6 +42,7 @@ struct SnapshotHeader {
   std::uint64_t echo_client_time_us = 0;
   std::uint32_t total_agents = 0;       ///< in the world
   std::uint64_t rebuilds = 0;
+  std::uint32_t wave = 0;               ///< comings of the server's wave table started so far (0: none yet)
   std::vector<PlayerState> players;     ///< <= kMaxSnapshotPlayers, positions in world units
 
   friend bool operator==(const SnapshotHeader&, const SnapshotHeader&) = default;
@@ -65,6 +68,7 @@ using AgentCandidates = std::vector<AgentCandidate>;
 /// Counts of what one encode did (for budgets, summaries and benchmarks).
 struct SnapshotEncodeStats {
   std::size_t removed = 0;
+  std::size_t died = 0;      ///< removed agents flagged as deaths
   std::size_t updated = 0;   ///< kept agents sent with new values
   std::size_t stale = 0;     ///< kept agents left as the baseline had them
   std::size_t added = 0;
@@ -98,6 +102,14 @@ class SnapshotEncoder {
               const DensityGrid& grid, std::vector<std::uint8_t>& payload, std::span<AgentState> frame_agents,
               std::size_t& frame_size);
   [[nodiscard]] const SnapshotEncodeStats& stats() const noexcept { return stats_; }
+  /// Ids of agents that died (were killed) recently, sorted strictly increasing; a superset is
+  /// fine. Each later encode() flags the removed agents whose id is in it as deaths, so the
+  /// client can tell a death from an agent leaving its view. The span must stay valid until
+  /// the last encode() that uses it; an empty span (the default) flags nothing. Because ids
+  /// are never reused and a snapshot is a delta against a frame the client holds, a death
+  /// reaches the client once per lineage of frames: a lost snapshot's deaths are flagged again
+  /// in the next one, which removes them from an older baseline (events with acks, for free).
+  void set_recent_deaths(std::span<const std::uint32_t> sorted_ids) noexcept { recent_deaths_ = sorted_ids; }
 
  private:
   struct Escape {
@@ -115,7 +127,7 @@ class SnapshotEncoder {
   Merged merge(const AgentFrameView& baseline, const AgentCandidates& candidates, std::uint32_t tick, bool predicted,
                AgentState* out);
   void write_header(const SnapshotHeader& header, bool has_grid, std::vector<std::uint8_t>& payload);
-  void write_removed();
+  void write_removed(const AgentFrameView& baseline);
   void write_kept_runs();
   void write_added(const AgentCandidates& candidates);
   void write_kind_changes();
@@ -127,6 +139,8 @@ class SnapshotEncoder {
   RansEncoder rans_;       // position symbols
   RansEncoder rans_head_;  // heading symbols
   std::vector<std::uint32_t> removed_;    // baseline indices
+  std::vector<std::uint32_t> died_;       // positions in removed_ of agents in recent_deaths_
+  std::span<const std::uint32_t> recent_deaths_;
   std::vector<std::uint32_t> runs_;       // alternating updated / stale runs over kept agents
   std::vector<std::uint32_t> added_;      // candidate indices
   std::vector<std::uint32_t> kind_changes_;  // updated-agent index
@@ -158,13 +172,16 @@ class SnapshotDecoder {
   /// or trailing data. `frame` is unspecified after a failure.
   bool decode(std::span<const std::uint8_t> payload, const AgentFrameView& baseline, SnapshotHeader& header,
               AgentFrame& frame, std::string* error = nullptr);
+  /// The agents the last successful decode() removed as deaths, as the baseline held them (their
+  /// last position, heading and kind), in id order. Unspecified after a failed decode.
+  [[nodiscard]] const std::vector<AgentState>& deaths() const noexcept { return deaths_; }
 
  private:
   // decode()'s steps (snapshot_decoder.cpp), one per section of protocol/SNAPSHOTS.md: each
   // checks what it reads, false with `error` set on the first fault.
   bool read_header(std::span<const std::uint8_t> payload, const SnapshotPrelude& prelude, std::uint8_t flags,
                    SnapshotHeader& header, std::size_t& at, std::string* error);
-  bool read_removed(BitReader& in, std::size_t baseline_size, std::string* error);
+  bool read_removed(BitReader& in, const AgentFrameView& baseline, std::string* error);
   bool read_kept_runs(BitReader& in, std::size_t kept, std::size_t& updated, std::string* error);
   bool read_added(BitReader& in, std::size_t kept, std::uint32_t tick, std::string* error);
   bool read_kind_changes(BitReader& in, std::size_t updated, std::string* error);
@@ -173,6 +190,7 @@ class SnapshotDecoder {
              const SnapshotHeader& header, AgentFrame& frame, std::string* error);
 
   std::vector<std::uint32_t> removed_;
+  std::vector<AgentState> deaths_;
   std::vector<std::uint8_t> kept_updated_;
   std::vector<AgentState> added_;
   std::vector<std::uint32_t> kind_changes_;

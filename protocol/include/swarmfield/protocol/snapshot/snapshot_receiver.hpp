@@ -30,6 +30,9 @@ class SnapshotReceiver {
   [[nodiscard]] const AgentFrame& frame() const noexcept { return frame_; }
   [[nodiscard]] const SnapshotHeader& header() const noexcept { return header_; }
   [[nodiscard]] const SnapshotAck& ack() const noexcept { return ack_; }
+  /// Agents the last decoded snapshot removed as deaths, where the client last had them
+  /// (SnapshotDecoder::deaths). Each death is reported by one decoded snapshot only.
+  [[nodiscard]] const std::vector<AgentState>& deaths() const noexcept { return deaths_; }
   /// Forgets everything (a new connection).
   void reset() noexcept;
 
@@ -40,6 +43,7 @@ class SnapshotReceiver {
   AgentFrame scratch_;
   SnapshotHeader header_;
   SnapshotHeader scratch_header_;
+  std::vector<AgentState> deaths_;
   SnapshotAck ack_;
 };
 

@@ -50,6 +50,8 @@ class SnapshotSender {
   [[nodiscard]] bool reliable() const noexcept { return reliable_; }
   /// Agent entries the frame history holds in memory (SnapshotHistory::pool_allocated()).
   [[nodiscard]] std::size_t history_allocated() const noexcept { return history_.pool_allocated(); }
+  /// Ids of recently killed agents for the next encodes (SnapshotEncoder::set_recent_deaths).
+  void set_recent_deaths(std::span<const std::uint32_t> sorted_ids) noexcept { encoder_.set_recent_deaths(sorted_ids); }
   /// Prediction on (default) or off (for measurements; the flag travels in the header).
   void set_prediction(bool on) noexcept { predict_ = on; }
 

@@ -135,6 +135,9 @@ struct PlayerState {
   /// player is dead, waiting to respawn. Finite, >= 0.
   float health = 0.0f;
   std::uint32_t kills = 0;  ///< agents its shots killed
+  std::uint32_t shots = 0;  ///< shots it fired so far: a client draws a shot when this grows
+  std::int64_t score = 0;   ///< its score under the server's rules (0 without them)
+  std::uint8_t aim = 0;     ///< direction of its shots, 256 steps per turn (quantize_heading)
 
   friend bool operator==(const PlayerState&, const PlayerState&) = default;
 };

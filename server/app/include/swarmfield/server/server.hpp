@@ -24,6 +24,7 @@
 #include "swarmfield/server/ops/operations_state.hpp"
 #include "swarmfield/server/replay/replay_file.hpp"
 #include "swarmfield/server/config/server_config.hpp"
+#include "swarmfield/server/recent_deaths.hpp"
 #include "swarmfield/server/snapshot_builder.hpp"
 #include "swarmfield/server/net/tcp_server.hpp"
 #include "swarmfield/server/tick_scheduler.hpp"
@@ -272,6 +273,7 @@ class Server final : public TcpListener {
     bool built;
   };
   SnapshotWorldState snapshot_world_;
+  RecentDeaths recent_deaths_;  // for the snapshots' death flags
   std::map<std::uint32_t, std::unique_ptr<SnapshotRoute>> snapshot_routes_;  // client id ->
   std::vector<SnapshotJob> snapshot_jobs_;                     // reused every send
   // Clients' snapshots are independent: built on --threads threads (the swarm's pool is idle

@@ -42,6 +42,10 @@ struct SnapshotWorldState {
   std::uint32_t tick = 0;
   std::uint64_t rebuilds = 0;
   float cell_size = 1.0f;  ///< world units per map cell (the quantization's unit)
+  std::uint32_t wave = 0;  ///< comings of the wave table started (set by the server after assign)
+  /// Ids of agents killed recently, sorted (RecentDeaths; set by the server after assign): the
+  /// snapshots flag the removed agents among them as deaths.
+  std::vector<std::uint32_t> recent_deaths;
 
   /// From arrays (tests, benchmarks): players sorted by id and cut to kMaxSnapshotPlayers.
   void assign(const AgentArrays& arrays, std::span<const sim::Player> world_players, std::uint32_t world_tick,

@@ -88,6 +88,7 @@ struct Player {
   Vec2 spawn_point;         ///< where it respawns: where add_player placed it
   std::uint32_t kills = 0;  ///< agents its shots killed
   std::uint32_t deaths = 0;
+  std::uint32_t shots = 0;  ///< shots it fired (not in the state hash: World::shots() counts them all)
   bool fire = false;        ///< trigger held (set_player_fire): it shoots whenever its gun is ready
   Vec2 aim;                 ///< direction of its shots, unit length while fire is set
   float fire_cooldown = 0.0f;  ///< seconds before its gun is ready again
