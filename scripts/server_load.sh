@@ -20,6 +20,7 @@ THREADS=""
 FIELD_BUDGET=""
 VIEWER=no
 VIEWERS=0
+BOT_SCRIPT=""  # empty = the bots' built-in wander loop
 BIN=""  # required: ./swarmfield.sh load passes its build's bin folder
 OUT="$ROOT/out/load"
 STRICT=no
@@ -38,6 +39,10 @@ usage: ./swarmfield.sh load [options]      (or: scripts/server_load.sh --bin DIR
   --threads N            swarm worker threads of the server (server default 2)
   --field-budget UNITS   field rebuild work units per tick (server default -1 = auto: 200000
                          above 512x512 maps; 0 = every rebuild whole in one tick; else >= 10000)
+  --bot-script FILE      the bots play this bot script (swarmfield-bot --script; default: their
+                         built-in wander loop)
+  --fight                the bots fight and build: --bot-script client_viewer/scripts/fight.bot
+                         (fire at the nearest enemy throughout, wander, 4 barricades, kite)
   --viewers N            add N whole-map viewers, 0..1000 (swarmfield-bot --role viewer: decode and
                          acknowledge every snapshot, no rendering; default 0)
   --viewer               add a headless viewer following the first player (zoom 8, 10 fps)
@@ -75,6 +80,9 @@ while [ $# -gt 0 ]; do
     --bots) need_value "$@"; { is_uint "$2" && [ "$2" -ge 1 ] && [ "$2" -le 1000 ]; } ||
               fail_usage "--bots must be in 1..1000 (got '$2')"
             BOTS=$2; shift 2 ;;
+    --bot-script) need_value "$@"; BOT_SCRIPT=$(abs_path "$2")
+                  [ -f "$BOT_SCRIPT" ] || fail_usage "--bot-script: no such file: $BOT_SCRIPT"; shift 2 ;;
+    --fight) BOT_SCRIPT="$ROOT/client_viewer/scripts/fight.bot"; shift ;;
     --player-speed) need_value "$@"; is_number "$2" || fail_usage "--player-speed must be a number of units per second (got '$2')"
                     PLAYER_SPEED=$2; shift 2 ;;
     --threads) need_value "$@"; is_uint "$2" || fail_usage "--threads must be a whole number (got '$2')"
@@ -189,9 +197,15 @@ say "server listening on 127.0.0.1:$PORT: $(printf '%s' "$LISTEN" | sed 's/.*lis
 # --- clients -------------------------------------------------------------------------------
 # Clients outlive the run on their own clock; the server's Bye at the end stops them.
 CLIENT_SECONDS=$(awk -v s="$DURATION" 'BEGIN { print int(s) + 60 }')
-say "bots: swarmfield-bot --count $BOTS (built-in wander loop, nice $CLIENT_NICE; log: $OUT/bots.log)"
+bot_args=()
+if [ -n "$BOT_SCRIPT" ]; then
+  bot_args=(--script "$BOT_SCRIPT")
+  say "bots: swarmfield-bot --count $BOTS --script $BOT_SCRIPT (nice $CLIENT_NICE; log: $OUT/bots.log)"
+else
+  say "bots: swarmfield-bot --count $BOTS (built-in wander loop, nice $CLIENT_NICE; log: $OUT/bots.log)"
+fi
 nice -n "$CLIENT_NICE" "$BIN/swarmfield-bot" --host 127.0.0.1 --port "$PORT" --count "$BOTS" --seconds "$CLIENT_SECONDS" \
-  >"$OUT/bots.out" 2>"$OUT/bots.log" &
+  "${bot_args[@]}" >"$OUT/bots.out" 2>"$OUT/bots.log" &
 BOT_PID=$!
 pids+=("$BOT_PID")
 VIEWERS_PID=""
