@@ -521,3 +521,50 @@ TEST_CASE("loopback: bad flags and unreadable maps exit 2 with one error line") 
     CHECK(std::count(err.begin(), err.end(), '\n') == 1);
   }
 }
+
+TEST_CASE("loopback: --shutdown-when-empty stops the server once its players have all left, not before one came") {
+  ServerProcess server(small_city({"--agents", "50", "--shutdown-when-empty", "0.5"}));
+  const auto ports = wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  // Nobody yet, then only a viewer: a server waiting for its match is not empty.
+  RawClient viewer;
+  REQUIRE(join(viewer, ports->tcp, protocol::Role::kViewer).has_value());
+  REQUIRE(viewer.read_snapshot(2s).has_value());
+  CHECK_FALSE(server.wait_exit(1500ms).has_value());
+  {
+    RawClient player;
+    REQUIRE(join(player, ports->tcp, protocol::Role::kPlayer).has_value());
+    REQUIRE(player.read_snapshot(2s).has_value());
+    CHECK_FALSE(server.wait_exit(1000ms).has_value());  // a player in the world: stays up
+    player.close_tcp();
+  }
+  REQUIRE(server.wait_for_log("every player has left", 5s));
+  const auto code = server.wait_exit(10s);
+  REQUIRE(code.has_value());
+  CHECK(*code == 0);
+  CHECK(server.err().find("shutting down (no players for 0.5 s (--shutdown-when-empty))") != std::string::npos);
+  CHECK(server.err().find("exit summary: ticks=") != std::string::npos);
+}
+
+TEST_CASE("loopback: a player who comes back in time keeps a --shutdown-when-empty server up") {
+  ServerProcess server(small_city({"--agents", "50", "--shutdown-when-empty", "2"}));
+  const auto ports = wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  {
+    RawClient first;
+    REQUIRE(join(first, ports->tcp, protocol::Role::kPlayer).has_value());
+    REQUIRE(first.read_snapshot(2s).has_value());
+    first.close_tcp();
+  }
+  REQUIRE(server.wait_for_log("every player has left", 5s));
+  RawClient second;
+  REQUIRE(join(second, ports->tcp, protocol::Role::kPlayer).has_value());
+  REQUIRE(server.wait_for_log("a player joined; the server stays up", 5s));
+  test::Inputs inputs;
+  // Past the 2 s the first leaving started (inputs keep the player clear of --idle-timeout).
+  for (int i = 0; i < 30; ++i) {
+    REQUIRE(second.send(inputs.make(0, 0, 64.0f, test::now_us())));
+    CHECK_FALSE(server.wait_exit(100ms).has_value());
+  }
+  CHECK(server.running());
+}

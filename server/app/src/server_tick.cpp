@@ -113,6 +113,7 @@ void Server::run_tick(bool last_of_batch) {
   run_rules();
   after_world_step();
   send_map_deltas();
+  check_empty(t0);
   if (world_.spawns_held_back() > 0 && !density_limit_logged_) {
     // Once: every later wave stops there too (the count is the summary's spawns_held_back).
     density_limit_logged_ = true;
@@ -197,6 +198,26 @@ void Server::run_rules() {
     spdlog::error("{}; the script is stopped, the match goes on without it", cli::printable_ascii(rules_->stopped()));
   }
   if (const auto& over = rules_context_->match_over(); over && !stopping_) stop("match over: " + cli::printable_ascii(*over));
+}
+
+void Server::check_empty(Clock::time_point now) {
+  if (!(config_.shutdown_when_empty_s > 0.0) || stopping_ || playback_) return;
+  if (!world_.players().empty()) {
+    if (empty_since_) spdlog::info("a player joined; the server stays up");
+    had_player_ = true;
+    empty_since_.reset();
+    return;
+  }
+  if (!had_player_) return;  // still waiting for the match to begin
+  if (!empty_since_) {
+    empty_since_ = now;
+    spdlog::info("every player has left; stopping in {:g} s unless one joins (--shutdown-when-empty)",
+                 config_.shutdown_when_empty_s);
+    return;
+  }
+  if (now - *empty_since_ >= seconds(config_.shutdown_when_empty_s)) {
+    stop(fmt::format("no players for {:g} s (--shutdown-when-empty)", config_.shutdown_when_empty_s));
+  }
 }
 
 }  // namespace swarmfield::server

@@ -550,7 +550,10 @@ TEST_CASE("server_config: connection-security settings are range-checked, in fla
       {"--hello-timeout", "0.01"},            {"--ack-timeout", "1e300"},
       {"--udp-receive-buffer-kb", "63"},      {"--udp-receive-buffer-kb", "1048577"},
       {"--status-interval", "1e10"},          {"--status-interval", "0.01"},
-      {"--bind", "localhost"},                {"--bind", "1.2.3"}};
+      {"--bind", "localhost"},                {"--bind", "1.2.3"},
+      {"--shutdown-when-empty", "-1"},        {"--shutdown-when-empty", "86401"}};
+  CHECK(defaults.config.shutdown_when_empty_s == 0.0);  // never
+  CHECK(parse({"--shutdown-when-empty", "30"}).config.shutdown_when_empty_s == 30.0);
   for (const auto& [flag, value] : bad) {
     const auto r = parse({flag, value});
     INFO("flag=" << flag << " value=" << value << " output=" << r.output);

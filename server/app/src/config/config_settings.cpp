@@ -85,6 +85,10 @@ const std::vector<Setting>& settings() {
       {"max-connections-per-address", &C::max_connections_per_address, "N", "TCP connections from one IP address at once (1..65535)"},
       {"hello-timeout", &C::hello_timeout_s, "SECONDS", "A new connection must send Hello within this many seconds (0.1..600)",
        "a number of seconds"},
+      {"shutdown-when-empty", &C::shutdown_when_empty_s, "SECONDS",
+       "Stop (drain, summary, Agones Shutdown) when the players that joined have all left and none came back for this "
+       "many seconds (0..86400); 0 = never. Counted from the last player leaving, only once a player has joined",
+       "a number of seconds"},
       {"idle-timeout", &C::idle_timeout_s, "SECONDS", "Close a client that sends nothing valid (TCP or UDP) this long (1..3600)",
        "a number of seconds"},
       {"frame-timeout", &C::frame_timeout_s, "SECONDS",

@@ -12,6 +12,7 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -179,6 +180,8 @@ class Server final : public TcpListener {
   void send_snapshots();
   /// After the World's step: the rules (their log lines, a stop, the match's end).
   void run_rules();
+  // --shutdown-when-empty: stops the server once the players have all left and none came back in time.
+  void check_empty(Clock::time_point now);
   // ---- map deltas (server_map_deltas.cpp) ------------------------------------------------------
   /// End of a tick: the World's barricade changes to every client (MapDelta frames), then cleared.
   void send_map_deltas();
@@ -274,6 +277,9 @@ class Server final : public TcpListener {
   };
   SnapshotWorldState snapshot_world_;
   RecentDeaths recent_deaths_;  // for the snapshots' death flags
+  // --shutdown-when-empty: a player has been in the world; since when none is.
+  bool had_player_ = false;
+  std::optional<Clock::time_point> empty_since_;
   std::map<std::uint32_t, std::unique_ptr<SnapshotRoute>> snapshot_routes_;  // client id ->
   std::vector<SnapshotJob> snapshot_jobs_;                     // reused every send
   // Clients' snapshots are independent: built on --threads threads (the swarm's pool is idle

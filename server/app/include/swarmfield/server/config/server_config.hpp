@@ -50,6 +50,10 @@ struct ServerConfig {
   std::int64_t send_queue_kb = 4096; ///< per-client TCP bytes waiting to be written (KiB) above
                                      ///< which the client is evicted; 16..1048576
   double duration_s = 0.0;           ///< stop after this many seconds; 0 = run until signalled
+  /// Stop (and tell Agones Shutdown) once every player that joined has left and none came back
+  /// for this many seconds; 0 = never. Only after a first player joined: a server waiting for
+  /// its match is not empty.
+  double shutdown_when_empty_s = 0.0;
   std::uint64_t seed = 1;            ///< world seed (spawn positions)
   std::string log_level = "info";    ///< trace, debug, info, warn, error, critical, off
   LogFormat log_format = LogFormat::kText;
