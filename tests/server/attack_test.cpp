@@ -510,3 +510,30 @@ TEST_CASE("attack: a client whose acks stop is no longer streamed to; TCP takes 
   INFO("summary: " << out);
   CHECK(summary_value(out, "udp_unbound") == 1);
 }
+
+TEST_CASE("attack: acks over TCP do not keep a UDP address streamed to; only the confirmed address's acks do") {
+  // The client acknowledges every snapshot it decodes, but over TCP only: the server can not
+  // tell from those that its UDP address still receives (an on-path reader of the TCP stream,
+  // or a client that moved), so the ack timeout must still move the stream to TCP. Before,
+  // a TCP ack of a snapshot sent over UDP counted as the address's evidence and the server
+  // streamed to it forever.
+  Joined joined({"--agents", "300", "--ack-timeout", "1", "--idle-timeout", "60"}, protocol::Role::kViewer, true);
+  auto& server = joined.server;
+  RawClient& viewer = joined.client;
+  test::Inputs inputs;
+  REQUIRE(viewer.udp_snapshot(5s).has_value());  // streaming over UDP
+  bool over_tcp = false;
+  std::size_t udp_snapshots = 0;
+  for (int i = 0; i < 100 && !over_tcp; ++i) {
+    while (viewer.udp_snapshot(20ms)) ++udp_snapshots;  // every one that came: the acks keep up
+    protocol::Input in = inputs.make(0, 0, 64.0f, static_cast<std::uint64_t>(i + 2));
+    in.snapshot_ack = viewer.snapshot_ack();  // everything decoded, acknowledged over TCP
+    REQUIRE(viewer.send(in));
+    over_tcp = viewer.read_snapshot(100ms).has_value();
+  }
+  CHECK(udp_snapshots > 0);
+  CHECK(over_tcp);
+  const std::string out = stop_and_summarize(server);
+  INFO("summary: " << out);
+  CHECK(summary_value(out, "udp_unbound") == 1);
+}

@@ -46,10 +46,10 @@ Server::Server(const ServerConfig& config, sim::GridMap map, std::string map_nam
            static_cast<std::size_t>(config.max_connections_per_address), protocol::kMaxClientFrameBytes),
       udp_(io_, clients_,
            [this](ClientState& c, const protocol::Input& input) {
-             if (!stopping_) apply_input(c, input);
+             if (!stopping_) apply_input(c, input, true);
            },
            [this](ClientState& c, const protocol::SnapshotAck& ack) {
-             if (!stopping_) on_snapshot_ack(c, ack);
+             if (!stopping_) on_snapshot_ack(c, ack, true);
            }),
       tick_timer_(io_),
       duration_timer_(io_),

@@ -40,7 +40,7 @@ void Server::on_message(TcpSession& session, protocol::TcpMessage& message) {
   client->last_activity = Clock::now();
   if (const auto* input = std::get_if<protocol::Input>(&message)) {
     ++tcp_inputs_;
-    apply_input(*client, *input);
+    apply_input(*client, *input, false);
   } else if (const auto* bye = std::get_if<protocol::Bye>(&message)) {
     spdlog::info("client {} says bye: {}", client->id, printable_ascii(bye->reason));
     session.close();
@@ -98,9 +98,9 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
                player_id, player ? player->position.x : 0.0f, player ? player->position.y : 0.0f, clients_.size());
 }
 
-void Server::apply_input(ClientState& client, const protocol::Input& input) {
+void Server::apply_input(ClientState& client, const protocol::Input& input, bool via_udp) {
   // Acks are cumulative facts about what the client decoded: any input's count, late or not.
-  on_snapshot_ack(client, input.snapshot_ack);
+  on_snapshot_ack(client, input.snapshot_ack, via_udp);
   // Only an input that moves the sequence forward by a bounded step counts (equal is accepted:
   // idempotent). Older ones arrived out of order; one far ahead is hostile or broken, and
   // taking it would make every later genuine input look old (a jump of ~2^31 froze a player).

@@ -93,13 +93,13 @@ void Server::send_snapshots() {
   }
 }
 
-void Server::on_snapshot_ack(ClientState& client, const protocol::SnapshotAck& ack) {
+void Server::on_snapshot_ack(ClientState& client, const protocol::SnapshotAck& ack, bool via_udp) {
   const auto it = snapshot_routes_.find(client.id);
   if (it == snapshot_routes_.end() || ack.latest == 0) return;
   SnapshotRoute& route = *it->second;
   if (!route.stream.on_ack(ack)) return;  // a sequence never sent: ignored
   const auto& [sequence, packet] = route.first_packet[ack.latest % route.first_packet.size()];
-  if (sequence == ack.latest) client.acks.on_ack(packet);
+  if (via_udp && sequence == ack.latest) client.acks.on_ack(packet);
 }
 
 }  // namespace swarmfield::server

@@ -159,10 +159,13 @@ class Server final : public TcpListener {
 
  private:
   void handle_hello(TcpSession& session, const protocol::Hello& hello);
-  void apply_input(ClientState& client, const protocol::Input& input);
+  // `via_udp`: it came in a sealed datagram from the client's confirmed address (else over TCP).
+  void apply_input(ClientState& client, const protocol::Input& input, bool via_udp);
   /// A snapshot acknowledgement (from an Input or a SnapshotAck): to the client's stream (its
   /// baselines) and its AckTracker (the first packet of the newest snapshot acknowledged).
-  void on_snapshot_ack(ClientState& client, const protocol::SnapshotAck& ack);
+  // Every ack moves the snapshot baselines on; only one from the confirmed UDP address
+  // (`via_udp`) shows that address still receives (the ack timeout's evidence).
+  void on_snapshot_ack(ClientState& client, const protocol::SnapshotAck& ack, bool via_udp);
   /// Once a second: closes clients idle longer than --idle-timeout.
   void close_idle_clients(Clock::time_point now);
   void schedule_tick();
