@@ -1,0 +1,34 @@
+#pragma once
+// Byte codecs for Tiled layer data: base64, and zlib / gzip / zstd decompression into a buffer
+// of a known size. Internal to swarmfield::io (tiled_map_read.cpp, tiled_map_write.cpp).
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace swarmfield::io::detail {
+
+/// Decodes standard base64 (RFC 4648 alphabet, '=' padding optional; ASCII whitespace, which
+/// Tiled may write around the data, is skipped). False with a reason naming the offending byte
+/// offset when a character is outside the alphabet, padding is misplaced or the length is
+/// impossible. Decodes at most `max_bytes` bytes (false beyond: the caller knows the size).
+[[nodiscard]] bool base64_decode(std::string_view text, std::size_t max_bytes, std::vector<std::uint8_t>& out,
+                                 std::string& error);
+
+/// Standard base64 with '=' padding.
+[[nodiscard]] std::string base64_encode(const std::vector<std::uint8_t>& bytes);
+
+/// Inflates a zlib or gzip stream (told apart by its header) into exactly `size` bytes. False
+/// with a reason when the stream is corrupt, ends early, or holds more than `size` bytes (never
+/// writes past `size`: a small bomb cannot grow memory).
+[[nodiscard]] bool inflate_exact(const std::vector<std::uint8_t>& in, std::size_t size, std::vector<std::uint8_t>& out,
+                                 std::string& error);
+
+/// Decompresses one zstd frame into exactly `size` bytes, same rules as inflate_exact.
+[[nodiscard]] bool zstd_exact(const std::vector<std::uint8_t>& in, std::size_t size, std::vector<std::uint8_t>& out,
+                              std::string& error);
+
+/// zlib stream (default level) of `in`.
+[[nodiscard]] std::vector<std::uint8_t> zlib_compress(const std::vector<std::uint8_t>& in);
+
+}  // namespace swarmfield::io::detail
