@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "loopback_support.hpp"
+#include "swarmfield/io/png_writer.hpp"
 #include "temp_dir.hpp"
 
 using namespace swarmfield;
@@ -41,4 +42,17 @@ TEST_CASE("loopback: a Tiled map the server can not use is one error line, exit 
   INFO("stderr: " << err);
   CHECK(err.rfind("error: can not load map: " + path + ": tileset 't.tsx' is external", 0) == 0);
   CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+}
+
+TEST_CASE("loopback: a PNG map without a walkable cell is refused like any other map") {
+  const swarmfield::test::TempDir dir("swarmfield-map-formats-loopback");
+  const std::string path = (dir / "walls.png").string();
+  std::string error;
+  REQUIRE(io::write_png_rgb(path, 4, 3, std::vector<std::uint8_t>(4 * 3 * 3, 0), error));  // all black
+  ServerProcess server({"--port", "0", "--bind", "127.0.0.1", "--map", path});
+  REQUIRE(server.started());
+  const auto code = server.wait_exit(5s);
+  REQUIRE(code.has_value());
+  CHECK(*code == 2);
+  CHECK(server.err() == "error: map 'walls.png' has no walkable cell\n");
 }
