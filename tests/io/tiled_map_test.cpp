@@ -211,6 +211,15 @@ TEST_CASE("parse_tiled_map: hostile input is refused before it costs memory, nev
   CHECK(refusal(tmj(2, 1, base64_layer({0x78, 0x9c, 1, 2, 3, 4, 5}, "zlib"))).find("zlib: compressed layer data") !=
         std::string::npos);
   CHECK(refusal(tmj(2, 1, base64_layer({1, 2, 3, 4, 5}, "zstd"))).find("zstd layer data:") != std::string::npos);
+  const std::vector<std::uint8_t> four = le_gids({1, 1, 1, 1});
+  std::vector<std::uint8_t> zstd(ZSTD_compressBound(four.size()));
+  zstd.resize(ZSTD_compress(zstd.data(), zstd.size(), four.data(), four.size(), 3));
+  CHECK(refusal(tmj(2, 1, base64_layer(zstd, "zstd"))).find("zstd layer data holds more than the 8 bytes") !=
+        std::string::npos);
+  std::vector<std::uint8_t> cut = gzip(le_gids({1, 1}));
+  cut.resize(cut.size() - 12);
+  CHECK(refusal(tmj(2, 1, base64_layer(cut, "gzip"))).find("gzip: compressed layer data is truncated") !=
+        std::string::npos);
   // Malformed JSON names the line and column; other shapes name the member.
   CHECK(refusal("{\"width\": 2,\n \"height\": }").find("malformed JSON: parse error at line 2, column") !=
         std::string::npos);

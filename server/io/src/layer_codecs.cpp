@@ -3,6 +3,7 @@
 
 #include <zlib.h>
 #include <zstd.h>
+#include <zstd_errors.h>
 
 #include <array>
 #include <limits>
@@ -89,14 +90,11 @@ std::string base64_encode(const std::vector<std::uint8_t>& bytes) {
   return s;
 }
 
-bool inflate_exact(const std::vector<std::uint8_t>& in, std::size_t size, std::vector<std::uint8_t>& out,
-                   std::string& error) {
-  if (in.size() > std::numeric_limits<uInt>::max() || size >= std::numeric_limits<uInt>::max()) {
+bool inflate_exact(const std::vector<std::uint8_t>& in, std::uint8_t* out, std::size_t size, std::string& error) {
+  if (in.size() > std::numeric_limits<uInt>::max() || size > std::numeric_limits<uInt>::max()) {
     error = "compressed layer data is too large";
     return false;
   }
-  // One byte more than expected, so a stream holding more is told apart from one that fits.
-  std::vector<std::uint8_t> buf(size + 1);
   z_stream s{};
   if (inflateInit2(&s, 15 + 32) != Z_OK) {  // 15 + 32: zlib or gzip header, detected
     error = "zlib: cannot initialise";
@@ -104,13 +102,22 @@ bool inflate_exact(const std::vector<std::uint8_t>& in, std::size_t size, std::v
   }
   s.next_in = const_cast<Bytef*>(in.data());  // zlib's API is not const-correct; it only reads
   s.avail_in = static_cast<uInt>(in.size());
-  s.next_out = buf.data();
-  s.avail_out = static_cast<uInt>(buf.size());
-  const int rc = inflate(&s, Z_FINISH);
+  s.next_out = out;
+  s.avail_out = static_cast<uInt>(size);
+  int rc = inflate(&s, Z_FINISH);
+  bool more = false;
+  if (rc != Z_STREAM_END && s.avail_out == 0) {
+    // The buffer is full but the stream goes on: one byte more tells "too long" from "cut".
+    std::uint8_t extra = 0;
+    s.next_out = &extra;
+    s.avail_out = 1;
+    rc = inflate(&s, Z_FINISH);
+    more = s.avail_out == 0;
+  }
   const std::size_t produced = s.total_out;
   const std::string zmsg = s.msg != nullptr ? s.msg : "";
   inflateEnd(&s);
-  if (produced > size) {
+  if (more) {
     error = "compressed layer data holds more than the " + std::to_string(size) + " bytes of width * height GIDs";
     return false;
   }
@@ -124,27 +131,22 @@ bool inflate_exact(const std::vector<std::uint8_t>& in, std::size_t size, std::v
             " (width * height GIDs of 4 bytes)";
     return false;
   }
-  buf.resize(size);
-  out = std::move(buf);
   return true;
 }
 
-bool zstd_exact(const std::vector<std::uint8_t>& in, std::size_t size, std::vector<std::uint8_t>& out,
-                std::string& error) {
-  std::vector<std::uint8_t> buf(size + 1);
-  const std::size_t got = ZSTD_decompress(buf.data(), buf.size(), in.data(), in.size());
+bool zstd_exact(const std::vector<std::uint8_t>& in, std::uint8_t* out, std::size_t size, std::string& error) {
+  const std::size_t got = ZSTD_decompress(out, size, in.data(), in.size());
   if (ZSTD_isError(got) != 0) {
-    error = std::string("zstd layer data: ") + ZSTD_getErrorName(got);
+    error = ZSTD_getErrorCode(got) == ZSTD_error_dstSize_tooSmall
+                ? "zstd layer data holds more than the " + std::to_string(size) + " bytes of width * height GIDs"
+                : std::string("zstd layer data: ") + ZSTD_getErrorName(got);
     return false;
   }
   if (got != size) {
-    error = "zstd layer data holds " + std::string(got > size ? "more than " : "") +
-            std::to_string(got > size ? size : got) + " bytes, expected " + std::to_string(size) +
+    error = "zstd layer data holds " + std::to_string(got) + " bytes, expected " + std::to_string(size) +
             " (width * height GIDs of 4 bytes)";
     return false;
   }
-  buf.resize(size);
-  out = std::move(buf);
   return true;
 }
 

@@ -18,14 +18,15 @@ namespace swarmfield::io::detail {
 /// Standard base64 with '=' padding.
 [[nodiscard]] std::string base64_encode(const std::vector<std::uint8_t>& bytes);
 
-/// Inflates a zlib or gzip stream (told apart by its header) into exactly `size` bytes. False
-/// with a reason when the stream is corrupt, ends early, or holds more than `size` bytes (never
-/// writes past `size`: a small bomb cannot grow memory).
-[[nodiscard]] bool inflate_exact(const std::vector<std::uint8_t>& in, std::size_t size, std::vector<std::uint8_t>& out,
+/// Inflates a zlib or gzip stream (told apart by its header) into exactly `size` bytes at `out`
+/// (the caller's buffer, e.g. the layer's GID array: no second copy of the layer). False with a
+/// reason when the stream is corrupt, ends early, or holds more than `size` bytes (never writes
+/// past `size`: a small bomb can not grow memory).
+[[nodiscard]] bool inflate_exact(const std::vector<std::uint8_t>& in, std::uint8_t* out, std::size_t size,
                                  std::string& error);
 
-/// Decompresses one zstd frame into exactly `size` bytes, same rules as inflate_exact.
-[[nodiscard]] bool zstd_exact(const std::vector<std::uint8_t>& in, std::size_t size, std::vector<std::uint8_t>& out,
+/// Decompresses zstd data into exactly `size` bytes at `out`, same rules as inflate_exact.
+[[nodiscard]] bool zstd_exact(const std::vector<std::uint8_t>& in, std::uint8_t* out, std::size_t size,
                               std::string& error);
 
 /// zlib stream (default level) of `in`.

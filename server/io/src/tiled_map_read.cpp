@@ -201,24 +201,32 @@ std::vector<std::uint32_t> layer_gids(const json& layer, std::size_t cells, cons
   }
   if (encoding != "base64") refuse(label + ": encoding " + shown(encoding) + " is not supported (csv or base64)");
   const std::size_t bytes = cells * 4;
-  std::vector<std::uint8_t> raw;
   std::string why;
-  // Compressed data is at most as long as its base64 text; uncompressed data exactly `bytes`.
-  if (!detail::base64_decode(text, compression.empty() ? bytes : text.size(), raw, why)) refuse(label + ": " + why);
-  if (compression == "zlib" || compression == "gzip") {
-    if (!detail::inflate_exact(raw, bytes, raw, why)) refuse(label + ": " + compression + ": " + why);
-  } else if (compression == "zstd") {
-    if (!detail::zstd_exact(raw, bytes, raw, why)) refuse(label + ": " + why);
-  } else if (!compression.empty()) {
-    refuse(label + ": compression " + shown(compression) + " is not supported (none, zlib, gzip or zstd)");
-  } else if (raw.size() != bytes) {
-    refuse(label + ": base64 data holds " + std::to_string(raw.size()) + " bytes, expected width * height * 4 = " +
-           std::to_string(bytes));
-  }
   gids.resize(cells);
-  for (std::size_t i = 0; i < cells; ++i)
-    gids[i] = std::uint32_t{raw[4 * i]} | (std::uint32_t{raw[4 * i + 1]} << 8) | (std::uint32_t{raw[4 * i + 2]} << 16) |
-              (std::uint32_t{raw[4 * i + 3]} << 24);
+  // Decompressed straight into the GID array (no second copy of the layer), then read as
+  // little-endian in place.
+  auto* gid_bytes = reinterpret_cast<std::uint8_t*>(gids.data());
+  if (compression.empty()) {
+    std::vector<std::uint8_t> raw;
+    if (!detail::base64_decode(text, bytes, raw, why)) refuse(label + ": " + why);
+    if (raw.size() != bytes)
+      refuse(label + ": base64 data holds " + std::to_string(raw.size()) + " bytes, expected width * height * 4 = " +
+             std::to_string(bytes));
+    std::copy(raw.begin(), raw.end(), gid_bytes);
+  } else {
+    if (compression != "zlib" && compression != "gzip" && compression != "zstd")
+      refuse(label + ": compression " + shown(compression) + " is not supported (none, zlib, gzip or zstd)");
+    // Compressed data is shorter than its base64 text.
+    std::vector<std::uint8_t> packed;
+    if (!detail::base64_decode(text, text.size(), packed, why)) refuse(label + ": " + why);
+    const bool ok = compression == "zstd" ? detail::zstd_exact(packed, gid_bytes, bytes, why)
+                                          : detail::inflate_exact(packed, gid_bytes, bytes, why);
+    if (!ok) refuse(label + ": " + (compression == "zstd" ? "" : compression + ": ") + why);
+  }
+  for (std::size_t i = 0; i < cells; ++i) {
+    const std::uint8_t* p = gid_bytes + 4 * i;
+    gids[i] = std::uint32_t{p[0]} | (std::uint32_t{p[1]} << 8) | (std::uint32_t{p[2]} << 16) | (std::uint32_t{p[3]} << 24);
+  }
   return gids;
 }
 
