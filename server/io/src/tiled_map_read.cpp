@@ -188,8 +188,14 @@ std::vector<std::uint32_t> layer_gids(const json& layer, std::size_t cells, cons
       refuse(label + ": data holds " + std::to_string(data->size()) + " GIDs, expected width * height = " +
              std::to_string(cells));
     gids.reserve(cells);
-    for (const json& g : *data)
+    for (const json& g : *data) {
+      // The common case without building a message; anything else is checked (and refused) below.
+      if (g.is_number_unsigned() && g.get<std::uint64_t>() <= 0xFFFFFFFFu) {
+        gids.push_back(static_cast<std::uint32_t>(g.get<std::uint64_t>()));
+        continue;
+      }
       gids.push_back(static_cast<std::uint32_t>(whole_number(g, label + ": GID", 0, 0xFFFFFFFFll)));
+    }
     return gids;
   }
   if (!data->is_string()) refuse(label + ": 'data' must be an array or a string, found " + data->type_name());
