@@ -66,7 +66,7 @@ bool pixel_cost(const std::uint8_t* p, std::uint8_t& cost, bool& spawn) {
 }
 
 /// Reads the image into `costs` (width * height, resized here) and marks red cells in `spawn`
-/// (sized like costs, resized here). True on success; false with d->message set, or with
+/// (sized like costs on the first red cell; left empty when there is none). True on success; false with d->message set, or with
 /// d->bad_pixel set. Buffers are the caller's: a longjmp out of libpng leaks nothing.
 bool decode(Decoder* d, std::vector<std::uint8_t>* costs, std::vector<std::uint8_t>* spawn,
             std::vector<std::uint8_t>* row) {
@@ -108,7 +108,7 @@ bool decode(Decoder* d, std::vector<std::uint8_t>* costs, std::vector<std::uint8
   d->height = h;
   row->resize(static_cast<std::size_t>(w) * 4);
   costs->resize(static_cast<std::size_t>(w) * h);
-  spawn->assign(static_cast<std::size_t>(w) * h, 0);
+  spawn->clear();
   for (png_uint_32 y = 0; y < h && !d->bad_pixel; ++y) {
     png_read_row(png, row->data(), nullptr);
     std::uint8_t* out = costs->data() + static_cast<std::size_t>(y) * w;
@@ -122,7 +122,10 @@ bool decode(Decoder* d, std::vector<std::uint8_t>* costs, std::vector<std::uint8
         std::memcpy(d->bad_rgba, p, 4);
         break;
       }
-      if (is_spawn) (*spawn)[static_cast<std::size_t>(y) * w + x] = 1;
+      if (is_spawn) {
+        if (spawn->empty()) spawn->assign(static_cast<std::size_t>(w) * h, 0);
+        (*spawn)[static_cast<std::size_t>(y) * w + x] = 1;
+      }
     }
   }
   if (!d->bad_pixel) png_read_end(png, nullptr);  // checks the rest of the stream too
