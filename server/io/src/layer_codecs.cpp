@@ -158,4 +158,33 @@ std::vector<std::uint8_t> zlib_compress(const std::vector<std::uint8_t>& in) {
   return out;
 }
 
+std::vector<std::uint8_t> zlib_compress_gids(std::size_t count, const std::function<std::uint32_t(std::size_t)>& gid_at) {
+  z_stream s{};
+  if (deflateInit(&s, Z_DEFAULT_COMPRESSION) != Z_OK) return {};
+  constexpr std::size_t kSlice = std::size_t{1} << 14;  // GIDs per deflate() call
+  std::vector<std::uint8_t> in(kSlice * 4);
+  std::vector<std::uint8_t> out;
+  std::uint8_t buf[1 << 16];
+  for (std::size_t first = 0;; first += kSlice) {
+    const std::size_t n = first < count ? std::min(kSlice, count - first) : 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t g = gid_at(first + i);
+      for (std::size_t b = 0; b < 4; ++b) in[4 * i + b] = static_cast<std::uint8_t>(g >> (8 * b));
+    }
+    const bool last = first + n >= count;
+    s.next_in = in.data();
+    s.avail_in = static_cast<uInt>(n * 4);
+    int rc = Z_OK;
+    do {
+      s.next_out = buf;
+      s.avail_out = sizeof buf;
+      rc = deflate(&s, last ? Z_FINISH : Z_NO_FLUSH);
+      out.insert(out.end(), buf, buf + (sizeof buf - s.avail_out));
+    } while (s.avail_out == 0 || (last && rc != Z_STREAM_END && rc >= 0));
+    if (last) break;
+  }
+  deflateEnd(&s);
+  return out;
+}
+
 }  // namespace swarmfield::io::detail

@@ -2,6 +2,7 @@
 // Byte codecs for Tiled layer data: base64, and zlib / gzip / zstd decompression into a buffer
 // of a known size. Internal to swarmfield::io (tiled_map_read.cpp, tiled_map_write.cpp).
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,5 +32,11 @@ namespace swarmfield::io::detail {
 
 /// zlib stream (default level) of `in`.
 [[nodiscard]] std::vector<std::uint8_t> zlib_compress(const std::vector<std::uint8_t>& in);
+
+/// zlib stream (default level) of `count` GIDs, `gid_at(i)` for i = 0..count-1, as little-endian
+/// 32-bit words, compressed a slice at a time: the uncompressed layer (256 MiB at 8192 x 8192)
+/// is never held.
+[[nodiscard]] std::vector<std::uint8_t> zlib_compress_gids(std::size_t count,
+                                                           const std::function<std::uint32_t(std::size_t)>& gid_at);
 
 }  // namespace swarmfield::io::detail

@@ -75,13 +75,8 @@ std::string encode_tiled_map(const sim::GridMap& map, const std::vector<sim::Cel
     }
     s += "\n    ]\n";
   } else {
-    std::vector<std::uint8_t> raw(cells * 4);
-    for (std::size_t i = 0; i < cells; ++i) {
-      const std::uint32_t g = gid(i);
-      for (std::size_t b = 0; b < 4; ++b) raw[4 * i + b] = static_cast<std::uint8_t>(g >> (8 * b));
-    }
     s += "    \"encoding\": \"base64\", \"compression\": \"zlib\",\n";
-    s += "    \"data\": \"" + detail::base64_encode(detail::zlib_compress(raw)) + "\"\n";
+    s += "    \"data\": \"" + detail::base64_encode(detail::zlib_compress_gids(cells, gid)) + "\"\n";
   }
   s += "  }],\n";
   s += "  \"tilesets\": [{\n    \"firstgid\": 1, \"name\": \"swarmfield\", \"tilecount\": " +
