@@ -17,7 +17,7 @@ ONLY=""
 JOBS=1
 CTEST=0
 ALL=(tcp_message frame_decoder datagram zstd_decompress snapshot_delta snapshot_fragments packet map_parse
-     bot_script config replay)
+     tiled_map png_map bot_script config replay)
 
 usage() {
   sed -n '2,10p' "$0"
@@ -78,8 +78,11 @@ seeds_of() {
     snapshot_fragments) echo "$BUILD_DIR/tests/fuzz/corpus/fragments" ;;
     packet) echo "$BUILD_DIR/tests/fuzz/corpus/packets" ;;
     map_parse) echo "$ROOT/tests/fuzz/corpus/maps" ;;
+    tiled_map) echo "$ROOT/tests/fuzz/corpus/tiled" ;;
+    png_map) echo "$ROOT/tests/fuzz/corpus/png" ;;
     bot_script) echo "$ROOT/tests/fuzz/corpus/bot" ;;
     config) echo "$ROOT/tests/fuzz/corpus/config" ;;
+    replay) echo "$ROOT/tests/fuzz/corpus/replay" ;;
   esac
 }
 

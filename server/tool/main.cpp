@@ -8,13 +8,14 @@
 #include "tool_commands.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"swarmfield-tool: check fields against MovingAI scenarios, render fields, run headless simulations, check replays, probe a server's operations endpoints"};
+  CLI::App app{"swarmfield-tool: check fields against MovingAI scenarios, render fields, run headless simulations, check replays, probe a server's operations endpoints, convert maps between .map, .tmj and .png"};
   app.require_subcommand(1);
   swarmfield::tool::add_scen_command(app);
   swarmfield::tool::add_field_command(app);
   swarmfield::tool::add_sim_command(app);
   swarmfield::tool::add_probe_command(app);
   swarmfield::tool::add_replay_command(app);
+  swarmfield::tool::add_convert_command(app);
   // Empty values, NaN/inf and negative unsigned numbers are errors for every option.
   swarmfield::cli::strict_values(app);
   try {

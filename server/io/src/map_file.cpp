@@ -1,4 +1,4 @@
-// read_map_file / read_text_file.
+// read_map_file / read_text_file / map_format_of.
 #include "swarmfield/io/map_file.hpp"
 
 #include <fcntl.h>
@@ -7,6 +7,9 @@
 
 #include <cerrno>
 #include <cstring>
+
+#include "swarmfield/io/png_map.hpp"
+#include "swarmfield/io/tiled_map.hpp"
 
 namespace swarmfield::io {
 
@@ -68,15 +71,34 @@ bool read_text_file(const std::string& path, std::string& text, std::string& err
   return true;
 }
 
-bool read_map_file(const std::string& path, sim::GridMap& out, sim::MapError& error) {
+MapFormat map_format_of(std::string_view path) noexcept {
+  const std::size_t dot = path.find_last_of("./");
+  if (dot == std::string_view::npos || path[dot] != '.') return MapFormat::kMovingAi;
+  std::string ext;
+  for (const char c : path.substr(dot + 1)) ext += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  if (ext == "tmj" || ext == "json") return MapFormat::kTiled;
+  if (ext == "png") return MapFormat::kPng;
+  return MapFormat::kMovingAi;
+}
+
+bool read_map_file(const std::string& path, sim::GridMap& out, sim::MapError& error,
+                   std::vector<sim::CellCoord>* spawns) {
+  const MapFormat format = map_format_of(path);
   std::string text;
   std::string reason;
-  if (!read_text_file(path, text, reason)) {
+  if (!read_text_file(path, text, reason, format == MapFormat::kTiled ? kMaxTiledFileBytes : kMaxMapFileBytes)) {
     error = {path, 0, reason};
     return false;
   }
-  if (text.compare(0, 4, "type") == 0) return sim::parse_movingai_map(text, path, out, error);
-  return sim::parse_ascii_map(text, path, out, error);
+  switch (format) {
+    case MapFormat::kTiled: return parse_tiled_map(text, path, out, error, spawns);
+    case MapFormat::kPng: return parse_png_map(text, path, out, error, spawns);
+    case MapFormat::kMovingAi: break;
+  }
+  const bool ok = text.compare(0, 4, "type") == 0 ? sim::parse_movingai_map(text, path, out, error)
+                                                  : sim::parse_ascii_map(text, path, out, error);
+  if (ok && spawns != nullptr) spawns->clear();
+  return ok;
 }
 
 }  // namespace swarmfield::io

@@ -20,7 +20,8 @@ std::string log_format_name(LogFormat f) { return f == LogFormat::kJson ? "json"
 const std::vector<Setting>& settings() {
   using C = ServerConfig;
   static const std::vector<Setting> table = {
-      {"map", &C::map_path, "PATH", "MovingAI .map file to load (instead of the procedural city)"},
+      {"map", &C::map_path, "PATH",
+       "Map file to load instead of the procedural city: MovingAI .map, Tiled .tmj/.json or .png (README: Map formats)"},
       {"city-seed", &C::city_seed, "N", "Seed of the procedural city (used when no --map)"},
       {"city-size", &C::city_size, "CELLS", "Side of the procedural city, cells (32..8192)"},
       {"agents", &C::agents, "N",

@@ -1,6 +1,6 @@
 #pragma once
-// The map the server runs on: a MovingAI file (--map) or the procedural city (--city-seed,
-// --city-size).
+// The map the server runs on: a map file (--map: .map, .tmj or .png, io::read_map_file) or the
+// procedural city (--city-seed, --city-size).
 #include <string>
 
 #include "swarmfield/server/config/server_config.hpp"

@@ -1,0 +1,58 @@
+// The real swarmfield-server on the sample Tiled and PNG maps (docs/maps): it loads them with
+// --map, runs, and stops by itself; a broken Tiled map is one error line and exit 2.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "loopback_support.hpp"
+#include "swarmfield/io/png_writer.hpp"
+#include "temp_dir.hpp"
+
+using namespace swarmfield;
+using namespace std::chrono_literals;
+using test::ServerProcess;
+using test::summary_value;
+
+TEST_CASE("loopback: the server runs the sample .tmj and .png maps") {
+  for (const std::string name : {"sample_city.tmj", "sample_city.png"}) {
+    const std::string path = std::string(SWARMFIELD_SOURCE_DIR) + "/docs/maps/" + name;
+    ServerProcess server({"--port", "0", "--bind", "127.0.0.1", "--map", path, "--agents", "50", "--duration", "1"});
+    REQUIRE(server.started());
+    const auto code = server.wait_exit(15s);
+    REQUIRE(code.has_value());
+    INFO("stderr: " << server.err());
+    CHECK(*code == 0);
+    CHECK(server.err().find("map='" + name + "' 48x32") != std::string::npos);
+    CHECK(summary_value(server.out(), "ticks") >= 1);
+  }
+}
+
+TEST_CASE("loopback: a Tiled map the server can not use is one error line, exit 2") {
+  const swarmfield::test::TempDir dir("swarmfield-map-formats-loopback");
+  const std::string path = (dir / "bad.tmj").string();
+  std::ofstream(path) << R"({"orientation": "orthogonal", "width": 2, "height": 1, "tilesets": [{"firstgid": 1, "source": "t.tsx"}],
+                            "layers": [{"name": "g", "type": "tilelayer", "width": 2, "height": 1, "data": [1, 1]}]})";
+  ServerProcess server({"--port", "0", "--bind", "127.0.0.1", "--map", path});
+  REQUIRE(server.started());
+  const auto code = server.wait_exit(5s);
+  REQUIRE(code.has_value());
+  CHECK(*code == 2);
+  const std::string err = server.err();
+  INFO("stderr: " << err);
+  CHECK(err.rfind("error: can not load map: " + path + ": tileset 't.tsx' is external", 0) == 0);
+  CHECK(std::count(err.begin(), err.end(), '\n') == 1);
+}
+
+TEST_CASE("loopback: a PNG map without a walkable cell is refused like any other map") {
+  const swarmfield::test::TempDir dir("swarmfield-map-formats-loopback");
+  const std::string path = (dir / "walls.png").string();
+  std::string error;
+  REQUIRE(io::write_png_rgb(path, 4, 3, std::vector<std::uint8_t>(4 * 3 * 3, 0), error));  // all black
+  ServerProcess server({"--port", "0", "--bind", "127.0.0.1", "--map", path});
+  REQUIRE(server.started());
+  const auto code = server.wait_exit(5s);
+  REQUIRE(code.has_value());
+  CHECK(*code == 2);
+  CHECK(server.err() == "error: map 'walls.png' has no walkable cell\n");
+}
