@@ -537,3 +537,32 @@ TEST_CASE("attack: acks over TCP do not keep a UDP address streamed to; only the
   INFO("summary: " << out);
   CHECK(summary_value(out, "udp_unbound") == 1);
 }
+
+TEST_CASE("attack: refused connections are closed at once and take no slot, so a flood from one address keeps nobody out") {
+  // One address opens 300 connections and never closes any. Two are accepted (the per-address
+  // limit); the rest are refused. Before, each refused connection stayed a session while the
+  // server waited for the peer to close (the closing timeout), counted against the server's
+  // connection limit (max clients + 144): a real player from another address got "server full".
+  ServerProcess server(small_city({"--agents", "10", "--max-clients", "4", "--max-connections-per-address", "2"}));
+  const auto ports = wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  std::vector<std::unique_ptr<RawClient>> flood;
+  for (int i = 0; i < 300; ++i) {
+    flood.push_back(std::make_unique<RawClient>());
+    REQUIRE(flood.back()->connect(ports->tcp, 0, "127.0.0.2"));
+  }
+  // A refused one hears why, at once.
+  const auto refused = flood.back()->read_until<protocol::Error>(3s);
+  REQUIRE(refused.has_value());
+  CHECK(refused->code == protocol::ErrorCode::kServerFull);
+  CHECK(refused->reason.find("too many connections from your address") != std::string::npos);
+  RawClient real;
+  REQUIRE(real.connect(ports->tcp));
+  REQUIRE(real.send(test::hello(protocol::Role::kPlayer)));
+  const auto answer = real.read(5s);
+  REQUIRE(answer.has_value());
+  CHECK(std::holds_alternative<protocol::Welcome>(*answer));
+  const std::string out = stop_and_summarize(server);
+  INFO("summary: " << out);
+  CHECK(summary_value(out, "refused_per_address") >= 290);
+}

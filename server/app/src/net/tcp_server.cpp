@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 
 #include "swarmfield/protocol/transport/framing.hpp"
 
@@ -77,30 +78,54 @@ void TcpServer::do_accept() {
       return;
     }
     accept_backoff_ = std::chrono::milliseconds{0};
-    const std::uint64_t id = next_session_id_++;
-    auto session = std::make_shared<TcpSession>(std::move(socket), *this, id, max_queue_bytes_, max_frame_bytes_);
-    sessions_.emplace(id, session);
-    const std::size_t from_address = per_address_.add(session->remote_address());
     ++counters_.accepted;
-    session->start();
-    if (from_address > max_per_address_) {
+    // Refusals are decided before a session exists: a refused connection takes no slot, is not
+    // counted against its address, and does not linger in a graceful close (a flood of them
+    // kept real players out while each waited out the closing timeout).
+    std::error_code ep_ec;
+    const asio::ip::tcp::endpoint peer = socket.remote_endpoint(ep_ec);
+    if (ep_ec) {  // the peer is gone already
+      do_accept();
+      return;
+    }
+    const std::size_t from_address = per_address_.count(peer.address());
+    if (from_address >= max_per_address_) {
       // One host must not take every slot (the limit counts connections in any state).
       ++counters_.refused_per_address;
-      log_rate_limited("refused connection from " + session->remote() + ": " + std::to_string(from_address - 1) +
+      log_rate_limited("refused connection from " + peer.address().to_string() + ": " + std::to_string(from_address) +
                        " connections from that address already (--max-connections-per-address)");
-      send_error_and_close(*session, protocol::ErrorCode::kServerFull,
-                           "too many connections from your address (limit " + std::to_string(max_per_address_) + ")");
-    } else if (sessions_.size() > max_connections_) {
+      refuse_at_once(socket, "too many connections from your address (limit " + std::to_string(max_per_address_) + ")");
+    } else if (sessions_.size() >= max_connections_) {
       ++counters_.refused_full;
-      log_rate_limited("refused connection from " + session->remote() + ": server full (" +
-                       std::to_string(sessions_.size() - 1) + " connections open)");
-      send_error_and_close(*session, protocol::ErrorCode::kServerFull, "server full: too many connections");
+      log_rate_limited("refused connection from " + peer.address().to_string() + ": server full (" +
+                       std::to_string(sessions_.size()) + " connections open)");
+      refuse_at_once(socket, "server full: too many connections");
     } else {
+      const std::uint64_t id = next_session_id_++;
+      auto session = std::make_shared<TcpSession>(std::move(socket), *this, id, max_queue_bytes_, max_frame_bytes_);
+      sessions_.emplace(id, session);
+      per_address_.add(session->remote_address());
+      session->start();
       spdlog::debug("connection {} from {}", id, session->remote());
       evict_oldest_unauthenticated();
     }
     do_accept();
   });
+}
+
+void TcpServer::refuse_at_once(asio::ip::tcp::socket& socket, std::string reason) {
+  if (reason.size() > protocol::kMaxReasonBytes) reason.resize(protocol::kMaxReasonBytes);
+  const Frame frame = make_frame(protocol::Error{protocol::ErrorCode::kServerFull, std::move(reason)});
+  std::error_code ec;
+  socket.non_blocking(true, ec);
+  // A new connection's send buffer is empty: the small Error frame goes in whole or not at all
+  // (never waited for). What the peer sent already is read and dropped, so the close is a FIN
+  // after the Error, not a reset that could discard it.
+  if (!ec && frame) static_cast<void>(socket.write_some(asio::buffer(*frame), ec));
+  std::array<std::uint8_t, 512> sink;
+  for (int i = 0; i < 8 && socket.available(ec) > 0 && !ec; ++i) static_cast<void>(socket.read_some(asio::buffer(sink), ec));
+  socket.shutdown(asio::ip::tcp::socket::shutdown_send, ec);
+  socket.close(ec);
 }
 
 void TcpServer::evict_oldest_unauthenticated() {

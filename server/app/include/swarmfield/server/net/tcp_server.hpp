@@ -133,6 +133,8 @@ class TcpServer final : public TcpSessionHandler {
   void do_accept();
   /// Drops the oldest open pre-Hello session when there are more than max_unauthenticated_.
   void evict_oldest_unauthenticated();
+  // Writes an Error (kServerFull, `reason`) without waiting and closes `socket` at once.
+  void refuse_at_once(asio::ip::tcp::socket& socket, std::string reason);
 
   TcpListener& listener_;
   asio::ip::tcp::acceptor acceptor_;
