@@ -14,6 +14,25 @@ namespace swarmfield::protocol {
 
 using namespace detail;
 
+namespace {
+
+/// Reads `count` (> 0) strictly increasing indices below `limit` as write_index_gaps (the
+/// encoder) codes them into `out`. False on a truncated stream or an index out of range.
+bool read_index_gaps(BitReader& in, std::uint32_t count, std::size_t limit, std::vector<std::uint32_t>& out) {
+  out.clear();
+  const unsigned order = in.read_bits(kOrderFieldBits);
+  std::uint64_t next = 0;  // smallest index the next one may have
+  for (std::uint32_t k = 0; k < count; ++k) {
+    const std::uint64_t index = next + in.read_exp_golomb(order);
+    if (in.failed() || index >= limit) return false;
+    out.push_back(static_cast<std::uint32_t>(index));
+    next = index + 1;
+  }
+  return true;
+}
+
+}  // namespace
+
 bool read_snapshot_prelude(std::span<const std::uint8_t> p, SnapshotPrelude& out) noexcept {
   if (p.size() < kSnapshotHeaderBytes || p[0] != kSnapshotFormat) return false;
   out.sequence = get_u32(p, 2);
@@ -122,25 +141,12 @@ bool SnapshotDecoder::read_removed(BitReader& in, const AgentFrameView& baseline
   removed_.clear();
   deaths_.clear();
   if (count == 0) return true;
-  const unsigned order = in.read_bits(kOrderFieldBits);
-  std::uint64_t next = 0;  // smallest index the next removal may have
-  for (std::uint32_t k = 0; k < count; ++k) {
-    const std::uint64_t index = next + in.read_exp_golomb(order);
-    if (in.failed() || index >= baseline_size) return fail(error, "removed index out of range");
-    removed_.push_back(static_cast<std::uint32_t>(index));
-    next = index + 1;
-  }
+  if (!read_index_gaps(in, count, baseline_size, removed_)) return fail(error, "removed index out of range");
   const std::uint32_t died = in.read_exp_golomb(kCountOrder);
   if (in.failed() || died > count) return fail(error, "death count out of range");
   if (died == 0) return true;
-  const unsigned died_order = in.read_bits(kOrderFieldBits);
-  next = 0;
-  for (std::uint32_t k = 0; k < died; ++k) {
-    const std::uint64_t position = next + in.read_exp_golomb(died_order);
-    if (in.failed() || position >= count) return fail(error, "death index out of range");
-    deaths_.push_back(baseline.agents[removed_[position]]);
-    next = position + 1;
-  }
+  if (!read_index_gaps(in, died, count, died_)) return fail(error, "death index out of range");
+  for (const std::uint32_t position : died_) deaths_.push_back(baseline.agents[removed_[position]]);
   return true;
 }
 

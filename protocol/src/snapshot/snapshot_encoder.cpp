@@ -3,6 +3,7 @@
 // the header, the bit section's parts in their order, the residual streams.
 #include <algorithm>
 #include <array>
+#include <span>
 
 #include "snapshot_codec_layout.hpp"
 #include "swarmfield/protocol/snapshot/snapshot_codec.hpp"
@@ -24,6 +25,16 @@ namespace {
     bad |= (cand[k].id <= cand[k - 1].id) | ((cand[k].x | cand[k].y) > kPositionMax);
   }
   return !bad;
+}
+
+/// A non-empty strictly increasing index list as SNAPSHOTS.md codes it after its count: a 5-bit
+/// Exp-Golomb order fitted to the mean gap, then each gap to the previous index + 1.
+void write_index_gaps(BitWriter& bits, std::span<const std::uint32_t> indices) {
+  std::uint64_t sum = 0;
+  for (std::size_t k = 0; k < indices.size(); ++k) sum += indices[k] - (k ? indices[k - 1] + 1 : 0);
+  const unsigned order = order_for_mean(sum, indices.size());
+  bits.write_bits(order, kOrderFieldBits);
+  for (std::size_t k = 0; k < indices.size(); ++k) bits.write_exp_golomb(indices[k] - (k ? indices[k - 1] + 1 : 0), order);
 }
 
 }  // namespace
@@ -256,13 +267,7 @@ void SnapshotEncoder::write_header(const SnapshotHeader& header, bool has_grid, 
 void SnapshotEncoder::write_removed(const AgentFrameView& baseline) {
   bits_.write_exp_golomb(static_cast<std::uint32_t>(removed_.size()), kCountOrder);
   if (removed_.empty()) return;
-  std::uint64_t sum = 0;
-  for (std::size_t k = 0; k < removed_.size(); ++k) sum += removed_[k] - (k ? removed_[k - 1] + 1 : 0);
-  const unsigned order = order_for_mean(sum, removed_.size());
-  bits_.write_bits(order, kOrderFieldBits);
-  for (std::size_t k = 0; k < removed_.size(); ++k) {
-    bits_.write_exp_golomb(removed_[k] - (k ? removed_[k - 1] + 1 : 0), order);
-  }
+  write_index_gaps(bits_, removed_);
   // Both lists are sorted by id (removed_ holds increasing baseline indices): one merge.
   std::size_t d = 0;
   for (std::size_t k = 0; k < removed_.size() && d < recent_deaths_.size(); ++k) {
@@ -272,14 +277,7 @@ void SnapshotEncoder::write_removed(const AgentFrameView& baseline) {
   }
   stats_.died = died_.size();
   bits_.write_exp_golomb(static_cast<std::uint32_t>(died_.size()), kCountOrder);
-  if (died_.empty()) return;
-  sum = 0;
-  for (std::size_t k = 0; k < died_.size(); ++k) sum += died_[k] - (k ? died_[k - 1] + 1 : 0);
-  const unsigned died_order = order_for_mean(sum, died_.size());
-  bits_.write_bits(died_order, kOrderFieldBits);
-  for (std::size_t k = 0; k < died_.size(); ++k) {
-    bits_.write_exp_golomb(died_[k] - (k ? died_[k - 1] + 1 : 0), died_order);
-  }
+  if (!died_.empty()) write_index_gaps(bits_, died_);
 }
 
 // ---- Bit section 3: kept agents -----------------------------------------------------------------

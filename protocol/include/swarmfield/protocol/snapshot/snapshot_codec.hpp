@@ -190,6 +190,7 @@ class SnapshotDecoder {
              const SnapshotHeader& header, AgentFrame& frame, std::string* error);
 
   std::vector<std::uint32_t> removed_;
+  std::vector<std::uint32_t> died_;  // positions in removed_ of the deaths
   std::vector<AgentState> deaths_;
   std::vector<std::uint8_t> kept_updated_;
   std::vector<AgentState> added_;
