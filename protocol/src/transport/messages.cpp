@@ -136,8 +136,9 @@ struct EnvelopeEncoder {
 
   std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const Hello& m) const {
     const auto name = make_string(b, m.name, kMaxNameBytes);
+    const auto token = m.connect_token.empty() ? 0 : b.CreateVector(m.connect_token.data(), m.connect_token.size());
     return {wire::Message::Hello,
-            wire::CreateHello(b, m.protocol_version, static_cast<wire::Role>(m.role), name).Union()};
+            wire::CreateHello(b, m.protocol_version, static_cast<wire::Role>(m.role), name, token).Union()};
   }
   std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const Welcome& m) const {
     const auto map = build_map_info(b, m.map);
@@ -195,6 +196,14 @@ bool read_hello(const wire::Hello& in, Hello& out, std::string* error) {
     return fail(error, "Hello.role " + std::to_string(role) + " is neither viewer (0) nor player (1)");
   }
   out.role = static_cast<Role>(role);
+  out.connect_token.clear();
+  if (const auto* token = in.connect_token(); token != nullptr && token->size() != 0) {
+    if (token->size() != kHelloTokenBytes) {
+      return fail(error, "Hello.connect_token is " + std::to_string(token->size()) + " bytes, not " +
+                             std::to_string(kHelloTokenBytes));
+    }
+    out.connect_token.assign(token->begin(), token->end());
+  }
   return read_string(in.name(), kMaxNameBytes, true, "Hello.name", out.name, error);
 }
 

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "byte_order.hpp"
+#include "session_nonce.hpp"
 
 namespace swarmfield::protocol {
 namespace {
@@ -24,15 +25,8 @@ constexpr std::size_t kSequenceOffset = kTokenOffset + kSessionTokenBytes;
 constexpr std::size_t kAckOffset = kSequenceOffset + 4;
 static_assert(kAckOffset + 4 == kPacketHeaderBytes);
 
-using Nonce = std::array<std::uint8_t, crypto_aead_chacha20poly1305_ietf_NPUBBYTES>;
-
-// Direction word then the full 64-bit counter: unique per (key, packet) for the life of a session.
-Nonce make_nonce(std::uint64_t sequence, Direction direction) noexcept {
-  Nonce n{};
-  store_u32_le(n.data(), static_cast<std::uint32_t>(direction));
-  for (int i = 0; i < 8; ++i) n[static_cast<std::size_t>(4 + i)] = static_cast<std::uint8_t>(sequence >> (8 * i));
-  return n;
-}
+using detail::make_nonce;
+using detail::Nonce;
 
 bool valid_type(std::uint8_t t) noexcept {
   return t >= static_cast<std::uint8_t>(PacketType::kConnectRequest) && t <= static_cast<std::uint8_t>(PacketType::kData);

@@ -19,6 +19,9 @@ namespace swarmfield::protocol {
 ///    Input and SnapshotAck; the FlatBuffers Snapshot / CompressedSnapshot are gone.
 inline constexpr std::uint16_t kProtocolVersion = 3;
 inline constexpr std::size_t kMaxNameBytes = 64;
+/// Hello.connect_token's size when present (connect_token.hpp: protocol id, expiry, nonce and
+/// the sealed private part).
+inline constexpr std::size_t kHelloTokenBytes = 8 + 8 + 24 + 1024;
 inline constexpr std::size_t kMaxReasonBytes = 256;
 inline constexpr std::size_t kMapChunkBytes = 48 * 1024;  ///< compressed map bytes per MapChunk
 inline constexpr std::int32_t kMaxMapSide = 8192;          ///< cells per side accepted in MapInfo
@@ -41,6 +44,10 @@ struct Hello {
   std::uint16_t protocol_version = kProtocolVersion;
   Role role = Role::kViewer;
   std::string name;  ///< <= kMaxNameBytes
+  /// Empty (a server with --auth open), or what connect_token.hpp's hello_token_bytes() made
+  /// of the client's connect token (exactly kHelloTokenBytes; the decoder refuses other sizes
+  /// above 0). The server then takes the role and name from the token, not from this Hello.
+  std::vector<std::uint8_t> connect_token;
 
   friend bool operator==(const Hello&, const Hello&) = default;
 };

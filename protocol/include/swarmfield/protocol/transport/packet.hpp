@@ -35,7 +35,14 @@ enum class PacketType : std::uint8_t {
 };
 
 /// Which key sealed a packet (also part of the nonce).
-enum class Direction : std::uint8_t { kClientToServer = 1, kServerToClient = 2 };
+/// UDP packets use 1 and 2; the TCP frames of a token session (frame_seal.hpp) 3 and 4, so a
+/// nonce never repeats under a session key across the two transports.
+enum class Direction : std::uint8_t {
+  kClientToServer = 1,
+  kServerToClient = 2,
+  kTcpClientToServer = 3,
+  kTcpServerToClient = 4,
+};
 
 inline constexpr std::size_t kMaxDatagramBytes = 1200;  ///< every UDP datagram, either way
 inline constexpr std::uint8_t kPacketVersion = 2;
