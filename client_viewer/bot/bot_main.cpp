@@ -20,6 +20,7 @@
 #include "swarmfield/client/bot_script.hpp"
 #include "swarmfield/client/command_line.hpp"
 #include "swarmfield/client/connection.hpp"
+#include "swarmfield/client/token_file.hpp"
 
 namespace {
 
@@ -75,6 +76,8 @@ struct Options {
   int data_timeout_ms = 5000;
   std::string role = "player";
   bool fire = false;
+  std::string token_file;
+  std::vector<swarmfield::protocol::ConnectToken> tokens;  ///< read from token_file, one per bot
 
   [[nodiscard]] bool viewers() const { return role == "viewer"; }
 };
@@ -113,10 +116,21 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, BotScr
                  "fail (exit 1) when the server sends nothing for this long, ms (0 = never)")
       ->check(CLI::Range(0, 600000))
       ->capture_default_str();
+  app.add_option("--token-file", options.token_file,
+                 "connect tokens from the match's backend, one per line, one per bot (a server with --auth tokens "
+                 "admits no one without; the token sets the role and name)");
   app.add_flag("--fire", options.fire,
                "hold the trigger for the whole run, aimed at the nearest agent in view (like a 'fire' line at "
                "the top of the script)");
   if (const auto code = swarmfield::client::parse_command_line(app, argc, argv)) return *code;
+  if (!options.token_file.empty()) {
+    std::string token_error;
+    if (!swarmfield::client::read_token_file(options.token_file, static_cast<std::size_t>(options.count),
+                                             options.tokens, token_error)) {
+      std::cerr << "error: " << token_error << "\n";
+      return swarmfield::client::kExitBadArguments;
+    }
+  }
   if (options.fire && options.viewers()) {
     std::cerr << "error: --fire needs --role player (a viewer has no gun) (see --help)\n";
     return swarmfield::client::kExitBadArguments;
@@ -181,6 +195,7 @@ Fleet::Fleet(const Options& options, const BotScript& script)
     connection.connect_timeout = std::chrono::milliseconds(options.connect_timeout_ms);
     connection.handshake_timeout = std::chrono::milliseconds(options.connect_timeout_ms) + std::chrono::seconds(10);
     connection.data_timeout = std::chrono::milliseconds(options.data_timeout_ms);
+    if (!options.tokens.empty()) connection.token = options.tokens[static_cast<std::size_t>(i)];
     bot.connection = std::make_unique<Connection>(io_, connection);
     bot.brain.emplace(script, options.seed + static_cast<std::uint64_t>(i));
     bot.connection->start();

@@ -111,7 +111,14 @@ void Connection::start() {
                               hello.protocol_version = protocol::kProtocolVersion;
                               hello.role = options_.role;
                               hello.name = options_.name;
+                              if (options_.token) hello.connect_token = protocol::hello_token_bytes(*options_.token);
                               send_tcp(hello);
+                              if (options_.token) {
+                                impl_->send_seal.emplace(options_.token->client_to_server,
+                                                         protocol::Direction::kTcpClientToServer);
+                                impl_->receive_seal.emplace(options_.token->server_to_client,
+                                                            protocol::Direction::kTcpServerToClient);
+                              }
                               start_tcp_read();
                             });
       });
@@ -152,7 +159,7 @@ void Connection::close(const std::string& reason) {
       protocol::Bye bye;
       bye.reason = reason.substr(0, protocol::kMaxReasonBytes);
       std::vector<std::uint8_t> frame;
-      if (protocol::append_frame(protocol::encode_tcp_message(bye), frame)) {
+      if (frame_message(bye, frame)) {
         asio::error_code ignored;
         impl_->tcp.non_blocking(false, ignored);
         asio::write(impl_->tcp, asio::buffer(frame), ignored);
@@ -175,9 +182,14 @@ const ConnectionStats& Connection::stats() {
   return stats_;
 }
 
+bool Connection::frame_message(const protocol::TcpMessage& message, std::vector<std::uint8_t>& frame) {
+  const std::vector<std::uint8_t> payload = protocol::encode_tcp_message(message);
+  return impl_->send_seal ? impl_->send_seal->seal(payload, frame) : protocol::append_frame(payload, frame);
+}
+
 void Connection::send_tcp(const protocol::TcpMessage& message) {
   std::vector<std::uint8_t> frame;
-  if (!protocol::append_frame(protocol::encode_tcp_message(message), frame)) return;
+  if (!frame_message(message, frame)) return;
   stats_.bytes_sent += frame.size();
   impl_->last_tcp_send = Clock::now();
   impl_->write_queue.push_back(std::move(frame));
@@ -227,6 +239,7 @@ void Connection::start_tcp_read() {
         impl_->window_bytes += n;
         impl_->decoder.feed(std::span<const std::uint8_t>(impl_->tcp_buffer.data(), n));
         std::vector<std::uint8_t> frame;
+        std::vector<std::uint8_t> opened;
         while (!finished()) {
           const auto status = impl_->decoder.next(frame);
           if (status == protocol::FrameDecoder::Status::kNeedMore) break;
@@ -234,8 +247,27 @@ void Connection::start_tcp_read() {
             fail("server sent a frame larger than " + std::to_string(protocol::kMaxFrameBytes) + " bytes");
             return;
           }
+          std::span<const std::uint8_t> bytes = frame;
+          if (impl_->receive_seal) {
+            if (impl_->receive_seal->open(frame, opened)) {
+              bytes = opened;
+            } else if (impl_->receive_seal->frames() == 0) {
+              // The server refuses a token before it trusts its keys: that answer is clear, and
+              // only a refusal (Error) may be.
+              auto refusal = protocol::decode_tcp_message(frame, nullptr, protocol::MessageSet::kFromServer);
+              if (refusal && std::holds_alternative<protocol::Error>(*refusal)) {
+                on_tcp_message(std::move(*refusal));
+              } else {
+                fail("server's answer did not open with the connect token's key (not the server the token is for?)");
+              }
+              return;
+            } else {
+              fail("a frame from the server did not open with the session key (the stream was tampered with)");
+              return;
+            }
+          }
           std::string error;
-          auto message = protocol::decode_tcp_message(frame, &error, protocol::MessageSet::kFromServer);
+          auto message = protocol::decode_tcp_message(bytes, &error, protocol::MessageSet::kFromServer);
           if (!message) {
             fail("server sent a bad message: " + error);
             return;
@@ -267,6 +299,11 @@ void Connection::on_tcp_message(protocol::TcpMessage&& message) {
       return;
     }
     // decode_tcp_message already range-checked MapInfo (sizes, chunk_count, cell_size).
+    if (options_.token && (welcome->udp.client_to_server != options_.token->client_to_server ||
+                           welcome->udp.server_to_client != options_.token->server_to_client)) {
+      fail("server's Welcome does not carry the connect token's keys");
+      return;
+    }
     welcome_ = std::move(*welcome);
     impl_->map_assembler.emplace(welcome_.map);
     if (options_.use_udp && welcome_.udp_port != 0) open_udp();

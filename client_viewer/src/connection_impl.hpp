@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "swarmfield/client/connection.hpp"
+#include "swarmfield/protocol/transport/frame_seal.hpp"
 #include "swarmfield/protocol/transport/framing.hpp"
 #include "swarmfield/protocol/transport/map_transfer.hpp"
 #include "swarmfield/protocol/transport/packet.hpp"
@@ -54,6 +55,9 @@ struct Connection::Impl {
   std::deque<std::vector<std::uint8_t>> write_queue;
   bool writing = false;
   protocol::FrameDecoder decoder;
+  /// A token session's sealed TCP stream (frame_seal.hpp): set once the Hello is on its way.
+  std::optional<protocol::FrameSeal> send_seal;
+  std::optional<protocol::FrameSeal> receive_seal;
   protocol::FragmentAssembler assembler;  ///< UDP fragments -> snapshot payloads
   protocol::SnapshotReceiver receiver;    ///< payloads -> frames, against acknowledged baselines
   SnapshotState decoded;                  ///< the last decoded snapshot (reused)

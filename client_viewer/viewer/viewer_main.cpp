@@ -26,6 +26,7 @@
 #include "swarmfield/client/combat_effects.hpp"
 #include "swarmfield/client/command_line.hpp"
 #include "swarmfield/client/connection.hpp"
+#include "swarmfield/client/token_file.hpp"
 #include "swarmfield/client/play_controls.hpp"
 #include "swarmfield/client/scene_renderer.hpp"
 #include "swarmfield/client/screenshot.hpp"
@@ -49,6 +50,8 @@ struct Args {
   std::string host = "127.0.0.1";
   std::uint16_t port = 7777;
   std::string name = "viewer";
+  std::string token_file;
+  std::optional<protocol::ConnectToken> token;  ///< the first of token_file
   bool headless = false;
   double seconds = 0.0;
   std::string screenshot;
@@ -164,6 +167,9 @@ std::optional<int> parse_options(int argc, char** argv, Args& args) {
   app.add_option("--host", args.host, "server address")->capture_default_str();
   app.add_option("--port", args.port, "server TCP port")->capture_default_str();
   app.add_option("--name", args.name, "client name shown by the server")->capture_default_str();
+  app.add_option("--token-file", args.token_file,
+                 "a connect token from the match's backend (its first line; a server with --auth tokens admits no one "
+                 "without; the token sets the role and name)");
   app.add_flag("--headless", args.headless, "no window: render offscreen (needs no display)");
   app.add_option("--seconds", args.seconds, "quit after this many seconds (0 = run until closed; headless default 5)")
       ->check(CLI::Range(0.0, 1e7));
@@ -192,6 +198,15 @@ std::optional<int> parse_options(int argc, char** argv, Args& args) {
       ->check(CLI::Range(0.0f, client::Camera::kMaxZoom));
   app.add_option("--fps", args.fps, "frame rate cap")->check(CLI::Range(1, 500))->capture_default_str();
   if (const auto code = swarmfield::client::parse_command_line(app, argc, argv)) return *code;
+  if (!args.token_file.empty()) {
+    std::vector<protocol::ConnectToken> tokens;
+    std::string token_error;
+    if (!client::read_token_file(args.token_file, 1, tokens, token_error)) {
+      std::cerr << "error: " << token_error << "\n";
+      return client::kExitBadArguments;
+    }
+    args.token = tokens.front();
+  }
   if (args.headless && args.seconds <= 0.0) args.seconds = 5.0;
   if (args.play) {
     args.player = true;
@@ -217,6 +232,7 @@ client::ConnectionOptions connection_options(const Args& args) {
   options.connect_timeout = std::chrono::milliseconds(args.connect_timeout_ms);
   options.handshake_timeout = std::chrono::milliseconds(args.connect_timeout_ms) + std::chrono::seconds(10);
   options.data_timeout = std::chrono::milliseconds(args.data_timeout_ms);
+  options.token = args.token;
   return options;
 }
 

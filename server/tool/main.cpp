@@ -8,7 +8,7 @@
 #include "tool_commands.hpp"
 
 int main(int argc, char** argv) {
-  CLI::App app{"swarmfield-tool: check fields against MovingAI scenarios, render fields, run headless simulations, check replays, probe a server's operations endpoints, convert maps between .map, .tmj and .png"};
+  CLI::App app{"swarmfield-tool: check fields against MovingAI scenarios, render fields, run headless simulations, check replays, probe a server's operations endpoints, convert maps between .map, .tmj and .png, issue connect tokens"};
   app.require_subcommand(1);
   swarmfield::tool::add_scen_command(app);
   swarmfield::tool::add_field_command(app);
@@ -16,6 +16,7 @@ int main(int argc, char** argv) {
   swarmfield::tool::add_probe_command(app);
   swarmfield::tool::add_replay_command(app);
   swarmfield::tool::add_convert_command(app);
+  swarmfield::tool::add_token_command(app);
   // Empty values, NaN/inf and negative unsigned numbers are errors for every option.
   swarmfield::cli::strict_values(app);
   try {

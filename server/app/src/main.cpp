@@ -20,6 +20,7 @@
 #include "swarmfield/server/server.hpp"
 #include "swarmfield/cli/control_chars.hpp"
 #include "swarmfield/server/config/server_config.hpp"
+#include "swarmfield/server/config/config_toml.hpp"
 #include "swarmfield/server/world_setup.hpp"
 #include "swarmfield/sim/crowd/density_limit.hpp"
 #include "swarmfield/sim/nav/field_mode.hpp"
@@ -144,7 +145,25 @@ int main(int argc, char** argv) {
         map.height());
     spdlog::info("navigation fields: {} (--field-mode {})", swarmfield::sim::field_mode_name(field_mode), config.field_mode);
 
+    std::optional<swarmfield::protocol::TokenKey> token_key;
+    if (config.auth == "tokens") {
+      std::string key_text;
+      if (std::string key_error = swarmfield::server::read_config_text(config.key_file, key_text); !key_error.empty()) {
+        std::fprintf(stderr, "error: --key-file: %s\n", key_error.c_str());
+        return kExitUsage;
+      }
+      std::string key_error;
+      token_key = swarmfield::protocol::parse_token_key(key_text, &key_error);
+      if (!token_key) {
+        std::fprintf(stderr, "error: --key-file %s: %s\n", swarmfield::cli::printable_ascii(config.key_file).c_str(),
+                     key_error.c_str());
+        return kExitUsage;
+      }
+      spdlog::info("admitting clients with connect tokens only (--auth tokens, key from {})",
+                   swarmfield::cli::printable_ascii(config.key_file));
+    }
     Server server(config, std::move(map), map_name);
+    if (token_key) server.set_token_key(*token_key);
     if (replay) server.play(std::move(*replay));
     if (g_early_signal != 0) return exit_early("the world set-up");
     if (!server.open(error)) {

@@ -2,6 +2,8 @@
 // inputs, Bye), inputs from either transport, idle clients closed, departures.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+
 #include "server_clock.hpp"
 #include "swarmfield/protocol/transport/sequence.hpp"
 #include "swarmfield/cli/control_chars.hpp"
@@ -13,6 +15,7 @@ namespace {
 
 using cli::printable_ascii;
 using server_detail::seconds;
+using server_detail::unix_seconds;
 
 const char* message_name(const protocol::TcpMessage& m) {
   static constexpr const char* kNames[] = {"Hello", "Welcome", "MapChunk", "Error", "Bye", "Input", "SnapshotData", "MapDelta"};
@@ -55,13 +58,23 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
     tcp_.send_error_and_close(session, error->code, error->reason);
     return;
   }
-  if (refuse_player_in_playback(session, hello)) return;
+  std::optional<protocol::OpenedToken> token;
+  if (token_key_ || !hello.connect_token.empty()) {
+    token = admit_token(session, hello);
+    if (!token) return;
+  }
+  // With a token the backend decided the role and name; the Hello's are not the client's to set.
+  const protocol::Role role = token ? token->grant.role : hello.role;
+  std::string name = token ? token->grant.name : hello.name;
+  if (role == protocol::Role::kPlayer && refuse_player_in_playback(session, hello)) return;
   std::uint32_t player_id = 0;
-  if (hello.role == protocol::Role::kPlayer) {
+  if (role == protocol::Role::kPlayer) {
     player_id = world_.add_player(spawn_);
     record_input({ReplayEvent::Kind::kAddPlayer, player_id, spawn_});
   }
-  ClientState* client = clients_.add(hello.role, hello.name, player_id);
+  ClientState* client =
+      token ? clients_.add(role, std::move(name), player_id, std::make_pair(token->client_to_server, token->server_to_client))
+            : clients_.add(role, std::move(name), player_id);
   if (client == nullptr) {  // check_hello saw room, so this is only defensive
     if (player_id != 0) {
       world_.remove_player(player_id);
@@ -69,6 +82,13 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
     }
     tcp_.send_error_and_close(session, protocol::ErrorCode::kServerFull, "server full");
     return;
+  }
+  if (token) {
+    ++tokens_accepted_;
+    client->user_id = token->grant.client_id;
+    client->idle_timeout_s = token->grant.timeout_s == 0 ? 0.0 : std::clamp(double(token->grant.timeout_s), 1.0, 3600.0);
+    // Everything after the Hello, the Welcome first, is sealed with the token's keys both ways.
+    session.seal_from_now(token->client_to_server, token->server_to_client);
   }
   session.client_id = client->id;
   session_of_client_[client->id] = session.id();
@@ -93,9 +113,55 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
   if (!send_barricades(session)) return;
   if (player_id != 0) operations_player_joined();
   const sim::Player* player = world_.find_player(player_id);
-  spdlog::info("client {} '{}' joined as {} from {} (player {} at {:.1f},{:.1f}); {} clients", client->id,
-               printable_ascii(client->name), hello.role == protocol::Role::kPlayer ? "player" : "viewer", session.remote(),
-               player_id, player ? player->position.x : 0.0f, player ? player->position.y : 0.0f, clients_.size());
+  spdlog::info("client {} '{}' joined as {} from {} (player {} at {:.1f},{:.1f}){}; {} clients", client->id,
+               printable_ascii(client->name), role == protocol::Role::kPlayer ? "player" : "viewer", session.remote(),
+               player_id, player ? player->position.x : 0.0f, player ? player->position.y : 0.0f,
+               token ? fmt::format(" with a connect token for user {}", client->user_id) : std::string(), clients_.size());
+}
+
+std::optional<protocol::OpenedToken> Server::admit_token(TcpSession& session, const protocol::Hello& hello) {
+  const auto refuse = [&](const std::string& why) {
+    tcp_.log_rate_limited("connection " + std::to_string(session.id()) + " (" + session.remote() + ") refused: " + why);
+    tcp_.send_error_and_close(session, protocol::ErrorCode::kBadMessage, why);
+    return std::nullopt;
+  };
+  if (!token_key_) {
+    ++tokens_missing_;
+    return refuse("this server runs --auth open and takes no connect tokens: connect without one");
+  }
+  if (hello.connect_token.empty()) {
+    ++tokens_missing_;
+    return refuse("this server admits only clients with a connect token (--auth tokens): ask the match's backend for one");
+  }
+  const std::uint64_t now = unix_seconds();
+  protocol::TokenOpenResult opened = protocol::open_hello_token(hello.connect_token, *token_key_, now);
+  auto refused = [&](protocol::TokenRefusal why, const std::string& words) {
+    ++token_refusals_[static_cast<std::size_t>(why)];
+    return refuse(std::string("connect token refused (") + protocol::token_refusal_name(why) + "): " + words);
+  };
+  if (!opened.token) return refused(opened.refusal, opened.error);
+  if (!names_this_server(opened.token->grant.server_addresses)) {
+    return refused(protocol::TokenRefusal::kWrongServer, "it is for another server");
+  }
+  switch (used_tokens_.take(opened.token->tag, opened.token->expire_unix_s, now)) {
+    case UsedTokens::Take::kTaken: break;
+    case UsedTokens::Take::kReplayed: return refused(protocol::TokenRefusal::kReplayed, "it was used before");
+    case UsedTokens::Take::kFull:
+      return refused(protocol::TokenRefusal::kReplayed, "too many unexpired tokens in use; try again later");
+  }
+  return std::move(opened.token);
+}
+
+bool Server::names_this_server(const std::vector<std::string>& addresses) const {
+  for (const std::string& a : addresses) {
+    if (!config_.public_address.empty()) {
+      if (a == config_.public_address) return true;
+      continue;
+    }
+    const std::size_t colon = a.rfind(':');
+    if (colon != std::string::npos && a.substr(colon + 1) == std::to_string(tcp_port())) return true;
+  }
+  return false;
 }
 
 void Server::apply_input(ClientState& client, const protocol::Input& input, bool via_udp) {
@@ -131,18 +197,18 @@ void Server::apply_input(ClientState& client, const protocol::Input& input, bool
 }
 
 void Server::close_idle_clients(Clock::time_point now) {
-  const auto limit = seconds(config_.idle_timeout_s);
   for (auto& [id, c] : clients_.clients()) {
-    if (now - c.last_activity <= limit) continue;
+    const double timeout_s = c.idle_timeout_s > 0.0 ? c.idle_timeout_s : config_.idle_timeout_s;
+    if (now - c.last_activity <= seconds(timeout_s)) continue;
     const auto sit = session_of_client_.find(id);
     TcpSession* session = sit == session_of_client_.end() ? nullptr : tcp_.find(sit->second);
     if (session == nullptr || !session->is_open()) continue;
     ++idle_timeouts_;
     tcp_.log_rate_limited("client " + std::to_string(id) + " (" + session->remote() + ") sent nothing for " +
-                          fmt::format("{:g}", config_.idle_timeout_s) + " s; closing");
+                          fmt::format("{:g}", timeout_s) + " s; closing");
     // The slot is free for someone else now; a peer that does not read is cut by the closing timeout.
     tcp_.send_error_and_close(*session, protocol::ErrorCode::kBadMessage,
-                              fmt::format("idle for {:g} s (--idle-timeout)", config_.idle_timeout_s));
+                              fmt::format("idle for {:g} s (--idle-timeout)", timeout_s));
   }
 }
 

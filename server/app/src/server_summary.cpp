@@ -44,6 +44,11 @@ std::string ServerSummary::line() const {
      << " actions_refused=" << actions_refused;
   ss << " barricades_built=" << barricades_built << " barricades_fallen=" << barricades_fallen;
   ss << " waves=" << waves << " score=" << score;
+  ss << " tokens_accepted=" << tokens_accepted << " tokens_missing=" << tokens_missing
+     << " tokens_expired=" << tokens_expired << " tokens_forged=" << tokens_forged
+     << " tokens_replayed=" << tokens_replayed << " tokens_wrong_server=" << tokens_wrong_server
+     << " tokens_wrong_protocol=" << tokens_wrong_protocol << " tokens_malformed=" << tokens_malformed
+     << " unsealed_frames=" << unsealed_frames;
   return ss.str();
 }
 ServerSummary Server::summary() const {
@@ -109,6 +114,17 @@ ServerSummary Server::summary() const {
   s.barricades_fallen = world_.barricades_fallen();
   s.waves = world_.waves().comings_started();
   s.score = rules_context_ ? rules_context_->total_score() : 0;
+  using protocol::TokenRefusal;
+  const auto refused = [this](TokenRefusal r) { return token_refusals_[static_cast<std::size_t>(r)]; };
+  s.tokens_accepted = tokens_accepted_;
+  s.tokens_missing = tokens_missing_;
+  s.tokens_expired = refused(TokenRefusal::kExpired);
+  s.tokens_forged = refused(TokenRefusal::kForged);
+  s.tokens_replayed = refused(TokenRefusal::kReplayed);
+  s.tokens_wrong_server = refused(TokenRefusal::kWrongServer);
+  s.tokens_wrong_protocol = refused(TokenRefusal::kWrongProtocol);
+  s.tokens_malformed = refused(TokenRefusal::kMalformed);
+  s.unsealed_frames = tcp_.counters().unsealed_frames;
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) s.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
   return s;

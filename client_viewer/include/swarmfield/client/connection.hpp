@@ -23,6 +23,7 @@
 
 #include "swarmfield/client/map_delta.hpp"
 #include "swarmfield/client/snapshot_state.hpp"
+#include "swarmfield/protocol/transport/connect_token.hpp"
 #include "swarmfield/protocol/transport/messages.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
 
@@ -53,6 +54,11 @@ struct ConnectionOptions {
   std::size_t baseline_agents = 16 * 16384;
   /// false: never open a UDP socket; inputs go over TCP and snapshots keep coming over TCP.
   bool use_udp = true;
+  /// A connect token from the match's backend (protocol/transport/connect_token.hpp; a server
+  /// with --auth tokens admits no one without one). Its sealed part rides in the Hello, the
+  /// server takes role and name from it, and everything after the Hello, either way, is sealed
+  /// with its keys. Empty: an open server.
+  std::optional<protocol::ConnectToken> token;
 };
 
 enum class ConnectionState : std::uint8_t {
@@ -199,6 +205,8 @@ class Connection {
   /// kBuildRepeats times) into `input`.
   void attach_build(protocol::Input& input);
   void finish_map();
+  /// `message` as one frame, sealed once the Hello of a token session has gone. False if too large.
+  bool frame_message(const protocol::TcpMessage& message, std::vector<std::uint8_t>& frame);
   void send_tcp(const protocol::TcpMessage& message);
   void start_tcp_read();
   void start_udp_read();

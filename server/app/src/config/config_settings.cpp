@@ -113,6 +113,14 @@ const std::vector<Setting>& settings() {
       {"agones-port-name", &C::agones_port_name, "NAME",
        "The Fleet's name of the game port: Welcome announces the GameServer's status.ports '<NAME>-udp' (a TCPUDP "
        "port), else '<NAME>' (at most 63 of a-z, 0-9, '-')"},
+      {"auth", &C::auth, "MODE",
+       "Who may join: open (anyone who reaches the port; local play) or tokens (only clients with a connect token "
+       "from the match's backend, sealed with --key-file; their streams are sealed)"},
+      {"key-file", &C::key_file, "FILE",
+       "The connect-token key shared with the backend, 64 hex digits (swarmfield-tool token --new-key FILE); "
+       "needed by --auth tokens"},
+      {"public-address", &C::public_address, "HOST:PORT",
+       "The address connect tokens must name; empty = any host with this server's TCP port"},
       {"record", &C::record_path, "FILE",
        "Record the match (settings, map, every applied input, state hashes) for swarmfield-tool replay / --replay"},
       {"record-hash-every", &C::record_hash_every, "TICKS", "Ticks between state hashes in the recording (1..1000000)"},

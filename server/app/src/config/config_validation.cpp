@@ -127,6 +127,15 @@ std::string validate_config(const ServerConfig& c) {
   if (!(e = range("--http-port", c.http_port, -1, 65535)).empty()) return e + " (-1 = off, 0 = a free port)";
   if (!c.http_bind.empty() && !is_ip_literal(c.http_bind))
     return "--http-bind must be an IP address such as 0.0.0.0 or 127.0.0.1, or empty for --bind's (got '" + c.http_bind + "')";
+  if (c.auth != "open" && c.auth != "tokens")
+    return "--auth must be open or tokens (got '" + cli::printable_ascii(c.auth) + "')";
+  if (c.auth == "tokens" && c.key_file.empty())
+    return "--auth tokens needs --key-file FILE, the key the backend seals tokens with (make one with "
+           "swarmfield-tool token --new-key FILE)";
+  if (!c.public_address.empty() &&
+      (c.public_address.size() > 64 || c.public_address.find(':') == std::string::npos ||
+       c.public_address.find_first_of(" \t") != std::string::npos))
+    return "--public-address must be host:port as tokens name it (got '" + cli::printable_ascii(c.public_address) + "')";
   if (!(e = range("--record-hash-every", c.record_hash_every, 1, 1000000)).empty()) return e;
   if (!c.record_path.empty() && !c.replay_path.empty())
     return "--record and --replay exclude each other (a replay is already recorded)";

@@ -4,10 +4,15 @@ namespace swarmfield::server {
 
 ClientRegistry::ClientRegistry(std::size_t max_clients) : max_clients_(max_clients > 0 ? max_clients : 1) {}
 
-ClientState* ClientRegistry::add(protocol::Role role, std::string name, std::uint32_t player_id) {
+ClientState* ClientRegistry::add(protocol::Role role, std::string name, std::uint32_t player_id,
+                                 const std::optional<std::pair<protocol::SessionKey, protocol::SessionKey>>& token_keys) {
   if (full()) return nullptr;
   protocol::SessionCredentials credentials = protocol::make_session_credentials();
   while (by_token_.count(credentials.token) != 0) credentials = protocol::make_session_credentials();  // 2^-128
+  if (token_keys) {
+    credentials.client_to_server = token_keys->first;
+    credentials.server_to_client = token_keys->second;
+  }
   std::uint32_t id = next_id_++;
   if (next_id_ == 0) next_id_ = 1;  // 0 is never a client id
   auto [it, inserted] = clients_.try_emplace(id, id, credentials);

@@ -256,9 +256,21 @@ TcpSession* TcpServer::find(std::uint64_t session_id) noexcept {
 void TcpServer::on_frame(TcpSession& session, std::vector<std::uint8_t>& payload) {
   ++counters_.frames_received;
   counters_.bytes_received += payload.size() + 4;  // + the u32 length prefix
+  std::span<const std::uint8_t> bytes = payload;
+  if (session.sealed()) {
+    if (!session.open_frame(payload, opened_)) {
+      ++counters_.unsealed_frames;
+      ++counters_.bad_frames;
+      log_rate_limited("connection " + std::to_string(session.id()) + " (" + session.remote() +
+                       "): a frame of its sealed stream did not open (injected, replayed or forged); closing");
+      send_error_and_close(session, protocol::ErrorCode::kBadMessage, "a frame did not open with the session key");
+      return;
+    }
+    bytes = opened_;
+  }
   std::string error;
   // Only what a client may send is decoded at all (a compressed snapshot is never inflated).
-  auto message = protocol::decode_tcp_message(payload, &error, protocol::MessageSet::kFromClient);
+  auto message = protocol::decode_tcp_message(bytes, &error, protocol::MessageSet::kFromClient);
   if (!message) {
     reject_bad_message(session, "bad message: " + (error.empty() ? std::string("failed verification") : error));
     return;

@@ -142,7 +142,20 @@ void TcpSession::send_and_close(Frame frame) {
 void TcpSession::do_write() {
   writing_ = true;
   const Frame& front = queue_.front().frame;
-  asio::async_write(socket_, asio::buffer(*front), [self = shared_from_this()](std::error_code ec, std::size_t n) {
+  asio::const_buffer out = asio::buffer(*front);
+  if (send_seal_) {
+    // Sealed as it is written, not as it is queued: a send_latest() frame dropped from the
+    // queue must not take a frame index the peer then waits for.
+    sealed_write_.clear();
+    if (front->size() < 4 ||
+        !send_seal_->seal(std::span<const std::uint8_t>(*front).subspan(4), sealed_write_)) {
+      writing_ = false;
+      close();
+      return;
+    }
+    out = asio::buffer(sealed_write_);
+  }
+  asio::async_write(socket_, out, [self = shared_from_this()](std::error_code ec, std::size_t n) {
     self->writing_ = false;
     if (self->closed_) return;
     if (ec) {
@@ -160,6 +173,11 @@ void TcpSession::do_write() {
       self->finish_close();
     }
   });
+}
+
+void TcpSession::seal_from_now(const protocol::SessionKey& receive_key, const protocol::SessionKey& send_key) {
+  receive_seal_.emplace(receive_key, protocol::Direction::kTcpClientToServer);
+  send_seal_.emplace(send_key, protocol::Direction::kTcpServerToClient);
 }
 
 void TcpSession::finish_close() {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "swarmfield/protocol/transport/connect_token.hpp"
 #include "swarmfield/protocol/transport/messages.hpp"
 #include "swarmfield/rules/game_rules.hpp"
 #include "swarmfield/server/net/client_registry.hpp"
@@ -28,6 +29,7 @@
 #include "swarmfield/server/recent_deaths.hpp"
 #include "swarmfield/server/snapshot_builder.hpp"
 #include "swarmfield/server/net/tcp_server.hpp"
+#include "swarmfield/server/net/used_tokens.hpp"
 #include "swarmfield/server/tick_scheduler.hpp"
 #include "swarmfield/server/tick_stats.hpp"
 #include "swarmfield/server/net/udp_endpoint.hpp"
@@ -119,6 +121,18 @@ struct ServerSummary {
   std::uint64_t waves = 0;
   /// The rules' score summed over players (the default rules: per kill by kind, -25 a death), appended.
   std::int64_t score = 0;
+  /// Connect tokens (--auth tokens), appended: Hellos admitted with a token; Hellos without one
+  /// (or with one to an --auth open server); tokens refused by reason; and frames of sealed
+  /// streams that did not open (injected or forged; the connection is closed).
+  std::uint64_t tokens_accepted = 0;
+  std::uint64_t tokens_missing = 0;
+  std::uint64_t tokens_expired = 0;
+  std::uint64_t tokens_forged = 0;
+  std::uint64_t tokens_replayed = 0;
+  std::uint64_t tokens_wrong_server = 0;
+  std::uint64_t tokens_wrong_protocol = 0;
+  std::uint64_t tokens_malformed = 0;
+  std::uint64_t unsealed_frames = 0;
   /// "ticks=.. rebuilds=.. overruns=.. clients=.. bytes_sent=.. bad_frames=.. bad_datagrams=.. ..."
   [[nodiscard]] std::string line() const;
 };
@@ -144,6 +158,9 @@ class Server final : public TcpListener {
   void stop(const std::string& reason);
 
   [[nodiscard]] asio::io_context& io() noexcept { return io_; }
+  /// --auth tokens: the key connect tokens are sealed with (read from --key-file by main).
+  /// Without one every Hello is admitted as --auth open.
+  void set_token_key(const protocol::TokenKey& key) { token_key_ = key; }
   [[nodiscard]] std::uint16_t tcp_port() const noexcept { return tcp_.port(); }
   [[nodiscard]] std::uint16_t udp_port() const noexcept { return udp_.port(); }
   [[nodiscard]] ServerSummary summary() const;
@@ -216,6 +233,12 @@ class Server final : public TcpListener {
   bool play_recorded_inputs();
   /// Serving a recording: a player's Hello is refused (Error, closed); true if it was.
   bool refuse_player_in_playback(TcpSession& session, const protocol::Hello& hello);
+  /// --auth tokens: opens and checks the Hello's connect token (connect_token.hpp: seal,
+  /// protocol, expiry, this server among its addresses, not used before). Refuses (clear Error,
+  /// counted per reason) and returns nullopt, or returns the opened token. --auth open: refuses
+  /// a Hello that carries a token (the client would wait for a sealed stream).
+  std::optional<protocol::OpenedToken> admit_token(TcpSession& session, const protocol::Hello& hello);
+  [[nodiscard]] bool names_this_server(const std::vector<std::string>& addresses) const;
   /// The UDP port Welcome announces: Agones' public port, else --public-udp-port, else bound.
   [[nodiscard]] std::uint16_t announced_udp_port() const noexcept;
 
@@ -302,6 +325,12 @@ class Server final : public TcpListener {
   bool density_limit_logged_ = false;  // the first spawn cut at the density limit is logged, once
   std::uint64_t udp_unbound_ = 0;
   std::uint64_t idle_timeouts_ = 0;
+  // Connect tokens (--auth tokens): the key, the tokens taken, and the counts by outcome.
+  std::optional<protocol::TokenKey> token_key_;
+  UsedTokens used_tokens_;
+  std::uint64_t tokens_accepted_ = 0;
+  std::uint64_t tokens_missing_ = 0;  // Hellos without a token, and Hellos with one to an open server
+  std::array<std::uint64_t, 6> token_refusals_{};  // by protocol::TokenRefusal
   std::uint64_t tcp_inputs_ = 0;
   std::uint64_t actions_refused_ = 0;  // fire or build from a viewer, an aim of no direction, a build refused
   std::uint32_t map_revision_ = 0;     // MapDelta revisions sent (increasing)

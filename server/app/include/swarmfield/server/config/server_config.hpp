@@ -164,6 +164,16 @@ struct ServerConfig {
   /// status.ports entry '<name>-udp' (Agones splits a TCPUDP port in two), else '<name>'.
   /// Non-empty, at most 63 characters of [a-z0-9-].
   std::string agones_port_name = "game";
+  /// Who may join (connect_token.hpp): "open" (anyone who reaches the port; local play, the
+  /// demo) or "tokens" (only clients with a valid, unexpired, unused connect token sealed with
+  /// the key in key_file; their TCP streams are sealed after the Hello).
+  std::string auth = "open";
+  /// The token key (64 hex digits; swarmfield-tool token --new-key FILE): required by
+  /// auth = "tokens". A regular file of at most 1 MiB.
+  std::string key_file;
+  /// The "host:port" a token must name among its servers; empty = any host with this server's
+  /// TCP port (behind a port mapping or on Agones set the public address).
+  std::string public_address;
   /// Record the match to this file (replay_file.hpp); empty = off.
   std::string record_path;
   /// Ticks between state hashes in the recording (1..1000000).

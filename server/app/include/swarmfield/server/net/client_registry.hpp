@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
 
 #include "swarmfield/protocol/transport/messages.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
@@ -43,6 +44,10 @@ struct ClientState {
   protocol::Role role = protocol::Role::kViewer;
   std::string name;
   std::uint32_t player_id = 0;  ///< world player id (players only), 0 for viewers
+  /// From the client's connect token (--auth tokens): the backend's id of the player, and the
+  /// idle timeout it asked for (seconds, 0 = the server's --idle-timeout).
+  std::uint64_t user_id = 0;
+  double idle_timeout_s = 0.0;
 
   // UDP: credentials handed out in Welcome; snapshots go to udp_endpoint only once that address
   // answered a challenge.
@@ -91,7 +96,10 @@ class ClientRegistry {
 
   /// Registers a client with fresh credentials (protocol::make_session_credentials: token and
   /// keys from libsodium) and a fresh id. nullptr when full.
-  ClientState* add(protocol::Role role, std::string name, std::uint32_t player_id = 0);
+  /// `token_keys`: the session keys of the client's connect token (client -> server, server ->
+  /// client), used in place of fresh ones (the token is fresh still).
+  ClientState* add(protocol::Role role, std::string name, std::uint32_t player_id = 0,
+                   const std::optional<std::pair<protocol::SessionKey, protocol::SessionKey>>& token_keys = std::nullopt);
   /// Forgets a client (its token stops working at once). False if unknown.
   bool remove(std::uint32_t client_id);
 

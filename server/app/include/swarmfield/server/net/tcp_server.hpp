@@ -38,6 +38,7 @@ struct TcpCounters {
   std::uint64_t hello_timeouts = 0;  ///< closed: no Hello in time
   std::uint64_t frame_timeouts = 0;  ///< closed: a frame begun but not finished in time (trickle)
   std::uint64_t bad_frames = 0;      ///< frames failing verification + unexpected messages
+  std::uint64_t unsealed_frames = 0;  ///< frames of a token session's sealed stream that did not open (also bad_frames)
   std::uint64_t too_large = 0;       ///< frames announced above the limit
   std::uint64_t evicted = 0;         ///< slow clients dropped because their queue overflowed
   std::uint64_t refused_full = 0;    ///< connections refused for lack of room
@@ -153,6 +154,7 @@ class TcpServer final : public TcpSessionHandler {
   std::uint64_t next_session_id_ = 1;
   std::map<std::uint64_t, std::shared_ptr<TcpSession>> sessions_;
   TcpCounters counters_;
+  std::vector<std::uint8_t> opened_;  // a sealed frame opened (on_frame), reused
 };
 
 }  // namespace swarmfield::server

@@ -14,9 +14,11 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
+#include "swarmfield/protocol/transport/frame_seal.hpp"
 #include "swarmfield/protocol/transport/framing.hpp"
 
 namespace swarmfield::server {
@@ -102,6 +104,17 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   /// Frames waiting, the one being written included.
   [[nodiscard]] std::size_t queued_frames() const noexcept { return queue_.size(); }
 
+  /// From now on every frame written (its write starting after this call) is sealed with
+  /// `send_key` and every frame read must open with `receive_key` (open_frame; frame_seal.hpp):
+  /// a token session's stream after the Hello. Call before queueing the first sealed frame.
+  void seal_from_now(const protocol::SessionKey& receive_key, const protocol::SessionKey& send_key);
+  [[nodiscard]] bool sealed() const noexcept { return receive_seal_.has_value(); }
+  /// Opens a frame read from a sealed stream into `plain`. False when it does not open as the
+  /// next frame (forged, injected, replayed): the stream is dead, close it.
+  [[nodiscard]] bool open_frame(std::span<const std::uint8_t> sealed_payload, std::vector<std::uint8_t>& plain) {
+    return receive_seal_ && receive_seal_->open(sealed_payload, plain);
+  }
+
   /// Client id assigned by the server after the handshake (0 before).
   std::uint32_t client_id = 0;
 
@@ -136,6 +149,9 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   bool writing_ = false;
   bool closing_ = false;
   bool closed_ = false;
+  std::optional<protocol::FrameSeal> receive_seal_;
+  std::optional<protocol::FrameSeal> send_seal_;
+  std::vector<std::uint8_t> sealed_write_;  // the sealed copy of the frame being written
   Clock::time_point connected_at_;
   Clock::time_point closing_since_{};
 };
