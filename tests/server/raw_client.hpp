@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "swarmfield/protocol/transport/datagram.hpp"
+#include "swarmfield/protocol/transport/frame_seal.hpp"
 #include "swarmfield/protocol/transport/framing.hpp"
 #include "swarmfield/protocol/transport/messages.hpp"
 #include "swarmfield/protocol/transport/packet.hpp"
@@ -51,14 +52,24 @@ class RawClient {
   }
   bool send(const protocol::TcpMessage& message) {
     std::vector<std::uint8_t> frame;
-    if (!protocol::append_frame(protocol::encode_tcp_message(message), frame)) return false;
+    const auto payload = protocol::encode_tcp_message(message);
+    if (send_seal_ ? !send_seal_->seal(payload, frame) : !protocol::append_frame(payload, frame)) return false;
     return send_raw(frame);
   }
   bool send_raw(std::span<const std::uint8_t> bytes) {
     std::error_code ec;
     asio::write(tcp_, asio::buffer(bytes.data(), bytes.size()), ec);
+    sent_.insert(sent_.end(), bytes.begin(), bytes.end());
     return !ec;
   }
+  /// A token session (frame_seal.hpp): from now on send() seals and read() opens.
+  void seal_stream(const protocol::SessionKey& client_to_server, const protocol::SessionKey& server_to_client) {
+    send_seal_.emplace(client_to_server, protocol::Direction::kTcpClientToServer);
+    receive_seal_.emplace(server_to_client, protocol::Direction::kTcpServerToClient);
+  }
+  /// Every byte of the TCP stream both ways so far: what an on-path reader sees.
+  [[nodiscard]] const std::vector<std::uint8_t>& sent_bytes() const noexcept { return sent_; }
+  [[nodiscard]] const std::vector<std::uint8_t>& received_bytes() const noexcept { return received_; }
 
   /// The next TCP message, or nullopt on timeout, on close (closed() then true) or on a frame
   /// that does not decode (bad_frame() then true).
@@ -68,6 +79,14 @@ class RawClient {
       std::vector<std::uint8_t> frame;
       const auto status = decoder_.next(frame);
       if (status == protocol::FrameDecoder::Status::kFrame) {
+        if (receive_seal_) {
+          std::vector<std::uint8_t> plain;
+          if (!receive_seal_->open(frame, plain)) {
+            bad_frame_ = true;
+            return std::nullopt;
+          }
+          frame.swap(plain);
+        }
         auto m = protocol::decode_tcp_message(frame);
         if (!m) bad_frame_ = true;
         return m;
@@ -92,6 +111,7 @@ class RawClient {
         closed_ = true;  // EOF or reset
       } else {
         decoder_.feed(std::span<const std::uint8_t>(buffer_.data(), n));
+        received_.insert(received_.end(), buffer_.begin(), buffer_.begin() + static_cast<std::ptrdiff_t>(n));
       }
     }
   }
@@ -264,6 +284,10 @@ class RawClient {
   asio::ip::tcp::socket tcp_{io_};
   asio::ip::udp::socket udp_{io_};
   protocol::FrameDecoder decoder_;
+  std::optional<protocol::FrameSeal> send_seal_;
+  std::optional<protocol::FrameSeal> receive_seal_;
+  std::vector<std::uint8_t> sent_;
+  std::vector<std::uint8_t> received_;
   protocol::FragmentAssembler assembler_;
   protocol::SnapshotReceiver receiver_{1u << 18};
   std::uint64_t no_baseline_ = 0;

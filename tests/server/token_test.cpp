@@ -1,0 +1,216 @@
+// Connect tokens against the real swarmfield-server binary (--auth tokens, issue 21 item 1):
+// only valid, unexpired, unused tokens naming this server join, every refusal is counted by its
+// reason, the token decides role and name, and an on-path reader of the whole TCP stream
+// neither sees the session keys nor gets an injected or replayed frame accepted.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+
+#include "loopback_support.hpp"
+#include "swarmfield/protocol/transport/connect_token.hpp"
+#include "temp_dir.hpp"
+
+using namespace swarmfield;
+using namespace std::chrono_literals;
+using test::RawClient;
+using test::ServerProcess;
+using test::small_city;
+using test::stop_and_summarize;
+using test::summary_value;
+using test::wait_listening;
+
+namespace {
+
+std::uint64_t unix_now() {
+  return static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+}
+
+// A server with --auth tokens and the key it shares with the "backend" (this test).
+struct TokenServer {
+  TokenServer() : key(protocol::make_token_key()) {
+    const auto path = dir / "key.hex";
+    std::ofstream(path) << protocol::format_token_key(key) << "\n";
+    server.emplace(small_city({"--auth", "tokens", "--key-file", path.string()}));
+    const auto listening = wait_listening(*server);
+    REQUIRE_MESSAGE(listening.has_value(), server->err());
+    ports = *listening;
+  }
+  protocol::ConnectToken token(protocol::Role role, const std::string& name, std::uint64_t now, std::uint64_t valid_s,
+                               std::uint16_t port = 0, std::uint64_t protocol_id = protocol::kConnectProtocolId,
+                               const protocol::TokenKey* with = nullptr) const {
+    protocol::TokenGrant grant;
+    grant.client_id = 99;
+    grant.role = role;
+    grant.name = name;
+    grant.server_addresses = {"127.0.0.1:" + std::to_string(port != 0 ? port : ports.tcp)};
+    auto t = protocol::issue_connect_token(with ? *with : key, grant, now, valid_s, nullptr, protocol_id);
+    REQUIRE(t);
+    return *t;
+  }
+
+  test::TempDir dir{"swarmfield-token-test"};
+  protocol::TokenKey key;
+  std::optional<ServerProcess> server;
+  test::Ports ports;
+};
+
+protocol::Hello hello_with(const std::optional<protocol::ConnectToken>& token, protocol::Role role) {
+  protocol::Hello h = test::hello(role);
+  if (token) h.connect_token = protocol::hello_token_bytes(*token);
+  return h;
+}
+
+// Sends a Hello with `token`; the refusal's reason, or "" when the server answered otherwise.
+std::string refusal_of(std::uint16_t port, const std::optional<protocol::ConnectToken>& token) {
+  RawClient c;
+  REQUIRE(c.connect(port));
+  REQUIRE(c.send(hello_with(token, protocol::Role::kPlayer)));
+  const auto error = c.read_until<protocol::Error>(5s);  // clear: the server does not trust the keys
+  return error ? error->reason : std::string();
+}
+
+// Joins with `token` over a sealed stream: the Welcome and the whole map arrive.
+std::optional<protocol::Welcome> join_sealed(RawClient& c, std::uint16_t port, const protocol::ConnectToken& token,
+                                             protocol::Role hello_role) {
+  REQUIRE(c.connect(port));
+  REQUIRE(c.send(hello_with(token, hello_role)));
+  c.seal_stream(token.client_to_server, token.server_to_client);
+  auto welcome = c.read_until<protocol::Welcome>(5s);
+  if (!welcome) return std::nullopt;
+  for (std::uint32_t i = 0; i < welcome->map.chunk_count; ++i) REQUIRE(c.read_until<protocol::MapChunk>(5s));
+  return welcome;
+}
+
+bool contains(const std::vector<std::uint8_t>& haystack, std::span<const std::uint8_t> needle) {
+  return std::search(haystack.begin(), haystack.end(), needle.begin(), needle.end()) != haystack.end();
+}
+
+}  // namespace
+
+TEST_CASE("tokens: only valid, unexpired, unused tokens for this server join; refusals are counted by reason") {
+  TokenServer s;
+  const std::uint64_t now = unix_now();
+
+  // A viewer's token: the Hello asks for a player slot, the token decides.
+  const auto viewer = s.token(protocol::Role::kViewer, "spectator", now, 60);
+  RawClient c;
+  const auto welcome = join_sealed(c, s.ports.tcp, viewer, protocol::Role::kPlayer);
+  REQUIRE_MESSAGE(welcome, s.server->err());
+  CHECK(welcome->player_id == 0);
+  CHECK(welcome->udp.client_to_server == viewer.client_to_server);
+  const auto player = s.token(protocol::Role::kPlayer, "alice", now, 60);
+  RawClient p;
+  const auto joined = join_sealed(p, s.ports.tcp, player, protocol::Role::kViewer);
+  REQUIRE(joined);
+  CHECK(joined->player_id != 0);
+
+  CHECK(refusal_of(s.ports.tcp, player).find("replayed") != std::string::npos);  // used once already
+  CHECK(refusal_of(s.ports.tcp, std::nullopt).find("connect token") != std::string::npos);
+  CHECK(refusal_of(s.ports.tcp, s.token(protocol::Role::kPlayer, "late", now - 120, 60)).find("expired") !=
+        std::string::npos);
+  const protocol::TokenKey other = protocol::make_token_key();
+  CHECK(refusal_of(s.ports.tcp, s.token(protocol::Role::kPlayer, "mallory", now, 60, 0, protocol::kConnectProtocolId,
+                                        &other))
+            .find("forged") != std::string::npos);
+  CHECK(refusal_of(s.ports.tcp, s.token(protocol::Role::kPlayer, "elsewhere", now, 60,
+                                        static_cast<std::uint16_t>(s.ports.tcp + 1)))
+            .find("wrong server") != std::string::npos);
+  CHECK(refusal_of(s.ports.tcp, s.token(protocol::Role::kPlayer, "old-game", now, 60, 0, protocol::kConnectProtocolId ^ 1))
+            .find("wrong protocol") != std::string::npos);
+  // A Hello whose token bytes were changed in flight (the expiry moved) does not open.
+  auto moved = s.token(protocol::Role::kPlayer, "moved", now, 60);
+  moved.expire_unix_s += 3600;
+  CHECK(refusal_of(s.ports.tcp, moved).find("forged") != std::string::npos);
+
+  const std::string summary = stop_and_summarize(*s.server);
+  CHECK(summary_value(summary, "tokens_accepted") == 2);
+  CHECK(summary_value(summary, "tokens_replayed") == 1);
+  CHECK(summary_value(summary, "tokens_missing") == 1);
+  CHECK(summary_value(summary, "tokens_expired") == 1);
+  CHECK(summary_value(summary, "tokens_forged") == 2);
+  CHECK(summary_value(summary, "tokens_wrong_server") == 1);
+  CHECK(summary_value(summary, "tokens_wrong_protocol") == 1);
+}
+
+TEST_CASE("tokens: an on-path reader of the whole TCP stream sees no key and can not inject or replay a frame") {
+  TokenServer s;
+  const std::uint64_t now = unix_now();
+  const auto token = s.token(protocol::Role::kPlayer, "victim", now, 60);
+  RawClient c;
+  const auto welcome = join_sealed(c, s.ports.tcp, token, protocol::Role::kPlayer);
+  REQUIRE(welcome);
+  test::Inputs inputs;
+  REQUIRE(c.send(inputs.make(1.0f, 0.0f, 16.0f, test::now_us())));
+  REQUIRE(c.read_snapshot(5s));
+
+  // What the reader saw: neither key, and no frame after the Hello decodes as a message.
+  for (const auto* bytes : {&c.sent_bytes(), &c.received_bytes()}) {
+    CHECK_FALSE(contains(*bytes, token.client_to_server));
+    CHECK_FALSE(contains(*bytes, token.server_to_client));
+  }
+  {
+    protocol::FrameDecoder tap;
+    tap.feed(c.received_bytes());
+    std::vector<std::uint8_t> frame;
+    int frames = 0;
+    while (tap.next(frame) == protocol::FrameDecoder::Status::kFrame) {
+      ++frames;
+      CHECK_FALSE(protocol::decode_tcp_message(frame));
+    }
+    CHECK(frames > 2);  // Welcome, the map, snapshots
+  }
+
+  // The reader replays the victim's sealed Input (it has the bytes, not the key): refused, and
+  // the stream is closed.
+  std::vector<std::uint8_t> sealed_input;
+  {
+    protocol::FrameSeal seal(token.client_to_server, protocol::Direction::kTcpClientToServer);
+    std::vector<std::uint8_t> hello_frame;
+    REQUIRE(protocol::append_frame(protocol::encode_tcp_message(hello_with(token, protocol::Role::kPlayer)), hello_frame));
+    // The captured stream: the clear Hello, then the sealed Input just sent.
+    const auto& sent = c.sent_bytes();
+    REQUIRE(sent.size() > hello_frame.size());
+    sealed_input.assign(sent.begin() + static_cast<std::ptrdiff_t>(hello_frame.size()), sent.end());
+  }
+  REQUIRE(c.send_raw(sealed_input));
+  CHECK(c.wait_closed(5s));
+
+  // A second victim: the reader injects a clear Input (a player steered without the key).
+  const auto token2 = s.token(protocol::Role::kPlayer, "victim-2", now, 60);
+  RawClient c2;
+  REQUIRE(join_sealed(c2, s.ports.tcp, token2, protocol::Role::kPlayer));
+  std::vector<std::uint8_t> injected;
+  REQUIRE(protocol::append_frame(protocol::encode_tcp_message(inputs.make(0.0f, 1.0f, 16.0f, test::now_us())), injected));
+  REQUIRE(c2.send_raw(injected));
+  CHECK(c2.wait_closed(5s));
+
+  const std::string summary = stop_and_summarize(*s.server);
+  CHECK(summary_value(summary, "unsealed_frames") == 2);
+  CHECK(summary_value(summary, "tokens_accepted") == 2);
+  CHECK(summary_value(summary, "tcp_inputs") == 1);  // only the victim's own sealed Input counted
+}
+
+TEST_CASE("tokens: an --auth open server refuses a Hello with a token, and --auth tokens needs a key file") {
+  ServerProcess open_server(small_city());
+  const auto listening = wait_listening(open_server);
+  REQUIRE(listening);
+  protocol::TokenGrant grant;
+  grant.server_addresses = {"127.0.0.1:" + std::to_string(listening->tcp)};
+  const auto token = protocol::issue_connect_token(protocol::make_token_key(), grant, unix_now(), 60);
+  REQUIRE(token);
+  CHECK(refusal_of(listening->tcp, *token).find("--auth open") != std::string::npos);
+  CHECK(summary_value(stop_and_summarize(open_server), "tokens_missing") == 1);
+
+  ServerProcess no_key(small_city({"--auth", "tokens"}));
+  CHECK(no_key.wait_exit(10s) == std::optional<int>(2));
+  CHECK(no_key.err().find("--key-file") != std::string::npos);
+
+  test::TempDir dir{"swarmfield-token-test"};
+  std::ofstream(dir / "bad.hex") << "not a key\n";
+  ServerProcess bad_key(small_city({"--auth", "tokens", "--key-file", (dir / "bad.hex").string()}));
+  CHECK(bad_key.wait_exit(10s) == std::optional<int>(2));
+  CHECK(bad_key.err().find("64 hex digits") != std::string::npos);
+}
