@@ -27,7 +27,7 @@ if ! out=$(podman run --rm --network host localhost/debian:bookworm true 2>&1); 
   skip_test "podman cannot run a container here: $(echo "$out" | tail -2 | tr '\n' ' ')"
 fi
 
-cleanup() { podman rm -f "$NAME" >/dev/null 2>&1 || true; }
+cleanup() { podman rm -f "$NAME" >/dev/null 2>&1 || true; [ -n "${KEYDIR:-}" ] && rm -rf "$KEYDIR"; true; }
 trap cleanup EXIT
 
 echo "== building the image (docker format, for HEALTHCHECK)"
@@ -59,7 +59,15 @@ echo "== starting the server container (game port $GAME, http $HTTP)"
 t_start=$(date +%s.%N)
 # Ports through the environment (as an orchestrator sets them; the HEALTHCHECK reads the same
 # variable), the rest as flags.
+# The image admits invited players only (SWARMFIELD_AUTH=tokens): the backend's key is mounted
+# where the image reads it, and the bot gets a token for this server.
+KEYDIR=$(mktemp -d)
+"$BIN/swarmfield-tool" token --new-key "$KEYDIR/match.key" >/dev/null || fail "swarmfield-tool token --new-key failed"
+chmod 0644 "$KEYDIR/match.key"  # the container's user (uid 10001) reads it
+"$BIN/swarmfield-tool" token --key-file "$KEYDIR/match.key" --server "127.0.0.1:$GAME" --name container-bot \
+  --out "$KEYDIR/bot.tok" || fail "swarmfield-tool token failed"
 podman run -d --name "$NAME" --network host -e SWARMFIELD_PORT="$GAME" -e SWARMFIELD_HTTP_PORT="$HTTP" \
+  -v "$KEYDIR/match.key:/run/secrets/swarmfield-token-key:ro" \
   -e SWARMFIELD_BIND=127.0.0.1 "$TAG" --city-size 128 --agents 500 >/dev/null 2>/tmp/swarmfield-container-run.log \
   || { cat /tmp/swarmfield-container-run.log; fail "podman run failed"; }
 ready=0
@@ -72,7 +80,12 @@ done
 echo "startup_s=$(python3 -c "import time; print(round(time.time() - $t_start, 2))")"
 
 echo "== bot from the host on 127.0.0.1"
-bot_out=$("$BIN/swarmfield-bot" --host 127.0.0.1 --port "$GAME" --seconds 3 2>/tmp/swarmfield-container-bot.log) \
+if "$BIN/swarmfield-bot" --host 127.0.0.1 --port "$GAME" --seconds 1 >/tmp/swarmfield-container-bot.log 2>&1 \
+  && grep -q "connected=1" /tmp/swarmfield-container-bot.log; then
+  fail "a bot without a connect token joined the image's server (it should default to --auth tokens)"
+fi
+grep -q "connect token" /tmp/swarmfield-container-bot.log || { cat /tmp/swarmfield-container-bot.log; fail "the tokenless bot was not told why"; }
+bot_out=$("$BIN/swarmfield-bot" --host 127.0.0.1 --port "$GAME" --seconds 3 --token-file "$KEYDIR/bot.tok" 2>/tmp/swarmfield-container-bot.log) \
   || { tail -5 /tmp/swarmfield-container-bot.log; fail "bot failed"; }
 echo "$bot_out" | tail -1
 case "$bot_out" in *"connected=1"*) ;; *) fail "bot did not connect: $bot_out" ;; esac
@@ -82,7 +95,7 @@ snaps=$(echo "$bot_out" | tail -1 | tr ' ' '\n' | sed -n 's/^snapshots=//p')
 echo "== health"
 "$BIN/swarmfield-tool" probe --port "$HTTP" --path /healthz || fail "/healthz from the host failed"
 metrics=$("$BIN/swarmfield-tool" probe --port "$HTTP" --path /metrics) || fail "/metrics failed"
-grep -q '^swarmfield_connections_accepted_total 1$' <<<"$metrics" || fail "/metrics does not count the bot's connection"
+grep -q '^swarmfield_connections_accepted_total 2$' <<<"$metrics" || fail "/metrics does not count the two bots' connections"
 podman healthcheck run "$NAME" 2>/dev/null || fail "the image's HEALTHCHECK failed inside the container"
 
 echo "== SIGTERM"

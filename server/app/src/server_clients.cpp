@@ -158,8 +158,13 @@ bool Server::names_this_server(const std::vector<std::string>& addresses) const 
       if (a == config_.public_address) return true;
       continue;
     }
+    // Any host with a port of ours: the bound one, or on Agones the allocated host port (a
+    // TCPUDP port is one HostPort for both protocols), which is what a matchmaker hands out.
     const std::size_t colon = a.rfind(':');
-    if (colon != std::string::npos && a.substr(colon + 1) == std::to_string(tcp_port())) return true;
+    if (colon == std::string::npos) continue;
+    const std::string port = a.substr(colon + 1);
+    if (port == std::to_string(tcp_port())) return true;
+    if (agones_ && agones_->public_port() != 0 && port == std::to_string(agones_->public_port())) return true;
   }
   return false;
 }
