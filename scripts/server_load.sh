@@ -197,9 +197,10 @@ say "server listening on 127.0.0.1:$PORT: $(printf '%s' "$LISTEN" | sed 's/.*lis
 # --- clients -------------------------------------------------------------------------------
 # Clients outlive the run on their own clock; the server's Bye at the end stops them.
 CLIENT_SECONDS=$(awk -v s="$DURATION" 'BEGIN { print int(s) + 60 }')
-bot_args=()
+# Our own server: any map size it runs (8192 x 8192 worlds), not the client default of 4096 x 4096.
+bot_args=(--max-map-cells 67108864)
 if [ -n "$BOT_SCRIPT" ]; then
-  bot_args=(--script "$BOT_SCRIPT")
+  bot_args+=(--script "$BOT_SCRIPT")
   say "bots: swarmfield-bot --count $BOTS --script $BOT_SCRIPT (nice $CLIENT_NICE; log: $OUT/bots.log)"
 else
   say "bots: swarmfield-bot --count $BOTS (built-in wander loop, nice $CLIENT_NICE; log: $OUT/bots.log)"
@@ -211,7 +212,7 @@ pids+=("$BOT_PID")
 VIEWERS_PID=""
 if [ "$VIEWERS" -gt 0 ]; then
   say "viewers: swarmfield-bot --role viewer --count $VIEWERS (whole map; log: $OUT/viewers.log)"
-  nice -n "$CLIENT_NICE" "$BIN/swarmfield-bot" --host 127.0.0.1 --port "$PORT" --role viewer --count "$VIEWERS" --input-hz 10 \
+  nice -n "$CLIENT_NICE" "$BIN/swarmfield-bot" --host 127.0.0.1 --port "$PORT" --role viewer --count "$VIEWERS" --input-hz 10 --max-map-cells 67108864 \
     --seconds "$CLIENT_SECONDS" --name viewer >"$OUT/viewers.out" 2>"$OUT/viewers.log" &
   VIEWERS_PID=$!
   pids+=("$VIEWERS_PID")

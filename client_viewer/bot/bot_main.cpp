@@ -77,6 +77,7 @@ struct Options {
   std::string role = "player";
   bool fire = false;
   std::string token_file;
+  std::uint64_t max_map_cells = swarmfield::client::kDefaultMaxMapCells;
   std::vector<swarmfield::protocol::ConnectToken> tokens;  ///< read from token_file, one per bot
 
   [[nodiscard]] bool viewers() const { return role == "viewer"; }
@@ -115,6 +116,10 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, BotScr
   app.add_option("--data-timeout-ms", options.data_timeout_ms,
                  "fail (exit 1) when the server sends nothing for this long, ms (0 = never)")
       ->check(CLI::Range(0, 600000))
+      ->capture_default_str();
+  app.add_option("--max-map-cells", options.max_map_cells,
+                 "largest map (cells) to take from a server; a bigger one is refused before it is allocated")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{8192} * 8192))
       ->capture_default_str();
   app.add_option("--token-file", options.token_file,
                  "connect tokens from the match's backend, one per line, one per bot (a server with --auth tokens "
@@ -195,6 +200,7 @@ Fleet::Fleet(const Options& options, const BotScript& script)
     connection.connect_timeout = std::chrono::milliseconds(options.connect_timeout_ms);
     connection.handshake_timeout = std::chrono::milliseconds(options.connect_timeout_ms) + std::chrono::seconds(10);
     connection.data_timeout = std::chrono::milliseconds(options.data_timeout_ms);
+    connection.max_map_cells = options.max_map_cells;
     if (!options.tokens.empty()) connection.token = options.tokens[static_cast<std::size_t>(i)];
     bot.connection = std::make_unique<Connection>(io_, connection);
     bot.brain.emplace(script, options.seed + static_cast<std::uint64_t>(i));

@@ -299,6 +299,13 @@ void Connection::on_tcp_message(protocol::TcpMessage&& message) {
       return;
     }
     // decode_tcp_message already range-checked MapInfo (sizes, chunk_count, cell_size).
+    const std::uint64_t cells = std::uint64_t(welcome->map.width) * std::uint64_t(welcome->map.height);
+    if (cells > options_.max_map_cells) {
+      fail("the server's map is " + std::to_string(welcome->map.width) + "x" + std::to_string(welcome->map.height) +
+           " = " + std::to_string(cells) + " cells, more than --max-map-cells " +
+           std::to_string(options_.max_map_cells) + ": raise it to join this server");
+      return;
+    }
     if (options_.token && (welcome->udp.client_to_server != options_.token->client_to_server ||
                            welcome->udp.server_to_client != options_.token->server_to_client)) {
       fail("server's Welcome does not carry the connect token's keys");

@@ -51,6 +51,7 @@ struct Args {
   std::uint16_t port = 7777;
   std::string name = "viewer";
   std::string token_file;
+  std::uint64_t max_map_cells = client::kDefaultMaxMapCells;
   std::optional<protocol::ConnectToken> token;  ///< the first of token_file
   bool headless = false;
   double seconds = 0.0;
@@ -167,6 +168,10 @@ std::optional<int> parse_options(int argc, char** argv, Args& args) {
   app.add_option("--host", args.host, "server address")->capture_default_str();
   app.add_option("--port", args.port, "server TCP port")->capture_default_str();
   app.add_option("--name", args.name, "client name shown by the server")->capture_default_str();
+  app.add_option("--max-map-cells", args.max_map_cells,
+                 "largest map (cells) to take from a server; a bigger one is refused before it is allocated")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{8192} * 8192))
+      ->capture_default_str();
   app.add_option("--token-file", args.token_file,
                  "a connect token from the match's backend (its first line; a server with --auth tokens admits no one "
                  "without; the token sets the role and name)");
@@ -233,6 +238,7 @@ client::ConnectionOptions connection_options(const Args& args) {
   options.handshake_timeout = std::chrono::milliseconds(args.connect_timeout_ms) + std::chrono::seconds(10);
   options.data_timeout = std::chrono::milliseconds(args.data_timeout_ms);
   options.token = args.token;
+  options.max_map_cells = args.max_map_cells;
   return options;
 }
 

@@ -642,6 +642,25 @@ TEST_CASE("a map that does not decompress fails the handshake cleanly") {
   CHECK(c.error().rfind("server sent a bad map: ", 0) == 0);
 }
 
+TEST_CASE("a map above max_map_cells is refused at Welcome, before it is allocated; one at the limit is taken") {
+  {
+    asio::io_context io;
+    FakeServer server(io, Mode::kNormal);
+    auto options = options_for(server.tcp_port());
+    options.max_map_cells = 40 * 30 - 1;
+    client::Connection c(io, options);
+    CHECK_FALSE(c.connect_blocking());
+    CHECK(c.error().find("40x30 = 1200 cells, more than --max-map-cells 1199") != std::string::npos);
+  }
+  asio::io_context io;
+  FakeServer server(io, Mode::kNormal);
+  auto options = options_for(server.tcp_port());
+  options.max_map_cells = 40 * 30;
+  client::Connection c(io, options);
+  CHECK(c.connect_blocking());
+  CHECK(client::kDefaultMaxMapCells == 4096u * 4096u);
+}
+
 TEST_CASE("without UDP, inputs go over TCP, snapshots keep coming over TCP, keep-alives repeat the input") {
   asio::io_context io;
   FakeServer server(io, Mode::kNormal);

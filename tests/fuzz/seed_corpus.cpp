@@ -1,7 +1,7 @@
 // Writes seed corpora for the protocol fuzzers: real encodings of every message kind, so that
 // mutations start from buffers that pass the verifier and reach the range checks.
 // Usage: swarmfield_fuzz_seed_corpus <output-dir>
-//   (creates tcp/ frames/ datagrams/ zstd/ deltas/ fragments/ packets/; the map, config
+//   (creates tcp/ frames/ datagrams/ zstd/ deltas/ fragments/ packets/ tokens/; the map, config
 //   and bot-script fuzzers take their seeds from files in the source tree, see CMakeLists.txt)
 #include <cstdio>
 #include <filesystem>
@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "swarmfield/protocol/transport/connect_token.hpp"
 #include "swarmfield/protocol/transport/compression.hpp"
 #include "swarmfield/protocol/transport/datagram.hpp"
 #include "swarmfield/protocol/transport/framing.hpp"
@@ -82,6 +83,27 @@ int main(int argc, char** argv) {
       sealed.insert(sealed.end(), body.begin(), body.end());
     }
     write(out / "packets", "sealed_inputs", sealed);
+  }
+
+  // Connect-token fuzzer (connect_token_fuzz.cpp): tokens in their text form, sealed with the
+  // fuzzer's fixed key, valid until far in the future (it opens them at t = 1e6 s).
+  {
+    sp::TokenGrant grant;
+    grant.client_id = 7;
+    grant.role = sp::Role::kPlayer;
+    grant.name = "fuzz";
+    grant.server_addresses = {"127.0.0.1:7777", "[::1]:7777"};
+    const auto player = sp::issue_connect_token(sp::fuzz_token_key(), grant, 999'000, 100'000);
+    grant.role = sp::Role::kViewer;
+    grant.server_addresses = {"a:1"};
+    const auto viewer = sp::issue_connect_token(sp::fuzz_token_key(), grant, 999'000, 100'000);
+    if (player && viewer) {
+      const std::string p = sp::encode_connect_token(*player);
+      const std::string v = sp::encode_connect_token(*viewer);
+      write(out / "tokens", "player", std::vector<std::uint8_t>(p.begin(), p.end()));
+      write(out / "tokens", "viewer", std::vector<std::uint8_t>(v.begin(), v.end()));
+      write(out / "tokens", "hello_bytes", sp::hello_token_bytes(*player));
+    }
   }
 
   // zstd fuzzer: frames like the map transfer's.

@@ -56,11 +56,25 @@ TEST_CASE("8192 x 8192 city: a headless viewer gets the map and renders it; the 
   const double tick_before = st::summary_number(before, "tick").value_or(-1);
   REQUIRE(overruns_before >= 0);
 
+  // A viewer takes maps up to 4096 x 4096 unless told more: this one is refused before any of
+  // it is allocated, and says what to raise.
+  {
+    st::Subprocess cautious({st::program_path("swarmfield-viewer"), "--headless", "--host", "127.0.0.1", "--port",
+                             std::to_string(server->ports.tcp), "--seconds", "5"},
+                            (run_dir / "viewer_default_limit.log").string());
+    REQUIRE(cautious.started());
+    const auto refused = cautious.wait_for(60000ms);
+    INFO(cautious.log_tail(5));
+    CHECK(refused.has_value());
+    CHECK(refused != std::optional<int>(0));
+    CHECK(cautious.log().find("--max-map-cells") != std::string::npos);
+  }
+
   const std::string shot = (run_dir / "big_map.png").string();
   constexpr int kSeconds = 8;
   st::Subprocess viewer({st::program_path("swarmfield-viewer"), "--headless", "--host", "127.0.0.1", "--port",
                          std::to_string(server->ports.tcp), "--seconds", std::to_string(kSeconds), "--screenshot", shot,
-                         "--connect-timeout-ms", "60000", "--data-timeout-ms", "60000"},
+                         "--connect-timeout-ms", "60000", "--data-timeout-ms", "60000", "--max-map-cells", "67108864"},
                         (run_dir / "viewer.log").string());
   REQUIRE(viewer.started());
   auto status = viewer.wait_for(120000ms);

@@ -66,6 +66,11 @@ std::optional<std::vector<std::uint8_t>> zstd_decompress(std::span<const std::ui
   ZSTD_DCtx* dctx = thread_dctx();
   if (!dctx) return std::nullopt;
   ZSTD_DCtx_reset(dctx, ZSTD_reset_session_only);
+  // The window (memory zstd takes before producing a byte) never needs to be larger than the
+  // output may be: a frame announcing a bigger one is refused before it is allocated.
+  int window_log = 10;  // ZSTD_WINDOWLOG_MIN
+  while (window_log < 27 && (std::size_t{1} << window_log) < max_bytes) ++window_log;
+  ZSTD_DCtx_setParameter(dctx, ZSTD_d_windowLogMax, window_log);
 
   // The stated size (if any) is only a hint for the first allocation; the cap is enforced on
   // what is actually produced. One byte of headroom tells "exactly max" from "more than max".

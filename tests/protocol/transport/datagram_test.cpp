@@ -154,6 +154,20 @@ TEST_CASE("seeded datagram mutations never crash and never yield out-of-range fi
   CHECK(accepted > 0);
 }
 
+TEST_CASE("zstd_decompress refuses a frame whose window is larger than its output may be") {
+  std::vector<std::uint8_t> data(100000);
+  for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint8_t>(i * 7 >> 2);
+  ZSTD_CCtx* cctx = ZSTD_createCCtx();
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0);  // unsized: the window is not shrunk to fit
+  ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, 24);       // a 16 MiB window to allocate before any byte
+  std::vector<std::uint8_t> wide(ZSTD_compressBound(data.size()));
+  wide.resize(ZSTD_compress2(cctx, wide.data(), wide.size(), data.data(), data.size()));
+  ZSTD_freeCCtx(cctx);
+  CHECK_FALSE(sp::zstd_decompress(wide, data.size()));            // at most ~128 KiB wanted: refused
+  CHECK(sp::zstd_decompress(wide, std::size_t{1} << 24) == data);  // room for the window: fine
+  CHECK(sp::zstd_decompress(sp::zstd_compress(data), data.size()) == data);
+}
+
 TEST_CASE("zstd_decompress caps its output even when the frame does not state its size") {
   std::vector<std::uint8_t> data(100000);
   for (std::size_t i = 0; i < data.size(); ++i) data[i] = static_cast<std::uint8_t>(i * i >> 3);

@@ -33,6 +33,9 @@ class io_context;
 
 namespace swarmfield::client {
 
+/// ConnectionOptions::max_map_cells by default: 4096 x 4096.
+inline constexpr std::uint64_t kDefaultMaxMapCells = std::uint64_t{4096} * 4096;
+
 struct ConnectionOptions {
   std::string host = "127.0.0.1";
   std::uint16_t port = 7777;
@@ -52,6 +55,10 @@ struct ConnectionOptions {
   /// Agent entries of the decoded frames kept as delta baselines (SnapshotReceiver); at least
   /// the server's history (8 x 16384), so every frame the server may encode against is held.
   std::size_t baseline_agents = 16 * 16384;
+  /// Largest map (cells) this client takes: a server announcing more is refused before any of
+  /// it is allocated (a rogue server's 2 KB Welcome for an 8192 x 8192 map made a viewer
+  /// allocate 639 MiB). The default holds a 4096 x 4096 map; raise it for bigger worlds.
+  std::uint64_t max_map_cells = kDefaultMaxMapCells;
   /// false: never open a UDP socket; inputs go over TCP and snapshots keep coming over TCP.
   bool use_udp = true;
   /// A connect token from the match's backend (protocol/transport/connect_token.hpp; a server
