@@ -163,7 +163,7 @@ SERVER_ARGS=(--map "$MAP" --agents "$AGENTS" --port 0 --bind 127.0.0.1 --duratio
 [ "$AGENTS" -gt 100000 ] && SERVER_ARGS+=(--max-agents "$AGENTS")
 CLIENTS=$(( BOTS + VIEWERS + 2 )); [ "$CLIENTS" -lt 64 ] && CLIENTS=64
 # Every bot and the viewer connect from 127.0.0.1: lift the per-address cap to match.
-SERVER_ARGS+=(--max-clients "$CLIENTS" --max-connections-per-address "$CLIENTS")
+SERVER_ARGS+=(--max-clients "$CLIENTS" --max-connections-per-address "$CLIENTS" --max-clients-per-address "$CLIENTS")
 [ -n "$PLAYER_SPEED" ] && SERVER_ARGS+=(--player-speed "$PLAYER_SPEED")
 [ -n "$THREADS" ] && SERVER_ARGS+=(--threads "$THREADS")
 [ -n "$FIELD_BUDGET" ] && SERVER_ARGS+=(--field-budget "$FIELD_BUDGET")

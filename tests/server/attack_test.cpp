@@ -171,51 +171,102 @@ TEST_CASE("attack: session theft - the token alone, forged or replayed packets n
 }
 
 TEST_CASE("attack: lock-out - clients that say Hello and go quiet do not keep real clients out") {
-  // Before: 64 connections that said Hello and stayed idle filled every slot; real clients got
-  // "server full" for as long as the attacker liked.
+  // Before: 64 connections from four addresses that said Hello and stayed idle filled every
+  // slot; real clients got "server full" until the idle timeout, and again as soon as the
+  // attacker reconnected. Now an address holds at most its share of the slots (--auth open:
+  // max-clients / 8), and idle squatters are cut after --idle-timeout.
   ServerProcess server(small_city({"--agents", "10", "--max-clients", "64", "--idle-timeout", "2"}));
   const auto ports = wait_listening(server);
   REQUIRE_MESSAGE(ports.has_value(), server.err());
-  // 64 squatters, 16 from each of four addresses (the per-address limit's default).
+  // 64 squatters, 16 from each of four addresses (the per-address connection limit's default).
   std::vector<std::unique_ptr<RawClient>> squatters;
+  int admitted = 0;
+  int refused_share = 0;
   for (int i = 0; i < 64; ++i) {
     squatters.push_back(std::make_unique<RawClient>());
     const std::string from = "127.0.0." + std::to_string(2 + i / 16);
     REQUIRE(squatters.back()->connect(ports->tcp, 0, from.c_str()));
     REQUIRE(squatters.back()->send(test::hello(protocol::Role::kPlayer)));
-    REQUIRE(squatters.back()->read_until<protocol::Welcome>(5s).has_value());
+    const auto answer = squatters.back()->read(5s);
+    REQUIRE(answer.has_value());
+    if (std::holds_alternative<protocol::Welcome>(*answer)) {
+      ++admitted;
+    } else if (const auto* e = std::get_if<protocol::Error>(&*answer)) {
+      CHECK(e->code == protocol::ErrorCode::kServerFull);
+      if (e->reason.find("server full for your address") != std::string::npos) ++refused_share;
+    }
   }
-  // A 17th from one of their addresses is refused by the per-address limit.
+  CHECK(admitted == 32);  // 8 per address
+  CHECK(refused_share == 32);
+  // A 17th connection from one of their addresses is refused by the per-address connection limit.
   RawClient extra;
   REQUIRE(extra.connect(ports->tcp, 0, "127.0.0.2"));
   const auto refused = extra.read_until<protocol::Error>(5s);
   REQUIRE(refused.has_value());
   CHECK(refused->reason.find("too many connections from your address") != std::string::npos);
-  // The server is full now...
+  // A real client gets in at once: half the slots are still free.
   {
-    RawClient early;
-    REQUIRE(early.connect(ports->tcp));
-    REQUIRE(early.send(test::hello(protocol::Role::kViewer)));
-    const auto full = early.read_until<protocol::Error>(5s);
-    REQUIRE(full.has_value());
-    CHECK(full->code == protocol::ErrorCode::kServerFull);
-  }
-  // ... but the squatters' slots free up after --idle-timeout: a real client gets in (bounded
-  // retries; the bound is generous, the server needs about 2 s).
-  bool joined = false;
-  for (int attempt = 0; attempt < 40 && !joined; ++attempt) {
     RawClient real;
     REQUIRE(real.connect(ports->tcp));
     REQUIRE(real.send(test::hello(protocol::Role::kPlayer)));
-    auto answer = real.read(5s);
-    joined = answer && std::holds_alternative<protocol::Welcome>(*answer);
-    if (!joined) std::this_thread::sleep_for(250ms);
+    const auto answer = real.read(5s);
+    REQUIRE(answer.has_value());
+    CHECK(std::holds_alternative<protocol::Welcome>(*answer));
   }
-  CHECK(joined);
+  // And the squatters' slots free up after --idle-timeout.
+  for (auto& q : squatters) CHECK(q->wait_closed(10s));
   const std::string out = stop_and_summarize(server);
   INFO("summary: " << out);
-  CHECK(summary_value(out, "idle_timeouts") >= 64);
+  CHECK(summary_value(out, "idle_timeouts") >= 32);
+  CHECK(summary_value(out, "refused_address_share") == 32);
   CHECK(summary_value(out, "refused_per_address") >= 1);
+}
+
+TEST_CASE("attack: squatting - a trickle of inputs does not hold a slot, a client's keep-alives do") {
+  // Before: a squatter that sent one Input every 3 s reset the idle clock (--idle-timeout 4)
+  // and held its slot for ever. Now a client must send one valid message per 2 s on average over
+  // the timeout; real clients send keep-alives every second over TCP (0.1 s over UDP).
+  ServerProcess server(small_city({"--agents", "10", "--max-clients", "4", "--max-clients-per-address", "4",
+                                   "--idle-timeout", "4"}));
+  const auto ports = wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  RawClient honest;
+  REQUIRE(join(honest, ports->tcp, protocol::Role::kPlayer).has_value());
+  std::vector<std::unique_ptr<RawClient>> squatters;
+  for (int i = 0; i < 3; ++i) {
+    squatters.push_back(std::make_unique<RawClient>());
+    REQUIRE(squatters.back()->connect(ports->tcp, 0, "127.0.0.2"));
+    REQUIRE(squatters.back()->send(test::hello(protocol::Role::kPlayer)));
+    REQUIRE(squatters.back()->read_until<protocol::Welcome>(5s).has_value());
+  }
+  test::Inputs honest_inputs;
+  std::vector<test::Inputs> trickle(squatters.size());
+  const auto start = std::chrono::steady_clock::now();
+  auto last_trickle = start;
+  bool joined = false;
+  // Bounded: 14 s. The honest client sends an Input every 0.5 s, the squatters one every 3 s.
+  while (std::chrono::steady_clock::now() - start < 14s && !joined) {
+    std::this_thread::sleep_for(500ms);
+    CHECK(honest.send(honest_inputs.make(0.0f, 0.0f, 4.0f, test::now_us())));
+    if (std::chrono::steady_clock::now() - last_trickle >= 3s) {
+      last_trickle = std::chrono::steady_clock::now();
+      for (std::size_t i = 0; i < squatters.size(); ++i) {
+        (void)squatters[i]->send(trickle[i].make(0.0f, 0.0f, 4.0f, test::now_us()));
+      }
+    }
+    if (std::chrono::steady_clock::now() - start >= 5s) {
+      RawClient real;
+      REQUIRE(real.connect(ports->tcp, 0, "127.0.0.3"));
+      REQUIRE(real.send(test::hello(protocol::Role::kViewer)));
+      const auto answer = real.read(2s);
+      joined = answer && std::holds_alternative<protocol::Welcome>(*answer);
+    }
+  }
+  CHECK(joined);
+  CHECK(honest.read_snapshot(3s).has_value());  // the honest client still has its slot
+  const std::string out = stop_and_summarize(server);
+  INFO("summary: " << out);
+  CHECK(summary_value(out, "trickle_timeouts") >= 1);
 }
 
 TEST_CASE("attack: input freeze - an input ~2^31 ahead does not make later genuine inputs look old") {
@@ -296,7 +347,8 @@ TEST_CASE("attack: unfinished 1 MiB frames - refused at the length prefix, memor
   // (the read buffer doubled to 2 MiB for some), and after they closed glibc kept ~50-129 MiB:
   // its dynamic mmap threshold rose to the first freed buffer's size, so later buffers came
   // from the heap and were never returned. A client frame is now at most 4 KiB.
-  ServerProcess server(small_city({"--agents", "10", "--max-clients", "200", "--max-connections-per-address", "200"}));
+  ServerProcess server(small_city({"--agents", "10", "--max-clients", "200", "--max-connections-per-address", "200",
+                                   "--max-clients-per-address", "200"}));
   const auto ports = wait_listening(server);
   REQUIRE_MESSAGE(ports.has_value(), server.err());
   const double rss_before = server.rss_mib();

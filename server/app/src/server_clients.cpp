@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "server_clock.hpp"
 #include "swarmfield/protocol/transport/sequence.hpp"
@@ -41,6 +42,7 @@ void Server::on_message(TcpSession& session, protocol::TcpMessage& message) {
   ClientState* client = clients_.find(session.client_id);
   if (client == nullptr) return;  // being removed
   client->last_activity = Clock::now();
+  ++client->activity;
   if (const auto* input = std::get_if<protocol::Input>(&message)) {
     ++tcp_inputs_;
     apply_input(*client, *input, false);
@@ -62,6 +64,15 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
   if (token_key_ || !hello.connect_token.empty()) {
     token = admit_token(session, hello);
     if (!token) return;
+  }
+  if (const std::size_t share = client_share_per_address();
+      share != 0 && clients_per_address_.count(session.remote_address()) >= share) {
+    ++refused_address_share_;
+    const std::string why = "server full for your address: it holds " + std::to_string(share) + " of " +
+                            std::to_string(config_.max_clients) + " slots already (--max-clients-per-address)";
+    tcp_.log_rate_limited("connection " + std::to_string(session.id()) + " (" + session.remote() + ") refused: " + why);
+    tcp_.send_error_and_close(session, protocol::ErrorCode::kServerFull, why);
+    return;
   }
   // With a token the backend decided the role and name; the Hello's are not the client's to set.
   const protocol::Role role = token ? token->grant.role : hello.role;
@@ -90,6 +101,8 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
     // Everything after the Hello, the Welcome first, is sealed with the token's keys both ways.
     session.seal_from_now(token->client_to_server, token->server_to_client);
   }
+  client->address = session.remote_address();
+  clients_per_address_.add(client->address);
   session.client_id = client->id;
   session_of_client_[client->id] = session.id();
   ClientSnapshotParams snapshot_params;
@@ -152,6 +165,12 @@ std::optional<protocol::OpenedToken> Server::admit_token(TcpSession& session, co
   return std::move(opened.token);
 }
 
+std::size_t Server::client_share_per_address() const noexcept {
+  if (config_.max_clients_per_address > 0) return static_cast<std::size_t>(config_.max_clients_per_address);
+  if (token_key_) return 0;  // the backend decides who comes
+  return static_cast<std::size_t>(std::max<std::int64_t>(1, config_.max_clients / 8));
+}
+
 bool Server::names_this_server(const std::vector<std::string>& addresses) const {
   for (const std::string& a : addresses) {
     if (!config_.public_address.empty()) {
@@ -204,16 +223,29 @@ void Server::apply_input(ClientState& client, const protocol::Input& input, bool
 void Server::close_idle_clients(Clock::time_point now) {
   for (auto& [id, c] : clients_.clients()) {
     const double timeout_s = c.idle_timeout_s > 0.0 ? c.idle_timeout_s : config_.idle_timeout_s;
-    if (now - c.last_activity <= seconds(timeout_s)) continue;
+    bool trickle = false;
+    if (now - c.last_activity <= seconds(timeout_s)) {
+      if (now - c.activity_since < seconds(timeout_s)) continue;
+      // A whole timeout window has passed: it must have held one message per 2 s on average
+      // (clients send keep-alives every 0.1 s over UDP, every 1 s over TCP).
+      const auto wanted = static_cast<std::uint32_t>(std::max(1.0, std::floor(timeout_s / 2.0)));
+      trickle = c.activity < wanted;
+      c.activity = 0;
+      c.activity_since = now;
+      if (!trickle) continue;
+    }
     const auto sit = session_of_client_.find(id);
     TcpSession* session = sit == session_of_client_.end() ? nullptr : tcp_.find(sit->second);
     if (session == nullptr || !session->is_open()) continue;
     ++idle_timeouts_;
-    tcp_.log_rate_limited("client " + std::to_string(id) + " (" + session->remote() + ") sent nothing for " +
+    if (trickle) ++trickle_timeouts_;
+    tcp_.log_rate_limited("client " + std::to_string(id) + " (" + session->remote() + ") sent " +
+                          (trickle ? "less than one message per 2 s" : "nothing") + " for " +
                           fmt::format("{:g}", timeout_s) + " s; closing");
     // The slot is free for someone else now; a peer that does not read is cut by the closing timeout.
     tcp_.send_error_and_close(*session, protocol::ErrorCode::kBadMessage,
-                              fmt::format("idle for {:g} s (--idle-timeout)", timeout_s));
+                              trickle ? fmt::format("less than one message per 2 s for {:g} s (--idle-timeout)", timeout_s)
+                                      : fmt::format("idle for {:g} s (--idle-timeout)", timeout_s));
   }
 }
 
@@ -229,6 +261,7 @@ void Server::on_disconnected(TcpSession& session) {
     }
     spdlog::info("client {} '{}' left (snapshots sent {}, bytes {}); {} clients", id, printable_ascii(c->name),
                  c->snapshots_sent, c->bytes_sent, clients_.size() - 1);
+    clients_per_address_.remove(c->address);
     clients_.remove(id);
   }
 }

@@ -49,6 +49,7 @@ std::string ServerSummary::line() const {
      << " tokens_replayed=" << tokens_replayed << " tokens_wrong_server=" << tokens_wrong_server
      << " tokens_wrong_protocol=" << tokens_wrong_protocol << " tokens_malformed=" << tokens_malformed
      << " unsealed_frames=" << unsealed_frames;
+  ss << " trickle_timeouts=" << trickle_timeouts << " refused_address_share=" << refused_address_share;
   return ss.str();
 }
 ServerSummary Server::summary() const {
@@ -125,6 +126,8 @@ ServerSummary Server::summary() const {
   s.tokens_wrong_protocol = refused(TokenRefusal::kWrongProtocol);
   s.tokens_malformed = refused(TokenRefusal::kMalformed);
   s.unsealed_frames = tcp_.counters().unsealed_frames;
+  s.trickle_timeouts = trickle_timeouts_;
+  s.refused_address_share = refused_address_share_;
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) s.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
   return s;

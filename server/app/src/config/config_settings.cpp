@@ -90,8 +90,13 @@ const std::vector<Setting>& settings() {
        "Stop (drain, summary, Agones Shutdown) when the players that joined have all left and none came back for this "
        "many seconds (0..86400); 0 = never. Counted from the last player leaving, only once a player has joined",
        "a number of seconds"},
-      {"idle-timeout", &C::idle_timeout_s, "SECONDS", "Close a client that sends nothing valid (TCP or UDP) this long (1..3600)",
+      {"idle-timeout", &C::idle_timeout_s, "SECONDS",
+       "Close a client that sends nothing valid (TCP or UDP) this long, or fewer than one valid message per 2 s on "
+       "average over it: a trickle of inputs does not hold a slot (1..3600)",
        "a number of seconds"},
+      {"max-clients-per-address", &C::max_clients_per_address, "N",
+       "Slots (players + viewers) one IP address may hold: 0 = auto (--auth open: max-clients / 8, at least 1; "
+       "--auth tokens: no share), else 1..1024"},
       {"frame-timeout", &C::frame_timeout_s, "SECONDS",
        "A TCP frame once begun must be complete within this many seconds (0.1..600)", "a number of seconds"},
       {"ack-timeout", &C::ack_timeout_s, "SECONDS",

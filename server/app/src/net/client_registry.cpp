@@ -22,6 +22,7 @@ ClientState* ClientRegistry::add(protocol::Role role, std::string name, std::uin
   state.name = std::move(name);
   state.player_id = player_id;
   state.last_activity = ClientState::Clock::now();
+  state.activity_since = state.last_activity;
   by_token_.emplace(credentials.token, id);
   ++total_added_;
   return &state;

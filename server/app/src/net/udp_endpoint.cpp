@@ -183,6 +183,7 @@ void UdpEndpoint::handle(std::span<const std::uint8_t> datagram, const asio::ip:
   if (result != protocol::PacketChannel::OpenResult::kOk) return drop(drop_reason(result));
   // Authenticated: only the holder of the session keys gets here.
   client->last_activity = now;
+  ++client->activity;
   // The header's ack says the sender receives our packets: evidence only from the confirmed
   // address (a connect request from elsewhere, even the key holder's, says nothing of it).
   if (client->udp_endpoint && *client->udp_endpoint == from) client->acks.on_ack(client->channel.peer_ack());

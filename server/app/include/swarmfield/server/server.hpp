@@ -28,6 +28,7 @@
 #include "swarmfield/server/config/server_config.hpp"
 #include "swarmfield/server/recent_deaths.hpp"
 #include "swarmfield/server/snapshot_builder.hpp"
+#include "swarmfield/server/net/per_address_count.hpp"
 #include "swarmfield/server/net/tcp_server.hpp"
 #include "swarmfield/server/net/used_tokens.hpp"
 #include "swarmfield/server/tick_scheduler.hpp"
@@ -133,6 +134,10 @@ struct ServerSummary {
   std::uint64_t tokens_wrong_protocol = 0;
   std::uint64_t tokens_malformed = 0;
   std::uint64_t unsealed_frames = 0;
+  /// Slot squatting (appended): clients closed for a trickle of messages (also in idle_timeouts)
+  /// and Hellos refused because their address held its share of slots.
+  std::uint64_t trickle_timeouts = 0;
+  std::uint64_t refused_address_share = 0;
   /// "ticks=.. rebuilds=.. overruns=.. clients=.. bytes_sent=.. bad_frames=.. bad_datagrams=.. ..."
   [[nodiscard]] std::string line() const;
 };
@@ -239,6 +244,8 @@ class Server final : public TcpListener {
   /// a Hello that carries a token (the client would wait for a sealed stream).
   std::optional<protocol::OpenedToken> admit_token(TcpSession& session, const protocol::Hello& hello);
   [[nodiscard]] bool names_this_server(const std::vector<std::string>& addresses) const;
+  /// Slots one address may hold (--max-clients-per-address, auto by --auth); 0 = no share.
+  [[nodiscard]] std::size_t client_share_per_address() const noexcept;
   /// The UDP port Welcome announces: Agones' public port, else --public-udp-port, else bound.
   [[nodiscard]] std::uint16_t announced_udp_port() const noexcept;
 
@@ -325,6 +332,9 @@ class Server final : public TcpListener {
   bool density_limit_logged_ = false;  // the first spawn cut at the density limit is logged, once
   std::uint64_t udp_unbound_ = 0;
   std::uint64_t idle_timeouts_ = 0;
+  std::uint64_t trickle_timeouts_ = 0;        // of idle_timeouts_: a trickle of messages, not silence
+  std::uint64_t refused_address_share_ = 0;   // Hellos refused: the address holds its share of slots
+  PerAddressCount<asio::ip::address> clients_per_address_;
   // Connect tokens (--auth tokens): the key, the tokens taken, and the counts by outcome.
   std::optional<protocol::TokenKey> token_key_;
   UsedTokens used_tokens_;

@@ -115,6 +115,10 @@ struct ServerConfig {
   /// second, so only idle or hostile connections hit it; it frees the slots of clients that
   /// said Hello and went quiet.
   double idle_timeout_s = 15.0;
+  /// Player and viewer slots one IP address may hold at once: 0 = auto (with --auth open an
+  /// eighth of max_clients, at least 1, so a few addresses can not squat every slot; with
+  /// --auth tokens no share, the tokens decide), else 1..1024.
+  std::int64_t max_clients_per_address = 0;
   /// A TCP frame that has begun must be complete within this many seconds (0.1..600): a peer
   /// trickling a frame byte by byte is cut off.
   double frame_timeout_s = 5.0;

@@ -48,6 +48,12 @@ struct ClientState {
   /// idle timeout it asked for (seconds, 0 = the server's --idle-timeout).
   std::uint64_t user_id = 0;
   double idle_timeout_s = 0.0;
+  /// The IP address the client's TCP connection came from (the per-address share of slots).
+  asio::ip::address address;
+  /// Valid messages (TCP frames after the Hello, authenticated datagrams) since
+  /// activity_since: the idle rule wants one per 2 s on average, not only one per timeout.
+  std::uint32_t activity = 0;
+  Clock::time_point activity_since{};
 
   // UDP: credentials handed out in Welcome; snapshots go to udp_endpoint only once that address
   // answered a challenge.
