@@ -9,6 +9,7 @@
 #include "swarmfield/protocol/transport/sequence.hpp"
 #include "swarmfield/cli/control_chars.hpp"
 #include "swarmfield/server/net/handshake.hpp"
+#include "swarmfield/server/ops/agones_client.hpp"
 #include "swarmfield/server/server.hpp"
 
 namespace swarmfield::server {

@@ -160,8 +160,17 @@ TEST_CASE("zstd_decompress refuses a frame whose window is larger than its outpu
   ZSTD_CCtx* cctx = ZSTD_createCCtx();
   ZSTD_CCtx_setParameter(cctx, ZSTD_c_contentSizeFlag, 0);  // unsized: the window is not shrunk to fit
   ZSTD_CCtx_setParameter(cctx, ZSTD_c_windowLog, 24);       // a 16 MiB window to allocate before any byte
-  std::vector<std::uint8_t> wide(ZSTD_compressBound(data.size()));
-  wide.resize(ZSTD_compress2(cctx, wide.data(), wide.size(), data.data(), data.size()));
+  // Streamed (ZSTD_e_continue first), so zstd can not shrink the window to the input's size.
+  std::vector<std::uint8_t> wide(ZSTD_compressBound(data.size()) + 64);
+  ZSTD_inBuffer in{data.data(), data.size(), 0};
+  ZSTD_outBuffer out{wide.data(), wide.size(), 0};
+  REQUIRE_FALSE(ZSTD_isError(ZSTD_compressStream2(cctx, &out, &in, ZSTD_e_continue)));
+  std::size_t left = 1;
+  while (left != 0) {
+    left = ZSTD_compressStream2(cctx, &out, &in, ZSTD_e_end);
+    REQUIRE_FALSE(ZSTD_isError(left));
+  }
+  wide.resize(out.pos);
   ZSTD_freeCCtx(cctx);
   CHECK_FALSE(sp::zstd_decompress(wide, data.size()));            // at most ~128 KiB wanted: refused
   CHECK(sp::zstd_decompress(wide, std::size_t{1} << 24) == data);  // room for the window: fine
