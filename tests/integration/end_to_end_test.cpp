@@ -495,7 +495,7 @@ TEST_CASE("end to end on Boston_0_512: swarm, rebuilds, screenshot, hostile inpu
     REQUIRE_MESSAGE(tcp.connect(port, 3000ms), tcp.error());
     std::vector<std::uint8_t> frame;
     REQUIRE(protocol::append_frame(
-        protocol::encode_tcp_message(protocol::Hello{wrong, protocol::Role::kViewer, "e2e-old-client", {}}), frame));
+        protocol::encode_tcp_message(protocol::Hello{wrong, protocol::Role::kViewer, "e2e-old-client", {}, {}}), frame));
     CHECK(tcp.send_all(frame, 3000ms));
     std::vector<std::uint8_t> got;
     bool closed = false;

@@ -25,7 +25,7 @@ inline std::uint64_t test_seed() {
 /// field lost in encoding shows up.
 inline std::vector<TcpMessage> sample_messages() {
   std::vector<TcpMessage> out;
-  out.emplace_back(Hello{kProtocolVersion, Role::kPlayer, "bot-7 \xC3\xA9t\xC3\xA9", {}});  // UTF-8 name
+  out.emplace_back(Hello{kProtocolVersion, Role::kPlayer, "bot-7 \xC3\xA9t\xC3\xA9", {}, {}});  // UTF-8 name
   Welcome w;
   w.client_id = 77;
   for (std::size_t i = 0; i < w.udp.token.size(); ++i) w.udp.token[i] = static_cast<std::uint8_t>(0xF0 + i);

@@ -10,6 +10,7 @@
 
 #include "loopback_support.hpp"
 #include "swarmfield/protocol/transport/connect_token.hpp"
+#include "swarmfield/protocol/transport/resume.hpp"
 #include "temp_dir.hpp"
 
 using namespace swarmfield;
@@ -213,4 +214,36 @@ TEST_CASE("tokens: an --auth open server refuses a Hello with a token, and --aut
   ServerProcess bad_key(small_city({"--auth", "tokens", "--key-file", (dir / "bad.hex").string()}));
   CHECK(bad_key.wait_exit(10s) == std::optional<int>(2));
   CHECK(bad_key.err().find("64 hex digits") != std::string::npos);
+}
+
+TEST_CASE("tokens: a resumed token session is sealed with keys derived from its secret, none of which travels") {
+  TokenServer s;
+  const auto token = s.token(protocol::Role::kPlayer, "roamer", unix_now(), 60);
+  RawClient first;
+  const auto welcome = join_sealed(first, s.ports.tcp, token, protocol::Role::kPlayer);
+  REQUIRE(welcome);
+  REQUIRE(welcome->resume.size() == protocol::kResumeSecretBytes);
+  first.close_tcp();
+
+  protocol::ResumeSecret secret{};
+  std::copy(welcome->resume.begin(), welcome->resume.end(), secret.begin());
+  const protocol::ResumedKeys keys = protocol::derive_resumed_keys(secret);
+  RawClient again;
+  REQUIRE(again.connect(s.ports.tcp));
+  protocol::Hello hello = test::hello(protocol::Role::kViewer);
+  const protocol::ResumeProof proof = protocol::resume_proof(secret);
+  hello.resume.assign(proof.begin(), proof.end());
+  REQUIRE(again.send(hello));
+  again.seal_stream(keys.client_to_server, keys.server_to_client);
+  const auto resumed = again.read_until<protocol::Welcome>(5s);
+  REQUIRE_MESSAGE(resumed.has_value(), s.server->err());
+  CHECK(resumed->player_id == welcome->player_id);
+  CHECK(resumed->udp.client_to_server == keys.client_to_server);
+  for (const auto* bytes : {&first.received_bytes(), &again.received_bytes(), &again.sent_bytes()}) {
+    CHECK_FALSE(contains(*bytes, keys.client_to_server));
+    CHECK_FALSE(contains(*bytes, keys.server_to_client));
+    CHECK_FALSE(contains(*bytes, welcome->resume));
+  }
+  const std::string summary = stop_and_summarize(*s.server);
+  CHECK(summary_value(summary, "resumes") == 1);
 }

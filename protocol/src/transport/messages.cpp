@@ -137,8 +137,9 @@ struct EnvelopeEncoder {
   std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const Hello& m) const {
     const auto name = make_string(b, m.name, kMaxNameBytes);
     const auto token = m.connect_token.empty() ? 0 : b.CreateVector(m.connect_token.data(), m.connect_token.size());
+    const auto resume = m.resume.empty() ? 0 : b.CreateVector(m.resume.data(), m.resume.size());
     return {wire::Message::Hello,
-            wire::CreateHello(b, m.protocol_version, static_cast<wire::Role>(m.role), name, token).Union()};
+            wire::CreateHello(b, m.protocol_version, static_cast<wire::Role>(m.role), name, token, resume).Union()};
   }
   std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const Welcome& m) const {
     const auto map = build_map_info(b, m.map);
@@ -155,8 +156,9 @@ struct EnvelopeEncoder {
       }
       kinds_v = b.CreateVector(kinds);
     }
+    const auto resume = m.resume.empty() ? 0 : b.CreateVector(m.resume.data(), m.resume.size());
     return {wire::Message::Welcome, wire::CreateWelcome(b, m.client_id, m.tick_hz, m.snapshot_hz, m.udp_port,
-                                                        m.player_id, map, udp, kinds_v)
+                                                        m.player_id, map, udp, kinds_v, resume)
                                         .Union()};
   }
   std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const MapChunk& m) const {
@@ -189,6 +191,19 @@ struct EnvelopeEncoder {
 
 // ---- per-message decode ---------------------------------------------------------------------
 
+// A resume secret: absent, or exactly kResumeSecretBytes.
+bool read_resume(const flatbuffers::Vector<std::uint8_t>* in, const char* what, std::vector<std::uint8_t>& out,
+                 std::string* error) {
+  out.clear();
+  if (in == nullptr || in->size() == 0) return true;
+  if (in->size() != kResumeSecretBytes) {
+    return fail(error, std::string(what) + " is " + std::to_string(in->size()) + " bytes, not " +
+                           std::to_string(kResumeSecretBytes));
+  }
+  out.assign(in->begin(), in->end());
+  return true;
+}
+
 bool read_hello(const wire::Hello& in, Hello& out, std::string* error) {
   out.protocol_version = in.protocol_version();
   const auto role = static_cast<std::uint8_t>(in.role());
@@ -204,6 +219,7 @@ bool read_hello(const wire::Hello& in, Hello& out, std::string* error) {
     }
     out.connect_token.assign(token->begin(), token->end());
   }
+  if (!read_resume(in.resume(), "Hello.resume", out.resume, error)) return false;
   return read_string(in.name(), kMaxNameBytes, true, "Hello.name", out.name, error);
 }
 
@@ -286,6 +302,7 @@ bool read_welcome(const wire::Welcome& in, Welcome& out, std::string* error) {
     kind.colour = k->colour();
     if (kind.colour > 0xFFFFFFu) return fail(error, "KindInfo " + std::to_string(i) + " colour must be 0xRRGGBB");
   }
+  if (!read_resume(in.resume(), "Welcome.resume", out.resume, error)) return false;
   return true;
 }
 

@@ -49,6 +49,7 @@ void Server::on_message(TcpSession& session, protocol::TcpMessage& message) {
     apply_input(*client, *input, false);
   } else if (const auto* bye = std::get_if<protocol::Bye>(&message)) {
     spdlog::info("client {} says bye: {}", client->id, printable_ascii(bye->reason));
+    client->resumable = false;  // it left on purpose: its player leaves now
     session.close();
   } else {
     tcp_.reject_bad_message(session, std::string("unexpected message ") + message_name(message) + " from a client");
@@ -56,6 +57,10 @@ void Server::on_message(TcpSession& session, protocol::TcpMessage& message) {
 }
 
 void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
+  if (!hello.resume.empty()) {
+    resume_session(session, hello);
+    return;
+  }
   if (auto error = check_hello(hello, clients_.full())) {
     tcp_.log_rate_limited("connection " + std::to_string(session.id()) + " (" + session.remote() + ") refused: " + error->reason);
     tcp_.send_error_and_close(session, error->code, error->reason);
@@ -102,35 +107,45 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
     // Everything after the Hello, the Welcome first, is sealed with the token's keys both ways.
     session.seal_from_now(token->client_to_server, token->server_to_client);
   }
-  client->address = session.remote_address();
-  clients_per_address_.add(client->address);
-  session.client_id = client->id;
-  session_of_client_[client->id] = session.id();
-  ClientSnapshotParams snapshot_params;
-  snapshot_params.bits_per_second = static_cast<double>(config_.client_kbps) * 1000.0;
-  snapshot_params.snapshots_per_second = static_cast<double>(config_.snapshot_hz);
-  snapshot_routes_[client->id] = std::make_unique<SnapshotRoute>(snapshot_params);
-
-  protocol::Welcome welcome;
-  welcome.client_id = client->id;
-  welcome.udp = client->credentials;
-  welcome.tick_hz = static_cast<std::uint16_t>(config_.tick_hz);
-  welcome.snapshot_hz = static_cast<std::uint16_t>(config_.snapshot_hz);
-  welcome.udp_port = announced_udp_port();
-  welcome.player_id = player_id;
-  welcome.map = map_transfer_.info;
-  welcome.kinds = kind_infos(world_.swarm().kind_table());
-  if (tcp_.send(session, make_frame(welcome)) != TcpSession::SendResult::kQueued) return;
-  for (const Frame& chunk : map_transfer_.chunks) {
-    if (tcp_.send(session, chunk) != TcpSession::SendResult::kQueued) return;
+  if (config_.reconnect_grace_s > 0.0) {
+    client->resume = protocol::make_resume_secret();
+    resume_index_[protocol::resume_index(protocol::resume_proof(client->resume))] = client->id;
   }
-  if (!send_barricades(session)) return;
+  client->sealed = token.has_value();
+  if (!attach_session(session, *client)) return;
   if (player_id != 0) operations_player_joined();
   const sim::Player* player = world_.find_player(player_id);
   spdlog::info("client {} '{}' joined as {} from {} (player {} at {:.1f},{:.1f}){}; {} clients", client->id,
                printable_ascii(client->name), role == protocol::Role::kPlayer ? "player" : "viewer", session.remote(),
                player_id, player ? player->position.x : 0.0f, player ? player->position.y : 0.0f,
                token ? fmt::format(" with a connect token for user {}", client->user_id) : std::string(), clients_.size());
+}
+
+bool Server::attach_session(TcpSession& session, ClientState& client) {
+  client.address = session.remote_address();
+  clients_per_address_.add(client.address);
+  session.client_id = client.id;
+  session_of_client_[client.id] = session.id();
+  ClientSnapshotParams snapshot_params;
+  snapshot_params.bits_per_second = static_cast<double>(config_.client_kbps) * 1000.0;
+  snapshot_params.snapshots_per_second = static_cast<double>(config_.snapshot_hz);
+  snapshot_routes_[client.id] = std::make_unique<SnapshotRoute>(snapshot_params);
+
+  protocol::Welcome welcome;
+  welcome.client_id = client.id;
+  welcome.udp = client.credentials;
+  welcome.tick_hz = static_cast<std::uint16_t>(config_.tick_hz);
+  welcome.snapshot_hz = static_cast<std::uint16_t>(config_.snapshot_hz);
+  welcome.udp_port = announced_udp_port();
+  welcome.player_id = client.player_id;
+  welcome.map = map_transfer_.info;
+  welcome.kinds = kind_infos(world_.swarm().kind_table());
+  if (config_.reconnect_grace_s > 0.0) welcome.resume.assign(client.resume.begin(), client.resume.end());
+  if (tcp_.send(session, make_frame(welcome)) != TcpSession::SendResult::kQueued) return false;
+  for (const Frame& chunk : map_transfer_.chunks) {
+    if (tcp_.send(session, chunk) != TcpSession::SendResult::kQueued) return false;
+  }
+  return send_barricades(session);
 }
 
 std::optional<protocol::OpenedToken> Server::admit_token(TcpSession& session, const protocol::Hello& hello) {
@@ -240,6 +255,7 @@ void Server::close_idle_clients(Clock::time_point now) {
     if (session == nullptr || !session->is_open()) continue;
     ++idle_timeouts_;
     if (trickle) ++trickle_timeouts_;
+    c.resumable = false;  // the server closed it: the slot is free for someone else
     tcp_.log_rate_limited("client " + std::to_string(id) + " (" + session->remote() + ") sent " +
                           (trickle ? "less than one message per 2 s" : "nothing") + " for " +
                           fmt::format("{:g}", timeout_s) + " s; closing");
@@ -253,18 +269,31 @@ void Server::close_idle_clients(Clock::time_point now) {
 void Server::on_disconnected(TcpSession& session) {
   if (session.client_id == 0) return;
   const std::uint32_t id = session.client_id;
-  session_of_client_.erase(id);
+  const auto sit = session_of_client_.find(id);
+  if (sit == session_of_client_.end() || sit->second != session.id()) return;  // resumed on another connection
+  session_of_client_.erase(sit);
   snapshot_routes_.erase(id);
-  if (ClientState* c = clients_.find(id)) {
-    if (c->player_id != 0) {
-      world_.remove_player(c->player_id);
-      record_input({ReplayEvent::Kind::kRemovePlayer, c->player_id, {}});
-    }
-    spdlog::info("client {} '{}' left (snapshots sent {}, bytes {}); {} clients", id, printable_ascii(c->name),
-                 c->snapshots_sent, c->bytes_sent, clients_.size() - 1);
-    clients_per_address_.remove(c->address);
-    clients_.remove(id);
+  ClientState* c = clients_.find(id);
+  if (c == nullptr) return;
+  if (config_.reconnect_grace_s > 0.0 && c->resumable && !stopping_) {
+    detach(*c);
+    return;
   }
+  remove_client(id);
+}
+
+void Server::remove_client(std::uint32_t id) {
+  ClientState* c = clients_.find(id);
+  if (c == nullptr) return;
+  if (c->player_id != 0) {
+    world_.remove_player(c->player_id);
+    record_input({ReplayEvent::Kind::kRemovePlayer, c->player_id, {}});
+  }
+  spdlog::info("client {} '{}' left (snapshots sent {}, bytes {}); {} clients", id, printable_ascii(c->name),
+               c->snapshots_sent, c->bytes_sent, clients_.size() - 1);
+  resume_index_.erase(protocol::resume_index(protocol::resume_proof(c->resume)));
+  clients_per_address_.remove(c->address);
+  clients_.remove(id);
 }
 
 }  // namespace swarmfield::server

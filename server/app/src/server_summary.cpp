@@ -50,6 +50,8 @@ std::string ServerSummary::line() const {
      << " tokens_wrong_protocol=" << tokens_wrong_protocol << " tokens_malformed=" << tokens_malformed
      << " unsealed_frames=" << unsealed_frames;
   ss << " trickle_timeouts=" << trickle_timeouts << " refused_address_share=" << refused_address_share;
+  ss << " resumes=" << resumes << " resumes_refused=" << resumes_refused << " sessions_detached=" << sessions_detached
+     << " sessions_expired=" << sessions_expired;
   return ss.str();
 }
 ServerSummary Server::summary() const {
@@ -128,6 +130,10 @@ ServerSummary Server::summary() const {
   s.unsealed_frames = tcp_.counters().unsealed_frames;
   s.trickle_timeouts = trickle_timeouts_;
   s.refused_address_share = refused_address_share_;
+  s.resumes = resumes_;
+  s.resumes_refused = resumes_refused_;
+  s.sessions_detached = sessions_detached_;
+  s.sessions_expired = sessions_expired_;
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) s.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
   return s;

@@ -147,6 +147,7 @@ void Server::run_tick(bool last_of_batch) {
   if (world_.tick() % static_cast<std::uint64_t>(config_.tick_hz) == 0) {
     tcp_.sweep(t1, TcpServer::Timeouts{seconds(config_.hello_timeout_s), seconds(config_.frame_timeout_s), kClosingTimeout});
     close_idle_clients(t1);
+    expire_detached(t1);
   }
   const auto t2 = Clock::now();
   const double step_ms = ms_since(t0, t1);

@@ -295,7 +295,7 @@ TEST_CASE("input aim: non-finite or beyond +-1e6 is refused, with or without fir
 TEST_CASE("the encoder cuts long strings at a UTF-8 boundary so the peer accepts them") {
   // 63 ASCII bytes then a 2-byte character: the limit (64) falls inside the character.
   const std::string name = std::string(63, 'a') + "\xC3\xA9" + "tail";
-  auto decoded = sp::decode_tcp_message(sp::encode_tcp_message(sp::Hello{1, sp::Role::kViewer, name, {}}));
+  auto decoded = sp::decode_tcp_message(sp::encode_tcp_message(sp::Hello{1, sp::Role::kViewer, name, {}, {}}));
   REQUIRE(decoded);
   CHECK(std::get<sp::Hello>(*decoded).name == std::string(63, 'a'));
 

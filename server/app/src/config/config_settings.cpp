@@ -94,6 +94,10 @@ const std::vector<Setting>& settings() {
        "Close a client that sends nothing valid (TCP or UDP) this long, or fewer than one valid message per 2 s on "
        "average over it: a trickle of inputs does not hold a slot (1..3600)",
        "a number of seconds"},
+      {"reconnect-grace", &C::reconnect_grace_s, "SECONDS",
+       "A client whose connection drops may resume its session this long with the secret from its Welcome; its "
+       "player stays in the world meanwhile (0..600; 0 = no reconnects: a dropped client's player leaves at once)",
+       "a number of seconds"},
       {"max-clients-per-address", &C::max_clients_per_address, "N",
        "Slots (players + viewers) one IP address may hold: 0 = auto (--auth open: max-clients / 8, at least 1; "
        "--auth tokens: no share), else 1..1024"},

@@ -120,6 +120,7 @@ std::string validate_config(const ServerConfig& c) {
   if (!(e = seconds_range("--hello-timeout", c.hello_timeout_s, 0.1, 600.0)).empty()) return e;
   if (!(e = seconds_range("--idle-timeout", c.idle_timeout_s, 1.0, 3600.0)).empty()) return e;
   if (!(e = range("--max-clients-per-address", c.max_clients_per_address, 0, 1024)).empty()) return e + " (0 = auto)";
+  if (!(e = seconds_range("--reconnect-grace", c.reconnect_grace_s, 0.0, 600.0)).empty()) return e + " (0 = no reconnects)";
   if (!(e = seconds_range("--shutdown-when-empty", c.shutdown_when_empty_s, 0.0, 86400.0)).empty()) return e + " (0 = never)";
   if (!(e = seconds_range("--frame-timeout", c.frame_timeout_s, 0.1, 600.0)).empty()) return e;
   if (!(e = seconds_range("--ack-timeout", c.ack_timeout_s, 0.1, 600.0)).empty()) return e;

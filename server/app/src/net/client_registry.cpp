@@ -28,6 +28,22 @@ ClientState* ClientRegistry::add(protocol::Role role, std::string name, std::uin
   return &state;
 }
 
+void ClientRegistry::rekey(ClientState& client, const protocol::SessionKey& client_to_server,
+                           const protocol::SessionKey& server_to_client) {
+  protocol::SessionCredentials credentials = protocol::make_session_credentials();
+  while (by_token_.count(credentials.token) != 0) credentials = protocol::make_session_credentials();  // 2^-128
+  credentials.client_to_server = client_to_server;
+  credentials.server_to_client = server_to_client;
+  by_token_.erase(client.token());
+  client.credentials = credentials;
+  client.channel = protocol::PacketChannel(protocol::PacketChannel::Side::kServer, credentials);
+  client.udp_endpoint.reset();
+  client.challenges = {};
+  client.challenges_in_window = 0;
+  client.acks = AckTracker{};
+  by_token_.emplace(credentials.token, client.id);
+}
+
 bool ClientRegistry::remove(std::uint32_t client_id) {
   auto it = clients_.find(client_id);
   if (it == clients_.end()) return false;

@@ -22,6 +22,8 @@ inline constexpr std::size_t kMaxNameBytes = 64;
 /// Hello.connect_token's size when present (connect_token.hpp: protocol id, expiry, nonce and
 /// the sealed private part).
 inline constexpr std::size_t kHelloTokenBytes = 8 + 8 + 24 + 1024;
+/// Hello.resume and Welcome.resume when present.
+inline constexpr std::size_t kResumeSecretBytes = 32;
 inline constexpr std::size_t kMaxReasonBytes = 256;
 inline constexpr std::size_t kMapChunkBytes = 48 * 1024;  ///< compressed map bytes per MapChunk
 inline constexpr std::int32_t kMaxMapSide = 8192;          ///< cells per side accepted in MapInfo
@@ -48,6 +50,10 @@ struct Hello {
   /// of the client's connect token (exactly kHelloTokenBytes; the decoder refuses other sizes
   /// above 0). The server then takes the role and name from the token, not from this Hello.
   std::vector<std::uint8_t> connect_token;
+  /// Empty, or the proof of the resume secret of the session this client lost (resume.hpp
+  /// resume_proof(Welcome.resume); exactly kResumeSecretBytes): the server gives it its player
+  /// back. Never the secret itself, which derives the resumed session's keys.
+  std::vector<std::uint8_t> resume;
 
   friend bool operator==(const Hello&, const Hello&) = default;
 };
@@ -82,6 +88,9 @@ struct Welcome {
   std::uint32_t player_id = 0;  ///< world player id for Role::kPlayer, 0 for viewers
   MapInfo map;
   std::vector<KindInfo> kinds;  ///< the world's enemy kinds (<= kMaxKinds); agents index it
+  /// Empty (the server keeps no lost sessions), or the secret a Hello can resume this session
+  /// with after the connection drops (exactly kResumeSecretBytes, resume.hpp). Secret.
+  std::vector<std::uint8_t> resume;
 
   friend bool operator==(const Welcome&, const Welcome&) = default;
 };

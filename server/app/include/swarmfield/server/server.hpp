@@ -19,6 +19,7 @@
 
 #include "swarmfield/protocol/transport/connect_token.hpp"
 #include "swarmfield/protocol/transport/messages.hpp"
+#include "swarmfield/protocol/transport/resume.hpp"
 #include "swarmfield/rules/game_rules.hpp"
 #include "swarmfield/server/net/client_registry.hpp"
 #include "swarmfield/server/net/map_transfer.hpp"
@@ -138,6 +139,12 @@ struct ServerSummary {
   /// and Hellos refused because their address held its share of slots.
   std::uint64_t trickle_timeouts = 0;
   std::uint64_t refused_address_share = 0;
+  /// Reconnects (appended): sessions resumed, resume Hellos refused (unknown, used or expired
+  /// secret), connections lost with the session kept, kept sessions that expired unresumed.
+  std::uint64_t resumes = 0;
+  std::uint64_t resumes_refused = 0;
+  std::uint64_t sessions_detached = 0;
+  std::uint64_t sessions_expired = 0;
   /// "ticks=.. rebuilds=.. overruns=.. clients=.. bytes_sent=.. bad_frames=.. bad_datagrams=.. ..."
   [[nodiscard]] std::string line() const;
 };
@@ -190,6 +197,19 @@ class Server final : public TcpListener {
   void on_snapshot_ack(ClientState& client, const protocol::SnapshotAck& ack, bool via_udp);
   /// Once a second: closes clients idle longer than --idle-timeout.
   void close_idle_clients(Clock::time_point now);
+  /// A client's first or resumed connection: maps it to `client`, a fresh snapshot route, the
+  /// Welcome, the map and the barricades. False when the session could not queue them (closed).
+  bool attach_session(TcpSession& session, ClientState& client);
+  /// Reconnects (server_resume.cpp): a Hello with a resume secret gets its lost session back
+  /// (fresh keys derived from the secret, the same client and player), or a clear refusal.
+  void resume_session(TcpSession& session, const protocol::Hello& hello);
+  /// The client's connection dropped: its session (and player, standing still) waits
+  /// --reconnect-grace for a resume.
+  void detach(ClientState& client);
+  /// Sessions that waited longer than --reconnect-grace: removed with their players.
+  void expire_detached(Clock::time_point now);
+  /// The client and its player leave (logged).
+  void remove_client(std::uint32_t id);
   void schedule_tick();
   void on_tick_timer();
   /// Runs the next tick of the current batch (batch_remaining_); posts itself for the next
@@ -335,6 +355,12 @@ class Server final : public TcpListener {
   std::uint64_t trickle_timeouts_ = 0;        // of idle_timeouts_: a trickle of messages, not silence
   std::uint64_t refused_address_share_ = 0;   // Hellos refused: the address holds its share of slots
   PerAddressCount<asio::ip::address> clients_per_address_;
+  // Reconnects: lost sessions by a one-way name of their resume secret, and the counts.
+  std::map<std::array<std::uint8_t, 32>, std::uint32_t> resume_index_;
+  std::uint64_t resumes_ = 0;
+  std::uint64_t resumes_refused_ = 0;
+  std::uint64_t sessions_detached_ = 0;
+  std::uint64_t sessions_expired_ = 0;
   // Connect tokens (--auth tokens): the key, the tokens taken, and the counts by outcome.
   std::optional<protocol::TokenKey> token_key_;
   UsedTokens used_tokens_;

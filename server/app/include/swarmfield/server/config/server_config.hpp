@@ -119,6 +119,9 @@ struct ServerConfig {
   /// eighth of max_clients, at least 1, so a few addresses can not squat every slot; with
   /// --auth tokens no share, the tokens decide), else 1..1024.
   std::int64_t max_clients_per_address = 0;
+  /// Seconds a client that lost its connection may resume its session (its player stays in
+  /// the world meanwhile) with the secret from its Welcome (0..600; 0 = no reconnects).
+  double reconnect_grace_s = 10.0;
   /// A TCP frame that has begun must be complete within this many seconds (0.1..600): a peer
   /// trickling a frame byte by byte is cut off.
   double frame_timeout_s = 5.0;

@@ -18,6 +18,7 @@
 #include "swarmfield/protocol/transport/messages.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/protocol/transport/packet.hpp"
+#include "swarmfield/protocol/transport/resume.hpp"
 #include "swarmfield/server/net/ack_tracker.hpp"
 #include "swarmfield/server/view_rect.hpp"
 
@@ -54,6 +55,14 @@ struct ClientState {
   /// activity_since: the idle rule wants one per 2 s on average, not only one per timeout.
   std::uint32_t activity = 0;
   Clock::time_point activity_since{};
+  /// Reconnects (--reconnect-grace): the secret a Hello resumes this session with, whether the
+  /// session's TCP stream is sealed (a token session), whether a lost connection may be
+  /// resumed (false once the client said Bye or the server closed it), and since when the
+  /// session has had no connection (nullopt while it has one).
+  protocol::ResumeSecret resume{};
+  bool sealed = false;
+  bool resumable = true;
+  std::optional<Clock::time_point> detached_since;
 
   // UDP: credentials handed out in Welcome; snapshots go to udp_endpoint only once that address
   // answered a challenge.
@@ -106,6 +115,10 @@ class ClientRegistry {
   /// client), used in place of fresh ones (the token is fresh still).
   ClientState* add(protocol::Role role, std::string name, std::uint32_t player_id = 0,
                    const std::optional<std::pair<protocol::SessionKey, protocol::SessionKey>>& token_keys = std::nullopt);
+  /// Gives `client` a fresh session token and these keys (a resumed session): packets sealed
+  /// with the old keys or naming the old token stop working, the UDP address must be confirmed
+  /// again, acks start over.
+  void rekey(ClientState& client, const protocol::SessionKey& client_to_server, const protocol::SessionKey& server_to_client);
   /// Forgets a client (its token stops working at once). False if unknown.
   bool remove(std::uint32_t client_id);
 

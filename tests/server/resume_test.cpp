@@ -1,0 +1,177 @@
+// Reconnects (--reconnect-grace, issue 21 item 2) against the real server binary: a client
+// whose connection drops resumes its player with the secret from its Welcome, gets fresh keys,
+// and the secret works once; past the grace or after a Bye the player is gone and the secret
+// refused.
+#include <doctest/doctest.h>
+
+#include <thread>
+
+#include "loopback_support.hpp"
+#include "swarmfield/protocol/transport/resume.hpp"
+
+using namespace swarmfield;
+using namespace std::chrono_literals;
+using test::find_player;
+using test::join;
+using test::RawClient;
+using test::ServerProcess;
+using test::small_city;
+using test::stop_and_summarize;
+using test::summary_value;
+using test::wait_listening;
+
+namespace {
+
+// A Hello that resumes with `secret` (it carries the secret's proof, resume.hpp).
+protocol::Hello resume_hello(const std::vector<std::uint8_t>& secret) {
+  protocol::Hello h = test::hello(protocol::Role::kViewer);  // the role is the session's, not the Hello's
+  protocol::ResumeSecret s{};
+  std::copy(secret.begin(), secret.end(), s.begin());
+  const protocol::ResumeProof proof = protocol::resume_proof(s);
+  h.resume.assign(proof.begin(), proof.end());
+  return h;
+}
+
+// The player's position in the newest snapshot that holds it (bounded).
+std::optional<protocol::PlayerState> player_in(RawClient& c, std::uint32_t id) {
+  for (int i = 0; i < 20; ++i) {
+    const auto s = c.read_snapshot(3s);
+    if (!s) return std::nullopt;
+    if (const auto* p = find_player(*s, id)) return *p;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+TEST_CASE("reconnect: a dropped client resumes its player with fresh keys, and the secret works once") {
+  ServerProcess server(small_city({"--agents", "10", "--reconnect-grace", "10"}));
+  const auto ports = wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  RawClient first;
+  const auto welcome = join(first, ports->tcp, protocol::Role::kPlayer);
+  REQUIRE(welcome.has_value());
+  REQUIRE(welcome->resume.size() == protocol::kResumeSecretBytes);
+  REQUIRE(welcome->player_id != 0);
+  // Walk right for a while, so that "back where it was" differs from "respawned".
+  test::Inputs inputs;
+  for (int i = 0; i < 10; ++i) {
+    REQUIRE(first.send(inputs.make(1.0f, 0.0f, 8.0f, test::now_us())));
+    std::this_thread::sleep_for(100ms);
+  }
+  // Stop, and read on until the stream shows it standing (snapshots queued while it walked).
+  REQUIRE(first.send(inputs.make(0.0f, 0.0f, 8.0f, test::now_us())));
+  std::optional<protocol::PlayerState> before;
+  for (int i = 0; i < 60; ++i) {
+    const auto seen = player_in(first, welcome->player_id);
+    REQUIRE(seen.has_value());
+    const bool still = before && std::abs(seen->x - before->x) < 1e-3f && std::abs(seen->y - before->y) < 1e-3f;
+    before = seen;
+    if (still && i >= 5) break;
+  }
+  REQUIRE(before.has_value());
+  first.close_tcp();  // the link drops: no Bye
+
+  RawClient again;
+  REQUIRE(again.connect(ports->tcp));
+  REQUIRE(again.send(resume_hello(welcome->resume)));
+  const auto resumed = again.read_until<protocol::Welcome>(5s);
+  REQUIRE_MESSAGE(resumed.has_value(), server.err());
+  CHECK(resumed->client_id == welcome->client_id);
+  CHECK(resumed->player_id == welcome->player_id);
+  // Fresh keys and a fresh secret, derived from the one used (both ends compute them).
+  protocol::ResumeSecret secret{};
+  std::copy(welcome->resume.begin(), welcome->resume.end(), secret.begin());
+  const protocol::ResumedKeys derived = protocol::derive_resumed_keys(secret);
+  CHECK(resumed->udp.client_to_server == derived.client_to_server);
+  CHECK(resumed->udp.server_to_client == derived.server_to_client);
+  CHECK(resumed->udp.client_to_server != welcome->udp.client_to_server);
+  CHECK(resumed->udp.token != welcome->udp.token);
+  CHECK(std::equal(resumed->resume.begin(), resumed->resume.end(), derived.next.begin()));
+  for (std::uint32_t i = 0; i < resumed->map.chunk_count; ++i) REQUIRE(again.read_until<protocol::MapChunk>(5s));
+  // The player is where it was (it stood still meanwhile), not back at the spawn point.
+  const auto after = player_in(again, welcome->player_id);
+  REQUIRE(after.has_value());
+  CHECK(std::abs(after->x - before->x) < 0.5f);
+  CHECK(std::abs(after->y - before->y) < 0.5f);
+  // The resumed client plays on.
+  REQUIRE(again.send(inputs.make(-1.0f, 0.0f, 8.0f, test::now_us())));
+
+  // The used secret opens nothing any more.
+  RawClient replay;
+  REQUIRE(replay.connect(ports->tcp));
+  REQUIRE(replay.send(resume_hello(welcome->resume)));
+  const auto refused = replay.read_until<protocol::Error>(5s);
+  REQUIRE(refused.has_value());
+  CHECK(refused->reason.find("resume refused") != std::string::npos);
+  // Nor does a guessed one.
+  RawClient guess;
+  REQUIRE(guess.connect(ports->tcp));
+  REQUIRE(guess.send(resume_hello(std::vector<std::uint8_t>(protocol::kResumeSecretBytes, 0x42))));
+  CHECK(guess.read_until<protocol::Error>(5s).has_value());
+
+  const std::string out = stop_and_summarize(server);
+  INFO("summary: " << out);
+  CHECK(summary_value(out, "resumes") == 1);
+  CHECK(summary_value(out, "resumes_refused") == 2);
+  CHECK(summary_value(out, "sessions_detached") == 1);
+}
+
+TEST_CASE("reconnect: past the grace, or after a Bye, the player is gone and its secret refused") {
+  ServerProcess server(small_city({"--agents", "10", "--reconnect-grace", "1"}));
+  const auto ports = wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  RawClient watcher;
+  REQUIRE(join(watcher, ports->tcp, protocol::Role::kViewer).has_value());
+
+  RawClient dropped;
+  const auto welcome = join(dropped, ports->tcp, protocol::Role::kPlayer);
+  REQUIRE(welcome.has_value());
+  dropped.close_tcp();
+  // The player stays for the grace, then leaves: watch for it to go (bounded).
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    const auto s = watcher.read_snapshot(3s);
+    REQUIRE(s.has_value());
+    gone = find_player(*s, welcome->player_id) == nullptr;
+  }
+  CHECK(gone);
+  RawClient late;
+  REQUIRE(late.connect(ports->tcp));
+  REQUIRE(late.send(resume_hello(welcome->resume)));
+  CHECK(late.read_until<protocol::Error>(5s).has_value());
+
+  RawClient leaver;
+  const auto left = join(leaver, ports->tcp, protocol::Role::kPlayer);
+  REQUIRE(left.has_value());
+  REQUIRE(leaver.send(protocol::Bye{"done"}));
+  CHECK(leaver.wait_closed(5s));
+  RawClient back;
+  REQUIRE(back.connect(ports->tcp));
+  REQUIRE(back.send(resume_hello(left->resume)));
+  CHECK(back.read_until<protocol::Error>(5s).has_value());
+
+  const std::string out = stop_and_summarize(server);
+  INFO("summary: " << out);
+  CHECK(summary_value(out, "sessions_expired") == 1);
+  CHECK(summary_value(out, "sessions_detached") == 1);  // the Bye did not keep a session
+  CHECK(summary_value(out, "resumes_refused") == 2);
+  CHECK(summary_value(out, "resumes") == 0);
+}
+
+TEST_CASE("reconnect: --reconnect-grace 0 hands out no secret and keeps no session") {
+  ServerProcess server(small_city({"--agents", "10", "--reconnect-grace", "0"}));
+  const auto ports = wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  RawClient c;
+  const auto welcome = join(c, ports->tcp, protocol::Role::kPlayer);
+  REQUIRE(welcome.has_value());
+  CHECK(welcome->resume.empty());
+  c.close_tcp();
+  RawClient back;
+  REQUIRE(back.connect(ports->tcp));
+  REQUIRE(back.send(resume_hello(std::vector<std::uint8_t>(protocol::kResumeSecretBytes, 0))));
+  CHECK(back.read_until<protocol::Error>(5s).has_value());
+  const std::string out = stop_and_summarize(server);
+  CHECK(summary_value(out, "sessions_detached") == 0);
+}
