@@ -41,7 +41,15 @@ extern "C" void on_signal(int) { g_stop = true; }
 
 struct Bot {
   std::string name;
+  ConnectionOptions options;  ///< how it connected first (a resume copies them)
   std::unique_ptr<Connection> connection;
+  /// Reconnects: the newest session's resume ticket, the stats of connections that dropped,
+  /// resumes that succeeded, and tries of the current one (a new connection is handshaking).
+  std::optional<swarmfield::client::ResumeTicket> ticket;
+  std::vector<swarmfield::client::ConnectionStats> retired;
+  int reconnects = 0;
+  int resume_tries = 0;
+  bool resuming = false;
   std::optional<BotBrain> brain;
   bool reported_end = false;
   bool warned_builds = false;  // a refused build request was reported
@@ -170,6 +178,8 @@ class Fleet {
  private:
   [[nodiscard]] double elapsed() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
   void report_end(Bot& bot);
+  bool resume(Bot& bot);
+  static constexpr int kMaxResumeTries = 3;
   void drive(Bot& bot, float dt);
   // With --seconds 0 the script's end is the end; with a time limit, a script that ends holding
   // the trigger stands and fires until it (a last stand, BotBrain::finished()).
@@ -202,6 +212,7 @@ Fleet::Fleet(const Options& options, const BotScript& script)
     connection.data_timeout = std::chrono::milliseconds(options.data_timeout_ms);
     connection.max_map_cells = options.max_map_cells;
     if (!options.tokens.empty()) connection.token = options.tokens[static_cast<std::size_t>(i)];
+    bot.options = connection;
     bot.connection = std::make_unique<Connection>(io_, connection);
     bot.brain.emplace(script, options.seed + static_cast<std::uint64_t>(i));
     bot.connection->start();
@@ -266,9 +277,21 @@ void Fleet::loop() {
     bool any_connected = false;
     for (auto& b : bots_) {
       if (!b.connection->connected()) {
+        if (resume(b)) {
+          any_connected = true;  // handshaking again: still in the game
+          any_running = true;
+          continue;
+        }
         report_end(b);
         continue;
       }
+      if (b.resuming) {
+        b.resuming = false;
+        b.resume_tries = 0;
+        ++b.reconnects;
+        std::cerr << "info: " << b.name << ": resumed its session (player " << b.connection->welcome().player_id << ")\n";
+      }
+      b.ticket = b.connection->resume_ticket();
       any_connected = true;
       (void)b.connection->stats();
       drive(b, dt);
@@ -276,6 +299,27 @@ void Fleet::loop() {
     }
     if (!any_running || !any_connected) break;
   }
+}
+
+// A bot whose connection dropped (not by the server's Bye or Error) resumes its session with
+// its ticket (the server's --reconnect-grace): a new connection whose Hello carries the proof.
+// False when there is nothing to resume or it was refused; true while a resume is under way.
+bool Fleet::resume(Bot& b) {
+  Connection& c = *b.connection;
+  if (!c.finished()) return b.resuming;  // a resume's handshake in progress
+  if (b.reported_end || c.ended_by_bye() || !b.ticket || b.resume_tries >= kMaxResumeTries || g_stop) return false;
+  // The server's own words (an Error: refused, full, shutting down) end the session for good.
+  if (c.error().rfind("server error", 0) == 0 || c.error().rfind("server closed the session", 0) == 0) return false;
+  if (!b.resuming) std::cerr << "info: " << b.name << ": " << c.error() << "; resuming the session\n";
+  b.retired.push_back(c.stats());
+  ConnectionOptions options = b.options;
+  options.resume = b.ticket;
+  options.token.reset();  // a token works once; the ticket is the session's
+  b.connection = std::make_unique<Connection>(io_, options);
+  b.connection->start();
+  b.resuming = true;
+  ++b.resume_tries;
+  return true;
 }
 
 // A bot whose connection ended, said once.
@@ -354,17 +398,21 @@ int Fleet::summary() {
   std::int64_t score = 0;         // the bots' players' scores in their newest snapshots
   double rtt_sum = 0.0;
   std::uint64_t rtt_samples = 0;
+  std::uint64_t reconnects = 0;
   for (auto& b : bots_) {
-    const auto& s = b.connection->stats();
-    snapshots += s.snapshots_received;
-    no_baseline += s.snapshots_no_baseline;
-    bytes_received += s.bytes_received;
-    rtt_sum += s.rtt_ms_sum;
-    rtt_samples += s.rtt_samples;
+    reconnects += static_cast<std::uint64_t>(b.reconnects);
+    b.retired.push_back(b.connection->stats());
+    for (const auto& s : b.retired) {
+      snapshots += s.snapshots_received;
+      no_baseline += s.snapshots_no_baseline;
+      bytes_received += s.bytes_received;
+      rtt_sum += s.rtt_ms_sum;
+      rtt_samples += s.rtt_samples;
+      shots += s.inputs_firing;
+      builds += s.build_requests;
+      deaths_seen += s.deaths_seen;
+    }
     contacts += b.contacts;
-    shots += s.inputs_firing;
-    builds += s.build_requests;
-    deaths_seen += s.deaths_seen;
     if (const swarmfield::client::ReceivedSnapshot* newest = b.connection->latest(); newest != nullptr && !options_.viewers()) {
       for (const swarmfield::protocol::PlayerState& p : newest->snapshot.players) {
         if (p.id == b.connection->welcome().player_id) score += p.score;
@@ -379,13 +427,14 @@ int Fleet::summary() {
   const int count = options_.count;
   std::printf("bots=%d connected=%d snapshots=%llu rtt_ms_avg=%.2f contacts=%llu gotos_arrived=%llu gotos_failed=%llu "
               "seconds=%.1f bytes_received=%llu snapshots_no_baseline=%llu role=%s shots=%llu builds=%llu deaths_seen=%llu "
-              "score=%lld\n",
+              "score=%lld reconnects=%llu\n",
               count, count - failed_, static_cast<unsigned long long>(snapshots), rtt_avg,
               static_cast<unsigned long long>(contacts), static_cast<unsigned long long>(arrived),
               static_cast<unsigned long long>(gave_up), elapsed(), static_cast<unsigned long long>(bytes_received),
               static_cast<unsigned long long>(no_baseline), options_.role.c_str(),
               static_cast<unsigned long long>(shots), static_cast<unsigned long long>(builds),
-              static_cast<unsigned long long>(deaths_seen), static_cast<long long>(score));
+              static_cast<unsigned long long>(deaths_seen), static_cast<long long>(score),
+              static_cast<unsigned long long>(reconnects));
   std::fflush(stdout);
   return (failed_ > 0 || lost_) ? 1 : 0;
 }

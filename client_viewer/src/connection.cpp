@@ -4,6 +4,8 @@
 // snapshots received in connection_snapshots.cpp, inputs sent in connection_input.cpp.
 #include "swarmfield/client/connection.hpp"
 
+#include <algorithm>
+
 #include <cstdio>
 #include <utility>
 
@@ -111,13 +113,22 @@ void Connection::start() {
                               hello.protocol_version = protocol::kProtocolVersion;
                               hello.role = options_.role;
                               hello.name = options_.name;
-                              if (options_.token) hello.connect_token = protocol::hello_token_bytes(*options_.token);
+                              std::optional<std::pair<protocol::SessionKey, protocol::SessionKey>> seal_keys;
+                              if (options_.resume) {
+                                const protocol::ResumeProof proof = protocol::resume_proof(options_.resume->secret);
+                                hello.resume.assign(proof.begin(), proof.end());
+                                if (options_.resume->sealed) {
+                                  const auto keys = protocol::derive_resumed_keys(options_.resume->secret);
+                                  seal_keys.emplace(keys.client_to_server, keys.server_to_client);
+                                }
+                              } else if (options_.token) {
+                                hello.connect_token = protocol::hello_token_bytes(*options_.token);
+                                seal_keys.emplace(options_.token->client_to_server, options_.token->server_to_client);
+                              }
                               send_tcp(hello);
-                              if (options_.token) {
-                                impl_->send_seal.emplace(options_.token->client_to_server,
-                                                         protocol::Direction::kTcpClientToServer);
-                                impl_->receive_seal.emplace(options_.token->server_to_client,
-                                                            protocol::Direction::kTcpServerToClient);
+                              if (seal_keys) {
+                                impl_->send_seal.emplace(seal_keys->first, protocol::Direction::kTcpClientToServer);
+                                impl_->receive_seal.emplace(seal_keys->second, protocol::Direction::kTcpServerToClient);
                               }
                               start_tcp_read();
                             });
@@ -134,6 +145,14 @@ bool Connection::connect_blocking() {
   }
   if (!connected() && !finished()) fail("handshake with " + impl_->endpoint_label + " timed out");
   return connected();
+}
+
+std::optional<ResumeTicket> Connection::resume_ticket() const {
+  if (welcome_.resume.size() != protocol::kResumeSecretBytes) return std::nullopt;
+  ResumeTicket ticket;
+  std::copy(welcome_.resume.begin(), welcome_.resume.end(), ticket.secret.begin());
+  ticket.sealed = impl_->receive_seal.has_value();
+  return ticket;
 }
 
 void Connection::fail(const std::string& message) {
@@ -306,8 +325,14 @@ void Connection::on_tcp_message(protocol::TcpMessage&& message) {
            std::to_string(options_.max_map_cells) + ": raise it to join this server");
       return;
     }
-    if (options_.token && (welcome->udp.client_to_server != options_.token->client_to_server ||
-                           welcome->udp.server_to_client != options_.token->server_to_client)) {
+    if (options_.resume) {
+      const auto keys = protocol::derive_resumed_keys(options_.resume->secret);
+      if (welcome->udp.client_to_server != keys.client_to_server || welcome->udp.server_to_client != keys.server_to_client) {
+        fail("server's Welcome does not carry the resumed session's keys");
+        return;
+      }
+    } else if (options_.token && (welcome->udp.client_to_server != options_.token->client_to_server ||
+                                  welcome->udp.server_to_client != options_.token->server_to_client)) {
       fail("server's Welcome does not carry the connect token's keys");
       return;
     }

@@ -6,7 +6,13 @@
 
 #include <thread>
 
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
 #include "loopback_support.hpp"
+#include "tcp_proxy.hpp"
+#include "temp_dir.hpp"
 #include "swarmfield/protocol/transport/resume.hpp"
 
 using namespace swarmfield;
@@ -174,4 +180,33 @@ TEST_CASE("reconnect: --reconnect-grace 0 hands out no secret and keeps no sessi
   CHECK(back.read_until<protocol::Error>(5s).has_value());
   const std::string out = stop_and_summarize(server);
   CHECK(summary_value(out, "sessions_detached") == 0);
+}
+
+TEST_CASE("reconnect: swarmfield-bot resumes its player when its link drops, and plays on") {
+  ServerProcess server(small_city({"--agents", "50", "--reconnect-grace", "10"}));
+  const auto ports = wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  test::TcpProxy proxy(ports->tcp);  // the bot's TCP goes through it; UDP goes to the server
+  REQUIRE(proxy.port() != 0);
+  const test::TempDir dir("swarmfield-resume-test");
+  const std::string out = dir.path + "/bot.txt";
+  const std::string bot = std::string(SWARMFIELD_BIN_DIR) + "/swarmfield-bot --host 127.0.0.1 --port " +
+                          std::to_string(proxy.port()) + " --seconds 5 > " + out + " 2>&1";
+  std::thread runner([&] { CHECK(std::system(bot.c_str()) == 0); });
+  // Once it plays (its connection is through), drop the link: bounded wait.
+  for (int i = 0; i < 100 && proxy.accepted() < 1; ++i) std::this_thread::sleep_for(50ms);
+  std::this_thread::sleep_for(1500ms);
+  proxy.drop_all();
+  runner.join();
+  std::stringstream text;
+  text << std::ifstream(out).rdbuf();
+  INFO("bot output: " << text.str());
+  CHECK(proxy.accepted() == 2);  // the first connection and the resumed one
+  CHECK(text.str().find("resumed its session") != std::string::npos);
+  CHECK(summary_value(text.str(), "reconnects") == 1);
+  CHECK(summary_value(text.str(), "connected") == 1);
+  const std::string summary = stop_and_summarize(server);
+  INFO("summary: " << summary);
+  CHECK(summary_value(summary, "resumes") == 1);
+  CHECK(summary_value(summary, "sessions_detached") >= 1);
 }

@@ -25,6 +25,7 @@
 #include "swarmfield/client/snapshot_state.hpp"
 #include "swarmfield/protocol/transport/connect_token.hpp"
 #include "swarmfield/protocol/transport/messages.hpp"
+#include "swarmfield/protocol/transport/resume.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
 
 namespace asio {
@@ -32,6 +33,14 @@ class io_context;
 }
 
 namespace swarmfield::client {
+
+/// What a client needs to resume its session after the connection drops (the server's
+/// --reconnect-grace): the Welcome's resume secret, and whether the session was a token
+/// session (then the resumed stream is sealed with keys derived from the secret).
+struct ResumeTicket {
+  protocol::ResumeSecret secret{};
+  bool sealed = false;
+};
 
 /// ConnectionOptions::max_map_cells by default: 4096 x 4096.
 inline constexpr std::uint64_t kDefaultMaxMapCells = std::uint64_t{4096} * 4096;
@@ -66,6 +75,10 @@ struct ConnectionOptions {
   /// server takes role and name from it, and everything after the Hello, either way, is sealed
   /// with its keys. Empty: an open server.
   std::optional<protocol::ConnectToken> token;
+  /// Resume a lost session instead of joining anew (Connection::resume_ticket() of the lost
+  /// connection): the Hello carries the secret's proof, the server gives the player back (same
+  /// client and player id) with fresh keys, or refuses (Error) once the grace has passed.
+  std::optional<ResumeTicket> resume;
 };
 
 enum class ConnectionState : std::uint8_t {
@@ -140,6 +153,9 @@ class Connection {
   /// True when a connected session was ended by the server's Bye (an orderly end, e.g. server
   /// shutdown), as opposed to an Error, a lost connection or a failed handshake.
   [[nodiscard]] bool ended_by_bye() const noexcept { return ended_by_bye_; }
+  /// After Welcome: what resumes this session if the connection drops (nullopt when the
+  /// server keeps no lost sessions).
+  [[nodiscard]] std::optional<ResumeTicket> resume_ticket() const;
 
   /// Valid once connected.
   [[nodiscard]] const protocol::Welcome& welcome() const noexcept { return welcome_; }
