@@ -19,6 +19,7 @@
 #include "swarmfield/client/bot_brain.hpp"
 #include "swarmfield/client/bot_script.hpp"
 #include "swarmfield/client/command_line.hpp"
+#include "swarmfield/cli/version.hpp"
 #include "swarmfield/client/connection.hpp"
 #include "swarmfield/client/token_file.hpp"
 
@@ -95,6 +96,7 @@ struct Options {
 // should stop (help, bad options, an unreadable script).
 std::optional<int> parse_options(int argc, char** argv, Options& options, BotScript& script) {
   CLI::App app{"swarmfield-bot: connects players to a swarmfield server and drives them from a script"};
+  swarmfield::cli::add_version_flag(app, "swarmfield-bot");
   app.add_option("--host", options.host, "server address")->capture_default_str();
   app.add_option("--port", options.port, "server TCP port")->capture_default_str();
   app.add_option("--script", options.script_path, "bot script file (default: a built-in wander loop)");

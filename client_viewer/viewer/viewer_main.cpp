@@ -25,6 +25,7 @@
 #include "swarmfield/client/camera.hpp"
 #include "swarmfield/client/combat_effects.hpp"
 #include "swarmfield/client/command_line.hpp"
+#include "swarmfield/cli/version.hpp"
 #include "swarmfield/client/connection.hpp"
 #include "swarmfield/client/token_file.hpp"
 #include "swarmfield/client/play_controls.hpp"
@@ -165,6 +166,7 @@ bool screenshot_path_writable(const std::string& path, std::string& why) {
 // an unwritable screenshot path).
 std::optional<int> parse_options(int argc, char** argv, Args& args) {
   CLI::App app{"swarmfield-viewer: watch a swarmfield server (SDL2 window or headless PNG)"};
+  swarmfield::cli::add_version_flag(app, "swarmfield-viewer");
   app.add_option("--host", args.host, "server address")->capture_default_str();
   app.add_option("--port", args.port, "server TCP port")->capture_default_str();
   app.add_option("--name", args.name, "client name shown by the server")->capture_default_str();

@@ -5,10 +5,12 @@
 #include <string>
 
 #include "swarmfield/cli/strict_values.hpp"
+#include "swarmfield/cli/version.hpp"
 #include "tool_commands.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"swarmfield-tool: check fields against MovingAI scenarios, render fields, run headless simulations, check replays, probe a server's operations endpoints, convert maps between .map, .tmj and .png, issue connect tokens"};
+  swarmfield::cli::add_version_flag(app, "swarmfield-tool");
   app.require_subcommand(1);
   swarmfield::tool::add_scen_command(app);
   swarmfield::tool::add_field_command(app);
@@ -24,6 +26,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     // One line and status 2 (as the --help texts promise), not CLI11's internal codes. A first

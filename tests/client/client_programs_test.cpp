@@ -4,6 +4,8 @@
 // Bounded: every run has --seconds and a connect timeout.
 #include <doctest/doctest.h>
 
+#include "swarmfield/cli/version.hpp"
+
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -120,7 +122,7 @@ TEST_CASE("bot with no server prints the error and a summary line, exit 1") {
   CHECK(r.output.find("error: bot-2: could not connect to 127.0.0.1:" + std::to_string(port)) != std::string::npos);
   CHECK(r.output.find("bots=3 connected=0 snapshots=0") != std::string::npos);
   // The last keys, after the older ones.
-  CHECK(r.output.find(" role=player shots=0 builds=0 deaths_seen=0 score=0\n") != std::string::npos);
+  CHECK(r.output.find(" role=player shots=0 builds=0 deaths_seen=0 score=0 reconnects=0\n") != std::string::npos);
 }
 
 TEST_CASE("bot --fire: in --help, refused for viewers (exit 2), a plain flag for players") {
@@ -162,6 +164,15 @@ TEST_CASE("bot with a bad build line names file:line and exits 2 before connecti
   INFO(r.output);
   CHECK(r.exit_code == 2);
   CHECK(r.output.find("error: " + path + ":3: cell X '-1' must be >= 0 and <= 8191 (map cells)") != std::string::npos);
+}
+
+TEST_CASE("--version prints the program, its version and the protocol, and exits 0") {
+  for (const std::string program : {"swarmfield-bot", "swarmfield-viewer"}) {
+    const auto r = run(kBin + "/" + program + " --version");
+    INFO(r.output);
+    CHECK(r.exit_code == 0);
+    CHECK(r.output.rfind(program + " " + swarmfield::cli::kVersion + " (protocol 3)", 0) == 0);
+  }
 }
 
 TEST_CASE("bad flags exit 2 with 'error: ... (see --help)', not CLI11's own codes") {

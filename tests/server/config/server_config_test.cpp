@@ -1163,3 +1163,10 @@ TEST_CASE("server_config: --agones-port-name (flag, environment, TOML key) must 
   CHECK(is_error(bad_toml));
   CHECK(bad_toml.output.find("--agones-port-name") != std::string::npos);
 }
+
+TEST_CASE("server_config: --version prints the version and the protocol and exits 0") {
+  const auto r = parse({"--version"});
+  CHECK(r.action == ConfigParseResult::Action::kExit);
+  CHECK(r.exit_code == 0);
+  CHECK(r.output == std::string("swarmfield-server ") + SWARMFIELD_VERSION + " (protocol 3)");
+}

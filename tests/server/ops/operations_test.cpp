@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "loopback_support.hpp"
+#include "swarmfield/cli/version.hpp"
 #include "swarmfield/server/ops/metrics.hpp"
 #include "swarmfield/server/ops/operations_http.hpp"
 #include "swarmfield/server/ops/operations_state.hpp"
@@ -253,6 +254,10 @@ TEST_CASE("metrics: the text format parses with prometheus_client, histograms cu
   CHECK(parsed.at("swarmfield_agents{kind=runner}") == 7);
   CHECK(parsed.at("swarmfield_agents{kind=we\"ird\\kind}") == 3);
   CHECK(parsed.at("swarmfield_udp_dropped_total{reason=malformed}") == 5);
+  CHECK(parsed.families.at("swarmfield_build_info") == "gauge");
+  const std::string text = swarmfield::server::render_metrics(m, {kinds, drops});
+  CHECK(text.find("swarmfield_build_info{version=\"" + std::string(swarmfield::cli::kVersion) + "\",protocol=\"3\"} 1\n") !=
+        std::string::npos);
 }
 
 TEST_CASE("operations http: /healthz fails once the tick loop stalls > 1 s; /readyz follows ready and draining") {

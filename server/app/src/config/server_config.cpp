@@ -1,6 +1,7 @@
 // parse_server_config() and parse_config_toml() (server_config.hpp): the flags (CLI11), the
 // environment and the TOML file read into layers (config_layers.hpp), merged and validated.
 #include "swarmfield/server/config/server_config.hpp"
+#include "swarmfield/cli/version.hpp"
 
 #include <unistd.h>  // environ
 
@@ -65,6 +66,7 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv, const E
                "swarmfield-server"};
   app.option_defaults()->always_capture_default();
   app.get_formatter()->column_width(40);
+  cli::add_version_flag(app, "swarmfield-server");
   app.footer(
       "Every flag can also be given as SWARMFIELD_<FLAG> in the environment (SWARMFIELD_TICK_HZ=60) or as a key of "
       "the --config TOML file (tick-hz = 60): flag > environment > file > default; --print-config shows where each "
@@ -112,6 +114,11 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv, const E
     result.action = ConfigParseResult::Action::kExit;
     result.exit_code = 0;
     result.output = app.help();
+    return result;
+  } catch (const CLI::CallForVersion&) {
+    result.action = ConfigParseResult::Action::kExit;
+    result.exit_code = 0;
+    result.output = cli::version_line("swarmfield-server");
     return result;
   } catch (const CLI::ParseError& e) {
     return fail(std::string("error: ") + e.what() + " (see --help)");

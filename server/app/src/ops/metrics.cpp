@@ -3,6 +3,9 @@
 #include <cmath>
 #include <cstdio>
 
+#include "swarmfield/cli/version.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
+
 namespace swarmfield::server {
 
 void DurationHistogram::observe(double seconds) noexcept {
@@ -27,6 +30,8 @@ std::string label_value(std::string_view v) {
   }
   return out;
 }
+
+static_assert(cli::kWireProtocolVersion == protocol::kProtocolVersion, "cli/version.hpp names the wire protocol");
 
 std::string number(double v) {
   char buffer[32];
@@ -93,6 +98,9 @@ class Writer {
 
 std::string render_metrics(const MetricsSnapshot& m, const MetricsLabels& labels) {
   Writer w;
+  w.family("build_info", "gauge", "The server's version and wire protocol version (value always 1).");
+  w.sample_text("build_info", "1",
+                std::string("version=\"") + cli::kVersion + "\",protocol=\"" + std::to_string(protocol::kProtocolVersion) + "\"");
   w.counter("ticks_total", "Simulation ticks run.", m.ticks);
   w.histogram("tick_duration_seconds", "Wall time of a whole tick (inputs, world step, snapshots).", m.tick_duration);
   w.counter("tick_overruns_total", "Times the tick loop found itself one tick or more behind.", m.overruns);
