@@ -43,6 +43,14 @@ TEST_CASE("read_map_file: MovingAI and ASCII by content; errors name the file") 
   CHECK(m.width() == 5);
   CHECK(m.walkable_count() == 3);
 
+  // A .map file must be MovingAI's format: prose (or a Tiled file saved as .map) is refused
+  // with the header it lacks, not read as a one-row ASCII map.
+  for (const char* prose : {"hello world\n", "{\"width\": 4, \"height\": 4}", "#####\n#...#\n#####\n"}) {
+    const TempFile no_header("d.map", prose);
+    CHECK_FALSE(io::read_map_file(no_header.str(), m, e));
+    CHECK(e.message.find("type octile") != std::string::npos);
+  }
+
   const TempFile bad("c.map", "type octile\nheight 2\nwidth 3\nmap\n...\n.x.\n");
   CHECK_FALSE(io::read_map_file(bad.str(), m, e));
   CHECK(e.source == bad.str());

@@ -87,6 +87,43 @@ std::string header_only(std::uint32_t w, std::uint32_t h) {
 
 }  // namespace
 
+/// A one-row 8-bit palette PNG written byte by byte (no libpng): `indices` as its pixels and a
+/// palette of `entries` grey colours, whatever the indices say. IDAT is a zlib stream of one
+/// stored (uncompressed) block.
+static std::string hand_made_palette_png(const std::vector<std::uint8_t>& indices, int entries) {
+  const auto crc32 = [](const std::string& bytes) {
+    std::uint32_t c = 0xFFFFFFFFu;
+    for (const char ch : bytes) {
+      c ^= static_cast<std::uint8_t>(ch);
+      for (int k = 0; k < 8; ++k) c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    return c ^ 0xFFFFFFFFu;
+  };
+  const auto be32 = [](std::uint32_t v) {
+    return std::string{static_cast<char>(v >> 24), static_cast<char>(v >> 16), static_cast<char>(v >> 8), static_cast<char>(v)};
+  };
+  const auto chunk = [&](const std::string& type, const std::string& data) {
+    return be32(static_cast<std::uint32_t>(data.size())) + type + data + be32(crc32(type + data));
+  };
+  std::string ihdr = be32(static_cast<std::uint32_t>(indices.size())) + be32(1);
+  ihdr += std::string{8, 3, 0, 0, 0};  // depth 8, palette, deflate, no filter method, no interlace
+  std::string plte;
+  for (int i = 0; i < entries; ++i) plte += std::string(3, static_cast<char>(i == 0 ? 255 : 0));
+  std::string raw(1, '\0');  // filter type 0
+  for (const std::uint8_t v : indices) raw += static_cast<char>(v);
+  std::uint32_t a = 1, b = 0;  // Adler-32 of the raw bytes
+  for (const char ch : raw) {
+    a = (a + static_cast<std::uint8_t>(ch)) % 65521u;
+    b = (b + a) % 65521u;
+  }
+  const auto n = static_cast<std::uint16_t>(raw.size());
+  std::string idat = {0x78, 0x01, 0x01, static_cast<char>(n & 0xFF), static_cast<char>(n >> 8),
+                      static_cast<char>(~n & 0xFF), static_cast<char>((~n >> 8) & 0xFF)};
+  idat += raw + be32((b << 16) | a);
+  return std::string("\x89PNG\r\n\x1a\n", 8) + chunk("IHDR", ihdr) + chunk("PLTE", plte) + chunk("IDAT", idat) +
+         chunk("IEND", "");
+}
+
 TEST_CASE("parse_png_map: black wall, grey cost 256 - v, red spawn, alpha 0 wall") {
   // RGBA: white, grey 254, grey 128, grey 1, black, red, transparent green.
   const std::vector<std::vector<std::uint8_t>> rows = {
@@ -110,9 +147,18 @@ TEST_CASE("parse_png_map: grey, 16-bit, 1-bit, palette and palette-with-transpar
   REQUIRE_MESSAGE(p.ok, p.error);
   CHECK(p.map.costs() == std::vector<std::uint8_t>{1, 1, 255});
   CHECK(p.spawns.size() == 1);
+  // 2-bit palette indices (packed four to a byte): white, black, white, black.
+  const std::vector<png_color> two = {{255, 255, 255}, {0, 0, 0}};
+  const Parsed packed = parse(encode(4, 1, PNG_COLOR_TYPE_PALETTE, 2, {{0x11}}, PNG_INTERLACE_NONE, two));
+  REQUIRE_MESSAGE(packed.ok, packed.error);
+  CHECK(packed.map.costs() == std::vector<std::uint8_t>{1, 255, 1, 255});
 }
 
 TEST_CASE("parse_png_map: colours outside the table, partial alpha and interlacing are refused") {
+  // A palette index beyond the palette: libpng's reader would draw it black (a wall); it is an
+  // error. (libpng's writer refuses to write one, so the file is put together by hand.)
+  CHECK(refusal(hand_made_palette_png({0, 1, 5, 0}, 2))
+            .find("pixel (2, 0) has palette index 5, beyond the image's palette of 2 colours") != std::string::npos);
   CHECK(refusal(encode(3, 2, PNG_COLOR_TYPE_RGB, 8, {{255, 255, 255, 0, 0, 0, 9, 9, 9}, {255, 255, 255, 18, 52, 86, 0, 0, 0}}))
             .find("pixel (1, 1) has colour #123456 alpha 255, which the map colour table does not name") !=
         std::string::npos);

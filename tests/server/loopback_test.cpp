@@ -523,7 +523,9 @@ TEST_CASE("loopback: bad flags and unreadable maps exit 2 with one error line") 
 }
 
 TEST_CASE("loopback: --shutdown-when-empty stops the server once its players have all left, not before one came") {
-  ServerProcess server(small_city({"--agents", "50", "--shutdown-when-empty", "0.5"}));
+  // --reconnect-grace 0: a player whose connection drops leaves at once (with a grace it leaves
+  // when the grace ends, and the countdown starts then).
+  ServerProcess server(small_city({"--agents", "50", "--shutdown-when-empty", "0.5", "--reconnect-grace", "0"}));
   const auto ports = wait_listening(server);
   REQUIRE_MESSAGE(ports.has_value(), server.err());
   // Nobody yet, then only a viewer: a server waiting for its match is not empty.
@@ -547,7 +549,7 @@ TEST_CASE("loopback: --shutdown-when-empty stops the server once its players hav
 }
 
 TEST_CASE("loopback: a player who comes back in time keeps a --shutdown-when-empty server up") {
-  ServerProcess server(small_city({"--agents", "50", "--shutdown-when-empty", "2"}));
+  ServerProcess server(small_city({"--agents", "50", "--shutdown-when-empty", "2", "--reconnect-grace", "0"}));
   const auto ports = wait_listening(server);
   REQUIRE_MESSAGE(ports.has_value(), server.err());
   {

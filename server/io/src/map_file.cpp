@@ -71,6 +71,17 @@ bool read_text_file(const std::string& path, std::string& text, std::string& err
   return true;
 }
 
+namespace {
+
+bool has_map_extension(std::string_view path) noexcept {
+  if (path.size() < 4) return false;
+  std::string ext;
+  for (const char c : path.substr(path.size() - 4)) ext += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return ext == ".map";
+}
+
+}  // namespace
+
 MapFormat map_format_of(std::string_view path) noexcept {
   const std::size_t dot = path.find_last_of("./");
   if (dot == std::string_view::npos || path[dot] != '.') return MapFormat::kMovingAi;
@@ -95,8 +106,11 @@ bool read_map_file(const std::string& path, sim::GridMap& out, sim::MapError& er
     case MapFormat::kPng: return parse_png_map(text, path, out, error, spawns);
     case MapFormat::kMovingAi: break;
   }
-  const bool ok = text.compare(0, 4, "type") == 0 ? sim::parse_movingai_map(text, path, out, error)
-                                                  : sim::parse_ascii_map(text, path, out, error);
+  // A .map file is MovingAI's format, header and all: a text without one ("hello world", a
+  // Tiled file saved as .map) is refused, not read as a one-row ASCII map. The ASCII test
+  // format ('#' walls, any other printable character walkable) is for other names (e.g. .txt).
+  const bool movingai = text.compare(0, 4, "type") == 0 || has_map_extension(path);
+  const bool ok = movingai ? sim::parse_movingai_map(text, path, out, error) : sim::parse_ascii_map(text, path, out, error);
   if (ok && spawns != nullptr) spawns->clear();
   return ok;
 }

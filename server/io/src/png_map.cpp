@@ -5,6 +5,7 @@
 
 #include <png.h>
 
+#include <array>
 #include <csetjmp>
 #include <cstdio>
 #include <cstring>
@@ -29,6 +30,8 @@ struct Decoder {
   std::uint32_t bad_x = 0;
   std::uint32_t bad_y = 0;
   std::uint8_t bad_rgba[4] = {};
+  int bad_index = -1;  ///< a palette image's pixel whose index is beyond its palette
+  int palette_size = 0;
 };
 
 void on_error(png_structp png, png_const_charp msg) {
@@ -94,26 +97,56 @@ bool decode(Decoder* d, std::vector<std::uint8_t>* costs, std::vector<std::uint8
   png_get_IHDR(png, info, &w, &h, &depth, &colour, &interlace, nullptr, nullptr);
   if (w == 0 || h == 0 || w > side || h > side) png_error(png, "image size out of range");
   if (interlace != PNG_INTERLACE_NONE) png_error(png, "interlaced (Adam7) PNGs are not supported; save it without interlacing");
-  // Whatever the colour type and depth: 8-bit RGBA rows, alpha 255 where the file has none.
-  if (colour == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
-  if (colour == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(png);
-  const bool trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
-  if (trns) png_set_tRNS_to_alpha(png);
-  if (depth == 16) png_set_scale_16(png);
-  if (colour == PNG_COLOR_TYPE_GRAY || colour == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
-  if ((colour & PNG_COLOR_MASK_ALPHA) == 0 && !trns) png_set_filler(png, 0xFF, PNG_FILLER_AFTER);
+  // Palette images are read as indices and looked up here: libpng's own expansion turns an
+  // index beyond the palette into black, which would silently be a wall.
+  const bool paletted = colour == PNG_COLOR_TYPE_PALETTE;
+  std::array<std::array<std::uint8_t, 4>, 256> lookup{};
+  if (paletted) {
+    png_colorp palette = nullptr;
+    int entries = 0;
+    if (png_get_PLTE(png, info, &palette, &entries) == 0) entries = 0;
+    png_bytep alpha = nullptr;
+    int alphas = 0;
+    if (png_get_tRNS(png, info, &alpha, &alphas, nullptr) == 0) alphas = 0;
+    d->palette_size = entries;
+    for (int i = 0; i < entries && i < 256; ++i) {
+      lookup[static_cast<std::size_t>(i)] = {palette[i].red, palette[i].green, palette[i].blue,
+                                             i < alphas ? alpha[i] : std::uint8_t{255}};
+    }
+    if (depth < 8) png_set_packing(png);  // one byte per index
+  } else {
+    // Whatever the colour type and depth: 8-bit RGBA rows, alpha 255 where the file has none.
+    if (colour == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(png);
+    const bool trns = png_get_valid(png, info, PNG_INFO_tRNS) != 0;
+    if (trns) png_set_tRNS_to_alpha(png);
+    if (depth == 16) png_set_scale_16(png);
+    if (colour == PNG_COLOR_TYPE_GRAY || colour == PNG_COLOR_TYPE_GRAY_ALPHA) png_set_gray_to_rgb(png);
+    if ((colour & PNG_COLOR_MASK_ALPHA) == 0 && !trns) png_set_filler(png, 0xFF, PNG_FILLER_AFTER);
+  }
   png_read_update_info(png, info);
-  if (png_get_rowbytes(png, info) != static_cast<std::size_t>(w) * 4) png_error(png, "unexpected row layout");
+  const std::size_t pixel_bytes = paletted ? 1 : 4;
+  if (png_get_rowbytes(png, info) != static_cast<std::size_t>(w) * pixel_bytes) png_error(png, "unexpected row layout");
   d->width = w;
   d->height = h;
-  row->resize(static_cast<std::size_t>(w) * 4);
+  row->resize(static_cast<std::size_t>(w) * pixel_bytes);
   costs->resize(static_cast<std::size_t>(w) * h);
   spawn->clear();
   for (png_uint_32 y = 0; y < h && !d->bad_pixel; ++y) {
     png_read_row(png, row->data(), nullptr);
     std::uint8_t* out = costs->data() + static_cast<std::size_t>(y) * w;
     for (png_uint_32 x = 0; x < w; ++x) {
-      const std::uint8_t* p = row->data() + static_cast<std::size_t>(x) * 4;
+      const std::uint8_t* p = row->data() + static_cast<std::size_t>(x) * pixel_bytes;
+      if (paletted) {
+        const int index = *p;
+        if (index >= d->palette_size) {
+          d->bad_pixel = true;
+          d->bad_index = index;
+          d->bad_x = x;
+          d->bad_y = y;
+          break;
+        }
+        p = lookup[static_cast<std::size_t>(index)].data();
+      }
       bool is_spawn = false;
       if (!pixel_cost(p, out[x], is_spawn)) {
         d->bad_pixel = true;
@@ -168,6 +201,10 @@ bool parse_png_map(std::string_view bytes, std::string_view source, sim::GridMap
   std::vector<std::uint8_t> row;
   if (!decode(&d, &costs, &spawn, &row)) {
     if (!d.bad_pixel) return fail(std::string("bad PNG: ") + d.message);
+    if (d.bad_index >= 0)
+      return fail("pixel (" + std::to_string(d.bad_x) + ", " + std::to_string(d.bad_y) + ") has palette index " +
+                  std::to_string(d.bad_index) + ", beyond the image's palette of " + std::to_string(d.palette_size) +
+                  " colours");
     char colour[64];
     std::snprintf(colour, sizeof colour, "#%02x%02x%02x alpha %u", d.bad_rgba[0], d.bad_rgba[1], d.bad_rgba[2],
                   static_cast<unsigned>(d.bad_rgba[3]));
