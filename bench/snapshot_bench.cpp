@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <exception>
 #include <memory>
 #include <random>
@@ -409,6 +410,100 @@ void server_viewers(benchmark::State& state, const BenchOptions& options) {
       shared_s * 1e3 / static_cast<double>(state.iterations()) / static_cast<double>(t->samples.size() - warmup);
 }
 
+/// CPU time of the calling thread (the phase timed alone, whatever else the machine runs).
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+/// Issue 22, item 4: the server's snapshot phase for `viewers` whole-map viewers whose rectangles
+/// are one cell apart (viewer v looks at [v, 1024 + v) x [0, 1024)) against the same number of
+/// viewers sharing one rectangle, both timed in the same iteration on the same trace (thread
+/// CPU time of prepare + build for every viewer, the shared assign excluded: it is the same
+/// for both). `world_agents` 0 keeps every agent of the trace; otherwise agents whose id is
+/// below that fraction of the id range (id order is spread over the map). Counters: same_ms,
+/// apart_ms (per snapshot tick, all viewers), apart_vs_same (target: within 1.2x), relevances
+/// computed per tick in each case.
+void server_viewers_apart(benchmark::State& state, const BenchOptions& options) {
+  const Trace* t = trace_or_skip(state, options);
+  if (t == nullptr) return;
+  const auto viewers = static_cast<std::size_t>(state.range(0));
+  const auto keep = static_cast<std::size_t>(state.range(1));
+  const std::size_t warmup = std::min<std::size_t>(options.quick ? 4 : 10, t->samples.size() / 2);
+  // The trace cut to about `keep` agents (every agent of a sample whose id % 100 is below the
+  // kept percentage), once.
+  std::vector<WorldSample> cut;
+  const std::vector<WorldSample>* samples = &t->samples;
+  if (keep > 0 && keep < t->world_agents) {
+    const std::size_t percent = std::max<std::size_t>(1, keep * 100 / t->world_agents);
+    for (const WorldSample& w : t->samples) {
+      WorldSample& c = cut.emplace_back();
+      c.tick = w.tick;
+      c.players = w.players;
+      for (std::size_t i = 0; i < w.ids.size(); ++i) {
+        if (w.ids[i] % 100 >= percent) continue;
+        c.ids.push_back(w.ids[i]);
+        c.xs.push_back(w.xs[i]);
+        c.ys.push_back(w.ys[i]);
+        c.headings.push_back(w.headings[i]);
+      }
+    }
+    samples = &cut;
+  }
+  server::SnapshotWorldState world;
+  std::vector<std::unique_ptr<server::ClientSnapshotStream>> streams;
+  std::vector<std::uint8_t> payload;
+  // One run of the trace for every viewer; returns the timed seconds, counts the relevances.
+  auto run = [&](bool apart, std::size_t& relevances) -> double {
+    streams.clear();
+    std::vector<server::ViewRect> views;
+    for (std::size_t v = 0; v < viewers; ++v) {
+      streams.push_back(std::make_unique<server::ClientSnapshotStream>(server::ClientSnapshotParams{}));
+      const float shift = apart ? static_cast<float>(v) : 0.0f;
+      views.push_back(server::ViewRect::from_corners(shift, 0.0f, 1024.0f + shift, 1024.0f));
+    }
+    double timed = 0;
+    for (std::size_t k = 0; k < samples->size(); ++k) {
+      const WorldSample& w = (*samples)[k];
+      world.assign(server::AgentArrays{w.ids, w.xs, w.ys, w.headings, {}}, w.players, w.tick, 1, 1.0f);
+      const double t0 = thread_cpu_seconds();
+      for (std::size_t v = 0; v < viewers; ++v) streams[v]->prepare(world, views[v]);
+      for (std::size_t v = 0; v < viewers; ++v) {
+        if (!streams[v]->build(world, views[v], 0, payload)) return -1;
+        protocol::SnapshotAck ack;
+        ack.add(streams[v]->last_sequence());
+        static_cast<void>(streams[v]->on_ack(ack));
+      }
+      if (k >= warmup) {
+        timed += thread_cpu_seconds() - t0;
+        relevances += world.relevances_computed();
+      }
+    }
+    return timed;
+  };
+  double same_s = 0, apart_s = 0;
+  std::size_t same_relevances = 0, apart_relevances = 0;
+  for (auto _ : state) {
+    const double same = run(false, same_relevances);
+    const double apart = run(true, apart_relevances);
+    if (same < 0 || apart < 0) {
+      state.SkipWithError("a stream refused a snapshot");
+      return;
+    }
+    same_s += same;
+    apart_s += apart;
+  }
+  const double ticks = static_cast<double>(state.iterations()) * static_cast<double>(samples->size() - warmup);
+  state.counters["viewers"] = static_cast<double>(viewers);
+  state.counters["world_agents"] = static_cast<double>(samples->empty() ? 0 : samples->front().ids.size());
+  state.counters["same_ms"] = same_s * 1e3 / ticks;
+  state.counters["apart_ms"] = apart_s * 1e3 / ticks;
+  state.counters["apart_vs_same"] = same_s > 0 ? apart_s / same_s : 0.0;
+  state.counters["same_relevances"] = static_cast<double>(same_relevances) / ticks;
+  state.counters["apart_relevances"] = static_cast<double>(apart_relevances) / ticks;
+}
+
 }  // namespace
 
 void register_snapshot_benchmarks(const BenchOptions& options) {
@@ -432,6 +527,15 @@ void register_snapshot_benchmarks(const BenchOptions& options) {
     benchmark::RegisterBenchmark((prefix + "server/whole_map_viewers").c_str(),
                                  [options](benchmark::State& s) { server_viewers(s, options); })
         ->Arg(viewers)
+        ->Unit(benchmark::kMillisecond);
+  }
+  // 60 viewers one cell apart vs sharing a rectangle: the whole trace and ~15k agents (the
+  // load test's world, below the 16384 tracked cap).
+  for (const int agents : {0, 15000}) {
+    benchmark::RegisterBenchmark((prefix + "server/viewers_one_cell_apart_vs_same").c_str(),
+                                 [options](benchmark::State& s) { server_viewers_apart(s, options); })
+        ->Args({60, agents})
+        ->Iterations(1)
         ->Unit(benchmark::kMillisecond);
   }
 }
