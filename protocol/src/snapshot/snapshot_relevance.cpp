@@ -121,6 +121,37 @@ QuantizedRect quantize_view(float x0, float y0, float x1, float y1, float margin
   return r;
 }
 
+std::int64_t intersection_area(const QuantizedRect& a, const QuantizedRect& b) noexcept {
+  const std::int64_t w = std::min(a.x1, b.x1) - std::max(a.x0, b.x0);
+  const std::int64_t h = std::min(a.y1, b.y1) - std::max(a.y0, b.y0);
+  return a.empty() || b.empty() || w <= 0 || h <= 0 ? 0 : w * h;
+}
+
+QuantizedRect snap_view(const QuantizedRect& view, unsigned min_step_shift, const QuantizedRect& bounds) noexcept {
+  auto clip = [&bounds](QuantizedRect r) {
+    if (bounds.empty()) return r;
+    r.x0 = std::max(r.x0, bounds.x0);
+    r.y0 = std::max(r.y0, bounds.y0);
+    r.x1 = std::min(r.x1, bounds.x1);
+    r.y1 = std::min(r.y1, bounds.y1);
+    return r;
+  };
+  QuantizedRect r = clip(view);
+  if (r.empty()) return {};
+  // Steps are powers of two, so flooring and ceiling are masks (two's complement: a negative
+  // corner, from the margin, floors towards -infinity too).
+  auto snap = [min_step_shift](std::int64_t& lo, std::int64_t& hi) {
+    const auto extent = static_cast<std::uint64_t>(hi - lo);
+    const std::uint64_t step = std::bit_ceil(std::max<std::uint64_t>((extent + 15) / 16, std::uint64_t{1} << min_step_shift));
+    const auto mask = static_cast<std::int64_t>(step - 1);
+    lo &= ~mask;
+    hi = (hi + mask) & ~mask;
+  };
+  snap(r.x0, r.x1);
+  snap(r.y0, r.y1);
+  return clip(r);
+}
+
 void ViewRelevance::compute(const QuantizedAgents& a, const QuantizedRect& view, const RelevanceParams& params) {
   view_ = view;
   max_tracked_ = params.max_tracked;
@@ -239,16 +270,46 @@ void SnapshotSelector::select(const QuantizedAgents& a, const QuantizedRect& vie
 void SnapshotSelector::select(const ViewRelevance& relevance, const AgentFrameView& b, std::uint32_t tick,
                               double allowance_bytes, const RelevanceParams& params, AgentCandidates& out,
                               DensityGrid& grid) {
+  select(relevance, relevance.view(), b, tick, allowance_bytes, params, out, grid);
+}
+
+void SnapshotSelector::select(const ViewRelevance& relevance, const QuantizedRect& view, const AgentFrameView& b,
+                              std::uint32_t tick, double allowance_bytes, const RelevanceParams& params,
+                              AgentCandidates& out, DensityGrid& grid) {
   stats_ = {};
   grid.clear();
-  // The shared tracked list, copied whole (resize() initializes only what grew; send flags are
-  // all 1 there).
   const AgentCandidates& tracked = relevance.tracked();
-  out.resize(tracked.size());
-  if (!tracked.empty()) std::memcpy(out.data(), tracked.data(), tracked.size() * sizeof(AgentCandidate));
-  const QuantizedRect& view = relevance.view();
-  if (view.empty()) return;
-  stats_.in_view = relevance.in_view();
+  const QuantizedRect& shared = relevance.view();
+  if (view.empty() || shared.empty()) {
+    out.clear();
+    return;
+  }
+  const std::vector<std::uint8_t>* weights = &relevance.weights();
+  if (contains(view, shared)) {
+    // The shared tracked list, copied whole (resize() initializes only what grew; send flags
+    // are all 1 there).
+    out.resize(tracked.size());
+    if (!tracked.empty()) std::memcpy(out.data(), tracked.data(), tracked.size() * sizeof(AgentCandidate));
+    stats_.in_view = relevance.in_view();
+  } else {
+    // The tracked agents inside the client's own rectangle, with their weights (id order kept).
+    const std::vector<std::uint8_t>& shared_weights = relevance.weights();
+    out.resize(tracked.size());
+    weights_.resize(tracked.size());
+    std::size_t m = 0;
+    for (std::size_t k = 0; k < tracked.size(); ++k) {
+      const AgentCandidate& c = tracked[k];
+      const std::int64_t x = c.x, y = c.y;
+      if (x < view.x0 || x >= view.x1 || y < view.y0 || y >= view.y1) continue;
+      out[m] = c;
+      weights_[m] = shared_weights[k];
+      ++m;
+    }
+    out.resize(m);
+    weights_.resize(m);
+    weights = &weights_;
+    stats_.in_view = m + relevance.untracked();
+  }
   stats_.untracked = relevance.untracked();
   const bool want_grid = relevance.density_grid();
   if (want_grid) {
@@ -256,7 +317,7 @@ void SnapshotSelector::select(const ViewRelevance& relevance, const AgentFrameVi
     counts_.assign(relevance.counts().begin(), relevance.counts().end());
   }
   stats_.tracked = out.size();
-  const std::size_t news = prioritize(relevance.weights(), b, tick, out);
+  const std::size_t news = prioritize(*weights, b, tick, out);
   spend_budget(news, allowance_bytes, params, want_grid, out, grid);
 }
 
