@@ -152,7 +152,11 @@ QuantizedRect snap_view(const QuantizedRect& view, unsigned min_step_shift, cons
   return clip(r);
 }
 
-void ViewRelevance::compute(const QuantizedAgents& a, const QuantizedRect& view, const RelevanceParams& params) {
+void ViewRelevance::compute(const QuantizedAgents& a, const QuantizedRect& view, const RelevanceParams& params,
+                            RelevanceScratch& scratch) {
+  std::vector<std::uint64_t>& marked = scratch.marked;
+  std::vector<std::uint32_t>& in_view = scratch.in_view;
+  std::vector<std::uint64_t>& all_distances = scratch.distances;
   view_ = view;
   max_tracked_ = params.max_tracked;
   density_grid_ = params.density_grid;
@@ -161,8 +165,8 @@ void ViewRelevance::compute(const QuantizedAgents& a, const QuantizedRect& view,
   tracked_.clear();
   distances_.clear();
   weights_.clear();
-  in_view_.clear();
-  all_distances_.clear();
+  in_view.clear();
+  all_distances.clear();
   geometry_.clear();
   counts_.clear();
   if (view.empty()) return;
@@ -171,7 +175,7 @@ void ViewRelevance::compute(const QuantizedAgents& a, const QuantizedRect& view,
   // Inside the rectangle, in id order: visit the tiles the rectangle overlaps, mark the agents
   // inside in a bitmap over indices (index order is id order), then read the bitmap in order.
   const std::size_t n = a.size();
-  marked_.assign((n + 63) / 64, 0);
+  marked.assign((n + 63) / 64, 0);
   if (a.tiles_x > 0 && a.tiles_y > 0 && view.x1 > 0 && view.y1 > 0) {
     const std::int64_t side = std::int64_t{1} << a.tile_shift;
     const std::int64_t tx0 = std::max<std::int64_t>(view.x0, 0) >> a.tile_shift;
@@ -191,35 +195,36 @@ void ViewRelevance::compute(const QuantizedAgents& a, const QuantizedRect& view,
             const std::int64_t x = a.xs[i], y = a.ys[i];
             if (x < view.x0 || x >= view.x1 || y < view.y0 || y >= view.y1) continue;
           }
-          marked_[i >> 6] |= std::uint64_t{1} << (i & 63);
+          marked[i >> 6] |= std::uint64_t{1} << (i & 63);
         }
       }
     }
   }
-  for (std::size_t w = 0; w < marked_.size(); ++w) {
-    for (std::uint64_t bits = marked_[w]; bits != 0; bits &= bits - 1) {
+  for (std::size_t w = 0; w < marked.size(); ++w) {
+    for (std::uint64_t bits = marked[w]; bits != 0; bits &= bits - 1) {
       const auto i = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
-      in_view_.push_back(i);
+      in_view.push_back(i);
       const std::int64_t dx = 2 * std::int64_t{a.xs[i]} - cx2, dy = 2 * std::int64_t{a.ys[i]} - cy2;
-      all_distances_.push_back(static_cast<std::uint64_t>(dx * dx + dy * dy));
+      all_distances.push_back(static_cast<std::uint64_t>(dx * dx + dy * dy));
     }
   }
-  in_view_count_ = in_view_.size();
+  in_view_count_ = in_view.size();
 
   // Too many: track the nearest max_tracked (ties by id), count the rest in the grid.
   const std::size_t cap = std::min(params.max_tracked, kMaxFrameAgents);
   std::uint64_t cut = ~std::uint64_t{0};
-  std::size_t at_cut_allowed = in_view_.size();
-  if (in_view_.size() > cap) {
-    distances_.assign(all_distances_.begin(), all_distances_.end());  // scratch for the selection
+  std::size_t at_cut_allowed = in_view.size();
+  if (in_view.size() > cap) {
+    std::vector<std::uint64_t>& selection = scratch.selection;
+    selection.assign(all_distances.begin(), all_distances.end());
     if (cap == 0) {
       cut = 0;
       at_cut_allowed = 0;
     } else {
-      std::nth_element(distances_.begin(), distances_.begin() + static_cast<std::ptrdiff_t>(cap - 1), distances_.end());
-      cut = distances_[cap - 1];
+      std::nth_element(selection.begin(), selection.begin() + static_cast<std::ptrdiff_t>(cap - 1), selection.end());
+      cut = selection[cap - 1];
       const auto below = static_cast<std::size_t>(
-          std::count_if(distances_.begin(), distances_.end(), [&](std::uint64_t d) { return d < cut; }));
+          std::count_if(selection.begin(), selection.end(), [&](std::uint64_t d) { return d < cut; }));
       at_cut_allowed = cap - below;
     }
   }
@@ -231,9 +236,9 @@ void ViewRelevance::compute(const QuantizedAgents& a, const QuantizedRect& view,
     counts_.assign(geometry_.levels.size(), 0);
   }
   distances_.clear();
-  for (std::size_t k = 0; k < in_view_.size(); ++k) {
-    const std::uint32_t i = in_view_[k];
-    const std::uint64_t d = all_distances_[k];
+  for (std::size_t k = 0; k < in_view.size(); ++k) {
+    const std::uint32_t i = in_view[k];
+    const std::uint64_t d = all_distances[k];
     bool keep = d < cut;
     if (d == cut && at_cut_allowed > 0) {
       keep = true;

@@ -67,7 +67,7 @@ const protocol::ViewRelevance& SnapshotWorldState::relevance(const protocol::Qua
   }
   if (relevances_used_ == relevances_.size()) relevances_.push_back(std::make_unique<protocol::ViewRelevance>());
   protocol::ViewRelevance& r = *relevances_[relevances_used_++];
-  r.compute(agents, snapped, params);
+  r.compute(agents, snapped, params, scratch_);
   work_ += r.in_view() + tiles_overlapped(snapped);
   return r;
 }

@@ -98,6 +98,16 @@ struct RelevanceStats {
   bool over_budget = false;    ///< the allowance did not cover every candidate
 };
 
+/// Working memory of ViewRelevance::compute, O(agents in the world): one may serve every
+/// relevance computed one after the other (the server's per tick), so that what each relevance
+/// keeps is O(its tracked agents) only.
+struct RelevanceScratch {
+  std::vector<std::uint64_t> marked;     // bitmap over agent indices: inside the view
+  std::vector<std::uint32_t> in_view;    // indices into the agents, id order
+  std::vector<std::uint64_t> distances;  // per in_view
+  std::vector<std::uint64_t> selection;  // nth_element's copy of distances, for the cap
+};
+
 /// What one view rectangle makes relevant, independent of any client's state, so that clients
 /// with the same rectangle (e.g. every whole-map viewer) share it: the agents inside it, the
 /// max_tracked of them nearest its centre (by id, with their distances), and the density counts
@@ -105,7 +115,12 @@ struct RelevanceStats {
 /// tiles, then nth_element for the cap). Reused scratch: no allocation once warm.
 class ViewRelevance {
  public:
-  void compute(const QuantizedAgents& agents, const QuantizedRect& view, const RelevanceParams& params);
+  void compute(const QuantizedAgents& agents, const QuantizedRect& view, const RelevanceParams& params) {
+    compute(agents, view, params, scratch_);
+  }
+  /// The same with working memory the caller shares between relevances.
+  void compute(const QuantizedAgents& agents, const QuantizedRect& view, const RelevanceParams& params,
+               RelevanceScratch& scratch);
 
   [[nodiscard]] const QuantizedRect& view() const noexcept { return view_; }
   [[nodiscard]] std::size_t max_tracked() const noexcept { return max_tracked_; }
@@ -135,9 +150,7 @@ class ViewRelevance {
   std::vector<std::uint8_t> weights_;
   DensityGrid geometry_;
   std::vector<std::uint32_t> counts_;
-  std::vector<std::uint64_t> marked_;         // bitmap over agent indices: inside the view
-  std::vector<std::uint32_t> in_view_;        // indices into agents, id order
-  std::vector<std::uint64_t> all_distances_;  // per in_view_
+  RelevanceScratch scratch_;  // for the first compute() form (empty otherwise)
 };
 
 /// One per client: besides scratch memory it remembers since when each relevant agent the client

@@ -63,8 +63,10 @@ struct AgentArrays {
 struct SnapshotWorldState {
   /// Relevance work per tick, in units of the world's agents + tiles (see the sharing rule).
   static constexpr std::size_t kRelevanceWorkPerTick = 8;
-  /// Relevances computed per tick at most, however few agents each visits (bounds the lookups
-  /// and the memory the relevances hold).
+  /// Relevances computed per tick at most, however few agents each visits. Bounds the lookups
+  /// and the memory the relevances keep across ticks: each holds its tracked agents (at most
+  /// max_tracked x 25 bytes, 410 kB, plus a 16 kB grid), the O(world) working memory is one
+  /// shared RelevanceScratch, so 64 of them stay under 28 MB whatever rectangles clients pick.
   static constexpr std::size_t kMaxRelevancesPerTick = 64;
 
   protocol::QuantizedAgents agents;            ///< every agent, quantized, by id, tile-indexed
@@ -112,6 +114,7 @@ struct SnapshotWorldState {
   std::vector<std::unique_ptr<protocol::ViewRelevance>> relevances_;  // [0, relevances_used_) are this tick's
   std::size_t relevances_used_ = 0;
   std::size_t work_ = 0;
+  protocol::RelevanceScratch scratch_;  // shared by this tick's computations (they run one at a time)
 
   [[nodiscard]] const protocol::ViewRelevance& best_cover(const protocol::QuantizedRect& view) const noexcept;
   [[nodiscard]] std::size_t tiles_overlapped(const protocol::QuantizedRect& r) const noexcept;
