@@ -459,9 +459,11 @@ void server_player_view(benchmark::State& state, const BenchOptions& options) {
   const double n = static_cast<double>(std::max<std::size_t>(snapshots, 1));
   state.counters["bytes_per_snapshot"] = static_cast<double>(bytes) / n;
   state.counters["entries_per_snapshot"] = static_cast<double>(entries) / n;
-  state.counters["bytes_per_entry"] = static_cast<double>(bytes) / static_cast<double>(std::max<std::size_t>(entries, 1));
+  state.counters["bytes_per_entry"] =
+      static_cast<double>(bytes) / static_cast<double>(std::max<std::size_t>(entries, 1));
   state.counters["own_in_view"] = static_cast<double>(own) / n;
-  state.counters["bytes_per_own_agent"] = static_cast<double>(bytes) / static_cast<double>(std::max<std::size_t>(own, 1));
+  state.counters["bytes_per_own_agent"] =
+      static_cast<double>(bytes) / static_cast<double>(std::max<std::size_t>(own, 1));
   state.counters["tracked"] = static_cast<double>(tracked) / n;
 }
 

@@ -457,7 +457,8 @@ TEST_CASE("snapshot_builder: views chosen to differ cost at most a bounded numbe
   // The bound did the work: the views snap to more rectangles than were computed.
   std::vector<std::array<std::int64_t, 4>> distinct;
   for (const ViewRect& v : views) {
-    const protocol::QuantizedRect r = protocol::snap_view(own_area(world, v), world.agents.tile_shift, world.map_bounds);
+    const protocol::QuantizedRect r =
+        protocol::snap_view(own_area(world, v), world.agents.tile_shift, world.map_bounds);
     distinct.push_back({r.x0, r.y0, r.x1, r.y1});
   }
   std::sort(distinct.begin(), distinct.end());

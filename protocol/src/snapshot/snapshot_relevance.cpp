@@ -142,7 +142,8 @@ QuantizedRect snap_view(const QuantizedRect& view, unsigned min_step_shift, cons
   // corner, from the margin, floors towards -infinity too).
   auto snap = [min_step_shift](std::int64_t& lo, std::int64_t& hi) {
     const auto extent = static_cast<std::uint64_t>(hi - lo);
-    const std::uint64_t step = std::bit_ceil(std::max<std::uint64_t>((extent + 15) / 16, std::uint64_t{1} << min_step_shift));
+    const std::uint64_t step =
+        std::bit_ceil(std::max<std::uint64_t>((extent + 15) / 16, std::uint64_t{1} << min_step_shift));
     const auto mask = static_cast<std::int64_t>(step - 1);
     lo &= ~mask;
     hi = (hi + mask) & ~mask;

@@ -33,7 +33,8 @@ void SnapshotWorldState::assign(const sim::World& world) {
 
 void SnapshotWorldState::set_map_size(std::int32_t width_cells, std::int32_t height_cells) noexcept {
   constexpr std::int64_t kCell = protocol::kPositionUnitsPerCell;
-  map_bounds = protocol::QuantizedRect{0, 0, (std::int64_t{width_cells} + 1) * kCell, (std::int64_t{height_cells} + 1) * kCell};
+  map_bounds =
+      protocol::QuantizedRect{0, 0, (std::int64_t{width_cells} + 1) * kCell, (std::int64_t{height_cells} + 1) * kCell};
 }
 
 protocol::QuantizedRect SnapshotWorldState::sent_area(const protocol::QuantizedRect& view) const noexcept {

@@ -427,7 +427,8 @@ TEST_CASE("snap_view: outward to steps of 1/16 to 1/8 of the extent, at least a 
   // Views a few cells apart snap alike; every snapped rectangle contains its view and is at
   // most a quarter larger per axis (plus the tile minimum for small views).
   for (int dx = 0; dx <= 4; ++dx) {  // x1 = 604 + dx cells: up to the step at 608
-    const sp::QuantizedRect v = sp::quantize_view(300.0f + static_cast<float>(dx), 300, 600.0f + static_cast<float>(dx), 600, 4, 1.0f);
+    const auto x = static_cast<float>(dx);
+    const sp::QuantizedRect v = sp::quantize_view(300.0f + x, 300, 600.0f + x, 600, 4, 1.0f);
     CHECK(sp::snap_view(v, 10).x0 == s.x0);
     CHECK(sp::snap_view(v, 10).x1 == s.x1);
   }

@@ -62,7 +62,8 @@ struct QuantizedRect {
 
 /// Whether `outer` contains `inner` (an empty `inner` is contained in anything).
 [[nodiscard]] constexpr bool contains(const QuantizedRect& outer, const QuantizedRect& inner) noexcept {
-  return inner.empty() || (inner.x0 >= outer.x0 && inner.y0 >= outer.y0 && inner.x1 <= outer.x1 && inner.y1 <= outer.y1);
+  return inner.empty() ||
+         (inner.x0 >= outer.x0 && inner.y0 >= outer.y0 && inner.x1 <= outer.x1 && inner.y1 <= outer.y1);
 }
 /// Area of the intersection of two rectangles, in square position units (0 if disjoint).
 [[nodiscard]] std::int64_t intersection_area(const QuantizedRect& a, const QuantizedRect& b) noexcept;
