@@ -427,6 +427,7 @@ if rows:
     table(["map", "agents", "peak RSS", "after spawn", "map alone", "step ms"], rows)
 
 # ---- Figure 5: snapshots ---------------------------------------------------------------------------
+SNAPSHOT_APART_MAX_RATIO = 1.2  # issue 22 item 4: rectangles one cell apart cost what one shared rectangle does
 snap = {n: b for n, b in runs.items() if n.startswith("snapshot/")}
 if snap:
     print("\n[5] Snapshots on real swarm motion (Boston_0_1024, 100k agents chasing a player; a view following\n"
@@ -477,6 +478,21 @@ if snap:
         print("  server snapshot phase, N whole-map viewers of the 100k agents (1 thread, CPU ms per snapshot tick):")
         table(["viewers", "ms/tick", "shared ms (wall)", "ms per extra viewer", "x 1-viewer tick", "cores at 20 Hz",
                "bytes/entry", "entries/snapshot"], viewer_rows)
+    # Issue 22, item 4: what rectangles one cell apart cost against one shared rectangle.
+    for name in sorted(n for n in snap if "/server/viewers_one_cell_apart_vs_same/" in n):
+        r, agents = counter(name, "apart_vs_same"), counter(name, "world_agents")
+        print(f"  {fmt(counter(name, 'viewers'), '.0f')} whole-map viewers one cell apart vs sharing a rectangle, "
+              f"{fmt(agents, '.0f')} agents: {fmt(counter(name, 'apart_ms'))} vs {fmt(counter(name, 'same_ms'))} CPU ms "
+              f"per tick ({fmt(r)}x); relevances per tick {fmt(counter(name, 'apart_relevances'), '.1f')} vs "
+              f"{fmt(counter(name, 'same_relevances'), '.1f')}")
+        targets.append((f"snapshot phase, 60 viewers one cell apart within {SNAPSHOT_APART_MAX_RATIO:g}x of 60 sharing "
+                        f"a rectangle ({fmt(agents, '.0f')} agents)", f"{fmt(r)}x",
+                        verdict(None if r is None else r <= SNAPSHOT_APART_MAX_RATIO)))
+    name = next((n for n in snap if n.endswith("/server/player_view")), None)
+    if name is not None:
+        print(f"  one player's view through the server (~10k agents): {fmt(counter(name, 'bytes_per_snapshot'), '.0f')} "
+              f"bytes and {fmt(counter(name, 'entries_per_snapshot'), '.0f')} entries per snapshot, "
+              f"{fmt(counter(name, 'bytes_per_entry'), '.3f')} bytes per entry")
     print("  delta_predicted = as shipped (baseline = previous snapshot, velocity prediction, rANS); rtt100 = baseline\n"
           "  3 snapshots back; plain = no prediction; full = no baseline; zstd = the shipped payload through zstd -3;\n"
           "  baseline/zstd_full = today's FlatBuffers + zstd snapshot. moving = position or heading changed since the\n"

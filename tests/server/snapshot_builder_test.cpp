@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -356,4 +357,121 @@ TEST_CASE("recent deaths: held for the horizon, capped, listed sorted; the horiz
   // 30 Hz ticks, 20 Hz snapshots: 2 ticks a snapshot, 33 snapshots, twice over.
   CHECK(server::death_horizon_ticks(30, 20) == 132);
   CHECK(server::death_horizon_ticks(60, 60) == 66);
+}
+
+namespace {
+
+// 3000 agents spread over a 256-cell square (seeded), one tick.
+Agents scattered_agents(std::uint32_t count, float side, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(0.0f, side);
+  Agents a;
+  for (std::uint32_t i = 0; i < count; ++i) a.add(i * 3 + 1, u(rng), u(rng));
+  return a;
+}
+
+// The ids of the agents whose quantized position lies inside `r`.
+std::vector<std::uint32_t> ids_inside(const SnapshotWorldState& world, const protocol::QuantizedRect& r) {
+  std::vector<std::uint32_t> ids;
+  for (std::size_t i = 0; i < world.agents.size(); ++i) {
+    const std::int64_t x = world.agents.xs[i], y = world.agents.ys[i];
+    if (x >= r.x0 && x < r.x1 && y >= r.y0 && y < r.y1) ids.push_back(world.agents.ids[i]);
+  }
+  return ids;
+}
+
+// A client's own rectangle: its view grown by the margin, quantized.
+protocol::QuantizedRect own_area(const SnapshotWorldState& world, const ViewRect& view) {
+  return protocol::quantize_view(view.x0, view.y0, view.x1, view.y1, server::kAoiMarginWorld, world.cell_size);
+}
+
+}  // namespace
+
+TEST_CASE("snapshot_builder: 60 views one cell apart share a few relevances; each client still gets its whole view") {
+  // Issue 22, item 4: rectangles that differ by a cell must not multiply the shared work.
+  const Agents a = scattered_agents(3000, 1024.0f, 11);
+  SnapshotWorldState world;
+  world.assign(a.view(), {}, 1, 0, 1.0f);
+  world.set_map_size(1024, 1024);  // as assign(World) does
+  ClientSnapshotParams params;
+  params.bits_per_second = 100e6;  // everything in view fits in the first snapshot
+  constexpr int kViewers = 60;
+  // Whole-map views (as the load test's viewers), viewer v shifted right by v cells; and views
+  // inside the map (300 cells a side), shifted alike.
+  for (const float side : {1024.0f, 300.0f}) {
+    const float at = side == 1024.0f ? 0.0f : 300.0f;
+    std::vector<std::unique_ptr<ClientSnapshotStream>> streams;
+    std::vector<ViewRect> views;
+    for (int v = 0; v < kViewers; ++v) {
+      streams.push_back(std::make_unique<ClientSnapshotStream>(params));
+      const float x = at + static_cast<float>(v);
+      views.push_back(ViewRect::from_corners(x, at, x + side, at + side));
+    }
+    world.assign(a.view(), {}, 1, 0, 1.0f);
+    for (int v = 0; v < kViewers; ++v) streams[v]->prepare(world, views[v]);
+    MESSAGE("views of " << side << " cells one cell apart: " << world.relevances_computed() << " relevances");
+    // Was 60: one per distinct rectangle. Snapping steps: 128 cells for the whole map clipped
+    // to it (every view snaps to the map: 1 relevance), 32 cells for the 308-cell ones (60 cells
+    // of shift cross 2 steps per edge: 5 rectangles at most).
+    const std::size_t most = side == 1024.0f ? 1 : 5;
+    CHECK(world.relevances_computed() <= most);
+    std::vector<std::uint8_t> payload;
+    for (int v = 0; v < kViewers; ++v) {
+      protocol::SnapshotReceiver receiver;
+      build_and_decode(*streams[v], world, views[v], 0, receiver, payload);
+      const std::vector<std::uint32_t> held = frame_ids(receiver.frame());
+      const std::vector<std::uint32_t> own = ids_inside(world, own_area(world, views[v]));
+      // None of its own rectangle + margin missing; nothing beyond what sent_area() allows (its
+      // own rectangle inside the map: exactly its own agents).
+      CHECK_MESSAGE(std::includes(held.begin(), held.end(), own.begin(), own.end()), "viewer " << v);
+      CHECK_MESSAGE(held == ids_inside(world, world.sent_area(own_area(world, views[v]))), "viewer " << v);
+      if (side == 300.0f) CHECK_MESSAGE(held == own, "viewer " << v);
+    }
+    CHECK(world.relevances_computed() <= most);  // build() only looked up
+  }
+}
+
+TEST_CASE("snapshot_builder: views chosen to differ cost at most a bounded number of relevances per tick") {
+  // Adversarial rectangles: random corners and sizes (seeded), most of them large, so that no
+  // two snap to the same shared rectangle. The tick's relevances stop once they visited
+  // kRelevanceWorkPerTick x (agents + tiles) (+ the last one started); later views take the
+  // computed relevance that covers them best.
+  const Agents a = scattered_agents(3000, 256.0f, 12);
+  SnapshotWorldState world;
+  world.assign(a.view(), {}, 1, 0, 1.0f);
+  world.set_map_size(256, 256);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> corner(-8.0f, 264.0f);
+  std::vector<std::unique_ptr<ClientSnapshotStream>> streams;
+  std::vector<ViewRect> views;
+  for (int v = 0; v < 200; ++v) {
+    streams.push_back(std::make_unique<ClientSnapshotStream>(ClientSnapshotParams{}));
+    views.push_back(ViewRect::from_corners(corner(rng), corner(rng), corner(rng), corner(rng)));
+    streams.back()->prepare(world, views.back());
+  }
+  const std::size_t unit = world.agents.size() + std::size_t{world.agents.tiles_x} * world.agents.tiles_y;
+  MESSAGE("200 adversarial views: " << world.relevances_computed() << " relevances, work " << world.relevance_work()
+                                    << " (agents + tiles: " << unit << ")");
+  CHECK(world.relevances_computed() <= SnapshotWorldState::kMaxRelevancesPerTick);
+  CHECK(world.relevance_work() <= (SnapshotWorldState::kRelevanceWorkPerTick + 1) * unit);
+  // The bound did the work: the views snap to more rectangles than were computed.
+  std::vector<std::array<std::int64_t, 4>> distinct;
+  for (const ViewRect& v : views) {
+    const protocol::QuantizedRect r =
+        protocol::snap_view(own_area(world, v), world.agents.tile_shift, world.map_bounds);
+    distinct.push_back({r.x0, r.y0, r.x1, r.y1});
+  }
+  std::sort(distinct.begin(), distinct.end());
+  distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+  MESSAGE(distinct.size() << " distinct snapped rectangles");
+  CHECK(world.relevances_computed() < distinct.size());
+  // Every stream still builds; build() computes nothing more.
+  const std::size_t computed = world.relevances_computed();
+  std::vector<std::uint8_t> payload;
+  for (int v = 0; v < 200; ++v) REQUIRE(streams[v]->build(world, views[v], 0, payload));
+  CHECK(world.relevances_computed() == computed);
+  // The next tick starts afresh.
+  world.assign(a.view(), {}, 2, 0, 1.0f);
+  CHECK(world.relevances_computed() == 0);
+  CHECK(world.relevance_work() == 0);
 }

@@ -121,7 +121,43 @@ QuantizedRect quantize_view(float x0, float y0, float x1, float y1, float margin
   return r;
 }
 
-void ViewRelevance::compute(const QuantizedAgents& a, const QuantizedRect& view, const RelevanceParams& params) {
+std::int64_t intersection_area(const QuantizedRect& a, const QuantizedRect& b) noexcept {
+  const std::int64_t w = std::min(a.x1, b.x1) - std::max(a.x0, b.x0);
+  const std::int64_t h = std::min(a.y1, b.y1) - std::max(a.y0, b.y0);
+  return a.empty() || b.empty() || w <= 0 || h <= 0 ? 0 : w * h;
+}
+
+QuantizedRect snap_view(const QuantizedRect& view, unsigned min_step_shift, const QuantizedRect& bounds) noexcept {
+  auto clip = [&bounds](QuantizedRect r) {
+    if (bounds.empty()) return r;
+    r.x0 = std::max(r.x0, bounds.x0);
+    r.y0 = std::max(r.y0, bounds.y0);
+    r.x1 = std::min(r.x1, bounds.x1);
+    r.y1 = std::min(r.y1, bounds.y1);
+    return r;
+  };
+  QuantizedRect r = clip(view);
+  if (r.empty()) return {};
+  // Steps are powers of two, so flooring and ceiling are masks (two's complement: a negative
+  // corner, from the margin, floors towards -infinity too).
+  auto snap = [min_step_shift](std::int64_t& lo, std::int64_t& hi) {
+    const auto extent = static_cast<std::uint64_t>(hi - lo);
+    const std::uint64_t step =
+        std::bit_ceil(std::max<std::uint64_t>((extent + 15) / 16, std::uint64_t{1} << min_step_shift));
+    const auto mask = static_cast<std::int64_t>(step - 1);
+    lo &= ~mask;
+    hi = (hi + mask) & ~mask;
+  };
+  snap(r.x0, r.x1);
+  snap(r.y0, r.y1);
+  return clip(r);
+}
+
+void ViewRelevance::compute(const QuantizedAgents& a, const QuantizedRect& view, const RelevanceParams& params,
+                            RelevanceScratch& scratch) {
+  std::vector<std::uint64_t>& marked = scratch.marked;
+  std::vector<std::uint32_t>& in_view = scratch.in_view;
+  std::vector<std::uint64_t>& all_distances = scratch.distances;
   view_ = view;
   max_tracked_ = params.max_tracked;
   density_grid_ = params.density_grid;
@@ -130,8 +166,8 @@ void ViewRelevance::compute(const QuantizedAgents& a, const QuantizedRect& view,
   tracked_.clear();
   distances_.clear();
   weights_.clear();
-  in_view_.clear();
-  all_distances_.clear();
+  in_view.clear();
+  all_distances.clear();
   geometry_.clear();
   counts_.clear();
   if (view.empty()) return;
@@ -140,7 +176,7 @@ void ViewRelevance::compute(const QuantizedAgents& a, const QuantizedRect& view,
   // Inside the rectangle, in id order: visit the tiles the rectangle overlaps, mark the agents
   // inside in a bitmap over indices (index order is id order), then read the bitmap in order.
   const std::size_t n = a.size();
-  marked_.assign((n + 63) / 64, 0);
+  marked.assign((n + 63) / 64, 0);
   if (a.tiles_x > 0 && a.tiles_y > 0 && view.x1 > 0 && view.y1 > 0) {
     const std::int64_t side = std::int64_t{1} << a.tile_shift;
     const std::int64_t tx0 = std::max<std::int64_t>(view.x0, 0) >> a.tile_shift;
@@ -160,35 +196,36 @@ void ViewRelevance::compute(const QuantizedAgents& a, const QuantizedRect& view,
             const std::int64_t x = a.xs[i], y = a.ys[i];
             if (x < view.x0 || x >= view.x1 || y < view.y0 || y >= view.y1) continue;
           }
-          marked_[i >> 6] |= std::uint64_t{1} << (i & 63);
+          marked[i >> 6] |= std::uint64_t{1} << (i & 63);
         }
       }
     }
   }
-  for (std::size_t w = 0; w < marked_.size(); ++w) {
-    for (std::uint64_t bits = marked_[w]; bits != 0; bits &= bits - 1) {
+  for (std::size_t w = 0; w < marked.size(); ++w) {
+    for (std::uint64_t bits = marked[w]; bits != 0; bits &= bits - 1) {
       const auto i = static_cast<std::uint32_t>(w * 64 + static_cast<std::size_t>(std::countr_zero(bits)));
-      in_view_.push_back(i);
+      in_view.push_back(i);
       const std::int64_t dx = 2 * std::int64_t{a.xs[i]} - cx2, dy = 2 * std::int64_t{a.ys[i]} - cy2;
-      all_distances_.push_back(static_cast<std::uint64_t>(dx * dx + dy * dy));
+      all_distances.push_back(static_cast<std::uint64_t>(dx * dx + dy * dy));
     }
   }
-  in_view_count_ = in_view_.size();
+  in_view_count_ = in_view.size();
 
   // Too many: track the nearest max_tracked (ties by id), count the rest in the grid.
   const std::size_t cap = std::min(params.max_tracked, kMaxFrameAgents);
   std::uint64_t cut = ~std::uint64_t{0};
-  std::size_t at_cut_allowed = in_view_.size();
-  if (in_view_.size() > cap) {
-    distances_.assign(all_distances_.begin(), all_distances_.end());  // scratch for the selection
+  std::size_t at_cut_allowed = in_view.size();
+  if (in_view.size() > cap) {
+    std::vector<std::uint64_t>& selection = scratch.selection;
+    selection.assign(all_distances.begin(), all_distances.end());
     if (cap == 0) {
       cut = 0;
       at_cut_allowed = 0;
     } else {
-      std::nth_element(distances_.begin(), distances_.begin() + static_cast<std::ptrdiff_t>(cap - 1), distances_.end());
-      cut = distances_[cap - 1];
+      std::nth_element(selection.begin(), selection.begin() + static_cast<std::ptrdiff_t>(cap - 1), selection.end());
+      cut = selection[cap - 1];
       const auto below = static_cast<std::size_t>(
-          std::count_if(distances_.begin(), distances_.end(), [&](std::uint64_t d) { return d < cut; }));
+          std::count_if(selection.begin(), selection.end(), [&](std::uint64_t d) { return d < cut; }));
       at_cut_allowed = cap - below;
     }
   }
@@ -200,9 +237,9 @@ void ViewRelevance::compute(const QuantizedAgents& a, const QuantizedRect& view,
     counts_.assign(geometry_.levels.size(), 0);
   }
   distances_.clear();
-  for (std::size_t k = 0; k < in_view_.size(); ++k) {
-    const std::uint32_t i = in_view_[k];
-    const std::uint64_t d = all_distances_[k];
+  for (std::size_t k = 0; k < in_view.size(); ++k) {
+    const std::uint32_t i = in_view[k];
+    const std::uint64_t d = all_distances[k];
     bool keep = d < cut;
     if (d == cut && at_cut_allowed > 0) {
       keep = true;
@@ -239,16 +276,46 @@ void SnapshotSelector::select(const QuantizedAgents& a, const QuantizedRect& vie
 void SnapshotSelector::select(const ViewRelevance& relevance, const AgentFrameView& b, std::uint32_t tick,
                               double allowance_bytes, const RelevanceParams& params, AgentCandidates& out,
                               DensityGrid& grid) {
+  select(relevance, relevance.view(), b, tick, allowance_bytes, params, out, grid);
+}
+
+void SnapshotSelector::select(const ViewRelevance& relevance, const QuantizedRect& view, const AgentFrameView& b,
+                              std::uint32_t tick, double allowance_bytes, const RelevanceParams& params,
+                              AgentCandidates& out, DensityGrid& grid) {
   stats_ = {};
   grid.clear();
-  // The shared tracked list, copied whole (resize() initializes only what grew; send flags are
-  // all 1 there).
   const AgentCandidates& tracked = relevance.tracked();
-  out.resize(tracked.size());
-  if (!tracked.empty()) std::memcpy(out.data(), tracked.data(), tracked.size() * sizeof(AgentCandidate));
-  const QuantizedRect& view = relevance.view();
-  if (view.empty()) return;
-  stats_.in_view = relevance.in_view();
+  const QuantizedRect& shared = relevance.view();
+  if (view.empty() || shared.empty()) {
+    out.clear();
+    return;
+  }
+  const std::vector<std::uint8_t>* weights = &relevance.weights();
+  if (contains(view, shared)) {
+    // The shared tracked list, copied whole (resize() initializes only what grew; send flags
+    // are all 1 there).
+    out.resize(tracked.size());
+    if (!tracked.empty()) std::memcpy(out.data(), tracked.data(), tracked.size() * sizeof(AgentCandidate));
+    stats_.in_view = relevance.in_view();
+  } else {
+    // The tracked agents inside the client's own rectangle, with their weights (id order kept).
+    const std::vector<std::uint8_t>& shared_weights = relevance.weights();
+    out.resize(tracked.size());
+    weights_.resize(tracked.size());
+    std::size_t m = 0;
+    for (std::size_t k = 0; k < tracked.size(); ++k) {
+      const AgentCandidate& c = tracked[k];
+      const std::int64_t x = c.x, y = c.y;
+      if (x < view.x0 || x >= view.x1 || y < view.y0 || y >= view.y1) continue;
+      out[m] = c;
+      weights_[m] = shared_weights[k];
+      ++m;
+    }
+    out.resize(m);
+    weights_.resize(m);
+    weights = &weights_;
+    stats_.in_view = m + relevance.untracked();
+  }
   stats_.untracked = relevance.untracked();
   const bool want_grid = relevance.density_grid();
   if (want_grid) {
@@ -256,7 +323,7 @@ void SnapshotSelector::select(const ViewRelevance& relevance, const AgentFrameVi
     counts_.assign(relevance.counts().begin(), relevance.counts().end());
   }
   stats_.tracked = out.size();
-  const std::size_t news = prioritize(relevance.weights(), b, tick, out);
+  const std::size_t news = prioritize(*weights, b, tick, out);
   spend_budget(news, allowance_bytes, params, want_grid, out, grid);
 }
 

@@ -10,6 +10,7 @@ void SnapshotWorldState::assign(const AgentArrays& arrays, std::span<const sim::
   tick = world_tick;
   rebuilds = rebuild_count;
   relevances_used_ = 0;
+  work_ = 0;
   cell_size = map_cell_size;
   agents.assign(arrays.ids, arrays.xs, arrays.ys, arrays.headings, arrays.kinds, map_cell_size);
   players.clear();
@@ -27,22 +28,80 @@ void SnapshotWorldState::assign(const sim::World& world) {
   const sim::Swarm& swarm = world.swarm();
   assign(AgentArrays{swarm.ids(), swarm.xs(), swarm.ys(), swarm.headings(), swarm.kinds()}, world.players(),
          static_cast<std::uint32_t>(world.tick()), world.rebuild_count(), world.map().cell_size());
+  set_map_size(world.map().width(), world.map().height());
+}
+
+void SnapshotWorldState::set_map_size(std::int32_t width_cells, std::int32_t height_cells) noexcept {
+  constexpr std::int64_t kCell = protocol::kPositionUnitsPerCell;
+  map_bounds =
+      protocol::QuantizedRect{0, 0, (std::int64_t{width_cells} + 1) * kCell, (std::int64_t{height_cells} + 1) * kCell};
+}
+
+protocol::QuantizedRect SnapshotWorldState::sent_area(const protocol::QuantizedRect& view) const noexcept {
+  const protocol::QuantizedRect shared = protocol::snap_view(view, agents.tile_shift, map_bounds);
+  if (shared.empty()) return {};
+  if (map_bounds.empty()) return view;
+  protocol::QuantizedRect r = view;
+  if (shared.x0 <= map_bounds.x0 || r.x0 < shared.x0) r.x0 = shared.x0;
+  if (shared.y0 <= map_bounds.y0 || r.y0 < shared.y0) r.y0 = shared.y0;
+  if (shared.x1 >= map_bounds.x1 || r.x1 > shared.x1) r.x1 = shared.x1;
+  if (shared.y1 >= map_bounds.y1 || r.y1 > shared.y1) r.y1 = shared.y1;
+  return r;
 }
 
 const protocol::ViewRelevance& SnapshotWorldState::relevance(const protocol::QuantizedRect& view,
                                                              const protocol::RelevanceParams& params) {
+  const protocol::QuantizedRect snapped = protocol::snap_view(view, agents.tile_shift, map_bounds);
   for (std::size_t i = 0; i < relevances_used_; ++i) {
     const protocol::ViewRelevance& r = *relevances_[i];
     const protocol::QuantizedRect& v = r.view();
-    if (v.x0 == view.x0 && v.y0 == view.y0 && v.x1 == view.x1 && v.y1 == view.y1 &&
+    if (v.x0 == snapped.x0 && v.y0 == snapped.y0 && v.x1 == snapped.x1 && v.y1 == snapped.y1 &&
         r.max_tracked() == params.max_tracked && r.density_grid() == params.density_grid) {
       return r;
     }
   }
+  // The bound (see the header): the first relevance is always computed, so there is one to share.
+  const std::size_t tiles = std::size_t{agents.tiles_x} * agents.tiles_y;
+  const std::size_t work_limit = kRelevanceWorkPerTick * (agents.size() + tiles);
+  if (relevances_used_ > 0 && (relevances_used_ >= kMaxRelevancesPerTick || work_ >= work_limit)) {
+    return best_cover(sent_area(view));
+  }
   if (relevances_used_ == relevances_.size()) relevances_.push_back(std::make_unique<protocol::ViewRelevance>());
   protocol::ViewRelevance& r = *relevances_[relevances_used_++];
-  r.compute(agents, view, params);
+  r.compute(agents, snapped, params, scratch_);
+  work_ += r.in_view() + tiles_overlapped(snapped);
   return r;
+}
+
+std::size_t SnapshotWorldState::tiles_overlapped(const protocol::QuantizedRect& r) const noexcept {
+  if (r.empty() || agents.tiles_x == 0 || agents.tiles_y == 0 || r.x1 <= 0 || r.y1 <= 0) return 0;
+  auto span = [&](std::int64_t lo, std::int64_t hi, std::uint32_t tiles) -> std::size_t {
+    const std::int64_t t0 = std::max<std::int64_t>(lo, 0) >> agents.tile_shift;
+    const std::int64_t t1 = std::min<std::int64_t>((hi - 1) >> agents.tile_shift, std::int64_t{tiles} - 1);
+    return t1 < t0 ? 0 : static_cast<std::size_t>(t1 - t0 + 1);
+  };
+  return span(r.x0, r.x1, agents.tiles_x) * span(r.y0, r.y1, agents.tiles_y);
+}
+
+const protocol::ViewRelevance& SnapshotWorldState::best_cover(const protocol::QuantizedRect& view) const noexcept {
+  // The smallest computed rectangle containing the view; else the largest overlap. Ties: the
+  // earliest (deterministic).
+  std::size_t best = 0;
+  bool best_contains = false;
+  std::int64_t best_area = 0;  // containing: the rectangle's area; else: the overlap's
+  for (std::size_t i = 0; i < relevances_used_; ++i) {
+    const protocol::QuantizedRect& v = relevances_[i]->view();
+    const bool c = protocol::contains(v, view);
+    const std::int64_t area = c ? (v.x1 - v.x0) * (v.y1 - v.y0) : protocol::intersection_area(v, view);
+    const bool better = i == 0 || (c && !best_contains) || (c && best_contains && area < best_area) ||
+                        (!c && !best_contains && area > best_area);
+    if (better) {
+      best = i;
+      best_contains = c;
+      best_area = area;
+    }
+  }
+  return *relevances_[best];
 }
 
 ClientSnapshotStream::ClientSnapshotStream(const ClientSnapshotParams& params)
@@ -74,7 +133,10 @@ bool ClientSnapshotStream::build(SnapshotWorldState& world, const ViewRect& view
   // density grid about as large as the last one (its changes are what is coded).
   const double fixed = static_cast<double>(protocol::kSnapshotHeaderBytes + 8 +
                                            world.players.size() * protocol::kSnapshotPlayerBytes + last_grid_bytes_);
-  selector_.select(world.relevance(area(world, view), relevance), sender_.next_baseline(), world.tick,
+  // The shared relevance holds a rectangle around the client's own; the client takes its own
+  // rectangle of it, edges near the map's border taken to the border (SnapshotWorldState's rule 1).
+  const protocol::QuantizedRect own = area(world, view);
+  selector_.select(world.relevance(own, relevance), world.sent_area(own), sender_.next_baseline(), world.tick,
                    budget_.allowance(fixed), relevance, candidates_, grid_);
   header_.tick = world.tick;
   header_.echo_client_time_us = echo_client_time_us;

@@ -413,3 +413,74 @@ TEST_CASE("budgeted selection equals the priority rule applied agent by agent") 
     if (round < 5) CHECK(sent < tracked.size());
   }
 }
+
+TEST_CASE("snap_view: outward to steps of 1/16 to 1/8 of the extent, at least a tile; clipped to the bounds") {
+  constexpr std::int64_t kCell = sp::kPositionUnitsPerCell;
+  // A 300-cell view (+ 4 margin): 308 cells -> 19.25 -> a 32-cell step.
+  const sp::QuantizedRect view = sp::quantize_view(300, 300, 600, 600, 4, 1.0f);
+  const sp::QuantizedRect s = sp::snap_view(view, 10);
+  CHECK(s.x0 == 288 * kCell);
+  CHECK(s.y0 == 288 * kCell);
+  CHECK(s.x1 == 608 * kCell);
+  CHECK(s.y1 == 608 * kCell);
+  CHECK(sp::contains(s, view));
+  // Views a few cells apart snap alike; every snapped rectangle contains its view and is at
+  // most a quarter larger per axis (plus the tile minimum for small views).
+  for (int dx = 0; dx <= 4; ++dx) {  // x1 = 604 + dx cells: up to the step at 608
+    const auto x = static_cast<float>(dx);
+    const sp::QuantizedRect v = sp::quantize_view(300.0f + x, 300, 600.0f + x, 600, 4, 1.0f);
+    CHECK(sp::snap_view(v, 10).x0 == s.x0);
+    CHECK(sp::snap_view(v, 10).x1 == s.x1);
+  }
+  std::mt19937 rng(sp::test::test_seed() + 9);
+  std::uniform_real_distribution<float> u(-50.0f, 1100.0f);
+  for (int i = 0; i < 2000; ++i) {
+    const sp::QuantizedRect v = sp::quantize_view(u(rng), u(rng), u(rng), u(rng), 4, 1.0f);
+    const sp::QuantizedRect r = sp::snap_view(v, 10);
+    REQUIRE(sp::contains(r, v));
+    if (v.empty()) continue;
+    CHECK(r.x1 - r.x0 <= std::max<std::int64_t>((v.x1 - v.x0) * 3 / 2, v.x1 - v.x0 + 2 * 1024));
+    CHECK(r.y1 - r.y0 <= std::max<std::int64_t>((v.y1 - v.y0) * 3 / 2, v.y1 - v.y0 + 2 * 1024));
+  }
+  // Small views: the tile (16 cells) is the step.
+  const sp::QuantizedRect small = sp::snap_view(sp::quantize_view(20, 20, 30, 30, 0, 1.0f), 10);
+  CHECK(small.x0 == 16 * kCell);
+  CHECK(small.x1 == 32 * kCell);
+  // Bounds: what lies outside changes nothing; a whole-map view keeps the map's centre.
+  const sp::QuantizedRect map{0, 0, 1025 * kCell, 1025 * kCell};
+  const sp::QuantizedRect whole = sp::snap_view(sp::quantize_view(0, 0, 1024, 1024, 4, 1.0f), 10, map);
+  CHECK(whole.x0 == 0);
+  CHECK(whole.x1 == map.x1);
+  CHECK(sp::snap_view(sp::quantize_view(50, 0, 1074, 1024, 4, 1.0f), 10, map).x0 == whole.x0);
+  CHECK(sp::snap_view(sp::quantize_view(2000, 0, 3000, 10, 4, 1.0f), 10, map).empty());
+  CHECK(sp::snap_view(sp::QuantizedRect{}, 10).empty());
+}
+
+TEST_CASE("a shared relevance filtered to a client's rectangle gives what the client's own relevance gives") {
+  // The server's sharing rule (SnapshotWorldState): a client takes the agents of its own
+  // rectangle from the relevance of a larger, snapped one. Under the cap, the candidates are
+  // exactly those of its own relevance; the weights are the shared rectangle's.
+  World w(20000, 600.0f, sp::test::test_seed() + 6);
+  sp::QuantizedAgents q;
+  q.assign(w.ids, w.xs, w.ys, w.hs, {}, 1.0f);
+  sp::RelevanceParams params;
+  const sp::QuantizedRect own = sp::quantize_view(137, 211, 377, 392, 4, 1.0f);
+  sp::ViewRelevance shared, alone;
+  shared.compute(q, sp::snap_view(own, q.tile_shift), params);
+  alone.compute(q, own, params);
+  REQUIRE(shared.in_view() > alone.in_view());
+  sp::SnapshotSelector selector;
+  sp::AgentCandidates out;
+  sp::DensityGrid grid;
+  selector.select(shared, own, sp::AgentFrameView::empty(), 1, 1e9, params, out, grid);
+  CHECK(out == alone.tracked());
+  CHECK(selector.stats().tracked == alone.tracked().size());
+  // The rectangle containing the shared one: a plain copy of it.
+  selector.select(shared, sp::quantize_view(0, 0, 600, 600, 4, 1.0f), sp::AgentFrameView::empty(), 1, 1e9, params, out,
+                  grid);
+  CHECK(out == shared.tracked());
+  // Disjoint: nothing.
+  selector.select(shared, sp::quantize_view(500, 10, 590, 40, 0, 1.0f), sp::AgentFrameView::empty(), 1, 1e9, params,
+                  out, grid);
+  CHECK(out.empty());
+}

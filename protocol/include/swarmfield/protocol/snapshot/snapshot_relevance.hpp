@@ -54,11 +54,33 @@ struct QuantizedAgents {
 /// A view rectangle in quantized position units (1/64 cell), [x0, x1) x [y0, y1).
 struct QuantizedRect {
   std::int64_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;
-  [[nodiscard]] bool empty() const noexcept { return x1 <= x0 || y1 <= y0; }
+  [[nodiscard]] constexpr bool empty() const noexcept { return x1 <= x0 || y1 <= y0; }
 };
 /// A view rectangle in world units grown by `margin` world units on every side, quantized
 /// (non-finite values give an empty rectangle).
 [[nodiscard]] QuantizedRect quantize_view(float x0, float y0, float x1, float y1, float margin, float cell_size) noexcept;
+
+/// Whether `outer` contains `inner` (an empty `inner` is contained in anything).
+[[nodiscard]] constexpr bool contains(const QuantizedRect& outer, const QuantizedRect& inner) noexcept {
+  return inner.empty() ||
+         (inner.x0 >= outer.x0 && inner.y0 >= outer.y0 && inner.x1 <= outer.x1 && inner.y1 <= outer.y1);
+}
+/// Area of the intersection of two rectangles, in square position units (0 if disjoint).
+[[nodiscard]] std::int64_t intersection_area(const QuantizedRect& a, const QuantizedRect& b) noexcept;
+
+/// The rectangle whose relevance a client's view shares with other clients' (SNAPSHOTS.md,
+/// "Wiring"): `view` clipped to `bounds` (where every agent lies; empty = unknown, no
+/// clipping), then grown outward, per axis, to multiples of a step, the power of two (position
+/// units) that is at least 1/16 of the clipped extent on that axis and at least 2^min_step_shift
+/// (pass QuantizedAgents::tile_shift: the shared relevance then visits whole tiles only), then
+/// clipped to `bounds` again. Views a few cells apart, or differing only outside the bounds, snap
+/// to the same rectangle, whatever their size: for an extent E the step is E/16 to E/8, so the
+/// snapped rectangle is at most E/4 larger per axis (a whole 1024-cell map: 128-cell steps,
+/// clipped to the map). The second clipping changes no agent's membership but keeps a whole-map
+/// view's centre (the cap's and the weights' reference) at the map's centre. An empty result
+/// is QuantizedRect{}.
+[[nodiscard]] QuantizedRect snap_view(const QuantizedRect& view, unsigned min_step_shift,
+                                      const QuantizedRect& bounds = {}) noexcept;
 
 struct RelevanceParams {
   std::size_t max_tracked = 16384;  ///< agents tracked individually per client at most
@@ -77,6 +99,16 @@ struct RelevanceStats {
   bool over_budget = false;    ///< the allowance did not cover every candidate
 };
 
+/// Working memory of ViewRelevance::compute, O(agents in the world): one may serve every
+/// relevance computed one after the other (the server's per tick), so that what each relevance
+/// keeps is O(its tracked agents) only.
+struct RelevanceScratch {
+  std::vector<std::uint64_t> marked;     // bitmap over agent indices: inside the view
+  std::vector<std::uint32_t> in_view;    // indices into the agents, id order
+  std::vector<std::uint64_t> distances;  // per in_view
+  std::vector<std::uint64_t> selection;  // nth_element's copy of distances, for the cap
+};
+
 /// What one view rectangle makes relevant, independent of any client's state, so that clients
 /// with the same rectangle (e.g. every whole-map viewer) share it: the agents inside it, the
 /// max_tracked of them nearest its centre (by id, with their distances), and the density counts
@@ -84,7 +116,12 @@ struct RelevanceStats {
 /// tiles, then nth_element for the cap). Reused scratch: no allocation once warm.
 class ViewRelevance {
  public:
-  void compute(const QuantizedAgents& agents, const QuantizedRect& view, const RelevanceParams& params);
+  void compute(const QuantizedAgents& agents, const QuantizedRect& view, const RelevanceParams& params) {
+    compute(agents, view, params, scratch_);
+  }
+  /// The same with working memory the caller shares between relevances.
+  void compute(const QuantizedAgents& agents, const QuantizedRect& view, const RelevanceParams& params,
+               RelevanceScratch& scratch);
 
   [[nodiscard]] const QuantizedRect& view() const noexcept { return view_; }
   [[nodiscard]] std::size_t max_tracked() const noexcept { return max_tracked_; }
@@ -114,9 +151,7 @@ class ViewRelevance {
   std::vector<std::uint8_t> weights_;
   DensityGrid geometry_;
   std::vector<std::uint32_t> counts_;
-  std::vector<std::uint64_t> marked_;         // bitmap over agent indices: inside the view
-  std::vector<std::uint32_t> in_view_;        // indices into agents, id order
-  std::vector<std::uint64_t> all_distances_;  // per in_view_
+  RelevanceScratch scratch_;  // for the first compute() form (empty otherwise)
 };
 
 /// One per client: besides scratch memory it remembers since when each relevant agent the client
@@ -136,6 +171,15 @@ class SnapshotSelector {
   /// against the baseline, the budget, the client's waiting agents) runs here.
   void select(const ViewRelevance& relevance, const AgentFrameView& baseline, std::uint32_t tick,
               double allowance_bytes, const RelevanceParams& params, AgentCandidates& out, DensityGrid& grid);
+  /// The same for a client whose own rectangle `view` lies inside the shared relevance's (see
+  /// snap_view): the candidates are the relevance's tracked agents inside `view` (one pass over
+  /// them; a plain copy when `view` contains the relevance's rectangle), so the client gets what
+  /// a relevance of its own rectangle would give it, except that the cap (max_tracked nearest
+  /// the centre), the nearness weights and the density grid are the shared rectangle's. A
+  /// `view` not inside the relevance's rectangle gets the part the two share.
+  void select(const ViewRelevance& relevance, const QuantizedRect& view, const AgentFrameView& baseline,
+              std::uint32_t tick, double allowance_bytes, const RelevanceParams& params, AgentCandidates& out,
+              DensityGrid& grid);
   [[nodiscard]] const RelevanceStats& stats() const noexcept { return stats_; }
 
  private:
@@ -151,6 +195,7 @@ class SnapshotSelector {
   std::vector<std::uint8_t> is_new_;      // per candidate: not in the baseline
   std::vector<std::uint32_t> bin_new_, bin_known_;  // candidates per priority bin
   std::vector<std::uint32_t> counts_;     // density grid counts
+  std::vector<std::uint8_t> weights_;     // per candidate, when a shared relevance was filtered to the view
   struct Waiting {
     std::uint32_t id;
     std::uint32_t since;  // tick it was first a candidate the client did not have

@@ -33,10 +33,42 @@ struct AgentArrays {
 };
 
 /// What every client's snapshot of one tick is made from, computed once per snapshot tick, and
-/// the relevance of each distinct view rectangle asked for in that tick (clients with the same
-/// rectangle, e.g. every whole-map viewer, share it: measured 2.5 ms of the 3.1 ms a 100k-agent
-/// whole-map snapshot cost per client).
+/// the relevances of the view rectangles asked for in that tick, shared between clients.
+///
+/// Sharing rule (issue 22, item 4: the work must not grow with how the clients' rectangles
+/// differ, or 60 viewers one cell apart cost 60 relevances where 60 alike cost one):
+///  1. A client's rectangle (view + margin, quantized) is clipped to the map and snapped outward
+///     to a grid whose step grows with its size (protocol::snap_view: 1/16 to 1/8 of its
+///     extent, at least a 16-cell tile), and every client whose rectangle snaps to the same one
+///     shares its relevance. Each client takes from it the agents of its own rectangle, each
+///     edge that snapped to the map's border taken to the border (sent_area(): SnapshotSelector
+///     ::select with that rectangle). So a view inside the map receives what it would with a
+///     relevance of its own (the cap, beyond 16384 agents in view, the nearness weights and
+///     the density grid aside: those are the snapped rectangle's), and one within a step of
+///     the border also the agents between it and the border: rectangles that differ near the
+///     border (whole-map views a few cells apart) get the same agents, not only the same
+///     relevance (each in-map edge costs its client the agents crossing it).
+///  2. A hard bound: once the tick's relevances have done kRelevanceWorkPerTick x (agents +
+///     tiles) of work (relevance_work(): agents inside, tiles visited), or kMaxRelevancesPerTick
+///     were computed, no new one is: a client whose snapped rectangle is not among them takes
+///     the computed relevance that covers its sent_area() best (the smallest that contains it,
+///     else the one sharing the largest area with it; ties go to the earliest) and receives the
+///     part of its view that relevance covers. So no set of rectangles makes a tick's relevance
+///     work exceed (kRelevanceWorkPerTick + 1) x (agents + tiles); clients' views that do not
+///     overlap never come near it (together they hold each agent and tile at most once).
+/// Deterministic: the outcome depends only on the rectangles and the order of the requests.
+/// (Measured before the rule: 2.5 ms of the 3.1 ms a 100k-agent whole-map snapshot cost per
+/// client was the relevance; 60 whole-map viewers one cell apart made the snapshot phase 2.7x
+/// that of 60 alike.)
 struct SnapshotWorldState {
+  /// Relevance work per tick, in units of the world's agents + tiles (see the sharing rule).
+  static constexpr std::size_t kRelevanceWorkPerTick = 8;
+  /// Relevances computed per tick at most, however few agents each visits. Bounds the lookups
+  /// and the memory the relevances keep across ticks: each holds its tracked agents (at most
+  /// max_tracked x 25 bytes, 410 kB, plus a 16 kB grid), the O(world) working memory is one
+  /// shared RelevanceScratch, so 64 of them stay under 28 MB whatever rectangles clients pick.
+  static constexpr std::size_t kMaxRelevancesPerTick = 64;
+
   protocol::QuantizedAgents agents;            ///< every agent, quantized, by id, tile-indexed
   std::vector<protocol::PlayerState> players;  ///< by id, at most protocol::kMaxSnapshotPlayers
   std::uint32_t tick = 0;
@@ -46,23 +78,46 @@ struct SnapshotWorldState {
   /// Ids of agents killed recently, sorted (RecentDeaths; set by the server after assign): the
   /// snapshots flag the removed agents among them as deaths.
   std::vector<std::uint32_t> recent_deaths;
+  /// The map in position units (1/64 cell), one cell more on the far sides (a position rounds
+  /// up to width x 64 at the border), where every agent lies: set by assign(World) and
+  /// set_map_size(); empty (assign(arrays) alone) = unknown: rectangles are not clipped.
+  protocol::QuantizedRect map_bounds;
 
   /// From arrays (tests, benchmarks): players sorted by id and cut to kMaxSnapshotPlayers.
   void assign(const AgentArrays& arrays, std::span<const sim::Player> world_players, std::uint32_t world_tick,
               std::uint64_t rebuild_count, float map_cell_size);
-  /// From a World: its swarm (kinds included), players, tick and rebuild count.
+  /// From a World: its swarm (kinds included), players, tick, rebuild count and map size.
   void assign(const sim::World& world);
-  /// The relevance of `view` with `params` for this tick's agents: computed on the first request
-  /// since assign(), then shared. Valid until the next assign(). Not thread-safe while it
-  /// computes; once every view of the tick was asked for (ClientSnapshotStream::prepare), later
-  /// calls only look up and may run on several threads.
+  /// map_bounds for a map of `width` x `height` cells (tests and benchmarks that assign arrays).
+  void set_map_size(std::int32_t width_cells, std::int32_t height_cells) noexcept;
+  /// The relevance shared by a client whose rectangle (view + margin, quantized) is `view`, with
+  /// `params`, for this tick's agents, by the sharing rule above: that of snap_view(view)
+  /// (computed on the first request since assign(), then shared) or, past the bound, the
+  /// computed one that covers sent_area(view) best. Its rectangle contains sent_area(view)
+  /// except past the bound.
+  /// Valid until the next assign(). Not thread-safe while it computes; once every view of the
+  /// tick was asked for (ClientSnapshotStream::prepare), later calls with those views only look
+  /// up (past the bound nothing is computed any more, so the same choice is made again) and may
+  /// run on several threads.
   const protocol::ViewRelevance& relevance(const protocol::QuantizedRect& view, const protocol::RelevanceParams& params);
-  /// Relevances computed since assign() (distinct views).
+  /// What a client whose rectangle is `view` takes from its relevance (rule 1): `view`, each
+  /// edge whose snapped rectangle reaches map_bounds moved to the snapped (border) edge; inside
+  /// snap_view(view); `view` itself while map_bounds is unknown.
+  [[nodiscard]] protocol::QuantizedRect sent_area(const protocol::QuantizedRect& view) const noexcept;
+  /// Relevances computed since assign() (distinct snapped rectangles, at most kMaxRelevancesPerTick).
   [[nodiscard]] std::size_t relevances_computed() const noexcept { return relevances_used_; }
+  /// Work of the relevances computed since assign(), as the bound counts it: the agents inside
+  /// their rectangles plus the tiles (QuantizedAgents' index) they visited.
+  [[nodiscard]] std::size_t relevance_work() const noexcept { return work_; }
 
  private:
   std::vector<std::unique_ptr<protocol::ViewRelevance>> relevances_;  // [0, relevances_used_) are this tick's
   std::size_t relevances_used_ = 0;
+  std::size_t work_ = 0;
+  protocol::RelevanceScratch scratch_;  // shared by this tick's computations (they run one at a time)
+
+  [[nodiscard]] const protocol::ViewRelevance& best_cover(const protocol::QuantizedRect& view) const noexcept;
+  [[nodiscard]] std::size_t tiles_overlapped(const protocol::QuantizedRect& r) const noexcept;
 };
 
 struct ClientSnapshotParams {
