@@ -127,10 +127,7 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, BotScr
                  "fail (exit 1) when the server sends nothing for this long, ms (0 = never)")
       ->check(CLI::Range(0, 600000))
       ->capture_default_str();
-  app.add_option("--max-map-cells", options.max_map_cells,
-                 "largest map (cells) to take from a server; a bigger one is refused before it is allocated")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{8192} * 8192))
-      ->capture_default_str();
+  swarmfield::client::add_max_map_cells_option(app, options.max_map_cells);
   app.add_option("--token-file", options.token_file,
                  "connect tokens from the match's backend, one per line, one per bot (a server with --auth tokens "
                  "admits no one without; the token sets the role and name)");

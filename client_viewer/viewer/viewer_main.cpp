@@ -170,10 +170,7 @@ std::optional<int> parse_options(int argc, char** argv, Args& args) {
   app.add_option("--host", args.host, "server address")->capture_default_str();
   app.add_option("--port", args.port, "server TCP port")->capture_default_str();
   app.add_option("--name", args.name, "client name shown by the server")->capture_default_str();
-  app.add_option("--max-map-cells", args.max_map_cells,
-                 "largest map (cells) to take from a server; a bigger one is refused before it is allocated")
-      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{8192} * 8192))
-      ->capture_default_str();
+  swarmfield::client::add_max_map_cells_option(app, args.max_map_cells);
   app.add_option("--token-file", args.token_file,
                  "a connect token from the match's backend (its first line; a server with --auth tokens admits no one "
                  "without; the token sets the role and name)");

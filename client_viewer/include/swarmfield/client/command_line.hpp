@@ -3,6 +3,7 @@
 // client library itself does not depend on CLI11 (only the programs do).
 #include <CLI/CLI.hpp>
 
+#include <cstdint>
 #include <iostream>
 #include <optional>
 #include <string>
@@ -30,6 +31,15 @@ using swarmfield::cli::strict_values;
     return kExitBadArguments;
   }
   return std::nullopt;
+}
+
+/// --max-map-cells for a program that joins servers (ConnectionOptions::max_map_cells).
+inline CLI::Option* add_max_map_cells_option(CLI::App& app, std::uint64_t& cells) {
+  return app
+      .add_option("--max-map-cells", cells,
+                  "largest map (cells) to take from a server; a bigger one is refused before it is allocated")
+      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{8192} * 8192))
+      ->capture_default_str();
 }
 
 }  // namespace swarmfield::client
