@@ -74,8 +74,9 @@ def main():
                 return self.reply(400, "bad request: %s (needs at least {\"server\": \"host:port\"})" % e)
             if not ADDRESS.match(server) or role not in ("player", "viewer") or client_id < 0 or not 1 <= expires <= 86400:
                 return self.reply(400, "bad request: server host:port, role player|viewer, client_id >= 0, expires 1..86400")
-            cmd = [args.tool, "token", "--key-file", args.key_file, "--server", server, "--name", name,
-                   "--role", role, "--client-id", str(client_id), "--expires", str(expires)]
+            # "--flag=value": a value starting with '-' stays a value.
+            cmd = [args.tool, "token", "--key-file=" + args.key_file, "--server=" + server, "--name=" + name,
+                   "--role=" + role, "--client-id=%d" % client_id, "--expires=%d" % expires]
             done = subprocess.run(cmd, capture_output=True, text=True, timeout=10, check=False)
             if done.returncode != 0:
                 return self.reply(400, done.stderr.strip() or "swarmfield-tool token failed")

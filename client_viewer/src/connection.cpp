@@ -113,23 +113,19 @@ void Connection::start() {
                               hello.protocol_version = protocol::kProtocolVersion;
                               hello.role = options_.role;
                               hello.name = options_.name;
-                              std::optional<std::pair<protocol::SessionKey, protocol::SessionKey>> seal_keys;
+                              bool seal_now = false;
                               if (options_.resume) {
                                 const protocol::ResumeProof proof = protocol::resume_proof(options_.resume->secret);
                                 hello.resume.assign(proof.begin(), proof.end());
-                                if (options_.resume->sealed) {
-                                  const auto keys = protocol::derive_resumed_keys(options_.resume->secret);
-                                  seal_keys.emplace(keys.client_to_server, keys.server_to_client);
-                                }
+                                const auto keys = protocol::derive_resumed_keys(options_.resume->secret);
+                                impl_->expected_keys.emplace(keys.client_to_server, keys.server_to_client);
+                                seal_now = options_.resume->sealed;
                               } else if (options_.token) {
                                 hello.connect_token = protocol::hello_token_bytes(*options_.token);
-                                seal_keys.emplace(options_.token->client_to_server, options_.token->server_to_client);
+                                impl_->awaiting_salt = true;  // the keys come with the server's salt
                               }
                               send_tcp(hello);
-                              if (seal_keys) {
-                                impl_->send_seal.emplace(seal_keys->first, protocol::Direction::kTcpClientToServer);
-                                impl_->receive_seal.emplace(seal_keys->second, protocol::Direction::kTcpServerToClient);
-                              }
+                              if (seal_now) seal_stream(*impl_->expected_keys);
                               start_tcp_read();
                             });
       });
@@ -145,6 +141,30 @@ bool Connection::connect_blocking() {
   }
   if (!connected() && !finished()) fail("handshake with " + impl_->endpoint_label + " timed out");
   return connected();
+}
+
+void Connection::seal_stream(const std::pair<protocol::SessionKey, protocol::SessionKey>& keys) {
+  impl_->send_seal.emplace(keys.first, protocol::Direction::kTcpClientToServer);
+  impl_->receive_seal.emplace(keys.second, protocol::Direction::kTcpServerToClient);
+}
+
+bool Connection::take_salt(std::span<const std::uint8_t> frame) {
+  impl_->awaiting_salt = false;
+  auto clear = protocol::decode_tcp_message(frame, nullptr, protocol::MessageSet::kFromServer);
+  if (clear && std::holds_alternative<protocol::Error>(*clear)) {
+    on_tcp_message(std::move(*clear));  // the token was refused
+    return false;
+  }
+  const auto* salt = clear ? std::get_if<protocol::SessionSalt>(&*clear) : nullptr;
+  if (salt == nullptr) {
+    fail("server's answer to the connect token was neither its salt nor a refusal");
+    return false;
+  }
+  const protocol::TokenSessionKeys keys = protocol::derive_token_session_keys(
+      options_.token->client_to_server, options_.token->server_to_client, salt->salt);
+  impl_->expected_keys.emplace(keys.client_to_server, keys.server_to_client);
+  seal_stream(*impl_->expected_keys);
+  return true;
 }
 
 std::optional<ResumeTicket> Connection::resume_ticket() const {
@@ -174,7 +194,7 @@ void Connection::close(const std::string& reason) {
   if (state_ == ConnectionState::kConnected || state_ == ConnectionState::kHandshake) {
     // Best effort goodbye, written synchronously so it leaves before the socket closes. Skipped
     // while an async write is in flight (two writers would interleave frames).
-    if (!impl_->writing && impl_->tcp.is_open()) {
+    if (!impl_->writing && impl_->tcp.is_open() && !impl_->awaiting_salt) {
       protocol::Bye bye;
       bye.reason = reason.substr(0, protocol::kMaxReasonBytes);
       std::vector<std::uint8_t> frame;
@@ -266,6 +286,10 @@ void Connection::start_tcp_read() {
             fail("server sent a frame larger than " + std::to_string(protocol::kMaxFrameBytes) + " bytes");
             return;
           }
+          if (impl_->awaiting_salt) {
+            if (!take_salt(frame)) return;
+            continue;
+          }
           std::span<const std::uint8_t> bytes = frame;
           if (impl_->receive_seal) {
             if (impl_->receive_seal->open(frame, opened)) {
@@ -325,15 +349,9 @@ void Connection::on_tcp_message(protocol::TcpMessage&& message) {
            std::to_string(options_.max_map_cells) + ": raise it to join this server");
       return;
     }
-    if (options_.resume) {
-      const auto keys = protocol::derive_resumed_keys(options_.resume->secret);
-      if (welcome->udp.client_to_server != keys.client_to_server || welcome->udp.server_to_client != keys.server_to_client) {
-        fail("server's Welcome does not carry the resumed session's keys");
-        return;
-      }
-    } else if (options_.token && (welcome->udp.client_to_server != options_.token->client_to_server ||
-                                  welcome->udp.server_to_client != options_.token->server_to_client)) {
-      fail("server's Welcome does not carry the connect token's keys");
+    if (impl_->expected_keys && (welcome->udp.client_to_server != impl_->expected_keys->first ||
+                                 welcome->udp.server_to_client != impl_->expected_keys->second)) {
+      fail("server's Welcome does not carry the session's keys (derived from the token or the resume secret)");
       return;
     }
     welcome_ = std::move(*welcome);
@@ -360,7 +378,7 @@ void Connection::on_tcp_message(protocol::TcpMessage&& message) {
     on_map_delta(*delta);
     return;
   }
-  // Hello / Input are client -> server only.
+  // Hello / Input are client -> server only; a SessionSalt only answers a token's Hello.
   fail("server sent an unexpected message");
 }
 

@@ -58,6 +58,10 @@ struct Connection::Impl {
   /// A token session's sealed TCP stream (frame_seal.hpp): set once the Hello is on its way.
   std::optional<protocol::FrameSeal> send_seal;
   std::optional<protocol::FrameSeal> receive_seal;
+  /// A token session waits for the server's clear SessionSalt before it seals anything; the
+  /// keys the Welcome must then carry (derived from the token's and the salt, or from a resume).
+  bool awaiting_salt = false;
+  std::optional<std::pair<protocol::SessionKey, protocol::SessionKey>> expected_keys;
   protocol::FragmentAssembler assembler;  ///< UDP fragments -> snapshot payloads
   protocol::SnapshotReceiver receiver;    ///< payloads -> frames, against acknowledged baselines
   SnapshotState decoded;                  ///< the last decoded snapshot (reused)

@@ -50,6 +50,9 @@ inline std::vector<TcpMessage> sample_messages() {
   out.emplace_back(SnapshotData{payload});
   // A barricade built (whole), one damaged, one destroyed (back to a road of cost 2).
   out.emplace_back(MapDelta{4242, {{12, 7, 255, 255}, {13, 7, 255, 90}, {14, 8, 2, 0}, {8191, 0, 254, 0}}});
+  SessionSalt salt;
+  for (std::size_t i = 0; i < salt.salt.size(); ++i) salt.salt[i] = static_cast<std::uint8_t>(3 * i + 1);
+  out.emplace_back(salt);
   return out;
 }
 
@@ -98,6 +101,7 @@ inline bool satisfies_limits(const TcpMessage& message) {
                return c.x < kMaxMapSide && c.y < kMaxMapSide && c.cost >= 1 && (c.barricade == 0 || c.cost == 255);
              });
     }
+    bool operator()(const SessionSalt&) const { return true; }  // any 32 bytes
   };
   return std::visit(Check{}, message);
 }

@@ -73,14 +73,22 @@ std::string refusal_of(std::uint16_t port, const std::optional<protocol::Connect
   return error ? error->reason : std::string();
 }
 
-// Joins with `token` over a sealed stream: the Welcome and the whole map arrive.
+// Joins with `token`: the server's clear salt, then a stream sealed with the token's keys hashed
+// with it; the Welcome (carrying those keys for UDP) and the whole map arrive. `keys` gets them.
 std::optional<protocol::Welcome> join_sealed(RawClient& c, std::uint16_t port, const protocol::ConnectToken& token,
-                                             protocol::Role hello_role) {
+                                             protocol::Role hello_role, protocol::TokenSessionKeys* keys = nullptr) {
   REQUIRE(c.connect(port));
   REQUIRE(c.send(hello_with(token, hello_role)));
-  c.seal_stream(token.client_to_server, token.server_to_client);
+  const auto salt = c.read_until<protocol::SessionSalt>(5s);
+  REQUIRE(salt.has_value());
+  const protocol::TokenSessionKeys derived =
+      protocol::derive_token_session_keys(token.client_to_server, token.server_to_client, salt->salt);
+  if (keys != nullptr) *keys = derived;
+  c.seal_stream(derived.client_to_server, derived.server_to_client);
   auto welcome = c.read_until<protocol::Welcome>(5s);
   if (!welcome) return std::nullopt;
+  CHECK(welcome->udp.client_to_server == derived.client_to_server);
+  CHECK(welcome->udp.server_to_client == derived.server_to_client);
   for (std::uint32_t i = 0; i < welcome->map.chunk_count; ++i) REQUIRE(c.read_until<protocol::MapChunk>(5s));
   return welcome;
 }
@@ -101,7 +109,7 @@ TEST_CASE("tokens: only valid, unexpired, unused tokens for this server join; re
   const auto welcome = join_sealed(c, s.ports.tcp, viewer, protocol::Role::kPlayer);
   REQUIRE_MESSAGE(welcome, s.server->err());
   CHECK(welcome->player_id == 0);
-  CHECK(welcome->udp.client_to_server == viewer.client_to_server);
+  CHECK(welcome->udp.client_to_server != viewer.client_to_server);  // salted: never the token's own
   const auto player = s.token(protocol::Role::kPlayer, "alice", now, 60);
   RawClient p;
   const auto joined = join_sealed(p, s.ports.tcp, player, protocol::Role::kViewer);
@@ -141,16 +149,19 @@ TEST_CASE("tokens: an on-path reader of the whole TCP stream sees no key and can
   const std::uint64_t now = unix_now();
   const auto token = s.token(protocol::Role::kPlayer, "victim", now, 60);
   RawClient c;
-  const auto welcome = join_sealed(c, s.ports.tcp, token, protocol::Role::kPlayer);
+  protocol::TokenSessionKeys keys;
+  const auto welcome = join_sealed(c, s.ports.tcp, token, protocol::Role::kPlayer, &keys);
   REQUIRE(welcome);
   test::Inputs inputs;
   REQUIRE(c.send(inputs.make(1.0f, 0.0f, 16.0f, test::now_us())));
   REQUIRE(c.read_snapshot(5s));
 
-  // What the reader saw: neither key, and no frame after the Hello decodes as a message.
+  // What the reader saw: no key (the token's or the session's), and no frame after the salt
+  // decodes as a message.
   for (const auto* bytes : {&c.sent_bytes(), &c.received_bytes()}) {
-    CHECK_FALSE(contains(*bytes, token.client_to_server));
-    CHECK_FALSE(contains(*bytes, token.server_to_client));
+    for (const auto& key : {token.client_to_server, token.server_to_client, keys.client_to_server, keys.server_to_client}) {
+      CHECK_FALSE(contains(*bytes, key));
+    }
   }
   {
     protocol::FrameDecoder tap;
@@ -158,17 +169,21 @@ TEST_CASE("tokens: an on-path reader of the whole TCP stream sees no key and can
     std::vector<std::uint8_t> frame;
     int frames = 0;
     while (tap.next(frame) == protocol::FrameDecoder::Status::kFrame) {
-      ++frames;
-      CHECK_FALSE(protocol::decode_tcp_message(frame));
+      const auto clear = protocol::decode_tcp_message(frame);
+      if (frames++ == 0) {
+        CHECK((clear && std::holds_alternative<protocol::SessionSalt>(*clear)));  // the only clear frame
+      } else {
+        CHECK_FALSE(clear);
+      }
     }
-    CHECK(frames > 2);  // Welcome, the map, snapshots
+    CHECK(frames > 3);  // the salt, Welcome, the map, snapshots
   }
 
   // The reader replays the victim's sealed Input (it has the bytes, not the key): refused, and
   // the stream is closed.
   std::vector<std::uint8_t> sealed_input;
   {
-    protocol::FrameSeal seal(token.client_to_server, protocol::Direction::kTcpClientToServer);
+  
     std::vector<std::uint8_t> hello_frame;
     REQUIRE(protocol::append_frame(protocol::encode_tcp_message(hello_with(token, protocol::Role::kPlayer)), hello_frame));
     // The captured stream: the clear Hello, then the sealed Input just sent.
@@ -192,6 +207,30 @@ TEST_CASE("tokens: an on-path reader of the whole TCP stream sees no key and can
   CHECK(summary_value(summary, "unsealed_frames") == 2);
   CHECK(summary_value(summary, "tokens_accepted") == 2);
   CHECK(summary_value(summary, "tcp_inputs") == 1);  // only the victim's own sealed Input counted
+}
+
+TEST_CASE("tokens: a token's Hello replayed to another server with the same key gets other session keys") {
+  // Two servers share a key (a fleet) and the port a token names (different hosts, same
+  // port, or one server after a restart): the second takes the replayed Hello, since its
+  // used-token set never saw it, but it seals with keys salted afresh, so no key and nonce pair
+  // of the first session is ever used again.
+  TokenServer a;
+  const auto token = a.token(protocol::Role::kPlayer, "twice", unix_now(), 60);
+  RawClient first;
+  protocol::TokenSessionKeys keys_a;
+  REQUIRE(join_sealed(first, a.ports.tcp, token, protocol::Role::kPlayer, &keys_a));
+  a.server->signal(SIGTERM);
+  REQUIRE(a.server->wait_exit(10s) == std::optional<int>(0));
+  // The same key and the same port again (the restarted server).
+  ServerProcess b({"--port", std::to_string(a.ports.tcp), "--bind", "127.0.0.1", "--city-size", "64", "--auth", "tokens",
+                   "--key-file", (a.dir / "key.hex").string()});
+  REQUIRE_MESSAGE(wait_listening(b).has_value(), b.err());
+  RawClient replayed;
+  protocol::TokenSessionKeys keys_b;
+  REQUIRE(join_sealed(replayed, a.ports.tcp, token, protocol::Role::kPlayer, &keys_b));
+  CHECK(keys_b.client_to_server != keys_a.client_to_server);
+  CHECK(keys_b.server_to_client != keys_a.server_to_client);
+  CHECK(summary_value(stop_and_summarize(b), "tokens_accepted") == 1);
 }
 
 TEST_CASE("tokens: an --auth open server refuses a Hello with a token, and --auth tokens needs a key file") {

@@ -339,6 +339,21 @@ TokenOpenResult open_hello_token(std::span<const std::uint8_t> hello_bytes, cons
   return result;
 }
 
+TokenSessionKeys derive_token_session_keys(const SessionKey& client_to_server, const SessionKey& server_to_client,
+                                           std::span<const std::uint8_t, kSessionSaltBytes> salt) {
+  init_crypto();
+  TokenSessionKeys keys;
+  const auto derive = [&](SessionKey& out, const SessionKey& key, std::uint8_t direction) {
+    std::array<std::uint8_t, kSessionSaltBytes + 1> message{};
+    std::copy(salt.begin(), salt.end(), message.begin());
+    message.back() = direction;
+    crypto_generichash(out.data(), out.size(), message.data(), message.size(), key.data(), key.size());
+  };
+  derive(keys.client_to_server, client_to_server, 1);
+  derive(keys.server_to_client, server_to_client, 2);
+  return keys;
+}
+
 std::optional<TokenKey> parse_token_key(std::string_view text, std::string* error) {
   init_crypto();
   while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back())) != 0) text.remove_suffix(1);

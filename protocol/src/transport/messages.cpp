@@ -187,6 +187,10 @@ struct EnvelopeEncoder {
     const auto cells_v = b.CreateVectorOfStructs(cells);
     return {wire::Message::MapDelta, wire::CreateMapDelta(b, m.revision, cells_v).Union()};
   }
+  std::pair<wire::Message, flatbuffers::Offset<void>> operator()(const SessionSalt& m) const {
+    const auto salt = b.CreateVector(m.salt.data(), m.salt.size());
+    return {wire::Message::SessionSalt, wire::CreateSessionSalt(b, salt).Union()};
+  }
 };
 
 // ---- per-message decode ---------------------------------------------------------------------
@@ -492,6 +496,16 @@ std::optional<TcpMessage> decode_tcp_message(std::span<const std::uint8_t> bytes
     }
     case wire::Message::MapDelta:
       return read_as<MapDelta>(envelope->message_as_MapDelta(), read_map_delta, error);
+    case wire::Message::SessionSalt: {
+      const auto* salt = envelope->message_as_SessionSalt();
+      if (!salt || !salt->salt() || salt->salt()->size() != kSessionSaltBytes) {
+        fail(error, "SessionSalt.salt must be " + std::to_string(kSessionSaltBytes) + " bytes");
+        return std::nullopt;
+      }
+      SessionSalt out;
+      std::copy(salt->salt()->begin(), salt->salt()->end(), out.salt.begin());
+      return TcpMessage{out};
+    }
     case wire::Message::NONE:
       fail(error, "envelope holds no message");
       return std::nullopt;

@@ -20,7 +20,7 @@ using server_detail::seconds;
 using server_detail::unix_seconds;
 
 const char* message_name(const protocol::TcpMessage& m) {
-  static constexpr const char* kNames[] = {"Hello", "Welcome", "MapChunk", "Error", "Bye", "Input", "SnapshotData", "MapDelta"};
+  static constexpr const char* kNames[] = {"Hello", "Welcome", "MapChunk", "Error", "Bye", "Input", "SnapshotData", "MapDelta", "SessionSalt"};
   return m.index() < std::size(kNames) ? kNames[m.index()] : "?";
 }
 
@@ -49,7 +49,7 @@ void Server::on_message(TcpSession& session, protocol::TcpMessage& message) {
     apply_input(*client, *input, false);
   } else if (const auto* bye = std::get_if<protocol::Bye>(&message)) {
     spdlog::info("client {} says bye: {}", client->id, printable_ascii(bye->reason));
-    client->resumable = false;  // it left on purpose: its player leaves now
+    forbid_resume(*client);  // it left on purpose: its player leaves now
     session.close();
   } else {
     tcp_.reject_bad_message(session, std::string("unexpected message ") + message_name(message) + " from a client");
@@ -57,6 +57,11 @@ void Server::on_message(TcpSession& session, protocol::TcpMessage& message) {
 }
 
 void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
+  if (!hello.resume.empty() && !hello.connect_token.empty()) {
+    tcp_.send_error_and_close(session, protocol::ErrorCode::kBadMessage,
+                              "a Hello carries a connect token or a resume proof, not both");
+    return;
+  }
   if (!hello.resume.empty()) {
     resume_session(session, hello);
     return;
@@ -66,11 +71,7 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
     tcp_.send_error_and_close(session, error->code, error->reason);
     return;
   }
-  std::optional<protocol::OpenedToken> token;
-  if (token_key_ || !hello.connect_token.empty()) {
-    token = admit_token(session, hello);
-    if (!token) return;
-  }
+  // Refusals that do not need the token come first: a token is used up once it is taken.
   if (const std::size_t share = client_share_per_address();
       share != 0 && clients_per_address_.count(session.remote_address()) >= share) {
     ++refused_address_share_;
@@ -79,6 +80,11 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
     tcp_.log_rate_limited("connection " + std::to_string(session.id()) + " (" + session.remote() + ") refused: " + why);
     tcp_.send_error_and_close(session, protocol::ErrorCode::kServerFull, why);
     return;
+  }
+  std::optional<protocol::OpenedToken> token;
+  if (token_key_ || !hello.connect_token.empty()) {
+    token = admit_token(session, hello);
+    if (!token) return;
   }
   // With a token the backend decided the role and name; the Hello's are not the client's to set.
   const protocol::Role role = token ? token->grant.role : hello.role;
@@ -104,8 +110,15 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
     ++tokens_accepted_;
     client->user_id = token->grant.client_id;
     client->idle_timeout_s = token->grant.timeout_s == 0 ? 0.0 : std::clamp(double(token->grant.timeout_s), 1.0, 3600.0);
-    // Everything after the Hello, the Welcome first, is sealed with the token's keys both ways.
-    session.seal_from_now(token->client_to_server, token->server_to_client);
+    // A fresh salt, in the clear, then everything else (the Welcome first) sealed both ways with
+    // the token's keys hashed with it: a replayed Hello never gets keys another session had.
+    protocol::SessionSalt salt;
+    protocol::random_bytes(salt.salt);
+    if (tcp_.send(session, make_frame(salt)) != TcpSession::SendResult::kQueued) return;
+    const protocol::TokenSessionKeys keys =
+        protocol::derive_token_session_keys(token->client_to_server, token->server_to_client, salt.salt);
+    clients_.rekey(*client, keys.client_to_server, keys.server_to_client);
+    session.seal_from_now(keys.client_to_server, keys.server_to_client);
   }
   if (config_.reconnect_grace_s > 0.0) {
     client->resume = protocol::make_resume_secret();
@@ -205,6 +218,9 @@ bool Server::names_this_server(const std::vector<std::string>& addresses) const 
 }
 
 void Server::apply_input(ClientState& client, const protocol::Input& input, bool via_udp) {
+  // A session whose connection dropped stands still until it is resumed (with fresh keys): its
+  // old keys may still seal packets, but they move nothing.
+  if (client.detached_since) return;
   // Acks are cumulative facts about what the client decoded: any input's count, late or not.
   on_snapshot_ack(client, input.snapshot_ack, via_udp);
   // Only an input that moves the sequence forward by a bounded step counts (equal is accepted:
@@ -255,7 +271,7 @@ void Server::close_idle_clients(Clock::time_point now) {
     if (session == nullptr || !session->is_open()) continue;
     ++idle_timeouts_;
     if (trickle) ++trickle_timeouts_;
-    c.resumable = false;  // the server closed it: the slot is free for someone else
+    forbid_resume(c);  // the server closed it: the slot is free for someone else
     tcp_.log_rate_limited("client " + std::to_string(id) + " (" + session->remote() + ") sent " +
                           (trickle ? "less than one message per 2 s" : "nothing") + " for " +
                           fmt::format("{:g}", timeout_s) + " s; closing");

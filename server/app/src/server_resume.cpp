@@ -14,6 +14,11 @@ namespace swarmfield::server {
 
 using server_detail::seconds;
 
+void Server::forbid_resume(ClientState& client) {
+  client.resumable = false;
+  resume_index_.erase(protocol::resume_index(protocol::resume_proof(client.resume)));
+}
+
 void Server::detach(ClientState& client) {
   client.detached_since = Clock::now();
   // The player stands still until its client is back (the rules decide the rest: the horde
@@ -48,6 +53,7 @@ void Server::resume_session(TcpSession& session, const protocol::Hello& hello) {
   std::copy(hello.resume.begin(), hello.resume.end(), proof.begin());
   const auto it = config_.reconnect_grace_s > 0.0 ? resume_index_.find(protocol::resume_index(proof)) : resume_index_.end();
   ClientState* client = it == resume_index_.end() ? nullptr : clients_.find(it->second);
+  if (client != nullptr && !client->resumable) client = nullptr;  // said Bye, or closed by the server
   if (client == nullptr) {
     ++resumes_refused_;
     const std::string why =
@@ -72,9 +78,10 @@ void Server::resume_session(TcpSession& session, const protocol::Hello& hello) {
   client->resume = keys.next;
   resume_index_[protocol::resume_index(protocol::resume_proof(client->resume))] = client->id;
   client->detached_since.reset();
+  // The silence clock restarts (the Hello was valid), but the trickle window does not: a
+  // client that drops and resumes instead of sending must still send one message per 2 s on
+  // average, or it is closed for good (and can not resume).
   client->last_activity = Clock::now();
-  client->activity = 0;
-  client->activity_since = client->last_activity;
   client->has_input = false;  // a new connection numbers its inputs afresh
   if (client->sealed) session.seal_from_now(keys.client_to_server, keys.server_to_client);
   ++resumes_;

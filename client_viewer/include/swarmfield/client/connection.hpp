@@ -18,6 +18,7 @@
 #include <memory>
 #include <optional>
 #include <span>
+#include <utility>
 #include <string>
 #include <vector>
 
@@ -228,6 +229,11 @@ class Connection {
   /// kBuildRepeats times) into `input`.
   void attach_build(protocol::Input& input);
   void finish_map();
+  /// Seals the TCP stream both ways from now on (client -> server key, server -> client key).
+  void seal_stream(const std::pair<protocol::SessionKey, protocol::SessionKey>& keys);
+  /// A token session's first frame from the server: its clear SessionSalt (then the stream is
+  /// sealed with keys derived from it) or its refusal. False when the connection ended.
+  bool take_salt(std::span<const std::uint8_t> frame);
   /// `message` as one frame, sealed once the Hello of a token session has gone. False if too large.
   bool frame_message(const protocol::TcpMessage& message, std::vector<std::uint8_t>& frame);
   void send_tcp(const protocol::TcpMessage& message);

@@ -118,7 +118,7 @@ TcpSession::SendResult TcpSession::skip_latest(std::size_t bytes) {
 
 void TcpSession::enqueue(Frame frame, bool latest_only) {
   queued_bytes_ += frame->size();
-  queue_.push_back(Queued{std::move(frame), latest_only});
+  queue_.push_back(Queued{std::move(frame), latest_only, send_seal_.has_value()});
   if (!writing_) do_write();
 }
 
@@ -126,7 +126,7 @@ void TcpSession::send_and_close(Frame frame) {
   if (closed_ || closing_) return;
   if (frame) {
     queued_bytes_ += frame->size();
-    queue_.push_back(Queued{std::move(frame), false});
+    queue_.push_back(Queued{std::move(frame), false, send_seal_.has_value()});
   }
   closing_ = true;
   closing_since_ = Clock::now();
@@ -143,7 +143,7 @@ void TcpSession::do_write() {
   writing_ = true;
   const Frame& front = queue_.front().frame;
   asio::const_buffer out = asio::buffer(*front);
-  if (send_seal_) {
+  if (queue_.front().sealed && send_seal_) {
     // Sealed as it is written, not as it is queued: a send_latest() frame dropped from the
     // queue must not take a frame index the peer then waits for.
     sealed_write_.clear();

@@ -107,6 +107,18 @@ struct TokenOpenResult {
 [[nodiscard]] TokenOpenResult open_hello_token(std::span<const std::uint8_t> hello_bytes, const TokenKey& key,
                                                std::uint64_t now_unix_s);
 
+/// The keys a token session seals with (its TCP frames both ways and its UDP packets): each of
+/// the token's keys hashed with the server's fresh salt (keyed BLAKE2b-256, the token key as the
+/// key). A token's Hello replayed to another server, or to this one after a restart, gets
+/// another salt and so other keys: no two sessions ever seal with the same key and nonce.
+struct TokenSessionKeys {
+  SessionKey client_to_server{};
+  SessionKey server_to_client{};
+};
+[[nodiscard]] TokenSessionKeys derive_token_session_keys(const SessionKey& client_to_server,
+                                                         const SessionKey& server_to_client,
+                                                         std::span<const std::uint8_t, kSessionSaltBytes> salt);
+
 /// A key as text: 64 hex digits (a key file holds this, whitespace round it allowed). nullopt
 /// with `error` otherwise.
 [[nodiscard]] std::optional<TokenKey> parse_token_key(std::string_view text, std::string* error = nullptr);

@@ -2,6 +2,7 @@
 // Plain C++ views of every protocol message, and their FlatBuffers encode/verify-decode.
 // Callers never touch generated FlatBuffers code; decoders run the FlatBuffers verifier and
 // range-check every field before returning a value. No sockets here.
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -199,17 +200,27 @@ struct MapDelta {
   friend bool operator==(const MapDelta&, const MapDelta&) = default;
 };
 
-using TcpMessage = std::variant<Hello, Welcome, MapChunk, Error, Bye, Input, SnapshotData, MapDelta>;
+/// Server -> client, in the clear, the first answer to a Hello with a connect token: the salt
+/// the session's keys are derived from (connect_token.hpp derive_token_session_keys).
+inline constexpr std::size_t kSessionSaltBytes = 32;
+struct SessionSalt {
+  std::array<std::uint8_t, kSessionSaltBytes> salt{};
+
+  friend bool operator==(const SessionSalt&, const SessionSalt&) = default;
+};
+
+using TcpMessage = std::variant<Hello, Welcome, MapChunk, Error, Bye, Input, SnapshotData, MapDelta, SessionSalt>;
 
 /// Sets of envelope message types, for decode_tcp_message's `allowed` (bit i = the i-th member
 /// of the schema's Message union: Hello, Welcome, MapChunk, Error, Bye, Input, SnapshotData,
-/// MapDelta).
+/// MapDelta, SessionSalt).
 enum class MessageSet : std::uint32_t {
   kAny = 0xFFFFFFFFu,
   /// What a client may send a server: Hello, Input, Bye.
   kFromClient = (1u << 0) | (1u << 5) | (1u << 4),
-  /// What a server may send a client: Welcome, MapChunk, Error, Bye, SnapshotData, MapDelta.
-  kFromServer = (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 6) | (1u << 7),
+  /// What a server may send a client: Welcome, MapChunk, Error, Bye, SnapshotData, MapDelta,
+  /// SessionSalt.
+  kFromServer = (1u << 1) | (1u << 2) | (1u << 3) | (1u << 4) | (1u << 6) | (1u << 7) | (1u << 8),
 };
 
 /// Encodes one TCP message as a FlatBuffers envelope (no length prefix; see framing.hpp).

@@ -206,6 +206,8 @@ class Server final : public TcpListener {
   /// The client's connection dropped: its session (and player, standing still) waits
   /// --reconnect-grace for a resume.
   void detach(ClientState& client);
+  /// The session ends for good when its connection does (Bye, an idle close): no resume.
+  void forbid_resume(ClientState& client);
   /// Sessions that waited longer than --reconnect-grace: removed with their players.
   void expire_detached(Clock::time_point now);
   /// The client and its player leave (logged).

@@ -104,9 +104,9 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   /// Frames waiting, the one being written included.
   [[nodiscard]] std::size_t queued_frames() const noexcept { return queue_.size(); }
 
-  /// From now on every frame written (its write starting after this call) is sealed with
-  /// `send_key` and every frame read must open with `receive_key` (open_frame; frame_seal.hpp):
-  /// a token session's stream after the Hello. Call before queueing the first sealed frame.
+  /// From now on every frame queued (after this call; those queued before go out clear) is
+  /// sealed with `send_key` as it is written, and every frame read must open with `receive_key`
+  /// (open_frame; frame_seal.hpp): a token session's stream after the Hello and the salt.
   void seal_from_now(const protocol::SessionKey& receive_key, const protocol::SessionKey& send_key);
   [[nodiscard]] bool sealed() const noexcept { return receive_seal_.has_value(); }
   /// Opens a frame read from a sealed stream into `plain`. False when it does not open as the
@@ -128,6 +128,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   struct Queued {
     Frame frame;
     bool latest_only = false;  ///< may be replaced by a newer send_latest() frame
+    bool sealed = false;       ///< queued after seal_from_now(): sealed as it is written
   };
 
   asio::ip::tcp::socket socket_;
