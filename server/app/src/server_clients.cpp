@@ -95,9 +95,17 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
     player_id = world_.add_player(spawn_);
     record_input({ReplayEvent::Kind::kAddPlayer, player_id, spawn_});
   }
-  ClientState* client =
-      token ? clients_.add(role, std::move(name), player_id, std::make_pair(token->client_to_server, token->server_to_client))
-            : clients_.add(role, std::move(name), player_id);
+  // A token session's keys: the token's hashed with a fresh salt (sent in the clear below), so a
+  // replayed Hello never gets keys another session had.
+  protocol::SessionSalt salt;
+  std::optional<std::pair<protocol::SessionKey, protocol::SessionKey>> session_keys;
+  if (token) {
+    protocol::random_bytes(salt.salt);
+    const protocol::TokenSessionKeys keys =
+        protocol::derive_token_session_keys(token->client_to_server, token->server_to_client, salt.salt);
+    session_keys.emplace(keys.client_to_server, keys.server_to_client);
+  }
+  ClientState* client = clients_.add(role, std::move(name), player_id, session_keys);
   if (client == nullptr) {  // check_hello saw room, so this is only defensive
     if (player_id != 0) {
       world_.remove_player(player_id);
@@ -110,15 +118,9 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
     ++tokens_accepted_;
     client->user_id = token->grant.client_id;
     client->idle_timeout_s = token->grant.timeout_s == 0 ? 0.0 : std::clamp(double(token->grant.timeout_s), 1.0, 3600.0);
-    // A fresh salt, in the clear, then everything else (the Welcome first) sealed both ways with
-    // the token's keys hashed with it: a replayed Hello never gets keys another session had.
-    protocol::SessionSalt salt;
-    protocol::random_bytes(salt.salt);
+    // The salt in the clear, then everything else (the Welcome first) sealed both ways.
     if (tcp_.send(session, make_frame(salt)) != TcpSession::SendResult::kQueued) return;
-    const protocol::TokenSessionKeys keys =
-        protocol::derive_token_session_keys(token->client_to_server, token->server_to_client, salt.salt);
-    clients_.rekey(*client, keys.client_to_server, keys.server_to_client);
-    session.seal_from_now(keys.client_to_server, keys.server_to_client);
+    session.seal_from_now(session_keys->first, session_keys->second);
   }
   if (config_.reconnect_grace_s > 0.0) {
     client->resume = protocol::make_resume_secret();

@@ -111,8 +111,8 @@ class ClientRegistry {
 
   /// Registers a client with fresh credentials (protocol::make_session_credentials: token and
   /// keys from libsodium) and a fresh id. nullptr when full.
-  /// `token_keys`: the session keys of the client's connect token (client -> server, server ->
-  /// client), used in place of fresh ones (the token is fresh still).
+  /// `token_keys`: a token session's keys (client -> server, server -> client; derived from the
+  /// connect token's and the server's salt), used in place of fresh ones.
   ClientState* add(protocol::Role role, std::string name, std::uint32_t player_id = 0,
                    const std::optional<std::pair<protocol::SessionKey, protocol::SessionKey>>& token_keys = std::nullopt);
   /// Gives `client` a fresh session token and these keys (a resumed session): packets sealed
