@@ -556,7 +556,15 @@ void World::finish_tick(float dt) {
     congestion_.update(path_map(), nav_, swarm_.xs(), swarm_.ys(), swarm_.kinds(), kind_area_);
     congestion = &congestion_;
   }
-  swarm_.step(map_, nav_, dt, pool_.get(), congestion);
+  // Players on the move (goal index = player index, see update_fields): no rest piles up
+  // behind them.
+  moving_goals_.resize(players_.size());
+  const float moving_speed = kMovingGoalCellsPerSecond * map_.cell_size();
+  for (std::size_t i = 0; i < players_.size(); ++i) {
+    const Vec2 v = players_[i].velocity;
+    moving_goals_[i] = players_[i].alive && dot(v, v) > moving_speed * moving_speed ? 1 : 0;
+  }
+  swarm_.step(map_, nav_, dt, pool_.get(), congestion, moving_goals_);
   // Events, the game's rules, and the hash.
   collect_contacts(dt);
   agent_deaths_.clear();

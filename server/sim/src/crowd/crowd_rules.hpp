@@ -19,6 +19,8 @@ inline constexpr float kHeldAhead = 0.0f;
 // Ticks an agent yields to agents crossing its way before it stops yielding to them (fairness:
 // nobody starves on a door post while a stream goes by).
 inline constexpr std::uint32_t kPatienceTicks = 20;
+// A leader's last-tick move counted as room this tick: this share of it (see gather_one).
+inline constexpr float kLeadShare = 1.0f;
 // Touching the goal's disc: the room left to it below this many of the agent's diameters.
 inline constexpr float kGoalTouch = 0.05f;
 // A step round the agent ahead is looked for when the path brings the agent less than

@@ -41,7 +41,10 @@ struct GatherInput {
   const std::uint8_t* nkind;
   const std::uint8_t* nrest;  // 1 = at rest last tick
   const std::uint8_t* nstream;  // 1 = moved at speed last tick
+  const float* nvx;  // velocity last tick (world units per second)
+  const float* nvy;
   float inv_r, cd, pd, yf;
+  float lead_dt;   // seconds of a leader's last velocity counted as gone from the way; 0: none
   bool press_all;  // the flow-field step: push on into every neighbour overlapped past pd
 };
 
@@ -52,6 +55,7 @@ struct GatherAgent {
   std::uint32_t id, prio;
   bool moving;
   bool impatient;  // waited kPatienceTicks for converging agents: no longer yields to them
+  bool chasing;    // its goal is on the move: counts on leaders going on (see gather_one)
   const crowd_detail::PairTick* pair_row;  // its kind's row of the pair table
 };
 
@@ -130,7 +134,20 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   // over them, so their own pass makes them keep clear), and an agent on a door post gets into
   // the stream. For agents that stand (a full queue) it waits on.
   if (converging && (prior || (a.impatient && in.nstream[m] != 0))) return;
-  const float free = in.yf * free_path(d, approach, cd);
+  float free = in.yf * free_path(d, approach, cd);
+  // A leader: m ahead, not coming our way, and last tick it moved on along our path. It moves
+  // on this tick too, so the room is measured to where that takes it (car following: a stream
+  // keeps its speed instead of each agent waiting a tick for the gap the one ahead opened).
+  // The room grows by at most how far the leader goes along our path.
+  const float lx = in.nvx[m] * in.lead_dt, ly = in.nvy[m] * in.lead_dt;
+  const float along = a.skx * lx + a.sky * ly;
+  if (a.chasing && !converging && along > 0.0f && in.nrest[m] == 0) {
+    const float ldx = dx - lx, ldy = dy - ly;
+    const float ld = std::sqrt(ldx * ldx + ldy * ldy);
+    const float lapproach = -(a.skx * ldx + a.sky * ldy) / ld;
+    const float lfree = lapproach > 0.0f ? free_path(ld, lapproach, cd) : std::numeric_limits<float>::infinity();
+    free = in.yf * std::min(lfree, free_path(d, approach, cd) + along);
+  }
   s.allow = std::min(s.allow, free);
   if (!pressed) s.press_allow = std::min(s.press_allow, free);
   if (converging) {
@@ -305,7 +322,28 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
     const __m128 ignored = _mm_or_ps(_mm_and_ps(pressed, in.press_all ? lane_mask(15u) : prior),
                                      _mm_and_ps(converging, lane_mask(a.impatient ? way_bits | stream_bits : way_bits)));
     const __m128 yields = _mm_andnot_ps(ignored, _mm_and_ps(normal, _mm_cmpnle_ps(approach, zero)));
-    const __m128 first = select4(yields, _mm_mul_ps(yf, free_path4(d, approach, cd)), inf);
+    // Leaders (gather_one): ahead, not converging, moved on along our path last tick.
+    const __m128 lead_dt = _mm_set1_ps(in.lead_dt);
+    const __m128 lx = _mm_mul_ps(_mm_setr_ps(in.nvx[m0], in.nvx[m1], in.nvx[m2], in.nvx[m3]), lead_dt);
+    const __m128 ly = _mm_mul_ps(_mm_setr_ps(in.nvy[m0], in.nvy[m1], in.nvy[m2], in.nvy[m3]), lead_dt);
+    const __m128 along = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.skx), lx), _mm_mul_ps(_mm_set1_ps(a.sky), ly));
+    // (At rest last tick: contact may nudge it, but it goes nowhere.)
+    const std::uint32_t still_bits = static_cast<std::uint32_t>(in.nrest[m0] != 0) |
+                                     (static_cast<std::uint32_t>(in.nrest[m1] != 0) << 1) |
+                                     (static_cast<std::uint32_t>(in.nrest[m2] != 0) << 2) |
+                                     (static_cast<std::uint32_t>(in.nrest[m3] != 0) << 3);
+    const __m128 leads = _mm_andnot_ps(_mm_or_ps(converging, lane_mask(still_bits)), _mm_cmpgt_ps(along, zero));
+    __m128 free_now = free_path4(d, approach, cd);
+    if (a.chasing && _mm_movemask_ps(_mm_and_ps(leads, yields)) != 0) {
+      const __m128 ldx = _mm_sub_ps(dx, lx), ldy = _mm_sub_ps(dy, ly);
+      const __m128 ld = _mm_sqrt_ps(_mm_add_ps(_mm_mul_ps(ldx, ldx), _mm_mul_ps(ldy, ldy)));
+      const __m128 lapproach = _mm_div_ps(
+          _mm_xor_ps(_mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.skx), ldx), _mm_mul_ps(_mm_set1_ps(a.sky), ldy)), sign), ld);
+      const __m128 lfree = _mm_min_ps(select4(_mm_cmpgt_ps(lapproach, zero), free_path4(ld, lapproach, cd), inf),
+                                       _mm_add_ps(free_now, along));
+      free_now = select4(leads, lfree, free_now);
+    }
+    const __m128 first = select4(yields, _mm_mul_ps(yf, free_now), inf);
     // Yielding to a converging m: also keep clear of where it is heading.
     const __m128 wx = _mm_sub_ps(_mm_add_ps(nx, _mm_mul_ps(npx, cd)), px);
     const __m128 wy = _mm_sub_ps(_mm_add_ps(ny, _mm_mul_ps(npy, cd)), py);

@@ -84,6 +84,7 @@ Swarm::Swarm(const SwarmParams& params, std::size_t capacity) : params_(sanitize
   path_y_.reserve(capacity);
   open_here_.reserve(capacity);
   streaming_.reserve(capacity);
+  goal_moves_.reserve(capacity);
   bursting_.reserve(capacity);
   perm_vys_.reserve(capacity);
   perm_ids_.reserve(capacity);
@@ -328,30 +329,31 @@ const ClearanceMap& Swarm::clearance_for(const GridMap& map, const NavigationSet
 }
 
 void Swarm::step(const GridMap& map, const FlowField& flow, float dt, WorkerPool* pool) {
-  step_impl(map, flow, nullptr, nullptr, nullptr, dt, pool);
+  step_impl(map, flow, nullptr, nullptr, nullptr, {}, dt, pool);
 }
 
 void Swarm::step(const GridMap& map, const FlowField& flow, const IntegrationField& integration, float dt,
                  WorkerPool* pool) {
-  step_impl(map, flow, &integration, nullptr, nullptr, dt, pool);
+  step_impl(map, flow, &integration, nullptr, nullptr, {}, dt, pool);
 }
 
 void Swarm::step(const GridMap& map, const NavigationSet& nav, float dt, WorkerPool* pool,
-                 const CongestionFields* congestion) {
+                 const CongestionFields* congestion, std::span<const std::uint8_t> moving_goals) {
   // Class 1's fields stand in for the single field where the phases still look at one (the
   // prefetch of the steering phase); each agent reads its own class's.
-  step_impl(map, nav.fields(1).flow(), &nav.fields(1).integration(), &nav, congestion, dt, pool);
+  step_impl(map, nav.fields(1).flow(), &nav.fields(1).integration(), &nav, congestion, moving_goals, dt, pool);
 }
 
 void Swarm::step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration,
-                      const NavigationSet* nav, const CongestionFields* congestion, float dt, WorkerPool* pool) {
+                      const NavigationSet* nav, const CongestionFields* congestion,
+                      std::span<const std::uint8_t> moving_goals, float dt, WorkerPool* pool) {
   if (!(dt > 0.0f) || !std::isfinite(dt)) return;
   follow_environment(map);
   if (integration != nullptr && (integration->width() != map.width() || integration->height() != map.height())) {
     integration = nullptr;  // not built for this map: cannot tell unreachable cells apart
   }
   crowd_detail::SwarmTick t{map, flow, integration};
-  prepare_tick(t, nav, congestion, dt);
+  prepare_tick(t, nav, congestion, moving_goals, dt);
   resize_tick_buffers(t.n);
 
   // Threading: every phase below is a parallel_for over fixed chunks of `chunk` agents. A
@@ -383,7 +385,7 @@ void Swarm::follow_environment(const GridMap& map) {
 
 // The step's inputs and constants, per kind and per pair of kinds present.
 void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, const CongestionFields* congestion,
-                         float dt) {
+                         std::span<const std::uint8_t> moving_goals, float dt) {
   const GridMap& map = t.map;
   const std::size_t n = ids_.size();
   const float cs = map.cell_size();
@@ -391,6 +393,8 @@ void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, c
   const std::size_t chunk = params_.parallel_chunk_agents;
   t.nav = nav;
   t.congestion = nav != nullptr ? congestion : nullptr;
+  t.moving_goals = nav != nullptr ? moving_goals : std::span<const std::uint8_t>{};
+  t.any_goal_moving = std::find(t.moving_goals.begin(), t.moving_goals.end(), std::uint8_t{1}) != t.moving_goals.end();
   // Class 1's far bits: one bit test per agent beyond the any-angle range instead of the region
   // bits of its lattice square (~70 instructions); the build costs ~12 per 64 cells, so only
   // with enough agents for the map.
@@ -472,6 +476,7 @@ void Swarm::resize_tick_buffers(std::size_t n) {
   prio_.resize(n);
   open_here_.resize(n);
   streaming_.resize(n);
+  goal_moves_.resize(n);
   bursting_.resize(n);
 }
 
@@ -621,6 +626,8 @@ void Swarm::start_and_move_bursts(const crowd_detail::SwarmTick& t, WorkerPool* 
 void Swarm::swap_in_positions() {
   xs_.swap(next_xs_);
   ys_.swap(next_ys_);
+  vxs_.swap(perm_vxs_);  // integrate_agents wrote this tick's velocities there
+  vys_.swap(perm_vys_);
   resting_.swap(perm_resting_);  // the gather wrote this tick's rest flags there
   any_rest_ = std::find(rest_chunks_.begin(), rest_chunks_.end(), std::uint8_t{1}) != rest_chunks_.end();
 }

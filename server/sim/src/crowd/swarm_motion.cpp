@@ -93,8 +93,10 @@ void Swarm::integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::siz
     }
     next_xs_[k] = p2.x;
     next_ys_[k] = p2.y;
-    vxs_[k] = (p2.x - p0.x) * t.inv_dt;
-    vys_[k] = (p2.y - p0.y) * t.inv_dt;
+    // Into the spare buffer (swapped in with the positions): the gather of other chunks reads
+    // last tick's velocities (vxs_) while this runs.
+    perm_vxs_[k] = (p2.x - p0.x) * t.inv_dt;
+    perm_vys_[k] = (p2.y - p0.y) * t.inv_dt;
   }
 }
 

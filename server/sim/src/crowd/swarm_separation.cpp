@@ -147,7 +147,9 @@ SWARMFIELD_ALWAYS_INLINE inline bool Swarm::choose_move(const crowd_detail::Swar
   }
   float move_allow = moving ? allow / path_len : max_step;
   bool walks_round = false;  // takes a step round the agent ahead
-  const bool held = sums.anchored != 0 || (goal_room_[k] <= kGoalTouch * kt.contact_d);
+  // Touching a goal holds only while the goal stands: behind a player on the move no rest starts
+  // (it would spread through the chasing crowd and leave it standing as the player runs).
+  const bool held = sums.anchored != 0 || (goal_room_[k] <= kGoalTouch * kt.contact_d && goal_moves_[k] == 0);
   const bool was_resting = resting_[k] != 0;
   // Only agents in the way call for a side step (walls are the path's business), and only an
   // agent held by a resting crowd walks round it with no progress this tick: in a queue that
@@ -241,8 +243,23 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
   const bool crowd_rules = t.nav != nullptr;
   // Rest flags: last tick's (slot order) are read for the neighbours (in.nrest); this tick's go
   // to the spare buffer, swapped in at the end of the step.
-  const GatherInput in{sxs,        sys,     nid,     nprio,           npx, npy, nkind, resting_.data(), streaming_.data(),
-                       only.inv_r, only.cd, only.pd, t.yield_fraction, !crowd_rules};
+  const GatherInput in{sxs,
+                       sys,
+                       nid,
+                       nprio,
+                       npx,
+                       npy,
+                       nkind,
+                       resting_.data(),
+                       streaming_.data(),
+                       vxs_.data(),
+                       vys_.data(),
+                       only.inv_r,
+                       only.cd,
+                       only.pd,
+                       t.yield_fraction,
+                       crowd_rules ? t.dt * kLeadShare : 0.0f,
+                       !crowd_rules};
   bool chunk_rest = false;  // some agent of the chunk rests this tick
   for (std::size_t k = begin; k < end; ++k) {
     prefetch_gather(t, hash_, k);
@@ -258,7 +275,9 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     const bool moving = yield && path_len > 1e-4f;
     const float skx = moving ? npx[k] / path_len : 0.0f, sky = moving ? npy[k] / path_len : 0.0f;
     const bool impatient = crowd_rules && wait_[k] >= kPatienceTicks;
-    const GatherAgent agent{sxs[k], sys[k], skx,  sky, nid[k], nprio[k], moving, impatient,
+    const GatherAgent agent{sxs[k],    sys[k],    skx,
+                            sky,       nid[k],    nprio[k],
+                            moving,    impatient, crowd_rules && goal_moves_[k] != 0,
                             t.pairs + self_kind * kMaxAgentKinds};
     GatherSums sums;
     // A goal in sight limits the move too: the agent stops where its disc touches the goal's.

@@ -201,6 +201,11 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
       // way is the free path's limit on this tick's move.
       goal_room = length(sample.target - p) - kt.stop_distance;
       if (goal_room > 0.0f) desired = sample.direction;
+      // (A goal on the move holds nobody: see choose_move.)
+      goal_moves_[k] = sample.goal >= 0 && static_cast<std::size_t>(sample.goal) < t.moving_goals.size() &&
+                               t.moving_goals[static_cast<std::size_t>(sample.goal)] != 0
+                           ? 1
+                           : 0;
       break;
     case NavStatus::kFollow:
     case NavStatus::kFollowFlow:  // beyond the any-angle range: the smoothed flow
@@ -353,6 +358,7 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
     const Vec2 p{sxs[k], sys[k]};
     const std::int32_t cx = ring_x[k & (kCellRing - 1)], cy = ring_y[k & (kCellRing - 1)];  // cell_of(p)
     float goal_room = kNoGoalLimit;  // how far it may still move toward a goal in sight
+    goal_moves_[k] = t.any_goal_moving ? 1 : 0;  // out of sight: some goal (in sight: its own, below)
     const Vec2 desired = t.nav != nullptr ? desired_on_navigation(t, kt, k, p, cx, cy, v, class1, samplers, goal_room)
                                           : desired_on_flow(t, kt, k, p, cx, cy, v);
     goal_room_[k] = goal_room;

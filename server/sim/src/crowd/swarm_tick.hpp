@@ -49,6 +49,8 @@ struct SwarmTick {
   const IntegrationField* integration;  // null: cannot tell unreachable cells from goals
   const NavigationSet* nav = nullptr;   // per size class any-angle navigation (else flow/integration)
   const CongestionFields* congestion = nullptr;  // crowd density in the path cost (with nav only)
+  std::span<const std::uint8_t> moving_goals = {};  // by goal index: 1 = on the move (with nav only)
+  bool any_goal_moving = false;                     // some goal of moving_goals is on the move
   // Class 1's far bits (build_far_bits, lattice_sampler.hpp), or null when not built this step.
   const std::uint64_t* far_bits = nullptr;
   std::size_t n = 0;                    // agents

@@ -173,8 +173,12 @@ class Swarm {
   /// its goal and not at rest, on a block whose detour bit is set (CongestionFields::detour(): a
   /// crowd on its best route), follows the congestion field's smoothed flow instead, round the
   /// crowd or to another way.
+  /// `moving_goals` (optional; by goal index, as nav's goals; 1 = the goal is on the move, e.g.
+  /// a walking player): touching a moving goal does not hold an agent, so no rest starts there
+  /// and a horde chasing a running player never comes to rest behind it (a resting pile
+  /// reaches out from a goal only while it stands).
   void step(const GridMap& map, const NavigationSet& nav, float dt, WorkerPool* pool = nullptr,
-            const CongestionFields* congestion = nullptr);
+            const CongestionFields* congestion = nullptr, std::span<const std::uint8_t> moving_goals = {});
   /// How far (cells, Chebyshev) an agent on an unreachable cell looks for a reachable one.
   static constexpr std::int32_t kEscapeSearchCells = 2;
   /// Most ticks in a row route commitment may override the field's blend (see
@@ -221,11 +225,13 @@ class Swarm {
 
  private:
   void step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration,
-                 const NavigationSet* nav, const CongestionFields* congestion, float dt, WorkerPool* pool);
+                 const NavigationSet* nav, const CongestionFields* congestion,
+                 std::span<const std::uint8_t> moving_goals, float dt, WorkerPool* pool);
   // step_impl's steps, in order (swarm.cpp): the environment and the tick's constants, then one
   // call per phase over all agents, then the swap of the double-buffered state.
   void follow_environment(const GridMap& map);
-  void prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, const CongestionFields* congestion, float dt);
+  void prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, const CongestionFields* congestion,
+                    std::span<const std::uint8_t> moving_goals, float dt);
   void resize_tick_buffers(std::size_t n);
   void repair_positions(crowd_detail::SwarmTick& t, const NavigationSet* nav, WorkerPool* pool);
   void rebuild_hash(crowd_detail::SwarmTick& t, WorkerPool* pool);
@@ -331,6 +337,7 @@ class Swarm {
   std::vector<float> perm_vxs_, perm_vys_;
   std::vector<std::uint32_t> prio_;  // per slot: integration value of the agent's cell (right of way)
   std::vector<float> goal_room_;     // per slot: distance it may still close on a goal in sight (or inf)
+  std::vector<std::uint8_t> goal_moves_;  // per slot: 1 when that goal in sight is on the move
   std::vector<float> path_x_, path_y_;  // per slot: displacement of a unit move after wall sliding
   std::vector<std::uint8_t> streaming_;  // per slot: 1 when it moved at speed last tick (steering phase)
   std::vector<std::uint8_t> open_here_;  // per slot: 1 when the agent's cell is open (see open_cells_) and moves are small
