@@ -21,6 +21,9 @@ inline constexpr float kHeldAhead = 0.0f;
 inline constexpr std::uint32_t kPatienceTicks = 20;
 // A leader's last-tick move counted as room this tick: this share of it (see gather_one).
 inline constexpr float kLeadShare = 1.0f;
+// Swarm::streaming_ bits: moved at kStreamSpeed of its max last tick (a stream going by), and at
+// kFreeFlowSpeed of it (flowing freely: a leader a chasing agent counts on going on).
+inline constexpr std::uint8_t kStreamBit = 1, kFreeFlowBit = 2;
 // Touching the goal's disc: the room left to it below this many of the agent's diameters.
 inline constexpr float kGoalTouch = 0.05f;
 // A step round the agent ahead is looked for when the path brings the agent less than

@@ -133,15 +133,17 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   // that stream by (moved at speed last tick): they yield to it instead (it has no right of way
   // over them, so their own pass makes them keep clear), and an agent on a door post gets into
   // the stream. For agents that stand (a full queue) it waits on.
-  if (converging && (prior || (a.impatient && in.nstream[m] != 0))) return;
+  if (converging && (prior || (a.impatient && (in.nstream[m] & kStreamBit) != 0))) return;
   float free = in.yf * free_path(d, approach, cd);
-  // A leader: m ahead, not coming our way, and last tick it moved on along our path. It moves
-  // on this tick too, so the room is measured to where that takes it (car following: a stream
-  // keeps its speed instead of each agent waiting a tick for the gap the one ahead opened).
+  // A leader: m ahead, not coming our way, flowing freely last tick (at kFreeFlowSpeed of its
+  // top speed) and on along our path. It likely moves on this tick too, so the room is measured
+  // to where that takes it (car following: a stream keeps its speed instead of each agent
+  // waiting a tick for the gap the one ahead opened). A leader held up last tick is likely held
+  // up again: counting on it would only press into it. Only for an agent whose goal moves.
   // The room grows by at most how far the leader goes along our path.
   const float lx = in.nvx[m] * in.lead_dt, ly = in.nvy[m] * in.lead_dt;
   const float along = a.skx * lx + a.sky * ly;
-  if (a.chasing && !converging && along > 0.0f && in.nrest[m] == 0) {
+  if (a.chasing && !converging && along > 0.0f && (in.nstream[m] & kFreeFlowBit) != 0) {
     const float ldx = dx - lx, ldy = dy - ly;
     const float ld = std::sqrt(ldx * ldx + ldy * ldy);
     const float lapproach = -(a.skx * ldx + a.sky * ldy) / ld;
@@ -315,10 +317,10 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
     const __m128 pressed = _mm_cmplt_ps(d, pd);
     // Ignored: pressed into a neighbour that yields to us, and converging ones that yield to us
     // (or all converging ones, impatient). Goes on past "approach <= 0" as gather_one (NaN too).
-    const std::uint32_t stream_bits = static_cast<std::uint32_t>(in.nstream[m0] != 0) |
-                                      (static_cast<std::uint32_t>(in.nstream[m1] != 0) << 1) |
-                                      (static_cast<std::uint32_t>(in.nstream[m2] != 0) << 2) |
-                                      (static_cast<std::uint32_t>(in.nstream[m3] != 0) << 3);
+    const std::uint32_t stream_bits = static_cast<std::uint32_t>((in.nstream[m0] & kStreamBit) != 0) |
+                                      (static_cast<std::uint32_t>((in.nstream[m1] & kStreamBit) != 0) << 1) |
+                                      (static_cast<std::uint32_t>((in.nstream[m2] & kStreamBit) != 0) << 2) |
+                                      (static_cast<std::uint32_t>((in.nstream[m3] & kStreamBit) != 0) << 3);
     const __m128 ignored = _mm_or_ps(_mm_and_ps(pressed, in.press_all ? lane_mask(15u) : prior),
                                      _mm_and_ps(converging, lane_mask(a.impatient ? way_bits | stream_bits : way_bits)));
     const __m128 yields = _mm_andnot_ps(ignored, _mm_and_ps(normal, _mm_cmpnle_ps(approach, zero)));
@@ -327,12 +329,12 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
     const __m128 lx = _mm_mul_ps(_mm_setr_ps(in.nvx[m0], in.nvx[m1], in.nvx[m2], in.nvx[m3]), lead_dt);
     const __m128 ly = _mm_mul_ps(_mm_setr_ps(in.nvy[m0], in.nvy[m1], in.nvy[m2], in.nvy[m3]), lead_dt);
     const __m128 along = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.skx), lx), _mm_mul_ps(_mm_set1_ps(a.sky), ly));
-    // (At rest last tick: contact may nudge it, but it goes nowhere.)
-    const std::uint32_t still_bits = static_cast<std::uint32_t>(in.nrest[m0] != 0) |
-                                     (static_cast<std::uint32_t>(in.nrest[m1] != 0) << 1) |
-                                     (static_cast<std::uint32_t>(in.nrest[m2] != 0) << 2) |
-                                     (static_cast<std::uint32_t>(in.nrest[m3] != 0) << 3);
-    const __m128 leads = _mm_andnot_ps(_mm_or_ps(converging, lane_mask(still_bits)), _mm_cmpgt_ps(along, zero));
+    // (Held up last tick: likely again.)
+    const std::uint32_t held_up_bits = static_cast<std::uint32_t>((in.nstream[m0] & kFreeFlowBit) == 0) |
+                                     (static_cast<std::uint32_t>((in.nstream[m1] & kFreeFlowBit) == 0) << 1) |
+                                     (static_cast<std::uint32_t>((in.nstream[m2] & kFreeFlowBit) == 0) << 2) |
+                                     (static_cast<std::uint32_t>((in.nstream[m3] & kFreeFlowBit) == 0) << 3);
+    const __m128 leads = _mm_andnot_ps(_mm_or_ps(converging, lane_mask(held_up_bits)), _mm_cmpgt_ps(along, zero));
     __m128 free_now = free_path4(d, approach, cd);
     if (a.chasing && _mm_movemask_ps(_mm_and_ps(leads, yields)) != 0) {
       const __m128 ldx = _mm_sub_ps(dx, lx), ldy = _mm_sub_ps(dy, ly);

@@ -9,6 +9,7 @@
 #include <span>
 
 #include "lattice_sampler.hpp"
+#include "crowd_rules.hpp"
 #include "swarm_tick.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 #include "swarmfield/sim/nav/field/flow_field.hpp"
@@ -29,6 +30,7 @@ constexpr float kNoGoalLimit = std::numeric_limits<float>::infinity();
 constexpr std::size_t kCellRing = 16;  // > kPrefetchAgents, a power of two
 // Streaming: last tick's speed at least this fraction of the kind's max (Swarm::streaming_).
 constexpr float kStreamSpeed = 0.25f;
+constexpr float kFreeFlowSpeed = 0.9f;
 
 /// Direction (unit) from `p` to the centre of the nearest block (cell for class 1) that
 /// `integration` can reach on the class grid `grid`, within `range` blocks (Chebyshev) of p's
@@ -384,8 +386,11 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
     path_x_[k] = probe.x;
     path_y_[k] = probe.y;
     open_here_[k] = open_here ? 1 : 0;
-    // Moving at speed last tick (a stream going by: an impatient agent stops yielding to it).
-    streaming_[k] = dot(v, v) >= kStreamSpeed * kStreamSpeed * kt.max_step * kt.max_step * t.inv_dt * t.inv_dt ? 1 : 0;
+    // Moving at speed last tick (a stream going by: an impatient agent stops yielding to it), and
+    // flowing freely (a leader a chasing agent counts on going on).
+    const float top2 = kt.max_step * kt.max_step * t.inv_dt * t.inv_dt;
+    streaming_[k] = static_cast<std::uint8_t>((dot(v, v) >= kStreamSpeed * kStreamSpeed * top2 ? crowd_rules::kStreamBit : 0) |
+                                              (dot(v, v) >= kFreeFlowSpeed * kFreeFlowSpeed * top2 ? crowd_rules::kFreeFlowBit : 0));
   }
 }
 

@@ -339,7 +339,7 @@ class Swarm {
   std::vector<float> goal_room_;     // per slot: distance it may still close on a goal in sight (or inf)
   std::vector<std::uint8_t> goal_moves_;  // per slot: 1 when that goal in sight is on the move
   std::vector<float> path_x_, path_y_;  // per slot: displacement of a unit move after wall sliding
-  std::vector<std::uint8_t> streaming_;  // per slot: 1 when it moved at speed last tick (steering phase)
+  std::vector<std::uint8_t> streaming_;  // per slot: crowd_rules::kStreamBit / kFreeFlowBit of last tick's speed (steering phase)
   std::vector<std::uint8_t> open_here_;  // per slot: 1 when the agent's cell is open (see open_cells_) and moves are small
   // Per slot, from the neighbour gather for the integration: the overlap correction (world
   // units; for a bursting agent its displacement in units of max_step), the move allowance
