@@ -157,7 +157,8 @@ void Server::run_tick(bool last_of_batch) {
   snapshot_stats_.add(ms_since(t1, t2));
   window_step_stats_.add(step_ms);
   window_tick_stats_.add(tick_ms);
-  publish_metrics(tick_ms, rebuilt ? ms_since(t0, t_fields) : 0.0, rebuilt, t2);
+  publish_metrics(tick_ms, rebuilt ? ms_since(t0, t_fields) : 0.0, rebuilt,
+                  {ms_since(t0, t_fields), ms_since(t_fields, t1), ms_since(t1, t2)}, t2);
 }
 
 void Server::count_goal_change() {

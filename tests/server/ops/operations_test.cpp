@@ -11,11 +11,13 @@
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
@@ -29,6 +31,7 @@
 #include "swarmfield/server/ops/metrics.hpp"
 #include "swarmfield/server/ops/operations_http.hpp"
 #include "swarmfield/server/ops/operations_state.hpp"
+#include "swarmfield/server/ops/process_stats.hpp"
 
 using namespace std::chrono_literals;
 using swarmfield::server::MetricsSnapshot;
@@ -255,9 +258,65 @@ TEST_CASE("metrics: the text format parses with prometheus_client, histograms cu
   CHECK(parsed.at("swarmfield_agents{kind=we\"ird\\kind}") == 3);
   CHECK(parsed.at("swarmfield_udp_dropped_total{reason=malformed}") == 5);
   CHECK(parsed.families.at("swarmfield_build_info") == "gauge");
+  CHECK(parsed.families.at("swarmfield_tick_phase_duration_seconds") == "histogram");
+  CHECK(parsed.at("swarmfield_tick_phase_duration_seconds_count{phase=fields}") == 0);
   const std::string text = swarmfield::server::render_metrics(m, {kinds, drops});
   CHECK(text.find("swarmfield_build_info{version=\"" + std::string(swarmfield::cli::kVersion) + "\",protocol=\"3\"} 1\n") !=
         std::string::npos);
+}
+
+TEST_CASE("metrics: tick phases as one histogram family labelled by phase") {
+  MetricsSnapshot m;
+  m.phase_duration[0].observe(0.0003);  // fields
+  m.phase_duration[1].observe(0.004);   // swarm
+  m.phase_duration[1].observe(0.040);
+  m.phase_duration[2].observe(0.0015);  // snapshots
+  const std::string kinds[] = {"walker"};
+  const auto parsed = parse_with_prometheus_client(swarmfield::server::render_metrics(m, {kinds, nullptr}));
+  REQUIRE_MESSAGE(parsed.ok, parsed.error);
+  CHECK(parsed.families.at("swarmfield_tick_phase_duration_seconds") == "histogram");
+  CHECK(parsed.at("swarmfield_tick_phase_duration_seconds_count{phase=fields}") == 1);
+  CHECK(parsed.at("swarmfield_tick_phase_duration_seconds_count{phase=swarm}") == 2);
+  CHECK(parsed.at("swarmfield_tick_phase_duration_seconds_count{phase=snapshots}") == 1);
+  CHECK(parsed.at("swarmfield_tick_phase_duration_seconds_bucket{le=0.005,phase=swarm}") == 1);
+  CHECK(parsed.at("swarmfield_tick_phase_duration_seconds_bucket{le=0.05,phase=swarm}") == 2);
+  CHECK(parsed.at("swarmfield_tick_phase_duration_seconds_bucket{le=0.001,phase=snapshots}") == 0);
+  CHECK(parsed.at("swarmfield_tick_phase_duration_seconds_sum{phase=swarm}") == doctest::Approx(0.044));
+}
+
+TEST_CASE("process metrics: read from /proc, under the client libraries' names") {
+  swarmfield::server::ProcessStats before;
+  REQUIRE(swarmfield::server::read_process_stats(before));
+  CHECK(before.resident_bytes > 1024 * 1024);
+  CHECK(before.virtual_bytes >= before.resident_bytes);
+  CHECK(before.max_fds > 0);
+  CHECK(before.cpu_seconds >= 0.0);
+  const double now = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  CHECK(before.start_time_seconds <= now + 1.0);
+  CHECK(before.start_time_seconds > now - 3600.0);  // a test program started within the hour
+  // One more open file is one more descriptor.
+  const int fd = ::open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+  REQUIRE(fd >= 0);
+  swarmfield::server::ProcessStats with_file;
+  REQUIRE(swarmfield::server::read_process_stats(with_file));
+  ::close(fd);
+  CHECK(with_file.open_fds == before.open_fds + 1);
+  // Busy for a moment: CPU time goes up.
+  volatile double sink = 0.0;
+  const auto until = std::chrono::steady_clock::now() + 50ms;
+  while (std::chrono::steady_clock::now() < until) sink = sink + 1.0;
+  swarmfield::server::ProcessStats later;
+  REQUIRE(swarmfield::server::read_process_stats(later));
+  CHECK(later.cpu_seconds > before.cpu_seconds);
+  const auto parsed = parse_with_prometheus_client(swarmfield::server::render_process_metrics(later));
+  REQUIRE_MESSAGE(parsed.ok, parsed.error);
+  CHECK(parsed.families.at("process_cpu_seconds") == "counter");
+  for (const char* gauge : {"process_resident_memory_bytes", "process_virtual_memory_bytes", "process_open_fds",
+                            "process_max_fds", "process_start_time_seconds"}) {
+    CHECK_MESSAGE(parsed.families.count(gauge) == 1, gauge);
+  }
+  CHECK(parsed.at("process_open_fds{}") == static_cast<double>(later.open_fds));
+  CHECK(parsed.at("process_start_time_seconds{}") == doctest::Approx(later.start_time_seconds));
 }
 
 TEST_CASE("operations http: /healthz fails once the tick loop stalls > 1 s; /readyz follows ready and draining") {
@@ -543,6 +602,20 @@ TEST_CASE("operations: the server's /metrics, /healthz and /readyz with a joined
   CHECK(parsed.at("swarmfield_sent_bytes_total{transport=udp}") > 0);
   CHECK(parsed.at("swarmfield_udp_dropped_total{reason=malformed}") == 0);
   CHECK(parsed.at("swarmfield_draining{}") == 0);
+  // A tick's phases, one observation each per tick (published with the tick's).
+  for (const char* phase : {"fields", "swarm", "snapshots"}) {
+    CHECK(parsed.at(std::string("swarmfield_tick_phase_duration_seconds_count{phase=") + phase + "}") == ticks);
+  }
+  // The process's own figures (the server's, read from its /proc).
+  CHECK(parsed.families.at("process_cpu_seconds") == "counter");
+  CHECK(parsed.at("process_cpu_seconds_total{}") > 0.0);
+  CHECK(parsed.at("process_resident_memory_bytes{}") > 1024.0 * 1024.0);
+  CHECK(parsed.at("process_open_fds{}") >= 4.0);  // stdio, listeners, the client's socket
+  CHECK(parsed.at("process_max_fds{}") > 0.0);
+  const double started = parsed.at("process_start_time_seconds{}");
+  const double now_s = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+  CHECK(started <= now_s + 1.0);
+  CHECK(started > now_s - 120.0);
 
   // Garbage datagrams show up as drops by reason.
   for (int i = 0; i < 5; ++i) {

@@ -77,16 +77,21 @@ class Writer {
   }
   void histogram(std::string_view name, std::string_view help, const DurationHistogram& h) {
     family(name, "histogram", help);
+    histogram_samples(name, h, {});
+  }
+  /// One histogram's samples; `labels` (may be empty) go before each bucket's le.
+  void histogram_samples(std::string_view name, const DurationHistogram& h, const std::string& labels) {
     const std::string bucket = std::string(name) + "_bucket";
+    const std::string before_le = labels.empty() ? std::string() : labels + ",";
     std::uint64_t cumulative = 0;
     for (std::size_t i = 0; i < DurationHistogram::kBounds.size(); ++i) {
       cumulative += h.counts[i];
-      sample(bucket, cumulative, "le=\"" + number(DurationHistogram::kBounds[i]) + "\"");
+      sample(bucket, cumulative, before_le + "le=\"" + number(DurationHistogram::kBounds[i]) + "\"");
     }
     cumulative += h.counts.back();
-    sample(bucket, cumulative, "le=\"+Inf\"");
-    sample_text(std::string(name) + "_sum", number(h.sum_s));
-    sample(std::string(name) + "_count", h.count);
+    sample(bucket, cumulative, before_le + "le=\"+Inf\"");
+    sample_text(std::string(name) + "_sum", number(h.sum_s), labels);
+    sample(std::string(name) + "_count", h.count, labels);
   }
   std::string take() { return std::move(out_); }
 
@@ -107,6 +112,12 @@ std::string render_metrics(const MetricsSnapshot& m, const MetricsLabels& labels
   w.counter("skipped_ticks_total", "Ticks dropped by the catch-up cap (simulated time skipped).", m.skipped_ticks);
   w.counter("field_rebuilds_total", "Completed flow field builds.", m.field_rebuilds);
   w.histogram("field_rebuild_duration_seconds", "Wall time of the field work on ticks that rebuilt.", m.rebuild_duration);
+  w.family("tick_phase_duration_seconds", "histogram",
+           "Wall time of each phase of a tick: fields (inputs, field work), swarm (world step, rules), snapshots.");
+  for (std::size_t p = 0; p < kTickPhaseNames.size(); ++p) {
+    w.histogram_samples("tick_phase_duration_seconds", m.phase_duration[p],
+                        std::string("phase=\"") + kTickPhaseNames[p] + "\"");
+  }
   w.family("agents", "gauge", "Agents in the swarm, by kind.");
   for (std::size_t k = 0; k < m.kind_count && k < kMaxMetricKinds; ++k) {
     const std::string name = labels.kind_names != nullptr ? labels.kind_names[k] : std::to_string(k);

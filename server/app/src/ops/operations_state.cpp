@@ -1,5 +1,7 @@
 #include "swarmfield/server/ops/operations_state.hpp"
 
+#include "swarmfield/server/ops/process_stats.hpp"
+
 namespace swarmfield::server {
 
 void OperationsState::set_labels(std::vector<std::string> kind_names, std::vector<const char*> drop_reasons) {
@@ -45,7 +47,10 @@ std::string OperationsState::metrics_text() const {
   m.draining = draining_.load();
   labels.kind_names = kinds.data();
   labels.drop_reasons = drop_reasons_.data();  // set once before readers start, never changed
-  return render_metrics(m, labels);
+  std::string text = render_metrics(m, labels);
+  ProcessStats process;
+  if (read_process_stats(process)) text += render_process_metrics(process);
+  return text;
 }
 
 }  // namespace swarmfield::server

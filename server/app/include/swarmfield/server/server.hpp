@@ -245,7 +245,9 @@ class Server final : public TcpListener {
   /// After the game sockets are open: the HTTP endpoints (when --http-port >= 0). False + error.
   bool start_operations(std::string& error);
   /// End of every tick: counts the tick into the histograms and publishes the metrics snapshot.
-  void publish_metrics(double tick_ms, double rebuild_ms, bool rebuilt, Clock::time_point now);
+  /// `phase_ms`: the tick's phases in ms, by kTickPhaseNames (metrics.hpp).
+  void publish_metrics(double tick_ms, double rebuild_ms, bool rebuilt, const std::array<double, 3>& phase_ms,
+                       Clock::time_point now);
   /// Stop: not ready any more (drain), and on finish the HTTP threads are stopped.
   void operations_draining();
   void stop_operations();

@@ -26,6 +26,10 @@ struct DurationHistogram {
 
 inline constexpr std::size_t kMaxMetricKinds = 16;   ///< agent kinds reported (sim::kMaxAgentKinds)
 inline constexpr std::size_t kMaxDropReasons = 16;   ///< UDP drop reasons reported
+/// A tick's phases, as tick_phase_duration_seconds{phase} names them: fields (inputs and the
+/// World's field work), swarm (the World's step, the rules, map deltas), snapshots (encoding and
+/// sending them, the once-a-second sweeps).
+inline constexpr std::array<const char*, 3> kTickPhaseNames = {"fields", "swarm", "snapshots"};
 
 /// Everything /metrics shows, as of the end of one tick. Counters are totals since start.
 struct MetricsSnapshot {
@@ -35,6 +39,7 @@ struct MetricsSnapshot {
   DurationHistogram tick_duration;  ///< whole tick: inputs, World step, snapshots
   std::uint64_t field_rebuilds = 0; ///< completed field builds
   DurationHistogram rebuild_duration;  ///< World::begin_tick on ticks with rebuild work
+  std::array<DurationHistogram, kTickPhaseNames.size()> phase_duration;  ///< every tick, by kTickPhaseNames
   std::array<std::uint64_t, kMaxMetricKinds> agents_by_kind{};  ///< see kind names in render_metrics
   std::size_t kind_count = 1;
   std::uint64_t players = 0;
@@ -68,7 +73,8 @@ struct MetricsLabels {
 
 /// The snapshot in the Prometheus text format. Metric names (all prefixed swarmfield_):
 /// ticks_total, tick_duration_seconds (histogram), tick_overruns_total, skipped_ticks_total,
-/// field_rebuilds_total, field_rebuild_duration_seconds (histogram), agents{kind}, players,
+/// field_rebuilds_total, field_rebuild_duration_seconds (histogram),
+/// tick_phase_duration_seconds{phase="fields|swarm|snapshots"} (histogram), agents{kind}, players,
 /// clients, connections_accepted_total, sent_bytes_total{transport}, received_bytes_total{transport},
 /// tcp_frames_received_total, datagrams_sent_total, datagrams_received_total,
 /// udp_dropped_total{reason}, evictions_total, tcp_bad_frames_total,
