@@ -18,7 +18,7 @@ JOBS=${JOBS:-$(nproc)}
 
 PACKAGES=(build-essential cmake pkg-config git libasio-dev libflatbuffers-dev flatbuffers-compiler
           libspdlog-dev doctest-dev libzstd-dev libsdl2-dev libcli11-dev libtomlplusplus-dev
-          libbenchmark-dev libpng-dev libsodium-dev libcpp-httplib-dev nlohmann-json3-dev liblua5.4-dev python3-prometheus-client xvfb xauth
+          libbenchmark-dev libpng-dev libsodium-dev libcpp-httplib-dev nlohmann-json3-dev liblua5.4-dev python3-prometheus-client python3-yaml xvfb xauth
           qemu-user)
 
 say() { printf '\033[1m[swarmfield]\033[0m %s\n' "$*"; }
