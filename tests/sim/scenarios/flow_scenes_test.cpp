@@ -305,9 +305,10 @@ ChaseFigures chase(std::size_t n, const std::vector<std::uint8_t>& kinds, std::u
 // ahead going on (it measures its room to where the leader's last move takes it), so the body
 // following a walking player keeps its pace instead of moving in stop-and-go waves. Before:
 // walkers 38% of samples at speed, the mixed crowd 24% (1.9% of its samples at rest); now 59% and
-// 34%, none at rest. Overlaps past 10% of the smaller radius rise from 0.7% / 0.5% of samples to
-// 2.0% / 3.8% (a leader that stops after all; the contact term parts them within ticks).
-TEST_CASE("F3: a crowd chasing a walking player keeps its pace and does not rest") {
+// 42% (slower kinds also make way for faster ones pressing from behind), none at rest. Overlaps
+// past 10% of the smaller radius rise from 0.7% / 0.5% of samples to 2.0% / 4.4% (a leader that
+// stops after all; the contact term parts them within ticks).
+TEST_CASE("F3: a crowd chasing a walking player keeps its pace, lets faster kinds by and does not rest") {
   const ChaseFigures walkers = chase(600, {1}, 97);
   MESSAGE("F3 walkers: at >= 90% speed " << walkers.at_speed << ", below 10% " << walkers.slow << ", at rest "
                                           << walkers.resting << ", overlapping " << walkers.overlapping);
@@ -317,7 +318,7 @@ TEST_CASE("F3: a crowd chasing a walking player keeps its pace and does not rest
   const ChaseFigures mixed = chase(600, {0, 1, 1, 2}, 98);
   MESSAGE("F3 mixed: at >= 90% speed " << mixed.at_speed << ", below 10% " << mixed.slow << ", at rest "
                                         << mixed.resting << ", overlapping " << mixed.overlapping);
-  CHECK(mixed.at_speed >= 0.3);
+  CHECK(mixed.at_speed >= 0.37);
   CHECK(mixed.resting <= 0.01);
   CHECK(mixed.overlapping <= 0.05);  // 0.5% before
 }

@@ -21,6 +21,14 @@ inline constexpr float kHeldAhead = 0.0f;
 inline constexpr std::uint32_t kPatienceTicks = 20;
 // A leader's last-tick move counted as room this tick: this share of it (see gather_one).
 inline constexpr float kLeadShare = 1.0f;
+// Making way (an agent whose goal moves, pressed from behind by a faster kind heading into it):
+// a neighbour within kMakeWayContact contact distances, behind or beside, whose path points at
+// the agent within acos(kMakeWayHeading); the agent then turns kMakeWayTurn (tangent) to the
+// side away from it when that keeps kMakeWayProgress of a step toward its goal.
+inline constexpr float kMakeWayContact = 1.3f;
+inline constexpr float kMakeWayHeading = 0.5f;
+inline constexpr float kMakeWayTurn = 1.0f;
+inline constexpr float kMakeWayProgress = 0.5f;
 // Swarm::streaming_ bits: moved at kStreamSpeed of its max last tick (a stream going by), and at
 // kFreeFlowSpeed of it (flowing freely: a leader a chasing agent counts on going on).
 inline constexpr std::uint8_t kStreamBit = 1, kFreeFlowBit = 2;

@@ -69,6 +69,7 @@ struct GatherSums {
   float yield_allow;           // the free path left by neighbours converging on the agent's path
   float press_allow;           // the free path pushing on into every neighbour it overlaps past pd
   float overlap = 0.0f;        // summed disc overlaps, in contact distances (how crushed it is)
+  float wx = 0.0f, wy = 0.0f;  // chasing, mixed: which way to make way for faster kinds behind
 };
 
 /// The definition: one neighbour slot `m` within the query radius of the agent (m is not the
@@ -81,12 +82,14 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   const float dx = a.px - in.nx[m], dy = a.py - in.ny[m];
   const float d2 = dx * dx + dy * dy;
   float inv_r = in.inv_r, cd = in.cd, pd = in.pd;
+  bool faster = false;  // m's kind is faster than ours
   if constexpr (kMixed) {
     const crowd_detail::PairTick& pair = a.pair_row[in.nkind[m]];
     if (!(d2 < pair.r2)) return;
     inv_r = pair.inv_r;
     cd = pair.cd;
     pd = pair.pd;
+    faster = pair.faster != 0;
   }
   ++s.count;
   if (d2 < kCoincidentDist2) {  // no direction: handled by id (see step_impl)
@@ -118,6 +121,14 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   // through a chain of such contacts from a goal; see gather_neighbours_of_kinds).
   if (kRest && in.nrest[m] != 0 && !prior && d < cd * kHeldContact && approach > kHeldAhead) s.anchored = 1;
   if (!a.moving) return;
+  // A faster kind behind or beside, heading into us, while the goal moves: make way to the side
+  // away from it (the lateral part of the way from m to us).
+  if (kMixed && a.chasing && faster && approach <= 0.0f && d < cd * kMakeWayContact &&
+      -(in.npx[m] * ux + in.npy[m] * uy) > kMakeWayHeading) {
+    const float along_s = -ux * a.skx - uy * a.sky;
+    s.wx += -ux - along_s * a.skx;
+    s.wy += -uy - along_s * a.sky;
+  }
   if (approach <= 0.0f) return;  // m is beside or behind
   // Head-on or converging (m's path also closes in on us): one of the two must go first, or
   // both wait for ever (the two-agent arch at a door). The one with right of way (nearer the
@@ -213,6 +224,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
   for (std::uint32_t i = 0; i < n; i += 4) {
     const std::uint32_t lanes = n - i < 4 ? n - i : 4;
     std::uint32_t valid_bits = (1u << lanes) - 1u;
+    std::uint32_t faster_bits = 0;  // (kMixed) lanes of a faster kind
     // Missing lanes repeat the first hit (any valid slot; they are masked out).
     const std::uint32_t m0 = slots[i], m1 = lanes > 1 ? slots[i + 1] : m0, m2 = lanes > 2 ? slots[i + 2] : m0,
                         m3 = lanes > 3 ? slots[i + 3] : m0;
@@ -231,6 +243,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
       inv_r = _mm_setr_ps(p0.inv_r, p1.inv_r, p2.inv_r, p3.inv_r);
       cd = _mm_setr_ps(p0.cd, p1.cd, p2.cd, p3.cd);
       pd = _mm_setr_ps(p0.pd, p1.pd, p2.pd, p3.pd);
+      faster_bits = p0.faster | (p1.faster << 1) | (p2.faster << 2) | (p3.faster << 3);
     }
     const __m128 coincident = _mm_cmplt_ps(d2, _mm_set1_ps(kCoincidentDist2));
     const auto coincident_bits = static_cast<std::uint32_t>(_mm_movemask_ps(coincident)) & valid_bits;
@@ -313,6 +326,25 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
     const __m128 npy = _mm_setr_ps(in.npy[m0], in.npy[m1], in.npy[m2], in.npy[m3]);
     const __m128 m_approach = _mm_xor_ps(_mm_add_ps(_mm_mul_ps(npx, ux), _mm_mul_ps(npy, uy)), sign);
     const __m128 converging = _mm_cmpgt_ps(m_approach, zero);
+    if (kMixed && a.chasing && (faster_bits & valid_bits) != 0) {
+      // Making way for a faster kind heading into us from behind or beside (gather_one).
+      const __m128 press = _mm_and_ps(
+          _mm_and_ps(normal, lane_mask(faster_bits)),
+          _mm_and_ps(_mm_and_ps(_mm_cmple_ps(approach, zero), _mm_cmplt_ps(d, _mm_mul_ps(cd, _mm_set1_ps(kMakeWayContact)))),
+                     _mm_cmpgt_ps(m_approach, _mm_set1_ps(kMakeWayHeading))));
+      if (_mm_movemask_ps(press) != 0) {
+        const __m128 skx = _mm_set1_ps(a.skx), sky = _mm_set1_ps(a.sky);
+        const __m128 ax = _mm_xor_ps(ux, sign), ay = _mm_xor_ps(uy, sign);
+        const __m128 along_s = _mm_add_ps(_mm_mul_ps(ax, skx), _mm_mul_ps(ay, sky));
+        alignas(16) float lx4[4], ly4[4];
+        _mm_store_ps(lx4, _mm_and_ps(press, _mm_sub_ps(ax, _mm_mul_ps(along_s, skx))));
+        _mm_store_ps(ly4, _mm_and_ps(press, _mm_sub_ps(ay, _mm_mul_ps(along_s, sky))));
+        for (std::uint32_t j = 0; j < 4; ++j) {
+          s.wx += lx4[j];
+          s.wy += ly4[j];
+        }
+      }
+    }
     const __m128 prior = lane_mask(way_bits);
     const __m128 pressed = _mm_cmplt_ps(d, pd);
     // Ignored: pressed into a neighbour that yields to us, and converging ones that yield to us

@@ -172,6 +172,24 @@ SWARMFIELD_ALWAYS_INLINE inline bool Swarm::choose_move(const crowd_detail::Swar
       walks_round = true;
     }
   }
+  // Making way (kMixed, the goal on the move): pressed from behind by a faster kind, turn to the
+  // side away from it while that still keeps most of a step toward the goal, so the faster one
+  // gets by instead of following at our speed.
+  if (kMixed && crowd_rules && a.chasing && moving && !walks_round && sums.coincident == 0) {
+    const float wl = std::sqrt(sums.wx * sums.wx + sums.wy * sums.wy);
+    if (wl > 1e-3f) {
+      Vec2 dir{s0x + kMakeWayTurn * sums.wx / wl, s0y + kMakeWayTurn * sums.wy / wl};
+      dir = dir * (1.0f / length(dir));
+      const SideStep side = side_step<kMixed>(t, kt, k, {a.px, a.py}, {s0x, s0y}, {a.skx, a.sky}, false, false, &dir);
+      if (side.found && side.progress >= kMakeWayProgress * max_step) {
+        move_x = side.ux;
+        move_y = side.uy;
+        move_allow = side.allow;
+        progress = side.progress;
+        walks_round = true;
+      }
+    }
+  }
   const bool resting = t.yield && held && !walks_round &&
                        (!moving || progress < (was_resting ? wake_above : rest_below) * max_step);
   // Waiting for agents that cross its way (they have right of way) counts up; see impatient.

@@ -15,7 +15,7 @@ using namespace crowd_rules;  // NOLINT: the rules' constants, read throughout
 
 template <bool kMixed>
 Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k,
-                                 Vec2 p, Vec2 s0, Vec2 path_dir, bool turns, bool round) const {
+                                 Vec2 p, Vec2 s0, Vec2 path_dir, bool turns, bool round, const Vec2* only) const {
   // The neighbours within the query radius: offsets, distances and contact distances.
   constexpr std::uint32_t kMaxNear = 96;
   float ndx[kMaxNear], ndy[kMaxNear], nd[kMaxNear], ncd[kMaxNear];
@@ -89,6 +89,12 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
     const float co = kSideCos[c >> 1], si = (c & 1) != 0 ? -kSideSin[c >> 1] : kSideSin[c >> 1];
     cx[c] = s0.x * co - s0.y * si;
     cy[c] = s0.x * si + s0.y * co;
+  }
+  if (only != nullptr) {  // one given direction (making way), nothing else
+    cx[0] = only->x;
+    cy[0] = only->y;
+    candidates = 1;
+    round = false;
   }
   if (round && blocker != kMaxNear) {
     // Round the blocker: slide along it (the steering less its part toward the blocker, as
@@ -172,8 +178,8 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
 }
 
 template Swarm::SideStep Swarm::side_step<true>(const crowd_detail::SwarmTick&, const crowd_detail::KindTick&,
-                                                 std::size_t, Vec2, Vec2, Vec2, bool, bool) const;
+                                                 std::size_t, Vec2, Vec2, Vec2, bool, bool, const Vec2*) const;
 template Swarm::SideStep Swarm::side_step<false>(const crowd_detail::SwarmTick&, const crowd_detail::KindTick&,
-                                                  std::size_t, Vec2, Vec2, Vec2, bool, bool) const;
+                                                  std::size_t, Vec2, Vec2, Vec2, bool, bool, const Vec2*) const;
 
 }  // namespace swarmfield::sim

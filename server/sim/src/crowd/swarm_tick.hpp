@@ -41,6 +41,7 @@ struct KindTick {
 /// R (squared and inverted), contact distance = the sum of the radii, and the press distance.
 struct PairTick {
   float r2 = 0.0f, inv_r = 0.0f, cd = 0.0f, pd = 0.0f;
+  std::uint32_t faster = 0;  // 1: the second kind's top speed is above the first's
 };
 
 struct SwarmTick {

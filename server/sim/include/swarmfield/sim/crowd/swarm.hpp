@@ -294,7 +294,7 @@ class Swarm {
   };
   template <bool kMixed>
   SideStep side_step(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k, Vec2 p,
-                     Vec2 s0, Vec2 path_dir, bool turns, bool round) const;
+                     Vec2 s0, Vec2 path_dir, bool turns, bool round, const Vec2* only = nullptr) const;
   void integrate_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   template <bool kMixed>  // several kinds have agents (per-agent kind constants)
   void integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
