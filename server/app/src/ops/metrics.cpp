@@ -41,12 +41,16 @@ std::string number(double v) {
 
 class Writer {
  public:
+  /// Every name gets `prefix` in front (ours, or none for the standard process_* families).
+  explicit Writer(std::string_view prefix = "swarmfield_") : prefix_(prefix) {}
   void family(std::string_view name, std::string_view type, std::string_view help) {
-    out_ += "# HELP swarmfield_";
+    out_ += "# HELP ";
+    out_ += prefix_;
     out_ += name;
     out_ += ' ';
     out_ += help;
-    out_ += "\n# TYPE swarmfield_";
+    out_ += "\n# TYPE ";
+    out_ += prefix_;
     out_ += name;
     out_ += ' ';
     out_ += type;
@@ -56,7 +60,7 @@ class Writer {
     sample_text(name, std::to_string(v), labels);
   }
   void sample_text(std::string_view name, const std::string& v, std::string_view labels = {}) {
-    out_ += "swarmfield_";
+    out_ += prefix_;
     out_ += name;
     if (!labels.empty()) {
       out_ += '{';
@@ -93,9 +97,14 @@ class Writer {
     sample_text(std::string(name) + "_sum", number(h.sum_s), labels);
     sample(std::string(name) + "_count", h.count, labels);
   }
+  void gauge_text(std::string_view name, std::string_view help, const std::string& v) {
+    family(name, "gauge", help);
+    sample_text(name, v);
+  }
   std::string take() { return std::move(out_); }
 
  private:
+  std::string_view prefix_;
   std::string out_;
 };
 
@@ -150,6 +159,19 @@ std::string render_metrics(const MetricsSnapshot& m, const MetricsLabels& labels
   w.sample("connections_refused_total", m.refused_full, "reason=\"full\"");
   w.sample("connections_refused_total", m.refused_per_address, "reason=\"per_address\"");
   w.gauge("draining", "1 while the server drains after SIGTERM (no new clients).", m.draining ? 1 : 0);
+  return w.take();
+}
+
+std::string render_process_metrics(const ProcessStats& s) {
+  Writer w("");
+  w.family("process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.");
+  w.sample_text("process_cpu_seconds_total", number(s.cpu_seconds));
+  w.gauge("process_resident_memory_bytes", "Resident memory size in bytes.", s.resident_bytes);
+  w.gauge("process_virtual_memory_bytes", "Virtual memory size in bytes.", s.virtual_bytes);
+  w.gauge("process_open_fds", "Number of open file descriptors.", s.open_fds);
+  w.gauge("process_max_fds", "Maximum number of open file descriptors.", s.max_fds);
+  w.gauge_text("process_start_time_seconds", "Start time of the process since unix epoch in seconds.",
+               number(s.start_time_seconds));
   return w.take();
 }
 

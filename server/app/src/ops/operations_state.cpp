@@ -1,7 +1,5 @@
 #include "swarmfield/server/ops/operations_state.hpp"
 
-#include "swarmfield/server/ops/process_stats.hpp"
-
 namespace swarmfield::server {
 
 void OperationsState::set_labels(std::vector<std::string> kind_names, std::vector<const char*> drop_reasons) {

@@ -3,7 +3,6 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -13,12 +12,6 @@
 namespace swarmfield::server {
 
 namespace {
-
-std::string number(double v) {
-  char buffer[32];
-  std::snprintf(buffer, sizeof buffer, "%.9g", v);
-  return buffer;
-}
 
 // The fields of /proc/self/stat after the command name, whose parentheses may hold spaces and
 // parentheses of their own (proc(5)): the text after the last ')'. Index 0 is field 3 (state).
@@ -76,33 +69,6 @@ bool read_process_stats(ProcessStats& out) {
   if (getrlimit(RLIMIT_NOFILE, &limit) == 0) s.max_fds = limit.rlim_cur == RLIM_INFINITY ? 0 : limit.rlim_cur;
   out = s;
   return true;
-}
-
-std::string render_process_metrics(const ProcessStats& s) {
-  std::string out;
-  const auto family = [&](const char* name, const char* type, const char* help, const std::string& value) {
-    out += "# HELP ";
-    out += name;
-    out += ' ';
-    out += help;
-    out += "\n# TYPE ";
-    out += name;
-    out += ' ';
-    out += type;
-    out += '\n';
-    out += name;
-    out += ' ';
-    out += value;
-    out += '\n';
-  };
-  family("process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.", number(s.cpu_seconds));
-  family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", std::to_string(s.resident_bytes));
-  family("process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.", std::to_string(s.virtual_bytes));
-  family("process_open_fds", "gauge", "Number of open file descriptors.", std::to_string(s.open_fds));
-  family("process_max_fds", "gauge", "Maximum number of open file descriptors.", std::to_string(s.max_fds));
-  family("process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.",
-         number(s.start_time_seconds));
-  return out;
 }
 
 }  // namespace swarmfield::server

@@ -8,6 +8,8 @@
 #include <string>
 #include <string_view>
 
+#include "swarmfield/server/ops/process_stats.hpp"
+
 namespace swarmfield::server {
 
 /// A fixed-bucket histogram of durations in seconds (Prometheus `histogram`).
@@ -81,5 +83,11 @@ struct MetricsLabels {
 /// connection_timeouts_total{timeout="hello|idle|frame"}, connections_refused_total{reason="full|per_address"},
 /// draining.
 [[nodiscard]] std::string render_metrics(const MetricsSnapshot& m, const MetricsLabels& labels);
+
+/// The process's figures (read_process_stats) as the standard families, unprefixed as the
+/// Prometheus client libraries name them: process_cpu_seconds_total (counter),
+/// process_resident_memory_bytes, process_virtual_memory_bytes, process_open_fds,
+/// process_max_fds, process_start_time_seconds (gauges).
+[[nodiscard]] std::string render_process_metrics(const ProcessStats& s);
 
 }  // namespace swarmfield::server

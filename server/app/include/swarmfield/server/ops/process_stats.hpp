@@ -3,7 +3,6 @@
 // for them (process_cpu_seconds_total, process_resident_memory_bytes, ...), read from Linux's
 // /proc at scrape time: dashboards and alerts written for any exporter work unchanged.
 #include <cstdint>
-#include <string>
 
 namespace swarmfield::server {
 
@@ -21,9 +20,6 @@ struct ProcessStats {
 /// mounted); a partial read is never reported.
 [[nodiscard]] bool read_process_stats(ProcessStats& out);
 
-/// The standard families: process_cpu_seconds_total (counter), process_resident_memory_bytes,
-/// process_virtual_memory_bytes, process_open_fds, process_max_fds, process_start_time_seconds
-/// (gauges); Prometheus text format 0.0.4, no prefix (the client libraries' names).
-[[nodiscard]] std::string render_process_metrics(const ProcessStats& s);
+// (render_process_metrics, metrics.hpp, writes them.)
 
 }  // namespace swarmfield::server
