@@ -21,9 +21,10 @@ struct Ports {
   std::uint16_t udp = 0;
 };
 
-// Parses "listening tcp=P udp=Q" from the server log.
-inline std::optional<Ports> wait_listening(ServerProcess& server) {
-  const auto line = server.wait_for_log("listening tcp=", std::chrono::seconds(10));
+// Parses "listening tcp=P udp=Q" from the server log (waiting up to `timeout` for it).
+inline std::optional<Ports> wait_listening(ServerProcess& server,
+                                          std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  const auto line = server.wait_for_log("listening tcp=", timeout);
   if (!line) return std::nullopt;
   const long long tcp = summary_value(*line, "tcp");
   const long long udp = summary_value(*line, "udp");

@@ -13,6 +13,7 @@
 #include <optional>
 #include <string>
 
+#include "swarmfield/server/ops/agones_client.hpp"
 #include "swarmfield/server/ops/logging.hpp"
 #include "swarmfield/server/map_source.hpp"
 #include "swarmfield/server/replay/replay_file.hpp"
@@ -85,6 +86,20 @@ int main(int argc, char** argv) {
   try {
     auto logger = setup_logging(config.log_format, config.log_level);
     for (const std::string& warning : parsed.warnings) spdlog::warn("{}", warning);
+
+    // Under Agones: Health pings while the map loads and the world is built (a 4096 city takes
+    // longer than the Fleet's health window); the server's own client takes over once it
+    // listens (Ready, then Health from the tick loop).
+    OperationsState loading_state;
+    std::optional<AgonesClient> loading_pings;
+    if (config.agones) {
+      loading_pings.emplace(agones_port(config.agones_port),
+                            std::chrono::duration_cast<AgonesClient::Clock::duration>(
+                                std::chrono::duration<double>(config.agones_health_interval_s)),
+                            loading_state, config.agones_port_name);
+      loading_pings->loading();
+      spdlog::info("agones: Health every {:g} s while the world loads", config.agones_health_interval_s);
+    }
 
     swarmfield::sim::GridMap map;
     std::string map_name;
@@ -170,6 +185,7 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "error: %s\n", error.c_str());
       return kExitRuntime;
     }
+    loading_pings.reset();  // the server's own client pings from here
 
     // From here asio's handler takes the signals; one that came before it was installed is
     // still in g_early_signal and stops the server as soon as it runs.

@@ -179,7 +179,9 @@ TEST_CASE("agones: the server calls Ready, Health, Allocate (first player), Shut
   REQUIRE_MESSAGE(ports.has_value(), server.err());
   const auto listening_at = Clock::now();
   REQUIRE(sidecar.wait_for("/ready", 1, 2s));
-  CHECK(sidecar.calls().front().at - listening_at < 1s);
+  for (const auto& c : sidecar.calls()) {
+    if (c.path == "/ready") CHECK(c.at - listening_at < 1s);
+  }
   REQUIRE(sidecar.wait_for("/health", 5, 3s));
   CHECK(sidecar.count("/allocate") == 0);  // nobody played yet
 
@@ -204,20 +206,22 @@ TEST_CASE("agones: the server calls Ready, Health, Allocate (first player), Shut
 
   const auto calls = sidecar.calls();
   REQUIRE(calls.size() >= 8);
-  CHECK(calls.front().path == "/ready");
   CHECK(calls.back().path == "/shutdown");
   CHECK(calls.back().at >= term_at);
   CHECK(calls.back().at - term_at < 1s);
   CHECK(sidecar.count("/allocate") == 1);  // once, for the first player
   CHECK(sidecar.count("/shutdown") == 1);
-  // Health every ~0.1 s between Ready and Shutdown, and none before Ready or after Shutdown.
+  // Health every ~0.1 s (while the world loads, then from the tick loop), Ready the first call
+  // of any other kind, and nothing after Shutdown.
   std::vector<Clock::time_point> pings;
   for (const auto& c : calls) {
     if (c.path == "/health") pings.push_back(c.at);
     if (c.path != "/gameserver") CHECK(c.body == "{}");
   }
   REQUIRE(pings.size() >= 5);
-  CHECK(pings.front() >= calls.front().at);
+  const auto first_other = std::find_if(calls.begin(), calls.end(), [](const auto& c) { return c.path != "/health"; });
+  REQUIRE(first_other != calls.end());
+  CHECK(first_other->path == "/ready");
   CHECK(pings.back() <= calls.back().at);
   std::vector<double> gaps;
   for (std::size_t i = 1; i < pings.size(); ++i) gaps.push_back(std::chrono::duration<double>(pings[i] - pings[i - 1]).count());
@@ -227,6 +231,38 @@ TEST_CASE("agones: the server calls Ready, Health, Allocate (first player), Shut
   CHECK(median > 0.07);
   CHECK(median < 0.2);
   CHECK(server.err().find("agones: /shutdown ok") != std::string::npos);
+}
+
+TEST_CASE("agones: Health pings while a big world loads, before Ready (the Fleet's health window)") {
+  using namespace swarmfield;
+  AgonesStandIn sidecar;
+  setenv("AGONES_SDK_HTTP_PORT", std::to_string(sidecar.port()).c_str(), 1);
+  // A 3072 city: seconds of map and world set-up before it listens.
+  test::ServerProcess server({"--city-seed", "1", "--city-size", "3072", "--agents", "1000", "--port", "0", "--bind",
+                              "127.0.0.1", "--agones", "--agones-health-interval", "0.1"});
+  unsetenv("AGONES_SDK_HTTP_PORT");
+  const auto ports = test::wait_listening(server, 60s);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  REQUIRE(sidecar.wait_for("/ready", 1, 5s));
+  const auto calls = sidecar.calls();
+  std::size_t before_ready = 0;
+  Clock::time_point first{}, last{};
+  for (const auto& c : calls) {
+    if (c.path == "/ready") break;
+    CHECK(c.path == "/health");  // nothing but Health before Ready
+    if (before_ready == 0) first = c.at;
+    last = c.at;
+    ++before_ready;
+  }
+  INFO("Health pings before Ready: " << before_ready << " over "
+                                     << std::chrono::duration<double>(last - first).count() << " s");
+  CHECK(before_ready >= 5);
+  // Evenly spread over the set-up (every ~0.1 s), not a burst at the end.
+  CHECK(last - first >= 400ms);
+  CHECK(server.err().find("agones: Health every 0.1 s while the world loads") != std::string::npos);
+  server.signal(SIGTERM);
+  CHECK(server.wait_exit(5s) == std::optional<int>(0));
+  CHECK(sidecar.calls().back().path == "/shutdown");
 }
 
 // ---- which status.ports entry is announced (--agones-port-name) --------------------------------

@@ -37,6 +37,14 @@ void AgonesClient::ready() {
   wake_.notify_all();
 }
 
+void AgonesClient::loading() {
+  {
+    const std::lock_guard lock(mutex_);
+    loading_ = true;
+  }
+  wake_.notify_all();
+}
+
 void AgonesClient::allocate_once() {
   {
     const std::lock_guard lock(mutex_);
@@ -78,6 +86,7 @@ void AgonesClient::run() {
       busy_ = false;
       if (path == "/ready" && ok) {
         ready_sent_ = true;
+        loading_ = false;
         next_health = Clock::now();
       } else if (path == "/ready" && !stop_ && !shutdown_asked_) {
         // The sidecar may start after us: ask again every second until it answers.
@@ -90,12 +99,12 @@ void AgonesClient::run() {
       continue;
     }
     if (stop_) return;
-    const bool pinging = ready_sent_ && !shutdown_asked_;
+    const bool pinging = (ready_sent_ || loading_) && !shutdown_asked_;
     if (pinging && Clock::now() >= next_health) {
       next_health += health_interval_;
       if (next_health < Clock::now()) next_health = Clock::now() + health_interval_;
-      // Health comes from the tick loop: no ping while it is stalled.
-      if (state_.alive(Clock::now())) {
+      // Health comes from the tick loop once it runs: no ping while it is stalled.
+      if (loading_ || state_.alive(Clock::now())) {
         lock.unlock();
         post("/health");
         lock.lock();

@@ -35,8 +35,13 @@ class AgonesClient {
   AgonesClient(const AgonesClient&) = delete;
   AgonesClient& operator=(const AgonesClient&) = delete;
 
-  /// Ready: the server listens and takes players. Health pings start after it.
+  /// Ready: the server listens and takes players. Health pings start after it (tied to the tick
+  /// loop's liveness from then on).
   void ready();
+  /// Health pings from now on, not tied to the tick loop (none runs yet): while the server loads
+  /// its map and builds its world, which on a big map takes longer than the Fleet's health
+  /// window (Agones' own examples start Health before Ready the same way). Ready ends it.
+  void loading();
   /// Allocate (once; later calls do nothing): a player joined, so the GameServer must not be
   /// scaled down even if no allocation marked it (players can connect directly).
   void allocate_once();
@@ -72,6 +77,7 @@ class AgonesClient {
   std::deque<std::string> queue_;  // paths still to call
   bool busy_ = false;
   bool ready_sent_ = false;
+  bool loading_ = false;
   bool allocate_asked_ = false;
   bool shutdown_asked_ = false;
   bool stop_ = false;
