@@ -402,9 +402,12 @@ TEST_CASE("attack: --status-interval 1e10 is refused (it overflowed into a busy 
 
 TEST_CASE("attack: SIGTERM during a big map load exits cleanly with the summary line") {
   // Before: the default action killed the process during the load (no summary, status 143).
-  // A 4096 x 4096 city takes about a second to generate; the signal comes 50 ms in.
+  // A 4096 x 4096 city takes about a second to generate; the signal comes 50 ms after the first
+  // log line (from there the signals are handled: a signal sent before the process got that far,
+  // on a loaded machine, would meet the default action and say nothing about the load).
   ServerProcess server({"--port", "0", "--bind", "127.0.0.1", "--city-size", "4096", "--agents", "1000"});
   REQUIRE(server.started());
+  REQUIRE_MESSAGE(server.wait_for_log("starting (protocol", 30s).has_value(), server.err());
   std::this_thread::sleep_for(50ms);
   server.signal(SIGTERM);
   const auto code = server.wait_exit(60s);
@@ -416,6 +419,28 @@ TEST_CASE("attack: SIGTERM during a big map load exits cleanly with the summary 
   CHECK(out.rfind("ticks=0 rebuilds=0 ", 0) == 0);
   CHECK(err.find("listening") == std::string::npos);  // stopped before serving
   CHECK(err.find("SIGTERM during") != std::string::npos);
+}
+
+TEST_CASE("attack: SIGTERM during the world set-up of a big map ends it at once, with the summary line") {
+  // Before: the navigation set-up of a 4096 city (~9 s here) ran to its end first: a stop asked
+  // 2 s into it took the rest of those seconds. Now the set-up runs on its own thread and a stop
+  // during it ends the process at once (nothing is held yet).
+  ServerProcess server({"--port", "0", "--bind", "127.0.0.1", "--city-size", "4096", "--agents", "1000"});
+  REQUIRE(server.started());
+  REQUIRE_MESSAGE(server.wait_for_log("navigation fields:", 60s).has_value(), server.err());  // the set-up starts
+  std::this_thread::sleep_for(500ms);
+  const auto asked = std::chrono::steady_clock::now();
+  server.signal(SIGTERM);
+  const auto code = server.wait_exit(60s);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
+  REQUIRE(code.has_value());
+  CHECK(*code == 0);
+  INFO("stderr: " << server.err());
+  CHECK(server.err().find("SIGTERM during the world set-up") != std::string::npos);
+  CHECK(server.err().find("listening") == std::string::npos);
+  CHECK(server.out().rfind("ticks=0 rebuilds=0 ", 0) == 0);
+  MESSAGE("stopped " << took << " s after SIGTERM");
+  CHECK(took < 3.0);  // the set-up left would take several more seconds
 }
 
 TEST_CASE("attack: UDP flood - the receive buffer holds a burst and the real input behind it survives") {
