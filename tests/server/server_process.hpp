@@ -81,6 +81,21 @@ class ServerProcess {
 
   [[nodiscard]] bool started() const { return pid_ > 0; }
   [[nodiscard]] pid_t pid() const { return pid_; }
+  /// Waits until the process catches `sig` (its handler is installed: /proc/PID/status SigCgt),
+  /// at most `timeout`. A signal sent before that meets the default action instead.
+  [[nodiscard]] bool wait_catching(int sig, std::chrono::milliseconds timeout) const {
+    const auto until = std::chrono::steady_clock::now() + timeout;
+    do {
+      std::ifstream status("/proc/" + std::to_string(pid_) + "/status");
+      for (std::string line; std::getline(status, line);) {
+        if (line.rfind("SigCgt:", 0) != 0) continue;
+        const unsigned long long caught = std::stoull(line.substr(7), nullptr, 16);
+        if (((caught >> (sig - 1)) & 1u) != 0) return true;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    } while (std::chrono::steady_clock::now() < until);
+    return false;
+  }
   /// The process's resident memory now (VmRSS from /proc), MiB; -1 if unknown.
   [[nodiscard]] double rss_mib() const {
     std::ifstream in("/proc/" + std::to_string(pid_) + "/status");

@@ -24,7 +24,6 @@
 #include "swarmfield/server/replay/replay_playback.hpp"
 #include "swarmfield/server/server.hpp"
 #include "swarmfield/cli/control_chars.hpp"
-#include "swarmfield/cli/version.hpp"
 #include "swarmfield/server/config/server_config.hpp"
 #include "swarmfield/server/config/config_toml.hpp"
 #include "swarmfield/server/world_setup.hpp"
@@ -91,9 +90,6 @@ int main(int argc, char** argv) {
   try {
     auto logger = setup_logging(config.log_format, config.log_level);
     for (const std::string& warning : parsed.warnings) spdlog::warn("{}", warning);
-    // The first line: the signals are handled from here on (a stop during the set-up is clean).
-    spdlog::info("swarmfield-server {} starting (protocol {}): loading the map", swarmfield::cli::kVersion,
-                 swarmfield::cli::kWireProtocolVersion);
 
     // Under Agones: Health pings while the map loads and the world is built (a 4096 city takes
     // longer than the Fleet's health window); the server's own client takes over once it
@@ -116,11 +112,13 @@ int main(int argc, char** argv) {
     std::optional<Replay> replay;
     if (!config.replay_path.empty()) {
       // A recording: its map and simulation settings; network and operations from here.
-      replay = read_replay(config.replay_path, error);
+      std::string truncation;
+      replay = read_replay(config.replay_path, error, ReplayReadOptions{config.allow_truncated}, &truncation);
       if (!replay) {
         std::fprintf(stderr, "error: %s\n", error.c_str());
         return kExitUsage;
       }
+      if (!truncation.empty()) spdlog::warn("{}", truncation);
       const ConfigParseResult stored =
           parse_stored_config(replay->header.config_toml, config.replay_path + " (stored settings)");
       if (stored.action != ConfigParseResult::Action::kRun) {

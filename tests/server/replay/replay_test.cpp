@@ -129,6 +129,74 @@ TEST_CASE("replay file: every truncation and every corrupted byte is refused wit
   CHECK(error.find("not a regular file") != std::string::npos);
 }
 
+TEST_CASE("replay file: allow_truncated plays a recording cut short up to its last state hash, and it replays") {
+  const test::TempDir dir("swarmfield-replay-test");
+  const auto bytes = slurp(record_small(dir.path + "/small.rpl", 10));
+  std::string error, note;
+  const server::ReplayReadOptions allow{true};
+  std::size_t accepted = 0;
+  std::uint64_t longest = 0;
+  for (std::size_t n = 0; n < bytes.size(); n += 7) {
+    const std::vector<std::uint8_t> cut(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
+    error.clear();
+    note.clear();
+    const auto replay = server::parse_replay(cut, "cut.rpl", error, allow, &note);
+    if (!replay) {
+      // Refused only before the first state hash (nothing checked to play up to).
+      if (error.find("cut.rpl: byte ") == std::string::npos) FAIL("prefix of " << n << ": " << error);
+      continue;
+    }
+    ++accepted;
+    const auto* end = std::get_if<server::ReplayEnd>(&replay->records.back());
+    REQUIRE(end != nullptr);
+    CHECK(end->tick % 10 == 0);  // a state hash's tick
+    CHECK(note.find("cut short at byte") != std::string::npos);
+    longest = std::max(longest, end->tick);
+    if (n % 49 == 0) {  // re-simulated: the hash at the new end checks out
+      const auto check = server::check_replay(*replay, 1);
+      INFO(check.message);
+      CHECK(check.ok);
+      CHECK(check.ticks == end->tick);
+    }
+  }
+  CHECK(accepted > 0);
+  CHECK(longest >= 110);  // the last hash before the end record (120 ticks recorded)
+  // A flipped bit: refused (a checksum), or, where it lands in a record's length (which then
+  // reaches past the end, as a cut does), read up to a state hash before it and still replaying.
+  for (std::size_t i = 8; i < bytes.size(); i += 13) {
+    auto bad = bytes;
+    bad[i] ^= 0x10;
+    note.clear();
+    const auto replay = server::parse_replay(bad, "bad.rpl", error, allow, &note);
+    if (!replay) continue;
+    const std::size_t at = note.find("cut short at byte ");
+    REQUIRE_MESSAGE(at != std::string::npos, "flipped byte " << i << " accepted whole");
+    CHECK(std::stoull(note.substr(at + 18)) <= i);
+  }
+  note.clear();
+  REQUIRE(server::parse_replay(bytes, "whole.rpl", error, allow, &note).has_value());
+  CHECK(note.empty());
+}
+
+TEST_CASE("replay: --allow-truncated serves and the tool checks a recording cut short; without it, exit 2") {
+  const test::TempDir dir("swarmfield-replay-test");
+  auto bytes = slurp(record_small(dir.path + "/small.rpl", 10));
+  bytes.resize(bytes.size() * 3 / 4);
+  spit(dir.path + "/cut.rpl", bytes);
+  test::ServerProcess refused({"--port", "0", "--bind", "127.0.0.1", "--replay", dir.path + "/cut.rpl"});
+  CHECK(refused.wait_exit(5s) == 2);
+  CHECK(refused.err().find("--allow-truncated") != std::string::npos);  // the error says what to do
+  test::ServerProcess served(
+      {"--port", "0", "--bind", "127.0.0.1", "--replay", dir.path + "/cut.rpl", "--allow-truncated"});
+  CHECK(served.wait_exit(10s) == 0);
+  CHECK(served.err().find("cut short at byte") != std::string::npos);
+  CHECK(served.err().find("shutting down (end of the recording)") != std::string::npos);
+  const long long ticks = value_of(served.out(), "ticks");
+  CHECK(ticks > 0);
+  CHECK(ticks % 10 == 0);
+  CHECK(ticks < 120);
+}
+
 TEST_CASE("replay: a changed input or hash is caught at the first tick whose state differs") {
   const test::TempDir dir("swarmfield-replay-test");
   std::string error;
@@ -164,6 +232,15 @@ TEST_CASE("replay: a changed input or hash is caught at the first tick whose sta
   spit(dir.path + "/cut.rpl", cut);
   CHECK(WEXITSTATUS(std::system((tool + dir.path + "/cut.rpl > /dev/null 2>&1").c_str())) == 2);
   CHECK(WEXITSTATUS(std::system((tool + dir.path + "/small.rpl > /dev/null 2>&1").c_str())) == 0);
+  // --allow-truncated: checked up to its last state hash (tick 120: hashes every tick, the end
+  // record cut).
+  CHECK(WEXITSTATUS(std::system((tool + "--allow-truncated " + dir.path + "/cut.rpl > " + dir.path + "/cut.txt 2>&1").c_str())) ==
+        0);
+  const auto cut_out = slurp(dir.path + "/cut.txt");
+  const std::string cut_text(cut_out.begin(), cut_out.end());
+  CHECK(cut_text.find("warning: replay") != std::string::npos);
+  CHECK(cut_text.find("ticks=120 ") != std::string::npos);
+  CHECK(cut_text.find("result=ok") != std::string::npos);
 }
 
 TEST_CASE("replay: a bot session through the real server re-simulates bit-identically; --replay serves it to viewers") {

@@ -135,6 +135,9 @@ const std::vector<Setting>& settings() {
       {"record-hash-every", &C::record_hash_every, "TICKS", "Ticks between state hashes in the recording (1..1000000)"},
       {"replay", &C::replay_path, "FILE",
        "Serve a recording to viewers like a live match (its map and simulation settings; players may not join)"},
+      {"allow-truncated", &C::allow_truncated, "",
+       "With --replay: a recording cut short (its server crashed) plays up to its last state hash instead of being "
+       "refused"},
   };
   return table;
 }

@@ -221,7 +221,8 @@ std::uint64_t map_hash(const std::vector<std::uint8_t>& costs) noexcept {
   return h;
 }
 
-std::optional<Replay> parse_replay(const std::vector<std::uint8_t>& bytes, const std::string& name, std::string& error) {
+std::optional<Replay> parse_replay(const std::vector<std::uint8_t>& bytes, const std::string& name, std::string& error,
+                                   const ReplayReadOptions& options, std::string* note) {
   const auto fail = [&](std::size_t offset, const std::string& what) -> std::optional<Replay> {
     error = "replay " + name + ": byte " + std::to_string(offset) + ": " + what;
     return std::nullopt;
@@ -238,18 +239,43 @@ std::optional<Replay> parse_replay(const std::vector<std::uint8_t>& bytes, const
   bool have_header = false;
   bool have_end = false;
   std::uint64_t last_tick = 0;  // newest tick named by any record so far
+  std::size_t last_hash = 0;    // records before the newest state hash record (0 with none)
+  bool any_hash = false;
+  // Cut short (a crash): with allow_truncated, the records up to the newest state hash, which
+  // becomes the end; else (or with no state hash to end at) the error.
+  const auto cut_short = [&](std::size_t offset, const std::string& what) -> std::optional<Replay> {
+    if (!options.allow_truncated || !have_header || !any_hash) {
+      std::string why = what;
+      if (options.allow_truncated && have_header) {
+        why += " (nothing to play: no state hash before the cut)";
+      } else if (have_header && any_hash) {
+        why += "; --allow-truncated plays it up to its last state hash, tick " +
+               std::to_string(std::get<ReplayHash>(replay.records[last_hash]).tick);
+      }
+      return fail(offset, why);
+    }
+    const ReplayHash end = std::get<ReplayHash>(replay.records[last_hash]);
+    replay.records.resize(last_hash);
+    replay.records.emplace_back(ReplayEnd{end.tick, end.hash});
+    if (note != nullptr) {
+      *note = "replay " + name + ": cut short at byte " + std::to_string(offset) + " (" + what + "); played up to tick " +
+              std::to_string(end.tick) + ", its last state hash (" + std::to_string(last_tick - end.tick) +
+              " later ticks left out)";
+    }
+    return std::move(replay);
+  };
   std::size_t pos = sizeof kMagic + 4;
   while (pos < bytes.size()) {
     const std::string last = " (intact up to tick " + std::to_string(last_tick) + ")";
     if (have_end) return fail(pos, "data after the end record");
-    if (bytes.size() - pos < kRecordOverhead) return fail(pos, "truncated: a record is cut short" + last);
+    if (bytes.size() - pos < kRecordOverhead) return cut_short(pos, "truncated: a record is cut short" + last);
     Reader rec(bytes.data() + pos, 5);
     std::uint8_t type = 0;
     std::uint32_t length = 0;
     rec.u8(type);
     rec.u32(length);
     if (length > kMaxRecordBytes) return fail(pos, "record of " + std::to_string(length) + " bytes is too large");
-    if (bytes.size() - pos - kRecordOverhead < length) return fail(pos, "truncated: a record is cut short" + last);
+    if (bytes.size() - pos - kRecordOverhead < length) return cut_short(pos, "truncated: a record is cut short" + last);
     const std::uint8_t* payload = bytes.data() + pos + 5;
     Reader crc_reader(payload + length, 4);
     std::uint32_t crc = 0;
@@ -279,6 +305,8 @@ std::optional<Replay> parse_replay(const std::vector<std::uint8_t>& bytes, const
         if (tick < last_tick || (tick == 0 && type == kHash)) return fail(pos, "state hash for tick " + std::to_string(tick) + " after tick " + std::to_string(last_tick));
         last_tick = tick;
         if (type == kHash) {
+          last_hash = replay.records.size();
+          any_hash = true;
           replay.records.emplace_back(ReplayHash{tick, hash});
         } else {
           replay.records.emplace_back(ReplayEnd{tick, hash});
@@ -293,12 +321,13 @@ std::optional<Replay> parse_replay(const std::vector<std::uint8_t>& bytes, const
   }
   if (!have_header) return fail(pos, "truncated: no header");
   if (!have_end)
-    return fail(pos, "truncated: no end record, intact up to tick " + std::to_string(last_tick) +
-                         " (the recording server did not stop cleanly)");
+    return cut_short(pos, "truncated: no end record, intact up to tick " + std::to_string(last_tick) +
+                              " (the recording server did not stop cleanly)");
   return replay;
 }
 
-std::optional<Replay> read_replay(const std::string& path, std::string& error) {
+std::optional<Replay> read_replay(const std::string& path, std::string& error, const ReplayReadOptions& options,
+                                  std::string* note) {
   // A directory makes libstdc++'s filebuf throw from the read below; a device (/dev/zero) never
   // ends. A pipe is fine (swarmfield-tool replay <(zcat match.rpl.gz)).
   std::error_code fs_error;
@@ -327,7 +356,7 @@ std::optional<Replay> read_replay(const std::string& path, std::string& error) {
     error = "can not read replay file '" + path + "'";
     return std::nullopt;
   }
-  return parse_replay(bytes, path, error);
+  return parse_replay(bytes, path, error, options, note);
 }
 
 std::vector<std::uint8_t> encode_replay(const Replay& replay) {

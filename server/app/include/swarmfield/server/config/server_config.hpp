@@ -187,6 +187,9 @@ struct ServerConfig {
   std::int64_t record_hash_every = 10;
   /// Serve this recording to viewers instead of a live match (players may not join); empty = off.
   std::string replay_path;
+  /// --replay of a recording cut short (the recording server crashed): play it up to its last
+  /// state hash instead of refusing it.
+  bool allow_truncated = false;
 };
 
 inline constexpr std::int64_t kAutoFieldBudget = -1;

@@ -74,12 +74,25 @@ struct Replay {
 /// FNV-1a 64 of the cost bytes (the header's map check).
 [[nodiscard]] std::uint64_t map_hash(const std::vector<std::uint8_t>& costs) noexcept;
 
+/// How a recording cut short is read (a crash leaves one: the writer flushes at each state hash).
+struct ReplayReadOptions {
+  /// Accept a file whose tail is cut short or has no end record: its records up to the last
+  /// intact state hash, that hash as the end (the ticks after it are not played: nothing checks
+  /// them). Corruption (a checksum mismatch, a bad record) is refused all the same, and so is a
+  /// file cut before its first state hash.
+  bool allow_truncated = false;
+};
+
 /// Reads and checks a whole replay file. nullopt + `error` (one line naming the file, the byte
 /// offset and the problem) when it can not be read, is not a replay, is corrupt or truncated.
-[[nodiscard]] std::optional<Replay> read_replay(const std::string& path, std::string& error);
+/// With options.allow_truncated a truncated file is read up to its last state hash, and
+/// `note` (if given) says so ("cut short at byte B: played up to tick T, ...").
+[[nodiscard]] std::optional<Replay> read_replay(const std::string& path, std::string& error,
+                                                const ReplayReadOptions& options = {}, std::string* note = nullptr);
 /// The same from bytes in memory (`name` labels errors).
 [[nodiscard]] std::optional<Replay> parse_replay(const std::vector<std::uint8_t>& bytes, const std::string& name,
-                                                 std::string& error);
+                                                 std::string& error, const ReplayReadOptions& options = {},
+                                                 std::string* note = nullptr);
 
 /// The whole file's bytes for `replay` (tests and tools that edit recordings; the server
 /// streams with ReplayWriter, which writes the same bytes).
