@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <sstream>
 #include <memory>
 #include <random>
 
@@ -261,6 +263,41 @@ TEST_CASE("loopback: handshake, map, hostile input, UDP movement, AoI, SIGTERM")
     for (const long long n : by_class) sum += n;
     CHECK(summary_value(out, key) == sum);
   }
+}
+
+TEST_CASE("loopback: players spawn apart round the centre, not on one cell") {
+  // Before: every player appeared on the centre-most walkable cell, on top of each other.
+  ServerProcess server(small_city({"--agents", "10"}));
+  const auto ports = wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  RawClient players[4];
+  for (RawClient& p : players) REQUIRE(join(p, ports->tcp, protocol::Role::kPlayer).has_value());
+  // "joined as player from ... (player N at X,Y)": one line per player.
+  std::vector<std::pair<float, float>> at;
+  const auto until = std::chrono::steady_clock::now() + 5s;
+  while (at.size() < 4 && std::chrono::steady_clock::now() < until) {
+    at.clear();
+    std::istringstream lines(server.err());
+    for (std::string line; std::getline(lines, line);) {
+      const auto p = line.find(" at ", line.find("(player "));
+      if (line.find("joined as player") == std::string::npos || p == std::string::npos) continue;
+      float x = 0.0f, y = 0.0f;
+      if (std::sscanf(line.c_str() + p, " at %f,%f", &x, &y) == 2) at.emplace_back(x, y);
+    }
+    if (at.size() < 4) std::this_thread::sleep_for(20ms);
+  }
+  REQUIRE(at.size() == 4);
+  for (std::size_t i = 0; i < at.size(); ++i) {
+    for (std::size_t j = i + 1; j < at.size(); ++j) {
+      INFO("players " << i << " and " << j << " at " << at[i].first << "," << at[i].second << " and " << at[j].first
+                      << "," << at[j].second);
+      CHECK(std::hypot(at[i].first - at[j].first, at[i].second - at[j].second) >= 2.95);
+    }
+    CHECK(std::abs(at[i].first - 32.0f) <= 9.0f);  // round the centre of the 64 city
+    CHECK(std::abs(at[i].second - 32.0f) <= 9.0f);
+  }
+  server.signal(SIGINT);
+  CHECK(server.wait_exit(3s) == std::optional<int>(0));
 }
 
 TEST_CASE("loopback: a full server answers Error kServerFull") {

@@ -56,3 +56,30 @@ TEST_CASE("loopback: a PNG map without a walkable cell is refused like any other
   CHECK(*code == 2);
   CHECK(server.err() == "error: map 'walls.png' has no walkable cell\n");
 }
+
+TEST_CASE("loopback: players appear at the PNG map's spawn cells (red pixels), the free one first") {
+  // A 24 x 12 white map with two red spawn pixels far from its centre: (2, 2) and (21, 9).
+  const swarmfield::test::TempDir dir("swarmfield-map-formats-loopback");
+  const std::string path = (dir / "spawns.png").string();
+  constexpr int kW = 24, kH = 12;
+  std::vector<std::uint8_t> rgb(kW * kH * 3, 255);
+  for (const auto& [x, y] : {std::pair{2, 2}, std::pair{21, 9}}) {
+    rgb[(y * kW + x) * 3 + 1] = 0;
+    rgb[(y * kW + x) * 3 + 2] = 0;
+  }
+  std::string error;
+  REQUIRE(io::write_png_rgb(path, kW, kH, rgb, error));
+  ServerProcess server({"--port", "0", "--bind", "127.0.0.1", "--map", path, "--agents", "5"});
+  const auto ports = test::wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  test::RawClient first, second;
+  REQUIRE(test::join(first, ports->tcp, protocol::Role::kPlayer).has_value());
+  REQUIRE(test::join(second, ports->tcp, protocol::Role::kPlayer).has_value());
+  REQUIRE(server.wait_for_log("(player 2 at", 5s).has_value());
+  const std::string err = server.err();
+  INFO("stderr: " << err);
+  CHECK(err.find("(player 1 at 2.5,2.5)") != std::string::npos);
+  CHECK(err.find("(player 2 at 21.5,9.5)") != std::string::npos);
+  server.signal(SIGTERM);
+  CHECK(server.wait_exit(5s) == std::optional<int>(0));
+}

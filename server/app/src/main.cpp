@@ -106,6 +106,7 @@ int main(int argc, char** argv) {
     }
 
     swarmfield::sim::GridMap map;
+    std::vector<swarmfield::sim::CellCoord> spawn_cells;  // the map file's, where players appear
     std::string map_name;
     std::string error;
     if (g_early_signal != 0) return exit_early("start-up");
@@ -129,7 +130,7 @@ int main(int argc, char** argv) {
       map = swarmfield::sim::GridMap::from_costs(replay->header.width, replay->header.height, replay->header.costs,
                                                  replay->header.cell_size);
       map_name = replay->header.map_name;
-    } else if (!load_map(config, map, map_name, error)) {
+    } else if (!load_map(config, map, map_name, error, &spawn_cells)) {
       std::fprintf(stderr, "error: %s\n", error.c_str());
       return kExitUsage;
     }
@@ -191,7 +192,7 @@ int main(int argc, char** argv) {
     std::atomic<bool> setup_done{false};
     std::thread setup([&] {
       try {
-        built.emplace(config, std::move(map), map_name);
+        built.emplace(config, std::move(map), map_name, std::move(spawn_cells));
       } catch (...) {
         setup_failure = std::current_exception();
       }

@@ -5,10 +5,11 @@
 
 namespace swarmfield::server {
 
-bool load_map(const ServerConfig& config, sim::GridMap& map, std::string& name, std::string& error) {
+bool load_map(const ServerConfig& config, sim::GridMap& map, std::string& name, std::string& error,
+              std::vector<sim::CellCoord>* spawns) {
   if (!config.map_path.empty()) {
     sim::MapError map_error;
-    if (!io::read_map_file(config.map_path, map, map_error)) {
+    if (!io::read_map_file(config.map_path, map, map_error, spawns)) {
       error = "can not load map: " + map_error.to_string();
       return false;
     }

@@ -31,11 +31,13 @@ std::size_t queue_bound(const ServerConfig& c, const MapTransfer& t) {
 
 }  // namespace
 
-Server::Server(const ServerConfig& config, sim::GridMap map, std::string map_name)
+Server::Server(const ServerConfig& config, sim::GridMap map, std::string map_name,
+               std::vector<sim::CellCoord> spawn_cells)
     : config_(config),
       world_(std::move(map), world_params(config)),
       map_transfer_(prepare_map_transfer(world_.map(), std::move(map_name))),
       spawn_(centre_most_walkable(world_.map())),
+      spawn_cells_(std::move(spawn_cells)),
       clients_(static_cast<std::size_t>(config.max_clients)),
       // Room for every client, plus the pre-Hello connections (capped separately: above the cap
       // the oldest is dropped, so idle connections can not starve real clients), plus 16 so

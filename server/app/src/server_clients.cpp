@@ -11,6 +11,7 @@
 #include "swarmfield/server/net/handshake.hpp"
 #include "swarmfield/server/ops/agones_client.hpp"
 #include "swarmfield/server/server.hpp"
+#include "swarmfield/server/spawn_point.hpp"
 
 namespace swarmfield::server {
 namespace {
@@ -92,8 +93,12 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
   if (role == protocol::Role::kPlayer && refuse_player_in_playback(session, hello)) return;
   std::uint32_t player_id = 0;
   if (role == protocol::Role::kPlayer) {
-    player_id = world_.add_player(spawn_);
-    record_input({ReplayEvent::Kind::kAddPlayer, player_id, spawn_});
+    // Apart from the players already there: at the map's spawn cells, else round the centre.
+    player_positions_.clear();
+    for (const sim::Player& p : world_.players()) player_positions_.push_back(p.position);
+    const sim::Vec2 at = player_spawn_point(world_.map(), spawn_cells_, spawn_, player_positions_);
+    player_id = world_.add_player(at);
+    record_input({ReplayEvent::Kind::kAddPlayer, player_id, at});
   }
   // A token session's keys: the token's hashed with a fresh salt (sent in the clear below), so a
   // replayed Hello never gets keys another session had.

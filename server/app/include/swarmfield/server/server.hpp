@@ -154,7 +154,10 @@ class Server final : public TcpListener {
   using Clock = std::chrono::steady_clock;
 
   /// Builds the world on `map` (agents spawn on the first tick) and the map transfer.
-  Server(const ServerConfig& config, sim::GridMap map, std::string map_name);
+  /// `spawn_cells`: the map file's spawn cells, where players appear (player_spawn_point);
+  /// without any, players appear apart round the map's centre.
+  Server(const ServerConfig& config, sim::GridMap map, std::string map_name,
+         std::vector<sim::CellCoord> spawn_cells = {});
   ~Server() override;
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
@@ -277,7 +280,9 @@ class Server final : public TcpListener {
   asio::io_context io_;
   sim::World world_;
   MapTransfer map_transfer_;
-  sim::Vec2 spawn_;
+  sim::Vec2 spawn_;                         // the centre players spawn round (without spawn cells)
+  std::vector<sim::CellCoord> spawn_cells_;  // the map's spawn cells
+  std::vector<sim::Vec2> player_positions_;  // scratch: where the players are, for the next spawn
   ClientRegistry clients_;
   TcpServer tcp_;
   UdpEndpoint udp_;

@@ -30,7 +30,7 @@ enum class MapFormat {
 /// `error` with the file name as source: a missing or unreadable file (line 0, with the OS
 /// reason), no regular file, a file above the size limit, or the parser's error. `spawns`, when
 /// given, gets the spawn cells the file marks (Tiled `spawn` tiles, red PNG pixels; none for text
-/// maps), row-major. The server does not use spawn cells yet.
+/// maps), row-major. The server spawns players there (player_spawn_point).
 [[nodiscard]] bool read_map_file(const std::string& path, sim::GridMap& out, sim::MapError& error,
                                  std::vector<sim::CellCoord>* spawns = nullptr);
 
