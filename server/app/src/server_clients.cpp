@@ -49,7 +49,7 @@ void Server::on_message(TcpSession& session, protocol::TcpMessage& message) {
     ++tcp_inputs_;
     apply_input(*client, *input, false);
   } else if (const auto* bye = std::get_if<protocol::Bye>(&message)) {
-    spdlog::info("client {} says bye: {}", client->id, printable_ascii(bye->reason));
+    spdlog::info("client {} says bye: reason='{}'", client->id, printable_ascii(bye->reason));
     forbid_resume(*client);  // it left on purpose: its player leaves now
     session.close();
   } else {

@@ -201,7 +201,7 @@ void TcpServer::send_error_and_close(TcpSession& session, protocol::ErrorCode co
 
 void TcpServer::reject_bad_message(TcpSession& session, std::string reason) {
   ++counters_.bad_frames;
-  spdlog::warn("connection {} ({}): {}; closing", session.id(), session.remote(), reason);
+  spdlog::warn("connection {} ({}) closed: reason='{}'", session.id(), session.remote(), reason);
   send_error_and_close(session, protocol::ErrorCode::kBadMessage, std::move(reason));
 }
 
