@@ -524,6 +524,13 @@ TEST_CASE("loopback: --duration stops the server by itself with the summary line
   const std::string err = server.err();
   CHECK(err.find(R"("level":"info","msg":"listening tcp=)") != std::string::npos);
   CHECK(err.rfind("{\"time\":\"", 0) == 0);
+  // The message's fields as keys, numbers as numbers.
+  const auto listening = err.find(R"("msg":"listening tcp=)");
+  REQUIRE(listening != std::string::npos);
+  const std::string line = err.substr(listening, err.find('\n', listening) - listening);
+  CHECK(line.find(R"(,"tcp":)") != std::string::npos);
+  CHECK(line.find(R"(,"agents":100,)") != std::string::npos);
+  CHECK(line.back() == '}');
 }
 
 TEST_CASE("loopback: SIGHUP drains like SIGTERM, and a log reader that went away does not kill the server") {
