@@ -94,9 +94,9 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
   std::uint32_t player_id = 0;
   if (role == protocol::Role::kPlayer) {
     // Apart from the players already there: at the map's spawn cells, else round the centre.
-    player_positions_.clear();
-    for (const sim::Player& p : world_.players()) player_positions_.push_back(p.position);
-    const sim::Vec2 at = player_spawn_point(world_.map(), spawn_cells_, spawn_, player_positions_);
+    std::vector<sim::Vec2> players;
+    for (const sim::Player& p : world_.players()) players.push_back(p.position);
+    const sim::Vec2 at = player_spawn_point(world_.map(), spawn_cells_, spawn_, players);
     player_id = world_.add_player(at);
     record_input({ReplayEvent::Kind::kAddPlayer, player_id, at});
   }

@@ -19,8 +19,6 @@ inline constexpr float kHeldAhead = 0.0f;
 // Ticks an agent yields to agents crossing its way before it stops yielding to them (fairness:
 // nobody starves on a door post while a stream goes by).
 inline constexpr std::uint32_t kPatienceTicks = 20;
-// A leader's last-tick move counted as room this tick: this share of it (see gather_one).
-inline constexpr float kLeadShare = 1.0f;
 // Making way (an agent whose goal moves, pressed from behind by a faster kind heading into it):
 // a neighbour within kMakeWayContact contact distances, behind or beside, whose path points at
 // the agent within acos(kMakeWayHeading); the agent then turns kMakeWayTurn (tangent) to the

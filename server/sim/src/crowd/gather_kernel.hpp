@@ -145,7 +145,8 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   // over them, so their own pass makes them keep clear), and an agent on a door post gets into
   // the stream. For agents that stand (a full queue) it waits on.
   if (converging && (prior || (a.impatient && (in.nstream[m] & kStreamBit) != 0))) return;
-  float free = in.yf * free_path(d, approach, cd);
+  const float room = free_path(d, approach, cd);
+  float free = in.yf * room;
   // A leader: m ahead, not coming our way, flowing freely last tick (at kFreeFlowSpeed of its
   // top speed) and on along our path. It likely moves on this tick too, so the room is measured
   // to where that takes it (car following: a stream keeps its speed instead of each agent
@@ -159,7 +160,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
     const float ld = std::sqrt(ldx * ldx + ldy * ldy);
     const float lapproach = -(a.skx * ldx + a.sky * ldy) / ld;
     const float lfree = lapproach > 0.0f ? free_path(ld, lapproach, cd) : std::numeric_limits<float>::infinity();
-    free = in.yf * std::min(lfree, free_path(d, approach, cd) + along);
+    free = in.yf * std::min(lfree, room + along);
   }
   s.allow = std::min(s.allow, free);
   if (!pressed) s.press_allow = std::min(s.press_allow, free);
@@ -192,6 +193,14 @@ alignas(16) constexpr std::uint32_t kLaneMasks[16][4] = {
 
 inline __m128 lane_mask(std::uint32_t bits) noexcept {
   return _mm_castsi128_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(kLaneMasks[bits & 15u])));
+}
+
+/// Bit j set when slot mj's byte in `flags` has a bit of `mask` set (lane j = slot mj).
+inline std::uint32_t flag_bits(const std::uint8_t* flags, std::uint8_t mask, std::uint32_t m0, std::uint32_t m1,
+                               std::uint32_t m2, std::uint32_t m3) noexcept {
+  return static_cast<std::uint32_t>((flags[m0] & mask) != 0) | (static_cast<std::uint32_t>((flags[m1] & mask) != 0) << 1) |
+         (static_cast<std::uint32_t>((flags[m2] & mask) != 0) << 2) |
+         (static_cast<std::uint32_t>((flags[m3] & mask) != 0) << 3);
 }
 
 /// free_path() on four lanes: same operations, the branches as selects.
@@ -283,10 +292,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
       if (a.moving) {
         // No kernel from a neighbour ahead at rest last tick over which we have right of way
         // (gather_one). Only in a crowd closing in on a goal in sight: nobody rests otherwise.
-        const std::uint32_t rest_bits = static_cast<std::uint32_t>(in.nrest[m0] != 0) |
-                                        (static_cast<std::uint32_t>(in.nrest[m1] != 0) << 1) |
-                                        (static_cast<std::uint32_t>(in.nrest[m2] != 0) << 2) |
-                                        (static_cast<std::uint32_t>(in.nrest[m3] != 0) << 3);
+        const std::uint32_t rest_bits = flag_bits(in.nrest, 0xFF, m0, m1, m2, m3);
         if (rest_bits != 0) {
           const std::uint32_t skip = rest_bits & (ours(m0) | (ours(m1) << 1) | (ours(m2) << 2) | (ours(m3) << 3));
           kernel_on = _mm_andnot_ps(_mm_and_ps(_mm_cmpgt_ps(approach_of(), zero), lane_mask(skip)), normal);
@@ -313,10 +319,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
     const std::uint32_t way_bits = ours(m0) | (ours(m1) << 1) | (ours(m2) << 2) | (ours(m3) << 3);
     if constexpr (kRest) {
       // Held: touching a neighbour ahead that rested last tick and goes first (gather_one).
-      const std::uint32_t rest_bits = static_cast<std::uint32_t>(in.nrest[m0] != 0) |
-                                      (static_cast<std::uint32_t>(in.nrest[m1] != 0) << 1) |
-                                      (static_cast<std::uint32_t>(in.nrest[m2] != 0) << 2) |
-                                      (static_cast<std::uint32_t>(in.nrest[m3] != 0) << 3);
+      const std::uint32_t rest_bits = flag_bits(in.nrest, 0xFF, m0, m1, m2, m3);
       const std::uint32_t near_bits = static_cast<std::uint32_t>(_mm_movemask_ps(
           _mm_and_ps(normal, _mm_and_ps(_mm_cmplt_ps(d, _mm_mul_ps(cd, _mm_set1_ps(kHeldContact))),
                                         _mm_cmpgt_ps(approach, _mm_set1_ps(kHeldAhead))))));
@@ -349,10 +352,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
     const __m128 pressed = _mm_cmplt_ps(d, pd);
     // Ignored: pressed into a neighbour that yields to us, and converging ones that yield to us
     // (or all converging ones, impatient). Goes on past "approach <= 0" as gather_one (NaN too).
-    const std::uint32_t stream_bits = static_cast<std::uint32_t>((in.nstream[m0] & kStreamBit) != 0) |
-                                      (static_cast<std::uint32_t>((in.nstream[m1] & kStreamBit) != 0) << 1) |
-                                      (static_cast<std::uint32_t>((in.nstream[m2] & kStreamBit) != 0) << 2) |
-                                      (static_cast<std::uint32_t>((in.nstream[m3] & kStreamBit) != 0) << 3);
+    const std::uint32_t stream_bits = flag_bits(in.nstream, kStreamBit, m0, m1, m2, m3);
     const __m128 ignored = _mm_or_ps(_mm_and_ps(pressed, in.press_all ? lane_mask(15u) : prior),
                                      _mm_and_ps(converging, lane_mask(a.impatient ? way_bits | stream_bits : way_bits)));
     const __m128 yields = _mm_andnot_ps(ignored, _mm_and_ps(normal, _mm_cmpnle_ps(approach, zero)));
@@ -361,12 +361,10 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
     const __m128 lx = _mm_mul_ps(_mm_setr_ps(in.nvx[m0], in.nvx[m1], in.nvx[m2], in.nvx[m3]), lead_dt);
     const __m128 ly = _mm_mul_ps(_mm_setr_ps(in.nvy[m0], in.nvy[m1], in.nvy[m2], in.nvy[m3]), lead_dt);
     const __m128 along = _mm_add_ps(_mm_mul_ps(_mm_set1_ps(a.skx), lx), _mm_mul_ps(_mm_set1_ps(a.sky), ly));
-    // (Held up last tick: likely again.)
-    const std::uint32_t held_up_bits = static_cast<std::uint32_t>((in.nstream[m0] & kFreeFlowBit) == 0) |
-                                     (static_cast<std::uint32_t>((in.nstream[m1] & kFreeFlowBit) == 0) << 1) |
-                                     (static_cast<std::uint32_t>((in.nstream[m2] & kFreeFlowBit) == 0) << 2) |
-                                     (static_cast<std::uint32_t>((in.nstream[m3] & kFreeFlowBit) == 0) << 3);
-    const __m128 leads = _mm_andnot_ps(_mm_or_ps(converging, lane_mask(held_up_bits)), _mm_cmpgt_ps(along, zero));
+    // (A leader held up last tick is likely held up again: only those that flowed freely.)
+    const std::uint32_t flowing_bits = flag_bits(in.nstream, kFreeFlowBit, m0, m1, m2, m3);
+    const __m128 leads =
+        _mm_and_ps(lane_mask(flowing_bits), _mm_andnot_ps(converging, _mm_cmpgt_ps(along, zero)));
     __m128 free_now = free_path4(d, approach, cd);
     if (a.chasing && _mm_movemask_ps(_mm_and_ps(leads, yields)) != 0) {
       const __m128 ldx = _mm_sub_ps(dx, lx), ldy = _mm_sub_ps(dy, ly);

@@ -147,6 +147,13 @@ SWARMFIELD_ALWAYS_INLINE inline bool Swarm::choose_move(const crowd_detail::Swar
   }
   float move_allow = moving ? allow / path_len : max_step;
   bool walks_round = false;  // takes a step round the agent ahead
+  const auto take = [&](const SideStep& side) {
+    move_x = side.ux;
+    move_y = side.uy;
+    move_allow = side.allow;
+    progress = side.progress;
+    walks_round = true;
+  };
   // Touching a goal holds only while the goal stands: behind a player on the move no rest starts
   // (it would spread through the chasing crowd and leave it standing as the player runs).
   const bool held = sums.anchored != 0 || (goal_room_[k] <= kGoalTouch * kt.contact_d && goal_moves_[k] == 0);
@@ -164,13 +171,7 @@ SWARMFIELD_ALWAYS_INLINE inline bool Swarm::choose_move(const crowd_detail::Swar
     const bool closer = side.found && side.progress > progress + kSideMargin * max_step &&
                         (!was_resting || side.progress >= wake_above * max_step);
     const bool round = side.found && side.round && held && !was_resting && progress < rest_below * max_step;
-    if (closer || round) {
-      move_x = side.ux;
-      move_y = side.uy;
-      move_allow = side.allow;
-      progress = side.progress;
-      walks_round = true;
-    }
+    if (closer || round) take(side);
   }
   // Making way (kMixed, the goal on the move): pressed from behind by a faster kind, turn to the
   // side away from it while that still keeps most of a step toward the goal, so the faster one
@@ -181,13 +182,7 @@ SWARMFIELD_ALWAYS_INLINE inline bool Swarm::choose_move(const crowd_detail::Swar
       Vec2 dir{s0x + kMakeWayTurn * sums.wx / wl, s0y + kMakeWayTurn * sums.wy / wl};
       dir = dir * (1.0f / length(dir));
       const SideStep side = side_step<kMixed>(t, kt, k, {a.px, a.py}, {s0x, s0y}, {a.skx, a.sky}, false, false, &dir);
-      if (side.found && side.progress >= kMakeWayProgress * max_step) {
-        move_x = side.ux;
-        move_y = side.uy;
-        move_allow = side.allow;
-        progress = side.progress;
-        walks_round = true;
-      }
+      if (side.found && side.progress >= kMakeWayProgress * max_step) take(side);
     }
   }
   const bool resting = t.yield && held && !walks_round &&
@@ -276,7 +271,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
                        only.cd,
                        only.pd,
                        t.yield_fraction,
-                       crowd_rules ? t.dt * kLeadShare : 0.0f,
+                       crowd_rules ? t.dt : 0.0f,
                        !crowd_rules};
   bool chunk_rest = false;  // some agent of the chunk rests this tick
   for (std::size_t k = begin; k < end; ++k) {

@@ -249,8 +249,8 @@ class Server final : public TcpListener {
   bool start_operations(std::string& error);
   /// End of every tick: counts the tick into the histograms and publishes the metrics snapshot.
   /// `phase_ms`: the tick's phases in ms, by kTickPhaseNames (metrics.hpp).
-  void publish_metrics(double tick_ms, double rebuild_ms, bool rebuilt, const std::array<double, 3>& phase_ms,
-                       Clock::time_point now);
+  void publish_metrics(double tick_ms, double rebuild_ms, bool rebuilt,
+                       const std::array<double, kTickPhaseNames.size()>& phase_ms, Clock::time_point now);
   /// Stop: not ready any more (drain), and on finish the HTTP threads are stopped.
   void operations_draining();
   void stop_operations();
@@ -282,7 +282,6 @@ class Server final : public TcpListener {
   MapTransfer map_transfer_;
   sim::Vec2 spawn_;                         // the centre players spawn round (without spawn cells)
   std::vector<sim::CellCoord> spawn_cells_;  // the map's spawn cells
-  std::vector<sim::Vec2> player_positions_;  // scratch: where the players are, for the next spawn
   ClientRegistry clients_;
   TcpServer tcp_;
   UdpEndpoint udp_;
