@@ -30,4 +30,8 @@ TEST_CASE("logging: a JSON line's fields come from the message (key=value, clien
   // Values: numbers stay numbers only when JSON says so; the rest are escaped strings.
   CHECK(log_fields("a=007 b=-1 c=1e5 d=0.5 e=1. f=x\"y") == R"(,"a":"007","b":-1,"c":"1e5","d":0.5,"e":"1.","f":"x\"y")");
   CHECK(log_fields("bind=0.0.0.0 udp=35313,") == R"(,"bind":"0.0.0.0","udp":35313)");
+  // A quoted name is not searched for fields: a client named 'x tick=1 level=9' adds none.
+  CHECK(log_fields("client 7 'x tick=1 agents=9' joined as player (player 3 at 1.5,2.5)") ==
+        R"(,"client":7,"player":3)");
+  CHECK(log_fields("client 7 'never closed tick=1") == R"(,"client":7)");
 }

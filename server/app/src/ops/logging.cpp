@@ -78,6 +78,14 @@ std::string log_fields(std::string_view m) {
     }
   };
   for (std::size_t i = 0; i < m.size();) {
+    // A quoted text that is no key's value (a client's name: 'x tick=1'): skipped whole, so a
+    // peer's string can not add fields to the line.
+    if (m[i] == '\'') {
+      const std::size_t close = m.find('\'', i + 1);
+      if (close == std::string_view::npos) break;
+      i = close + 1;
+      continue;
+    }
     // A word starts here: at the start or after a space or an opening parenthesis.
     if (i > 0 && m[i - 1] != ' ' && m[i - 1] != '(') {
       ++i;

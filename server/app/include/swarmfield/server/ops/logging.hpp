@@ -19,7 +19,8 @@ namespace swarmfield::server {
 /// the object: every `key=value` of the message (key [a-z_][a-z0-9_]*; the value up to the next
 /// space, trailing ',;)' dropped, or the text between quotes after `key='`), and the ids the
 /// server's messages name in words: `client N`, `player N`, `tick N`, `connection N`. The first of a key wins;
-/// time, level and msg are never fields. Whole numbers and decimals are JSON numbers, anything
+/// time, level and msg are never fields; a quoted text that is no key's value (a client's name)
+/// is skipped whole, so a peer's string adds no field. Whole numbers and decimals are JSON numbers, anything
 /// else an escaped string. Empty when the message names nothing.
 [[nodiscard]] std::string log_fields(std::string_view message);
 
