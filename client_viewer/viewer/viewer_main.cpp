@@ -2,18 +2,13 @@
 // renderer on an offscreen surface that needs no display at all), interpolated agents,
 // barricades, HUD, flow-arrow and heat-map overlays computed locally with swarmfield_sim (and
 // recomputed when the server's MapDeltas change the map).
-#include <SDL.h>
-
-#include <CLI/CLI.hpp>
 #include <asio.hpp>
 #include <atomic>
-#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -24,15 +19,14 @@
 #include "swarmfield/client/bitmap_font.hpp"
 #include "swarmfield/client/camera.hpp"
 #include "swarmfield/client/combat_effects.hpp"
-#include "swarmfield/client/command_line.hpp"
-#include "swarmfield/cli/version.hpp"
 #include "swarmfield/client/connection.hpp"
-#include "swarmfield/client/token_file.hpp"
 #include "swarmfield/client/play_controls.hpp"
 #include "swarmfield/client/scene_renderer.hpp"
 #include "swarmfield/client/screenshot.hpp"
 #include "swarmfield/client/snapshot_interpolation.hpp"
 #include "swarmfield/sim/nav/field/navigation_fields.hpp"
+#include "video.hpp"
+#include "viewer_options.hpp"
 
 namespace {
 
@@ -40,6 +34,8 @@ using Clock = std::chrono::steady_clock;
 namespace client = swarmfield::client;
 namespace sim = swarmfield::sim;
 namespace protocol = swarmfield::protocol;
+using swarmfield::viewer::Args;
+using swarmfield::viewer::Video;
 
 // A shot's tracer, world units: the server's default --fire-range (Welcome does not carry it).
 constexpr float kShotDrawLength = 10.0f;
@@ -47,198 +43,10 @@ constexpr float kShotDrawLength = 10.0f;
 std::atomic<bool> g_stop{false};
 extern "C" void on_signal(int) { g_stop = true; }
 
-struct Args {
-  std::string host = "127.0.0.1";
-  std::uint16_t port = 7777;
-  std::string name = "viewer";
-  std::string token_file;
-  std::uint64_t max_map_cells = client::kDefaultMaxMapCells;
-  std::optional<protocol::ConnectToken> token;  ///< the first of token_file
-  bool headless = false;
-  double seconds = 0.0;
-  std::string screenshot;
-  int width = 1024;
-  int height = 768;
-  bool follow = false;
-  bool player = false;
-  bool play = false;
-  bool flow = false;
-  bool heat = false;
-  double interp_snapshots = 2.0;
-  int connect_timeout_ms = 5000;
-  int data_timeout_ms = 5000;
-  int fps = 60;
-  float zoom = 0.0f;  ///< pixels per world unit; 0 = fit the whole map
-};
-
 std::string fmt(const char* format, double v) {
   char buf[64];
   std::snprintf(buf, sizeof buf, format, v);
   return buf;
-}
-
-// Owns the SDL objects; destroys them in the right order on every exit path.
-struct Video {
-  SDL_Window* window = nullptr;
-  SDL_Surface* surface = nullptr;  ///< headless target
-  SDL_Renderer* renderer = nullptr;
-  bool sdl_started = false;
-  ~Video() {
-    if (renderer) SDL_DestroyRenderer(renderer);
-    if (surface) SDL_FreeSurface(surface);
-    if (window) SDL_DestroyWindow(window);
-    if (sdl_started) SDL_Quit();
-  }
-};
-
-bool open_video(const Args& args, Video& video, std::string& error) {
-  if (args.headless) {
-    // No video subsystem at all: a software renderer drawing into a plain surface works with
-    // no DISPLAY, no X server and no GPU. The hint keeps SDL off X11 should anything init video.
-    SDL_SetHint(SDL_HINT_VIDEODRIVER, "offscreen");
-    if (SDL_Init(0) != 0) {
-      error = std::string("SDL_Init failed: ") + SDL_GetError();
-      return false;
-    }
-    video.sdl_started = true;
-    video.surface = SDL_CreateRGBSurfaceWithFormat(0, args.width, args.height, 32, SDL_PIXELFORMAT_RGB888);
-    if (!video.surface) {
-      error = std::string("could not create a ") + std::to_string(args.width) + "x" + std::to_string(args.height) +
-              " offscreen surface: " + SDL_GetError();
-      return false;
-    }
-    video.renderer = SDL_CreateSoftwareRenderer(video.surface);
-    if (!video.renderer) {
-      error = std::string("could not create the software renderer: ") + SDL_GetError();
-      return false;
-    }
-    return true;
-  }
-  if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-    error = std::string("could not start SDL video (no display? use --headless): ") + SDL_GetError();
-    return false;
-  }
-  video.sdl_started = true;
-  // With no display at all SDL falls back to its "offscreen"/"dummy" driver: a window nobody
-  // can see. Say so (exit 3) instead of silently rendering into the void, unless the user
-  // asked for that driver with SDL_VIDEODRIVER.
-  const char* driver = SDL_GetCurrentVideoDriver();
-  const char* requested = SDL_getenv("SDL_VIDEODRIVER");
-  const std::string driver_name = driver ? driver : "";
-  if ((driver_name == "offscreen" || driver_name == "dummy") && (requested == nullptr || driver_name != requested)) {
-    error = "could not start SDL video: no display found (SDL fell back to its '" + driver_name +
-            "' driver); use --headless, or run under xvfb-run";
-    return false;
-  }
-  video.window = SDL_CreateWindow("swarmfield viewer", SDL_WINDOWPOS_CENTERED, SDL_WINDOWPOS_CENTERED, args.width,
-                                  args.height, SDL_WINDOW_RESIZABLE);
-  if (!video.window) {
-    error = std::string("could not open a window: ") + SDL_GetError();
-    return false;
-  }
-  // Let SDL pick (GPU when there is one, the software renderer under Xvfb).
-  video.renderer = SDL_CreateRenderer(video.window, -1, 0);
-  if (!video.renderer) video.renderer = SDL_CreateRenderer(video.window, -1, SDL_RENDERER_SOFTWARE);
-  if (!video.renderer) {
-    error = std::string("could not create a renderer: ") + SDL_GetError();
-    return false;
-  }
-  return true;
-}
-
-// Opens `path` for writing without truncating it (append mode) and removes it again if it did
-// not exist before: a write check that leaves no trace. `why` gets strerror on failure.
-bool screenshot_path_writable(const std::string& path, std::string& why) {
-  std::error_code ec;
-  const bool existed = std::filesystem::exists(path, ec);
-  FILE* f = std::fopen(path.c_str(), "ab");
-  if (!f) {
-    why = std::strerror(errno);
-    return false;
-  }
-  std::fclose(f);
-  if (!existed) std::filesystem::remove(path, ec);
-  return true;
-}
-
-// ---- Options ---------------------------------------------------------------------------------
-// The command line into `args`; an exit code when the program should stop (help, bad options,
-// an unwritable screenshot path).
-std::optional<int> parse_options(int argc, char** argv, Args& args) {
-  CLI::App app{"swarmfield-viewer: watch a swarmfield server (SDL2 window or headless PNG)"};
-  swarmfield::cli::add_version_flag(app, "swarmfield-viewer");
-  app.add_option("--host", args.host, "server address")->capture_default_str();
-  app.add_option("--port", args.port, "server TCP port")->capture_default_str();
-  app.add_option("--name", args.name, "client name shown by the server")->capture_default_str();
-  swarmfield::client::add_max_map_cells_option(app, args.max_map_cells);
-  app.add_option("--token-file", args.token_file,
-                 "a connect token from the match's backend (its first line; a server with --auth tokens admits no one "
-                 "without; the token sets the role and name)");
-  app.add_flag("--headless", args.headless, "no window: render offscreen (needs no display)");
-  app.add_option("--seconds", args.seconds, "quit after this many seconds (0 = run until closed; headless default 5)")
-      ->check(CLI::Range(0.0, 1e7));
-  app.add_option("--screenshot", args.screenshot, "write the last frame to this PNG file");
-  app.add_option("--width", args.width, "frame width, pixels")->check(CLI::Range(64, 8192))->capture_default_str();
-  app.add_option("--height", args.height, "frame height, pixels")->check(CLI::Range(64, 8192))->capture_default_str();
-  app.add_flag("--follow", args.follow, "keep the (own or first) player centred");
-  app.add_flag("--player", args.player, "join as a player, move with WASD");
-  app.add_flag("--play", args.play,
-               "play: join as a player and follow it; WASD move, the mouse aims, hold the left button to fire, "
-               "B builds a barricade under the mouse, right-drag pans");
-  app.add_flag("--flow", args.flow, "start with flow arrows on (toggle F)");
-  app.add_flag("--heat", args.heat, "start with the integration heat map on (toggle H)");
-  app.add_option("--interp-snapshots", args.interp_snapshots, "render this many snapshot intervals behind")
-      ->check(CLI::Range(0.0, 20.0))
-      ->capture_default_str();
-  app.add_option("--connect-timeout-ms", args.connect_timeout_ms,
-                 "time allowed to connect and get the server's answer to Hello, ms")
-      ->check(CLI::Range(100, 600000))
-      ->capture_default_str();
-  app.add_option("--data-timeout-ms", args.data_timeout_ms,
-                 "fail (exit 1) when the server sends nothing for this long, ms (0 = never)")
-      ->check(CLI::Range(0, 600000))
-      ->capture_default_str();
-  app.add_option("--zoom", args.zoom, "pixels per world unit (0 = fit the whole map)")
-      ->check(CLI::Range(0.0f, client::Camera::kMaxZoom));
-  app.add_option("--fps", args.fps, "frame rate cap")->check(CLI::Range(1, 500))->capture_default_str();
-  if (const auto code = swarmfield::client::parse_command_line(app, argc, argv)) return *code;
-  if (!args.token_file.empty()) {
-    std::vector<protocol::ConnectToken> tokens;
-    std::string token_error;
-    if (!client::read_token_file(args.token_file, 1, tokens, token_error)) {
-      std::cerr << "error: " << token_error << "\n";
-      return client::kExitBadArguments;
-    }
-    args.token = tokens.front();
-  }
-  if (args.headless && args.seconds <= 0.0) args.seconds = 5.0;
-  if (args.play) {
-    args.player = true;
-    args.follow = true;
-  }
-  if (!args.screenshot.empty()) {
-    // Fail now, not after --seconds of watching, when the screenshot can never be written.
-    std::string why;
-    if (!screenshot_path_writable(args.screenshot, why)) {
-      std::cerr << "error: can not write the screenshot '" << args.screenshot << "': " << why << "\n";
-      return 4;
-    }
-  }
-  return std::nullopt;
-}
-
-client::ConnectionOptions connection_options(const Args& args) {
-  client::ConnectionOptions options;
-  options.host = args.host;
-  options.port = args.port;
-  options.name = args.name;
-  options.role = args.player ? protocol::Role::kPlayer : protocol::Role::kViewer;
-  options.connect_timeout = std::chrono::milliseconds(args.connect_timeout_ms);
-  options.handshake_timeout = std::chrono::milliseconds(args.connect_timeout_ms) + std::chrono::seconds(10);
-  options.data_timeout = std::chrono::milliseconds(args.data_timeout_ms);
-  options.token = args.token;
-  options.max_map_cells = args.max_map_cells;
-  return options;
 }
 
 // One viewing session: the connection, the camera and the UI state, and the steps main() runs
@@ -250,7 +58,7 @@ class Viewer {
         video_(video),
         scene_(video.renderer),
         camera_(args.width, args.height),
-        connection_(io_, connection_options(args)),
+        connection_(io_, swarmfield::viewer::connection_options(args)),
         frame_period_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / args.fps))),
         flow_(args.flow),
         heat_(args.heat),
@@ -696,10 +504,10 @@ int Viewer::summary() {
 
 int main(int argc, char** argv) {
   Args args;
-  if (const auto code = parse_options(argc, argv, args)) return *code;
+  if (const auto code = swarmfield::viewer::parse_options(argc, argv, args)) return *code;
   Video video;
   std::string error;
-  if (!open_video(args, video, error)) {
+  if (!swarmfield::viewer::open_video(args, video, error)) {
     std::cerr << "error: " << error << "\n";
     return 3;
   }
