@@ -306,9 +306,8 @@ void Fleet::loop() {
 bool Fleet::resume(Bot& b) {
   Connection& c = *b.connection;
   if (!c.finished()) return b.resuming;  // a resume's handshake in progress
-  if (b.reported_end || c.ended_by_bye() || !b.ticket || b.resume_tries >= kMaxResumeTries || g_stop) return false;
-  // The server's own words (an Error: refused, full, shutting down) end the session for good.
-  if (c.error().rfind("server error", 0) == 0 || c.error().rfind("server closed the session", 0) == 0) return false;
+  // The server's own words (a Bye, an Error: refused, full, shutting down) end the session for good.
+  if (b.reported_end || c.ended_by_server() || !b.ticket || b.resume_tries >= kMaxResumeTries || g_stop) return false;
   if (!b.resuming) std::cerr << "info: " << b.name << ": " << c.error() << "; resuming the session\n";
   b.retired.push_back(c.stats());
   ConnectionOptions options = b.options;

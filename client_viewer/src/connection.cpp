@@ -326,11 +326,13 @@ void Connection::on_tcp_message(protocol::TcpMessage&& message) {
   // hostile server could write escape sequences to the user's terminal. (Names in Welcome are
   // refused by the decoder when they hold control characters; reasons are free text.)
   if (auto* error = std::get_if<protocol::Error>(&message)) {
+    ended_by_server_ = true;
     fail("server error: " + cli::printable_ascii(error->reason));
     return;
   }
   if (auto* bye = std::get_if<protocol::Bye>(&message)) {
     ended_by_bye_ = state_ == ConnectionState::kConnected;
+    ended_by_server_ = true;
     const std::string reason = cli::printable_ascii(bye->reason);
     fail(state_ == ConnectionState::kConnected ? "server closed the session: " + reason
                                                : "server closed the connection during handshake: " + reason);

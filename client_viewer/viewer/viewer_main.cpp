@@ -58,12 +58,12 @@ class Viewer {
         video_(video),
         scene_(video.renderer),
         camera_(args.width, args.height),
-        connection_(io_, swarmfield::viewer::connection_options(args)),
+        connection_(std::make_unique<client::Connection>(io_, swarmfield::viewer::connection_options(args))),
         frame_period_(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / args.fps))),
         flow_(args.flow),
         heat_(args.heat),
         follow_(args.follow) {
-    connection_.start();
+    connection_->start();
     started_ = Clock::now();
     fps_window_ = next_input_ = last_field_update_ = Clock::now();
   }
@@ -78,6 +78,9 @@ class Viewer {
   void draw_connecting();
   void draw_frame(const client::ConnectionStats& stats);
   bool connection_ended();  // true when the loop should stop
+  bool resume();            // true while a resume is under way
+  void resumed();
+  void show_map(const sim::GridMap& map);
   void interpolate(Clock::time_point frame_start);
   void follow_player();
   void send_input(Clock::time_point frame_start);
@@ -92,7 +95,16 @@ class Viewer {
   client::SceneRenderer scene_;
   client::Camera camera_;
   asio::io_context io_;
-  client::Connection connection_;
+  std::unique_ptr<client::Connection> connection_;
+  // Resume (the server's --reconnect-grace): the newest session's ticket, the connection that
+  // was lost (kept until the new one has its own map: map_ points into it), the tries of the
+  // current resume, and the snapshots of the connections that were lost.
+  std::optional<client::ResumeTicket> ticket_;
+  std::unique_ptr<client::Connection> lost_connection_;
+  int resume_tries_ = 0;
+  int reconnects_ = 0;
+  std::uint64_t snapshots_before_ = 0;
+  static constexpr int kMaxResumeTries = 3;
   Clock::duration frame_period_;
   Clock::time_point started_;
   const sim::GridMap* map_ = nullptr;  // the server's map, once connected
@@ -153,7 +165,7 @@ void Viewer::handle_events() {
         if (key == SDLK_PLUS || key == SDLK_EQUALS || key == SDLK_KP_PLUS) camera_.zoom_at(1.25f, mid);
         if (key == SDLK_MINUS || key == SDLK_KP_MINUS) camera_.zoom_at(0.8f, mid);
         if ((key == SDLK_0 || key == SDLK_HOME) && map_ready_) {
-          const auto& m = connection_.map();
+          const auto& m = connection_->map();
           camera_.fit({0.0f, 0.0f, static_cast<float>(m.width()) * m.cell_size(),
                        static_cast<float>(m.height()) * m.cell_size()});
           follow_ = false;
@@ -211,9 +223,9 @@ void Viewer::draw_frame(const client::ConnectionStats& stats) {
   client::DrawOptions draw;
   draw.flow_arrows = flow_;
   draw.heat_map = heat_;
-  draw.own_player_id = connection_.welcome().player_id;
-  draw.kinds = connection_.welcome().kinds;
-  draw.barricades = &connection_.barricades();
+  draw.own_player_id = connection_->welcome().player_id;
+  draw.kinds = connection_->welcome().kinds;
+  draw.barricades = &connection_->barricades();
   scene_.draw_scene(camera_, frame_, draw);
   scene_.draw_effects(camera_, effects_, kShotDrawLength);
   agents_visible_ = scene_.agents_drawn();
@@ -228,8 +240,8 @@ void Viewer::draw_frame(const client::ConnectionStats& stats) {
                 std::to_string(frame_.agents.size()) + " sent" +
                 (density > 0 ? ", " + std::to_string(density) + "+ as density" : std::string()) + ")  players " +
                 std::to_string(frame_.players.size()) +
-                (connection_.barricades().empty() ? std::string()
-                                                  : "  barricades " + std::to_string(connection_.barricades().size())) +
+                (connection_->barricades().empty() ? std::string()
+                                                  : "  barricades " + std::to_string(connection_->barricades().size())) +
                 "  snapshots " + std::to_string(stats.snapshots_received) +
                 (stats.bad_datagrams ? "  bad " + std::to_string(stats.bad_datagrams) : ""));
   hud.push_back(std::string("[F]low ") + (flow_ ? "on" : "off") + "  [H]eat " + (heat_ ? "on" : "off") +
@@ -254,6 +266,7 @@ void Viewer::draw_frame(const client::ConnectionStats& stats) {
   }
   if (!fighters.empty()) hud.push_back(fighters);
   if (args_.play) hud.push_back("[WASD] move  [mouse] aim  [left button] fire  [B] build  [right drag] pan");
+  if (lost_connection_ && end_reason_.empty()) hud.push_back("connection lost: resuming the session...");
   if (!end_reason_.empty()) hud.push_back("disconnected: " + end_reason_);
   scene_.draw_hud(hud, 6, 6, 2);
 }
@@ -262,7 +275,7 @@ void Viewer::draw_frame(const client::ConnectionStats& stats) {
 // Keeps the window responsive meanwhile. Then the map, the camera and the interpolation clock.
 // An exit code when the viewer cannot go on.
 std::optional<int> Viewer::connect() {
-  while (!connection_.connected() && !connection_.finished() && !quit_ && !g_stop) {
+  while (!connection_->connected() && !connection_->finished() && !quit_ && !g_stop) {
     if (args_.seconds > 0.0 && elapsed() >= args_.seconds) break;
     handle_events();
     draw_connecting();
@@ -273,21 +286,21 @@ std::optional<int> Viewer::connect() {
     if (io_.stopped()) io_.restart();
     if (Clock::now() < wake) std::this_thread::sleep_until(wake);
   }
-  if (!connection_.connected()) {
-    const std::string why = connection_.error().empty()
+  if (!connection_->connected()) {
+    const std::string why = connection_->error().empty()
                                 ? "gave up connecting to " + args_.host + ":" + std::to_string(args_.port) +
                                       " (stopped before the handshake finished)"
-                                : connection_.error();
+                                : connection_->error();
     std::cerr << "error: " << why << "\n";
     std::printf("viewer: connected=0 frames=%llu seconds=%.1f\n", static_cast<unsigned long long>(frames_), elapsed());
     return 1;
   }
 
-  const sim::GridMap& map = connection_.map();
+  const sim::GridMap& map = connection_->map();
   std::string error;
   if (!scene_.set_map(map, &error)) {
     std::cerr << "error: " << error << "\n";
-    connection_.close("viewer error");
+    connection_->close("viewer error");
     return 3;
   }
   map_ = &map;
@@ -297,7 +310,7 @@ std::optional<int> Viewer::connect() {
   camera_.fit(map_rect);
   if (args_.zoom > 0.0f) camera_.set_zoom(args_.zoom);
   map_ready_ = true;
-  const auto& welcome = connection_.welcome();
+  const auto& welcome = connection_->welcome();
   interp_clock_ = client::InterpolationClock(welcome.tick_hz);
   delay_ticks_ = args_.interp_snapshots * static_cast<double>(welcome.tick_hz) /
                  static_cast<double>(std::max<std::uint16_t>(1, welcome.snapshot_hz));
@@ -316,8 +329,10 @@ void Viewer::loop() {
     handle_events();
     io_.poll();
     if (io_.stopped()) io_.restart();
-    const auto& stats = connection_.stats();
+    const auto& stats = connection_->stats();
     if (connection_ended()) break;
+    if (lost_connection_ && connection_->connected()) resumed();
+    if (connection_->connected()) ticket_ = connection_->resume_ticket();
     interpolate(frame_start);
     if (follow_) follow_player();
     send_input(frame_start);
@@ -331,34 +346,74 @@ void Viewer::loop() {
 }
 
 bool Viewer::connection_ended() {
-  if (!connection_.finished() || ended_) return false;
+  if (!connection_->finished() || ended_) return false;
+  if (resume()) return false;
   ended_ = true;
-  lost_ = !connection_.ended_by_bye();  // a server's Bye is an orderly end, not a failure
-  end_reason_ = connection_.error().empty() ? "connection closed" : connection_.error();
+  lost_ = !connection_->ended_by_bye();  // a server's Bye is an orderly end, not a failure
+  end_reason_ = connection_->error().empty() ? "connection closed" : connection_->error();
   std::cerr << (lost_ ? "error: " : "info: ") << end_reason_ << "\n";
   // With no window, or a time limit, nothing more to show: keep the last frame for the
   // screenshot and stop.
   return video_.window == nullptr || args_.seconds > 0.0;
 }
 
+// A connection lost (not ended by the server's Bye or Error) is resumed with the session's
+// ticket: a new connection whose Hello carries the proof, for the same player, at most
+// kMaxResumeTries times in a row. The last frame stays on screen meanwhile.
+bool Viewer::resume() {
+  client::Connection& c = *connection_;
+  if (c.ended_by_server() || !ticket_ || resume_tries_ >= kMaxResumeTries || quit_ || g_stop) return false;
+  std::cerr << "info: " << (c.error().empty() ? std::string("connection closed") : c.error())
+            << "; resuming the session\n";
+  snapshots_before_ += c.stats().snapshots_received;
+  client::ConnectionOptions options = swarmfield::viewer::connection_options(args_);
+  options.resume = ticket_;
+  options.token.reset();  // a token works once; the ticket is the session's
+  if (!lost_connection_) lost_connection_ = std::move(connection_);  // map_ points into it
+  connection_ = std::make_unique<client::Connection>(io_, options);
+  connection_->start();
+  ++resume_tries_;
+  return true;
+}
+
+// The resumed connection has its map (the server sends it again, with the barricades of now):
+// draw that one, drop the lost connection.
+void Viewer::resumed() {
+  show_map(connection_->map());
+  lost_connection_.reset();
+  resume_tries_ = 0;
+  ++reconnects_;
+  std::cerr << "info: resumed the session (player " << connection_->welcome().player_id << ")\n";
+}
+
+// The map to draw and to compute the overlays on; the overlays follow at the next frame.
+void Viewer::show_map(const sim::GridMap& map) {
+  std::string error;
+  if (!scene_.set_map(map, &error)) std::cerr << "warning: " << error << "\n";
+  map_ = &map;
+  map_revision_shown_ = map.revision();
+  fields_shown_ = false;
+}
+
 // Map local time to server ticks from every snapshot not seen yet, then the frame to draw.
 void Viewer::interpolate(Clock::time_point frame_start) {
-  for (const auto& r : connection_.snapshots()) {
+  if (!connection_->connected()) return;  // resuming: keep the last frame
+  for (const auto& r : connection_->snapshots()) {
     if (r.snapshot.tick > observed_tick_) {
       interp_clock_.observe(r.snapshot.tick, r.received_at);
       observed_tick_ = r.snapshot.tick;
     }
   }
-  (void)connection_.take_new_snapshot_count();
+  (void)connection_->take_new_snapshot_count();
   if (interp_clock_.valid()) {
     const double render_tick = interp_clock_.render_tick(frame_start, delay_ticks_);
-    client::interpolate_history(connection_.snapshots(), render_tick, frame_);
-    effects_.update(connection_.snapshots(), render_tick);
+    client::interpolate_history(connection_->snapshots(), render_tick, frame_);
+    effects_.update(connection_->snapshots(), render_tick);
   }
 }
 
 void Viewer::follow_player() {
-  const auto& welcome = connection_.welcome();
+  const auto& welcome = connection_->welcome();
   for (const auto& p : frame_.players) {
     if (welcome.player_id == 0 || p.id == welcome.player_id) {
       camera_.center_on({p.x, p.y});
@@ -369,7 +424,7 @@ void Viewer::follow_player() {
 
 // Inputs at ~30 Hz: move intent (players) and the view rectangle for the area of interest.
 void Viewer::send_input(Clock::time_point frame_start) {
-  if (frame_start < next_input_ || !connection_.connected()) return;
+  if (frame_start < next_input_ || !connection_->connected()) return;
   next_input_ = frame_start + std::chrono::milliseconds(33);
   protocol::Input input;
   const sim::Vec2 move = sim::normalized_or_zero({static_cast<float>(move_x_), static_cast<float>(move_y_)});
@@ -391,7 +446,7 @@ void Viewer::send_input(Clock::time_point frame_start) {
     }
     std::optional<sim::Vec2> own;
     for (const auto& p : frame_.players) {
-      if (p.id == connection_.welcome().player_id) own = sim::Vec2{p.x, p.y};
+      if (p.id == connection_->welcome().player_id) own = sim::Vec2{p.x, p.y};
     }
     client::apply_play_controls(controls, own, input);
   }
@@ -400,7 +455,7 @@ void Viewer::send_input(Clock::time_point frame_start) {
   input.view_y0 = view.y0;
   input.view_x1 = view.x1;
   input.view_y1 = view.y1;
-  connection_.send_input(input);
+  connection_->send_input(input);
 }
 
 // B (players): ask the server for a barricade on the map cell under the mouse pointer (the
@@ -410,8 +465,8 @@ void Viewer::request_build_at_mouse() {
   int my = 0;
   SDL_GetMouseState(&mx, &my);
   const sim::Vec2 world = camera_.screen_to_world({static_cast<float>(mx), static_cast<float>(my)});
-  const sim::CellCoord cell = connection_.map().world_to_cell(world);
-  if (connection_.request_build(cell.x, cell.y) == 0) {
+  const sim::CellCoord cell = connection_->map().world_to_cell(world);
+  if (connection_->request_build(cell.x, cell.y) == 0) {
     std::cerr << "info: no build at cell (" << cell.x << ", " << cell.y << "): outside the map or too many waiting\n";
   }
 }
@@ -420,7 +475,8 @@ void Viewer::request_build_at_mouse() {
 // the changed cells of the map texture, and have the overlay fields follow at once (not up to
 // 200 ms later: a barricade must not show a flow through it).
 void Viewer::follow_map_changes() {
-  const sim::GridMap& map = connection_.map();
+  if (!connection_->connected()) return;
+  const sim::GridMap& map = connection_->map();
   if (map.revision() == map_revision_shown_) return;
   std::string error;
   if (!scene_.update_map(map, &error)) std::cerr << "warning: " << error << "\n";
@@ -436,7 +492,7 @@ void Viewer::update_fields(Clock::time_point frame_start) {
   if (!(flow_ || heat_) || (fields_shown_ && frame_start - last_field_update_ < std::chrono::milliseconds(200))) return;
   last_field_update_ = frame_start;
   std::vector<sim::CellCoord> goals;
-  if (const auto* latest = connection_.latest()) {
+  if (const auto* latest = connection_->latest()) {
     for (const auto& p : latest->snapshot.players) goals.push_back(map_->world_to_cell({p.x, p.y}));
   }
   if (fields_.update(*map_, goals) || !fields_shown_) {
@@ -473,7 +529,7 @@ int Viewer::summary() {
   int exit_code = lost_ ? 1 : 0;
   if (!args_.screenshot.empty()) {
     // Redraw the last frame: after SDL_RenderPresent a window's back buffer is undefined.
-    draw_frame(connection_.stats());
+    draw_frame(connection_->stats());
     std::string error;
     const bool saved = video_.surface ? client::save_surface_png(video_.surface, args_.screenshot, error)
                                       : client::save_renderer_png(video_.renderer, args_.screenshot, error);
@@ -482,19 +538,20 @@ int Viewer::summary() {
       exit_code = exit_code ? exit_code : 4;
     }
   }
-  connection_.close("viewer quit");
+  connection_->close("viewer quit");
   io_.poll();
 
-  const auto& stats = connection_.stats();
+  const auto& stats = connection_->stats();
   std::printf(
       "viewer: connected=1 frames=%llu snapshots=%llu agents_visible=%zu agents_in_frame=%zu agents_total=%u "
       "density_squares=%zu barricades=%zu rtt_ms=%.2f kbit_s=%.1f bad_datagrams=%llu deaths_seen=%llu shots_seen=%llu "
-      "seconds=%.1f%s%s\n",
-      static_cast<unsigned long long>(frames_), static_cast<unsigned long long>(stats.snapshots_received),
-      agents_visible_, frame_.agents.size(), frame_.total_agents, density_squares_, connection_.barricades().size(),
+      "reconnects=%d seconds=%.1f%s%s\n",
+      static_cast<unsigned long long>(frames_),
+      static_cast<unsigned long long>(snapshots_before_ + stats.snapshots_received),
+      agents_visible_, frame_.agents.size(), frame_.total_agents, density_squares_, connection_->barricades().size(),
       stats.rtt_ms, stats.kbit_per_s,
       static_cast<unsigned long long>(stats.bad_datagrams), static_cast<unsigned long long>(effects_.deaths_seen()),
-      static_cast<unsigned long long>(effects_.shots_seen()), elapsed(), args_.screenshot.empty() ? "" : " screenshot=",
+      static_cast<unsigned long long>(effects_.shots_seen()), reconnects_, elapsed(), args_.screenshot.empty() ? "" : " screenshot=",
       args_.screenshot.c_str());
   std::fflush(stdout);
   return exit_code;

@@ -210,3 +210,32 @@ TEST_CASE("reconnect: swarmfield-bot resumes its player when its link drops, and
   CHECK(summary_value(summary, "resumes") == 1);
   CHECK(summary_value(summary, "sessions_detached") >= 1);
 }
+
+TEST_CASE("reconnect: swarmfield-viewer --play resumes its player when its link drops, and plays on") {
+  ServerProcess server(small_city({"--agents", "50", "--reconnect-grace", "10"}));
+  const auto ports = wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  test::TcpProxy proxy(ports->tcp);
+  REQUIRE(proxy.port() != 0);
+  const test::TempDir dir("swarmfield-viewer-resume-test");
+  const std::string out = dir.path + "/viewer.txt";
+  const std::string viewer = std::string(SWARMFIELD_BIN_DIR) + "/swarmfield-viewer --headless --play --host 127.0.0.1 --port " +
+                             std::to_string(proxy.port()) + " --seconds 5 > " + out + " 2>&1";
+  std::thread runner([&] { CHECK(std::system(viewer.c_str()) == 0); });
+  for (int i = 0; i < 100 && proxy.accepted() < 1; ++i) std::this_thread::sleep_for(50ms);
+  std::this_thread::sleep_for(1500ms);
+  proxy.drop_all();
+  runner.join();
+  std::stringstream text;
+  text << std::ifstream(out).rdbuf();
+  INFO("viewer output: " << text.str());
+  CHECK(proxy.accepted() == 2);  // the first connection and the resumed one
+  CHECK(text.str().find("resumed the session") != std::string::npos);
+  CHECK(summary_value(text.str(), "reconnects") == 1);
+  CHECK(summary_value(text.str(), "connected") == 1);
+  CHECK(summary_value(text.str(), "snapshots") > 40);  // snapshots before and after the drop
+  const std::string summary = stop_and_summarize(server);
+  INFO("summary: " << summary);
+  CHECK(summary_value(summary, "resumes") == 1);
+  CHECK(summary_value(summary, "sessions_detached") >= 1);
+}

@@ -154,6 +154,10 @@ class Connection {
   /// True when a connected session was ended by the server's Bye (an orderly end, e.g. server
   /// shutdown), as opposed to an Error, a lost connection or a failed handshake.
   [[nodiscard]] bool ended_by_bye() const noexcept { return ended_by_bye_; }
+  /// True when the server ended the session in its own words (a Bye or an Error: refused, full,
+  /// shutting down), as opposed to a connection that was lost or timed out. Only a lost
+  /// connection is worth resuming.
+  [[nodiscard]] bool ended_by_server() const noexcept { return ended_by_server_; }
   /// After Welcome: what resumes this session if the connection drops (nullopt when the
   /// server keeps no lost sessions).
   [[nodiscard]] std::optional<ResumeTicket> resume_ticket() const;
@@ -257,6 +261,7 @@ class Connection {
   ConnectionState state_ = ConnectionState::kIdle;
   std::string error_;
   bool ended_by_bye_ = false;
+  bool ended_by_server_ = false;
   protocol::Welcome welcome_;
   sim::GridMap map_;
   std::deque<ReceivedSnapshot> snapshots_;
