@@ -133,7 +133,10 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
   }
   client->sealed = token.has_value();
   if (!attach_session(session, *client)) return;
-  if (player_id != 0) operations_player_joined();
+  if (player_id != 0) {
+    had_player_ = true;  // the match has begun (--shutdown-when-empty), even if it leaves before a tick
+    operations_player_joined(*client);
+  }
   const sim::Player* player = world_.find_player(player_id);
   spdlog::info("client {} '{}' joined as {} from {} (player {} at {:.1f},{:.1f}){}; {} clients", client->id,
                printable_ascii(client->name), role == protocol::Role::kPlayer ? "player" : "viewer", session.remote(),
@@ -311,6 +314,7 @@ void Server::remove_client(std::uint32_t id) {
   if (c->player_id != 0) {
     world_.remove_player(c->player_id);
     record_input({ReplayEvent::Kind::kRemovePlayer, c->player_id, {}});
+    operations_player_left(*c);
   }
   spdlog::info("client {} '{}' left (snapshots sent {}, bytes {}); {} clients", id, printable_ascii(c->name),
                c->snapshots_sent, c->bytes_sent, clients_.size() - 1);

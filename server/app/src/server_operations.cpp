@@ -1,6 +1,11 @@
 // Server's operations hooks: the HTTP endpoints and the metrics the tick thread publishes.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cctype>
+
+#include "swarmfield/cli/control_chars.hpp"
+
 #include "swarmfield/server/ops/agones_client.hpp"
 #include "swarmfield/server/ops/operations_http.hpp"
 #include "swarmfield/server/replay/replay_playback.hpp"
@@ -40,7 +45,7 @@ bool Server::start_operations(std::string& error) {
     ops_.mark_alive(Clock::now());  // the first Health may go out before the first tick
     agones_ = std::make_unique<AgonesClient>(
         port, std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.agones_health_interval_s)),
-        ops_, config_.agones_port_name);
+        ops_, config_.agones_port_name, config_.agones_players_list == "none" ? "" : config_.agones_players_list);
     spdlog::info("agones: SDK at 127.0.0.1:{}, health every {:g} s, game port '{}'", port, config_.agones_health_interval_s,
                  config_.agones_port_name);
     agones_->ready();
@@ -54,8 +59,60 @@ std::uint16_t Server::announced_udp_port() const noexcept {
   return udp_.port();
 }
 
-void Server::operations_player_joined() {
-  if (agones_) agones_->allocate_once();
+namespace {
+// A player's value in the Agones players List: the matchmaker's client id from its connect
+// token (what the backend knows it by), else the player id.
+std::string players_list_value(const ClientState& client) {
+  return client.user_id != 0 ? "client-" + std::to_string(client.user_id) : "player-" + std::to_string(client.player_id);
+}
+}  // namespace
+
+void Server::operations_player_joined(const ClientState& client) {
+  if (!agones_) return;
+  agones_->allocate_once();
+  agones_->player_joined(players_list_value(client));
+}
+
+void Server::operations_player_left(const ClientState& client) {
+  if (agones_) agones_->player_left(players_list_value(client));
+}
+
+void Server::apply_allocation_settings() {
+  if (!agones_) return;
+  auto settings = agones_->take_match_settings();
+  if (!settings) return;
+  if (const auto id = settings->find("match-id"); id != settings->end() && id->second != match_id_) {
+    // One word for logs and the summary line: a Kubernetes label value's characters.
+    const std::string& v = id->second;
+    const bool word = !v.empty() && v.size() <= 63 && std::all_of(v.begin(), v.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' || c == '.';
+    });
+    if (word) {
+      match_id_ = v;
+      spdlog::info("agones: match-id={}", match_id_);
+    } else {
+      spdlog::warn("agones: match setting 'match-id': not applied (1..63 of A-Z, a-z, 0-9, '-', '_', '.')");
+    }
+  }
+  const MatchSettings result = apply_match_settings(config_, *settings);
+  for (const std::string& e : result.errors) spdlog::warn("agones: match setting {}: not applied", e);
+  if (result.applied.empty()) return;
+  const bool duration_changed = result.config.duration_s != config_.duration_s;
+  config_.duration_s = result.config.duration_s;
+  config_.shutdown_when_empty_s = result.config.shutdown_when_empty_s;
+  std::string applied;
+  for (const std::string& a : result.applied) applied += (applied.empty() ? "" : " ") + a;
+  spdlog::info("agones: match settings from the allocation: {}", applied);
+  if (duration_changed) {
+    // The match's length counts from its allocation (a Ready server may have waited for long).
+    duration_timer_.cancel();
+    if (config_.duration_s > 0.0) {
+      duration_timer_.expires_after(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.duration_s)));
+      duration_timer_.async_wait([this](std::error_code ec) {
+        if (!ec) stop(fmt::format("--duration {:g} s reached (set at allocation)", config_.duration_s));
+      });
+    }
+  }
 }
 
 void Server::publish_metrics(double tick_ms, double rebuild_ms, bool rebuilt,

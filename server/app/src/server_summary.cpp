@@ -52,11 +52,13 @@ std::string ServerSummary::line() const {
   ss << " trickle_timeouts=" << trickle_timeouts << " refused_address_share=" << refused_address_share;
   ss << " resumes=" << resumes << " resumes_refused=" << resumes_refused << " sessions_detached=" << sessions_detached
      << " sessions_expired=" << sessions_expired;
+  if (!match_id.empty()) ss << " match_id=" << match_id;
   return ss.str();
 }
 ServerSummary Server::summary() const {
   ServerSummary s;
   s.ticks = world_.tick();
+  s.match_id = match_id_;
   // Every size class's fields (class 1 and those of bigger kinds rebuild on the same goal changes).
   const sim::NavigationSet& nav = world_.navigation();
   for (int c = 1; c <= sim::kMaxSizeClass; ++c) {

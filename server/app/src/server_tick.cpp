@@ -113,6 +113,7 @@ void Server::run_tick(bool last_of_batch) {
   run_rules();
   after_world_step();
   send_map_deltas();
+  apply_allocation_settings();
   check_empty(t0);
   if (world_.spawns_held_back() > 0 && !density_limit_logged_) {
     // Once: every later wave stops there too (the count is the summary's spawns_held_back).
@@ -203,14 +204,14 @@ void Server::run_rules() {
 }
 
 void Server::check_empty(Clock::time_point now) {
-  if (!(config_.shutdown_when_empty_s > 0.0) || stopping_ || playback_) return;
+  if (stopping_ || playback_) return;
   if (!world_.players().empty()) {
     if (empty_since_) spdlog::info("a player joined; the server stays up");
-    had_player_ = true;
+    had_player_ = true;  // also without the setting: an allocation may set it later
     empty_since_.reset();
     return;
   }
-  if (!had_player_) return;  // still waiting for the match to begin
+  if (!(config_.shutdown_when_empty_s > 0.0) || !had_player_) return;  // off, or the match has not begun
   if (!empty_since_) {
     empty_since_ = now;
     spdlog::info("every player has left; stopping in {:g} s unless one joins (--shutdown-when-empty)",

@@ -1164,6 +1164,46 @@ TEST_CASE("server_config: --agones-port-name (flag, environment, TOML key) must 
   CHECK(bad_toml.output.find("--agones-port-name") != std::string::npos);
 }
 
+TEST_CASE("server_config: --agones-players-list names a List (none = no List calls)") {
+  CHECK(parse({}).config.agones_players_list == "players");
+  CHECK(parse({"--agones-players-list", "team-red"}).config.agones_players_list == "team-red");
+  CHECK(parse({"--agones-players-list", "none"}).config.agones_players_list == "none");
+  const auto env = parse_env({}, {{"SWARMFIELD_AGONES_PLAYERS_LIST", "lobby"}});
+  REQUIRE(is_run(env));
+  CHECK(env.config.agones_players_list == "lobby");
+  for (const std::string bad : {"Players", "players list", "a_b", std::string(64, 'p').c_str()}) {
+    const auto r = parse({"--agones-players-list", bad});
+    INFO(bad << ": " << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find("--agones-players-list must be 'none' or 1..63 characters") != std::string::npos);
+  }
+}
+
+TEST_CASE("server_config: match settings at allocation: the match's end conditions, checked as their flags") {
+  using swarmfield::server::apply_match_settings;
+  const swarmfield::server::ServerConfig base = parse({"--duration", "60"}).config;
+  const auto ok = apply_match_settings(base, {{"duration", "900"}, {"shutdown-when-empty", "20"}, {"match-id", "m-1"}});
+  CHECK(ok.errors.empty());
+  CHECK(ok.config.duration_s == 900.0);
+  CHECK(ok.config.shutdown_when_empty_s == 20.0);
+  CHECK(ok.applied == std::vector<std::string>{"duration=900", "shutdown-when-empty=20"});
+  // Bad values keep what was there; settings fixed at start-up and unknown keys are refused by name.
+  const auto bad = apply_match_settings(
+      base, {{"duration", "soon"}, {"shutdown-when-empty", "-1"}, {"agents", "5"}, {"no-such", "1"}, {"map", "x.map"}});
+  CHECK(bad.applied.empty());
+  CHECK(bad.config.duration_s == 60.0);
+  CHECK(bad.config.shutdown_when_empty_s == base.shutdown_when_empty_s);
+  REQUIRE(bad.errors.size() == 5);
+  std::string all;
+  for (const auto& e : bad.errors) all += e + "\n";
+  INFO(all);
+  CHECK(all.find("'duration': ") != std::string::npos);
+  CHECK(all.find("'shutdown-when-empty': --shutdown-when-empty") != std::string::npos);
+  CHECK(all.find("'agents' is not a match setting") != std::string::npos);
+  CHECK(all.find("'map' is not a match setting") != std::string::npos);
+  CHECK(all.find("'no-such' is not a match setting") != std::string::npos);
+}
+
 TEST_CASE("server_config: --version prints the version and the protocol and exits 0") {
   const auto r = parse({"--version"});
   CHECK(r.action == ConfigParseResult::Action::kExit);

@@ -3,7 +3,8 @@
 one the server reads (SWARMFIELD_AGONES_PORT_NAME), its operations port is the one the probes
 and the PodMonitor use, and the PodMonitor selects the Fleet's pods (the labels Agones puts on
 them plus the pod template's own). A renamed port or label would otherwise break scraping or
-the announced port silently, on a cluster this machine does not have.
+the announced port silently, on a cluster this machine does not have. The players List the
+server keeps is declared.
 usage: agones_manifests_test.py SOURCE_DIR"""
 import sys
 
@@ -48,6 +49,12 @@ def main():
     check(container["livenessProbe"]["httpGet"]["path"] == "/healthz", "liveness on /healthz")
     check(container["readinessProbe"]["httpGet"]["path"] == "/readyz", "readiness on /readyz")
     check(pod["spec"].get("enableServiceLinks") is False, "enableServiceLinks: false")
+    # The players List the server keeps (SWARMFIELD_AGONES_PLAYERS_LIST, default 'players') is
+    # declared, with room: the sidecar answers 404 for a List the GameServer lacks.
+    players_list = env.get("SWARMFIELD_AGONES_PLAYERS_LIST", "players")
+    lists = gs.get("lists") or {}
+    check(players_list in lists, f"the GameServer declares the List '{players_list}': {sorted(lists)}")
+    check(int((lists.get(players_list) or {}).get("capacity", 0)) > 0, f"the List '{players_list}' has a capacity")
 
     check(monitor["kind"] == "PodMonitor", "podmonitor.yaml is a PodMonitor")
     pod_labels = dict((pod.get("metadata") or {}).get("labels") or {})

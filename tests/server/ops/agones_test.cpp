@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -48,10 +49,47 @@ class AgonesStandIn {
         const std::lock_guard lock(mutex_);
         calls_.push_back({req.path, req.body, Clock::now()});
       }
-      // What the sidecar answers (grpc-gateway JSON of the GameServer).
-      res.set_content(R"({"object_meta":{"name":"gs-1"},"status":{"state":"Ready","address":"10.0.0.7","ports":[)" +
-                          status_ports + "]}}",
+      // What the sidecar answers (grpc-gateway JSON of the GameServer: proto/sdk/sdk.proto's
+      // field names, as in Agones' REST guide's GET /gameserver example).
+      std::string meta;
+      std::string state;
+      {
+        const std::lock_guard lock(mutex_);
+        meta = meta_;
+        state = state_;
+      }
+      res.set_content(R"({"object_meta":)" + meta + R"(,"status":{"state":")" + state +
+                          R"(","address":"10.0.0.7","ports":[)" + status_ports + "]}}",
                       "application/json");
+    });
+    // Agones' Lists (proto/sdk/beta/beta.proto: AddListValue, RemoveListValue): only the List
+    // 'players' exists (as the Fleet declares it); others answer 404 as the gateway does for
+    // NOT_FOUND. Values are kept, so a value added twice is ALREADY_EXISTS (409).
+    server_.Post(R"(/v1beta1/lists/([^/:]+):(addValue|removeValue))", [this](const httplib::Request& req,
+                                                                              httplib::Response& res) {
+      const std::lock_guard lock(mutex_);
+      calls_.push_back({req.path, req.body, Clock::now()});
+      if (req.matches[1] != "players") {
+        res.status = 404;
+        res.set_content(R"({"code":5,"message":"not found"})", "application/json");
+        return;
+      }
+      const std::string value = list_value(req.body);
+      const auto at = std::find(players_.begin(), players_.end(), value);
+      if (req.matches[2] == "addValue") {
+        if (at != players_.end()) {
+          res.status = 409;
+          return;
+        }
+        players_.push_back(value);
+      } else {
+        if (at == players_.end()) {
+          res.status = 404;
+          return;
+        }
+        players_.erase(at);
+      }
+      res.set_content(R"({"name":"players","capacity":"8"})", "application/json");
     });
     for (const char* path : {"/ready", "/health", "/allocate", "/shutdown"}) {
       server_.Post(path, [this](const httplib::Request& req, httplib::Response& res) {
@@ -72,6 +110,24 @@ class AgonesStandIn {
     thread_.join();
   }
   [[nodiscard]] int port() const { return port_; }
+  /// What GET /gameserver answers from now on: status.state and object_meta (JSON object).
+  void set_game_server(const std::string& state, const std::string& object_meta) {
+    const std::lock_guard lock(mutex_);
+    state_ = state;
+    meta_ = object_meta;
+  }
+  /// The values in the List 'players' now.
+  [[nodiscard]] std::vector<std::string> players() {
+    const std::lock_guard lock(mutex_);
+    return players_;
+  }
+  /// The "value" of a List call's JSON body ("" when there is none).
+  static std::string list_value(const std::string& body) {
+    const auto key = body.find("\"value\":\"");
+    if (key == std::string::npos) return {};
+    const auto start = key + 9;
+    return body.substr(start, body.find('"', start) - start);
+  }
   [[nodiscard]] std::vector<Call> calls() {
     const std::lock_guard lock(mutex_);
     return calls_;
@@ -95,6 +151,9 @@ class AgonesStandIn {
   int port_ = 0;
   std::mutex mutex_;
   std::vector<Call> calls_;
+  std::string state_ = "Ready";
+  std::string meta_ = R"({"name":"gs-1"})";
+  std::vector<std::string> players_;
 };
 
 }  // namespace
@@ -185,7 +244,7 @@ TEST_CASE("agones: the server calls Ready, Health, Allocate (first player), Shut
   REQUIRE(sidecar.wait_for("/health", 5, 3s));
   CHECK(sidecar.count("/allocate") == 0);  // nobody played yet
 
-  CHECK(sidecar.count("/gameserver") == 1);  // read once, after Ready
+  CHECK(sidecar.count("/gameserver") >= 1);  // read after Ready (then every second: the allocation's settings)
   test::RawClient viewer, player, second;
   const auto welcome = test::join(viewer, ports->tcp, protocol::Role::kViewer);
   REQUIRE(welcome.has_value());
@@ -216,7 +275,7 @@ TEST_CASE("agones: the server calls Ready, Health, Allocate (first player), Shut
   std::vector<Clock::time_point> pings;
   for (const auto& c : calls) {
     if (c.path == "/health") pings.push_back(c.at);
-    if (c.path != "/gameserver") CHECK(c.body == "{}");
+    if (c.path != "/gameserver" && c.path.rfind("/v1beta1/", 0) != 0) CHECK(c.body == "{}");
   }
   REQUIRE(pings.size() >= 5);
   const auto first_other = std::find_if(calls.begin(), calls.end(), [](const auto& c) { return c.path != "/health"; });
@@ -366,4 +425,154 @@ TEST_CASE("agones: no status.ports entry of that name: a warning naming the entr
   CHECK(a.log_line.find("named 'game-udp' or 'game' (present: 'http', 'gameport')") != std::string::npos);
   CHECK(a.log_line.find("Welcome announces the bound UDP port") != std::string::npos);
   CHECK(public_port_from(R"({"name":"game-tcp","port":40200})") == 0);  // TCP alone is not the UDP port
+}
+
+TEST_CASE("agones client: match settings are read once the GameServer is Allocated, and again when they change") {
+  AgonesStandIn sidecar;
+  // A Ready GameServer's labels are the Fleet's: not yet a match's settings.
+  sidecar.set_game_server("Ready", R"({"name":"gs-1","labels":{"swarmfield.dev/duration":"5"}})");
+  swarmfield::server::OperationsState state;
+  state.mark_alive(Clock::now());
+  swarmfield::server::AgonesClient client(static_cast<std::uint16_t>(sidecar.port()), 1s, state, "game", "players", 40ms);
+  client.ready();
+  REQUIRE(sidecar.wait_for("/gameserver", 4, 3s));  // the read after Ready and three watches
+  CHECK_FALSE(client.take_match_settings().has_value());
+
+  // The allocation: an annotation wins over a label of the same key; keys without the prefix, a
+  // key with a capital letter and a value with a control character are skipped.
+  sidecar.set_game_server(
+      "Allocated",
+      R"({"name":"gs-1","labels":{"swarmfield.dev/duration":"5","agones.dev/fleet":"swarmfield"},)"
+      R"("annotations":{"swarmfield.dev/duration":"600","swarmfield.dev/match-id":"m-42","mode":"x",)"
+      R"("swarmfield.dev/Mode":"hard","swarmfield.dev/note":"a\u0007b"}})");
+  std::optional<std::map<std::string, std::string>> settings;
+  for (int i = 0; i < 100 && !settings; ++i) {
+    std::this_thread::sleep_for(20ms);
+    settings = client.take_match_settings();
+  }
+  REQUIRE(settings.has_value());
+  CHECK(*settings == std::map<std::string, std::string>{{"duration", "600"}, {"match-id", "m-42"}});
+  // Once per change.
+  std::this_thread::sleep_for(200ms);
+  CHECK_FALSE(client.take_match_settings().has_value());
+  sidecar.set_game_server("Allocated", R"({"name":"gs-1","annotations":{"swarmfield.dev/duration":"900"}})");
+  settings.reset();
+  for (int i = 0; i < 100 && !settings; ++i) {
+    std::this_thread::sleep_for(20ms);
+    settings = client.take_match_settings();
+  }
+  REQUIRE(settings.has_value());
+  CHECK(*settings == std::map<std::string, std::string>{{"duration", "900"}});
+  client.shutdown();
+  client.flush(2s);
+}
+
+TEST_CASE("agones client: players join and leave the players List; a List the Fleet lacks gets one call, no more") {
+  AgonesStandIn sidecar;
+  swarmfield::server::OperationsState state;
+  state.mark_alive(Clock::now());
+  {
+    swarmfield::server::AgonesClient client(static_cast<std::uint16_t>(sidecar.port()), 1s, state);
+    client.ready();
+    client.player_joined("player-1");
+    client.player_joined("client-77");
+    client.player_left("player-1");
+    client.flush(3s);
+    CHECK(sidecar.players() == std::vector<std::string>{"client-77"});
+    CHECK(sidecar.count("/v1beta1/lists/players:addValue") == 2);
+    CHECK(sidecar.count("/v1beta1/lists/players:removeValue") == 1);
+    for (const auto& c : sidecar.calls()) {
+      if (c.path == "/v1beta1/lists/players:addValue") CHECK(AgonesStandIn::list_value(c.body) != "");
+    }
+    // A value the List does not hold (404 from RemoveListValue) does not end the List calls.
+    client.player_left("never-added");
+    client.player_joined("player-9");
+    client.flush(3s);
+    CHECK(sidecar.players() == std::vector<std::string>{"client-77", "player-9"});
+    client.player_left("player-9");
+    client.shutdown();
+    client.player_left("client-77");  // after Shutdown: no call
+    client.flush(2s);
+    CHECK(sidecar.count("/v1beta1/lists/players:removeValue") == 3);
+  }
+  {
+    swarmfield::server::AgonesClient client(static_cast<std::uint16_t>(sidecar.port()), 1s, state, "game", "team-red");
+    client.ready();
+    client.player_joined("player-2");
+    client.flush(3s);
+    client.player_joined("player-3");
+    client.player_left("player-2");
+    client.flush(3s);
+    CHECK(sidecar.count("/v1beta1/lists/team-red:addValue") == 1);  // answered 404: no more calls
+    CHECK(sidecar.count("/v1beta1/lists/team-red:removeValue") == 0);
+  }
+  {
+    // --agones-players-list none (the client gets ""): no List calls at all.
+    swarmfield::server::AgonesClient client(static_cast<std::uint16_t>(sidecar.port()), 1s, state, "game", "");
+    client.ready();
+    client.player_joined("player-4");
+    client.flush(3s);
+    CHECK(sidecar.players() == std::vector<std::string>{"client-77"});
+  }
+}
+
+TEST_CASE("agones: an allocation's match settings end the match (shutdown-when-empty, duration); the players List follows") {
+  using namespace swarmfield;
+  AgonesStandIn sidecar;
+  sidecar.set_game_server("Allocated", R"({"name":"gs-1","annotations":{"swarmfield.dev/shutdown-when-empty":"0.5",)"
+                                       R"("swarmfield.dev/match-id":"m-7","swarmfield.dev/agents":"5",)"
+                                       R"("swarmfield.dev/duration":"-3"}})");
+  test::ServerProcess server(test::small_city(
+      {"--agents", "50", "--agones", "--agones-port", std::to_string(sidecar.port()), "--agones-health-interval", "0.2",
+       "--reconnect-grace", "0"}));
+  const auto ports = test::wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  // The settings come with the first watch (1 s after Ready); a player joins after them.
+  REQUIRE(sidecar.wait_for("/gameserver", 2, 5s));
+  std::this_thread::sleep_for(300ms);
+  {
+    test::RawClient player;
+    const auto welcome = test::join(player, ports->tcp, protocol::Role::kPlayer);
+    REQUIRE(welcome.has_value());
+    const std::string value = "player-" + std::to_string(welcome->player_id);
+    for (int i = 0; i < 100 && sidecar.players().empty(); ++i) std::this_thread::sleep_for(20ms);
+    CHECK(sidecar.players() == std::vector<std::string>{value});
+    REQUIRE(player.send(protocol::Bye{"done"}));
+    CHECK(player.wait_closed(5s));
+  }
+  // No player for 0.5 s: the server ends the match by itself (no signal).
+  const auto code = server.wait_exit(10s);
+  REQUIRE_MESSAGE(code.has_value(), server.err());
+  CHECK(*code == 0);
+  const std::string err = server.err();
+  INFO(err);
+  CHECK(sidecar.players().empty());  // removed when it left
+  CHECK(sidecar.count("/shutdown") == 1);
+  CHECK(err.find("match settings from the allocation: shutdown-when-empty=0.5") != std::string::npos);
+  CHECK(err.find("no players for 0.5 s") != std::string::npos);
+  // Refused with a reason each: a setting fixed at start-up, a value out of range.
+  CHECK(err.find("'agents' is not a match setting") != std::string::npos);
+  CHECK(err.find("'duration': --duration") != std::string::npos);
+  CHECK(test::summary_value(server.out(), "ticks") > 0);
+  CHECK(server.out().find("match_id=m-7") != std::string::npos);
+}
+
+TEST_CASE("agones: a match length set at allocation counts from the allocation") {
+  using namespace swarmfield;
+  AgonesStandIn sidecar;
+  test::ServerProcess server(test::small_city({"--agents", "20", "--agones", "--agones-port",
+                                               std::to_string(sidecar.port()), "--agones-health-interval", "0.2"}));
+  const auto ports = test::wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  REQUIRE(sidecar.wait_for("/gameserver", 2, 5s));  // Ready: no settings yet
+  const auto allocated_at = Clock::now();
+  sidecar.set_game_server("Allocated", R"({"name":"gs-1","annotations":{"swarmfield.dev/duration":"1.5"}})");
+  const auto code = server.wait_exit(10s);
+  REQUIRE_MESSAGE(code.has_value(), server.err());
+  CHECK(*code == 0);
+  const double after = std::chrono::duration<double>(Clock::now() - allocated_at).count();
+  INFO(server.err());
+  CHECK(server.err().find("--duration 1.5 s reached (set at allocation)") != std::string::npos);
+  CHECK(after > 1.5);  // at most a watch interval (1 s) later than 1.5 s, plus the drain
+  CHECK(sidecar.count("/shutdown") == 1);
 }

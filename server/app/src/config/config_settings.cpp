@@ -122,6 +122,9 @@ const std::vector<Setting>& settings() {
       {"agones-port-name", &C::agones_port_name, "NAME",
        "The Fleet's name of the game port: Welcome announces the GameServer's status.ports '<NAME>-udp' (a TCPUDP "
        "port), else '<NAME>' (at most 63 of a-z, 0-9, '-')"},
+      {"agones-players-list", &C::agones_players_list, "NAME",
+       "The Fleet's List of players (spec.lists, Agones Counters and Lists): a player joining is added to it, one "
+       "leaving removed; none = no List calls (at most 63 of a-z, 0-9, '-')"},
       {"auth", &C::auth, "MODE",
        "Who may join: open (anyone who reaches the port; local play) or tokens (only clients with a connect token "
        "from the match's backend, sealed with --key-file; their streams are sealed)"},

@@ -157,6 +157,9 @@ std::string validate_config(const ServerConfig& c) {
   if (!is_port_name(c.agones_port_name))
     return "--agones-port-name must be 1..63 characters of a-z, 0-9 and '-', the Fleet's port name (got '" +
            cli::printable_ascii(c.agones_port_name) + "')";
+  if (!is_port_name(c.agones_players_list))
+    return "--agones-players-list must be 'none' or 1..63 characters of a-z, 0-9 and '-', the Fleet's List name (got '" +
+           cli::printable_ascii(c.agones_players_list) + "')";
   if (std::find(kLogLevels.begin(), kLogLevels.end(), c.log_level) == kLogLevels.end())
     return "--log-level must be one of trace, debug, info, warn, error, critical, off (got '" + c.log_level + "')";
   if (!sim::parse_field_mode(c.field_mode))

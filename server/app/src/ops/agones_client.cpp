@@ -9,14 +9,20 @@
 #include <cstdlib>
 #include <cstring>
 #include <utility>
+#include <vector>
 
 #include "swarmfield/cli/control_chars.hpp"
 
 namespace swarmfield::server {
 
 AgonesClient::AgonesClient(std::uint16_t port, Clock::duration health_interval, const OperationsState& state,
-                           std::string port_name)
-    : port_(port), health_interval_(health_interval), state_(state), port_name_(std::move(port_name)) {
+                           std::string port_name, std::string players_list, Clock::duration watch_interval)
+    : port_(port),
+      health_interval_(health_interval),
+      state_(state),
+      port_name_(std::move(port_name)),
+      players_list_(std::move(players_list)),
+      watch_interval_(watch_interval) {
   thread_ = std::thread([this] { run(); });
 }
 
@@ -29,12 +35,37 @@ AgonesClient::~AgonesClient() {
   if (thread_.joinable()) thread_.join();
 }
 
-void AgonesClient::ready() {
+void AgonesClient::enqueue(Call call) {
   {
     const std::lock_guard lock(mutex_);
-    queue_.emplace_back("/ready");
+    queue_.push_back(std::move(call));
   }
   wake_.notify_all();
+}
+
+void AgonesClient::ready() { enqueue({"/ready"}); }
+
+void AgonesClient::player_joined(const std::string& value) { list_call("addValue", value); }
+
+void AgonesClient::player_left(const std::string& value) { list_call("removeValue", value); }
+
+void AgonesClient::list_call(const char* verb, const std::string& value) {
+  if (players_list_.empty()) return;
+  {
+    // After Shutdown the GameServer goes away with its Lists: the players leaving while the
+    // server drains are not worth a call each.
+    const std::lock_guard lock(mutex_);
+    if (shutdown_asked_ || list_missing_) return;
+    queue_.push_back({"/v1beta1/lists/" + players_list_ + ":" + verb, nlohmann::json{{"value", value}}.dump()});
+  }
+  wake_.notify_all();
+}
+
+std::optional<std::map<std::string, std::string>> AgonesClient::take_match_settings() {
+  const std::lock_guard lock(mutex_);
+  auto out = std::move(settings_pending_);
+  settings_pending_.reset();
+  return out;
 }
 
 void AgonesClient::loading() {
@@ -50,7 +81,7 @@ void AgonesClient::allocate_once() {
     const std::lock_guard lock(mutex_);
     if (allocate_asked_ || shutdown_asked_) return;
     allocate_asked_ = true;
-    queue_.emplace_back("/allocate");
+    queue_.push_back({"/allocate"});
   }
   wake_.notify_all();
 }
@@ -60,7 +91,7 @@ void AgonesClient::shutdown() {
     const std::lock_guard lock(mutex_);
     if (shutdown_asked_) return;
     shutdown_asked_ = true;
-    queue_.emplace_back("/shutdown");
+    queue_.push_back({"/shutdown"});
   }
   wake_.notify_all();
 }
@@ -72,27 +103,34 @@ void AgonesClient::flush(Clock::duration timeout) {
 
 void AgonesClient::run() {
   Clock::time_point next_health = Clock::now();
+  Clock::time_point next_watch = Clock::time_point::max();
   std::unique_lock lock(mutex_);
   for (;;) {
-    // Queued calls first, in order; then the Health ping when due.
+    // Queued calls first, in order; then the Health ping and the GameServer's read when due.
     if (!queue_.empty()) {
-      const std::string path = queue_.front();
+      const Call call = queue_.front();
       queue_.pop_front();
+      const bool is_ready = call.path == "/ready";
+      const bool is_list = call.path.rfind("/v1beta1/lists/", 0) == 0;
+      if (is_list && list_missing_) continue;
       busy_ = true;
       lock.unlock();
-      const bool ok = post(path);
-      if (path == "/ready" && ok) read_game_server();  // still busy: flush() waits for it too
+      const bool ok = post(call);
+      if (is_ready && ok) read_game_server(true);  // still busy: flush() waits for it too
       lock.lock();
       busy_ = false;
-      if (path == "/ready" && ok) {
+      if (is_ready && ok) {
         ready_sent_ = true;
         loading_ = false;
         next_health = Clock::now();
-      } else if (path == "/ready" && !stop_ && !shutdown_asked_) {
+        next_watch = Clock::now() + watch_interval_;
+      } else if (is_ready && !stop_ && !shutdown_asked_) {
         // The sidecar may start after us: ask again every second until it answers.
-        queue_.push_front(path);
+        queue_.push_front(call);
         wake_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_ || shutdown_asked_; });
-        if (stop_ || shutdown_asked_) queue_.erase(std::find(queue_.begin(), queue_.end(), std::string("/ready")));
+        if (stop_ || shutdown_asked_) {
+          queue_.erase(std::find_if(queue_.begin(), queue_.end(), [](const Call& c) { return c.path == "/ready"; }));
+        }
         continue;
       }
       if (queue_.empty()) idle_.notify_all();
@@ -100,19 +138,29 @@ void AgonesClient::run() {
     }
     if (stop_) return;
     const bool pinging = (ready_sent_ || loading_) && !shutdown_asked_;
-    if (pinging && Clock::now() >= next_health) {
+    const Clock::time_point now = Clock::now();
+    if (pinging && now >= next_health) {
       next_health += health_interval_;
-      if (next_health < Clock::now()) next_health = Clock::now() + health_interval_;
+      if (next_health < now) next_health = now + health_interval_;
       // Health comes from the tick loop once it runs: no ping while it is stalled.
-      if (loading_ || state_.alive(Clock::now())) {
+      if (loading_ || state_.alive(now)) {
         lock.unlock();
-        post("/health");
+        post({"/health"});
         lock.lock();
       }
       continue;
     }
-    if (pinging) {
-      wake_.wait_until(lock, next_health);
+    const bool watching = ready_sent_ && !shutdown_asked_;
+    if (watching && now >= next_watch) {
+      next_watch = now + watch_interval_;
+      lock.unlock();
+      read_game_server(false);
+      lock.lock();
+      continue;
+    }
+    if (pinging || watching) {
+      wake_.wait_until(lock, std::min(pinging ? next_health : Clock::time_point::max(),
+                                      watching ? next_watch : Clock::time_point::max()));
     } else {
       wake_.wait(lock);
     }
@@ -131,30 +179,55 @@ httplib::Client sidecar_client(std::uint16_t port) {
 }
 }  // namespace
 
-bool AgonesClient::post(const std::string& path) {
+bool AgonesClient::post(const Call& call) {
   httplib::Client client = sidecar_client(port_);
-  const auto res = client.Post(path, "{}", "application/json");
+  const bool is_list = call.path.rfind("/v1beta1/lists/", 0) == 0;
+  const auto res = client.Post(call.path, call.body, "application/json");
   const bool ok = res && res->status >= 200 && res->status <= 299;
   if (ok) {
-    if (path != "/health") spdlog::info("agones: {} ok", path);
+    if (call.path != "/health") spdlog::info("agones: {} ok", call.path);
     return true;
   }
   const auto now = Clock::now();
   const std::lock_guard lock(mutex_);
-  if (now >= next_warning_ || path != "/health") {
+  const bool is_add = is_list && call.path.size() > 9 && call.path.compare(call.path.size() - 9, 9, ":addValue") == 0;
+  if (is_add && res && res->status == 404) {
+    // AddListValue answers NOT_FOUND only when the List does not exist (a value already there
+    // is ALREADY_EXISTS, a full List OUT_OF_RANGE): the Fleet declares none, so stop asking.
+    // (RemoveListValue's NOT_FOUND may also be a value that was never added: warned below.)
+    if (!list_missing_) {
+      list_missing_ = true;
+      spdlog::warn("agones: POST {} answered 404: the GameServer has no List '{}' (declare it under spec.lists "
+                   "in the Fleet, or --agones-players-list none); no more List calls",
+                   call.path, players_list_);
+    }
+    return false;
+  }
+  if (now >= next_warning_ || call.path != "/health") {
     next_warning_ = now + std::chrono::seconds(1);
-    spdlog::warn("agones: POST {} to 127.0.0.1:{} failed: {}", path, port_,
+    spdlog::warn("agones: POST {} to 127.0.0.1:{} failed: {}", call.path, port_,
                  res ? "HTTP " + std::to_string(res->status) : httplib::to_string(res.error()));
   }
   return false;
 }
 
-void AgonesClient::read_game_server() {
+void AgonesClient::read_game_server(bool first) {
   httplib::Client client = sidecar_client(port_);
   const auto res = client.Get("/gameserver");
   if (!res || res->status != 200) {
-    spdlog::warn("agones: GET /gameserver failed ({}); Welcome announces the bound UDP port",
-                 res ? "HTTP " + std::to_string(res->status) : httplib::to_string(res.error()));
+    const auto now = Clock::now();
+    const std::lock_guard lock(mutex_);
+    if (first || now >= next_warning_) {
+      next_warning_ = now + std::chrono::seconds(1);
+      spdlog::warn("agones: GET /gameserver failed ({}){}",
+                   res ? "HTTP " + std::to_string(res->status) : httplib::to_string(res.error()),
+                   first ? "; Welcome announces the bound UDP port" : "");
+    }
+    return;
+  }
+  if (!first) {
+    const nlohmann::json doc = nlohmann::json::parse(res->body, nullptr, false);
+    read_match_settings(&doc);
     return;
   }
   // The sidecar is trusted, but its JSON is still checked: no exceptions, every field's type.
@@ -193,6 +266,69 @@ void AgonesClient::read_game_server() {
   spdlog::warn("agones: GET /gameserver has no status.ports entry named '{}' or '{}' (present: {}); Welcome announces "
                "the bound UDP port",
                udp_name, port_name_, present.empty() ? "none" : present);
+}
+
+namespace {
+// A match setting's key after the prefix: [a-z0-9-], 1..63 characters (a Kubernetes label
+// name's length), so that it reads as a setting's name in logs.
+bool valid_setting_key(const std::string& key) {
+  if (key.empty() || key.size() > 63) return false;
+  return std::all_of(key.begin(), key.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
+}
+bool valid_setting_value(const std::string& value) {
+  return value.size() <= 256 && std::all_of(value.begin(), value.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
+}
+}  // namespace
+
+void AgonesClient::read_match_settings(const void* json_doc) {
+  // The SDK's GameServer (proto/sdk/sdk.proto: GameServer.object_meta.labels / .annotations,
+  // GameServer.status.state) as the REST gateway writes it (field names as in the proto).
+  const nlohmann::json& doc = *static_cast<const nlohmann::json*>(json_doc);
+  if (!doc.is_object()) return;
+  std::string state;
+  if (doc.contains("status") && doc["status"].is_object() && doc["status"].contains("state") &&
+      doc["status"]["state"].is_string()) {
+    state = doc["status"]["state"].get<std::string>();
+  }
+  std::map<std::string, std::string> settings;
+  std::vector<std::string> skipped;
+  const std::string prefix = kMatchSettingPrefix;
+  if (doc.contains("object_meta") && doc["object_meta"].is_object()) {
+    const nlohmann::json& meta = doc["object_meta"];
+    // Labels first, annotations over them.
+    for (const char* part : {"labels", "annotations"}) {
+      if (!meta.contains(part) || !meta[part].is_object()) continue;
+      for (const auto& [k, v] : meta[part].items()) {
+        if (k.rfind(prefix, 0) != 0) continue;
+        const std::string key = k.substr(prefix.size());
+        if (!v.is_string() || !valid_setting_key(key) || !valid_setting_value(v.get<std::string>())) {
+          skipped.push_back(cli::printable_ascii(k.substr(0, 80)));
+          continue;
+        }
+        if (settings.size() >= kMaxMatchSettings && settings.count(key) == 0) {
+          skipped.push_back(key);
+          continue;
+        }
+        settings[key] = v.get<std::string>();
+      }
+    }
+  }
+  const std::lock_guard lock(mutex_);
+  if (state != state_seen_) {
+    spdlog::info("agones: GameServer state {}", cli::printable_ascii(state.substr(0, 40)));
+    state_seen_ = state;
+  }
+  // Settings count from the allocation on (a Ready GameServer's labels are the Fleet's).
+  if (state != "Allocated" || settings == settings_seen_) return;
+  if (!skipped.empty()) {
+    std::string names;
+    for (const auto& n : skipped) names += (names.empty() ? "" : ", ") + n;
+    spdlog::warn("agones: match settings skipped (keys of [a-z0-9-] after '{}', values of printable ASCII up to 256 "
+                 "characters, at most {}): {}",
+                 prefix, kMaxMatchSettings, names);
+  }
+  settings_seen_ = settings;
+  settings_pending_ = std::move(settings);
 }
 
 std::uint16_t agones_port(std::int64_t configured) {

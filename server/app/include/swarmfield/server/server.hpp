@@ -46,6 +46,9 @@ class ReplayPlayback;
 /// Totals printed at exit.
 struct ServerSummary {
   std::uint64_t ticks = 0;
+  /// The match's id from an Agones allocation (swarmfield.dev/match-id; [A-Za-z0-9._-]); "" = none,
+  /// and then no match_id key in line().
+  std::string match_id;
   /// Completed field rebuilds summed over the size classes (a goal change rebuilds each class
   /// present: class 1 and the classes of bigger kinds); per class in rebuilds_by_class.
   std::uint64_t rebuilds = 0;
@@ -254,8 +257,14 @@ class Server final : public TcpListener {
   /// Stop: not ready any more (drain), and on finish the HTTP threads are stopped.
   void operations_draining();
   void stop_operations();
-  /// A player joined (Agones: Allocate once).
-  void operations_player_joined();
+  /// A player joined (Agones: Allocate once; the player into the players List) / left (out of
+  /// the List).
+  void operations_player_joined(const ClientState& client);
+  void operations_player_left(const ClientState& client);
+  /// Every tick: the match settings an Agones allocation set (AgonesClient::take_match_settings),
+  /// applied when they arrive: --duration (counted from the allocation), --shutdown-when-empty,
+  /// and match-id (logged, in the summary).
+  void apply_allocation_settings();
   /// Replays (server_operations.cpp): the input applied to the World, into the recording.
   void record_input(const ReplayEvent& event);
   /// After every World step: the recording's tick (inputs, state hash); a served recording's
@@ -341,6 +350,7 @@ class Server final : public TcpListener {
   // --shutdown-when-empty: a player has been in the world; since when none is.
   bool had_player_ = false;
   std::optional<Clock::time_point> empty_since_;
+  std::string match_id_;  // an allocation's swarmfield.dev/match-id ("" = none)
   std::map<std::uint32_t, std::unique_ptr<SnapshotRoute>> snapshot_routes_;  // client id ->
   std::vector<SnapshotJob> snapshot_jobs_;                     // reused every send
   // Clients' snapshots are independent: built on --threads threads (the swarm's pool is idle

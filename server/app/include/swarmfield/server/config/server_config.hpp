@@ -171,6 +171,9 @@ struct ServerConfig {
   /// status.ports entry '<name>-udp' (Agones splits a TCPUDP port in two), else '<name>'.
   /// Non-empty, at most 63 characters of [a-z0-9-].
   std::string agones_port_name = "game";
+  /// The Fleet's List of players (spec.lists): each player joining is added (AddListValue),
+  /// each leaving removed; "none" = no List calls. At most 63 characters of [a-z0-9-].
+  std::string agones_players_list = "players";
   /// Who may join (connect_token.hpp): "open" (anyone who reaches the port; local play, the
   /// demo) or "tokens" (only clients with a valid, unexpired, unused connect token sealed with
   /// the key in key_file; their TCP streams are sealed after the Hello).
@@ -286,6 +289,22 @@ struct ConfigParseResult {
 
 /// Checks ranges and combinations; returns "" when valid, else a one-line message.
 [[nodiscard]] std::string validate_config(const ServerConfig& config);
+
+/// Match settings set at allocation (an Agones GameServerAllocation's labels and annotations
+/// "swarmfield.dev/<key>", AgonesClient::take_match_settings): the keys of kMatchSettingKeys,
+/// each checked as its flag is (same words, same ranges), applied over a copy of `config`.
+/// Keys are the settings' names ("duration", "shutdown-when-empty"); "match-id" is no setting
+/// and is left to the caller.
+struct MatchSettings {
+  ServerConfig config;                ///< `config` with the valid settings applied
+  std::vector<std::string> applied;   ///< "key=value" of each applied setting, in key order
+  std::vector<std::string> errors;    ///< one sentence per refused key (unknown, fixed at start-up, bad value)
+};
+/// The settings a match may change after start-up: the world is built by then, so only the
+/// match's end conditions.
+inline constexpr std::array<std::string_view, 2> kMatchSettingKeys = {"duration", "shutdown-when-empty"};
+[[nodiscard]] MatchSettings apply_match_settings(const ServerConfig& config,
+                                                 const std::map<std::string, std::string>& settings);
 
 /// The config's [[waves]] as the World's wave table: kind names looked up in config.kinds, zone
 /// names in config.zones, numbers range-checked (sim::check_waves). "" and `out` set, or one

@@ -1,16 +1,21 @@
 #pragma once
 // Agones integration: the game server's side of the Agones SDK, over the SDK sidecar's REST
 // gateway on localhost (https://agones.dev/site/docs/guides/client-sdks/rest/): POST /ready,
-// /health, /allocate and /shutdown, each with the body "{}". Calls run on the client's own
-// thread (never the tick thread), in the order they were asked for; Health is sent every
-// health interval while the tick loop is alive (OperationsState::alive), so a stalled loop stops
-// the pings and Agones marks the GameServer Unhealthy. Failures are logged (at most one warning a
-// second) and do not stop the server.
+// /health, /allocate and /shutdown, each with the body "{}"; GET /gameserver for the game port
+// and, every watch interval after Ready, for the allocation's match settings; the players as a
+// List (Agones' Counters and Lists, Beta, on by default since 1.41; proto/sdk/beta/beta.proto:
+// POST /v1beta1/lists/{name}:addValue and :removeValue, body {"value": "..."}). Calls run on
+// the client's own thread (never the tick thread), in the order they were asked for; Health is
+// sent every health interval while the tick loop is alive (OperationsState::alive), so a stalled
+// loop stops the pings and Agones marks the GameServer Unhealthy. Failures are logged (at most
+// one warning a second) and do not stop the server.
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <map>
+#include <optional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -27,9 +32,12 @@ class AgonesClient {
 
   /// `port`: the sidecar's REST port on 127.0.0.1. `health_interval`: time between Health
   /// pings (Agones' health.periodSeconds must be longer). `port_name`: the Fleet's name of the
-  /// game port (--agones-port-name). Starts the thread.
+  /// game port (--agones-port-name). `players_list`: the Fleet's List of players
+  /// (--agones-players-list; "" = none). `watch_interval`: time between two reads of the
+  /// GameServer after Ready (its state and match settings). Starts the thread.
   AgonesClient(std::uint16_t port, Clock::duration health_interval, const OperationsState& state,
-               std::string port_name = kDefaultPortName);
+               std::string port_name = kDefaultPortName, std::string players_list = kDefaultPlayersList,
+               Clock::duration watch_interval = kDefaultWatchInterval);
   /// Stops the thread after the calls already asked for (each bounded by kCallTimeout).
   ~AgonesClient();
   AgonesClient(const AgonesClient&) = delete;
@@ -47,6 +55,23 @@ class AgonesClient {
   void allocate_once();
   /// Shutdown: the server drains; no more Health pings.
   void shutdown();
+  /// A player joined / left: `value` added to / removed from the players List (AddListValue,
+  /// RemoveListValue), so a matchmaker sees the room left (the List's capacity less its
+  /// values). Nothing when the List is off; after the sidecar answers that the List does not
+  /// exist (the Fleet declares none), one warning and no more List calls.
+  void player_joined(const std::string& value);
+  void player_left(const std::string& value);
+
+  /// Match settings: the GameServer's labels and annotations whose key starts with
+  /// kMatchSettingPrefix (prefix taken off; an annotation wins over a label of the same key),
+  /// read once the GameServer is Allocated (a GameServerAllocation's metadata sets them) and
+  /// again whenever they change. Returns them once per change (nullopt meanwhile): the tick
+  /// thread polls this. The sidecar is trusted, but keys and values are checked: at most
+  /// kMaxMatchSettings, keys of [a-z0-9-] up to 63 characters, values of printable ASCII up to
+  /// 256 characters; others are skipped with a warning.
+  [[nodiscard]] std::optional<std::map<std::string, std::string>> take_match_settings();
+  static constexpr const char* kMatchSettingPrefix = "swarmfield.dev/";
+  static constexpr std::size_t kMaxMatchSettings = 32;
   /// The UDP game port players reach from outside, read with GET /gameserver after Ready: the
   /// GameServer's status.ports entry '<port_name>-udp' (Agones' UDP half of a TCPUDP port), else
   /// '<port_name>'. Behind Agones' port mapping it differs from the port the server binds. 0 until
@@ -54,6 +79,9 @@ class AgonesClient {
   [[nodiscard]] std::uint16_t public_port() const noexcept { return public_port_.load(); }
   /// The Fleet's name for the game port (docker/agones/fleet.yaml) unless --agones-port-name says otherwise.
   static constexpr const char* kDefaultPortName = "game";
+  /// The Fleet's List of players (docker/agones/fleet.yaml) unless --agones-players-list says otherwise.
+  static constexpr const char* kDefaultPlayersList = "players";
+  static constexpr std::chrono::seconds kDefaultWatchInterval{1};
   /// Waits until every call asked for has been made (or failed), at most `timeout`; Ready's
   /// GET /gameserver included.
   void flush(Clock::duration timeout);
@@ -62,19 +90,34 @@ class AgonesClient {
   static constexpr std::chrono::milliseconds kCallTimeout{500};
 
  private:
+  /// One call to the sidecar: POST (or PATCH) `path` with the JSON `body`.
+  struct Call {
+    std::string path;
+    std::string body = "{}";
+  };
   void run();
-  bool post(const std::string& path);
-  /// GET /gameserver; sets public_port_ from status.ports.
-  void read_game_server();
+  void enqueue(Call call);
+  void list_call(const char* verb, const std::string& value);
+  bool post(const Call& call);
+  /// GET /gameserver; on the first call (after Ready) sets public_port_ from status.ports; after
+  /// that reads the state and, once Allocated, the match settings.
+  void read_game_server(bool first);
+  void read_match_settings(const void* json_doc);
 
   const std::uint16_t port_;
   const Clock::duration health_interval_;
   const OperationsState& state_;
   const std::string port_name_;
+  const std::string players_list_;
+  const Clock::duration watch_interval_;
   std::mutex mutex_;
   std::condition_variable wake_;
   std::condition_variable idle_;
-  std::deque<std::string> queue_;  // paths still to call
+  std::deque<Call> queue_;  // calls still to make
+  bool list_missing_ = false;  // the sidecar said the players List does not exist
+  std::string state_seen_;     // the GameServer's status.state last read
+  std::map<std::string, std::string> settings_seen_;
+  std::optional<std::map<std::string, std::string>> settings_pending_;
   bool busy_ = false;
   bool ready_sent_ = false;
   bool loading_ = false;
