@@ -533,6 +533,38 @@ TEST_CASE("loopback: --duration stops the server by itself with the summary line
   CHECK(line.back() == '}');
 }
 
+TEST_CASE("loopback: a peer's name and Bye reason holding quotes add no fields to a JSON log line") {
+  ServerProcess server(small_city({"--log-format", "json", "--agents", "20"}));
+  const auto ports = wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  RawClient c;
+  REQUIRE(c.connect(ports->tcp));
+  protocol::Hello h = hello(protocol::Role::kViewer);
+  h.name = "x' tick=7 player=8 '";
+  REQUIRE(c.send(h));
+  REQUIRE(c.read_until<protocol::Welcome>(5s).has_value());
+  REQUIRE(c.send(protocol::Bye{"done' tick=9 client=77 '"}));
+  CHECK(c.wait_closed(5s));
+  const std::string out = stop_and_summarize(server);
+  const std::string err = server.err();
+  int lines_seen = 0;
+  for (const char* what : {"joined as viewer", "says bye", "' left ("}) {
+    const auto at = err.find(what);
+    REQUIRE_MESSAGE(at != std::string::npos, what);
+    const auto start = err.rfind('\n', at) + 1;
+    const std::string line = err.substr(start, err.find('\n', at) - start);
+    INFO(line);
+    CHECK(line.find(R"("tick":7)") == std::string::npos);
+    CHECK(line.find(R"("tick":9)") == std::string::npos);
+    CHECK(line.find(R"("player":8)") == std::string::npos);
+    CHECK(line.find(R"("client":77)") == std::string::npos);
+    CHECK(line.find(R"("client":1)") != std::string::npos);  // the real id is still a field
+    ++lines_seen;
+  }
+  CHECK(lines_seen == 3);
+  CHECK(err.find("reason='done? tick=9 client=77 ?'") != std::string::npos);
+}
+
 TEST_CASE("loopback: SIGHUP drains like SIGTERM, and a log reader that went away does not kill the server") {
   // stdout (the summary line) is a pipe nobody reads any more: writing it raises SIGPIPE, which
   // must not end the process (nor must SIGHUP, a closed terminal or a supervisor's reload).

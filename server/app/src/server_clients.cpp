@@ -49,7 +49,7 @@ void Server::on_message(TcpSession& session, protocol::TcpMessage& message) {
     ++tcp_inputs_;
     apply_input(*client, *input, false);
   } else if (const auto* bye = std::get_if<protocol::Bye>(&message)) {
-    spdlog::info("client {} says bye: reason='{}'", client->id, printable_ascii(bye->reason));
+    spdlog::info("client {} says bye: reason='{}'", client->id, cli::quotable_ascii(bye->reason));
     forbid_resume(*client);  // it left on purpose: its player leaves now
     session.close();
   } else {
@@ -139,7 +139,7 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
   }
   const sim::Player* player = world_.find_player(player_id);
   spdlog::info("client {} '{}' joined as {} from {} (player {} at {:.1f},{:.1f}){}; {} clients", client->id,
-               printable_ascii(client->name), role == protocol::Role::kPlayer ? "player" : "viewer", session.remote(),
+               cli::quotable_ascii(client->name), role == protocol::Role::kPlayer ? "player" : "viewer", session.remote(),
                player_id, player ? player->position.x : 0.0f, player ? player->position.y : 0.0f,
                token ? fmt::format(" with a connect token for user {}", client->user_id) : std::string(), clients_.size());
 }
@@ -316,7 +316,7 @@ void Server::remove_client(std::uint32_t id) {
     record_input({ReplayEvent::Kind::kRemovePlayer, c->player_id, {}});
     operations_player_left(*c);
   }
-  spdlog::info("client {} '{}' left (snapshots sent {}, bytes {}); {} clients", id, printable_ascii(c->name),
+  spdlog::info("client {} '{}' left (snapshots sent {}, bytes {}); {} clients", id, cli::quotable_ascii(c->name),
                c->snapshots_sent, c->bytes_sent, clients_.size() - 1);
   resume_index_.erase(protocol::resume_index(protocol::resume_proof(c->resume)));
   clients_per_address_.remove(c->address);

@@ -31,4 +31,15 @@ inline void append_unicode_escape(std::string& out, unsigned char c) {
   return out;
 }
 
+/// `text` for a quoted value of a log line (`name='...'`, `reason='...'`): as printable_ascii,
+/// and a single quote becomes '?' too, so a peer's text can not close the quotes early and add
+/// fields of its own to the line (ops/logging's JSON fields read `key='value'`).
+[[nodiscard]] inline std::string quotable_ascii(std::string_view text) {
+  std::string out = printable_ascii(text);
+  for (char& ch : out) {
+    if (ch == '\'') ch = '?';
+  }
+  return out;
+}
+
 }  // namespace swarmfield::cli

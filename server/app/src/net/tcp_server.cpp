@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include "swarmfield/cli/control_chars.hpp"
+
 #include <algorithm>
 #include <array>
 
@@ -201,7 +203,7 @@ void TcpServer::send_error_and_close(TcpSession& session, protocol::ErrorCode co
 
 void TcpServer::reject_bad_message(TcpSession& session, std::string reason) {
   ++counters_.bad_frames;
-  spdlog::warn("connection {} ({}) closed: reason='{}'", session.id(), session.remote(), reason);
+  spdlog::warn("connection {} ({}) closed: reason='{}'", session.id(), session.remote(), cli::quotable_ascii(reason));
   send_error_and_close(session, protocol::ErrorCode::kBadMessage, std::move(reason));
 }
 
