@@ -625,8 +625,13 @@ TEST_CASE("operations: the server's /metrics, /healthz and /readyz with a joined
     const std::uint8_t junk[3] = {1, 2, 3};
     client.udp_send(ports->udp, junk);
   }
-  std::this_thread::sleep_for(300ms);
-  const auto after = parse_with_prometheus_client(get(http_port, "/metrics").second);
+  // The tick thread publishes the counters: wait until they show the five (bounded), then
+  // check that it is five, not more.
+  auto after = parse_with_prometheus_client(get(http_port, "/metrics").second);
+  for (int i = 0; i < 100 && after.ok && after.at("swarmfield_udp_dropped_total{reason=malformed}") < 5; ++i) {
+    std::this_thread::sleep_for(50ms);
+    after = parse_with_prometheus_client(get(http_port, "/metrics").second);
+  }
   REQUIRE(after.ok);
   CHECK(after.at("swarmfield_udp_dropped_total{reason=malformed}") == 5);
   CHECK(after.at("swarmfield_ticks_total{}") > ticks);
