@@ -99,10 +99,7 @@ int run_token(const TokenOptions& opt) {
   grant.name = opt.name;
   grant.server_addresses = opt.servers;
   grant.timeout_s = opt.timeout_s;
-  const auto now = opt.now >= 0 ? static_cast<std::uint64_t>(opt.now)
-                                : static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(
-                                                                 std::chrono::system_clock::now().time_since_epoch())
-                                                                 .count());
+  const auto now = opt.now >= 0 ? static_cast<std::uint64_t>(opt.now) : protocol::unix_seconds();
   const auto token = protocol::issue_connect_token(key, grant, now, opt.expires_s, &error);
   if (!token) {
     std::fprintf(stderr, "error: %s\n", error.c_str());

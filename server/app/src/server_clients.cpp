@@ -18,7 +18,7 @@ namespace {
 
 using cli::printable_ascii;
 using server_detail::seconds;
-using server_detail::unix_seconds;
+using protocol::unix_seconds;
 
 const char* message_name(const protocol::TcpMessage& m) {
   static constexpr const char* kNames[] = {"Hello", "Welcome", "MapChunk", "Error", "Bye", "Input", "SnapshotData", "MapDelta", "SessionSalt"};

@@ -19,11 +19,4 @@ namespace swarmfield::server::server_detail {
   return std::chrono::duration<double, std::milli>(t1 - t0).count();
 }
 
-/// The wall clock in Unix seconds: connect tokens expire by it (the backend that issues them
-/// and the server agree on it, not on a steady clock).
-[[nodiscard]] inline std::uint64_t unix_seconds() {
-  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
-  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(since_epoch).count());
-}
-
 }  // namespace swarmfield::server::server_detail

@@ -12,6 +12,7 @@
 // Text form (what `swarmfield-tool token` prints and clients read): "swft1:" + base64 (URL-safe,
 // no padding) of the binary public token (layout in connect_token.cpp, kConnectTokenBytes max).
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <span>
@@ -78,6 +79,13 @@ struct OpenedToken {
 /// Why a token was refused.
 enum class TokenRefusal : std::uint8_t { kMalformed, kWrongProtocol, kExpired, kForged, kWrongServer, kReplayed };
 [[nodiscard]] const char* token_refusal_name(TokenRefusal refusal) noexcept;
+
+/// The wall clock in Unix seconds: tokens expire by it (the backend that issues them and the
+/// servers that read them agree on the wall clock, not on a steady one).
+[[nodiscard]] inline std::uint64_t unix_seconds() {
+  const auto since_epoch = std::chrono::system_clock::now().time_since_epoch();
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::seconds>(since_epoch).count());
+}
 
 /// Issues a token valid from `now_unix_s` for `valid_for_s` seconds (> 0) with fresh session
 /// keys and nonce from the CSPRNG. nullopt (with `error`) when the grant breaks a limit above.
