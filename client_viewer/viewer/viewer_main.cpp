@@ -253,7 +253,15 @@ void Viewer::draw_frame(const client::ConnectionStats& stats) {
     fighters.append(fighters.empty() ? "" : "  ");
     fighters.append("P");
     fighters.append(std::to_string(pl.id));
-    fighters.append(pl.health > 0.0f ? " " + std::to_string(static_cast<long long>(std::ceil(pl.health))) + " hp" : " dead");
+    // Appended piece by piece: GCC 12 warns (-Wrestrict, a false positive, GCC bug 105329) on
+    // `" " + std::to_string(...)` once this function is inlined into its caller.
+    if (pl.health > 0.0f) {
+      fighters.append(" ");
+      fighters.append(std::to_string(static_cast<long long>(std::ceil(pl.health))));
+      fighters.append(" hp");
+    } else {
+      fighters.append(" dead");
+    }
     fighters.append(", ");
     fighters.append(std::to_string(pl.kills));
     fighters.append(" kills, score ");
