@@ -1202,6 +1202,13 @@ TEST_CASE("server_config: match settings at allocation: the match's end conditio
   CHECK(all.find("'agents' is not a match setting") != std::string::npos);
   CHECK(all.find("'map' is not a match setting") != std::string::npos);
   CHECK(all.find("'no-such' is not a match setting") != std::string::npos);
+  // An allocation sets a length; it can not lift the operator's.
+  for (const char* none : {"0", "-0", "0.0"}) {
+    const auto lifted = apply_match_settings(base, {{"duration", none}});
+    CHECK(lifted.config.duration_s == 60.0);
+    REQUIRE(lifted.errors.size() == 1);
+    CHECK(lifted.errors[0].find("can not remove one") != std::string::npos);
+  }
 }
 
 TEST_CASE("server_config: --version prints the version and the protocol and exits 0") {

@@ -6,8 +6,12 @@
 #include <doctest/doctest.h>
 
 #include <httplib.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -444,7 +448,7 @@ TEST_CASE("agones client: match settings are read once the GameServer is Allocat
       "Allocated",
       R"({"name":"gs-1","labels":{"swarmfield.dev/duration":"5","agones.dev/fleet":"swarmfield"},)"
       R"("annotations":{"swarmfield.dev/duration":"600","swarmfield.dev/match-id":"m-42","mode":"x",)"
-      R"("swarmfield.dev/Mode":"hard","swarmfield.dev/note":"a\u0007b"}})");
+      R"("swarmfield.dev/Mode":"hard","swarmfield.dev/note":"a\u0007b","swarmfield.dev/who":"x' tick=5 '"}})");
   std::optional<std::map<std::string, std::string>> settings;
   for (int i = 0; i < 100 && !settings; ++i) {
     std::this_thread::sleep_for(20ms);
@@ -575,4 +579,80 @@ TEST_CASE("agones: a match length set at allocation counts from the allocation")
   CHECK(server.err().find("--duration 1.5 s reached (set at allocation)") != std::string::npos);
   CHECK(after > 1.5);  // at most a watch interval (1 s) later than 1.5 s, plus the drain
   CHECK(sidecar.count("/shutdown") == 1);
+}
+
+namespace {
+
+// A sidecar that answers every request with a 200 whose 2000-byte body comes one byte every
+// 300 ms: each read within the client's read timeout, the whole answer never (an attack on,
+// or a fault of, the pod's own sidecar).
+class TricklingSidecar {
+ public:
+  TricklingSidecar() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    REQUIRE(fd_ >= 0);
+    sockaddr_in a{};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0);
+    REQUIRE(::listen(fd_, 16) == 0);
+    socklen_t len = sizeof a;
+    REQUIRE(::getsockname(fd_, reinterpret_cast<sockaddr*>(&a), &len) == 0);
+    port_ = ntohs(a.sin_port);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~TricklingSidecar() {
+    stop_ = true;
+    ::shutdown(fd_, SHUT_RDWR);
+    ::close(fd_);
+    thread_.join();
+    for (std::thread& t : peers_) t.join();
+  }
+  [[nodiscard]] int port() const { return port_; }
+  [[nodiscard]] int accepted() const { return accepted_.load(); }
+
+ private:
+  void serve() {
+    while (!stop_) {
+      const int c = ::accept(fd_, nullptr, nullptr);
+      if (c < 0) return;
+      ++accepted_;
+      peers_.emplace_back([this, c] {
+        char buf[4096];
+        (void)::recv(c, buf, sizeof buf, 0);
+        const std::string head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 2000\r\n\r\n";
+        (void)::send(c, head.data(), head.size(), MSG_NOSIGNAL);
+        for (int i = 0; i < 2000 && !stop_; ++i) {
+          if (::send(c, " ", 1, MSG_NOSIGNAL) != 1) break;
+          for (int k = 0; k < 30 && !stop_; ++k) std::this_thread::sleep_for(10ms);
+        }
+        ::close(c);
+      });
+    }
+  }
+  int fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> accepted_{0};
+  std::thread thread_;
+  std::vector<std::thread> peers_;
+};
+
+}  // namespace
+
+TEST_CASE("agones: a sidecar that trickles its answers holds up neither Ready's retries nor SIGTERM") {
+  using namespace swarmfield;
+  TricklingSidecar sidecar;
+  test::ServerProcess server(test::small_city({"--agents", "20", "--agones", "--agones-port",
+                                               std::to_string(sidecar.port()), "--agones-health-interval", "0.2"}));
+  const auto ports = test::wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  // Each Ready is cut at its deadline (1.5 s) and tried again a second later.
+  for (int i = 0; i < 100 && sidecar.accepted() < 4; ++i) std::this_thread::sleep_for(50ms);
+  CHECK(sidecar.accepted() >= 4);
+  server.signal(SIGTERM);
+  const auto code = server.wait_exit(8s);  // before: no exit at all (a call with no deadline)
+  REQUIRE_MESSAGE(code.has_value(), server.err());
+  CHECK(*code == 0);
+  CHECK(server.out().find("ticks=") != std::string::npos);  // the summary line
 }

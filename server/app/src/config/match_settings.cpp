@@ -23,6 +23,9 @@ MatchSettings apply_match_settings(const ServerConfig& config, const std::map<st
     ServerConfig trial = out.config;
     std::string error = setting == nullptr ? "no such setting" : config_detail::apply_text(*setting, trial, value);
     if (error.empty()) error = validate_config(trial);
+    if (error.empty() && key == "duration" && !(trial.duration_s > 0.0)) {
+      error = "an allocation sets a match length (more than 0 s); it can not remove one";
+    }
     if (!error.empty()) {
       out.errors.push_back("'" + shown + "': " + error);
       continue;

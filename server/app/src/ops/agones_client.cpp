@@ -23,6 +23,7 @@ AgonesClient::AgonesClient(std::uint16_t port, Clock::duration health_interval, 
       port_name_(std::move(port_name)),
       players_list_(std::move(players_list)),
       watch_interval_(watch_interval) {
+  watchdog_ = std::thread([this] { watch_calls(); });
   thread_ = std::thread([this] { run(); });
 }
 
@@ -32,7 +33,49 @@ AgonesClient::~AgonesClient() {
     stop_ = true;
   }
   wake_.notify_all();
+  {
+    // The owner's flush() gave the calls asked for (Shutdown) their time: a call still in
+    // flight is cut now, and the ones still queued are not made.
+    const std::lock_guard lock(in_flight_mutex_);
+    cut_all_ = true;
+  }
+  in_flight_wake_.notify_all();
   if (thread_.joinable()) thread_.join();
+  {
+    const std::lock_guard lock(in_flight_mutex_);
+    watchdog_stop_ = true;
+  }
+  in_flight_wake_.notify_all();
+  if (watchdog_.joinable()) watchdog_.join();
+}
+
+void AgonesClient::watch_calls() {
+  std::unique_lock lock(in_flight_mutex_);
+  while (!watchdog_stop_) {
+    if (in_flight_ != nullptr && (cut_all_ || Clock::now() >= in_flight_deadline_)) {
+      // Shuts the socket down under the lock: the caller clears in_flight_ under it before its
+      // client goes away, so the client is alive here.
+      static_cast<httplib::Client*>(in_flight_)->stop();
+      in_flight_ = nullptr;
+      continue;
+    }
+    if (in_flight_ != nullptr) {
+      in_flight_wake_.wait_until(lock, in_flight_deadline_);
+    } else {
+      in_flight_wake_.wait(lock);
+    }
+  }
+}
+
+bool AgonesClient::set_in_flight(void* client) {
+  {
+    const std::lock_guard lock(in_flight_mutex_);
+    if (client != nullptr && cut_all_) return false;
+    in_flight_ = client;
+    in_flight_deadline_ = Clock::now() + kCallDeadline;
+  }
+  in_flight_wake_.notify_all();
+  return true;
 }
 
 void AgonesClient::enqueue(Call call) {
@@ -182,7 +225,9 @@ httplib::Client sidecar_client(std::uint16_t port) {
 bool AgonesClient::post(const Call& call) {
   httplib::Client client = sidecar_client(port_);
   const bool is_list = call.path.rfind("/v1beta1/lists/", 0) == 0;
+  if (!set_in_flight(&client)) return false;
   const auto res = client.Post(call.path, call.body, "application/json");
+  set_in_flight(nullptr);
   const bool ok = res && res->status >= 200 && res->status <= 299;
   if (ok) {
     if (call.path != "/health") spdlog::info("agones: {} ok", call.path);
@@ -213,7 +258,23 @@ bool AgonesClient::post(const Call& call) {
 
 void AgonesClient::read_game_server(bool first) {
   httplib::Client client = sidecar_client(port_);
-  const auto res = client.Get("/gameserver");
+  std::string body;
+  bool too_big = false;
+  if (!set_in_flight(&client)) return;
+  auto res = client.Get("/gameserver", [&](const char* data, std::size_t n) {
+    if (body.size() + n > kMaxAnswerBytes) {
+      too_big = true;
+      return false;  // cancels the request
+    }
+    body.append(data, n);
+    return true;
+  });
+  set_in_flight(nullptr);
+  if (too_big) {
+    spdlog::warn("agones: GET /gameserver answered more than {} bytes; ignored", kMaxAnswerBytes);
+    return;
+  }
+  if (res) res->body = std::move(body);
   if (!res || res->status != 200) {
     const auto now = Clock::now();
     const std::lock_guard lock(mutex_);
@@ -227,6 +288,15 @@ void AgonesClient::read_game_server(bool first) {
   }
   if (!first) {
     const nlohmann::json doc = nlohmann::json::parse(res->body, nullptr, false);
+    if (!doc.is_object()) {
+      const auto now = Clock::now();
+      const std::lock_guard lock(mutex_);
+      if (now >= next_warning_) {
+        next_warning_ = now + std::chrono::seconds(1);
+        spdlog::warn("agones: GET /gameserver answered no JSON object; its settings are not read");
+      }
+      return;
+    }
     read_match_settings(&doc);
     return;
   }
@@ -275,8 +345,12 @@ bool valid_setting_key(const std::string& key) {
   if (key.empty() || key.size() > 63) return false;
   return std::all_of(key.begin(), key.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
 }
+// Printable ASCII without quotes: a value is logged inside quotes ('...'), so a quote in it
+// would close them and add log fields of its own.
 bool valid_setting_value(const std::string& value) {
-  return value.size() <= 256 && std::all_of(value.begin(), value.end(), [](char c) { return c >= 0x20 && c < 0x7f; });
+  return value.size() <= 256 && std::all_of(value.begin(), value.end(), [](char c) {
+           return c >= 0x20 && c < 0x7f && c != '\'' && c != '"';
+         });
 }
 }  // namespace
 
@@ -302,7 +376,7 @@ void AgonesClient::read_match_settings(const void* json_doc) {
         if (k.rfind(prefix, 0) != 0) continue;
         const std::string key = k.substr(prefix.size());
         if (!v.is_string() || !valid_setting_key(key) || !valid_setting_value(v.get<std::string>())) {
-          skipped.push_back(cli::printable_ascii(k.substr(0, 80)));
+          skipped.push_back(cli::quotable_ascii(k.substr(0, 80)));
           continue;
         }
         if (settings.size() >= kMaxMatchSettings && settings.count(key) == 0) {
@@ -319,14 +393,18 @@ void AgonesClient::read_match_settings(const void* json_doc) {
     state_seen_ = state;
   }
   // Settings count from the allocation on (a Ready GameServer's labels are the Fleet's).
-  if (state != "Allocated" || settings == settings_seen_) return;
-  if (!skipped.empty()) {
+  if (state != "Allocated") return;
+  // Said once per change of what is skipped, also when nothing valid is left.
+  if (skipped != skipped_seen_ && !skipped.empty()) {
     std::string names;
-    for (const auto& n : skipped) names += (names.empty() ? "" : ", ") + n;
-    spdlog::warn("agones: match settings skipped (keys of [a-z0-9-] after '{}', values of printable ASCII up to 256 "
+    for (std::size_t i = 0; i < skipped.size() && i < 10; ++i) names += (names.empty() ? "" : ", ") + skipped[i];
+    if (skipped.size() > 10) names += " and " + std::to_string(skipped.size() - 10) + " more";
+    spdlog::warn("agones: match settings skipped (keys of [a-z0-9-] after '{}', values of printable ASCII without quotes up to 256 "
                  "characters, at most {}): {}",
                  prefix, kMaxMatchSettings, names);
   }
+  skipped_seen_ = skipped;
+  if (settings == settings_seen_) return;
   settings_seen_ = settings;
   settings_pending_ = std::move(settings);
 }

@@ -294,7 +294,8 @@ struct ConfigParseResult {
 /// "swarmfield.dev/<key>", AgonesClient::take_match_settings): the keys of kMatchSettingKeys,
 /// each checked as its flag is (same words, same ranges), applied over a copy of `config`.
 /// Keys are the settings' names ("duration", "shutdown-when-empty"); "match-id" is no setting
-/// and is left to the caller.
+/// and is left to the caller. A duration must be more than 0: it replaces --duration, so 0
+/// ("no limit") would lift an operator's cap.
 struct MatchSettings {
   ServerConfig config;                ///< `config` with the valid settings applied
   std::vector<std::string> applied;   ///< "key=value" of each applied setting, in key order

@@ -19,6 +19,7 @@
 #include <mutex>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "swarmfield/server/ops/operations_state.hpp"
 
@@ -67,8 +68,8 @@ class AgonesClient {
   /// read once the GameServer is Allocated (a GameServerAllocation's metadata sets them) and
   /// again whenever they change. Returns them once per change (nullopt meanwhile): the tick
   /// thread polls this. The sidecar is trusted, but keys and values are checked: at most
-  /// kMaxMatchSettings, keys of [a-z0-9-] up to 63 characters, values of printable ASCII up to
-  /// 256 characters; others are skipped with a warning.
+  /// kMaxMatchSettings, keys of [a-z0-9-] up to 63 characters, values of printable ASCII
+  /// without quotes up to 256 characters; others are skipped with a warning (once per change).
   [[nodiscard]] std::optional<std::map<std::string, std::string>> take_match_settings();
   static constexpr const char* kMatchSettingPrefix = "swarmfield.dev/";
   static constexpr std::size_t kMaxMatchSettings = 32;
@@ -86,8 +87,13 @@ class AgonesClient {
   /// GET /gameserver included.
   void flush(Clock::duration timeout);
 
-  /// One call's connection + read timeout.
+  /// One call's connection + read timeout (each read).
   static constexpr std::chrono::milliseconds kCallTimeout{500};
+  /// One call's whole time: a sidecar that trickles its answer a byte at a time (each read
+  /// within kCallTimeout) is cut off here, so Health goes on and a stop is never held up.
+  static constexpr std::chrono::milliseconds kCallDeadline{1500};
+  /// The largest GET /gameserver answer read (a GameServer is a few KiB).
+  static constexpr std::size_t kMaxAnswerBytes = 1u << 20;
 
  private:
   /// One call to the sidecar: POST (or PATCH) `path` with the JSON `body`.
@@ -96,6 +102,12 @@ class AgonesClient {
     std::string body = "{}";
   };
   void run();
+  /// Cuts the call in flight (httplib::Client::stop) once past its deadline, or at once when
+  /// the client is being destroyed.
+  void watch_calls();
+  /// Registers `client` as the call in flight (nullptr: none) for watch_calls(). False when
+  /// the client is being destroyed: then no call is started at all.
+  bool set_in_flight(void* client);
   void enqueue(Call call);
   void list_call(const char* verb, const std::string& value);
   bool post(const Call& call);
@@ -117,6 +129,7 @@ class AgonesClient {
   bool list_missing_ = false;  // the sidecar said the players List does not exist
   std::string state_seen_;     // the GameServer's status.state last read
   std::map<std::string, std::string> settings_seen_;
+  std::vector<std::string> skipped_seen_;  // the keys skipped at the last read
   std::optional<std::map<std::string, std::string>> settings_pending_;
   bool busy_ = false;
   bool ready_sent_ = false;
@@ -126,6 +139,13 @@ class AgonesClient {
   bool stop_ = false;
   Clock::time_point next_warning_{};
   std::atomic<std::uint16_t> public_port_{0};
+  std::mutex in_flight_mutex_;
+  std::condition_variable in_flight_wake_;
+  void* in_flight_ = nullptr;  // the httplib::Client of the call being made
+  Clock::time_point in_flight_deadline_{};
+  bool watchdog_stop_ = false;
+  bool cut_all_ = false;  // the destructor runs: cut any call at once
+  std::thread watchdog_;
   std::thread thread_;
 };
 
