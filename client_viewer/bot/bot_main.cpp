@@ -51,6 +51,7 @@ struct Bot {
   int reconnects = 0;
   int resume_tries = 0;
   bool resuming = false;
+  std::optional<Clock::time_point> resume_at;  ///< the next try waits until then
   std::optional<BotBrain> brain;
   bool reported_end = false;
   bool warned_builds = false;  // a refused build request was reported
@@ -178,7 +179,6 @@ class Fleet {
   [[nodiscard]] double elapsed() const { return std::chrono::duration<double>(Clock::now() - started_).count(); }
   void report_end(Bot& bot);
   bool resume(Bot& bot);
-  static constexpr int kMaxResumeTries = 3;
   void drive(Bot& bot, float dt);
   // With --seconds 0 the script's end is the end; with a time limit, a script that ends holding
   // the trigger stands and fires until it (a last stand, BotBrain::finished()).
@@ -307,9 +307,19 @@ bool Fleet::resume(Bot& b) {
   Connection& c = *b.connection;
   if (!c.finished()) return b.resuming;  // a resume's handshake in progress
   // The server's own words (a Bye, an Error: refused, full, shutting down) end the session for good.
-  if (b.reported_end || c.ended_by_server() || !b.ticket || b.resume_tries >= kMaxResumeTries || g_stop) return false;
-  if (!b.resuming) std::cerr << "info: " << b.name << ": " << c.error() << "; resuming the session\n";
-  b.retired.push_back(c.stats());
+  if (b.reported_end || c.ended_by_server() || !b.ticket || b.resume_tries >= swarmfield::client::kMaxResumeTries ||
+      g_stop)
+    return false;
+  if (!b.resume_at) {
+    // This connection has just ended: say why, and wait before the next try.
+    std::cerr << "info: " << b.name << ": " << c.error() << "; resuming the session (try " << b.resume_tries + 1
+              << " of " << swarmfield::client::kMaxResumeTries << ")\n";
+    b.retired.push_back(c.stats());
+    b.resume_at = Clock::now() + swarmfield::client::resume_delay(b.resume_tries);
+  }
+  b.resuming = true;
+  if (Clock::now() < *b.resume_at) return true;
+  b.resume_at.reset();
   ConnectionOptions options = b.options;
   options.resume = b.ticket;
   options.token.reset();  // a token works once; the ticket is the session's
@@ -325,7 +335,10 @@ void Fleet::report_end(Bot& bot) {
   if (bot.reported_end) return;
   bot.reported_end = true;
   const Connection& c = *bot.connection;
-  const std::string why = c.error().empty() ? "connection closed" : c.error();
+  std::string why = c.error().empty() ? "connection closed" : c.error();
+  if (bot.resume_tries >= swarmfield::client::kMaxResumeTries) {
+    why += " (gave up resuming the session after " + std::to_string(bot.resume_tries) + " tries)";
+  }
   if (c.ended_by_bye()) {
     std::cerr << "info: " << bot.name << ": " << why << "\n";  // orderly end, not a failure
   } else {

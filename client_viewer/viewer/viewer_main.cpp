@@ -102,9 +102,9 @@ class Viewer {
   std::optional<client::ResumeTicket> ticket_;
   std::unique_ptr<client::Connection> lost_connection_;
   int resume_tries_ = 0;
+  std::optional<Clock::time_point> resume_at_;  // the next try waits until then
   int reconnects_ = 0;
   std::uint64_t snapshots_before_ = 0;
-  static constexpr int kMaxResumeTries = 3;
   Clock::duration frame_period_;
   Clock::time_point started_;
   const sim::GridMap* map_ = nullptr;  // the server's map, once connected
@@ -359,6 +359,9 @@ bool Viewer::connection_ended() {
   ended_ = true;
   lost_ = !connection_->ended_by_bye();  // a server's Bye is an orderly end, not a failure
   end_reason_ = connection_->error().empty() ? "connection closed" : connection_->error();
+  if (resume_tries_ >= client::kMaxResumeTries) {
+    end_reason_ += " (gave up resuming the session after " + std::to_string(resume_tries_) + " tries)";
+  }
   std::cerr << (lost_ ? "error: " : "info: ") << end_reason_ << "\n";
   // With no window, or a time limit, nothing more to show: keep the last frame for the
   // screenshot and stop.
@@ -367,13 +370,20 @@ bool Viewer::connection_ended() {
 
 // A connection lost (not ended by the server's Bye or Error) is resumed with the session's
 // ticket: a new connection whose Hello carries the proof, for the same player, at most
-// kMaxResumeTries times in a row. The last frame stays on screen meanwhile.
+// client::kMaxResumeTries times in a row, the tries spread by client::resume_delay(). The last
+// frame stays on screen meanwhile.
 bool Viewer::resume() {
   client::Connection& c = *connection_;
-  if (c.ended_by_server() || !ticket_ || resume_tries_ >= kMaxResumeTries || quit_ || g_stop) return false;
-  std::cerr << "info: " << (c.error().empty() ? std::string("connection closed") : c.error())
-            << "; resuming the session\n";
-  snapshots_before_ += c.stats().snapshots_received;
+  if (c.ended_by_server() || !ticket_ || resume_tries_ >= client::kMaxResumeTries || quit_ || g_stop) return false;
+  if (!resume_at_) {
+    // This connection has just ended: say why, and wait before the next try.
+    std::cerr << "info: " << (c.error().empty() ? std::string("connection closed") : c.error())
+              << "; resuming the session (try " << resume_tries_ + 1 << " of " << client::kMaxResumeTries << ")\n";
+    snapshots_before_ += c.stats().snapshots_received;
+    resume_at_ = Clock::now() + client::resume_delay(resume_tries_);
+  }
+  if (Clock::now() < *resume_at_) return true;
+  resume_at_.reset();
   client::ConnectionOptions options = swarmfield::viewer::connection_options(args_);
   options.resume = ticket_;
   options.token.reset();  // a token works once; the ticket is the session's
@@ -534,6 +544,11 @@ void Viewer::wait_for_next_frame(Clock::time_point frame_start) {
 // ---- Summary ---------------------------------------------------------------------------------
 // The screenshot, goodbye, and the one-line summary on stdout; the exit code.
 int Viewer::summary() {
+  // Stopped (--seconds, a signal) while a lost session was being resumed: that is no orderly end.
+  if (lost_connection_ && !ended_) {
+    lost_ = true;
+    std::cerr << "error: stopped while resuming the session (the connection was lost)\n";
+  }
   int exit_code = lost_ ? 1 : 0;
   if (!args_.screenshot.empty()) {
     // Redraw the last frame: after SDL_RenderPresent a window's back buffer is undefined.

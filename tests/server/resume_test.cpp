@@ -239,3 +239,32 @@ TEST_CASE("reconnect: swarmfield-viewer --play resumes its player when its link 
   CHECK(summary_value(summary, "resumes") == 1);
   CHECK(summary_value(summary, "sessions_detached") >= 1);
 }
+
+TEST_CASE("reconnect: a link down for 1.5 s: the viewer's tries are spread out, and it resumes once the link is back") {
+  ServerProcess server(small_city({"--agents", "50", "--reconnect-grace", "10"}));
+  const auto ports = wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  test::TcpProxy proxy(ports->tcp);
+  REQUIRE(proxy.port() != 0);
+  const test::TempDir dir("swarmfield-viewer-outage-test");
+  const std::string out = dir.path + "/viewer.txt";
+  const std::string viewer = std::string(SWARMFIELD_BIN_DIR) + "/swarmfield-viewer --headless --play --host 127.0.0.1 --port " +
+                             std::to_string(proxy.port()) + " --seconds 7 > " + out + " 2>&1";
+  std::thread runner([&] { CHECK(std::system(viewer.c_str()) == 0); });
+  for (int i = 0; i < 100 && proxy.accepted() < 1; ++i) std::this_thread::sleep_for(50ms);
+  std::this_thread::sleep_for(1500ms);
+  proxy.set_refusing(true);  // the link goes down...
+  proxy.drop_all();
+  std::this_thread::sleep_for(1500ms);
+  proxy.set_refusing(false);  // ...and comes back 1.5 s later
+  runner.join();
+  std::stringstream text;
+  text << std::ifstream(out).rdbuf();
+  INFO("viewer output: " << text.str());
+  // Tries at 0, 0.5 and 1.5 s after the drop: two refused, the third through. Before: three
+  // tries within a fraction of a second, all refused, and the viewer gave up.
+  CHECK(proxy.refused() >= 1);
+  CHECK(proxy.refused() <= 3);
+  CHECK(text.str().find("resumed the session") != std::string::npos);
+  CHECK(summary_value(text.str(), "reconnects") == 1);
+}

@@ -50,6 +50,10 @@ class TcpProxy {
   [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
   /// Connections accepted so far.
   [[nodiscard]] int accepted() const noexcept { return accepted_; }
+  /// While set, a new connection is accepted and closed at once (a link that is down).
+  void set_refusing(bool refusing) noexcept { refusing_ = refusing; }
+  /// Connections closed at once while refusing.
+  [[nodiscard]] int refused() const noexcept { return refused_; }
   /// Ends every proxied connection now (both sides see it close).
   void drop_all() {
     std::lock_guard lock(mutex_);
@@ -80,6 +84,11 @@ class TcpProxy {
       if (::poll(&p, 1, 50) <= 0) continue;
       const int client = ::accept(listener_, nullptr, nullptr);
       if (client < 0) continue;
+      if (refusing_) {
+        ::close(client);
+        ++refused_;
+        continue;
+      }
       const int server = ::socket(AF_INET, SOCK_STREAM, 0);
       sockaddr_in a = loopback(target_);
       if (server < 0 || ::connect(server, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
@@ -127,6 +136,8 @@ class TcpProxy {
   }
 
   std::uint16_t target_;
+  std::atomic<bool> refusing_{false};
+  std::atomic<int> refused_{0};
   int listener_ = -1;
   std::uint16_t port_ = 0;
   std::atomic<bool> stop_{false};

@@ -12,6 +12,7 @@
 // Poll-style and single-threaded: every handler runs inside poll()/run_for() on the io_context
 // passed in, so several connections (the bot's --count N) can share one context and one loop.
 // Not thread-safe: use a connection only from the thread that drives its io_context.
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -42,6 +43,15 @@ struct ResumeTicket {
   protocol::ResumeSecret secret{};
   bool sealed = false;
 };
+
+/// Tries of one resume (a lost link) before a client gives up, and the wait before each: the
+/// first at once, then 0.5, 1, 2 and 4 s (7.5 s in all, inside the server's default 10 s
+/// --reconnect-grace), so an outage of a few seconds (a proxy restarting, a Wi-Fi handover)
+/// does not use every try up in a fraction of a second.
+inline constexpr int kMaxResumeTries = 5;
+[[nodiscard]] inline std::chrono::milliseconds resume_delay(int try_index) noexcept {
+  return try_index <= 0 ? std::chrono::milliseconds(0) : std::chrono::milliseconds(250 << std::min(try_index, 4));
+}
 
 /// ConnectionOptions::max_map_cells by default: 4096 x 4096.
 inline constexpr std::uint64_t kDefaultMaxMapCells = std::uint64_t{4096} * 4096;
