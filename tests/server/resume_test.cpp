@@ -8,6 +8,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include "loopback_support.hpp"
@@ -182,29 +183,45 @@ TEST_CASE("reconnect: --reconnect-grace 0 hands out no secret and keeps no sessi
   CHECK(summary_value(out, "sessions_detached") == 0);
 }
 
+namespace {
+
+// Runs `program` (a client program with its flags, no --host/--port) for `seconds` against
+// `server` through a TCP proxy (UDP goes to the server); once its first connection is through and
+// 1.5 s have passed, `outage` acts on the proxy. Returns the program's output (stdout and
+// stderr); checks it exits 0.
+std::string run_through_proxy(test::TcpProxy& proxy, const std::string& program, int seconds,
+                              const std::function<void(test::TcpProxy&)>& outage) {
+  REQUIRE(proxy.port() != 0);
+  const test::TempDir dir("swarmfield-resume-test");
+  const std::string out = dir.path + "/client.txt";
+  const std::string command = std::string(SWARMFIELD_BIN_DIR) + "/" + program + " --host 127.0.0.1 --port " +
+                              std::to_string(proxy.port()) + " --seconds " + std::to_string(seconds) + " > " + out +
+                              " 2>&1";
+  std::thread runner([&] { CHECK(std::system(command.c_str()) == 0); });
+  for (int i = 0; i < 100 && proxy.accepted() < 1; ++i) std::this_thread::sleep_for(50ms);  // bounded
+  std::this_thread::sleep_for(1500ms);
+  outage(proxy);
+  runner.join();
+  std::stringstream text;
+  text << std::ifstream(out).rdbuf();
+  return text.str();
+}
+
+void drop_once(test::TcpProxy& proxy) { proxy.drop_all(); }
+
+}  // namespace
+
 TEST_CASE("reconnect: swarmfield-bot resumes its player when its link drops, and plays on") {
   ServerProcess server(small_city({"--agents", "50", "--reconnect-grace", "10"}));
   const auto ports = wait_listening(server);
   REQUIRE_MESSAGE(ports.has_value(), server.err());
-  test::TcpProxy proxy(ports->tcp);  // the bot's TCP goes through it; UDP goes to the server
-  REQUIRE(proxy.port() != 0);
-  const test::TempDir dir("swarmfield-resume-test");
-  const std::string out = dir.path + "/bot.txt";
-  const std::string bot = std::string(SWARMFIELD_BIN_DIR) + "/swarmfield-bot --host 127.0.0.1 --port " +
-                          std::to_string(proxy.port()) + " --seconds 5 > " + out + " 2>&1";
-  std::thread runner([&] { CHECK(std::system(bot.c_str()) == 0); });
-  // Once it plays (its connection is through), drop the link: bounded wait.
-  for (int i = 0; i < 100 && proxy.accepted() < 1; ++i) std::this_thread::sleep_for(50ms);
-  std::this_thread::sleep_for(1500ms);
-  proxy.drop_all();
-  runner.join();
-  std::stringstream text;
-  text << std::ifstream(out).rdbuf();
-  INFO("bot output: " << text.str());
+  test::TcpProxy proxy(ports->tcp);
+  const std::string text = run_through_proxy(proxy, "swarmfield-bot", 5, drop_once);
+  INFO("bot output: " << text);
   CHECK(proxy.accepted() == 2);  // the first connection and the resumed one
-  CHECK(text.str().find("resumed its session") != std::string::npos);
-  CHECK(summary_value(text.str(), "reconnects") == 1);
-  CHECK(summary_value(text.str(), "connected") == 1);
+  CHECK(text.find("resumed its session") != std::string::npos);
+  CHECK(summary_value(text, "reconnects") == 1);
+  CHECK(summary_value(text, "connected") == 1);
   const std::string summary = stop_and_summarize(server);
   INFO("summary: " << summary);
   CHECK(summary_value(summary, "resumes") == 1);
@@ -216,24 +233,13 @@ TEST_CASE("reconnect: swarmfield-viewer --play resumes its player when its link 
   const auto ports = wait_listening(server);
   REQUIRE_MESSAGE(ports.has_value(), server.err());
   test::TcpProxy proxy(ports->tcp);
-  REQUIRE(proxy.port() != 0);
-  const test::TempDir dir("swarmfield-viewer-resume-test");
-  const std::string out = dir.path + "/viewer.txt";
-  const std::string viewer = std::string(SWARMFIELD_BIN_DIR) + "/swarmfield-viewer --headless --play --host 127.0.0.1 --port " +
-                             std::to_string(proxy.port()) + " --seconds 5 > " + out + " 2>&1";
-  std::thread runner([&] { CHECK(std::system(viewer.c_str()) == 0); });
-  for (int i = 0; i < 100 && proxy.accepted() < 1; ++i) std::this_thread::sleep_for(50ms);
-  std::this_thread::sleep_for(1500ms);
-  proxy.drop_all();
-  runner.join();
-  std::stringstream text;
-  text << std::ifstream(out).rdbuf();
-  INFO("viewer output: " << text.str());
+  const std::string text = run_through_proxy(proxy, "swarmfield-viewer --headless --play", 5, drop_once);
+  INFO("viewer output: " << text);
   CHECK(proxy.accepted() == 2);  // the first connection and the resumed one
-  CHECK(text.str().find("resumed the session") != std::string::npos);
-  CHECK(summary_value(text.str(), "reconnects") == 1);
-  CHECK(summary_value(text.str(), "connected") == 1);
-  CHECK(summary_value(text.str(), "snapshots") > 40);  // snapshots before and after the drop
+  CHECK(text.find("resumed the session") != std::string::npos);
+  CHECK(summary_value(text, "reconnects") == 1);
+  CHECK(summary_value(text, "connected") == 1);
+  CHECK(summary_value(text, "snapshots") > 40);  // snapshots before and after the drop
   const std::string summary = stop_and_summarize(server);
   INFO("summary: " << summary);
   CHECK(summary_value(summary, "resumes") == 1);
@@ -245,26 +251,17 @@ TEST_CASE("reconnect: a link down for 1.5 s: the viewer's tries are spread out, 
   const auto ports = wait_listening(server);
   REQUIRE_MESSAGE(ports.has_value(), server.err());
   test::TcpProxy proxy(ports->tcp);
-  REQUIRE(proxy.port() != 0);
-  const test::TempDir dir("swarmfield-viewer-outage-test");
-  const std::string out = dir.path + "/viewer.txt";
-  const std::string viewer = std::string(SWARMFIELD_BIN_DIR) + "/swarmfield-viewer --headless --play --host 127.0.0.1 --port " +
-                             std::to_string(proxy.port()) + " --seconds 7 > " + out + " 2>&1";
-  std::thread runner([&] { CHECK(std::system(viewer.c_str()) == 0); });
-  for (int i = 0; i < 100 && proxy.accepted() < 1; ++i) std::this_thread::sleep_for(50ms);
-  std::this_thread::sleep_for(1500ms);
-  proxy.set_refusing(true);  // the link goes down...
-  proxy.drop_all();
-  std::this_thread::sleep_for(1500ms);
-  proxy.set_refusing(false);  // ...and comes back 1.5 s later
-  runner.join();
-  std::stringstream text;
-  text << std::ifstream(out).rdbuf();
-  INFO("viewer output: " << text.str());
+  const std::string text = run_through_proxy(proxy, "swarmfield-viewer --headless --play", 7, [](test::TcpProxy& p) {
+    p.set_refusing(true);  // the link goes down...
+    p.drop_all();
+    std::this_thread::sleep_for(1500ms);
+    p.set_refusing(false);  // ...and comes back 1.5 s later
+  });
+  INFO("viewer output: " << text);
   // Tries at 0, 0.5 and 1.5 s after the drop: two refused, the third through. Before: three
   // tries within a fraction of a second, all refused, and the viewer gave up.
   CHECK(proxy.refused() >= 1);
   CHECK(proxy.refused() <= 3);
-  CHECK(text.str().find("resumed the session") != std::string::npos);
-  CHECK(summary_value(text.str(), "reconnects") == 1);
+  CHECK(text.find("resumed the session") != std::string::npos);
+  CHECK(summary_value(text, "reconnects") == 1);
 }
