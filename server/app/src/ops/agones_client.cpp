@@ -54,9 +54,10 @@ void AgonesClient::watch_calls() {
   while (!watchdog_stop_) {
     if (in_flight_ != nullptr && (cut_all_ || Clock::now() >= in_flight_deadline_)) {
       // Shuts the socket down under the lock: the caller clears in_flight_ under it before its
-      // client goes away, so the client is alive here.
+      // client goes away, so the client is alive here. Again every 50 ms until the caller is
+      // out of the call: a stop() that came before the request opened its socket does nothing.
       static_cast<httplib::Client*>(in_flight_)->stop();
-      in_flight_ = nullptr;
+      in_flight_wake_.wait_for(lock, std::chrono::milliseconds(50));
       continue;
     }
     if (in_flight_ != nullptr) {
