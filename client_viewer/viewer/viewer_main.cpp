@@ -337,10 +337,11 @@ void Viewer::loop() {
     handle_events();
     io_.poll();
     if (io_.stopped()) io_.restart();
-    const auto& stats = connection_->stats();
     if (connection_ended()) break;
     if (lost_connection_ && connection_->connected()) resumed();
     if (connection_->connected()) ticket_ = connection_->resume_ticket();
+    // After a resume may have replaced the connection (the old one's stats would dangle).
+    const auto& stats = connection_->stats();
     interpolate(frame_start);
     if (follow_) follow_player();
     send_input(frame_start);
