@@ -228,6 +228,7 @@ TEST_CASE("reconnect: swarmfield-bot resumes its player when its link drops, and
   CHECK(summary_value(summary, "sessions_detached") >= 1);
 }
 
+#if SWARMFIELD_HAVE_VIEWER  // built with SWARMFIELD_BUILD_VIEWER (the fuzzers' build is not)
 TEST_CASE("reconnect: swarmfield-viewer --play resumes its player when its link drops, and plays on") {
   ServerProcess server(small_city({"--agents", "50", "--reconnect-grace", "10"}));
   const auto ports = wait_listening(server);
@@ -265,3 +266,4 @@ TEST_CASE("reconnect: a link down for 1.5 s: the viewer's tries are spread out, 
   CHECK(text.find("resumed the session") != std::string::npos);
   CHECK(summary_value(text, "reconnects") == 1);
 }
+#endif
