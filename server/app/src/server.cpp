@@ -109,16 +109,20 @@ void Server::run() {
   scheduler_ = TickScheduler(now, scheduler_.period(), kMaxCatchUpTicks);
   last_status_ = now;
   next_status_ = now + seconds(config_.status_interval_s);
-  if (config_.duration_s > 0.0) {
-    duration_timer_.expires_after(seconds(config_.duration_s));
-    duration_timer_.async_wait([this](std::error_code ec) {
-      if (!ec) stop(fmt::format("--duration {:g} s reached", config_.duration_s));
-    });
-  }
+  arm_duration_timer("");
   ops_.mark_alive(now);
   schedule_tick();
   io_.run();
   running_ = false;
+}
+
+void Server::arm_duration_timer(const char* origin) {
+  duration_timer_.cancel();
+  if (!(config_.duration_s > 0.0)) return;
+  duration_timer_.expires_after(seconds(config_.duration_s));
+  duration_timer_.async_wait([this, origin](std::error_code ec) {
+    if (!ec) stop(fmt::format("--duration {:g} s reached{}", config_.duration_s, origin));
+  });
 }
 
 void Server::stop(const std::string& reason) {

@@ -1,9 +1,6 @@
 // Server's operations hooks: the HTTP endpoints and the metrics the tick thread publishes.
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
-#include <cctype>
-
 #include "swarmfield/cli/control_chars.hpp"
 
 #include "swarmfield/server/ops/agones_client.hpp"
@@ -81,21 +78,12 @@ void Server::apply_allocation_settings() {
   if (!agones_) return;
   auto settings = agones_->take_match_settings();
   if (!settings) return;
-  if (const auto id = settings->find("match-id"); id != settings->end() && id->second != match_id_) {
-    // One word for logs and the summary line: a Kubernetes label value's characters.
-    const std::string& v = id->second;
-    const bool word = !v.empty() && v.size() <= 63 && std::all_of(v.begin(), v.end(), [](char c) {
-      return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' || c == '.';
-    });
-    if (word) {
-      match_id_ = v;
-      spdlog::info("agones: match-id={}", match_id_);
-    } else {
-      spdlog::warn("agones: match setting 'match-id': not applied (1..63 of A-Z, a-z, 0-9, '-', '_', '.')");
-    }
-  }
   const MatchSettings result = apply_match_settings(config_, *settings);
   for (const std::string& e : result.errors) spdlog::warn("agones: match setting {}: not applied", e);
+  if (!result.match_id.empty() && result.match_id != match_id_) {
+    match_id_ = result.match_id;
+    spdlog::info("agones: match-id={}", match_id_);
+  }
   if (result.applied.empty()) return;
   const bool duration_changed = result.config.duration_s != config_.duration_s;
   config_.duration_s = result.config.duration_s;
@@ -103,16 +91,8 @@ void Server::apply_allocation_settings() {
   std::string applied;
   for (const std::string& a : result.applied) applied += (applied.empty() ? "" : " ") + a;
   spdlog::info("agones: match settings from the allocation: {}", applied);
-  if (duration_changed) {
-    // The match's length counts from its allocation (a Ready server may have waited for long).
-    duration_timer_.cancel();
-    if (config_.duration_s > 0.0) {
-      duration_timer_.expires_after(std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(config_.duration_s)));
-      duration_timer_.async_wait([this](std::error_code ec) {
-        if (!ec) stop(fmt::format("--duration {:g} s reached (set at allocation)", config_.duration_s));
-      });
-    }
-  }
+  // The match's length counts from its allocation (a Ready server may have waited for long).
+  if (duration_changed) arm_duration_timer(" (set at allocation)");
 }
 
 void Server::publish_metrics(double tick_ms, double rebuild_ms, bool rebuilt,

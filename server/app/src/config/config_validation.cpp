@@ -25,13 +25,13 @@ bool is_ip_literal(const std::string& text) {
 }
 
 // A Kubernetes port name's characters: lower-case letters, digits, '-'; at most 63.
-bool is_port_name(const std::string& text) {
+}  // namespace
+
+bool is_fleet_name(std::string_view text) noexcept {
   return !text.empty() && text.size() <= 63 && std::all_of(text.begin(), text.end(), [](char ch) {
     return (ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9') || ch == '-';
   });
 }
-
-}  // namespace
 
 std::string validate_config(const ServerConfig& c) {
   auto range = [](std::string_view key, auto v, auto lo, auto hi) -> std::string {
@@ -154,10 +154,10 @@ std::string validate_config(const ServerConfig& c) {
   if (!(e = range("--public-udp-port", c.public_udp_port, 0, 65535)).empty()) return e + " (0 = the bound port)";
   if (!(e = range("--agones-port", c.agones_port, 0, 65535)).empty()) return e + " (0 = $AGONES_SDK_HTTP_PORT or 9358)";
   if (!(e = seconds_range("--agones-health-interval", c.agones_health_interval_s, 0.05, 60.0)).empty()) return e;
-  if (!is_port_name(c.agones_port_name))
+  if (!is_fleet_name(c.agones_port_name))
     return "--agones-port-name must be 1..63 characters of a-z, 0-9 and '-', the Fleet's port name (got '" +
            cli::printable_ascii(c.agones_port_name) + "')";
-  if (!is_port_name(c.agones_players_list))
+  if (!is_fleet_name(c.agones_players_list))
     return "--agones-players-list must be 'none' or 1..63 characters of a-z, 0-9 and '-', the Fleet's List name (got '" +
            cli::printable_ascii(c.agones_players_list) + "')";
   if (std::find(kLogLevels.begin(), kLogLevels.end(), c.log_level) == kLogLevels.end())

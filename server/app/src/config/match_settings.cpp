@@ -1,5 +1,6 @@
 // Match settings set at allocation (server_config.hpp: apply_match_settings).
 #include <algorithm>
+#include <cctype>
 
 #include "config_settings.hpp"
 #include "swarmfield/cli/control_chars.hpp"
@@ -7,10 +8,26 @@
 
 namespace swarmfield::server {
 
+namespace {
+// One word for logs and the summary line: a Kubernetes label value's characters.
+bool valid_match_id(const std::string& v) {
+  return !v.empty() && v.size() <= 63 && std::all_of(v.begin(), v.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '-' || c == '_' || c == '.';
+  });
+}
+}  // namespace
+
 MatchSettings apply_match_settings(const ServerConfig& config, const std::map<std::string, std::string>& settings) {
-  MatchSettings out{config, {}, {}};
+  MatchSettings out{config, {}, {}, {}};
   for (const auto& [key, value] : settings) {
-    if (key == "match-id") continue;  // the caller's
+    if (key == "match-id") {
+      if (valid_match_id(value)) {
+        out.match_id = value;
+      } else {
+        out.errors.push_back("'match-id': 1..63 of A-Z, a-z, 0-9, '-', '_', '.'");
+      }
+      continue;
+    }
     const std::string shown = cli::printable_ascii(key);
     if (std::find(kMatchSettingKeys.begin(), kMatchSettingKeys.end(), key) == kMatchSettingKeys.end()) {
       std::string allowed;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "swarmfield/cli/control_chars.hpp"
+#include "swarmfield/server/config/server_config.hpp"
 
 namespace swarmfield::server {
 
@@ -76,6 +77,13 @@ bool AgonesClient::set_in_flight(void* client) {
     in_flight_deadline_ = Clock::now() + kCallDeadline;
   }
   in_flight_wake_.notify_all();
+  return true;
+}
+
+bool AgonesClient::warning_due(bool always) {
+  const auto now = Clock::now();
+  if (!always && now < next_warning_) return false;
+  next_warning_ = now + std::chrono::seconds(1);
   return true;
 }
 
@@ -155,8 +163,7 @@ void AgonesClient::run() {
       const Call call = queue_.front();
       queue_.pop_front();
       const bool is_ready = call.path == "/ready";
-      const bool is_list = call.path.rfind("/v1beta1/lists/", 0) == 0;
-      if (is_list && list_missing_) continue;
+      if (call.list() && list_missing_) continue;
       busy_ = true;
       lock.unlock();
       const bool ok = post(call);
@@ -225,7 +232,6 @@ httplib::Client sidecar_client(std::uint16_t port) {
 
 bool AgonesClient::post(const Call& call) {
   httplib::Client client = sidecar_client(port_);
-  const bool is_list = call.path.rfind("/v1beta1/lists/", 0) == 0;
   if (!set_in_flight(&client)) return false;
   const auto res = client.Post(call.path, call.body, "application/json");
   set_in_flight(nullptr);
@@ -234,10 +240,8 @@ bool AgonesClient::post(const Call& call) {
     if (call.path != "/health") spdlog::info("agones: {} ok", call.path);
     return true;
   }
-  const auto now = Clock::now();
   const std::lock_guard lock(mutex_);
-  const bool is_add = is_list && call.path.size() > 9 && call.path.compare(call.path.size() - 9, 9, ":addValue") == 0;
-  if (is_add && res && res->status == 404) {
+  if (call.list() && call.path.ends_with(":addValue") && res && res->status == 404) {
     // AddListValue answers NOT_FOUND only when the List does not exist (a value already there
     // is ALREADY_EXISTS, a full List OUT_OF_RANGE): the Fleet declares none, so stop asking.
     // (RemoveListValue's NOT_FOUND may also be a value that was never added: warned below.)
@@ -249,8 +253,7 @@ bool AgonesClient::post(const Call& call) {
     }
     return false;
   }
-  if (now >= next_warning_ || call.path != "/health") {
-    next_warning_ = now + std::chrono::seconds(1);
+  if (warning_due(call.path != "/health")) {
     spdlog::warn("agones: POST {} to 127.0.0.1:{} failed: {}", call.path, port_,
                  res ? "HTTP " + std::to_string(res->status) : httplib::to_string(res.error()));
   }
@@ -277,10 +280,8 @@ void AgonesClient::read_game_server(bool first) {
   }
   if (res) res->body = std::move(body);
   if (!res || res->status != 200) {
-    const auto now = Clock::now();
     const std::lock_guard lock(mutex_);
-    if (first || now >= next_warning_) {
-      next_warning_ = now + std::chrono::seconds(1);
+    if (warning_due(first)) {
       spdlog::warn("agones: GET /gameserver failed ({}){}",
                    res ? "HTTP " + std::to_string(res->status) : httplib::to_string(res.error()),
                    first ? "; Welcome announces the bound UDP port" : "");
@@ -288,17 +289,7 @@ void AgonesClient::read_game_server(bool first) {
     return;
   }
   if (!first) {
-    const nlohmann::json doc = nlohmann::json::parse(res->body, nullptr, false);
-    if (!doc.is_object()) {
-      const auto now = Clock::now();
-      const std::lock_guard lock(mutex_);
-      if (now >= next_warning_) {
-        next_warning_ = now + std::chrono::seconds(1);
-        spdlog::warn("agones: GET /gameserver answered no JSON object; its settings are not read");
-      }
-      return;
-    }
-    read_match_settings(&doc);
+    read_match_settings(res->body);
     return;
   }
   // The sidecar is trusted, but its JSON is still checked: no exceptions, every field's type.
@@ -340,12 +331,6 @@ void AgonesClient::read_game_server(bool first) {
 }
 
 namespace {
-// A match setting's key after the prefix: [a-z0-9-], 1..63 characters (a Kubernetes label
-// name's length), so that it reads as a setting's name in logs.
-bool valid_setting_key(const std::string& key) {
-  if (key.empty() || key.size() > 63) return false;
-  return std::all_of(key.begin(), key.end(), [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'; });
-}
 // Printable ASCII without quotes: a value is logged inside quotes ('...'), so a quote in it
 // would close them and add log fields of its own.
 bool valid_setting_value(const std::string& value) {
@@ -355,11 +340,15 @@ bool valid_setting_value(const std::string& value) {
 }
 }  // namespace
 
-void AgonesClient::read_match_settings(const void* json_doc) {
+void AgonesClient::read_match_settings(const std::string& body) {
   // The SDK's GameServer (proto/sdk/sdk.proto: GameServer.object_meta.labels / .annotations,
   // GameServer.status.state) as the REST gateway writes it (field names as in the proto).
-  const nlohmann::json& doc = *static_cast<const nlohmann::json*>(json_doc);
-  if (!doc.is_object()) return;
+  const nlohmann::json doc = nlohmann::json::parse(body, nullptr, false);
+  if (!doc.is_object()) {
+    const std::lock_guard lock(mutex_);
+    if (warning_due(false)) spdlog::warn("agones: GET /gameserver answered no JSON object; its settings are not read");
+    return;
+  }
   std::string state;
   if (doc.contains("status") && doc["status"].is_object() && doc["status"].contains("state") &&
       doc["status"]["state"].is_string()) {
@@ -376,7 +365,7 @@ void AgonesClient::read_match_settings(const void* json_doc) {
       for (const auto& [k, v] : meta[part].items()) {
         if (k.rfind(prefix, 0) != 0) continue;
         const std::string key = k.substr(prefix.size());
-        if (!v.is_string() || !valid_setting_key(key) || !valid_setting_value(v.get<std::string>())) {
+        if (!v.is_string() || !is_fleet_name(key) || !valid_setting_value(v.get<std::string>())) {
           skipped.push_back(cli::quotable_ascii(k.substr(0, 80)));
           continue;
         }

@@ -265,6 +265,9 @@ class Server final : public TcpListener {
   /// applied when they arrive: --duration (counted from the allocation), --shutdown-when-empty,
   /// and match-id (logged, in the summary).
   void apply_allocation_settings();
+  /// (Re)starts the --duration timer from now (none when duration_s is 0); `origin` ends the
+  /// stop reason ("" or " (set at allocation)"; a string literal).
+  void arm_duration_timer(const char* origin);
   /// Replays (server_operations.cpp): the input applied to the World, into the recording.
   void record_input(const ReplayEvent& event);
   /// After every World step: the recording's tick (inputs, state hash); a served recording's

@@ -287,17 +287,23 @@ struct ConfigParseResult {
 [[nodiscard]] std::string blame_setting(const std::string& message, const std::vector<ConfigSource>& sources,
                                         const std::string& config_path);
 
+/// A name as a Fleet gives it (a port, a List) and a match setting's key: 1..63 characters of
+/// a-z, 0-9 and '-'.
+[[nodiscard]] bool is_fleet_name(std::string_view text) noexcept;
+
 /// Checks ranges and combinations; returns "" when valid, else a one-line message.
 [[nodiscard]] std::string validate_config(const ServerConfig& config);
 
 /// Match settings set at allocation (an Agones GameServerAllocation's labels and annotations
 /// "swarmfield.dev/<key>", AgonesClient::take_match_settings): the keys of kMatchSettingKeys,
 /// each checked as its flag is (same words, same ranges), applied over a copy of `config`.
-/// Keys are the settings' names ("duration", "shutdown-when-empty"); "match-id" is no setting
-/// and is left to the caller. A duration must be more than 0: it replaces --duration, so 0
-/// ("no limit") would lift an operator's cap.
+/// Keys are the settings' names ("duration", "shutdown-when-empty"), and "match-id": no setting,
+/// a name for logs and the summary line (1..63 of A-Z, a-z, 0-9, '-', '_', '.': a Kubernetes
+/// label value's characters, one word). A duration must be more than 0: it replaces
+/// --duration, so 0 ("no limit") would lift an operator's cap.
 struct MatchSettings {
   ServerConfig config;                ///< `config` with the valid settings applied
+  std::string match_id;               ///< the valid match-id given, else ""
   std::vector<std::string> applied;   ///< "key=value" of each applied setting, in key order
   std::vector<std::string> errors;    ///< one sentence per refused key (unknown, fixed at start-up, bad value)
 };

@@ -100,6 +100,8 @@ class AgonesClient {
   struct Call {
     std::string path;
     std::string body = "{}";
+    /// A call to the players List (AddListValue, RemoveListValue).
+    [[nodiscard]] bool list() const noexcept { return path.starts_with("/v1beta1/lists/"); }
   };
   void run();
   /// Cuts the call in flight (httplib::Client::stop) once past its deadline, or at once when
@@ -114,7 +116,11 @@ class AgonesClient {
   /// GET /gameserver; on the first call (after Ready) sets public_port_ from status.ports; after
   /// that reads the state and, once Allocated, the match settings.
   void read_game_server(bool first);
-  void read_match_settings(const void* json_doc);
+  /// The match settings of a GameServer answer `body` (JSON), once Allocated.
+  void read_match_settings(const std::string& body);
+  /// Warnings at most one a second (unless `always`); call with mutex_ held. True when this
+  /// one is to be logged.
+  bool warning_due(bool always);
 
   const std::uint16_t port_;
   const Clock::duration health_interval_;
