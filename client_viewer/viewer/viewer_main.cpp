@@ -8,7 +8,6 @@
 #include <csignal>
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <iostream>
 #include <memory>
 #include <optional>

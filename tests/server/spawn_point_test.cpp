@@ -53,7 +53,7 @@ TEST_CASE("spawn_point: prefers Euclidean distance over ring order") {
 
 TEST_CASE("player_spawn_point: players round the centre, apart, never behind a wall") {
   // A 21 x 21 open square with a walled pocket east of the centre (x 13..15, y 8..12): cells
-  // inside it are near the centre but not reached from it without going round... they are sealed.
+  // inside it are near the centre but sealed off: no walk from the centre reaches them.
   const sim::GridMap m = ascii(
       ".....................\n"
       ".....................\n"
