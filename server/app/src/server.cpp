@@ -11,6 +11,7 @@
 #include "server_clock.hpp"
 #include "swarmfield/server/ops/agones_client.hpp"     // complete for ~Server
 #include "swarmfield/server/ops/operations_http.hpp"  // complete for ~Server
+#include "swarmfield/server/net/web_gateway.hpp"    // complete for ~Server
 #include "swarmfield/server/replay/replay_playback.hpp"
 #include "swarmfield/server/spawn_point.hpp"
 #include "swarmfield/server/world_setup.hpp"

@@ -1,10 +1,13 @@
 // Server's operations hooks: the HTTP endpoints and the metrics the tick thread publishes.
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
+
 #include "swarmfield/cli/control_chars.hpp"
 
 #include "swarmfield/server/ops/agones_client.hpp"
 #include "swarmfield/server/ops/operations_http.hpp"
+#include "swarmfield/server/net/web_gateway.hpp"
 #include "swarmfield/server/replay/replay_playback.hpp"
 #include "swarmfield/server/server.hpp"
 
@@ -37,6 +40,7 @@ bool Server::start_operations(std::string& error) {
     if (!http_->start(bind, static_cast<std::uint16_t>(config_.http_port), error)) return false;
     spdlog::info("http listening port={} bind={} (/healthz /readyz /metrics)", http_->port(), bind);
   }
+  if (config_.web_port >= 0 && !start_web_gateway(error)) return false;
   if (config_.agones) {
     const std::uint16_t port = agones_port(config_.agones_port);
     ops_.mark_alive(Clock::now());  // the first Health may go out before the first tick
@@ -205,6 +209,44 @@ void Server::stop_operations() {
     agones_.reset();
   }
   if (http_) http_->stop();
+  if (web_) web_->stop();
+}
+
+namespace {
+
+/// Where the built page is when --web-root is empty: 'web' beside the executable's folder
+/// (build/bin/swarmfield-server -> build/web; /opt/swarmfield/bin -> /opt/swarmfield/web).
+std::string default_web_root() {
+  std::error_code ec;
+  const std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "web";
+  return (exe.parent_path().parent_path() / "web").string();
+}
+
+}  // namespace
+
+bool Server::start_web_gateway(std::string& error) {
+  WebGatewayOptions options;
+  options.bind = config_.web_bind.empty() ? config_.bind : config_.web_bind;
+  options.port = static_cast<std::uint16_t>(config_.web_port);
+  options.web_root = config_.web_root.empty() ? default_web_root() : config_.web_root;
+  // The relays reach the game port where it listens; on every address, through loopback.
+  std::error_code ec;
+  const asio::ip::address game = asio::ip::make_address(config_.bind, ec);
+  options.game_address = ec || game.is_unspecified() ? (game.is_v6() ? "::1" : "127.0.0.1") : config_.bind;
+  options.game_port = tcp_.port();
+  options.max_connections = static_cast<std::size_t>(config_.max_clients) + TcpServer::kDefaultMaxUnauthenticated;
+  options.max_per_address = static_cast<std::size_t>(config_.max_connections_per_address);
+  options.handshake_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(config_.hello_timeout_s * 1000.0));
+  tcp_.set_forwarded_peers(&forwarded_peers_);
+  web_ = std::make_unique<WebGateway>(options, forwarded_peers_);
+  if (!web_->start(error)) {
+    web_.reset();
+    return false;
+  }
+  spdlog::info("web listening port={} bind={} (the spectator page at http://HOST:{}/)", web_->port(), options.bind,
+               web_->port());
+  return true;
 }
 
 }  // namespace swarmfield::server

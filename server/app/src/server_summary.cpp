@@ -3,6 +3,7 @@
 
 #include <sstream>
 
+#include "swarmfield/server/net/web_gateway.hpp"
 #include "swarmfield/server/server.hpp"
 
 namespace swarmfield::server {
@@ -52,6 +53,8 @@ std::string ServerSummary::line() const {
   ss << " trickle_timeouts=" << trickle_timeouts << " refused_address_share=" << refused_address_share;
   ss << " resumes=" << resumes << " resumes_refused=" << resumes_refused << " sessions_detached=" << sessions_detached
      << " sessions_expired=" << sessions_expired;
+  ss << " web_pages=" << web_pages << " web_sockets=" << web_sockets << " web_refused=" << web_refused
+     << " web_bad_requests=" << web_bad_requests;
   if (!match_id.empty()) ss << " match_id=" << match_id;
   return ss.str();
 }
@@ -136,6 +139,13 @@ ServerSummary Server::summary() const {
   s.resumes_refused = resumes_refused_;
   s.sessions_detached = sessions_detached_;
   s.sessions_expired = sessions_expired_;
+  if (web_) {
+    const WebGateway::Counters web = web_->counters();
+    s.web_pages = web.pages_served;
+    s.web_sockets = web.websockets;
+    s.web_refused = web.refused;
+    s.web_bad_requests = web.bad_requests;
+  }
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) s.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux
   return s;

@@ -1217,3 +1217,26 @@ TEST_CASE("server_config: --version prints the version and the protocol and exit
   CHECK(r.exit_code == 0);
   CHECK(r.output == std::string("swarmfield-server ") + SWARMFIELD_VERSION + " (protocol 3)");
 }
+
+TEST_CASE("server_config: the browser spectator's flags (--web-port, --web-bind, --web-root)") {
+  const auto defaults = parse({});
+  REQUIRE(is_run(defaults));
+  CHECK(defaults.config.web_port == -1);  // off
+  CHECK(defaults.config.web_root.empty());
+  const auto on = parse({"--web-port", "0", "--web-bind", "127.0.0.1", "--web-root", "/srv/page"});
+  REQUIRE(is_run(on));
+  CHECK(on.config.web_port == 0);
+  CHECK(on.config.web_bind == "127.0.0.1");
+  CHECK(on.config.web_root == "/srv/page");
+  for (const auto& args : std::vector<std::vector<std::string>>{
+           {"--web-port", "-2"}, {"--web-port", "65536"}, {"--web-bind", "localhost"}}) {
+    const auto r = parse(args);
+    INFO("args=" << args[0] << " " << args[1] << " output=" << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find(args[0]) != std::string::npos);
+  }
+  // The page's stream is neither sealed nor token-checked: not with --auth tokens.
+  const auto tokens = parse({"--web-port", "0", "--auth", "tokens", "--key-file", "/dev/null"});
+  CHECK(is_error(tokens));
+  CHECK(tokens.output.find("--web-port needs --auth open") != std::string::npos);
+}

@@ -113,6 +113,12 @@ const std::vector<Setting>& settings() {
       {"http-port", &C::http_port, "PORT",
        "Operations HTTP port (/healthz, /readyz, /metrics): -1 = off, 0 = a free port (logged as 'http listening port=..')"},
       {"http-bind", &C::http_bind, "ADDR", "Listen address of the operations HTTP port; empty = the same as --bind"},
+      {"web-port", &C::web_port, "PORT",
+       "Browser spectator: the page at http://HOST:PORT/ and its snapshot stream (WebSocket /ws): -1 = off, 0 = a free "
+       "port (logged as 'web listening port=..'); needs --auth open"},
+      {"web-bind", &C::web_bind, "ADDR", "Listen address of the browser spectator; empty = the same as --bind"},
+      {"web-root", &C::web_root, "DIR",
+       "Folder of the built page (index.html, app.js); empty = 'web' beside the executable's folder"},
       {"public-udp-port", &C::public_udp_port, "PORT",
        "UDP port announced to clients: 0 = the bound one; behind a port mapping, the mapped one (with --agones: the GameServer's)"},
       {"agones", &C::agones, "", "Call the Agones SDK sidecar (REST on localhost): Ready, Health, Allocate on the first player, Shutdown on drain"},

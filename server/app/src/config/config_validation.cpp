@@ -129,8 +129,13 @@ std::string validate_config(const ServerConfig& c) {
   if (!(e = range("--http-port", c.http_port, -1, 65535)).empty()) return e + " (-1 = off, 0 = a free port)";
   if (!c.http_bind.empty() && !is_ip_literal(c.http_bind))
     return "--http-bind must be an IP address such as 0.0.0.0 or 127.0.0.1, or empty for --bind's (got '" + c.http_bind + "')";
+  if (!(e = range("--web-port", c.web_port, -1, 65535)).empty()) return e + " (-1 = off, 0 = a free port)";
+  if (!c.web_bind.empty() && !is_ip_literal(c.web_bind))
+    return "--web-bind must be an IP address such as 0.0.0.0 or 127.0.0.1, or empty for --bind's (got '" + c.web_bind + "')";
   if (c.auth != "open" && c.auth != "tokens")
     return "--auth must be open or tokens (got '" + cli::printable_ascii(c.auth) + "')";
+  if (c.auth == "tokens" && c.web_port >= 0)
+    return "--web-port needs --auth open: the browser spectator's stream is not sealed and carries no connect token";
   if (c.auth == "tokens" && c.key_file.empty())
     return "--auth tokens needs --key-file FILE, the key the backend seals tokens with (make one with "
            "swarmfield-tool token --new-key FILE)";

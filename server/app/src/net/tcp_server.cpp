@@ -90,11 +90,14 @@ void TcpServer::do_accept() {
       do_accept();
       return;
     }
-    const std::size_t from_address = per_address_.count(peer.address());
+    const std::optional<asio::ip::address> forwarded = forwarded_address(peer);
+    const asio::ip::address address = forwarded ? *forwarded : peer.address();
+    const std::size_t from_address = per_address_.count(address);
     // Messages built by append: g++ 12 at -O3 reports a false -Wrestrict on "literal" +
     // std::string temporaries (GCC bug 105651), an error under -Werror.
     std::string refused = "refused connection from ";
-    refused.append(peer.address().to_string());
+    refused.append(address.to_string());
+    if (forwarded) refused.append(" (web)");
     if (from_address >= max_per_address_) {
       // One host must not take every slot (the limit counts connections in any state).
       ++counters_.refused_per_address;
@@ -116,6 +119,7 @@ void TcpServer::do_accept() {
     } else {
       const std::uint64_t id = next_session_id_++;
       auto session = std::make_shared<TcpSession>(std::move(socket), *this, id, max_queue_bytes_, max_frame_bytes_);
+      if (forwarded) session->forwarded_for(*forwarded);
       sessions_.emplace(id, session);
       per_address_.add(session->remote_address());
       session->start();
@@ -124,6 +128,16 @@ void TcpServer::do_accept() {
     }
     do_accept();
   });
+}
+
+std::optional<asio::ip::address> TcpServer::forwarded_address(const asio::ip::tcp::endpoint& peer) const {
+  if (forwarded_peers_ == nullptr) return std::nullopt;
+  const std::optional<std::string> text = forwarded_peers_->find(peer.address().to_string(), peer.port());
+  if (!text) return std::nullopt;
+  std::error_code ec;
+  const asio::ip::address address = asio::ip::make_address(*text, ec);
+  if (ec) return std::nullopt;
+  return address;
 }
 
 void TcpServer::refuse_at_once(asio::ip::tcp::socket& socket, std::string reason) {

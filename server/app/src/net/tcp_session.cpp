@@ -30,6 +30,11 @@ TcpSession::TcpSession(asio::ip::tcp::socket socket, TcpSessionHandler& handler,
 
 void TcpSession::start() { do_read(); }
 
+void TcpSession::forwarded_for(const asio::ip::address& address) {
+  remote_address_ = address;
+  remote_ = address.to_string() + " (web)";
+}
+
 void TcpSession::do_read() {
   // One read loop for the whole life of the socket. While closing it keeps reading and
   // discarding until the peer closes: closing with unread input would make the kernel send RST

@@ -29,6 +29,7 @@
 #include "swarmfield/server/config/server_config.hpp"
 #include "swarmfield/server/recent_deaths.hpp"
 #include "swarmfield/server/snapshot_builder.hpp"
+#include "swarmfield/server/net/forwarded_peers.hpp"
 #include "swarmfield/server/net/per_address_count.hpp"
 #include "swarmfield/server/net/tcp_server.hpp"
 #include "swarmfield/server/net/used_tokens.hpp"
@@ -40,6 +41,7 @@
 namespace swarmfield::server {
 
 class OperationsHttp;
+class WebGateway;
 class AgonesClient;
 class ReplayPlayback;
 
@@ -148,6 +150,13 @@ struct ServerSummary {
   std::uint64_t resumes_refused = 0;
   std::uint64_t sessions_detached = 0;
   std::uint64_t sessions_expired = 0;
+  /// The browser spectator (appended; 0 without --web-port): HTTP answers 200 (page files),
+  /// WebSockets relayed to the game port, connections refused (limits), bad requests (4xx,
+  /// timeouts, refused WebSockets).
+  std::uint64_t web_pages = 0;
+  std::uint64_t web_sockets = 0;
+  std::uint64_t web_refused = 0;
+  std::uint64_t web_bad_requests = 0;
   /// "ticks=.. rebuilds=.. overruns=.. clients=.. bytes_sent=.. bad_frames=.. bad_datagrams=.. ..."
   [[nodiscard]] std::string line() const;
 };
@@ -256,6 +265,8 @@ class Server final : public TcpListener {
                        const std::array<double, kTickPhaseNames.size()>& phase_ms, Clock::time_point now);
   /// Stop: not ready any more (drain), and on finish the HTTP threads are stopped.
   void operations_draining();
+  /// Starts the browser spectator (--web-port; web_gateway.hpp). False + `error` on failure.
+  bool start_web_gateway(std::string& error);
   void stop_operations();
   /// A player joined (Agones: Allocate once; the player into the players List) / left (out of
   /// the List).
@@ -295,6 +306,7 @@ class Server final : public TcpListener {
   sim::Vec2 spawn_;                         // the centre players spawn round (without spawn cells)
   std::vector<sim::CellCoord> spawn_cells_;  // the map's spawn cells
   ClientRegistry clients_;
+  ForwardedPeers forwarded_peers_;  // the web gateway's relays to tcp_ (outlives both)
   TcpServer tcp_;
   UdpEndpoint udp_;
   std::map<std::uint32_t, std::uint64_t> session_of_client_;  // client id -> TCP session id
@@ -396,6 +408,7 @@ class Server final : public TcpListener {
 
   OperationsState ops_;
   std::unique_ptr<OperationsHttp> http_;
+  std::unique_ptr<WebGateway> web_;  // the browser spectator (--web-port)
   std::unique_ptr<AgonesClient> agones_;
   MetricsSnapshot metrics_;  // the tick thread's working copy (histograms accumulate here)
   ReplayWriter recorder_;

@@ -157,6 +157,14 @@ struct ServerConfig {
   std::int64_t http_port = -1;
   /// Listen address of the operations endpoints; empty = the same as `bind`.
   std::string http_bind;
+  /// Port of the browser spectator (net/web_gateway.hpp: the page over HTTP, snapshots over a
+  /// WebSocket): -1 = off, 0 = a free port (logged as "web listening port=P"), else 1..65535.
+  std::int64_t web_port = -1;
+  /// Listen address of the browser spectator; empty = the same as `bind`.
+  std::string web_bind;
+  /// Folder holding the built page (index.html, app.js); empty = `web` beside the executable's
+  /// folder (build/bin/../web in a build tree, /opt/swarmfield/web in the image).
+  std::string web_root;
   /// UDP port announced to clients in Welcome: 0 = the bound one. Behind a port mapping
   /// (docker run -p 17777:7777) the mapped one; with --agones the GameServer's port wins.
   std::int64_t public_udp_port = 0;

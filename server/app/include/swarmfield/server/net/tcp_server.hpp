@@ -11,10 +11,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "swarmfield/protocol/transport/framing.hpp"
 #include "swarmfield/protocol/transport/messages.hpp"
+#include "swarmfield/server/net/forwarded_peers.hpp"
 #include "swarmfield/server/net/per_address_count.hpp"
 #include "swarmfield/server/net/tcp_session.hpp"
 
@@ -82,6 +84,10 @@ class TcpServer final : public TcpSessionHandler {
   static constexpr std::chrono::milliseconds kAcceptRetryFirst{10};
   static constexpr std::chrono::milliseconds kAcceptRetryMax{1000};
 
+  /// Connections registered in `peers` (by the server's own gateways) are counted against the
+  /// address they serve (forwarded_peers.hpp). Null = none; must outlive this.
+  void set_forwarded_peers(const ForwardedPeers* peers) noexcept { forwarded_peers_ = peers; }
+
   /// Binds and listens on address:port (port 0 = any free port). False + `error` on failure.
   bool open(const std::string& address, std::uint16_t port, std::string& error);
   [[nodiscard]] std::uint16_t port() const noexcept { return port_; }
@@ -147,6 +153,9 @@ class TcpServer final : public TcpSessionHandler {
   std::size_t max_per_address_;
   std::size_t max_frame_bytes_;
   PerAddressCount<asio::ip::address> per_address_;
+  const ForwardedPeers* forwarded_peers_ = nullptr;
+  /// The address a registered loopback connection serves; nullopt for any other connection.
+  [[nodiscard]] std::optional<asio::ip::address> forwarded_address(const asio::ip::tcp::endpoint& peer) const;
   std::chrono::steady_clock::time_point last_drop_log_{};
   std::uint64_t drops_not_logged_ = 0;
   std::uint16_t port_ = 0;

@@ -57,6 +57,10 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
 
   /// Starts the read loop.
   void start();
+  /// The connection serves a peer at `address` through one of the server's gateways (a browser
+  /// behind the WebSocket gateway): remote_address() and remote() name it instead of the
+  /// loopback end. Call before start().
+  void forwarded_for(const asio::ip::address& address);
 
   enum class SendResult : std::uint8_t { kQueued, kEvicted, kClosed };
   /// Queues a frame. If that would put more than max_queue_bytes in the queue the session is

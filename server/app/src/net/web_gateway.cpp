@@ -1,0 +1,458 @@
+#include "swarmfield/server/net/web_gateway.hpp"
+
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+#include <spdlog/spdlog.h>
+
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include "swarmfield/protocol/transport/framing.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
+#include "swarmfield/server/net/per_address_count.hpp"
+
+namespace swarmfield::server {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+namespace {
+
+constexpr std::size_t kMaxRequestHeaderBytes = 8 * 1024;
+constexpr std::size_t kGameReadBytes = 16 * 1024;
+/// Bytes waiting for the game port above which a browser is closed: what it sends is a Hello,
+/// ~10 Inputs a second and a Bye, so only a peer that floods reaches it.
+constexpr std::size_t kMaxGameQueueBytes = 64 * 1024;
+
+struct PageFile {
+  std::string content_type;
+  std::string body;
+};
+
+std::string content_type_of(const std::filesystem::path& path) {
+  static const std::map<std::string, std::string> kTypes = {
+      {".html", "text/html; charset=utf-8"}, {".js", "text/javascript; charset=utf-8"},
+      {".css", "text/css; charset=utf-8"},   {".json", "application/json"},
+      {".map", "application/json"},          {".png", "image/png"},
+      {".svg", "image/svg+xml"},             {".ico", "image/x-icon"},
+      {".wasm", "application/wasm"},         {".txt", "text/plain; charset=utf-8"},
+  };
+  const auto it = kTypes.find(path.extension().string());
+  return it == kTypes.end() ? "application/octet-stream" : it->second;
+}
+
+}  // namespace
+
+struct WebGateway::Impl {
+  explicit Impl(const WebGatewayOptions& o, ForwardedPeers& p) : options(o), peers(p), acceptor(io) {}
+
+  // Declared before the io_context: sessions its destructor drops release their slots here.
+  const WebGatewayOptions& options;
+  ForwardedPeers& peers;
+  std::map<std::string, PageFile> files;  // "/name" -> file; "/" -> index.html
+  PerAddressCount<net::ip::address> per_address;  // io thread only
+  std::size_t open = 0;                           // io thread only
+  std::atomic<std::uint64_t> accepted{0}, refused{0}, pages_served{0}, bad_requests{0}, websockets{0}, open_now{0};
+  net::io_context io;
+  tcp::acceptor acceptor;
+  std::thread thread;
+
+  void do_accept();
+  void connection_closed(const net::ip::address& address) {
+    per_address.remove(address);
+    --open;
+    open_now.store(open, std::memory_order_relaxed);
+  }
+};
+
+namespace {
+
+/// Holds one connection's slot (per-address count) until the last session object using it goes.
+struct Slot {
+  Slot(WebGateway::Impl& owner, net::ip::address peer) : gateway(owner), address(std::move(peer)) {}
+  ~Slot() { gateway.connection_closed(address); }
+  Slot(const Slot&) = delete;
+  Slot& operator=(const Slot&) = delete;
+  WebGateway::Impl& gateway;
+  net::ip::address address;
+};
+
+/// A WebSocket relayed to the game port: browser messages become length-prefixed frames, the
+/// game port's frames become binary messages. One write in flight each way (Beast allows one
+/// outstanding read and one write per stream).
+class RelaySession : public std::enable_shared_from_this<RelaySession> {
+ public:
+  RelaySession(WebGateway::Impl& gateway, std::shared_ptr<Slot> slot, tcp::socket socket)
+      : gateway_(gateway), slot_(std::move(slot)), ws_(std::move(socket)), game_(gateway.io) {}
+
+  ~RelaySession() {
+    if (registered_port_ != 0) gateway_.peers.remove(registered_address_, registered_port_);
+  }
+
+  void start(http::request<http::empty_body> request) {
+    beast::get_lowest_layer(ws_).expires_never();  // the WebSocket keeps its own time
+    websocket::stream_base::timeout timeout{};
+    timeout.handshake_timeout = gateway_.options.handshake_timeout;
+    timeout.idle_timeout = gateway_.options.idle_timeout;
+    timeout.keep_alive_pings = true;
+    ws_.set_option(timeout);
+    ws_.read_message_max(protocol::kMaxClientFrameBytes);
+    ws_.binary(true);
+    ws_.set_option(websocket::stream_base::decorator(
+        [](websocket::response_type& res) { res.set(http::field::server, "swarmfield"); }));
+    ws_.async_accept(request, [self = shared_from_this()](beast::error_code ec) {
+      if (ec) {
+        ++self->gateway_.bad_requests;
+        return;
+      }
+      self->connect_game();
+    });
+  }
+
+ private:
+  void connect_game() {
+    beast::error_code ec;
+    const net::ip::address game_address = net::ip::make_address(gateway_.options.game_address, ec);
+    if (ec) return close();
+    game_.open(game_address.is_v4() ? tcp::v4() : tcp::v6(), ec);
+    if (!ec) game_.bind(tcp::endpoint(game_address, 0), ec);
+    if (ec) {
+      spdlog::warn("web: can not open a connection to the game port: {}", ec.message());
+      return close();
+    }
+    const tcp::endpoint local = game_.local_endpoint(ec);
+    if (ec) return close();
+    // Registered before the connect: the game port looks it up when it accepts.
+    registered_address_ = local.address().to_string();
+    registered_port_ = local.port();
+    gateway_.peers.add(registered_address_, registered_port_, slot_->address.to_string());
+    game_.async_connect(tcp::endpoint(game_address, gateway_.options.game_port),
+                        [self = shared_from_this()](beast::error_code connect_ec) {
+                          if (connect_ec) {
+                            spdlog::warn("web: the game port refused the relay: {}", connect_ec.message());
+                            return self->close();
+                          }
+                          beast::error_code option_ec;
+                          self->game_.set_option(tcp::no_delay(true), option_ec);
+                          ++self->gateway_.websockets;
+                          self->read_browser();
+                          self->read_game();
+                        });
+  }
+
+  void read_browser() {
+    ws_.async_read(browser_buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return self->close();
+      if (!self->ws_.got_binary()) return self->refuse("text messages are not part of the protocol");
+      const auto data = self->browser_buffer_.cdata();
+      const std::span<const std::uint8_t> payload(static_cast<const std::uint8_t*>(data.data()), data.size());
+      if (!self->hello_seen_) {
+        // The page is a spectator: its first message must be a viewer's Hello. Anything else is
+        // refused here, before the game port sees it (the server checks the rest of the stream).
+        std::string error;
+        const auto message = protocol::decode_tcp_message(payload, &error, protocol::MessageSet::kFromClient);
+        const auto* hello = message ? std::get_if<protocol::Hello>(&*message) : nullptr;
+        if (hello == nullptr) return self->refuse("the first message must be a Hello" + (error.empty() ? "" : ": " + error));
+        if (hello->role != protocol::Role::kViewer) return self->refuse("the browser page is a spectator: Hello must have the Viewer role");
+        self->hello_seen_ = true;
+      }
+      auto frame = std::make_shared<std::vector<std::uint8_t>>();
+      frame->reserve(payload.size() + 4);
+      if (!protocol::append_frame(payload, *frame)) return self->close();
+      self->browser_buffer_.consume(self->browser_buffer_.size());
+      self->game_queued_ += frame->size();
+      if (self->game_queued_ > kMaxGameQueueBytes) return self->close();
+      self->to_game_.push_back(std::move(frame));
+      if (self->to_game_.size() == 1) self->write_game();
+      self->read_browser();
+    });
+  }
+
+  void write_game() {
+    net::async_write(game_, net::buffer(*to_game_.front()), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+      if (ec) return self->close();
+      self->game_queued_ -= n;
+      self->to_game_.pop_front();
+      if (!self->to_game_.empty()) self->write_game();
+    });
+  }
+
+  void read_game() {
+    if (game_reading_ || closed_) return;
+    game_reading_ = true;
+    game_.async_read_some(net::buffer(game_read_), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+      self->game_reading_ = false;
+      if (ec) return self->close();  // the server closed (Error, Bye, eviction) or failed
+      self->frames_.feed(std::span<const std::uint8_t>(self->game_read_.data(), n));
+      for (;;) {
+        std::vector<std::uint8_t> frame;
+        const auto status = self->frames_.next(frame);
+        if (status == protocol::FrameDecoder::Status::kNeedMore) break;
+        if (status == protocol::FrameDecoder::Status::kTooLarge) return self->close();
+        self->browser_queued_ += frame.size();
+        self->to_browser_.push_back(std::move(frame));
+        if (self->to_browser_.size() == 1) self->write_browser();
+      }
+      // Back-pressure: past the bound the game port's queue fills instead (the server's rules for
+      // a slow viewer), and reading resumes once the browser has taken half of it.
+      if (self->browser_queued_ <= self->gateway_.options.max_queue_bytes) self->read_game();
+    });
+  }
+
+  void write_browser() {
+    ws_.async_write(net::buffer(to_browser_.front()), [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) return self->close();
+      self->browser_queued_ -= self->to_browser_.front().size();
+      self->to_browser_.pop_front();
+      if (!self->to_browser_.empty()) self->write_browser();
+      if (self->browser_queued_ <= self->gateway_.options.max_queue_bytes / 2) self->read_game();
+    });
+  }
+
+  /// Tells the browser why (an Error message, then a close) and drops the relay.
+  void refuse(const std::string& reason) {
+    ++gateway_.bad_requests;
+    spdlog::info("web: refused a WebSocket from {}: {}", slot_->address.to_string(), reason);
+    if (closed_) return;
+    closed_ = true;
+    beast::error_code ec;
+    game_.close(ec);
+    std::string text = reason.substr(0, protocol::kMaxReasonBytes);
+    auto message = std::make_shared<std::vector<std::uint8_t>>(
+        protocol::encode_tcp_message(protocol::Error{protocol::ErrorCode::kBadMessage, std::move(text)}));
+    // Only when no write is in flight (Beast allows one); otherwise the close alone.
+    if (to_browser_.empty()) {
+      ws_.async_write(net::buffer(*message), [self = shared_from_this(), message](beast::error_code, std::size_t) {
+        self->ws_.async_close(websocket::close_code::policy_error, [self](beast::error_code) {});
+      });
+    } else {
+      beast::get_lowest_layer(ws_).close();
+    }
+  }
+
+  void close() {
+    if (closed_) return;
+    closed_ = true;
+    beast::error_code ec;
+    game_.close(ec);
+    beast::get_lowest_layer(ws_).close();
+  }
+
+  WebGateway::Impl& gateway_;
+  std::shared_ptr<Slot> slot_;
+  websocket::stream<beast::tcp_stream> ws_;
+  tcp::socket game_;
+  std::string registered_address_;
+  std::uint16_t registered_port_ = 0;
+  beast::flat_buffer browser_buffer_;
+  std::deque<std::shared_ptr<std::vector<std::uint8_t>>> to_game_;
+  std::size_t game_queued_ = 0;
+  std::array<std::uint8_t, kGameReadBytes> game_read_{};
+  protocol::FrameDecoder frames_{protocol::kMaxFrameBytes};
+  std::deque<std::vector<std::uint8_t>> to_browser_;
+  std::size_t browser_queued_ = 0;
+  bool game_reading_ = false;
+  bool hello_seen_ = false;
+  bool closed_ = false;
+};
+
+/// One HTTP request: a page file, or the upgrade to a relayed WebSocket at /ws.
+class HttpSession : public std::enable_shared_from_this<HttpSession> {
+ public:
+  HttpSession(WebGateway::Impl& gateway, std::shared_ptr<Slot> slot, tcp::socket socket)
+      : gateway_(gateway), slot_(std::move(slot)), stream_(std::move(socket)) {}
+
+  void start() {
+    parser_.emplace();
+    parser_->header_limit(kMaxRequestHeaderBytes);
+    parser_->body_limit(0);
+    // The whole request within the handshake timeout: a byte now and then does not hold it.
+    stream_.expires_after(gateway_.options.handshake_timeout);
+    http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      if (ec) {
+        ++self->gateway_.bad_requests;  // timeout, oversized header, a body, a broken request
+        beast::error_code ignored;
+        self->stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+        return;
+      }
+      self->answer(self->parser_->release());
+    });
+  }
+
+ private:
+  void answer(http::request<http::empty_body> request) {
+    std::string target(request.target());
+    if (const auto query = target.find('?'); query != std::string::npos) target.resize(query);
+    if (websocket::is_upgrade(request)) {
+      if (target != "/ws") return reply(request, http::status::not_found, "the spectator stream is at /ws\n");
+      std::make_shared<RelaySession>(gateway_, slot_, stream_.release_socket())->start(std::move(request));
+      return;
+    }
+    if (request.method() != http::verb::get && request.method() != http::verb::head)
+      return reply(request, http::status::method_not_allowed, "GET only\n");
+    const auto it = gateway_.files.find(target == "/" ? std::string("/index.html") : target);
+    if (it == gateway_.files.end()) return reply(request, http::status::not_found, "not found\n");
+    ++gateway_.pages_served;
+    auto response = std::make_shared<http::response<http::string_body>>(http::status::ok, request.version());
+    response->set(http::field::content_type, it->second.content_type);
+    response->set(http::field::cache_control, "no-cache");
+    response->set("X-Content-Type-Options", "nosniff");
+    if (request.method() == http::verb::get) response->body() = it->second.body;
+    response->content_length(it->second.body.size());
+    send(response);
+  }
+
+  void reply(const http::request<http::empty_body>& request, http::status status, const char* text) {
+    ++gateway_.bad_requests;
+    auto response = std::make_shared<http::response<http::string_body>>(status, request.version());
+    response->set(http::field::content_type, "text/plain; charset=utf-8");
+    response->body() = text;
+    response->prepare_payload();
+    send(response);
+  }
+
+  void send(const std::shared_ptr<http::response<http::string_body>>& response) {
+    response->set(http::field::server, "swarmfield");
+    response->keep_alive(false);  // one request per connection: nothing to pipeline
+    stream_.expires_after(std::chrono::seconds(10));
+    http::async_write(stream_, *response, [self = shared_from_this(), response](beast::error_code, std::size_t) {
+      beast::error_code ignored;
+      self->stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    });
+  }
+
+  WebGateway::Impl& gateway_;
+  std::shared_ptr<Slot> slot_;
+  beast::tcp_stream stream_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::empty_body>> parser_;
+};
+
+}  // namespace
+
+void WebGateway::Impl::do_accept() {
+  acceptor.async_accept(io, [this](beast::error_code ec, tcp::socket socket) {
+    if (!acceptor.is_open()) return;
+    if (ec) {
+      // e.g. EMFILE: the pending connection stays in the backlog; retry a little later.
+      auto timer = std::make_shared<net::steady_timer>(io, std::chrono::milliseconds(100));
+      timer->async_wait([this, timer](beast::error_code) { do_accept(); });
+      return;
+    }
+    ++accepted;
+    beast::error_code ep_ec;
+    const tcp::endpoint peer = socket.remote_endpoint(ep_ec);
+    if (!ep_ec) {
+      if (open >= options.max_connections || per_address.count(peer.address()) >= options.max_per_address) {
+        ++refused;
+        beast::error_code ignored;
+        socket.close(ignored);
+      } else {
+        per_address.add(peer.address());
+        ++open;
+        open_now.store(open, std::memory_order_relaxed);
+        auto slot = std::make_shared<Slot>(*this, peer.address());
+        std::make_shared<HttpSession>(*this, std::move(slot), std::move(socket))->start();
+      }
+    }
+    do_accept();
+  });
+}
+
+WebGateway::WebGateway(WebGatewayOptions options, ForwardedPeers& peers)
+    : options_(std::move(options)), peers_(peers), impl_(std::make_unique<Impl>(options_, peers_)) {}
+
+WebGateway::~WebGateway() { stop(); }
+
+bool WebGateway::start(std::string& error) {
+  namespace fs = std::filesystem;
+  std::error_code fs_ec;
+  const fs::path root(options_.web_root);
+  if (!fs::is_regular_file(root / "index.html", fs_ec)) {
+    error = "the browser page is not built: no index.html in '" + root.string() +
+            "' (build it with ./swarmfield.sh build, or name its folder with --web-root)";
+    return false;
+  }
+  std::size_t total = 0;
+  for (const auto& entry : fs::directory_iterator(root, fs_ec)) {
+    if (!entry.is_regular_file(fs_ec)) continue;
+    const std::string name = entry.path().filename().string();
+    if (impl_->files.size() >= kMaxPageFiles) {
+      error = "the page folder '" + root.string() + "' holds more than " + std::to_string(kMaxPageFiles) + " files";
+      return false;
+    }
+    std::ifstream in(entry.path(), std::ios::binary);
+    std::string body((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!in.good() && !in.eof()) {
+      error = "can not read '" + entry.path().string() + "'";
+      return false;
+    }
+    total += body.size();
+    if (total > kMaxPageBytes) {
+      error = "the page folder '" + root.string() + "' holds more than " + std::to_string(kMaxPageBytes >> 20) + " MiB";
+      return false;
+    }
+    impl_->files["/" + name] = PageFile{content_type_of(entry.path()), std::move(body)};
+  }
+  if (fs_ec) {
+    error = "can not list '" + root.string() + "': " + fs_ec.message();
+    return false;
+  }
+
+  beast::error_code ec;
+  const net::ip::address address = net::ip::make_address(options_.bind, ec);
+  if (ec) {
+    error = "bad --web-bind address '" + options_.bind + "': " + ec.message();
+    return false;
+  }
+  const tcp::endpoint endpoint(address, options_.port);
+  impl_->acceptor.open(endpoint.protocol(), ec);
+  if (!ec) impl_->acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) impl_->acceptor.bind(endpoint, ec);
+  if (!ec) impl_->acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) {
+    error = "can not listen on web " + options_.bind + ":" + std::to_string(options_.port) + ": " + ec.message();
+    return false;
+  }
+  port_ = impl_->acceptor.local_endpoint().port();
+  impl_->do_accept();
+  impl_->thread = std::thread([this] { impl_->io.run(); });
+  return true;
+}
+
+void WebGateway::stop() {
+  if (!impl_ || !impl_->thread.joinable()) return;
+  net::post(impl_->io, [this] {
+    beast::error_code ec;
+    impl_->acceptor.close(ec);
+  });
+  impl_->io.stop();
+  impl_->thread.join();
+  // Sessions still queued in the io_context are destroyed with it (their sockets closed, their
+  // relays' registrations removed) by the Impl's destructor.
+}
+
+WebGateway::Counters WebGateway::counters() const noexcept {
+  Counters c;
+  c.accepted = impl_->accepted.load(std::memory_order_relaxed);
+  c.refused = impl_->refused.load(std::memory_order_relaxed);
+  c.pages_served = impl_->pages_served.load(std::memory_order_relaxed);
+  c.bad_requests = impl_->bad_requests.load(std::memory_order_relaxed);
+  c.websockets = impl_->websockets.load(std::memory_order_relaxed);
+  c.open_now = impl_->open_now.load(std::memory_order_relaxed);
+  return c;
+}
+
+}  // namespace swarmfield::server

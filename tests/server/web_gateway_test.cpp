@@ -1,0 +1,319 @@
+// The browser spectator's gateway (issue 23, net/web_gateway.hpp) against the real server binary
+// on 127.0.0.1: the page over HTTP, a spectator's session over a WebSocket (the game protocol's
+// frames as binary messages), what the gateway refuses, and the per-address limits applied to the
+// browser's address (other 127/8 addresses stand in for other hosts). Every wait is bounded.
+#include <doctest/doctest.h>
+
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include <boost/asio/connect.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <boost/beast/websocket.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+
+// Not loopback_support.hpp: it brings standalone Asio, which can not share a translation unit
+// with Boost.Asio (both define the same global helper namespaces).
+#include "server_process.hpp"
+#include "summary_line.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_receiver.hpp"
+#include "swarmfield/protocol/transport/framing.hpp"
+#include "swarmfield/protocol/transport/map_transfer.hpp"
+
+using namespace swarmfield;
+using namespace std::chrono_literals;
+using test::ServerProcess;
+using test::summary_value;
+
+namespace {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace websocket = beast::websocket;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+/// A folder with a stand-in page (the gateway serves whatever the folder holds).
+struct PageFolder {
+  PageFolder() {
+    char dir_template[] = "/tmp/swarmfield-web-test-XXXXXX";
+    const char* made = mkdtemp(dir_template);
+    REQUIRE(made != nullptr);
+    dir = made;
+    std::ofstream(dir + "/index.html") << "<!doctype html><title>swarmfield</title><script src=\"app.js\"></script>";
+    std::ofstream(dir + "/app.js") << "console.log('spectator');";
+  }
+  ~PageFolder() {
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+  }
+  std::string dir;
+};
+
+/// Bounds every blocking read and write on `socket` (Beast's synchronous calls have no timer).
+void bound_socket(tcp::socket& socket, std::chrono::milliseconds limit) {
+  timeval tv{};
+  tv.tv_sec = static_cast<long>(limit.count() / 1000);
+  tv.tv_usec = static_cast<long>((limit.count() % 1000) * 1000);
+  setsockopt(socket.native_handle(), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+  setsockopt(socket.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
+tcp::socket connect_from(net::io_context& io, std::uint16_t port, const char* from) {
+  tcp::socket socket(io);
+  socket.open(tcp::v4());
+  socket.bind(tcp::endpoint(net::ip::make_address(from), 0));
+  socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+  bound_socket(socket, 5000ms);
+  return socket;
+}
+
+struct HttpAnswer {
+  int status = 0;
+  std::string content_type;
+  std::string body;
+};
+
+HttpAnswer http_get(std::uint16_t port, const std::string& target, http::verb verb = http::verb::get) {
+  net::io_context io;
+  tcp::socket socket = connect_from(io, port, "127.0.0.1");
+  http::request<http::empty_body> request(verb, target, 11);
+  request.set(http::field::host, "127.0.0.1");
+  http::write(socket, request);
+  beast::flat_buffer buffer;
+  http::response<http::string_body> response;
+  beast::error_code ec;
+  http::read(socket, buffer, response, ec);
+  if (ec) return {};
+  return {static_cast<int>(response.result_int()), std::string(response[http::field::content_type]), response.body()};
+}
+
+/// A browser's WebSocket, as the page opens it.
+class WsClient {
+ public:
+  bool connect(std::uint16_t port, const char* from = "127.0.0.1", const std::string& target = "/ws") {
+    try {
+      ws_ = std::make_unique<websocket::stream<tcp::socket>>(connect_from(io_, port, from));
+      ws_->handshake("127.0.0.1", target);
+      ws_->binary(true);
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
+  bool send(const protocol::TcpMessage& message) {
+    const auto bytes = protocol::encode_tcp_message(message);
+    beast::error_code ec;
+    ws_->write(net::buffer(bytes), ec);
+    return !ec;
+  }
+  bool send_raw(const std::vector<std::uint8_t>& bytes) {
+    beast::error_code ec;
+    ws_->write(net::buffer(bytes), ec);
+    return !ec;
+  }
+  bool send_text(const std::string& text) {
+    beast::error_code ec;
+    ws_->text(true);
+    ws_->write(net::buffer(text), ec);
+    ws_->binary(true);
+    return !ec;
+  }
+  /// The next message (each read bounded by the socket's 5 s); nullopt once the stream ends.
+  std::optional<protocol::TcpMessage> read() {
+    beast::flat_buffer buffer;
+    beast::error_code ec;
+    ws_->read(buffer, ec);
+    if (ec) return std::nullopt;
+    const auto data = buffer.cdata();
+    return protocol::decode_tcp_message(
+        std::span<const std::uint8_t>(static_cast<const std::uint8_t*>(data.data()), data.size()), nullptr,
+        protocol::MessageSet::kFromServer);
+  }
+  template <class T>
+  std::optional<T> read_until(int max_messages = 400) {
+    for (int i = 0; i < max_messages; ++i) {
+      auto message = read();
+      if (!message) return std::nullopt;
+      if (auto* wanted = std::get_if<T>(&*message)) return *wanted;
+    }
+    return std::nullopt;
+  }
+
+ private:
+  net::io_context io_;
+  std::unique_ptr<websocket::stream<tcp::socket>> ws_;
+};
+
+protocol::Hello viewer_hello() {
+  protocol::Hello hello;
+  hello.role = protocol::Role::kViewer;
+  hello.name = "browser-test";
+  return hello;
+}
+
+// A 64 x 64 city on free ports with `extra` flags.
+std::vector<std::string> small_city(std::vector<std::string> extra) {
+  std::vector<std::string> args = {"--port", "0", "--bind", "127.0.0.1", "--city-size", "64"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+std::uint16_t wait_web_port(ServerProcess& server) {
+  const auto line = server.wait_for_log("web listening port=", 10s);
+  REQUIRE_MESSAGE(line.has_value(), server.err());
+  const long long port = summary_value(*line, "port");
+  REQUIRE(port > 0);
+  REQUIRE(port <= 65535);
+  return static_cast<std::uint16_t>(port);
+}
+
+}  // namespace
+
+TEST_CASE("web: the page over HTTP, and a spectator over a WebSocket gets the Welcome, the map and decodable snapshots") {
+  PageFolder page;
+  ServerProcess server(small_city({"--web-port", "0", "--web-root", page.dir, "--agents", "300"}));
+  const std::uint16_t port = wait_web_port(server);
+
+  const HttpAnswer index = http_get(port, "/");
+  CHECK(index.status == 200);
+  CHECK(index.content_type.find("text/html") == 0);
+  CHECK(index.body.find("<title>swarmfield</title>") != std::string::npos);
+  const HttpAnswer script = http_get(port, "/app.js?v=1");
+  CHECK(script.status == 200);
+  CHECK(script.content_type.find("text/javascript") == 0);
+  CHECK(http_get(port, "/missing.js").status == 404);
+  CHECK(http_get(port, "/../web_gateway_test.cpp").status == 404);
+  CHECK(http_get(port, "/%2e%2e/etc/passwd").status == 404);
+  CHECK(http_get(port, "/", http::verb::post).status == 405);
+
+  WsClient ws;
+  REQUIRE(ws.connect(port));
+  REQUIRE(ws.send(viewer_hello()));
+  const auto welcome = ws.read_until<protocol::Welcome>();
+  REQUIRE(welcome.has_value());
+  CHECK(welcome->player_id == 0);
+  CHECK(welcome->map.width == 64);
+  protocol::MapAssembler assembler(welcome->map);
+  for (std::uint32_t i = 0; i < welcome->map.chunk_count; ++i) {
+    const auto chunk = ws.read_until<protocol::MapChunk>();
+    REQUIRE(chunk.has_value());
+    CHECK(assembler.add(*chunk));
+  }
+  REQUIRE(assembler.complete());
+  CHECK(assembler.finish().has_value());
+
+  // Snapshots as a TCP viewer gets them: each a delta against the one before, all decoding.
+  protocol::SnapshotReceiver receiver;
+  protocol::Input input;
+  input.view_x1 = 64.0f;
+  input.view_y1 = 64.0f;
+  input.sequence = 1;
+  REQUIRE(ws.send(input));
+  std::size_t decoded = 0, agents = 0;
+  for (int i = 0; i < 5; ++i) {
+    const auto snapshot = ws.read_until<protocol::SnapshotData>();
+    REQUIRE(snapshot.has_value());
+    std::string error;
+    const auto result = receiver.receive(snapshot->payload, &error);
+    CHECK_MESSAGE(result == protocol::SnapshotReceiver::Result::kDecoded, error);
+    if (result == protocol::SnapshotReceiver::Result::kDecoded) {
+      ++decoded;
+      agents = receiver.frame().size();
+    }
+  }
+  CHECK(decoded == 5);
+  CHECK(agents > 0);
+
+  server.signal(SIGTERM);
+  REQUIRE(server.wait_exit(10s) == std::optional<int>(0));
+  const std::string summary = server.out();
+  CHECK(summary_value(summary, "web_pages") >= 2);
+  CHECK(summary_value(summary, "web_sockets") == 1);
+}
+
+TEST_CASE("web: a first message that is not a viewer's Hello, and text messages, are refused with a reason") {
+  PageFolder page;
+  ServerProcess server(small_city({"--web-port", "0", "--web-root", page.dir}));
+  const std::uint16_t port = wait_web_port(server);
+
+  SUBCASE("a player's Hello: the page is a spectator") {
+    WsClient ws;
+    REQUIRE(ws.connect(port));
+    protocol::Hello hello = viewer_hello();
+    hello.role = protocol::Role::kPlayer;
+    REQUIRE(ws.send(hello));
+    const auto error = ws.read_until<protocol::Error>(4);
+    REQUIRE(error.has_value());
+    CHECK(error->reason.find("Viewer role") != std::string::npos);
+    CHECK_FALSE(ws.read().has_value());  // closed
+  }
+  SUBCASE("an Input before the Hello") {
+    WsClient ws;
+    REQUIRE(ws.connect(port));
+    REQUIRE(ws.send(protocol::Input{}));
+    const auto error = ws.read_until<protocol::Error>(4);
+    REQUIRE(error.has_value());
+    CHECK(error->reason.find("first message must be a Hello") != std::string::npos);
+  }
+  SUBCASE("a text message") {
+    WsClient ws;
+    REQUIRE(ws.connect(port));
+    REQUIRE(ws.send_text("{\"hello\": 1}"));
+    const auto error = ws.read_until<protocol::Error>(4);
+    REQUIRE(error.has_value());
+    CHECK(error->reason.find("text messages") != std::string::npos);
+  }
+  SUBCASE("a message above the client frame limit closes the WebSocket") {
+    WsClient ws;
+    REQUIRE(ws.connect(port));
+    REQUIRE(ws.send(viewer_hello()));
+    REQUIRE(ws.read_until<protocol::Welcome>().has_value());
+    REQUIRE(ws.send_raw(std::vector<std::uint8_t>(protocol::kMaxClientFrameBytes + 1, 0)));
+    bool ended = false;
+    for (int i = 0; i < 400 && !ended; ++i) ended = !ws.read().has_value();
+    CHECK(ended);
+  }
+  CHECK(server.running());
+}
+
+TEST_CASE("web: the game port's per-address limits count the browser's address, not the gateway's") {
+  PageFolder page;
+  // Two connections and one slot per address: as loopback, a second browser anywhere would be
+  // refused; as itself, each host keeps its own share.
+  ServerProcess server(small_city({"--web-port", "0", "--web-root", page.dir, "--max-connections-per-address", "2",
+                                   "--max-clients-per-address", "1"}));
+  const std::uint16_t port = wait_web_port(server);
+
+  WsClient a, b, c;
+  REQUIRE(a.connect(port, "127.0.0.2"));
+  REQUIRE(b.connect(port, "127.0.0.3"));
+  REQUIRE(c.connect(port, "127.0.0.4"));
+  for (WsClient* ws : {&a, &b, &c}) REQUIRE(ws->send(viewer_hello()));
+  CHECK(a.read_until<protocol::Welcome>().has_value());
+  CHECK(b.read_until<protocol::Welcome>().has_value());
+  CHECK(c.read_until<protocol::Welcome>().has_value());
+
+  // A second browser on 127.0.0.2 is over that host's one slot.
+  WsClient again;
+  REQUIRE(again.connect(port, "127.0.0.2"));
+  REQUIRE(again.send(viewer_hello()));
+  const auto refused = again.read_until<protocol::Error>(8);
+  REQUIRE(refused.has_value());
+  CHECK(refused->code == protocol::ErrorCode::kServerFull);
+  CHECK(server.running());
+}
+
+TEST_CASE("web: a missing page and --auth tokens are refused at start with what to do") {
+  SUBCASE("no index.html in the folder") {
+    ServerProcess server(small_city({"--web-port", "0", "--web-root", "/nonexistent-swarmfield-web"}));
+    REQUIRE(server.wait_exit(10s) == std::optional<int>(1));
+    CHECK(server.err().find("the browser page is not built") != std::string::npos);
+    CHECK(server.err().find("--web-root") != std::string::npos);
+  }
+}
