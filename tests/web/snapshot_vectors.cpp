@@ -6,6 +6,12 @@
 // verdict. web/test/snapshot_vectors.test.mjs replays them and requires the same frames, bit for
 // bit, and the same failures.
 //
+// Also a whole session as the server sends it over TCP (and the WebSocket): Welcome, the map's
+// zstd chunks (out of order, one twice), MapDeltas (one early, one stale), the reliable stream's
+// snapshots, a Bye; with the map the client must end up with. And, as
+// `snapshot_vectors --check-client HEX...`, the C++ decoder's verdict on messages a client
+// encoded (the page's Hello and Inputs), one JSON line each.
+//
 // Usage: snapshot_vectors OUT.json [SEED]. The scenario covers what the codec distinguishes:
 // agents added, removed, killed (death flags), kinds changed, stale ones (not sent for many
 // snapshots: the velocity span clamp at 64 ticks and the prediction clamp at 16), jumps and
@@ -23,6 +29,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "swarmfield/client/snapshot_state.hpp"
@@ -31,6 +38,8 @@
 #include "swarmfield/protocol/snapshot/snapshot_codec.hpp"
 #include "swarmfield/protocol/snapshot/snapshot_receiver.hpp"
 #include "swarmfield/protocol/snapshot/snapshot_sender.hpp"
+#include "swarmfield/protocol/transport/map_transfer.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
 
 namespace sp = swarmfield::protocol;
 namespace sc = swarmfield::client;
@@ -476,11 +485,128 @@ json run_stream(const StreamSpec& spec, json* corrupt_out) {
   return json{{"name", spec.name}, {"reliable", spec.reliable}, {"steps", steps}};
 }
 
+
+std::string hex_of(const std::vector<std::uint8_t>& v) { return hex(std::span<const std::uint8_t>(v)); }
+
+std::vector<std::uint8_t> unhex(const std::string& h) {
+  std::vector<std::uint8_t> out;
+  for (std::size_t k = 0; k + 1 < h.size(); k += 2) out.push_back(static_cast<std::uint8_t>(std::stoi(h.substr(k, 2), nullptr, 16)));
+  return out;
+}
+
+
+/// A 400 x 300 map of noisy costs (barely compressible: three MapChunks) with walls round it.
+std::vector<std::uint8_t> session_map(std::int32_t width, std::int32_t height, std::uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<std::uint8_t> costs(static_cast<std::size_t>(width) * static_cast<std::size_t>(height));
+  for (std::int32_t y = 0; y < height; ++y) {
+    for (std::int32_t x = 0; x < width; ++x) {
+      const bool border = x == 0 || y == 0 || x == width - 1 || y == height - 1;
+      const auto noise = static_cast<std::uint8_t>(1 + rng() % 254);
+      costs[static_cast<std::size_t>(y) * static_cast<std::size_t>(width) + static_cast<std::size_t>(x)] =
+          border || rng() % 10 == 0 ? std::uint8_t{255} : noise;
+    }
+  }
+  return costs;
+}
+
+/// The server's side of a whole TCP session for a viewer, as envelopes (no length prefix: the
+/// WebSocket's messages), and what the client holds at the end.
+json session_json(const json& reliable_steps, std::uint64_t seed) {
+  constexpr std::int32_t kWidth = 400, kHeight = 300;
+  std::vector<std::uint8_t> costs = session_map(kWidth, kHeight, seed);
+  sp::Welcome welcome;
+  welcome.client_id = 5;
+  welcome.tick_hz = 30;
+  welcome.snapshot_hz = 10;
+  welcome.udp_port = 0;
+  welcome.udp.token.fill(7);
+  welcome.map.width = kWidth;
+  welcome.map.height = kHeight;
+  welcome.map.cell_size = kCellSize;
+  welcome.map.name = "vectors-400x300";
+  const std::vector<sp::MapChunk> chunks = sp::make_map_chunks(costs, welcome.map);
+  welcome.kinds = {sp::KindInfo{"runner", 0.3f, 0xff9a30}, sp::KindInfo{"walker", 0.35f, 0xe04040},
+                   sp::KindInfo{"brute", 0.9f, 0x9040c0}};
+  json messages = json::array();
+  auto send = [&messages](const sp::TcpMessage& m) { messages.push_back(hex_of(sp::encode_tcp_message(m))); };
+  send(welcome);
+  // Chunks out of order, one twice; a map change before the map is complete (the client holds it).
+  sp::MapDelta early{1, {sp::MapCellChange{10, 10, 255, 200}, sp::MapCellChange{11, 10, 255, 100}}};
+  std::vector<std::size_t> order;
+  for (std::size_t i = chunks.size(); i-- > 0;) order.push_back(i);
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    send(chunks[order[k]]);
+    if (k == 0) {
+      send(early);
+      send(chunks[order[k]]);
+    }
+  }
+  // Snapshots, with a barricade destroyed and another built halfway, then a stale delta.
+  sp::MapDelta later{2, {sp::MapCellChange{10, 10, 3, 0}, sp::MapCellChange{20, 30, 255, 255}}};
+  sp::MapDelta stale{2, {sp::MapCellChange{5, 5, 255, 1}}};
+  for (std::size_t i = 0; i < reliable_steps.size(); ++i) {
+    send(sp::SnapshotData{unhex(reliable_steps[i]["payload"])});
+    if (i == reliable_steps.size() / 2) {
+      send(later);
+      send(stale);
+    }
+  }
+  send(sp::Bye{"server shutting down"});
+  // The map the client ends with: the deltas of revisions 1 and 2 (the stale one ignored).
+  for (const sp::MapDelta* d : {&early, &later}) {
+    for (const sp::MapCellChange& c : d->cells) costs[static_cast<std::size_t>(c.y) * kWidth + c.x] = c.cost;
+  }
+  json kinds = json::array();
+  for (const sp::KindInfo& k : welcome.kinds) kinds.push_back(json{{"name", k.name}, {"radius", exact(k.radius)}, {"colour", k.colour}});
+  return json{{"messages", messages},
+              {"chunks", chunks.size()},
+              {"map", json{{"width", kWidth}, {"height", kHeight}, {"cell_size", exact(kCellSize)}, {"name", welcome.map.name}}},
+              {"kinds", kinds},
+              {"final_costs", hex_of(costs)},
+              {"final_barricades", json::array({json::array({30 * kWidth + 20, 255}), json::array({10 * kWidth + 11, 100})})},
+              {"snapshots", reliable_steps.size()},
+              {"bye", "server shutting down"}};
+}
+
+/// The C++ verdict on client messages (hex envelopes): one JSON line each.
+int check_client_messages(int argc, char** argv) {
+  for (int i = 2; i < argc; ++i) {
+    std::string error;
+    const auto m = sp::decode_tcp_message(unhex(argv[i]), &error, sp::MessageSet::kFromClient);
+    json out{{"ok", m.has_value()}};
+    if (!m) {
+      out["error"] = error;
+    } else if (const auto* hello = std::get_if<sp::Hello>(&*m)) {
+      out["type"] = "hello";
+      out["protocol_version"] = hello->protocol_version;
+      out["role"] = static_cast<int>(hello->role);
+      out["name"] = hello->name;
+      out["connect_token"] = hello->connect_token.size();
+    } else if (const auto* in = std::get_if<sp::Input>(&*m)) {
+      out["type"] = "input";
+      out["sequence"] = in->sequence;
+      out["move"] = json::array({exact(in->move_x), exact(in->move_y)});
+      out["view"] = json::array({exact(in->view_x0), exact(in->view_y0), exact(in->view_x1), exact(in->view_y1)});
+      out["ack"] = json::array({in->snapshot_ack.latest, in->snapshot_ack.received});
+      out["client_time_us"] = std::to_string(in->client_time_us);
+      out["fire"] = in->fire;
+      out["build_id"] = in->build_id;
+    } else if (const auto* bye = std::get_if<sp::Bye>(&*m)) {
+      out["type"] = "bye";
+      out["reason"] = bye->reason;
+    }
+    std::cout << out.dump() << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "--check-client") return check_client_messages(argc, argv);
   if (argc < 2 || argc > 3) {
-    std::cerr << "usage: snapshot_vectors OUT.json [SEED]\n";
+    std::cerr << "usage: snapshot_vectors OUT.json [SEED] | snapshot_vectors --check-client HEX...\n";
     return 2;
   }
   const std::uint64_t seed = argc == 3 ? std::stoull(argv[2]) : 20261203;
@@ -495,7 +621,8 @@ int main(int argc, char** argv) {
                  {"seed", seed},
                  {"cell_size", exact(kCellSize)},
                  {"streams", streams},
-                 {"corrupt", corrupt}};
+                 {"corrupt", corrupt},
+                 {"session", session_json(streams[0]["steps"], seed)}};
   std::ofstream file(argv[1]);
   file << out.dump() << "\n";
   if (!file) {

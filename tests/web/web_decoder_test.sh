@@ -15,4 +15,4 @@ major=$("$node" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
 
 "$bin" "$out" || { echo "FAIL: snapshot_vectors could not write $out"; exit 1; }
 cd "$web" || exit 1
-SWARMFIELD_SNAPSHOT_VECTORS=$out exec "$node" --test test/
+SWARMFIELD_SNAPSHOT_VECTORS=$out SWARMFIELD_SNAPSHOT_VECTORS_BIN=$bin exec "$node" --test test/*.test.mjs
