@@ -10,7 +10,7 @@
 // Exit 0 passed, 1 failed, 77 skipped (no Chromium, no page, no playwright-core), as CTest reads it.
 // Every wait is bounded; the server and the bot are killed on every exit path.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -72,37 +72,40 @@ function start(program, programArgs) {
   };
 }
 
-const near = (r, g, b, [cr, cg, cb], tolerance) =>
-  Math.abs(r - cr) <= tolerance && Math.abs(g - cg) <= tolerance && Math.abs(b - cb) <= tolerance;
-
-/** What the canvas shows now, counted by the page's colours (web/src/view/colours.js). */
+/** What the canvas shows now, counted by the page's colours (web/src/view/colours.js) inside the
+ *  page (2.5 million channel values are too many to carry out through the DevTools protocol). */
 async function capture(page) {
-  const pixels = await page.evaluate(() => {
+  return page.evaluate(async () => {
+    // Read inside a frame callback queued after the page's own: the canvas holds a whole frame.
+    await new Promise((resolve) => requestAnimationFrame(() => resolve()));
     const canvas = document.querySelector('canvas');
-    const ctx = canvas.getContext('2d');
-    return { width: canvas.width, height: canvas.height, data: Array.from(ctx.getImageData(0, 0, canvas.width, canvas.height).data) };
+    const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    const near = (r, g, b, [cr, cg, cb], tolerance) =>
+      Math.abs(r - cr) <= tolerance && Math.abs(g - cg) <= tolerance && Math.abs(b - cb) <= tolerance;
+    const wall = [46, 48, 60], floor = [160, 160, 150], player = [60, 200, 255];
+    const kinds = [[0xf2, 0xa3, 0x3a], [0xe0, 0x48, 0x48], [0x9a, 0x5b, 0xd6]];
+    const counts = { wall: 0, floor: 0, agents: 0, player: 0, playerX: 0, playerY: 0, total: canvas.width * canvas.height };
+    for (let i = 0; i < data.length; i += 4) {
+      const r = data[i], g = data[i + 1], b = data[i + 2];
+      if (near(r, g, b, wall, 6)) ++counts.wall;
+      else if (near(r, g, b, floor, 8)) ++counts.floor;
+      else if (near(r, g, b, player, 24)) {
+        ++counts.player;
+        counts.playerX += (i / 4) % canvas.width;
+        counts.playerY += Math.floor(i / 4 / canvas.width);
+      } else if (kinds.some((k) => near(r, g, b, k, 24))) ++counts.agents;
+    }
+    if (counts.player > 0) {
+      counts.playerX /= counts.player;
+      counts.playerY /= counts.player;
+    }
+    return counts;
   });
-  const wall = [46, 48, 60], floor = [160, 160, 150], player = [60, 200, 255];
-  const kinds = [[0xf2, 0xa3, 0x3a], [0xe0, 0x48, 0x48], [0x9a, 0x5b, 0xd6]];
-  const counts = { wall: 0, floor: 0, agents: 0, player: 0, playerX: 0, playerY: 0, total: pixels.width * pixels.height };
-  for (let i = 0; i < pixels.data.length; i += 4) {
-    const [r, g, b] = [pixels.data[i], pixels.data[i + 1], pixels.data[i + 2]];
-    if (near(r, g, b, wall, 6)) ++counts.wall;
-    else if (near(r, g, b, floor, 8)) ++counts.floor;
-    else if (near(r, g, b, player, 24)) {
-      ++counts.player;
-      counts.playerX += (i / 4) % pixels.width;
-      counts.playerY += Math.floor(i / 4 / pixels.width);
-    } else if (kinds.some((k) => near(r, g, b, k, 24))) ++counts.agents;
-  }
-  if (counts.player > 0) {
-    counts.playerX /= counts.player;
-    counts.playerY /= counts.player;
-  }
-  return counts;
 }
 
 const failures = [];
+const t0 = Date.now();
+const stamp = (what) => console.log(`[${((Date.now() - t0) / 1000).toFixed(1)} s] ${what}`);
 function check(ok, what) {
   console.log(`${ok ? 'ok  ' : 'FAIL'} ${what}`);
   if (!ok) failures.push(what);
@@ -120,17 +123,20 @@ try {
   const bot = start('swarmfield-bot', ['--port', String(tcpPort), '--seconds', '40', '--name', 'walker-bot']);
   await server.wait('joined', 10000).catch(() => {}); // the bot's join line; the page waits for the player anyway
 
+  stamp('bot started');
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
   const page = await browser.newPage({ viewport: { width: 960, height: 640 } });
   const consoleErrors = [];
   page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
   page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  stamp('browser up');
   await page.goto(`http://127.0.0.1:${webPort}/`, { timeout: 15000 });
   await page.waitForFunction(
     () => window.swarmfield && window.swarmfield.state === 'streaming' && window.swarmfield.snapshots >= 10 &&
       window.swarmfield.players.length > 0,
     null, { timeout: 20000 },
   );
+  stamp('streaming');
   const first = await capture(page);
   const firstPlayer = await page.evaluate(() => ({ ...window.swarmfield.players[0] }));
   await page.screenshot({ path: join(args.out, 'spectator_1.png') });
