@@ -72,10 +72,10 @@ function viewRect() {
   return m ? { x0: 0, y0: 0, x1: m.width * m.cellSize, y1: m.height * m.cellSize } : { x0: 0, y0: 0, x1: 0, y1: 0 };
 }
 
+// A new session keeps drawing the last one's map and frame until its own arrive (as the C++
+// viewer keeps its last frame while it resumes).
 function connect() {
   page.observedTick = 0;
-  page.hasFrame = false;
-  page.mapImage = null;
   page.session = new Session({
     url: wsUrl,
     name,
@@ -108,7 +108,7 @@ function connect() {
 /** Snapshots not seen yet set the clock; deaths start their fade; then the frame to draw. */
 function interpolate(nowSeconds) {
   const s = page.session;
-  if (!s || s.snapshots.length === 0) return;
+  if (!s || !s.welcome || s.snapshots.length === 0) return;
   for (const r of s.snapshots) {
     if (r.snapshot.tick > page.observedTick) {
       page.clock.observe(r.snapshot.tick, r.receivedAt);
@@ -176,7 +176,7 @@ function frame() {
     interpolate(nowSeconds);
     followPlayer();
     drawn = drawScene(ctx, camera, {
-      map: s ? s.map : null,
+      map: page.mapImage ? page.mapImage.map : null,
       mapImage: page.mapImage,
       frame: page.hasFrame ? page.frame : null,
       kinds: s && s.welcome ? s.welcome.kinds : [],
