@@ -33,9 +33,9 @@ export class DensityGrid {
    */
   levelAtCell(cx, cy) {
     if (this.empty() || cx < this.originX || cy < this.originY) return 0;
-    // Math.floor of a non-negative quotient by a power of two: the C++ >> on int64.
-    const gx = Math.floor((cx - this.originX) / 2 ** this.cellLog2);
-    const gy = Math.floor((cy - this.originY) / 2 ** this.cellLog2);
+    // Non-negative differences below 2^31: >> is the C++ int64 shift exactly.
+    const gx = (cx - this.originX) >> this.cellLog2;
+    const gy = (cy - this.originY) >> this.cellLog2;
     if (gx >= this.width || gy >= this.height) return 0;
     const i = gy * this.width + gx;
     return i < this.levels.length ? this.levels[i] : 0;
@@ -51,12 +51,20 @@ export function densityLevelFloor(level) {
   return 2 ** (Math.min(level, 15) - 1);
 }
 
-/** The baseline's level for square i of `grid` (same map position and square size), else 0. */
-function baselineLevel(grid, baseline, i) {
-  if (baseline.empty() || baseline.cellLog2 !== grid.cellLog2) return 0;
-  const gx = i % grid.width;
-  const gy = Math.floor(i / grid.width);
-  return baseline.levelAtCell(grid.originX + gx * 2 ** grid.cellLog2, grid.originY + gy * 2 ** grid.cellLog2);
+/**
+ * The baseline's level for every square of `grid` (same map position, same square size), else
+ * 0: the levels a run repeats. All at once: the grid has up to 4096 squares per snapshot.
+ */
+function baselineLevels(grid, baseline) {
+  const out = new Uint8Array(grid.width * grid.height);
+  if (baseline.empty() || baseline.cellLog2 !== grid.cellLog2) return out;
+  for (let gy = 0, i = 0; gy < grid.height; ++gy) {
+    for (let gx = 0; gx < grid.width; ++gx, ++i) {
+      // Map cells below 8192 + 63 * 2^13: int32 shifts are exact.
+      out[i] = baseline.levelAtCell(grid.originX + (gx << grid.cellLog2), grid.originY + (gy << grid.cellLog2));
+    }
+  }
+  return out;
 }
 
 /**
@@ -83,12 +91,12 @@ export function readDensityGrid(reader, grid, baseline) {
   grid.width = w;
   grid.height = h;
   const n = w * h;
-  grid.levels = new Uint8Array(n);
+  grid.levels = baselineLevels(grid, baseline);
   let i = 0;
   while (i < n) {
     const run = reader.readExpGolomb(RUN_ORDER);
     if (reader.failed || run > n - i) return false;
-    for (let r = 0; r < run; ++r, ++i) grid.levels[i] = baselineLevel(grid, baseline, i);
+    i += run; // these squares keep the baseline's level
     if (i === n) break;
     grid.levels[i] = reader.readBits(LEVEL_BITS);
     ++i;

@@ -228,18 +228,21 @@ function readKindChanges(reader, updated, s) {
 }
 
 /** Bit section 6: per speed class, a "used" bit and the position and heading tables. */
+// The tables are scratch reused by every decode (each holds a 4 kB slot look-up): decodes run
+// one at a time, and a table is used only in the decode that read it (haveTable).
+const POS_TABLES = Array.from({ length: SPEED_CLASSES }, () => new RansTable());
+const HEAD_TABLES = Array.from({ length: SPEED_CLASSES }, () => new RansTable());
+
 function readTables(reader, s) {
   s.haveTable = [];
-  s.posTables = [];
-  s.headTables = [];
+  s.posTables = POS_TABLES;
+  s.headTables = HEAD_TABLES;
   for (let ctx = 0; ctx < SPEED_CLASSES; ++ctx) {
     const have = reader.readBool();
     s.haveTable.push(have);
-    const pos = new RansTable();
-    const head = new RansTable();
-    if (have && (!pos.read(reader, POS_ALPHABET) || !head.read(reader, HEAD_ALPHABET))) fail('bad frequency table');
-    s.posTables.push(pos);
-    s.headTables.push(head);
+    if (have && (!POS_TABLES[ctx].read(reader, POS_ALPHABET) || !HEAD_TABLES[ctx].read(reader, HEAD_ALPHABET))) {
+      fail('bad frequency table');
+    }
   }
   if (reader.failed) fail('snapshot truncated in the tables');
 }
