@@ -19,7 +19,7 @@ JOBS=${JOBS:-$(nproc)}
 PACKAGES=(build-essential cmake pkg-config git libasio-dev libflatbuffers-dev flatbuffers-compiler
           libspdlog-dev doctest-dev libzstd-dev libsdl2-dev libcli11-dev libtomlplusplus-dev
           libbenchmark-dev libpng-dev libsodium-dev libcpp-httplib-dev nlohmann-json3-dev liblua5.4-dev python3-prometheus-client python3-yaml xvfb xauth
-          qemu-user)
+          qemu-user libboost-dev nodejs chromium)
 
 say() { printf '\033[1m[swarmfield]\033[0m %s\n' "$*"; }
 
@@ -28,6 +28,9 @@ install_packages() {
   for p in "${PACKAGES[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
   done
+  # npm: Debian's package where node came from Debian; NodeSource's nodejs has it built in (and
+  # conflicts with Debian's npm), so only when the command is missing.
+  command -v npm >/dev/null || missing+=(npm)
   [ ${#missing[@]} -eq 0 ] && return 0
   say "installing Debian packages: ${missing[*]}"
   local sudo=""
@@ -75,7 +78,9 @@ case "$cmd" in
     SWARMFIELD_DEMO_CHECK_ONLY=1 "$ROOT/scripts/demo.sh" "$BUILD_DIR/bin" "$@"
     case " $* " in *" -h "*|*" --help "*) exit 0 ;; esac
     # Only the programs the demo runs: the tests' 70-odd programs are most of a full build.
-    build swarmfield-server swarmfield-viewer swarmfield-bot
+    web=()  # the browser page, where node and npm are (cmake/SwarmfieldWeb.cmake)
+    command -v npm >/dev/null && command -v node >/dev/null && web=(swarmfield_web)
+    build swarmfield-server swarmfield-viewer swarmfield-bot "${web[@]}"
     exec "$ROOT/scripts/demo.sh" "$BUILD_DIR/bin" "$@"
     ;;
   bench)

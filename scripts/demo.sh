@@ -15,17 +15,20 @@ PATROL="$ROOT/client_viewer/scripts/patrol.bot"
 CITY_DEFAULT=yes
 OUT="$ROOT/out"
 HEADLESS=auto
+WEB_PORT=8088  # the browser spectator (0 = off); only when the page is built (BIN/../web)
 
 usage() {
   cat <<USAGE
 usage: ./swarmfield.sh demo [--map FILE.map | --city-seed N] [--agents N] [--seconds S]
-                            [--port P] [--script FILE.bot] [--headless] [--out DIR]
+                            [--port P] [--web-port P] [--script FILE.bot] [--headless] [--out DIR]
   --map FILE.map   a MovingAI map, e.g. ../shared/data/maps/street/Boston_0_512.map
                    (default: the generated city, seed 1, 256x256 cells)
   --city-seed N    generated city with seed N
   --agents N       enemies in the swarm (default $AGENTS)
   --seconds S      stop after S seconds (default: 30 headless, until the window closes otherwise)
   --port P         TCP and UDP port of the server (default $PORT)
+  --web-port P     the browser spectator: watch at http://127.0.0.1:P/ (default $WEB_PORT;
+                   0 = off; on when the page was built, which needs node and npm)
   --script FILE    bot script (default: client_viewer/scripts/patrol.bot on the default city,
                    a wander loop on other maps; format in client_viewer/BOT_SCRIPT.md)
   --headless       never open a window; write screenshots to --out (default when DISPLAY is unset)
@@ -53,6 +56,8 @@ while [ $# -gt 0 ]; do
                SECONDS_TO_RUN=$2; shift 2 ;;
     --port) need_value "$@"; { is_uint "$2" && [ "$2" -ge 1 ] && [ "$2" -le 65535 ]; } || fail_usage "--port must be in 1..65535 (got '$2')"
             PORT=$2; shift 2 ;;
+    --web-port) need_value "$@"; { is_uint "$2" && [ "$2" -le 65535 ]; } || fail_usage "--web-port must be in 0..65535 (got '$2'; 0 = off)"
+                WEB_PORT=$2; shift 2 ;;
     --script) need_value "$@"; f=$(abs_path "$2")
               [ -f "$f" ] || fail_usage "bot script '$2' not found (looked for $f)"
               SCRIPT=$f; shift 2 ;;
@@ -78,9 +83,15 @@ trap cleanup EXIT INT TERM
 
 # The server outlives the clients by a few seconds so that they end first, on their own clock.
 SERVER_DURATION=$(awk -v s="$SECONDS_TO_RUN" 'BEGIN { d = (s > 0) ? int(s) + 4 : 0; print d }')
-say "starting the server: ${MAP_ARGS[*]} --agents $AGENTS --port $PORT (log: $OUT/server.log)"
+WEB_ARGS=()
+if [ "$WEB_PORT" != 0 ] && [ -f "$BIN/../web/index.html" ]; then
+  WEB_ARGS=(--web-port "$WEB_PORT" --web-bind 127.0.0.1)
+elif [ "$WEB_PORT" != 0 ]; then
+  say "the browser page is not built (needs node and npm): no browser spectator"
+fi
+say "starting the server: ${MAP_ARGS[*]} --agents $AGENTS --port $PORT ${WEB_ARGS[*]} (log: $OUT/server.log)"
 "$BIN/swarmfield-server" "${MAP_ARGS[@]}" --agents "$AGENTS" --port "$PORT" --duration "$SERVER_DURATION" \
-  >"$OUT/server.log" 2>&1 &
+  "${WEB_ARGS[@]}" >"$OUT/server.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 100); do
   grep -q 'listening' "$OUT/server.log" 2>/dev/null && break
@@ -88,6 +99,7 @@ for _ in $(seq 1 100); do
   sleep 0.1
 done
 grep -q 'listening' "$OUT/server.log" || { echo "the server did not report listening within 10 s:"; cat "$OUT/server.log"; exit 1; }
+[ ${#WEB_ARGS[@]} -gt 0 ] && say "watch in a browser: http://127.0.0.1:$WEB_PORT/ (pan: drag, zoom: wheel, F follows a player)"
 
 # The bot outlives the viewer (the last frame, the screenshot, must still show the player being
 # chased); the clean-up below stops it once the viewer is done.

@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <memory>
+#include <thread>
 
 // Not loopback_support.hpp: it brings standalone Asio, which can not share a translation unit
 // with Boost.Asio (both define the same global helper namespaces).
@@ -64,9 +65,10 @@ void bound_socket(tcp::socket& socket, std::chrono::milliseconds limit) {
   setsockopt(socket.native_handle(), SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 }
 
-tcp::socket connect_from(net::io_context& io, std::uint16_t port, const char* from) {
+tcp::socket connect_from(net::io_context& io, std::uint16_t port, const char* from, int receive_buffer = 0) {
   tcp::socket socket(io);
   socket.open(tcp::v4());
+  if (receive_buffer > 0) socket.set_option(net::socket_base::receive_buffer_size(receive_buffer));
   socket.bind(tcp::endpoint(net::ip::make_address(from), 0));
   socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
   bound_socket(socket, 5000ms);
@@ -96,9 +98,10 @@ HttpAnswer http_get(std::uint16_t port, const std::string& target, http::verb ve
 /// A browser's WebSocket, as the page opens it.
 class WsClient {
  public:
-  bool connect(std::uint16_t port, const char* from = "127.0.0.1", const std::string& target = "/ws") {
+  bool connect(std::uint16_t port, const char* from = "127.0.0.1", const std::string& target = "/ws",
+               int receive_buffer = 0) {
     try {
-      ws_ = std::make_unique<websocket::stream<tcp::socket>>(connect_from(io_, port, from));
+      ws_ = std::make_unique<websocket::stream<tcp::socket>>(connect_from(io_, port, from, receive_buffer));
       ws_->handshake("127.0.0.1", target);
       ws_->binary(true);
       return true;
@@ -306,6 +309,63 @@ TEST_CASE("web: the game port's per-address limits count the browser's address, 
   const auto refused = again.read_until<protocol::Error>(8);
   REQUIRE(refused.has_value());
   CHECK(refused->code == protocol::ErrorCode::kServerFull);
+  CHECK(server.running());
+}
+
+TEST_CASE("web: a browser that reads slowly gets fresh snapshots after its stall, not a backlog") {
+  PageFolder page;
+  // Snapshots of a few KiB (10,000 agents spreading over a 128 city), as a crowded view has.
+  ServerProcess server({"--port", "0", "--bind", "127.0.0.1", "--city-size", "128", "--web-port", "0", "--web-root",
+                        page.dir, "--agents", "10000"});
+  const std::uint16_t port = wait_web_port(server);
+  WsClient ws;
+  REQUIRE(ws.connect(port, "127.0.0.1", "/ws", 4096));
+  REQUIRE(ws.send(viewer_hello()));
+  REQUIRE(ws.read_until<protocol::Welcome>().has_value());
+  protocol::SnapshotReceiver receiver;
+  protocol::Input input;
+  input.sequence = 1;
+  input.view_x1 = 128.0f;
+  input.view_y1 = 128.0f;
+  REQUIRE(ws.send(input));
+  std::size_t bytes_read = 0;
+  const auto decode = [&](const protocol::SnapshotData& s) {
+    bytes_read += s.payload.size();
+    std::string error;
+    const auto result = receiver.receive(s.payload, &error);
+    CHECK_MESSAGE(result == protocol::SnapshotReceiver::Result::kDecoded, error);
+    return receiver.header().tick;
+  };
+  const auto first = ws.read_until<protocol::SnapshotData>();
+  REQUIRE(first.has_value());
+  const std::uint32_t first_tick = decode(*first);
+  const auto first_at = std::chrono::steady_clock::now();
+
+  // 10 s of inputs (it stays a live client) and no reads: ~200 snapshots' worth at 20 Hz.
+  for (int i = 0; i < 50; ++i) {
+    input.sequence += 1;
+    REQUIRE(ws.send(input));
+    std::this_thread::sleep_for(200ms);
+  }
+  // What the browser reads now reaches the present within what the small buffers held: a
+  // gateway that queued the backlog (or a server that did) would hand it ~200 old snapshots.
+  const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - first_at).count();
+  const auto now_tick = static_cast<std::uint32_t>(first_tick + 30.0 * (elapsed - 1.5));
+  int snapshots_read = 0;
+  bytes_read = 0;
+  std::uint32_t tick = first_tick;
+  while (tick < now_tick && snapshots_read < 400) {
+    const auto s = ws.read_until<protocol::SnapshotData>();
+    REQUIRE(s.has_value());
+    tick = decode(*s);
+    ++snapshots_read;
+  }
+  INFO("snapshots read to reach the present: " << snapshots_read << " (" << bytes_read << " bytes), tick " << tick
+                                                << " of ~" << now_tick);
+  CHECK(tick >= now_tick);
+  // Kernel buffers (the gateway's 64 KiB send buffer, doubled by Linux; 16 KiB each side of the
+  // relay) and two messages: ~200 KiB. The stall sent ~200 snapshots of ~4.5 KiB.
+  CHECK(bytes_read <= 320u * 1024u);
   CHECK(server.running());
 }
 

@@ -115,7 +115,7 @@ let browser;
 try {
   const server = start('swarmfield-server', [
     '--port', '0', '--bind', '127.0.0.1', '--city-size', '96', '--agents', '1500', '--web-port', '0',
-    '--web-root', args.web, '--duration', '60',
+    '--web-root', args.web, '--duration', '60', '--no-combat',  // a player the horde can not kill stays drawn
   ]);
   const listening = await server.wait('listening tcp=', 20000);
   const tcpPort = Number(/tcp=(\d+)/.exec(listening)[1]);
@@ -129,6 +129,7 @@ try {
   const consoleErrors = [];
   page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
   page.on('pageerror', (e) => consoleErrors.push(String(e)));
+  page.on('response', (r) => r.status() >= 400 && consoleErrors.push(`${r.status()} for ${r.url()}`));
   stamp('browser up');
   await page.goto(`http://127.0.0.1:${webPort}/`, { timeout: 15000 });
   await page.waitForFunction(
@@ -152,7 +153,7 @@ try {
   check(first.floor > 0.1 * first.total, `floor drawn (${first.floor} pixels)`);
   check(second.agents >= 200, `agents visible in the kinds' colours (${second.agents} pixels)`);
   check(first.player >= 10 && second.player >= 10, `the player's marker drawn (${first.player}, ${second.player} pixels)`);
-  const moved = Math.hypot(second.playerX - first.playerX, second.playerY - first.playerY);
+  const moved = first.player && second.player ? Math.hypot(second.playerX - first.playerX, second.playerY - first.playerY) : 0;
   check(moved >= 3, `the player's marker moved on screen between the captures (${moved.toFixed(1)} px)`);
   const p2 = state.players.find((p) => p.id === firstPlayer.id);
   check(p2 && Math.hypot(p2.x - firstPlayer.x, p2.y - firstPlayer.y) > 0.5, 'the player moved in the page state');

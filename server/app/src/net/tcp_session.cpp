@@ -33,6 +33,10 @@ void TcpSession::start() { do_read(); }
 void TcpSession::forwarded_for(const asio::ip::address& address) {
   remote_address_ = address;
   remote_ = address.to_string() + " (web)";
+  // The relay is local: no round trip to cover, so a small kernel buffer, and a slow browser's
+  // backlog stays in the queue where send_latest() replaces it, not in the kernel.
+  std::error_code ec;
+  socket_.set_option(asio::socket_base::send_buffer_size(static_cast<int>(kForwardedSendBuffer)), ec);
 }
 
 void TcpSession::do_read() {

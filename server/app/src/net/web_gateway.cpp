@@ -103,6 +103,10 @@ class RelaySession : public std::enable_shared_from_this<RelaySession> {
 
   void start(http::request<http::empty_body> request) {
     beast::get_lowest_layer(ws_).expires_never();  // the WebSocket keeps its own time
+    beast::error_code option_ec;
+    beast::get_lowest_layer(ws_).socket().set_option(
+        net::socket_base::send_buffer_size(gateway_.options.browser_send_buffer), option_ec);
+    beast::get_lowest_layer(ws_).socket().set_option(tcp::no_delay(true), option_ec);
     websocket::stream_base::timeout timeout{};
     timeout.handshake_timeout = gateway_.options.handshake_timeout;
     timeout.idle_timeout = gateway_.options.idle_timeout;
@@ -127,6 +131,7 @@ class RelaySession : public std::enable_shared_from_this<RelaySession> {
     const net::ip::address game_address = net::ip::make_address(gateway_.options.game_address, ec);
     if (ec) return close();
     game_.open(game_address.is_v4() ? tcp::v4() : tcp::v6(), ec);
+    if (!ec) game_.set_option(net::socket_base::receive_buffer_size(gateway_.options.game_receive_buffer), ec);
     if (!ec) game_.bind(tcp::endpoint(game_address, 0), ec);
     if (ec) {
       spdlog::warn("web: can not open a connection to the game port: {}", ec.message());
@@ -205,10 +210,17 @@ class RelaySession : public std::enable_shared_from_this<RelaySession> {
         self->to_browser_.push_back(std::move(frame));
         if (self->to_browser_.size() == 1) self->write_browser();
       }
-      // Back-pressure: past the bound the game port's queue fills instead (the server's rules for
-      // a slow viewer), and reading resumes once the browser has taken half of it.
-      if (self->browser_queued_ <= self->gateway_.options.max_queue_bytes) self->read_game();
+      // Back-pressure: while the browser has not taken what waits, the game port's queue fills
+      // instead, where the server's rule for a slow viewer sends fewer, fresher snapshots (a
+      // delta chain can not be thinned here: each snapshot is the next one's baseline).
+      if (!self->browser_backlogged()) self->read_game();
     });
+  }
+
+  /// More waits for the browser than the write in flight and one message behind it, or more
+  /// than the byte bound: stop reading the game port.
+  [[nodiscard]] bool browser_backlogged() const noexcept {
+    return to_browser_.size() > 2 || browser_queued_ > gateway_.options.max_queue_bytes;
   }
 
   void write_browser() {
@@ -217,7 +229,7 @@ class RelaySession : public std::enable_shared_from_this<RelaySession> {
       self->browser_queued_ -= self->to_browser_.front().size();
       self->to_browser_.pop_front();
       if (!self->to_browser_.empty()) self->write_browser();
-      if (self->browser_queued_ <= self->gateway_.options.max_queue_bytes / 2) self->read_game();
+      if (!self->browser_backlogged()) self->read_game();
     });
   }
 

@@ -48,6 +48,8 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   using Clock = std::chrono::steady_clock;
   /// Kernel send buffer per connection: min(max_queue_bytes, this).
   static constexpr std::size_t kMaxKernelSendBuffer = 256 * 1024;
+  /// Kernel send buffer of a connection from one of the server's gateways (forwarded_for()).
+  static constexpr std::size_t kForwardedSendBuffer = 16 * 1024;
 
   /// `max_queue_bytes`: bytes queued but not yet written above which the client is evicted.
   /// Also caps the kernel send buffer (SO_SNDBUF) at min(max_queue_bytes, kMaxKernelSendBuffer).
@@ -59,7 +61,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   void start();
   /// The connection serves a peer at `address` through one of the server's gateways (a browser
   /// behind the WebSocket gateway): remote_address() and remote() name it instead of the
-  /// loopback end. Call before start().
+  /// loopback end; its kernel send buffer is kForwardedSendBuffer. Call before start().
   void forwarded_for(const asio::ip::address& address);
 
   enum class SendResult : std::uint8_t { kQueued, kEvicted, kClosed };

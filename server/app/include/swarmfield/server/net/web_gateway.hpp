@@ -15,9 +15,11 @@
 //    binary only; no compression extension), the first a Hello with the Viewer role (the page is
 //    a spectator), pings when the browser is silent and a close when it stays so;
 //  - connections: at most `max_connections`, at most `max_per_address` from one address;
-//  - a browser that reads slowly: at most `max_queue_bytes` wait for it; past that the gateway
-//    stops reading the game port, so the server's own rule for a slow TCP viewer applies (newer
-//    snapshots in place of older ones, eviction when nothing is read) and memory stays bounded.
+//  - a browser that reads slowly: at most two messages (and `max_queue_bytes`) wait for it,
+//    with small kernel buffers on both sockets; past that the gateway stops reading the game port, so the
+//    server's own rule for a slow TCP viewer applies at once (newer snapshots in place of older
+//    ones, eviction when nothing is read): what the browser reads next is fresh, and memory
+//    stays bounded.
 // Runs on its own thread with its own io_context (Boost.Beast over Boost.Asio); thread-safe
 // counters. Beast: https://www.boost.org/doc/libs/1_74_0/libs/beast/
 #include <atomic>
@@ -46,7 +48,11 @@ struct WebGatewayOptions {
   /// A WebSocket whose browser sends nothing (not even a pong to the gateway's ping) this long
   /// is closed.
   std::chrono::milliseconds idle_timeout{20000};
-  std::size_t max_queue_bytes = 1u << 20;
+  std::size_t max_queue_bytes = 64u * 1024;
+  /// Kernel buffers: the browser's socket's send buffer and the relay's receive buffer. Small, so
+  /// that a slow browser's backlog is the server's to replace, not stale bytes in the kernel.
+  int browser_send_buffer = 64 * 1024;
+  int game_receive_buffer = 16 * 1024;
 };
 
 class WebGateway {
