@@ -20,6 +20,7 @@ THREADS=""
 FIELD_BUDGET=""
 VIEWER=no
 VIEWERS=0
+WEB_SPECTATORS=0
 BOT_SCRIPT=""  # empty = the bots' built-in wander loop
 BIN=""  # required: ./swarmfield.sh load passes its build's bin folder
 OUT="$ROOT/out/load"
@@ -45,6 +46,8 @@ usage: ./swarmfield.sh load [options]      (or: scripts/server_load.sh --bin DIR
                          (fire at the nearest enemy throughout, wander, 4 barricades, kite)
   --viewers N            add N whole-map viewers, 0..1000 (swarmfield-bot --role viewer: decode and
                          acknowledge every snapshot, no rendering; default 0)
+  --web-spectators N     add N browser spectators, 0..1000 (web_spectator_load, a bench program:
+                         WebSockets on the server's --web-port, whole map, every snapshot decoded)
   --viewer               add a headless viewer following the first player (zoom 8, 10 fps)
   --bin DIR              folder with swarmfield-server and swarmfield-bot (required when this
                          script is called directly; ./swarmfield.sh load passes its build)
@@ -93,6 +96,9 @@ while [ $# -gt 0 ]; do
     --viewers) need_value "$@"; { is_uint "$2" && [ "${#2}" -le 4 ] && [ "$2" -le 1000 ]; } ||
                  fail_usage "--viewers must be in 0..1000 (got '$2')"
                VIEWERS=$2; shift 2 ;;
+    --web-spectators) need_value "$@"; { is_uint "$2" && [ "${#2}" -le 4 ] && [ "$2" -le 1000 ]; } ||
+                        fail_usage "--web-spectators must be in 0..1000 (got '$2')"
+                      WEB_SPECTATORS=$2; shift 2 ;;
     --viewer) VIEWER=yes; shift ;;
     --bin) need_value "$@"; BIN=$(abs_path "$2"); shift 2 ;;
     --out) need_value "$@"; OUT=$(abs_path "$2"); shift 2 ;;
@@ -161,12 +167,19 @@ LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 SAFETY=$(awk -v s="$DURATION" 'BEGIN { print int(s) + 120 }')
 SERVER_ARGS=(--map "$MAP" --agents "$AGENTS" --port 0 --bind 127.0.0.1 --duration "$SAFETY" --status-interval 5)
 [ "$AGENTS" -gt 100000 ] && SERVER_ARGS+=(--max-agents "$AGENTS")
-CLIENTS=$(( BOTS + VIEWERS + 2 )); [ "$CLIENTS" -lt 64 ] && CLIENTS=64
+CLIENTS=$(( BOTS + VIEWERS + WEB_SPECTATORS + 2 )); [ "$CLIENTS" -lt 64 ] && CLIENTS=64
 # Every bot and the viewer connect from 127.0.0.1: lift the per-address cap to match.
 SERVER_ARGS+=(--max-clients "$CLIENTS" --max-connections-per-address "$CLIENTS" --max-clients-per-address "$CLIENTS")
 [ -n "$PLAYER_SPEED" ] && SERVER_ARGS+=(--player-speed "$PLAYER_SPEED")
 [ -n "$THREADS" ] && SERVER_ARGS+=(--threads "$THREADS")
 [ -n "$FIELD_BUDGET" ] && SERVER_ARGS+=(--field-budget "$FIELD_BUDGET")
+if [ "$WEB_SPECTATORS" -gt 0 ]; then
+  [ -x "$BIN/web_spectator_load" ] || fail_usage "--web-spectators needs $BIN/web_spectator_load (a bench program: SWARMFIELD_BENCH=1 ./swarmfield.sh build)"
+  # The gateway serves a page; the spectators never ask for it, so any index.html will do.
+  WEB_ROOT="$BIN/../web"
+  [ -f "$WEB_ROOT/index.html" ] || { WEB_ROOT="$OUT/web-root"; mkdir -p "$WEB_ROOT"; echo '<!doctype html>' >"$WEB_ROOT/index.html"; }
+  SERVER_ARGS+=(--web-port 0 --web-root "$WEB_ROOT")
+fi
 say "server: swarmfield-server ${SERVER_ARGS[*]} (log: $OUT/server.log)"
 # Emptied here, not only by the redirection below: that happens in the background child, and the
 # wait for "listening tcp=" could read the previous run's log first (and its port).
@@ -209,6 +222,17 @@ nice -n "$CLIENT_NICE" "$BIN/swarmfield-bot" --host 127.0.0.1 --port "$PORT" --c
   "${bot_args[@]}" >"$OUT/bots.out" 2>"$OUT/bots.log" &
 BOT_PID=$!
 pids+=("$BOT_PID")
+WEB_PID=""
+if [ "$WEB_SPECTATORS" -gt 0 ]; then
+  WEB_PORT=$(sed -n 's/.*web listening port=\([0-9][0-9]*\) .*/\1/p' "$OUT/server.log" | head -1)
+  [ -n "$WEB_PORT" ] || { echo "load: the server did not report 'web listening port='; log:" >&2; cat "$OUT/server.log" >&2; exit 1; }
+  # From 127.0.0.2.. (16 a host): the per-address limits count each browser's own address.
+  say "web spectators: web_spectator_load --count $WEB_SPECTATORS on port $WEB_PORT (log: $OUT/web.out)"
+  nice -n "$CLIENT_NICE" "$BIN/web_spectator_load" --port "$WEB_PORT" --count "$WEB_SPECTATORS" \
+    --addresses $(( (WEB_SPECTATORS + 15) / 16 )) --seconds "$DURATION" >"$OUT/web.out" 2>&1 &
+  WEB_PID=$!
+  pids+=("$WEB_PID")
+fi
 VIEWERS_PID=""
 if [ "$VIEWERS" -gt 0 ]; then
   say "viewers: swarmfield-bot --role viewer --count $VIEWERS (whole map; log: $OUT/viewers.log)"
@@ -263,6 +287,7 @@ RUN_S=$(awk -v t0="$start" -v t1="$(now_ms)" 'BEGIN { printf "%.1f", (t1 - t0) /
 SERVER_CPU=$(cpu_s "$SERVER_PID")
 CPU_LINE="server $SERVER_CPU s, bots $(cpu_s "$BOT_PID") s"
 [ -n "$VIEWERS_PID" ] && CPU_LINE="$CPU_LINE, viewers $(cpu_s "$VIEWERS_PID") s"
+[ -n "$WEB_PID" ] && CPU_LINE="$CPU_LINE, web spectators: their line's cpu_s"
 [ -n "$VIEWER_PID" ] && CPU_LINE="$CPU_LINE, viewer $(cpu_s "$VIEWER_PID") s"
 CPU_LINE="$CPU_LINE of CPU in ${RUN_S} s of run (+ start-up) on $(nproc 2>/dev/null || echo '?') CPUs"
 
@@ -285,6 +310,8 @@ VIEWER_RC=""
 if [ -n "$VIEWER_PID" ]; then wait "$VIEWER_PID" && VIEWER_RC=0 || VIEWER_RC=$?; fi
 VIEWERS_RC=0
 if [ -n "$VIEWERS_PID" ]; then wait "$VIEWERS_PID" && VIEWERS_RC=0 || VIEWERS_RC=$?; fi
+WEB_RC=0
+if [ -n "$WEB_PID" ]; then wait "$WEB_PID" && WEB_RC=0 || WEB_RC=$?; fi
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 
 SUMMARY=$(grep -E '^ticks=' "$OUT/server.out" | tail -1 || true)
@@ -296,6 +323,7 @@ fi
 say "server summary: $SUMMARY"
 say "bots (exit $BOT_RC): $(tail -1 "$OUT/bots.out" 2>/dev/null)"
 [ -n "$VIEWER_PID" ] && say "viewer (exit $VIEWER_RC): $(tail -1 "$OUT/viewer.log" 2>/dev/null)"
+[ -n "$WEB_PID" ] && say "web spectators (exit $WEB_RC): $(tail -1 "$OUT/web.out" 2>/dev/null)"
 VIEWERS_LINE=""
 if [ -n "$VIEWERS_PID" ]; then
   VIEWERS_LINE=$(grep -E '^bots=' "$OUT/viewers.out" 2>/dev/null | tail -1 || true)
@@ -390,6 +418,10 @@ fi
 
 if [ "$VIEWERS_RC" -ne 0 ]; then
   echo "load: the viewers exited with code $VIEWERS_RC (one could not connect or lost its connection); see $OUT/viewers.log" >&2
+  exit 1
+fi
+if [ "$WEB_RC" -ne 0 ]; then
+  echo "load: the web spectators exited with code $WEB_RC (one was not welcomed or lost its connection); see $OUT/web.out" >&2
   exit 1
 fi
 if [ "$BOT_RC" -ne 0 ]; then
