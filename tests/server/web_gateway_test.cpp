@@ -233,7 +233,13 @@ TEST_CASE("web: the page over HTTP, and a spectator over a WebSocket gets the We
   CHECK(decoded == 5);
   CHECK(agents > 0);
 
+  // The server stopping: its Bye reaches the browser before the WebSocket closes (the page shows
+  // why), relayed after the game port has closed its end.
   server.signal(SIGTERM);
+  const auto bye = ws.read_until<protocol::Bye>();
+  REQUIRE(bye.has_value());
+  CHECK_FALSE(bye->reason.empty());
+  CHECK_FALSE(ws.read().has_value());
   REQUIRE(server.wait_exit(10s) == std::optional<int>(0));
   const std::string summary = server.out();
   CHECK(summary_value(summary, "web_pages") >= 2);

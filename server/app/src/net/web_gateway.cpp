@@ -160,6 +160,10 @@ class RelaySession : public std::enable_shared_from_this<RelaySession> {
   void read_browser() {
     ws_.async_read(browser_buffer_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
       if (ec) return self->close();
+      if (self->game_done_) {  // the session is over: what is still said is dropped
+        self->browser_buffer_.consume(self->browser_buffer_.size());
+        return self->read_browser();
+      }
       if (!self->ws_.got_binary()) return self->refuse("text messages are not part of the protocol");
       const auto data = self->browser_buffer_.cdata();
       const std::span<const std::uint8_t> payload(static_cast<const std::uint8_t*>(data.data()), data.size());
@@ -199,7 +203,7 @@ class RelaySession : public std::enable_shared_from_this<RelaySession> {
     game_reading_ = true;
     game_.async_read_some(net::buffer(game_read_), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
       self->game_reading_ = false;
-      if (ec) return self->close();  // the server closed (Error, Bye, eviction) or failed
+      if (ec) return self->game_ended();  // the server closed (Error, Bye, eviction) or failed
       self->frames_.feed(std::span<const std::uint8_t>(self->game_read_.data(), n));
       for (;;) {
         std::vector<std::uint8_t> frame;
@@ -228,7 +232,8 @@ class RelaySession : public std::enable_shared_from_this<RelaySession> {
       if (ec) return self->close();
       self->browser_queued_ -= self->to_browser_.front().size();
       self->to_browser_.pop_front();
-      if (!self->to_browser_.empty()) self->write_browser();
+      if (!self->to_browser_.empty()) return self->write_browser();
+      if (self->game_done_) return self->close_browser();
       if (!self->browser_backlogged()) self->read_game();
     });
   }
@@ -254,6 +259,24 @@ class RelaySession : public std::enable_shared_from_this<RelaySession> {
     }
   }
 
+  /// The game port closed its end: what it sent last (an Error or a Bye saying why) still goes
+  /// to the browser, then a normal close.
+  void game_ended() {
+    if (closed_) return;
+    game_done_ = true;
+    beast::error_code ec;
+    game_.close(ec);
+    if (to_browser_.empty()) close_browser();
+  }
+
+  void close_browser() {
+    if (closed_) return;
+    closed_ = true;
+    ws_.async_close(websocket::close_code::normal, [self = shared_from_this()](beast::error_code) {
+      beast::get_lowest_layer(self->ws_).close();
+    });
+  }
+
   void close() {
     if (closed_) return;
     closed_ = true;
@@ -277,6 +300,7 @@ class RelaySession : public std::enable_shared_from_this<RelaySession> {
   std::size_t browser_queued_ = 0;
   bool game_reading_ = false;
   bool hello_seen_ = false;
+  bool game_done_ = false;
   bool closed_ = false;
 };
 
