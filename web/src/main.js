@@ -8,6 +8,7 @@ import { cleanName } from './net/messages.js';
 import { Camera } from './view/camera.js';
 import { InterpolatedFrame, InterpolationClock, interpolateHistory } from './view/interpolation.js';
 import { MapImage, drawScene } from './view/renderer.js';
+import { FlowOverlay } from './view/flow_overlay.js';
 
 /** Tries after a close before the page gives up, and the wait before each. */
 const MAX_RETRIES = 5;
@@ -47,6 +48,8 @@ const page = {
   hasFrame: false,
   following: params.get('follow') === '1' ? 'first' : null, // null | 'first' | player id
   showDensity: true,
+  flow: new FlowOverlay(), // shown while showFlow (key V, ?flow=1)
+  showFlow: params.get('flow') === '1',
   deaths: [], // { x, y, at }
   maxHealth: new Map(), // player id -> highest health seen (the bar's full length)
   snapshotsBefore: 0, // decoded by earlier sessions
@@ -159,7 +162,7 @@ function updateHud(now, drawn) {
   else if (state === 'closed') state += ' (gave up)';
   lines.push(`connection ${state}${m && m.barricades.size > 0 ? `   barricades ${m.barricades.size}` : ''}`);
   if (exposed.lastError) lines.push(`last error: ${exposed.lastError}`);
-  lines.push(`[drag] pan  [wheel] zoom  [F] follow ${page.following ?? 'off'}  [Esc] stop  [D] density ${page.showDensity ? 'on' : 'off'}`);
+  lines.push(`[drag] pan  [wheel] zoom  [F] follow ${page.following ?? 'off'}  [Esc] stop  [D] density ${page.showDensity ? 'on' : 'off'}  [V] flow ${page.showFlow ? 'on' : 'off'}`);
   hud.textContent = lines.join('\n');
 }
 
@@ -175,7 +178,9 @@ function frame() {
   try {
     interpolate(nowSeconds);
     followPlayer();
+    if (page.showFlow) page.flow.update(page.mapImage ? page.mapImage.map : null, page.hasFrame ? page.frame.players : [], now);
     drawn = drawScene(ctx, camera, {
+      flow: page.showFlow ? page.flow.flow : null,
       map: page.mapImage ? page.mapImage.map : null,
       mapImage: page.mapImage,
       frame: page.hasFrame ? page.frame : null,
@@ -234,6 +239,8 @@ window.addEventListener('keydown', (e) => {
     page.following = null;
   } else if (e.key === 'd' || e.key === 'D') {
     page.showDensity = !page.showDensity;
+  } else if (e.key === 'v' || e.key === 'V') {
+    page.showFlow = !page.showFlow;
   }
 });
 window.addEventListener('resize', resize);

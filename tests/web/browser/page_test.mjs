@@ -82,13 +82,14 @@ async function capture(page) {
     const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
     const near = (r, g, b, [cr, cg, cb], tolerance) =>
       Math.abs(r - cr) <= tolerance && Math.abs(g - cg) <= tolerance && Math.abs(b - cb) <= tolerance;
-    const wall = [46, 48, 60], floor = [160, 160, 150], player = [60, 200, 255];
+    const wall = [46, 48, 60], floor = [160, 160, 150], player = [60, 200, 255], flow = [110, 230, 140];
     const kinds = [[0xf2, 0xa3, 0x3a], [0xe0, 0x48, 0x48], [0x9a, 0x5b, 0xd6]];
-    const counts = { wall: 0, floor: 0, agents: 0, player: 0, playerX: 0, playerY: 0, total: canvas.width * canvas.height };
+    const counts = { wall: 0, floor: 0, agents: 0, flow: 0, player: 0, playerX: 0, playerY: 0, total: canvas.width * canvas.height };
     for (let i = 0; i < data.length; i += 4) {
       const r = data[i], g = data[i + 1], b = data[i + 2];
       if (near(r, g, b, wall, 6)) ++counts.wall;
       else if (near(r, g, b, floor, 8)) ++counts.floor;
+      else if (near(r, g, b, flow, 40)) ++counts.flow;
       else if (near(r, g, b, player, 24)) {
         ++counts.player;
         counts.playerX += (i / 4) % canvas.width;
@@ -155,6 +156,12 @@ try {
   check(first.player >= 10 && second.player >= 10, `the player's marker drawn (${first.player}, ${second.player} pixels)`);
   const moved = first.player && second.player ? Math.hypot(second.playerX - first.playerX, second.playerY - first.playerY) : 0;
   check(moved >= 3, `the player's marker moved on screen between the captures (${moved.toFixed(1)} px)`);
+  // The flow overlay (key V): arrows over the map, none before.
+  await page.keyboard.press('v');
+  await page.waitForTimeout(800);
+  const withFlow = await capture(page);
+  await page.screenshot({ path: join(args.out, 'spectator_flow.png') });
+  check(second.flow < 100 && withFlow.flow >= 2000, `flow arrows after V (${second.flow} -> ${withFlow.flow} pixels)`);
   const p2 = state.players.find((p) => p.id === firstPlayer.id);
   check(p2 && Math.hypot(p2.x - firstPlayer.x, p2.y - firstPlayer.y) > 0.5, 'the player moved in the page state');
   check(state.decodeErrors === 0, `no decode errors (${state.decodeErrors})`);

@@ -10,6 +10,7 @@ export const DENSITY_ALPHA_BASE = 40;
 export const DENSITY_ALPHA_STEP = 12;
 export const BARRICADE = [168, 104, 40];
 export const DEATH = [255, 80, 60];
+export const FLOW = [110, 230, 140]; // flow arrows (key V)
 export const FALLBACK_KIND = { radius: 0.35, colour: 0xb4b4b4 };
 
 /** Cost 1..254 in greys (log2 spacing: 1/2/3 differ visibly, 254 still lighter than a wall). */

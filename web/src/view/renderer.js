@@ -9,12 +9,14 @@ import {
   DENSITY_ALPHA_BASE,
   DENSITY_ALPHA_STEP,
   FALLBACK_KIND,
+  FLOW,
   PLAYER,
   barricadeColour,
   costColour,
   css,
   cssOfColour,
 } from './colours.js';
+import { stepOf } from './flow_overlay.js';
 
 /** The map's image: one pixel per cell, barricades in their colour over the walls. */
 export class MapImage {
@@ -79,6 +81,7 @@ export function drawScene(ctx, camera, scene) {
     const y0 = camera.worldToScreenY(0);
     ctx.drawImage(scene.mapImage.canvas, x0, y0, map.width * cs * camera.zoom, map.height * cs * camera.zoom);
   }
+  if (scene.flow && map) drawFlow(ctx, camera, map, scene.flow);
   const frame = scene.frame;
   if (!frame) return 0;
   if (scene.showDensity && frame.density) drawDensity(ctx, camera, frame.density, frame.densityCellSize);
@@ -86,6 +89,42 @@ export function drawScene(ctx, camera, scene) {
   drawDeaths(ctx, camera, scene.deaths, scene.now);
   drawPlayers(ctx, camera, frame.players, scene.maxHealth);
   return drawn;
+}
+
+/** Flow arrows, one per cell in view once cells are at least 8 px wide (else every k-th cell). */
+function drawFlow(ctx, camera, map, flow) {
+  const cs = map.cellSize;
+  const cellPx = cs * camera.zoom;
+  const every = Math.max(1, Math.ceil(8 / cellPx));
+  const x0 = Math.max(0, Math.floor(camera.screenToWorldX(0) / cs));
+  const y0 = Math.max(0, Math.floor(camera.screenToWorldY(0) / cs));
+  const x1 = Math.min(map.width - 1, Math.ceil(camera.screenToWorldX(camera.width) / cs));
+  const y1 = Math.min(map.height - 1, Math.ceil(camera.screenToWorldY(camera.height) / cs));
+  const half = 0.4 * cellPx * every;
+  ctx.strokeStyle = css(FLOW, 0.85);
+  ctx.lineWidth = Math.max(1, Math.min(2, cellPx / 8));
+  ctx.beginPath();
+  for (let y = y0 - (y0 % every); y <= y1; y += every) {
+    for (let x = x0 - (x0 % every); x <= x1; x += every) {
+      const direction = flow[y * map.width + x];
+      if (direction < 0) continue;
+      const [dx, dy, length] = stepOf(direction);
+      const ux = dx / length;
+      const uy = dy / length;
+      const sx = camera.worldToScreenX((x + 0.5) * cs);
+      const sy = camera.worldToScreenY((y + 0.5) * cs);
+      const tx = sx + ux * half;
+      const ty = sy + uy * half;
+      ctx.moveTo(sx - ux * half, sy - uy * half);
+      ctx.lineTo(tx, ty);
+      // The head: two short strokes back from the tip.
+      ctx.moveTo(tx, ty);
+      ctx.lineTo(tx - (ux - uy) * half * 0.5, ty - (uy + ux) * half * 0.5);
+      ctx.moveTo(tx, ty);
+      ctx.lineTo(tx - (ux + uy) * half * 0.5, ty - (uy - ux) * half * 0.5);
+    }
+  }
+  ctx.stroke();
 }
 
 function drawDensity(ctx, camera, g, cellSize) {
