@@ -9,6 +9,7 @@
 
 #include <boost/asio/connect.hpp>
 #include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/write.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
@@ -375,11 +376,120 @@ TEST_CASE("web: a browser that reads slowly gets fresh snapshots after its stall
   CHECK(server.running());
 }
 
-TEST_CASE("web: a missing page and --auth tokens are refused at start with what to do") {
-  SUBCASE("no index.html in the folder") {
+TEST_CASE("web: a missing page is refused at start with what to do") {
+  SUBCASE("no folder") {
     ServerProcess server(small_city({"--web-port", "0", "--web-root", "/nonexistent-swarmfield-web"}));
     REQUIRE(server.wait_exit(10s) == std::optional<int>(1));
     CHECK(server.err().find("the browser page is not built") != std::string::npos);
     CHECK(server.err().find("--web-root") != std::string::npos);
   }
+  SUBCASE("index.html without app.js (the page's sources, not its build)") {
+    PageFolder page;
+    std::filesystem::remove(page.dir + "/app.js");
+    ServerProcess server(small_city({"--web-port", "0", "--web-root", page.dir}));
+    REQUIRE(server.wait_exit(10s) == std::optional<int>(1));
+    CHECK(server.err().find("no index.html and app.js") != std::string::npos);
+  }
+}
+
+TEST_CASE("web: files that are no page's (dotfiles, scripts) are not served") {
+  PageFolder page;
+  std::ofstream(page.dir + "/.env") << "SECRET=1";
+  std::ofstream(page.dir + "/build.sh") << "#!/bin/sh";
+  ServerProcess server(small_city({"--web-port", "0", "--web-root", page.dir}));
+  const std::uint16_t port = wait_web_port(server);
+  CHECK(http_get(port, "/app.js").status == 200);
+  CHECK(http_get(port, "/.env").status == 404);
+  CHECK(http_get(port, "/build.sh").status == 404);
+}
+
+TEST_CASE("web: spectators can not take the players' slots, and a spectator's slot is free when it leaves") {
+  PageFolder page;
+  ServerProcess server(small_city({"--web-port", "0", "--web-root", page.dir, "--max-web-spectators", "2",
+                                   "--max-clients-per-address", "1"}));
+  const std::uint16_t port = wait_web_port(server);
+  const auto tcp_line = server.wait_for_log("listening tcp=", 1s);
+  REQUIRE(tcp_line.has_value());
+  const auto game_port = static_cast<std::uint16_t>(summary_value(*tcp_line, "tcp"));
+
+  auto a = std::make_unique<WsClient>();
+  WsClient b, c;
+  REQUIRE(a->connect(port, "127.0.0.2"));
+  REQUIRE(b.connect(port, "127.0.0.3"));
+  REQUIRE(a->send(viewer_hello()));
+  REQUIRE(b.send(viewer_hello()));
+  REQUIRE(a->read_until<protocol::Welcome>().has_value());
+  REQUIRE(b.read_until<protocol::Welcome>().has_value());
+  // A third spectator is over --max-web-spectators: told so, before the game port sees it.
+  REQUIRE(c.connect(port, "127.0.0.4"));
+  const auto full = c.read_until<protocol::Error>(4);
+  REQUIRE(full.has_value());
+  CHECK(full->code == protocol::ErrorCode::kServerFull);
+  CHECK(full->reason.find("spectators full") != std::string::npos);
+
+  // A player still joins the game port.
+  {
+    net::io_context io;
+    tcp::socket player = connect_from(io, game_port, "127.0.0.5");
+    protocol::Hello hello = viewer_hello();
+    hello.role = protocol::Role::kPlayer;
+    std::vector<std::uint8_t> frame;
+    REQUIRE(protocol::append_frame(protocol::encode_tcp_message(hello), frame));
+    net::write(player, net::buffer(frame));
+    protocol::FrameDecoder decoder;
+    std::vector<std::uint8_t> payload, buffer(64 * 1024);
+    std::optional<protocol::TcpMessage> first;
+    for (int i = 0; i < 50 && !first; ++i) {
+      beast::error_code ec;
+      const std::size_t n = player.read_some(net::buffer(buffer), ec);
+      if (ec) break;
+      decoder.feed(std::span<const std::uint8_t>(buffer.data(), n));
+      if (decoder.next(payload) == protocol::FrameDecoder::Status::kFrame) first = protocol::decode_tcp_message(payload);
+    }
+    REQUIRE(first.has_value());
+    CHECK(std::holds_alternative<protocol::Welcome>(*first));
+  }
+
+  // The first spectator leaves (its tab closes): its address's one slot is free at once, not
+  // held for --reconnect-grace (a page never resumes).
+  a.reset();
+  REQUIRE(server.wait_for_log("'browser-test' left", 5s).has_value());
+  WsClient again;
+  REQUIRE(again.connect(port, "127.0.0.2"));
+  REQUIRE(again.send(viewer_hello()));
+  CHECK(again.read_until<protocol::Welcome>().has_value());
+  CHECK(server.err().find("client 1 'browser-test' lost its connection; its session waits") == std::string::npos);
+}
+
+TEST_CASE("web: malformed requests are answered with their status, refused connections with 503 and a reason") {
+  PageFolder page;
+  ServerProcess server(small_city({"--web-port", "0", "--web-root", page.dir, "--max-connections-per-address", "1"}));
+  const std::uint16_t port = wait_web_port(server);
+  const auto raw_answer = [&](const std::string& request) {
+    net::io_context io;
+    tcp::socket socket = connect_from(io, port, "127.0.0.2");
+    beast::error_code ec;
+    net::write(socket, net::buffer(request), ec);
+    std::string answer(512, '\0');
+    const std::size_t n = socket.read_some(net::buffer(answer), ec);
+    answer.resize(ec && n == 0 ? 0 : n);
+    return answer;
+  };
+  CHECK(raw_answer("GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + std::string(9000, 'a') + "\r\n\r\n").find("431") !=
+        std::string::npos);
+  CHECK(raw_answer("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello").find("413") != std::string::npos);
+  CHECK(raw_answer("not http at all\r\n\r\n").find("400") != std::string::npos);
+
+  // One connection per address: a second one from 127.0.0.3 while the first idles gets 503.
+  net::io_context io;
+  tcp::socket idle = connect_from(io, port, "127.0.0.3");
+  std::this_thread::sleep_for(200ms);  // accepted before the next
+  tcp::socket second = connect_from(io, port, "127.0.0.3");
+  std::string answer(512, '\0');
+  beast::error_code ec;
+  const std::size_t n = second.read_some(net::buffer(answer), ec);
+  answer.resize(n);
+  CHECK(answer.find("503") != std::string::npos);
+  CHECK(answer.find("too many connections from your address") != std::string::npos);
+  CHECK(server.running());
 }

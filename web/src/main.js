@@ -47,6 +47,8 @@ const page = {
   frame: new InterpolatedFrame(),
   hasFrame: false,
   following: params.get('follow') === '1' ? 'first' : null, // null | 'first' | player id
+  welcome: null, // the last Welcome received (its map and kinds stay drawn across sessions)
+  serverReason: '', // why the last session that reached the server ended
   showDensity: true,
   flow: new FlowOverlay(), // shown while showFlow (key V, ?flow=1)
   showFlow: params.get('flow') === '1',
@@ -85,6 +87,7 @@ function connect() {
     openSocket: (url) => new WebSocket(url),
     view: viewRect,
     onMap: (session) => {
+      page.welcome = session.welcome; // kept while a later session is not (yet) connected
       page.mapImage = new MapImage(session.map);
       page.clock = new InterpolationClock(session.welcome.tickHz);
       if (!page.mapFitted) {
@@ -93,7 +96,16 @@ function connect() {
       }
     },
     onClosed: (session) => {
-      page.closeReason = session.closeReason;
+      // A session that reached the server says why it ended (the server's Error or Bye, or the
+      // close); one that never did only adds that the server is unreachable, keeping the reason.
+      if (session.welcome) {
+        page.closeReason = session.closeReason;
+        page.serverReason = session.closeReason;
+      } else {
+        page.closeReason = page.serverReason
+          ? `${page.serverReason}; the server is unreachable since`
+          : 'the server is unreachable (the connection failed)';
+      }
       page.snapshotsBefore += session.stats.snapshotsDecoded;
       page.errorsBefore += session.stats.decodeErrors;
       // A session that streamed earns a fresh set of tries.
@@ -149,7 +161,7 @@ function updateHud(now, drawn) {
   const s = page.session;
   const lines = [];
   const m = s && s.map ? s.map : null;
-  const w = s && s.welcome ? s.welcome.map : null;
+  const w = page.welcome ? page.welcome.map : null;
   lines.push(w ? `map ${w.name || '(unnamed)'} ${w.width}x${w.height} cells` : 'map -');
   const last = s && s.snapshots.length > 0 ? s.snapshots[s.snapshots.length - 1].snapshot : null;
   lines.push(`tick ${last ? last.tick : '-'}   agents in world ${last ? last.totalAgents : '-'}   tracked ${last ? last.count : '-'}   drawn ${drawn}`);
@@ -184,7 +196,7 @@ function frame() {
       map: page.mapImage ? page.mapImage.map : null,
       mapImage: page.mapImage,
       frame: page.hasFrame ? page.frame : null,
-      kinds: s && s.welcome ? s.welcome.kinds : [],
+      kinds: page.welcome ? page.welcome.kinds : [],
       showDensity: page.showDensity,
       deaths: page.deaths,
       now: nowSeconds,
@@ -200,7 +212,7 @@ function frame() {
   exposed.agentsDrawn = drawn;
   exposed.players = page.hasFrame ? page.frame.players.map((p) => ({ id: p.id, x: p.x, y: p.y })) : [];
   exposed.map = s && s.welcome ? { width: s.welcome.map.width, height: s.welcome.map.height, name: s.welcome.map.name } : null;
-  exposed.lastError = (s && (s.closeReason || s.lastError)) || page.closeReason || null;
+  exposed.lastError = (s && s.welcome && (s.closeReason || s.lastError)) || page.closeReason || (s && s.lastError) || null;
   if (now - page.hudAt > 200) {
     page.hudAt = now;
     updateHud(now, drawn);

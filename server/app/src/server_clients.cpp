@@ -127,7 +127,10 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
     if (tcp_.send(session, make_frame(salt)) != TcpSession::SendResult::kQueued) return;
     session.seal_from_now(session_keys->first, session_keys->second);
   }
-  if (config_.reconnect_grace_s > 0.0) {
+  // A browser behind the web gateway never resumes (the page starts a new session): its slot is
+  // freed when its stream ends, not held for the grace.
+  if (session.forwarded()) client->resumable = false;
+  if (config_.reconnect_grace_s > 0.0 && client->resumable) {
     client->resume = protocol::make_resume_secret();
     resume_index_[protocol::resume_index(protocol::resume_proof(client->resume))] = client->id;
   }
@@ -163,7 +166,7 @@ bool Server::attach_session(TcpSession& session, ClientState& client) {
   welcome.player_id = client.player_id;
   welcome.map = map_transfer_.info;
   welcome.kinds = kind_infos(world_.swarm().kind_table());
-  if (config_.reconnect_grace_s > 0.0) welcome.resume.assign(client.resume.begin(), client.resume.end());
+  if (config_.reconnect_grace_s > 0.0 && client.resumable) welcome.resume.assign(client.resume.begin(), client.resume.end());
   if (tcp_.send(session, make_frame(welcome)) != TcpSession::SendResult::kQueued) return false;
   for (const Frame& chunk : map_transfer_.chunks) {
     if (tcp_.send(session, chunk) != TcpSession::SendResult::kQueued) return false;

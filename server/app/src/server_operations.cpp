@@ -1,6 +1,7 @@
 // Server's operations hooks: the HTTP endpoints and the metrics the tick thread publishes.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "swarmfield/cli/control_chars.hpp"
@@ -237,6 +238,8 @@ bool Server::start_web_gateway(std::string& error) {
   options.game_port = tcp_.port();
   options.max_connections = static_cast<std::size_t>(config_.max_clients) + TcpServer::kDefaultMaxUnauthenticated;
   options.max_per_address = static_cast<std::size_t>(config_.max_connections_per_address);
+  options.max_spectators = config_.max_web_spectators > 0 ? static_cast<std::size_t>(config_.max_web_spectators)
+                                                          : std::max<std::size_t>(1, static_cast<std::size_t>(config_.max_clients) / 2);
   options.handshake_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(config_.hello_timeout_s * 1000.0));
   tcp_.set_forwarded_peers(&forwarded_peers_);
   web_ = std::make_unique<WebGateway>(options, forwarded_peers_);
@@ -244,7 +247,8 @@ bool Server::start_web_gateway(std::string& error) {
     web_.reset();
     return false;
   }
-  spdlog::info("web listening port={} bind={} (the spectator page at http://HOST:{}/)", web_->port(), options.bind,
+  spdlog::info("web listening port={} bind={} max_spectators={} (the spectator page at http://{}:{}/)", web_->port(),
+               options.bind, options.max_spectators, options.bind == "0.0.0.0" || options.bind == "::" ? "HOST" : options.bind,
                web_->port());
   return true;
 }

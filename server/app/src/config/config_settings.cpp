@@ -84,7 +84,7 @@ const std::vector<Setting>& settings() {
       {"slow-tick-ms", &C::slow_tick_ms, "MS",
        "Testing aid: every tick also sleeps this long, ms (0..1000), to reproduce an overloaded server; 0 = off"},
       {"max-connections-per-address", &C::max_connections_per_address, "N", "TCP connections from one IP address at once (1..65535)"},
-      {"hello-timeout", &C::hello_timeout_s, "SECONDS", "A new connection must send Hello within this many seconds (0.1..600)",
+      {"hello-timeout", &C::hello_timeout_s, "SECONDS", "A new connection must send Hello within this many seconds (0.1..600); also the browser spectator's deadline for its HTTP request",
        "a number of seconds"},
       {"shutdown-when-empty", &C::shutdown_when_empty_s, "SECONDS",
        "Stop (drain, summary, Agones Shutdown) when the players that joined have all left and none came back for this "
@@ -119,6 +119,9 @@ const std::vector<Setting>& settings() {
       {"web-bind", &C::web_bind, "ADDR", "Listen address of the browser spectator; empty = the same as --bind"},
       {"web-root", &C::web_root, "DIR",
        "Folder of the built page (index.html, app.js); empty = 'web' beside the executable's folder"},
+      {"max-web-spectators", &C::max_web_spectators, "N",
+       "Browser spectators at once (1..1024); 0 = auto: half of --max-clients, so spectators never take every "
+       "player's slot"},
       {"public-udp-port", &C::public_udp_port, "PORT",
        "UDP port announced to clients: 0 = the bound one; behind a port mapping, the mapped one (with --agones: the GameServer's)"},
       {"agones", &C::agones, "", "Call the Agones SDK sidecar (REST on localhost): Ready, Health, Allocate on the first player, Shutdown on drain"},

@@ -130,6 +130,7 @@ std::string validate_config(const ServerConfig& c) {
   if (!c.http_bind.empty() && !is_ip_literal(c.http_bind))
     return "--http-bind must be an IP address such as 0.0.0.0 or 127.0.0.1, or empty for --bind's (got '" + c.http_bind + "')";
   if (!(e = range("--web-port", c.web_port, -1, 65535)).empty()) return e + " (-1 = off, 0 = a free port)";
+  if (!(e = range("--max-web-spectators", c.max_web_spectators, 0, 1024)).empty()) return e + " (0 = auto)";
   if (!c.web_bind.empty() && !is_ip_literal(c.web_bind))
     return "--web-bind must be an IP address such as 0.0.0.0 or 127.0.0.1, or empty for --bind's (got '" + c.web_bind + "')";
   if (c.auth != "open" && c.auth != "tokens")

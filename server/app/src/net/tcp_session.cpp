@@ -33,6 +33,7 @@ void TcpSession::start() { do_read(); }
 void TcpSession::forwarded_for(const asio::ip::address& address) {
   remote_address_ = address;
   remote_ = address.to_string() + " (web)";
+  forwarded_ = true;
   // The relay is local: no round trip to cover, so a small kernel buffer, and a slow browser's
   // backlog stays in the queue where send_latest() replaces it, not in the kernel.
   std::error_code ec;

@@ -41,6 +41,7 @@ struct PageFile {
   std::string body;
 };
 
+/// The type a page file is served as; empty for a file the gateway does not serve.
 std::string content_type_of(const std::filesystem::path& path) {
   static const std::map<std::string, std::string> kTypes = {
       {".html", "text/html; charset=utf-8"}, {".js", "text/javascript; charset=utf-8"},
@@ -50,7 +51,7 @@ std::string content_type_of(const std::filesystem::path& path) {
       {".wasm", "application/wasm"},         {".txt", "text/plain; charset=utf-8"},
   };
   const auto it = kTypes.find(path.extension().string());
-  return it == kTypes.end() ? "application/octet-stream" : it->second;
+  return it == kTypes.end() ? std::string() : it->second;
 }
 
 }  // namespace
@@ -64,7 +65,26 @@ struct WebGateway::Impl {
   std::map<std::string, PageFile> files;  // "/name" -> file; "/" -> index.html
   PerAddressCount<net::ip::address> per_address;  // io thread only
   std::size_t open = 0;                           // io thread only
-  std::atomic<std::uint64_t> accepted{0}, refused{0}, pages_served{0}, bad_requests{0}, websockets{0}, open_now{0};
+  std::size_t relays = 0;                         // io thread only: WebSockets relayed now
+  std::atomic<std::uint64_t> accepted{0}, refused{0}, pages_served{0}, bad_requests{0}, websockets{0}, open_now{0},
+      spectators_full{0};
+  // Refusal lines at most once a second, with how many were not logged (io thread only).
+  std::chrono::steady_clock::time_point last_log{};
+  std::uint64_t unlogged = 0;
+  void log_refusal(const std::string& line) {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_log < std::chrono::seconds(1)) {
+      ++unlogged;
+      return;
+    }
+    if (unlogged > 0) {
+      spdlog::info("web: {} ({} more refusals in the last second not logged)", line, unlogged);
+    } else {
+      spdlog::info("web: {}", line);
+    }
+    unlogged = 0;
+    last_log = now;
+  }
   net::io_context io;
   tcp::acceptor acceptor;
   std::thread thread;
@@ -99,6 +119,7 @@ class RelaySession : public std::enable_shared_from_this<RelaySession> {
 
   ~RelaySession() {
     if (registered_port_ != 0) gateway_.peers.remove(registered_address_, registered_port_);
+    if (counted_) --gateway_.relays;
   }
 
   void start(http::request<http::empty_body> request) {
@@ -121,6 +142,14 @@ class RelaySession : public std::enable_shared_from_this<RelaySession> {
         ++self->gateway_.bad_requests;
         return;
       }
+      if (self->gateway_.relays >= self->gateway_.options.max_spectators) {
+        ++self->gateway_.spectators_full;
+        return self->refuse("spectators full: " + std::to_string(self->gateway_.options.max_spectators) +
+                                " watch already (--max-web-spectators)",
+                            protocol::ErrorCode::kServerFull);
+      }
+      ++self->gateway_.relays;
+      self->counted_ = true;
       self->connect_game();
     });
   }
@@ -239,16 +268,16 @@ class RelaySession : public std::enable_shared_from_this<RelaySession> {
   }
 
   /// Tells the browser why (an Error message, then a close) and drops the relay.
-  void refuse(const std::string& reason) {
-    ++gateway_.bad_requests;
-    spdlog::info("web: refused a WebSocket from {}: {}", slot_->address.to_string(), reason);
+  void refuse(const std::string& reason, protocol::ErrorCode code = protocol::ErrorCode::kBadMessage) {
+    if (code == protocol::ErrorCode::kBadMessage) ++gateway_.bad_requests;
+    gateway_.log_refusal("refused a WebSocket from " + slot_->address.to_string() + ": " + reason);
     if (closed_) return;
     closed_ = true;
     beast::error_code ec;
     game_.close(ec);
     std::string text = reason.substr(0, protocol::kMaxReasonBytes);
     auto message = std::make_shared<std::vector<std::uint8_t>>(
-        protocol::encode_tcp_message(protocol::Error{protocol::ErrorCode::kBadMessage, std::move(text)}));
+        protocol::encode_tcp_message(protocol::Error{code, std::move(text)}));
     // Only when no write is in flight (Beast allows one); otherwise the close alone.
     if (to_browser_.empty()) {
       ws_.async_write(net::buffer(*message), [self = shared_from_this(), message](beast::error_code, std::size_t) {
@@ -301,6 +330,7 @@ class RelaySession : public std::enable_shared_from_this<RelaySession> {
   bool game_reading_ = false;
   bool hello_seen_ = false;
   bool game_done_ = false;
+  bool counted_ = false;  // holds one of max_spectators
   bool closed_ = false;
 };
 
@@ -318,10 +348,18 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     stream_.expires_after(gateway_.options.handshake_timeout);
     http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
       if (ec) {
-        ++self->gateway_.bad_requests;  // timeout, oversized header, a body, a broken request
-        beast::error_code ignored;
-        self->stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
-        return;
+        ++self->gateway_.bad_requests;
+        // A slow or vanished peer gets nothing; a malformed request is told what was wrong.
+        if (ec == beast::error::timeout || ec == http::error::end_of_stream || ec == net::error::eof ||
+            ec == net::error::connection_reset) {
+          beast::error_code ignored;
+          self->stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+          return;
+        }
+        const http::status status = ec == http::error::header_limit ? http::status::request_header_fields_too_large
+                                    : ec == http::error::body_limit ? http::status::payload_too_large
+                                                                    : http::status::bad_request;
+        return self->reply(11, status, "bad request\n");
       }
       self->answer(self->parser_->release());
     });
@@ -332,14 +370,14 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     std::string target(request.target());
     if (const auto query = target.find('?'); query != std::string::npos) target.resize(query);
     if (websocket::is_upgrade(request)) {
-      if (target != "/ws") return reply(request, http::status::not_found, "the spectator stream is at /ws\n");
+      if (target != "/ws") return reply(request.version(), http::status::not_found, "the spectator stream is at /ws\n");
       std::make_shared<RelaySession>(gateway_, slot_, stream_.release_socket())->start(std::move(request));
       return;
     }
     if (request.method() != http::verb::get && request.method() != http::verb::head)
-      return reply(request, http::status::method_not_allowed, "GET only\n");
+      return reply(request.version(), http::status::method_not_allowed, "GET only\n");
     const auto it = gateway_.files.find(target == "/" ? std::string("/index.html") : target);
-    if (it == gateway_.files.end()) return reply(request, http::status::not_found, "not found\n");
+    if (it == gateway_.files.end()) return reply(request.version(), http::status::not_found, "not found\n");
     ++gateway_.pages_served;
     auto response = std::make_shared<http::response<http::string_body>>(http::status::ok, request.version());
     response->set(http::field::content_type, it->second.content_type);
@@ -350,9 +388,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     send(response);
   }
 
-  void reply(const http::request<http::empty_body>& request, http::status status, const char* text) {
-    ++gateway_.bad_requests;
-    auto response = std::make_shared<http::response<http::string_body>>(status, request.version());
+  void reply(unsigned version, http::status status, const char* text) {
+    if (status != http::status::bad_request && status != http::status::request_header_fields_too_large &&
+        status != http::status::payload_too_large) {
+      ++gateway_.bad_requests;  // (a parse error was counted where it was seen)
+    }
+    auto response = std::make_shared<http::response<http::string_body>>(status, version);
     response->set(http::field::content_type, "text/plain; charset=utf-8");
     response->body() = text;
     response->prepare_payload();
@@ -391,9 +432,22 @@ void WebGateway::Impl::do_accept() {
     beast::error_code ep_ec;
     const tcp::endpoint peer = socket.remote_endpoint(ep_ec);
     if (!ep_ec) {
-      if (open >= options.max_connections || per_address.count(peer.address()) >= options.max_per_address) {
+      const bool full = open >= options.max_connections;
+      if (full || per_address.count(peer.address()) >= options.max_per_address) {
         ++refused;
+        const std::string why = full ? "the web port is full (" + std::to_string(open) + " connections)"
+                                     : "too many connections from your address (limit " +
+                                           std::to_string(options.max_per_address) + ")";
+        log_refusal("refused a connection from " + peer.address().to_string() + ": " + why);
+        // The answer is small and a new socket's buffer empty: written whole or not at all,
+        // never waited for (a refused peer holds nothing).
+        const std::string answer = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nConnection: "
+                                   "close\r\nContent-Length: " +
+                                   std::to_string(why.size() + 1) + "\r\n\r\n" + why + "\n";
         beast::error_code ignored;
+        socket.non_blocking(true, ignored);
+        socket.write_some(net::buffer(answer), ignored);
+        socket.shutdown(tcp::socket::shutdown_send, ignored);
         socket.close(ignored);
       } else {
         per_address.add(peer.address());
@@ -416,15 +470,17 @@ bool WebGateway::start(std::string& error) {
   namespace fs = std::filesystem;
   std::error_code fs_ec;
   const fs::path root(options_.web_root);
-  if (!fs::is_regular_file(root / "index.html", fs_ec)) {
-    error = "the browser page is not built: no index.html in '" + root.string() +
-            "' (build it with ./swarmfield.sh build, or name its folder with --web-root)";
+  if (!fs::is_regular_file(root / "index.html", fs_ec) || !fs::is_regular_file(root / "app.js", fs_ec)) {
+    error = "the browser page is not built: no index.html and app.js in '" + root.string() +
+            "' (build it with ./swarmfield.sh build into build/web, or name its folder with --web-root)";
     return false;
   }
   std::size_t total = 0;
   for (const auto& entry : fs::directory_iterator(root, fs_ec)) {
     if (!entry.is_regular_file(fs_ec)) continue;
     const std::string name = entry.path().filename().string();
+    const std::string type = content_type_of(entry.path());
+    if (name.empty() || name.front() == '.' || type.empty()) continue;  // not a page file
     if (impl_->files.size() >= kMaxPageFiles) {
       error = "the page folder '" + root.string() + "' holds more than " + std::to_string(kMaxPageFiles) + " files";
       return false;
@@ -440,7 +496,7 @@ bool WebGateway::start(std::string& error) {
       error = "the page folder '" + root.string() + "' holds more than " + std::to_string(kMaxPageBytes >> 20) + " MiB";
       return false;
     }
-    impl_->files["/" + name] = PageFile{content_type_of(entry.path()), std::move(body)};
+    impl_->files["/" + name] = PageFile{type, std::move(body)};
   }
   if (fs_ec) {
     error = "can not list '" + root.string() + "': " + fs_ec.message();
@@ -488,6 +544,7 @@ WebGateway::Counters WebGateway::counters() const noexcept {
   c.bad_requests = impl_->bad_requests.load(std::memory_order_relaxed);
   c.websockets = impl_->websockets.load(std::memory_order_relaxed);
   c.open_now = impl_->open_now.load(std::memory_order_relaxed);
+  c.spectators_full = impl_->spectators_full.load(std::memory_order_relaxed);
   return c;
 }
 

@@ -157,6 +157,7 @@ struct ServerSummary {
   std::uint64_t web_sockets = 0;
   std::uint64_t web_refused = 0;
   std::uint64_t web_bad_requests = 0;
+  std::uint64_t web_spectators_full = 0;  ///< WebSockets refused at --max-web-spectators
   /// "ticks=.. rebuilds=.. overruns=.. clients=.. bytes_sent=.. bad_frames=.. bad_datagrams=.. ..."
   [[nodiscard]] std::string line() const;
 };

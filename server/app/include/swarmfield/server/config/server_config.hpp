@@ -165,6 +165,9 @@ struct ServerConfig {
   /// Folder holding the built page (index.html, app.js); empty = `web` beside the executable's
   /// folder (build/bin/../web in a build tree, /opt/swarmfield/web in the image).
   std::string web_root;
+  /// Browser spectators at once (WebSockets relayed to the game port); 0 = auto: half of
+  /// max_clients (at least 1), so spectators can never take every player's slot.
+  std::int64_t max_web_spectators = 0;
   /// UDP port announced to clients in Welcome: 0 = the bound one. Behind a port mapping
   /// (docker run -p 17777:7777) the mapped one; with --agones the GameServer's port wins.
   std::int64_t public_udp_port = 0;

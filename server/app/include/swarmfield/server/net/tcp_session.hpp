@@ -63,6 +63,8 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   /// behind the WebSocket gateway): remote_address() and remote() name it instead of the
   /// loopback end; its kernel send buffer is kForwardedSendBuffer. Call before start().
   void forwarded_for(const asio::ip::address& address);
+  /// True once forwarded_for() was called: the peer is a browser behind the gateway.
+  [[nodiscard]] bool forwarded() const noexcept { return forwarded_; }
 
   enum class SendResult : std::uint8_t { kQueued, kEvicted, kClosed };
   /// Queues a frame. If that would put more than max_queue_bytes in the queue the session is
@@ -154,6 +156,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   std::uint64_t superseded_frames_ = 0;
   std::uint64_t bytes_sent_ = 0;
   bool writing_ = false;
+  bool forwarded_ = false;
   bool closing_ = false;
   bool closed_ = false;
   std::optional<protocol::FrameSeal> receive_seal_;

@@ -14,7 +14,10 @@
 //  - WebSocket: messages <= protocol::kMaxClientFrameBytes (a browser sends Hello, Input and Bye;
 //    binary only; no compression extension), the first a Hello with the Viewer role (the page is
 //    a spectator), pings when the browser is silent and a close when it stays so;
-//  - connections: at most `max_connections`, at most `max_per_address` from one address;
+//  - connections: at most `max_connections`, at most `max_per_address` from one address (both
+//    answered 503 with the reason), at most `max_spectators` relayed at once;
+//  - a bad request (a body, headers over 8 KiB, not HTTP) gets 400/413/431, a slow one nothing;
+//  - refusals are logged at most once a second (with a count), never a line per connection;
 //  - a browser that reads slowly: at most two messages (and `max_queue_bytes`) wait for it,
 //    with small kernel buffers on both sockets; past that the gateway stops reading the game port, so the
 //    server's own rule for a slow TCP viewer applies at once (newer snapshots in place of older
@@ -35,8 +38,10 @@ namespace swarmfield::server {
 struct WebGatewayOptions {
   std::string bind = "0.0.0.0";  ///< listen address (IP literal)
   std::uint16_t port = 0;        ///< 0 = a free port (port() tells which)
-  /// Folder of the built page: every regular file directly in it (not below) is served, by
-  /// name; "/" is index.html. At most kMaxPageFiles files of at most kMaxPageBytes in all.
+  /// Folder of the built page (index.html and app.js at least): every regular file directly in
+  /// it (not below) of a web type (.html .js .css .json .map .png .svg .ico .wasm .txt) is
+  /// served by name, dotfiles never; "/" is index.html. At most kMaxPageFiles files of at most
+  /// kMaxPageBytes in all.
   std::string web_root;
   /// The game port (TCP) to relay to, and the address to reach it at: the game port's bind
   /// address, or loopback when it listens on every address.
@@ -44,6 +49,9 @@ struct WebGatewayOptions {
   std::uint16_t game_port = 0;
   std::size_t max_connections = 256;
   std::size_t max_per_address = 16;
+  /// WebSockets relayed at once; past it a spectator is told so (Error kServerFull) and closed
+  /// before the game port sees it, so spectators can not take the players' slots.
+  std::size_t max_spectators = 32;
   std::chrono::milliseconds handshake_timeout{3000};
   /// A WebSocket whose browser sends nothing (not even a pong to the gateway's ping) this long
   /// is closed.
@@ -79,6 +87,7 @@ class WebGateway {
     std::uint64_t refused = 0;       ///< over max_connections or max_per_address
     std::uint64_t pages_served = 0;  ///< HTTP answers 200
     std::uint64_t bad_requests = 0;  ///< 4xx answers, timeouts, refused WebSockets
+    std::uint64_t spectators_full = 0;  ///< WebSockets refused: max_spectators relayed already
     std::uint64_t websockets = 0;    ///< WebSockets relayed to the game port
     std::uint64_t open_now = 0;      ///< connections open (HTTP or WebSocket)
   };
