@@ -178,7 +178,7 @@ if [ "$WEB_SPECTATORS" -gt 0 ]; then
   # The gateway serves a page; the spectators never ask for it, so any index.html will do.
   WEB_ROOT="$BIN/../web"
   [ -f "$WEB_ROOT/index.html" ] || { WEB_ROOT="$OUT/web-root"; mkdir -p "$WEB_ROOT"; echo '<!doctype html>' >"$WEB_ROOT/index.html"; }
-  SERVER_ARGS+=(--web-port 0 --web-root "$WEB_ROOT")
+  SERVER_ARGS+=(--web-port 0 --web-root "$WEB_ROOT" --max-web-spectators "$WEB_SPECTATORS")
 fi
 say "server: swarmfield-server ${SERVER_ARGS[*]} (log: $OUT/server.log)"
 # Emptied here, not only by the redirection below: that happens in the background child, and the
