@@ -16,6 +16,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <memory>
 #include <thread>
 
@@ -252,32 +253,26 @@ TEST_CASE("web: a first message that is not a viewer's Hello, and text messages,
   ServerProcess server(small_city({"--web-port", "0", "--web-root", page.dir}));
   const std::uint16_t port = wait_web_port(server);
 
-  SUBCASE("a player's Hello: the page is a spectator") {
+  // Each first message is answered with an Error naming what was wrong, then the close.
+  const auto refused_with = [&](const std::function<bool(WsClient&)>& say, const char* needle) {
     WsClient ws;
     REQUIRE(ws.connect(port));
+    REQUIRE(say(ws));
+    const auto error = ws.read_until<protocol::Error>(4);
+    REQUIRE(error.has_value());
+    CHECK(error->reason.find(needle) != std::string::npos);
+    CHECK_FALSE(ws.read().has_value());  // closed
+  };
+  SUBCASE("a player's Hello: the page is a spectator") {
     protocol::Hello hello = viewer_hello();
     hello.role = protocol::Role::kPlayer;
-    REQUIRE(ws.send(hello));
-    const auto error = ws.read_until<protocol::Error>(4);
-    REQUIRE(error.has_value());
-    CHECK(error->reason.find("Viewer role") != std::string::npos);
-    CHECK_FALSE(ws.read().has_value());  // closed
+    refused_with([&](WsClient& ws) { return ws.send(hello); }, "Viewer role");
   }
   SUBCASE("an Input before the Hello") {
-    WsClient ws;
-    REQUIRE(ws.connect(port));
-    REQUIRE(ws.send(protocol::Input{}));
-    const auto error = ws.read_until<protocol::Error>(4);
-    REQUIRE(error.has_value());
-    CHECK(error->reason.find("first message must be a Hello") != std::string::npos);
+    refused_with([](WsClient& ws) { return ws.send(protocol::Input{}); }, "first message must be a Hello");
   }
   SUBCASE("a text message") {
-    WsClient ws;
-    REQUIRE(ws.connect(port));
-    REQUIRE(ws.send_text("{\"hello\": 1}"));
-    const auto error = ws.read_until<protocol::Error>(4);
-    REQUIRE(error.has_value());
-    CHECK(error->reason.find("text messages") != std::string::npos);
+    refused_with([](WsClient& ws) { return ws.send_text("{\"hello\": 1}"); }, "text messages");
   }
   SUBCASE("a message above the client frame limit closes the WebSocket") {
     WsClient ws;
