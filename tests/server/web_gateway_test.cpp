@@ -25,6 +25,7 @@
 #include "server_process.hpp"
 #include "summary_line.hpp"
 #include "swarmfield/protocol/snapshot/snapshot_receiver.hpp"
+#include "swarmfield/protocol/transport/connect_token.hpp"
 #include "swarmfield/protocol/transport/framing.hpp"
 #include "swarmfield/protocol/transport/map_transfer.hpp"
 
@@ -369,6 +370,47 @@ TEST_CASE("web: a browser that reads slowly gets fresh snapshots after its stall
   // relay) and two messages: ~200 KiB. The stall sent ~200 snapshots of ~4.5 KiB.
   CHECK(bytes_read <= 320u * 1024u);
   CHECK(server.running());
+}
+
+TEST_CASE("web: with --auth tokens and --web-spectators-open a browser watches without a token, nobody else does") {
+  PageFolder page;
+  const std::string key_path = page.dir + "/key.hex";
+  std::ofstream(key_path) << protocol::format_token_key(protocol::make_token_key()) << "\n";
+  ServerProcess server(small_city({"--web-port", "0", "--web-root", page.dir, "--auth", "tokens", "--key-file",
+                                   key_path, "--web-spectators-open"}));
+  const std::uint16_t port = wait_web_port(server);
+  const auto tcp_line = server.wait_for_log("listening tcp=", 1s);
+  REQUIRE(tcp_line.has_value());
+  const auto game_port = static_cast<std::uint16_t>(summary_value(*tcp_line, "tcp"));
+
+  WsClient ws;
+  REQUIRE(ws.connect(port));
+  REQUIRE(ws.send(viewer_hello()));
+  const auto welcome = ws.read_until<protocol::Welcome>();
+  REQUIRE(welcome.has_value());
+  CHECK(welcome->player_id == 0);
+  CHECK(ws.read_until<protocol::SnapshotData>().has_value());
+
+  // The same Hello straight to the game port: refused, a token is needed there.
+  net::io_context io;
+  tcp::socket direct = connect_from(io, game_port, "127.0.0.1");
+  std::vector<std::uint8_t> frame;
+  REQUIRE(protocol::append_frame(protocol::encode_tcp_message(viewer_hello()), frame));
+  net::write(direct, net::buffer(frame));
+  protocol::FrameDecoder decoder;
+  std::vector<std::uint8_t> payload, buffer(4096);
+  std::optional<protocol::TcpMessage> answer;
+  for (int i = 0; i < 20 && !answer; ++i) {
+    beast::error_code ec;
+    const std::size_t n = direct.read_some(net::buffer(buffer), ec);
+    if (ec) break;
+    decoder.feed(std::span<const std::uint8_t>(buffer.data(), n));
+    if (decoder.next(payload) == protocol::FrameDecoder::Status::kFrame) answer = protocol::decode_tcp_message(payload);
+  }
+  REQUIRE(answer.has_value());
+  const auto* error = std::get_if<protocol::Error>(&*answer);
+  REQUIRE(error != nullptr);
+  CHECK(error->reason.find("connect token") != std::string::npos);
 }
 
 TEST_CASE("web: a missing page is refused at start with what to do") {

@@ -82,8 +82,12 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
     tcp_.send_error_and_close(session, protocol::ErrorCode::kServerFull, why);
     return;
   }
+  // A browser spectator behind the web gateway with --web-spectators-open watches without a
+  // token (the gateway admits only viewers); its stream is not sealed.
+  const bool open_spectator = token_key_ && config_.web_spectators_open && session.forwarded() &&
+                              hello.connect_token.empty() && hello.role == protocol::Role::kViewer;
   std::optional<protocol::OpenedToken> token;
-  if (token_key_ || !hello.connect_token.empty()) {
+  if ((token_key_ || !hello.connect_token.empty()) && !open_spectator) {
     token = admit_token(session, hello);
     if (!token) return;
   }

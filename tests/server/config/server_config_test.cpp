@@ -1235,8 +1235,12 @@ TEST_CASE("server_config: the browser spectator's flags (--web-port, --web-bind,
     CHECK(is_error(r));
     CHECK(r.output.find(args[0]) != std::string::npos);
   }
-  // The page's stream is neither sealed nor token-checked: not with --auth tokens.
+  // The page's stream is neither sealed nor token-checked: with --auth tokens only when the
+  // operator opens spectating.
   const auto tokens = parse({"--web-port", "0", "--auth", "tokens", "--key-file", "/dev/null"});
   CHECK(is_error(tokens));
-  CHECK(tokens.output.find("--web-port needs --auth open") != std::string::npos);
+  CHECK(tokens.output.find("--web-spectators-open") != std::string::npos);
+  const auto opened = parse({"--web-port", "0", "--auth", "tokens", "--key-file", "/dev/null", "--web-spectators-open"});
+  REQUIRE(is_run(opened));
+  CHECK(opened.config.web_spectators_open);
 }

@@ -115,10 +115,13 @@ const std::vector<Setting>& settings() {
       {"http-bind", &C::http_bind, "ADDR", "Listen address of the operations HTTP port; empty = the same as --bind"},
       {"web-port", &C::web_port, "PORT",
        "Browser spectator: the page at http://HOST:PORT/ and its snapshot stream (WebSocket /ws): -1 = off, 0 = a free "
-       "port (logged as 'web listening port=..'); needs --auth open"},
+       "port (logged as 'web listening port=..'); with --auth tokens only with --web-spectators-open"},
       {"web-bind", &C::web_bind, "ADDR", "Listen address of the browser spectator; empty = the same as --bind"},
       {"web-root", &C::web_root, "DIR",
        "Folder of the built page (index.html, app.js); empty = 'web' beside the executable's folder"},
+      {"web-spectators-open", &C::web_spectators_open, "",
+       "With --auth tokens: browser spectators watch without a connect token (viewers only, their stream "
+       "unsealed: the match's public view); needed for --web-port with --auth tokens"},
       {"max-web-spectators", &C::max_web_spectators, "N",
        "Browser spectators at once (1..1024); 0 = auto: half of --max-clients, so spectators never take every "
        "player's slot"},

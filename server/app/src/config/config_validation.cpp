@@ -135,8 +135,9 @@ std::string validate_config(const ServerConfig& c) {
     return "--web-bind must be an IP address such as 0.0.0.0 or 127.0.0.1, or empty for --bind's (got '" + c.web_bind + "')";
   if (c.auth != "open" && c.auth != "tokens")
     return "--auth must be open or tokens (got '" + cli::printable_ascii(c.auth) + "')";
-  if (c.auth == "tokens" && c.web_port >= 0)
-    return "--web-port needs --auth open: the browser spectator's stream is not sealed and carries no connect token";
+  if (c.auth == "tokens" && c.web_port >= 0 && !c.web_spectators_open)
+    return "--web-port with --auth tokens needs --web-spectators-open: the browser spectator's stream is not sealed "
+           "and carries no connect token (spectators then watch the match's public view without one)";
   if (c.auth == "tokens" && c.key_file.empty())
     return "--auth tokens needs --key-file FILE, the key the backend seals tokens with (make one with "
            "swarmfield-tool token --new-key FILE)";

@@ -168,6 +168,10 @@ struct ServerConfig {
   /// Browser spectators at once (WebSockets relayed to the game port); 0 = auto: half of
   /// max_clients (at least 1), so spectators can never take every player's slot.
   std::int64_t max_web_spectators = 0;
+  /// With --auth tokens: browser spectators (the web gateway's viewers) are admitted without a
+  /// connect token, their streams unsealed (the public view of the match); off = no --web-port
+  /// with tokens.
+  bool web_spectators_open = false;
   /// UDP port announced to clients in Welcome: 0 = the bound one. Behind a port mapping
   /// (docker run -p 17777:7777) the mapped one; with --agones the GameServer's port wins.
   std::int64_t public_udp_port = 0;
