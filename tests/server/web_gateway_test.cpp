@@ -156,6 +156,26 @@ class WsClient {
   std::unique_ptr<websocket::stream<tcp::socket>> ws_;
 };
 
+/// Says `hello` straight to the game port (TCP framing) from `from`; the server's first answer.
+std::optional<protocol::TcpMessage> game_port_answer(std::uint16_t game_port, const protocol::Hello& hello,
+                                                     const char* from) {
+  net::io_context io;
+  tcp::socket socket = connect_from(io, game_port, from);
+  std::vector<std::uint8_t> frame;
+  REQUIRE(protocol::append_frame(protocol::encode_tcp_message(hello), frame));
+  net::write(socket, net::buffer(frame));
+  protocol::FrameDecoder decoder;
+  std::vector<std::uint8_t> payload, buffer(64 * 1024);
+  for (int i = 0; i < 50; ++i) {
+    beast::error_code ec;
+    const std::size_t n = socket.read_some(net::buffer(buffer), ec);
+    if (ec) break;
+    decoder.feed(std::span<const std::uint8_t>(buffer.data(), n));
+    if (decoder.next(payload) == protocol::FrameDecoder::Status::kFrame) return protocol::decode_tcp_message(payload);
+  }
+  return std::nullopt;
+}
+
 protocol::Hello viewer_hello() {
   protocol::Hello hello;
   hello.role = protocol::Role::kViewer;
@@ -392,21 +412,7 @@ TEST_CASE("web: with --auth tokens and --web-spectators-open a browser watches w
   CHECK(ws.read_until<protocol::SnapshotData>().has_value());
 
   // The same Hello straight to the game port: refused, a token is needed there.
-  net::io_context io;
-  tcp::socket direct = connect_from(io, game_port, "127.0.0.1");
-  std::vector<std::uint8_t> frame;
-  REQUIRE(protocol::append_frame(protocol::encode_tcp_message(viewer_hello()), frame));
-  net::write(direct, net::buffer(frame));
-  protocol::FrameDecoder decoder;
-  std::vector<std::uint8_t> payload, buffer(4096);
-  std::optional<protocol::TcpMessage> answer;
-  for (int i = 0; i < 20 && !answer; ++i) {
-    beast::error_code ec;
-    const std::size_t n = direct.read_some(net::buffer(buffer), ec);
-    if (ec) break;
-    decoder.feed(std::span<const std::uint8_t>(buffer.data(), n));
-    if (decoder.next(payload) == protocol::FrameDecoder::Status::kFrame) answer = protocol::decode_tcp_message(payload);
-  }
+  const auto answer = game_port_answer(game_port, viewer_hello(), "127.0.0.1");
   REQUIRE(answer.has_value());
   const auto* error = std::get_if<protocol::Error>(&*answer);
   REQUIRE(error != nullptr);
@@ -465,27 +471,11 @@ TEST_CASE("web: spectators can not take the players' slots, and a spectator's sl
   CHECK(full->reason.find("spectators full") != std::string::npos);
 
   // A player still joins the game port.
-  {
-    net::io_context io;
-    tcp::socket player = connect_from(io, game_port, "127.0.0.5");
-    protocol::Hello hello = viewer_hello();
-    hello.role = protocol::Role::kPlayer;
-    std::vector<std::uint8_t> frame;
-    REQUIRE(protocol::append_frame(protocol::encode_tcp_message(hello), frame));
-    net::write(player, net::buffer(frame));
-    protocol::FrameDecoder decoder;
-    std::vector<std::uint8_t> payload, buffer(64 * 1024);
-    std::optional<protocol::TcpMessage> first;
-    for (int i = 0; i < 50 && !first; ++i) {
-      beast::error_code ec;
-      const std::size_t n = player.read_some(net::buffer(buffer), ec);
-      if (ec) break;
-      decoder.feed(std::span<const std::uint8_t>(buffer.data(), n));
-      if (decoder.next(payload) == protocol::FrameDecoder::Status::kFrame) first = protocol::decode_tcp_message(payload);
-    }
-    REQUIRE(first.has_value());
-    CHECK(std::holds_alternative<protocol::Welcome>(*first));
-  }
+  protocol::Hello player = viewer_hello();
+  player.role = protocol::Role::kPlayer;
+  const auto joined = game_port_answer(game_port, player, "127.0.0.5");
+  REQUIRE(joined.has_value());
+  CHECK(std::holds_alternative<protocol::Welcome>(*joined));
 
   // The first spectator leaves (its tab closes): its address's one slot is free at once, not
   // held for --reconnect-grace (a page never resumes).

@@ -174,20 +174,7 @@ void TcpServer::evict_oldest_unauthenticated() {
   oldest->close();
 }
 
-void TcpServer::log_rate_limited(const std::string& what) {
-  const auto now = std::chrono::steady_clock::now();
-  ++drops_not_logged_;
-  if (last_drop_log_ != std::chrono::steady_clock::time_point{} && now - last_drop_log_ < std::chrono::seconds(1)) {
-    return;
-  }
-  if (drops_not_logged_ > 1) {
-    spdlog::info("{} (and {} more refused/dropped since the last such message)", what, drops_not_logged_ - 1);
-  } else {
-    spdlog::info("{}", what);
-  }
-  drops_not_logged_ = 0;
-  last_drop_log_ = now;
-}
+void TcpServer::log_rate_limited(const std::string& what) { refusal_log_.log(what); }
 
 TcpSession::SendResult TcpServer::send(TcpSession& session, Frame frame) {
   return note_send_result(session, session.send(std::move(frame)));
@@ -223,11 +210,7 @@ void TcpServer::reject_bad_message(TcpSession& session, std::string reason) {
 
 void TcpServer::sweep(std::chrono::steady_clock::time_point now, const Timeouts& timeouts) {
   // Refusals held back by log_rate_limited() are reported even when no new one follows.
-  if (drops_not_logged_ > 0 && now - last_drop_log_ >= std::chrono::seconds(1)) {
-    spdlog::info("{} more connection(s) refused/dropped since the last such message", drops_not_logged_);
-    drops_not_logged_ = 0;
-    last_drop_log_ = now;
-  }
+  refusal_log_.flush(now);
   for (auto& [id, session] : sessions_) {
     if (session->closed()) continue;
     if (session->closing()) {

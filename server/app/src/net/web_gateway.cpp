@@ -19,6 +19,7 @@
 #include "swarmfield/protocol/transport/framing.hpp"
 #include "swarmfield/protocol/transport/messages.hpp"
 #include "swarmfield/server/net/per_address_count.hpp"
+#include "swarmfield/server/net/rate_limited_log.hpp"
 
 namespace swarmfield::server {
 
@@ -68,23 +69,8 @@ struct WebGateway::Impl {
   std::size_t relays = 0;                         // io thread only: WebSockets relayed now
   std::atomic<std::uint64_t> accepted{0}, refused{0}, pages_served{0}, bad_requests{0}, websockets{0}, open_now{0},
       spectators_full{0};
-  // Refusal lines at most once a second, with how many were not logged (io thread only).
-  std::chrono::steady_clock::time_point last_log{};
-  std::uint64_t unlogged = 0;
-  void log_refusal(const std::string& line) {
-    const auto now = std::chrono::steady_clock::now();
-    if (now - last_log < std::chrono::seconds(1)) {
-      ++unlogged;
-      return;
-    }
-    if (unlogged > 0) {
-      spdlog::info("web: {} ({} more refusals in the last second not logged)", line, unlogged);
-    } else {
-      spdlog::info("web: {}", line);
-    }
-    unlogged = 0;
-    last_log = now;
-  }
+  RateLimitedLog refusal_log;  // io thread only
+  void log_refusal(const std::string& line) { refusal_log.log("web: " + line); }
   net::io_context io;
   tcp::acceptor acceptor;
   std::thread thread;
@@ -370,14 +356,14 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     std::string target(request.target());
     if (const auto query = target.find('?'); query != std::string::npos) target.resize(query);
     if (websocket::is_upgrade(request)) {
-      if (target != "/ws") return reply(request.version(), http::status::not_found, "the spectator stream is at /ws\n");
+      if (target != "/ws") return refuse(request.version(), http::status::not_found, "the spectator stream is at /ws\n");
       std::make_shared<RelaySession>(gateway_, slot_, stream_.release_socket())->start(std::move(request));
       return;
     }
     if (request.method() != http::verb::get && request.method() != http::verb::head)
-      return reply(request.version(), http::status::method_not_allowed, "GET only\n");
+      return refuse(request.version(), http::status::method_not_allowed, "GET only\n");
     const auto it = gateway_.files.find(target == "/" ? std::string("/index.html") : target);
-    if (it == gateway_.files.end()) return reply(request.version(), http::status::not_found, "not found\n");
+    if (it == gateway_.files.end()) return refuse(request.version(), http::status::not_found, "not found\n");
     ++gateway_.pages_served;
     auto response = std::make_shared<http::response<http::string_body>>(http::status::ok, request.version());
     response->set(http::field::content_type, it->second.content_type);
@@ -388,11 +374,13 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     send(response);
   }
 
+  /// A 4xx answer to a request that parsed, counted as a bad request.
+  void refuse(unsigned version, http::status status, const char* text) {
+    ++gateway_.bad_requests;
+    reply(version, status, text);
+  }
+
   void reply(unsigned version, http::status status, const char* text) {
-    if (status != http::status::bad_request && status != http::status::request_header_fields_too_large &&
-        status != http::status::payload_too_large) {
-      ++gateway_.bad_requests;  // (a parse error was counted where it was seen)
-    }
     auto response = std::make_shared<http::response<http::string_body>>(status, version);
     response->set(http::field::content_type, "text/plain; charset=utf-8");
     response->body() = text;

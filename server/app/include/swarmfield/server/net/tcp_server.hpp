@@ -18,6 +18,7 @@
 #include "swarmfield/protocol/transport/messages.hpp"
 #include "swarmfield/server/net/forwarded_peers.hpp"
 #include "swarmfield/server/net/per_address_count.hpp"
+#include "swarmfield/server/net/rate_limited_log.hpp"
 #include "swarmfield/server/net/tcp_session.hpp"
 
 namespace swarmfield::server {
@@ -156,8 +157,7 @@ class TcpServer final : public TcpSessionHandler {
   const ForwardedPeers* forwarded_peers_ = nullptr;
   /// The address a registered loopback connection serves; nullopt for any other connection.
   [[nodiscard]] std::optional<asio::ip::address> forwarded_address(const asio::ip::tcp::endpoint& peer) const;
-  std::chrono::steady_clock::time_point last_drop_log_{};
-  std::uint64_t drops_not_logged_ = 0;
+  RateLimitedLog refusal_log_;
   std::uint16_t port_ = 0;
   bool accepting_ = false;
   std::uint64_t next_session_id_ = 1;
