@@ -40,12 +40,6 @@ class ForwardedPeers {
     return it->second;
   }
 
-  /// Connections registered now.
-  [[nodiscard]] std::size_t size() const {
-    const std::lock_guard lock(mutex_);
-    return peers_.size();
-  }
-
  private:
   using Key = std::pair<std::string, std::uint16_t>;
   mutable std::mutex mutex_;
