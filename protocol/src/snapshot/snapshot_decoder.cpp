@@ -41,6 +41,14 @@ bool read_snapshot_prelude(std::span<const std::uint8_t> p, SnapshotPrelude& out
   return out.baseline_distance <= kSnapshotHistorySize && (out.baseline_distance == 0 || out.sequence > out.baseline_distance);
 }
 
+bool set_snapshot_echo(std::span<std::uint8_t> payload, std::uint64_t echo_client_time_us) noexcept {
+  SnapshotPrelude prelude;
+  if (!read_snapshot_prelude(payload, prelude)) return false;
+  constexpr std::size_t kEchoAt = 11;  // format, flags, sequence, tick, baseline distance (write_header)
+  for (std::size_t i = 0; i < 8; ++i) payload[kEchoAt + i] = static_cast<std::uint8_t>(echo_client_time_us >> (8 * i));
+  return true;
+}
+
 bool SnapshotDecoder::decode(std::span<const std::uint8_t> payload, const AgentFrameView& baseline_in,
                              SnapshotHeader& header, AgentFrame& frame, std::string* error) {
   // ---- Header and players -------------------------------------------------------------------

@@ -18,6 +18,15 @@ bool SnapshotSender::on_ack(const SnapshotAck& ack) noexcept {
   return true;
 }
 
+void SnapshotSender::restart(std::uint32_t next_sequence) noexcept {
+  history_.clear();
+  acked_ = SnapshotAck{};
+  newest_acked_ = 0;
+  next_sequence_ = next_sequence == 0 ? 1 : next_sequence;
+  frame_.clear();
+  frame_in_history_ = false;
+}
+
 const AgentFrame& SnapshotSender::last_frame() const {
   if (frame_in_history_) {
     if (const auto v = history_.find(next_sequence_ - 1)) v->copy_to(frame_);

@@ -2,8 +2,13 @@
 // parallel, sent as sealed UDP fragments or one TCP frame; the clients' acknowledgements.
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cmath>
+#include <tuple>
+
 #include "server_clock.hpp"
 #include "swarmfield/protocol/transport/packet.hpp"
+#include "swarmfield/protocol/snapshot/snapshot_codec.hpp"
 #include "swarmfield/protocol/snapshot/snapshot_fragments.hpp"
 #include "swarmfield/server/server.hpp"
 
@@ -22,7 +27,12 @@ void Server::send_snapshots() {
   for (protocol::PlayerState& p : snapshot_world_.players) p.score = rules_context_->score(p.id);
   const std::size_t budget_bytes =
       static_cast<std::size_t>(config_.client_kbps) * 125u / static_cast<std::size_t>(config_.snapshot_hz);
-  // 1. Who gets a snapshot, over which transport (serial: sockets and shared state).
+  // 1. Who gets a snapshot, over which transport, from which stream (serial: sockets and shared state).
+  const std::uint64_t tick = world_.tick();
+  const std::uint64_t join_ticks =
+      config_.spectator_join_s > 0.0
+          ? std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(config_.spectator_join_s * config_.tick_hz)))
+          : 0;
   snapshot_jobs_.clear();
   for (auto& [id, c] : clients_.clients()) {
     const auto sit = session_of_client_.find(id);
@@ -40,36 +50,70 @@ void Server::send_snapshots() {
       ++udp_unbound_;
     }
     const bool udp = c.udp_endpoint.has_value();
+    // A member of a shared spectator stream that no longer fits it (on UDP now, another area)
+    // goes back to its own stream.
+    SpectatorGroup* group = nullptr;
+    if (route.group != 0) {
+      const auto git = spectator_groups_.find(route.group);
+      if (git != spectator_groups_.end() && shares_spectator_stream(c, udp, join_ticks) &&
+          same_area(git->second->area, route.stream.sent_area(snapshot_world_, c.view))) {
+        group = git->second.get();
+      } else {
+        leave_spectator_group(route, tick);
+      }
+    }
     if (!udp && session->latest_waiting()) {
       // Over TCP each snapshot is a delta against the previous one, so none may be replaced
-      // while queued: skip this one (it counts towards eviction like a replaced one).
+      // while queued: skip this one (it counts towards eviction like a replaced one). A member
+      // of a shared stream misses one of its deltas: it leaves the stream.
+      if (group != nullptr) leave_spectator_group(route, tick);
       ++snapshots_deferred_;
       tcp_.skip_latest(*session, budget_bytes);
       continue;
     }
     route.stream.set_reliable(!udp);
-    route.stream.prepare(snapshot_world_, c.view);  // shared view relevance, computed once
-    snapshot_jobs_.push_back(SnapshotJob{&c, session, &route, udp, false});
+    if (group == nullptr) route.stream.prepare(snapshot_world_, c.view);  // shared view relevance, computed once
+    snapshot_jobs_.push_back(SnapshotJob{&c, session, &route, udp, false, group});
   }
-  // 2. Select and encode, one client per chunk, on the pool.
-  sim::parallel_for(snapshot_pool_.get(), snapshot_jobs_.size(), 1, [this](std::size_t begin, std::size_t end, std::size_t) {
+  if (join_ticks > 0) join_spectator_groups(tick, join_ticks);
+  // 2. Select and encode, one client or shared stream per chunk, on the pool.
+  const std::size_t jobs = snapshot_jobs_.size();
+  sim::parallel_for(snapshot_pool_.get(), jobs + group_jobs_.size(), 1, [this, jobs](std::size_t begin, std::size_t end, std::size_t) {
     for (std::size_t j = begin; j < end; ++j) {
+      if (j >= jobs) {
+        SpectatorGroup& g = *group_jobs_[j - jobs];
+        g.built = g.stream.build(snapshot_world_, g.view, 0, g.payload);
+        continue;
+      }
       SnapshotJob& job = snapshot_jobs_[j];
+      if (job.group != nullptr) continue;
       job.built = job.route->stream.build(snapshot_world_, job.client->view, job.client->echo_client_time_us,
                                           job.route->payload);
     }
   });
+  shared_encodes_ += group_jobs_.size();
   // 3. Send (serial).
   for (SnapshotJob& job : snapshot_jobs_) {
     ClientState& c = *job.client;
     SnapshotRoute& route = *job.route;
+    ClientSnapshotStream& stream = job.group != nullptr ? job.group->stream : route.stream;
+    if (job.group != nullptr) {
+      job.built = job.group->built;
+      if (job.built) {
+        // The shared encoding with this client's own echo time (the header's fixed bytes).
+        route.payload.assign(job.group->payload.begin(), job.group->payload.end());
+        job.built = protocol::set_snapshot_echo(route.payload, c.echo_client_time_us);
+      }
+    }
     if (!job.built) {
       if (snapshots_refused_++ == 0) spdlog::warn("snapshot for client {} refused by the encoder; skipped", c.id);
       continue;
     }
-    const std::uint32_t sequence = route.stream.last_sequence();
-    const protocol::SnapshotEncodeStats& stats = route.stream.last_stats();
+    const std::uint32_t sequence = stream.last_sequence();
+    const protocol::SnapshotEncodeStats& stats = stream.last_stats();
+    route.last_sequence = sequence;
     ++snapshots_sent_;
+    if (job.group != nullptr) ++snapshots_shared_;
     snapshot_bytes_ += route.payload.size();
     snapshot_agents_ += stats.updated + stats.added;
     if (job.udp) {
@@ -90,6 +134,94 @@ void Server::send_snapshots() {
       tcp_.send_latest(*job.session, std::move(frame));
     }
     ++c.snapshots_sent;
+  }
+}
+
+bool Server::shares_spectator_stream(const ClientState& c, bool udp, std::uint64_t join_ticks) noexcept {
+  return join_ticks > 0 && c.role == protocol::Role::kViewer && !udp;
+}
+
+bool Server::same_area(const protocol::QuantizedRect& a, const protocol::QuantizedRect& b) noexcept {
+  return a.x0 == b.x0 && a.y0 == b.y0 && a.x1 == b.x1 && a.y1 == b.y1;
+}
+
+void Server::leave_spectator_group(SnapshotRoute& route, std::uint64_t tick) {
+  // The client holds the shared stream's frames: its own stream starts over with a full
+  // snapshot numbered after the last one it got.
+  route.stream.restart(route.last_sequence + 1);
+  route.group = 0;
+  route.left_group_tick = tick;
+}
+
+void Server::join_spectator_groups(std::uint64_t tick, std::uint64_t join_ticks) {
+  // Spectators on their own streams that may join one (not within join_ticks of leaving one),
+  // by area: the order of ids, so the same clients make the same choice on every run.
+  std::vector<JoinCandidate>& candidates = join_candidates_;
+  candidates.clear();
+  for (std::size_t j = 0; j < snapshot_jobs_.size(); ++j) {
+    const SnapshotJob& job = snapshot_jobs_[j];
+    if (job.group != nullptr || !shares_spectator_stream(*job.client, job.udp, join_ticks)) continue;
+    if (job.route->left_group_tick != 0 && tick - job.route->left_group_tick < join_ticks) continue;
+    candidates.push_back({job.route->stream.sent_area(snapshot_world_, job.client->view), j});
+  }
+  const auto key = [](const protocol::QuantizedRect& r) { return std::tuple(r.x0, r.y0, r.x1, r.y1); };
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [&](const JoinCandidate& a, const JoinCandidate& b) { return key(a.area) < key(b.area); });
+  for (std::size_t i = 0; i < candidates.size();) {
+    std::size_t e = i + 1;
+    while (e < candidates.size() && same_area(candidates[e].area, candidates[i].area)) ++e;
+    SpectatorGroup* group = nullptr;
+    std::uint64_t group_id = 0;
+    for (auto& [gid, g] : spectator_groups_) {
+      if (same_area(g->area, candidates[i].area)) {
+        group = g.get();
+        group_id = gid;
+        break;
+      }
+    }
+    // An existing stream takes joiners at most every join_ticks (each join is a full snapshot
+    // for its members); a new one starts as soon as two spectators share an area.
+    const bool join = group != nullptr ? tick - group->last_join_tick >= join_ticks : e - i >= 2;
+    if (join) {
+      if (group == nullptr) {
+        ClientSnapshotParams params;
+        params.bits_per_second = static_cast<double>(config_.client_kbps) * 1000.0;
+        params.snapshots_per_second = static_cast<double>(config_.snapshot_hz);
+        group_id = next_spectator_group_++;
+        auto made = std::make_unique<SpectatorGroup>(params);
+        group = made.get();
+        group->area = candidates[i].area;
+        group->view = snapshot_jobs_[candidates[i].job].client->view;
+        spectator_groups_.emplace(group_id, std::move(made));
+      }
+      // Numbered after everything each joiner has decoded (a receiver drops older sequences).
+      std::uint32_t next = group->stream.next_sequence();
+      for (std::size_t k = i; k < e; ++k) next = std::max(next, snapshot_jobs_[candidates[k].job].route->last_sequence + 1);
+      group->stream.restart(next);
+      group->last_join_tick = tick;
+      ++spectator_joins_;
+      for (std::size_t k = i; k < e; ++k) {
+        SnapshotJob& job = snapshot_jobs_[candidates[k].job];
+        job.group = group;
+        job.route->group = group_id;
+      }
+    }
+    i = e;
+  }
+  // Encode the streams that have members this tick; forget those that have none.
+  for (auto& [gid, g] : spectator_groups_) g->build = false;
+  for (const SnapshotJob& job : snapshot_jobs_) {
+    if (job.group != nullptr) job.group->build = true;
+  }
+  group_jobs_.clear();
+  for (auto it = spectator_groups_.begin(); it != spectator_groups_.end();) {
+    if (!it->second->build) {
+      it = spectator_groups_.erase(it);
+      continue;
+    }
+    it->second->stream.prepare(snapshot_world_, it->second->view);
+    group_jobs_.push_back(it->second.get());
+    ++it;
   }
 }
 

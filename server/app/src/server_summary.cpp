@@ -37,7 +37,8 @@ std::string ServerSummary::line() const {
   }
   ss << " snapshots_sent=" << snapshots_sent << " snapshots_tcp=" << snapshots_tcp
      << " snapshots_deferred=" << snapshots_deferred << " snapshot_bytes=" << snapshot_bytes
-     << " snapshot_agents=" << snapshot_agents;
+     << " snapshot_agents=" << snapshot_agents << " snapshots_shared=" << snapshots_shared
+     << " shared_encodes=" << shared_encodes << " spectator_joins=" << spectator_joins;
   ss.precision(3);
   ss << " bytes_per_agent=" << bytes_per_agent << " max_datagram=" << max_datagram;
   ss << " spawns_held_back=" << spawns_held_back;
@@ -108,6 +109,9 @@ ServerSummary Server::summary() const {
   s.snapshots_sent = snapshots_sent_;
   s.snapshots_tcp = snapshots_tcp_;
   s.snapshots_deferred = snapshots_deferred_;
+  s.snapshots_shared = snapshots_shared_;
+  s.shared_encodes = shared_encodes_;
+  s.spectator_joins = spectator_joins_;
   s.snapshot_bytes = snapshot_bytes_;
   s.snapshot_agents = snapshot_agents_;
   s.bytes_per_agent =

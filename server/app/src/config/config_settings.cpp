@@ -122,6 +122,10 @@ const std::vector<Setting>& settings() {
       {"web-spectators-open", &C::web_spectators_open, "",
        "With --auth tokens: browser spectators watch without a connect token (viewers only, their stream "
        "unsealed: the match's public view); needed for --web-port with --auth tokens"},
+      {"spectator-join-interval", &C::spectator_join_s, "SECONDS",
+       "Spectators (TCP and browser viewers) seeing the same area share one encoded snapshot stream; one joins "
+       "it at most this often, as a full snapshot for its members (0..600; 0 = each its own stream)",
+       "a number of seconds"},
       {"max-web-spectators", &C::max_web_spectators, "N",
        "Browser spectators at once (1..1024); 0 = auto: half of --max-clients, so spectators never take every "
        "player's slot"},

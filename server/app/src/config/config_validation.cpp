@@ -160,6 +160,7 @@ std::string validate_config(const ServerConfig& c) {
   }
   if (!(e = range("--public-udp-port", c.public_udp_port, 0, 65535)).empty()) return e + " (0 = the bound port)";
   if (!(e = range("--agones-port", c.agones_port, 0, 65535)).empty()) return e + " (0 = $AGONES_SDK_HTTP_PORT or 9358)";
+  if (!(e = seconds_range("--spectator-join-interval", c.spectator_join_s, 0.0, 600.0)).empty()) return e + " (0 = off)";
   if (!(e = seconds_range("--agones-health-interval", c.agones_health_interval_s, 0.05, 60.0)).empty()) return e;
   if (!is_fleet_name(c.agones_port_name))
     return "--agones-port-name must be 1..63 characters of a-z, 0-9 and '-', the Fleet's port name (got '" +

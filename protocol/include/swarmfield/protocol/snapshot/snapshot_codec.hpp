@@ -161,6 +161,11 @@ struct SnapshotPrelude {
 /// snapshot, or the baseline distance exceeds kSnapshotHistorySize.
 [[nodiscard]] bool read_snapshot_prelude(std::span<const std::uint8_t> payload, SnapshotPrelude& out) noexcept;
 
+/// Rewrites the echoed client time in an encoded payload (the header's fixed bytes), so that one
+/// encoding can be sent to several clients each with its own echo (a shared spectator stream).
+/// False, payload untouched, if it is not a snapshot (read_snapshot_prelude).
+bool set_snapshot_echo(std::span<std::uint8_t> payload, std::uint64_t echo_client_time_us) noexcept;
+
 /// Decodes snapshots; holds scratch memory reused across calls.
 class SnapshotDecoder {
  public:

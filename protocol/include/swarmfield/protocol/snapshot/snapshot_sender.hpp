@@ -48,6 +48,11 @@ class SnapshotSender {
   /// acknowledged so far stay acknowledged either way.
   void set_reliable(bool reliable) noexcept { reliable_ = reliable; }
   [[nodiscard]] bool reliable() const noexcept { return reliable_; }
+  /// Starts the stream over: the history and the acknowledgements are forgotten, so the next
+  /// snapshot is full (no baseline), numbered `next_sequence` (> 0; pick one above every
+  /// sequence the client has decoded, or its receiver drops the snapshot as stale). For a client
+  /// that decoded another stream meanwhile (a shared spectator stream, server/app).
+  void restart(std::uint32_t next_sequence) noexcept;
   /// Agent entries the frame history holds in memory (SnapshotHistory::pool_allocated()).
   [[nodiscard]] std::size_t history_allocated() const noexcept { return history_.pool_allocated(); }
   /// Ids of recently killed agents for the next encodes (SnapshotEncoder::set_recent_deaths).

@@ -108,6 +108,9 @@ struct ServerSummary {
   std::uint64_t snapshots_sent = 0;
   std::uint64_t snapshots_tcp = 0;
   std::uint64_t snapshots_deferred = 0;
+  std::uint64_t snapshots_shared = 0;   ///< sent from a shared spectator stream's encoding
+  std::uint64_t shared_encodes = 0;     ///< encodes of shared spectator streams
+  std::uint64_t spectator_joins = 0;    ///< shared streams (re)started for joining spectators
   std::uint64_t snapshot_bytes = 0;
   std::uint64_t snapshot_agents = 0;
   double bytes_per_agent = 0.0;
@@ -241,6 +244,11 @@ class Server final : public TcpListener {
   /// tick's, and a stale tick when the front fields are out of date.
   void count_goal_change();
   void send_snapshots();
+  // Shared spectator streams (--spectator-join-interval; server_snapshots.cpp): who may share
+  // (a viewer on TCP), joining them, leaving one for the client's own stream.
+  [[nodiscard]] static bool shares_spectator_stream(const ClientState& c, bool udp, std::uint64_t join_ticks) noexcept;
+  [[nodiscard]] static bool same_area(const protocol::QuantizedRect& a, const protocol::QuantizedRect& b) noexcept;
+  void join_spectator_groups(std::uint64_t tick, std::uint64_t join_ticks);
   /// After the World's step: the rules (their log lines, a stop, the match's end).
   void run_rules();
   // --shutdown-when-empty: stops the server once the players have all left and none came back in time.
@@ -352,6 +360,21 @@ class Server final : public TcpListener {
     ClientSnapshotStream stream;
     std::array<std::pair<std::uint32_t, std::uint64_t>, 32> first_packet{};  // by sequence % 32
     std::vector<std::uint8_t> payload;  // this tick's snapshot (built in parallel, sent after)
+    std::uint64_t group = 0;              // the shared spectator stream it is sent (0 = its own)
+    std::uint32_t last_sequence = 0;      // of the last snapshot sent to the client, whichever stream
+    std::uint64_t left_group_tick = 0;    // world tick it last left a shared stream (0 = never)
+  };
+  // A shared spectator stream (--spectator-join-interval): one encoding per snapshot tick for the
+  // spectators whose snapshots cover `area`, each sent a copy with its own echo time.
+  struct SpectatorGroup {
+    explicit SpectatorGroup(const ClientSnapshotParams& params) : stream(params) { stream.set_reliable(true); }
+    ClientSnapshotStream stream;
+    std::vector<std::uint8_t> payload;
+    protocol::QuantizedRect area;
+    ViewRect view;                   // a member's view (every member's gives `area`)
+    std::uint64_t last_join_tick = 0;  // world tick of its last (re)start
+    bool build = false;              // has members this tick
+    bool built = false;
   };
   // One snapshot to build this tick: its client, transport and route.
   struct SnapshotJob {
@@ -360,7 +383,9 @@ class Server final : public TcpListener {
     SnapshotRoute* route;
     bool udp;
     bool built;
+    SpectatorGroup* group = nullptr;  // sent the group's encoding instead of its own
   };
+  void leave_spectator_group(SnapshotRoute& route, std::uint64_t tick);
   SnapshotWorldState snapshot_world_;
   RecentDeaths recent_deaths_;  // for the snapshots' death flags
   // --shutdown-when-empty: a player has been in the world; since when none is.
@@ -369,6 +394,17 @@ class Server final : public TcpListener {
   std::string match_id_;  // an allocation's swarmfield.dev/match-id ("" = none)
   std::map<std::uint32_t, std::unique_ptr<SnapshotRoute>> snapshot_routes_;  // client id ->
   std::vector<SnapshotJob> snapshot_jobs_;                     // reused every send
+  std::map<std::uint64_t, std::unique_ptr<SpectatorGroup>> spectator_groups_;  // by id
+  std::uint64_t next_spectator_group_ = 1;
+  std::vector<SpectatorGroup*> group_jobs_;  // groups to encode this tick (reused)
+  struct JoinCandidate {
+    protocol::QuantizedRect area;
+    std::size_t job;
+  };
+  std::vector<JoinCandidate> join_candidates_;  // reused every send
+  std::uint64_t snapshots_shared_ = 0;       // sent from a shared spectator stream
+  std::uint64_t shared_encodes_ = 0;         // encodes of shared streams
+  std::uint64_t spectator_joins_ = 0;        // shared streams (re)started for joining spectators
   // Clients' snapshots are independent: built on --threads threads (the swarm's pool is idle
   // between steps, but a World's pool is its own), sent from the io thread.
   std::unique_ptr<sim::WorkerPool> snapshot_pool_;

@@ -156,6 +156,18 @@ class ClientSnapshotStream {
   bool on_ack(const protocol::SnapshotAck& ack) noexcept { return sender_.on_ack(ack); }
   /// TCP (true: every snapshot is delivered, the next is a delta against it) or UDP (false).
   void set_reliable(bool reliable) noexcept { sender_.set_reliable(reliable); }
+  /// Starts the stream over (SnapshotSender::restart): the next snapshot is full, numbered
+  /// `next_sequence`. For a client that decoded another stream meanwhile.
+  void restart(std::uint32_t next_sequence) noexcept { sender_.restart(next_sequence); }
+  /// Sequence the next snapshot will carry.
+  [[nodiscard]] std::uint32_t next_sequence() const noexcept { return sender_.next_sequence(); }
+  /// The area (position units) this client's snapshots cover for `view`: its rectangle with
+  /// the margin, edges near the map's border taken to the border (SnapshotWorldState::sent_area).
+  /// Two clients with the same area are sent the same agents by the same rules: whole-map views
+  /// from windows of any shape have one area.
+  [[nodiscard]] protocol::QuantizedRect sent_area(const SnapshotWorldState& world, const ViewRect& view) const noexcept {
+    return world.sent_area(area(world, view));
+  }
 
   /// Sequence of the last snapshot built (0 before the first).
   [[nodiscard]] std::uint32_t last_sequence() const noexcept { return sender_.next_sequence() - 1; }

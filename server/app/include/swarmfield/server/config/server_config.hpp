@@ -172,6 +172,11 @@ struct ServerConfig {
   /// connect token, their streams unsealed (the public view of the match); off = no --web-port
   /// with tokens.
   bool web_spectators_open = false;
+  /// Spectators (viewers on TCP: browser pages, TCP viewers) whose snapshots cover the same area
+  /// share one encoded stream (encode once, send to each); one joins a shared stream at most
+  /// this often (seconds: the join restarts the stream with a full snapshot for its members),
+  /// served by its own stream meanwhile. 0 = every spectator its own stream.
+  double spectator_join_s = 10.0;
   /// UDP port announced to clients in Welcome: 0 = the bound one. Behind a port mapping
   /// (docker run -p 17777:7777) the mapped one; with --agones the GameServer's port wins.
   std::int64_t public_udp_port = 0;

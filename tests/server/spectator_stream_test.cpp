@@ -1,0 +1,149 @@
+// Shared spectator streams (--spectator-join-interval) through the real server binary on
+// 127.0.0.1: TCP viewers whose snapshots cover the same area are sent one encoding; every
+// snapshot each of them receives decodes (across a join, which restarts the shared stream, and
+// a leave, which restarts the viewer's own), and two members hold the same agents at the same
+// tick. Asserts on counts, sequences and frames, never on wall-clock time (waits are bounded
+// only so that a broken server fails instead of hanging).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "loopback_support.hpp"
+
+using namespace swarmfield;
+using namespace std::chrono_literals;
+using test::RawClient;
+using test::ServerProcess;
+
+namespace {
+
+// A TCP viewer that decodes every snapshot it reads with its own receiver and counts those
+// that do not decode (a stream sent against a baseline it does not hold).
+struct Spectator {
+  RawClient client;
+  protocol::SnapshotReceiver receiver;
+  std::uint32_t inputs = 0;
+  std::size_t decoded = 0;
+  std::size_t undecodable = 0;
+  std::size_t own_echo = 0;              // echoed a client time this viewer sent
+  std::size_t foreign_echo = 0;          // echoed a client time this viewer never sent
+  std::vector<std::uint64_t> sent_times;  // client times of its inputs
+  std::map<std::uint32_t, std::vector<protocol::AgentState>> frames;  // by tick
+
+  float view[4] = {0, 0, 0, 0};
+  std::uint64_t serial = 0;  // 0..7, tags this viewer's client times
+
+  bool look_at(float x0, float y0, float x1, float y1) {
+    view[0] = x0;
+    view[1] = y0;
+    view[2] = x1;
+    view[3] = y1;
+    protocol::Input in;
+    in.sequence = ++inputs;
+    in.view_x0 = x0;
+    in.view_y0 = y0;
+    in.view_x1 = x1;
+    in.view_y1 = y1;
+    in.snapshot_ack = receiver.ack();
+    in.client_time_us = test::now_us() * 8 + serial;  // unique across the viewers
+    sent_times.push_back(in.client_time_us);
+    return client.send(in);
+  }
+  // Reads the next snapshot; false on timeout or close.
+  bool read_one() {
+    auto data = client.read_until<protocol::SnapshotData>(3s);
+    if (!data) return false;
+    if (receiver.receive(data->payload) != protocol::SnapshotReceiver::Result::kDecoded) {
+      ++undecodable;
+      return true;
+    }
+    ++decoded;
+    const std::uint64_t echo = receiver.header().echo_client_time_us;
+    const bool own = std::find(sent_times.begin(), sent_times.end(), echo) != sent_times.end();
+    own_echo += own ? 1 : 0;
+    foreign_echo += echo != 0 && !own ? 1 : 0;
+    frames[receiver.header().tick] = receiver.frame().agents;
+    return true;
+  }
+};
+
+// Reads `n` snapshots from each spectator in turn (so none falls behind), keeping their views.
+void read_round(std::vector<Spectator*> spectators, int n) {
+  for (int i = 0; i < n; ++i) {
+    for (Spectator* s : spectators) {
+      REQUIRE(s->read_one());
+      // The view again with the acknowledgement (the server closes a silent client).
+      if (i % 20 == 19) REQUIRE(s->look_at(s->view[0], s->view[1], s->view[2], s->view[3]));
+    }
+  }
+}
+
+// Ticks both decoded with the same agents / ticks both decoded.
+std::pair<std::size_t, std::size_t> same_frames(const Spectator& a, const Spectator& b, std::uint32_t from_tick) {
+  std::size_t same = 0, both = 0;
+  for (const auto& [tick, agents] : a.frames) {
+    if (tick < from_tick) continue;
+    const auto it = b.frames.find(tick);
+    if (it == b.frames.end()) continue;
+    ++both;
+    if (it->second == agents) ++same;
+  }
+  return {same, both};
+}
+
+}  // namespace
+
+TEST_CASE("spectator streams: viewers of one area share an encoding; every snapshot decodes across joins and leaves") {
+  for (const bool sharing : {true, false}) {
+    CAPTURE(sharing);
+    ServerProcess server(test::small_city(
+        {"--agents", "3000", "--seed", "5", "--threads", "1", "--spectator-join-interval", sharing ? "1" : "0"}));
+    const auto ports = test::wait_listening(server);
+    REQUIRE_MESSAGE(ports.has_value(), server.err());
+    Spectator a, b, c;
+    b.serial = 1;
+    c.serial = 2;
+    REQUIRE(test::join(a.client, ports->tcp, protocol::Role::kViewer).has_value());
+    REQUIRE(test::join(b.client, ports->tcp, protocol::Role::kViewer).has_value());
+    // Whole-map views from windows of two shapes: the same area once clipped to the map.
+    REQUIRE(a.look_at(0, 0, 64, 64));
+    REQUIRE(b.look_at(-30, 0, 94, 64));
+    read_round({&a, &b}, 60);
+    // A third joins later: the shared stream restarts for it (a full snapshot for all three).
+    REQUIRE(test::join(c.client, ports->tcp, protocol::Role::kViewer).has_value());
+    REQUIRE(c.look_at(0, -10, 64, 74));
+    read_round({&a, &b, &c}, 60);
+    const std::uint32_t shared_from = c.frames.begin()->first;
+    // b looks elsewhere: it leaves, its own stream restarts.
+    REQUIRE(b.look_at(10, 10, 30, 30));
+    read_round({&a, &b, &c}, 40);
+    const std::string out = test::stop_and_summarize(server);
+    INFO("summary: " << out);
+    for (const Spectator* s : {&a, &b, &c}) {
+      CHECK(s->undecodable == 0);
+      CHECK(s->foreign_echo == 0);  // one encoding, each its own echo time
+      CHECK(s->own_echo * 10 >= s->decoded * 9);
+      CHECK(s->decoded >= 100);
+    }
+    const auto [same_ac, both_ac] = same_frames(a, c, shared_from);
+    MESSAGE("sharing " << sharing << ": a and c decoded " << both_ac << " ticks alike, " << same_ac
+                       << " with the same agents; shared " << test::summary_value(out, "snapshots_shared") << " of "
+                       << test::summary_value(out, "snapshots_sent") << " sent, " << test::summary_value(out, "shared_encodes")
+                       << " shared encodes, " << test::summary_value(out, "spectator_joins") << " joins");
+    CHECK(both_ac >= 40);
+    if (sharing) {
+      // After c joined, a and c hold the same agents at every tick (one encoding).
+      CHECK(same_ac == both_ac);
+      CHECK(test::summary_value(out, "spectator_joins") >= 2);
+      // Most snapshots came from a shared encoding, at least two per encode.
+      CHECK(test::summary_value(out, "snapshots_shared") * 10 >= test::summary_value(out, "snapshots_sent") * 7);
+      CHECK(test::summary_value(out, "shared_encodes") * 2 <= test::summary_value(out, "snapshots_shared"));
+    } else {
+      CHECK(test::summary_value(out, "snapshots_shared") == 0);
+      CHECK(test::summary_value(out, "shared_encodes") == 0);
+    }
+  }
+}
