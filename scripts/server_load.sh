@@ -20,6 +20,7 @@ THREADS=""
 FIELD_BUDGET=""
 VIEWER=no
 VIEWERS=0
+EXTRA_SERVER_ARGS=()
 WEB_SPECTATORS=0
 BOT_SCRIPT=""  # empty = the bots' built-in wander loop
 BIN=""  # required: ./swarmfield.sh load passes its build's bin folder
@@ -49,6 +50,8 @@ usage: ./swarmfield.sh load [options]      (or: scripts/server_load.sh --bin DIR
   --web-spectators N     add N browser spectators, 0..1000 (web_spectator_load, a bench program:
                          WebSockets on the server's --web-port, whole map, every snapshot decoded)
   --viewer               add a headless viewer following the first player (zoom 8, 10 fps)
+  --server-arg ARG       pass ARG on to swarmfield-server (repeatable; e.g. --server-arg
+                         --spectator-join-interval --server-arg 0 for unshared spectator streams)
   --bin DIR              folder with swarmfield-server and swarmfield-bot (required when this
                          script is called directly; ./swarmfield.sh load passes its build)
   --out DIR              logs: server.log, server.out, bots.log, viewers.log, viewer.log (default out/load)
@@ -100,6 +103,7 @@ while [ $# -gt 0 ]; do
                         fail_usage "--web-spectators must be in 0..1000 (got '$2')"
                       WEB_SPECTATORS=$2; shift 2 ;;
     --viewer) VIEWER=yes; shift ;;
+    --server-arg) need_value "$@"; EXTRA_SERVER_ARGS+=("$2"); shift 2 ;;
     --bin) need_value "$@"; BIN=$(abs_path "$2"); shift 2 ;;
     --out) need_value "$@"; OUT=$(abs_path "$2"); shift 2 ;;
     --strict) STRICT=yes; shift ;;
@@ -180,6 +184,7 @@ if [ "$WEB_SPECTATORS" -gt 0 ]; then
   [ -f "$WEB_ROOT/index.html" ] || { WEB_ROOT="$OUT/web-root"; mkdir -p "$WEB_ROOT"; echo '<!doctype html>' >"$WEB_ROOT/index.html"; }
   SERVER_ARGS+=(--web-port 0 --web-root "$WEB_ROOT" --max-web-spectators "$WEB_SPECTATORS")
 fi
+SERVER_ARGS+=("${EXTRA_SERVER_ARGS[@]}")
 say "server: swarmfield-server ${SERVER_ARGS[*]} (log: $OUT/server.log)"
 # Emptied here, not only by the redirection below: that happens in the background child, and the
 # wait for "listening tcp=" could read the previous run's log first (and its port).
@@ -376,6 +381,8 @@ BEGIN {
   printf "peak memory      %s MiB resident (server process; target <= 128 MiB at 100k agents on a 1024 map)\n", val("peak_rss_mib")
   printf "snapshots        %s built (%s over TCP, %s deferred), %s bytes per agent entry sent, largest datagram %s bytes\n",
          val("snapshots_sent"), val("snapshots_tcp"), val("snapshots_deferred"), val("bytes_per_agent"), val("max_datagram")
+  if (num("snapshots_shared") > 0)
+    printf "shared streams   %s of them from %s shared encodes (spectators of one area; %s joins)\n", val("snapshots_shared"), val("shared_encodes"), val("spectator_joins")
   if (viewers + 0 > 0 && viewers_line != "") {
     q = split(viewers_line, vk, " ")
     for (i = 1; i <= q; ++i) { if (split(vk[i], p, "=") == 2) w[p[1]] = p[2] }

@@ -147,3 +147,39 @@ TEST_CASE("spectator streams: viewers of one area share an encoding; every snaps
     }
   }
 }
+
+TEST_CASE("spectator streams: a late spectator waits for the join interval on its own stream; the members are not restarted") {
+  // Joins restart the shared stream (a full snapshot for every member): past the stream's first
+  // 2 s, at most one per --spectator-join-interval, however many spectators come and go.
+  ServerProcess server(test::small_city({"--agents", "3000", "--seed", "5", "--threads", "1", "--spectator-join-interval", "600"}));
+  const auto ports = test::wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  Spectator a, b;
+  b.serial = 1;
+  REQUIRE(test::join(a.client, ports->tcp, protocol::Role::kViewer).has_value());
+  REQUIRE(test::join(b.client, ports->tcp, protocol::Role::kViewer).has_value());
+  REQUIRE(a.look_at(0, 0, 64, 64));
+  REQUIRE(b.look_at(0, 0, 64, 64));
+  read_round({&a, &b}, 80);  // 4 s at 20 Hz: past the burst window
+  std::vector<Spectator> late(3);
+  for (std::size_t i = 0; i < late.size(); ++i) {
+    late[i].serial = 2 + i;
+    REQUIRE(test::join(late[i].client, ports->tcp, protocol::Role::kViewer).has_value());
+    REQUIRE(late[i].look_at(0, 0, 64, 64));
+  }
+  std::vector<Spectator*> all{&a, &b};
+  for (Spectator& s : late) all.push_back(&s);
+  read_round(all, 40);
+  const std::string out = test::stop_and_summarize(server);
+  INFO("summary: " << out);
+  for (const Spectator* s : all) CHECK(s->undecodable == 0);
+  // One start (a and b); the late ones on their own streams.
+  CHECK(test::summary_value(out, "spectator_joins") == 1);
+  const auto [same_ab, both_ab] = same_frames(a, b, 0);
+  const auto [same_al, both_al] = same_frames(a, late[0], 0);
+  MESSAGE("a and b alike at " << same_ab << " of " << both_ab << " ticks; a and a late one at " << same_al << " of " << both_al);
+  CHECK(both_ab >= 100);
+  CHECK(same_ab == both_ab);
+  CHECK(both_al >= 20);
+  CHECK(same_al < both_al);
+}

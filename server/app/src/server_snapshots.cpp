@@ -138,7 +138,8 @@ void Server::send_snapshots() {
 }
 
 bool Server::shares_spectator_stream(const ClientState& c, bool udp, std::uint64_t join_ticks) noexcept {
-  return join_ticks > 0 && c.role == protocol::Role::kViewer && !udp;
+  // A viewer's view is empty until its first Input: sharing starts with the view it asks for.
+  return join_ticks > 0 && c.role == protocol::Role::kViewer && !udp && !c.view.empty();
 }
 
 bool Server::same_area(const protocol::QuantizedRect& a, const protocol::QuantizedRect& b) noexcept {
@@ -154,6 +155,7 @@ void Server::leave_spectator_group(SnapshotRoute& route, std::uint64_t tick) {
 }
 
 void Server::join_spectator_groups(std::uint64_t tick, std::uint64_t join_ticks) {
+  const std::uint64_t burst_ticks = static_cast<std::uint64_t>(kSpectatorBurstSeconds * config_.tick_hz);
   // Spectators on their own streams that may join one (not within join_ticks of leaving one),
   // by area: the order of ids, so the same clients make the same choice on every run.
   std::vector<JoinCandidate>& candidates = join_candidates_;
@@ -180,8 +182,12 @@ void Server::join_spectator_groups(std::uint64_t tick, std::uint64_t join_ticks)
       }
     }
     // An existing stream takes joiners at most every join_ticks (each join is a full snapshot
-    // for its members); a new one starts as soon as two spectators share an area.
-    const bool join = group != nullptr ? tick - group->last_join_tick >= join_ticks : e - i >= 2;
+    // for its members), except in its first seconds, while its members' views still fill from
+    // their own first snapshot (spectators arriving together: a match's start, a shared link);
+    // a new one starts as soon as two spectators share an area.
+    const bool join = group != nullptr ? tick - group->last_join_tick >= join_ticks ||
+                                             tick - group->started_tick < std::min(join_ticks, burst_ticks)
+                                       : e - i >= 2;
     if (join) {
       if (group == nullptr) {
         ClientSnapshotParams params;
@@ -192,6 +198,7 @@ void Server::join_spectator_groups(std::uint64_t tick, std::uint64_t join_ticks)
         group = made.get();
         group->area = candidates[i].area;
         group->view = snapshot_jobs_[candidates[i].job].client->view;
+        group->started_tick = tick;
         spectator_groups_.emplace(group_id, std::move(made));
       }
       // Numbered after everything each joiner has decoded (a receiver drops older sequences).

@@ -37,8 +37,7 @@ std::string ServerSummary::line() const {
   }
   ss << " snapshots_sent=" << snapshots_sent << " snapshots_tcp=" << snapshots_tcp
      << " snapshots_deferred=" << snapshots_deferred << " snapshot_bytes=" << snapshot_bytes
-     << " snapshot_agents=" << snapshot_agents << " snapshots_shared=" << snapshots_shared
-     << " shared_encodes=" << shared_encodes << " spectator_joins=" << spectator_joins;
+     << " snapshot_agents=" << snapshot_agents;
   ss.precision(3);
   ss << " bytes_per_agent=" << bytes_per_agent << " max_datagram=" << max_datagram;
   ss << " spawns_held_back=" << spawns_held_back;
@@ -56,6 +55,8 @@ std::string ServerSummary::line() const {
      << " sessions_expired=" << sessions_expired;
   ss << " web_pages=" << web_pages << " web_sockets=" << web_sockets << " web_refused=" << web_refused
      << " web_bad_requests=" << web_bad_requests << " web_spectators_full=" << web_spectators_full;
+  ss << " snapshots_shared=" << snapshots_shared << " shared_encodes=" << shared_encodes
+     << " spectator_joins=" << spectator_joins;
   if (!match_id.empty()) ss << " match_id=" << match_id;
   return ss.str();
 }

@@ -249,6 +249,9 @@ class Server final : public TcpListener {
   [[nodiscard]] static bool shares_spectator_stream(const ClientState& c, bool udp, std::uint64_t join_ticks) noexcept;
   [[nodiscard]] static bool same_area(const protocol::QuantizedRect& a, const protocol::QuantizedRect& b) noexcept;
   void join_spectator_groups(std::uint64_t tick, std::uint64_t join_ticks);
+  // A shared spectator stream takes joiners at every snapshot tick for this long after it was made
+  // (its members' views are still filling), then every --spectator-join-interval.
+  static constexpr double kSpectatorBurstSeconds = 2.0;
   /// After the World's step: the rules (their log lines, a stop, the match's end).
   void run_rules();
   // --shutdown-when-empty: stops the server once the players have all left and none came back in time.
@@ -373,6 +376,7 @@ class Server final : public TcpListener {
     protocol::QuantizedRect area;
     ViewRect view;                   // a member's view (every member's gives `area`)
     std::uint64_t last_join_tick = 0;  // world tick of its last (re)start
+    std::uint64_t started_tick = 0;    // world tick it was made
     bool build = false;              // has members this tick
     bool built = false;
   };
