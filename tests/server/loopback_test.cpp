@@ -217,17 +217,17 @@ TEST_CASE("loopback: handshake, map, hostile input, UDP movement, AoI, SIGTERM")
     CHECK(small_view);
   }
 
-  // --- SIGTERM: Bye to the client, exit 0 within 2 s, summary line on stdout -----------------
-  const auto t0 = std::chrono::steady_clock::now();
+  // --- SIGTERM: Bye to the client, exit 0 once it is written (not at the flush timeout), summary
+  //     line on stdout ---------------------------------------------------------------------------
   server.signal(SIGTERM);
-  const auto bye = player.read_until<protocol::Bye>(2s);
+  const auto bye = player.read_until<protocol::Bye>(5s);
   REQUIRE(bye.has_value());
   CHECK(bye->reason == "server shutting down (SIGTERM)");
-  const auto code = server.wait_exit(3s);
-  const auto elapsed = std::chrono::steady_clock::now() - t0;
+  const auto code = server.wait_exit(10s);
   REQUIRE(code.has_value());
   CHECK(*code == 0);
-  CHECK(elapsed < 2s);
+  CHECK(server.err().find("stopped: every Bye written") != std::string::npos);
+  CHECK(server.err().find("flush timeout") == std::string::npos);
   const std::string out = server.out();
   INFO("stdout: " << out);
   CHECK(out.rfind("ticks=", 0) == 0);  // the summary line, its first keys in order
@@ -347,19 +347,18 @@ TEST_CASE("loopback: many idle connections (no Hello) do not lock a real client 
   CHECK(std::count(err.begin(), err.end(), '\n') < 30);
 }
 
-TEST_CASE("loopback: a connection that sends no Hello is closed after 3 s") {
+TEST_CASE("loopback: a connection that sends no Hello is closed by the Hello timeout") {
   ServerProcess server(small_city({"--agents", "10"}));
   const auto ports = wait_listening(server);
   REQUIRE_MESSAGE(ports.has_value(), server.err());
   RawClient idle;
   REQUIRE(idle.connect(ports->tcp));
-  const auto t0 = std::chrono::steady_clock::now();
-  CHECK(idle.wait_closed(6s));
-  const auto took = std::chrono::steady_clock::now() - t0;
-  CHECK(took >= 2500ms);
-  CHECK(took < 5s);
+  // Closed by the Hello timeout (the server's count and log say which rule closed it; the wait
+  // only bounds a broken server).
+  CHECK(idle.wait_closed(15s));
   server.signal(SIGINT);
-  CHECK(server.wait_exit(3s) == std::optional<int>(0));
+  CHECK(server.wait_exit(10s) == std::optional<int>(0));
+  CHECK(test::summary_value(server.out(), "hello_timeouts") == 1);
 }
 
 TEST_CASE("loopback: --spawn-wave adds agents every --wave-interval") {

@@ -199,7 +199,7 @@ int main(int argc, char** argv) {
       setup_done.store(true);
     });
     while (!setup_done.load()) {
-      if (g_early_signal != 0) std::_Exit(exit_early("the world set-up"));  // the set-up thread is dropped
+      if (g_early_signal != 0) std::_Exit(exit_early("the world set-up (left unfinished)"));  // the thread is dropped
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
     setup.join();

@@ -152,7 +152,15 @@ void Server::poll_flush() {
     if (const TcpSession* s = tcp_.find(sid); s != nullptr && !s->closed() && s->queued_bytes() > 0) all_written = false;
   }
   const bool grace_over = now - stop_started_ >= kFlushGrace;
-  if (tcp_.session_count() == 0 || (all_written && grace_over) || now - stop_started_ >= kFlushTimeout) {
+  // Why the stop ends, logged: tests check that a stop ended because its work was done, not
+  // at the timeout (no wall-clock assertions in them).
+  const char* why = tcp_.session_count() == 0       ? "every connection closed"
+                    : all_written && grace_over      ? "every Bye written"
+                    : now - stop_started_ >= kFlushTimeout ? "flush timeout: connections still had bytes queued"
+                                                      : nullptr;
+  if (why != nullptr) {
+    spdlog::info("stopped: {} ({} ms after the stop request)", why,
+                 std::chrono::duration_cast<std::chrono::milliseconds>(now - stop_started_).count());
     finish();
     return;
   }

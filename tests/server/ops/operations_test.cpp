@@ -670,12 +670,13 @@ TEST_CASE("drain: SIGTERM stops accepting, says why, /readyz turns 503; a second
     late.send(test::hello(protocol::Role::kPlayer));
     CHECK_FALSE(late.read_until<protocol::Welcome>(300ms).has_value());
   }
-  const auto t0 = std::chrono::steady_clock::now();
   server.signal(SIGTERM);  // the second: no more waiting for the stuck client
-  const auto code = server.wait_exit(3s);
+  const auto code = server.wait_exit(10s);
   REQUIRE(code.has_value());
   CHECK(*code == 0);
-  CHECK(std::chrono::steady_clock::now() - t0 < 300ms);
-  CHECK(server.err().find("second stop request") != std::string::npos);
+  // It closed at the second request, not when the stuck client's bytes were written or the
+  // flush timed out.
+  CHECK(server.err().find("second stop request (SIGTERM): closing now") != std::string::npos);
+  CHECK(server.err().find("stopped: ") == std::string::npos);
   CHECK(server.out().rfind("ticks=", 0) == 0);  // the summary line still printed
 }
