@@ -7,7 +7,9 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -182,4 +184,47 @@ TEST_CASE("spectator streams: a late spectator waits for the join interval on it
   CHECK(same_ab == both_ab);
   CHECK(both_al >= 20);
   CHECK(same_al < both_al);
+}
+
+TEST_CASE("spectator streams: many small views do not starve a shared whole-map stream of its relevance") {
+  // Found by attack: the relevance of each view is computed once per tick up to a bound (64
+  // rectangles or 8 x (agents + tiles) of work), then a view takes the best cover computed. A
+  // shared stream asked for its relevance after every client, so 70 viewers with small views
+  // used the bound up and the whole-map stream carried only what a small rectangle covers:
+  // 3,000 agents -> 114.
+  ServerProcess server({"--port", "0", "--bind", "127.0.0.1", "--city-size", "256", "--agents", "3000", "--seed", "5",
+                        "--threads", "1", "--max-clients", "128"});
+  const auto ports = test::wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  Spectator a, b;
+  b.serial = 1;
+  REQUIRE(test::join(a.client, ports->tcp, protocol::Role::kViewer).has_value());
+  REQUIRE(test::join(b.client, ports->tcp, protocol::Role::kViewer).has_value());
+  REQUIRE(a.look_at(0, 0, 256, 256));
+  REQUIRE(b.look_at(0, 0, 256, 256));
+  read_round({&a, &b}, 60);
+  const std::size_t before = a.frames.rbegin()->second.size();
+  std::vector<std::unique_ptr<Spectator>> small;
+  for (int i = 0; i < 70; ++i) {
+    auto s = std::make_unique<Spectator>();
+    s->serial = 3;
+    char from[32];
+    std::snprintf(from, sizeof from, "127.0.%d.%d", 1 + i / 6, 2 + i % 6);  // within the per-address limits
+    REQUIRE(test::join(s->client, ports->tcp, protocol::Role::kViewer, 0, from).has_value());
+    const float x0 = static_cast<float>((i % 9) * 28), y0 = static_cast<float>((i / 9) * 28);
+    REQUIRE(s->look_at(x0, y0, x0 + 20, y0 + 20));
+    small.push_back(std::move(s));
+  }
+  // The small viewers are not read: their queues fill and they are skipped, which is fine, the
+  // relevance of each view is still asked for while its client is not behind.
+  read_round({&a, &b}, 40);
+  const std::size_t after = a.frames.rbegin()->second.size();
+  const std::string out = test::stop_and_summarize(server);
+  INFO("summary: " << out);
+  MESSAGE("whole-map members hold " << before << " agents before 70 small views, " << after << " after");
+  CHECK(a.undecodable == 0);
+  CHECK(b.undecodable == 0);
+  CHECK(test::summary_value(out, "snapshots_shared") > 0);
+  CHECK(before >= 2900);
+  CHECK(after * 10 >= before * 9);
 }
