@@ -83,6 +83,15 @@ void read_round(std::vector<Spectator*> spectators, int n) {
   }
 }
 
+// a and b join as viewers (b's client times tagged 1) and look at the whole side x side map.
+void join_watching_whole_map(std::uint16_t port, Spectator& a, Spectator& b, float side) {
+  b.serial = 1;
+  REQUIRE(test::join(a.client, port, protocol::Role::kViewer).has_value());
+  REQUIRE(test::join(b.client, port, protocol::Role::kViewer).has_value());
+  REQUIRE(a.look_at(0, 0, side, side));
+  REQUIRE(b.look_at(0, 0, side, side));
+}
+
 // Ticks both decoded with the same agents / ticks both decoded.
 std::pair<std::size_t, std::size_t> same_frames(const Spectator& a, const Spectator& b, std::uint32_t from_tick) {
   std::size_t same = 0, both = 0;
@@ -157,11 +166,7 @@ TEST_CASE("spectator streams: a late spectator waits for the join interval on it
   const auto ports = test::wait_listening(server);
   REQUIRE_MESSAGE(ports.has_value(), server.err());
   Spectator a, b;
-  b.serial = 1;
-  REQUIRE(test::join(a.client, ports->tcp, protocol::Role::kViewer).has_value());
-  REQUIRE(test::join(b.client, ports->tcp, protocol::Role::kViewer).has_value());
-  REQUIRE(a.look_at(0, 0, 64, 64));
-  REQUIRE(b.look_at(0, 0, 64, 64));
+  join_watching_whole_map(ports->tcp, a, b, 64.0f);
   read_round({&a, &b}, 80);  // 4 s at 20 Hz: past the burst window
   std::vector<Spectator> late(3);
   for (std::size_t i = 0; i < late.size(); ++i) {
@@ -197,11 +202,7 @@ TEST_CASE("spectator streams: many small views do not starve a shared whole-map 
   const auto ports = test::wait_listening(server);
   REQUIRE_MESSAGE(ports.has_value(), server.err());
   Spectator a, b;
-  b.serial = 1;
-  REQUIRE(test::join(a.client, ports->tcp, protocol::Role::kViewer).has_value());
-  REQUIRE(test::join(b.client, ports->tcp, protocol::Role::kViewer).has_value());
-  REQUIRE(a.look_at(0, 0, 256, 256));
-  REQUIRE(b.look_at(0, 0, 256, 256));
+  join_watching_whole_map(ports->tcp, a, b, 256.0f);
   read_round({&a, &b}, 60);
   const std::size_t before = a.frames.rbegin()->second.size();
   std::vector<std::unique_ptr<Spectator>> small;
