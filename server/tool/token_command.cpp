@@ -7,17 +7,16 @@
 //   exit 0: written (the token on stdout, or in --out); 2: a bad flag, an unreadable key file,
 //   a key file that exists already (--new-key), an unwritable output.
 #include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "swarmfield/cli/control_chars.hpp"
+#include "swarmfield/server/config/config_toml.hpp"
 #include "swarmfield/protocol/transport/connect_token.hpp"
 #include "tool_commands.hpp"
 
@@ -55,15 +54,12 @@ bool write_secret(const std::string& path, const std::string& text, bool exclusi
 }
 
 bool read_key(const std::string& path, protocol::TokenKey& key, std::string& error) {
-  struct stat st {};
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) {
-    error = "--key-file " + cli::printable_ascii(path) + ": not a readable regular file";
+  // The server's reader (regular files only, at most 1 MiB), then the key's text.
+  std::string text;
+  if (std::string e = server::read_config_text(path, text, "key file"); !e.empty()) {
+    error = "--key-file: " + cli::printable_ascii(e);
     return false;
   }
-  std::ifstream in(path, std::ios::binary);
-  std::string text(4096, '\0');
-  in.read(text.data(), static_cast<std::streamsize>(text.size()));
-  text.resize(static_cast<std::size_t>(in.gcount()));
   auto parsed = protocol::parse_token_key(text, &error);
   if (!parsed) {
     error = "--key-file " + cli::printable_ascii(path) + ": " + error;

@@ -75,7 +75,10 @@ TEST_CASE("token: refusals exit 2 and say what to fix; --version") {
   std::ofstream(bad) << "0123\n";
   const Run no_key = run_tool("token --key-file " + (dir / "none.key").string() + " --server h:1");
   CHECK(no_key.status == 2);
-  CHECK(no_key.out.find("not a readable regular file") != std::string::npos);
+  CHECK(no_key.out.find("--key-file: can not read key file") != std::string::npos);
+  const Run dir_key = run_tool("token --key-file " + dir.string() + " --server h:1");  // the server's reader: regular files only
+  CHECK(dir_key.status == 2);
+  CHECK(dir_key.out.find("is a directory, not a regular file") != std::string::npos);
   const Run bad_key = run_tool("token --key-file " + bad + " --server h:1");
   CHECK(bad_key.status == 2);
   CHECK(bad_key.out.find("64 hex digits") != std::string::npos);

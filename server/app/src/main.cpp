@@ -170,7 +170,8 @@ int main(int argc, char** argv) {
     std::optional<swarmfield::protocol::TokenKey> token_key;
     if (config.auth == "tokens") {
       std::string key_text;
-      if (std::string key_error = swarmfield::server::read_config_text(config.key_file, key_text); !key_error.empty()) {
+      if (std::string key_error = swarmfield::server::read_config_text(config.key_file, key_text, "key file");
+          !key_error.empty()) {
         std::fprintf(stderr, "error: --key-file: %s\n", key_error.c_str());
         return kExitUsage;
       }

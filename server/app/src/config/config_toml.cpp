@@ -219,8 +219,9 @@ std::string apply_kinds(const toml::node& node, std::vector<sim::AgentKind>& out
   return {};
 }
 
-std::string read_config_text(const std::string& path, std::string& out) {
-  const std::string unreadable = "can not read config file '" + path + "'";
+std::string read_config_text(const std::string& path, std::string& out, std::string_view what) {
+  const std::string named = std::string(what) + " '" + path + "'";
+  const std::string unreadable = "can not read " + named;
   // Only a regular file: a FIFO's open would wait for a writer (the server hangs at start-up),
   // a device is no config. Checked before opening.
   std::error_code ec;
@@ -232,7 +233,7 @@ std::string read_config_text(const std::string& path, std::string& out) {
                        : std::filesystem::is_block_file(st)     ? "a block device"
                        : std::filesystem::is_socket(st)         ? "a socket"
                                                                 : "a special file";
-    return "config file '" + path + "' is " + kind + ", not a regular file";
+    return named + " is " + kind + ", not a regular file";
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) return unreadable;
@@ -245,8 +246,8 @@ std::string read_config_text(const std::string& path, std::string& out) {
   }
   if (in.bad()) return unreadable;
   if (text.size() > kMaxConfigFileBytes) {
-    return "config file '" + path + "' is larger than 1 MiB (" + std::to_string(kMaxConfigFileBytes) +
-           " bytes), the limit of a config file";
+    return named + " is larger than 1 MiB (" + std::to_string(kMaxConfigFileBytes) + " bytes), the limit of a " +
+           std::string(what);
   }
   out = std::move(text);
   return {};

@@ -22,10 +22,13 @@ inline constexpr std::size_t kMaxConfigFileBytes = std::size_t{1} << 20;  // 1 M
 
 /// Reads the whole file at `path` into `out`; stops once past kMaxConfigFileBytes (reads in
 /// 16 KiB chunks, so at most one chunk beyond the limit).
+/// Only a regular file (a FIFO would block the open). `what` names the file in messages (the
+/// token key file and the rules script are read the same way).
 /// "" on success, else an error sentence naming the file (`out` untouched): "can not read
-/// config file 'PATH'", or "config file 'PATH' is larger than 1 MiB (1048576 bytes), the limit
-/// of a config file".
-[[nodiscard]] std::string read_config_text(const std::string& path, std::string& out);
+/// config file 'PATH'", "config file 'PATH' is a FIFO, not a regular file", or "config file
+/// 'PATH' is larger than 1 MiB (1048576 bytes), the limit of a config file".
+[[nodiscard]] std::string read_config_text(const std::string& path, std::string& out,
+                                           std::string_view what = "config file");
 
 /// The 1-based line of the first byte >= 0x80 outside a string or comment, 0 if none.
 [[nodiscard]] int non_ascii_outside_strings(std::string_view text);
