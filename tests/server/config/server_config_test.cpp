@@ -123,6 +123,10 @@ TEST_CASE("server_config: bad flags give one error line naming the problem, exit
       {{"--agents", "-5"}, "--agents"},
       {{"--wave-interval", "0"}, "--wave-interval"},
       {{"--config", "/nonexistent/swarmfield.toml"}, "/nonexistent/swarmfield.toml"},
+      // A value that is no number says what it must be (was CLI11's "Could not convert").
+      {{"--reconnect-grace", "abc"}, "--reconnect-grace: must be a number of seconds (got 'abc')"},
+      {{"--spectator-join-interval", "-1"}, "--spectator-join-interval must be in 0..600 seconds"},
+      {{"--spectator-join-interval", "soon"}, "--spectator-join-interval: must be a number of seconds (got 'soon')"},
   };
   for (const auto& c : cases) {
     const auto r = parse(c.args);

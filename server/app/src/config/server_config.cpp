@@ -21,6 +21,21 @@
 namespace swarmfield::server {
 namespace {
 
+// "Could not convert: --reconnect-grace = abc" -> "--reconnect-grace: must be a number of
+// seconds (got 'abc')" from the setting's own check; CLI11's text when it is not of that form.
+std::string conversion_message(const std::string& what) {
+  constexpr std::string_view kPrefix = "Could not convert: --";
+  const std::size_t eq = what.find(" = ");
+  if (what.rfind(kPrefix, 0) != 0 || eq == std::string::npos) return what;
+  const std::string key = what.substr(kPrefix.size(), eq - kPrefix.size());
+  const std::string value = what.substr(eq + 3);
+  const config_detail::Setting* setting = config_detail::find_setting(key);
+  if (setting == nullptr) return what;
+  ServerConfig scratch;
+  const std::string why = config_detail::apply_text(*setting, scratch, value);
+  return why.empty() ? what : "--" + key + ": " + why;
+}
+
 using config_detail::Layer;
 using config_detail::Setting;
 using config_detail::log_format_name;
@@ -120,6 +135,10 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv, const E
     result.exit_code = 0;
     result.output = cli::version_line("swarmfield-server");
     return result;
+  } catch (const CLI::ConversionError& e) {
+    // CLI11 says "Could not convert: --flag = value"; the settings table says what the value
+    // must be, as for the same value in the environment ("must be a number of seconds").
+    return fail("error: " + conversion_message(e.what()) + " (see --help)");
   } catch (const CLI::ParseError& e) {
     return fail(std::string("error: ") + e.what() + " (see --help)");
   }
