@@ -425,6 +425,7 @@ TEST_CASE("web: a missing page is refused at start with what to do") {
     REQUIRE(server.wait_exit(10s) == std::optional<int>(1));
     CHECK(server.err().find("the browser page is not built") != std::string::npos);
     CHECK(server.err().find("--web-root") != std::string::npos);
+    CHECK(server.err().find("listening tcp=") == std::string::npos);  // told before any port opens
   }
   SUBCASE("index.html without app.js (the page's sources, not its build)") {
     PageFolder page;

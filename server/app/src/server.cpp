@@ -79,6 +79,10 @@ Server::Server(const ServerConfig& config, sim::GridMap map, std::string map_nam
 Server::~Server() = default;
 
 bool Server::open(std::string& error) {
+  // Settings only a port's start would refuse are checked before any port opens.
+  if (config_.web_port >= 0) {
+    if (error = WebGateway::check_page_folder(web_root()); !error.empty()) return false;
+  }
   const auto port = static_cast<std::uint16_t>(config_.port);
   if (!tcp_.open(config_.bind, port, error)) return false;
   std::string udp_error;

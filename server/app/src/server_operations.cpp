@@ -226,11 +226,13 @@ std::string default_web_root() {
 
 }  // namespace
 
+std::string Server::web_root() const { return config_.web_root.empty() ? default_web_root() : config_.web_root; }
+
 bool Server::start_web_gateway(std::string& error) {
   WebGatewayOptions options;
   options.bind = config_.web_bind.empty() ? config_.bind : config_.web_bind;
   options.port = static_cast<std::uint16_t>(config_.web_port);
-  options.web_root = config_.web_root.empty() ? default_web_root() : config_.web_root;
+  options.web_root = web_root();
   // The relays reach the game port where it listens; on every address, through loopback.
   std::error_code ec;
   const asio::ip::address game = asio::ip::make_address(config_.bind, ec);

@@ -454,15 +454,22 @@ WebGateway::WebGateway(WebGatewayOptions options, ForwardedPeers& peers)
 
 WebGateway::~WebGateway() { stop(); }
 
+std::string WebGateway::check_page_folder(const std::string& web_root) {
+  namespace fs = std::filesystem;
+  std::error_code fs_ec;
+  const fs::path root(web_root);
+  if (!fs::is_regular_file(root / "index.html", fs_ec) || !fs::is_regular_file(root / "app.js", fs_ec)) {
+    return "the browser page is not built: no index.html and app.js in '" + root.string() +
+           "' (build it with ./swarmfield.sh build into build/web, or name its folder with --web-root)";
+  }
+  return {};
+}
+
 bool WebGateway::start(std::string& error) {
   namespace fs = std::filesystem;
   std::error_code fs_ec;
   const fs::path root(options_.web_root);
-  if (!fs::is_regular_file(root / "index.html", fs_ec) || !fs::is_regular_file(root / "app.js", fs_ec)) {
-    error = "the browser page is not built: no index.html and app.js in '" + root.string() +
-            "' (build it with ./swarmfield.sh build into build/web, or name its folder with --web-root)";
-    return false;
-  }
+  if (error = check_page_folder(options_.web_root); !error.empty()) return false;
   std::size_t total = 0;
   for (const auto& entry : fs::directory_iterator(root, fs_ec)) {
     if (!entry.is_regular_file(fs_ec)) continue;

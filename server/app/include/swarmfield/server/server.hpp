@@ -279,6 +279,8 @@ class Server final : public TcpListener {
   void operations_draining();
   /// Starts the browser spectator (--web-port; web_gateway.hpp). False + `error` on failure.
   bool start_web_gateway(std::string& error);
+  // --web-root, or 'web' beside the executable's folder when it is empty.
+  [[nodiscard]] std::string web_root() const;
   void stop_operations();
   /// A player joined (Agones: Allocate once; the player into the players List) / left (out of
   /// the List).

@@ -75,6 +75,10 @@ class WebGateway {
   WebGateway(const WebGateway&) = delete;
   WebGateway& operator=(const WebGateway&) = delete;
 
+  /// "" when `web_root` holds a built page (index.html and app.js), else the sentence start()
+  /// fails with. The server asks before it opens any port, so that a wrong --web-root is told
+  /// before the game port is announced as listening.
+  [[nodiscard]] static std::string check_page_folder(const std::string& web_root);
   /// Reads the page, binds, listens and starts the thread. False + `error` (a sentence naming
   /// what to fix: a missing index.html says how to build the page) on failure; nothing runs then.
   bool start(std::string& error);
