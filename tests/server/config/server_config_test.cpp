@@ -1175,7 +1175,8 @@ TEST_CASE("server_config: --agones-players-list names a List (none = no List cal
   const auto env = parse_env({}, {{"SWARMFIELD_AGONES_PLAYERS_LIST", "lobby"}});
   REQUIRE(is_run(env));
   CHECK(env.config.agones_players_list == "lobby");
-  for (const std::string bad : {"Players", "players list", "a_b", std::string(64, 'p').c_str()}) {
+  // Strings, not a list of const char*: a c_str() of a temporary in it dangles (ASan found it).
+  for (const std::string& bad : std::vector<std::string>{"Players", "players list", "a_b", std::string(64, 'p')}) {
     const auto r = parse({"--agones-players-list", bad});
     INFO(bad << ": " << r.output);
     CHECK(is_error(r));
