@@ -38,7 +38,11 @@ void Server::send_snapshots() {
     const auto sit = session_of_client_.find(id);
     TcpSession* session = sit == session_of_client_.end() ? nullptr : tcp_.find(sit->second);
     const auto rit = snapshot_routes_.find(id);
-    if (session == nullptr || !session->is_open() || rit == snapshot_routes_.end()) continue;
+    if (session == nullptr || !session->is_open() || rit == snapshot_routes_.end()) {
+      // It misses this tick's snapshot: a member of a shared stream would miss one of its deltas.
+      if (rit != snapshot_routes_.end() && rit->second->group != 0) leave_spectator_group(*rit->second, tick);
+      continue;
+    }
     SnapshotRoute& route = *rit->second;
     if (c.udp_endpoint && c.acks.stalled(now, ack_timeout)) {
       // Nothing we sent for ack_timeout was acknowledged: the client left that address, or the
