@@ -183,6 +183,13 @@ protocol::Hello viewer_hello() {
   return hello;
 }
 
+/// What the page does first: a viewer's Hello through `ws`, then the server's Welcome (nullopt
+/// when the send fails or no Welcome comes).
+std::optional<protocol::Welcome> hello_as_viewer(WsClient& ws) {
+  if (!ws.send(viewer_hello())) return std::nullopt;
+  return ws.read_until<protocol::Welcome>();
+}
+
 // A 64 x 64 city on free ports with `extra` flags.
 std::vector<std::string> small_city(std::vector<std::string> extra) {
   std::vector<std::string> args = {"--port", "0", "--bind", "127.0.0.1", "--city-size", "64"};
@@ -220,8 +227,7 @@ TEST_CASE("web: the page over HTTP, and a spectator over a WebSocket gets the We
 
   WsClient ws;
   REQUIRE(ws.connect(port));
-  REQUIRE(ws.send(viewer_hello()));
-  const auto welcome = ws.read_until<protocol::Welcome>();
+  const auto welcome = hello_as_viewer(ws);
   REQUIRE(welcome.has_value());
   CHECK(welcome->player_id == 0);
   CHECK(welcome->map.width == 64);
@@ -298,8 +304,7 @@ TEST_CASE("web: a first message that is not a viewer's Hello, and text messages,
   SUBCASE("a message above the client frame limit closes the WebSocket") {
     WsClient ws;
     REQUIRE(ws.connect(port));
-    REQUIRE(ws.send(viewer_hello()));
-    REQUIRE(ws.read_until<protocol::Welcome>().has_value());
+    REQUIRE(hello_as_viewer(ws).has_value());
     REQUIRE(ws.send_raw(std::vector<std::uint8_t>(protocol::kMaxClientFrameBytes + 1, 0)));
     bool ended = false;
     for (int i = 0; i < 400 && !ended; ++i) ended = !ws.read().has_value();
@@ -343,8 +348,7 @@ TEST_CASE("web: a browser that reads slowly gets fresh snapshots after its stall
   const std::uint16_t port = wait_web_port(server);
   WsClient ws;
   REQUIRE(ws.connect(port, "127.0.0.1", "/ws", 4096));
-  REQUIRE(ws.send(viewer_hello()));
-  REQUIRE(ws.read_until<protocol::Welcome>().has_value());
+  REQUIRE(hello_as_viewer(ws).has_value());
   protocol::SnapshotReceiver receiver;
   protocol::Input input;
   input.sequence = 1;
@@ -405,8 +409,7 @@ TEST_CASE("web: with --auth tokens and --web-spectators-open a browser watches w
 
   WsClient ws;
   REQUIRE(ws.connect(port));
-  REQUIRE(ws.send(viewer_hello()));
-  const auto welcome = ws.read_until<protocol::Welcome>();
+  const auto welcome = hello_as_viewer(ws);
   REQUIRE(welcome.has_value());
   CHECK(welcome->player_id == 0);
   CHECK(ws.read_until<protocol::SnapshotData>().has_value());

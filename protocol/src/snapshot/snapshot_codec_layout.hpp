@@ -13,6 +13,10 @@
 
 namespace swarmfield::protocol::detail {
 
+// Byte offset of the echoed client time in the header (after format, flags, sequence, tick and
+// baseline distance: write_header), read by the decoder and rewritten by set_snapshot_echo.
+inline constexpr std::size_t kEchoOffset = 11;
+
 // Header flags.
 inline constexpr std::uint8_t kFlagPredicted = 0x01;
 inline constexpr std::uint8_t kFlagGrid = 0x02;

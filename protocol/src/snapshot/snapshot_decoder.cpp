@@ -44,8 +44,7 @@ bool read_snapshot_prelude(std::span<const std::uint8_t> p, SnapshotPrelude& out
 bool set_snapshot_echo(std::span<std::uint8_t> payload, std::uint64_t echo_client_time_us) noexcept {
   SnapshotPrelude prelude;
   if (!read_snapshot_prelude(payload, prelude)) return false;
-  constexpr std::size_t kEchoAt = 11;  // format, flags, sequence, tick, baseline distance (write_header)
-  for (std::size_t i = 0; i < 8; ++i) payload[kEchoAt + i] = static_cast<std::uint8_t>(echo_client_time_us >> (8 * i));
+  for (std::size_t i = 0; i < 8; ++i) payload[kEchoOffset + i] = static_cast<std::uint8_t>(echo_client_time_us >> (8 * i));
   return true;
 }
 
@@ -115,7 +114,7 @@ bool SnapshotDecoder::read_header(std::span<const std::uint8_t> payload, const S
   header.tick = prelude.tick;
   header.baseline_distance = prelude.baseline_distance;
   header.predicted = (flags & kFlagPredicted) != 0;
-  header.echo_client_time_us = get_u64(payload, 11);
+  header.echo_client_time_us = get_u64(payload, kEchoOffset);
   header.total_agents = get_u32(payload, 19);
   header.rebuilds = get_u64(payload, 23);
   header.wave = get_u32(payload, 31);

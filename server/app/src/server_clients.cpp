@@ -156,10 +156,7 @@ bool Server::attach_session(TcpSession& session, ClientState& client) {
   clients_per_address_.add(client.address);
   session.client_id = client.id;
   session_of_client_[client.id] = session.id();
-  ClientSnapshotParams snapshot_params;
-  snapshot_params.bits_per_second = static_cast<double>(config_.client_kbps) * 1000.0;
-  snapshot_params.snapshots_per_second = static_cast<double>(config_.snapshot_hz);
-  snapshot_routes_[client.id] = std::make_unique<SnapshotRoute>(snapshot_params);
+  snapshot_routes_[client.id] = std::make_unique<SnapshotRoute>(snapshot_params());
 
   protocol::Welcome welcome;
   welcome.client_id = client.id;

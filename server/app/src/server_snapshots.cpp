@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 
 #include "server_clock.hpp"
 #include "swarmfield/protocol/transport/packet.hpp"
@@ -60,7 +59,7 @@ void Server::send_snapshots() {
     if (route.group != 0) {
       const auto git = spectator_groups_.find(route.group);
       if (git != spectator_groups_.end() && shares_spectator_stream(c, udp, join_ticks) &&
-          same_area(git->second->area, route.stream.sent_area(snapshot_world_, c.view))) {
+          git->second->area == route.stream.sent_area(snapshot_world_, c.view)) {
         group = git->second.get();
       } else {
         leave_spectator_group(route, tick);
@@ -149,13 +148,16 @@ void Server::send_snapshots() {
   }
 }
 
+ClientSnapshotParams Server::snapshot_params() const {
+  ClientSnapshotParams params;
+  params.bits_per_second = static_cast<double>(config_.client_kbps) * 1000.0;
+  params.snapshots_per_second = static_cast<double>(config_.snapshot_hz);
+  return params;
+}
+
 bool Server::shares_spectator_stream(const ClientState& c, bool udp, std::uint64_t join_ticks) noexcept {
   // A viewer's view is empty until its first Input: sharing starts with the view it asks for.
   return join_ticks > 0 && c.role == protocol::Role::kViewer && !udp && !c.view.empty();
-}
-
-bool Server::same_area(const protocol::QuantizedRect& a, const protocol::QuantizedRect& b) noexcept {
-  return a.x0 == b.x0 && a.y0 == b.y0 && a.x1 == b.x1 && a.y1 == b.y1;
 }
 
 void Server::leave_spectator_group(SnapshotRoute& route, std::uint64_t tick) {
@@ -178,16 +180,15 @@ void Server::join_spectator_groups(std::uint64_t tick, std::uint64_t join_ticks)
     if (job.route->left_group_tick != 0 && tick - job.route->left_group_tick < join_ticks) continue;
     candidates.push_back({job.route->stream.sent_area(snapshot_world_, job.client->view), j});
   }
-  const auto key = [](const protocol::QuantizedRect& r) { return std::tuple(r.x0, r.y0, r.x1, r.y1); };
   std::stable_sort(candidates.begin(), candidates.end(),
-                   [&](const JoinCandidate& a, const JoinCandidate& b) { return key(a.area) < key(b.area); });
+                   [](const JoinCandidate& a, const JoinCandidate& b) { return a.area < b.area; });
   for (std::size_t i = 0; i < candidates.size();) {
     std::size_t e = i + 1;
-    while (e < candidates.size() && same_area(candidates[e].area, candidates[i].area)) ++e;
+    while (e < candidates.size() && candidates[e].area == candidates[i].area) ++e;
     SpectatorGroup* group = nullptr;
     std::uint64_t group_id = 0;
     for (auto& [gid, g] : spectator_groups_) {
-      if (same_area(g->area, candidates[i].area)) {
+      if (g->area == candidates[i].area) {
         group = g.get();
         group_id = gid;
         break;
@@ -202,11 +203,8 @@ void Server::join_spectator_groups(std::uint64_t tick, std::uint64_t join_ticks)
                                        : e - i >= 2;
     if (join) {
       if (group == nullptr) {
-        ClientSnapshotParams params;
-        params.bits_per_second = static_cast<double>(config_.client_kbps) * 1000.0;
-        params.snapshots_per_second = static_cast<double>(config_.snapshot_hz);
         group_id = next_spectator_group_++;
-        auto made = std::make_unique<SpectatorGroup>(params);
+        auto made = std::make_unique<SpectatorGroup>(snapshot_params());
         group = made.get();
         group->area = candidates[i].area;
         group->view = snapshot_jobs_[candidates[i].job].client->view;

@@ -55,7 +55,7 @@ const protocol::ViewRelevance& SnapshotWorldState::relevance(const protocol::Qua
   for (std::size_t i = 0; i < relevances_used_; ++i) {
     const protocol::ViewRelevance& r = *relevances_[i];
     const protocol::QuantizedRect& v = r.view();
-    if (v.x0 == snapped.x0 && v.y0 == snapped.y0 && v.x1 == snapped.x1 && v.y1 == snapped.y1 &&
+    if (v == snapped &&
         r.max_tracked() == params.max_tracked && r.density_grid() == params.density_grid) {
       return r;
     }

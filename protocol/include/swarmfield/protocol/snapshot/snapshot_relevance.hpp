@@ -9,6 +9,7 @@
 //    agent's accumulator is its age times its weight, reset when sent), as many as the byte
 //    allowance pays for at the estimated cost per agent.
 // Pure: spans in, candidates and grid out; scratch reused (no allocation once warm).
+#include <compare>
 #include <cstddef>
 #include <cstdint>
 #include <span>
@@ -55,6 +56,8 @@ struct QuantizedAgents {
 struct QuantizedRect {
   std::int64_t x0 = 0, y0 = 0, x1 = 0, y1 = 0;
   [[nodiscard]] constexpr bool empty() const noexcept { return x1 <= x0 || y1 <= y0; }
+  /// Field by field (x0, y0, x1, y1): equal rectangles, and an order for sorting them.
+  friend constexpr auto operator<=>(const QuantizedRect&, const QuantizedRect&) = default;
 };
 /// A view rectangle in world units grown by `margin` world units on every side, quantized
 /// (non-finite values give an empty rectangle).

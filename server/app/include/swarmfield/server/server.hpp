@@ -247,7 +247,8 @@ class Server final : public TcpListener {
   // Shared spectator streams (--spectator-join-interval; server_snapshots.cpp): who may share
   // (a viewer on TCP), joining them, leaving one for the client's own stream.
   [[nodiscard]] static bool shares_spectator_stream(const ClientState& c, bool udp, std::uint64_t join_ticks) noexcept;
-  [[nodiscard]] static bool same_area(const protocol::QuantizedRect& a, const protocol::QuantizedRect& b) noexcept;
+  // A client's snapshot stream settings (--client-kbps, --snapshot-hz); a shared stream's too.
+  [[nodiscard]] ClientSnapshotParams snapshot_params() const;
   void join_spectator_groups(std::uint64_t tick, std::uint64_t join_ticks);
   // A shared spectator stream takes joiners at every snapshot tick for this long after it was made
   // (its members' views are still filling), then every --spectator-join-interval.
