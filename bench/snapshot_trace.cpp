@@ -6,6 +6,7 @@
 #include <memory>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "bench_support.hpp"
@@ -23,9 +24,11 @@ constexpr std::size_t kTargetInView = 10000;
 }  // namespace
 
 const SnapshotTrace& snapshot_trace(const BenchOptions& options) {
-  static std::unique_ptr<SnapshotTrace> t;
-  if (t) return *t;
-  t = std::make_unique<SnapshotTrace>();
+  static std::unique_ptr<SnapshotTrace> cached;
+  if (cached) return *cached;
+  // Built aside and kept only once complete: a set-up that threw (a missing map) left an empty
+  // trace behind, which the next benchmark would then have measured as if it were one.
+  auto t = std::make_unique<SnapshotTrace>();
   const sim::GridMap& map = load_map(kMap);  // throws with a readable message
   t->map_width = map.width();
   t->map_height = map.height();
@@ -134,7 +137,8 @@ const SnapshotTrace& snapshot_trace(const BenchOptions& options) {
   t->raw_ys.assign(sw.ys().begin(), sw.ys().end());
   t->raw_headings.assign(sw.headings().begin(), sw.headings().end());
   t->mean_in_view = in_view_sum / static_cast<double>(t->views.size());
-  return *t;
+  cached = std::move(t);
+  return *cached;
 }
 
 const SnapshotTrace* snapshot_trace_or_skip(benchmark::State& state, const BenchOptions& options) {
