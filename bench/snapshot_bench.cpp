@@ -17,7 +17,7 @@
 // divided by it = time per agent in view per client; scripts/bench.sh prints it). Also: the
 // relevance selection from all 100k agents per client, the shared quantization of all agents per
 // snapshot tick, and decoding. The recorded motion is snapshot_trace.cpp's; the server's snapshot
-// phase on it is snapshot_server_bench.cpp.
+// phase on it is snapshot_server_bench.cpp, issue 22's scenes snapshot_scene_bench.cpp.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // ClientSnapshotStream per client, 1 Mbit/s at 20 Hz, each snapshot acknowledged at once) on the
 // whole-world samples of the recorded trace (snapshot_trace.hpp): N whole-map viewers, one
 // player's view, and viewers whose rectangles are one cell apart against viewers sharing one
-// (issue 22, item 4).
+// (issue 22, item 4). The scenes of issue 22, item 5 are in snapshot_scene_bench.cpp.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>

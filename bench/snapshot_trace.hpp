@@ -1,6 +1,6 @@
 #pragma once
 // The recorded swarm motion the snapshot benchmarks encode (figure 5, snapshot_bench.cpp) and
-// the server's snapshot phase replays (snapshot_server_bench.cpp):
+// the server's snapshot phase replays (snapshot_server_bench.cpp, snapshot_scene_bench.cpp):
 // a World on Boston_0_1024 steps 100k agents (20k with --quick) chasing a player who walks
 // between waypoints within 60 cells of the centre; after a warm-up, 20 snapshots a second of a
 // 30 Hz world are recorded. Recorded once per process (seconds of simulation), then shared.
@@ -25,6 +25,7 @@ struct WorldSample {
   std::vector<std::uint32_t> ids;
   std::vector<float> xs, ys, headings;
   std::vector<sim::Player> players;
+  std::vector<std::uint8_t> kinds;  // kind index per agent; empty = all kind 0 (the trace's)
 };
 
 struct SnapshotTrace {
