@@ -44,6 +44,8 @@ int main(int argc, char** argv) {
   register_astar_benchmarks(options);
   register_swarm_benchmarks(options);
   register_snapshot_benchmarks(options);
+  register_snapshot_server_benchmarks(options);
+  register_snapshot_scene_benchmarks(options);
   register_hier_benchmarks(options);
   register_map_change_benchmarks(options);
   register_world_tick_benchmarks(options);

@@ -16,6 +16,12 @@ void register_astar_benchmarks(const BenchOptions& options);
 void register_swarm_benchmarks(const BenchOptions& options);
 /// Figure 5: snapshot bytes per agent and encode time on real swarm motion (snapshot_bench.cpp).
 void register_snapshot_benchmarks(const BenchOptions& options);
+/// Figure 5, the server's snapshot phase on the recorded trace: whole-map viewers, a player's
+/// view, rectangles one cell apart (snapshot_server_bench.cpp).
+void register_snapshot_server_benchmarks(const BenchOptions& options);
+/// Issue 22's scenes: a crowded whole-map view, a follow camera in a 100k horde, the cost of an
+/// extra whole-map viewer (snapshot_scene_bench.cpp).
+void register_snapshot_scene_benchmarks(const BenchOptions& options);
 /// Figure 6: hierarchical fields vs map size: goal change on the portal graph vs a whole-map
 /// rebuild, and the graph's path quality (hier_bench.cpp).
 void register_hier_benchmarks(const BenchOptions& options);

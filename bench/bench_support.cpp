@@ -2,6 +2,7 @@
 #include "bench_support.hpp"
 
 #include <algorithm>
+#include <ctime>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -140,6 +141,12 @@ std::string cpu_model() {
     return start == std::string::npos ? "unknown" : line.substr(start);
   }
   return "unknown";
+}
+
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
 }
 
 }  // namespace swarmfield::bench

@@ -49,6 +49,9 @@ void set_maps_dir(std::string dir);
 [[nodiscard]] double peak_rss_mib();
 /// Current resident set size (VmRSS), in MiB; -1 when it cannot be read.
 [[nodiscard]] double current_rss_mib();
+/// CPU time of the calling thread, seconds: a phase timed alone, whatever else the shared
+/// machine runs (wall time would count the time other processes held the core).
+[[nodiscard]] double thread_cpu_seconds();
 /// "model name" of the first processor in /proc/cpuinfo, or "unknown".
 [[nodiscard]] std::string cpu_model();
 

@@ -428,6 +428,10 @@ if rows:
 
 # ---- Figure 5: snapshots ---------------------------------------------------------------------------
 SNAPSHOT_APART_MAX_RATIO = 1.2  # issue 22 item 4: rectangles one cell apart cost what one shared rectangle does
+# Issue 22's targets for the scenes users meet (item 5; the 64-viewer load is scripts/server_load.sh's).
+SCENE_CROWDED_MAX_BYTES_PER_ENTRY = 0.8  # 20k agents on Boston_0_256, one whole-map viewer (1.50 in the server)
+SCENE_MAX_BYTES_PER_MOVING = 0.4  # the figure-5 scene, per visible moving agent (0.66 before)
+SCENE_MAX_MS_PER_EXTRA_VIEWER = 0.05  # encode per extra whole-map viewer at 100k agents (0.18 before)
 snap = {n: b for n, b in runs.items() if n.startswith("snapshot/")}
 if snap:
     print("\n[5] Snapshots on real swarm motion (Boston_0_1024, 100k agents chasing a player; a view following\n"
@@ -497,9 +501,37 @@ if snap:
           "  3 snapshots back; plain = no prediction; full = no baseline; zstd = the shipped payload through zstd -3;\n"
           "  baseline/zstd_full = today's FlatBuffers + zstd snapshot. moving = position or heading changed since the\n"
           "  baseline. ns/agent = CPU time per agent in view per client (encoding the whole sequence).")
+    # Issue 22, item 5: the scenes users meet (snapshot_scene_bench.cpp), against its targets.
+    name = next((n for n in snap if n.endswith("/scene/crowded_whole_map")), None)
+    if name is not None:
+        b = counter(name, "bytes_per_entry")
+        print(f"  crowded whole-map view ({fmt(counter(name, 'world_agents'), '.0f')} agents on Boston_0_256, "
+              f"{fmt(100 * (counter(name, 'near_player') or 0), '.0f')}% within 32 cells of the player): {fmt(b, '.3f')} bytes "
+              f"per entry, {fmt(counter(name, 'entries_per_snapshot'), '.0f')} entries and "
+              f"{fmt(counter(name, 'bytes_per_snapshot'), '.0f')} bytes per snapshot ({fmt(counter(name, 'kbit_per_s'), '.0f')} "
+              f"kbit/s), {fmt(counter(name, 'tracked'), '.0f')} tracked, encode {fmt(counter(name, 'encode_ms'), '.2f')} ms")
+        targets.append((f"crowded whole-map view <= {SCENE_CROWDED_MAX_BYTES_PER_ENTRY:g} B per agent entry (issue 22)",
+                        fmt(b, ".3f"), verdict(None if b is None else b <= SCENE_CROWDED_MAX_BYTES_PER_ENTRY)))
+    name = next((n for n in snap if n.endswith("/scene/follow_camera")), None)
+    if name is not None:
+        print(f"  follow camera (60 x 34 cells round the player, 100k horde): {fmt(counter(name, 'bytes_per_entry'), '.3f')} "
+              f"bytes per entry, {fmt(counter(name, 'bytes_per_moving_entry'), '.3f')} per moving entry, "
+              f"{fmt(counter(name, 'entries_per_snapshot'), '.0f')} entries and {fmt(counter(name, 'bytes_per_snapshot'), '.0f')} "
+              f"bytes per snapshot, {fmt(counter(name, 'visible_agents'), '.0f')} agents in the window, encode "
+              f"{fmt(counter(name, 'encode_ms'), '.3f')} ms")
+    for name in sorted((n for n in snap if "/scene/extra_whole_map_viewer/" in n), key=lambda n: counter(n, "viewers") or 0):
+        ms = counter(name, "ms_per_extra_viewer")
+        print(f"  1 vs {fmt(counter(name, 'viewers'), '.0f')} whole-map viewers, 100k agents, taking turns: "
+              f"{fmt(counter(name, 'one_viewer_ms'), '.3f')} vs {fmt(counter(name, 'viewers_ms'), '.2f')} CPU ms per tick, "
+              f"{fmt(ms, '.3f')} ms per extra viewer")
+        targets.append((f"encode per extra whole-map viewer <= {SCENE_MAX_MS_PER_EXTRA_VIEWER:g} ms at 100k agents "
+                        f"({fmt(counter(name, 'viewers'), '.0f')} viewers, issue 22)", f"{fmt(ms, '.3f')} ms",
+                        verdict(None if ms is None else ms <= SCENE_MAX_MS_PER_EXTRA_VIEWER)))
     name = next((n for n in snap if n.endswith("/encode/ours/delta_predicted")), None)
     if name is not None:
         b = counter(name, "bytes_per_moving_agent")
+        targets.append((f"bench scene <= {SCENE_MAX_BYTES_PER_MOVING:g} B per visible moving agent (issue 22)",
+                        fmt(b, ".3f"), verdict(None if b is None else b <= SCENE_MAX_BYTES_PER_MOVING)))
         targets.append((f"snapshot bytes per visible moving agent <= {SNAPSHOT_MAX_BYTES_PER_MOVING:g}",
                         fmt(b, ".3f"), verdict(None if b is None else b <= SNAPSHOT_MAX_BYTES_PER_MOVING)))
         targets.append((f"  stretch: <= {SNAPSHOT_STRETCH_BYTES_PER_MOVING:g}", fmt(b, ".3f"),

@@ -117,6 +117,10 @@ TEST_CASE("server_load.sh: a short run reports the summary, rebuilds and goal-se
   // The whole-map viewers decoded snapshots; the snapshot lines report their cost.
   CHECK(search(r.output, "bots=2 connected=2 snapshots=[1-9][0-9]* .* role=viewer"));
   CHECK(search(r.output, "viewers +2 whole-map: [0-9.]+ kbit/s and [0-9.]+ snapshots/s each"));
+  // Each viewer's own rate, by the server (issue 22 asks it of every viewer, not of their mean).
+  CHECK(summary_value(r.output, "viewers_rated") == 2);
+  CHECK(summary_value(r.output, "viewer_snapshots_per_s_min") > 0);
+  CHECK(search(r.output, "viewer rate +slowest viewer sent [0-9.]+ snapshots/s"));
   CHECK(summary_value(r.output, "max_datagram") > 0);
   CHECK(summary_value(r.output, "max_datagram") <= 1200);
   CHECK(search(r.output, "goal set changed [0-9]+ of [0-9]+ ticks"));

@@ -144,6 +144,8 @@ void Server::send_snapshots() {
       ++snapshots_tcp_;
       tcp_.send_latest(*job.session, std::move(frame));
     }
+    if (c.snapshots_sent == 0) c.first_snapshot_at = now;
+    c.last_snapshot_at = now;
     ++c.snapshots_sent;
   }
 }

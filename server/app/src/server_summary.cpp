@@ -1,6 +1,9 @@
 // The Server's exit summary (server.hpp): ServerSummary and its one-line text.
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <chrono>
+#include <optional>
 #include <sstream>
 
 #include "swarmfield/server/net/web_gateway.hpp"
@@ -57,9 +60,18 @@ std::string ServerSummary::line() const {
      << " web_bad_requests=" << web_bad_requests << " web_spectators_full=" << web_spectators_full;
   ss << " snapshots_shared=" << snapshots_shared << " shared_encodes=" << shared_encodes
      << " spectator_joins=" << spectator_joins;
+  ss.precision(2);
+  ss << " viewer_snapshots_per_s_min=" << viewer_snapshots_per_s_min << " viewers_rated=" << viewers_rated;
   if (!match_id.empty()) ss << " match_id=" << match_id;
   return ss.str();
 }
+std::optional<double> Server::viewer_snapshot_rate(const ClientState& client) noexcept {
+  if (client.role != protocol::Role::kViewer || client.snapshots_sent < 2) return std::nullopt;
+  const double span = std::chrono::duration<double>(client.last_snapshot_at - client.first_snapshot_at).count();
+  if (span < 1.0) return std::nullopt;
+  return static_cast<double>(client.snapshots_sent - 1) / span;
+}
+
 ServerSummary Server::summary() const {
   ServerSummary s;
   s.ticks = world_.tick();
@@ -113,6 +125,15 @@ ServerSummary Server::summary() const {
   s.snapshots_shared = snapshots_shared_;
   s.shared_encodes = shared_encodes_;
   s.spectator_joins = spectator_joins_;
+  // The viewers that left (at shutdown every connection closes first) and those still here.
+  s.viewer_snapshots_per_s_min = viewer_rate_min_;
+  s.viewers_rated = viewers_rated_;
+  for (const auto& [id, c] : clients_.clients()) {
+    const std::optional<double> rate = viewer_snapshot_rate(c);
+    if (!rate) continue;
+    s.viewer_snapshots_per_s_min = s.viewers_rated == 0 ? *rate : std::min(s.viewer_snapshots_per_s_min, *rate);
+    ++s.viewers_rated;
+  }
   s.snapshot_bytes = snapshot_bytes_;
   s.snapshot_agents = snapshot_agents_;
   s.bytes_per_agent =

@@ -111,6 +111,11 @@ struct ServerSummary {
   std::uint64_t snapshots_shared = 0;   ///< sent from a shared spectator stream's encoding
   std::uint64_t shared_encodes = 0;     ///< encodes of shared spectator streams
   std::uint64_t spectator_joins = 0;    ///< shared streams (re)started for joining spectators
+  /// Viewers (appended after spectator_joins): the lowest rate of snapshots sent to one viewer
+  /// (snapshots per second from its first to its newest, over viewers sent snapshots for at
+  /// least 1 s, those that left included; 0 when none) and how many viewers that covers.
+  double viewer_snapshots_per_s_min = 0.0;
+  std::uint64_t viewers_rated = 0;
   std::uint64_t snapshot_bytes = 0;
   std::uint64_t snapshot_agents = 0;
   double bytes_per_agent = 0.0;
@@ -231,6 +236,9 @@ class Server final : public TcpListener {
   void expire_detached(Clock::time_point now);
   /// The client and its player leave (logged).
   void remove_client(std::uint32_t id);
+  /// Snapshots per second sent to a viewer from its first to its newest; nullopt for a player
+  /// or a viewer sent snapshots for less than a second (too short to be a rate).
+  [[nodiscard]] static std::optional<double> viewer_snapshot_rate(const ClientState& client) noexcept;
   void schedule_tick();
   void on_tick_timer();
   /// Runs the next tick of the current batch (batch_remaining_); posts itself for the next
@@ -412,6 +420,8 @@ class Server final : public TcpListener {
   std::uint64_t snapshots_shared_ = 0;       // sent from a shared spectator stream
   std::uint64_t shared_encodes_ = 0;         // encodes of shared streams
   std::uint64_t spectator_joins_ = 0;        // shared streams (re)started for joining spectators
+  double viewer_rate_min_ = 0.0;             // lowest viewer_snapshot_rate() of the viewers that left
+  std::uint64_t viewers_rated_ = 0;          // viewers that left with a rate
   // Clients' snapshots are independent: built on --threads threads (the swarm's pool is idle
   // between steps, but a World's pool is its own), sent from the io thread.
   std::unique_ptr<sim::WorkerPool> snapshot_pool_;
