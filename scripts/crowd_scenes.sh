@@ -67,12 +67,41 @@ analyze() {  # NAME MAP PLAYER...
   local args=() p; for p in "$@"; do args+=(--player "$p"); done
   "$py" "$scene_py" analyze "$map" "$out/$name.csv" "${args[@]}" --json "$out/$name.json" > /dev/null
   "$py" "$scene_py" plot "$map" "$out/$name.csv" "$out/$name.png" "${args[@]}" --mark-stuck
-  "$py" - "$out/$name.json" <<'PY' | tee "$out/$name.txt"
+  "$py" - "$out/$name.json" "$shared/tools" "$out/$name.csv" "$map" "$@" <<'PY' | tee "$out/$name.txt"
 import json, sys
+import numpy as np
 r = json.load(open(sys.argv[1]))
+sys.path.insert(0, sys.argv[2])
+import crowd_scene as cs
+# The pile's fill and tail in the final frame, per player over the agents nearest it (straight):
+# fill = the agents' disc area within 0.8 R_hex (crowd_scene's hex-disc radius) over that
+# circle's walkable area less the player's disc, as a share of hexagonal packing (0.9069;
+# issue 19's target: >= 85%);
+# tail = the share of those agents farther than R_hex + 3 cells.
+d = cs.read_csv(sys.argv[3])
+rad, _ = cs.kind_arrays(d["kind"])
+X, Y = d["x"][-1], d["y"][-1]
+blocked = cs.read_map(sys.argv[4])
+P = np.array([[float(v) for v in a.split(",")] for a in sys.argv[5:]])
+# Walkable area near a point: the map's open cells sampled 4 x 4 per cell.
+sub = (np.arange(4) + 0.5) / 4.0
+oy, ox = np.nonzero(~blocked)
+gx = (ox[:, None, None] + sub[None, :, None] + 0 * sub[None, None, :]).ravel()
+gy = (oy[:, None, None] + 0 * sub[None, :, None] + sub[None, None, :]).ravel()
+dist = np.hypot(X[:, None] - P[None, :, 0], Y[:, None] - P[None, :, 1])
+near = dist.argmin(axis=1)
 for i, p in enumerate(r["players"]):
+    mine = near == i
+    R = float(p.get("R_hex") or 0.0)
+    di, ri = dist[mine, i], rad[mine]
+    inner = 0.8 * R
+    open_area = np.count_nonzero(np.hypot(gx - P[i, 0], gy - P[i, 1]) < inner) / 16.0
+    free_area = max(open_area - np.pi * cs.PLAYER_R ** 2, 1e-9)
+    fill = float(np.sum(np.pi * ri[di < inner] ** 2)) / free_area / 0.9069
+    tail = float(np.mean(di > R + 3.0)) if mine.any() else float("nan")
     print(f"player {i}: rg_ratio {p.get('rg_ratio')} sectors {p.get('sectors')}/16 axis_diag {p.get('axis_diag')} "
-          f"reach_max/median {p.get('reach_max_over_median')}")
+          f"reach_max/median {p.get('reach_max_over_median')} within5 {p.get('within5')} "
+          f"fill(0.8 R_hex) {fill:.3f} beyond R_hex+3 {tail:.3f}")
 print(" ".join(f"{k}={r[k]}" for k in ("rest_final", "t90_rest_s", "rest5_share", "stuck", "jitter",
                                         "pair_overlap_max_final", "wall_overlap_max_any", "t90_arrive_s")))
 PY
