@@ -1,6 +1,8 @@
 // Benchmark set-up helpers (see the header).
 #include "bench_support.hpp"
 
+#include <cmath>
+
 #include <algorithm>
 #include <ctime>
 #include <cstdlib>
@@ -147,6 +149,33 @@ double thread_cpu_seconds() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+
+WanderingPlayer::WanderingPlayer(sim::World& world, sim::CellCoord centre, float range, std::uint64_t seed)
+    : world_(world),
+      centre_(centre),
+      range_(range),
+      player_(world.add_player(world.map().cell_center(centre))),
+      rng_(seed),
+      target_(world.find_player(player_)->position) {}
+
+void WanderingPlayer::step(int tick) {
+  const sim::Vec2 p = world_.find_player(player_)->position;
+  const sim::Vec2 d{target_.x - p.x, target_.y - p.y};
+  const float len = std::sqrt(d.x * d.x + d.y * d.y);
+  if (len < 2.0f || tick % 150 == 0) {
+    for (int tries = 0; tries < 1000; ++tries) {
+      std::uniform_real_distribution<float> u(-range_, range_);
+      const sim::Vec2 c{static_cast<float>(centre_.x) + u(rng_), static_cast<float>(centre_.y) + u(rng_)};
+      if (world_.map().walkable_at(c)) {
+        target_ = c;
+        break;
+      }
+    }
+  } else {
+    world_.set_player_intent(player_, {d.x / len, d.y / len});
+  }
+  world_.step(1.0f / 30.0f);
 }
 
 }  // namespace swarmfield::bench

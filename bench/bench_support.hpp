@@ -3,11 +3,13 @@
 // goals and agent cells reproducibly, and reading the process's memory use. Nothing here is
 // timed.
 #include <cstdint>
+#include <random>
 #include <string>
 #include <vector>
 
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/field/integration_field.hpp"
+#include "swarmfield/sim/world.hpp"
 
 namespace swarmfield::bench {
 
@@ -43,6 +45,27 @@ void set_maps_dir(std::string dir);
 /// The `count` reachable cells with the lowest integration value (closest to a goal by path
 /// cost; ties by index), i.e. a disc around the goals measured along the streets.
 [[nodiscard]] std::vector<sim::CellCoord> nearest_reachable_cells(const sim::IntegrationField& field, std::size_t count);
+
+/// A player that wanders round `centre` (cells) as a bot wanders from its spawn, so that the
+/// horde chasing it keeps moving rather than piling up still: it walks at a waypoint drawn
+/// uniformly within `range` cells of the centre (seeded, std::mt19937_64) and takes a new one
+/// when it gets within 2 cells or every 150 ticks; the first walkable draw of up to 1000 is
+/// taken (none: the old waypoint stays).
+class WanderingPlayer {
+ public:
+  WanderingPlayer(sim::World& world, sim::CellCoord centre, float range, std::uint64_t seed);
+  /// Sets the player's intent for tick `tick` and steps the world one 30 Hz tick.
+  void step(int tick);
+  [[nodiscard]] std::uint32_t player() const noexcept { return player_; }
+
+ private:
+  sim::World& world_;
+  sim::CellCoord centre_;
+  float range_;
+  std::uint32_t player_;
+  std::mt19937_64 rng_;
+  sim::Vec2 target_;
+};
 
 /// Peak resident set size of this process (VmHWM of /proc/self/status), in MiB; -1 when it
 /// cannot be read (not Linux).

@@ -67,29 +67,8 @@ const CrowdedScene& crowded_scene(const BenchOptions& options) {
   wp.worker_threads = 2;
   sim::World world(map, wp);
   const sim::CellCoord centre = nearest_walkable(map, {map.width() / 2, map.height() / 2});
-  const std::uint32_t player = world.add_player(map.cell_center(centre));
-  std::mt19937_64 rng(5);
-  sim::Vec2 target = world.find_player(player)->position;
-  // The player walks between waypoints within 40 cells of the centre, as a bot wanders from it,
-  // so that the horde keeps moving rather than piling up still.
-  auto step = [&](int tick) {
-    const sim::Vec2 p = world.find_player(player)->position;
-    const sim::Vec2 d{target.x - p.x, target.y - p.y};
-    const float len = std::sqrt(d.x * d.x + d.y * d.y);
-    if (len < 2.0f || tick % 150 == 0) {
-      for (int tries = 0; tries < 1000; ++tries) {
-        std::uniform_real_distribution<float> u(-40.0f, 40.0f);
-        const sim::Vec2 c{static_cast<float>(centre.x) + u(rng), static_cast<float>(centre.y) + u(rng)};
-        if (world.map().walkable_at(c)) {
-          target = c;
-          break;
-        }
-      }
-    } else {
-      world.set_player_intent(player, {d.x / len, d.y / len});
-    }
-    world.step(1.0f / 30.0f);
-  };
+  WanderingPlayer wanderer(world, centre, 40.0f, 5);
+  auto step = [&](int tick) { wanderer.step(tick); };
   const int warmup = options.quick ? 90 : 600;
   const std::size_t snapshots = options.quick ? 12 : kStreamWarmup + 60;
   int tick = 0;
@@ -109,7 +88,7 @@ const CrowdedScene& crowded_scene(const BenchOptions& options) {
     w.players.assign(world.players().begin(), world.players().end());
   }
   s->world_agents = world.swarm().size();
-  const sim::Vec2 at = world.find_player(player)->position;
+  const sim::Vec2 at = world.find_player(wanderer.player())->position;
   std::size_t near = 0;
   for (std::size_t i = 0; i < world.swarm().size(); ++i) {
     near += std::hypot(world.swarm().xs()[i] - at.x, world.swarm().ys()[i] - at.y) < 32.0f ? 1 : 0;

@@ -38,29 +38,10 @@ const SnapshotTrace& snapshot_trace(const BenchOptions& options) {
   wp.field_rebuild_budget = 200000;
   sim::World world(map, wp);
   const sim::CellCoord centre = nearest_walkable(map, {map.width() / 2, map.height() / 2});
-  const std::uint32_t player = world.add_player(map.cell_center(centre));
-  std::mt19937_64 rng(3);
-  sim::Vec2 target = world.find_player(player)->position;
+  WanderingPlayer wanderer(world, centre, 60.0f, 3);
   const int warmup = options.quick ? 60 : 450;
   const int snapshots = options.quick ? 12 : 60;
-  auto step = [&](int tick) {
-    const sim::Vec2 p = world.find_player(player)->position;
-    const sim::Vec2 d{target.x - p.x, target.y - p.y};
-    const float len = std::sqrt(d.x * d.x + d.y * d.y);
-    if (len < 2.0f || tick % 150 == 0) {
-      for (;;) {  // a new waypoint within 60 cells of the centre
-        std::uniform_real_distribution<float> u(-60.0f, 60.0f);
-        const sim::Vec2 c{static_cast<float>(centre.x) + u(rng), static_cast<float>(centre.y) + u(rng)};
-        if (world.map().walkable_at(c)) {
-          target = c;
-          break;
-        }
-      }
-    } else {
-      world.set_player_intent(player, {d.x / len, d.y / len});
-    }
-    world.step(1.0f / 30.0f);
-  };
+  auto step = [&](int tick) { wanderer.step(tick); };
   int tick = 0;
   for (; tick < warmup; ++tick) step(tick);
   const float cell = map.cell_size();
@@ -86,7 +67,7 @@ const SnapshotTrace& snapshot_trace(const BenchOptions& options) {
       w.players.assign(world.players().begin(), world.players().end());
       t->samples.push_back(std::move(w));
     }
-    const sim::Vec2 at = world.find_player(player)->position;
+    const sim::Vec2 at = world.find_player(wanderer.player())->position;
     if (t->view_side == 0) {
       // The smallest square view around the player holding kTargetInView agents.
       std::vector<float> d;
