@@ -81,16 +81,21 @@ class ServerProcess {
 
   [[nodiscard]] bool started() const { return pid_ > 0; }
   [[nodiscard]] pid_t pid() const { return pid_; }
-  /// Waits until the process catches `sig` (its handler is installed: /proc/PID/status SigCgt),
-  /// at most `timeout`. A signal sent before that meets the default action instead.
+  /// Waits until the server catches `sig` (its handler is installed: /proc/PID/status SigCgt),
+  /// at most `timeout`. A signal sent before that meets the default action instead. The
+  /// process must be the server already (Name: the kernel's 15-byte comm of swarmfield-server):
+  /// between fork and exec the child is a copy of this test process, whose handlers (doctest
+  /// catches SIGTERM) it shows until exec resets them.
   [[nodiscard]] bool wait_catching(int sig, std::chrono::milliseconds timeout) const {
     const auto until = std::chrono::steady_clock::now() + timeout;
     do {
       std::ifstream status("/proc/" + std::to_string(pid_) + "/status");
+      bool server = false;
       for (std::string line; std::getline(status, line);) {
+        if (line.rfind("Name:", 0) == 0) server = line.find("swarmfield-serv") != std::string::npos;
         if (line.rfind("SigCgt:", 0) != 0) continue;
         const unsigned long long caught = std::stoull(line.substr(7), nullptr, 16);
-        if (((caught >> (sig - 1)) & 1u) != 0) return true;
+        if (server && ((caught >> (sig - 1)) & 1u) != 0) return true;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(5));
     } while (std::chrono::steady_clock::now() < until);
