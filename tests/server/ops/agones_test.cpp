@@ -325,7 +325,7 @@ TEST_CASE("agones: Health pings while a big world loads, before Ready (the Fleet
   CHECK(last - first >= 400ms);
   CHECK(server.err().find("agones: Health every 0.1 s while the world loads") != std::string::npos);
   server.signal(SIGTERM);
-  CHECK(server.wait_exit(5s) == std::optional<int>(0));
+  CHECK(server.wait_exit(30s) == std::optional<int>(0));
   CHECK(sidecar.calls().back().path == "/shutdown");
 }
 
@@ -384,7 +384,7 @@ Announced announced_by_server(AgonesStandIn& sidecar, std::vector<std::string> e
   REQUIRE(welcome.has_value());
   out.welcome_udp = welcome->udp_port;
   server.signal(SIGTERM);
-  CHECK(server.wait_exit(3s) == std::optional<int>(0));
+  CHECK(server.wait_exit(30s) == std::optional<int>(0));
   return out;
 }
 
