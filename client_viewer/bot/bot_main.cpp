@@ -99,7 +99,9 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, BotScr
   CLI::App app{"swarmfield-bot: connects players to a swarmfield server and drives them from a script"};
   swarmfield::cli::add_version_flag(app, "swarmfield-bot");
   app.add_option("--host", options.host, "server address")->capture_default_str();
-  app.add_option("--port", options.port, "server TCP port")->capture_default_str();
+  // Range-checked as text, before conversion: a port past 65535 is named as out of range, not as
+  // "Could not convert" (the option is 16 bits).
+  app.add_option("--port", options.port, "server TCP port")->check(CLI::Range(1, 65535))->capture_default_str();
   app.add_option("--script", options.script_path, "bot script file (default: a built-in wander loop)");
   app.add_option("--seconds", options.seconds, "stop after this many seconds (0 = when the script ends; with a limit, a script that ends holding the trigger stands and fires until it)")
       ->check(CLI::Range(0.0, 1e7))

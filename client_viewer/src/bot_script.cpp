@@ -1,7 +1,9 @@
 #include "swarmfield/client/bot_script.hpp"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -50,10 +52,26 @@ bool parse_integer(std::string_view word, long long& value) {
 }
 
 // Built with append(): GCC 12 at -O3 raises a false -Wrestrict on "'" + std::string (GCC bug 105329).
+// At most 40 bytes, and bytes other than printable ASCII as \xNN: a binary file named as a
+// script must not put control characters (terminal escapes, newlines) or a whole megabyte of
+// itself into the error line.
 std::string quoted(std::string_view word) {
+  constexpr std::size_t kMax = 40;
   std::string out;
-  out.reserve(word.size() + 2);
-  out.append(1, '\'').append(word).append(1, '\'');
+  out.reserve(std::min(word.size(), kMax) + 5);
+  out.append(1, '\'');
+  for (const char c : word.substr(0, kMax)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f) {
+      out.append(1, c);
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", u);
+      out.append(buf);
+    }
+  }
+  if (word.size() > kMax) out.append("...");
+  out.append(1, '\'');
   return out;
 }
 

@@ -40,7 +40,9 @@ std::optional<int> parse_options(int argc, char** argv, Args& args) {
   CLI::App app{"swarmfield-viewer: watch a swarmfield server (SDL2 window or headless PNG)"};
   swarmfield::cli::add_version_flag(app, "swarmfield-viewer");
   app.add_option("--host", args.host, "server address")->capture_default_str();
-  app.add_option("--port", args.port, "server TCP port")->capture_default_str();
+  // Range-checked as text, before conversion: a port past 65535 is named as out of range, not as
+  // "Could not convert" (the option is 16 bits).
+  app.add_option("--port", args.port, "server TCP port")->check(CLI::Range(1, 65535))->capture_default_str();
   app.add_option("--name", args.name, "client name shown by the server")->capture_default_str();
   swarmfield::client::add_max_map_cells_option(app, args.max_map_cells);
   app.add_option("--token-file", args.token_file,

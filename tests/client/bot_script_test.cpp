@@ -142,6 +142,10 @@ TEST_CASE("build X Y parses whole, non-negative map cells; anything else is refu
 
 TEST_CASE("parse errors name file:line and the problem") {
   CHECK(starts_with(error_of("wait 1\nfly 3 4\n"), "t.bot:2: unknown command 'fly'"));
+  // A binary file: its bytes quoted as \xNN and cut at 40, never copied raw into the message.
+  CHECK(starts_with(error_of(std::string("\x7f" "ELF\x1b[2J\x01 1\n", 12)), "t.bot:1: unknown command '\\x7FELF\\x1B[2J\\x01'"));
+  CHECK(error_of(std::string(5000, 'z') + "\n").find(std::string(40, 'z') + "...'") != std::string::npos);
+  CHECK(error_of(std::string(5000, 'z') + "\n").size() < 200);
   CHECK(starts_with(error_of("goto 1\n"), "t.bot:1: 'goto' takes 2 or 3 argument(s), got 1"));
   CHECK(starts_with(error_of("goto 1 2 3 4\n"), "t.bot:1: 'goto' takes 2 or 3 argument(s), got 4"));
   CHECK(starts_with(error_of("\n\ngoto 1 abc\n"), "t.bot:3: Y 'abc' is not a finite number"));

@@ -185,6 +185,15 @@ TEST_CASE("bad flags exit 2 with 'error: ... (see --help)', not CLI11's own code
     CHECK(r.output.rfind("error: ", 0) == 0);
     CHECK(r.output.find("(see --help)") != std::string::npos);
   }
+  // A port out of range is named as such (it was CLI11's "Could not convert: --port = 70000").
+  for (const std::string& cmd : {kBin + "/swarmfield-bot --port 70000", kBin + "/swarmfield-viewer --headless --port 70000",
+                                kBin + "/swarmfield-bot --port 0", kBin + "/swarmfield-viewer --headless --port 0"}) {
+    const auto r = run(cmd);
+    INFO(cmd << "\n" << r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.rfind("error: --port: Value ", 0) == 0);
+    CHECK(r.output.find("not in range 1 to 65535") != std::string::npos);
+  }
   for (const std::string& cmd : {kBin + "/swarmfield-bot --help", kBin + "/swarmfield-viewer --help"}) {
     const auto r = run(cmd);
     INFO(cmd << "\n" << r.output);

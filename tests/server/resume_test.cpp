@@ -166,6 +166,44 @@ TEST_CASE("reconnect: past the grace, or after a Bye, the player is gone and its
   CHECK(summary_value(out, "resumes") == 0);
 }
 
+TEST_CASE("reconnect: a session the server closed with an Error is over: its player leaves and its secret is refused") {
+  // A grace far longer than the test: only a session that is not held lets the player go.
+  ServerProcess server(small_city({"--agents", "10", "--reconnect-grace", "600"}));
+  const auto ports = wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  RawClient watcher;
+  REQUIRE(join(watcher, ports->tcp, protocol::Role::kViewer).has_value());
+
+  RawClient offender;
+  const auto welcome = join(offender, ports->tcp, protocol::Role::kPlayer);
+  REQUIRE(welcome.has_value());
+  REQUIRE(welcome->resume.size() == protocol::kResumeSecretBytes);
+  // A frame that is no message: the server answers with an Error and closes.
+  const std::uint8_t junk[] = {8, 0, 0, 0, 1, 2, 3, 4, 5, 6, 7, 8};
+  REQUIRE(offender.send_raw(junk));
+  CHECK(offender.read_until<protocol::Error>(5s).has_value());
+  CHECK(offender.wait_closed(5s));
+  offender.close_tcp();
+  bool gone = false;
+  for (int i = 0; i < 100 && !gone; ++i) {
+    const auto s = watcher.read_snapshot(3s);
+    REQUIRE(s.has_value());
+    gone = find_player(*s, welcome->player_id) == nullptr;
+  }
+  CHECK(gone);
+  RawClient back;
+  REQUIRE(back.connect(ports->tcp));
+  REQUIRE(back.send(resume_hello(welcome->resume)));
+  CHECK(back.read_until<protocol::Error>(5s).has_value());
+
+  const std::string out = stop_and_summarize(server);
+  INFO("summary: " << out);
+  CHECK(summary_value(out, "bad_frames") == 1);
+  CHECK(summary_value(out, "sessions_detached") == 0);
+  CHECK(summary_value(out, "resumes_refused") == 1);
+  CHECK(summary_value(out, "resumes") == 0);
+}
+
 TEST_CASE("reconnect: --reconnect-grace 0 hands out no secret and keeps no session") {
   ServerProcess server(small_city({"--agents", "10", "--reconnect-grace", "0"}));
   const auto ports = wait_listening(server);

@@ -305,7 +305,10 @@ void Server::on_disconnected(TcpSession& session) {
   snapshot_routes_.erase(id);
   ClientState* c = clients_.find(id);
   if (c == nullptr) return;
-  if (config_.reconnect_grace_s > 0.0 && c->resumable && !stopping_) {
+  // A session the server ended with an Error (a bad message, an unsealed frame) is over: its
+  // client does not resume one (README, Reconnects), so holding its slot and player for the
+  // grace would only keep them from others, and its secret must not reopen it.
+  if (config_.reconnect_grace_s > 0.0 && c->resumable && !session.ended_by_server() && !stopping_) {
     detach(*c);
     return;
   }

@@ -1,6 +1,7 @@
 // MovingAI and ASCII map parsing: good input, every error, line endings, real files.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 
 #include "swarmfield/io/map_file.hpp"
@@ -95,6 +96,13 @@ TEST_CASE("movingai: header errors name the source, line and problem") {
     CHECK(e.line == 1);
     CHECK(e.message.find("type octile") != std::string::npos);
     CHECK(e.to_string().rfind("bad.map:1: ", 0) == 0);
+  }
+  SUBCASE("a binary file: its bytes are quoted as \\xNN, never copied raw") {
+    const MapError e = parse_fail(std::string("\x7f" "ELF\x02\x01\x1b[31m\r\x00zz\n", 16));
+    CHECK(e.line == 1);
+    CHECK(e.message.find("found \"\\x7FELF\\x02\\x01\\x1B[31m\\x0D\\x00zz\"") != std::string::npos);
+    const std::string text = e.to_string();
+    CHECK(std::all_of(text.begin(), text.end(), [](char c) { return c >= 0x20 && c < 0x7f; }));
   }
   SUBCASE("height not a number") {
     const MapError e = parse_fail("type octile\nheight x3\nwidth 4\nmap\n");

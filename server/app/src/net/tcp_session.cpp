@@ -134,6 +134,7 @@ void TcpSession::enqueue(Frame frame, bool latest_only) {
 
 void TcpSession::send_and_close(Frame frame) {
   if (closed_ || closing_) return;
+  ended_by_server_ = true;
   if (frame) {
     queued_bytes_ += frame->size();
     queue_.push_back(Queued{std::move(frame), false, send_seal_.has_value()});

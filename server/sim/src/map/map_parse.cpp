@@ -61,11 +61,22 @@ std::string describe_char(char c) {
   return buf;
 }
 
-/// Quotes a (possibly long) line fragment for an error message.
+/// Quotes a (possibly long) line fragment for an error message. Bytes other than printable
+/// ASCII are written as \xNN: a binary file named as a map must not put control characters
+/// (terminal escapes, newlines) into the message a terminal or a log line shows.
 std::string quote(std::string_view s) {
   constexpr std::size_t kMax = 40;
   std::string out = "\"";
-  out += s.substr(0, kMax);
+  for (const char c : s.substr(0, kMax)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x20 && u < 0x7f) {
+      out += c;
+    } else {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", u);
+      out += buf;
+    }
+  }
   if (s.size() > kMax) out += "...";
   out += '"';
   return out;

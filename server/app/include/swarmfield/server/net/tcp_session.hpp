@@ -86,6 +86,9 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   [[nodiscard]] bool is_open() const noexcept { return !closed_ && !closing_; }
   [[nodiscard]] bool closed() const noexcept { return closed_; }
   [[nodiscard]] bool closing() const noexcept { return closing_; }
+  /// True once send_and_close() began the close: the server ended the session in its own words
+  /// (an Error or a Bye), so its client is not held for a resume.
+  [[nodiscard]] bool ended_by_server() const noexcept { return ended_by_server_; }
   [[nodiscard]] Clock::time_point closing_since() const noexcept { return closing_since_; }
   [[nodiscard]] Clock::time_point connected_at() const noexcept { return connected_at_; }
   /// When the frame now being received began (its first byte arrived); nullopt while no
@@ -159,6 +162,7 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   bool forwarded_ = false;
   bool closing_ = false;
   bool closed_ = false;
+  bool ended_by_server_ = false;
   std::optional<protocol::FrameSeal> receive_seal_;
   std::optional<protocol::FrameSeal> send_seal_;
   std::vector<std::uint8_t> sealed_write_;  // the sealed copy of the frame being written
