@@ -49,6 +49,24 @@ std::optional<protocol::PlayerState> player_in(RawClient& c, std::uint32_t id) {
   return std::nullopt;
 }
 
+// What the server answers a fresh connection resuming with `secret`: its Error (a refusal), or
+// nullopt when it answers none within 5 s (or the connection or the Hello failed).
+std::optional<protocol::Error> try_resume(std::uint16_t port, const std::vector<std::uint8_t>& secret) {
+  RawClient c;
+  if (!c.connect(port) || !c.send(resume_hello(secret))) return std::nullopt;
+  return c.read_until<protocol::Error>(5s);
+}
+
+// Whether the player leaves `watcher`'s snapshots, watching up to 100 of them.
+bool player_leaves(RawClient& watcher, std::uint32_t id) {
+  for (int i = 0; i < 100; ++i) {
+    const auto s = watcher.read_snapshot(3s);
+    REQUIRE(s.has_value());
+    if (find_player(*s, id) == nullptr) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 TEST_CASE("reconnect: a dropped client resumes its player with fresh keys, and the secret works once") {
@@ -105,17 +123,11 @@ TEST_CASE("reconnect: a dropped client resumes its player with fresh keys, and t
   REQUIRE(again.send(inputs.make(-1.0f, 0.0f, 8.0f, test::now_us())));
 
   // The used secret opens nothing any more.
-  RawClient replay;
-  REQUIRE(replay.connect(ports->tcp));
-  REQUIRE(replay.send(resume_hello(welcome->resume)));
-  const auto refused = replay.read_until<protocol::Error>(5s);
+  const auto refused = try_resume(ports->tcp, welcome->resume);
   REQUIRE(refused.has_value());
   CHECK(refused->reason.find("resume refused") != std::string::npos);
   // Nor does a guessed one.
-  RawClient guess;
-  REQUIRE(guess.connect(ports->tcp));
-  REQUIRE(guess.send(resume_hello(std::vector<std::uint8_t>(protocol::kResumeSecretBytes, 0x42))));
-  CHECK(guess.read_until<protocol::Error>(5s).has_value());
+  CHECK(try_resume(ports->tcp, std::vector<std::uint8_t>(protocol::kResumeSecretBytes, 0x42)).has_value());
 
   const std::string out = stop_and_summarize(server);
   INFO("summary: " << out);
@@ -135,28 +147,16 @@ TEST_CASE("reconnect: past the grace, or after a Bye, the player is gone and its
   const auto welcome = join(dropped, ports->tcp, protocol::Role::kPlayer);
   REQUIRE(welcome.has_value());
   dropped.close_tcp();
-  // The player stays for the grace, then leaves: watch for it to go (bounded).
-  bool gone = false;
-  for (int i = 0; i < 100 && !gone; ++i) {
-    const auto s = watcher.read_snapshot(3s);
-    REQUIRE(s.has_value());
-    gone = find_player(*s, welcome->player_id) == nullptr;
-  }
-  CHECK(gone);
-  RawClient late;
-  REQUIRE(late.connect(ports->tcp));
-  REQUIRE(late.send(resume_hello(welcome->resume)));
-  CHECK(late.read_until<protocol::Error>(5s).has_value());
+  // The player stays for the grace, then leaves.
+  CHECK(player_leaves(watcher, welcome->player_id));
+  CHECK(try_resume(ports->tcp, welcome->resume).has_value());
 
   RawClient leaver;
   const auto left = join(leaver, ports->tcp, protocol::Role::kPlayer);
   REQUIRE(left.has_value());
   REQUIRE(leaver.send(protocol::Bye{"done"}));
   CHECK(leaver.wait_closed(5s));
-  RawClient back;
-  REQUIRE(back.connect(ports->tcp));
-  REQUIRE(back.send(resume_hello(left->resume)));
-  CHECK(back.read_until<protocol::Error>(5s).has_value());
+  CHECK(try_resume(ports->tcp, left->resume).has_value());
 
   const std::string out = stop_and_summarize(server);
   INFO("summary: " << out);
@@ -184,17 +184,8 @@ TEST_CASE("reconnect: a session the server closed with an Error is over: its pla
   CHECK(offender.read_until<protocol::Error>(5s).has_value());
   CHECK(offender.wait_closed(5s));
   offender.close_tcp();
-  bool gone = false;
-  for (int i = 0; i < 100 && !gone; ++i) {
-    const auto s = watcher.read_snapshot(3s);
-    REQUIRE(s.has_value());
-    gone = find_player(*s, welcome->player_id) == nullptr;
-  }
-  CHECK(gone);
-  RawClient back;
-  REQUIRE(back.connect(ports->tcp));
-  REQUIRE(back.send(resume_hello(welcome->resume)));
-  CHECK(back.read_until<protocol::Error>(5s).has_value());
+  CHECK(player_leaves(watcher, welcome->player_id));
+  CHECK(try_resume(ports->tcp, welcome->resume).has_value());
 
   const std::string out = stop_and_summarize(server);
   INFO("summary: " << out);
@@ -213,10 +204,7 @@ TEST_CASE("reconnect: --reconnect-grace 0 hands out no secret and keeps no sessi
   REQUIRE(welcome.has_value());
   CHECK(welcome->resume.empty());
   c.close_tcp();
-  RawClient back;
-  REQUIRE(back.connect(ports->tcp));
-  REQUIRE(back.send(resume_hello(std::vector<std::uint8_t>(protocol::kResumeSecretBytes, 0))));
-  CHECK(back.read_until<protocol::Error>(5s).has_value());
+  CHECK(try_resume(ports->tcp, std::vector<std::uint8_t>(protocol::kResumeSecretBytes, 0)).has_value());
   const std::string out = stop_and_summarize(server);
   CHECK(summary_value(out, "sessions_detached") == 0);
 }
