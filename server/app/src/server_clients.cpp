@@ -325,10 +325,7 @@ void Server::remove_client(std::uint32_t id) {
   }
   spdlog::info("client {} '{}' left (snapshots sent {}, bytes {}); {} clients", id, cli::quotable_ascii(c->name),
                c->snapshots_sent, c->bytes_sent, clients_.size() - 1);
-  if (const std::optional<double> rate = viewer_snapshot_rate(*c)) {
-    viewer_rate_min_ = viewers_rated_ == 0 ? *rate : std::min(viewer_rate_min_, *rate);
-    ++viewers_rated_;
-  }
+  if (const std::optional<double> rate = viewer_snapshot_rate(*c)) left_viewer_rates_.add(*rate);
   resume_index_.erase(protocol::resume_index(protocol::resume_proof(c->resume)));
   clients_per_address_.remove(c->address);
   clients_.remove(id);

@@ -126,14 +126,12 @@ ServerSummary Server::summary() const {
   s.shared_encodes = shared_encodes_;
   s.spectator_joins = spectator_joins_;
   // The viewers that left (at shutdown every connection closes first) and those still here.
-  s.viewer_snapshots_per_s_min = viewer_rate_min_;
-  s.viewers_rated = viewers_rated_;
+  LowestRate rates = left_viewer_rates_;
   for (const auto& [id, c] : clients_.clients()) {
-    const std::optional<double> rate = viewer_snapshot_rate(c);
-    if (!rate) continue;
-    s.viewer_snapshots_per_s_min = s.viewers_rated == 0 ? *rate : std::min(s.viewer_snapshots_per_s_min, *rate);
-    ++s.viewers_rated;
+    if (const std::optional<double> rate = viewer_snapshot_rate(c)) rates.add(*rate);
   }
+  s.viewer_snapshots_per_s_min = rates.min;
+  s.viewers_rated = rates.count;
   s.snapshot_bytes = snapshot_bytes_;
   s.snapshot_agents = snapshot_agents_;
   s.bytes_per_agent =

@@ -7,6 +7,7 @@
 #include <asio/io_context.hpp>
 #include <asio/steady_timer.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <array>
@@ -420,8 +421,16 @@ class Server final : public TcpListener {
   std::uint64_t snapshots_shared_ = 0;       // sent from a shared spectator stream
   std::uint64_t shared_encodes_ = 0;         // encodes of shared streams
   std::uint64_t spectator_joins_ = 0;        // shared streams (re)started for joining spectators
-  double viewer_rate_min_ = 0.0;             // lowest viewer_snapshot_rate() of the viewers that left
-  std::uint64_t viewers_rated_ = 0;          // viewers that left with a rate
+  // The lowest of some viewers' snapshot rates (viewer_snapshot_rate()) and how many they are.
+  struct LowestRate {
+    double min = 0.0;
+    std::uint64_t count = 0;
+    void add(double rate) noexcept {
+      min = count == 0 ? rate : std::min(min, rate);
+      ++count;
+    }
+  };
+  LowestRate left_viewer_rates_;             // of the viewers that left
   // Clients' snapshots are independent: built on --threads threads (the swarm's pool is idle
   // between steps, but a World's pool is its own), sent from the io thread.
   std::unique_ptr<sim::WorkerPool> snapshot_pool_;
