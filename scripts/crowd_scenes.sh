@@ -86,8 +86,9 @@ P = np.array([[float(v) for v in a.split(",")] for a in sys.argv[5:]])
 # Walkable area near a point: the map's open cells sampled 4 x 4 per cell.
 sub = (np.arange(4) + 0.5) / 4.0
 oy, ox = np.nonzero(~blocked)
-gx = (ox[:, None, None] + sub[None, :, None] + 0 * sub[None, None, :]).ravel()
-gy = (oy[:, None, None] + 0 * sub[None, :, None] + sub[None, None, :]).ravel()
+shape = (len(ox), 4, 4)  # per open cell, its 4 x 4 sample points (x by the 2nd axis, y by the 3rd)
+gx = np.broadcast_to(ox[:, None, None] + sub[None, :, None], shape).ravel()
+gy = np.broadcast_to(oy[:, None, None] + sub[None, None, :], shape).ravel()
 dist = np.hypot(X[:, None] - P[None, :, 0], Y[:, None] - P[None, :, 1])
 near = dist.argmin(axis=1)
 for i, p in enumerate(r["players"]):
