@@ -101,6 +101,10 @@ const CrowdedScene& crowded_scene(const BenchOptions& options) {
 /// What one viewer's stream sent over the counted snapshots.
 struct StreamTotals {
   std::size_t bytes = 0, entries = 0, moving = 0, tracked = 0, visible = 0, snapshots = 0;
+  // Where the bytes go (SnapshotEncodeStats): header + players, the bit section (structure:
+  // removed and kept runs, added agents, grid, tables, escapes), the rANS residual streams.
+  std::size_t header_bytes = 0, bit_bytes = 0, rans_bytes = 0, added = 0;
+  std::size_t grid_bits = 0, added_bits = 0, escape_bits = 0;
   double build_s = 0;  // thread CPU of prepare + build (the shared assign excluded)
 };
 
@@ -129,6 +133,14 @@ bool replay_stream(const std::vector<WorldSample>& samples, std::size_t warmup, 
     totals.bytes += payload.size();
     totals.entries += stream.last_stats().updated + stream.last_stats().added;
     totals.moving += stream.last_stats().moving;
+    const protocol::SnapshotEncodeStats& es = stream.last_stats();
+    totals.header_bytes += es.header_bytes;
+    totals.bit_bytes += es.bit_bytes;
+    totals.rans_bytes += es.rans_bytes;
+    totals.added += es.added;
+    totals.grid_bits += es.grid_bits;
+    totals.added_bits += es.added_bits;
+    totals.escape_bits += es.escape_bits;
     totals.tracked += stream.last_relevance().tracked;
     for (std::size_t i = 0; i < w.xs.size(); ++i) {
       totals.visible += w.xs[i] >= view.x0 && w.xs[i] < view.x1 && w.ys[i] >= view.y0 && w.ys[i] < view.y1 ? 1 : 0;
@@ -154,6 +166,20 @@ void stream_counters(benchmark::State& state, const StreamTotals& t) {
   state.counters["tracked"] = static_cast<double>(t.tracked) / n;
   state.counters["kbit_per_s"] = static_cast<double>(t.bytes) / n * 20.0 * 8.0 / 1000.0;  // at 20 Hz
   state.counters["encode_ms"] = t.build_s * 1e3 / n;
+  // The breakdown of bytes_per_entry (bytes per entry each): the residual streams, escaped
+  // residuals, the added agents' absolute values, the density grid, the rest of the bit section
+  // (which kept agents are updated, which removed; tables), header and players.
+  const auto bits_per = [&](std::size_t bits) { return static_cast<double>(bits) / 8.0 / static_cast<double>(std::max<std::size_t>(t.entries, 1)); };
+  const std::size_t structure_bits = t.bit_bytes * 8 > t.grid_bits + t.added_bits + t.escape_bits
+                                         ? t.bit_bytes * 8 - t.grid_bits - t.added_bits - t.escape_bits
+                                         : 0;
+  state.counters["residual_bytes_per_entry"] = bits_per(t.rans_bytes * 8);
+  state.counters["escape_bytes_per_entry"] = bits_per(t.escape_bits);
+  state.counters["added_bytes_per_entry"] = bits_per(t.added_bits);
+  state.counters["grid_bytes_per_entry"] = bits_per(t.grid_bits);
+  state.counters["structure_bytes_per_entry"] = bits_per(structure_bits);
+  state.counters["header_bytes_per_entry"] = bits_per(t.header_bytes * 8);
+  state.counters["added_share"] = per(t.added, t.entries);
   state.counters["snapshots"] = static_cast<double>(t.snapshots);
 }
 
