@@ -19,7 +19,7 @@
 // density grid that pans and changes cell size, snapshots without prediction, tick gaps, lost,
 // reordered and duplicated snapshots (baselines further back, stale and no-baseline results), a
 // server history too small for a frame (full snapshots in the middle of a stream), players with
-// extreme values.
+// extreme values, every precision shift (coarse positions).
 #include <algorithm>
 #include <cstdint>
 #include <fstream>
@@ -274,6 +274,7 @@ json header_json(const sp::SnapshotHeader& h) {
               {"tick", h.tick},
               {"baseline_distance", h.baseline_distance},
               {"predicted", h.predicted},
+              {"precision_shift", h.precision_shift},
               {"echo_client_time_us", std::to_string(h.echo_client_time_us)},
               {"total_agents", h.total_agents},
               {"rebuilds", std::to_string(h.rebuilds)},
@@ -377,6 +378,8 @@ json run_stream(const StreamSpec& spec, json* corrupt_out) {
     header.rebuilds = (std::uint64_t{1} << 53) + 1 + step;
     header.wave = static_cast<std::uint32_t>(step / 10);
     header.players = players_at(step);
+    // Every precision a view may ask for (view_precision_shift), changing within a stream.
+    header.precision_shift = static_cast<std::uint8_t>((step / 6) % (sp::kMaxPrecisionShift + 1));
     sender.set_prediction(plan.predict);
     sender.set_recent_deaths(killed);
     std::vector<std::uint8_t> payload;

@@ -143,7 +143,7 @@ test('a snapshot that does not decode is counted, and the stream goes on', { ski
   const { session } = newSession();
   try {
     const messages = s.messages.slice(0, -1).map(bytes);
-    // The last SnapshotData's payload with its format byte (0xd3) zeroed: refused. (An earlier
+    // The last SnapshotData's payload with its format byte zeroed: refused. (An earlier
     // one would leave every later delta without its baseline in this reliable stream.)
     const lastSnapshot = messages.length - 1;
     const payloadHex = vectors.streams[0].steps[vectors.streams[0].steps.length - 1].payload;

@@ -17,6 +17,7 @@ import {
   predictCoordinateAfter,
   readDensityGrid,
   readSnapshotPrelude,
+  SNAPSHOT_FORMAT,
   speedClass,
   updateVelocityOver,
   zigzagDecode,
@@ -257,7 +258,7 @@ test('density grid: runs copy the baseline level at the same map cell, new level
 /** The smallest valid snapshot: a full one with no agents and no players. */
 function emptySnapshot({ sequence = 1, tick = 10, distance = 0, flags = 1 } = {}) {
   const p = new Uint8Array(36 + 4 + 1);
-  p[0] = 0xd3;
+  p[0] = SNAPSHOT_FORMAT;
   p[1] = flags;
   new DataView(p.buffer).setUint32(2, sequence, true);
   new DataView(p.buffer).setUint32(6, tick, true);
@@ -282,7 +283,10 @@ test('an empty full snapshot decodes; its prelude checks hold', () => {
   assert.equal(r.header.players.length, 0);
   assert.equal(readSnapshotPrelude(emptySnapshot({ sequence: 5, distance: 5 })), null); // before 1
   assert.equal(readSnapshotPrelude(emptySnapshot({ sequence: 50, distance: 33 })), null);
-  assert.equal(decodeSnapshot(emptySnapshot({ flags: 4 }), null).ok, false);
+  // Unknown flag bits, and precision shifts past 4 (bits 2..4), are refused; shift 4 is not.
+  assert.equal(decodeSnapshot(emptySnapshot({ flags: 0x20 }), null).ok, false);
+  assert.match(decodeSnapshot(emptySnapshot({ flags: 5 << 2 }), null).error, /precision shift/);
+  assert.equal(decodeSnapshot(emptySnapshot({ flags: 4 << 2 }), null).ok, true);
   assert.equal(decodeSnapshot(emptySnapshot().subarray(0, 35), null).ok, false);
   // A delta against a frame of another sequence, or of a tick not before its own.
   const base = decodeSnapshot(emptySnapshot({ sequence: 1, tick: 10 }), null).frame;

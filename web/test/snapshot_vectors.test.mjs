@@ -56,6 +56,7 @@ function headerJson(h) {
     tick: h.tick,
     baseline_distance: h.baselineDistance,
     predicted: h.predicted,
+    precision_shift: h.precisionShift,
     echo_client_time_us: h.echoClientTimeUs.toString(),
     total_agents: h.totalAgents,
     rebuilds: h.rebuilds.toString(),
@@ -111,6 +112,7 @@ test('the vectors cover what the codec distinguishes', { skip }, () => {
   assert.ok(all.some((s) => s.result === 'stale'), 'a stale snapshot');
   assert.ok(decoded.some((s) => s.header.baseline_distance > 1), 'a baseline further back');
   assert.ok(decoded.some((s) => !s.header.predicted), 'snapshots without prediction');
+  assert.ok(decoded.some((s) => s.header.precision_shift === 4), 'coarse positions (precision shift 4)');
   assert.ok(decoded.some((s) => s.deaths.length > 0), 'deaths');
   assert.ok(decoded.some((s) => s.frame.grid.width > 0), 'a density grid');
   assert.ok(decoded.some((s) => s.render.updated < s.frame.agents.length), 'stale agents drawn where predicted');

@@ -2,6 +2,7 @@
 #include <cmath>
 #include <numbers>
 
+#include "swarmfield/protocol/snapshot/snapshot_codec.hpp"
 #include "swarmfield/protocol/transport/messages.hpp"
 
 namespace swarmfield::protocol {
@@ -20,6 +21,14 @@ std::uint8_t quantize_heading(float radians) noexcept {
   const auto whole = static_cast<unsigned>(x);
   const unsigned steps = whole + (x - static_cast<double>(whole) >= 0.5 ? 1u : 0u);
   return static_cast<std::uint8_t>(steps & 0xFFu);  // 256 steps = a full turn = 0
+}
+
+std::uint8_t view_precision_shift(float extent_cells) noexcept {
+  // 2^s units (2^s / 64 cell) <= extent / 4096 cells  <=>  2^s <= extent / 64.
+  if (!(extent_cells > 0.0f) || !std::isfinite(extent_cells)) return 0;
+  std::uint8_t s = 0;
+  while (s < kMaxPrecisionShift && static_cast<double>(1u << (s + 1)) * 64.0 <= static_cast<double>(extent_cells)) ++s;
+  return s;
 }
 
 float dequantize_heading(std::uint8_t q) noexcept {

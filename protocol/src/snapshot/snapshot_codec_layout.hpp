@@ -20,7 +20,10 @@ inline constexpr std::size_t kEchoOffset = 11;
 // Header flags.
 inline constexpr std::uint8_t kFlagPredicted = 0x01;
 inline constexpr std::uint8_t kFlagGrid = 0x02;
-inline constexpr std::uint8_t kKnownFlags = kFlagPredicted | kFlagGrid;
+// Bits 2..4: the precision shift (SnapshotHeader::precision_shift, <= kMaxPrecisionShift).
+inline constexpr unsigned kShiftFlagPos = 2;
+inline constexpr std::uint8_t kFlagShiftMask = 0x1C;
+inline constexpr std::uint8_t kKnownFlags = kFlagPredicted | kFlagGrid | kFlagShiftMask;
 
 // Position residual symbols: (rx, ry) both in [-3, 3] as (rx + 3) * 7 + (ry + 3), else escape.
 inline constexpr std::int32_t kPosRange = 3;

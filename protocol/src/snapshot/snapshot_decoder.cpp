@@ -114,6 +114,8 @@ bool SnapshotDecoder::read_header(std::span<const std::uint8_t> payload, const S
   header.tick = prelude.tick;
   header.baseline_distance = prelude.baseline_distance;
   header.predicted = (flags & kFlagPredicted) != 0;
+  header.precision_shift = static_cast<std::uint8_t>((flags & kFlagShiftMask) >> kShiftFlagPos);
+  if (header.precision_shift > kMaxPrecisionShift) return fail(error, "precision shift out of range");
   header.echo_client_time_us = get_u64(payload, kEchoOffset);
   header.total_agents = get_u32(payload, 19);
   header.rebuilds = get_u64(payload, 23);
@@ -302,7 +304,8 @@ bool SnapshotDecoder::merge(BitReader& in, RansDecoder& rans, RansDecoder& rans_
       rx = static_cast<std::int32_t>(ps / kPosSide) - kPosRange;
       ry = static_cast<std::int32_t>(ps % kPosSide) - kPosRange;
     }
-    const std::int64_t x = std::int64_t{px} + rx, y = std::int64_t{py} + ry;
+    const std::int64_t x = coarse_coordinate(px, rx, header.precision_shift);
+    const std::int64_t y = coarse_coordinate(py, ry, header.precision_shift);
     if (x < 0 || y < 0 || x > kPositionMax || y > kPositionMax) return fail(error, "position out of range");
     const std::size_t hs = rans_head.get(head_tables_[ctx]);
     std::uint8_t heading = 0;

@@ -62,7 +62,7 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
                              std::size_t& frame_size) {
   stats_ = {};
   frame_size = 0;
-  if (header.baseline_distance > kSnapshotHistorySize) return false;
+  if (header.baseline_distance > kSnapshotHistorySize || header.precision_shift > kMaxPrecisionShift) return false;
   const AgentFrameView baseline = header.baseline_distance == 0 ? AgentFrameView::empty() : baseline_in;
   if (header.baseline_distance != 0 &&
       (baseline.sequence != header.sequence - header.baseline_distance || baseline.tick >= header.tick)) {
@@ -79,7 +79,7 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
   if (!candidates_valid(candidates)) return false;
 
   // The model: the frame the client will hold, and what the sections below say about it.
-  const Merged merged = merge(baseline, candidates, header.tick, header.predicted, frame_out.data());
+  const Merged merged = merge(baseline, candidates, header.tick, header.predicted, header.precision_shift, frame_out.data());
   frame_size = merged.written;
   stats_.updated = merged.updated;
   stats_.moving = merged.moving;
@@ -115,7 +115,8 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
 // nothing else: a caller may hand in memory that must not be touched beyond the frame. Fills
 // removed_, runs_, added_, kind changes, escapes and one residual symbol per updated agent.
 SnapshotEncoder::Merged SnapshotEncoder::merge(const AgentFrameView& baseline, const AgentCandidates& candidates,
-                                                std::uint32_t tick, bool predicted, AgentState* out) {
+                                                std::uint32_t tick, bool predicted, unsigned shift,
+                                                AgentState* out) {
   const std::size_t base_count = baseline.size();
   const std::size_t cand_count = candidates.size();
   // Never shrunk: no re-initialization.
@@ -186,8 +187,11 @@ SnapshotEncoder::Merged SnapshotEncoder::merge(const AgentFrameView& baseline, c
       const std::uint32_t pdt = predicted ? prediction_ticks(was.tick, tick) : 0;
       const std::uint32_t px = predict_coordinate_after(was.x, was.vx, pdt);
       const std::uint32_t py = predict_coordinate_after(was.y, was.vy, pdt);
-      const auto rx = static_cast<std::int32_t>(next.x) - static_cast<std::int32_t>(px);
-      const auto ry = static_cast<std::int32_t>(next.y) - static_cast<std::int32_t>(py);
+      // In steps of 2^shift units: the frame (both ends) holds the prediction plus whole steps.
+      const std::int32_t rx = coarse_residual(next.x, px, shift);
+      const std::int32_t ry = coarse_residual(next.y, py, shift);
+      const auto nx = static_cast<std::uint32_t>(coarse_coordinate(px, rx, shift));
+      const auto ny = static_cast<std::uint32_t>(coarse_coordinate(py, ry, shift));
       std::uint32_t ps = kPosEscape;
       if (static_cast<std::uint32_t>(rx + kPosRange) <= 2 * kPosRange &&
           static_cast<std::uint32_t>(ry + kPosRange) <= 2 * kPosRange) {
@@ -212,11 +216,11 @@ SnapshotEncoder::Merged SnapshotEncoder::merge(const AgentFrameView& baseline, c
       ++updated;
       const std::uint32_t vdt = velocity_span_ticks(was.tick, tick);
       out[written] = AgentState{was.id,
-                                next.x,
-                                next.y,
+                                nx,
+                                ny,
                                 tick,
-                                update_velocity_over(was.vx, was.x, next.x, vdt),
-                                update_velocity_over(was.vy, was.y, next.y, vdt),
+                                update_velocity_over(was.vx, was.x, nx, vdt),
+                                update_velocity_over(was.vy, was.y, ny, vdt),
                                 next.heading,
                                 next.kind};
     } else {
@@ -238,7 +242,8 @@ void SnapshotEncoder::write_header(const SnapshotHeader& header, bool has_grid, 
   payload.clear();
   const std::size_t players = std::min(header.players.size(), kMaxSnapshotPlayers);
   put_u8(payload, kSnapshotFormat);
-  put_u8(payload, static_cast<std::uint8_t>((header.predicted ? kFlagPredicted : 0) | (has_grid ? kFlagGrid : 0)));
+  put_u8(payload, static_cast<std::uint8_t>((header.predicted ? kFlagPredicted : 0) | (has_grid ? kFlagGrid : 0) |
+                                            (header.precision_shift << kShiftFlagPos)));
   put_u32(payload, header.sequence);
   put_u32(payload, header.tick);
   put_u8(payload, static_cast<std::uint8_t>(header.baseline_distance));

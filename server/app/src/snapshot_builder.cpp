@@ -104,6 +104,23 @@ const protocol::ViewRelevance& SnapshotWorldState::best_cover(const protocol::Qu
   return *relevances_[best];
 }
 
+namespace {
+/// The precision a view's snapshots need (protocol::view_precision_shift): from the larger side
+/// of its area (view + margin) within the map, in cells.
+std::uint8_t precision_shift(const protocol::QuantizedRect& area, const protocol::QuantizedRect& bounds) noexcept {
+  protocol::QuantizedRect r = area;
+  if (!bounds.empty()) {
+    r.x0 = std::max(r.x0, bounds.x0);
+    r.y0 = std::max(r.y0, bounds.y0);
+    r.x1 = std::min(r.x1, bounds.x1);
+    r.y1 = std::min(r.y1, bounds.y1);
+  }
+  if (r.empty()) return 0;
+  const std::int64_t extent = std::max(r.x1 - r.x0, r.y1 - r.y0);
+  return protocol::view_precision_shift(static_cast<float>(extent) / static_cast<float>(protocol::kPositionUnitsPerCell));
+}
+}  // namespace
+
 ClientSnapshotStream::ClientSnapshotStream(const ClientSnapshotParams& params)
     : params_(params),
       sender_(params.history_agents, false, params.history_pool),
@@ -138,6 +155,7 @@ bool ClientSnapshotStream::build(SnapshotWorldState& world, const ViewRect& view
   const protocol::QuantizedRect own = area(world, view);
   selector_.select(world.relevance(own, relevance), world.sent_area(own), sender_.next_baseline(), world.tick,
                    budget_.allowance(fixed), relevance, candidates_, grid_);
+  header_.precision_shift = params_.view_precision ? precision_shift(own, world.map_bounds) : 0;
   header_.tick = world.tick;
   header_.echo_client_time_us = echo_client_time_us;
   header_.total_agents = static_cast<std::uint32_t>(world.agents.size());

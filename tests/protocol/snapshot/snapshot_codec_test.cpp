@@ -374,3 +374,100 @@ TEST_CASE("positions quantize to 1/64 cell in 20 bits") {
     CHECK(std::fabs(sp::dequantize_agent_position(sp::quantize_agent_position(w, 1.0f), 1.0f) - w) <= 1.0f / 128 + 1e-3f);
   }
 }
+
+TEST_CASE("coarse positions: both ends hold the same frame, within half a step of the truth, for fewer bytes") {
+  const std::uint64_t seed = sp::test::test_seed();
+  INFO("seed " << seed);
+  std::size_t bytes[sp::kMaxPrecisionShift + 1] = {};
+  for (unsigned shift = 0; shift <= sp::kMaxPrecisionShift; ++shift) {
+    CAPTURE(shift);
+    SyntheticCrowd crowd(2000, seed);
+    std::mt19937_64 rng(seed + 1);
+    sp::SnapshotEncoder enc;
+    sp::SnapshotDecoder dec;
+    sp::AgentCandidates c;
+    crowd.candidates(c);
+    sp::AgentFrame prev, next;
+    sp::SnapshotHeader h = make_header(1, 10, 0);
+    h.precision_shift = static_cast<std::uint8_t>(shift);
+    round_trip(enc, dec, h, nullptr, c, {}, prev);
+    std::uint32_t tick = 10;
+    const std::int64_t step = std::int64_t{1} << shift;
+    for (std::uint32_t seq = 2; seq < 30; ++seq) {
+      tick += 1 + static_cast<std::uint32_t>(rng() % 3);
+      crowd.step(1, 1, 15);
+      // Jumps (escaped residuals), including to both ends of the position range.
+      crowd.teleport(rng() % crowd.size(), static_cast<std::uint32_t>(rng() % 10000), static_cast<std::uint32_t>(rng() % 10000));
+      crowd.teleport(rng() % crowd.size(), sp::kPositionMax, 0);
+      crowd.candidates(c, 60);
+      h = make_header(seq, tick, 1);
+      h.precision_shift = static_cast<std::uint8_t>(shift);
+      std::vector<std::uint8_t> payload;
+      REQUIRE(enc.encode(h, sp::AgentFrameView::of(prev), c, {}, payload, next));
+      bytes[shift] += payload.size();
+      sp::SnapshotHeader dh;
+      sp::AgentFrame decoded;
+      std::string error;
+      REQUIRE_MESSAGE(dec.decode(payload, sp::AgentFrameView::of(prev), dh, decoded, &error), error);
+      CHECK(dh.precision_shift == shift);
+      REQUIRE(decoded == next);
+      // Sent agents within half a step of their true position (less than a whole step within a
+      // step of the range's ends, where the nearer step count would leave the range).
+      std::size_t ni = 0;
+      for (const sp::AgentCandidate& a : c) {
+        if (!a.send) continue;
+        while (ni < next.size() && next.agents[ni].id < a.id) ++ni;
+        REQUIRE(ni < next.size());
+        REQUIRE(next.agents[ni].id == a.id);
+        const std::int64_t ex = std::llabs(std::int64_t{next.agents[ni].x} - std::int64_t{a.x});
+        const std::int64_t ey = std::llabs(std::int64_t{next.agents[ni].y} - std::int64_t{a.y});
+        const auto near_end = [&](std::uint32_t v) { return v < step || v > sp::kPositionMax - step; };
+        CHECK(ex <= (near_end(a.x) ? step - 1 : step / 2));
+        CHECK(ey <= (near_end(a.y) ? step - 1 : step / 2));
+        CHECK(next.agents[ni].x <= sp::kPositionMax);
+        CHECK(next.agents[ni].y <= sp::kPositionMax);
+      }
+      std::swap(prev, next);
+    }
+  }
+  for (unsigned shift = 1; shift <= sp::kMaxPrecisionShift; ++shift) {
+    CAPTURE(shift);
+    CHECK(bytes[shift] < bytes[shift - 1]);
+  }
+}
+
+TEST_CASE("a precision shift past the largest is refused by both ends") {
+  SyntheticCrowd crowd(100, sp::test::test_seed());
+  sp::SnapshotEncoder enc;
+  sp::SnapshotDecoder dec;
+  sp::AgentCandidates c;
+  crowd.candidates(c);
+  sp::AgentFrame frame;
+  std::vector<std::uint8_t> payload;
+  sp::SnapshotHeader h = make_header(1, 1, 0);
+  h.precision_shift = sp::kMaxPrecisionShift + 1;
+  CHECK_FALSE(enc.encode(h, sp::AgentFrameView::empty(), c, {}, payload, frame));
+  h.precision_shift = sp::kMaxPrecisionShift;
+  REQUIRE(enc.encode(h, sp::AgentFrameView::empty(), c, {}, payload, frame));
+  sp::SnapshotHeader dh;
+  sp::AgentFrame decoded;
+  std::string error;
+  for (unsigned shift = sp::kMaxPrecisionShift + 1; shift < 8; ++shift) {
+    payload[1] = static_cast<std::uint8_t>((payload[1] & ~0x1Cu) | (shift << 2));
+    CHECK_FALSE(dec.decode(payload, sp::AgentFrameView::empty(), dh, decoded, &error));
+    CHECK(error.find("precision") != std::string::npos);
+  }
+}
+
+TEST_CASE("the view's extent picks the precision: a quarter pixel of a 1024-pixel view") {
+  CHECK(sp::view_precision_shift(60.0f) == 0);     // a follow camera: exact
+  CHECK(sp::view_precision_shift(127.9f) == 0);
+  CHECK(sp::view_precision_shift(128.0f) == 1);
+  CHECK(sp::view_precision_shift(258.0f) == 2);    // a whole 256-cell map (1/16 cell)
+  CHECK(sp::view_precision_shift(1025.0f) == 4);   // a whole 1024-cell map (1/4 cell)
+  CHECK(sp::view_precision_shift(1e9f) == sp::kMaxPrecisionShift);
+  CHECK(sp::view_precision_shift(0.0f) == 0);
+  CHECK(sp::view_precision_shift(-5.0f) == 0);
+  CHECK(sp::view_precision_shift(std::numeric_limits<float>::quiet_NaN()) == 0);
+  CHECK(sp::view_precision_shift(std::numeric_limits<float>::infinity()) == 0);
+}

@@ -1,5 +1,5 @@
 // The delta snapshot decoder, a port of protocol/src/snapshot/snapshot_decoder.cpp (wire layout:
-// protocol/SNAPSHOTS.md, format 0xD3). decodeSnapshot() is the list of its steps in wire order:
+// protocol/SNAPSHOTS.md, format 0xD4). decodeSnapshot() is the list of its steps in wire order:
 // header and players, the bit section's parts (density grid, removed and deaths, kept runs,
 // added, kind changes, frequency tables), the residual streams, then the merge that builds the
 // frame from the baseline. Every value from the wire is range-checked before use, exactly where
@@ -20,7 +20,7 @@ import {
 } from './prediction.js';
 
 /** First byte of every snapshot payload. */
-export const SNAPSHOT_FORMAT = 0xd3;
+export const SNAPSHOT_FORMAT = 0xd4;
 /** Fixed bytes before the players. */
 export const SNAPSHOT_HEADER_BYTES = 36;
 export const SNAPSHOT_PLAYER_BYTES = 37;
@@ -29,7 +29,11 @@ export const SNAPSHOT_HISTORY_SIZE = 32;
 
 const FLAG_PREDICTED = 0x01;
 const FLAG_GRID = 0x02;
-const KNOWN_FLAGS = FLAG_PREDICTED | FLAG_GRID;
+// Bits 2..4: the precision shift (updated positions in steps of 2^shift position units, <= 4).
+const SHIFT_FLAG_POS = 2;
+const FLAG_SHIFT_MASK = 0x1c;
+const MAX_PRECISION_SHIFT = 4;
+const KNOWN_FLAGS = FLAG_PREDICTED | FLAG_GRID | FLAG_SHIFT_MASK;
 
 // Residual symbols: position (rx, ry) in [-3, 3]^2 as (rx + 3) * 7 + (ry + 3), else 49 (escape);
 // heading dh in [-7, 7] as dh + 7, else 15 (escape: the heading in 8 bits).
@@ -62,7 +66,7 @@ function f32(view, at) {
 
 /**
  * The fixed first bytes of a payload: { sequence, tick, baselineDistance }, or null if it is too
- * short, not format 0xD3, or the baseline distance is out of range (read_snapshot_prelude).
+ * short, not format 0xD4, or the baseline distance is out of range (read_snapshot_prelude).
  * @param {Uint8Array} p
  */
 export function readSnapshotPrelude(p) {
@@ -104,6 +108,8 @@ function readHeader(p, prelude, flags, header) {
   header.tick = prelude.tick;
   header.baselineDistance = prelude.baselineDistance;
   header.predicted = (flags & FLAG_PREDICTED) !== 0;
+  header.precisionShift = (flags & FLAG_SHIFT_MASK) >> SHIFT_FLAG_POS;
+  if (header.precisionShift > MAX_PRECISION_SHIFT) fail('precision shift out of range');
   header.echoClientTimeUs = u64(p, 11);
   header.totalAgents = u32(p, 19);
   header.rebuilds = u64(p, 23);
@@ -254,6 +260,7 @@ function readTables(reader, s) {
 function merge(reader, rans, ransHead, baseline, header, frame, s) {
   const tick = header.tick;
   const predicted = header.predicted;
+  const step = 2 ** header.precisionShift;  // position units per residual step
   const baseCount = baseline.size;
   const added = s.added;
   const addedCount = added.size;
@@ -313,8 +320,8 @@ function merge(reader, rans, ransHead, baseline, header, frame, s) {
       rx = Math.floor(ps / POS_SIDE) - POS_RANGE;
       ry = (ps % POS_SIDE) - POS_RANGE;
     }
-    const x = px + rx;
-    const y = py + ry;
+    const x = px + rx * step;
+    const y = py + ry * step;
     if (x < 0 || y < 0 || x > POSITION_MAX || y > POSITION_MAX) fail('position out of range');
     const hs = ransHead.get(s.headTables[ctx]);
     let heading = 0;

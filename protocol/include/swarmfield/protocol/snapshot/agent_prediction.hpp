@@ -72,6 +72,29 @@ inline constexpr auto kInverseTicks = [] {
   return update_velocity_over(v, x, x_new, velocity_span_ticks(last_tick, tick));
 }
 
+/// Coarsest residual step: 2^4 position units = 1/4 cell (SnapshotHeader::precision_shift).
+inline constexpr unsigned kMaxPrecisionShift = 4;
+
+/// The coded residual of an updated coordinate at precision `shift` (<= kMaxPrecisionShift):
+/// the step count q whose coordinate `predicted` + q * 2^shift is nearest `actual` (ties away
+/// from the prediction) and within [0, kPositionMax]. At shift 0 it is actual - predicted. Both
+/// arguments within [0, kPositionMax]; the result's coordinate (coarse_coordinate) is within
+/// 2^shift / 2 units of `actual` (2^shift - 1 where `actual` lies within 2^shift of an end).
+[[nodiscard]] inline std::int32_t coarse_residual(std::uint32_t actual, std::uint32_t predicted, unsigned shift) noexcept {
+  const std::int32_t r = static_cast<std::int32_t>(actual) - static_cast<std::int32_t>(predicted);
+  const std::int32_t half = shift > 0 ? std::int32_t{1} << (shift - 1) : 0;
+  std::int32_t q = r >= 0 ? (r + half) >> shift : -((-r + half) >> shift);
+  const std::int64_t x = std::int64_t{predicted} + (std::int64_t{q} << shift);
+  if (x > static_cast<std::int64_t>(kPositionMax)) --q;
+  if (x < 0) ++q;
+  return q;
+}
+/// The coordinate a coded residual `q` gives at precision `shift`: predicted + q * 2^shift (may
+/// lie outside [0, kPositionMax] for a forged residual: the decoder rejects that).
+[[nodiscard]] inline std::int64_t coarse_coordinate(std::uint32_t predicted, std::int32_t q, unsigned shift) noexcept {
+  return std::int64_t{predicted} + std::int64_t{q} * (std::int64_t{1} << shift);
+}
+
 /// Speed class of a velocity estimate, the coding context of the agent's residuals:
 /// 0 below 1/2 position unit per tick (at rest or jostling), 1 below 2, 2 otherwise.
 inline constexpr std::size_t kSpeedClasses = 3;

@@ -24,8 +24,8 @@ namespace swarmfield::protocol {
 
 /// First byte of every delta snapshot payload (format 1).
 /// 0xD1 before players carried health and kills; 0xD2 before the wave, the players' shots,
-/// score and aim, and the death flags of removed agents.
-inline constexpr std::uint8_t kSnapshotFormat = 0xD3;
+/// score and aim, and the death flags of removed agents; 0xD3 before the precision shift.
+inline constexpr std::uint8_t kSnapshotFormat = 0xD4;
 /// Fixed bytes before the players: format, flags, sequence, tick, baseline distance, echo time,
 /// total agents, rebuilds, wave, player count.
 inline constexpr std::size_t kSnapshotHeaderBytes = 36;
@@ -39,6 +39,10 @@ struct SnapshotHeader {
   std::uint32_t tick = 0;               ///< world tick
   std::uint32_t baseline_distance = 0;  ///< 0 = full (empty baseline), else the baseline is sequence - this (<= 32)
   bool predicted = true;                ///< residuals against the velocity predictor (else against the baseline)
+  /// Updated agents' positions in steps of 2^precision_shift position units (0..kMaxPrecisionShift,
+  /// agent_prediction.hpp): a view that shows a cell in a few pixels needs no 1/64 cell (see
+  /// view_precision_shift). Added agents are always exact.
+  std::uint8_t precision_shift = 0;
   std::uint64_t echo_client_time_us = 0;
   std::uint32_t total_agents = 0;       ///< in the world
   std::uint64_t rebuilds = 0;
@@ -47,6 +51,13 @@ struct SnapshotHeader {
 
   friend bool operator==(const SnapshotHeader&, const SnapshotHeader&) = default;
 };
+
+/// The precision shift for a view `extent_cells` cells across (its larger side): the largest s
+/// <= kMaxPrecisionShift with 2^s position units (2^s / 64 cell) at most extent / 4096 cells,
+/// i.e. a quarter of a pixel when the view fills 1024 pixels: 0 below 128 cells (a follow
+/// camera: exact), 2 for a whole 256-cell map (1/16 cell), 4 from 1024 cells (1/4 cell).
+/// Non-finite or non-positive extents give 0.
+[[nodiscard]] std::uint8_t view_precision_shift(float extent_cells) noexcept;
 
 /// One agent the server wants the client to have after this snapshot: quantized values
 /// (agent_frame.hpp) and a send flag: 1 = send its current values (update or add), 0 = leave it
@@ -125,6 +136,7 @@ class SnapshotEncoder {
     std::size_t stale = 0;    // kept agents not sent
   };
   Merged merge(const AgentFrameView& baseline, const AgentCandidates& candidates, std::uint32_t tick, bool predicted,
+               unsigned shift,
                AgentState* out);
   void write_header(const SnapshotHeader& header, bool has_grid, std::vector<std::uint8_t>& payload);
   void write_removed(const AgentFrameView& baseline);

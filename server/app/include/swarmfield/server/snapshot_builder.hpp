@@ -135,6 +135,10 @@ struct ClientSnapshotParams {
   /// while it runs (a horde converging on a player multiplies what its snapshots carry over
   /// minutes); a client that never sees an agent costs nothing.
   protocol::HistoryPool history_pool = protocol::HistoryPool::kFixed;
+  /// Updated agents' positions at the precision the view needs (protocol::view_precision_shift
+  /// of its extent within the map: exact below 128 cells, 1/16 cell for a whole 256-cell map,
+  /// 1/4 cell from 1024 cells); false: always exact (1/64 cell).
+  bool view_precision = true;
 };
 
 /// One client's stream of snapshots, server side. No allocation once warm.
