@@ -4,6 +4,8 @@
 // to hold about 10k agents. Each benchmark encodes that sequence for one client:
 //   ours/delta_predicted     the codec as shipped (delta against the previous snapshot, i.e. an
 //                            ack for every snapshot, velocity prediction, rANS)
+//   ours/delta_predicted_view    the same at the precision the server picks for the view's size
+//                            (view_precision_shift: 1/16 cell for the ~290-cell view)
 //   ours/delta_predicted_rtt100  the same with the baseline 3 snapshots back (100 ms round trip)
 //   ours/delta_plain         delta without prediction (what prediction buys)
 //   ours/full                every snapshot against the empty baseline (what the delta buys)
@@ -36,7 +38,7 @@ namespace {
 
 namespace sp = protocol;
 
-enum class Mode { kDeltaPredicted, kDeltaPredictedRtt, kDeltaPlain, kFull, kDeltaPredictedZstd };
+enum class Mode { kDeltaPredicted, kDeltaPredictedView, kDeltaPredictedRtt, kDeltaPlain, kFull, kDeltaPredictedZstd };
 
 /// Encodes the whole trace for one client per iteration.
 void encode_trace(benchmark::State& state, const BenchOptions& options, Mode mode) {
@@ -59,6 +61,7 @@ void encode_trace(benchmark::State& state, const BenchOptions& options, Mode mod
       h.sequence = static_cast<std::uint32_t>(k + 1);
       h.tick = t->ticks[k];
       h.predicted = predict;
+      if (mode == Mode::kDeltaPredictedView) h.precision_shift = sp::view_precision_shift(static_cast<float>(t->view_side));
       sp::AgentFrameView base = sp::AgentFrameView::empty();
       if (!full && k >= distance) {
         h.baseline_distance = distance;
@@ -192,6 +195,7 @@ void register_snapshot_benchmarks(const BenchOptions& options) {
     benchmark::RegisterBenchmark((prefix + name).c_str(), fn)->Unit(benchmark::kMillisecond);
   };
   reg("encode/ours/delta_predicted", [options](benchmark::State& s) { encode_trace(s, options, Mode::kDeltaPredicted); });
+  reg("encode/ours/delta_predicted_view", [options](benchmark::State& s) { encode_trace(s, options, Mode::kDeltaPredictedView); });
   reg("encode/ours/delta_predicted_rtt100",
       [options](benchmark::State& s) { encode_trace(s, options, Mode::kDeltaPredictedRtt); });
   reg("encode/ours/delta_plain", [options](benchmark::State& s) { encode_trace(s, options, Mode::kDeltaPlain); });
