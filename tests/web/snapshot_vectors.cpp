@@ -19,7 +19,7 @@
 // density grid that pans and changes cell size, snapshots without prediction, tick gaps, lost,
 // reordered and duplicated snapshots (baselines further back, stale and no-baseline results), a
 // server history too small for a frame (full snapshots in the middle of a stream), players with
-// extreme values, every precision shift (coarse positions).
+// extreme values, every precision shift (coarse positions and headings).
 #include <algorithm>
 #include <cstdint>
 #include <fstream>

@@ -260,6 +260,7 @@ bool SnapshotDecoder::merge(BitReader& in, RansDecoder& rans, RansDecoder& rans_
                             const SnapshotHeader& header, AgentFrame& frame, std::string* error) {
   const std::uint32_t tick = header.tick;
   const bool predicted = header.predicted;
+  const unsigned hshift = heading_shift(header.precision_shift);
   const std::size_t base_count = baseline.size();
   const std::size_t added_count = added_.size();
   AgentState* out = frame.agents.data();
@@ -312,7 +313,7 @@ bool SnapshotDecoder::merge(BitReader& in, RansDecoder& rans, RansDecoder& rans_
     if (hs == kHeadEscape) {
       heading = static_cast<std::uint8_t>(in.read_bits(8));
     } else {
-      heading = static_cast<std::uint8_t>(was.heading + static_cast<std::int32_t>(hs) - kHeadRange);
+      heading = coarse_heading(was.heading, static_cast<std::int32_t>(hs) - kHeadRange, hshift);
     }
     std::uint8_t kind = was.kind;
     if (next_kind_change < kind_changes_.size() && kind_changes_[next_kind_change] == updated_seen) {

@@ -128,6 +128,7 @@ SnapshotEncoder::Merged SnapshotEncoder::merge(const AgentFrameView& baseline, c
   std::size_t updated = 0;  // updated agents (symbols written)
   std::size_t moving = 0, stale = 0;  // locals: the loop's calls would force stats_ through memory
 
+  const unsigned hshift = heading_shift(shift);
   std::size_t base_index = 0, cand_index = 0;
   bool run_updated = true;  // runs alternate, the first one counting updated agents
   std::uint32_t run = 0;
@@ -200,12 +201,14 @@ SnapshotEncoder::Merged SnapshotEncoder::merge(const AgentFrameView& baseline, c
         escapes_.push_back({zigzag_encode(rx), 0});
         escapes_.push_back({zigzag_encode(ry), 0});
       }
-      const auto dh = static_cast<std::int32_t>(static_cast<std::int8_t>(next.heading - was.heading));
+      // The heading in steps of 2^heading_shift: the frame holds the baseline's plus whole steps.
+      const std::int32_t dh = coarse_heading_delta(next.heading, was.heading, hshift);
+      const std::uint8_t heading = coarse_heading(was.heading, dh, hshift);
       std::uint32_t hs = kHeadEscape;
       if (static_cast<std::uint32_t>(dh + kHeadRange) <= 2 * kHeadRange) {
         hs = static_cast<std::uint32_t>(dh + kHeadRange);
       } else {
-        escapes_.push_back({next.heading, 1});
+        escapes_.push_back({heading, 1});
       }
       sym[updated] = ps | (hs << 8) | (static_cast<std::uint32_t>(ctx) << 16);
       if (next.kind != was.kind) {
@@ -221,7 +224,7 @@ SnapshotEncoder::Merged SnapshotEncoder::merge(const AgentFrameView& baseline, c
                                 tick,
                                 update_velocity_over(was.vx, was.x, nx, vdt),
                                 update_velocity_over(was.vy, was.y, ny, vdt),
-                                next.heading,
+                                heading,
                                 next.kind};
     } else {
       ++stale;

@@ -375,7 +375,7 @@ TEST_CASE("positions quantize to 1/64 cell in 20 bits") {
   }
 }
 
-TEST_CASE("coarse positions: both ends hold the same frame, within half a step of the truth, for fewer bytes") {
+TEST_CASE("coarse positions and headings: both ends hold the same frame, within half a step of the truth, for fewer bytes") {
   const std::uint64_t seed = sp::test::test_seed();
   INFO("seed " << seed);
   std::size_t bytes[sp::kMaxPrecisionShift + 1] = {};
@@ -399,6 +399,7 @@ TEST_CASE("coarse positions: both ends hold the same frame, within half a step o
       // Jumps (escaped residuals), including to both ends of the position range.
       crowd.teleport(rng() % crowd.size(), static_cast<std::uint32_t>(rng() % 10000), static_cast<std::uint32_t>(rng() % 10000));
       crowd.teleport(rng() % crowd.size(), sp::kPositionMax, 0);
+      crowd.turn(rng() % crowd.size(), static_cast<std::uint8_t>(rng()));  // an escaped heading
       crowd.candidates(c, 60);
       h = make_header(seq, tick, 1);
       h.precision_shift = static_cast<std::uint8_t>(shift);
@@ -426,6 +427,10 @@ TEST_CASE("coarse positions: both ends hold the same frame, within half a step o
         CHECK(ey <= (near_end(a.y) ? step - 1 : step / 2));
         CHECK(next.agents[ni].x <= sp::kPositionMax);
         CHECK(next.agents[ni].y <= sp::kPositionMax);
+        // The heading within half a heading step (2^min(shift, 3) of 256 per turn), either way round.
+        const int hstep = 1 << sp::heading_shift(shift);
+        const int turn = static_cast<std::int8_t>(static_cast<std::uint8_t>(next.agents[ni].heading - a.heading));
+        CHECK(std::abs(turn) <= hstep / 2);
       }
       std::swap(prev, next);
     }

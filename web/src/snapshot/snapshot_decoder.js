@@ -261,6 +261,7 @@ function merge(reader, rans, ransHead, baseline, header, frame, s) {
   const tick = header.tick;
   const predicted = header.predicted;
   const step = 2 ** header.precisionShift;  // position units per residual step
+  const headingStep = 2 ** Math.min(header.precisionShift, 3);  // heading units per step
   const baseCount = baseline.size;
   const added = s.added;
   const addedCount = added.size;
@@ -328,7 +329,7 @@ function merge(reader, rans, ransHead, baseline, header, frame, s) {
     if (hs === HEAD_ESCAPE) {
       heading = reader.readBits(8);
     } else {
-      heading = (baseline.heading[b] + hs - HEAD_RANGE) & 0xff;
+      heading = (baseline.heading[b] + (hs - HEAD_RANGE) * headingStep) & 0xff;
     }
     let kind = baseline.kind[b];
     if (nextKindChange < s.kindChanges.length && s.kindChanges[nextKindChange] === updatedSeen) {

@@ -95,6 +95,25 @@ inline constexpr unsigned kMaxPrecisionShift = 4;
   return std::int64_t{predicted} + std::int64_t{q} * (std::int64_t{1} << shift);
 }
 
+/// Heading steps of an updated agent at precision `shift`: 2^heading_shift of the 256 per turn,
+/// heading_shift = min(shift, 3) (a whole 256-cell map: 64 headings per turn, 5.6 degrees; from
+/// 512 cells 32). The heading then travels as a step count against the baseline's heading.
+inline constexpr unsigned kMaxHeadingShift = 3;
+[[nodiscard]] inline unsigned heading_shift(unsigned precision_shift) noexcept {
+  return std::min(precision_shift, kMaxHeadingShift);
+}
+/// The coded heading change from `was` to `actual` in steps of 2^shift (shift <= 3): the
+/// nearest step count to the shorter way round (ties away from 0); the heading it gives is
+/// was + q * 2^shift modulo 256.
+[[nodiscard]] inline std::int32_t coarse_heading_delta(std::uint8_t actual, std::uint8_t was, unsigned shift) noexcept {
+  const std::int32_t d = static_cast<std::int8_t>(static_cast<std::uint8_t>(actual - was));
+  const std::int32_t half = shift > 0 ? std::int32_t{1} << (shift - 1) : 0;
+  return d >= 0 ? (d + half) >> shift : -((-d + half) >> shift);
+}
+[[nodiscard]] inline std::uint8_t coarse_heading(std::uint8_t was, std::int32_t q, unsigned shift) noexcept {
+  return static_cast<std::uint8_t>(static_cast<std::uint32_t>(was) + static_cast<std::uint32_t>(q) * (1u << shift));
+}
+
 /// Speed class of a velocity estimate, the coding context of the agent's residuals:
 /// 0 below 1/2 position unit per tick (at rest or jostling), 1 below 2, 2 otherwise.
 inline constexpr std::size_t kSpeedClasses = 3;
