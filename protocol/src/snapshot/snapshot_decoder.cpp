@@ -78,7 +78,7 @@ bool SnapshotDecoder::decode(std::span<const std::uint8_t> payload, const AgentF
   if (!read_removed(in, baseline, error)) return false;
   const std::size_t kept = baseline.size() - removed_.size();
   std::size_t updated = 0;
-  if (!read_kept_runs(in, kept, updated, error)) return false;
+  if (!read_kept_runs(in, baseline, header.tick, kept, updated, error)) return false;
   if (!read_added(in, kept, header.tick, error)) return false;
   if (!read_kind_changes(in, updated, error)) return false;
   if (!read_tables(in, error)) return false;
@@ -160,9 +160,12 @@ bool SnapshotDecoder::read_removed(BitReader& in, const AgentFrameView& baseline
 }
 
 // ---- Bit section 3: kept agents -----------------------------------------------------------------
-// Runs over the `kept` agents into kept_updated_ (1 = updated); `updated` counts them.
-bool SnapshotDecoder::read_kept_runs(BitReader& in, std::size_t kept, std::size_t& updated, std::string* error) {
+// Runs over the `kept` agents (in run_order_key order) into kept_updated_ (id order, 1 = updated);
+// `updated` counts them.
+bool SnapshotDecoder::read_kept_runs(BitReader& in, const AgentFrameView& baseline, std::uint32_t tick,
+                                     std::size_t kept, std::size_t& updated, std::string* error) {
   kept_updated_.resize(kept);
+  aged_updated_.resize(kept);
   updated = 0;
   if (kept == 0) return true;
   const unsigned order = in.read_bits(kOrderFieldBits);
@@ -173,10 +176,29 @@ bool SnapshotDecoder::read_kept_runs(BitReader& in, std::size_t kept, std::size_
     const std::uint32_t run = in.read_exp_golomb(order);
     // Only the first run may be empty: otherwise zero-length runs could repeat forever.
     if (in.failed() || run > kept - filled || (run == 0 && !first)) return fail(error, "bad update runs");
-    for (std::uint32_t r = 0; r < run; ++r) kept_updated_[filled++] = run_updated ? 1 : 0;
+    for (std::uint32_t r = 0; r < run; ++r) aged_updated_[filled++] = run_updated ? 1 : 0;
     if (run_updated) updated += run;
     run_updated = !run_updated;
     first = false;
+  }
+  // The runs are in run_order_key's order (oldest update first, ties by id): back to id order,
+  // over the baseline agents not removed (removed_ is increasing).
+  std::array<std::uint32_t, 256> offsets{};
+  const AgentState* base = baseline.agents.data();
+  for (std::size_t b = 0, r = 0; b < baseline.size(); ++b) {
+    if (r < removed_.size() && removed_[r] == b) {
+      ++r;
+      continue;
+    }
+    ++offsets[run_order_key(base[b].tick, tick)];
+  }
+  run_order_offsets(offsets);
+  for (std::size_t b = 0, r = 0, k = 0; b < baseline.size(); ++b) {
+    if (r < removed_.size() && removed_[r] == b) {
+      ++r;
+      continue;
+    }
+    kept_updated_[k++] = aged_updated_[offsets[run_order_key(base[b].tick, tick)]++];
   }
   return true;
 }

@@ -96,7 +96,7 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
     stats_.grid_bits = bits_.bit_count();
   }
   write_removed(baseline);
-  if (merged.kept > 0) write_kept_runs();
+  if (merged.kept > 0) write_kept_runs(merged.kept);
   write_added(candidates);
   write_kind_changes();
   if (!write_tables(merged.updated)) return false;
@@ -113,7 +113,8 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
 // ---- Merge the baseline and the candidates (both sorted by id) ----------------------------------
 // Output written through pointers (no per-agent push_back), entries [0, written) in order and
 // nothing else: a caller may hand in memory that must not be touched beyond the frame. Fills
-// removed_, runs_, added_, kind changes, escapes and one residual symbol per updated agent.
+// removed_, the kept agents' run keys and flags, added_, kind changes, escapes and one residual
+// symbol per updated agent.
 SnapshotEncoder::Merged SnapshotEncoder::merge(const AgentFrameView& baseline, const AgentCandidates& candidates,
                                                 std::uint32_t tick, bool predicted, unsigned shift,
                                                 AgentState* out) {
@@ -130,8 +131,13 @@ SnapshotEncoder::Merged SnapshotEncoder::merge(const AgentFrameView& baseline, c
 
   const unsigned hshift = heading_shift(shift);
   std::size_t base_index = 0, cand_index = 0;
-  bool run_updated = true;  // runs alternate, the first one counting updated agents
-  std::uint32_t run = 0;
+  // Per kept agent in id order: its key in section 3's order and whether it is updated.
+  if (kept_key_.size() < base_count) {
+    kept_key_.resize(base_count);
+    kept_flag_.resize(base_count);
+  }
+  std::uint8_t* kept_key = kept_key_.data();
+  std::uint8_t* kept_flag = kept_flag_.data();
   std::size_t kept = 0;
   auto add = [&](const AgentCandidate& added) {
     if (added.send) {
@@ -144,14 +150,11 @@ SnapshotEncoder::Merged SnapshotEncoder::merge(const AgentFrameView& baseline, c
     if (base[base_index].id == next.id && !next.send) {
       // A run of kept agents not sent (most of a whole-map view's, whose budget refreshes a
       // few of its tracked agents per snapshot): copied as the baseline has them.
-      if (run_updated) {
-        runs_.push_back(run);
-        run = 0;
-        run_updated = false;
-      }
       std::size_t length = 0;
       do {
         out[written + length] = base[base_index + length];
+        kept_key[kept + length] = run_order_key(base[base_index + length].tick, tick);
+        kept_flag[kept + length] = 0;
         ++length;
       } while (base_index + length < base_count && cand_index + length < cand_count &&
                base[base_index + length].id == cand[cand_index + length].id && !cand[cand_index + length].send);
@@ -160,7 +163,6 @@ SnapshotEncoder::Merged SnapshotEncoder::merge(const AgentFrameView& baseline, c
       cand_index += length;
       kept += length;
       stale += length;
-      run += static_cast<std::uint32_t>(length);
       continue;
     }
     if (base[base_index].id < next.id) {
@@ -175,14 +177,10 @@ SnapshotEncoder::Merged SnapshotEncoder::merge(const AgentFrameView& baseline, c
     }
     // Kept: the same id on both sides.
     const AgentState& was = base[base_index];
-    ++kept;
     const bool update = next.send != 0;
-    if (update != run_updated) {
-      runs_.push_back(run);
-      run = 0;
-      run_updated = update;
-    }
-    ++run;
+    kept_key[kept] = run_order_key(was.tick, tick);
+    kept_flag[kept] = update ? 1 : 0;
+    ++kept;
     if (update) {
       const std::size_t ctx = speed_class(was.vx, was.vy);
       const std::uint32_t pdt = predicted ? prediction_ticks(was.tick, tick) : 0;
@@ -236,7 +234,6 @@ SnapshotEncoder::Merged SnapshotEncoder::merge(const AgentFrameView& baseline, c
   }
   for (; base_index < base_count; ++base_index) removed_.push_back(static_cast<std::uint32_t>(base_index));
   for (; cand_index < cand_count; ++cand_index) add(cand[cand_index]);
-  if (kept > 0) runs_.push_back(run);
   return Merged{written, updated, kept, moving, stale};
 }
 
@@ -289,8 +286,27 @@ void SnapshotEncoder::write_removed(const AgentFrameView& baseline) {
 }
 
 // ---- Bit section 3: kept agents -----------------------------------------------------------------
-// Alternating runs updated / stale (the decoder knows how many are kept).
-void SnapshotEncoder::write_kept_runs() {
+// Alternating runs updated / stale (the decoder knows how many are kept), in the order of
+// run_order_key (oldest update first, ties by id).
+void SnapshotEncoder::write_kept_runs(std::size_t kept) {
+  std::array<std::uint32_t, 256> offsets{};
+  for (std::size_t k = 0; k < kept; ++k) ++offsets[kept_key_[k]];
+  run_order_offsets(offsets);
+  if (aged_flag_.size() < kept) aged_flag_.resize(kept);
+  for (std::size_t k = 0; k < kept; ++k) aged_flag_[offsets[kept_key_[k]]++] = kept_flag_[k];
+  runs_.clear();
+  bool run_updated = true;  // runs alternate, the first one counting updated agents
+  std::uint32_t run = 0;
+  for (std::size_t k = 0; k < kept; ++k) {
+    const bool update = aged_flag_[k] != 0;
+    if (update != run_updated) {
+      runs_.push_back(run);
+      run = 0;
+      run_updated = update;
+    }
+    ++run;
+  }
+  runs_.push_back(run);
   std::uint64_t sum = 0;
   for (std::uint32_t r : runs_) sum += r;
   const unsigned order = order_for_mean(sum, runs_.size());

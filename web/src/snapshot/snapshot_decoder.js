@@ -155,9 +155,22 @@ function readRemoved(reader, baseline, s) {
   for (const position of positions) s.deaths.push(baseline.agent(removed[position]));
 }
 
-/** Bit section 3: alternating runs over the kept agents, updated first; returns the updated count. */
-function readKeptRuns(reader, kept, s) {
+/**
+ * Section 3's order key of a kept agent last updated at `lastTick` (snapshot_codec_layout.hpp
+ * run_order_key): 255 - min(tick - lastTick, 255), so the longest since its update comes first.
+ */
+function runOrderKey(lastTick, tick) {
+  return 255 - Math.min((tick - lastTick) >>> 0, 255);
+}
+
+/**
+ * Bit section 3: alternating runs over the kept agents, updated first, in run order (oldest update
+ * first, ties by id), put back in id order over the baseline agents not removed; returns the
+ * updated count.
+ */
+function readKeptRuns(reader, kept, baseline, tick, s) {
   s.keptUpdated = new Uint8Array(kept);
+  const aged = new Uint8Array(kept);
   let updated = 0;
   if (kept === 0) return 0;
   const order = reader.readBits(ORDER_FIELD_BITS);
@@ -169,12 +182,33 @@ function readKeptRuns(reader, kept, s) {
     // Only the first run may be empty: otherwise zero-length runs could repeat forever.
     if (reader.failed || run > kept - filled || (run === 0 && !first)) fail('bad update runs');
     if (runUpdated) {
-      s.keptUpdated.fill(1, filled, filled + run);
+      aged.fill(1, filled, filled + run);
       updated += run;
     }
     filled += run;
     runUpdated = !runUpdated;
     first = false;
+  }
+  const offsets = new Uint32Array(256);
+  const removed = s.removed;
+  for (let b = 0, r = 0; b < baseline.size; ++b) {
+    if (r < removed.length && removed[r] === b) {
+      ++r;
+      continue;
+    }
+    ++offsets[runOrderKey(baseline.lastTick[b], tick)];
+  }
+  for (let key = 0, at = 0; key < 256; ++key) {
+    const n = offsets[key];
+    offsets[key] = at;
+    at += n;
+  }
+  for (let b = 0, r = 0, k = 0; b < baseline.size; ++b) {
+    if (r < removed.length && removed[r] === b) {
+      ++r;
+      continue;
+    }
+    s.keptUpdated[k++] = aged[offsets[runOrderKey(baseline.lastTick[b], tick)]++];
   }
   return updated;
 }
@@ -395,7 +429,7 @@ function decodeOrThrow(payload, baselineIn) {
   }
   readRemoved(reader, baseline, s);
   const kept = baseline.size - s.removed.length;
-  const updated = readKeptRuns(reader, kept, s);
+  const updated = readKeptRuns(reader, kept, baseline, header.tick, s);
   readAdded(reader, kept, header.tick, s);
   readKindChanges(reader, updated, s);
   readTables(reader, s);

@@ -140,7 +140,7 @@ class SnapshotEncoder {
                AgentState* out);
   void write_header(const SnapshotHeader& header, bool has_grid, std::vector<std::uint8_t>& payload);
   void write_removed(const AgentFrameView& baseline);
-  void write_kept_runs();
+  void write_kept_runs(std::size_t kept);
   void write_added(const AgentCandidates& candidates);
   void write_kind_changes();
   bool write_tables(std::size_t updated);  // false if a table cannot be built
@@ -154,6 +154,9 @@ class SnapshotEncoder {
   std::vector<std::uint32_t> died_;       // positions in removed_ of agents in recent_deaths_
   std::span<const std::uint32_t> recent_deaths_;
   std::vector<std::uint32_t> runs_;       // alternating updated / stale runs over kept agents
+  std::vector<std::uint8_t> kept_key_;    // per kept agent (id order): run_order_key
+  std::vector<std::uint8_t> kept_flag_;   // per kept agent (id order): 1 = updated
+  std::vector<std::uint8_t> aged_flag_;   // the flags in section 3's order
   std::vector<std::uint32_t> added_;      // candidate indices
   std::vector<std::uint32_t> kind_changes_;  // updated-agent index
   std::vector<std::uint8_t> kind_values_;
@@ -199,7 +202,8 @@ class SnapshotDecoder {
   bool read_header(std::span<const std::uint8_t> payload, const SnapshotPrelude& prelude, std::uint8_t flags,
                    SnapshotHeader& header, std::size_t& at, std::string* error);
   bool read_removed(BitReader& in, const AgentFrameView& baseline, std::string* error);
-  bool read_kept_runs(BitReader& in, std::size_t kept, std::size_t& updated, std::string* error);
+  bool read_kept_runs(BitReader& in, const AgentFrameView& baseline, std::uint32_t tick, std::size_t kept,
+                      std::size_t& updated, std::string* error);
   bool read_added(BitReader& in, std::size_t kept, std::uint32_t tick, std::string* error);
   bool read_kind_changes(BitReader& in, std::size_t updated, std::string* error);
   bool read_tables(BitReader& in, std::string* error);
@@ -209,7 +213,8 @@ class SnapshotDecoder {
   std::vector<std::uint32_t> removed_;
   std::vector<std::uint32_t> died_;  // positions in removed_ of the deaths
   std::vector<AgentState> deaths_;
-  std::vector<std::uint8_t> kept_updated_;
+  std::vector<std::uint8_t> kept_updated_;  // per kept agent, id order
+  std::vector<std::uint8_t> aged_updated_;  // the same in section 3's order (run_order_key)
   std::vector<AgentState> added_;
   std::vector<std::uint32_t> kind_changes_;
   std::vector<std::uint8_t> kind_values_;
