@@ -295,7 +295,8 @@ function merge(reader, rans, ransHead, baseline, header, frame, s) {
   const tick = header.tick;
   const predicted = header.predicted;
   const step = 2 ** header.precisionShift;  // position units per residual step
-  const headingStep = 2 ** Math.min(header.precisionShift, 3);  // heading units per step
+  // heading units per step (agent_prediction.hpp heading_shift)
+  const headingStep = header.precisionShift === 0 ? 1 : 2 ** Math.min(header.precisionShift + 1, 3);
   const baseCount = baseline.size;
   const added = s.added;
   const addedCount = added.size;

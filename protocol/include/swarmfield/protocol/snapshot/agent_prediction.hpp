@@ -96,11 +96,12 @@ inline constexpr unsigned kMaxPrecisionShift = 4;
 }
 
 /// Heading steps of an updated agent at precision `shift`: 2^heading_shift of the 256 per turn,
-/// heading_shift = min(shift, 3) (a whole 256-cell map: 64 headings per turn, 5.6 degrees; from
-/// 512 cells 32). The heading then travels as a step count against the baseline's heading.
+/// heading_shift = 0 at shift 0, else min(shift + 1, 3) (a 128-cell view: 64 headings per turn;
+/// from a whole 256-cell map on, 32: 11 degrees, where a brute is ~6 pixels across and its facing
+/// moves under a pixel). The heading then travels as a step count against the baseline's heading.
 inline constexpr unsigned kMaxHeadingShift = 3;
 [[nodiscard]] inline unsigned heading_shift(unsigned precision_shift) noexcept {
-  return std::min(precision_shift, kMaxHeadingShift);
+  return precision_shift == 0 ? 0 : std::min(precision_shift + 1, kMaxHeadingShift);
 }
 /// The coded heading change from `was` to `actual` in steps of 2^shift (shift <= 3): the
 /// nearest step count to the shorter way round (ties away from 0); the heading it gives is
