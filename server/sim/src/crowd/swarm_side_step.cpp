@@ -15,7 +15,8 @@ using namespace crowd_rules;  // NOLINT: the rules' constants, read throughout
 
 template <bool kMixed>
 Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k,
-                                 Vec2 p, Vec2 s0, Vec2 path_dir, bool turns, bool round, const Vec2* only) const {
+                                 Vec2 p, Vec2 s0, Vec2 path_dir, bool turns, bool round, const NearSlots& near_slots,
+                                 const Vec2* only) const {
   // The neighbours within the query radius: offsets, distances and contact distances.
   constexpr std::uint32_t kMaxNear = 96;
   float ndx[kMaxNear], ndy[kMaxNear], nd[kMaxNear], ncd[kMaxNear];
@@ -27,24 +28,35 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
   const float r2 = kMixed ? kt.query_r2 : row[self_kind].r2;
   const float* const nx = t.sxs;
   const float* const ny = t.sys;
-  hash_.for_each_range_near(p, [&](std::uint32_t first, std::uint32_t last) {
-    for (std::uint32_t m = first; m < last; ++m) {
-      if (m == k) continue;
-      const float dx = nx[m] - p.x, dy = ny[m] - p.y;
-      const float d2 = dx * dx + dy * dy;
-      if (!(d2 < r2) || d2 < crowd_detail::kCoincidentDist2) continue;
-      if (near == kMaxNear) {
-        overflow = true;
-        return;
-      }
-      ndx[near] = dx;
-      ndy[near] = dy;
-      nd[near] = std::sqrt(d2);
-      ncd[near] = row[kMixed ? t.kind[m] : self_kind].cd;
-      nkind_near[near] = kMixed ? t.kind[m] : self_kind;
-      ++near;
+  const auto consider = [&](std::uint32_t m) SWARMFIELD_ALWAYS_INLINE {
+    const float dx = nx[m] - p.x, dy = ny[m] - p.y;
+    const float d2 = dx * dx + dy * dy;
+    if (!(d2 < r2) || d2 < crowd_detail::kCoincidentDist2) return true;
+    if (near == kMaxNear) {
+      overflow = true;
+      return false;
     }
-  });
+    ndx[near] = dx;
+    ndy[near] = dy;
+    nd[near] = std::sqrt(d2);
+    ncd[near] = row[kMixed ? t.kind[m] : self_kind].cd;
+    nkind_near[near] = kMixed ? t.kind[m] : self_kind;
+    ++near;
+    return true;
+  };
+  if (near_slots.complete) {
+    // The gather's hits: the slots of the same scan that passed its test (!(d2 >= r2), the same
+    // d2 bit for bit: (a - b)^2 == (b - a)^2), in the same order, without the agent itself.
+    for (std::uint32_t j = 0; j < near_slots.count; ++j) {
+      if (!consider(near_slots.slots[j])) break;
+    }
+  } else {
+    hash_.for_each_range_near(p, [&](std::uint32_t first, std::uint32_t last) {
+      for (std::uint32_t m = first; m < last; ++m) {
+        if (m != k && !consider(m)) return;
+      }
+    });
+  }
   SideStep best;
   if (overflow) return best;  // a heap of agents far denser than packing: no way round to find
   // The agent that blocks the path: touching it, the most nearly ahead.
@@ -178,8 +190,10 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
 }
 
 template Swarm::SideStep Swarm::side_step<true>(const crowd_detail::SwarmTick&, const crowd_detail::KindTick&,
-                                                 std::size_t, Vec2, Vec2, Vec2, bool, bool, const Vec2*) const;
+                                                 std::size_t, Vec2, Vec2, Vec2, bool, bool, const NearSlots&,
+                                                 const Vec2*) const;
 template Swarm::SideStep Swarm::side_step<false>(const crowd_detail::SwarmTick&, const crowd_detail::KindTick&,
-                                                  std::size_t, Vec2, Vec2, Vec2, bool, bool, const Vec2*) const;
+                                                  std::size_t, Vec2, Vec2, Vec2, bool, bool, const NearSlots&,
+                                                  const Vec2*) const;
 
 }  // namespace swarmfield::sim
