@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "crowd_rules.hpp"
+#include "gather_kernel.hpp"
 #include "swarm_tick.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 
@@ -91,7 +92,7 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
   // goal's side (both sides as good when it is dead ahead: the side the agent already moves
   // to, else one by id). Each slid along walls where the agent is near one.
   constexpr int kCandidates = 5;
-  float ux[kCandidates], uy[kCandidates], along[kCandidates], free[kCandidates];
+  float ux[kCandidates] = {}, uy[kCandidates] = {}, along[kCandidates], free[kCandidates] = {};
   float scale[kCandidates];                // world units of travel per unit of move budget
   float cx[kCandidates], cy[kCandidates];  // the un-slid unit direction the move is made along
   const float max_step = kt.max_step;
@@ -153,6 +154,27 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
     }
     along[c] = ux[c] * s0.x + uy[c] * s0.y;
   }
+#if defined(SWARMFIELD_SIMD_GATHER)
+  // Candidates 0..3 in the four lanes (those past `candidates` are zeros, computed and unused),
+  // the fifth on its own: lane by lane the same operations as the loop below (free_path4 is
+  // free_path's, min(fp, free) is std::min(free, fp), and a lane that skips keeps its value).
+  if (candidates > 0) {
+    const __m128 vux = _mm_loadu_ps(ux), vuy = _mm_loadu_ps(uy), zero = _mm_setzero_ps();
+    __m128 vfree = _mm_loadu_ps(free);
+    for (std::uint32_t j = 0; j < near; ++j) {
+      const float inv_d = 1.0f / nd[j];
+      const __m128 approach = _mm_mul_ps(
+          _mm_add_ps(_mm_mul_ps(vux, _mm_set1_ps(ndx[j])), _mm_mul_ps(vuy, _mm_set1_ps(ndy[j]))), _mm_set1_ps(inv_d));
+      const __m128 fp = crowd_detail::free_path4(_mm_set1_ps(nd[j]), approach, _mm_set1_ps(ncd[j]));
+      vfree = crowd_detail::select4(_mm_cmpnle_ps(approach, zero), _mm_min_ps(fp, vfree), vfree);
+      if (candidates > 4) {
+        const float approach4 = (ux[4] * ndx[j] + uy[4] * ndy[j]) * inv_d;
+        if (!(approach4 <= 0.0f)) free[4] = std::min(free[4], free_path(nd[j], approach4, ncd[j]));
+      }
+    }
+    _mm_storeu_ps(free, vfree);
+  }
+#else
   for (std::uint32_t j = 0; j < near; ++j) {
     const float inv_d = 1.0f / nd[j];
     for (int c = 0; c < candidates; ++c) {
@@ -161,6 +183,7 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
       free[c] = std::min(free[c], free_path(nd[j], approach, ncd[j]));
     }
   }
+#endif
   const float vx = vxs_[k], vy = vys_[k];
   const float slow2 = kReverseBelow * kReverseBelow * max_step * max_step * t.inv_dt * t.inv_dt;
   const bool moved = vx * vx + vy * vy > slow2;
