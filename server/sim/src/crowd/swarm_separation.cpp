@@ -80,7 +80,9 @@ SWARMFIELD_ALWAYS_INLINE inline Swarm::NearSlots Swarm::query_neighbours(const G
 #if defined(SWARMFIELD_SIMD_GATHER)
   const __m128 vpx = _mm_set1_ps(px), vpy = _mm_set1_ps(py), vr2 = _mm_set1_ps(r2);
 #endif
-  hash_.for_each_range_near({px, py}, [&](std::uint32_t first, std::uint32_t last) SWARMFIELD_ALWAYS_INLINE {
+  // (Columns and rows of the block beyond R hold no hit: left out, the hits are the same.)
+  const float radius = std::sqrt(r2);
+  hash_.for_each_range_within({px, py}, radius, [&](std::uint32_t first, std::uint32_t last) SWARMFIELD_ALWAYS_INLINE {
     // Four slots per step; slots past `last` (up to 3, inside the hash's padding, see
     // SpatialHash::kSlotPadding) are loaded but masked out.
     for (std::uint32_t m0 = first; m0 < last; m0 += 4) {
