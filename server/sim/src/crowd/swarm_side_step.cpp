@@ -18,10 +18,12 @@ template <bool kMixed>
 Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k,
                                  Vec2 p, Vec2 s0, Vec2 path_dir, bool turns, bool round, const NearSlots& near_slots,
                                  const Vec2* only) const {
-  // The neighbours within the query radius: offsets, distances and contact distances.
+  // The neighbours within the query radius: offsets, distances, contact distances and how
+  // nearly along the path they lie (cosine). Room for the gather's whole list (kNearKeep).
   constexpr std::uint32_t kMaxNear = 96;
-  float ndx[kMaxNear], ndy[kMaxNear], nd[kMaxNear], ncd[kMaxNear];
-  std::uint8_t nkind_near[kMaxNear];
+  constexpr std::uint32_t kRoom = kNearKeep + 4;
+  float ndx[kRoom], ndy[kRoom], nd[kRoom], ncd[kRoom], napp[kRoom];
+  std::uint8_t nkind_near[kRoom];
   std::uint32_t near = 0;
   bool overflow = false;
   const std::uint8_t self_kind = kMixed ? t.kind[k] : t.only_kind;
@@ -40,6 +42,7 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
     ndx[near] = dx;
     ndy[near] = dy;
     nd[near] = std::sqrt(d2);
+    napp[near] = (path_dir.x * dx + path_dir.y * dy) / nd[near];
     ncd[near] = row[kMixed ? t.kind[m] : self_kind].cd;
     nkind_near[near] = kMixed ? t.kind[m] : self_kind;
     ++near;
@@ -48,9 +51,48 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
   if (near_slots.complete) {
     // The gather's hits: the slots of the same scan that passed its test (!(d2 >= r2), the same
     // d2 bit for bit: (a - b)^2 == (b - a)^2), in the same order, without the agent itself.
+#if defined(SWARMFIELD_SIMD_GATHER)
+    // Four at a time, each lane the operations of consider(); every lane is written at `near`,
+    // which then moves past the kept ones only (order kept). More than kMaxNear kept is
+    // consider()'s overflow.
+    const __m128 vpx = _mm_set1_ps(p.x), vpy = _mm_set1_ps(p.y), vr2 = _mm_set1_ps(r2);
+    const __m128 vco = _mm_set1_ps(crowd_detail::kCoincidentDist2);
+    const __m128 pdx = _mm_set1_ps(path_dir.x), pdy = _mm_set1_ps(path_dir.y);
+    const std::uint32_t* const slots = near_slots.slots;
+    const std::uint32_t count = near_slots.count;
+    for (std::uint32_t j = 0; j < count; j += 4) {
+      const std::uint32_t lanes = count - j < 4 ? count - j : 4;
+      const std::uint32_t m[4] = {slots[j], lanes > 1 ? slots[j + 1] : slots[j], lanes > 2 ? slots[j + 2] : slots[j],
+                                  lanes > 3 ? slots[j + 3] : slots[j]};
+      const __m128 dx = _mm_sub_ps(_mm_setr_ps(nx[m[0]], nx[m[1]], nx[m[2]], nx[m[3]]), vpx);
+      const __m128 dy = _mm_sub_ps(_mm_setr_ps(ny[m[0]], ny[m[1]], ny[m[2]], ny[m[3]]), vpy);
+      const __m128 d2 = _mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy));
+      const __m128 d = _mm_sqrt_ps(d2);
+      const std::uint32_t keep =
+          static_cast<std::uint32_t>(_mm_movemask_ps(_mm_and_ps(_mm_cmplt_ps(d2, vr2), _mm_cmpnlt_ps(d2, vco)))) &
+          ((1u << lanes) - 1u);
+      alignas(16) float lx[4], ly[4], ld[4], la[4];
+      _mm_store_ps(lx, dx);
+      _mm_store_ps(ly, dy);
+      _mm_store_ps(ld, d);
+      _mm_store_ps(la, _mm_div_ps(_mm_add_ps(_mm_mul_ps(pdx, dx), _mm_mul_ps(pdy, dy)), d));
+      for (std::uint32_t l = 0; l < 4; ++l) {
+        const std::uint8_t kind = kMixed ? t.kind[m[l]] : self_kind;
+        ndx[near] = lx[l];
+        ndy[near] = ly[l];
+        nd[near] = ld[l];
+        napp[near] = la[l];
+        ncd[near] = row[kind].cd;
+        nkind_near[near] = kind;
+        near += (keep >> l) & 1u;
+      }
+    }
+    overflow = near > kMaxNear;
+#else
     for (std::uint32_t j = 0; j < near_slots.count; ++j) {
       if (!consider(near_slots.slots[j])) break;
     }
+#endif
   } else {
     hash_.for_each_range_near(p, [&](std::uint32_t first, std::uint32_t last) {
       for (std::uint32_t m = first; m < last; ++m) {
@@ -65,7 +107,7 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
   std::uint32_t blocker = kMaxNear;
   for (std::uint32_t j = 0; j < near; ++j) {
     if (nd[j] > ncd[j] * kTouching) continue;
-    const float approach = (path_dir.x * ndx[j] + path_dir.y * ndy[j]) / nd[j];
+    const float approach = napp[j];
     if (approach > block_approach) {
       block_approach = approach;
       blocker = j;
@@ -78,7 +120,7 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
     float shortest = std::numeric_limits<float>::infinity();
     std::uint32_t slowest = kMaxNear;
     for (std::uint32_t j = 0; j < near; ++j) {
-      const float approach = (path_dir.x * ndx[j] + path_dir.y * ndy[j]) / nd[j];
+      const float approach = napp[j];
       if (approach <= 0.0f) continue;
       const float f = free_path(nd[j], approach, ncd[j]);
       if (f < shortest) {
