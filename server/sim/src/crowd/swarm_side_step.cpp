@@ -102,10 +102,12 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
   }
   SideStep best;
   if (overflow) return best;  // a heap of agents far denser than packing: no way round to find
-  // The agent that blocks the path: touching it, the most nearly ahead.
+  // The agent that blocks the path: touching it, the most nearly ahead. (Looked for only where
+  // a step round it is tried, and the overtaking below only where the turns are: not for the
+  // one given direction, `only`.)
   float block_approach = 0.0f;
   std::uint32_t blocker = kMaxNear;
-  for (std::uint32_t j = 0; j < near; ++j) {
+  for (std::uint32_t j = 0; j < (round && only == nullptr ? near : 0); ++j) {
     if (nd[j] > ncd[j] * kTouching) continue;
     const float approach = napp[j];
     if (approach > block_approach) {
@@ -116,7 +118,7 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
   // Overtaking: an agent turns round the agents ahead when it moves at speed, or when the one
   // that holds it up (the shortest free path along its path) is of a slower kind. Agents of one
   // kind queueing do not shuffle.
-  if (!turns && kMixed) {
+  if (!turns && kMixed && only == nullptr) {
     float shortest = std::numeric_limits<float>::infinity();
     std::uint32_t slowest = kMaxNear;
     for (std::uint32_t j = 0; j < near; ++j) {
