@@ -83,6 +83,58 @@ TEST_CASE("spatial hash query equals brute force over random positions") {
   }
 }
 
+TEST_CASE("spatial hash query within a radius passes every slot within it, in the full block's order") {
+  // The swarm's gather keeps the slots with !(d2 >= r2), d2 = dx * dx + dy * dy in float: the
+  // pruned block must keep exactly those, in the same order, whatever the rounding (points on
+  // and near column and row edges, radii from a tenth of a cell to a whole one, a big grid, some
+  // positions outside the world or NaN).
+  const std::uint64_t seed = swarmfield::sim::test::test_seed(20261205);
+  SplitMix rng{seed};
+  struct Config {
+    float w, cell;
+    std::size_t n;
+  };
+  for (const Config cfg : {Config{40.0f, 2.057f, 4000}, Config{1024.0f, 2.057f, 100000}, Config{30.0f, 0.9f, 3000}}) {
+    CAPTURE(cfg.w);
+    SpatialHash h;
+    h.configure(cfg.w, cfg.w, cfg.cell);
+    std::vector<float> xs(cfg.n), ys(cfg.n);
+    for (std::size_t i = 0; i < cfg.n; ++i) {
+      xs[i] = rng.uniform(-1.0f, cfg.w + 1.0f);
+      ys[i] = rng.uniform(-1.0f, cfg.w + 1.0f);
+      if (i % 7 == 0) xs[i] = std::floor(xs[i] / cfg.cell) * cfg.cell;  // on a column edge
+      if (i % 11 == 0) ys[i] = std::nextafter(std::floor(ys[i] / cfg.cell) * cfg.cell, 0.0f);
+      if (i % 101 == 0) ys[i] = std::numeric_limits<float>::quiet_NaN();
+    }
+    h.rebuild(xs, ys);
+    const float* sx = h.sorted_xs().data();
+    const float* sy = h.sorted_ys().data();
+    for (int q = 0; q < 3000; ++q) {
+      const std::size_t at = static_cast<std::size_t>(rng.below(static_cast<std::int32_t>(cfg.n)));
+      Vec2 p{xs[at], ys[at]};  // an item's own position, as the swarm asks (on edges too)
+      if (q % 3 == 0) p = {rng.uniform(0.0f, cfg.w), rng.uniform(0.0f, cfg.w)};
+      const float radius = cfg.cell * (q % 4 == 0 ? 1.0f : rng.uniform(0.1f, 1.0f));
+      const float r2 = radius * radius;
+      const auto within = [&](std::uint32_t s) {
+        const float dx = p.x - sx[s], dy = p.y - sy[s];
+        return !(dx * dx + dy * dy >= r2);
+      };
+      std::vector<std::uint32_t> want, got;
+      h.for_each_range_near(p, [&](std::uint32_t b, std::uint32_t e) {
+        for (std::uint32_t s = b; s < e; ++s) {
+          if (within(s)) want.push_back(s);
+        }
+      });
+      h.for_each_range_within(p, std::sqrt(r2), [&](std::uint32_t b, std::uint32_t e) {
+        for (std::uint32_t s = b; s < e; ++s) {
+          if (within(s)) got.push_back(s);
+        }
+      });
+      REQUIRE(got == want);
+    }
+  }
+}
+
 TEST_CASE("spatial hash rebuild is deterministic and handles shrinking input") {
   SpatialHash h;
   h.configure(20.0f, 20.0f, 1.0f);

@@ -1,7 +1,8 @@
 #pragma once
 // The neighbour gather of the separation pass (Swarm::gather_neighbours_of_kinds), for one agent
 // over the slots that passed the distance test. Internal to server/sim/src/crowd; included by
-// swarm_separation.cpp only (its functions are forced inline into that pass).
+// swarm_separation.cpp (its functions are forced inline into that pass) and swarm_side_step.cpp
+// (free_path4, select4).
 #include <algorithm>
 #include <cmath>
 #include <cstdint>

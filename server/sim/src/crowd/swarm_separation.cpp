@@ -66,20 +66,23 @@ SWARMFIELD_ALWAYS_INLINE inline void prefetch_gather(const crowd_detail::SwarmTi
 // without a branch per candidate, collecting the hits in query order; then the hits, in that
 // order (gather_hits), a batch at a time.
 template <bool kMixed, bool kRest>
-SWARMFIELD_ALWAYS_INLINE inline void Swarm::query_neighbours(const GatherInput& in, const GatherAgent& a, float r2,
-                                                             std::uint32_t self, GatherSums& sums) const {
+SWARMFIELD_ALWAYS_INLINE inline Swarm::NearSlots Swarm::query_neighbours(const GatherInput& in, const GatherAgent& a,
+                                                                         float r2, std::uint32_t self, GatherSums& sums,
+                                                                         std::uint32_t* hit_slot) const {
   const float px = a.px, py = a.py;
   const float* const nx = in.nx;
   const float* const ny = in.ny;
-  // Slots of the agent's neighbours within R, a batch at a time (room for one more group of four
-  // past the batch).
-  constexpr std::uint32_t kHitBatch = 64;
-  std::uint32_t hit_slot[kHitBatch + 4];
+  // Slots of the agent's neighbours within R into hit_slot (kNearKeep + 4 entries: room for one
+  // more group of four), all of them when they fit (side_step reads them again), else a batch
+  // of kNearKeep at a time.
   std::uint32_t hits = 0;
+  bool complete = true;
 #if defined(SWARMFIELD_SIMD_GATHER)
   const __m128 vpx = _mm_set1_ps(px), vpy = _mm_set1_ps(py), vr2 = _mm_set1_ps(r2);
 #endif
-  hash_.for_each_range_near({px, py}, [&](std::uint32_t first, std::uint32_t last) SWARMFIELD_ALWAYS_INLINE {
+  // (Columns and rows of the block beyond R hold no hit: left out, the hits are the same.)
+  const float radius = std::sqrt(r2);
+  hash_.for_each_range_within({px, py}, radius, [&](std::uint32_t first, std::uint32_t last) SWARMFIELD_ALWAYS_INLINE {
     // Four slots per step; slots past `last` (up to 3, inside the hash's padding, see
     // SpatialHash::kSlotPadding) are loaded but masked out.
     for (std::uint32_t m0 = first; m0 < last; m0 += 4) {
@@ -108,13 +111,15 @@ SWARMFIELD_ALWAYS_INLINE inline void Swarm::query_neighbours(const GatherInput& 
       hits += (mask >> 2) & 1u;
       hit_slot[hits] = m0 + 3;
       hits += mask >> 3;
-      if (hits >= kHitBatch) {
+      if (hits >= kNearKeep) {
         gather_hits<kMixed, kRest>(in, a, hit_slot, hits, sums);
         hits = 0;
+        complete = false;
       }
     }
   });
   gather_hits<kMixed, kRest>(in, a, hit_slot, hits, sums);
+  return {hit_slot, hits, complete};
 }
 
 // The move: along the path up to the free path; when that is mostly blocked, a step round the
@@ -127,7 +132,8 @@ SWARMFIELD_ALWAYS_INLINE inline void Swarm::query_neighbours(const GatherInput& 
 template <bool kMixed>
 SWARMFIELD_ALWAYS_INLINE inline bool Swarm::choose_move(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt,
                                                         std::size_t k, const GatherAgent& a, float path_len,
-                                                        const GatherSums& sums, bool crowd_rules) {
+                                                        const GatherSums& sums, const NearSlots& near,
+                                                        bool crowd_rules) {
   const float max_step = kt.max_step;
   const float rest_below = t.rest_below, wake_above = t.wake_above;
   // Crushed (overlapping its neighbours by more than kCrushed diameters in all, e.g. a spawn
@@ -165,7 +171,7 @@ SWARMFIELD_ALWAYS_INLINE inline bool Swarm::choose_move(const crowd_detail::Swar
       progress < kSideTrigger * max_step) {
     const float v2 = vxs_[k] * vxs_[k] + vys_[k] * vys_[k];
     const bool turns = v2 * t.dt * t.dt > kTurnAbove * kTurnAbove * max_step * max_step;
-    const SideStep side = side_step<kMixed>(t, kt, k, {a.px, a.py}, {s0x, s0y}, {a.skx, a.sky}, turns, held);
+    const SideStep side = side_step<kMixed>(t, kt, k, {a.px, a.py}, {s0x, s0y}, {a.skx, a.sky}, turns, held, near);
     // An agent at rest stays so unless a side step brings it wake_above of a step closer: it does
     // not set off round its neighbours again each time a sliver of room opens.
     const bool closer = side.found && side.progress > progress + kSideMargin * max_step &&
@@ -181,7 +187,8 @@ SWARMFIELD_ALWAYS_INLINE inline bool Swarm::choose_move(const crowd_detail::Swar
     if (wl > 1e-3f) {
       Vec2 dir{s0x + kMakeWayTurn * sums.wx / wl, s0y + kMakeWayTurn * sums.wy / wl};
       dir = dir * (1.0f / length(dir));
-      const SideStep side = side_step<kMixed>(t, kt, k, {a.px, a.py}, {s0x, s0y}, {a.skx, a.sky}, false, false, &dir);
+      const SideStep side =
+          side_step<kMixed>(t, kt, k, {a.px, a.py}, {s0x, s0y}, {a.skx, a.sky}, false, false, near, &dir);
       if (side.found && side.progress >= kMakeWayProgress * max_step) take(side);
     }
   }
@@ -274,6 +281,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
                        crowd_rules ? t.dt : 0.0f,
                        !crowd_rules};
   bool chunk_rest = false;  // some agent of the chunk rests this tick
+  std::uint32_t hit_slot[kNearKeep + 4];  // the query's hits (query_neighbours)
   for (std::size_t k = begin; k < end; ++k) {
     prefetch_gather(t, hash_, k);
     // With one kind, every agent is of it: its constants from a local copy (this pass stores
@@ -297,8 +305,8 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     sums.allow = kt.max_step;  // the free path among agents; the goal's limit comes after
     sums.yield_allow = kt.max_step;
     sums.press_allow = kt.max_step;
-    query_neighbours<kMixed, kRest>(in, agent, r2, static_cast<std::uint32_t>(k), sums);
-    const bool resting = choose_move<kMixed>(t, kt, k, agent, path_len, sums, crowd_rules);
+    const NearSlots near = query_neighbours<kMixed, kRest>(in, agent, r2, static_cast<std::uint32_t>(k), sums, hit_slot);
+    const bool resting = choose_move<kMixed>(t, kt, k, agent, path_len, sums, near, crowd_rules);
     chunk_rest |= resting;
     correct_overlap(t, kt, k, begin, sums, resting);
   }

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "crowd_rules.hpp"
+#include "gather_kernel.hpp"
 #include "swarm_tick.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 
@@ -15,11 +16,14 @@ using namespace crowd_rules;  // NOLINT: the rules' constants, read throughout
 
 template <bool kMixed>
 Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k,
-                                 Vec2 p, Vec2 s0, Vec2 path_dir, bool turns, bool round, const Vec2* only) const {
-  // The neighbours within the query radius: offsets, distances and contact distances.
+                                 Vec2 p, Vec2 s0, Vec2 path_dir, bool turns, bool round, const NearSlots& near_slots,
+                                 const Vec2* only) const {
+  // The neighbours within the query radius: offsets, distances, contact distances and how
+  // nearly along the path they lie (cosine). Room for the gather's whole list (kNearKeep).
   constexpr std::uint32_t kMaxNear = 96;
-  float ndx[kMaxNear], ndy[kMaxNear], nd[kMaxNear], ncd[kMaxNear];
-  std::uint8_t nkind_near[kMaxNear];
+  constexpr std::uint32_t kRoom = kNearKeep + 4;
+  float ndx[kRoom], ndy[kRoom], nd[kRoom], ncd[kRoom], napp[kRoom];
+  std::uint8_t nkind_near[kRoom];
   std::uint32_t near = 0;
   bool overflow = false;
   const std::uint8_t self_kind = kMixed ? t.kind[k] : t.only_kind;
@@ -27,32 +31,85 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
   const float r2 = kMixed ? kt.query_r2 : row[self_kind].r2;
   const float* const nx = t.sxs;
   const float* const ny = t.sys;
-  hash_.for_each_range_near(p, [&](std::uint32_t first, std::uint32_t last) {
-    for (std::uint32_t m = first; m < last; ++m) {
-      if (m == k) continue;
-      const float dx = nx[m] - p.x, dy = ny[m] - p.y;
-      const float d2 = dx * dx + dy * dy;
-      if (!(d2 < r2) || d2 < crowd_detail::kCoincidentDist2) continue;
-      if (near == kMaxNear) {
-        overflow = true;
-        return;
-      }
-      ndx[near] = dx;
-      ndy[near] = dy;
-      nd[near] = std::sqrt(d2);
-      ncd[near] = row[kMixed ? t.kind[m] : self_kind].cd;
-      nkind_near[near] = kMixed ? t.kind[m] : self_kind;
-      ++near;
+  const auto consider = [&](std::uint32_t m) SWARMFIELD_ALWAYS_INLINE {
+    const float dx = nx[m] - p.x, dy = ny[m] - p.y;
+    const float d2 = dx * dx + dy * dy;
+    if (!(d2 < r2) || d2 < crowd_detail::kCoincidentDist2) return true;
+    if (near == kMaxNear) {
+      overflow = true;
+      return false;
     }
-  });
+    ndx[near] = dx;
+    ndy[near] = dy;
+    nd[near] = std::sqrt(d2);
+    napp[near] = (path_dir.x * dx + path_dir.y * dy) / nd[near];
+    ncd[near] = row[kMixed ? t.kind[m] : self_kind].cd;
+    nkind_near[near] = kMixed ? t.kind[m] : self_kind;
+    ++near;
+    return true;
+  };
+  if (near_slots.complete) {
+    // The gather's hits: the slots of the same scan that passed its test (!(d2 >= r2), the same
+    // d2 bit for bit: (a - b)^2 == (b - a)^2), in the same order, without the agent itself.
+#if defined(SWARMFIELD_SIMD_GATHER)
+    // Four at a time, each lane the operations of consider(); every lane is written at `near`,
+    // which then moves past the kept ones only (order kept). More than kMaxNear kept is
+    // consider()'s overflow.
+    const __m128 vpx = _mm_set1_ps(p.x), vpy = _mm_set1_ps(p.y), vr2 = _mm_set1_ps(r2);
+    const __m128 vco = _mm_set1_ps(crowd_detail::kCoincidentDist2);
+    const __m128 pdx = _mm_set1_ps(path_dir.x), pdy = _mm_set1_ps(path_dir.y);
+    const std::uint32_t* const slots = near_slots.slots;
+    const std::uint32_t count = near_slots.count;
+    for (std::uint32_t j = 0; j < count; j += 4) {
+      const std::uint32_t lanes = count - j < 4 ? count - j : 4;
+      const std::uint32_t m[4] = {slots[j], lanes > 1 ? slots[j + 1] : slots[j], lanes > 2 ? slots[j + 2] : slots[j],
+                                  lanes > 3 ? slots[j + 3] : slots[j]};
+      const __m128 dx = _mm_sub_ps(_mm_setr_ps(nx[m[0]], nx[m[1]], nx[m[2]], nx[m[3]]), vpx);
+      const __m128 dy = _mm_sub_ps(_mm_setr_ps(ny[m[0]], ny[m[1]], ny[m[2]], ny[m[3]]), vpy);
+      const __m128 d2 = _mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy));
+      const __m128 d = _mm_sqrt_ps(d2);
+      const std::uint32_t keep =
+          static_cast<std::uint32_t>(_mm_movemask_ps(_mm_and_ps(_mm_cmplt_ps(d2, vr2), _mm_cmpnlt_ps(d2, vco)))) &
+          ((1u << lanes) - 1u);
+      alignas(16) float lx[4], ly[4], ld[4], la[4];
+      _mm_store_ps(lx, dx);
+      _mm_store_ps(ly, dy);
+      _mm_store_ps(ld, d);
+      _mm_store_ps(la, _mm_div_ps(_mm_add_ps(_mm_mul_ps(pdx, dx), _mm_mul_ps(pdy, dy)), d));
+      for (std::uint32_t l = 0; l < 4; ++l) {
+        const std::uint8_t kind = kMixed ? t.kind[m[l]] : self_kind;
+        ndx[near] = lx[l];
+        ndy[near] = ly[l];
+        nd[near] = ld[l];
+        napp[near] = la[l];
+        ncd[near] = row[kind].cd;
+        nkind_near[near] = kind;
+        near += (keep >> l) & 1u;
+      }
+    }
+    overflow = near > kMaxNear;
+#else
+    for (std::uint32_t j = 0; j < near_slots.count; ++j) {
+      if (!consider(near_slots.slots[j])) break;
+    }
+#endif
+  } else {
+    hash_.for_each_range_near(p, [&](std::uint32_t first, std::uint32_t last) {
+      for (std::uint32_t m = first; m < last; ++m) {
+        if (m != k && !consider(m)) return;
+      }
+    });
+  }
   SideStep best;
   if (overflow) return best;  // a heap of agents far denser than packing: no way round to find
-  // The agent that blocks the path: touching it, the most nearly ahead.
+  // The agent that blocks the path: touching it, the most nearly ahead. (Looked for only where
+  // a step round it is tried, and the overtaking below only where the turns are: not for the
+  // one given direction, `only`.)
   float block_approach = 0.0f;
   std::uint32_t blocker = kMaxNear;
-  for (std::uint32_t j = 0; j < near; ++j) {
+  for (std::uint32_t j = 0; j < (round && only == nullptr ? near : 0); ++j) {
     if (nd[j] > ncd[j] * kTouching) continue;
-    const float approach = (path_dir.x * ndx[j] + path_dir.y * ndy[j]) / nd[j];
+    const float approach = napp[j];
     if (approach > block_approach) {
       block_approach = approach;
       blocker = j;
@@ -61,11 +118,11 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
   // Overtaking: an agent turns round the agents ahead when it moves at speed, or when the one
   // that holds it up (the shortest free path along its path) is of a slower kind. Agents of one
   // kind queueing do not shuffle.
-  if (!turns && kMixed) {
+  if (!turns && kMixed && only == nullptr) {
     float shortest = std::numeric_limits<float>::infinity();
     std::uint32_t slowest = kMaxNear;
     for (std::uint32_t j = 0; j < near; ++j) {
-      const float approach = (path_dir.x * ndx[j] + path_dir.y * ndy[j]) / nd[j];
+      const float approach = napp[j];
       if (approach <= 0.0f) continue;
       const float f = free_path(nd[j], approach, ncd[j]);
       if (f < shortest) {
@@ -79,7 +136,7 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
   // goal's side (both sides as good when it is dead ahead: the side the agent already moves
   // to, else one by id). Each slid along walls where the agent is near one.
   constexpr int kCandidates = 5;
-  float ux[kCandidates], uy[kCandidates], along[kCandidates], free[kCandidates];
+  float ux[kCandidates] = {}, uy[kCandidates] = {}, along[kCandidates], free[kCandidates] = {};
   float scale[kCandidates];                // world units of travel per unit of move budget
   float cx[kCandidates], cy[kCandidates];  // the un-slid unit direction the move is made along
   const float max_step = kt.max_step;
@@ -141,6 +198,27 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
     }
     along[c] = ux[c] * s0.x + uy[c] * s0.y;
   }
+#if defined(SWARMFIELD_SIMD_GATHER)
+  // Candidates 0..3 in the four lanes (those past `candidates` are zeros, computed and unused),
+  // the fifth on its own: lane by lane the same operations as the loop below (free_path4 is
+  // free_path's, min(fp, free) is std::min(free, fp), and a lane that skips keeps its value).
+  if (candidates > 0) {
+    const __m128 vux = _mm_loadu_ps(ux), vuy = _mm_loadu_ps(uy), zero = _mm_setzero_ps();
+    __m128 vfree = _mm_loadu_ps(free);
+    for (std::uint32_t j = 0; j < near; ++j) {
+      const float inv_d = 1.0f / nd[j];
+      const __m128 approach = _mm_mul_ps(
+          _mm_add_ps(_mm_mul_ps(vux, _mm_set1_ps(ndx[j])), _mm_mul_ps(vuy, _mm_set1_ps(ndy[j]))), _mm_set1_ps(inv_d));
+      const __m128 fp = crowd_detail::free_path4(_mm_set1_ps(nd[j]), approach, _mm_set1_ps(ncd[j]));
+      vfree = crowd_detail::select4(_mm_cmpnle_ps(approach, zero), _mm_min_ps(fp, vfree), vfree);
+      if (candidates > 4) {
+        const float approach4 = (ux[4] * ndx[j] + uy[4] * ndy[j]) * inv_d;
+        if (!(approach4 <= 0.0f)) free[4] = std::min(free[4], free_path(nd[j], approach4, ncd[j]));
+      }
+    }
+    _mm_storeu_ps(free, vfree);
+  }
+#else
   for (std::uint32_t j = 0; j < near; ++j) {
     const float inv_d = 1.0f / nd[j];
     for (int c = 0; c < candidates; ++c) {
@@ -149,6 +227,7 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
       free[c] = std::min(free[c], free_path(nd[j], approach, ncd[j]));
     }
   }
+#endif
   const float vx = vxs_[k], vy = vys_[k];
   const float slow2 = kReverseBelow * kReverseBelow * max_step * max_step * t.inv_dt * t.inv_dt;
   const bool moved = vx * vx + vy * vy > slow2;
@@ -178,8 +257,10 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
 }
 
 template Swarm::SideStep Swarm::side_step<true>(const crowd_detail::SwarmTick&, const crowd_detail::KindTick&,
-                                                 std::size_t, Vec2, Vec2, Vec2, bool, bool, const Vec2*) const;
+                                                 std::size_t, Vec2, Vec2, Vec2, bool, bool, const NearSlots&,
+                                                 const Vec2*) const;
 template Swarm::SideStep Swarm::side_step<false>(const crowd_detail::SwarmTick&, const crowd_detail::KindTick&,
-                                                  std::size_t, Vec2, Vec2, Vec2, bool, bool, const Vec2*) const;
+                                                  std::size_t, Vec2, Vec2, Vec2, bool, bool, const NearSlots&,
+                                                  const Vec2*) const;
 
 }  // namespace swarmfield::sim

@@ -85,6 +85,41 @@ class SpatialHash {
     }
   }
 
+  /// As for_each_range_near, but leaves out the block's outer columns and rows that hold no
+  /// point within `radius` of p, where that holds whatever the float rounding: every position
+  /// within `radius` that for_each_range_near passes is passed, in the same order. Only where
+  /// the whole 3x3 block is inside the grid's inner cells (the border ones also hold positions
+  /// clamped into them: outside the world, NaN), so every position in the block is finite.
+  template <class Fn>
+  void for_each_range_within(Vec2 p, float radius, Fn&& fn) const {
+    if (cols_ <= 0 || rows_ <= 0) return;  // never configured: empty
+    const std::int32_t cx = cell_coord(p.x, cols_);
+    const std::int32_t cy = cell_coord(p.y, rows_);
+    std::int32_t y0 = cy > 0 ? cy - 1 : 0, y1 = cy + 1 < rows_ ? cy + 1 : rows_ - 1;
+    std::int32_t x0 = cx > 0 ? cx - 1 : 0, x1 = cx + 1 < cols_ ? cx + 1 : cols_ - 1;
+    if (cx >= 2 && cy >= 2 && cx + 2 < cols_ && cy + 2 < rows_) {
+      // p and the reach in cells as cell_coord scales them (p is inside: cx, cy are inner). An
+      // inner column k holds only positions v with k <= v / cell < k + 1, so one whose near edge
+      // is `reach` cells from p holds none within radius. The margin: 0.1% of the radius, 0.001
+      // cell, and the rounding of v / cell and p / cell (a few ulps of their size, 3e-7 each).
+      const float fx = p.x * inv_cell_size_, fy = p.y * inv_cell_size_;
+      const float reach = radius * inv_cell_size_ * 1.001f + 1e-3f;
+      const float reach_x = reach + 3e-7f * fx, reach_y = reach + 3e-7f * fy;
+      if (fx - static_cast<float>(cx) >= reach_x) x0 = cx;
+      if (static_cast<float>(x1) - fx >= reach_x) x1 = cx;
+      if (fy - static_cast<float>(cy) >= reach_y) y0 = cy;
+      if (static_cast<float>(y1) - fy >= reach_y) y1 = cy;
+    }
+    for (std::int32_t y = y0; y <= y1; ++y) {
+      const std::uint64_t bits = block_bits(y, x0, x1);
+      if (bits == 0) continue;
+      const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(cols_) + static_cast<std::size_t>(x0);
+      const auto first = static_cast<std::size_t>(std::countr_zero(bits));
+      const auto last = static_cast<std::size_t>(63 - std::countl_zero(bits));
+      fn(ranges_[row + first].begin, ranges_[row + last].end);
+    }
+  }
+
   /// Hints the CPU to fetch what for_each_range_near(p, ...) will read (the block's cell
   /// ranges), so a caller can ask a few queries ahead; no effect on any result. The cell table
   /// is megabytes on a big map, and a query on its own waits for main memory. (prefetch_line:

@@ -272,13 +272,22 @@ class Swarm {
   // gather_neighbours_of_kinds' steps for the agent in slot k (swarm_separation.cpp): its
   // neighbours' sums; its move (side step or not) and rest, returning whether it rests; its
   // overlap correction or burst displacement.
+  // The slots the query found within its radius (not the agent itself), in the hash's order, so
+  // the side step need not scan the hash again; complete false: more than kNearKeep, not kept.
+  static constexpr std::uint32_t kNearKeep = 128;
+  struct NearSlots {
+    const std::uint32_t* slots = nullptr;
+    std::uint32_t count = 0;
+    bool complete = false;
+  };
+  // hit_slot: room for kNearKeep + 4 slots.
   template <bool kMixed, bool kRest>
-  void query_neighbours(const crowd_detail::GatherInput& in, const crowd_detail::GatherAgent& a, float r2,
-                        std::uint32_t self, crowd_detail::GatherSums& sums) const;
+  NearSlots query_neighbours(const crowd_detail::GatherInput& in, const crowd_detail::GatherAgent& a, float r2,
+                             std::uint32_t self, crowd_detail::GatherSums& sums, std::uint32_t* hit_slot) const;
   template <bool kMixed>
   bool choose_move(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k,
                    const crowd_detail::GatherAgent& a, float path_len, const crowd_detail::GatherSums& sums,
-                   bool crowd_rules);
+                   const NearSlots& near, bool crowd_rules);
   void correct_overlap(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k,
                        std::size_t begin, const crowd_detail::GatherSums& sums, bool resting);
   void start_bursts(const crowd_detail::SwarmTick& t);  // serial, after the gather
@@ -288,13 +297,15 @@ class Swarm {
   // `path_dir`: the unit direction of its path (the blocker is the touching neighbour most
   // nearly along it). `turns`: try the steering turned either way; `round`: try the tangent
   // round the blocker. Result round: the step goes round the blocker (maybe no closer).
+  // `near`: the gather's slots near p (scanned again from the hash when not complete).
   struct SideStep {
     float ux = 0.0f, uy = 0.0f, allow = 0.0f, progress = 0.0f, bias = 0.0f;
     bool found = false, round = false;
   };
   template <bool kMixed>
   SideStep side_step(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k, Vec2 p,
-                     Vec2 s0, Vec2 path_dir, bool turns, bool round, const Vec2* only = nullptr) const;
+                     Vec2 s0, Vec2 path_dir, bool turns, bool round, const NearSlots& near,
+                     const Vec2* only = nullptr) const;
   void integrate_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   template <bool kMixed>  // several kinds have agents (per-agent kind constants)
   void integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
