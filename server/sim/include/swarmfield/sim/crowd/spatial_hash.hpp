@@ -72,17 +72,7 @@ class SpatialHash {
     const std::int32_t cy = cell_coord(p.y, rows_);
     const std::int32_t y0 = cy > 0 ? cy - 1 : 0, y1 = cy + 1 < rows_ ? cy + 1 : rows_ - 1;
     const std::int32_t x0 = cx > 0 ? cx - 1 : 0, x1 = cx + 1 < cols_ ? cx + 1 : cols_ - 1;
-    for (std::int32_t y = y0; y <= y1; ++y) {
-      // Occupied cells of the row's block (from the bitmap, which stays in cache), then the
-      // first one's begin and the last one's end: they hold consecutive slots, so that is the
-      // block row's whole range. Empty rows read no cell range at all.
-      const std::uint64_t bits = block_bits(y, x0, x1);
-      if (bits == 0) continue;
-      const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(cols_) + static_cast<std::size_t>(x0);
-      const auto first = static_cast<std::size_t>(std::countr_zero(bits));
-      const auto last = static_cast<std::size_t>(63 - std::countl_zero(bits));
-      fn(ranges_[row + first].begin, ranges_[row + last].end);
-    }
+    for_each_block_row(x0, x1, y0, y1, fn);
   }
 
   /// As for_each_range_near, but leaves out the block's outer columns and rows that hold no
@@ -110,14 +100,7 @@ class SpatialHash {
       if (fy - static_cast<float>(cy) >= reach_y) y0 = cy;
       if (static_cast<float>(y1) - fy >= reach_y) y1 = cy;
     }
-    for (std::int32_t y = y0; y <= y1; ++y) {
-      const std::uint64_t bits = block_bits(y, x0, x1);
-      if (bits == 0) continue;
-      const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(cols_) + static_cast<std::size_t>(x0);
-      const auto first = static_cast<std::size_t>(std::countr_zero(bits));
-      const auto last = static_cast<std::size_t>(63 - std::countl_zero(bits));
-      fn(ranges_[row + first].begin, ranges_[row + last].end);
-    }
+    for_each_block_row(x0, x1, y0, y1, fn);
   }
 
   /// Hints the CPU to fetch what for_each_range_near(p, ...) will read (the block's cell
@@ -156,6 +139,22 @@ class SpatialHash {
     const float f = v * inv_cell_size_;
     if (!(f >= 0.0f)) return 0;  // also catches NaN
     return f < static_cast<float>(limit) ? static_cast<std::int32_t>(f) : limit - 1;
+  }
+
+  /// fn(begin, end) once per occupied hash row y0..y1 of the block of columns x0..x1 (x1 - x0 <=
+  /// 2): the occupied cells of the row's block (from the bitmap, which stays in cache), then the
+  /// first one's begin and the last one's end: they hold consecutive slots, so that is the block
+  /// row's whole range. Empty rows read no cell range at all.
+  template <class Fn>
+  void for_each_block_row(std::int32_t x0, std::int32_t x1, std::int32_t y0, std::int32_t y1, Fn& fn) const {
+    for (std::int32_t y = y0; y <= y1; ++y) {
+      const std::uint64_t bits = block_bits(y, x0, x1);
+      if (bits == 0) continue;
+      const std::size_t row = static_cast<std::size_t>(y) * static_cast<std::size_t>(cols_) + static_cast<std::size_t>(x0);
+      const auto first = static_cast<std::size_t>(std::countr_zero(bits));
+      const auto last = static_cast<std::size_t>(63 - std::countl_zero(bits));
+      fn(ranges_[row + first].begin, ranges_[row + last].end);
+    }
   }
 
   /// Occupancy bits of cells x0..x1 (x1 - x0 <= 2) of hash row y, cell x0 in bit 0: one
