@@ -43,27 +43,30 @@ inline constexpr unsigned kKindGapOrder = 2;     // kind changes: gap between up
 inline constexpr unsigned kOrderFieldBits = 5;   // an adaptive order (0..kMaxExpGolombOrder)
 inline constexpr unsigned kBitsFieldBits = 5;    // a bit width 0..20 (added positions)
 
-/// Exp-Golomb order for values whose mean is sum / n: floor(log2(mean)), 0 for a mean below 2.
 /// Section 3's order of the kept agents: the longest since its last update first (age = the
 /// snapshot's tick - the agent's tick, clamped to 255), ties by id. The server sends the agents
 /// it has not refreshed for longest first (priority accumulator), so in this order the updated
 /// ones come in long runs: on the crowded whole-map view 1,478 -> 473 bytes a snapshot against
-/// id order. run_order_key() is the agent's key (0 = oldest); run_order_offsets() turns the
-/// keys' histogram (256 counts) into each key's first position, so that a stable scatter
+/// id order. run_order_key() is the agent's key (0 = oldest); run_order_offsets() gives each
+/// key's first position for the kept agents' keys (in id order), so that a stable scatter
 /// (position = offsets[key]++, in id order) places every kept agent at both ends alike.
 [[nodiscard]] inline std::uint8_t run_order_key(std::uint32_t agent_tick, std::uint32_t tick) noexcept {
   const std::uint32_t age = tick - agent_tick;
   return static_cast<std::uint8_t>(255u - (age < 255u ? age : 255u));
 }
-inline void run_order_offsets(std::array<std::uint32_t, 256>& counts) noexcept {
+[[nodiscard]] inline std::array<std::uint32_t, 256> run_order_offsets(std::span<const std::uint8_t> keys) noexcept {
+  std::array<std::uint32_t, 256> offsets{};
+  for (const std::uint8_t key : keys) ++offsets[key];
   std::uint32_t at = 0;
-  for (std::uint32_t& c : counts) {
+  for (std::uint32_t& c : offsets) {
     const std::uint32_t n = c;
     c = at;
     at += n;
   }
+  return offsets;
 }
 
+/// Exp-Golomb order for values whose mean is sum / n: floor(log2(mean)), 0 for a mean below 2.
 [[nodiscard]] inline unsigned order_for_mean(std::uint64_t sum, std::size_t n) noexcept {
   if (n == 0) return 0;
   const std::uint64_t mean = sum / n;

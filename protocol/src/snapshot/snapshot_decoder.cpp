@@ -181,25 +181,19 @@ bool SnapshotDecoder::read_kept_runs(BitReader& in, const AgentFrameView& baseli
     run_updated = !run_updated;
     first = false;
   }
-  // The runs are in run_order_key's order (oldest update first, ties by id): back to id order,
-  // over the baseline agents not removed (removed_ is increasing).
-  std::array<std::uint32_t, 256> offsets{};
+  // The runs are in run_order_key's order (oldest update first, ties by id): back to id order.
+  // The keys of the baseline agents not removed (removed_ is increasing), in id order:
+  kept_key_.resize(kept);
   const AgentState* base = baseline.agents.data();
-  for (std::size_t b = 0, r = 0; b < baseline.size(); ++b) {
-    if (r < removed_.size() && removed_[r] == b) {
-      ++r;
-      continue;
-    }
-    ++offsets[run_order_key(base[b].tick, tick)];
-  }
-  run_order_offsets(offsets);
   for (std::size_t b = 0, r = 0, k = 0; b < baseline.size(); ++b) {
     if (r < removed_.size() && removed_[r] == b) {
       ++r;
       continue;
     }
-    kept_updated_[k++] = aged_updated_[offsets[run_order_key(base[b].tick, tick)]++];
+    kept_key_[k++] = run_order_key(base[b].tick, tick);
   }
+  std::array<std::uint32_t, 256> offsets = run_order_offsets(kept_key_);
+  for (std::size_t k = 0; k < kept; ++k) kept_updated_[k] = aged_updated_[offsets[kept_key_[k]]++];
   return true;
 }
 

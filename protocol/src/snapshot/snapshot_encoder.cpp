@@ -289,9 +289,7 @@ void SnapshotEncoder::write_removed(const AgentFrameView& baseline) {
 // Alternating runs updated / stale (the decoder knows how many are kept), in the order of
 // run_order_key (oldest update first, ties by id).
 void SnapshotEncoder::write_kept_runs(std::size_t kept) {
-  std::array<std::uint32_t, 256> offsets{};
-  for (std::size_t k = 0; k < kept; ++k) ++offsets[kept_key_[k]];
-  run_order_offsets(offsets);
+  std::array<std::uint32_t, 256> offsets = run_order_offsets(std::span(kept_key_.data(), kept));
   if (aged_flag_.size() < kept) aged_flag_.resize(kept);
   for (std::size_t k = 0; k < kept; ++k) aged_flag_[offsets[kept_key_[k]]++] = kept_flag_[k];
   runs_.clear();

@@ -128,15 +128,7 @@ std::int64_t intersection_area(const QuantizedRect& a, const QuantizedRect& b) n
 }
 
 QuantizedRect snap_view(const QuantizedRect& view, unsigned min_step_shift, const QuantizedRect& bounds) noexcept {
-  auto clip = [&bounds](QuantizedRect r) {
-    if (bounds.empty()) return r;
-    r.x0 = std::max(r.x0, bounds.x0);
-    r.y0 = std::max(r.y0, bounds.y0);
-    r.x1 = std::min(r.x1, bounds.x1);
-    r.y1 = std::min(r.y1, bounds.y1);
-    return r;
-  };
-  QuantizedRect r = clip(view);
+  QuantizedRect r = clip(view, bounds);
   if (r.empty()) return {};
   // Steps are powers of two, so flooring and ceiling are masks (two's complement: a negative
   // corner, from the margin, floors towards -infinity too).
@@ -150,7 +142,7 @@ QuantizedRect snap_view(const QuantizedRect& view, unsigned min_step_shift, cons
   };
   snap(r.x0, r.x1);
   snap(r.y0, r.y1);
-  return clip(r);
+  return clip(r, bounds);
 }
 
 void ViewRelevance::compute(const QuantizedAgents& a, const QuantizedRect& view, const RelevanceParams& params,

@@ -108,13 +108,7 @@ namespace {
 /// The precision a view's snapshots need (protocol::view_precision_shift): from the larger side
 /// of its area (view + margin) within the map, in cells.
 std::uint8_t precision_shift(const protocol::QuantizedRect& area, const protocol::QuantizedRect& bounds) noexcept {
-  protocol::QuantizedRect r = area;
-  if (!bounds.empty()) {
-    r.x0 = std::max(r.x0, bounds.x0);
-    r.y0 = std::max(r.y0, bounds.y0);
-    r.x1 = std::min(r.x1, bounds.x1);
-    r.y1 = std::min(r.y1, bounds.y1);
-  }
+  const protocol::QuantizedRect r = protocol::clip(area, bounds);
   if (r.empty()) return 0;
   const std::int64_t extent = std::max(r.x1 - r.x0, r.y1 - r.y0);
   return protocol::view_precision_shift(static_cast<float>(extent) / static_cast<float>(protocol::kPositionUnitsPerCell));

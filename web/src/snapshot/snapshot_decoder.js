@@ -189,27 +189,24 @@ function readKeptRuns(reader, kept, baseline, tick, s) {
     runUpdated = !runUpdated;
     first = false;
   }
-  const offsets = new Uint32Array(256);
+  // The keys of the baseline agents not removed (s.removed is increasing), in id order.
+  const keys = new Uint8Array(kept);
   const removed = s.removed;
-  for (let b = 0, r = 0; b < baseline.size; ++b) {
-    if (r < removed.length && removed[r] === b) {
-      ++r;
-      continue;
-    }
-    ++offsets[runOrderKey(baseline.lastTick[b], tick)];
-  }
-  for (let key = 0, at = 0; key < 256; ++key) {
-    const n = offsets[key];
-    offsets[key] = at;
-    at += n;
-  }
   for (let b = 0, r = 0, k = 0; b < baseline.size; ++b) {
     if (r < removed.length && removed[r] === b) {
       ++r;
       continue;
     }
-    s.keptUpdated[k++] = aged[offsets[runOrderKey(baseline.lastTick[b], tick)]++];
+    keys[k++] = runOrderKey(baseline.lastTick[b], tick);
   }
+  const offsets = new Uint32Array(256);
+  for (const key of keys) ++offsets[key];
+  for (let key = 0, at = 0; key < 256; ++key) {
+    const n = offsets[key];
+    offsets[key] = at;
+    at += n;
+  }
+  for (let k = 0; k < kept; ++k) s.keptUpdated[k] = aged[offsets[keys[k]]++];
   return updated;
 }
 

@@ -75,15 +75,20 @@ inline constexpr auto kInverseTicks = [] {
 /// Coarsest residual step: 2^4 position units = 1/4 cell (SnapshotHeader::precision_shift).
 inline constexpr unsigned kMaxPrecisionShift = 4;
 
+/// `r` / 2^shift rounded to the nearest integer, ties away from 0 (the step count of a coarse
+/// residual or heading change).
+[[nodiscard]] inline std::int32_t round_to_steps(std::int32_t r, unsigned shift) noexcept {
+  const std::int32_t half = shift > 0 ? std::int32_t{1} << (shift - 1) : 0;
+  return r >= 0 ? (r + half) >> shift : -((-r + half) >> shift);
+}
+
 /// The coded residual of an updated coordinate at precision `shift` (<= kMaxPrecisionShift):
 /// the step count q whose coordinate `predicted` + q * 2^shift is nearest `actual` (ties away
 /// from the prediction) and within [0, kPositionMax]. At shift 0 it is actual - predicted. Both
 /// arguments within [0, kPositionMax]; the result's coordinate (coarse_coordinate) is within
 /// 2^shift / 2 units of `actual` (2^shift - 1 where `actual` lies within 2^shift of an end).
 [[nodiscard]] inline std::int32_t coarse_residual(std::uint32_t actual, std::uint32_t predicted, unsigned shift) noexcept {
-  const std::int32_t r = static_cast<std::int32_t>(actual) - static_cast<std::int32_t>(predicted);
-  const std::int32_t half = shift > 0 ? std::int32_t{1} << (shift - 1) : 0;
-  std::int32_t q = r >= 0 ? (r + half) >> shift : -((-r + half) >> shift);
+  std::int32_t q = round_to_steps(static_cast<std::int32_t>(actual) - static_cast<std::int32_t>(predicted), shift);
   const std::int64_t x = std::int64_t{predicted} + (std::int64_t{q} << shift);
   if (x > static_cast<std::int64_t>(kPositionMax)) --q;
   if (x < 0) ++q;
@@ -107,9 +112,7 @@ inline constexpr unsigned kMaxHeadingShift = 3;
 /// nearest step count to the shorter way round (ties away from 0); the heading it gives is
 /// was + q * 2^shift modulo 256.
 [[nodiscard]] inline std::int32_t coarse_heading_delta(std::uint8_t actual, std::uint8_t was, unsigned shift) noexcept {
-  const std::int32_t d = static_cast<std::int8_t>(static_cast<std::uint8_t>(actual - was));
-  const std::int32_t half = shift > 0 ? std::int32_t{1} << (shift - 1) : 0;
-  return d >= 0 ? (d + half) >> shift : -((-d + half) >> shift);
+  return round_to_steps(static_cast<std::int8_t>(static_cast<std::uint8_t>(actual - was)), shift);
 }
 [[nodiscard]] inline std::uint8_t coarse_heading(std::uint8_t was, std::int32_t q, unsigned shift) noexcept {
   return static_cast<std::uint8_t>(static_cast<std::uint32_t>(was) + static_cast<std::uint32_t>(q) * (1u << shift));

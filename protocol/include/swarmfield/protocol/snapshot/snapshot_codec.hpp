@@ -215,6 +215,7 @@ class SnapshotDecoder {
   std::vector<AgentState> deaths_;
   std::vector<std::uint8_t> kept_updated_;  // per kept agent, id order
   std::vector<std::uint8_t> aged_updated_;  // the same in section 3's order (run_order_key)
+  std::vector<std::uint8_t> kept_key_;      // per kept agent, id order: run_order_key
   std::vector<AgentState> added_;
   std::vector<std::uint32_t> kind_changes_;
   std::vector<std::uint8_t> kind_values_;

@@ -68,6 +68,15 @@ struct QuantizedRect {
   return inner.empty() ||
          (inner.x0 >= outer.x0 && inner.y0 >= outer.y0 && inner.x1 <= outer.x1 && inner.y1 <= outer.y1);
 }
+/// `r` clipped to `bounds` (an empty `bounds` = unknown: `r` unchanged); may come out empty.
+[[nodiscard]] constexpr QuantizedRect clip(QuantizedRect r, const QuantizedRect& bounds) noexcept {
+  if (bounds.empty()) return r;
+  r.x0 = r.x0 > bounds.x0 ? r.x0 : bounds.x0;
+  r.y0 = r.y0 > bounds.y0 ? r.y0 : bounds.y0;
+  r.x1 = r.x1 < bounds.x1 ? r.x1 : bounds.x1;
+  r.y1 = r.y1 < bounds.y1 ? r.y1 : bounds.y1;
+  return r;
+}
 /// Area of the intersection of two rectangles, in square position units (0 if disjoint).
 [[nodiscard]] std::int64_t intersection_area(const QuantizedRect& a, const QuantizedRect& b) noexcept;
 
