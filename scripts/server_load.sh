@@ -382,7 +382,7 @@ BEGIN {
   printf "snapshots        %s built (%s over TCP, %s deferred), %s bytes per agent entry sent, largest datagram %s bytes\n",
          val("snapshots_sent"), val("snapshots_tcp"), val("snapshots_deferred"), val("bytes_per_agent"), val("max_datagram")
   if (num("snapshots_shared") > 0)
-    printf "shared streams   %s of them from %s shared encodes (spectators of one area; %s joins)\n", val("snapshots_shared"), val("shared_encodes"), val("spectator_joins")
+    printf "shared streams   %s of them from %s shared encodes (spectators of one area; %s joins, %s sent back for lagging acks)\n", val("snapshots_shared"), val("shared_encodes"), val("spectator_joins"), val("spectator_lags")
   if (viewers + 0 > 0 && viewers_line != "") {
     q = split(viewers_line, vk, " ")
     for (i = 1; i <= q; ++i) { if (split(vk[i], p, "=") == 2) w[p[1]] = p[2] }

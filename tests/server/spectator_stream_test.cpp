@@ -229,3 +229,104 @@ TEST_CASE("spectator streams: many small views do not starve a shared whole-map 
   CHECK(before >= 2900);
   CHECK(after * 10 >= before * 9);
 }
+
+namespace {
+
+// A viewer on UDP: decodes what its socket brings and acknowledges each snapshot at once, as the
+// client library does, unless `acking` is off.
+struct UdpSpectator {
+  RawClient client;
+  std::uint16_t udp_port = 0;
+  std::uint32_t inputs = 0;
+  bool acking = true;
+  std::size_t decoded = 0;
+  std::size_t deltas = 0;
+  std::map<std::uint32_t, std::vector<protocol::AgentState>> frames;  // by tick
+
+  bool look_at_whole_map(float side) {
+    protocol::Input in;
+    in.sequence = ++inputs;
+    in.view_x1 = side;
+    in.view_y1 = side;
+    if (acking) in.snapshot_ack = client.snapshot_ack();
+    in.client_time_us = test::now_us();
+    return client.udp_send_input(udp_port, in);
+  }
+  bool read_one() {
+    auto s = client.udp_snapshot(3s);
+    if (!s) return false;
+    ++decoded;
+    if (s->baseline_distance != 0) ++deltas;
+    frames[s->tick] = s->frame.agents;
+    return !acking || client.udp_send_ack(udp_port);
+  }
+};
+
+void read_udp_round(std::vector<UdpSpectator*> spectators, int n) {
+  for (int i = 0; i < n; ++i) {
+    for (UdpSpectator* s : spectators) {
+      REQUIRE(s->read_one());
+      if (i % 20 == 19) REQUIRE(s->look_at_whole_map(64.0f));  // the server closes a silent client
+    }
+  }
+}
+
+template <class A, class B>
+std::pair<std::size_t, std::size_t> same_ticks(const A& a, const B& b) {
+  std::size_t same = 0, both = 0;
+  for (const auto& [tick, agents] : a) {
+    const auto it = b.find(tick);
+    if (it == b.end()) continue;
+    ++both;
+    if (it->second == agents) ++same;
+  }
+  return {same, both};
+}
+
+}  // namespace
+
+TEST_CASE("spectator streams over UDP: one encoding against what every member acknowledged; a member that stops acknowledging goes back to its own stream") {
+  ServerProcess server(test::small_city({"--agents", "3000", "--seed", "5", "--threads", "1", "--spectator-join-interval", "1"}));
+  const auto ports = test::wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  UdpSpectator a, b, c;
+  for (UdpSpectator* s : {&a, &b, &c}) {
+    REQUIRE(test::join(s->client, ports->tcp, protocol::Role::kViewer).has_value());
+    REQUIRE(s->client.udp_open());
+    REQUIRE(s->client.udp_confirm(ports->udp, 5s));
+    s->udp_port = ports->udp;
+    REQUIRE(s->look_at_whole_map(64.0f));
+  }
+  read_udp_round({&a, &b, &c}, 60);
+  const std::size_t b_before = b.frames.size();
+  // b goes silent about what it decodes: the shared stream may not wait for it.
+  b.acking = false;
+  read_udp_round({&a, &b, &c}, 60);
+  const std::string out = test::stop_and_summarize(server);
+  INFO("summary: " << out);
+  const auto [same_ac, both_ac] = same_ticks(a.frames, c.frames);
+  MESSAGE("a " << a.decoded << " decoded (" << a.deltas << " deltas), c " << c.decoded << ", b " << b.decoded
+               << "; a and c alike at " << same_ac << " of " << both_ac << " ticks; shared "
+               << test::summary_value(out, "snapshots_shared") << " of " << test::summary_value(out, "snapshots_sent")
+               << " from " << test::summary_value(out, "shared_encodes") << " encodes, lags "
+               << test::summary_value(out, "spectator_lags"));
+  for (const UdpSpectator* s : {&a, &b, &c}) {
+    CHECK(s->client.no_baseline() == 0);  // never a delta against a frame it does not hold
+    CHECK(s->decoded >= 120);
+  }
+  // Deltas all along for those that acknowledge (a full snapshot at the stream's start and joins).
+  CHECK(a.deltas + 3 >= a.decoded);
+  CHECK(c.deltas + 3 >= c.decoded);
+  // a and c were sent one encoding: the same agents at (nearly) every tick both decoded.
+  CHECK(both_ac >= 110);
+  CHECK(same_ac + 5 >= both_ac);
+  // b, silent, went back to its own stream, which still reaches it.
+  // Once: it may join again only when it acknowledges its own stream (a silent client would
+  // restart the shared stream for its members at every join interval).
+  CHECK(test::summary_value(out, "spectator_lags") == 1);
+  CHECK(b.frames.size() >= b_before + 50);
+  const auto [same_ab_late, both_ab_late] = same_ticks(a.frames, b.frames);
+  CHECK(same_ab_late < both_ab_late);
+  CHECK(test::summary_value(out, "snapshots_shared") * 2 >= test::summary_value(out, "snapshots_sent"));
+  CHECK(test::summary_value(out, "shared_encodes") * 2 <= test::summary_value(out, "snapshots_shared"));
+}

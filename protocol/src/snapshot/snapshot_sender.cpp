@@ -18,6 +18,15 @@ bool SnapshotSender::on_ack(const SnapshotAck& ack) noexcept {
   return true;
 }
 
+void SnapshotSender::set_acks(const SnapshotAck& acks) noexcept {
+  acked_ = SnapshotAck{};
+  for (std::uint32_t back = 0; back <= 32 && back < acks.latest; ++back) {
+    const std::uint32_t s = acks.latest - back;
+    if (s < next_sequence_ && acks.has(s)) acked_.add(s);
+  }
+  newest_acked_ = acked_.latest;
+}
+
 void SnapshotSender::restart(std::uint32_t next_sequence) noexcept {
   history_.clear();
   acked_ = SnapshotAck{};

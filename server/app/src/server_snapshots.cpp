@@ -58,7 +58,7 @@ void Server::send_snapshots() {
     SpectatorGroup* group = nullptr;
     if (route.group != 0) {
       const auto git = spectator_groups_.find(route.group);
-      if (git != spectator_groups_.end() && shares_spectator_stream(c, udp, join_ticks) &&
+      if (git != spectator_groups_.end() && shares_spectator_stream(c, join_ticks) && git->second->udp == udp &&
           git->second->area == route.stream.sent_area(snapshot_world_, c.view)) {
         group = git->second.get();
       } else {
@@ -86,7 +86,10 @@ void Server::send_snapshots() {
     }
     snapshot_jobs_.push_back(SnapshotJob{&c, session, &route, udp, false, group});
   }
-  if (join_ticks > 0) join_spectator_groups(tick, join_ticks);
+  if (join_ticks > 0) {
+    join_spectator_groups(tick, join_ticks);
+    settle_udp_groups(tick);
+  }
   // 2. Select and encode, one client or shared stream per chunk, on the pool.
   const std::size_t jobs = snapshot_jobs_.size();
   sim::parallel_for(snapshot_pool_.get(), jobs + group_jobs_.size(), 1, [this, jobs](std::size_t begin, std::size_t end, std::size_t) {
@@ -157,9 +160,9 @@ ClientSnapshotParams Server::snapshot_params() const {
   return params;
 }
 
-bool Server::shares_spectator_stream(const ClientState& c, bool udp, std::uint64_t join_ticks) noexcept {
+bool Server::shares_spectator_stream(const ClientState& c, std::uint64_t join_ticks) noexcept {
   // A viewer's view is empty until its first Input: sharing starts with the view it asks for.
-  return join_ticks > 0 && c.role == protocol::Role::kViewer && !udp && !c.view.empty();
+  return join_ticks > 0 && c.role == protocol::Role::kViewer && !c.view.empty();
 }
 
 void Server::leave_spectator_group(SnapshotRoute& route, std::uint64_t tick) {
@@ -178,19 +181,28 @@ void Server::join_spectator_groups(std::uint64_t tick, std::uint64_t join_ticks)
   candidates.clear();
   for (std::size_t j = 0; j < snapshot_jobs_.size(); ++j) {
     const SnapshotJob& job = snapshot_jobs_[j];
-    if (job.group != nullptr || !shares_spectator_stream(*job.client, job.udp, join_ticks)) continue;
+    if (job.group != nullptr || !shares_spectator_stream(*job.client, join_ticks)) continue;
     if (job.route->left_group_tick != 0 && tick - job.route->left_group_tick < join_ticks) continue;
-    candidates.push_back({job.route->stream.sent_area(snapshot_world_, job.client->view), j});
+    if (job.udp) {
+      // Over UDP only a client that acknowledges its own stream: a silent one would be sent
+      // back (settle_udp_groups) and restart the shared stream for its members every interval.
+      const protocol::SnapshotSender& own = job.route->stream.sender();
+      if (own.newest_acked() == 0 || own.next_sequence() - own.newest_acked() > kSharedAckLag) continue;
+    }
+    candidates.push_back({job.route->stream.sent_area(snapshot_world_, job.client->view), job.udp, j});
   }
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const JoinCandidate& a, const JoinCandidate& b) { return a.area < b.area; });
+  // By area, then transport: a stream is reliable (TCP: each delta against the previous
+  // snapshot) or not (UDP: against what every member acknowledged), never both.
+  std::stable_sort(candidates.begin(), candidates.end(), [](const JoinCandidate& a, const JoinCandidate& b) {
+    return a.area < b.area || (a.area == b.area && a.udp < b.udp);
+  });
   for (std::size_t i = 0; i < candidates.size();) {
     std::size_t e = i + 1;
-    while (e < candidates.size() && candidates[e].area == candidates[i].area) ++e;
+    while (e < candidates.size() && candidates[e].area == candidates[i].area && candidates[e].udp == candidates[i].udp) ++e;
     SpectatorGroup* group = nullptr;
     std::uint64_t group_id = 0;
     for (auto& [gid, g] : spectator_groups_) {
-      if (g->area == candidates[i].area) {
+      if (g->area == candidates[i].area && g->udp == candidates[i].udp) {
         group = g.get();
         group_id = gid;
         break;
@@ -206,7 +218,7 @@ void Server::join_spectator_groups(std::uint64_t tick, std::uint64_t join_ticks)
     if (join) {
       if (group == nullptr) {
         group_id = next_spectator_group_++;
-        auto made = std::make_unique<SpectatorGroup>(snapshot_params());
+        auto made = std::make_unique<SpectatorGroup>(snapshot_params(), candidates[i].udp);
         group = made.get();
         group->area = candidates[i].area;
         group->view = snapshot_jobs_[candidates[i].job].client->view;
@@ -223,6 +235,8 @@ void Server::join_spectator_groups(std::uint64_t tick, std::uint64_t join_ticks)
         SnapshotJob& job = snapshot_jobs_[candidates[k].job];
         job.group = group;
         job.route->group = group_id;
+        job.route->group_acks = protocol::SnapshotAck{};
+        job.route->group_first = next;
       }
     }
     i = e;
@@ -244,11 +258,89 @@ void Server::join_spectator_groups(std::uint64_t tick, std::uint64_t join_ticks)
   }
 }
 
+void Server::settle_udp_groups(std::uint64_t tick) {
+  const auto send_back = [&](SnapshotJob& job) {
+    // Its own stream takes over: a full snapshot, then deltas against its own acknowledgements.
+    leave_spectator_group(*job.route, tick);
+    ++spectator_lags_;
+    job.group = nullptr;
+    job.route->stream.prepare(snapshot_world_, job.client->view);
+  };
+  for (SpectatorGroup* g : group_jobs_) {
+    if (!g->udp) continue;
+    const std::uint32_t next = g->stream.next_sequence();
+    // The acknowledgements that count: of the stream's sequences since the member joined.
+    const auto acks_of = [](const SnapshotRoute& r) {
+      return r.group_acks.latest >= r.group_first ? r.group_acks : protocol::SnapshotAck{};
+    };
+    group_members_.clear();
+    for (SnapshotJob& job : snapshot_jobs_) {
+      if (job.group != g) continue;
+      const SnapshotRoute& route = *job.route;
+      const std::uint32_t newest = acks_of(route).latest;
+      if (next - route.group_first > kSharedAckLag && (newest == 0 || next - newest > kSharedAckLag)) {
+        send_back(job);
+      } else {
+        group_members_.push_back(&job);
+      }
+    }
+    const auto common_of_members = [&] {
+      protocol::SnapshotAck common;
+      for (std::size_t i = 0; i < group_members_.size(); ++i) {
+        const protocol::SnapshotAck a = acks_of(*group_members_[i]->route);
+        common = i == 0 ? a : protocol::common_acks(common, a);
+      }
+      return common;
+    };
+    protocol::SnapshotAck common = common_of_members();
+    const bool recent = common.latest != 0 && next - common.latest <= kSharedAckLag;
+    if (!recent && group_members_.size() > 1) {
+      // No recent frame all hold: the newest one at least half of them hold is the baseline,
+      // and those that lack it go back to their own streams.
+      std::uint32_t majority = 0;
+      for (std::uint32_t back = 1; back <= kSharedAckLag && back < next && majority == 0; ++back) {
+        const std::uint32_t s = next - back;
+        std::size_t holders = 0;
+        for (const SnapshotJob* job : group_members_) holders += acks_of(*job->route).has(s) ? 1 : 0;
+        if (holders * 2 >= group_members_.size()) majority = s;
+      }
+      if (majority != 0) {
+        std::size_t kept = 0;
+        for (SnapshotJob* job : group_members_) {
+          if (acks_of(*job->route).has(majority)) {
+            group_members_[kept++] = job;
+          } else {
+            send_back(*job);
+          }
+        }
+        group_members_.resize(kept);
+        common = common_of_members();
+      }
+    }
+    // Every member holds these frames: the next snapshot is a delta against the newest of them
+    // still in the stream's history (else full). A stream whose members all went back is built
+    // for nobody this tick and forgotten at the next.
+    g->stream.set_acks(common);
+  }
+}
+
 void Server::on_snapshot_ack(ClientState& client, const protocol::SnapshotAck& ack, bool via_udp) {
   const auto it = snapshot_routes_.find(client.id);
   if (it == snapshot_routes_.end() || ack.latest == 0) return;
   SnapshotRoute& route = *it->second;
-  if (!route.stream.on_ack(ack)) return;  // a sequence never sent: ignored
+  const auto git = route.group != 0 ? spectator_groups_.find(route.group) : spectator_groups_.end();
+  if (git != spectator_groups_.end() && git->second->udp) {
+    // A member of a shared stream over UDP acknowledges the stream's sequences: kept per member
+    // (from its first one on) and combined before each encode (settle_udp_groups).
+    if (ack.latest >= git->second->stream.next_sequence()) return;  // never sent: ignored
+    for (std::uint32_t back = 0; back <= 32 && back < ack.latest; ++back) {
+      const std::uint32_t s = ack.latest - back;
+      if (s < route.group_first) break;
+      if (ack.has(s)) route.group_acks.add(s);
+    }
+  } else if (!route.stream.on_ack(ack)) {
+    return;  // a sequence never sent: ignored
+  }
   const auto& [sequence, packet] = route.first_packet[ack.latest % route.first_packet.size()];
   if (via_udp && sequence == ack.latest) client.acks.on_ack(packet);
 }

@@ -62,6 +62,7 @@ std::string ServerSummary::line() const {
      << " spectator_joins=" << spectator_joins;
   ss.precision(2);
   ss << " viewer_snapshots_per_s_min=" << viewer_snapshots_per_s_min << " viewers_rated=" << viewers_rated;
+  ss << " spectator_lags=" << spectator_lags;
   if (!match_id.empty()) ss << " match_id=" << match_id;
   return ss.str();
 }
@@ -125,6 +126,7 @@ ServerSummary Server::summary() const {
   s.snapshots_shared = snapshots_shared_;
   s.shared_encodes = shared_encodes_;
   s.spectator_joins = spectator_joins_;
+  s.spectator_lags = spectator_lags_;
   // The viewers that left (at shutdown every connection closes first) and those still here.
   LowestRate rates = left_viewer_rates_;
   for (const auto& [id, c] : clients_.clients()) {

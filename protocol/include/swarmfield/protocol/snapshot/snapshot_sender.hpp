@@ -25,6 +25,10 @@ class SnapshotSender {
   /// Applies an acknowledgement. Ignored (returns false) when it names a sequence not sent yet.
   /// Only sequences still in the history matter; older ones are dropped silently.
   bool on_ack(const SnapshotAck& ack) noexcept;
+  /// Replaces every acknowledgement so far by `acks` (sequences not sent yet are dropped). For a
+  /// stream that several clients decode (server/app's shared spectator streams over UDP): the
+  /// sequences all of them acknowledged (common_acks), so each can decode the next snapshot.
+  void set_acks(const SnapshotAck& acks) noexcept;
   /// The frame the next snapshot will be encoded against (the empty view when it will be full).
   [[nodiscard]] AgentFrameView next_baseline() const noexcept;
   /// Encodes the next snapshot: fills header.sequence, baseline_distance and the payload, and

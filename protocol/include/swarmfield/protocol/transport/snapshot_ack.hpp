@@ -34,4 +34,16 @@ struct SnapshotAck {
   friend constexpr bool operator==(const SnapshotAck&, const SnapshotAck&) = default;
 };
 
+/// The sequences both `a` and `b` report as decoded (within 32 before the older latest): what a
+/// stream shared by several clients may use as a baseline (server/app's shared spectator streams).
+[[nodiscard]] constexpr SnapshotAck common_acks(const SnapshotAck& a, const SnapshotAck& b) noexcept {
+  SnapshotAck out;
+  const std::uint32_t top = a.latest < b.latest ? a.latest : b.latest;
+  for (std::uint32_t back = 0; back <= 32 && back < top; ++back) {
+    const std::uint32_t s = top - back;
+    if (a.has(s) && b.has(s)) out.add(s);
+  }
+  return out;
+}
+
 }  // namespace swarmfield::protocol

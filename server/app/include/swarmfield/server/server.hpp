@@ -123,6 +123,9 @@ struct ServerSummary {
   std::uint64_t max_datagram = 0;
   /// Agents the spawner did not place because the map was at its density limit (appended).
   std::uint64_t spawns_held_back = 0;
+  /// Members of shared spectator streams over UDP that fell kSharedAckLag snapshots behind in
+  /// their acknowledgements and went back to their own streams (appended).
+  std::uint64_t spectator_lags = 0;
   /// The game (appended): agents killed, player deaths, shots fired (World), player actions
   /// refused (fire or build from a viewer, fire with an aim of no direction, a barricade the
   /// World would not build: out of reach, on a wall or someone, over the budget).
@@ -254,14 +257,23 @@ class Server final : public TcpListener {
   void count_goal_change();
   void send_snapshots();
   // Shared spectator streams (--spectator-join-interval; server_snapshots.cpp): who may share
-  // (a viewer on TCP), joining them, leaving one for the client's own stream.
-  [[nodiscard]] static bool shares_spectator_stream(const ClientState& c, bool udp, std::uint64_t join_ticks) noexcept;
+  // (a viewer with a view), joining them, leaving one for the client's own stream.
+  [[nodiscard]] static bool shares_spectator_stream(const ClientState& c, std::uint64_t join_ticks) noexcept;
   // A client's snapshot stream settings (--client-kbps, --snapshot-hz); a shared stream's too.
   [[nodiscard]] ClientSnapshotParams snapshot_params() const;
   void join_spectator_groups(std::uint64_t tick, std::uint64_t join_ticks);
   // A shared spectator stream takes joiners at every snapshot tick for this long after it was made
   // (its members' views are still filling), then every --spectator-join-interval.
   static constexpr double kSpectatorBurstSeconds = 2.0;
+  // A shared stream over UDP is encoded against the newest frame every member acknowledged. A
+  // member whose newest acknowledgement is more than this many of the stream's snapshots old
+  // (none at all this many after it joined) goes back to its own stream, and so do the members
+  // that lack the newest frame most members hold when no frame this recent is held by all: one
+  // member that stops acknowledging, or loses datagrams, must not hold every other member's
+  // deltas on an old baseline.
+  static constexpr std::uint32_t kSharedAckLag = 8;
+  // Members of the UDP shared streams: evicts the laggards, gives each stream its baseline.
+  void settle_udp_groups(std::uint64_t tick);
   /// After the World's step: the rules (their log lines, a stop, the match's end).
   void run_rules();
   // --shutdown-when-empty: stops the server once the players have all left and none came back in time.
@@ -378,12 +390,21 @@ class Server final : public TcpListener {
     std::uint64_t group = 0;              // the shared spectator stream it is sent (0 = its own)
     std::uint32_t last_sequence = 0;      // of the last snapshot sent to the client, whichever stream
     std::uint64_t left_group_tick = 0;    // world tick it last left a shared stream (0 = never)
+    // In a shared stream over UDP: the stream's sequences it acknowledged since it joined, and
+    // the first one it was sent (the stream's restart for it).
+    protocol::SnapshotAck group_acks;
+    std::uint32_t group_first = 0;
   };
   // A shared spectator stream (--spectator-join-interval): one encoding per snapshot tick for the
   // spectators whose snapshots cover `area`, each sent a copy with its own echo time.
+  // Over UDP (`udp`) its baseline is the newest frame every member acknowledged; a member that
+  // falls kSharedAckLag snapshots behind goes back to its own stream.
   struct SpectatorGroup {
-    explicit SpectatorGroup(const ClientSnapshotParams& params) : stream(params) { stream.set_reliable(true); }
+    SpectatorGroup(const ClientSnapshotParams& params, bool over_udp) : stream(params), udp(over_udp) {
+      stream.set_reliable(!over_udp);
+    }
     ClientSnapshotStream stream;
+    bool udp;                        // members on UDP (else TCP; a stream never mixes them)
     std::vector<std::uint8_t> payload;
     protocol::QuantizedRect area;
     ViewRect view;                   // a member's view (every member's gives `area`)
@@ -415,12 +436,15 @@ class Server final : public TcpListener {
   std::vector<SpectatorGroup*> group_jobs_;  // groups to encode this tick (reused)
   struct JoinCandidate {
     protocol::QuantizedRect area;
+    bool udp;
     std::size_t job;
   };
   std::vector<JoinCandidate> join_candidates_;  // reused every send
+  std::vector<SnapshotJob*> group_members_;     // settle_udp_groups(), reused
   std::uint64_t snapshots_shared_ = 0;       // sent from a shared spectator stream
   std::uint64_t shared_encodes_ = 0;         // encodes of shared streams
   std::uint64_t spectator_joins_ = 0;        // shared streams (re)started for joining spectators
+  std::uint64_t spectator_lags_ = 0;         // members of UDP shared streams sent back to their own
   // The lowest of some viewers' snapshot rates (viewer_snapshot_rate()) and how many they are.
   struct LowestRate {
     double min = 0.0;

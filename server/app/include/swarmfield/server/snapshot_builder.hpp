@@ -158,6 +158,8 @@ class ClientSnapshotStream {
              std::vector<std::uint8_t>& payload);
   /// The client's acknowledgement (Input or SnapshotAck). False for a sequence never sent.
   bool on_ack(const protocol::SnapshotAck& ack) noexcept { return sender_.on_ack(ack); }
+  /// Replaces the acknowledgements (SnapshotSender::set_acks): a stream shared over UDP.
+  void set_acks(const protocol::SnapshotAck& acks) noexcept { sender_.set_acks(acks); }
   /// TCP (true: every snapshot is delivered, the next is a delta against it) or UDP (false).
   void set_reliable(bool reliable) noexcept { sender_.set_reliable(reliable); }
   /// Starts the stream over (SnapshotSender::restart): the next snapshot is full, numbered
