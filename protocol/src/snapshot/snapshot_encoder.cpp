@@ -15,18 +15,6 @@ using namespace detail;
 
 namespace {
 
-/// Candidates strictly increasing by id and in range, checked before anything is written.
-[[nodiscard]] bool candidates_valid(std::span<const AgentCandidate> candidates) noexcept {
-  const std::size_t count = candidates.size();
-  const AgentCandidate* cand = candidates.data();
-  // No early exit: a branch-free pass (x | y exceeds kPositionMax iff x or y does).
-  bool bad = count > 0 && (cand[0].x | cand[0].y) > kPositionMax;
-  for (std::size_t k = 1; k < count; ++k) {
-    bad |= (cand[k].id <= cand[k - 1].id) | ((cand[k].x | cand[k].y) > kPositionMax);
-  }
-  return !bad;
-}
-
 /// A non-empty strictly increasing index list as SNAPSHOTS.md codes it after its count: a 5-bit
 /// Exp-Golomb order fitted to the mean gap, then each gap to the previous index + 1.
 void write_index_gaps(BitWriter& bits, std::span<const std::uint32_t> indices) {
@@ -38,6 +26,17 @@ void write_index_gaps(BitWriter& bits, std::span<const std::uint32_t> indices) {
 }
 
 }  // namespace
+
+bool candidates_valid(std::span<const AgentCandidate> candidates) noexcept {
+  const std::size_t count = candidates.size();
+  const AgentCandidate* cand = candidates.data();
+  // No early exit: a branch-free pass (x | y exceeds kPositionMax iff x or y does).
+  bool bad = count > 0 && (cand[0].x | cand[0].y) > kPositionMax;
+  for (std::size_t k = 1; k < count; ++k) {
+    bad |= (cand[k].id <= cand[k - 1].id) | ((cand[k].x | cand[k].y) > kPositionMax);
+  }
+  return !bad;
+}
 
 bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView& baseline,
                              const AgentCandidates& candidates, const DensityGrid& grid,
@@ -61,7 +60,8 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
                              std::vector<std::uint8_t>& payload, std::span<AgentState> frame_out,
                              std::size_t& frame_size) {
   const std::uint8_t* send = candidates.empty() ? nullptr : &candidates.data()->send;
-  return encode_impl<sizeof(AgentCandidate)>(header, baseline, candidates, send, grid, payload, frame_out, frame_size);
+  return encode_impl<sizeof(AgentCandidate)>(header, baseline, candidates, send, false, grid, payload, frame_out,
+                                             frame_size);
 }
 
 bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView& baseline,
@@ -73,14 +73,14 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
     frame_size = 0;
     return false;
   }
-  return encode_impl<1>(header, baseline, selection.candidates, selection.send.data(), grid, payload, frame_out,
-                        frame_size);
+  return encode_impl<1>(header, baseline, selection.candidates, selection.send.data(), selection.checked, grid,
+                        payload, frame_out, frame_size);
 }
 
 template <std::size_t Stride>
 bool SnapshotEncoder::encode_impl(const SnapshotHeader& header, const AgentFrameView& baseline_in,
                                   std::span<const AgentCandidate> candidates, const std::uint8_t* send,
-                                  const DensityGrid& grid, std::vector<std::uint8_t>& payload,
+                                  bool checked, const DensityGrid& grid, std::vector<std::uint8_t>& payload,
                                   std::span<AgentState> frame_out, std::size_t& frame_size) {
   stats_ = {};
   frame_size = 0;
@@ -98,7 +98,7 @@ bool SnapshotEncoder::encode_impl(const SnapshotHeader& header, const AgentFrame
   kind_changes_.clear();
   kind_values_.clear();
   escapes_.clear();
-  if (!candidates_valid(candidates)) return false;
+  if (!checked && !candidates_valid(candidates)) return false;
 
   // The model: the frame the client will hold, and what the sections below say about it.
   const Merged merged =

@@ -157,6 +157,7 @@ void ViewRelevance::compute(const QuantizedAgents& a, const QuantizedRect& view,
   in_view_count_ = 0;
   untracked_ = 0;
   tracked_.clear();
+  tracked_valid_ = true;
   distances_.clear();
   weights_.clear();
   in_view.clear();
@@ -257,6 +258,8 @@ void ViewRelevance::compute(const QuantizedAgents& a, const QuantizedRect& view,
     const double closeness = std::max(0.0, 1.0 - std::sqrt(static_cast<double>(distances_[k])) * inv_half_diag);
     weights_[k] = static_cast<std::uint8_t>(1 + static_cast<std::uint32_t>(closeness * (kMaxWeight - 1) + 0.5));
   }
+  // Once here rather than in every client's encode of the list (SnapshotSelector::choose).
+  tracked_valid_ = candidates_valid(tracked_);
 }
 
 void SnapshotSelector::select(const QuantizedAgents& a, const QuantizedRect& view, const AgentFrameView& b,
@@ -326,7 +329,9 @@ CandidateSelection SnapshotSelector::choose(const ViewRelevance& relevance, cons
   stats_.tracked = candidates.size();
   const std::size_t news = prioritize(*weights, b, tick, candidates);
   spend_budget(news, allowance_bytes, params, want_grid, candidates, grid);
-  return CandidateSelection{candidates, std::span<const std::uint8_t>(send_.data(), candidates.size())};
+  // A subset of a valid list, in its order, is valid.
+  return CandidateSelection{candidates, std::span<const std::uint8_t>(send_.data(), candidates.size()),
+                            relevance.tracked_valid()};
 }
 
 // ---- Priority: age in the baseline times nearness -------------------------------------------

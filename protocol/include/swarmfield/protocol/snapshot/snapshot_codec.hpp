@@ -82,7 +82,14 @@ using AgentCandidates = std::vector<AgentCandidate>;
 struct CandidateSelection {
   std::span<const AgentCandidate> candidates;
   std::span<const std::uint8_t> send;
+  /// The candidates are known to pass candidates_valid() (a view's tracked list is checked once
+  /// when computed, not once per client): the encoder skips its own check.
+  bool checked = false;
 };
+
+/// Whether candidates are strictly increasing by id with coordinates <= kPositionMax (what
+/// SnapshotEncoder::encode requires of them).
+[[nodiscard]] bool candidates_valid(std::span<const AgentCandidate> candidates) noexcept;
 
 /// Counts of what one encode did (for budgets, summaries and benchmarks).
 struct SnapshotEncodeStats {
@@ -151,7 +158,8 @@ class SnapshotEncoder {
   // Send flags: in the candidates (Stride = sizeof(AgentCandidate)) or apart (Stride = 1).
   template <std::size_t Stride>
   bool encode_impl(const SnapshotHeader& header, const AgentFrameView& baseline,
-                   std::span<const AgentCandidate> candidates, const std::uint8_t* send, const DensityGrid& grid,
+                   std::span<const AgentCandidate> candidates, const std::uint8_t* send, bool checked,
+                   const DensityGrid& grid,
                    std::vector<std::uint8_t>& payload, std::span<AgentState> frame_agents, std::size_t& frame_size);
   template <std::size_t Stride>
   Merged merge(const AgentFrameView& baseline, std::span<const AgentCandidate> candidates, const std::uint8_t* send,

@@ -143,6 +143,9 @@ class ViewRelevance {
   [[nodiscard]] std::size_t untracked() const noexcept { return untracked_; }
   /// The tracked agents, by id, each with send = 1.
   [[nodiscard]] const AgentCandidates& tracked() const noexcept { return tracked_; }
+  /// Whether tracked() passes candidates_valid() (checked once per compute(); false only when
+  /// the agents' ids were not unique).
+  [[nodiscard]] bool tracked_valid() const noexcept { return tracked_valid_; }
   /// Per tracked agent: squared distance to the view centre (in doubled position units).
   [[nodiscard]] const std::vector<std::uint64_t>& distances() const noexcept { return distances_; }
   /// Per tracked agent: its priority weight, 1 + round(7 x closeness to the centre) (1..8).
@@ -159,6 +162,7 @@ class ViewRelevance {
   std::size_t in_view_count_ = 0;
   std::size_t untracked_ = 0;
   AgentCandidates tracked_;
+  bool tracked_valid_ = true;
   std::vector<std::uint64_t> distances_;
   std::vector<std::uint8_t> weights_;
   DensityGrid geometry_;
