@@ -539,3 +539,40 @@ TEST_CASE("choose() and the flags apart encode the same bytes and frames as sele
     }
   }
 }
+
+TEST_CASE("a relevance's list is checked once: invalid candidates are still refused by the encoder") {
+  // Ids must be unique (QuantizedAgents::assign's precondition); a world breaking it gives a
+  // tracked list that is not strictly increasing, which the relevance reports, so choose()
+  // does not vouch for it and the encoder checks it and refuses. Flags of the wrong length too.
+  const std::vector<std::uint32_t> ids = {5, 9, 9, 12};
+  const std::vector<float> xs = {10, 11, 12, 13}, ys = {10, 10, 10, 10}, hs = {0, 0, 0, 0};
+  sp::QuantizedAgents q;
+  q.assign(ids, xs, ys, hs, {}, 1.0f);
+  const sp::QuantizedRect view = sp::quantize_view(0, 0, 64, 64, 0, 1.0f);
+  sp::RelevanceParams params;
+  sp::ViewRelevance relevance;
+  relevance.compute(q, view, params);
+  REQUIRE(relevance.tracked().size() == 4);
+  CHECK_FALSE(relevance.tracked_valid());
+  sp::SnapshotSelector selector;
+  sp::DensityGrid grid;
+  sp::SnapshotSender sender;
+  const sp::CandidateSelection chosen =
+      selector.choose(relevance, view, sender.next_baseline(), 1, 1e9, params, grid);
+  CHECK_FALSE(chosen.checked);
+  sp::SnapshotHeader h;
+  h.tick = 1;
+  std::vector<std::uint8_t> payload;
+  CHECK_FALSE(sender.encode(h, chosen, grid, payload));
+  // Unique ids: checked, encoded; flags of another length: refused.
+  const std::vector<std::uint32_t> unique = {5, 9, 10, 12};
+  q.assign(unique, xs, ys, hs, {}, 1.0f);
+  relevance.compute(q, view, params);
+  CHECK(relevance.tracked_valid());
+  const sp::CandidateSelection ok = selector.choose(relevance, view, sender.next_baseline(), 1, 1e9, params, grid);
+  CHECK(ok.checked);
+  sp::CandidateSelection short_flags = ok;
+  short_flags.send = ok.send.first(ok.send.size() - 1);
+  CHECK_FALSE(sender.encode(h, short_flags, grid, payload));
+  CHECK(sender.encode(h, ok, grid, payload));
+}
