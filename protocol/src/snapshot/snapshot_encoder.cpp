@@ -15,18 +15,6 @@ using namespace detail;
 
 namespace {
 
-/// Candidates strictly increasing by id and in range, checked before anything is written.
-[[nodiscard]] bool candidates_valid(const AgentCandidates& candidates) noexcept {
-  const std::size_t count = candidates.size();
-  const AgentCandidate* cand = candidates.data();
-  // No early exit: a branch-free pass (x | y exceeds kPositionMax iff x or y does).
-  bool bad = count > 0 && (cand[0].x | cand[0].y) > kPositionMax;
-  for (std::size_t k = 1; k < count; ++k) {
-    bad |= (cand[k].id <= cand[k - 1].id) | ((cand[k].x | cand[k].y) > kPositionMax);
-  }
-  return !bad;
-}
-
 /// A non-empty strictly increasing index list as SNAPSHOTS.md codes it after its count: a 5-bit
 /// Exp-Golomb order fitted to the mean gap, then each gap to the previous index + 1.
 void write_index_gaps(BitWriter& bits, std::span<const std::uint32_t> indices) {
@@ -38,6 +26,17 @@ void write_index_gaps(BitWriter& bits, std::span<const std::uint32_t> indices) {
 }
 
 }  // namespace
+
+bool candidates_valid(std::span<const AgentCandidate> candidates) noexcept {
+  const std::size_t count = candidates.size();
+  const AgentCandidate* cand = candidates.data();
+  // No early exit: a branch-free pass (x | y exceeds kPositionMax iff x or y does).
+  bool bad = count > 0 && (cand[0].x | cand[0].y) > kPositionMax;
+  for (std::size_t k = 1; k < count; ++k) {
+    bad |= (cand[k].id <= cand[k - 1].id) | ((cand[k].x | cand[k].y) > kPositionMax);
+  }
+  return !bad;
+}
 
 bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView& baseline,
                              const AgentCandidates& candidates, const DensityGrid& grid,
@@ -56,10 +55,33 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
   return true;
 }
 
-bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView& baseline_in,
+bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView& baseline,
                              const AgentCandidates& candidates, const DensityGrid& grid,
                              std::vector<std::uint8_t>& payload, std::span<AgentState> frame_out,
                              std::size_t& frame_size) {
+  const std::uint8_t* send = candidates.empty() ? nullptr : &candidates.data()->send;
+  return encode_impl<sizeof(AgentCandidate)>(header, baseline, candidates, send, false, grid, payload, frame_out,
+                                             frame_size);
+}
+
+bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView& baseline,
+                             const CandidateSelection& selection, const DensityGrid& grid,
+                             std::vector<std::uint8_t>& payload, std::span<AgentState> frame_out,
+                             std::size_t& frame_size) {
+  if (selection.send.size() != selection.candidates.size()) {
+    stats_ = {};
+    frame_size = 0;
+    return false;
+  }
+  return encode_impl<1>(header, baseline, selection.candidates, selection.send.data(), selection.checked, grid,
+                        payload, frame_out, frame_size);
+}
+
+template <std::size_t Stride>
+bool SnapshotEncoder::encode_impl(const SnapshotHeader& header, const AgentFrameView& baseline_in,
+                                  std::span<const AgentCandidate> candidates, const std::uint8_t* send,
+                                  bool checked, const DensityGrid& grid, std::vector<std::uint8_t>& payload,
+                                  std::span<AgentState> frame_out, std::size_t& frame_size) {
   stats_ = {};
   frame_size = 0;
   if (header.baseline_distance > kSnapshotHistorySize || header.precision_shift > kMaxPrecisionShift) return false;
@@ -76,10 +98,11 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
   kind_changes_.clear();
   kind_values_.clear();
   escapes_.clear();
-  if (!candidates_valid(candidates)) return false;
+  if (!checked && !candidates_valid(candidates)) return false;
 
   // The model: the frame the client will hold, and what the sections below say about it.
-  const Merged merged = merge(baseline, candidates, header.tick, header.predicted, header.precision_shift, frame_out.data());
+  const Merged merged =
+      merge<Stride>(baseline, candidates, send, header.tick, header.predicted, header.precision_shift, frame_out.data());
   frame_size = merged.written;
   stats_.updated = merged.updated;
   stats_.moving = merged.moving;
@@ -114,10 +137,12 @@ bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView&
 // Output written through pointers (no per-agent push_back), entries [0, written) in order and
 // nothing else: a caller may hand in memory that must not be touched beyond the frame. Fills
 // removed_, the kept agents' run keys and flags, added_, kind changes, escapes and one residual
-// symbol per updated agent.
-SnapshotEncoder::Merged SnapshotEncoder::merge(const AgentFrameView& baseline, const AgentCandidates& candidates,
-                                                std::uint32_t tick, bool predicted, unsigned shift,
-                                                AgentState* out) {
+// symbol per updated agent. Send flag k is send[k * Stride] (in the candidates themselves, or a
+// separate array).
+template <std::size_t Stride>
+SnapshotEncoder::Merged SnapshotEncoder::merge(const AgentFrameView& baseline,
+                                                std::span<const AgentCandidate> candidates, const std::uint8_t* send,
+                                                std::uint32_t tick, bool predicted, unsigned shift, AgentState* out) {
   const std::size_t base_count = baseline.size();
   const std::size_t cand_count = candidates.size();
   // Never shrunk: no re-initialization.
@@ -139,15 +164,17 @@ SnapshotEncoder::Merged SnapshotEncoder::merge(const AgentFrameView& baseline, c
   std::uint8_t* kept_key = kept_key_.data();
   std::uint8_t* kept_flag = kept_flag_.data();
   std::size_t kept = 0;
-  auto add = [&](const AgentCandidate& added) {
-    if (added.send) {
-      added_.push_back(static_cast<std::uint32_t>(&added - cand));
+  const auto sent = [send](std::size_t k) { return send[k * Stride] != 0; };
+  auto add = [&](std::size_t k) {
+    const AgentCandidate& added = cand[k];
+    if (sent(k)) {
+      added_.push_back(static_cast<std::uint32_t>(k));
       out[written++] = AgentState{added.id, added.x, added.y, tick, 0, 0, added.heading, added.kind};
     }
   };
   while (base_index < base_count && cand_index < cand_count) {
     const AgentCandidate& next = cand[cand_index];
-    if (base[base_index].id == next.id && !next.send) {
+    if (base[base_index].id == next.id && !sent(cand_index)) {
       // A run of kept agents not sent (most of a whole-map view's, whose budget refreshes a
       // few of its tracked agents per snapshot): copied as the baseline has them.
       std::size_t length = 0;
@@ -157,7 +184,7 @@ SnapshotEncoder::Merged SnapshotEncoder::merge(const AgentFrameView& baseline, c
         kept_flag[kept + length] = 0;
         ++length;
       } while (base_index + length < base_count && cand_index + length < cand_count &&
-               base[base_index + length].id == cand[cand_index + length].id && !cand[cand_index + length].send);
+               base[base_index + length].id == cand[cand_index + length].id && !sent(cand_index + length));
       written += length;
       base_index += length;
       cand_index += length;
@@ -171,13 +198,13 @@ SnapshotEncoder::Merged SnapshotEncoder::merge(const AgentFrameView& baseline, c
       continue;
     }
     if (next.id < base[base_index].id) {
-      add(next);
+      add(cand_index);
       ++cand_index;
       continue;
     }
     // Kept: the same id on both sides.
     const AgentState& was = base[base_index];
-    const bool update = next.send != 0;
+    const bool update = sent(cand_index);
     kept_key[kept] = run_order_key(was.tick, tick);
     kept_flag[kept] = update ? 1 : 0;
     ++kept;
@@ -233,7 +260,7 @@ SnapshotEncoder::Merged SnapshotEncoder::merge(const AgentFrameView& baseline, c
     ++cand_index;
   }
   for (; base_index < base_count; ++base_index) removed_.push_back(static_cast<std::uint32_t>(base_index));
-  for (; cand_index < cand_count; ++cand_index) add(cand[cand_index]);
+  for (; cand_index < cand_count; ++cand_index) add(cand_index);
   return Merged{written, updated, kept, moving, stale};
 }
 
@@ -314,7 +341,7 @@ void SnapshotEncoder::write_kept_runs(std::size_t kept) {
 
 // ---- Bit section 4: added agents ----------------------------------------------------------------
 // Id gaps, positions in their bounding box, headings, kinds.
-void SnapshotEncoder::write_added(const AgentCandidates& candidates) {
+void SnapshotEncoder::write_added(std::span<const AgentCandidate> candidates) {
   const std::size_t added_from = bits_.bit_count();
   bits_.write_exp_golomb(static_cast<std::uint32_t>(added_.size()), kCountOrder);
   if (!added_.empty()) {

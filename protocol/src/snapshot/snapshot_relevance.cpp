@@ -15,6 +15,7 @@ constexpr std::uint32_t kMaxAgeTicks = 1023;
 constexpr std::uint32_t kNewAgentAge = 16;   // a new agent starts like one unsent for 16 ticks, then ages
 constexpr std::uint32_t kMaxWeight = 8;      // at the view centre; 1 at the corners and beyond
 constexpr std::size_t kPriorityBins = 1024;  // priority = age * weight <= 8184, bin = priority / 8
+constexpr std::uint16_t kNewFlag = 0x8000;   // in a candidate's priority entry: not in the baseline
 
 }  // namespace
 
@@ -156,6 +157,7 @@ void ViewRelevance::compute(const QuantizedAgents& a, const QuantizedRect& view,
   in_view_count_ = 0;
   untracked_ = 0;
   tracked_.clear();
+  tracked_valid_ = true;
   distances_.clear();
   weights_.clear();
   in_view.clear();
@@ -256,6 +258,8 @@ void ViewRelevance::compute(const QuantizedAgents& a, const QuantizedRect& view,
     const double closeness = std::max(0.0, 1.0 - std::sqrt(static_cast<double>(distances_[k])) * inv_half_diag);
     weights_[k] = static_cast<std::uint8_t>(1 + static_cast<std::uint32_t>(closeness * (kMaxWeight - 1) + 0.5));
   }
+  // Once here rather than in every client's encode of the list (SnapshotSelector::choose).
+  tracked_valid_ = candidates_valid(tracked_);
 }
 
 void SnapshotSelector::select(const QuantizedAgents& a, const QuantizedRect& view, const AgentFrameView& b,
@@ -274,38 +278,46 @@ void SnapshotSelector::select(const ViewRelevance& relevance, const AgentFrameVi
 void SnapshotSelector::select(const ViewRelevance& relevance, const QuantizedRect& view, const AgentFrameView& b,
                               std::uint32_t tick, double allowance_bytes, const RelevanceParams& params,
                               AgentCandidates& out, DensityGrid& grid) {
+  const CandidateSelection chosen = choose(relevance, view, b, tick, allowance_bytes, params, grid);
+  const std::size_t m = chosen.candidates.size();
+  // resize() initializes only what grew; every entry is written below.
+  out.resize(m);
+  if (m > 0) std::memcpy(out.data(), chosen.candidates.data(), m * sizeof(AgentCandidate));
+  for (std::size_t k = 0; k < m; ++k) out[k].send = chosen.send[k];
+}
+
+CandidateSelection SnapshotSelector::choose(const ViewRelevance& relevance, const QuantizedRect& view,
+                                            const AgentFrameView& b, std::uint32_t tick, double allowance_bytes,
+                                            const RelevanceParams& params, DensityGrid& grid) {
   stats_ = {};
   grid.clear();
   const AgentCandidates& tracked = relevance.tracked();
   const QuantizedRect& shared = relevance.view();
-  if (view.empty() || shared.empty()) {
-    out.clear();
-    return;
-  }
+  if (view.empty() || shared.empty()) return {};
   const std::vector<std::uint8_t>* weights = &relevance.weights();
+  std::span<const AgentCandidate> candidates;
   if (contains(view, shared)) {
-    // The shared tracked list, copied whole (resize() initializes only what grew; send flags
-    // are all 1 there).
-    out.resize(tracked.size());
-    if (!tracked.empty()) std::memcpy(out.data(), tracked.data(), tracked.size() * sizeof(AgentCandidate));
+    // The shared tracked list itself (its send fields are all 1 and not read).
+    candidates = tracked;
     stats_.in_view = relevance.in_view();
   } else {
     // The tracked agents inside the client's own rectangle, with their weights (id order kept).
     const std::vector<std::uint8_t>& shared_weights = relevance.weights();
-    out.resize(tracked.size());
+    own_.resize(tracked.size());
     weights_.resize(tracked.size());
     std::size_t m = 0;
     for (std::size_t k = 0; k < tracked.size(); ++k) {
       const AgentCandidate& c = tracked[k];
       const std::int64_t x = c.x, y = c.y;
       if (x < view.x0 || x >= view.x1 || y < view.y0 || y >= view.y1) continue;
-      out[m] = c;
+      own_[m] = c;
       weights_[m] = shared_weights[k];
       ++m;
     }
-    out.resize(m);
+    own_.resize(m);
     weights_.resize(m);
     weights = &weights_;
+    candidates = own_;
     stats_.in_view = m + relevance.untracked();
   }
   stats_.untracked = relevance.untracked();
@@ -314,21 +326,25 @@ void SnapshotSelector::select(const ViewRelevance& relevance, const QuantizedRec
     grid = relevance.grid_geometry();
     counts_.assign(relevance.counts().begin(), relevance.counts().end());
   }
-  stats_.tracked = out.size();
-  const std::size_t news = prioritize(*weights, b, tick, out);
-  spend_budget(news, allowance_bytes, params, want_grid, out, grid);
+  stats_.tracked = candidates.size();
+  const std::size_t news = prioritize(*weights, b, tick, candidates);
+  spend_budget(news, allowance_bytes, params, want_grid, candidates, grid);
+  // A subset of a valid list, in its order, is valid.
+  return CandidateSelection{candidates, std::span<const std::uint8_t>(send_.data(), candidates.size()),
+                            relevance.tracked_valid()};
 }
 
 // ---- Priority: age in the baseline times nearness -------------------------------------------
 // One pass: merge with the baseline (both by id), priority, and the histogram of priorities
-// (agents per bin, new and known apart: their costs differ). Returns the candidates new to the
-// client.
+// (agents per bin, new and known apart: their costs differ). Per candidate one u16: the bin,
+// plus kNewFlag for one the client does not have; the new ones' waiting ticks go to new_since_
+// in candidate order (few: most of a view's tracked set is in the baseline). Returns the
+// candidates new to the client.
 std::size_t SnapshotSelector::prioritize(const std::vector<std::uint8_t>& weights, const AgentFrameView& b,
-                                         std::uint32_t tick, const AgentCandidates& candidates) {
+                                         std::uint32_t tick, std::span<const AgentCandidate> candidates) {
   const std::size_t m = candidates.size();
   priority_.resize(m);
-  is_new_.resize(m);
-  since_.resize(m);
+  new_since_.clear();
   bin_new_.assign(kPriorityBins, 0);
   bin_known_.assign(kPriorityBins, 0);
   const AgentState* base = b.agents.data();
@@ -336,10 +352,9 @@ std::size_t SnapshotSelector::prioritize(const std::vector<std::uint8_t>& weight
   const Waiting* waiting = waiting_.data();
   const std::size_t nw = waiting_.size();
   const AgentCandidate* cand = candidates.data();
-  std::size_t bi = 0, wi = 0, news = 0;
+  std::size_t bi = 0, wi = 0;
   const std::uint8_t* weight = weights.data();
   std::uint16_t* priority = priority_.data();
-  std::uint8_t* is_new = is_new_.data();
   std::uint32_t* known_bins = bin_known_.data();
   for (std::size_t k = 0; k < m; ++k) {
     // Fast path: a run of candidates the baseline holds in the same order (most of them: a
@@ -348,7 +363,6 @@ std::size_t SnapshotSelector::prioritize(const std::vector<std::uint8_t>& weight
       const std::uint32_t age = std::min(tick - base[bi].tick, kMaxAgeTicks);
       const auto p = static_cast<std::uint16_t>(std::min<std::uint32_t>(age * weight[k], kPriorityBins * 8 - 1) / 8);
       priority[k] = p;
-      is_new[k] = 0;
       ++known_bins[p];
       ++k;
       ++bi;
@@ -363,25 +377,26 @@ std::size_t SnapshotSelector::prioritize(const std::vector<std::uint8_t>& weight
     } else {
       while (wi < nw && waiting[wi].id < id) ++wi;
       const bool waited = wi < nw && waiting[wi].id == id && waiting[wi].since <= tick;
-      since_[k] = waited ? waiting[wi].since : tick;
-      age = std::min(kNewAgentAge + (tick - since_[k]), kMaxAgeTicks);
+      const std::uint32_t since = waited ? waiting[wi].since : tick;
+      new_since_.push_back(since);
+      age = std::min(kNewAgentAge + (tick - since), kMaxAgeTicks);
     }
-    is_new_[k] = in_base ? 0 : 1;
-    news += in_base ? 0 : 1;
     const auto p = static_cast<std::uint16_t>(std::min<std::uint32_t>(age * weights[k], kPriorityBins * 8 - 1) / 8);
-    priority_[k] = p;
+    priority[k] = static_cast<std::uint16_t>(p | (in_base ? 0 : kNewFlag));
     ++(in_base ? bin_known_ : bin_new_)[p];
   }
-  return news;
+  return new_since_.size();
 }
 
 // ---- Budget: highest priority first, as far as the allowance goes ---------------------------
 // Bins >= threshold are sent whole; the bin below (partial) gets what is left, in id order.
 // Candidates not sent get send = 0; new ones wait (and count in the density grid).
 void SnapshotSelector::spend_budget(std::size_t news, double allowance_bytes, const RelevanceParams& params,
-                                    bool want_grid, AgentCandidates& out, DensityGrid& grid) {
-  const std::size_t m = out.size();
-  AgentCandidate* cand = out.data();
+                                    bool want_grid, std::span<const AgentCandidate> candidates, DensityGrid& grid) {
+  const std::size_t m = candidates.size();
+  const AgentCandidate* cand = candidates.data();
+  send_.resize(m);
+  std::uint8_t* send = send_.data();
   const double total_bits =
       static_cast<double>(news) * params.add_bits + static_cast<double>(m - news) * params.update_bits;
   const double budget_bits = std::max(0.0, allowance_bytes) * 8.0;
@@ -402,31 +417,42 @@ void SnapshotSelector::spend_budget(std::size_t news, double allowance_bytes, co
     partial = threshold > 0 ? threshold - 1 : kPriorityBins;
   }
   next_waiting_.clear();
-  // Everything fits and nobody is new: every candidate keeps send = 1 and nobody waits.
-  const bool all_known_sent = threshold == 0 && news == 0;
-  if (all_known_sent) stats_.sent = m;
-  for (std::size_t k = all_known_sent ? m : 0; k < m; ++k) {
-    const std::uint16_t p = priority_[k];
-    if (p < threshold) {
-      if (p != partial) {
-        cand[k].send = 0;
-      } else {
-        const double cost = is_new_[k] ? params.add_bits : params.update_bits;
+  // Everything fits and nobody is new: every candidate is sent and nobody waits.
+  if (threshold == 0 && news == 0) {
+    stats_.sent = m;
+    if (m > 0) std::memset(send, 1, m);
+  } else {
+    // Without branches on the send decision (about one candidate in seven is sent, in no
+    // order the branch predictor could learn): only the partial bin and new candidates, both
+    // rare, take a branch.
+    const std::uint16_t* priority = priority_.data();
+    const auto threshold16 = static_cast<std::uint16_t>(std::min<std::size_t>(threshold, kPriorityBins));
+    const auto partial16 = static_cast<std::uint16_t>(partial);  // kPriorityBins: no bin is partial
+    std::size_t sent = 0, next_new = 0;
+    for (std::size_t k = 0; k < m; ++k) {
+      const std::uint16_t pk = priority[k];
+      const auto p = static_cast<std::uint16_t>(pk & ~kNewFlag);
+      std::uint8_t s = p >= threshold16 ? 1 : 0;
+      if (p == partial16) [[unlikely]] {
+        const double cost = (pk & kNewFlag) != 0 ? params.add_bits : params.update_bits;
         if (cost <= left) {
           left -= cost;
-        } else {
-          cand[k].send = 0;
+          s = 1;
+        }
+      }
+      send[k] = s;
+      sent += s;
+      if ((pk & kNewFlag) != 0) [[unlikely]] {
+        const std::uint32_t since = new_since_[next_new++];
+        if (s == 0) {
+          next_waiting_.push_back({cand[k].id, since});
+          ++stats_.untracked;  // not in the client's frame yet: shown by the grid
+          if (want_grid) count_density_agent(grid, counts_, static_cast<std::int32_t>(cand[k].x / kPositionUnitsPerCell),
+                                             static_cast<std::int32_t>(cand[k].y / kPositionUnitsPerCell));
         }
       }
     }
-    if (cand[k].send) {
-      ++stats_.sent;
-    } else if (is_new_[k]) {
-      next_waiting_.push_back({cand[k].id, since_[k]});
-      ++stats_.untracked;  // not in the client's frame yet: shown by the grid
-      if (want_grid) count_density_agent(grid, counts_, static_cast<std::int32_t>(cand[k].x / kPositionUnitsPerCell),
-                                         static_cast<std::int32_t>(cand[k].y / kPositionUnitsPerCell));
-    }
+    stats_.sent = sent;
   }
   waiting_.swap(next_waiting_);
   if (want_grid) {

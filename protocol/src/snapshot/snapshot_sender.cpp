@@ -57,9 +57,20 @@ AgentFrameView SnapshotSender::next_baseline() const noexcept {
 
 bool SnapshotSender::encode(SnapshotHeader& header, const AgentCandidates& candidates, const DensityGrid& grid,
                             std::vector<std::uint8_t>& payload) {
+  return encode_any(header, candidates, candidates.size(), grid, payload);
+}
+
+bool SnapshotSender::encode(SnapshotHeader& header, const CandidateSelection& selection, const DensityGrid& grid,
+                            std::vector<std::uint8_t>& payload) {
+  return encode_any(header, selection, selection.candidates.size(), grid, payload);
+}
+
+template <class Candidates>
+bool SnapshotSender::encode_any(SnapshotHeader& header, const Candidates& candidates, std::size_t count,
+                                const DensityGrid& grid, std::vector<std::uint8_t>& payload) {
   if (next_sequence_ > 1 && header.tick <= last_tick_) return false;
   // Room in the history for the frame before the baseline is looked up there (growing moves it).
-  history_.grow_for(next_baseline().size() + candidates.size());
+  history_.grow_for(next_baseline().size() + count);
   const AgentFrameView baseline = next_baseline();
   header.sequence = next_sequence_;
   header.baseline_distance = baseline.sequence == 0 ? 0 : next_sequence_ - baseline.sequence;
@@ -67,7 +78,7 @@ bool SnapshotSender::encode(SnapshotHeader& header, const AgentCandidates& candi
   // Straight into the history when it has room that does not overlap the baseline (once warm,
   // always): no copy of the frame per snapshot. Else through frame_ and a copy.
   const std::size_t nb = header.baseline_distance == 0 ? 0 : baseline.size();
-  const std::span<AgentState> room = history_.reserve(nb + candidates.size(), baseline);
+  const std::span<AgentState> room = history_.reserve(nb + count, baseline);
   frame_in_history_ = !room.empty();
   if (frame_in_history_) {
     std::size_t size = 0;
@@ -77,7 +88,15 @@ bool SnapshotSender::encode(SnapshotHeader& header, const AgentCandidates& candi
     }
     history_.commit(header.sequence, header.tick, size, grid);
   } else {
-    if (!encoder_.encode(header, baseline, candidates, grid, payload, frame_)) return false;
+    // As SnapshotEncoder::encode into an AgentFrame does (resize() initializes only what grew).
+    frame_.grid.clear();
+    frame_.sequence = header.sequence;
+    frame_.tick = header.tick;
+    frame_.agents.resize(nb + count);
+    std::size_t size = 0;
+    if (!encoder_.encode(header, baseline, candidates, grid, payload, frame_.agents, size)) return false;
+    frame_.agents.resize(size);
+    frame_.grid = grid;
     if (!history_.store(frame_)) {
       // Too big to remember: send it, but it can never be a baseline.
     }

@@ -147,8 +147,11 @@ bool ClientSnapshotStream::build(SnapshotWorldState& world, const ViewRect& view
   // The shared relevance holds a rectangle around the client's own; the client takes its own
   // rectangle of it, edges near the map's border taken to the border (SnapshotWorldState's rule 1).
   const protocol::QuantizedRect own = area(world, view);
-  selector_.select(world.relevance(own, relevance), world.sent_area(own), sender_.next_baseline(), world.tick,
-                   budget_.allowance(fixed), relevance, candidates_, grid_);
+  // The candidates are the shared relevance's own list (no copy per client) and this client's
+  // send flags.
+  const protocol::CandidateSelection chosen =
+      selector_.choose(world.relevance(own, relevance), world.sent_area(own), sender_.next_baseline(), world.tick,
+                       budget_.allowance(fixed), relevance, grid_);
   header_.precision_shift = params_.view_precision ? precision_shift(own, world.map_bounds) : 0;
   header_.tick = world.tick;
   header_.echo_client_time_us = echo_client_time_us;
@@ -157,7 +160,7 @@ bool ClientSnapshotStream::build(SnapshotWorldState& world, const ViewRect& view
   header_.players = world.players;
   header_.wave = world.wave;
   sender_.set_recent_deaths(world.recent_deaths);
-  if (!sender_.encode(header_, candidates_, grid_, payload)) return false;
+  if (!sender_.encode(header_, chosen, grid_, payload)) return false;
   budget_.spent(payload.size(), sender_.last_stats());
   last_grid_bytes_ = (sender_.last_stats().grid_bits + 7) / 8;
   return true;

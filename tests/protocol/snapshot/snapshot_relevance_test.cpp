@@ -484,3 +484,95 @@ TEST_CASE("a shared relevance filtered to a client's rectangle gives what the cl
                   out, grid);
   CHECK(out.empty());
 }
+
+TEST_CASE("choose() and the flags apart encode the same bytes and frames as select() and the flags in the candidates") {
+  // The server's path (no copy of the shared tracked list per client) against the copying one:
+  // two streams, same relevance, budgets and baselines, compared snapshot by snapshot, for a
+  // rectangle containing the shared one (the list itself) and one inside it (the client's own).
+  World w(30000, 600.0f, sp::test::test_seed() + 7);
+  sp::RelevanceParams params;
+  params.max_tracked = 6000;
+  for (const sp::QuantizedRect view :
+       {sp::quantize_view(0, 0, 600, 600, 4, 1.0f), sp::quantize_view(101, 73, 433, 389, 4, 1.0f)}) {
+    sp::SnapshotSelector copying, choosing;
+    sp::SnapshotSender a(1 << 16, false), b(1 << 16, false);
+    sp::AgentCandidates out;
+    sp::DensityGrid ga, gb;
+    std::vector<std::uint8_t> pa, pb;
+    std::mt19937_64 rng(sp::test::test_seed() + 8);
+    std::normal_distribution<float> step(0.0f, 0.3f);
+    std::vector<float> xs = w.xs, ys = w.ys;
+    for (std::uint32_t tick = 1; tick <= 12; ++tick) {
+      for (std::size_t i = 0; i < xs.size(); ++i) {
+        xs[i] = std::clamp(xs[i] + step(rng), 0.0f, 599.0f);
+        ys[i] = std::clamp(ys[i] + step(rng), 0.0f, 599.0f);
+      }
+      sp::QuantizedAgents q;
+      q.assign(w.ids, xs, ys, w.hs, {}, 1.0f);
+      sp::ViewRelevance shared;
+      shared.compute(q, sp::snap_view(view, q.tile_shift), params);
+      const double allowance = tick % 3 == 0 ? 30000.0 : 2500.0;
+      copying.select(shared, view, a.next_baseline(), tick, allowance, params, out, ga);
+      const sp::CandidateSelection chosen = choosing.choose(shared, view, b.next_baseline(), tick, allowance, params, gb);
+      REQUIRE(chosen.candidates.size() == out.size());
+      REQUIRE(chosen.send.size() == out.size());
+      for (std::size_t k = 0; k < out.size(); ++k) {
+        CHECK(chosen.candidates[k].id == out[k].id);
+        CHECK((chosen.send[k] != 0) == (out[k].send != 0));
+      }
+      CHECK(ga == gb);
+      CHECK(copying.stats().sent == choosing.stats().sent);
+      CHECK(copying.stats().untracked == choosing.stats().untracked);
+      sp::SnapshotHeader ha, hb;
+      ha.tick = hb.tick = tick;
+      REQUIRE(a.encode(ha, out, ga, pa));
+      REQUIRE(b.encode(hb, chosen, gb, pb));
+      CHECK(pa == pb);
+      CHECK(a.last_frame() == b.last_frame());
+      // Every other snapshot acknowledged: baselines one and two snapshots back.
+      if (tick % 2 == 0) {
+        sp::SnapshotAck ack;
+        ack.add(ha.sequence);
+        REQUIRE(a.on_ack(ack));
+        REQUIRE(b.on_ack(ack));
+      }
+    }
+  }
+}
+
+TEST_CASE("a relevance's list is checked once: invalid candidates are still refused by the encoder") {
+  // Ids must be unique (QuantizedAgents::assign's precondition); a world breaking it gives a
+  // tracked list that is not strictly increasing, which the relevance reports, so choose()
+  // does not vouch for it and the encoder checks it and refuses. Flags of the wrong length too.
+  const std::vector<std::uint32_t> ids = {5, 9, 9, 12};
+  const std::vector<float> xs = {10, 11, 12, 13}, ys = {10, 10, 10, 10}, hs = {0, 0, 0, 0};
+  sp::QuantizedAgents q;
+  q.assign(ids, xs, ys, hs, {}, 1.0f);
+  const sp::QuantizedRect view = sp::quantize_view(0, 0, 64, 64, 0, 1.0f);
+  sp::RelevanceParams params;
+  sp::ViewRelevance relevance;
+  relevance.compute(q, view, params);
+  REQUIRE(relevance.tracked().size() == 4);
+  CHECK_FALSE(relevance.tracked_valid());
+  sp::SnapshotSelector selector;
+  sp::DensityGrid grid;
+  sp::SnapshotSender sender;
+  const sp::CandidateSelection chosen =
+      selector.choose(relevance, view, sender.next_baseline(), 1, 1e9, params, grid);
+  CHECK_FALSE(chosen.checked);
+  sp::SnapshotHeader h;
+  h.tick = 1;
+  std::vector<std::uint8_t> payload;
+  CHECK_FALSE(sender.encode(h, chosen, grid, payload));
+  // Unique ids: checked, encoded; flags of another length: refused.
+  const std::vector<std::uint32_t> unique = {5, 9, 10, 12};
+  q.assign(unique, xs, ys, hs, {}, 1.0f);
+  relevance.compute(q, view, params);
+  CHECK(relevance.tracked_valid());
+  const sp::CandidateSelection ok = selector.choose(relevance, view, sender.next_baseline(), 1, 1e9, params, grid);
+  CHECK(ok.checked);
+  sp::CandidateSelection short_flags = ok;
+  short_flags.send = ok.send.first(ok.send.size() - 1);
+  CHECK_FALSE(sender.encode(h, short_flags, grid, payload));
+  CHECK(sender.encode(h, ok, grid, payload));
+}

@@ -76,6 +76,21 @@ struct AgentCandidate {
 /// here are removed.
 using AgentCandidates = std::vector<AgentCandidate>;
 
+/// Candidates and their send flags apart (SnapshotSelector::choose): the list, sorted by id
+/// (its own send fields are ignored), and one flag per candidate (non-zero: send). So a list
+/// shared by several clients (a view's tracked agents) is encoded for each without a copy.
+struct CandidateSelection {
+  std::span<const AgentCandidate> candidates;
+  std::span<const std::uint8_t> send;
+  /// The candidates are known to pass candidates_valid() (a view's tracked list is checked once
+  /// when computed, not once per client): the encoder skips its own check.
+  bool checked = false;
+};
+
+/// Whether candidates are strictly increasing by id with coordinates <= kPositionMax (what
+/// SnapshotEncoder::encode requires of them).
+[[nodiscard]] bool candidates_valid(std::span<const AgentCandidate> candidates) noexcept;
+
 /// Counts of what one encode did (for budgets, summaries and benchmarks).
 struct SnapshotEncodeStats {
   std::size_t removed = 0;
@@ -112,6 +127,11 @@ class SnapshotEncoder {
   bool encode(const SnapshotHeader& header, const AgentFrameView& baseline, const AgentCandidates& candidates,
               const DensityGrid& grid, std::vector<std::uint8_t>& payload, std::span<AgentState> frame_agents,
               std::size_t& frame_size);
+  /// The same with the send flags apart from the candidates (same payload and frame as the
+  /// candidates with those flags). False also if the two spans differ in length.
+  bool encode(const SnapshotHeader& header, const AgentFrameView& baseline, const CandidateSelection& selection,
+              const DensityGrid& grid, std::vector<std::uint8_t>& payload, std::span<AgentState> frame_agents,
+              std::size_t& frame_size);
   [[nodiscard]] const SnapshotEncodeStats& stats() const noexcept { return stats_; }
   /// Ids of agents that died (were killed) recently, sorted strictly increasing; a superset is
   /// fine. Each later encode() flags the removed agents whose id is in it as deaths, so the
@@ -135,13 +155,19 @@ class SnapshotEncoder {
     std::size_t moving = 0;   // updated agents whose position or heading changed
     std::size_t stale = 0;    // kept agents not sent
   };
-  Merged merge(const AgentFrameView& baseline, const AgentCandidates& candidates, std::uint32_t tick, bool predicted,
-               unsigned shift,
-               AgentState* out);
+  // Send flags: in the candidates (Stride = sizeof(AgentCandidate)) or apart (Stride = 1).
+  template <std::size_t Stride>
+  bool encode_impl(const SnapshotHeader& header, const AgentFrameView& baseline,
+                   std::span<const AgentCandidate> candidates, const std::uint8_t* send, bool checked,
+                   const DensityGrid& grid,
+                   std::vector<std::uint8_t>& payload, std::span<AgentState> frame_agents, std::size_t& frame_size);
+  template <std::size_t Stride>
+  Merged merge(const AgentFrameView& baseline, std::span<const AgentCandidate> candidates, const std::uint8_t* send,
+               std::uint32_t tick, bool predicted, unsigned shift, AgentState* out);
   void write_header(const SnapshotHeader& header, bool has_grid, std::vector<std::uint8_t>& payload);
   void write_removed(const AgentFrameView& baseline);
   void write_kept_runs(std::size_t kept);
-  void write_added(const AgentCandidates& candidates);
+  void write_added(std::span<const AgentCandidate> candidates);
   void write_kind_changes();
   bool write_tables(std::size_t updated);  // false if a table cannot be built
   void write_escapes();

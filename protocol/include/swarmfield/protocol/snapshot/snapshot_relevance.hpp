@@ -143,6 +143,9 @@ class ViewRelevance {
   [[nodiscard]] std::size_t untracked() const noexcept { return untracked_; }
   /// The tracked agents, by id, each with send = 1.
   [[nodiscard]] const AgentCandidates& tracked() const noexcept { return tracked_; }
+  /// Whether tracked() passes candidates_valid() (checked once per compute(); false only when
+  /// the agents' ids were not unique).
+  [[nodiscard]] bool tracked_valid() const noexcept { return tracked_valid_; }
   /// Per tracked agent: squared distance to the view centre (in doubled position units).
   [[nodiscard]] const std::vector<std::uint64_t>& distances() const noexcept { return distances_; }
   /// Per tracked agent: its priority weight, 1 + round(7 x closeness to the centre) (1..8).
@@ -159,6 +162,7 @@ class ViewRelevance {
   std::size_t in_view_count_ = 0;
   std::size_t untracked_ = 0;
   AgentCandidates tracked_;
+  bool tracked_valid_ = true;
   std::vector<std::uint64_t> distances_;
   std::vector<std::uint8_t> weights_;
   DensityGrid geometry_;
@@ -192,19 +196,27 @@ class SnapshotSelector {
   void select(const ViewRelevance& relevance, const QuantizedRect& view, const AgentFrameView& baseline,
               std::uint32_t tick, double allowance_bytes, const RelevanceParams& params, AgentCandidates& out,
               DensityGrid& grid);
+  /// The last form without copying the candidates: the relevance's tracked list itself when
+  /// `view` contains the relevance's rectangle (else the selector's own list of those inside
+  /// `view`) and the send flags apart. Valid until the next call or until the relevance
+  /// changes. The same choice as select(), which copies it into `out` with the flags.
+  [[nodiscard]] CandidateSelection choose(const ViewRelevance& relevance, const QuantizedRect& view,
+                                          const AgentFrameView& baseline, std::uint32_t tick, double allowance_bytes,
+                                          const RelevanceParams& params, DensityGrid& grid);
   [[nodiscard]] const RelevanceStats& stats() const noexcept { return stats_; }
 
  private:
   // select()'s two steps (snapshot_relevance.cpp, SNAPSHOTS.md "Relevance and budget", 3 and 4).
   std::size_t prioritize(const std::vector<std::uint8_t>& weights, const AgentFrameView& baseline, std::uint32_t tick,
-                         const AgentCandidates& candidates);
+                         std::span<const AgentCandidate> candidates);
   void spend_budget(std::size_t news, double allowance_bytes, const RelevanceParams& params, bool want_grid,
-                    AgentCandidates& out, DensityGrid& grid);
+                    std::span<const AgentCandidate> candidates, DensityGrid& grid);
 
   RelevanceStats stats_;
   ViewRelevance relevance_;               // for the first select() form
-  std::vector<std::uint16_t> priority_;   // per candidate
-  std::vector<std::uint8_t> is_new_;      // per candidate: not in the baseline
+  std::vector<std::uint16_t> priority_;   // per candidate: its bin, | 0x8000 if not in the baseline
+  std::vector<std::uint8_t> send_;        // per candidate: sent this snapshot
+  AgentCandidates own_;                   // the tracked agents inside a client's own rectangle
   std::vector<std::uint32_t> bin_new_, bin_known_;  // candidates per priority bin
   std::vector<std::uint32_t> counts_;     // density grid counts
   std::vector<std::uint8_t> weights_;     // per candidate, when a shared relevance was filtered to the view
@@ -213,7 +225,7 @@ class SnapshotSelector {
     std::uint32_t since;  // tick it was first a candidate the client did not have
   };
   std::vector<Waiting> waiting_, next_waiting_;  // sorted by id
-  std::vector<std::uint32_t> since_;             // per candidate (new ones)
+  std::vector<std::uint32_t> new_since_;         // per new candidate, in order: tick it started waiting
 };
 
 /// Per-client byte budget: a token bucket filled at the client's bit rate, spent by each

@@ -37,6 +37,9 @@ class SnapshotSender {
   /// consumed then.
   bool encode(SnapshotHeader& header, const AgentCandidates& candidates, const DensityGrid& grid,
               std::vector<std::uint8_t>& payload);
+  /// The same with the send flags apart from the candidates (SnapshotSelector::choose).
+  bool encode(SnapshotHeader& header, const CandidateSelection& selection, const DensityGrid& grid,
+              std::vector<std::uint8_t>& payload);
 
   /// The frame of the last encoded snapshot (what the client holds once it decodes it). A copy
   /// made on the first call after encode() (frames are encoded straight into the history), for
@@ -65,6 +68,10 @@ class SnapshotSender {
   void set_prediction(bool on) noexcept { predict_ = on; }
 
  private:
+  template <class Candidates>
+  bool encode_any(SnapshotHeader& header, const Candidates& candidates, std::size_t count, const DensityGrid& grid,
+                  std::vector<std::uint8_t>& payload);
+
   SnapshotHistory history_;
   SnapshotEncoder encoder_;
   mutable AgentFrame frame_;               // the last frame when it was not encoded into history_

@@ -186,7 +186,6 @@ class ClientSnapshotStream {
   protocol::SnapshotSender sender_;
   protocol::SnapshotSelector selector_;
   protocol::SnapshotBudget budget_;
-  protocol::AgentCandidates candidates_;
   protocol::DensityGrid grid_;
   protocol::SnapshotHeader header_;
   std::size_t last_grid_bytes_ = 0;
