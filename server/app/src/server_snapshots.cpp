@@ -259,8 +259,9 @@ void Server::join_spectator_groups(std::uint64_t tick, std::uint64_t join_ticks)
 }
 
 void Server::settle_udp_groups(std::uint64_t tick) {
-  const auto send_back = [&](SnapshotJob& job) {
+  const auto send_back = [&](SnapshotJob& job, const char* why) {
     // Its own stream takes over: a full snapshot, then deltas against its own acknowledgements.
+    spdlog::info("client {}: {} of the shared spectator stream; back to its own stream", job.client->id, why);
     leave_spectator_group(*job.route, tick);
     ++spectator_lags_;
     job.group = nullptr;
@@ -279,7 +280,7 @@ void Server::settle_udp_groups(std::uint64_t tick) {
       const SnapshotRoute& route = *job.route;
       const std::uint32_t newest = acks_of(route).latest;
       if (next - route.group_first > kSharedAckLag && (newest == 0 || next - newest > kSharedAckLag)) {
-        send_back(job);
+        send_back(job, newest == 0 ? "no acknowledgement" : "acknowledgements too old");
       } else {
         group_members_.push_back(&job);
       }
@@ -310,7 +311,7 @@ void Server::settle_udp_groups(std::uint64_t tick) {
           if (acks_of(*job->route).has(majority)) {
             group_members_[kept++] = job;
           } else {
-            send_back(*job);
+            send_back(*job, "lacks the frame most members hold");
           }
         }
         group_members_.resize(kept);

@@ -271,7 +271,7 @@ class Server final : public TcpListener {
   // that lack the newest frame most members hold when no frame this recent is held by all: one
   // member that stops acknowledging, or loses datagrams, must not hold every other member's
   // deltas on an old baseline.
-  static constexpr std::uint32_t kSharedAckLag = 8;
+  static constexpr std::uint32_t kSharedAckLag = 16;
   // Members of the UDP shared streams: evicts the laggards, gives each stream its baseline.
   void settle_udp_groups(std::uint64_t tick);
   /// After the World's step: the rules (their log lines, a stop, the match's end).
