@@ -133,22 +133,25 @@ inline constexpr std::size_t kSpeedClasses = 4;
 /// and its axes swapped so that the velocity's larger component is x. An agent's miss then
 /// falls on the same symbols whichever way it walks (ahead or behind along its path, aside):
 /// the position symbols ~5% fewer bytes on the crowded whole-map view (format 0xD5).
+/// As masks (0 or -1), so that the hot loops turn residuals without branches.
 struct VelocityFrame {
-  bool flip_x = false, flip_y = false, swap = false;
+  std::int32_t flip_x = 0, flip_y = 0, swap = 0;
 };
 [[nodiscard]] inline VelocityFrame velocity_frame(std::int16_t vx, std::int16_t vy) noexcept {
   const int ax = vx < 0 ? -vx : vx, ay = vy < 0 ? -vy : vy;
-  return VelocityFrame{vx < 0, vy < 0, ay > ax};
+  return VelocityFrame{-static_cast<std::int32_t>(vx < 0), -static_cast<std::int32_t>(vy < 0), -static_cast<std::int32_t>(ay > ax)};
 }
 /// (rx, ry) into the frame: (a, b) with a along the velocity's larger component.
 [[nodiscard]] inline std::array<std::int32_t, 2> to_velocity_frame(VelocityFrame f, std::int32_t rx, std::int32_t ry) noexcept {
-  const std::int32_t a = f.flip_x ? -rx : rx, b = f.flip_y ? -ry : ry;
-  return f.swap ? std::array<std::int32_t, 2>{b, a} : std::array<std::int32_t, 2>{a, b};
+  const std::int32_t a = (rx ^ f.flip_x) - f.flip_x, b = (ry ^ f.flip_y) - f.flip_y;
+  const std::int32_t d = (a ^ b) & f.swap;
+  return {a ^ d, b ^ d};
 }
 /// The inverse: (a, b) in the frame back to (rx, ry).
 [[nodiscard]] inline std::array<std::int32_t, 2> from_velocity_frame(VelocityFrame f, std::int32_t a, std::int32_t b) noexcept {
-  const std::int32_t u = f.swap ? b : a, w = f.swap ? a : b;
-  return {f.flip_x ? -u : u, f.flip_y ? -w : w};
+  const std::int32_t d = (a ^ b) & f.swap;
+  const std::int32_t u = a ^ d, w = b ^ d;
+  return {(u ^ f.flip_x) - f.flip_x, (w ^ f.flip_y) - f.flip_y};
 }
 
 }  // namespace swarmfield::protocol
