@@ -206,7 +206,10 @@ test('the predictor floors negatives as the C++ arithmetic shifts do', () => {
   assert.equal(updateVelocityOver(7, 5, 5, 0), 7); // no span: kept
   assert.equal(updateVelocityOver(32767, 0, 2 ** 20 - 1, 1), 32767); // clamped
   assert.equal(updateVelocityOver(-32767, 2 ** 20 - 1, 0, 1), -32767);
-  assert.deepEqual([speedClass(7, -7), speedClass(-8, 0), speedClass(0, 31), speedClass(-32, 0)], [0, 1, 1, 2]);
+  assert.deepEqual(
+    [speedClass(3, -3), speedClass(-4, 0), speedClass(0, 15), speedClass(-16, 0), speedClass(63, -63), speedClass(0, -64)],
+    [0, 1, 1, 2, 2, 3],
+  );
 });
 
 test('acks: the newest sequence and the 32 before it', () => {

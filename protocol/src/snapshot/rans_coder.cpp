@@ -33,10 +33,18 @@ bool RansTable::build(std::span<const std::uint32_t> counts) {
   }
   if (total == 0) return false;
   size_ = counts.size();
-  unsigned bits = kRansMinScaleBits;
-  while (bits < kRansMaxScaleBits && (std::uint64_t{1} << bits) < 2 * total) ++bits;
+  // The scale: the smallest with 2^bits >= total / 4 (about four symbols a slot) and two slots
+  // per present symbol, at most kRansMaxScaleBits. A table costs up to ~300 bits, so with a few
+  // hundred symbols a coarse one is cheaper than the finest (2^bits >= 2 * total, before format
+  // 0xD5). Measured on the residual symbols of three scenes (bytes of tables + symbols a
+  // snapshot): the crowded whole-map view 4,837 finest, 4,772 by this rule, 4,763 by trying every
+  // scale for the fewest bits (~5 us a table, ~30 us a snapshot against ~200 us for the encode
+  // of 10k agents: not kept); the bench scene 6,165 / 6,134 / 6,122; a follow camera 522 / 484 / 483.
   // An alphabet's symbols must each get >= 1 slot: kRansMinScaleBits covers kRansMaxSymbols.
   static_assert((1u << kRansMinScaleBits) >= kRansMaxSymbols);
+  unsigned bits = kRansMinScaleBits;
+  while (bits < kRansMaxScaleBits && (std::size_t{1} << bits) < 2 * present) ++bits;
+  while (bits < kRansMaxScaleBits && (std::uint64_t{4} << bits) < total) ++bits;
   scale_bits_ = bits;
   const std::uint32_t target = 1u << bits;
 
@@ -66,7 +74,6 @@ bool RansTable::build(std::span<const std::uint32_t> counts) {
       sum -= take;
     }
   }
-  (void)present;
   prepare();
   return true;
 }

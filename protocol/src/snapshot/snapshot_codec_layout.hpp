@@ -26,7 +26,8 @@ inline constexpr unsigned kShiftFlagPos = 2;
 inline constexpr std::uint8_t kFlagShiftMask = 0x1C;
 inline constexpr std::uint8_t kKnownFlags = kFlagPredicted | kFlagGrid | kFlagShiftMask;
 
-// Position residual symbols: (rx, ry) both in [-3, 3] as (rx + 3) * 7 + (ry + 3), else escape.
+// Position residual symbols: (rx, ry) both in [-3, 3], turned into the baseline velocity's frame
+// (a, b) = to_velocity_frame(...), as (a + 3) * 7 + (b + 3), else escape.
 inline constexpr std::int32_t kPosRange = 3;
 inline constexpr std::size_t kPosSide = 2 * kPosRange + 1;
 inline constexpr std::size_t kPosEscape = kPosSide * kPosSide;  // 49

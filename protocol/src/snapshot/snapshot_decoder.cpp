@@ -318,8 +318,11 @@ bool SnapshotDecoder::merge(BitReader& in, RansDecoder& rans, RansDecoder& rans_
       rx = in.read_signed_exp_golomb(kEscapeOrder);
       ry = in.read_signed_exp_golomb(kEscapeOrder);
     } else {
-      rx = static_cast<std::int32_t>(ps / kPosSide) - kPosRange;
-      ry = static_cast<std::int32_t>(ps % kPosSide) - kPosRange;
+      // In the baseline velocity's frame (velocity_frame): back to (rx, ry).
+      const auto r = from_velocity_frame(velocity_frame(was.vx, was.vy), static_cast<std::int32_t>(ps / kPosSide) - kPosRange,
+                                         static_cast<std::int32_t>(ps % kPosSide) - kPosRange);
+      rx = r[0];
+      ry = r[1];
     }
     const std::int64_t x = coarse_coordinate(px, rx, header.precision_shift);
     const std::int64_t y = coarse_coordinate(py, ry, header.precision_shift);

@@ -221,7 +221,9 @@ SnapshotEncoder::Merged SnapshotEncoder::merge(const AgentFrameView& baseline,
       std::uint32_t ps = kPosEscape;
       if (static_cast<std::uint32_t>(rx + kPosRange) <= 2 * kPosRange &&
           static_cast<std::uint32_t>(ry + kPosRange) <= 2 * kPosRange) {
-        ps = static_cast<std::uint32_t>(rx + kPosRange) * kPosSide + static_cast<std::uint32_t>(ry + kPosRange);
+        // The symbol in the baseline velocity's frame; an escape carries (rx, ry) as they are.
+        const auto [a, b] = to_velocity_frame(velocity_frame(was.vx, was.vy), rx, ry);
+        ps = static_cast<std::uint32_t>(a + kPosRange) * kPosSide + static_cast<std::uint32_t>(b + kPosRange);
       } else {
         escapes_.push_back({zigzag_encode(rx), 0});
         escapes_.push_back({zigzag_encode(ry), 0});
@@ -397,7 +399,7 @@ void SnapshotEncoder::write_kind_changes() {
 }
 
 // ---- Bit section 6: frequency tables ------------------------------------------------------------
-// Of the residual symbols of the `updated` agents, per speed class.
+// Of the residual symbols of the `updated` agents, per speed class (kSpeedClasses).
 bool SnapshotEncoder::write_tables(std::size_t updated) {
   std::array<std::array<std::uint32_t, kPosAlphabet>, kSpeedClasses> pos_counts{};
   std::array<std::array<std::uint32_t, kHeadAlphabet>, kSpeedClasses> head_counts{};

@@ -4,12 +4,15 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <limits>
 
 #include <random>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "snapshot_test_support.hpp"
 #include "swarmfield/protocol/snapshot/snapshot_codec.hpp"
@@ -373,6 +376,34 @@ TEST_CASE("positions quantize to 1/64 cell in 20 bits") {
   for (float w : {0.3f, 17.77f, 1023.9f, 8000.123f}) {
     CHECK(std::fabs(sp::dequantize_agent_position(sp::quantize_agent_position(w, 1.0f), 1.0f) - w) <= 1.0f / 128 + 1e-3f);
   }
+}
+
+TEST_CASE("position residuals turn into the velocity's frame and back; speed classes") {
+  // Every velocity direction (signs, which component is larger, ties) and every residual in range.
+  for (const auto& [vx, vy] : std::vector<std::pair<std::int16_t, std::int16_t>>{
+           {0, 0}, {40, 3}, {-40, 3}, {40, -3}, {-40, -3}, {3, 40}, {-3, 40}, {3, -40}, {-3, -40}, {20, 20}, {-20, 20}, {32767, -32767}}) {
+    const sp::VelocityFrame f = sp::velocity_frame(vx, vy);
+    for (std::int32_t rx = -3; rx <= 3; ++rx) {
+      for (std::int32_t ry = -3; ry <= 3; ++ry) {
+        const auto [a, b] = sp::to_velocity_frame(f, rx, ry);
+        CHECK(std::max(std::abs(a), std::abs(b)) == std::max(std::abs(rx), std::abs(ry)));
+        const auto back = sp::from_velocity_frame(f, a, b);
+        CHECK(back[0] == rx);
+        CHECK(back[1] == ry);
+      }
+    }
+  }
+  // An agent ahead of its prediction by 2 steps lands on (2, 0) whichever way it walks.
+  CHECK(sp::to_velocity_frame(sp::velocity_frame(-40, 3), -2, 0) == std::array<std::int32_t, 2>{2, 0});
+  CHECK(sp::to_velocity_frame(sp::velocity_frame(3, -40), 0, -2) == std::array<std::int32_t, 2>{2, 0});
+  CHECK(sp::to_velocity_frame(sp::velocity_frame(40, 3), 2, 0) == std::array<std::int32_t, 2>{2, 0});
+  CHECK(sp::speed_class(3, -3) == 0);
+  CHECK(sp::speed_class(-4, 0) == 1);
+  CHECK(sp::speed_class(0, 15) == 1);
+  CHECK(sp::speed_class(-16, 0) == 2);
+  CHECK(sp::speed_class(63, -63) == 2);
+  CHECK(sp::speed_class(0, -64) == 3);
+  CHECK(sp::speed_class(-32767, 0) == 3);
 }
 
 TEST_CASE("coarse positions and headings: both ends hold the same frame, within half a step of the truth, for fewer bytes") {

@@ -12,7 +12,7 @@ export const POSITION_UNITS_PER_CELL = 64;
 export const MAX_PREDICTION_TICKS = 16;
 /** Ticks a velocity measurement spans at most. */
 export const MAX_VELOCITY_SPAN_TICKS = 64;
-export const SPEED_CLASSES = 3;
+export const SPEED_CLASSES = 4;
 
 /** 65536 / dt for dt = 1..64 (integer division; index 0 unused), as kInverseTicks. */
 const INVERSE_TICKS = Array.from({ length: MAX_VELOCITY_SPAN_TICKS + 1 }, (_, dt) => (dt === 0 ? 0 : Math.floor(65536 / dt)));
@@ -56,10 +56,10 @@ export function updateVelocityOver(v, x, xNew, dt) {
   return blended < -32767 ? -32767 : blended > 32767 ? 32767 : blended;
 }
 
-/** Speed class of a velocity estimate (the residuals' coding context): 0, 1 or 2. */
+/** Speed class of a velocity estimate (the residuals' coding context): 0, 1, 2 or 3. */
 export function speedClass(vx, vy) {
   const m = Math.max(Math.abs(vx), Math.abs(vy));
-  return m < 8 ? 0 : m < 32 ? 1 : 2;
+  return m < 4 ? 0 : m < 16 ? 1 : m < 64 ? 2 : 3;
 }
 
 /**

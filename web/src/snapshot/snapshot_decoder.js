@@ -1,5 +1,5 @@
 // The delta snapshot decoder, a port of protocol/src/snapshot/snapshot_decoder.cpp (wire layout:
-// protocol/SNAPSHOTS.md, format 0xD4). decodeSnapshot() is the list of its steps in wire order:
+// protocol/SNAPSHOTS.md, format 0xD5). decodeSnapshot() is the list of its steps in wire order:
 // header and players, the bit section's parts (density grid, removed and deaths, kept runs,
 // added, kind changes, frequency tables), the residual streams, then the merge that builds the
 // frame from the baseline. Every value from the wire is range-checked before use, exactly where
@@ -20,7 +20,7 @@ import {
 } from './prediction.js';
 
 /** First byte of every snapshot payload. */
-export const SNAPSHOT_FORMAT = 0xd4;
+export const SNAPSHOT_FORMAT = 0xd5;
 /** Fixed bytes before the players. */
 export const SNAPSHOT_HEADER_BYTES = 36;
 export const SNAPSHOT_PLAYER_BYTES = 37;
@@ -35,7 +35,8 @@ const FLAG_SHIFT_MASK = 0x1c;
 const MAX_PRECISION_SHIFT = 4;
 const KNOWN_FLAGS = FLAG_PREDICTED | FLAG_GRID | FLAG_SHIFT_MASK;
 
-// Residual symbols: position (rx, ry) in [-3, 3]^2 as (rx + 3) * 7 + (ry + 3), else 49 (escape);
+// Residual symbols: position (rx, ry) in [-3, 3]^2, turned into the baseline velocity's frame
+// (a, b) (prediction.js, fromVelocityFrame), as (a + 3) * 7 + (b + 3), else 49 (escape);
 // heading dh in [-7, 7] as dh + 7, else 15 (escape: the heading in 8 bits).
 const POS_RANGE = 3;
 const POS_SIDE = 2 * POS_RANGE + 1;
@@ -66,7 +67,7 @@ function f32(view, at) {
 
 /**
  * The fixed first bytes of a payload: { sequence, tick, baselineDistance }, or null if it is too
- * short, not format 0xD4, or the baseline distance is out of range (read_snapshot_prelude).
+ * short, not format 0xD5, or the baseline distance is out of range (read_snapshot_prelude).
  * @param {Uint8Array} p
  */
 export function readSnapshotPrelude(p) {
@@ -350,8 +351,13 @@ function merge(reader, rans, ransHead, baseline, header, frame, s) {
       rx = reader.readSignedExpGolomb(ESCAPE_ORDER);
       ry = reader.readSignedExpGolomb(ESCAPE_ORDER);
     } else {
-      rx = Math.floor(ps / POS_SIDE) - POS_RANGE;
-      ry = (ps % POS_SIDE) - POS_RANGE;
+      // In the baseline velocity's frame: back to (rx, ry).
+      const a = Math.floor(ps / POS_SIDE) - POS_RANGE;
+      const c = (ps % POS_SIDE) - POS_RANGE;
+      const u = Math.abs(wasVy) > Math.abs(wasVx) ? c : a;
+      const w = Math.abs(wasVy) > Math.abs(wasVx) ? a : c;
+      rx = wasVx < 0 ? -u : u;
+      ry = wasVy < 0 ? -w : w;
     }
     const x = px + rx * step;
     const y = py + ry * step;

@@ -118,12 +118,40 @@ inline constexpr unsigned kMaxHeadingShift = 3;
   return static_cast<std::uint8_t>(static_cast<std::uint32_t>(was) + static_cast<std::uint32_t>(q) * (1u << shift));
 }
 
-/// Speed class of a velocity estimate, the coding context of the agent's residuals:
-/// 0 below 1/2 position unit per tick (at rest or jostling), 1 below 2, 2 otherwise.
-inline constexpr std::size_t kSpeedClasses = 3;
+/// Speed class of a velocity estimate (max(|vx|, |vy|)), the coding context of the agent's
+/// residuals: 0 below 1/4 position unit per tick (at rest or jostling), 1 below 1, 2 below 4,
+/// 3 otherwise. Four classes instead of three (below 1/2, 2, else): on the crowded whole-map
+/// view the residual symbols and tables took ~1.4% fewer bytes (format 0xD5).
+inline constexpr std::size_t kSpeedClasses = 4;
 [[nodiscard]] inline std::size_t speed_class(std::int16_t vx, std::int16_t vy) noexcept {
   const int m = std::max(vx < 0 ? -vx : vx, vy < 0 ? -vy : vy);
-  return m < 8 ? 0 : m < 32 ? 1 : 2;
+  return m < 4 ? 0 : m < 16 ? 1 : m < 64 ? 2 : 3;
+}
+
+/// The baseline velocity's frame of an updated agent's position residual (SNAPSHOTS.md,
+/// "Residual symbols"): the residual's signs flipped so that the velocity points to +x, +y,
+/// and its axes swapped so that the velocity's larger component is x. An agent's miss then
+/// falls on the same symbols whichever way it walks (ahead or behind along its path, aside):
+/// the position symbols ~5% fewer bytes on the crowded whole-map view (format 0xD5).
+/// As masks (0 or -1), so that the hot loops turn residuals without branches.
+struct VelocityFrame {
+  std::int32_t flip_x = 0, flip_y = 0, swap = 0;
+};
+[[nodiscard]] inline VelocityFrame velocity_frame(std::int16_t vx, std::int16_t vy) noexcept {
+  const int ax = vx < 0 ? -vx : vx, ay = vy < 0 ? -vy : vy;
+  return VelocityFrame{-static_cast<std::int32_t>(vx < 0), -static_cast<std::int32_t>(vy < 0), -static_cast<std::int32_t>(ay > ax)};
+}
+/// (rx, ry) into the frame: (a, b) with a along the velocity's larger component.
+[[nodiscard]] inline std::array<std::int32_t, 2> to_velocity_frame(VelocityFrame f, std::int32_t rx, std::int32_t ry) noexcept {
+  const std::int32_t a = (rx ^ f.flip_x) - f.flip_x, b = (ry ^ f.flip_y) - f.flip_y;
+  const std::int32_t d = (a ^ b) & f.swap;
+  return {a ^ d, b ^ d};
+}
+/// The inverse: (a, b) in the frame back to (rx, ry).
+[[nodiscard]] inline std::array<std::int32_t, 2> from_velocity_frame(VelocityFrame f, std::int32_t a, std::int32_t b) noexcept {
+  const std::int32_t d = (a ^ b) & f.swap;
+  const std::int32_t u = a ^ d, w = b ^ d;
+  return {(u ^ f.flip_x) - f.flip_x, (w ^ f.flip_y) - f.flip_y};
 }
 
 }  // namespace swarmfield::protocol

@@ -36,8 +36,9 @@ class RansTable {
   /// Builds the table from `counts` (one per symbol, alphabet size = counts.size() <=
   /// kRansMaxSymbols, at least one non-zero): every symbol with a non-zero count gets a
   /// frequency >= 1, the frequencies sum to 2^scale_bits, scale_bits = the smallest value in
-  /// [kRansMinScaleBits, kRansMaxScaleBits] for which 2^scale_bits >= 2 * (sum of counts),
-  /// capped. Returns false (table unusable) when every count is zero or the alphabet is too big.
+  /// [kRansMinScaleBits, kRansMaxScaleBits] with 2^scale_bits >= 2 * (symbols present) and
+  /// 2^scale_bits >= (sum of counts) / 4, capped (a coarse table is cheaper to write). Returns
+  /// false (table unusable) when every count is zero or the alphabet is too big.
   bool build(std::span<const std::uint32_t> counts);
   /// Writes the table: 3 bits scale_bits - kRansMinScaleBits, 3 bits Exp-Golomb order k, then
   /// each symbol's frequency as Exp-Golomb of order k (absent symbols: frequency 0).

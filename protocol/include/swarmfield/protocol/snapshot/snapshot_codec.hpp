@@ -24,8 +24,9 @@ namespace swarmfield::protocol {
 
 /// First byte of every delta snapshot payload (format 1).
 /// 0xD1 before players carried health and kills; 0xD2 before the wave, the players' shots,
-/// score and aim, and the death flags of removed agents; 0xD3 before the precision shift.
-inline constexpr std::uint8_t kSnapshotFormat = 0xD4;
+/// score and aim, and the death flags of removed agents; 0xD3 before the precision shift; 0xD4
+/// before the position symbols in the velocity's frame and four speed classes.
+inline constexpr std::uint8_t kSnapshotFormat = 0xD5;
 /// Fixed bytes before the players: format, flags, sequence, tick, baseline distance, echo time,
 /// total agents, rebuilds, wave, player count.
 inline constexpr std::size_t kSnapshotHeaderBytes = 36;
