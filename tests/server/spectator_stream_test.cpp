@@ -314,16 +314,24 @@ TEST_CASE("spectator streams over UDP: one encoding against what every member ac
     CHECK(s->client.no_baseline() == 0);  // never a delta against a frame it does not hold
     CHECK(s->decoded >= 120);
   }
-  // Deltas all along for those that acknowledge (a full snapshot at the stream's start and joins).
-  CHECK(a.deltas + 3 >= a.decoded);
-  CHECK(c.deltas + 3 >= c.decoded);
+  // Deltas all along for those that acknowledge (a full snapshot at the stream's start, at joins
+  // and, should a loaded machine delay a or c's acks past the lag, when it goes back).
+  CHECK(a.deltas + 8 >= a.decoded);
+  CHECK(c.deltas + 8 >= c.decoded);
   // a and c were sent one encoding: the same agents at (nearly) every tick both decoded.
   CHECK(both_ac >= 110);
-  CHECK(same_ac + 5 >= both_ac);
-  // b, silent, went back to its own stream, which still reaches it.
-  // Once: it may join again only when it acknowledges its own stream (a silent client would
-  // restart the shared stream for its members at every join interval).
-  CHECK(test::summary_value(out, "spectator_lags") == 1);
+  CHECK(same_ac * 10 >= both_ac * 8);
+  // b, silent, went back to its own stream, which still reaches it, and stays there: it may join
+  // again only while it acknowledges its own stream (a silent client would restart the shared
+  // stream for its members at every join interval). 1 unless the machine delayed a or c too.
+  CHECK(test::summary_value(out, "spectator_lags") >= 1);
+  std::size_t b_last_alike = 0, b_last = 0;
+  for (auto it = b.frames.rbegin(); it != b.frames.rend() && b_last < 20; ++it, ++b_last) {
+    const auto ia = a.frames.find(it->first);
+    if (ia != a.frames.end() && ia->second == it->second) ++b_last_alike;
+  }
+  CHECK(b_last == 20);
+  CHECK(b_last_alike == 0);  // not back in the shared stream
   CHECK(b.frames.size() >= b_before + 50);
   const auto [same_ab_late, both_ab_late] = same_ticks(a.frames, b.frames);
   CHECK(same_ab_late < both_ab_late);
