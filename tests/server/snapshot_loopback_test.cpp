@@ -54,7 +54,11 @@ protocol::Input whole_view(std::uint32_t sequence, const protocol::SnapshotAck& 
 }  // namespace
 
 TEST_CASE("snapshot loopback: acked deltas over UDP; the viewer's agents match the world within quantization") {
-  const std::vector<std::string> flags = test::small_city({"--agents", "3000", "--seed", "11", "--threads", "1"});
+  // --ack-timeout 60: this viewer reads UDP only; acks stalled 3 s on a loaded machine would move
+  // the stream to TCP, which it does not read, and the deltas after it to frames it never decoded
+  // (a flaky no_baseline count).
+  const std::vector<std::string> flags =
+      test::small_city({"--agents", "3000", "--seed", "11", "--threads", "1", "--ack-timeout", "60"});
   ServerProcess server(flags);
   const auto ports = test::wait_listening(server);
   REQUIRE_MESSAGE(ports.has_value(), server.err());
