@@ -41,13 +41,26 @@ bool candidates_valid(std::span<const AgentCandidate> candidates) noexcept {
 bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView& baseline,
                              const AgentCandidates& candidates, const DensityGrid& grid,
                              std::vector<std::uint8_t>& payload, AgentFrame& frame) {
+  return encode_into_frame(header, baseline, candidates, candidates.size(), grid, payload, frame);
+}
+
+bool SnapshotEncoder::encode(const SnapshotHeader& header, const AgentFrameView& baseline,
+                             const CandidateSelection& selection, const DensityGrid& grid,
+                             std::vector<std::uint8_t>& payload, AgentFrame& frame) {
+  return encode_into_frame(header, baseline, selection, selection.candidates.size(), grid, payload, frame);
+}
+
+template <class Candidates>
+bool SnapshotEncoder::encode_into_frame(const SnapshotHeader& header, const AgentFrameView& baseline,
+                                        const Candidates& candidates, std::size_t count, const DensityGrid& grid,
+                                        std::vector<std::uint8_t>& payload, AgentFrame& frame) {
   frame.grid.clear();
   frame.sequence = header.sequence;
   frame.tick = header.tick;
   // Sized for the worst case; resize() only initializes what grew since the last call, the
   // final resize() shrinks.
   const std::size_t base_count = header.baseline_distance == 0 ? 0 : baseline.size();
-  frame.agents.resize(base_count + candidates.size());
+  frame.agents.resize(base_count + count);
   std::size_t size = 0;
   if (!encode(header, baseline, candidates, grid, payload, frame.agents, size)) return false;
   frame.agents.resize(size);

@@ -9,21 +9,14 @@ SnapshotSender::SnapshotSender(std::size_t history_agents, bool reliable, Histor
 bool SnapshotSender::on_ack(const SnapshotAck& ack) noexcept {
   if (ack.latest == 0) return true;
   if (ack.latest >= next_sequence_) return false;  // never sent: a confused or hostile client
-  // Merge into what we know; older acks only add bits.
-  for (std::uint32_t back = 0; back <= 32 && back < ack.latest; ++back) {
-    const std::uint32_t s = ack.latest - back;
-    if (ack.has(s)) acked_.add(s);
-  }
+  acked_.merge(ack);  // into what we know; older acks only add bits
   if (acked_.latest > newest_acked_) newest_acked_ = acked_.latest;
   return true;
 }
 
 void SnapshotSender::set_acks(const SnapshotAck& acks) noexcept {
   acked_ = SnapshotAck{};
-  for (std::uint32_t back = 0; back <= 32 && back < acks.latest; ++back) {
-    const std::uint32_t s = acks.latest - back;
-    if (s < next_sequence_ && acks.has(s)) acked_.add(s);
-  }
+  acked_.merge(acks, 1, next_sequence_);
   newest_acked_ = acked_.latest;
 }
 
@@ -88,15 +81,7 @@ bool SnapshotSender::encode_any(SnapshotHeader& header, const Candidates& candid
     }
     history_.commit(header.sequence, header.tick, size, grid);
   } else {
-    // As SnapshotEncoder::encode into an AgentFrame does (resize() initializes only what grew).
-    frame_.grid.clear();
-    frame_.sequence = header.sequence;
-    frame_.tick = header.tick;
-    frame_.agents.resize(nb + count);
-    std::size_t size = 0;
-    if (!encoder_.encode(header, baseline, candidates, grid, payload, frame_.agents, size)) return false;
-    frame_.agents.resize(size);
-    frame_.grid = grid;
+    if (!encoder_.encode(header, baseline, candidates, grid, payload, frame_)) return false;
     if (!history_.store(frame_)) {
       // Too big to remember: send it, but it can never be a baseline.
     }

@@ -270,15 +270,11 @@ void Server::settle_udp_groups(std::uint64_t tick) {
   for (SpectatorGroup* g : group_jobs_) {
     if (!g->udp) continue;
     const std::uint32_t next = g->stream.next_sequence();
-    // The acknowledgements that count: of the stream's sequences since the member joined.
-    const auto acks_of = [](const SnapshotRoute& r) {
-      return r.group_acks.latest >= r.group_first ? r.group_acks : protocol::SnapshotAck{};
-    };
     group_members_.clear();
     for (SnapshotJob& job : snapshot_jobs_) {
       if (job.group != g) continue;
       const SnapshotRoute& route = *job.route;
-      const std::uint32_t newest = acks_of(route).latest;
+      const std::uint32_t newest = route.group_acks.latest;
       if (next - route.group_first > kSharedAckLag && (newest == 0 || next - newest > kSharedAckLag)) {
         send_back(job, newest == 0 ? "no acknowledgement" : "acknowledgements too old");
       } else {
@@ -288,7 +284,7 @@ void Server::settle_udp_groups(std::uint64_t tick) {
     const auto common_of_members = [&] {
       protocol::SnapshotAck common;
       for (std::size_t i = 0; i < group_members_.size(); ++i) {
-        const protocol::SnapshotAck a = acks_of(*group_members_[i]->route);
+        const protocol::SnapshotAck& a = group_members_[i]->route->group_acks;
         common = i == 0 ? a : protocol::common_acks(common, a);
       }
       return common;
@@ -302,13 +298,13 @@ void Server::settle_udp_groups(std::uint64_t tick) {
       for (std::uint32_t back = 1; back <= kSharedAckLag && back < next && majority == 0; ++back) {
         const std::uint32_t s = next - back;
         std::size_t holders = 0;
-        for (const SnapshotJob* job : group_members_) holders += acks_of(*job->route).has(s) ? 1 : 0;
+        for (const SnapshotJob* job : group_members_) holders += job->route->group_acks.has(s) ? 1 : 0;
         if (holders * 2 >= group_members_.size()) majority = s;
       }
       if (majority != 0) {
         std::size_t kept = 0;
         for (SnapshotJob* job : group_members_) {
-          if (acks_of(*job->route).has(majority)) {
+          if (job->route->group_acks.has(majority)) {
             group_members_[kept++] = job;
           } else {
             send_back(*job, "lacks the frame most members hold");
@@ -334,11 +330,7 @@ void Server::on_snapshot_ack(ClientState& client, const protocol::SnapshotAck& a
     // A member of a shared stream over UDP acknowledges the stream's sequences: kept per member
     // (from its first one on) and combined before each encode (settle_udp_groups).
     if (ack.latest >= git->second->stream.next_sequence()) return;  // never sent: ignored
-    for (std::uint32_t back = 0; back <= 32 && back < ack.latest; ++back) {
-      const std::uint32_t s = ack.latest - back;
-      if (s < route.group_first) break;
-      if (ack.has(s)) route.group_acks.add(s);
-    }
+    route.group_acks.merge(ack, route.group_first);
   } else if (!route.stream.on_ack(ack)) {
     return;  // a sequence never sent: ignored
   }

@@ -244,7 +244,7 @@ TEST_CASE("at most 255 players travel; the rest are dropped, not garbled") {
   sp::SnapshotDecoder dec;
   sp::AgentFrame frame, out;
   std::vector<std::uint8_t> payload;
-  REQUIRE(enc.encode(h, sp::AgentFrameView::empty(), {}, {}, payload, frame));
+  REQUIRE(enc.encode(h, sp::AgentFrameView::empty(), sp::AgentCandidates{}, {}, payload, frame));
   sp::SnapshotHeader got;
   std::string error;
   REQUIRE_MESSAGE(dec.decode(payload, sp::AgentFrameView::empty(), got, out, &error), error);
@@ -258,7 +258,7 @@ TEST_CASE("players carry health, kills, shots, score and aim; the wave travels; 
   sp::SnapshotDecoder dec;
   sp::AgentFrame frame, out;
   std::vector<std::uint8_t> payload;
-  REQUIRE(enc.encode(h, sp::AgentFrameView::empty(), {}, {}, payload, frame));
+  REQUIRE(enc.encode(h, sp::AgentFrameView::empty(), sp::AgentCandidates{}, {}, payload, frame));
   REQUIRE(payload[0] == sp::kSnapshotFormat);
   sp::SnapshotHeader got;
   std::string error;

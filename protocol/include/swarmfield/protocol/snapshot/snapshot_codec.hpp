@@ -133,6 +133,9 @@ class SnapshotEncoder {
   bool encode(const SnapshotHeader& header, const AgentFrameView& baseline, const CandidateSelection& selection,
               const DensityGrid& grid, std::vector<std::uint8_t>& payload, std::span<AgentState> frame_agents,
               std::size_t& frame_size);
+  /// The same into an AgentFrame.
+  bool encode(const SnapshotHeader& header, const AgentFrameView& baseline, const CandidateSelection& selection,
+              const DensityGrid& grid, std::vector<std::uint8_t>& payload, AgentFrame& frame);
   [[nodiscard]] const SnapshotEncodeStats& stats() const noexcept { return stats_; }
   /// Ids of agents that died (were killed) recently, sorted strictly increasing; a superset is
   /// fine. Each later encode() flags the removed agents whose id is in it as deaths, so the
@@ -156,6 +159,11 @@ class SnapshotEncoder {
     std::size_t moving = 0;   // updated agents whose position or heading changed
     std::size_t stale = 0;    // kept agents not sent
   };
+  // The encode into an AgentFrame, for either kind of candidates (`count` of them).
+  template <class Candidates>
+  bool encode_into_frame(const SnapshotHeader& header, const AgentFrameView& baseline, const Candidates& candidates,
+                         std::size_t count, const DensityGrid& grid, std::vector<std::uint8_t>& payload,
+                         AgentFrame& frame);
   // Send flags: in the candidates (Stride = sizeof(AgentCandidate)) or apart (Stride = 1).
   template <std::size_t Stride>
   bool encode_impl(const SnapshotHeader& header, const AgentFrameView& baseline,

@@ -31,6 +31,14 @@ struct SnapshotAck {
       received |= 1u << (latest - sequence - 1);
     }
   }
+  /// Records every sequence `other` reports within [from, below) (older than latest - 32 is
+  /// forgotten, as by add()).
+  constexpr void merge(const SnapshotAck& other, std::uint32_t from = 1, std::uint32_t below = 0xFFFFFFFFu) noexcept {
+    for (std::uint32_t back = 0; back <= 32 && back < other.latest; ++back) {
+      const std::uint32_t s = other.latest - back;
+      if (s >= from && s < below && other.has(s)) add(s);
+    }
+  }
   friend constexpr bool operator==(const SnapshotAck&, const SnapshotAck&) = default;
 };
 
