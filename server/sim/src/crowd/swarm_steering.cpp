@@ -31,6 +31,13 @@ constexpr std::size_t kCellRing = 16;  // > kPrefetchAgents, a power of two
 // Streaming: last tick's speed at least this fraction of the kind's max (Swarm::streaming_).
 constexpr float kStreamSpeed = 0.25f;
 constexpr float kFreeFlowSpeed = 0.9f;
+// In sight of a standing goal, the congestion field's way is for agents farther than this many
+// cells from touching it (nearer, an agent packs straight at the goal), and only where that way
+// turns from the straight line at the goal by more than 30 degrees (cos below kSightDetourCos)
+// and less than 120 (cos above kSightDetourBackCos).
+constexpr float kSightDetourCells = 6.0f;
+constexpr float kSightDetourCos = 0.8660254f;
+constexpr float kSightDetourBackCos = -0.5f;
 
 /// Direction (unit) from `p` to the centre of the nearest block (cell for class 1) that
 /// `integration` can reach on the class grid `grid`, within `range` blocks (Chebyshev) of p's
@@ -305,14 +312,24 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
   // A crowd on the exact route (the congestion field values the block well above the exact
   // field): the congestion field's way, round the crowd or by another way, unless the agent
   // rests. Whole-map mode only (the congestion fields are not built otherwise). Not for an agent
-  // in sight of its goal (it packs round it, walking round the pile), nor for one in a crowded
-  // block itself (it is in the crowd: leaving would only stir it; the detour bit says so).
-  if (t.congestion != nullptr && !hierarchical && perm_resting_[k] == 0 &&
-      (sample.status == NavStatus::kFollow || sample.status == NavStatus::kFollowFlow) &&
+  // in a crowded block itself (it is in the crowd: leaving would only stir it; the detour bit
+  // says so). In sight of its goal only while the goal stands, farther than kSightDetourCells
+  // from touching it, and where the congestion field's way turns from the straight line at the
+  // goal by 30 to 120 degrees: round a pile that arrived from one side to its thin side and
+  // the player's back (without it, late arrivals, brutes most, stop behind the pile and wall
+  // the player in on one side). Where both ways agree (a queue in a dead end, where every way
+  // leads through the same crowd) the agent packs straight at the goal as before: following the
+  // congestion way there only sent agents wandering from one less crowded cell to the next. Nor
+  // does it back away from the goal (beyond 120 degrees): agents on the rim of a pile that has
+  // wrapped round circled it for over a minute, looking for a thinner side.
+  const bool out_of_sight = sample.status == NavStatus::kFollow || sample.status == NavStatus::kFollowFlow;
+  const bool sight_detour = sample.status == NavStatus::kGoalInSight && goal_moves_[k] == 0 &&
+                            goal_room > kSightDetourCells * cs;
+  if (t.congestion != nullptr && !hierarchical && perm_resting_[k] == 0 && (out_of_sight || sight_detour) &&
       t.congestion->detour(size_class, block.x, block.y)) {
     const float shift = 0.5f * static_cast<float>(size_class - 1) * cs;
     const Vec2 way = sample_flow(grid, t.congestion->flow(size_class), p - Vec2{shift, shift});
-    if (way.x != 0.0f || way.y != 0.0f) {
+    if ((way.x != 0.0f || way.y != 0.0f) && (out_of_sight || (dot(way, desired) < kSightDetourCos && dot(way, desired) > kSightDetourBackCos))) {
       desired = way;
       goal_room = kNoGoalLimit;
     }
