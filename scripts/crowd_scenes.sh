@@ -165,6 +165,16 @@ fi
 if has oneside; then
   run oneside "$out/open96.map" 1800 10 -- --agents 1000 --spawn-rect 1,1,30,95 "${kinds[@]}" --player 60.5,48.5 --threads 2
   analyze oneside "$out/open96.map" 60.5,48.5
+  # The family: from the top, from a corner (farther, and the pile must wrap a wider angle), with
+  # the server's spawn weights (3:6:1), and walkers only.
+  run oneside_top "$out/open96.map" 1800 10 -- --agents 1000 --spawn-rect 1,1,95,25 "${kinds[@]}" --player 48.5,60.5 --threads 2
+  analyze oneside_top "$out/open96.map" 48.5,60.5
+  run oneside_corner "$out/open96.map" 1800 10 -- --agents 1000 --spawn-rect 1,1,35,35 "${kinds[@]}" --player 70.5,70.5 --threads 2
+  analyze oneside_corner "$out/open96.map" 70.5,70.5
+  run oneside_weights "$out/open96.map" 1800 10 -- --agents 1000 --spawn-rect 1,1,30,95 --kind runner:3 --kind walker:6 --kind brute:1 --player 60.5,48.5 --threads 2
+  analyze oneside_weights "$out/open96.map" 60.5,48.5
+  run oneside_walkers "$out/open96.map" 1800 10 -- --agents 1000 --spawn-rect 1,1,30,95 --kind walker --player 60.5,48.5 --threads 2
+  analyze oneside_walkers "$out/open96.map" 60.5,48.5
 fi
 if has big; then
   run big "$out/open256.map" 2700 30 -- --agents 10000 "${kinds[@]}" --player 128.5,128.5 --threads 2
