@@ -172,7 +172,9 @@ class Swarm {
   /// With `congestion` (optional; World passes its CongestionFields): an agent out of sight of
   /// its goal and not at rest, on a block whose detour bit is set (CongestionFields::detour(): a
   /// crowd on its best route), follows the congestion field's smoothed flow instead, round the
-  /// crowd or to another way.
+  /// crowd or to another way. So does one in sight of a standing goal, more than 6 cells from
+  /// touching it, where that flow turns 30 to 120 degrees from the straight line at the goal
+  /// (round a pile that arrived from one side, to its thin side).
   /// `moving_goals` (optional; by goal index, as nav's goals; 1 = the goal is on the move, e.g.
   /// a walking player): touching a moving goal does not hold an agent, so no rest starts there
   /// and a horde chasing a running player never comes to rest behind it (a resting pile
