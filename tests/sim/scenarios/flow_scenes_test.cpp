@@ -261,22 +261,16 @@ TEST_CASE("F4 pile: a crowd arriving from one side packs round the player, not i
   world.add_player(player);
   spawn_rect(world, 1000, 1.0f, 1.0f, 30.0f, 95.0f, 95, {0, 1, 2});
   for (int t = 0; t < 1800; ++t) world.step(kDt);  // 60 s
-  // crowd_scene.py's figures: the packed disc's radius R from the agents' hexagonal cell areas
-  // (2 sqrt(3) r^2 each) and the player's disc; radius of gyration over R / sqrt(2).
+  // crowd_scene.py's figures: the packed disc (the player's disc counted in) and the share of
+  // agents farther than its radius + 3 cells.
   const Swarm& swarm = world.swarm();
-  double area = kPi * world.params().player_radius * world.params().player_radius;
-  double sum_d2 = 0.0;
-  std::vector<float> dist;
+  const double player_area = kPi * world.params().player_radius * world.params().player_radius;
+  const PileShape shape = pile_shape(swarm, player, 1.0, player_area);
+  std::size_t beyond = 0;
   for (std::size_t i = 0; i < swarm.size(); ++i) {
-    const float r = swarm.kind_table()[swarm.kinds()[i]].radius;
-    area += 2.0 * std::sqrt(3.0) * r * r;
-    const float d = length(Vec2{swarm.xs()[i], swarm.ys()[i]} - player);
-    sum_d2 += static_cast<double>(d) * d;
-    dist.push_back(d);
+    beyond += length(Vec2{swarm.xs()[i], swarm.ys()[i]} - player) > shape.packed_radius + 3.0 ? 1 : 0;
   }
-  const double packed_r = std::sqrt(area / kPi);
-  const double rg_ratio = std::sqrt(sum_d2 / static_cast<double>(swarm.size())) / (packed_r / std::sqrt(2.0));
-  const auto beyond = std::count_if(dist.begin(), dist.end(), [&](float d) { return d > packed_r + 3.0; });
+  const double rg_ratio = shape.rg_ratio;
   const double beyond_share = static_cast<double>(beyond) / static_cast<double>(swarm.size());
   MESSAGE("F4 pile: radius of gyration " << rg_ratio << "x the packed disc's, " << beyond_share
                                           << " of the agents beyond its radius + 3 cells");

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <numbers>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -198,6 +199,31 @@ class ScenarioRun {
   std::unique_ptr<World> world_;
   std::uint32_t player_ = 0;
 };
+
+/// A crowd's shape about `centre` (world units), as ../shared/tools/crowd_scene.py measures it:
+/// `packed_radius`, the radius of the disc (or of its open `fraction`: 1, 1/2, 1/4) that the
+/// agents fill at hexagonal packing (each disc's hex cell, sqrt(3)/2 (2r)^2, plus `extra_area`,
+/// e.g. the player's disc); `rg_ratio`, the crowd's radius of gyration about `centre` over that
+/// disc's (packed_radius / sqrt(2)).
+struct PileShape {
+  double packed_radius = 0.0;
+  double rg_ratio = 0.0;
+};
+[[nodiscard]] inline PileShape pile_shape(const Swarm& s, Vec2 centre, double fraction = 1.0,
+                                          double extra_area = 0.0) {
+  double sum2 = 0.0, area = extra_area;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const float r_i = s.kind_table()[s.kinds()[i]].radius;
+    const float dist = length(Vec2{s.xs()[i], s.ys()[i]} - centre);
+    sum2 += static_cast<double>(dist) * dist;
+    area += std::sqrt(3.0) / 2.0 * (2.0 * r_i) * (2.0 * r_i);
+  }
+  PileShape shape;
+  shape.packed_radius = std::sqrt(area / (fraction * std::numbers::pi));
+  shape.rg_ratio = s.size() == 0 ? 0.0
+                                 : std::sqrt(sum2 / static_cast<double>(s.size())) / (shape.packed_radius / std::sqrt(2.0));
+  return shape;
+}
 
 /// Signed angle (radians, in (-pi, pi]) from direction a to direction b.
 [[nodiscard]] inline float angle_between(Vec2 a, Vec2 b) {

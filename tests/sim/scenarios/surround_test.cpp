@@ -99,15 +99,13 @@ SurroundResult run_surround(World& world, Vec2 player, int ticks, float fraction
   r.settled_at_5s = slow_fraction[static_cast<std::size_t>(from)];
   r.settled_min = *std::min_element(slow_fraction.begin() + from, slow_fraction.end());
   // Shape at the end.
-  double sum2 = 0.0, area = 0.0;
+  const PileShape shape = pile_shape(s, player, fraction);
   float reach = 0.0f;
   std::vector<bool> occupied(static_cast<std::size_t>(sector_count), false);
   for (std::size_t i = 0; i < s.size(); ++i) {
     const float r_i = s.kind_table()[s.kinds()[i]].radius;
     const Vec2 d = Vec2{s.xs()[i], s.ys()[i]} - player;
     const float dist = length(d);
-    sum2 += static_cast<double>(dist) * dist;
-    area += std::sqrt(3.0) / 2.0 * (2.0 * r_i) * (2.0 * r_i);  // hex cell of one disc
     reach = std::max(reach, dist);
     if (dist <= r_i + pr + 2.0f) {
       float a = std::atan2(d.y, d.x) - open_from;
@@ -116,10 +114,8 @@ SurroundResult run_surround(World& world, Vec2 player, int ticks, float fraction
       if (sector >= 0 && sector < sector_count) occupied[static_cast<std::size_t>(sector)] = true;
     }
   }
-  const double hex_radius = std::sqrt(area / (fraction * std::numbers::pi));
-  const double hex_rg = hex_radius / std::sqrt(2.0);
-  r.rg_ratio = static_cast<float>(std::sqrt(sum2 / static_cast<double>(s.size())) / hex_rg);
-  r.reach_ratio = static_cast<float>(reach / hex_radius);
+  r.rg_ratio = static_cast<float>(shape.rg_ratio);
+  r.reach_ratio = static_cast<float>(reach / shape.packed_radius);
   r.sectors = static_cast<int>(std::count(occupied.begin(), occupied.end(), true));
   return r;
 }

@@ -329,7 +329,9 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
       t.congestion->detour(size_class, block.x, block.y)) {
     const float shift = 0.5f * static_cast<float>(size_class - 1) * cs;
     const Vec2 way = sample_flow(grid, t.congestion->flow(size_class), p - Vec2{shift, shift});
-    if ((way.x != 0.0f || way.y != 0.0f) && (out_of_sight || (dot(way, desired) < kSightDetourCos && dot(way, desired) > kSightDetourBackCos))) {
+    const float turn = dot(way, desired);  // in sight: cos of the way's angle to the straight line
+    if ((way.x != 0.0f || way.y != 0.0f) &&
+        (out_of_sight || (turn < kSightDetourCos && turn > kSightDetourBackCos))) {
       desired = way;
       goal_room = kNoGoalLimit;
     }
