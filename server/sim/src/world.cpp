@@ -557,14 +557,14 @@ void World::finish_tick(float dt) {
     congestion = &congestion_;
   }
   // Players on the move (goal index = player index, see update_fields): no rest piles up
-  // behind them.
-  moving_goals_.resize(players_.size());
+  // behind them, and agents in sight head for where they are going.
+  goal_velocities_.resize(players_.size());
   const float moving_speed = kMovingGoalCellsPerSecond * map_.cell_size();
   for (std::size_t i = 0; i < players_.size(); ++i) {
     const Vec2 v = players_[i].velocity;
-    moving_goals_[i] = players_[i].alive && dot(v, v) > moving_speed * moving_speed ? 1 : 0;
+    goal_velocities_[i] = players_[i].alive && dot(v, v) > moving_speed * moving_speed ? v : Vec2{};
   }
-  swarm_.step(map_, nav_, dt, pool_.get(), congestion, moving_goals_);
+  swarm_.step(map_, nav_, dt, pool_.get(), congestion, goal_velocities_);
   // Events, the game's rules, and the hash.
   collect_contacts(dt);
   agent_deaths_.clear();

@@ -2,6 +2,7 @@
 // one, which is why this test is an executable of its own.
 #include <doctest/doctest.h>
 
+#include <span>
 #include <vector>
 
 #include "allocation_counter.hpp"
@@ -119,7 +120,11 @@ TEST_CASE("Swarm::step with a NavigationSet (World's path: kinds, size classes, 
   }
   for (int i = 0; i < 20; ++i) swarm.add({30.5f, 30.5f});  // a stack: the burst patterns
   constexpr float dt = 1.0f / 30.0f;
-  for (int t = 0; t < 3; ++t) swarm.step(map, nav, dt, &pool);
+  // The goal stands (World passes one velocity per player, zero while standing), then walks
+  // from tick 60 (the pursuit: the goal's clear run).
+  const Vec2 standing[1] = {{0.0f, 0.0f}};
+  const Vec2 walking[1] = {{4.0f, -3.0f}};
+  for (int t = 0; t < 3; ++t) swarm.step(map, nav, dt, &pool, nullptr, standing);
 
   const std::size_t before = g_allocations.load();
   for (int t = 0; t < 90; ++t) {
@@ -127,7 +132,7 @@ TEST_CASE("Swarm::step with a NavigationSet (World's path: kinds, size classes, 
       swarm.set_position(7, {-3.0f, 50.0f});  // off the map: repair path (big kinds: clearance)
       for (int i = 0; i < 10; ++i) swarm.add({40.5f, 40.5f}, 0.0f, 2);  // a new stack of brutes
     }
-    swarm.step(map, nav, dt, &pool);
+    swarm.step(map, nav, dt, &pool, nullptr, t >= 60 ? walking : standing);
   }
   const std::size_t allocations = g_allocations.load() - before;
   CHECK(allocations == 0);

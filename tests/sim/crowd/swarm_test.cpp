@@ -8,12 +8,14 @@
 #include <bit>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "swarm_test_support.hpp"
 #include "swarmfield/io/map_file.hpp"
 #include "swarmfield/sim/nav/field/navigation_fields.hpp"
+#include "swarmfield/sim/nav/navigation_set.hpp"
 
 using namespace swarmfield::sim;
 using namespace swarmfield::sim::test;
@@ -675,5 +677,72 @@ TEST_CASE("map edits under the swarm: following the change log steps bit-identic
   for (std::size_t i = 0; i < followed.size(); ++i) {
     const float r = kinds[followed.kinds()[i]].radius;
     CHECK(wall_overlap(map, {followed.xs()[i], followed.ys()[i]}, r) <= 2e-4f);
+  }
+}
+
+// Pursuit (Swarm::step's goal_velocities): an agent in sight of a goal on the move heads for
+// the point on the goal's way where they can meet, else the point ahead of it by the goal's speed
+// times the agent's time to reach it; at most twice its distance, never past the goal's clear
+// run ahead (a wall 9.5 cells ahead of the goal here).
+TEST_CASE("pursuit: an agent in sight of a walking goal heads for where it is going, short of the wall ahead") {
+  GridMap map(64, 32);
+  for (std::int32_t y = 0; y < 32; ++y) map.set_cost(40, y, kBlockedCost);
+  const Vec2 goal{30.5f, 16.5f};
+  NavigationSet nav;
+  REQUIRE(nav.update(map, std::span<const Vec2>(&goal, 1), size_class_bit(1)));
+  // The steering of one walker (3 cells/s) at `at` with the goal's velocity `v`.
+  const auto steer_at = [&](Vec2 at, Vec2 v) {
+    Swarm swarm(SwarmParams{}, 1);
+    swarm.set_environment(map, {});
+    swarm.add(at);
+    swarm.step(map, nav, kDt, nullptr, nullptr, std::span<const Vec2>(&v, 1));
+    return Vec2{swarm.step_view().steer_x[0], swarm.step_view().steer_y[0]};
+  };
+  const auto unit = [](Vec2 d) { return d * (1.0f / length(d)); };
+  const Vec2 agent{30.5f, 6.5f};  // 10 cells from the goal, straight up from it
+  // Standing: straight at the goal.
+  const Vec2 standing = steer_at(agent, {});
+  CHECK(std::abs(standing.x) < 1e-4f);
+  CHECK(standing.y == doctest::Approx(1.0f).epsilon(1e-4));
+  // Walking toward the wall at 5 cells/s: the lead would be 5 x 10 / 3 = 16.7 cells; the clear
+  // run is 9.25 cells (quarter steps up to x = 40) less half a cell.
+  const Vec2 to_wall = steer_at(agent, {5.0f, 0.0f});
+  const Vec2 expect_wall = unit(goal + Vec2{8.75f, 0.0f} - agent);
+  CHECK(to_wall.x == doctest::Approx(expect_wall.x).epsilon(1e-3));
+  CHECK(to_wall.y == doctest::Approx(expect_wall.y).epsilon(1e-3));
+  // Walking away from the wall: the run to the map's edge is 30 cells, twice the distance 20, so
+  // the lead is the full 16.7 cells.
+  const Vec2 away = steer_at(agent, {-5.0f, 0.0f});
+  const Vec2 expect_away = unit(goal + Vec2{-16.6667f, 0.0f} - agent);
+  CHECK(away.x == doctest::Approx(expect_away.x).epsilon(1e-3));
+  CHECK(away.y == doctest::Approx(expect_away.y).epsilon(1e-3));
+  // Slowly (1 cell/s, slower than the walker): they meet where |(0, 10) + (-1, 0) t| = 3 t,
+  // t = 10 / sqrt(8) s, so the lead is 3.54 cells.
+  const Vec2 slow = steer_at(agent, {-1.0f, 0.0f});
+  const Vec2 expect_slow = unit(goal + Vec2{-10.0f / std::sqrt(8.0f), 0.0f} - agent);
+  CHECK(slow.x == doctest::Approx(expect_slow.x).epsilon(1e-3));
+  CHECK(slow.y == doctest::Approx(expect_slow.y).epsilon(1e-3));
+  // Close by (1.5 cells away), a goal at 8 cells/s: the lead would be 8 x 1.5 / 3 = 4 cells; at
+  // most twice the distance, 3.
+  const Vec2 near_agent{30.5f, 15.0f};
+  const Vec2 close = steer_at(near_agent, {-8.0f, 0.0f});
+  const Vec2 expect_close = unit(goal + Vec2{-3.0f, 0.0f} - near_agent);
+  CHECK(close.x == doctest::Approx(expect_close.x).epsilon(1e-3));
+  CHECK(close.y == doctest::Approx(expect_close.y).epsilon(1e-3));
+  // Coming at the agent at 5 cells/s: they meet 6.25 cells short of the goal (t = 1.25 s), so the
+  // agent goes on at it (the lead alone, 16.7 cells, would point past the agent: it would turn
+  // and run ahead of the goal).
+  const Vec2 head_on = steer_at(agent, {0.0f, -5.0f});
+  CHECK(std::abs(head_on.x) < 1e-4f);
+  CHECK(head_on.y == doctest::Approx(1.0f).epsilon(1e-4));
+  // Coming at it slantwise (from the side): the meeting point is on the goal's way, between.
+  const Vec2 slant_v{-3.0f, -4.0f};
+  const Vec2 slant = steer_at(agent, slant_v);
+  {
+    // |r + V t| = 3 t with r = (0, 10): (25 - 9) t^2 + 2 (-40) t + 100 = 0, t = 100 / (40 + sqrt(1600 - 1600)) = 2.5 s.
+    const Vec2 meet = goal + slant_v * 2.5f;
+    const Vec2 expect = unit(meet - agent);
+    CHECK(slant.x == doctest::Approx(expect.x).epsilon(1e-3));
+    CHECK(slant.y == doctest::Approx(expect.y).epsilon(1e-3));
   }
 }

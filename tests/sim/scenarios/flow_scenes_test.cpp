@@ -331,26 +331,29 @@ ChaseFigures chase(std::size_t n, const std::vector<std::uint8_t>& kinds, std::u
 
 }  // namespace
 
-// The chase: rest never starts at a goal on the move, and a chasing agent counts on the agent
-// ahead going on (it measures its room to where the leader's last move takes it), so the body
-// following a walking player keeps its pace instead of moving in stop-and-go waves. Before:
-// walkers 38% of samples at speed, the mixed crowd 24% (1.9% of its samples at rest); now 59% and
-// 42% (slower kinds also make way for faster ones pressing from behind), none at rest. Overlaps
-// past 10% of the smaller radius rise from 0.7% / 0.5% of samples to 2.0% / 4.4% (a leader that
-// stops after all; the contact term parts them within ticks).
+// The chase: rest never starts at a goal on the move, a chasing agent counts on the agent ahead
+// going on (it measures its room to where the leader's last move takes it), and an agent in
+// sight of the walking player heads for where the player is going (pursuit), not where it is.
+// Chasing where the player is, a body slower than the player fell onto a pursuit curve inside
+// its loop and packed into a ball (walkers 59% of samples at speed, the mixed crowd 42%; before
+// the leader rule 38% and 24%). With the pursuit 84% and 64% (below 10% of max speed 7% and 9%:
+// agents that met the player, which walks through them, turning after it); overlaps past 10% of
+// the smaller radius 0.5% / 2.8% of samples (2.0% / 4.4% before).
 TEST_CASE("F3: a crowd chasing a walking player keeps its pace, lets faster kinds by and does not rest") {
   const ChaseFigures walkers = chase(600, {1}, 97);
   MESSAGE("F3 walkers: at >= 90% speed " << walkers.at_speed << ", below 10% " << walkers.slow << ", at rest "
                                           << walkers.resting << ", overlapping " << walkers.overlapping);
-  CHECK(walkers.at_speed >= 0.5);
+  CHECK(walkers.at_speed >= 0.75);
+  CHECK(walkers.slow <= 0.12);
   CHECK(walkers.resting <= 0.01);
-  CHECK(walkers.overlapping <= 0.03);  // 0.7% before: the price of counting on leaders
+  CHECK(walkers.overlapping <= 0.03);
   const ChaseFigures mixed = chase(600, {0, 1, 1, 2}, 98);
   MESSAGE("F3 mixed: at >= 90% speed " << mixed.at_speed << ", below 10% " << mixed.slow << ", at rest "
                                         << mixed.resting << ", overlapping " << mixed.overlapping);
-  CHECK(mixed.at_speed >= 0.37);
+  CHECK(mixed.at_speed >= 0.55);
+  CHECK(mixed.slow <= 0.15);
   CHECK(mixed.resting <= 0.01);
-  CHECK(mixed.overlapping <= 0.05);  // 0.5% before
+  CHECK(mixed.overlapping <= 0.05);
 }
 
 namespace {

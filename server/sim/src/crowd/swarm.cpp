@@ -233,22 +233,22 @@ void Swarm::step(const GridMap& map, const FlowField& flow, const IntegrationFie
 }
 
 void Swarm::step(const GridMap& map, const NavigationSet& nav, float dt, WorkerPool* pool,
-                 const CongestionFields* congestion, std::span<const std::uint8_t> moving_goals) {
+                 const CongestionFields* congestion, std::span<const Vec2> goal_velocities) {
   // Class 1's fields stand in for the single field where the phases still look at one (the
   // prefetch of the steering phase); each agent reads its own class's.
-  step_impl(map, nav.fields(1).flow(), &nav.fields(1).integration(), &nav, congestion, moving_goals, dt, pool);
+  step_impl(map, nav.fields(1).flow(), &nav.fields(1).integration(), &nav, congestion, goal_velocities, dt, pool);
 }
 
 void Swarm::step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration,
                       const NavigationSet* nav, const CongestionFields* congestion,
-                      std::span<const std::uint8_t> moving_goals, float dt, WorkerPool* pool) {
+                      std::span<const Vec2> goal_velocities, float dt, WorkerPool* pool) {
   if (!(dt > 0.0f) || !std::isfinite(dt)) return;
   follow_environment(map);
   if (integration != nullptr && (integration->width() != map.width() || integration->height() != map.height())) {
     integration = nullptr;  // not built for this map: cannot tell unreachable cells apart
   }
   crowd_detail::SwarmTick t{map, flow, integration};
-  prepare_tick(t, nav, congestion, moving_goals, dt);
+  prepare_tick(t, nav, congestion, goal_velocities, dt);
   resize_tick_buffers(t.n);
 
   // Threading: every phase below is a parallel_for over fixed chunks of `chunk` agents. A
@@ -264,9 +264,44 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   swap_in_positions();
 }
 
+// Each goal's motion for the pursuit (see step()): its velocity's direction and speed, and its
+// clear run ahead, walked in quarter cells over the map until a cell that is not plain walkable
+// (a wall, a barricade, rough ground: the any-angle layer's sight rule), less half a cell so the
+// point keeps off the wall. A few hundred cell reads per moving goal.
+void Swarm::prepare_goal_leads(crowd_detail::SwarmTick& t, const NavigationSet* nav,
+                               std::span<const Vec2> goal_velocities) {
+  t.goal_leads = {};
+  t.any_goal_moving = false;
+  if (nav == nullptr || !nav->has_class(1)) return;
+  const std::span<const Vec2> goals = nav->goal_positions(1);
+  const std::size_t n = std::min(goals.size(), goal_velocities.size());
+  goal_leads_.resize(n);  // grows once: no allocation per tick with the same goals
+  const float cs = t.map.cell_size();
+  const float step = 0.25f * cs;
+  const int steps = static_cast<int>(kPursuitRunCells * 4.0f);
+  for (std::size_t g = 0; g < n; ++g) {
+    crowd_detail::GoalLead& lead = goal_leads_[g];
+    lead = {};
+    const Vec2 v = goal_velocities[g];
+    const float speed = length(v);
+    if (!(speed > 0.0f) || !std::isfinite(speed)) continue;
+    lead.unit = v * (1.0f / speed);
+    lead.speed = speed;
+    t.any_goal_moving = true;
+    int walked = 0;
+    while (walked < steps) {
+      const CellCoord c = t.map.world_to_cell(goals[g] + lead.unit * (step * static_cast<float>(walked + 1)));
+      if (t.map.cost(c.x, c.y) != kDefaultCost) break;
+      ++walked;
+    }
+    lead.run = std::max(0.0f, step * static_cast<float>(walked) - 0.5f * cs);
+  }
+  t.goal_leads = goal_leads_;
+}
+
 // The step's inputs and constants, per kind and per pair of kinds present.
 void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, const CongestionFields* congestion,
-                         std::span<const std::uint8_t> moving_goals, float dt) {
+                         std::span<const Vec2> goal_velocities, float dt) {
   const GridMap& map = t.map;
   const std::size_t n = ids_.size();
   const float cs = map.cell_size();
@@ -274,8 +309,7 @@ void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, c
   const std::size_t chunk = params_.parallel_chunk_agents;
   t.nav = nav;
   t.congestion = nav != nullptr ? congestion : nullptr;
-  t.moving_goals = nav != nullptr ? moving_goals : std::span<const std::uint8_t>{};
-  t.any_goal_moving = std::find(t.moving_goals.begin(), t.moving_goals.end(), std::uint8_t{1}) != t.moving_goals.end();
+  prepare_goal_leads(t, nav, goal_velocities);
   // Class 1's far bits: one bit test per agent beyond the any-angle range instead of the region
   // bits of its lattice square (~70 instructions); the build costs ~12 per 64 cells, so only
   // with enough agents for the map.

@@ -187,6 +187,26 @@ inline Vec2 make_way(const crowd_detail::SwarmTick& t, Vec2 p, Vec2 v, std::uint
   }
 }
 
+/// Pursuit of a goal on the move (Swarm::step): the unit direction from an agent `to_goal`
+/// (world units, length `dist`) away from the goal, at `speed` world units per second, to the
+/// point ahead of the goal along its velocity where the two can meet: the earliest t > 0 with
+/// |to_goal + V t| = speed t (V the goal's velocity), else (a goal faster than the agent and
+/// not coming its way) t = dist / speed (Reynolds 1999); the lead |V| t at most
+/// kPursuitLeadRatio * dist and the goal's clear run ahead. The meeting point, not Reynolds'
+/// lead alone: an agent ahead of a goal that comes at it would otherwise turn and run ahead of
+/// it. The root in the form c / (-b + sqrt(b^2 - ac)) of a t^2 + 2 b t + c = 0, which holds
+/// for a = 0 too (goal and agent at one speed) and is positive exactly when a meeting exists.
+inline Vec2 pursuit_direction(const crowd_detail::GoalLead& lead, Vec2 to_goal, float dist, float speed) noexcept {
+  const float a = lead.speed * lead.speed - speed * speed;
+  const float b = dot(to_goal, lead.unit) * lead.speed;
+  const float c = dist * dist;
+  const float disc = b * b - a * c;
+  const float den = disc >= 0.0f ? std::sqrt(disc) - b : 0.0f;
+  const float t = den > 0.0f ? c / den : dist / speed;
+  const float ahead = std::min({lead.speed * t, Swarm::kPursuitLeadRatio * dist, lead.run});
+  return normalized_or_zero(to_goal + lead.unit * ahead);
+}
+
 /// What the steering's prefetch reads: the map, field and any-angle tables (null when absent).
 struct SteerTables {
   const std::uint8_t* map_costs;
@@ -266,17 +286,22 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
   const IntegrationField& field = fields.integration();
   Vec2 desired{};
   switch (sample.status) {
-    case NavStatus::kGoalInSight:
+    case NavStatus::kGoalInSight: {
       // Stop where the disc touches the player's (no walking into the player); the rest of the
       // way is the free path's limit on this tick's move.
-      goal_room = length(sample.target - p) - kt.stop_distance;
-      if (goal_room > 0.0f) desired = sample.direction;
+      const float dist = length(sample.target - p);
+      goal_room = dist - kt.stop_distance;
+      const crowd_detail::GoalLead* lead =
+          sample.goal >= 0 && static_cast<std::size_t>(sample.goal) < t.goal_leads.size()
+              ? &t.goal_leads[static_cast<std::size_t>(sample.goal)]
+              : nullptr;
       // (A goal on the move holds nobody: see choose_move.)
-      goal_moves_[k] = sample.goal >= 0 && static_cast<std::size_t>(sample.goal) < t.moving_goals.size() &&
-                               t.moving_goals[static_cast<std::size_t>(sample.goal)] != 0
-                           ? 1
-                           : 0;
+      const bool moves = lead != nullptr && lead->speed > 0.0f;
+      goal_moves_[k] = moves ? 1 : 0;
+      if (goal_room > 0.0f) desired = moves ? pursuit_direction(*lead, sample.target - p, dist, kt.max_step * t.inv_dt)
+                                            : sample.direction;
       break;
+    }
     case NavStatus::kFollow:
     case NavStatus::kFollowFlow:  // beyond the any-angle range: the smoothed flow
       desired = sample.direction;

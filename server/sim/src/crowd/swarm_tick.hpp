@@ -8,6 +8,7 @@
 
 #include "crowd_math.hpp"
 #include "swarmfield/sim/crowd/agent_kind.hpp"
+#include "swarmfield/sim/crowd/swarm.hpp"
 #include "swarmfield/sim/crowd/wall_collision.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
 #include "swarmfield/sim/nav/field/flow_field.hpp"
@@ -50,8 +51,10 @@ struct SwarmTick {
   const IntegrationField* integration;  // null: cannot tell unreachable cells from goals
   const NavigationSet* nav = nullptr;   // per size class any-angle navigation (else flow/integration)
   const CongestionFields* congestion = nullptr;  // crowd density in the path cost (with nav only)
-  std::span<const std::uint8_t> moving_goals = {};  // by goal index: 1 = on the move (with nav only)
-  bool any_goal_moving = false;                     // some goal of moving_goals is on the move
+  // By goal index (with nav only): where a goal on the move is going (pursuit), speed 0 for a
+  // standing goal (Swarm::goal_leads_, filled by prepare_tick).
+  std::span<const GoalLead> goal_leads = {};
+  bool any_goal_moving = false;  // some goal of goal_leads is on the move
   // Class 1's far bits (build_far_bits, lattice_sampler.hpp), or null when not built this step.
   const std::uint64_t* far_bits = nullptr;
   std::size_t n = 0;                    // agents

@@ -158,7 +158,8 @@ class World {
   std::size_t spawn_agents_of(std::uint8_t kind, std::size_t n, const std::optional<SpawnZone>& zone);
   static constexpr std::size_t kZoneScanCells = std::size_t{1} << 20;
   /// A living player faster than this (cells per second) is a goal on the move: the agents
-  /// touching it are not held, so no resting pile forms behind a walking player (Swarm::step).
+  /// touching it are not held, so no resting pile forms behind a walking player, and agents in
+  /// sight of it pursue it, heading for where it is going (Swarm::step's goal_velocities).
   static constexpr float kMovingGoalCellsPerSecond = 0.5f;
   /// The wave director (WorldParams::waves): comings started so far, and whether the table is done.
   [[nodiscard]] const WaveDirector& waves() const noexcept { return waves_; }
@@ -319,7 +320,7 @@ class World {
   NavigationSet nav_;
   CongestionFields congestion_;   // crowd density in the path cost (whole-map mode)
   std::vector<float> kind_area_;  // per kind: its disc's area (world units squared)
-  std::vector<std::uint8_t> moving_goals_;  // per player (goal index): 1 = walking (Swarm::step)
+  std::vector<Vec2> goal_velocities_;  // per player (goal index): its velocity while walking, else 0 (Swarm::step)
   std::vector<std::uint8_t> agent_classes_;  // hierarchical fields: each agent's size class (scratch)
   Swarm swarm_;
   std::vector<Player> players_;

@@ -26,6 +26,15 @@ struct GatherInput;  // the separation pass's gather (src/crowd/gather_kernel.hp
 struct GatherAgent;
 struct GatherSums;
 class LatticeSampler;  // the steering's sampler (src/crowd/lattice_sampler.hpp)
+/// A goal's motion as the pursuit reads it (Swarm::step's goal_velocities): the unit direction
+/// and speed (world units per second; 0 = standing) of its velocity, and its clear run ahead
+/// (world units along that direction over plain walkable cells, less a margin, at most
+/// Swarm::kPursuitRunCells cells).
+struct GoalLead {
+  Vec2 unit{};
+  float speed = 0.0f;
+  float run = 0.0f;
+};
 }  // namespace crowd_detail
 
 /// Tuning of the swarm. Lengths in world units, speeds in world units per second, angles in
@@ -175,12 +184,27 @@ class Swarm {
   /// crowd or to another way. So does one in sight of a standing goal, more than 6 cells from
   /// touching it, where that flow turns 30 to 120 degrees from the straight line at the goal
   /// (round a pile that arrived from one side, to its thin side).
-  /// `moving_goals` (optional; by goal index, as nav's goals; 1 = the goal is on the move, e.g.
-  /// a walking player): touching a moving goal does not hold an agent, so no rest starts there
-  /// and a horde chasing a running player never comes to rest behind it (a resting pile
-  /// reaches out from a goal only while it stands).
+  /// `goal_velocities` (optional; by goal index, as nav's goals; world units per second; a zero
+  /// vector = the goal stands, and so does a goal past the span's end): touching a moving goal
+  /// does not hold an agent, so no rest starts there and a horde chasing a running player never
+  /// comes to rest behind it (a resting pile reaches out from a goal only while it stands). An
+  /// agent in sight of a moving goal heads for where the goal is going, not where it is
+  /// (pursuit): the point on the goal's way where the two can meet at the agent's max speed, or,
+  /// where they cannot (a faster goal walking off), the point ahead of the goal by its speed
+  /// times the agent's time to reach it (straight distance / own max speed; Reynolds 1999,
+  /// "Steering Behaviors For Autonomous Characters"); that lead at most kPursuitLeadRatio times
+  /// the distance and never past the goal's clear run ahead (plain walkable cells along its
+  /// velocity, at most kPursuitRunCells, less half a cell), so the point stays in the goal's
+  /// own sight line.
+  /// Chasing where the goal is, a body slower than the goal falls onto a pursuit curve round it
+  /// and packs into a ball (a player walking loops: half the horde below 90% of its speed).
   void step(const GridMap& map, const NavigationSet& nav, float dt, WorkerPool* pool = nullptr,
-            const CongestionFields* congestion = nullptr, std::span<const std::uint8_t> moving_goals = {});
+            const CongestionFields* congestion = nullptr, std::span<const Vec2> goal_velocities = {});
+  /// Pursuit (see step()): the lead at most this many times the agent's distance to the goal
+  /// (the aim at most ~63 degrees off the straight line at the goal), and the goal's clear run
+  /// ahead measured up to this many cells.
+  static constexpr float kPursuitLeadRatio = 2.0f;
+  static constexpr float kPursuitRunCells = 48.0f;
   /// How far (cells, Chebyshev) an agent on an unreachable cell looks for a reachable one.
   static constexpr std::int32_t kEscapeSearchCells = 2;
   /// Most ticks in a row route commitment may override the field's blend (see
@@ -228,12 +252,13 @@ class Swarm {
  private:
   void step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration,
                  const NavigationSet* nav, const CongestionFields* congestion,
-                 std::span<const std::uint8_t> moving_goals, float dt, WorkerPool* pool);
+                 std::span<const Vec2> goal_velocities, float dt, WorkerPool* pool);
   // step_impl's steps, in order (swarm.cpp): the environment and the tick's constants, then one
   // call per phase over all agents, then the swap of the double-buffered state.
   void follow_environment(const GridMap& map);
   void prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, const CongestionFields* congestion,
-                    std::span<const std::uint8_t> moving_goals, float dt);
+                    std::span<const Vec2> goal_velocities, float dt);
+  void prepare_goal_leads(crowd_detail::SwarmTick& t, const NavigationSet* nav, std::span<const Vec2> goal_velocities);
   void resize_tick_buffers(std::size_t n);
   void repair_positions(crowd_detail::SwarmTick& t, const NavigationSet* nav, WorkerPool* pool);
   void rebuild_hash(crowd_detail::SwarmTick& t, WorkerPool* pool);
@@ -362,6 +387,7 @@ class Swarm {
   // Class 1's far bits for the steering (see crowd_detail::build_far_bits), rebuilt each step
   // that has enough agents to gain from them, and their scratch.
   std::vector<std::uint64_t> far_bits_, far_scratch_;
+  std::vector<crowd_detail::GoalLead> goal_leads_;  // per goal: its motion for the pursuit (prepare_tick)
   std::vector<std::uint8_t> burst_chunks_;  // per chunk: 1 when a burst starts in it this tick
   std::vector<std::uint8_t> rest_chunks_;   // per chunk: 1 when an agent of it rests this tick
   bool any_rest_ = false;                   // some agent rested last tick (else no flag is set)
