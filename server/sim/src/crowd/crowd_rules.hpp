@@ -21,10 +21,13 @@ inline constexpr float kHeldAhead = 0.0f;
 inline constexpr std::uint32_t kPatienceTicks = 20;
 // Making way (an agent whose goal moves, pressed from behind by a faster kind heading into it):
 // a neighbour within kMakeWayContact contact distances, behind or beside, whose path points at
-// the agent within acos(kMakeWayHeading); the agent then turns kMakeWayTurn (tangent) to the
-// side away from it when that keeps kMakeWayProgress of a step toward its goal.
+// the agent within acos(kMakeWayHeading) (120 degrees: any faster neighbour behind or beside not
+// walking off; at 60 degrees runners caught in a body of walkers and brutes chasing a player got
+// by less: 600 chase 77-79% of the agents not held by the pile at speed, now 80-81%); the agent
+// then turns kMakeWayTurn (tangent) to the side away from it when that keeps kMakeWayProgress of
+// a step toward its goal.
 inline constexpr float kMakeWayContact = 1.3f;
-inline constexpr float kMakeWayHeading = 0.5f;
+inline constexpr float kMakeWayHeading = -0.5f;
 inline constexpr float kMakeWayTurn = 1.0f;
 inline constexpr float kMakeWayProgress = 0.5f;
 // Swarm::streaming_ bits: moved at kStreamSpeed of its max last tick (a stream going by), and at
