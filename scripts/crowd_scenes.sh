@@ -152,6 +152,21 @@ for i, t in enumerate(ticks):
     rel = np.hypot(d["vx"][i], d["vy"][i]) / vmax
     fast += int(np.sum(rel[~pile] >= 0.9)); free += int((~pile).sum())
 print(f"not held by the pile: share(v>=0.9vmax)={fast / max(free, 1):.3f} (held by the pile: {np.mean(held):.2f} of the horde)")
+# Agents ahead of the player (within 15 cells, its velocity pointing at them within 60 degrees)
+# that run away from it (moving at > 30% of their speed, more than 90 degrees off the line at
+# it): a pursuit that only leads the player turns them to run ahead of it.
+ahead = away = 0
+for i, t in enumerate(ticks):
+    if t < 150 or t % 10:
+        continue
+    X, Y = d["x"][i], d["y"][i]; px, py = path[t]; pv = (path[t] - path[t - 1]) * 30.0
+    dx, dy = X - px, Y - py; D = np.hypot(dx, dy); ps = np.hypot(pv[0], pv[1])
+    if ps < 1.0:
+        continue
+    m = (D < 15) & (D > 1) & ((dx * pv[0] + dy * pv[1]) / (D * ps) > 0.5)
+    sp = np.hypot(d["vx"][i], d["vy"][i])
+    ahead += int(m.sum()); away += int((m & (sp > 0.3 * vmax) & (d["vx"][i] * -dx + d["vy"][i] * -dy < 0)).sum())
+print(f"ahead of the player: {ahead} agent-samples, running away from it: {away / max(ahead, 1):.3f}")
 PY
 }
 if has chase; then
@@ -161,6 +176,20 @@ if has chase; then
   run chase3000 "$out/open128.map" 1800 10 -- --agents 3000 "${kinds[@]}" --threads 2
   { "$py" "$scene_py" chase "$out/open128.map" "$out/chase3000.csv" | tail -3
     chase_free "$out/open128.map" "$out/chase3000.csv"; } | tee "$out/chase3000.txt"
+  # The family: the server's spawn weights (3:6:1) and walkers only, at both sizes.
+  for variant in weights walkers; do
+    case $variant in
+      weights) vk=(--kind runner:3 --kind walker:6 --kind brute:1) ;;
+      walkers) vk=(--kind walker) ;;
+    esac
+    run "chase_$variant" "$out/open96.map" 1800 10 -- --agents 600 "${vk[@]}" --threads 2
+    run "chase3000_$variant" "$out/open128.map" 1800 10 -- --agents 3000 "${vk[@]}" --threads 2
+    for pair in "chase_$variant:open96" "chase3000_$variant:open128"; do
+      name=${pair%%:*}; m=${pair##*:}
+      { "$py" "$scene_py" chase "$out/$m.map" "$out/$name.csv" | tail -1
+        chase_free "$out/$m.map" "$out/$name.csv"; } | tee "$out/$name.txt"
+    done
+  done
 fi
 if has oneside; then
   run oneside "$out/open96.map" 1800 10 -- --agents 1000 --spawn-rect 1,1,30,95 "${kinds[@]}" --player 60.5,48.5 --threads 2
