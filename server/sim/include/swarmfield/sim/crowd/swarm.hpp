@@ -26,6 +26,7 @@ struct GatherInput;  // the separation pass's gather (src/crowd/gather_kernel.hp
 struct GatherAgent;
 struct GatherSums;
 class LatticeSampler;  // the steering's sampler (src/crowd/lattice_sampler.hpp)
+
 /// A goal's motion as the pursuit reads it (Swarm::step's goal_velocities): the unit direction
 /// and speed (world units per second; 0 = standing) of its velocity, and its clear run ahead
 /// (world units along that direction over plain walkable cells, less a margin, at most
@@ -185,17 +186,17 @@ class Swarm {
   /// touching it, where that flow turns 30 to 120 degrees from the straight line at the goal
   /// (round a pile that arrived from one side, to its thin side).
   /// `goal_velocities` (optional; by goal index, as nav's goals; world units per second; a zero
-  /// vector = the goal stands, and so does a goal past the span's end): touching a moving goal
-  /// does not hold an agent, so no rest starts there and a horde chasing a running player never
-  /// comes to rest behind it (a resting pile reaches out from a goal only while it stands). An
-  /// agent in sight of a moving goal heads for where the goal is going, not where it is
-  /// (pursuit): the point on the goal's way where the two can meet at the agent's max speed, or,
-  /// where they cannot (a faster goal walking off), the point ahead of the goal by its speed
-  /// times the agent's time to reach it (straight distance / own max speed; Reynolds 1999,
-  /// "Steering Behaviors For Autonomous Characters"); that lead at most kPursuitLeadRatio times
-  /// the distance and never past the goal's clear run ahead (plain walkable cells along its
-  /// velocity, at most kPursuitRunCells, less half a cell), so the point stays in the goal's
-  /// own sight line.
+  /// or non-finite vector = the goal stands, and so does a goal past the span's end): touching a
+  /// moving goal does not hold an agent, so no rest starts there and a horde chasing a running
+  /// player never comes to rest behind it (a resting pile reaches out from a goal only while it
+  /// stands). An agent in sight of a moving goal heads for where the goal is going, not where it
+  /// is (pursuit): the point on the goal's way where the two can meet at the agent's max speed,
+  /// or, where they cannot (a goal faster than the agent walking off or passing by), the point
+  /// ahead of the goal by its speed times the agent's time to reach it (straight distance / own
+  /// max speed; Reynolds 1999, "Steering Behaviors For Autonomous Characters"); that lead at most
+  /// kPursuitLeadRatio times the distance and never past the goal's clear run ahead (plain
+  /// walkable cells along its velocity, at most kPursuitRunCells, less half a cell), so the point
+  /// stays in the goal's own sight line.
   /// Chasing where the goal is, a body slower than the goal falls onto a pursuit curve round it
   /// and packs into a ball (a player walking loops: half the horde below 90% of its speed).
   void step(const GridMap& map, const NavigationSet& nav, float dt, WorkerPool* pool = nullptr,
