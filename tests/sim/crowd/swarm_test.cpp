@@ -739,7 +739,8 @@ TEST_CASE("pursuit: an agent in sight of a walking goal heads for where it is go
   const Vec2 slant_v{-3.0f, -4.0f};
   const Vec2 slant = steer_at(agent, slant_v);
   {
-    // |r + V t| = 3 t with r = (0, 10): (25 - 9) t^2 + 2 (-40) t + 100 = 0, t = 100 / (40 + sqrt(1600 - 1600)) = 2.5 s.
+    // |r + V t| = 3 t with r = (0, 10): (25 - 9) t^2 + 2 (-40) t + 100 = 0,
+    // t = 100 / (40 + sqrt(1600 - 1600)) = 2.5 s.
     const Vec2 meet = goal + slant_v * 2.5f;
     const Vec2 expect = unit(meet - agent);
     CHECK(slant.x == doctest::Approx(expect.x).epsilon(1e-3));

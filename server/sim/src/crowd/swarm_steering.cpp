@@ -289,7 +289,8 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
     case NavStatus::kGoalInSight: {
       // Stop where the disc touches the player's (no walking into the player); the rest of the
       // way is the free path's limit on this tick's move.
-      const float dist = length(sample.target - p);
+      const Vec2 to_goal = sample.target - p;
+      const float dist = length(to_goal);
       goal_room = dist - kt.stop_distance;
       const crowd_detail::GoalLead* lead =
           sample.goal >= 0 && static_cast<std::size_t>(sample.goal) < t.goal_leads.size()
@@ -298,7 +299,7 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
       // (A goal on the move holds nobody: see choose_move.)
       const bool moves = lead != nullptr && lead->speed > 0.0f;
       goal_moves_[k] = moves ? 1 : 0;
-      if (goal_room > 0.0f) desired = moves ? pursuit_direction(*lead, sample.target - p, dist, kt.max_step * t.inv_dt)
+      if (goal_room > 0.0f) desired = moves ? pursuit_direction(*lead, to_goal, dist, kt.max_step * t.inv_dt)
                                             : sample.direction;
       break;
     }
