@@ -274,9 +274,36 @@ TEST_CASE("F4 pile: a crowd arriving from one side packs round the player, not i
   const double beyond_share = static_cast<double>(beyond) / static_cast<double>(swarm.size());
   MESSAGE("F4 pile: radius of gyration " << rg_ratio << "x the packed disc's, " << beyond_share
                                           << " of the agents beyond its radius + 3 cells");
-  // Now 1.29 and 0.23; the bounds leave room for rule changes that keep the pile round.
-  CHECK(rg_ratio <= 1.4);
-  CHECK(beyond_share <= 0.3);
+  // 1.29 and 0.23 before the pile's levelling, now about 1.0 and 0.03; the bounds leave room
+  // for rule changes that keep the pile round.
+  CHECK(rg_ratio <= 1.2);
+  CHECK(beyond_share <= 0.1);
+}
+
+TEST_CASE("F4 walkers: a crowd of one kind arriving from one side levels round the player") {
+  // 1,000 walkers from the left third of open ground. They arrive as a wedge whose tip touches
+  // the player's arrival side; before the pile's levelling the agents at the wedge's rim were
+  // held by the agents ahead, no straight move brought them closer and they rested there:
+  // radius of gyration 1.78x the packed disc's, 47% of the agents farther than its radius + 3
+  // cells, the player on the pile's edge (swarmfield-tool's oneside_walkers scene).
+  GridMap map = bordered(96, 96);
+  const Vec2 player{60.5f, 48.5f};
+  World world(map, mixed_params(1024));
+  world.add_player(player);
+  spawn_rect(world, 1000, 1.0f, 1.0f, 30.0f, 95.0f, 96, {1});  // walkers only
+  for (int t = 0; t < 1800; ++t) world.step(kDt);  // 60 s
+  const Swarm& swarm = world.swarm();
+  const double player_area = kPi * world.params().player_radius * world.params().player_radius;
+  const PileShape shape = pile_shape(swarm, player, 1.0, player_area);
+  std::size_t beyond = 0;
+  for (std::size_t i = 0; i < swarm.size(); ++i) {
+    beyond += length(Vec2{swarm.xs()[i], swarm.ys()[i]} - player) > shape.packed_radius + 3.0 ? 1 : 0;
+  }
+  const double beyond_share = static_cast<double>(beyond) / static_cast<double>(swarm.size());
+  MESSAGE("F4 walkers: radius of gyration " << shape.rg_ratio << "x the packed disc's, " << beyond_share
+                                             << " of the agents beyond its radius + 3 cells");
+  CHECK(shape.rg_ratio <= 1.3);
+  CHECK(beyond_share <= 0.1);
 }
 
 namespace {

@@ -21,6 +21,8 @@ namespace swarmfield::sim::crowd_detail {
 
 // How many agents ahead the phases prefetch map, field and hash cells.
 inline constexpr std::size_t kPrefetchAgents = 8;
+// Sectors of the pile profile round a standing goal (Swarm::pile_profile_).
+inline constexpr std::size_t kPileSectors = 32;
 
 /// One kind's constants for this tick.
 struct KindTick {
@@ -55,6 +57,11 @@ struct SwarmTick {
   // standing goal (Swarm::goal_leads_, filled by prepare_tick).
   std::span<const GoalLead> goal_leads = {};
   bool any_goal_moving = false;  // some goal of goal_leads is on the move
+  // Last tick's pile profile (Swarm::pile_profile_): kPileSectors floats per goal index below
+  // pile_goals; null when none was built.
+  const float* pile_profile = nullptr;
+  const float* pile_room = nullptr;  // per goal and sector: clear distance to a wall (Swarm::pile_room_)
+  std::size_t pile_goals = 0;
   // Class 1's far bits (build_far_bits, lattice_sampler.hpp), or null when not built this step.
   const std::uint64_t* far_bits = nullptr;
   std::size_t n = 0;                    // agents

@@ -260,12 +260,14 @@ class Swarm {
   void prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, const CongestionFields* congestion,
                     std::span<const Vec2> goal_velocities, float dt);
   void prepare_goal_leads(crowd_detail::SwarmTick& t, const NavigationSet* nav, std::span<const Vec2> goal_velocities);
+  void prepare_pile_profile(crowd_detail::SwarmTick& t, const NavigationSet* nav);
   void resize_tick_buffers(std::size_t n);
   void repair_positions(crowd_detail::SwarmTick& t, const NavigationSet* nav, WorkerPool* pool);
   void rebuild_hash(crowd_detail::SwarmTick& t, WorkerPool* pool);
   void reorder_and_steer(crowd_detail::SwarmTick& t, WorkerPool* pool);
   void gather_integrate_turn(const crowd_detail::SwarmTick& t, WorkerPool* pool);
   void start_and_move_bursts(const crowd_detail::SwarmTick& t, WorkerPool* pool);
+  void build_pile_profile(const crowd_detail::SwarmTick& t);
   void swap_in_positions();
   // The phases of step_impl over the slots [begin, end), each in its own unit (swarm.cpp says
   // which).
@@ -377,6 +379,21 @@ class Swarm {
   std::vector<std::uint32_t> prio_;  // per slot: integration value of the agent's cell (right of way)
   std::vector<float> goal_room_;     // per slot: distance it may still close on a goal in sight (or inf)
   std::vector<std::uint8_t> goal_moves_;  // per slot: 1 when that goal in sight is on the move
+  // Per slot (steering phase): the standing goal in sight (goal index, else -1), the agent's
+  // sector round it and its distance from it, for the pile profile (build_pile_profile).
+  std::vector<std::int16_t> sight_goal_;
+  std::vector<std::uint8_t> pile_sector_;
+  std::vector<float> pile_dist_;
+  // Per standing goal, kPileSectors distances (world units): the farthest agent at rest in each
+  // sector round it last tick (0: none). See crowd/README.md, "Levelling the pile".
+  std::vector<float> pile_profile_;
+  // Per goal and sector: the clear distance (world units) from the goal to a wall along the
+  // sector's middle, 0 round a goal not on open ground (prepare_pile_profile), and what they
+  // were measured for: each goal's position (NaN x: on the move), the map and its revision.
+  std::vector<float> pile_room_;
+  std::vector<Vec2> pile_room_goals_;
+  const GridMap* pile_room_map_ = nullptr;
+  std::uint32_t pile_room_revision_ = 0;
   std::vector<float> path_x_, path_y_;  // per slot: displacement of a unit move after wall sliding
   std::vector<std::uint8_t> streaming_;  // per slot: crowd_rules::kStreamBit / kFreeFlowBit of last tick's speed (steering phase)
   std::vector<std::uint8_t> open_here_;  // per slot: 1 when the agent's cell is open (see open_cells_) and moves are small
