@@ -43,7 +43,7 @@ namespace {
 // when it rests or moves below kPileSlowSpeed of its top speed.
 constexpr float kPileReachCells = 96.0f;
 constexpr float kPileOpenCells = 8.0f;
-constexpr int kPileOpenSectors = 24;
+constexpr int kPileOpenSectors = 14;  // of 32: a player against a straight wall has ~16
 constexpr float kPileSlowSpeed = 0.5f;
 
 /// Replaces non-finite or out-of-range tuning values by usable ones so step() never divides
@@ -99,6 +99,7 @@ Swarm::Swarm(const SwarmParams& params, std::size_t capacity) : params_(sanitize
   sight_goal_.reserve(capacity);
   pile_sector_.reserve(capacity);
   pile_dist_.reserve(capacity);
+  pile_level_.reserve(capacity);
   bursting_.reserve(capacity);
   perm_vys_.reserve(capacity);
   perm_ids_.reserve(capacity);
@@ -316,7 +317,7 @@ void Swarm::prepare_goal_leads(crowd_detail::SwarmTick& t, const NavigationSet* 
 // Last tick's pile profile for the steering (see build_pile_profile), and each standing goal's
 // rooms: per sector, the clear distance from the goal along the sector's middle, walked in half
 // cells up to kPileReachCells (a wall, a barricade: any cell an agent cannot stand on). A goal
-// whose rooms are mostly short (a corridor, a door, a street: fewer than kPileOpenSectors
+// whose rooms are mostly short (a corridor, a door, a corner: fewer than kPileOpenSectors
 // sectors with kPileOpenCells of room) gets rooms of 0: the walls shape its pile and the way
 // round is theirs. The rooms are kept while the goals stand where they stood on the same map
 // revision (a few thousand cell reads per goal otherwise).
@@ -460,6 +461,7 @@ void Swarm::resize_tick_buffers(std::size_t n) {
   sight_goal_.resize(n);
   pile_sector_.resize(n);
   pile_dist_.resize(n);
+  pile_level_.resize(n);
   bursting_.resize(n);
 }
 

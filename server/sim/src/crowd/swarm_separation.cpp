@@ -296,8 +296,11 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     const bool moving = yield && path_len > 1e-4f;
     const float skx = moving ? npx[k] / path_len : 0.0f, sky = moving ? npy[k] / path_len : 0.0f;
     const bool impatient = crowd_rules && wait_[k] >= kPatienceTicks;
+    // An agent walking round the pile (level_pile) yields to everyone in its own pass, as
+    // everyone yields to it in theirs (its prio_ is 0): neither pushes into the other.
+    const std::uint32_t own_prio = pile_level_[k] != 0 ? kUnreachable : nprio[k];
     const GatherAgent agent{sxs[k],    sys[k],    skx,
-                            sky,       nid[k],    nprio[k],
+                            sky,       nid[k],    own_prio,
                             moving,    impatient, crowd_rules && goal_moves_[k] != 0,
                             t.pairs + self_kind * kMaxAgentKinds};
     GatherSums sums;

@@ -384,6 +384,7 @@ class Swarm {
   std::vector<std::int16_t> sight_goal_;
   std::vector<std::uint8_t> pile_sector_;
   std::vector<float> pile_dist_;
+  std::vector<std::uint8_t> pile_level_;  // per slot: 1 when it walks round the pile this tick
   // Per standing goal, kPileSectors distances (world units): the farthest agent at rest in each
   // sector round it last tick (0: none). See crowd/README.md, "Levelling the pile".
   std::vector<float> pile_profile_;
