@@ -25,7 +25,6 @@
 #include <atomic>
 #include <cmath>
 #include <limits>
-#include <numbers>
 
 #include "lattice_sampler.hpp"
 #include "swarm_tick.hpp"
@@ -45,6 +44,43 @@ constexpr float kPileReachCells = 96.0f;
 constexpr float kPileOpenCells = 8.0f;
 constexpr int kPileOpenSectors = 14;  // of 32: a player against a straight wall has ~16
 constexpr float kPileSlowSpeed = 0.5f;
+// The middle of each pile sector (crowd_detail::kPileSectors of them, sector s from angle
+// (s + 0.5) * 2 pi / 32 - pi), as literals: the same on any C library, as fast_atan2 makes the
+// sectors.
+constexpr Vec2 kPileSectorMiddles[crowd_detail::kPileSectors] = {
+    {-0.995184727f, -0.098017140f},
+    {-0.956940336f, -0.290284677f},
+    {-0.881921264f, -0.471396737f},
+    {-0.773010453f, -0.634393284f},
+    {-0.634393284f, -0.773010453f},
+    {-0.471396737f, -0.881921264f},
+    {-0.290284677f, -0.956940336f},
+    {-0.098017140f, -0.995184727f},
+    {0.098017140f, -0.995184727f},
+    {0.290284677f, -0.956940336f},
+    {0.471396737f, -0.881921264f},
+    {0.634393284f, -0.773010453f},
+    {0.773010453f, -0.634393284f},
+    {0.881921264f, -0.471396737f},
+    {0.956940336f, -0.290284677f},
+    {0.995184727f, -0.098017140f},
+    {0.995184727f, 0.098017140f},
+    {0.956940336f, 0.290284677f},
+    {0.881921264f, 0.471396737f},
+    {0.773010453f, 0.634393284f},
+    {0.634393284f, 0.773010453f},
+    {0.471396737f, 0.881921264f},
+    {0.290284677f, 0.956940336f},
+    {0.098017140f, 0.995184727f},
+    {-0.098017140f, 0.995184727f},
+    {-0.290284677f, 0.956940336f},
+    {-0.471396737f, 0.881921264f},
+    {-0.634393284f, 0.773010453f},
+    {-0.773010453f, 0.634393284f},
+    {-0.881921264f, 0.471396737f},
+    {-0.956940336f, 0.290284677f},
+    {-0.995184727f, 0.098017140f},
+};
 
 /// Replaces non-finite or out-of-range tuning values by usable ones so step() never divides
 /// by zero or produces NaN whatever the caller passed.
@@ -344,9 +380,7 @@ void Swarm::prepare_pile_profile(crowd_detail::SwarmTick& t, const NavigationSet
     float* room = pile_room_.data() + g * kS;
     int open = 0;
     for (std::size_t s = 0; s < kS; ++s) {
-      const float a = (static_cast<float>(s) + 0.5f) * (2.0f * std::numbers::pi_v<float> / static_cast<float>(kS)) -
-                      std::numbers::pi_v<float>;
-      const Vec2 u{std::cos(a), std::sin(a)};
+      const Vec2 u = kPileSectorMiddles[s];
       int walked = 0;
       while (goal_leads_[g].speed == 0.0f && walked < max_steps) {
         const CellCoord c = map.world_to_cell(goals[g] + u * (half * static_cast<float>(walked + 1)));
