@@ -8,6 +8,7 @@
 //   integrate      swarm_motion.cpp             correction and move, slid along walls (wall_collision)
 //   heading        swarm_motion.cpp             bounded turn toward the steering direction
 //   bursts         here: start_and_move_bursts  chunks where a burst starts, after its pattern points
+//   pile profile   swarm_pile_profile.cpp       per standing goal, how far its pile reaches (levelling)
 // The map the agents live on (hashes, open-cell cache, clearance) is followed in
 // swarm_environment.cpp.
 // step_impl is the list of these calls (gather, integrate and heading in gather_integrate_turn).
@@ -24,7 +25,6 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
-#include <limits>
 
 #include "lattice_sampler.hpp"
 #include "swarm_tick.hpp"
@@ -36,52 +36,6 @@ using crowd_detail::cell_of;
 using crowd_detail::wrap_angle;
 
 namespace {
-// The pile profile (Swarm::prepare_pile_profile): rooms are measured out to kPileReachCells
-// cells from a goal (farther counts as open); a goal is on open ground when at least
-// kPileOpenSectors of its sectors have kPileOpenCells of room; an agent counts in the profile
-// when it rests or moves below kPileSlowSpeed of its top speed.
-constexpr float kPileReachCells = 96.0f;
-constexpr float kPileOpenCells = 8.0f;
-constexpr int kPileOpenSectors = 14;  // of 32: a player against a straight wall has ~16
-constexpr float kPileSlowSpeed = 0.5f;
-// The middle of each pile sector (crowd_detail::kPileSectors of them, sector s from angle
-// (s + 0.5) * 2 pi / 32 - pi), as literals: the same on any C library, as fast_atan2 makes the
-// sectors.
-constexpr Vec2 kPileSectorMiddles[crowd_detail::kPileSectors] = {
-    {-0.995184727f, -0.098017140f},
-    {-0.956940336f, -0.290284677f},
-    {-0.881921264f, -0.471396737f},
-    {-0.773010453f, -0.634393284f},
-    {-0.634393284f, -0.773010453f},
-    {-0.471396737f, -0.881921264f},
-    {-0.290284677f, -0.956940336f},
-    {-0.098017140f, -0.995184727f},
-    {0.098017140f, -0.995184727f},
-    {0.290284677f, -0.956940336f},
-    {0.471396737f, -0.881921264f},
-    {0.634393284f, -0.773010453f},
-    {0.773010453f, -0.634393284f},
-    {0.881921264f, -0.471396737f},
-    {0.956940336f, -0.290284677f},
-    {0.995184727f, -0.098017140f},
-    {0.995184727f, 0.098017140f},
-    {0.956940336f, 0.290284677f},
-    {0.881921264f, 0.471396737f},
-    {0.773010453f, 0.634393284f},
-    {0.634393284f, 0.773010453f},
-    {0.471396737f, 0.881921264f},
-    {0.290284677f, 0.956940336f},
-    {0.098017140f, 0.995184727f},
-    {-0.098017140f, 0.995184727f},
-    {-0.290284677f, 0.956940336f},
-    {-0.471396737f, 0.881921264f},
-    {-0.634393284f, 0.773010453f},
-    {-0.773010453f, 0.634393284f},
-    {-0.881921264f, 0.471396737f},
-    {-0.956940336f, 0.290284677f},
-    {-0.995184727f, 0.098017140f},
-};
-
 /// Replaces non-finite or out-of-range tuning values by usable ones so step() never divides
 /// by zero or produces NaN whatever the caller passed.
 SwarmParams sanitize(SwarmParams p) noexcept {
@@ -350,53 +304,6 @@ void Swarm::prepare_goal_leads(crowd_detail::SwarmTick& t, const NavigationSet* 
   t.goal_leads = goal_leads_;
 }
 
-// Last tick's pile profile for the steering (see build_pile_profile), and each standing goal's
-// rooms: per sector, the clear distance from the goal along the sector's middle, walked in half
-// cells up to kPileReachCells (a wall, a barricade: any cell an agent cannot stand on). A goal
-// whose rooms are mostly short (a corridor, a door, a corner: fewer than kPileOpenSectors
-// sectors with kPileOpenCells of room) gets rooms of 0: the walls shape its pile and the way
-// round is theirs. The rooms are kept while the goals stand where they stood on the same map
-// revision (a few thousand cell reads per goal otherwise).
-void Swarm::prepare_pile_profile(crowd_detail::SwarmTick& t, const NavigationSet* nav) {
-  constexpr std::size_t kS = crowd_detail::kPileSectors;
-  const std::size_t n = goal_leads_.size();
-  if (nav == nullptr || !nav->has_class(1) || t.goal_leads.size() != n || pile_profile_.size() != n * kS) return;
-  const std::span<const Vec2> goals = nav->goal_positions(1);
-  const GridMap& map = t.map;
-  const float cs = map.cell_size();
-  const bool same_map = pile_room_map_ == &map && pile_room_revision_ == map.revision() &&
-                        pile_room_.size() == n * kS && pile_room_goals_.size() == n;
-  pile_room_.resize(n * kS);
-  pile_room_goals_.resize(n);
-  pile_room_map_ = &map;
-  pile_room_revision_ = map.revision();
-  const float half = 0.5f * cs;
-  const int max_steps = static_cast<int>(2.0f * kPileReachCells);
-  for (std::size_t g = 0; g < n; ++g) {
-    // NaN marks a goal on the move (no rooms: no pile to level round it).
-    const Vec2 key = goal_leads_[g].speed == 0.0f ? goals[g] : Vec2{std::numeric_limits<float>::quiet_NaN(), 0.0f};
-    if (same_map && pile_room_goals_[g].x == key.x && pile_room_goals_[g].y == key.y) continue;
-    pile_room_goals_[g] = key;
-    float* room = pile_room_.data() + g * kS;
-    int open = 0;
-    for (std::size_t s = 0; s < kS; ++s) {
-      const Vec2 u = kPileSectorMiddles[s];
-      int walked = 0;
-      while (goal_leads_[g].speed == 0.0f && walked < max_steps) {
-        const CellCoord c = map.world_to_cell(goals[g] + u * (half * static_cast<float>(walked + 1)));
-        if (!map.walkable(c.x, c.y)) break;
-        ++walked;
-      }
-      room[s] = walked == max_steps ? std::numeric_limits<float>::infinity() : half * static_cast<float>(walked);
-      open += room[s] >= kPileOpenCells * cs ? 1 : 0;
-    }
-    if (open < kPileOpenSectors) std::fill_n(room, kS, 0.0f);
-  }
-  t.pile_profile = pile_profile_.data();
-  t.pile_room = pile_room_.data();
-  t.pile_goals = n;
-}
-
 // The step's inputs and constants, per kind and per pair of kinds present.
 void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, const CongestionFields* congestion,
                          std::span<const Vec2> goal_velocities, float dt) {
@@ -639,29 +546,6 @@ void Swarm::start_and_move_bursts(const crowd_detail::SwarmTick& t, WorkerPool* 
     integrate_agents(t, begin, end);
     turn_headings(t, begin, end);
   });
-}
-
-// The pile profile for the next tick: per standing goal in sight and sector round it, the
-// farthest agent that rests this tick or moves below kPileSlowSpeed of its top speed (its
-// distance at the start of the tick, as the steering measured it). Serial, one pass over the
-// agents; a max, so the same for any order or thread count.
-void Swarm::build_pile_profile(const crowd_detail::SwarmTick& t) {
-  constexpr std::size_t kS = crowd_detail::kPileSectors;
-  const std::size_t goals = t.goal_leads.size();
-  pile_profile_.assign(goals * kS, 0.0f);  // allocates only when the goal count grows
-  bool standing = false;
-  for (const crowd_detail::GoalLead& lead : t.goal_leads) standing = standing || lead.speed == 0.0f;
-  if (!standing) return;
-  for (std::size_t k = 0; k < t.n; ++k) {
-    const std::int16_t g = sight_goal_[k];
-    if (g < 0 || static_cast<std::size_t>(g) >= goals) continue;
-    if (perm_resting_[k] == 0) {
-      const float top = kPileSlowSpeed * t.kinds[kinds_[k]].max_step * t.inv_dt;
-      if (!(perm_vxs_[k] * perm_vxs_[k] + perm_vys_[k] * perm_vys_[k] < top * top)) continue;
-    }
-    float& h = pile_profile_[static_cast<std::size_t>(g) * kS + pile_sector_[k]];
-    h = std::max(h, pile_dist_[k]);
-  }
 }
 
 // This tick's positions and rest flags become the state.

@@ -4,9 +4,9 @@
 // direction, and the path a full step along it takes once walls are slid along. Reads only the
 // agent's own state, so it comes before the neighbour pass, which needs every agent's path.
 #include <algorithm>
-#include <numbers>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <span>
 
 #include "lattice_sampler.hpp"
@@ -462,7 +462,7 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
   // would push on into the one ahead of it, or they into it: neither gives way to the other
   // (in its own pass it yields to everyone: see gather_neighbours_of_kinds; here everyone
   // yields to it). With straight distances for right of way the walk round overlapped 0.7-3
-  // pairs of agents by more than 10% of the smaller radius per frame; now 0.1-0.7.
+  // pairs of agents by more than 10% of the smaller radius per frame; now 0.03-0.6.
   pile_level_[k] = levels ? 1 : 0;
   if (levels) prio_[k] = 0;
   return desired;

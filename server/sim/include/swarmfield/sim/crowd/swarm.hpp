@@ -380,13 +380,15 @@ class Swarm {
   std::vector<float> goal_room_;     // per slot: distance it may still close on a goal in sight (or inf)
   std::vector<std::uint8_t> goal_moves_;  // per slot: 1 when that goal in sight is on the move
   // Per slot (steering phase): the standing goal in sight (goal index, else -1), the agent's
-  // sector round it and its distance from it, for the pile profile (build_pile_profile).
+  // sector round it and the distance of its outer edge from it, for the pile profile
+  // (build_pile_profile).
   std::vector<std::int16_t> sight_goal_;
   std::vector<std::uint8_t> pile_sector_;
   std::vector<float> pile_dist_;
   std::vector<std::uint8_t> pile_level_;  // per slot: 1 when it walks round the pile this tick
-  // Per standing goal, kPileSectors distances (world units): the farthest agent at rest in each
-  // sector round it last tick (0: none). See crowd/README.md, "Levelling the pile".
+  // Per standing goal, kPileSectors distances (world units): the farthest outer edge in each
+  // sector round it of the agents in sight of it that rested or moved slowly last tick (0:
+  // none). See crowd/README.md, "Levelling the pile" (swarm_pile_profile.cpp).
   std::vector<float> pile_profile_;
   // Per goal and sector: the clear distance (world units) from the goal to a wall along the
   // sector's middle, 0 round a goal not on open ground (prepare_pile_profile), and what they

@@ -1,0 +1,134 @@
+// The pile profile round each standing goal, for levelling the pile (crowd/README.md,
+// "Levelling the pile"; the walk round itself is level_pile in swarm_steering.cpp):
+// prepare_pile_profile hands the steering last tick's profile and each goal's rooms (how far the
+// ground is open along each sector), build_pile_profile records this tick's after the gather.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "swarm_tick.hpp"
+#include "swarmfield/sim/crowd/swarm.hpp"
+
+namespace swarmfield::sim {
+
+namespace {
+
+// The pile profile (Swarm::prepare_pile_profile): rooms are measured out to kPileReachCells
+// cells from a goal (farther counts as open); a goal is on open ground when at least
+// kPileOpenSectors of its sectors have kPileOpenCells of room; an agent counts in the profile
+// when it rests or moves below kPileSlowSpeed of its top speed.
+constexpr float kPileReachCells = 96.0f;
+constexpr float kPileOpenCells = 8.0f;
+constexpr int kPileOpenSectors = 14;  // of 32: a player against a straight wall has ~16
+constexpr float kPileSlowSpeed = 0.5f;
+// The middle of each pile sector (crowd_detail::kPileSectors of them, sector s from angle
+// (s + 0.5) * 2 pi / 32 - pi), as literals: the same on any C library, as fast_atan2 makes the
+// sectors.
+constexpr Vec2 kPileSectorMiddles[crowd_detail::kPileSectors] = {
+    {-0.995184727f, -0.098017140f},
+    {-0.956940336f, -0.290284677f},
+    {-0.881921264f, -0.471396737f},
+    {-0.773010453f, -0.634393284f},
+    {-0.634393284f, -0.773010453f},
+    {-0.471396737f, -0.881921264f},
+    {-0.290284677f, -0.956940336f},
+    {-0.098017140f, -0.995184727f},
+    {0.098017140f, -0.995184727f},
+    {0.290284677f, -0.956940336f},
+    {0.471396737f, -0.881921264f},
+    {0.634393284f, -0.773010453f},
+    {0.773010453f, -0.634393284f},
+    {0.881921264f, -0.471396737f},
+    {0.956940336f, -0.290284677f},
+    {0.995184727f, -0.098017140f},
+    {0.995184727f, 0.098017140f},
+    {0.956940336f, 0.290284677f},
+    {0.881921264f, 0.471396737f},
+    {0.773010453f, 0.634393284f},
+    {0.634393284f, 0.773010453f},
+    {0.471396737f, 0.881921264f},
+    {0.290284677f, 0.956940336f},
+    {0.098017140f, 0.995184727f},
+    {-0.098017140f, 0.995184727f},
+    {-0.290284677f, 0.956940336f},
+    {-0.471396737f, 0.881921264f},
+    {-0.634393284f, 0.773010453f},
+    {-0.773010453f, 0.634393284f},
+    {-0.881921264f, 0.471396737f},
+    {-0.956940336f, 0.290284677f},
+    {-0.995184727f, 0.098017140f},
+};
+
+}  // namespace
+
+// Last tick's pile profile for the steering (see build_pile_profile), and each standing goal's
+// rooms: per sector, the clear distance from the goal along the sector's middle, walked in half
+// cells up to kPileReachCells (a wall, a barricade: any cell an agent cannot stand on). A goal
+// whose rooms are mostly short (a corridor, a door, a corner: fewer than kPileOpenSectors
+// sectors with kPileOpenCells of room) gets rooms of 0: the walls shape its pile and the way
+// round is theirs. The rooms are kept while the goals stand where they stood on the same map
+// revision (a few thousand cell reads per goal otherwise).
+void Swarm::prepare_pile_profile(crowd_detail::SwarmTick& t, const NavigationSet* nav) {
+  constexpr std::size_t kS = crowd_detail::kPileSectors;
+  const std::size_t n = goal_leads_.size();
+  if (nav == nullptr || !nav->has_class(1) || t.goal_leads.size() != n || pile_profile_.size() != n * kS) return;
+  const std::span<const Vec2> goals = nav->goal_positions(1);
+  const GridMap& map = t.map;
+  const float cs = map.cell_size();
+  const bool same_map = pile_room_map_ == &map && pile_room_revision_ == map.revision() &&
+                        pile_room_.size() == n * kS && pile_room_goals_.size() == n;
+  pile_room_.resize(n * kS);
+  pile_room_goals_.resize(n);
+  pile_room_map_ = &map;
+  pile_room_revision_ = map.revision();
+  const float half = 0.5f * cs;
+  const int max_steps = static_cast<int>(2.0f * kPileReachCells);
+  for (std::size_t g = 0; g < n; ++g) {
+    // NaN marks a goal on the move (no rooms: no pile to level round it).
+    const Vec2 key = goal_leads_[g].speed == 0.0f ? goals[g] : Vec2{std::numeric_limits<float>::quiet_NaN(), 0.0f};
+    if (same_map && pile_room_goals_[g].x == key.x && pile_room_goals_[g].y == key.y) continue;
+    pile_room_goals_[g] = key;
+    float* room = pile_room_.data() + g * kS;
+    int open = 0;
+    for (std::size_t s = 0; s < kS; ++s) {
+      const Vec2 u = kPileSectorMiddles[s];
+      int walked = 0;
+      while (goal_leads_[g].speed == 0.0f && walked < max_steps) {
+        const CellCoord c = map.world_to_cell(goals[g] + u * (half * static_cast<float>(walked + 1)));
+        if (!map.walkable(c.x, c.y)) break;
+        ++walked;
+      }
+      room[s] = walked == max_steps ? std::numeric_limits<float>::infinity() : half * static_cast<float>(walked);
+      open += room[s] >= kPileOpenCells * cs ? 1 : 0;
+    }
+    if (open < kPileOpenSectors) std::fill_n(room, kS, 0.0f);
+  }
+  t.pile_profile = pile_profile_.data();
+  t.pile_room = pile_room_.data();
+  t.pile_goals = n;
+}
+
+// The pile profile for the next tick: per standing goal in sight and sector round it, the
+// farthest agent that rests this tick or moves below kPileSlowSpeed of its top speed (its
+// distance at the start of the tick, as the steering measured it). Serial, one pass over the
+// agents; a max, so the same for any order or thread count.
+void Swarm::build_pile_profile(const crowd_detail::SwarmTick& t) {
+  constexpr std::size_t kS = crowd_detail::kPileSectors;
+  const std::size_t goals = t.goal_leads.size();
+  pile_profile_.assign(goals * kS, 0.0f);  // allocates only when the goal count grows
+  bool standing = false;
+  for (const crowd_detail::GoalLead& lead : t.goal_leads) standing = standing || lead.speed == 0.0f;
+  if (!standing) return;
+  for (std::size_t k = 0; k < t.n; ++k) {
+    const std::int16_t g = sight_goal_[k];
+    if (g < 0 || static_cast<std::size_t>(g) >= goals) continue;
+    if (perm_resting_[k] == 0) {
+      const float top = kPileSlowSpeed * t.kinds[kinds_[k]].max_step * t.inv_dt;
+      if (!(perm_vxs_[k] * perm_vxs_[k] + perm_vys_[k] * perm_vys_[k] < top * top)) continue;
+    }
+    float& h = pile_profile_[static_cast<std::size_t>(g) * kS + pile_sector_[k]];
+    h = std::max(h, pile_dist_[k]);
+  }
+}
+
+}  // namespace swarmfield::sim
