@@ -39,6 +39,9 @@ inline constexpr float kGoalTouch = 0.05f;
 // kSideTrigger of a step closer, and taken when it brings it kSideMargin of a step closer still.
 inline constexpr float kSideTrigger = 0.5f;
 inline constexpr float kSideMargin = 0.05f;
+// An agent chasing a goal on the move looks for a step round the agent ahead already when that
+// holds it below this much of its step (overtaking a slower kind).
+inline constexpr float kOvertakeTrigger = 0.9f;
 // A side step must be free for at least this much of a step: slivers of room between packed
 // neighbours are not a way round (taking them keeps a pile creeping for ever).
 inline constexpr float kSideMinFree = 0.75f;
@@ -56,6 +59,13 @@ inline constexpr float kReverseBelow = 0.1f;
 // The directions tried: the steering direction turned by these angles either way (cos, sin).
 inline constexpr float kSideCos[2] = {0.76604444f, 0.25881905f};  // 40 and 75 degrees
 inline constexpr float kSideSin[2] = {0.64278761f, 0.96592583f};
+
+// The contact projection (swarm_contacts.cpp) takes out overlaps deeper than this fraction of
+// the smaller radius of the pair (issue 19's bound is 10%), and leaves pairs whose centres are
+// closer than sqrt(kCoincidentProjection) world units to the burst of a stack.
+inline constexpr float kContactTolerance = 0.05f;
+inline constexpr float kCoincidentProjection = 1e-8f;
+inline constexpr int kContactPasses = 2;
 
 /// How far (world units) a disc may move along a unit direction before it touches another disc:
 /// the other's centre is at distance `d` in a direction whose cosine with the move is

@@ -265,6 +265,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   reorder_and_steer(t, pool);
   gather_integrate_turn(t, pool);
   start_and_move_bursts(t, pool);
+  project_contacts(t, pool);
   build_pile_profile(t);
   swap_in_positions();
 }

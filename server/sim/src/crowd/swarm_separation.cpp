@@ -167,8 +167,11 @@ SWARMFIELD_ALWAYS_INLINE inline bool Swarm::choose_move(const crowd_detail::Swar
   // Only agents in the way call for a side step (walls are the path's business), and only an
   // agent held by a resting crowd walks round it with no progress this tick: in a queue that
   // merely waits, walking round would only shuffle agents to and fro.
-  if (crowd_rules && moving && sums.coincident == 0 && agents_free < kSideTrigger * path_len * max_step &&
-      progress < kSideTrigger * max_step) {
+  // Chasing a goal on the move, an agent held below kOvertakeTrigger of its step by a slower one
+  // ahead looks for a way past it too (overtaking: discs that keep apart cannot push through).
+  const float trigger = a.chasing ? kOvertakeTrigger : kSideTrigger;
+  if (crowd_rules && moving && sums.coincident == 0 && agents_free < trigger * path_len * max_step &&
+      progress < trigger * max_step) {
     const float v2 = vxs_[k] * vxs_[k] + vys_[k] * vys_[k];
     const bool turns = v2 * t.dt * t.dt > kTurnAbove * kTurnAbove * max_step * max_step;
     const SideStep side = side_step<kMixed>(t, kt, k, {a.px, a.py}, {s0x, s0y}, {a.skx, a.sky}, turns, held, near);

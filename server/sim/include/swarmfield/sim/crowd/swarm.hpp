@@ -267,6 +267,11 @@ class Swarm {
   void reorder_and_steer(crowd_detail::SwarmTick& t, WorkerPool* pool);
   void gather_integrate_turn(const crowd_detail::SwarmTick& t, WorkerPool* pool);
   void start_and_move_bursts(const crowd_detail::SwarmTick& t, WorkerPool* pool);
+  // The contact projection (swarm_contacts.cpp): overlaps past kContactTolerance of the smaller
+  // radius taken out of this tick's new positions, half by each agent of a pair.
+  void project_contacts(const crowd_detail::SwarmTick& t, WorkerPool* pool);
+  void project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end, float r_max,
+                           float step_max);
   void build_pile_profile(const crowd_detail::SwarmTick& t);
   void swap_in_positions();
   // The phases of step_impl over the slots [begin, end), each in its own unit (swarm.cpp says

@@ -1,0 +1,150 @@
+// The contact projection of the swarm step (see Swarm::step), after the move: one Jacobi pass of
+// position-based dynamics' non-overlap constraint (Mueller et al. 2007, "Position Based
+// Dynamics"; the same pass as Macklin and Mueller 2013's unilateral contacts between particles).
+// The gather's free path and contact term keep discs apart only as far as last tick's positions
+// tell: two agents that move into each other in the same tick (a runner overtaking into a
+// walker that turns, a brute pushing a runner off a stream), or a correction that pushes an
+// agent sideways into a third, leave overlaps of up to a step (0.15 cells for a runner: 60% of
+// its radius). Here each agent, from this tick's new positions, moves itself away from every
+// neighbour it overlaps past a tolerance by half the excess (the neighbour's own pass moves it
+// the other half), within what is left of its speed limit and slid along walls. One pass
+// reads the new positions and writes a second buffer, so an agent's result depends only on the
+// move phase's output: the same for any thread count.
+#include <algorithm>
+#include <cmath>
+
+#include "crowd_rules.hpp"
+#include "swarm_tick.hpp"
+#include "swarmfield/sim/crowd/swarm.hpp"
+#include "swarmfield/sim/worker_pool.hpp"
+
+namespace swarmfield::sim {
+
+using namespace crowd_rules;  // NOLINT: the rules' constants
+
+namespace {
+
+/// Whether the 5 x 5 cells round the one at (x, y) (world units) are all walkable: the 3 x 3
+/// round it all open (SwarmTick::open). Off the map: no.
+bool wide_open(const crowd_detail::SwarmTick& t, float x, float y) noexcept {
+  const std::int32_t cx = crowd_detail::cell_of(x, t.cs), cy = crowd_detail::cell_of(y, t.cs);
+  if (cx < 1 || cy < 1 || cx + 1 >= t.map_w || cy + 1 >= t.map_h) return false;
+  for (std::int32_t dy = -1; dy <= 1; ++dy) {
+    for (std::int32_t dx = -1; dx <= 1; ++dx) {
+      if (!crowd_detail::open_at(t.open, t.map.index(cx + dx, cy + dy))) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void Swarm::project_contacts(const crowd_detail::SwarmTick& t, WorkerPool* pool) {
+  // The World's step only (crowd rules): the bare flow-field step keeps its plain rules.
+  if (t.nav == nullptr || t.n == 0) return;
+  // The largest radius and step over the kinds present (absent kinds are all zero).
+  float r_max = 0.0f, step_max = 0.0f;
+  for (const crowd_detail::KindTick& kt : t.kinds) {
+    r_max = std::max(r_max, 0.5f * kt.contact_d);
+    step_max = std::max(step_max, kt.max_step);
+  }
+  for (int pass = 0; pass < kContactPasses; ++pass) {
+    parallel_for(pool, t.n, t.chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
+      project_contacts_of(t, begin, end, r_max, step_max);
+    });
+    // The projected positions become this tick's (project_contacts_of wrote every slot).
+    next_xs_.swap(corr_x_);
+    next_ys_.swap(corr_y_);
+  }
+}
+
+void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end, float r_max,
+                                float step_max) {
+  const float* const nx = next_xs_.data();
+  const float* const ny = next_ys_.data();
+  const float hash_reach = hash_.cell_size();
+  for (std::size_t k = begin; k < end; ++k) {
+    const Vec2 p{nx[k], ny[k]};
+    corr_x_[k] = p.x;
+    corr_y_[k] = p.y;
+    // A stack bursting out along its pattern keeps the pattern (burst_pattern.hpp). An agent
+    // with no way to a goal (prio_ unreachable: a brute in a room whose doors it cannot fit)
+    // holds where it is, and the others squeeze past it as before: a brute parked in a door's
+    // mouth would otherwise cork the door. Within two cells of a wall (door mouths, posts,
+    // corridors, dead ends: both agents of a pair must have the 5 x 5 cells round theirs
+    // walkable) the gather's rules stand alone: a jam in a doorway clears by pressing, and
+    // projected apart the arch held (a 1-cell door passed a quarter fewer, an agent stayed
+    // pinned on a post for 300 ticks, a queue in a dead end kept stirring).
+    if (bursting_[k] != 0 || prio_[k] == kUnreachable || !wide_open(t, t.sxs[k], t.sys[k])) continue;
+    const std::uint8_t kind = t.kind[k];
+    const crowd_detail::KindTick& kt = t.kinds[kind];
+    const float r = 0.5f * kt.contact_d;
+    // Any neighbour that overlaps the agent now was within this of it at the start of the tick
+    // (each moved at most its step); the hash holds start positions by slot.
+    const Vec2 p0{t.sxs[k], t.sys[k]};
+    const float reach = std::min(r + r_max + kt.max_step + step_max, hash_reach);
+    const float reach2 = reach * reach;
+    const crowd_detail::PairTick* row = t.pairs + kind * kMaxAgentKinds;
+    const float room = std::max(0.0f, kt.max_step - length(p - p0));  // of its step, still to move
+    Vec2 push{};
+    hash_.for_each_range_within(p0, reach, [&](std::uint32_t first, std::uint32_t last) {
+      for (std::uint32_t m = first; m < last; ++m) {
+        if (m == k || prio_[m] == kUnreachable) continue;
+        const float ox = p0.x - t.sxs[m], oy = p0.y - t.sys[m];
+        if (!(ox * ox + oy * oy < reach2)) continue;
+        const float dx = p.x - nx[m], dy = p.y - ny[m];
+        const float d2 = dx * dx + dy * dy;
+        const std::uint8_t other = t.kind[m];
+        const float cd = row[other].cd;
+        const float tolerance = kContactTolerance * std::min(r, 0.5f * t.kinds[other].contact_d);
+        const float limit = cd - tolerance;
+        if (!(d2 < limit * limit) || d2 < kCoincidentProjection) continue;  // clear, or no direction
+        if (!wide_open(t, t.sxs[m], t.sys[m])) continue;
+        // The pair's excess is shared by what each may still move this tick, each taking at
+        // least half: an agent that spent its whole step leaves the rest to the other, but the
+        // other may be held by a wall, so it still takes its half off its own move.
+        const float moved_m = std::sqrt((nx[m] - t.sxs[m]) * (nx[m] - t.sxs[m]) + (ny[m] - t.sys[m]) * (ny[m] - t.sys[m]));
+        const float room_m = std::max(0.0f, t.kinds[other].max_step - moved_m);
+        const float rooms = room + room_m;
+        const float share = rooms > 0.0f ? std::max(0.5f, room / rooms) : 0.5f;
+        const float d = std::sqrt(d2);
+        const float s = share * (limit - d) / d;
+        push.x += dx * s;
+        push.y += dy * s;
+      }
+    });
+    if (push.x == 0.0f && push.y == 0.0f) continue;
+    // The displacement of the whole tick: the move plus the push, except for an agent chasing a
+    // goal on the move, which deflects rather than brakes. That one makes the push's progress
+    // along its direction u (a.u + |push|) and keeps its speed with what is left across u, on
+    // the side it was already moving to (at rest: the push itself). Braking a chasing agent that
+    // ran into a neighbour costs the crowd its speed (600 mixed chasing a walking player: 1-2
+    // points fewer agent-samples at speed); round a standing goal, deflected agents keep a pile
+    // or a street crowd stirring (jitter 173 -> 609 at the junction). Then within the speed
+    // limit: shortened to max_step in its direction.
+    const Vec2 a = p - p0;
+    const float step_limit = kt.max_step + t.step_slack;
+    Vec2 total = a + push;
+    if (goal_moves_[k] != 0) {
+      const float push_len = length(push);
+      const Vec2 u = push * (1.0f / push_len);
+      const float along = dot(a, u) + push_len;
+      const Vec2 across = a - u * dot(a, u);
+      const float across_len = length(across);
+      const float keep2 = dot(a, a) - along * along;
+      total = u * along;
+      if (across_len > 0.0f && keep2 > 0.0f) total = total + across * (std::sqrt(keep2) / across_len);
+    }
+    const float total2 = dot(total, total);
+    if (total2 > kt.max_step * kt.max_step) total = total * (kt.max_step / std::sqrt(total2));
+    const Vec2 q = crowd_detail::slide(t, kt, p, total - a);
+    const Vec2 moved = q - p0;
+    if (dot(moved, moved) > step_limit * step_limit) continue;  // sliding turned it past the limit
+    corr_x_[k] = q.x;
+    corr_y_[k] = q.y;
+    perm_vxs_[k] = moved.x * t.inv_dt;
+    perm_vys_[k] = moved.y * t.inv_dt;
+  }
+}
+
+}  // namespace swarmfield::sim
