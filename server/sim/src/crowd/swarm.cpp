@@ -25,7 +25,9 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <iterator>
 
+#include "crowd_rules.hpp"
 #include "lattice_sampler.hpp"
 #include "swarm_tick.hpp"
 #include "swarmfield/sim/nav/size_classes/size_class.hpp"
@@ -84,6 +86,8 @@ Swarm::Swarm(const SwarmParams& params, std::size_t capacity) : params_(sanitize
   path_x_.reserve(capacity);
   path_y_.reserve(capacity);
   open_here_.reserve(capacity);
+  contacts_.reserve(capacity * crowd_detail::kContactSlots);
+  contact_count_.reserve(capacity);
   streaming_.reserve(capacity);
   goal_moves_.reserve(capacity);
   sight_goal_.reserve(capacity);
@@ -379,6 +383,26 @@ void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, c
     pair.r2 = kind_sep_r_[0] * kind_sep_r_[0];
     pair.inv_r = 1.0f / kind_sep_r_[0];
   }
+  t.contact_step_max = 0.0f;
+  t.contact_r_max = 0.0f;
+  for (std::size_t q = 0; q < present_count; ++q) {
+    t.contact_step_max = std::max(t.contact_step_max, t.kinds[present[q]].max_step);
+    t.contact_r_max = std::max(t.contact_r_max, 0.5f * t.kinds[present[q]].contact_d);
+  }
+  // The contact projection's lists (see SwarmTick::kind_contact_r2): a pair (a, b) overlaps past
+  // the tolerance after the move only if it started within r_a + r_b - tolerance + both steps.
+  float r_min = t.contact_r_max;
+  for (std::size_t q = 0; q < present_count; ++q) r_min = std::min(r_min, 0.5f * t.kinds[present[q]].contact_d);
+  t.contacts_complete = nav != nullptr && present_count > 0;
+  for (std::size_t q = 0; q < present_count; ++q) {
+    const crowd_detail::KindTick& kt = t.kinds[present[q]];
+    const float r = 0.5f * kt.contact_d;
+    const float reach = r + t.contact_r_max - crowd_rules::kContactTolerance * std::min(r, r_min) + kt.max_step +
+                        t.contact_step_max + crowd_detail::kContactMargin;
+    t.kind_contact_r2[present[q]] = reach * reach;
+    if (!(reach <= hash_.cell_size())) t.contacts_complete = false;
+  }
+  if (!t.contacts_complete) std::fill(std::begin(t.kind_contact_r2), std::end(t.kind_contact_r2), 0.0f);
   t.contact_stiffness = params_.contact_stiffness;
   t.max_force = params_.obstacle_max_force;
   t.have_obstacles = !obstacles_.empty();
@@ -398,6 +422,8 @@ void Swarm::resize_tick_buffers(std::size_t n) {
   }
   prio_.resize(n);
   open_here_.resize(n);
+  contacts_.resize(n * crowd_detail::kContactSlots);
+  contact_count_.resize(n);
   streaming_.resize(n);
   goal_moves_.resize(n);
   sight_goal_.resize(n);

@@ -9,7 +9,8 @@
 // neighbour it overlaps past a tolerance by half the excess (the neighbour's own pass moves it
 // the other half), within what is left of its speed limit and slid along walls. One pass
 // reads the new positions and writes a second buffer, so an agent's result depends only on the
-// move phase's output: the same for any thread count.
+// move phase's output: the same for any thread count. The neighbours come from the gather's
+// contact list (Swarm::contacts_), else from the hash.
 #include <algorithm>
 #include <cmath>
 
@@ -22,22 +23,8 @@ namespace swarmfield::sim {
 
 using namespace crowd_rules;  // NOLINT: the rules' constants
 
-namespace {
-
-/// Whether the 5 x 5 cells round the one at (x, y) (world units) are all walkable: the 3 x 3
-/// round it all open (SwarmTick::open). Off the map: no.
-bool wide_open(const crowd_detail::SwarmTick& t, float x, float y) noexcept {
-  const std::int32_t cx = crowd_detail::cell_of(x, t.cs), cy = crowd_detail::cell_of(y, t.cs);
-  if (cx < 1 || cy < 1 || cx + 1 >= t.map_w || cy + 1 >= t.map_h) return false;
-  for (std::int32_t dy = -1; dy <= 1; ++dy) {
-    for (std::int32_t dx = -1; dx <= 1; ++dx) {
-      if (!crowd_detail::open_at(t.open, t.map.index(cx + dx, cy + dy))) return false;
-    }
-  }
-  return true;
-}
-
-}  // namespace
+// open_here_'s bit for the 5 x 5 cells round the agent all walkable (set in steer_agents).
+constexpr std::uint8_t kWideOpen = 2;
 
 void Swarm::project_contacts(const crowd_detail::SwarmTick& t, WorkerPool* pool) {
   // The World's step only (crowd rules): the bare flow-field step keeps its plain rules.
@@ -75,7 +62,11 @@ void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t be
     // walkable) the gather's rules stand alone: a jam in a doorway clears by pressing, and
     // projected apart the arch held (a 1-cell door passed a quarter fewer, an agent stayed
     // pinned on a post for 300 ticks, a queue in a dead end kept stirring).
-    if (bursting_[k] != 0 || prio_[k] == kUnreachable || !wide_open(t, t.sxs[k], t.sys[k])) continue;
+    // An agent at rest this tick stays where it is: a neighbour that moved into it takes the
+    // whole excess (an arrival does not shove the pile), and the pile costs nothing here.
+    if (bursting_[k] != 0 || prio_[k] == kUnreachable || (open_here_[k] & kWideOpen) == 0 || perm_resting_[k] != 0) {
+      continue;
+    }
     const std::uint8_t kind = t.kind[k];
     const crowd_detail::KindTick& kt = t.kinds[kind];
     const float r = 0.5f * kt.contact_d;
@@ -83,36 +74,45 @@ void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t be
     // (each moved at most its step); the hash holds start positions by slot.
     const Vec2 p0{t.sxs[k], t.sys[k]};
     const float reach = std::min(r + r_max + kt.max_step + step_max, hash_reach);
-    const float reach2 = reach * reach;
+    // No pair of kinds touches beyond this (the new positions tested first: most candidates of
+    // the hash block are farther).
+    const float touch2 = (r + r_max) * (r + r_max);
     const crowd_detail::PairTick* row = t.pairs + kind * kMaxAgentKinds;
     const float room = std::max(0.0f, kt.max_step - length(p - p0));  // of its step, still to move
     Vec2 push{};
-    hash_.for_each_range_within(p0, reach, [&](std::uint32_t first, std::uint32_t last) {
-      for (std::uint32_t m = first; m < last; ++m) {
-        if (m == k || prio_[m] == kUnreachable) continue;
-        const float ox = p0.x - t.sxs[m], oy = p0.y - t.sys[m];
-        if (!(ox * ox + oy * oy < reach2)) continue;
-        const float dx = p.x - nx[m], dy = p.y - ny[m];
-        const float d2 = dx * dx + dy * dy;
-        const std::uint8_t other = t.kind[m];
-        const float cd = row[other].cd;
-        const float tolerance = kContactTolerance * std::min(r, 0.5f * t.kinds[other].contact_d);
-        const float limit = cd - tolerance;
-        if (!(d2 < limit * limit) || d2 < kCoincidentProjection) continue;  // clear, or no direction
-        if (!wide_open(t, t.sxs[m], t.sys[m])) continue;
-        // The pair's excess is shared by what each may still move this tick, each taking at
-        // least half: an agent that spent its whole step leaves the rest to the other, but the
-        // other may be held by a wall, so it still takes its half off its own move.
-        const float moved_m = std::sqrt((nx[m] - t.sxs[m]) * (nx[m] - t.sxs[m]) + (ny[m] - t.sys[m]) * (ny[m] - t.sys[m]));
-        const float room_m = std::max(0.0f, t.kinds[other].max_step - moved_m);
-        const float rooms = room + room_m;
-        const float share = rooms > 0.0f ? std::max(0.5f, room / rooms) : 0.5f;
-        const float d = std::sqrt(d2);
-        const float s = share * (limit - d) / d;
-        push.x += dx * s;
-        push.y += dy * s;
-      }
-    });
+    // One neighbour slot m: its share of the pair's excess into push.
+    const auto project_from = [&](std::uint32_t m) SWARMFIELD_ALWAYS_INLINE {
+      const float dx = p.x - nx[m], dy = p.y - ny[m];
+      const float d2 = dx * dx + dy * dy;
+      if (!(d2 < touch2) || m == k || prio_[m] == kUnreachable) return;
+      const std::uint8_t other = t.kind[m];
+      const float cd = row[other].cd;
+      const float tolerance = kContactTolerance * std::min(r, 0.5f * t.kinds[other].contact_d);
+      const float limit = cd - tolerance;
+      if (!(d2 < limit * limit) || d2 < kCoincidentProjection) return;  // clear, or no direction
+      if ((open_here_[m] & kWideOpen) == 0) return;
+      // The pair's excess is shared by what each may still move this tick, each taking at
+      // least half: an agent that spent its whole step leaves the rest to the other, but the
+      // other may be held by a wall, so it still takes its half off its own move.
+      const float moved_m = std::sqrt((nx[m] - t.sxs[m]) * (nx[m] - t.sxs[m]) + (ny[m] - t.sys[m]) * (ny[m] - t.sys[m]));
+      const float room_m = std::max(0.0f, t.kinds[other].max_step - moved_m);
+      const float rooms = room + room_m;
+      const float share = perm_resting_[m] != 0 ? 1.0f : (rooms > 0.0f ? std::max(0.5f, room / rooms) : 0.5f);
+      const float d = std::sqrt(d2);
+      const float s = share * (limit - d) / d;
+      push.x += dx * s;
+      push.y += dy * s;
+    };
+    const std::uint32_t listed = contact_count_[k];
+    if (t.contacts_complete && listed <= crowd_detail::kContactSlots) {
+      // The gather kept every neighbour that may touch the agent now (contact_reach_of).
+      const std::uint32_t* list = contacts_.data() + k * crowd_detail::kContactSlots;
+      for (std::uint32_t i = 0; i < listed; ++i) project_from(list[i]);
+    } else {
+      hash_.for_each_range_within(p0, reach, [&](std::uint32_t first, std::uint32_t last) {
+        for (std::uint32_t m = first; m < last; ++m) project_from(m);
+      });
+    }
     if (push.x == 0.0f && push.y == 0.0f) continue;
     // The displacement of the whole tick: the move plus the push, except for an agent chasing a
     // goal on the move, which deflects rather than brakes. That one makes the push's progress

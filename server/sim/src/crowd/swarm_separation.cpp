@@ -68,7 +68,9 @@ SWARMFIELD_ALWAYS_INLINE inline void prefetch_gather(const crowd_detail::SwarmTi
 template <bool kMixed, bool kRest>
 SWARMFIELD_ALWAYS_INLINE inline Swarm::NearSlots Swarm::query_neighbours(const GatherInput& in, const GatherAgent& a,
                                                                          float r2, std::uint32_t self, GatherSums& sums,
-                                                                         std::uint32_t* hit_slot) const {
+                                                                         std::uint32_t* hit_slot, float contact_r2,
+                                                                         std::uint32_t* contacts,
+                                                                         std::uint32_t& contact_count) const {
   const float px = a.px, py = a.py;
   const float* const nx = in.nx;
   const float* const ny = in.ny;
@@ -78,10 +80,12 @@ SWARMFIELD_ALWAYS_INLINE inline Swarm::NearSlots Swarm::query_neighbours(const G
   std::uint32_t hits = 0;
   bool complete = true;
 #if defined(SWARMFIELD_SIMD_GATHER)
-  const __m128 vpx = _mm_set1_ps(px), vpy = _mm_set1_ps(py), vr2 = _mm_set1_ps(r2);
+  const __m128 vpx = _mm_set1_ps(px), vpy = _mm_set1_ps(py), vr2 = _mm_set1_ps(r2), vc2 = _mm_set1_ps(contact_r2);
 #endif
-  // (Columns and rows of the block beyond R hold no hit: left out, the hits are the same.)
-  const float radius = std::sqrt(r2);
+  std::uint32_t kept = 0;  // neighbours within the contact radius
+  // (Columns and rows of the block beyond R and the contact radius hold no hit: left out, the
+  // hits are the same.)
+  const float radius = std::sqrt(std::max(r2, contact_r2));
   hash_.for_each_range_within({px, py}, radius, [&](std::uint32_t first, std::uint32_t last) SWARMFIELD_ALWAYS_INLINE {
     // Four slots per step; slots past `last` (up to 3, inside the hash's padding, see
     // SpatialHash::kSlotPadding) are loaded but masked out.
@@ -92,16 +96,25 @@ SWARMFIELD_ALWAYS_INLINE inline Swarm::NearSlots Swarm::query_neighbours(const G
       const __m128 d2v = _mm_add_ps(_mm_mul_ps(dxv, dxv), _mm_mul_ps(dyv, dyv));
       // Within R: !(d2 >= r2), the definition's test (true for NaN too).
       auto mask = static_cast<std::uint32_t>(_mm_movemask_ps(_mm_cmpnge_ps(d2v, vr2)));
+      auto contact_mask = static_cast<std::uint32_t>(_mm_movemask_ps(_mm_cmplt_ps(d2v, vc2)));
 #else
-      std::uint32_t mask = 0;
+      std::uint32_t mask = 0, contact_mask = 0;
       for (std::uint32_t j = 0; j < 4 && m0 + j < last; ++j) {
         const float dx = px - nx[m0 + j], dy = py - ny[m0 + j];
         mask |= static_cast<std::uint32_t>(!(dx * dx + dy * dy >= r2)) << j;
+        contact_mask |= static_cast<std::uint32_t>(dx * dx + dy * dy < contact_r2) << j;
       }
 #endif
       const std::uint32_t left = last - m0;
-      mask &= left >= 4 ? 15u : (1u << left) - 1u;
-      if (self - m0 < 4u) mask &= ~(1u << (self - m0));
+      const std::uint32_t in_range = (left >= 4 ? 15u : (1u << left) - 1u) & ~(self - m0 < 4u ? 1u << (self - m0) : 0u);
+      mask &= in_range;
+      contact_mask &= in_range;
+      // Candidates close enough to touch the agent after the move, in query order.
+      while (contact_mask != 0) {
+        if (kept < crowd_detail::kContactSlots) contacts[kept] = m0 + static_cast<std::uint32_t>(std::countr_zero(contact_mask));
+        ++kept;
+        contact_mask &= contact_mask - 1u;
+      }
       // Append the masked-in slots without branching: write each, advance past the kept ones.
       hit_slot[hits] = m0;
       hits += mask & 1u;
@@ -119,6 +132,7 @@ SWARMFIELD_ALWAYS_INLINE inline Swarm::NearSlots Swarm::query_neighbours(const G
     }
   });
   gather_hits<kMixed, kRest>(in, a, hit_slot, hits, sums);
+  contact_count = kept;
   return {hit_slot, hits, complete};
 }
 
@@ -283,6 +297,8 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
                        t.yield_fraction,
                        crowd_rules ? t.dt : 0.0f,
                        !crowd_rules};
+  std::uint32_t* const contacts = contacts_.data();
+  std::uint8_t* const contact_count = contact_count_.data();
   bool chunk_rest = false;  // some agent of the chunk rests this tick
   std::uint32_t hit_slot[kNearKeep + 4];  // the query's hits (query_neighbours)
   for (std::size_t k = begin; k < end; ++k) {
@@ -311,7 +327,11 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     sums.allow = kt.max_step;  // the free path among agents; the goal's limit comes after
     sums.yield_allow = kt.max_step;
     sums.press_allow = kt.max_step;
-    const NearSlots near = query_neighbours<kMixed, kRest>(in, agent, r2, static_cast<std::uint32_t>(k), sums, hit_slot);
+    std::uint32_t kept = 0;
+    const NearSlots near = query_neighbours<kMixed, kRest>(in, agent, r2, static_cast<std::uint32_t>(k), sums, hit_slot,
+                                                           t.kind_contact_r2[self_kind],
+                                                           contacts + k * crowd_detail::kContactSlots, kept);
+    contact_count[k] = static_cast<std::uint8_t>(std::min<std::uint32_t>(kept, crowd_detail::kContactSlots + 1));
     const bool resting = choose_move<kMixed>(t, kt, k, agent, path_len, sums, near, crowd_rules);
     chunk_rest |= resting;
     correct_overlap(t, kt, k, begin, sums, resting);

@@ -588,7 +588,19 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
     }
     path_x_[k] = probe.x;
     path_y_[k] = probe.y;
-    open_here_[k] = open_here ? 1 : 0;
+    // Bit 2: the 5 x 5 cells round the agent's all walkable (the 3 x 3 round it all open), where
+    // the contact projection applies (swarm_contacts.cpp). Only when the cell itself is open, so
+    // its 8 neighbours are map cells.
+    std::uint8_t open_bits = 0;
+    if (open_here) {
+      const std::size_t at = map.index(cx, cy), row = static_cast<std::size_t>(t.map_w);
+      const bool wide = crowd_detail::open_at(t.open, at - row - 1) && crowd_detail::open_at(t.open, at - row) &&
+                        crowd_detail::open_at(t.open, at - row + 1) && crowd_detail::open_at(t.open, at - 1) &&
+                        crowd_detail::open_at(t.open, at + 1) && crowd_detail::open_at(t.open, at + row - 1) &&
+                        crowd_detail::open_at(t.open, at + row) && crowd_detail::open_at(t.open, at + row + 1);
+      open_bits = wide ? 3 : 1;
+    }
+    open_here_[k] = open_bits;
     // Moving at speed last tick (a stream going by: an impatient agent stops yielding to it), and
     // flowing freely (a leader a chasing agent counts on going on).
     const float top2 = kt.max_step * kt.max_step * t.inv_dt * t.inv_dt;

@@ -23,6 +23,12 @@ namespace swarmfield::sim::crowd_detail {
 inline constexpr std::size_t kPrefetchAgents = 8;
 // Sectors of the pile profile round a standing goal (Swarm::pile_profile_).
 inline constexpr std::size_t kPileSectors = 32;
+// Per agent, the gather keeps up to this many neighbours that may touch it after the move
+// (Swarm::contacts_, for the contact projection); an agent with more is projected through the
+// hash instead.
+inline constexpr std::uint32_t kContactSlots = 12;
+// World units added to the reach of that list (float rounding of the positions and steps).
+inline constexpr float kContactMargin = 1e-3f;
 
 /// One kind's constants for this tick.
 struct KindTick {
@@ -99,6 +105,15 @@ struct SwarmTick {
   // Float rounding allowance of a step's length (world units): grows with the map extent.
   float step_slack = 0.0f;
   bool has_invalid = false;  // repair found no walkable cell for some agent
+  // The contact projection (swarm_contacts.cpp): the largest step and radius over the kinds
+  // present; per kind, the squared distance at the start of the tick within which a neighbour
+  // may overlap an agent of it past the tolerance after the move (the gather keeps those in
+  // Swarm::contacts_); contacts_complete: that distance is within the hash cell for every kind
+  // present, so the gather's 3 x 3 block holds them all (else 0, and the projection queries
+  // the hash itself).
+  float contact_step_max = 0.0f, contact_r_max = 0.0f;
+  float kind_contact_r2[kMaxAgentKinds] = {};
+  bool contacts_complete = false;
 
   // The agents' kinds and positions at the start of the tick, in hash-slot order.
   const std::uint8_t* kind = nullptr;

@@ -317,8 +317,11 @@ class Swarm {
   };
   // hit_slot: room for kNearKeep + 4 slots.
   template <bool kMixed, bool kRest>
+  // contact_r2: squared distance within which a neighbour goes to `contacts` (the first
+  // kContactSlots of them; contact_count counts all), for the contact projection; 0: none.
   NearSlots query_neighbours(const crowd_detail::GatherInput& in, const crowd_detail::GatherAgent& a, float r2,
-                             std::uint32_t self, crowd_detail::GatherSums& sums, std::uint32_t* hit_slot) const;
+                             std::uint32_t self, crowd_detail::GatherSums& sums, std::uint32_t* hit_slot,
+                             float contact_r2, std::uint32_t* contacts, std::uint32_t& contact_count) const;
   template <bool kMixed>
   bool choose_move(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k,
                    const crowd_detail::GatherAgent& a, float path_len, const crowd_detail::GatherSums& sums,
@@ -404,7 +407,12 @@ class Swarm {
   std::uint32_t pile_room_revision_ = 0;
   std::vector<float> path_x_, path_y_;  // per slot: displacement of a unit move after wall sliding
   std::vector<std::uint8_t> streaming_;  // per slot: crowd_rules::kStreamBit / kFreeFlowBit of last tick's speed (steering phase)
-  std::vector<std::uint8_t> open_here_;  // per slot: 1 when the agent's cell is open (see open_cells_) and moves are small
+  // Per slot, the neighbours that may touch the agent after the move (crowd_detail::kContactSlots
+  // each, written by the gather) and how many (more than kContactSlots: not all kept), for the
+  // contact projection.
+  std::vector<std::uint32_t> contacts_;
+  std::vector<std::uint8_t> contact_count_;
+  std::vector<std::uint8_t> open_here_;  // per slot: bit 1 when the agent's cell is open (see open_cells_) and moves are small; bit 2 when the 3 x 3 round it is (steer_agents)
   // Per slot, from the neighbour gather for the integration: the overlap correction (world
   // units; for a bursting agent its displacement in units of max_step), the move allowance
   // (world units per unit of move budget, from the free path), and 1 when bursting.
