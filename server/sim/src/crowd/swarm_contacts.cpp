@@ -67,13 +67,15 @@ void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t be
     if (bursting_[k] != 0 || prio_[k] == kUnreachable || (open_here_[k] & kWideOpen) == 0 || perm_resting_[k] != 0) {
       continue;
     }
+    // The gather kept every neighbour that may touch the agent now (SwarmTick::kind_contact_r2):
+    // none, nothing to do (most of a crowd streaming through a city).
+    const std::uint32_t listed = contact_count_[k];
+    const bool from_list = t.contacts_complete && listed <= crowd_detail::kContactSlots;
+    if (from_list && listed == 0) continue;
     const std::uint8_t kind = t.kind[k];
     const crowd_detail::KindTick& kt = t.kinds[kind];
     const float r = 0.5f * kt.contact_d;
-    // Any neighbour that overlaps the agent now was within this of it at the start of the tick
-    // (each moved at most its step); the hash holds start positions by slot.
     const Vec2 p0{t.sxs[k], t.sys[k]};
-    const float reach = std::min(r + r_max + kt.max_step + step_max, hash_reach);
     // No pair of kinds touches beyond this (the new positions tested first: most candidates of
     // the hash block are farther).
     const float touch2 = (r + r_max) * (r + r_max);
@@ -103,12 +105,13 @@ void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t be
       push.x += dx * s;
       push.y += dy * s;
     };
-    const std::uint32_t listed = contact_count_[k];
-    if (t.contacts_complete && listed <= crowd_detail::kContactSlots) {
-      // The gather kept every neighbour that may touch the agent now (contact_reach_of).
+    if (from_list) {
       const std::uint32_t* list = contacts_.data() + k * crowd_detail::kContactSlots;
       for (std::uint32_t i = 0; i < listed; ++i) project_from(list[i]);
     } else {
+      // Any neighbour that overlaps the agent now was within this of it at the start of the
+      // tick (each moved at most its step); the hash holds start positions by slot.
+      const float reach = std::min(r + r_max + kt.max_step + step_max, hash_reach);
       hash_.for_each_range_within(p0, reach, [&](std::uint32_t first, std::uint32_t last) {
         for (std::uint32_t m = first; m < last; ++m) project_from(m);
       });
