@@ -61,8 +61,9 @@ inline constexpr float kSideCos[2] = {0.76604444f, 0.25881905f};  // 40 and 75 d
 inline constexpr float kSideSin[2] = {0.64278761f, 0.96592583f};
 
 // The contact projection (swarm_contacts.cpp) takes out overlaps deeper than this fraction of
-// the smaller radius of the pair (issue 19's bound is 10%), and leaves pairs whose centres are
-// closer than sqrt(kCoincidentProjection) world units to the burst of a stack.
+// the smaller radius of the pair (issue 19's bound is 10%), in kContactPasses passes, and leaves
+// pairs whose centres are closer than sqrt(kCoincidentProjection) world units to the burst of a
+// stack.
 inline constexpr float kContactTolerance = 0.05f;
 inline constexpr float kCoincidentProjection = 1e-8f;
 inline constexpr int kContactPasses = 2;

@@ -8,6 +8,7 @@
 //   integrate      swarm_motion.cpp             correction and move, slid along walls (wall_collision)
 //   heading        swarm_motion.cpp             bounded turn toward the steering direction
 //   bursts         here: start_and_move_bursts  chunks where a burst starts, after its pattern points
+//   contacts       swarm_contacts.cpp           overlaps past a tolerance taken out of the new positions
 //   pile profile   swarm_pile_profile.cpp       per standing goal, how far its pile reaches (levelling)
 // The map the agents live on (hashes, open-cell cache, clearance) is followed in
 // swarm_environment.cpp.
@@ -26,6 +27,7 @@
 #include <atomic>
 #include <cmath>
 #include <iterator>
+#include <limits>
 
 #include "crowd_rules.hpp"
 #include "lattice_sampler.hpp"
@@ -383,16 +385,17 @@ void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, c
     pair.r2 = kind_sep_r_[0] * kind_sep_r_[0];
     pair.inv_r = 1.0f / kind_sep_r_[0];
   }
-  t.contact_step_max = 0.0f;
-  t.contact_r_max = 0.0f;
-  for (std::size_t q = 0; q < present_count; ++q) {
-    t.contact_step_max = std::max(t.contact_step_max, t.kinds[present[q]].max_step);
-    t.contact_r_max = std::max(t.contact_r_max, 0.5f * t.kinds[present[q]].contact_d);
-  }
   // The contact projection's lists (see SwarmTick::kind_contact_r2): a pair (a, b) overlaps past
   // the tolerance after the move only if it started within r_a + r_b - tolerance + both steps.
-  float r_min = t.contact_r_max;
-  for (std::size_t q = 0; q < present_count; ++q) r_min = std::min(r_min, 0.5f * t.kinds[present[q]].contact_d);
+  t.contact_step_max = 0.0f;
+  t.contact_r_max = 0.0f;
+  float r_min = std::numeric_limits<float>::infinity();
+  for (std::size_t q = 0; q < present_count; ++q) {
+    const float r = 0.5f * t.kinds[present[q]].contact_d;
+    t.contact_step_max = std::max(t.contact_step_max, t.kinds[present[q]].max_step);
+    t.contact_r_max = std::max(t.contact_r_max, r);
+    r_min = std::min(r_min, r);
+  }
   t.contacts_complete = nav != nullptr && present_count > 0;
   for (std::size_t q = 0; q < present_count; ++q) {
     const crowd_detail::KindTick& kt = t.kinds[present[q]];

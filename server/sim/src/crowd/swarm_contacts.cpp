@@ -1,15 +1,15 @@
-// The contact projection of the swarm step (see Swarm::step), after the move: one Jacobi pass of
-// position-based dynamics' non-overlap constraint (Mueller et al. 2007, "Position Based
+// The contact projection of the swarm step (see Swarm::step), after the move: kContactPasses
+// (two) Jacobi passes of position-based dynamics' non-overlap constraint (Mueller et al. 2007, "Position Based
 // Dynamics"; the same pass as Macklin and Mueller 2013's unilateral contacts between particles).
 // The gather's free path and contact term keep discs apart only as far as last tick's positions
 // tell: two agents that move into each other in the same tick (a runner overtaking into a
 // walker that turns, a brute pushing a runner off a stream), or a correction that pushes an
 // agent sideways into a third, leave overlaps of up to a step (0.15 cells for a runner: 60% of
 // its radius). Here each agent, from this tick's new positions, moves itself away from every
-// neighbour it overlaps past a tolerance by half the excess (the neighbour's own pass moves it
-// the other half), within what is left of its speed limit and slid along walls. One pass
-// reads the new positions and writes a second buffer, so an agent's result depends only on the
-// move phase's output: the same for any thread count. The neighbours come from the gather's
+// neighbour it overlaps past a tolerance by its share of the excess (the neighbour's own pass
+// moves it the rest), within its speed limit and slid along walls. Each pass reads the positions
+// before it and writes a second buffer, so an agent's result depends only on the move phase's
+// output: the same for any thread count. The neighbours come from the gather's
 // contact list (Swarm::contacts_), else from the hash.
 #include <algorithm>
 #include <cmath>
@@ -29,24 +29,17 @@ constexpr std::uint8_t kWideOpen = 2;
 void Swarm::project_contacts(const crowd_detail::SwarmTick& t, WorkerPool* pool) {
   // The World's step only (crowd rules): the bare flow-field step keeps its plain rules.
   if (t.nav == nullptr || t.n == 0) return;
-  // The largest radius and step over the kinds present (absent kinds are all zero).
-  float r_max = 0.0f, step_max = 0.0f;
-  for (const crowd_detail::KindTick& kt : t.kinds) {
-    r_max = std::max(r_max, 0.5f * kt.contact_d);
-    step_max = std::max(step_max, kt.max_step);
-  }
   for (int pass = 0; pass < kContactPasses; ++pass) {
-    parallel_for(pool, t.n, t.chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
-      project_contacts_of(t, begin, end, r_max, step_max);
-    });
+    parallel_for(pool, t.n, t.chunk,
+                 [&](std::size_t begin, std::size_t end, std::size_t) { project_contacts_of(t, begin, end); });
     // The projected positions become this tick's (project_contacts_of wrote every slot).
     next_xs_.swap(corr_x_);
     next_ys_.swap(corr_y_);
   }
 }
 
-void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end, float r_max,
-                                float step_max) {
+void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end) {
+  const float r_max = t.contact_r_max, step_max = t.contact_step_max;  // over the kinds present
   const float* const nx = next_xs_.data();
   const float* const ny = next_ys_.data();
   const float hash_reach = hash_.cell_size();

@@ -268,10 +268,9 @@ class Swarm {
   void gather_integrate_turn(const crowd_detail::SwarmTick& t, WorkerPool* pool);
   void start_and_move_bursts(const crowd_detail::SwarmTick& t, WorkerPool* pool);
   // The contact projection (swarm_contacts.cpp): overlaps past kContactTolerance of the smaller
-  // radius taken out of this tick's new positions, half by each agent of a pair.
+  // radius taken out of this tick's new positions, each agent of a pair by its share.
   void project_contacts(const crowd_detail::SwarmTick& t, WorkerPool* pool);
-  void project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end, float r_max,
-                           float step_max);
+  void project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   void build_pile_profile(const crowd_detail::SwarmTick& t);
   void swap_in_positions();
   // The phases of step_impl over the slots [begin, end), each in its own unit (swarm.cpp says
@@ -315,10 +314,10 @@ class Swarm {
     std::uint32_t count = 0;
     bool complete = false;
   };
-  // hit_slot: room for kNearKeep + 4 slots.
+  // hit_slot: room for kNearKeep + 4 slots. contact_r2: squared distance within which a
+  // neighbour goes to `contacts` (the first kContactSlots of them; contact_count counts all),
+  // for the contact projection; 0: none.
   template <bool kMixed, bool kRest>
-  // contact_r2: squared distance within which a neighbour goes to `contacts` (the first
-  // kContactSlots of them; contact_count counts all), for the contact projection; 0: none.
   NearSlots query_neighbours(const crowd_detail::GatherInput& in, const crowd_detail::GatherAgent& a, float r2,
                              std::uint32_t self, crowd_detail::GatherSums& sums, std::uint32_t* hit_slot,
                              float contact_r2, std::uint32_t* contacts, std::uint32_t& contact_count) const;
