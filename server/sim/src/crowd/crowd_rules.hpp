@@ -60,6 +60,16 @@ inline constexpr float kReverseBelow = 0.1f;
 inline constexpr float kSideCos[2] = {0.76604444f, 0.25881905f};  // 40 and 75 degrees
 inline constexpr float kSideSin[2] = {0.64278761f, 0.96592583f};
 
+// A neighbour with no way to any goal (prio_ unreachable: a brute in a room whose doors it
+// cannot fit) that the agent's path only grazes (approach, the cosine between the path and the
+// way to it, below kGrazeStuck) does not stop an agent that has a way: it pushes past, and the
+// contact term shoves the stuck one aside. Else a brute a step behind a 1-cell door's mouth held
+// the walkers on both of the door's posts, each sliding along the wall into it, for seconds
+// (the mixed door room of crowd_scenes.sh: 3 s with seed 1, 5.3 s with seed 7). Tried only for
+// agents sliding along a wall, past a brute clear of the walls: no better (seeds 2, 7, 11 of
+// that room 1.7-2.0 s against 0.7-1.0 s).
+inline constexpr float kGrazeStuck = 0.6f;
+
 // The contact projection (swarm_contacts.cpp) takes out overlaps deeper than this fraction of
 // the smaller radius of the pair (issue 19's bound is 10%), in kContactPasses passes, and leaves
 // pairs whose centres are closer than sqrt(kCoincidentProjection) world units to the burst of a

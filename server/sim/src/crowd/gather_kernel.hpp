@@ -73,6 +73,13 @@ struct GatherSums {
   float wx = 0.0f, wy = 0.0f;  // chasing, mixed: which way to make way for faster kinds behind
 };
 
+/// An agent with a way to a goal pushes past a neighbour `m` with none that its path only grazes
+/// (approach below kGrazeStuck): m does not limit its free path.
+SWARMFIELD_ALWAYS_INLINE inline bool pushes_past_stuck(const GatherInput& in, const GatherAgent& a, std::uint32_t m,
+                                                       float approach) noexcept {
+  return a.prio != kUnreachable && in.nprio[m] == kUnreachable && approach < kGrazeStuck;
+}
+
 /// The definition: one neighbour slot `m` within the query radius of the agent (m is not the
 /// agent). With one kind that radius is the pair's R; with several (kMixed) it is the largest
 /// pair R and the hit counts only within its own pair's R. kRest: some agent rested last tick
@@ -131,6 +138,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
     s.wy += -uy - along_s * a.sky;
   }
   if (approach <= 0.0f) return;  // m is beside or behind
+  if (pushes_past_stuck(in, a, m, approach)) return;
   // Head-on or converging (m's path also closes in on us): one of the two must go first, or
   // both wait for ever (the two-agent arch at a door). The one with right of way (nearer the
   // goal, then the lower id) ignores the other, whose own pass makes it yield.
@@ -354,8 +362,18 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
     // Ignored: pressed into a neighbour that yields to us, and converging ones that yield to us
     // (or all converging ones, impatient). Goes on past "approach <= 0" as gather_one (NaN too).
     const std::uint32_t stream_bits = flag_bits(in.nstream, kStreamBit, m0, m1, m2, m3);
-    const __m128 ignored = _mm_or_ps(_mm_and_ps(pressed, in.press_all ? lane_mask(15u) : prior),
-                                     _mm_and_ps(converging, lane_mask(a.impatient ? way_bits | stream_bits : way_bits)));
+    __m128 ignored = _mm_or_ps(_mm_and_ps(pressed, in.press_all ? lane_mask(15u) : prior),
+                               _mm_and_ps(converging, lane_mask(a.impatient ? way_bits | stream_bits : way_bits)));
+    if (a.prio != kUnreachable) {
+      // Grazing neighbours with no way to a goal (pushes_past_stuck).
+      const std::uint32_t stuck_bits = static_cast<std::uint32_t>(in.nprio[m0] == kUnreachable) |
+                                       (static_cast<std::uint32_t>(in.nprio[m1] == kUnreachable) << 1) |
+                                       (static_cast<std::uint32_t>(in.nprio[m2] == kUnreachable) << 2) |
+                                       (static_cast<std::uint32_t>(in.nprio[m3] == kUnreachable) << 3);
+      if (stuck_bits != 0) {
+        ignored = _mm_or_ps(ignored, _mm_and_ps(lane_mask(stuck_bits), _mm_cmplt_ps(approach, _mm_set1_ps(kGrazeStuck))));
+      }
+    }
     const __m128 yields = _mm_andnot_ps(ignored, _mm_and_ps(normal, _mm_cmpnle_ps(approach, zero)));
     // Leaders (gather_one): ahead, not converging, moved on along our path last tick.
     const __m128 lead_dt = _mm_set1_ps(in.lead_dt);
