@@ -1,11 +1,13 @@
 // The pile profile round each standing goal, for levelling the pile (crowd/README.md,
-// "Levelling the pile"; the walk round itself is level_pile in swarm_steering.cpp):
-// prepare_pile_profile hands the steering last tick's profile and each goal's rooms (how far the
-// ground is open along each sector), build_pile_profile records this tick's after the gather.
+// "Levelling the pile"): prepare_pile_profile hands the steering last tick's profile and each
+// goal's rooms (how far the ground is open along each sector), build_pile_profile records this
+// tick's after the gather, and level_pile (pile_levelling.hpp) is the steering's walk round.
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 
+#include "pile_levelling.hpp"
 #include "swarm_tick.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 
@@ -60,6 +62,54 @@ constexpr Vec2 kPileSectorMiddles[crowd_detail::kPileSectors] = {
 };
 
 }  // namespace
+
+namespace crowd_detail {
+
+// Levelling the pile (level_pile): the rim band (agent diameters beyond and inside the sector's
+// profile), the gain a lower sector must offer (diameters, plus a cell), the share of the arc
+// walked that counts against it, how many sectors each way are looked at (8 of 32: 90 degrees),
+// and the outward tilt of the walk round.
+constexpr float kLevelRim = 1.0f;
+constexpr float kLevelInside = 2.0f;
+constexpr float kLevelGain = 1.0f;
+constexpr float kLevelArc = 0.1f;
+constexpr int kLevelReach = 8;
+constexpr float kLevelTilt = 0.3f;
+
+Vec2 level_pile(const SwarmTick& t, const KindTick& kt, const float* profile,
+                const float* room, std::size_t sector, Vec2 to_goal, float dist, Vec2 straight, Vec2 v) noexcept {
+  constexpr int kS = static_cast<int>(kPileSectors);
+  const float h = profile[sector];
+  const float diameter = kt.contact_d;
+  const float edge = dist + 0.5f * diameter;  // the profile holds outer edges
+  if (edge > h + kLevelRim * diameter || edge < h - kLevelInside * diameter) return straight;
+  const float arc = dist * (2.0f * std::numbers::pi_v<float> / static_cast<float>(kS));
+  const float need = kLevelGain * diameter + t.cs;
+  float gain[2] = {-1.0f, -1.0f};  // the best gain each way round (-1, +1), or -1
+  for (int side = -1; side <= 1; side += 2) {
+    float& best = gain[side > 0 ? 1 : 0];
+    for (int j = 1; j <= kLevelReach; ++j) {
+      const int s = ((static_cast<int>(sector) + side * j) % kS + kS) % kS;
+      if (room[s] < dist + diameter) break;  // a wall on the way round at the agent's distance
+      // A sector is as low as the higher of its neighbours: one low sector in a round pile of
+      // mixed kinds is noise (following each such dip kept 10% of the surround scenes' mixed
+      // crowd walking round 5 s after it arrived), a side of the pile that is low is not.
+      const float hs = std::max({profile[s], profile[(s + 1) % kS], profile[(s + kS - 1) % kS]});
+      const float g = edge - hs - kLevelArc * static_cast<float>(j) * arc;
+      if (g > need && g > best && hs + 2.0f * diameter + t.cs < room[s]) best = g;
+    }
+  }
+  if (gain[0] < 0.0f && gain[1] < 0.0f) return straight;
+  const Vec2 u = to_goal * (1.0f / dist);
+  // Sector indices grow with the angle of (agent - goal): that way round is (u.y, -u.x). Of two
+  // ways as good, the one the agent already walks round.
+  const float round_v = v.x * u.y - v.y * u.x;
+  const int side = gain[1] > gain[0] || (gain[1] == gain[0] && round_v > 0.0f) ? 1 : -1;
+  const Vec2 tangent = side > 0 ? Vec2{u.y, -u.x} : Vec2{-u.y, u.x};
+  return normalized_or_zero(tangent - u * kLevelTilt);
+}
+
+}  // namespace crowd_detail
 
 // Last tick's pile profile for the steering (see build_pile_profile), and each standing goal's
 // rooms: per sector, the clear distance from the goal along the sector's middle, walked in half

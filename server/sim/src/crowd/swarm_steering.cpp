@@ -11,6 +11,7 @@
 
 #include "lattice_sampler.hpp"
 #include "crowd_rules.hpp"
+#include "pile_levelling.hpp"
 #include "swarm_tick.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 #include "swarmfield/sim/nav/field/flow_field.hpp"
@@ -22,6 +23,8 @@ namespace swarmfield::sim {
 using crowd_detail::cell_of;
 using crowd_detail::id_direction;
 using crowd_detail::LatticeSampler;
+using crowd_detail::level_pile;
+using crowd_detail::pile_sector_of;
 
 namespace {
 
@@ -39,73 +42,6 @@ constexpr float kFreeFlowSpeed = 0.9f;
 constexpr float kSightDetourCells = 6.0f;
 constexpr float kSightDetourCos = 0.8660254f;
 constexpr float kSightDetourBackCos = -0.5f;
-// Levelling the pile (level_pile): the rim band (agent diameters beyond and inside the sector's
-// profile), the gain a lower sector must offer (diameters, plus a cell), the share of the arc
-// walked that counts against it, how many sectors each way are looked at (8 of 32: 90 degrees),
-// and the outward tilt of the walk round.
-constexpr float kLevelRim = 1.0f;
-constexpr float kLevelInside = 2.0f;
-constexpr float kLevelGain = 1.0f;
-constexpr float kLevelArc = 0.1f;
-constexpr int kLevelReach = 8;
-constexpr float kLevelTilt = 0.3f;
-
-/// The pile profile's sector (0 .. kPileSectors - 1) of an agent whose way to its goal is
-/// `to_goal` (the goal minus the agent): by the angle of the agent round the goal.
-std::size_t pile_sector_of(Vec2 to_goal) noexcept {
-  constexpr float kPerRadian = static_cast<float>(crowd_detail::kPileSectors) / (2.0f * std::numbers::pi_v<float>);
-  // fast_atan2: plain float arithmetic (the same sector on any C library), and cheaper.
-  const float a = crowd_detail::fast_atan2(-to_goal.y, -to_goal.x) + std::numbers::pi_v<float>;  // 0 .. 2 pi
-  const auto s = static_cast<std::size_t>(a * kPerRadian);
-  return s < crowd_detail::kPileSectors ? s : crowd_detail::kPileSectors - 1;
-}
-
-/// Levelling the pile round a standing goal (see crowd/README.md, "Levelling the pile"). An
-/// agent at the pile's rim in its sector -- its outer edge within kLevelRim of its diameter
-/// beyond the farthest outer edge at rest there last tick (`profile[sector]`, world units from
-/// the goal) and not more than kLevelInside diameters inside it -- walks round the pile, along
-/// the tangent tilted kLevelTilt outward, to the side where a sector within kLevelReach (as low
-/// as the higher of its two neighbours) holds its rim lower than the agent's edge by more than
-/// kLevelGain diameters plus a cell (less kLevelArc of the arc walked to it), while the ground
-/// is open out to the agent's distance `dist` in every sector on the way (`room`) and the
-/// sector has room for one more beyond its rim; of two sides as good, the one `v` (its last
-/// velocity) already walks round. Elsewhere `straight` (the way at the goal). Without it a
-/// crowd arriving from one side piles up there: the agents at the rim are held by the agents
-/// ahead and no straight move brings them closer, so they rest while the player's back stays
-/// empty (1,000 walkers: radius of gyration 1.78x the packed disc's).
-Vec2 level_pile(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, const float* profile,
-                const float* room, std::size_t sector, Vec2 to_goal, float dist, Vec2 straight, Vec2 v) noexcept {
-  constexpr int kS = static_cast<int>(crowd_detail::kPileSectors);
-  const float h = profile[sector];
-  const float diameter = kt.contact_d;
-  const float edge = dist + 0.5f * diameter;  // the profile holds outer edges
-  if (edge > h + kLevelRim * diameter || edge < h - kLevelInside * diameter) return straight;
-  const float arc = dist * (2.0f * std::numbers::pi_v<float> / static_cast<float>(kS));
-  const float need = kLevelGain * diameter + t.cs;
-  float gain[2] = {-1.0f, -1.0f};  // the best gain each way round (-1, +1), or -1
-  for (int side = -1; side <= 1; side += 2) {
-    float& best = gain[side > 0 ? 1 : 0];
-    for (int j = 1; j <= kLevelReach; ++j) {
-      const int s = ((static_cast<int>(sector) + side * j) % kS + kS) % kS;
-      if (room[s] < dist + diameter) break;  // a wall on the way round at the agent's distance
-      // A sector is as low as the higher of its neighbours: one low sector in a round pile of
-      // mixed kinds is noise (following each such dip kept 10% of the surround scenes' mixed
-      // crowd walking round 5 s after it arrived), a side of the pile that is low is not.
-      const float hs = std::max({profile[s], profile[(s + 1) % kS], profile[(s + kS - 1) % kS]});
-      const float g = edge - hs - kLevelArc * static_cast<float>(j) * arc;
-      if (g > need && g > best && hs + 2.0f * diameter + t.cs < room[s]) best = g;
-    }
-  }
-  if (gain[0] < 0.0f && gain[1] < 0.0f) return straight;
-  const Vec2 u = to_goal * (1.0f / dist);
-  // Sector indices grow with the angle of (agent - goal): that way round is (u.y, -u.x). Of two
-  // ways as good, the one the agent already walks round.
-  const float round_v = v.x * u.y - v.y * u.x;
-  const int side = gain[1] > gain[0] || (gain[1] == gain[0] && round_v > 0.0f) ? 1 : -1;
-  const Vec2 tangent = side > 0 ? Vec2{u.y, -u.x} : Vec2{-u.y, u.x};
-  return normalized_or_zero(tangent - u * kLevelTilt);
-}
-
 /// Direction (unit) from `p` to the centre of the nearest block (cell for class 1) that
 /// `integration` can reach on the class grid `grid`, within `range` blocks (Chebyshev) of p's
 /// block (cx, cy), or {0,0} when there is none.
