@@ -461,7 +461,9 @@ std::optional<TcpMessage> decode_tcp_message(std::span<const std::uint8_t> bytes
   // Refused by type alone, before any body is read: e.g. a compressed snapshot from a client is
   // never decompressed (a 4 KiB frame could otherwise make the server inflate 8 MiB).
   const auto type_index = static_cast<unsigned>(envelope->message_type());
-  if (type_index >= 1 && type_index <= 32 &&
+  // A type this protocol does not define is named by number (the switch below says so too).
+  const bool known = wire::EnumNameMessage(envelope->message_type())[0] != '\0';
+  if (known && type_index >= 1 && type_index <= 32 &&
       (static_cast<std::uint32_t>(allowed) & (std::uint32_t{1} << (type_index - 1))) == 0) {
     fail(error, std::string("message type ") + wire::EnumNameMessage(envelope->message_type()) +
                     " is not accepted here");

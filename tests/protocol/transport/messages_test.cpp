@@ -433,6 +433,14 @@ TEST_CASE("envelope-level garbage: empty, wrong identifier, no body, unknown typ
     return std::pair{static_cast<wire::Message>(42), wire::CreateBye(b, b.CreateString("x")).Union()};
   };
   CHECK(decode_error(craft(future)) == "unknown message type 42");
+  // Within the 32 types a set can name but not defined: named by number too (it said "message
+  // type  is not accepted here", the name empty).
+  const auto future_low = [](flatbuffers::FlatBufferBuilder& b) {
+    return std::pair{static_cast<wire::Message>(20), wire::CreateBye(b, b.CreateString("x")).Union()};
+  };
+  std::string error;
+  CHECK_FALSE(sp::decode_tcp_message(craft(future_low), &error, sp::MessageSet::kFromClient));
+  CHECK(error == "unknown message type 20");
   // Type set, body missing.
   const auto missing = [](flatbuffers::FlatBufferBuilder&) {
     return std::pair{wire::Message::Hello, flatbuffers::Offset<void>()};
