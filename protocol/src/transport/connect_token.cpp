@@ -102,10 +102,24 @@ bool check_addresses(const std::vector<std::string>& addresses, std::string* err
                     std::to_string(addresses.size()));
     return false;
   }
+  // host:port, the port after the last ':' (an IPv6 host has its own) a number 1..65535: a
+  // token naming no possible port is good for no server.
+  const auto port_ok = [](std::string_view a) {
+    const std::size_t colon = a.rfind(':');
+    if (colon == std::string_view::npos || colon == 0) return false;
+    const std::string_view port = a.substr(colon + 1);
+    if (port.empty() || port.size() > 5) return false;
+    unsigned value = 0;
+    for (const char c : port) {
+      if (c < '0' || c > '9') return false;
+      value = value * 10 + static_cast<unsigned>(c - '0');
+    }
+    return value >= 1 && value <= 65535;
+  };
   for (const std::string& a : addresses) {
-    if (a.empty() || a.size() > kMaxTokenAddressBytes || !printable(a, false) || a.find(':') == std::string::npos) {
-      fail(error, "server address '" + std::string(printable(a, false) ? a : "?") +
-                      "' is not host:port (1.." + std::to_string(kMaxTokenAddressBytes) + " printable bytes)");
+    if (a.empty() || a.size() > kMaxTokenAddressBytes || !printable(a, false) || !port_ok(a)) {
+      fail(error, "server address '" + std::string(printable(a, false) ? a : "?") + "' is not host:port (1.." +
+                      std::to_string(kMaxTokenAddressBytes) + " printable bytes, a port 1..65535)");
       return false;
     }
   }

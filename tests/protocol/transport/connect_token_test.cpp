@@ -116,6 +116,14 @@ TEST_CASE("a token's grant is checked when it is issued and its text when it is 
   g = grant();
   g.server_addresses = {"no-port"};
   CHECK_FALSE(sp::issue_connect_token(key, g, kNow, 60, &error));
+  // A port no server can have (a token good for nothing), or none after the last ':'.
+  for (const char* bad : {"127.0.0.1:99999", "127.0.0.1:0", "127.0.0.1:", "127.0.0.1:7x", ":7300", "[::1]"}) {
+    g.server_addresses = {bad};
+    CHECK_FALSE(sp::issue_connect_token(key, g, kNow, 60, &error));
+    CHECK(error.find("a port 1..65535") != std::string::npos);
+  }
+  g.server_addresses = {"[::1]:7300", "game.example:65535"};
+  CHECK(sp::issue_connect_token(key, g, kNow, 60, &error));
   g = grant();
   g.name = "bad\x1b[2Jname";
   CHECK_FALSE(sp::issue_connect_token(key, g, kNow, 60, &error));
