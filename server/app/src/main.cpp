@@ -155,6 +155,12 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "error: %s%s\n", density.c_str(), where.c_str());
       return kExitUsage;
     }
+    if (const std::string zones = check_zones(config, map); !zones.empty()) {
+      const std::string where = replay ? " (in the recording " + config.replay_path + ")"
+                                       : (config.config_path.empty() ? "" : " (config file " + config.config_path + ")");
+      std::fprintf(stderr, "error: %s%s\n", zones.c_str(), where.c_str());
+      return kExitUsage;
+    }
     spdlog::info("density limit: {}; spawn waves stop there", swarmfield::sim::describe_density_limit(map, config.kinds));
     if (g_early_signal != 0) return exit_early("the map load");
     if (!config.config_path.empty()) spdlog::info("config file {}", config.config_path);

@@ -54,6 +54,26 @@ std::string check_agent_density(const ServerConfig& c, const sim::GridMap& map) 
          " agents (--agents) or use a bigger map (--city-size or --map)";
 }
 
+std::string check_zones(const ServerConfig& c, const sim::GridMap& map) {
+  const auto outside = [&](const std::array<std::int64_t, 4>& r) { return r[0] >= map.width() || r[1] >= map.height(); };
+  const auto describe = [&](const std::string& what, const std::array<std::int64_t, 4>& r) {
+    return what + " [" + std::to_string(r[0]) + ", " + std::to_string(r[1]) + ", " + std::to_string(r[2]) + ", " +
+           std::to_string(r[3]) + "] lies outside the map (" + std::to_string(map.width()) + " x " +
+           std::to_string(map.height()) + " cells, x and y from 0): its spawns would all land on the map's corner; "
+           "move it onto the map";
+  };
+  for (const auto& [name, r] : c.zones) {
+    if (outside(r)) return describe("zone '" + name + "'", r);
+  }
+  for (std::size_t i = 0; i < c.waves.size(); ++i) {
+    if (c.waves[i].zone && outside(*c.waves[i].zone)) {
+      const std::string wave = c.waves[i].name.empty() ? "[[waves]] #" + std::to_string(i + 1) : "wave '" + c.waves[i].name + "'";
+      return describe(wave + ": zone", *c.waves[i].zone);
+    }
+  }
+  return {};
+}
+
 float tick_seconds(const ServerConfig& c) noexcept { return 1.0f / static_cast<float>(c.tick_hz); }
 
 void copy_simulation_settings(ServerConfig& to, const ServerConfig& from) {

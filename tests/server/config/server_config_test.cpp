@@ -1077,6 +1077,28 @@ TEST_CASE("server_config: config_to_toml names one map source, so it reads back 
   CHECK(city_back.config.city_size == 96);
 }
 
+TEST_CASE("server start-up: a spawn zone that lies outside the map is refused naming the zone and the map's size") {
+  using swarmfield::server::check_zones;
+  // Found by a fresh-user trial: accepted, and every spawn of the wave clamped onto the corner.
+  TempToml file(
+      "[zones]\nnorth = [0, 0, 63, 4]\nfar = [100, 100, 200, 200]\n\n"
+      "[[waves]]\nname = \"w\"\nkinds = { walker = 3 }\nzone = [10, 64, 20, 70]\n");
+  const auto r = parse({"--config", file.path, "--city-size", "64"});
+  REQUIRE_MESSAGE(is_run(r), r.output);
+  const swarmfield::sim::GridMap map(64, 64);
+  CHECK(check_zones(r.config, map) ==
+        "zone 'far' [100, 100, 200, 200] lies outside the map (64 x 64 cells, x and y from 0): its spawns would all land "
+        "on the map's corner; move it onto the map");
+  auto config = r.config;
+  config.zones.erase("far");
+  CHECK(check_zones(config, map) ==
+        "wave 'w': zone [10, 64, 20, 70] lies outside the map (64 x 64 cells, x and y from 0): its spawns would all "
+        "land on the map's corner; move it onto the map");
+  CHECK(check_zones(config, swarmfield::sim::GridMap(64, 65)).empty());  // row 64 is on this map
+  config.waves.clear();
+  CHECK(check_zones(config, map).empty());  // a zone partly on the map spawns on that part
+}
+
 TEST_CASE("server start-up: --agents above the map's density limit is refused naming the flag, the cells, the limit "
           "and the fix") {
   using swarmfield::server::blame_setting;

@@ -20,6 +20,11 @@ namespace swarmfield::server {
 /// bigger map). Checked at start-up, once the map is loaded; --max-agents above the limit is no
 /// error (it is only the capacity: spawn waves stop at the limit).
 [[nodiscard]] std::string check_agent_density(const ServerConfig& config, const sim::GridMap& map);
+/// Empty, or why a spawn zone of the config file (a [zones] entry or a wave's own zone,
+/// [x0, y0, x1, y1] cells) can not be used on `map`: it starts beyond the map's last column or
+/// row (the spawner would clamp every spawn to the map's corner cell). Checked at start-up, once
+/// the map is loaded; a zone partly on the map spawns on that part.
+[[nodiscard]] std::string check_zones(const ServerConfig& config, const sim::GridMap& map);
 /// The fixed tick, seconds (1 / tick_hz as a float: the exact dt the World steps with).
 [[nodiscard]] float tick_seconds(const ServerConfig& config) noexcept;
 /// Copies every setting that shapes the simulation (tick_hz, map source, agents, max_agents,
