@@ -1077,6 +1077,19 @@ TEST_CASE("server_config: config_to_toml names one map source, so it reads back 
   CHECK(city_back.config.city_size == 96);
 }
 
+TEST_CASE("server_config: a map file a lower layer names, dropped for a higher layer's generated city, is warned about") {
+  // Found by a fresh-user trial: SWARMFIELD_MAP with --city-size ran the city, saying nothing.
+  const auto r = parse_env({"--city-size", "64"}, {{"SWARMFIELD_MAP", "/maps/mine.map"}});
+  REQUIRE(is_run(r));
+  CHECK(r.config.map_path.empty());
+  REQUIRE(r.warnings.size() == 1);
+  CHECK(r.warnings[0] == "the map file '/maps/mine.map' from the environment (SWARMFIELD_MAP) is not used: the flags "
+                         "choose the generated city (--city-size, --city-seed); give --map to use the file");
+  // The map chosen where it is named, or a city over a city: nothing to say.
+  CHECK(parse_env({"--map", "/maps/a.map"}, {{"SWARMFIELD_MAP", "/maps/mine.map"}}).warnings.empty());
+  CHECK(parse_env({"--city-size", "64"}, {{"SWARMFIELD_CITY_SEED", "3"}}).warnings.empty());
+}
+
 TEST_CASE("server start-up: a spawn zone that lies outside the map is refused naming the zone and the map's size") {
   using swarmfield::server::check_zones;
   // Found by a fresh-user trial: accepted, and every spawn of the wave clamped onto the corner.

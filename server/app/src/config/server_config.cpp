@@ -189,6 +189,24 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv, const E
 
   result.config = merge({&flags, &env, &file}, &result.sources);
   result.config.config_path = config_path;
+  // The highest layer that names a map source chooses it whole; a map file a lower layer names
+  // is then not read: said, since nothing else would show it.
+  {
+    const std::pair<const config_detail::Layer*, const char*> layers[] = {
+        {&flags, "the flags"}, {&env, "the environment (SWARMFIELD_MAP)"}, {&file, "the config file"}};
+    const config_detail::Layer* chosen = nullptr;
+    const char* chosen_by = "";
+    for (const auto& [layer, name] : layers) {
+      if (chosen == nullptr && layer->chooses_map_source()) {
+        chosen = layer;
+        chosen_by = name;
+      } else if (chosen != nullptr && !chosen->has("map") && layer->has("map")) {
+        result.warnings.push_back(std::string("the map file '") + layer->values.map_path + "' from " + name +
+                                  " is not used: " + chosen_by + " choose the generated city (--city-size, " +
+                                  "--city-seed); give --map to use the file");
+      }
+    }
+  }
   if (std::string err = validate_config(result.config); !err.empty())
     return fail("error: " + err + blame_setting(err, result.sources, config_path));
   if (print_config) {
