@@ -293,10 +293,13 @@ void add_field_command(CLI::App& app) {
       "  swarmfield-tool field street/Boston_0_512.map --goal 256,256 --png boston.png\n"
       "  swarmfield-tool field --city-seed 7 --size 512 --goal 10,10 --goal 500,500 --png city.png\n"
       "  swarmfield-tool field --city-seed 7 --size 8192 --field-mode auto");
-  cmd->add_option("MAP", opt->map_path, "map file (MovingAI .map or ASCII map)");
+  auto* map_opt =
+      cmd->add_option("MAP", opt->map_path, "map file: MovingAI .map (or ASCII map), Tiled .tmj or .png (see the README)");
   cmd->add_option("--city-seed", opt->city_seed, "use a generated city with this seed instead of a map file");
-  cmd->add_option("--size", opt->size, "side of the generated city in cells (32..8192, default 256)")
-      ->check(CLI::Range(32, 8192));
+  // A map file has its own size: --size with one is refused, not ignored.
+  auto* size_opt = cmd->add_option("--size", opt->size, "side of the generated city in cells (32..8192, default 256)")
+                       ->check(CLI::Range(32, 8192));
+  map_opt->excludes(size_opt);
   cmd->add_option("--goal", opt->goals,
                   "goal cell X,Y (column,row from the top-left); repeat for several goals\n"
                   "(default: the walkable cell nearest the map centre)")

@@ -434,11 +434,14 @@ void add_sim_command(CLI::App& app) {
       "Exit status: 0 done, 2 unreadable map, bad arguments (also a --player in a wall, a\n"
       "--spawn-rect without a place for a kind, a --kinds-from file without valid [[kinds]], or\n"
       "more --agents than the map's density limit) or an unwritable --csv file.");
-  auto* map_opt = cmd->add_option("MAP", opt->map_path, "MovingAI .map file (or ASCII map)");
+  auto* map_opt =
+      cmd->add_option("MAP", opt->map_path, "map file: MovingAI .map (or ASCII map), Tiled .tmj or .png (see the README)");
   auto* city_opt = cmd->add_option("--city-seed", opt->city_seed, "use a generated city with this seed instead of MAP");
   map_opt->excludes(city_opt);
-  cmd->add_option("--size", opt->size, "generated city width and height in cells (default 256)")
-      ->check(CLI::Range(32, 4096));
+  // A map file has its own size: --size with one is refused, not ignored.
+  auto* size_opt = cmd->add_option("--size", opt->size, "generated city width and height in cells (default 256)")
+                       ->check(CLI::Range(32, 4096));
+  map_opt->excludes(size_opt);
   cmd->add_option("--agents", opt->agents,
                   "agents spawned (default 1000); at most the map's density limit, the agents its walkable cells "
                   "hold (cells x 0.9069 / (pi r^2), r the smallest kind's radius), else exit 2")

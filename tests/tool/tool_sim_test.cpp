@@ -147,6 +147,11 @@ TEST_CASE("tool sim: bad scene values are one clear error line, exit 2") {
   CHECK(wall.status == 2);
   CHECK(wall.out.find("--player '1.5,1.5' stands in a wall (cell 1,1 is blocked)") != std::string::npos);
   CHECK(run_tool("sim " + map.string() + " --agents 1 --ticks 2 --player 4.5,4.5 --no-progress", false).status == 0);
+  // A map file has its own size: --size beside it is refused (it was ignored without a word).
+  const Run sized = run_tool("sim " + map.string() + " --size 64 --agents 1 --ticks 2 --no-progress");
+  INFO(sized.out);
+  CHECK(sized.status == 2);
+  CHECK(sized.out.find("MAP excludes --size") != std::string::npos);
   std::filesystem::remove(map);
 }
 
