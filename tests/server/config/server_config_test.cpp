@@ -122,7 +122,7 @@ TEST_CASE("server_config: bad flags give one error line naming the problem, exit
       {{"--map", "x.map", "--city-seed", "3"}, "--city-seed"},
       {{"--agents", "-5"}, "--agents"},
       {{"--wave-interval", "0"}, "--wave-interval"},
-      {{"--config", "/nonexistent/swarmfield.toml"}, "/nonexistent/swarmfield.toml"},
+      {{"--config", "/nonexistent/swarmfield.toml"}, "/nonexistent/swarmfield.toml': No such file or directory"},
       // A value that is no number says what it must be (was CLI11's "Could not convert").
       {{"--reconnect-grace", "abc"}, "--reconnect-grace: must be a number of seconds (got 'abc')"},
       {{"--spectator-join-interval", "-1"}, "--spectator-join-interval must be in 0..600 seconds"},

@@ -550,6 +550,7 @@ TEST_CASE("operations http: a port in use is an error naming it") {
   REQUIRE(first.start("127.0.0.1", 0, error));
   CHECK_FALSE(second.start("127.0.0.1", first.port(), error));
   CHECK(error.find(std::to_string(first.port())) != std::string::npos);
+  CHECK(error.find("Address already in use") != std::string::npos);  // the reason, as the game ports say
 }
 
 TEST_CASE("operations: the server's /metrics, /healthz and /readyz with a joined player, parsed by prometheus_client") {

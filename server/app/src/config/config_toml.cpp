@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <span>
@@ -235,8 +237,9 @@ std::string read_config_text(const std::string& path, std::string& out, std::str
                                                                 : "a special file";
     return named + " is " + kind + ", not a regular file";
   }
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return unreadable;
+  if (!in) return unreadable + (errno != 0 ? std::string(": ") + std::strerror(errno) : std::string());
   // One byte past the limit tells a file too large; nothing beyond it is read (/dev/zero ends).
   std::string text;
   std::array<char, 16 * 1024> chunk{};

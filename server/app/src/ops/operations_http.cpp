@@ -14,6 +14,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <mutex>
@@ -397,11 +398,13 @@ bool OperationsHttp::start(const std::string& bind, std::uint16_t port, std::str
     res.set_content(state_.metrics_text(), "text/plain; version=0.0.4; charset=utf-8");
   });
   int bound = port;
+  errno = 0;  // the bind's reason, if it fails (httplib keeps it from us otherwise)
   if (port == 0) {
     bound = s.bind_to_any_port(bind);
   } else if (!s.bind_to_port(bind, port)) {
     bound = -1;
   }
+  int reason = bound <= 0 ? errno : 0;
   // httplib listens with a backlog of 5 (CPPHTTPLIB_LISTEN_BACKLOG, compiled into Debian 12's
   // shared library, so the macro can not raise it from here): with more than 5 connections not
   // yet accepted, the kernel drops further SYNs and those clients retry after ~1 s. Linux takes a
@@ -410,11 +413,13 @@ bool OperationsHttp::start(const std::string& bind, std::uint16_t port, std::str
   if (bound > 0 && ::listen(*listening, kListenBacklog) != 0) {
     // httplib 0.11 closes its socket only from a running loop: close it here, or the port stays
     // bound with nobody accepting.
+    reason = errno;
     if (*listening != INVALID_SOCKET) ::close(*listening);
     bound = -1;
   }
   if (bound <= 0) {
-    error = "can not listen for HTTP on " + bind + ":" + std::to_string(port) + " (--http-port, --http-bind)";
+    error = "can not listen for HTTP on " + bind + ":" + std::to_string(port) +
+            (reason != 0 ? std::string(": ") + std::strerror(reason) : std::string()) + " (--http-port, --http-bind)";
     server_.reset();
     return false;
   }
