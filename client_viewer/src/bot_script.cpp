@@ -118,7 +118,14 @@ bool parse_bot_script(std::string_view text, std::string_view source, BotScript&
     };
     auto number = [&](std::size_t index, const char* what, float& v) {
       if (!parse_number(words[index], v)) {
-        fail(line_no, std::string(what) + " " + quoted(words[index]) + " is not a finite number");
+        // A number past a float's range (from_chars says so) is named as such, not as no number.
+        std::string_view w = words[index];
+        if (!w.empty() && w.front() == '+') w.remove_prefix(1);
+        double d = 0.0;
+        const auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), d);
+        const bool too_large = end == w.data() + w.size() && (ec == std::errc::result_out_of_range || (ec == std::errc() && std::isfinite(d)));
+        fail(line_no, std::string(what) + " " + quoted(words[index]) +
+                          (too_large ? " is too large (at most 3.4e38)" : " is not a finite number"));
         return false;
       }
       return true;

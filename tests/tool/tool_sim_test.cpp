@@ -114,6 +114,7 @@ TEST_CASE("tool sim: bad scene values are one clear error line, exit 2") {
       {"--kind runner:0", "--kind 'runner:0': the weight after ':' must be a number > 0"},
       {"--kind runner:-1", "the weight after ':' must be a number > 0"},
       {"--kind runner:abc", "the weight after ':' must be a number > 0"},
+      {"--kind runner:1e39", "the weight after ':' must be a number > 0 and at most 3.4e38"},
       {"--kind walker --kind walker", "kind 'walker' given twice"},
       {"--field-mode sectors", "--field-mode 'sectors': expected whole, hierarchical or auto"},
       {"--csv-every 5", "--csv-every needs --csv FILE"},

@@ -879,6 +879,8 @@ TEST_CASE("server_config: bad [[kinds]] tables are one error line naming the kin
   CHECK(has(error_of("[[kinds]]\nname = \"a\"\ndamage = -1\n"), "kinds[0] 'a': damage -1"));
   CHECK(has(error_of("[[kinds]]\nname = \"a\"\nattack-range = 5\n"), "kinds[0] 'a': attack_range 5 is outside 0..4 cells"));
   CHECK(has(error_of("[[kinds]]\nname = \"a\"\nhealth = \"lots\"\n"), "kinds[0]: key 'health' must be a number"));
+  // Past a float's range: the value the file gives, not "inf" (it said "speed inf must be in (0, 100]").
+  CHECK(has(error_of("[[kinds]]\nname = \"a\"\nspeed = 1e300\n"), "kinds[0]: key 'speed' is too large (got 1e+300)"));
 }
 
 TEST_CASE("server_config: combat is on by default; --no-combat, the combat keys, their ranges") {

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <span>
 #include <sstream>
 
@@ -86,6 +87,13 @@ std::string apply_kind_table(const toml::table& table, sim::AgentKind& kind) {
     }
     double value = 0.0;
     if (!toml_number(node, value)) return where + "must be a number (got " + toml_type_name(node) + ")";
+    // Past a float's range the value would become inf, and the range check below would name
+    // "inf", not what the file says.
+    if (std::isfinite(value) && std::fabs(value) > static_cast<double>(std::numeric_limits<float>::max())) {
+      std::ostringstream ss;
+      ss << where << "is too large (got " << value << ")";
+      return ss.str();
+    }
     const auto f = static_cast<float>(value);
     if (key == "radius") kind.radius = f;
     if (key == "speed") kind.max_speed = f;
