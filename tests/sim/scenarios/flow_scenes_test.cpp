@@ -81,18 +81,26 @@ struct DoorRoomRun {
   std::array<int, 4> passed{}, worst_stall{};
 };
 
+/// F1's room: a 48 x 48 map whose walls on x, y = kRoomLo and kRoomHi close a room; its doors
+/// (cells at kRoomMid along a wall) are each caller's.
+constexpr std::int32_t kRoomLo = 12, kRoomHi = 35, kRoomMid = 23;
+GridMap walled_room() {
+  GridMap map = bordered(48, 48);
+  for (std::int32_t i = kRoomLo; i <= kRoomHi; ++i) {
+    map.set_cost(i, kRoomLo, kBlockedCost);
+    map.set_cost(i, kRoomHi, kBlockedCost);
+    map.set_cost(kRoomLo, i, kBlockedCost);
+    map.set_cost(kRoomHi, i, kBlockedCost);
+  }
+  return map;
+}
+
 /// F1's room (48 x 48, walls on x, y = 12 and 35, a 1-cell door in the middle of each), players
 /// in two corners outside, 90 s. `brutes`: the inside crowd is mixed (runners, walkers, brutes,
 /// which fit no door) and a brute stands in front of each door at the start.
 DoorRoomRun run_door_room(bool brutes) {
-  GridMap map = bordered(48, 48);
-  constexpr std::int32_t lo = 12, hi = 35, mid = 23;
-  for (std::int32_t i = lo; i <= hi; ++i) {
-    map.set_cost(i, lo, kBlockedCost);
-    map.set_cost(i, hi, kBlockedCost);
-    map.set_cost(lo, i, kBlockedCost);
-    map.set_cost(hi, i, kBlockedCost);
-  }
+  constexpr std::int32_t lo = kRoomLo, hi = kRoomHi, mid = kRoomMid;
+  GridMap map = walled_room();
   const std::array<CellCoord, 4> doors{CellCoord{mid, lo}, CellCoord{mid, hi}, CellCoord{lo, mid}, CellCoord{hi, mid}};
   for (const CellCoord d : doors) map.set_cost(d.x, d.y, 1);
   World world(map, mixed_params(512));
@@ -185,14 +193,8 @@ namespace {
 /// walker is through (y < 12) and the longest run of ticks without a pass while walkers queue
 /// within 3 cells of the door, over 20 s.
 std::pair<int, int> door_wedge(std::uint64_t seed) {
-  GridMap map = bordered(48, 48);
-  constexpr std::int32_t lo = 12, hi = 35, mid = 23;
-  for (std::int32_t i = lo; i <= hi; ++i) {
-    map.set_cost(i, lo, kBlockedCost);
-    map.set_cost(i, hi, kBlockedCost);
-    map.set_cost(lo, i, kBlockedCost);
-    map.set_cost(hi, i, kBlockedCost);
-  }
+  constexpr std::int32_t lo = kRoomLo, mid = kRoomMid;
+  GridMap map = walled_room();
   map.set_cost(mid, lo, 1);
   World world(map, mixed_params(128));
   world.add_player({23.5f, 2.5f});
