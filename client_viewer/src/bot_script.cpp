@@ -29,14 +29,24 @@ std::vector<std::string_view> split_words(std::string_view line) {
   return words;
 }
 
-bool parse_number(std::string_view word, float& value) {
-  if (word.empty()) return false;
-  if (word.front() == '+') word.remove_prefix(1);
+// A finite float in decimal (an optional sign) into `value`: empty, else why `word` is not one
+// (a number past a float's range is named as too large, not as no number).
+std::string_view number_error(std::string_view word, float& value) {
+  if (!word.empty() && word.front() == '+') word.remove_prefix(1);
+  const char* const last = word.data() + word.size();
   float v = 0.0f;
-  const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
-  if (ec != std::errc() || end != word.data() + word.size() || !std::isfinite(v)) return false;
-  value = v;
-  return true;
+  const auto [end, ec] = std::from_chars(word.data(), last, v);
+  const bool whole = !word.empty() && end == last;
+  if (whole && ec == std::errc() && std::isfinite(v)) {
+    value = v;
+    return {};
+  }
+  if (whole && ec == std::errc::result_out_of_range) {
+    double d = 0.0;  // out of a float's range: too large, or too small (no number then, as before)
+    const auto [end_d, ec_d] = std::from_chars(word.data(), last, d);
+    if (ec_d == std::errc::result_out_of_range || std::fabs(d) > 1.0) return "is too large (at most 3.4e38)";
+  }
+  return "is not a finite number";
 }
 
 // A whole number in decimal (an optional sign), into `value`; false for anything else or a
@@ -117,15 +127,8 @@ bool parse_bot_script(std::string_view text, std::string_view source, BotScript&
       return true;
     };
     auto number = [&](std::size_t index, const char* what, float& v) {
-      if (!parse_number(words[index], v)) {
-        // A number past a float's range (from_chars says so) is named as such, not as no number.
-        std::string_view w = words[index];
-        if (!w.empty() && w.front() == '+') w.remove_prefix(1);
-        double d = 0.0;
-        const auto [end, ec] = std::from_chars(w.data(), w.data() + w.size(), d);
-        const bool too_large = end == w.data() + w.size() && (ec == std::errc::result_out_of_range || (ec == std::errc() && std::isfinite(d)));
-        fail(line_no, std::string(what) + " " + quoted(words[index]) +
-                          (too_large ? " is too large (at most 3.4e38)" : " is not a finite number"));
+      if (const std::string_view why = number_error(words[index], v); !why.empty()) {
+        fail(line_no, std::string(what) + " " + quoted(words[index]) + " " + std::string(why));
         return false;
       }
       return true;

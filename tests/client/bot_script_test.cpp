@@ -93,6 +93,8 @@ TEST_CASE("fire [S] and cease parse; fire takes a wait's limits, cease no argume
   CHECK(error_of("fire x\n") == "t.bot:1: duration 'x' is not a finite number");
   CHECK(error_of("wait 1\nfire nan\n") == "t.bot:2: duration 'nan' is not a finite number");
   CHECK(error_of("wait 1e300\n") == "t.bot:1: duration '1e300' is too large (at most 3.4e38)");
+  CHECK(error_of("wait -1e39\n") == "t.bot:1: duration '-1e39' is too large (at most 3.4e38)");
+  CHECK(error_of("wait 1e-50\n") == "t.bot:1: duration '1e-50' is not a finite number");  // below a float's range
   CHECK(error_of("fire 1e9\n") == "t.bot:1: duration '1e9' must be >= 0 and <= 86400 seconds");
   CHECK(error_of("fire 1 2\n") == "t.bot:1: 'fire' takes 0 or 1 argument(s), got 2 (usage: fire [SECONDS])");
   CHECK(error_of("cease now\n") == "t.bot:1: 'cease' takes 0 argument(s), got 1 (usage: cease)");
