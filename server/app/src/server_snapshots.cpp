@@ -130,6 +130,8 @@ void Server::send_snapshots() {
     if (job.group != nullptr) ++snapshots_shared_;
     snapshot_bytes_ += route.payload.size();
     snapshot_agents_ += stats.updated + stats.added;
+    c.snapshot_payload_bytes += route.payload.size();
+    c.snapshot_entries += stats.updated + stats.added;
     if (job.udp) {
       const std::size_t n = protocol::split_snapshot(route.payload, sequence, snapshot_fragments_);
       const std::uint64_t first_packet = c.channel.next_send_sequence();

@@ -100,6 +100,11 @@ struct ClientState {
 
   std::uint64_t snapshots_sent = 0;
   std::uint64_t bytes_sent = 0;
+  /// Its snapshots' payload bytes and agent entries (updated + added): its own share of the
+  /// summary's bytes_per_agent, logged when it leaves (a player's exact follow view and a
+  /// whole-map viewer's coarse one cost very different bytes per entry).
+  std::uint64_t snapshot_payload_bytes = 0;
+  std::uint64_t snapshot_entries = 0;
   /// When its first and its newest snapshot were sent: the summary's per-viewer rate (issue 22
   /// wants each of 64 viewers at >= 19 snapshots/s, which a total over all viewers hides).
   Clock::time_point first_snapshot_at{};
