@@ -7,6 +7,8 @@
 //                                between waypoints near the centre (20 s, as long as
 //                                `server_load.sh --seconds 20` runs), then one whole-map viewer.
 //                                The scene of the server's bytes_per_agent=1.504 (issue 22).
+//   scene/crowded_whole_map_rtt  the same, each snapshot acknowledged one snapshot late (coded
+//                                against the one two back): what a round trip costs the view.
 //   scene/follow_camera          Boston_0_1024: the 100k horde of the recorded trace
 //                                (snapshot_trace.hpp), a 60 x 34-cell window (1920 x 1080 at 32
 //                                pixels a cell) centred on the player as it walks.
@@ -109,15 +111,24 @@ struct StreamTotals {
 };
 
 /// Replays `samples` through one fresh stream looking at `view_of(sample)`; the samples from
-/// `warmup` on are counted into `totals`. False if the stream refused a snapshot.
+/// `warmup` on are counted into `totals`. Each snapshot is acknowledged `ack_delay` snapshots
+/// after it was built (0: at once, as a loopback client; 1: before the next but one, as a client
+/// whose round trip is about one snapshot interval, so its baseline is 2 back). False if the
+/// stream refused a snapshot.
 template <class ViewOf>
 bool replay_stream(const std::vector<WorldSample>& samples, std::size_t warmup, std::int32_t map_width,
-                   std::int32_t map_height, ViewOf view_of, StreamTotals& totals) {
+                   std::int32_t map_height, ViewOf view_of, StreamTotals& totals, std::size_t ack_delay = 0) {
   server::SnapshotWorldState world;
   server::ClientSnapshotStream stream{server::ClientSnapshotParams{}};
   std::vector<std::uint8_t> payload;
+  std::vector<std::uint32_t> sent;  // sequences built, by snapshot
   for (std::size_t k = 0; k < samples.size(); ++k) {
     const WorldSample& w = samples[k];
+    if (ack_delay > 0 && k >= ack_delay + 1) {
+      protocol::SnapshotAck ack;
+      ack.add(sent[k - ack_delay - 1]);
+      static_cast<void>(stream.on_ack(ack));
+    }
     world.assign(server::AgentArrays{w.ids, w.xs, w.ys, w.headings, w.kinds}, w.players, w.tick, 1, 1.0f);
     world.set_map_size(map_width, map_height);  // as assign(World) does
     const server::ViewRect view = view_of(w);
@@ -125,9 +136,12 @@ bool replay_stream(const std::vector<WorldSample>& samples, std::size_t warmup, 
     stream.prepare(world, view);
     if (!stream.build(world, view, 0, payload)) return false;
     const double t1 = thread_cpu_seconds();
-    protocol::SnapshotAck ack;
-    ack.add(stream.last_sequence());
-    static_cast<void>(stream.on_ack(ack));
+    sent.push_back(stream.last_sequence());
+    if (ack_delay == 0) {
+      protocol::SnapshotAck ack;
+      ack.add(stream.last_sequence());
+      static_cast<void>(stream.on_ack(ack));
+    }
     if (k < warmup) continue;
     totals.build_s += t1 - t0;
     totals.bytes += payload.size();
@@ -183,7 +197,7 @@ void stream_counters(benchmark::State& state, const StreamTotals& t) {
   state.counters["snapshots"] = static_cast<double>(t.snapshots);
 }
 
-void crowded_whole_map(benchmark::State& state, const BenchOptions& options) {
+void crowded_whole_map(benchmark::State& state, const BenchOptions& options, std::size_t ack_delay) {
   const CrowdedScene* s = setup_or_skip(state, [&]() -> const CrowdedScene& { return crowded_scene(options); });
   if (s == nullptr) return;
   const std::size_t warmup = std::min(kStreamWarmup, s->samples.size() / 2);
@@ -192,7 +206,7 @@ void crowded_whole_map(benchmark::State& state, const BenchOptions& options) {
   for (auto _ : state) {
     totals = {};
     if (!replay_stream(s->samples, warmup, s->map_width, s->map_height, [&](const WorldSample&) { return whole; },
-                       totals)) {
+                       totals, ack_delay)) {
       state.SkipWithError("the stream refused a snapshot");
       return;
     }
@@ -285,7 +299,10 @@ void extra_whole_map_viewers(benchmark::State& state, const BenchOptions& option
 
 void register_snapshot_scene_benchmarks(const BenchOptions& options) {
   benchmark::RegisterBenchmark("snapshot/Boston_0_256/scene/crowded_whole_map",
-                               [options](benchmark::State& s) { crowded_whole_map(s, options); })
+                               [options](benchmark::State& s) { crowded_whole_map(s, options, 0); })
+      ->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("snapshot/Boston_0_256/scene/crowded_whole_map_rtt",
+                               [options](benchmark::State& s) { crowded_whole_map(s, options, 1); })
       ->Unit(benchmark::kMillisecond);
   benchmark::RegisterBenchmark("snapshot/Boston_0_1024/scene/follow_camera",
                                [options](benchmark::State& s) { follow_camera(s, options); })
