@@ -132,6 +132,9 @@ void Server::send_snapshots() {
     snapshot_agents_ += stats.updated + stats.added;
     c.snapshot_payload_bytes += route.payload.size();
     c.snapshot_entries += stats.updated + stats.added;
+    c.snapshot_residual_bytes += stats.rans_bytes;
+    c.snapshot_escape_bits += stats.escape_bits;
+    c.snapshot_added_bits += stats.added_bits;
     if (job.udp) {
       const std::size_t n = protocol::split_snapshot(route.payload, sequence, snapshot_fragments_);
       const std::uint64_t first_packet = c.channel.next_send_sequence();

@@ -105,6 +105,11 @@ struct ClientState {
   /// whole-map viewer's coarse one cost very different bytes per entry).
   std::uint64_t snapshot_payload_bytes = 0;
   std::uint64_t snapshot_entries = 0;
+  /// Where those bytes went (protocol::SnapshotEncodeStats): the residual symbols (rANS), the
+  /// escaped residuals and the added agents (bits), the rest being structure, tables and header.
+  std::uint64_t snapshot_residual_bytes = 0;
+  std::uint64_t snapshot_escape_bits = 0;
+  std::uint64_t snapshot_added_bits = 0;
   /// When its first and its newest snapshot were sent: the summary's per-viewer rate (issue 22
   /// wants each of 64 viewers at >= 19 snapshots/s, which a total over all viewers hides).
   Clock::time_point first_snapshot_at{};
