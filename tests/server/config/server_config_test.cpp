@@ -598,6 +598,33 @@ TEST_CASE("server_config: non-ASCII outside strings and comments is refused befo
   CHECK(accepted.config.map_path == "caf\xC3\xA9.map");
 }
 
+TEST_CASE("server_config: a table or key name of very many dotted parts is refused, not parsed (toml++ recursed until the stack ran out)") {
+  // Found by a fresh-user trial: a 300 KB header [x.x.x...] of 150,000 parts crashed the server.
+  std::string parts = "x";
+  for (int i = 0; i < 150000; ++i) parts += ".x";
+  for (const std::string& text : {"[" + parts + "]\n", "[[" + parts + "]]\n", "log-level = 'info'\n" + parts + " = 1\n"}) {
+    TempToml deep(text);
+    const auto r = parse({"--config", deep.path});
+    INFO(r.output.substr(0, 200));
+    CHECK(is_error(r));
+    CHECK(r.output.find("a key or table name of more than 64 dotted parts") != std::string::npos);
+  }
+  // 64 parts pass the check (toml++ reads them); dots in strings, comments and numbers do not count.
+  std::string sixty_four = "a";
+  for (int i = 1; i < 64; ++i) sixty_four += ".a";
+  CHECK(swarmfield::server::deep_key_path("[" + sixty_four + "]\n", swarmfield::server::kMaxKeyPathParts) == 0);
+  CHECK(swarmfield::server::deep_key_path("[" + sixty_four + ".a]\n", swarmfield::server::kMaxKeyPathParts) == 1);
+  std::string many_dots(200, '.');
+  TempToml ok("# " + many_dots + "\nmap = \"" + many_dots + "map\"\nlog-level = 'info'\n");
+  const auto accepted = parse({"--config", ok.path});
+  INFO(accepted.output);
+  CHECK(is_run(accepted));
+  std::string floats = "v = [\n";
+  for (int i = 0; i < 200; ++i) floats += "1.5, ";
+  floats += "\n]\n";
+  CHECK(swarmfield::server::deep_key_path(floats, swarmfield::server::kMaxKeyPathParts) == 0);
+}
+
 // ---- environment variables and --print-config --------------------------------------------------
 namespace {
 

@@ -301,10 +301,75 @@ int non_ascii_outside_strings(std::string_view t) {
   return 0;
 }
 
+int deep_key_path(std::string_view t, std::size_t max_parts) {
+  int line = 1;
+  std::size_t i = 0;
+  bool line_start = true;  // only whitespace so far on this line (outside strings)
+  bool in_path = false;    // in a table header or a key at the start of a line
+  bool header = false;     // the path is a table header ([...] or [[...]])
+  std::size_t dots = 0;
+  const auto starts = [&](std::string_view what) { return t.substr(i, what.size()) == what; };
+  while (i < t.size()) {
+    const char c = t[i];
+    if (c == '\n') {
+      ++line;
+      ++i;
+      line_start = true;
+      in_path = false;
+      continue;
+    }
+    if (c == '#') {
+      while (i < t.size() && t[i] != '\n') ++i;
+      continue;
+    }
+    if (starts(R"(""")") || starts("'''")) {
+      const std::string_view close = t.substr(i, 3);
+      const bool escapes = c == '"';
+      i += 3;
+      while (i < t.size() && !starts(close)) {
+        if (t[i] == '\n') ++line;
+        i += (escapes && t[i] == '\\') ? 2 : 1;
+      }
+      i += 3;
+      line_start = false;
+      in_path = false;
+      continue;
+    }
+    if (line_start && c != ' ' && c != '\t' && c != '\r') {
+      line_start = false;
+      in_path = true;
+      header = c == '[';
+      dots = 0;
+    }
+    if (c == '"' || c == '\'') {  // a quoted key part (or a string value: the path has ended)
+      ++i;
+      while (i < t.size() && t[i] != c && t[i] != '\n') i += (c == '"' && t[i] == '\\') ? 2 : 1;
+      ++i;
+      continue;
+    }
+    if (in_path) {
+      if (c == '.') {
+        if (++dots >= max_parts) return line;
+      } else if (header ? c == ']' : !(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' ||
+                                        c == ' ' || c == '\t')) {
+        in_path = false;
+      }
+    }
+    ++i;
+  }
+  return 0;
+}
+
 std::string parse_toml_text(const std::string& text, const std::string& name, toml::table& out) {
   if (const int line = non_ascii_outside_strings(text); line != 0) {
     return "config " + name + ":" + std::to_string(line) +
            ": a non-ASCII character outside a string or comment (TOML keys are ASCII)";
+  }
+  // toml++ parses a table header's parts recursively: a header of ~150,000 parts overflows the
+  // stack (a crash, found by a fresh-user trial). No config needs more than a few.
+  if (const int line = deep_key_path(text, kMaxKeyPathParts); line != 0) {
+    return "config " + name + ":" + std::to_string(line) + ": a key or table name of more than " +
+           std::to_string(kMaxKeyPathParts) + " dotted parts";
   }
   try {
     out = toml::parse(text, name);

@@ -33,6 +33,13 @@ inline constexpr std::size_t kMaxConfigFileBytes = std::size_t{1} << 20;  // 1 M
 /// The 1-based line of the first byte >= 0x80 outside a string or comment, 0 if none.
 [[nodiscard]] int non_ascii_outside_strings(std::string_view text);
 
+/// Dotted parts a key or table name may have (parse_toml_text refuses more).
+inline constexpr std::size_t kMaxKeyPathParts = 64;
+/// The 1-based line of the first table header ([a.b...] or [[a.b...]]) or key at the start of a
+/// line (a.b... = ) with `max_parts` or more dots outside quotes, 0 if none. Strings and
+/// comments are skipped as non_ascii_outside_strings() skips them.
+[[nodiscard]] int deep_key_path(std::string_view text, std::size_t max_parts);
+
 /// Parses TOML `text` (named `name` in messages, e.g. the file's path) into `out`. "" on
 /// success, else "config NAME:LINE: what is wrong". Text with a non-ASCII byte outside strings
 /// and comments is refused before toml++ sees it (see the .cpp for why).
