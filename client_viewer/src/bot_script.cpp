@@ -216,9 +216,29 @@ bool parse_bot_script(std::string_view text, std::string_view source, BotScript&
 
 bool load_bot_script(const std::string& path, BotScript& out, BotScriptError& error) {
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) {  // an ifstream opens a folder and reads nothing
+  const std::filesystem::file_status st = std::filesystem::status(path, ec);
+  if (std::filesystem::is_directory(st)) {  // an ifstream opens a folder and reads nothing
     error = BotScriptError{path, 0, "is a folder, not a script file"};
     return false;
+  }
+  // Only a regular file, checked before opening: a FIFO's open waits for a writer (the bot
+  // hangs), and a device never ends (/dev/zero grew the bot past 650 MB in 6 s).
+  if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
+    const char* kind = std::filesystem::is_fifo(st)             ? "a FIFO"
+                       : std::filesystem::is_character_file(st) ? "a character device"
+                       : std::filesystem::is_block_file(st)     ? "a block device"
+                       : std::filesystem::is_socket(st)         ? "a socket"
+                                                                : "a special file";
+    error = BotScriptError{path, 0, std::string("is ") + kind + ", not a script file"};
+    return false;
+  }
+  if (!ec && std::filesystem::exists(st)) {
+    const std::uintmax_t size = std::filesystem::file_size(path, ec);
+    if (!ec && size > kMaxBotScriptBytes) {
+      error = BotScriptError{path, 0, "is larger than " + std::to_string(kMaxBotScriptBytes >> 20) +
+                                          " MiB, the limit of a bot script"};
+      return false;
+    }
   }
   std::ifstream in(path, std::ios::binary);
   if (!in) {

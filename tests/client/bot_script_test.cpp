@@ -1,7 +1,10 @@
 // Bot script parser: good scripts parse to the right commands; every error names file:line.
 #include <doctest/doctest.h>
 
+#include <sys/stat.h>
+
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -178,6 +181,25 @@ TEST_CASE("load_bot_script reads files and reports unreadable ones") {
   CHECK(error.to_string() == "/nonexistent/dir/x.bot: can not open the script file");
   CHECK_FALSE(swarmfield::client::load_bot_script(".", script, error));  // a folder reads as empty
   CHECK(error.to_string() == ".: is a folder, not a script file");
+  // Not regular files (found by a fresh-user trial: /dev/zero grew the bot without bound, a
+  // FIFO hung it), and files past the size limit, are refused before they are read.
+  CHECK_FALSE(swarmfield::client::load_bot_script("/dev/zero", script, error));
+  CHECK(error.to_string() == "/dev/zero: is a character device, not a script file");
+  const std::string fifo = "bot_script_test_fifo";
+  std::remove(fifo.c_str());
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  CHECK_FALSE(swarmfield::client::load_bot_script(fifo, script, error));
+  CHECK(error.to_string() == fifo + ": is a FIFO, not a script file");
+  std::remove(fifo.c_str());
+  const std::string big = "bot_script_test_big.bot";
+  {
+    std::ofstream out(big);
+    out << "wait 1\n";
+  }
+  std::filesystem::resize_file(big, swarmfield::client::kMaxBotScriptBytes + 1);  // sparse: no disk used
+  CHECK_FALSE(swarmfield::client::load_bot_script(big, script, error));
+  CHECK(error.to_string() == big + ": is larger than 16 MiB, the limit of a bot script");
+  std::remove(big.c_str());
 
   const std::string path = "bot_script_test_tmp.bot";
   {

@@ -68,7 +68,12 @@ inline constexpr std::int32_t kMaxScriptCell = 8191;
 [[nodiscard]] bool parse_bot_script(std::string_view text, std::string_view source, BotScript& out,
                                     BotScriptError& error);
 
-/// Reads and parses a file; a file that can not be read is an error with line 0.
+/// Largest script file load_bot_script() reads (a script of a few thousand lines is ~100 KB).
+inline constexpr std::uintmax_t kMaxBotScriptBytes = std::uintmax_t{16} << 20;  // 16 MiB
+
+/// Reads and parses a file; a file that can not be read is an error with line 0: a folder, a
+/// file that is not a regular file (a FIFO, a device: "is a FIFO, not a script file"), one over
+/// kMaxBotScriptBytes, or one that can not be opened or read.
 [[nodiscard]] bool load_bot_script(const std::string& path, BotScript& out, BotScriptError& error);
 
 /// The script used when none is given: wander for a while, pause, repeat.
