@@ -142,8 +142,14 @@ try {
   const first = await capture(page);
   const firstPlayer = await page.evaluate(() => ({ ...window.swarmfield.players[0] }));
   await page.screenshot({ path: join(args.out, 'spectator_1.png') });
-  await page.waitForTimeout(2500);
-  const second = await capture(page);
+  // The bot wanders (a new heading every 0.5-2 s, a 1 s pause every 20 s): over one 2.5 s gap it
+  // can end up where it began (0.9 px in one loaded run), so up to four gaps are tried.
+  let second;
+  for (let attempt = 0; attempt < 4; ++attempt) {
+    await page.waitForTimeout(2500);
+    second = await capture(page);
+    if (first.player && second.player && Math.hypot(second.playerX - first.playerX, second.playerY - first.playerY) >= 3) break;
+  }
   const state = await page.evaluate(() => JSON.parse(JSON.stringify(window.swarmfield)));
   await page.screenshot({ path: join(args.out, 'spectator_2.png') });
   console.log('first capture', JSON.stringify(first));
