@@ -164,6 +164,7 @@ TEST_CASE("rules: the sandbox has no files, clocks, loading or math.random; memo
   CHECK(stopped_with("function on_tick() dofile('/etc/passwd') end").find("global 'dofile'") != std::string::npos);
   CHECK(stopped_with("function on_tick() load('return 1')() end").find("global 'load'") != std::string::npos);
   CHECK(stopped_with("function on_tick() math.random(3) end").find("random") != std::string::npos);
+  CHECK(stopped_with("function on_tick() game.log(string.dump(on_tick)) end").find("dump") != std::string::npos);
   CHECK(stopped_with("function on_tick() return debug.getinfo(1) end").find("global 'debug'") != std::string::npos);
   CHECK(stopped_with("function on_tick() game.spawn('dragon', 3) end").find("no kind named 'dragon'") != std::string::npos);
   CHECK(stopped_with("function on_tick() game.spawn('walker', -1) end").find("count must be in") != std::string::npos);

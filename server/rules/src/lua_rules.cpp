@@ -203,6 +203,12 @@ void open_sandbox(lua_State* L) {
     lua_setfield(L, -2, name);
   }
   lua_pop(L, 1);
+  // string.dump turns a function into bytecode, which nothing in the sandbox can load: of no use
+  // to rules, only a way to put binary into the log.
+  lua_getglobal(L, LUA_STRLIBNAME);
+  lua_pushnil(L);
+  lua_setfield(L, -2, "dump");
+  lua_pop(L, 1);
   // Run in the sandbox before the script: setmetatable refuses a __gc finalizer (Lua runs them
   // with hooks off, so the budget could never stop a loop in one); string.rep is capped at 1 MiB
   // and the pattern functions at subjects of 4 KiB and patterns of 64 bytes with at most 3
