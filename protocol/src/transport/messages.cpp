@@ -69,10 +69,34 @@ bool valid_utf8(std::string_view text) {
   return true;
 }
 
+/// Code points beyond ASCII that a name must not hold: the C1 controls, and the invisible
+/// formatting characters that make a name show as another (bidirectional overrides, embeddings,
+/// isolates and marks, zero-width space, word joiner and invisible operators, line and paragraph
+/// separators, the byte order mark, interlinear annotations). ZWNJ and ZWJ (U+200C, U+200D)
+/// stay: scripts and emoji sequences need them.
+bool is_hidden_format(std::uint32_t code) {
+  return (code >= 0x80 && code <= 0x9F) || code == 0x061C || code == 0x200B || code == 0x200E || code == 0x200F ||
+         (code >= 0x2028 && code <= 0x202E) || (code >= 0x2060 && code <= 0x2064) ||
+         (code >= 0x2066 && code <= 0x2069) || code == 0xFEFF || (code >= 0xFFF9 && code <= 0xFFFB);
+}
+
+/// C0 controls and DEL, or (in valid UTF-8) a code point is_hidden_format() names.
 bool has_control_characters(std::string_view text) {
-  for (const char ch : text) {
-    const auto c = static_cast<unsigned char>(ch);
-    if (c < 0x20 || c == 0x7F) return true;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if (c < 0x20 || c == 0x7F) return true;
+      ++i;
+      continue;
+    }
+    const std::size_t extra = (c & 0xE0u) == 0xC0u ? 1 : (c & 0xF0u) == 0xE0u ? 2 : 3;
+    std::uint32_t code = c & (extra == 1 ? 0x1Fu : extra == 2 ? 0x0Fu : 0x07u);
+    for (std::size_t k = 1; k <= extra && i + k < text.size(); ++k) {
+      code = (code << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3Fu);
+    }
+    if (is_hidden_format(code)) return true;
+    i += extra + 1;
   }
   return false;
 }

@@ -314,6 +314,15 @@ TEST_CASE("strings: length, UTF-8 and control characters are checked") {
   CHECK(decode_error(craft(hello("\xE2\x82"))) == "Hello.name is not valid UTF-8");        // truncated
   CHECK(decode_error(craft(hello("tab\tname"))) == "Hello.name contains control characters");
   CHECK(decode_error(craft(hello("esc\x1b[2J"))) == "Hello.name contains control characters");
+  // Invisible formatting that makes a name show as another (found by a fresh-user trial):
+  // a right-to-left override, a zero-width space, a C1 control, an isolate, a byte order mark.
+  for (const char* spoof : {"admin\xE2\x80\xAEnimda", "ad\xE2\x80\x8Bmin", "x\xC2\x85y", "a\xE2\x81\xA6" "b", "\xEF\xBB\xBF" "admin"}) {
+    CHECK(decode_error(craft(hello(spoof))) == "Hello.name contains control characters");
+  }
+  // Letters beyond ASCII, emoji and the joiners emoji sequences use are names.
+  for (const char* fine : {"caf\xC3\xA9", "\xE5\x90\x8D\xE5\x89\x8D", "\xF0\x9F\x91\xA8\xE2\x80\x8D\xF0\x9F\x91\xA9"}) {
+    CHECK(decode_error(craft(hello(fine))) == "<decoded>");
+  }
 
   const auto long_reason = [](flatbuffers::FlatBufferBuilder& b) {
     const auto r = b.CreateString(std::string(sp::kMaxReasonBytes + 1, 'x'));
