@@ -114,7 +114,7 @@ void copy_simulation_settings(ServerConfig& to, const ServerConfig& from) {
 std::string load_rules_script(ServerConfig& config) {
   if (config.rules_path.empty() || !config.rules_script.empty()) return {};
   std::string text;
-  if (std::string err = read_config_text(config.rules_path, text); !err.empty()) return "--rules: " + err;
+  if (std::string err = read_config_text(config.rules_path, text, "rules script"); !err.empty()) return "--rules: " + err;
   if (text.size() > kMaxRulesScriptBytes) {
     return "--rules '" + config.rules_path + "' is larger than " + std::to_string(kMaxRulesScriptBytes) + " bytes";
   }

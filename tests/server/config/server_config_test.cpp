@@ -1141,6 +1141,14 @@ TEST_CASE("server start-up: a spawn zone that lies outside the map is refused na
   CHECK(check_zones(config, map).empty());  // a zone partly on the map spawns on that part
 }
 
+TEST_CASE("server start-up: --rules naming a device is refused as a rules script, not as a config file") {
+  swarmfield::server::ServerConfig config;
+  config.rules_path = "/dev/zero";
+  CHECK(swarmfield::server::load_rules_script(config) ==
+        "--rules: rules script '/dev/zero' is a character device, not a regular file");
+  CHECK(config.rules_script.empty());
+}
+
 TEST_CASE("server start-up: --agents above the map's density limit is refused naming the flag, the cells, the limit "
           "and the fix") {
   using swarmfield::server::blame_setting;
