@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "swarmfield/io/map_file.hpp"
@@ -30,7 +31,23 @@ bool same_file(const std::string& a, const std::string& b) {
   return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/// OUT's extension names a format the tool writes (.map, .tmj, .json, .png; any case). Reading
+/// takes any name as MovingAI or ASCII text, but a file written as "out.xyz" or "out" would
+/// be MovingAI text under a name that says nothing, or something else.
+bool names_map_format(std::string_view path) {
+  const std::size_t dot = path.find_last_of("./");
+  if (dot == std::string_view::npos || path[dot] != '.') return false;
+  std::string ext;
+  for (const char c : path.substr(dot + 1)) ext += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  return ext == "map" || ext == "tmj" || ext == "json" || ext == "png";
+}
+
 int run_convert(const ConvertOptions& opt) {
+  if (!names_map_format(opt.out)) {
+    std::fprintf(stderr, "error: %s: the output's extension names no map format; end it in .map, .tmj, .json or .png\n",
+                 opt.out.c_str());
+    return 2;
+  }
   if (same_file(opt.in, opt.out)) {
     std::fprintf(stderr, "error: %s: input and output are the same file\n", opt.out.c_str());
     return 2;

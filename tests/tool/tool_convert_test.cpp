@@ -87,6 +87,17 @@ TEST_CASE("convert: bad input, same file, missing arguments, and --help") {
   CHECK(same.status == 2);
   CHECK(same.out.find("input and output are the same file") != std::string::npos);
 
+  // An output named for no format is refused before anything is read (found by a fresh-user
+  // trial: 'out.xyz' was written as MovingAI text, exit 0).
+  for (const std::string name : {"out.xyz", "out", "out.map.bak"}) {
+    const std::string out = (temp_dir() / name).string();
+    const Run unknown = run_tool("convert " + kSampleTmj + " " + out);
+    CHECK(unknown.status == 2);
+    CHECK(unknown.out == "error: " + out + ": the output's extension names no map format; end it in .map, .tmj, .json or .png\n");
+    CHECK_FALSE(std::filesystem::exists(out));
+  }
+  CHECK(run_tool("convert " + kSampleTmj + " " + (temp_dir() / "UPPER.PNG").string()).status == 0);
+
   CHECK(run_tool("convert " + kSampleTmj).status == 2);
   const Run help = run_tool("convert --help");
   CHECK(help.status == 0);
