@@ -422,10 +422,11 @@ TEST_CASE("web: with --auth tokens and --web-spectators-open a browser watches w
   CHECK(error->reason.find("connect token") != std::string::npos);
 }
 
-TEST_CASE("web: a missing page is refused at start with what to do") {
+TEST_CASE("web: a missing page is refused at start with what to do, as a usage error (exit 2) before the map loads") {
   SUBCASE("no folder") {
     ServerProcess server(small_city({"--web-port", "0", "--web-root", "/nonexistent-swarmfield-web"}));
-    REQUIRE(server.wait_exit(10s) == std::optional<int>(1));
+    REQUIRE(server.wait_exit(10s) == std::optional<int>(2));
+    CHECK(server.err().find("density limit") == std::string::npos);  // logged once the map is loaded: not reached
     CHECK(server.err().find("the browser page is not built") != std::string::npos);
     CHECK(server.err().find("--web-root") != std::string::npos);
     CHECK(server.err().find("listening tcp=") == std::string::npos);  // told before any port opens
@@ -434,7 +435,7 @@ TEST_CASE("web: a missing page is refused at start with what to do") {
     PageFolder page;
     std::filesystem::remove(page.dir + "/app.js");
     ServerProcess server(small_city({"--web-port", "0", "--web-root", page.dir}));
-    REQUIRE(server.wait_exit(10s) == std::optional<int>(1));
+    REQUIRE(server.wait_exit(10s) == std::optional<int>(2));
     CHECK(server.err().find("no index.html and app.js") != std::string::npos);
   }
 }

@@ -22,6 +22,7 @@
 #include "swarmfield/server/map_source.hpp"
 #include "swarmfield/server/replay/replay_file.hpp"
 #include "swarmfield/server/replay/replay_playback.hpp"
+#include "swarmfield/server/net/web_gateway.hpp"
 #include "swarmfield/server/server.hpp"
 #include "swarmfield/cli/control_chars.hpp"
 #include "swarmfield/server/config/server_config.hpp"
@@ -90,6 +91,15 @@ int main(int argc, char** argv) {
   try {
     auto logger = setup_logging(config.log_format, config.log_level);
     for (const std::string& warning : parsed.warnings) spdlog::warn("{}", warning);
+    // A setting only the page's start would refuse, refused before the map loads (minutes on a
+    // big map) and as the usage error it is (Server::open checks it again).
+    if (config.web_port >= 0) {
+      if (const std::string page = swarmfield::server::WebGateway::check_page_folder(Server::web_root_of(config));
+          !page.empty()) {
+        std::fprintf(stderr, "error: %s\n", page.c_str());
+        return kExitUsage;
+      }
+    }
 
     // Under Agones: Health pings while the map loads and the world is built (a 4096 city takes
     // longer than the Fleet's health window); the server's own client takes over once it

@@ -226,7 +226,11 @@ std::string default_web_root() {
 
 }  // namespace
 
-std::string Server::web_root() const { return config_.web_root.empty() ? default_web_root() : config_.web_root; }
+std::string Server::web_root() const { return web_root_of(config_); }
+
+std::string Server::web_root_of(const ServerConfig& config) {
+  return config.web_root.empty() ? default_web_root() : config.web_root;
+}
 
 bool Server::start_web_gateway(std::string& error) {
   WebGatewayOptions options;

@@ -303,6 +303,12 @@ class Server final : public TcpListener {
   bool start_web_gateway(std::string& error);
   // --web-root, or 'web' beside the executable's folder when it is empty.
   [[nodiscard]] std::string web_root() const;
+ public:
+  /// The browser page's folder `config` names (--web-root, or 'web' beside the executable's
+  /// folder when it is empty), so main can check it before the map loads.
+  [[nodiscard]] static std::string web_root_of(const ServerConfig& config);
+
+ private:
   void stop_operations();
   /// A player joined (Agones: Allocate once; the player into the players List) / left (out of
   /// the List).
