@@ -100,6 +100,25 @@ int main(int argc, char** argv) {
         return kExitUsage;
       }
     }
+    // The token key too: a bad one is refused before the map loads.
+    std::optional<swarmfield::protocol::TokenKey> token_key;
+    if (config.auth == "tokens") {
+      std::string key_text;
+      if (std::string key_error = swarmfield::server::read_config_text(config.key_file, key_text, "key file");
+          !key_error.empty()) {
+        std::fprintf(stderr, "error: --key-file: %s\n", key_error.c_str());
+        return kExitUsage;
+      }
+      std::string key_error;
+      token_key = swarmfield::protocol::parse_token_key(key_text, &key_error);
+      if (!token_key) {
+        std::fprintf(stderr, "error: --key-file %s: %s\n", swarmfield::cli::printable_ascii(config.key_file).c_str(),
+                     key_error.c_str());
+        return kExitUsage;
+      }
+      spdlog::info("admitting clients with connect tokens only (--auth tokens, key from {})",
+                   swarmfield::cli::printable_ascii(config.key_file));
+    }
 
     // Under Agones: Health pings while the map loads and the world is built (a 4096 city takes
     // longer than the Fleet's health window); the server's own client takes over once it
@@ -183,24 +202,6 @@ int main(int argc, char** argv) {
         map.height());
     spdlog::info("navigation fields: {} (--field-mode {})", swarmfield::sim::field_mode_name(field_mode), config.field_mode);
 
-    std::optional<swarmfield::protocol::TokenKey> token_key;
-    if (config.auth == "tokens") {
-      std::string key_text;
-      if (std::string key_error = swarmfield::server::read_config_text(config.key_file, key_text, "key file");
-          !key_error.empty()) {
-        std::fprintf(stderr, "error: --key-file: %s\n", key_error.c_str());
-        return kExitUsage;
-      }
-      std::string key_error;
-      token_key = swarmfield::protocol::parse_token_key(key_text, &key_error);
-      if (!token_key) {
-        std::fprintf(stderr, "error: --key-file %s: %s\n", swarmfield::cli::printable_ascii(config.key_file).c_str(),
-                     key_error.c_str());
-        return kExitUsage;
-      }
-      spdlog::info("admitting clients with connect tokens only (--auth tokens, key from {})",
-                   swarmfield::cli::printable_ascii(config.key_file));
-    }
     // The world set-up (a 4096 city: ~10 s of navigation set-up) runs on its own thread so that a
     // stop request during it is answered at once: nothing is held yet (no client, no recording
     // open), so the process ends with the summary line instead of waiting for the build.
