@@ -101,6 +101,10 @@ TEST_CASE("server_config: --help exits 0 with the flags, their defaults and unit
   CHECK(r.output.find("--city-seed") != std::string::npos);
   CHECK(r.output.find("7777") != std::string::npos);
   CHECK(r.output.find("seconds") != std::string::npos);
+  // A switch that is on by default says so (CLI11 writes it "--combat,--no-combat{false}").
+  const std::size_t combat = r.output.find("--combat,--no-combat");
+  REQUIRE(combat != std::string::npos);
+  CHECK(r.output.substr(combat, r.output.find('\n', combat) - combat).find("(on by default)") != std::string::npos);
 }
 
 TEST_CASE("server_config: bad flags give one error line naming the problem, exit 2") {

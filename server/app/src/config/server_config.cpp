@@ -100,7 +100,10 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv, const E
           if constexpr (std::is_same_v<T, bool>) {
             // A switch that is on by default also takes --no-KEY.
             const bool on = ServerConfig{}.*member;
-            return app.add_flag(on ? name + ",!--no-" + std::string(s.key) : name, c.*member, help);
+            // (CLI11 shows such a pair as "--KEY,--no-KEY{false}", the value --no-KEY sets, which
+            // reads as "off": the help says which it is.)
+            return app.add_flag(on ? name + ",!--no-" + std::string(s.key) : name, c.*member,
+                                on ? help + " (on by default)" : help);
           } else if constexpr (std::is_same_v<T, LogFormat>) {
             return strict_values(app.add_option(name, log_format, help));
           } else {
