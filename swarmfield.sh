@@ -68,6 +68,13 @@ shift || true
 case "$cmd" in
   build) build ;;
   test)
+    case " $* " in
+      *" -h "*|*" --help "*)
+        echo "usage: ./swarmfield.sh test [CTEST_ARGS...]: builds, then runs the test suite with ctest -j 2,"
+        echo "  passing CTEST_ARGS on (e.g. -R NAME, -L LABEL, --repeat until-fail:3; see ctest --help)."
+        echo "  SWARMFIELD_TEST_ARGS adds arguments too. The README's Tests section lists the labels."
+        exit 0 ;;
+    esac
     build
     say "running tests"
     # shellcheck disable=SC2086
@@ -84,6 +91,9 @@ case "$cmd" in
     exec "$ROOT/scripts/demo.sh" "$BUILD_DIR/bin" "$@"
     ;;
   bench)
+    # Check the options (and answer --help) before spending minutes on a build.
+    SWARMFIELD_BENCH_CHECK_ONLY=1 "$ROOT/scripts/bench.sh" "$BUILD_DIR/bin" "$@"
+    case " $* " in *" -h "*|*" --help "*) exit 0 ;; esac
     SWARMFIELD_BENCH=1 build
     exec "$ROOT/scripts/bench.sh" "$BUILD_DIR/bin" "$@"
     ;;

@@ -48,6 +48,8 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+# ./swarmfield.sh bench checks the options this way before it builds.
+[ "${SWARMFIELD_BENCH_CHECK_ONLY:-0}" = 1 ] && exit 0
 case "$REPETITIONS" in
   ''|*[!0-9]*|0) echo "bench.sh: --repetitions must be a positive integer, got '$REPETITIONS'" >&2; exit 2 ;;
 esac
