@@ -112,7 +112,9 @@ export function zstdCompressBound(size) {
 const MAX_MAP_CHUNKS = mapChunkCount(zstdCompressBound(MAX_MAP_SIDE * MAX_MAP_SIDE));
 
 /** A string field checked like read_string: UTF-8 (the decoder replaces bad bytes, so refuse
- * them), length, and for names no control characters. */
+ * them), length, and for names no control characters: C0, DEL, C1 and the invisible formatting
+ * characters messages.cpp's is_hidden_format() names (bidirectional controls, zero-width space,
+ * word joiner, separators, byte order mark). */
 function readString(bytes, limit, isName, what) {
   if (bytes === null || bytes === undefined) return '';
   if (!(bytes instanceof Uint8Array)) invalid(`${what} unreadable`);
@@ -124,7 +126,9 @@ function readString(bytes, limit, isName, what) {
     invalid(`${what} is not valid UTF-8`);
   }
   // eslint-disable-next-line no-control-regex
-  if (isName && /[\u0000-\u001f\u007f]/.test(text)) invalid(`${what} contains control characters`);
+  if (isName && /[\u0000-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u2028-\u202e\u2060-\u2064\u2066-\u2069\ufeff\ufff9-\ufffb]/.test(text)) {
+    invalid(`${what} contains control characters`);
+  }
   return text;
 }
 
