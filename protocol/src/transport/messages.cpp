@@ -401,6 +401,27 @@ std::optional<TcpMessage> read_as(const In* in, Reader reader, std::string* erro
 
 }  // namespace
 
+std::string clean_name(std::string_view text) {
+  std::string out;
+  std::size_t i = 0;
+  while (i < text.size()) {
+    // One character (or one bad byte) at a time: kept if valid UTF-8 and allowed in a name.
+    const auto c = static_cast<unsigned char>(text[i]);
+    std::size_t len = c < 0x80 ? 1 : (c & 0xE0u) == 0xC0u ? 2 : (c & 0xF0u) == 0xE0u ? 3 : (c & 0xF8u) == 0xF0u ? 4 : 0;
+    std::string_view one = len > 0 && i + len <= text.size() ? text.substr(i, len) : std::string_view{};
+    if (one.empty() || !valid_utf8(one)) {
+      one = "?";  // a bad byte: the next one starts afresh
+      len = 1;
+    } else if (has_control_characters(one)) {
+      one = "?";  // a whole character that a name may not hold
+    }
+    if (out.size() + one.size() > kMaxNameBytes) break;
+    out.append(one);
+    i += len;
+  }
+  return out;
+}
+
 // ---- shared with datagrams -------------------------------------------
 
 namespace detail {

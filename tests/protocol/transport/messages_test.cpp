@@ -331,6 +331,30 @@ TEST_CASE("strings: length, UTF-8 and control characters are checked") {
   CHECK(decode_error(craft(long_reason)) == "Bye.reason is 257 bytes, limit 256");
 }
 
+TEST_CASE("clean_name makes any text a name the decoders accept") {
+  CHECK(sp::clean_name("Boston_0_256.map") == "Boston_0_256.map");
+  CHECK(sp::clean_name("caf\xC3\xA9.map") == "caf\xC3\xA9.map");
+  CHECK(sp::clean_name("bad\xFF\xFE" "name") == "bad??name");              // not UTF-8
+  CHECK(sp::clean_name("tab\tnew\nline") == "tab?new?line");                // controls
+  CHECK(sp::clean_name("rtl\xE2\x80\xAE" "x") == "rtl?x");                 // a bidi override (3 bytes -> one '?')
+  CHECK(sp::clean_name("\xE2\x82") == "??");                                // truncated sequence
+  // At most kMaxNameBytes, never splitting a character: 40 two-byte characters -> 32 of them.
+  std::string long_name;
+  for (int i = 0; i < 40; ++i) long_name += "\xC3\xA9";
+  const std::string cut = sp::clean_name(long_name);
+  CHECK(cut.size() == 64);
+  CHECK(cut == long_name.substr(0, 64));
+  CHECK(sp::clean_name(std::string(100, 'a')) == std::string(64, 'a'));
+  // Whatever came in, a name made of it decodes (names are checked alike in every message).
+  for (const std::string& raw : {long_name + "x", std::string("\x01\xC0\xAF\xED\xA0\x80\xEF\xBB\xBF"), std::string(200, '\xFF')}) {
+    sp::Hello hello;
+    hello.name = sp::clean_name(raw);
+    std::string error;
+    const auto decoded = sp::decode_tcp_message(sp::encode_tcp_message(hello), &error);
+    CHECK_MESSAGE(decoded.has_value(), error);
+  }
+}
+
 TEST_CASE("enums out of range are refused") {
   CHECK(decode_error(craft(hello("x", 1))) == "<decoded>");
   CHECK(decode_error(craft(hello("x", 2))) == "Hello.role 2 is neither viewer (0) nor player (1)");

@@ -7,7 +7,9 @@ namespace swarmfield::server {
 
 MapTransfer prepare_map_transfer(const sim::GridMap& map, std::string name, int level) {
   MapTransfer t;
-  if (name.size() > protocol::kMaxNameBytes) name.resize(protocol::kMaxNameBytes);
+  // A file name can hold anything (bytes that are not UTF-8, control characters) and be long:
+  // a MapInfo name the clients refuse would keep every client out.
+  name = protocol::clean_name(name);
   t.info.width = map.width();
   t.info.height = map.height();
   t.info.cell_size = map.cell_size();

@@ -20,6 +20,11 @@ namespace swarmfield::protocol {
 ///    Input and SnapshotAck; the FlatBuffers Snapshot / CompressedSnapshot are gone.
 inline constexpr std::uint16_t kProtocolVersion = 3;
 inline constexpr std::size_t kMaxNameBytes = 64;
+/// `text` as a name every decoder accepts (Hello, MapInfo, KindInfo): invalid UTF-8 bytes, control
+/// characters and the hidden formatting characters names may not hold each become '?', and the
+/// result is cut to at most kMaxNameBytes without splitting a character. For names the sender
+/// did not choose for the wire (a map's file name).
+[[nodiscard]] std::string clean_name(std::string_view text);
 /// Hello.connect_token's size when present (connect_token.hpp: protocol id, expiry, nonce and
 /// the sealed private part).
 inline constexpr std::size_t kHelloTokenBytes = 8 + 8 + 24 + 1024;
