@@ -264,6 +264,19 @@ std::string read_config_text(const std::string& path, std::string& out, std::str
   return {};
 }
 
+// Past the multi-line string (""" or ''') that starts at t[i], counting its newlines into `line`:
+// the pre-scans below skip strings as TOML reads them.
+static void skip_multiline_string(std::string_view t, std::size_t& i, int& line) {
+  const std::string_view close = t.substr(i, 3);
+  const bool escapes = close == R"(""")";
+  i += 3;
+  while (i < t.size() && t.substr(i, 3) != close) {
+    if (t[i] == '\n') ++line;
+    i += (escapes && t[i] == '\\') ? 2 : 1;
+  }
+  i += 3;
+}
+
 // toml++ 3.3 (Debian 12) decides whether such a character is whitespace with a table that
 // reaches __builtin_unreachable() for most of U+00A1..U+0499 (found by fuzzing: a 'ŵ' in a key
 // is undefined behaviour). TOML 1.0 allows non-ASCII only in strings and comments anyway, so
@@ -280,14 +293,7 @@ int non_ascii_outside_strings(std::string_view t) {
     } else if (c == '#') {
       while (i < t.size() && t[i] != '\n') ++i;
     } else if (starts(R"(""")") || starts("'''")) {
-      const std::string_view close = t.substr(i, 3);
-      const bool escapes = c == '"';
-      i += 3;
-      while (i < t.size() && !starts(close)) {
-        if (t[i] == '\n') ++line;
-        i += (escapes && t[i] == '\\') ? 2 : 1;
-      }
-      i += 3;
+      skip_multiline_string(t, i, line);
     } else if (c == '"' || c == '\'') {
       ++i;
       while (i < t.size() && t[i] != c && t[i] != '\n') i += (c == '"' && t[i] == '\\') ? 2 : 1;
@@ -323,14 +329,7 @@ int deep_key_path(std::string_view t, std::size_t max_parts) {
       continue;
     }
     if (starts(R"(""")") || starts("'''")) {
-      const std::string_view close = t.substr(i, 3);
-      const bool escapes = c == '"';
-      i += 3;
-      while (i < t.size() && !starts(close)) {
-        if (t[i] == '\n') ++line;
-        i += (escapes && t[i] == '\\') ? 2 : 1;
-      }
-      i += 3;
+      skip_multiline_string(t, i, line);
       line_start = false;
       in_path = false;
       continue;
