@@ -1,5 +1,7 @@
 #include "swarmfield/client/bot_script.hpp"
 
+#include "swarmfield/cli/file_kind.hpp"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -224,12 +226,7 @@ bool load_bot_script(const std::string& path, BotScript& out, BotScriptError& er
   // Only a regular file, checked before opening: a FIFO's open waits for a writer (the bot
   // hangs), and a device never ends (/dev/zero grew the bot past 650 MB in 6 s).
   if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
-    const char* kind = std::filesystem::is_fifo(st)             ? "a FIFO"
-                       : std::filesystem::is_character_file(st) ? "a character device"
-                       : std::filesystem::is_block_file(st)     ? "a block device"
-                       : std::filesystem::is_socket(st)         ? "a socket"
-                                                                : "a special file";
-    error = BotScriptError{path, 0, std::string("is ") + kind + ", not a script file"};
+    error = BotScriptError{path, 0, std::string("is ") + cli::file_kind(st) + ", not a script file"};
     return false;
   }
   if (!ec && std::filesystem::exists(st)) {

@@ -1,5 +1,7 @@
 #include "swarmfield/server/config/config_toml.hpp"
 
+#include "swarmfield/cli/file_kind.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -237,13 +239,7 @@ std::string read_config_text(const std::string& path, std::string& out, std::str
   std::error_code ec;
   const std::filesystem::file_status st = std::filesystem::status(path, ec);
   if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) {
-    const char* kind = std::filesystem::is_directory(st)      ? "a directory"
-                       : std::filesystem::is_fifo(st)           ? "a FIFO"
-                       : std::filesystem::is_character_file(st) ? "a character device"
-                       : std::filesystem::is_block_file(st)     ? "a block device"
-                       : std::filesystem::is_socket(st)         ? "a socket"
-                                                                : "a special file";
-    return named + " is " + kind + ", not a regular file";
+    return named + " is " + cli::file_kind(st) + ", not a regular file";
   }
   errno = 0;
   std::ifstream in(path, std::ios::binary);
