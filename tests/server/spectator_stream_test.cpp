@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -241,6 +242,7 @@ struct UdpSpectator {
   bool acking = true;
   std::size_t decoded = 0;
   std::size_t deltas = 0;
+  std::int64_t last_ack_us = 0, longest_ack_gap_us = 0;  // between its acks: was this process starved?
   std::map<std::uint32_t, std::vector<protocol::AgentState>> frames;  // by tick
 
   bool look_at_whole_map(float side) {
@@ -265,7 +267,12 @@ struct UdpSpectator {
       if (s->baseline_distance != 0) ++deltas;
       frames[s->tick] = s->frame.agents;
     }
-    if (n > 0 && acking && !client.udp_send_ack(udp_port)) return 0;
+    if (n > 0 && acking) {
+      if (!client.udp_send_ack(udp_port)) return 0;
+      const auto t = static_cast<std::int64_t>(test::now_us());
+      if (last_ack_us != 0) longest_ack_gap_us = std::max(longest_ack_gap_us, t - last_ack_us);
+      last_ack_us = t;
+    }
     return n;
   }
 };
@@ -332,7 +339,8 @@ TEST_CASE("spectator streams over UDP: one encoding against what every member ac
                << "; a and c alike at " << same_ac << " of " << both_ac << " ticks; shared "
                << test::summary_value(out, "snapshots_shared") << " of " << test::summary_value(out, "snapshots_sent")
                << " from " << test::summary_value(out, "shared_encodes") << " encodes, lags "
-               << test::summary_value(out, "spectator_lags"));
+               << test::summary_value(out, "spectator_lags") << "; longest gap between acks a "
+               << a.longest_ack_gap_us / 1000 << " ms, c " << c.longest_ack_gap_us / 1000 << " ms");
   for (const UdpSpectator* s : {&a, &b, &c}) {
     CHECK(s->client.no_baseline() == 0);  // never a delta against a frame it does not hold
     CHECK(s->decoded >= 120);
