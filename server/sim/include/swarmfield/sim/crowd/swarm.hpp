@@ -290,13 +290,15 @@ class Swarm {
   // keep_route made of the field's `blend`) while it has overridden the blend for fewer than
   // kMaxCommitTicks ticks in a row, else the blend.
   Vec2 commit_route(std::size_t k, Vec2 blend, Vec2 kept) noexcept {
-    std::uint8_t& ticks = perm_commit_[k];
+    std::uint8_t& state = perm_commit_[k];
+    const auto back = static_cast<std::uint8_t>(state & kBackDetourBit);
+    const auto ticks = static_cast<std::uint8_t>(state & ~kBackDetourBit);
     if (kept.x == blend.x && kept.y == blend.y) {
-      ticks = 0;
+      state = back;
       return blend;
     }
     if (ticks >= kMaxCommitTicks) return blend;
-    ++ticks;
+    state = static_cast<std::uint8_t>(back | (ticks + 1));
     return kept;
   }
   void gather_neighbours(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
@@ -381,7 +383,10 @@ class Swarm {
   std::vector<std::uint8_t> burst_ticks_, perm_burst_;  // ticks spent bursting out of a stack (0 = not)
   std::vector<std::uint8_t> resting_, perm_resting_;    // 1 = at rest (see SwarmParams::rest_below)
   std::vector<std::uint16_t> wait_, perm_wait_;         // ticks waited for agents crossing its way (patience)
-  std::vector<std::uint8_t> commit_, perm_commit_;      // ticks in a row its route commitment overrode the blend
+  // Low 7 bits: ticks in a row its route commitment overrode the blend (commit_route); kBackDetourBit:
+  // it follows the congestion field's way back from its goal (swarm_steering.cpp, kBackDetourCells).
+  std::vector<std::uint8_t> commit_, perm_commit_;
+  static constexpr std::uint8_t kBackDetourBit = 0x80;
   std::vector<float> perm_vxs_, perm_vys_;
   std::vector<std::uint32_t> prio_;  // per slot: integration value of the agent's cell (right of way)
   std::vector<float> goal_room_;     // per slot: distance it may still close on a goal in sight (or inf)
