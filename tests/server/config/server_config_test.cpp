@@ -258,6 +258,16 @@ TEST_CASE("server_config: --record naming a folder, or a file in a missing folde
   CHECK(missing.output.find("--record '/nonexistent-swarmfield-dir/run.sfr': the folder '/nonexistent-swarmfield-dir' does not exist") !=
         std::string::npos);
   CHECK_FALSE(is_error(parse({"--record", "run.sfr"})));  // a bare name: the working folder
+  // An existing file is replaced only when it is an older recording (it was any file, the
+  // server's own map included).
+  TempToml map_file("type octile\nheight 1\nwidth 1\nmap\n.\n");
+  const auto over_map = parse({"--record", map_file.path});
+  CHECK(is_error(over_map));
+  CHECK(over_map.output.find("is an existing file that is not a recording") != std::string::npos);
+  TempToml old_recording(std::string("SWFRPLAY") + std::string(8, '\0'));
+  CHECK_FALSE(is_error(parse({"--record", old_recording.path})));
+  TempToml empty("");
+  CHECK_FALSE(is_error(parse({"--record", empty.path})));
 }
 
 TEST_CASE("server_config: --duration above 1e7 s is an error (the clock would overflow)") {

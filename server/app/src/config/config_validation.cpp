@@ -5,6 +5,7 @@
 #include <array>
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 #include <string_view>
 
@@ -157,6 +158,16 @@ std::string validate_config(const ServerConfig& c) {
     const std::filesystem::path folder = record.parent_path();
     if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
       return "--record '" + c.record_path + "': the folder '" + folder.string() + "' does not exist (create it first)";
+    // An older recording may be replaced; any other file is not overwritten (a map, a config or
+    // a key named by mistake was replaced by the recording without a word).
+    if (std::filesystem::is_regular_file(record, ec) && std::filesystem::file_size(record, ec) > 0) {
+      std::ifstream in(record, std::ios::binary);
+      char magic[8] = {};
+      in.read(magic, sizeof magic);
+      if (!in || std::string_view(magic, sizeof magic) != "SWFRPLAY")
+        return "--record '" + cli::printable_ascii(c.record_path) +
+               "' is an existing file that is not a recording: name a new file (only an older recording is replaced)";
+    }
   }
   if (!(e = range("--public-udp-port", c.public_udp_port, 0, 65535)).empty()) return e + " (0 = the bound port)";
   if (!(e = range("--agones-port", c.agones_port, 0, 65535)).empty()) return e + " (0 = $AGONES_SDK_HTTP_PORT or 9358)";
