@@ -586,6 +586,7 @@ TEST_CASE("server_config: connection-security settings are range-checked, in fla
   }
   TempToml file("idle-timeout = 2\nmax_connections_per_address = 3\nudp-receive-buffer-kb = 128\n");
   const auto from_file = parse({"--config", file.path});
+  INFO(from_file.output);
   REQUIRE(is_run(from_file));
   CHECK(from_file.config.idle_timeout_s == 2.0);
   CHECK(from_file.config.max_connections_per_address == 3);
@@ -1227,6 +1228,7 @@ TEST_CASE("server_config: --agones-port-name (flag, environment, TOML key) must 
   CHECK(env.config.agones_port_name == "udp");
   TempToml file("agones-port-name = \"from-file\"\n");
   const auto from_file = parse({"--config", file.path});
+  INFO(from_file.output);
   REQUIRE(is_run(from_file));
   CHECK(from_file.config.agones_port_name == "from-file");
   const std::string longest(63, 'a');
@@ -1334,4 +1336,23 @@ TEST_CASE("server_config: the browser spectator's flags (--web-port, --web-bind,
   const auto opened = parse({"--web-port", "0", "--auth", "tokens", "--key-file", "/dev/null", "--web-spectators-open"});
   REQUIRE(is_run(opened));
   CHECK(opened.config.web_spectators_open);
+}
+
+TEST_CASE("server_config: the default snapshot rate follows a tick rate below it; a given one is kept and checked") {
+  const auto slow = parse({"--tick-hz", "10"});
+  INFO(slow.output);
+  REQUIRE(is_run(slow));
+  CHECK(slow.config.snapshot_hz == 10);  // was refused: "--snapshot-hz must be in 1..10 (got 20)"
+  const auto fast = parse({"--tick-hz", "60"});
+  REQUIRE(is_run(fast));
+  CHECK(fast.config.snapshot_hz == 20);
+  const auto given = parse({"--tick-hz", "10", "--snapshot-hz", "5"});
+  REQUIRE(is_run(given));
+  CHECK(given.config.snapshot_hz == 5);
+  CHECK(is_error(parse({"--tick-hz", "10", "--snapshot-hz", "20"})));
+  TempToml file("tick-hz = 7\n");
+  const auto from_file = parse({"--config", file.path});
+  INFO(from_file.output);
+  REQUIRE(is_run(from_file));
+  CHECK(from_file.config.snapshot_hz == 7);
 }

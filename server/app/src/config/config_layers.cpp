@@ -55,6 +55,11 @@ ServerConfig merge(const std::vector<const Layer*>& layers, std::vector<ConfigSo
       break;
     }
   }
+  // The default snapshot rate follows a tick rate below it: --tick-hz 10 alone was refused with
+  // "--snapshot-hz must be in 1..10 (got 20)". A rate given by anyone is kept (and checked).
+  const bool snapshot_rate_given =
+      std::any_of(layers.begin(), layers.end(), [](const Layer* l) { return l->has("snapshot-hz"); });
+  if (!snapshot_rate_given && out.tick_hz >= 1 && out.snapshot_hz > out.tick_hz) out.snapshot_hz = out.tick_hz;
   return out;
 }
 

@@ -30,7 +30,7 @@ const std::vector<Setting>& settings() {
        "runner: ~4.6 a cell; the limit is logged at start-up), else an error"},
       {"max-agents", &C::max_agents, "N", "Swarm capacity; waves stop there, and at the map's density limit (see --agents)"},
       {"tick-hz", &C::tick_hz, "HZ", "Simulation ticks per second (1..240)"},
-      {"snapshot-hz", &C::snapshot_hz, "HZ", "Snapshots per second per client (1..tick-hz)"},
+      {"snapshot-hz", &C::snapshot_hz, "HZ", "Snapshots per second per client (1..tick-hz; the tick rate when that is below 20)"},
       {"port", &C::port, "PORT", "TCP and UDP port; 0 = pick a free port (logged as 'listening tcp=.. udp=..')"},
       {"bind", &C::bind, "ADDR", "Listen address (IPv4 or IPv6)"},
       {"max-clients", &C::max_clients, "N", "Most connected clients, viewers + players (1..1024)"},

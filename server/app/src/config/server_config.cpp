@@ -179,7 +179,7 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv, const E
     if (std::string err = read_toml_layer(text, config_path, file); !err.empty()) return fail(err);
     // Validated on its own, as if no flag were given: a wrong value is an error even when a
     // flag overrides it (it would bite as soon as the flag is dropped).
-    if (std::string err = validate_config(file.values); !err.empty())
+    if (std::string err = validate_config(merge({&file}, nullptr)); !err.empty())
       return fail("error: config " + config_path + ": " + err + " (in the file; flags do not excuse it)");
   }
   // The environment over the file, likewise valid without the flags.
