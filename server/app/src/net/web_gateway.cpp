@@ -57,6 +57,13 @@ std::string content_type_of(const std::filesystem::path& path) {
 
 }  // namespace
 
+namespace {
+class HttpSession;
+// A connection still sending its request head may be closed for a new one once it is this old
+// (a browser sends its request at once; one that trickles it only holds a place).
+constexpr std::chrono::milliseconds kEvictableAfter{500};
+}  // namespace
+
 struct WebGateway::Impl {
   explicit Impl(const WebGatewayOptions& o, ForwardedPeers& p) : options(o), peers(p), acceptor(io) {}
 
@@ -67,6 +74,11 @@ struct WebGateway::Impl {
   PerAddressCount<net::ip::address> per_address;  // io thread only
   std::size_t open = 0;                           // io thread only
   std::size_t relays = 0;                         // io thread only: WebSockets relayed now
+  // io thread only: connections still reading their request, oldest first (entries whose
+  // session is gone or past its request are dropped as they come to the front).
+  std::deque<std::weak_ptr<HttpSession>> reading;
+  std::atomic<std::uint64_t> evicted{0};
+  bool evict_oldest_reader();
   std::atomic<std::uint64_t> accepted{0}, refused{0}, pages_served{0}, bad_requests{0}, websockets{0}, open_now{0},
       spectators_full{0};
   RateLimitedLog refusal_log;  // io thread only
@@ -332,7 +344,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     parser_->body_limit(0);
     // The whole request within the handshake timeout: a byte now and then does not hold it.
     stream_.expires_after(gateway_.options.handshake_timeout);
+    started_ = std::chrono::steady_clock::now();
+    reading_ = true;
+    gateway_.reading.push_back(weak_from_this());
     http::async_read(stream_, buffer_, *parser_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+      self->reading_ = false;
+      if (self->evicted_) return;  // closed for a newer connection: nothing to answer
       if (ec) {
         ++self->gateway_.bad_requests;
         // A slow or vanished peer gets nothing; a malformed request is told what was wrong.
@@ -349,6 +366,19 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       }
       self->answer(self->parser_->release());
     });
+  }
+
+  /// Still reading its request head, for at least kEvictableAfter.
+  [[nodiscard]] bool evictable(std::chrono::steady_clock::time_point now) const {
+    return reading_ && !evicted_ && now - started_ >= kEvictableAfter;
+  }
+  [[nodiscard]] bool reading() const { return reading_ && !evicted_; }
+  /// Closes the connection while its request is read (the read ends with an error, unanswered).
+  void evict() {
+    evicted_ = true;
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
+    stream_.socket().close(ignored);
   }
 
  private:
@@ -403,9 +433,30 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   beast::tcp_stream stream_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::empty_body>> parser_;
+  std::chrono::steady_clock::time_point started_{};
+  bool reading_ = false;
+  bool evicted_ = false;
 };
 
 }  // namespace
+
+bool WebGateway::Impl::evict_oldest_reader() {
+  const auto now = std::chrono::steady_clock::now();
+  while (!reading.empty()) {
+    const std::shared_ptr<HttpSession> oldest = reading.front().lock();
+    if (oldest == nullptr || !oldest->reading()) {
+      reading.pop_front();
+      continue;
+    }
+    if (!oldest->evictable(now)) return false;  // the oldest is still young: so are the others
+    reading.pop_front();
+    oldest->evict();
+    ++evicted;
+    log_refusal("the web port is full: closed the oldest connection still sending its request, for a new one");
+    return true;
+  }
+  return false;
+}
 
 void WebGateway::Impl::do_accept() {
   acceptor.async_accept(io, [this](beast::error_code ec, tcp::socket socket) {
@@ -420,8 +471,20 @@ void WebGateway::Impl::do_accept() {
     beast::error_code ep_ec;
     const tcp::endpoint peer = socket.remote_endpoint(ep_ec);
     if (!ep_ec) {
-      const bool full = open >= options.max_connections;
-      if (full || per_address.count(peer.address()) >= options.max_per_address) {
+      // Trim the readers' list from the front (finished sessions), so it stays as long as the
+      // connections accepted within a handshake timeout.
+      while (!reading.empty()) {
+        const std::shared_ptr<HttpSession> front = reading.front().lock();
+        if (front != nullptr && front->reading()) break;
+        reading.pop_front();
+      }
+      bool full = open >= options.max_connections;
+      const bool address_full = per_address.count(peer.address()) >= options.max_per_address;
+      // Full of connections that only trickle their request (many addresses, a byte now and
+      // then: 100 addresses x 10 held the 192 places and every browser got 503): the oldest of
+      // them gives its place to the new one.
+      if (full && !address_full && evict_oldest_reader()) full = false;
+      if (full || address_full) {
         ++refused;
         const std::string why = full ? "the web port is full (" + std::to_string(open) + " connections)"
                                      : "too many connections from your address (limit " +

@@ -15,7 +15,9 @@
 //    binary only; no compression extension), the first a Hello with the Viewer role (the page is
 //    a spectator), pings when the browser is silent and a close when it stays so;
 //  - connections: at most `max_connections`, at most `max_per_address` from one address (both
-//    answered 503 with the reason), at most `max_spectators` relayed at once;
+//    answered 503 with the reason), at most `max_spectators` relayed at once; when the port is
+//    full, a connection still sending its request head after 0.5 s is closed for the new one
+//    (connections from many addresses trickling their requests would otherwise hold every place);
 //  - a bad request (a body, headers over 8 KiB, not HTTP) gets 400/413/431, a slow one nothing;
 //  - refusals are logged at most once a second (with a count), never a line per connection;
 //  - a browser that reads slowly: at most two messages (and `max_queue_bytes`) wait for it,
