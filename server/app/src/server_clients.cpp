@@ -323,17 +323,24 @@ void Server::remove_client(std::uint32_t id) {
     record_input({ReplayEvent::Kind::kRemovePlayer, c->player_id, {}});
     operations_player_left(*c);
   }
-  const double entries = static_cast<double>(std::max<std::uint64_t>(c->snapshot_entries, 1));
-  spdlog::info(
-      "client {} '{}' left (snapshots sent {}, bytes {}; {:.3f} bytes per agent entry over {} entries: residuals {:.3f}, "
-      "escapes {:.3f}, added {:.3f}, the rest {:.3f}); {} clients",
-      id, cli::quotable_ascii(c->name), c->snapshots_sent, c->bytes_sent,
-      static_cast<double>(c->snapshot_payload_bytes) / entries, c->snapshot_entries,
-      static_cast<double>(c->snapshot_residual_bytes) / entries, static_cast<double>(c->snapshot_escape_bits) / 8.0 / entries,
-      static_cast<double>(c->snapshot_added_bits) / 8.0 / entries,
-      (static_cast<double>(c->snapshot_payload_bytes) - static_cast<double>(c->snapshot_residual_bytes) -
-       static_cast<double>(c->snapshot_escape_bits + c->snapshot_added_bits) / 8.0) / entries,
-      clients_.size() - 1);
+  if (c->snapshot_entries == 0) {
+    // No agent entry was sent (an empty view, or it left at once): a per-entry split means nothing.
+    spdlog::info("client {} '{}' left (snapshots sent {}, bytes {}; no agent entries); {} clients", id,
+                 cli::quotable_ascii(c->name), c->snapshots_sent, c->bytes_sent, clients_.size() - 1);
+  } else {
+    const double entries = static_cast<double>(c->snapshot_entries);
+    spdlog::info(
+        "client {} '{}' left (snapshots sent {}, bytes {}; {:.3f} bytes per agent entry over {} entries: residuals "
+        "{:.3f}, escapes {:.3f}, added {:.3f}, the rest {:.3f}); {} clients",
+        id, cli::quotable_ascii(c->name), c->snapshots_sent, c->bytes_sent,
+        static_cast<double>(c->snapshot_payload_bytes) / entries, c->snapshot_entries,
+        static_cast<double>(c->snapshot_residual_bytes) / entries,
+        static_cast<double>(c->snapshot_escape_bits) / 8.0 / entries, static_cast<double>(c->snapshot_added_bits) / 8.0 / entries,
+        (static_cast<double>(c->snapshot_payload_bytes) - static_cast<double>(c->snapshot_residual_bytes) -
+         static_cast<double>(c->snapshot_escape_bits + c->snapshot_added_bits) / 8.0) /
+            entries,
+        clients_.size() - 1);
+  }
   if (const std::optional<double> rate = viewer_snapshot_rate(*c)) left_viewer_rates_.add(*rate);
   resume_index_.erase(protocol::resume_index(protocol::resume_proof(c->resume)));
   clients_per_address_.remove(c->address);
