@@ -22,6 +22,7 @@
 #include "swarmfield/cli/version.hpp"
 #include "swarmfield/client/connection.hpp"
 #include "swarmfield/client/token_file.hpp"
+#include "swarmfield/protocol/transport/messages.hpp"
 
 namespace {
 
@@ -143,6 +144,18 @@ std::optional<int> parse_options(int argc, char** argv, Options& options, BotScr
     if (!swarmfield::client::read_token_file(options.token_file, static_cast<std::size_t>(options.count),
                                              options.tokens, token_error)) {
       std::cerr << "error: " << token_error << "\n";
+      return swarmfield::client::kExitBadArguments;
+    }
+  }
+  {
+    // The name each bot sends (with "-N" when --count > 1) must be one the server takes whole:
+    // before, a name with a control character was refused only by the server, and a longer one
+    // was cut to kMaxNameBytes without a word.
+    const std::string longest = options.count > 1 ? options.name + "-" + std::to_string(options.count) : options.name;
+    if (options.name.empty() || swarmfield::protocol::clean_name(longest) != longest) {
+      std::cerr << "error: --name must be 1.." << swarmfield::protocol::kMaxNameBytes
+                << " bytes of UTF-8 (with the '-N' suffix when --count > 1), without control or invisible formatting "
+                   "characters (see --help)\n";
       return swarmfield::client::kExitBadArguments;
     }
   }

@@ -125,6 +125,22 @@ TEST_CASE("bot with no server prints the error and a summary line, exit 1") {
   CHECK(r.output.find(" role=player shots=0 builds=0 deaths_seen=0 score=0 reconnects=0\n") != std::string::npos);
 }
 
+TEST_CASE("bot --name: a name the server would refuse or cut is refused before connecting (exit 2)") {
+  CHECK(run(kBin + "/swarmfield-bot --port 1 --name ''").exit_code == 2);  // "value is empty"
+  for (const std::string& name : {std::string(65, 'a'), std::string("tab\there"), std::string("rl\xe2\x80\xaeo")}) {
+    const auto r = run(kBin + "/swarmfield-bot --port 1 --name '" + name + "'");
+    INFO(name << ": " << r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.rfind("error: --name must be 1..64 bytes", 0) == 0);
+  }
+  // 62 bytes fit alone, not with "-10".
+  CHECK(run(kBin + "/swarmfield-bot --port 1 --count 10 --name " + std::string(62, 'a')).exit_code == 2);
+  const auto fits = run(kBin + "/swarmfield-bot --seconds 1 --connect-timeout-ms 200 --name " + std::string(64, 'a') +
+                        " --port " + std::to_string(free_port()));
+  INFO(fits.output);
+  CHECK(fits.exit_code == 1);  // no server: the connect error, not a flag error
+}
+
 TEST_CASE("bot --fire: in --help, refused for viewers (exit 2), a plain flag for players") {
   const auto help = run(kBin + "/swarmfield-bot --help");
   CHECK(help.exit_code == 0);
