@@ -11,6 +11,7 @@
 
 #include "swarmfield/cli/control_chars.hpp"
 #include "swarmfield/server/config/server_config.hpp"
+#include "swarmfield/server/replay/replay_file.hpp"
 #include "swarmfield/sim/game/combat.hpp"
 #include "swarmfield/sim/nav/field_mode.hpp"
 
@@ -164,7 +165,7 @@ std::string validate_config(const ServerConfig& c) {
       std::ifstream in(record, std::ios::binary);
       char magic[8] = {};
       in.read(magic, sizeof magic);
-      if (!in || std::string_view(magic, sizeof magic) != "SWFRPLAY")
+      if (!in || std::string_view(magic, sizeof magic) != std::string_view(kReplayMagic, sizeof kReplayMagic))
         return "--record '" + cli::printable_ascii(c.record_path) +
                "' is an existing file that is not a recording: name a new file (only an older recording is replaced)";
     }

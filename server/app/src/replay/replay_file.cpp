@@ -15,7 +15,6 @@
 namespace swarmfield::server {
 namespace {
 
-constexpr char kMagic[8] = {'S', 'W', 'F', 'R', 'P', 'L', 'A', 'Y'};
 constexpr std::uint8_t kHeader = 1, kInputs = 2, kHash = 3, kEnd = 4;
 constexpr std::size_t kRecordOverhead = 1 + 4 + 4;  // type, length, CRC
 constexpr std::size_t kEventBytes = 1 + 4 + 4 + 4;
@@ -122,7 +121,7 @@ void append_record(std::vector<std::uint8_t>& out, std::uint8_t type, const std:
 }
 
 void append_file_start(std::vector<std::uint8_t>& out) {
-  put_bytes(out, kMagic, sizeof kMagic);
+  put_bytes(out, kReplayMagic, sizeof kReplayMagic);
   put_u32(out, kReplayVersion);
 }
 
@@ -227,9 +226,9 @@ std::optional<Replay> parse_replay(const std::vector<std::uint8_t>& bytes, const
     error = "replay " + name + ": byte " + std::to_string(offset) + ": " + what;
     return std::nullopt;
   };
-  if (bytes.size() < sizeof kMagic + 4 || std::memcmp(bytes.data(), kMagic, sizeof kMagic) != 0)
+  if (bytes.size() < sizeof kReplayMagic + 4 || std::memcmp(bytes.data(), kReplayMagic, sizeof kReplayMagic) != 0)
     return fail(0, "not a swarmfield replay (no SWFRPLAY magic)");
-  Reader head(bytes.data() + sizeof kMagic, 4);
+  Reader head(bytes.data() + sizeof kReplayMagic, 4);
   std::uint32_t version = 0;
   head.u32(version);
   if (version != kReplayVersion)
@@ -264,7 +263,7 @@ std::optional<Replay> parse_replay(const std::vector<std::uint8_t>& bytes, const
     }
     return std::move(replay);
   };
-  std::size_t pos = sizeof kMagic + 4;
+  std::size_t pos = sizeof kReplayMagic + 4;
   while (pos < bytes.size()) {
     const std::string last = " (intact up to tick " + std::to_string(last_tick) + ")";
     if (have_end) return fail(pos, "data after the end record");

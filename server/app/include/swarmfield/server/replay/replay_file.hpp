@@ -26,6 +26,8 @@
 namespace swarmfield::server {
 
 inline constexpr std::uint32_t kReplayVersion = 1;
+/// The first 8 bytes of every replay file (no terminating zero).
+inline constexpr char kReplayMagic[8] = {'S', 'W', 'F', 'R', 'P', 'L', 'A', 'Y'};
 
 struct ReplayHeader {
   std::string config_toml;     ///< the recording server's settings (config_to_toml)
