@@ -451,6 +451,23 @@ TEST_CASE("web: files that are no page's (dotfiles, scripts) are not served") {
   CHECK(http_get(port, "/build.sh").status == 404);
 }
 
+TEST_CASE("web: a link in the page folder to a file outside it is not served; one to a file inside is") {
+  // Before: a .txt link to any file the server could read was served to anyone.
+  PageFolder page;
+  PageFolder outside;
+  std::ofstream(outside.dir + "/secret.txt") << "SECRET=1";
+  std::ofstream(page.dir + "/notes.txt") << "notes";
+  std::filesystem::create_symlink(outside.dir + "/secret.txt", page.dir + "/secret.txt");
+  std::filesystem::create_symlink(page.dir + "/notes.txt", page.dir + "/readme.txt");
+  ServerProcess server(small_city({"--web-port", "0", "--web-root", page.dir}));
+  const std::uint16_t port = wait_web_port(server);
+  CHECK(http_get(port, "/notes.txt").status == 200);
+  CHECK(http_get(port, "/readme.txt").status == 200);
+  const HttpAnswer secret = http_get(port, "/secret.txt");
+  CHECK(secret.status == 404);
+  CHECK(secret.body.find("SECRET") == std::string::npos);
+}
+
 TEST_CASE("web: spectators can not take the players' slots, and a spectator's slot is free when it leaves") {
   PageFolder page;
   ServerProcess server(small_city({"--web-port", "0", "--web-root", page.dir, "--max-web-spectators", "2",
@@ -559,4 +576,7 @@ TEST_CASE("web: a port full of connections that trickle their request still take
   MESSAGE(closed << " of " << kHeld << " trickling connections closed or refused");
   CHECK(closed >= kHeld - 129);
   CHECK(server.running());
+  server.signal(SIGTERM);
+  REQUIRE(server.wait_exit(10s) == std::optional<int>(0));
+  CHECK(summary_value(server.out(), "web_evicted") >= 1);
 }

@@ -57,7 +57,8 @@ std::string ServerSummary::line() const {
   ss << " resumes=" << resumes << " resumes_refused=" << resumes_refused << " sessions_detached=" << sessions_detached
      << " sessions_expired=" << sessions_expired;
   ss << " web_pages=" << web_pages << " web_sockets=" << web_sockets << " web_refused=" << web_refused
-     << " web_bad_requests=" << web_bad_requests << " web_spectators_full=" << web_spectators_full;
+     << " web_bad_requests=" << web_bad_requests << " web_spectators_full=" << web_spectators_full
+     << " web_evicted=" << web_evicted;
   ss << " snapshots_shared=" << snapshots_shared << " shared_encodes=" << shared_encodes
      << " spectator_joins=" << spectator_joins;
   ss.precision(2);
@@ -172,6 +173,7 @@ ServerSummary Server::summary() const {
     s.web_refused = web.refused;
     s.web_bad_requests = web.bad_requests;
     s.web_spectators_full = web.spectators_full;
+    s.web_evicted = web.evicted;
   }
   rusage usage{};
   if (getrusage(RUSAGE_SELF, &usage) == 0) s.peak_rss_mib = static_cast<double>(usage.ru_maxrss) / 1024.0;  // KiB on Linux

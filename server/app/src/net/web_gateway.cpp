@@ -78,6 +78,9 @@ struct WebGateway::Impl {
   // session is gone or past its request are dropped as they come to the front).
   std::deque<std::weak_ptr<HttpSession>> reading;
   std::atomic<std::uint64_t> evicted{0};
+  /// Drops the readers' list's front entries whose session is gone or past its request; returns
+  /// the first still reading (nullptr when none is).
+  std::shared_ptr<HttpSession> first_reader();
   bool evict_oldest_reader();
   std::atomic<std::uint64_t> accepted{0}, refused{0}, pages_served{0}, bad_requests{0}, websockets{0}, open_now{0},
       spectators_full{0};
@@ -440,22 +443,24 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
 }  // namespace
 
-bool WebGateway::Impl::evict_oldest_reader() {
-  const auto now = std::chrono::steady_clock::now();
+std::shared_ptr<HttpSession> WebGateway::Impl::first_reader() {
   while (!reading.empty()) {
-    const std::shared_ptr<HttpSession> oldest = reading.front().lock();
-    if (oldest == nullptr || !oldest->reading()) {
-      reading.pop_front();
-      continue;
-    }
-    if (!oldest->evictable(now)) return false;  // the oldest is still young: so are the others
+    std::shared_ptr<HttpSession> front = reading.front().lock();
+    if (front != nullptr && front->reading()) return front;
     reading.pop_front();
-    oldest->evict();
-    ++evicted;
-    log_refusal("the web port is full: closed the oldest connection still sending its request, for a new one");
-    return true;
   }
-  return false;
+  return nullptr;
+}
+
+bool WebGateway::Impl::evict_oldest_reader() {
+  const std::shared_ptr<HttpSession> oldest = first_reader();
+  // The oldest still young: so are the others.
+  if (oldest == nullptr || !oldest->evictable(std::chrono::steady_clock::now())) return false;
+  reading.pop_front();
+  oldest->evict();
+  ++evicted;
+  log_refusal("the web port is full: closed the oldest connection still sending its request, for a new one");
+  return true;
 }
 
 void WebGateway::Impl::do_accept() {
@@ -471,13 +476,9 @@ void WebGateway::Impl::do_accept() {
     beast::error_code ep_ec;
     const tcp::endpoint peer = socket.remote_endpoint(ep_ec);
     if (!ep_ec) {
-      // Trim the readers' list from the front (finished sessions), so it stays as long as the
+      // Trimmed from the front (finished sessions), so the readers' list stays as long as the
       // connections accepted within a handshake timeout.
-      while (!reading.empty()) {
-        const std::shared_ptr<HttpSession> front = reading.front().lock();
-        if (front != nullptr && front->reading()) break;
-        reading.pop_front();
-      }
+      static_cast<void>(first_reader());
       bool full = open >= options.max_connections;
       const bool address_full = per_address.count(peer.address()) >= options.max_per_address;
       // Full of connections that only trickle their request (many addresses, a byte now and
@@ -534,11 +535,19 @@ bool WebGateway::start(std::string& error) {
   const fs::path root(options_.web_root);
   if (error = check_page_folder(options_.web_root); !error.empty()) return false;
   std::size_t total = 0;
+  const fs::path real_root = fs::canonical(root, fs_ec);
   for (const auto& entry : fs::directory_iterator(root, fs_ec)) {
     if (!entry.is_regular_file(fs_ec)) continue;
     const std::string name = entry.path().filename().string();
     const std::string type = content_type_of(entry.path());
     if (name.empty() || name.front() == '.' || type.empty()) continue;  // not a page file
+    // A link to a file outside the folder is not served (a folder others can write to must not
+    // publish the server's own files, such as its key).
+    std::error_code link_ec;
+    if (entry.is_symlink(link_ec) && fs::canonical(entry.path(), link_ec).parent_path() != real_root) {
+      spdlog::warn("web: not serving '{}': a link to a file outside the page folder", entry.path().string());
+      continue;
+    }
     if (impl_->files.size() >= kMaxPageFiles) {
       error = "the page folder '" + root.string() + "' holds more than " + std::to_string(kMaxPageFiles) + " files";
       return false;
@@ -558,6 +567,11 @@ bool WebGateway::start(std::string& error) {
   }
   if (fs_ec) {
     error = "can not list '" + root.string() + "': " + fs_ec.message();
+    return false;
+  }
+  if (!impl_->files.contains("/index.html") || !impl_->files.contains("/app.js")) {
+    error = "the page folder '" + root.string() +
+            "' links index.html or app.js to a file outside it: copy the page's files into the folder";
     return false;
   }
 
@@ -603,6 +617,7 @@ WebGateway::Counters WebGateway::counters() const noexcept {
   c.websockets = impl_->websockets.load(std::memory_order_relaxed);
   c.open_now = impl_->open_now.load(std::memory_order_relaxed);
   c.spectators_full = impl_->spectators_full.load(std::memory_order_relaxed);
+  c.evicted = impl_->evicted.load(std::memory_order_relaxed);
   return c;
 }
 

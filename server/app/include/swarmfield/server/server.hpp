@@ -170,6 +170,7 @@ struct ServerSummary {
   std::uint64_t web_refused = 0;
   std::uint64_t web_bad_requests = 0;
   std::uint64_t web_spectators_full = 0;  ///< WebSockets refused at --max-web-spectators
+  std::uint64_t web_evicted = 0;  ///< connections still sending their request closed for a new one (port full)
   /// "ticks=.. rebuilds=.. overruns=.. clients=.. bytes_sent=.. bad_frames=.. bad_datagrams=.. ..."
   [[nodiscard]] std::string line() const;
 };

@@ -94,6 +94,7 @@ class WebGateway {
     std::uint64_t pages_served = 0;  ///< HTTP answers 200
     std::uint64_t bad_requests = 0;  ///< 4xx answers, timeouts, refused WebSockets
     std::uint64_t spectators_full = 0;  ///< WebSockets refused: max_spectators relayed already
+    std::uint64_t evicted = 0;  ///< connections closed, still sending their request head, for a new one (port full)
     std::uint64_t websockets = 0;    ///< WebSockets relayed to the game port
     std::uint64_t open_now = 0;      ///< connections open (HTTP or WebSocket)
   };
