@@ -5,7 +5,7 @@
 //   ours/delta_predicted     the codec as shipped (delta against the previous snapshot, i.e. an
 //                            ack for every snapshot, velocity prediction, rANS)
 //   ours/delta_predicted_view    the same at the precision the server picks for the view's size
-//                            (view_precision_shift: 1/16 cell for the ~290-cell view)
+//                            (view_precision_shift: 1/8 cell for the ~290-cell view)
 //   ours/delta_predicted_rtt100  the same with the baseline 3 snapshots back (100 ms round trip)
 //   ours/delta_plain         delta without prediction (what prediction buys)
 //   ours/full                every snapshot against the empty baseline (what the delta buys)

@@ -100,7 +100,7 @@ TEST_CASE("snapshot loopback: acked deltas over UDP; the viewer's agents match t
 
   // The replica World, stepped to each decoded tick: the viewer holds every agent once its frame
   // has filled (the budget adds them over the first snapshots), and every agent the snapshot
-  // updated sits within 1/128 cell of the world's position.
+  // updated sits within half a step of the view's precision of the world's position.
   sim::World world = replica_world(flags);
   const float cell = world.map().cell_size();
   const float dt = 1.0f / 30.0f;
@@ -116,8 +116,14 @@ TEST_CASE("snapshot loopback: acked deltas over UDP; the viewer's agents match t
       REQUIRE(i != sim::Swarm::kNoIndex);
       CHECK(a.kind == swarm.kinds()[i]);
       if (a.tick != tick) continue;  // not updated in this snapshot: it keeps older values
-      CHECK(std::fabs(protocol::dequantize_agent_position(a.x, cell) - swarm.xs()[i]) <= cell / 128.0f + 1e-4f);
-      CHECK(std::fabs(protocol::dequantize_agent_position(a.y, cell) - swarm.ys()[i]) <= cell / 128.0f + 1e-4f);
+      // Within half a step of the view's precision (steps of 2^s / 64 cell; s = 1 for this
+      // 64-cell view) of the world's position rounded to 1/64 cell.
+      const float half_step =
+          (s.precision_shift == 0 ? 0.5f : static_cast<float>(1u << (s.precision_shift - 1)) + 0.5f) * cell / 64.0f +
+          1e-4f;
+      CHECK(s.precision_shift <= 1);
+      CHECK(std::fabs(protocol::dequantize_agent_position(a.x, cell) - swarm.xs()[i]) <= half_step);
+      CHECK(std::fabs(protocol::dequantize_agent_position(a.y, cell) - swarm.ys()[i]) <= half_step);
       ++agents_checked;
     }
   }

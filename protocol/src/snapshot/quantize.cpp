@@ -24,10 +24,10 @@ std::uint8_t quantize_heading(float radians) noexcept {
 }
 
 std::uint8_t view_precision_shift(float extent_cells) noexcept {
-  // 2^s units (2^s / 64 cell) <= extent / 4096 cells  <=>  2^s <= extent / 64.
+  // 2^s units (2^s / 64 cell) <= extent / 2048 cells  <=>  2^s <= extent / 32.
   if (!(extent_cells > 0.0f) || !std::isfinite(extent_cells)) return 0;
   std::uint8_t s = 0;
-  while (s < kMaxPrecisionShift && static_cast<double>(1u << (s + 1)) * 64.0 <= static_cast<double>(extent_cells)) ++s;
+  while (s < kMaxPrecisionShift && static_cast<double>(1u << (s + 1)) * 32.0 <= static_cast<double>(extent_cells)) ++s;
   return s;
 }
 

@@ -495,12 +495,15 @@ TEST_CASE("a precision shift past the largest is refused by both ends") {
   }
 }
 
-TEST_CASE("the view's extent picks the precision: a quarter pixel of a 1024-pixel view") {
+TEST_CASE("the view's extent picks the precision: steps of half a pixel of a 1024-pixel view") {
   CHECK(sp::view_precision_shift(60.0f) == 0);     // a follow camera: exact
-  CHECK(sp::view_precision_shift(127.9f) == 0);
-  CHECK(sp::view_precision_shift(128.0f) == 1);
-  CHECK(sp::view_precision_shift(258.0f) == 2);    // a whole 256-cell map (1/16 cell)
-  CHECK(sp::view_precision_shift(1025.0f) == 4);   // a whole 1024-cell map (1/4 cell)
+  CHECK(sp::view_precision_shift(63.9f) == 0);
+  CHECK(sp::view_precision_shift(64.0f) == 1);
+  CHECK(sp::view_precision_shift(127.9f) == 1);
+  CHECK(sp::view_precision_shift(128.0f) == 2);
+  CHECK(sp::view_precision_shift(258.0f) == 3);    // a whole 256-cell map (1/8 cell)
+  CHECK(sp::view_precision_shift(512.0f) == 4);
+  CHECK(sp::view_precision_shift(1025.0f) == 4);   // a whole 1024-cell map (1/4 cell, the coarsest)
   CHECK(sp::view_precision_shift(1e9f) == sp::kMaxPrecisionShift);
   CHECK(sp::view_precision_shift(0.0f) == 0);
   CHECK(sp::view_precision_shift(-5.0f) == 0);

@@ -54,9 +54,10 @@ struct SnapshotHeader {
 };
 
 /// The precision shift for a view `extent_cells` cells across (its larger side): the largest s
-/// <= kMaxPrecisionShift with 2^s position units (2^s / 64 cell) at most extent / 4096 cells,
-/// i.e. a quarter of a pixel when the view fills 1024 pixels: 0 below 128 cells (a follow
-/// camera: exact), 2 for a whole 256-cell map (1/16 cell), 4 from 1024 cells (1/4 cell).
+/// <= kMaxPrecisionShift with 2^s position units (2^s / 64 cell) at most extent / 2048 cells,
+/// i.e. steps of half a pixel when the view fills 1024 pixels (a position within a quarter
+/// pixel of the truth): 0 below 64 cells (exact), 1 for 64..128 (a follow camera with its
+/// margin: 1/32 cell), 3 for a whole 256-cell map (1/8 cell), 4 from 512 cells (1/4 cell).
 /// Non-finite or non-positive extents give 0.
 [[nodiscard]] std::uint8_t view_precision_shift(float extent_cells) noexcept;
 

@@ -136,8 +136,8 @@ struct ClientSnapshotParams {
   /// minutes); a client that never sees an agent costs nothing.
   protocol::HistoryPool history_pool = protocol::HistoryPool::kFixed;
   /// Updated agents' positions at the precision the view needs (protocol::view_precision_shift
-  /// of its extent within the map: exact below 128 cells, 1/16 cell for a whole 256-cell map,
-  /// 1/4 cell from 1024 cells); false: always exact (1/64 cell).
+  /// of its extent within the map: exact below 64 cells, 1/32 cell for a follow camera of 64..128,
+  /// 1/8 cell for a whole 256-cell map, 1/4 cell from 512 cells); false: always exact (1/64 cell).
   bool view_precision = true;
 };
 
