@@ -31,7 +31,10 @@ inline std::size_t pile_sector_of(Vec2 to_goal) noexcept {
 /// kLevelGain diameters plus a cell (less kLevelArc of the arc walked to it), while the ground
 /// is open out to the agent's distance `dist` in every sector on the way (`room`) and the
 /// sector has room for one more beyond its rim; of two sides as good, the one `v` (its last
-/// velocity) already walks round. Elsewhere `straight` (the way at the goal). Without it a
+/// velocity) already walks round. An agent still arriving (its edge up to kLevelFar diameters
+/// beyond the profile) bound for a high side turns the same way already, spiralling in (the
+/// tangent tilted kLevelFarTilt inward: it closes in at 0.89 of its speed), the gain measured as
+/// if it stood at the rim. Elsewhere `straight` (the way at the goal). Without it a
 /// crowd arriving from one side piles up there: the agents at the rim are held by the agents
 /// ahead and no straight move brings them closer, so they rest while the player's back stays
 /// empty (1,000 walkers: radius of gyration 1.78x the packed disc's).

@@ -75,6 +75,19 @@ constexpr float kLevelGain = 1.0f;
 constexpr float kLevelArc = 0.1f;
 constexpr int kLevelReach = 8;
 constexpr float kLevelTilt = 0.3f;
+// Arriving (beyond the rim band, up to kLevelFar diameters past the profile): an agent bound for
+// a clearly high side of the pile already turns toward a lower one, spiralling in (the tangent
+// plus kLevelFarTilt times the way to the goal: 63 degrees off the tangent, so it always closes
+// in at 0.89 of its speed), instead of joining the high side and walking round it at the rim. The
+// gain is measured as if it stood at the rim, and must be kLevelFarGain times the rim's (with the
+// rim's own, the surround scenes' crowd arriving from every side wandered more: at rest 5 s
+// after arriving 0.90-0.915 against 0.92-0.94). Before, a crowd arriving from one side built its
+// pile on that side and levelled it only at the rim, late (crowd_scenes.sh's one-sided family at
+// 60 s: fill 0.80-0.83, 0.65 from a corner, with 4-25% beyond the disc + 3 cells; now
+// 0.82-0.84, 0.70 from the corner, 1-12%).
+constexpr float kLevelFar = 10.0f;
+constexpr float kLevelFarTilt = 2.0f;
+constexpr float kLevelFarGain = 1.5f;
 
 Vec2 level_pile(const SwarmTick& t, const KindTick& kt, const float* profile,
                 const float* room, std::size_t sector, Vec2 to_goal, float dist, Vec2 straight, Vec2 v) noexcept {
@@ -82,9 +95,11 @@ Vec2 level_pile(const SwarmTick& t, const KindTick& kt, const float* profile,
   const float h = profile[sector];
   const float diameter = kt.contact_d;
   const float edge = dist + 0.5f * diameter;  // the profile holds outer edges
-  if (edge > h + kLevelRim * diameter || edge < h - kLevelInside * diameter) return straight;
+  const bool arriving = edge > h + kLevelRim * diameter;
+  if (edge > h + kLevelFar * diameter || edge < h - kLevelInside * diameter) return straight;
+  const float from = std::min(edge, h + kLevelRim * diameter);  // an arriving agent as if at the rim
   const float arc = dist * (2.0f * std::numbers::pi_v<float> / static_cast<float>(kS));
-  const float need = kLevelGain * diameter + t.cs;
+  const float need = (kLevelGain * diameter + t.cs) * (arriving ? kLevelFarGain : 1.0f);
   float gain[2] = {-1.0f, -1.0f};  // the best gain each way round (-1, +1), or -1
   for (int side = -1; side <= 1; side += 2) {
     float& best = gain[side > 0 ? 1 : 0];
@@ -95,7 +110,7 @@ Vec2 level_pile(const SwarmTick& t, const KindTick& kt, const float* profile,
       // mixed kinds is noise (following each such dip kept 10% of the surround scenes' mixed
       // crowd walking round 5 s after it arrived), a side of the pile that is low is not.
       const float hs = std::max({profile[s], profile[(s + 1) % kS], profile[(s + kS - 1) % kS]});
-      const float g = edge - hs - kLevelArc * static_cast<float>(j) * arc;
+      const float g = from - hs - kLevelArc * static_cast<float>(j) * arc;
       if (g > need && g > best && hs + 2.0f * diameter + t.cs < room[s]) best = g;
     }
   }
@@ -106,7 +121,7 @@ Vec2 level_pile(const SwarmTick& t, const KindTick& kt, const float* profile,
   const float round_v = v.x * u.y - v.y * u.x;
   const int side = gain[1] > gain[0] || (gain[1] == gain[0] && round_v > 0.0f) ? 1 : -1;
   const Vec2 tangent = side > 0 ? Vec2{u.y, -u.x} : Vec2{-u.y, u.x};
-  return normalized_or_zero(tangent - u * kLevelTilt);
+  return normalized_or_zero(arriving ? tangent + u * kLevelFarTilt : tangent - u * kLevelTilt);
 }
 
 }  // namespace crowd_detail
