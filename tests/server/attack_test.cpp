@@ -269,6 +269,40 @@ TEST_CASE("attack: squatting - a trickle of inputs does not hold a slot, a clien
   CHECK(summary_value(out, "trickle_timeouts") >= 1);
 }
 
+TEST_CASE("attack: input flood over TCP - a connection hands over at most 64 frames a tick, the rest waits") {
+  // Before: one connection sending valid Inputs as fast as its socket took them had every one
+  // decoded on the tick thread (1.5-2.5 million a second), and a loaded machine skipped up to 82
+  // ticks in 20 s. Now a session stops reading after TcpSession::kFramesPerTick frames until the
+  // next tick, and TCP's flow control slows the sender.
+  ServerProcess server(small_city({"--agents", "200"}));
+  const auto ports = wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  RawClient flooder, viewer;
+  REQUIRE(join(flooder, ports->tcp, protocol::Role::kPlayer).has_value());
+  REQUIRE(join(viewer, ports->tcp, protocol::Role::kViewer).has_value());
+  test::Inputs inputs;
+  std::vector<std::uint8_t> frame;
+  REQUIRE(protocol::append_frame(protocol::encode_tcp_message(inputs.make(1.0f, 0.0f, 32.0f, test::now_us())), frame));
+  std::size_t flooded = 0;
+  std::thread flood([&] { flooded = flooder.flood(frame, 3000ms); });
+  // The other client's stream goes on meanwhile.
+  int snapshots = 0;
+  const auto start = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - start < 3s) {
+    if (viewer.read_snapshot(1s).has_value()) ++snapshots;
+  }
+  flood.join();
+  const std::string out = stop_and_summarize(server);
+  INFO("summary: " << out);
+  INFO(flooded << " Input frames written, " << snapshots << " snapshots to the other client during the flood");
+  const long long ticks = summary_value(out, "ticks");
+  CHECK(flooded > 0);
+  CHECK(summary_value(out, "tcp_budget_stops") >= 1);
+  // Every tick handled at most 64 of the flooder's frames (and a few of the viewer's).
+  CHECK(summary_value(out, "tcp_inputs") <= 64 * (ticks + 2) + 100);
+  CHECK(snapshots >= 10);
+}
+
 TEST_CASE("attack: input freeze - an input ~2^31 ahead does not make later genuine inputs look old") {
   // Before: one input whose sequence was ~2^31 ahead was "newer" than everything, and every later
   // real input was ignored as old. Over TCP (a client's own session; over UDP the packet window

@@ -14,6 +14,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "swarmfield/protocol/transport/datagram.hpp"
@@ -61,6 +62,36 @@ class RawClient {
     asio::write(tcp_, asio::buffer(bytes.data(), bytes.size()), ec);
     sent_.insert(sent_.end(), bytes.begin(), bytes.end());
     return !ec;
+  }
+  /// Writes `frame` (one whole frame, as sent on the wire) over and over without blocking until
+  /// `duration` has passed, sleeping a millisecond whenever the socket takes nothing (a flood;
+  /// not kept in sent_bytes()). Ends on a frame boundary. Returns the frames written whole.
+  std::size_t flood(std::span<const std::uint8_t> frame, std::chrono::milliseconds duration) {
+    if (frame.empty()) return 0;
+    std::vector<std::uint8_t> batch;
+    for (int i = 0; i < 256; ++i) batch.insert(batch.end(), frame.begin(), frame.end());
+    std::error_code ec;
+    tcp_.non_blocking(true, ec);
+    std::size_t written = 0, at = 0;
+    const auto end = std::chrono::steady_clock::now() + duration;
+    while (!ec && std::chrono::steady_clock::now() < end) {
+      const std::size_t n = tcp_.write_some(asio::buffer(batch.data() + at, batch.size() - at), ec);
+      if (ec == asio::error::would_block || ec == asio::error::try_again) {
+        ec.clear();
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        continue;
+      }
+      written += n;
+      at = (at + n) % batch.size();
+    }
+    // The rest of the frame in progress, so the stream stays whole for what follows.
+    tcp_.non_blocking(false, ec);
+    const std::size_t rest = (frame.size() - at % frame.size()) % frame.size();
+    if (!ec && rest > 0) {
+      asio::write(tcp_, asio::buffer(batch.data() + at, rest), ec);
+      written += rest;
+    }
+    return written / frame.size();
   }
   /// A token session (frame_seal.hpp): from now on send() seals and read() opens.
   void seal_stream(const protocol::SessionKey& client_to_server, const protocol::SessionKey& server_to_client) {

@@ -84,6 +84,7 @@ bool Server::open(std::string& error) {
     if (error = WebGateway::check_page_folder(web_root()); !error.empty()) return false;
   }
   const auto port = static_cast<std::uint16_t>(config_.port);
+  tcp_.set_frames_per_tick(TcpSession::kFramesPerTick);
   if (!tcp_.open(config_.bind, port, error)) return false;
   std::string udp_error;
   const auto receive_buffer = static_cast<std::size_t>(config_.udp_receive_buffer_kb) * 1024u;

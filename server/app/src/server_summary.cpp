@@ -33,7 +33,8 @@ std::string ServerSummary::line() const {
      << " udp_challenge_bytes=" << udp_challenge_bytes << " udp_confirmed=" << udp_confirmed
      << " udp_unbound=" << udp_unbound << " udp_inputs=" << udp_inputs << " tcp_inputs=" << tcp_inputs
      << " hello_timeouts=" << hello_timeouts << " idle_timeouts=" << idle_timeouts
-     << " frame_timeouts=" << frame_timeouts << " refused_per_address=" << refused_per_address
+     << " frame_timeouts=" << frame_timeouts << " tcp_budget_stops=" << tcp_budget_stops
+     << " refused_per_address=" << refused_per_address
      << " udp_rcvbuf_kb=" << udp_rcvbuf_kb;
   for (std::size_t i = 0; i < udp_drops.size(); ++i) {
     ss << " drop_" << to_string(static_cast<UdpDrop>(i)) << "=" << udp_drops[i];
@@ -118,6 +119,7 @@ ServerSummary Server::summary() const {
   s.hello_timeouts = tcp_.counters().hello_timeouts;
   s.idle_timeouts = idle_timeouts_;
   s.frame_timeouts = tcp_.counters().frame_timeouts;
+  s.tcp_budget_stops = tcp_.counters().frame_budget_stops;
   s.refused_per_address = tcp_.counters().refused_per_address;
   s.udp_rcvbuf_kb = udp_.receive_buffer_bytes() / 1024;
   s.udp_drops = u.dropped;

@@ -75,6 +75,8 @@ void Server::run_tick(bool last_of_batch) {
   // gets to it: under overload the tick timer is always due and the newest inputs would
   // otherwise wait behind ticks. apply_input keeps the newest per client (by sequence).
   udp_.drain();
+  // Each connection may hand over TcpSession::kFramesPerTick frames until the next tick.
+  tcp_.refill_frame_budgets();
   // A recording being served: its inputs, not the clients' (false: its end, stopping).
   if (playback_ && !play_recorded_inputs()) return;
   // Inputs recorded by socket handlers since the last tick; the World clamps and collides them.

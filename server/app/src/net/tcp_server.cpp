@@ -120,6 +120,7 @@ void TcpServer::do_accept() {
       const std::uint64_t id = next_session_id_++;
       auto session = std::make_shared<TcpSession>(std::move(socket), *this, id, max_queue_bytes_, max_frame_bytes_);
       if (forwarded) session->forwarded_for(*forwarded);
+      session->limit_frames_per_tick(frames_per_tick_);
       sessions_.emplace(id, session);
       per_address_.add(session->remote_address());
       session->start();
@@ -226,6 +227,13 @@ void TcpServer::sweep(std::chrono::steady_clock::time_point now, const Timeouts&
       log_rate_limited("connection " + std::to_string(id) + " (" + session->remote() + ") sent no Hello in time; closing");
       send_error_and_close(*session, protocol::ErrorCode::kBadMessage, "no Hello received in time");
     }
+  }
+}
+
+void TcpServer::refill_frame_budgets() {
+  for (auto& [id, session] : sessions_) {
+    if (session->read_paused()) ++counters_.frame_budget_stops;
+    session->refill_frame_budget();
   }
 }
 

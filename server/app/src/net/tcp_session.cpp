@@ -30,6 +30,12 @@ TcpSession::TcpSession(asio::ip::tcp::socket socket, TcpSessionHandler& handler,
 
 void TcpSession::start() { do_read(); }
 
+void TcpSession::limit_frames_per_tick(std::size_t frames) {
+  budgeted_ = frames > 0;
+  frames_per_tick_ = frames;
+  frames_left_ = frames;
+}
+
 void TcpSession::forwarded_for(const asio::ip::address& address) {
   remote_address_ = address;
   remote_ = address.to_string() + " (web)";
@@ -52,17 +58,7 @@ void TcpSession::do_read() {
     }
     if (!self->closing_) {
       self->decoder_.feed(std::span<const std::uint8_t>(self->read_buffer_.data(), n));
-      for (;;) {
-        const auto status = self->decoder_.next(self->frame_);
-        if (status == protocol::FrameDecoder::Status::kNeedMore) break;
-        if (status == protocol::FrameDecoder::Status::kTooLarge) {
-          self->handler_.on_frame_too_large(*self);
-          if (self->is_open()) self->close();  // the stream can not be resynchronized
-          break;
-        }
-        self->handler_.on_frame(*self, self->frame_);
-        if (!self->is_open()) break;  // the handler answered with an error and is closing us
-      }
+      const bool open = self->handle_frames();
       if (self->closed_) return;
       // Read progress: the clock of an incomplete frame starts with its first byte and only a
       // complete frame stops it, so a byte now and then does not keep a trickle alive.
@@ -71,9 +67,54 @@ void TcpSession::do_read() {
       } else if (!self->partial_since_) {
         self->partial_since_ = Clock::now();
       }
+      if (open && self->budgeted_ && self->frames_left_ == 0) {
+        // The tick's budget is spent: no read until the next tick refills it. What it holds
+        // waits for our budget, not for the peer: no trickle.
+        self->read_paused_ = true;
+        self->partial_since_.reset();
+        return;
+      }
     }
     self->do_read();
   });
+}
+
+bool TcpSession::handle_frames() {
+  while (!budgeted_ || frames_left_ > 0) {
+    const auto status = decoder_.next(frame_);
+    if (status == protocol::FrameDecoder::Status::kNeedMore) break;
+    if (status == protocol::FrameDecoder::Status::kTooLarge) {
+      handler_.on_frame_too_large(*this);
+      if (is_open()) close();  // the stream can not be resynchronized
+      return false;
+    }
+    if (budgeted_) --frames_left_;
+    handler_.on_frame(*this, frame_);
+    if (!is_open()) return false;  // the handler answered with an error and is closing us
+  }
+  return true;
+}
+
+void TcpSession::refill_frame_budget() {
+  if (!budgeted_) return;
+  frames_left_ = frames_per_tick_;
+  if (!read_paused_ || closed_) return;
+  read_paused_ = false;
+  if (!closing_) {
+    const bool open = handle_frames();
+    if (closed_) return;
+    if (open && frames_left_ == 0) {
+      read_paused_ = true;
+      partial_since_.reset();
+      return;
+    }
+    if (decoder_.buffered() == 0) {
+      partial_since_.reset();
+    } else if (!partial_since_) {
+      partial_since_ = Clock::now();
+    }
+  }
+  do_read();  // (closing: read on and discard until the peer closes)
 }
 
 TcpSession::SendResult TcpSession::send(Frame frame) {

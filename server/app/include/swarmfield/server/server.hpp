@@ -100,6 +100,7 @@ struct ServerSummary {
   std::uint64_t hello_timeouts = 0;
   std::uint64_t idle_timeouts = 0;
   std::uint64_t frame_timeouts = 0;
+  std::uint64_t tcp_budget_stops = 0;  ///< ticks a connection's reading stopped at TcpSession::kFramesPerTick frames
   std::uint64_t refused_per_address = 0;
   std::uint64_t udp_rcvbuf_kb = 0;
   std::array<std::uint64_t, static_cast<std::size_t>(UdpDrop::kCount)> udp_drops{};

@@ -40,6 +40,7 @@ struct TcpCounters {
   std::uint64_t refused_per_address = 0;  ///< closed at once: too many from the same IP address
   std::uint64_t hello_timeouts = 0;  ///< closed: no Hello in time
   std::uint64_t frame_timeouts = 0;  ///< closed: a frame begun but not finished in time (trickle)
+  std::uint64_t frame_budget_stops = 0;  ///< a session's reading stopped for the tick: TcpSession::kFramesPerTick handled
   std::uint64_t bad_frames = 0;      ///< frames failing verification + unexpected messages
   std::uint64_t unsealed_frames = 0;  ///< frames of a token session's sealed stream that did not open (also bad_frames)
   std::uint64_t too_large = 0;       ///< frames announced above the limit
@@ -115,6 +116,12 @@ class TcpServer final : public TcpSessionHandler {
   /// memory it held released), and sessions stuck closing (peer not reading) for more than
   /// `timeouts.closing`; reports the refusals log_rate_limited() held back for a second or more.
   void sweep(std::chrono::steady_clock::time_point now, const Timeouts& timeouts);
+  /// Sessions accepted from now on hand over at most `frames` frames per tick (TcpSession::
+  /// limit_frames_per_tick; 0: no bound, the default); refill_frame_budgets() starts each tick.
+  void set_frames_per_tick(std::size_t frames) noexcept { frames_per_tick_ = frames; }
+  /// A new tick: every session may hand over its frames per tick again (sessions that stopped
+  /// reading at the bound read on). Counts the sessions that had stopped (frame_budget_stops).
+  void refill_frame_budgets();
   /// Queues `frame` to every open session and closes each once it is written.
   void close_all_after(const Frame& frame);
   /// Closes every session now.
@@ -153,6 +160,7 @@ class TcpServer final : public TcpSessionHandler {
   std::size_t max_unauthenticated_;
   std::size_t max_per_address_;
   std::size_t max_frame_bytes_;
+  std::size_t frames_per_tick_ = 0;
   PerAddressCount<asio::ip::address> per_address_;
   const ForwardedPeers* forwarded_peers_ = nullptr;
   /// The address a registered loopback connection serves; nullopt for any other connection.
