@@ -14,6 +14,7 @@
 #include <boost/beast/http.hpp>
 #include <boost/beast/websocket.hpp>
 
+#include <array>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -540,6 +541,66 @@ TEST_CASE("web: malformed requests are answered with their status, refused conne
   answer.resize(n);
   CHECK(answer.find("503") != std::string::npos);
   CHECK(answer.find("too many connections from your address") != std::string::npos);
+  CHECK(server.running());
+}
+
+TEST_CASE("web: WebSocket frames sent with the upgrade request, before the 101, are the stream's first frames") {
+  // Against RFC 6455 (a client waits for the 101), but seen from scripts: the upgrade request and
+  // the Hello in one write. Before, the bytes read with the request head were dropped and the
+  // client was told after 3 s that it sent no Hello.
+  PageFolder page;
+  ServerProcess server(small_city({"--web-port", "0", "--web-root", page.dir}));
+  const std::uint16_t port = wait_web_port(server);
+  net::io_context io;
+  tcp::socket socket = connect_from(io, port, "127.0.0.1");
+  bound_socket(socket, 5000ms);
+  std::string bytes =
+      "GET /ws HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n";
+  // One masked binary frame holding the Hello (a client's frames are masked).
+  const std::vector<std::uint8_t> hello = protocol::encode_tcp_message(viewer_hello());
+  REQUIRE(hello.size() < 126);
+  const std::uint8_t mask[4] = {0x12, 0x34, 0x56, 0x78};
+  bytes.push_back(static_cast<char>(0x82));
+  bytes.push_back(static_cast<char>(0x80 | hello.size()));
+  for (const std::uint8_t m : mask) bytes.push_back(static_cast<char>(m));
+  for (std::size_t i = 0; i < hello.size(); ++i) bytes.push_back(static_cast<char>(hello[i] ^ mask[i % 4]));
+  net::write(socket, net::buffer(bytes));
+  // The 101, then the server's first message (unmasked frames): the Welcome.
+  std::vector<std::uint8_t> in;
+  std::size_t body = std::string::npos;
+  std::optional<protocol::TcpMessage> first;
+  for (int i = 0; i < 200 && !first; ++i) {
+    std::array<std::uint8_t, 4096> chunk{};
+    beast::error_code ec;
+    const std::size_t n = socket.read_some(net::buffer(chunk), ec);
+    if (ec) break;
+    in.insert(in.end(), chunk.begin(), chunk.begin() + static_cast<std::ptrdiff_t>(n));
+    const std::string text(in.begin(), in.end());
+    if (body == std::string::npos) {
+      const std::size_t end = text.find("\r\n\r\n");
+      if (end == std::string::npos) continue;
+      REQUIRE(text.rfind("HTTP/1.1 101", 0) == 0);
+      body = end + 4;
+    }
+    if (in.size() < body + 2) continue;
+    std::size_t length = in[body + 1] & 0x7Fu, header = 2;
+    if (length == 126) {
+      if (in.size() < body + 4) continue;
+      length = (static_cast<std::size_t>(in[body + 2]) << 8) | in[body + 3];
+      header = 4;
+    } else if (length == 127) {
+      if (in.size() < body + 10) continue;
+      length = 0;
+      for (int b = 0; b < 8; ++b) length = (length << 8) | in[body + 2 + static_cast<std::size_t>(b)];
+      header = 10;
+    }
+    if (in.size() < body + header + length) continue;
+    first = protocol::decode_tcp_message(std::span<const std::uint8_t>(in.data() + body + header, length), nullptr,
+                                         protocol::MessageSet::kFromServer);
+  }
+  REQUIRE(first.has_value());
+  CHECK(std::holds_alternative<protocol::Welcome>(*first));
   CHECK(server.running());
 }
 

@@ -13,6 +13,7 @@
 #include <map>
 #include <mutex>
 #include <span>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -123,7 +124,9 @@ class RelaySession : public std::enable_shared_from_this<RelaySession> {
     if (counted_) --gateway_.relays;
   }
 
-  void start(http::request<http::empty_body> request) {
+  /// `early`: bytes the browser sent after its request head, read with it (WebSocket frames sent
+  /// before the 101 answer, against RFC 6455 but harmless): they are the stream's first frames.
+  void start(http::request<http::empty_body> request, std::string early) {
     beast::get_lowest_layer(ws_).expires_never();  // the WebSocket keeps its own time
     beast::error_code option_ec;
     beast::get_lowest_layer(ws_).socket().set_option(
@@ -138,7 +141,7 @@ class RelaySession : public std::enable_shared_from_this<RelaySession> {
     ws_.binary(true);
     ws_.set_option(websocket::stream_base::decorator(
         [](websocket::response_type& res) { res.set(http::field::server, "swarmfield"); }));
-    ws_.async_accept(request, [self = shared_from_this()](beast::error_code ec) {
+    auto accepted = [self = shared_from_this()](beast::error_code ec) {
       if (ec) {
         ++self->gateway_.bad_requests;
         return;
@@ -152,7 +155,18 @@ class RelaySession : public std::enable_shared_from_this<RelaySession> {
       ++self->gateway_.relays;
       self->counted_ = true;
       self->connect_game();
-    });
+    };
+    if (early.empty()) {
+      ws_.async_accept(request, std::move(accepted));
+    } else {
+      // Beast takes early frames only with the request's own bytes: the request written out
+      // again, then what followed it (before, they were dropped and the browser was told after
+      // 3 s that it sent no Hello).
+      std::ostringstream head;
+      head << request;
+      handshake_bytes_ = head.str() + early;
+      ws_.async_accept(net::buffer(handshake_bytes_), std::move(accepted));
+    }
   }
 
  private:
@@ -321,6 +335,7 @@ class RelaySession : public std::enable_shared_from_this<RelaySession> {
   tcp::socket game_;
   std::string registered_address_;
   std::uint16_t registered_port_ = 0;
+  std::string handshake_bytes_;  // the request and early frames, when the browser sent frames early
   beast::flat_buffer browser_buffer_;
   std::deque<std::shared_ptr<std::vector<std::uint8_t>>> to_game_;
   std::size_t game_queued_ = 0;
@@ -390,7 +405,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     if (const auto query = target.find('?'); query != std::string::npos) target.resize(query);
     if (websocket::is_upgrade(request)) {
       if (target != "/ws") return refuse(request.version(), http::status::not_found, "the spectator stream is at /ws\n");
-      std::make_shared<RelaySession>(gateway_, slot_, stream_.release_socket())->start(std::move(request));
+      const auto early = buffer_.cdata();
+      std::string early_bytes(static_cast<const char*>(early.data()), early.size());
+      std::make_shared<RelaySession>(gateway_, slot_, stream_.release_socket())
+          ->start(std::move(request), std::move(early_bytes));
       return;
     }
     if (request.method() != http::verb::get && request.method() != http::verb::head)
