@@ -133,8 +133,12 @@ fi
 say "stopping"
 kill -TERM "${pids[@]}" 2>/dev/null || true
 wait "${pids[0]}" 2>/dev/null || true
+# The bot writes its summary as it ends: wait for it too (a bounded 5 s), or the line read
+# below was sometimes its connect line.
+for _ in $(seq 50); do kill -0 "$BOT_PID" 2>/dev/null || break; sleep 0.1; done
+wait "$BOT_PID" 2>/dev/null || true
 say "server summary: $(grep -E '^ticks=' "$OUT/server.log" | tail -1)"
-say "bot summary:    $(tail -1 "$OUT/bot.log")"
+say "bot summary:    $(grep -E '^bots=' "$OUT/bot.log" | tail -1)"
 FIGHT=$(grep -E '^ticks=' "$OUT/server.log" | tail -1 | tr ' ' '\n' | grep -E '^(kills|player_deaths|shots|barricades_built|barricades_fallen)=' | tr '\n' ' ')
 [ -n "$FIGHT" ] && say "the fight:      $FIGHT"
 [ "$HEADLESS" = yes ] && say "screenshot: $OUT/demo.png"

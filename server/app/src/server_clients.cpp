@@ -248,10 +248,12 @@ void Server::apply_input(ClientState& client, const protocol::Input& input, bool
   client.last_input_sequence = input.sequence;
   if (client.player_id != 0) client.pending_intent = std::make_pair(input.move_x, input.move_y);
   if (input.fire && client.player_id == 0) {
-    ++actions_refused_;  // a viewer has no gun
+    if (!client.viewer_fire_refused) ++actions_refused_;  // a viewer has no gun (counted per press)
+    client.viewer_fire_refused = true;
   } else if (client.player_id != 0) {
     client.pending_fire = {input.fire, input.fire ? input.aim_x : 0.0f, input.fire ? input.aim_y : 0.0f};
   }
+  if (!input.fire) client.viewer_fire_refused = false;
   if (input.build_id > client.last_build_id) {
     // A client repeats its newest request in every input until it makes another: only a new id
     // is a new request (old inputs were dropped above by sequence).

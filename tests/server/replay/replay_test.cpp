@@ -362,6 +362,14 @@ TEST_CASE("combat through the real server: a firing bot kills agents, the summar
     shot.fire = true;
     shot.aim_x = 1.0f;
     REQUIRE(viewer.send(shot));
+    // Holding the trigger repeats it in every Input: one press, refused once (each Input was
+    // counted before: a browser holding fire for a minute added ~1,800).
+    for (int repeat = 0; repeat < 3; ++repeat) {
+      protocol::Input held = viewer_inputs.make(0, 0, 64.0f, test::now_us());
+      held.fire = true;
+      held.aim_x = 1.0f;
+      REQUIRE(viewer.send(held));
+    }
     test::RawClient player;
     REQUIRE(test::join(player, ports->tcp, protocol::Role::kPlayer).has_value());
     test::Inputs player_inputs;
@@ -384,7 +392,7 @@ TEST_CASE("combat through the real server: a firing bot kills agents, the summar
   CHECK(value_of(summary, "kills") > 0);
   CHECK(value_of(summary, "shots") > 0);
   CHECK(value_of(summary, "player_deaths") >= 0);
-  CHECK(value_of(summary, "actions_refused") == 2);
+  CHECK(value_of(summary, "actions_refused") == 2);  // the viewer's press, the aim of no direction
   CHECK(value_of(bot_text, "shots") > 0);
   // The snapshots told the bot of the deaths it saw (each once) and of its score: the default
   // rules' points per kill, less 25 per death of its own.

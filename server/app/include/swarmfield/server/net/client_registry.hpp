@@ -92,6 +92,9 @@ struct ClientState {
   /// most kMaxPendingBuilds: more in one tick are refused).
   static constexpr std::size_t kMaxPendingBuilds = 4;
   std::uint32_t last_build_id = 0;
+  /// A viewer holding a trigger it does not have: refused once per press (actions_refused), not
+  /// once per Input that repeats it.
+  bool viewer_fire_refused = false;
   std::vector<sim::CellCoord> pending_builds;
   ViewRect view;                         ///< world units; empty = no agents
   std::uint64_t echo_client_time_us = 0;
