@@ -31,7 +31,6 @@ TcpSession::TcpSession(asio::ip::tcp::socket socket, TcpSessionHandler& handler,
 void TcpSession::start() { do_read(); }
 
 void TcpSession::limit_frames_per_tick(std::size_t frames) {
-  budgeted_ = frames > 0;
   frames_per_tick_ = frames;
   frames_left_ = frames;
 }
@@ -60,27 +59,15 @@ void TcpSession::do_read() {
       self->decoder_.feed(std::span<const std::uint8_t>(self->read_buffer_.data(), n));
       const bool open = self->handle_frames();
       if (self->closed_) return;
-      // Read progress: the clock of an incomplete frame starts with its first byte and only a
-      // complete frame stops it, so a byte now and then does not keep a trickle alive.
-      if (self->decoder_.buffered() == 0) {
-        self->partial_since_.reset();
-      } else if (!self->partial_since_) {
-        self->partial_since_ = Clock::now();
-      }
-      if (open && self->budgeted_ && self->frames_left_ == 0) {
-        // The tick's budget is spent: no read until the next tick refills it. What it holds
-        // waits for our budget, not for the peer: no trickle.
-        self->read_paused_ = true;
-        self->partial_since_.reset();
-        return;
-      }
+      if (self->pause_or_track_partial(open)) return;
     }
     self->do_read();
   });
 }
 
 bool TcpSession::handle_frames() {
-  while (!budgeted_ || frames_left_ > 0) {
+  const bool budgeted = frames_per_tick_ > 0;
+  while (!budgeted || frames_left_ > 0) {
     const auto status = decoder_.next(frame_);
     if (status == protocol::FrameDecoder::Status::kNeedMore) break;
     if (status == protocol::FrameDecoder::Status::kTooLarge) {
@@ -88,31 +75,40 @@ bool TcpSession::handle_frames() {
       if (is_open()) close();  // the stream can not be resynchronized
       return false;
     }
-    if (budgeted_) --frames_left_;
+    if (budgeted) --frames_left_;
     handler_.on_frame(*this, frame_);
     if (!is_open()) return false;  // the handler answered with an error and is closing us
   }
   return true;
 }
 
+bool TcpSession::pause_or_track_partial(bool open) {
+  if (open && frames_per_tick_ > 0 && frames_left_ == 0) {
+    // The tick's budget is spent: no read until the next tick refills it. What it holds waits
+    // for our budget, not for the peer: no trickle.
+    read_paused_ = true;
+    partial_since_.reset();
+    return true;
+  }
+  // Read progress: the clock of an incomplete frame starts with its first byte and only a
+  // complete frame stops it, so a byte now and then does not keep a trickle alive.
+  if (decoder_.buffered() == 0) {
+    partial_since_.reset();
+  } else if (!partial_since_) {
+    partial_since_ = Clock::now();
+  }
+  return false;
+}
+
 void TcpSession::refill_frame_budget() {
-  if (!budgeted_) return;
+  if (frames_per_tick_ == 0) return;
   frames_left_ = frames_per_tick_;
   if (!read_paused_ || closed_) return;
   read_paused_ = false;
   if (!closing_) {
     const bool open = handle_frames();
     if (closed_) return;
-    if (open && frames_left_ == 0) {
-      read_paused_ = true;
-      partial_since_.reset();
-      return;
-    }
-    if (decoder_.buffered() == 0) {
-      partial_since_.reset();
-    } else if (!partial_since_) {
-      partial_since_ = Clock::now();
-    }
+    if (pause_or_track_partial(open)) return;
   }
   do_read();  // (closing: read on and discard until the peer closes)
 }

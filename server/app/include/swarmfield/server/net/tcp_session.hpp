@@ -148,6 +148,9 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   /// Hands complete frames to the handler while the tick's budget lasts; false when the session
   /// closed or began closing meanwhile.
   bool handle_frames();
+  /// After handle_frames() (`open`: its result): stops reading when the tick's budget is spent
+  /// (true), else runs the clock of an incomplete frame (the frame timeout's).
+  bool pause_or_track_partial(bool open);
   void do_write();
   void finish_close();
   /// Queues an entry (bound already checked) and starts writing if idle.
@@ -175,9 +178,8 @@ class TcpSession : public std::enable_shared_from_this<TcpSession> {
   std::size_t superseded_bytes_ = 0;  // dropped by send_latest since the last completed write
   std::uint64_t superseded_frames_ = 0;
   std::uint64_t bytes_sent_ = 0;
-  std::size_t frames_per_tick_ = 0;  // limit_frames_per_tick
+  std::size_t frames_per_tick_ = 0;  // limit_frames_per_tick; 0: no limit
   std::size_t frames_left_ = 0;      // this tick's budget (refill_frame_budget)
-  bool budgeted_ = false;            // a limit applies
   bool read_paused_ = false;         // no read armed: the tick's budget is spent
   bool writing_ = false;
   bool forwarded_ = false;
