@@ -99,6 +99,22 @@ HttpAnswer http_get(std::uint16_t port, const std::string& target, http::verb ve
   return {static_cast<int>(response.result_int()), std::string(response[http::field::content_type]), response.body()};
 }
 
+/// Writes `request` as is and reads the whole answer (the gateway closes after one), bounded by
+/// the socket's 5 s.
+std::string raw_exchange(std::uint16_t port, const std::string& request) {
+  net::io_context io;
+  tcp::socket socket = connect_from(io, port, "127.0.0.1");
+  beast::error_code ec;
+  net::write(socket, net::buffer(request), ec);
+  std::string answer;
+  std::array<char, 4096> chunk{};
+  while (!ec && answer.size() < 64 * 1024) {
+    const std::size_t n = socket.read_some(net::buffer(chunk), ec);
+    answer.append(chunk.data(), n);
+  }
+  return answer;
+}
+
 /// A browser's WebSocket, as the page opens it.
 class WsClient {
  public:
@@ -542,6 +558,36 @@ TEST_CASE("web: malformed requests are answered with their status, refused conne
   CHECK(answer.find("503") != std::string::npos);
   CHECK(answer.find("too many connections from your address") != std::string::npos);
   CHECK(server.running());
+}
+
+TEST_CASE("web: another method than GET/HEAD gets 405 with Allow; a WebSocket asked for over HTTP/1.0 gets 426") {
+  // Before: the 405 named no allowed methods, and the HTTP/1.0 upgrade was told 404 (no page).
+  PageFolder page;
+  ServerProcess server(small_city({"--web-port", "0", "--web-root", page.dir}));
+  const std::uint16_t port = wait_web_port(server);
+  for (const char* method : {"OPTIONS", "POST", "PUT", "DELETE", "PATCH", "FROB"}) {
+    for (const char* target : {"/", "/app.js", "/ws"}) {
+      INFO(method << " " << target);
+      const std::string request = std::string(method) + " " + target + " HTTP/1.1\r\nHost: x\r\n\r\n";
+      const std::string answer = raw_exchange(port, request);
+      CHECK(answer.rfind("HTTP/1.1 405 ", 0) == 0);
+      CHECK(answer.find("\r\nAllow: GET, HEAD\r\n") != std::string::npos);
+    }
+  }
+  const std::string head = raw_exchange(port, "HEAD / HTTP/1.1\r\nHost: x\r\n\r\n");
+  CHECK(head.rfind("HTTP/1.1 200 ", 0) == 0);
+
+  const std::string old_upgrade = raw_exchange(
+      port, "GET /ws HTTP/1.0\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n");
+  INFO(old_upgrade);
+  CHECK(old_upgrade.rfind("HTTP/1.0 426 ", 0) == 0);
+  CHECK(old_upgrade.find("\r\nUpgrade: websocket\r\n") != std::string::npos);
+  CHECK(old_upgrade.find("needs HTTP/1.1") != std::string::npos);
+  // The same over HTTP/1.1 is a spectator's stream.
+  WsClient ws;
+  REQUIRE(ws.connect(port));
+  CHECK(hello_as_viewer(ws).has_value());
 }
 
 TEST_CASE("web: WebSocket frames sent with the upgrade request, before the 101, are the stream's first frames") {

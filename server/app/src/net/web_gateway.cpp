@@ -10,11 +10,13 @@
 #include <deque>
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <mutex>
 #include <span>
 #include <sstream>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "swarmfield/protocol/transport/framing.hpp"
@@ -411,8 +413,17 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
           ->start(std::move(request), std::move(early_bytes));
       return;
     }
-    if (request.method() != http::verb::get && request.method() != http::verb::head)
-      return refuse(request.version(), http::status::method_not_allowed, "GET only\n");
+    // Beast's is_upgrade also wants HTTP/1.1 and a GET: a WebSocket asked for over HTTP/1.0 was
+    // answered 404 (no such page), which sent the user looking for the wrong fault.
+    if (request.version() < 11 && http::token_list{request[http::field::upgrade]}.exists("websocket")) {
+      return refuse(request.version(), http::status::upgrade_required,
+                    "the WebSocket upgrade needs HTTP/1.1 (RFC 6455)\n",
+                    {{http::field::upgrade, "websocket"}, {http::field::connection, "upgrade"}});
+    }
+    if (request.method() != http::verb::get && request.method() != http::verb::head) {
+      return refuse(request.version(), http::status::method_not_allowed, "GET or HEAD only\n",
+                    {{http::field::allow, "GET, HEAD"}});  // RFC 9110: a 405 names what is allowed
+    }
     const auto it = gateway_.files.find(target == "/" ? std::string("/index.html") : target);
     if (it == gateway_.files.end()) return refuse(request.version(), http::status::not_found, "not found\n");
     ++gateway_.pages_served;
@@ -425,15 +436,18 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     send(response);
   }
 
+  using ExtraFields = std::initializer_list<std::pair<http::field, const char*>>;
+
   /// A 4xx answer to a request that parsed, counted as a bad request.
-  void refuse(unsigned version, http::status status, const char* text) {
+  void refuse(unsigned version, http::status status, const char* text, ExtraFields extra = {}) {
     ++gateway_.bad_requests;
-    reply(version, status, text);
+    reply(version, status, text, extra);
   }
 
-  void reply(unsigned version, http::status status, const char* text) {
+  void reply(unsigned version, http::status status, const char* text, ExtraFields extra = {}) {
     auto response = std::make_shared<http::response<http::string_body>>(status, version);
     response->set(http::field::content_type, "text/plain; charset=utf-8");
+    for (const auto& [field, value] : extra) response->set(field, value);
     response->body() = text;
     response->prepare_payload();
     send(response);

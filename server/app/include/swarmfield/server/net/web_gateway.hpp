@@ -18,7 +18,9 @@
 //    answered 503 with the reason), at most `max_spectators` relayed at once; when the port is
 //    full, a connection still sending its request head after 0.5 s is closed for the new one
 //    (connections from many addresses trickling their requests would otherwise hold every place);
-//  - a bad request (a body, headers over 8 KiB, not HTTP) gets 400/413/431, a slow one nothing;
+//  - a bad request (a body, headers over 8 KiB, not HTTP) gets 400/413/431, another method
+//    than GET or HEAD 405 with `Allow: GET, HEAD`, a WebSocket asked for over HTTP/1.0 426
+//    (`Upgrade: websocket`; RFC 6455 needs HTTP/1.1), a slow one nothing;
 //  - refusals are logged at most once a second (with a count), never a line per connection;
 //  - a browser that reads slowly: at most two messages (and `max_queue_bytes`) wait for it,
 //    with small kernel buffers on both sockets; past that the gateway stops reading the game port, so the
