@@ -200,6 +200,27 @@ int raw_get_status(const char* source, std::uint16_t port, const char* path, std
   return status;
 }
 
+// Writes `request` as is to 127.0.0.1:`port` and reads the whole answer (the port closes the
+// connection after it), for at most 3 s; "" if none.
+std::string raw_exchange(std::uint16_t port, const std::string& request) {
+  const int fd = raw_connect(port);
+  if (fd < 0) return "";
+  std::string answer;
+  if (::send(fd, request.data(), request.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(request.size())) {
+    const auto end = std::chrono::steady_clock::now() + 3s;
+    pollfd p{fd, POLLIN, 0};
+    while (std::chrono::steady_clock::now() < end) {
+      if (::poll(&p, 1, 20) <= 0) continue;
+      char buffer[4096];
+      const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+      if (n <= 0) break;
+      answer.append(buffer, static_cast<std::size_t>(n));
+    }
+  }
+  ::close(fd);
+  return answer;
+}
+
 // True once the peer has closed `fd` (recv gives 0 or an error; what it answered is read away).
 bool peer_closed(int fd, std::chrono::milliseconds wait) {
   pollfd p{fd, POLLIN, 0};
@@ -339,6 +360,51 @@ TEST_CASE("operations http: /healthz fails once the tick loop stalls > 1 s; /rea
   CHECK(get(http.port(), "/nothing").first == 404);
   http.stop();
   CHECK(get(http.port(), "/healthz").first == -1);  // closed
+}
+
+TEST_CASE("operations http: another method than GET/HEAD is 405 with Allow on the paths served; any is 404 elsewhere") {
+  // Before: a GET of an unknown path was 404 but POST, PUT, DELETE, PATCH, OPTIONS, TRACE or a
+  // made-up method got 400 on any path, with no Allow.
+  OperationsState state;
+  state.publish(MetricsSnapshot{}, OperationsState::Clock::now());
+  OperationsHttp http(state);
+  std::string error;
+  REQUIRE_MESSAGE(http.start("127.0.0.1", 0, error), error);
+  for (const std::string method : {"POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "CONNECT", "FROB"}) {
+    for (const std::string path : {"/healthz", "/readyz", "/metrics?x=1"}) {
+      const std::string answer = raw_exchange(http.port(), method + " " + path + " HTTP/1.1\r\nHost: x\r\n\r\n");
+      INFO(method << " " << path << ": " << answer);
+      CHECK(answer.rfind("HTTP/1.1 405 ", 0) == 0);
+      CHECK(answer.find("\r\nAllow: GET, HEAD\r\n") != std::string::npos);
+    }
+    const std::string answer = raw_exchange(http.port(), method + " /nothing HTTP/1.1\r\nHost: x\r\n\r\n");
+    INFO(method << " /nothing: " << answer);
+    CHECK(answer.rfind("HTTP/1.1 404 ", 0) == 0);
+    CHECK(answer.find("not found") != std::string::npos);
+  }
+  // Answered at once: a POST without a body was read to the end of the stream, answered 400 at
+  // the request deadline (2 s).
+  const auto start = std::chrono::steady_clock::now();
+  CHECK(raw_exchange(http.port(), "POST /healthz HTTP/1.1\r\nHost: x\r\n\r\n").rfind("HTTP/1.1 405 ", 0) == 0);
+  CHECK(std::chrono::steady_clock::now() - start < 1s);
+  // A body is read before the answer (at most 1 KiB, as before).
+  const std::string post =
+      raw_exchange(http.port(), "POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello");
+  CHECK(post.rfind("HTTP/1.1 405 ", 0) == 0);
+  CHECK(post.find("\r\nAllow: GET, HEAD\r\n") != std::string::npos);
+  const std::string post_elsewhere =
+      raw_exchange(http.port(), "DELETE /nothing HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello");
+  CHECK(post_elsewhere.rfind("HTTP/1.1 404 ", 0) == 0);
+  CHECK(post_elsewhere.find("not found") != std::string::npos);
+  state.publish(MetricsSnapshot{}, OperationsState::Clock::now());  // healthy (a tick within 1 s)
+  CHECK(raw_exchange(http.port(), "HEAD /healthz HTTP/1.1\r\nHost: x\r\n\r\n").rfind("HTTP/1.1 200 ", 0) == 0);
+  CHECK(raw_exchange(http.port(), "GET /nothing HTTP/1.0\r\n\r\n").rfind("HTTP/1.1 404 ", 0) == 0);
+  // Malformed request lines are still 400, whatever their method.
+  CHECK(raw_exchange(http.port(), "FROB /healthz\r\n\r\n").rfind("HTTP/1.1 400 ", 0) == 0);
+  CHECK(raw_exchange(http.port(), "FROB /healthz HTTP/9.9\r\n\r\n").rfind("HTTP/1.1 400 ", 0) == 0);
+  CHECK(raw_exchange(http.port(), "GET /healthz HTTP/9.9\r\n\r\n").rfind("HTTP/1.1 400 ", 0) == 0);
+  CHECK(get(http.port(), "/readyz").first == 503);  // still served: not ready yet
+  http.stop();
 }
 
 TEST_CASE("operations http: a Range header is ignored: the whole answer, once, not a copy per range") {

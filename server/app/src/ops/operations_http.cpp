@@ -10,6 +10,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
+#include <cctype>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -19,6 +21,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "swarmfield/server/net/per_address_count.hpp"
@@ -135,6 +138,47 @@ std::string peer_address(socket_t sock) {
 void close_socket(socket_t sock) {
   ::shutdown(sock, SHUT_RDWR);
   ::close(sock);
+}
+
+// The paths served, each to GET and HEAD only (httplib answers a HEAD as the GET without its body).
+constexpr std::array<const char*, 3> kPaths = {"/healthz", "/readyz", "/metrics"};
+
+// Another method than GET or HEAD on a path served: 405, naming the two (RFC 9110 wants the Allow).
+void method_not_allowed(httplib::Response& res) {
+  res.status = 405;
+  res.set_header("Allow", "GET, HEAD");
+  res.set_content("GET or HEAD only\n", "text/plain");
+}
+
+// Any method on a path not served: 404.
+void not_found(httplib::Response& res) {
+  res.status = 404;
+  res.set_content("not found: the paths are /healthz, /readyz and /metrics\n", "text/plain");
+}
+
+bool is_path_served(std::string_view path) { return std::find(kPaths.begin(), kPaths.end(), path) != kPaths.end(); }
+
+// 404 for a path not served, else 405 (for a request not to serve by its method).
+void refuse_by_path(std::string_view path, httplib::Response& res) {
+  if (!is_path_served(path)) return not_found(res);
+  method_not_allowed(res);
+}
+
+// A POST, PUT, PATCH or DELETE that declares a body: httplib reads it before it routes the request.
+bool has_body_to_read(const httplib::Request& req) {
+  if (req.method != "POST" && req.method != "PUT" && req.method != "PATCH" && req.method != "DELETE") return false;
+  return req.has_header("Transfer-Encoding") ||
+         (req.has_header("Content-Length") && req.get_header_value("Content-Length") != "0");
+}
+
+// An HTTP method token (RFC 9110 tchar): one httplib's request-line parser may have refused only
+// for being unknown to it.
+bool is_method_token(std::string_view text) {
+  if (text.empty()) return false;
+  constexpr std::string_view kSymbols = "!#$%&'*+-.^_`|~";
+  return std::all_of(text.begin(), text.end(), [&](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || kSymbols.find(c) != std::string_view::npos;
+  });
 }
 
 // httplib runs a connection's task on the listener thread: the task only hands the socket to the
@@ -375,11 +419,48 @@ bool OperationsHttp::start(const std::string& bind, std::uint16_t port, std::str
   // /metrics back, and 64 such requests never read kept /healthz from answering for ~10 s (a
   // liveness probe restarting a healthy match). The answers are small and whole: the ranges are
   // dropped and the answer is the plain 200.
-  s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response&) {
+  // Requests this port does not serve: 404 for any method on another path, 405 (naming GET and
+  // HEAD) for another method on these (alone, httplib answered 404 to a GET of an unknown path
+  // and 400 to anything else, whatever the path). Where each is answered:
+  //  - a POST, PUT, PATCH or DELETE that declares a body: by the handlers below, which httplib
+  //    calls once it has read the body (at most 1 KiB, else 413 as before), so that no unread
+  //    bytes turn the close into a reset that can take the answer with it; elsewhere than these
+  //    paths by httplib's own 404;
+  //  - any other: here, before routing (httplib reads the body of a POST that declares none to
+  //    the end of the stream: it answered 400 after the request deadline);
+  //  - a method httplib does not know: by the error handler further down.
+  s.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
     // httplib passes its own (non-const) Request object as const: clearing it is defined.
     if (!req.ranges.empty()) const_cast<httplib::Request&>(req).ranges.clear();
-    return httplib::Server::HandlerResponse::Unhandled;
+    const bool served = (req.method == "GET" || req.method == "HEAD") && is_path_served(req.path);
+    if (served || has_body_to_read(req)) return httplib::Server::HandlerResponse::Unhandled;
+    refuse_by_path(req.path, res);
+    return httplib::Server::HandlerResponse::Handled;
   });
+  for (const char* path : kPaths) {
+    const auto refuse = [](const httplib::Request&, httplib::Response& res) { method_not_allowed(res); };
+    s.Post(path, refuse);
+    s.Put(path, refuse);
+    s.Patch(path, refuse);
+    s.Delete(path, refuse);
+  }
+  s.set_error_handler(httplib::Server::HandlerWithResponse([](const httplib::Request& req, httplib::Response& res) {
+    if (res.status == 404 && res.body.empty()) {  // httplib's own: no handler for the path
+      not_found(res);
+      return httplib::Server::HandlerResponse::Handled;
+    }
+    // httplib 0.11 refuses a method outside its list (GET HEAD POST PUT DELETE CONNECT OPTIONS
+    // TRACE PATCH PRI) with a bare 400 before any handler runs, the request line split already
+    // but the path not yet set. A line of three parts with a good version failed for its method
+    // only; any other 400 (a malformed line, bad headers) stays one.
+    if (res.status != 400 || !req.path.empty() || (req.version != "HTTP/1.1" && req.version != "HTTP/1.0") ||
+        !is_method_token(req.method) || req.target.empty() || req.target.front() != '/') {
+      return httplib::Server::HandlerResponse::Unhandled;
+    }
+    const std::string_view target(req.target);
+    refuse_by_path(target.substr(0, target.find('?')), res);
+    return httplib::Server::HandlerResponse::Handled;
+  }));
   // Reads and writes go through BoundedSocketStream (kRequestDeadline, kMaxRequestBytes, kIoTimeout).
   s.Get("/healthz", [this](const httplib::Request&, httplib::Response& res) {
     const auto age = state_.tick_age(OperationsState::Clock::now());

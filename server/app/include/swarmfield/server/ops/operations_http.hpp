@@ -5,9 +5,11 @@
 //   GET /readyz   200 "ready" once listening and until draining, else 503 (a readiness probe:
 //                 send me players)
 //   GET /metrics  the last published MetricsSnapshot, Prometheus text format 0.0.4
-// Anything else is 404. Requests are small and short-lived: one request per connection, which
-// must arrive whole (at most kMaxRequestBytes) within kRequestDeadline of its connection being
-// accepted, else it is dropped; bodies above 1 KiB are refused, a write waits at most kIoTimeout.
+// HEAD of each is its GET without the body. Any other path is 404, whatever the method; another
+// method than GET or HEAD on these three is 405 with `Allow: GET, HEAD`. Requests are small and
+// short-lived: one request per connection, which must arrive whole (at most kMaxRequestBytes)
+// within kRequestDeadline of its connection being accepted, else it is dropped; bodies above
+// 1 KiB are refused, a write waits at most kIoTimeout.
 // Accepted connections wait in a room polled by one thread, which reads their request heads
 // without blocking; only once a head has arrived whole does one of kThreads workers take the
 // connection up, so idle and trickling connections (from any number of addresses) hold no worker.
