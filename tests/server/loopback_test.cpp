@@ -265,6 +265,23 @@ TEST_CASE("loopback: handshake, map, hostile input, UDP movement, AoI, SIGTERM")
   }
 }
 
+TEST_CASE("loopback: a viewer's join line names no player; a player's names it and where it is") {
+  // Before: a viewer joined "(player 0 at 0.0,0.0)", a player and a place that were nobody's.
+  ServerProcess server(small_city({"--agents", "10"}));
+  const auto ports = wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  RawClient viewer, player;
+  REQUIRE(join(viewer, ports->tcp, protocol::Role::kViewer).has_value());
+  REQUIRE(join(player, ports->tcp, protocol::Role::kPlayer).has_value());
+  const auto viewer_line = server.wait_for_log("joined as viewer", 5s);
+  const auto player_line = server.wait_for_log("joined as player", 5s);
+  REQUIRE(viewer_line.has_value());
+  REQUIRE(player_line.has_value());
+  CHECK(viewer_line->find("(player") == std::string::npos);
+  CHECK(viewer_line->find(" at ") == std::string::npos);
+  CHECK(player_line->find("(player 1 at ") != std::string::npos);
+}
+
 TEST_CASE("loopback: players spawn apart round the centre, not on one cell") {
   // Before: every player appeared on the centre-most walkable cell, on top of each other.
   ServerProcess server(small_city({"--agents", "10"}));

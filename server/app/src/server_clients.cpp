@@ -144,10 +144,13 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
     had_player_ = true;  // the match has begun (--shutdown-when-empty), even if it leaves before a tick
     operations_player_joined(*client);
   }
+  // A viewer has no player: its line names none (it said "player 0 at 0.0,0.0", a place nobody was).
   const sim::Player* player = world_.find_player(player_id);
-  spdlog::info("client {} '{}' joined as {} from {} (player {} at {:.1f},{:.1f}){}; {} clients", client->id,
-               cli::quotable_ascii(client->name), role == protocol::Role::kPlayer ? "player" : "viewer", session.remote(),
-               player_id, player ? player->position.x : 0.0f, player ? player->position.y : 0.0f,
+  const std::string where =
+      player ? fmt::format(" (player {} at {:.1f},{:.1f})", player_id, player->position.x, player->position.y)
+             : std::string();
+  spdlog::info("client {} '{}' joined as {} from {}{}{}; {} clients", client->id, cli::quotable_ascii(client->name),
+               role == protocol::Role::kPlayer ? "player" : "viewer", session.remote(), where,
                token ? fmt::format(" with a connect token for user {}", client->user_id) : std::string(), clients_.size());
 }
 
