@@ -102,7 +102,7 @@ class WebGateway {
   };
   [[nodiscard]] Counters counters() const noexcept;
 
-  struct Impl;  // public for the sessions in web_gateway.cpp; defined there
+  struct Impl;  // public for the gateway's sessions; defined in src/net/web_gateway_impl.hpp
 
  private:
   WebGatewayOptions options_;
