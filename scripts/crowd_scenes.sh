@@ -2,13 +2,13 @@
 # Crowd scene families of issue 19 (../shared/scenarios/README.md F1-F6), run with swarmfield-tool
 # sim and measured with ../shared/tools/crowd_scene.py. Writes maps, CSVs, figures (*.txt) and
 # pictures (*.png) into OUT (default out/crowd_scenes).
-#   scripts/crowd_scenes.sh [--bin DIR] [--out DIR] [--only door,doormix,gap,chase,oneside,big,street,march]
+#   scripts/crowd_scenes.sh [--bin DIR] [--out DIR] [--only door,doormix,gap,chase,chase_street,oneside,big,street,march]
 # Needs python3 with numpy and matplotlib (Debian: apt-get install python3-numpy python3-matplotlib).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$here/build/bin
 out=out/crowd_scenes
-only="door,doormix,gap,chase,oneside,big,street,march"
+only="door,doormix,gap,chase,chase_street,oneside,big,street,march"
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin=$2; shift 2 ;;
@@ -125,16 +125,19 @@ if has gap; then
 fi
 # The chase target counts agents not held by the pile: of the agents not linked to the player by
 # chains of touching agents (crowd_scene.py's pile rule, gap <= 0.15), the share of samples
-# (every second from 5 s on) at >= 90% of their kind's max speed.
-chase_free() {  # MAP CSV
-  "$py" - "$shared/tools" "$1" "$2" <<'PY'
+# (every second from 5 s on) at >= 90% of their kind's max speed. The player's track comes from
+# the tool's --players-csv (crowd_scene.py's own path is an approximation for open maps only).
+chase_free() {  # MAP CSV PLAYERS_CSV
+  "$py" - "$shared/tools" "$1" "$2" "$3" <<'PY'
 import sys, numpy as np
 sys.path.insert(0, sys.argv[1])
 import crowd_scene as cs
 blocked = cs.read_map(sys.argv[2]); d = cs.read_csv(sys.argv[3])
 ticks = d["ticks"]; r, vmax = cs.kind_arrays(d["kind"])
-path, _ = cs.scripted_player_path(blocked, int(ticks[-1]))
-held, fast, free = [], 0, 0
+track = np.genfromtxt(sys.argv[4], delimiter=",", skip_header=1, ndmin=2)
+path = np.zeros((int(track[:, 0].max()) + 1, 2))
+path[track[:, 0].astype(int)] = track[:, 2:4]
+held, fast, free, slow = [], 0, 0, 0
 for i, t in enumerate(ticks):
     if t < 150 or t % 30:
         continue
@@ -151,7 +154,9 @@ for i, t in enumerate(ticks):
     held.append(pile.mean())
     rel = np.hypot(d["vx"][i], d["vy"][i]) / vmax
     fast += int(np.sum(rel[~pile] >= 0.9)); free += int((~pile).sum())
-print(f"not held by the pile: share(v>=0.9vmax)={fast / max(free, 1):.3f} (held by the pile: {np.mean(held):.2f} of the horde)")
+    slow += int(np.sum(rel < 0.1))
+print(f"not held by the pile: share(v>=0.9vmax)={fast / max(free, 1):.3f} (held by the pile: {np.mean(held):.2f} "
+      f"of the horde; the whole horde below 10% of max speed: {slow / max(len(held) * len(r), 1):.3f})")
 # Agents ahead of the player (within 15 cells, its velocity pointing at them within 60 degrees)
 # that run away from it (moving at > 30% of their speed, more than 90 degrees off the line at
 # it): a pursuit that only leads the player turns them to run ahead of it.
@@ -170,24 +175,41 @@ print(f"ahead of the player: {ahead} agent-samples, running away from it: {away 
 PY
 }
 if has chase; then
-  run chase "$out/open96.map" 1800 10 -- --agents 600 "${kinds[@]}" --threads 2
+  run chase "$out/open96.map" 1800 10 -- --agents 600 "${kinds[@]}" --threads 2 --players-csv "$out/chase.players.csv"
   { "$py" "$scene_py" chase "$out/open96.map" "$out/chase.csv" --png "$out/chase.png" | tail -3
-    chase_free "$out/open96.map" "$out/chase.csv"; } | tee "$out/chase.txt"
-  run chase3000 "$out/open128.map" 1800 10 -- --agents 3000 "${kinds[@]}" --threads 2
+    chase_free "$out/open96.map" "$out/chase.csv" "$out/chase.players.csv"; } | tee "$out/chase.txt"
+  run chase3000 "$out/open128.map" 1800 10 -- --agents 3000 "${kinds[@]}" --threads 2 --players-csv "$out/chase3000.players.csv"
   { "$py" "$scene_py" chase "$out/open128.map" "$out/chase3000.csv" | tail -3
-    chase_free "$out/open128.map" "$out/chase3000.csv"; } | tee "$out/chase3000.txt"
+    chase_free "$out/open128.map" "$out/chase3000.csv" "$out/chase3000.players.csv"; } | tee "$out/chase3000.txt"
   # The family: the server's spawn weights (3:6:1) and walkers only, at both sizes.
   for variant in weights walkers; do
     case $variant in
       weights) vk=(--kind runner:3 --kind walker:6 --kind brute:1) ;;
       walkers) vk=(--kind walker) ;;
     esac
-    run "chase_$variant" "$out/open96.map" 1800 10 -- --agents 600 "${vk[@]}" --threads 2
-    run "chase3000_$variant" "$out/open128.map" 1800 10 -- --agents 3000 "${vk[@]}" --threads 2
+    run "chase_$variant" "$out/open96.map" 1800 10 -- --agents 600 "${vk[@]}" --threads 2 \
+      --players-csv "$out/chase_$variant.players.csv"
+    run "chase3000_$variant" "$out/open128.map" 1800 10 -- --agents 3000 "${vk[@]}" --threads 2 \
+      --players-csv "$out/chase3000_$variant.players.csv"
     for pair in "chase_$variant:open96" "chase3000_$variant:open128"; do
       name=${pair%%:*}; m=${pair##*:}
       { "$py" "$scene_py" chase "$out/$m.map" "$out/$name.csv" | tail -1
-        chase_free "$out/$m.map" "$out/$name.csv"; } | tee "$out/$name.txt"
+        chase_free "$out/$m.map" "$out/$name.csv" "$out/$name.players.csv"; } | tee "$out/$name.txt"
+    done
+  done
+fi
+# The chase in streets (F3 "on open ground and in streets"): the tool's scripted player walks its
+# waypoints through Paris_1_256 and Boston_0_256, 600 and 3,000 agents at the server's weights.
+# crowd_scene.py's chase summary assumes open ground, so only the figures above that read the
+# player's real track.
+if has chase_street; then
+  for city in Paris_1_256 Boston_0_256; do
+    map=$shared/data/maps/street/$city.map
+    for n in 600 3000; do
+      name=chase_street_${city}_$n
+      run "$name" "$map" 1800 10 -- --agents "$n" --kind runner:3 --kind walker:6 --kind brute:1 --threads 2 \
+        --players-csv "$out/$name.players.csv"
+      chase_free "$map" "$out/$name.csv" "$out/$name.players.csv" | tee "$out/$name.txt"
     done
   done
 fi

@@ -48,7 +48,14 @@ struct SimOptions {
   std::uint32_t threads = 1;
   std::string field_mode = "auto";    // whole, hierarchical or auto (hierarchical from 4096 a side)
   std::string csv_path;
+  std::string players_csv_path;  // the players' track: tick,player,x,y,vx,vy
   std::optional<std::uint64_t> csv_every;
+};
+
+/// The run's CSV outputs (null when not asked for).
+struct CsvFiles {
+  std::FILE* agents = nullptr;
+  std::FILE* players = nullptr;
 };
 
 /// Parses exactly `n` comma-separated finite numbers; false on anything else.
@@ -107,6 +114,17 @@ void write_csv_rows(std::FILE* f, const sim::World& world, std::vector<std::size
     std::fprintf(f, "%" PRIu64 ",%u,%s,%.5f,%.5f,%.5f,%.5f\n", world.tick(), s.ids()[i], kinds[s.kinds()[i]].name.c_str(),
                  static_cast<double>(s.xs()[i]), static_cast<double>(s.ys()[i]), static_cast<double>(s.vxs()[i]),
                  static_cast<double>(s.vys()[i]));
+  }
+}
+
+/// One CSV row per player: tick,player,x,y,vx,vy (world units, units per second). A chase's
+/// figures need where the player really was (on a street map the scripted player's path is
+/// known only to the tool).
+void write_player_rows(std::FILE* f, const sim::World& world) {
+  for (const sim::Player& pl : world.players()) {
+    std::fprintf(f, "%" PRIu64 ",%u,%.5f,%.5f,%.5f,%.5f\n", world.tick(), pl.id, static_cast<double>(pl.position.x),
+                 static_cast<double>(pl.position.y), static_cast<double>(pl.velocity.x),
+                 static_cast<double>(pl.velocity.y));
   }
 }
 
@@ -248,20 +266,53 @@ bool read_scene(const SimOptions& opt, const sim::GridMap& map, Scene& scene) {
   return read_kinds(opt, scene.kinds) && check_density_limit(opt, map, scene.kinds);
 }
 
-/// The --csv file with its header row, or null without --csv; false when it cannot be written.
-bool open_csv(const SimOptions& opt, std::FILE*& csv) {
-  csv = nullptr;
-  if (opt.csv_every.has_value() && opt.csv_path.empty()) {
-    std::fprintf(stderr, "error: --csv-every needs --csv FILE\n");
+/// Opens `path` for writing with its header row (flag names the option in the error).
+std::FILE* open_csv_file(const std::string& path, const char* flag, const char* header) {
+  std::FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) {
+    std::fprintf(stderr, "error: %s '%s': cannot write: %s\n", flag, path.c_str(), std::strerror(errno));
+    return nullptr;
+  }
+  std::fputs(header, f);
+  return f;
+}
+
+/// Closes the CSV files; false (with an error) when a write failed.
+bool close_csv(const SimOptions& opt, CsvFiles& csv) {
+  bool ok = true;
+  const auto close_one = [&](std::FILE*& f, const char* flag, const std::string& path) {
+    if (f == nullptr) return;
+    const bool written = std::ferror(f) == 0;
+    if (std::fclose(f) != 0 || !written) {
+      std::fprintf(stderr, "error: %s '%s': write failed\n", flag, path.c_str());
+      ok = false;
+    }
+    f = nullptr;
+  };
+  close_one(csv.agents, "--csv", opt.csv_path);
+  close_one(csv.players, "--players-csv", opt.players_csv_path);
+  return ok;
+}
+
+/// The --csv and --players-csv files with their header rows (null when not asked for); false
+/// when one cannot be written (nothing left open then).
+bool open_csv(const SimOptions& opt, CsvFiles& csv) {
+  csv = {};
+  if (opt.csv_every.has_value() && opt.csv_path.empty() && opt.players_csv_path.empty()) {
+    std::fprintf(stderr, "error: --csv-every needs --csv FILE or --players-csv FILE\n");
     return false;
   }
-  if (opt.csv_path.empty()) return true;
-  csv = std::fopen(opt.csv_path.c_str(), "w");
-  if (csv == nullptr) {
-    std::fprintf(stderr, "error: --csv '%s': cannot write: %s\n", opt.csv_path.c_str(), std::strerror(errno));
-    return false;
+  if (!opt.csv_path.empty()) {
+    csv.agents = open_csv_file(opt.csv_path, "--csv", "tick,id,kind,x,y,vx,vy\n");
+    if (csv.agents == nullptr) return false;
   }
-  std::fputs("tick,id,kind,x,y,vx,vy\n", csv);
+  if (!opt.players_csv_path.empty()) {
+    csv.players = open_csv_file(opt.players_csv_path, "--players-csv", "tick,player,x,y,vx,vy\n");
+    if (csv.players == nullptr) {
+      (void)close_csv(opt, csv);
+      return false;
+    }
+  }
   return true;
 }
 
@@ -322,7 +373,7 @@ using Clock = std::chrono::steady_clock;
 
 /// Seconds spent in World::step over the run.
 double run_ticks(const SimOptions& opt, sim::World& world, std::uint32_t player, std::optional<ScriptedPlayer>& script,
-                 std::FILE* csv) {
+                 CsvFiles& csv) {
   const float dt = static_cast<float>(1.0 / opt.tick_hz);
   const std::uint64_t csv_every = opt.csv_every.value_or(1);
   std::vector<std::size_t> csv_order;
@@ -336,7 +387,10 @@ double run_ticks(const SimOptions& opt, sim::World& world, std::uint32_t player,
     const Clock::time_point s0 = Clock::now();
     world.step(dt);
     const Clock::time_point s1 = Clock::now();
-    if (csv != nullptr && world.tick() % csv_every == 0) write_csv_rows(csv, world, csv_order);
+    if (world.tick() % csv_every == 0) {
+      if (csv.agents != nullptr) write_csv_rows(csv.agents, world, csv_order);
+      if (csv.players != nullptr) write_player_rows(csv.players, world);
+    }
     step_seconds += std::chrono::duration<double>(s1 - s0).count();
     if (!opt.no_progress && s1 - last_report >= std::chrono::seconds(1)) {
       const std::uint64_t ticks = world.tick() - last_report_tick;
@@ -379,14 +433,14 @@ int run_sim(const SimOptions& opt) {
   sim::GridMap map;
   std::string map_label;
   Scene scene;
-  std::FILE* csv = nullptr;
+  CsvFiles csv;
   if (!load_map(opt, map, map_label) || !read_scene(opt, map, scene) || !open_csv(opt, csv)) return 2;
 
   sim::World world(map, world_params(opt, scene));
   std::optional<ScriptedPlayer> script;
   const std::uint32_t player = add_players(world, scene, script);
   if (!opt.spawn_rect.empty() && !spawn_agents_in_rect(opt, scene, world)) {
-    if (csv != nullptr) std::fclose(csv);
+    (void)close_csv(opt, csv);
     return 2;
   }
   std::printf("map=%s size=%dx%d walkable=%zu agents=%u ticks=%" PRIu64 " seed=%" PRIu64 " tick_hz=%g players=%zu%s\n",
@@ -398,13 +452,7 @@ int run_sim(const SimOptions& opt) {
   const Clock::time_point begin = Clock::now();
   const double step_seconds = run_ticks(opt, world, player, script, csv);
   const double wall = std::chrono::duration<double>(Clock::now() - begin).count();
-  if (csv != nullptr) {
-    const bool ok = std::ferror(csv) == 0;
-    if (std::fclose(csv) != 0 || !ok) {
-      std::fprintf(stderr, "error: --csv '%s': write failed\n", opt.csv_path.c_str());
-      return 2;
-    }
-  }
+  if (!close_csv(opt, csv)) return 2;
   print_summary(opt, world, player, wall, step_seconds);
   return 0;
 }
@@ -427,13 +475,15 @@ void add_sim_command(CLI::App& app) {
       "weights (1 when left out), drawn from --seed; with neither, every agent is the swarm's\n"
       "default agent (the walker's size and speed). --csv FILE writes one row per\n"
       "agent, by id, after every --csv-every K-th tick: tick,id,kind,x,y,vx,vy (world units and\n"
-      "world units per second; kind by name). World units are cells.\n"
+      "world units per second; kind by name); --players-csv FILE one row per player at the same\n"
+      "ticks: tick,player,x,y,vx,vy (where the scripted player really walked, for a chase's\n"
+      "figures). World units are cells.\n"
       "Progress goes to stderr about once a second; the last stdout line is\n"
       "  ticks=T agents=N rebuilds=R state_hash=0x<16 hex digits>\n"
       "which is identical for identical arguments on the same build, for any --threads.\n"
       "Exit status: 0 done, 2 unreadable map, bad arguments (also a --player in a wall, a\n"
       "--spawn-rect without a place for a kind, a --kinds-from file without valid [[kinds]], or\n"
-      "more --agents than the map's density limit) or an unwritable --csv file.");
+      "more --agents than the map's density limit) or an unwritable --csv or --players-csv file.");
   auto* map_opt =
       cmd->add_option("MAP", opt->map_path, "map file: MovingAI .map (or ASCII map), Tiled .tmj or .png (see the README)");
   auto* city_opt = cmd->add_option("--city-seed", opt->city_seed, "use a generated city with this seed instead of MAP");
@@ -468,6 +518,8 @@ void add_sim_command(CLI::App& app) {
       ->type_name("NAME[:WEIGHT]")
       ->allow_extra_args(false);
   cmd->add_option("--csv", opt->csv_path, "write agent rows tick,id,kind,x,y,vx,vy to FILE")->type_name("FILE");
+  cmd->add_option("--players-csv", opt->players_csv_path, "write player rows tick,player,x,y,vx,vy to FILE")
+      ->type_name("FILE");
   cmd->add_option("--csv-every", opt->csv_every, "a CSV row set every K ticks (default 1)")
       ->type_name("K")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1000000000}));

@@ -96,6 +96,59 @@ TEST_CASE("tool sim: a standing player, agents in a rectangle, chosen kinds, a C
   std::filesystem::remove(first);
 }
 
+TEST_CASE("tool sim --players-csv: where the scripted player walked, at the agent rows' ticks") {
+  const auto agents = temp_dir() / "chase_agents.csv";
+  const auto players = temp_dir() / "chase_players.csv";
+  // The scripted player (no --player) walks between waypoints at 5 cells per second.
+  const Run r = run_tool("sim --city-seed 2 --size 64 --agents 50 --ticks 60 --no-progress --csv-every 15 --csv " +
+                             agents.string() + " --players-csv " + players.string(),
+                         false);
+  REQUIRE(r.status == 0);
+  std::ifstream in(players);
+  std::string header;
+  std::getline(in, header);
+  CHECK(header == "tick,player,x,y,vx,vy");
+  std::vector<std::vector<double>> rows;
+  for (std::string line; std::getline(in, line);) {
+    std::istringstream ss(line);
+    std::vector<double> row;
+    for (std::string f; std::getline(ss, f, ',');) row.push_back(std::stod(f));
+    REQUIRE(row.size() == 6);
+    rows.push_back(row);
+  }
+  REQUIRE(rows.size() == 4);  // one player, ticks 15, 30, 45, 60
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    CHECK(rows[i][0] == doctest::Approx(15.0 * static_cast<double>(i + 1)));
+    CHECK(rows[i][1] == doctest::Approx(rows[0][1]));  // the same player throughout
+    CHECK(std::hypot(rows[i][4], rows[i][5]) == doctest::Approx(5.0).epsilon(0.02));  // walking at its speed
+    if (i > 0) {
+      // 15 ticks at 5 cells per second: 2.5 cells at most (less where it turns at a waypoint).
+      const double moved = std::hypot(rows[i][2] - rows[i - 1][2], rows[i][3] - rows[i - 1][3]);
+      CHECK(moved > 1.0);
+      CHECK(moved <= 2.5 + 1e-3);
+    }
+  }
+  // The agent rows come at the same ticks.
+  std::string agent_header;
+  const std::vector<Row> agent_rows = read_csv(agents, agent_header);
+  REQUIRE(!agent_rows.empty());
+  CHECK(agent_rows.front().tick == 15);
+  CHECK(agent_rows.back().tick == 60);
+  // Without --csv, --csv-every applies to the players' rows alone.
+  const auto alone = temp_dir() / "chase_players_alone.csv";
+  REQUIRE(run_tool("sim --city-seed 2 --size 64 --agents 50 --ticks 60 --no-progress --csv-every 30 --players-csv " +
+                       alone.string(),
+                   false)
+              .status == 0);
+  std::ifstream alone_in(alone);
+  std::size_t alone_lines = 0;
+  for (std::string line; std::getline(alone_in, line);) ++alone_lines;
+  CHECK(alone_lines == 3);  // header + ticks 30 and 60
+  std::filesystem::remove(agents);
+  std::filesystem::remove(players);
+  std::filesystem::remove(alone);
+}
+
 TEST_CASE("tool sim: bad scene values are one clear error line, exit 2") {
   struct Case {
     std::string args;
@@ -119,6 +172,7 @@ TEST_CASE("tool sim: bad scene values are one clear error line, exit 2") {
       {"--field-mode sectors", "--field-mode 'sectors': expected whole, hierarchical or auto"},
       {"--csv-every 5", "--csv-every needs --csv FILE"},
       {"--csv /nonexistent-dir/a.csv", "--csv '/nonexistent-dir/a.csv': cannot write"},
+      {"--players-csv /nonexistent-dir/p.csv", "--players-csv '/nonexistent-dir/p.csv': cannot write"},
       {"--threads 0", "--threads"},
       {"--threads 65", "--threads"},
       {"--csv-every 0 --csv /tmp/x.csv", "--csv-every"},
