@@ -8,6 +8,7 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 
 MAP_ARGS=(--city-seed 1 --city-size 256)
 AGENTS=3000
+PLAYER_HEALTH=1000
 SECONDS_TO_RUN=""
 PORT=7777
 SCRIPT=""   # default: patrol.bot on the default city, the built-in wander loop elsewhere
@@ -89,8 +90,12 @@ if [ "$WEB_PORT" != 0 ] && [ -f "$BIN/../web/index.html" ]; then
 elif [ "$WEB_PORT" != 0 ]; then
   say "the browser page is not built (needs node and npm): no browser spectator"
 fi
-say "starting the server: ${MAP_ARGS[*]} --agents $AGENTS --port $PORT ${WEB_ARGS[*]} (log: $OUT/server.log)"
+say "starting the server: ${MAP_ARGS[*]} --agents $AGENTS --player-health $PLAYER_HEALTH --port $PORT ${WEB_ARGS[*]} (log: $OUT/server.log)"
+# The player is a hero here (1000 hit points, the server's default is 100): it walks its patrol
+# through the horde and the picture shows the chase (at 100 the horde swarmed it every ~6 s at
+# its spawn and it never reached a waypoint).
 "$BIN/swarmfield-server" "${MAP_ARGS[@]}" --agents "$AGENTS" --port "$PORT" --duration "$SERVER_DURATION" \
+  --player-health "$PLAYER_HEALTH" \
   "${WEB_ARGS[@]}" >"$OUT/server.log" 2>&1 &
 pids+=($!)
 for _ in $(seq 1 100); do

@@ -3,12 +3,15 @@
 
 #include <sys/stat.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
 #include "swarmfield/client/bot_script.hpp"
+#include "swarmfield/sim/map/city_generator.hpp"
+#include "swarmfield/sim/nav/field/integration_field.hpp"
 
 using swarmfield::client::BotCommandKind;
 using swarmfield::client::BotScript;
@@ -218,4 +221,48 @@ TEST_CASE("the example patrol script in client_viewer/scripts parses") {
   REQUIRE_MESSAGE(swarmfield::client::load_bot_script(path, script, error), error.to_string());
   CHECK(script.commands.size() >= 4);
   CHECK(script.repeats());
+}
+
+TEST_CASE("the demo's patrol: its first loop starts at the first player's spawn on the default city") {
+  // The demo serves the procedural city (seed 1, 256 x 256) and its player spawns on the
+  // walkable cell nearest the map's centre (server::centre_most_walkable). Its first four
+  // waypoints must be walkable, reachable from there, and near enough to be walked in the
+  // headless demo's 30 s at a player's 5 cells per second (the old patrol's first waypoint was
+  // the map's far corner, ~180 cells away: the demo never showed it arrive anywhere).
+  const swarmfield::sim::GridMap map = swarmfield::sim::generate_city({256, 256, 1});
+  swarmfield::sim::CellCoord start{-1, -1};
+  float best = 1e30f;
+  for (std::int32_t y = 0; y < map.height(); ++y) {
+    for (std::int32_t x = 0; x < map.width(); ++x) {
+      if (!map.walkable(x, y)) continue;
+      const float dx = static_cast<float>(x) + 0.5f - 128.0f, dy = static_cast<float>(y) + 0.5f - 128.0f;
+      if (dx * dx + dy * dy < best) {
+        best = dx * dx + dy * dy;
+        start = {x, y};
+      }
+    }
+  }
+  REQUIRE(start.x >= 0);
+  swarmfield::sim::IntegrationField reach;
+  const swarmfield::sim::CellCoord goals[1] = {start};
+  reach.build(map, goals);
+  BotScript script;
+  BotScriptError error;
+  const std::string path = std::string(SWARMFIELD_CLIENT_SCRIPTS_DIR) + "/patrol.bot";
+  REQUIRE_MESSAGE(swarmfield::client::load_bot_script(path, script, error), error.to_string());
+  float walked = 0.0f;
+  swarmfield::sim::Vec2 at = map.cell_center(start);
+  int gotos = 0;
+  for (const auto& c : script.commands) {
+    if (c.kind != BotCommandKind::kGoto) continue;
+    const swarmfield::sim::CellCoord cell = map.world_to_cell({c.x, c.y});
+    INFO("goto " << c.x << " " << c.y << " (line " << c.line << ")");
+    CHECK(map.walkable(cell.x, cell.y));
+    CHECK(reach.reachable(cell.x, cell.y));
+    if (gotos < 4) walked += std::hypot(c.x - at.x, c.y - at.y);
+    at = {c.x, c.y};
+    ++gotos;
+  }
+  CHECK(gotos >= 4);
+  CHECK(walked <= 5.0f * 30.0f);
 }
