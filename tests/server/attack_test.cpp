@@ -413,8 +413,16 @@ TEST_CASE("attack: unfinished 1 MiB frames - refused at the length prefix, memor
   MESSAGE("unfinished frames: RSS " << rss_before << " MiB before, " << rss_open << " with 128 connections, "
                                     << rss_after << " after they closed");
   CHECK(refused == 128);
-  CHECK(rss_open - rss_before < 16.0);
-  CHECK(rss_after - rss_before < 16.0);
+  // An ASan build's server keeps freed blocks in its quarantine and pads every allocation with
+  // redzones (~17 MiB here), so only the order of magnitude is checked there: the bug this
+  // guards against held 50-129 MiB.
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr double kRssBoundMib = 48.0;
+#else
+  constexpr double kRssBoundMib = 16.0;
+#endif
+  CHECK(rss_open - rss_before < kRssBoundMib);
+  CHECK(rss_after - rss_before < kRssBoundMib);
   CHECK(summary_value(out, "bad_frames") == 128);
 }
 
