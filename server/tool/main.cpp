@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <string>
 
+#include "swarmfield/cli/parse_error.hpp"
 #include "swarmfield/cli/strict_values.hpp"
 #include "swarmfield/cli/version.hpp"
 #include "tool_commands.hpp"
@@ -39,7 +40,7 @@ int main(int argc, char** argv) {
                    names.c_str());
       return 2;
     }
-    std::fprintf(stderr, "error: %s (see swarmfield-tool --help)\n", e.what());
+    std::fprintf(stderr, "error: %s (see swarmfield-tool --help)\n", swarmfield::cli::describe_parse_error(app, e).c_str());
     return 2;
   }
   return swarmfield::tool::exit_code();

@@ -216,6 +216,21 @@ TEST_CASE("bad flags exit 2 with 'error: ... (see --help)', not CLI11's own code
     CHECK(r.exit_code == 0);
     CHECK(r.output.find("--data-timeout-ms") != std::string::npos);
   }
+  // A typo names the flag meant (CLI11 said "The following arguments were not expected: x
+  // --scirpt"), and a flag given twice says so (it said "At Most 1 required but received 2").
+  const std::pair<std::string, std::string> typos[] = {
+      {kBin + "/swarmfield-bot --scirpt x.bot --fier",
+       "error: unknown option '--scirpt' (did you mean '--script'?); unknown option '--fier' (did you mean '--fire'?) "
+       "(see --help)"},
+      {kBin + "/swarmfield-viewer --hedless", "error: unknown option '--hedless' (did you mean '--headless'?) (see --help)"},
+      {kBin + "/swarmfield-bot --port 7000 --port 7001", "error: --port is given 2 times; give it once (see --help)"},
+  };
+  for (const auto& [cmd, line] : typos) {
+    const auto r = run(cmd);
+    INFO(cmd << "\n" << r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.find(line) != std::string::npos);
+  }
 }
 
 TEST_CASE("bot and viewer give up on a server that accepts but never answers within --connect-timeout-ms") {

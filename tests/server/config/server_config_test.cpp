@@ -113,7 +113,12 @@ TEST_CASE("server_config: bad flags give one error line naming the problem, exit
     std::string needle;
   };
   const std::vector<Case> cases = {
-      {{"--bogus"}, "--bogus"},
+      {{"--bogus"}, "unknown option '--bogus' (see --help)"},
+      // A typo names the option meant; its value is not taken for another mistake.
+      {{"--agnets", "5"}, "error: unknown option '--agnets' (did you mean '--agents'?) (see --help)"},
+      {{"--tickhz=60"}, "unknown option '--tickhz' (did you mean '--tick-hz'?)"},
+      {{"--agents", "5", "stray"}, "unexpected argument 'stray'"},
+      {{"--agents", "5", "--agents", "6"}, "error: --agents is given 2 times; give it once (see --help)"},
       {{"--tick-hz", "fast"}, "tick-hz"},
       {{"--tick-hz", "0"}, "--tick-hz"},
       {{"--snapshot-hz", "40"}, "--snapshot-hz"},  // above tick-hz 30

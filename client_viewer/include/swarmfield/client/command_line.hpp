@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "swarmfield/cli/parse_error.hpp"
 #include "swarmfield/cli/strict_values.hpp"
 
 namespace swarmfield::client {
@@ -27,7 +28,7 @@ using swarmfield::cli::strict_values;
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) return app.exit(e);  // --help / --help-all: prints, exits 0
-    std::cerr << "error: " << e.what() << " (see --help)\n";
+    std::cerr << "error: " << swarmfield::cli::describe_parse_error(app, e) << " (see --help)\n";
     return kExitBadArguments;
   }
   return std::nullopt;

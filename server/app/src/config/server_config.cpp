@@ -9,6 +9,7 @@
 
 #include "config_layers.hpp"
 #include "config_settings.hpp"
+#include "swarmfield/cli/parse_error.hpp"
 #include "swarmfield/cli/strict_values.hpp"
 #include "swarmfield/server/config/config_toml.hpp"
 
@@ -143,7 +144,7 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv, const E
     // must be, as for the same value in the environment ("must be a number of seconds").
     return fail("error: " + conversion_message(e.what()) + " (see --help)");
   } catch (const CLI::ParseError& e) {
-    return fail(std::string("error: ") + e.what() + " (see --help)");
+    return fail("error: " + cli::describe_parse_error(app, e) + " (see --help)");
   }
   for (const auto& [s, opt] : options) {
     if (opt->count() > 0) flags.keys.push_back(s->key);

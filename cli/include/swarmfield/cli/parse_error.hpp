@@ -1,0 +1,117 @@
+#pragma once
+// A command-line parse error of any swarmfield program as one sentence that says what to fix.
+// CLI11 2.1 says "The following arguments were not expected: 5 --agnets" (the words in reverse
+// order, the mistyped option and its value mixed) and "--agents: At Most 1 required but
+// received 2". Here: "unknown option '--agnets' (did you mean '--agents'?)" and "--agents is
+// given 2 times; give it once". Header-only, so only the programs depend on CLI11.
+#include <CLI/CLI.hpp>
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace swarmfield::cli {
+
+namespace parse_error_detail {
+
+/// Edit distance of a and b with adjacent transpositions counted as one edit (optimal string
+/// alignment): "--fier" is one edit from "--fire", two from "--view". Option names: a few
+/// dozen characters.
+inline std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::vector<std::size_t>> d(a.size() + 1, std::vector<std::size_t>(b.size() + 1));
+  for (std::size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (std::size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+/// The subcommand the parse reached (the deepest one given), else the app itself.
+inline const CLI::App& failing_app(const CLI::App& app) {
+  const CLI::App* at = &app;
+  for (;;) {
+    const std::vector<const CLI::App*> given = at->get_subcommands([](const CLI::App* s) { return s->parsed(); });
+    if (given.empty()) return *at;
+    at = given.front();
+  }
+}
+
+/// The long option of `app` nearest to `word` ("--agnets"): within 2 edits, or a longer option
+/// that `word` begins, at least 4 letters of it ("--tick" for "--ticks"); the first listed of
+/// equally near ones; empty when none is near.
+inline std::string nearest_option(const CLI::App& app, const std::string& word) {
+  std::string best;
+  std::size_t best_distance = 3;
+  for (const CLI::Option* opt : app.get_options()) {
+    for (const std::string& lname : opt->get_lnames()) {
+      const std::string name = "--" + lname;
+      std::size_t d = edit_distance(word, name);
+      if (word.size() >= 6 && name.compare(0, word.size(), word) == 0) d = std::min<std::size_t>(d, 1);
+      if (d < best_distance) {
+        best_distance = d;
+        best = name;
+      }
+    }
+  }
+  return best;
+}
+
+}  // namespace parse_error_detail
+
+/// What went wrong with the command line `app` just failed to parse (`e`), as one sentence
+/// without the "error: " prefix or a pointer to --help (the caller adds those):
+///  - arguments nobody takes (also when CLI11 reports another error first, as an unknown
+///    option's value taken for a positional argument): each unknown option named in the order given, with the nearest
+///    option of the (sub)command when one is within two edits ("did you mean"), its value left
+///    out; a stray positional word as "unexpected argument 'x'";
+///  - an option given more often than it takes: "--agents is given 2 times; give it once";
+///  - anything else: CLI11's own message.
+inline std::string describe_parse_error(const CLI::App& app, const CLI::ParseError& e) {
+  using namespace parse_error_detail;
+  const CLI::App& at = failing_app(app);
+  const std::vector<std::string> extras = at.remaining();
+  // An unknown option is the first thing to fix whatever CLI11 threw: its value may have been
+  // taken as a positional argument and raised another error ("--tick 5": MAP '5').
+  const bool unknown_option =
+      std::any_of(extras.begin(), extras.end(), [](const std::string& w) { return w.size() > 1 && w[0] == '-'; });
+  if (unknown_option || dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
+    std::string out;
+    bool after_unknown_option = false;  // the word after an unknown option is taken as its value
+    for (const std::string& word : extras) {
+      std::string part;
+      if (word.size() > 1 && word[0] == '-') {
+        const std::string name = word.substr(0, word.find('='));
+        part = "unknown option '" + name + "'";
+        if (name.size() > 2 && name[1] == '-') {
+          const std::string near = nearest_option(at, name);
+          if (!near.empty()) part += " (did you mean '" + near + "'?)";
+        }
+        after_unknown_option = word.find('=') == std::string::npos;
+      } else if (after_unknown_option) {
+        after_unknown_option = false;
+        continue;
+      } else {
+        part = "unexpected argument '" + word + "'";
+      }
+      out += (out.empty() ? "" : "; ") + part;
+    }
+    if (!out.empty()) return out;
+  }
+  if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
+    // "--agents: At Most 1 required but received 2"
+    const std::string what = e.what();
+    const std::string marker = ": At Most 1 required but received ";
+    const std::size_t pos = what.find(marker);
+    if (pos != std::string::npos) {
+      return what.substr(0, pos) + " is given " + what.substr(pos + marker.size()) + " times; give it once";
+    }
+  }
+  return e.what();
+}
+
+}  // namespace swarmfield::cli
