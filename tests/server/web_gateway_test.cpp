@@ -560,7 +560,7 @@ TEST_CASE("web: malformed requests are answered with their status, refused conne
   CHECK(server.running());
 }
 
-TEST_CASE("web: another method than GET/HEAD gets 405 with Allow; a WebSocket asked for over HTTP/1.0 gets 426") {
+TEST_CASE("web: another method than GET/HEAD gets 405 with Allow; a WebSocket asked for over HTTP/1.0, or /ws without one, gets 426") {
   // Before: the 405 named no allowed methods, and the HTTP/1.0 upgrade was told 404 (no page).
   PageFolder page;
   ServerProcess server(small_city({"--web-port", "0", "--web-root", page.dir}));
@@ -576,6 +576,12 @@ TEST_CASE("web: another method than GET/HEAD gets 405 with Allow; a WebSocket as
   }
   const std::string head = raw_exchange(port, "HEAD / HTTP/1.1\r\nHost: x\r\n\r\n");
   CHECK(head.rfind("HTTP/1.1 200 ", 0) == 0);
+  // The stream's address opened as a page says what it is (it was 404 "not found").
+  const std::string plain_ws = raw_exchange(port, "GET /ws HTTP/1.1\r\nHost: x\r\n\r\n");
+  INFO(plain_ws);
+  CHECK(plain_ws.rfind("HTTP/1.1 426 ", 0) == 0);
+  CHECK(plain_ws.find("\r\nUpgrade: websocket\r\n") != std::string::npos);
+  CHECK(plain_ws.find("a WebSocket") != std::string::npos);
 
   const std::string old_upgrade = raw_exchange(
       port, "GET /ws HTTP/1.0\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"

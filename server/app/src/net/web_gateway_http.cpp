@@ -100,6 +100,12 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
       return refuse(request.version(), http::status::method_not_allowed, "GET or HEAD only\n",
                     {{http::field::allow, "GET, HEAD"}});  // RFC 9110: a 405 names what is allowed
     }
+    // The stream's address opened as a page (a browser's address bar, curl): not "not found".
+    if (target == "/ws") {
+      return refuse(request.version(), http::status::upgrade_required,
+                    "/ws is the spectator stream: a WebSocket (the page at / opens it)\n",
+                    {{http::field::upgrade, "websocket"}, {http::field::connection, "upgrade"}});
+    }
     const auto it = gateway_.files.find(target == "/" ? std::string("/index.html") : target);
     if (it == gateway_.files.end()) return refuse(request.version(), http::status::not_found, "not found\n");
     ++gateway_.pages_served;
