@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -322,13 +323,21 @@ TEST_CASE("process metrics: read from /proc, under the client libraries' names")
   REQUIRE(swarmfield::server::read_process_stats(with_file));
   ::close(fd);
   CHECK(with_file.open_fds == before.open_fds + 1);
-  // Busy for a moment: CPU time goes up.
+  // Busy for 3 ms of CPU: the figure grows by that, not in /proc's clock ticks (1/100 s: a
+  // server that had run a few ms read 0, and a scrape of one just started failed its check).
+  const auto process_cpu = [] {
+    timespec t{};
+    ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) * 1e-9;
+  };
   volatile double sink = 0.0;
-  const auto until = std::chrono::steady_clock::now() + 50ms;
-  while (std::chrono::steady_clock::now() < until) sink = sink + 1.0;
+  const double busy_from = process_cpu();
+  const auto give_up = std::chrono::steady_clock::now() + 5s;
+  while (process_cpu() - busy_from < 0.003 && std::chrono::steady_clock::now() < give_up) sink = sink + 1.0;
   swarmfield::server::ProcessStats later;
   REQUIRE(swarmfield::server::read_process_stats(later));
-  CHECK(later.cpu_seconds > before.cpu_seconds);
+  CHECK(later.cpu_seconds - before.cpu_seconds >= 0.003);
+  CHECK(later.cpu_seconds - before.cpu_seconds < 5.0);
   const auto parsed = parse_with_prometheus_client(swarmfield::server::render_process_metrics(later));
   REQUIRE_MESSAGE(parsed.ok, parsed.error);
   CHECK(parsed.families.at("process_cpu_seconds") == "counter");

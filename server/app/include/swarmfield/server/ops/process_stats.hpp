@@ -7,7 +7,7 @@
 namespace swarmfield::server {
 
 struct ProcessStats {
-  double cpu_seconds = 0.0;            ///< user + system CPU time, seconds
+  double cpu_seconds = 0.0;            ///< user + system CPU time of all threads, seconds (CLOCK_PROCESS_CPUTIME_ID, exact; /proc's tick-sampled utime + stime if that clock fails)
   std::uint64_t resident_bytes = 0;    ///< resident set size
   std::uint64_t virtual_bytes = 0;     ///< virtual memory size
   std::uint64_t open_fds = 0;          ///< open file descriptors
