@@ -412,6 +412,9 @@ TEST_CASE("operations http: another method than GET/HEAD is 405 with Allow on th
   CHECK(raw_exchange(http.port(), "FROB /healthz\r\n\r\n").rfind("HTTP/1.1 400 ", 0) == 0);
   CHECK(raw_exchange(http.port(), "FROB /healthz HTTP/9.9\r\n\r\n").rfind("HTTP/1.1 400 ", 0) == 0);
   CHECK(raw_exchange(http.port(), "GET /healthz HTTP/9.9\r\n\r\n").rfind("HTTP/1.1 400 ", 0) == 0);
+  // A GET whose line is malformed is a 400, not "GET or HEAD only" (a 405 named its own method).
+  CHECK(raw_exchange(http.port(), "GET /healthz HTTP/1.1 extra junk\r\n\r\n").rfind("HTTP/1.1 400 ", 0) == 0);
+  CHECK(raw_exchange(http.port(), "HEAD /metrics HTTP/1.1 extra\r\n\r\n").rfind("HTTP/1.1 400 ", 0) == 0);
   CHECK(get(http.port(), "/readyz").first == 503);  // still served: not ready yet
   http.stop();
 }

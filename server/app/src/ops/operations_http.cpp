@@ -453,8 +453,12 @@ bool OperationsHttp::start(const std::string& bind, std::uint16_t port, std::str
     // TRACE PATCH PRI) with a bare 400 before any handler runs, the request line split already
     // but the path not yet set. A line of three parts with a good version failed for its method
     // only; any other 400 (a malformed line, bad headers) stays one.
+    // A method httplib knows failed for something else ("GET /healthz HTTP/1.1 junk"): a 400.
+    static constexpr std::array<std::string_view, 10> kKnown = {"GET",     "HEAD",    "POST",  "PUT",   "DELETE",
+                                                                "CONNECT", "OPTIONS", "TRACE", "PATCH", "PRI"};
+    const bool known = std::find(kKnown.begin(), kKnown.end(), std::string_view(req.method)) != kKnown.end();
     if (res.status != 400 || !req.path.empty() || (req.version != "HTTP/1.1" && req.version != "HTTP/1.0") ||
-        !is_method_token(req.method) || req.target.empty() || req.target.front() != '/') {
+        known || !is_method_token(req.method) || req.target.empty() || req.target.front() != '/') {
       return httplib::Server::HandlerResponse::Unhandled;
     }
     const std::string_view target(req.target);
