@@ -576,6 +576,15 @@ TEST_CASE("web: another method than GET/HEAD gets 405 with Allow; a WebSocket as
   }
   const std::string head = raw_exchange(port, "HEAD / HTTP/1.1\r\nHost: x\r\n\r\n");
   CHECK(head.rfind("HTTP/1.1 200 ", 0) == 0);
+  // A refused HEAD is the head alone too (a body after it broke the framing of a kept-alive client).
+  for (const char* target : {"/nope", "/ws"}) {
+    const std::string refused = raw_exchange(port, std::string("HEAD ") + target + " HTTP/1.1\r\nHost: x\r\n\r\n");
+    INFO(refused);
+    const std::size_t end = refused.find("\r\n\r\n");
+    REQUIRE(end != std::string::npos);
+    CHECK(refused.size() == end + 4);
+    CHECK(refused.find("\r\nContent-Length: ") != std::string::npos);
+  }
   // The stream's address opened as a page says what it is (it was 404 "not found").
   const std::string plain_ws = raw_exchange(port, "GET /ws HTTP/1.1\r\nHost: x\r\n\r\n");
   INFO(plain_ws);

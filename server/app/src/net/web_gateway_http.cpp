@@ -80,6 +80,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
 
  private:
   void answer(http::request<http::empty_body> request) {
+    head_ = request.method() == http::verb::head;
     std::string target(request.target());
     if (const auto query = target.find('?'); query != std::string::npos) target.resize(query);
     if (websocket::is_upgrade(request)) {
@@ -130,8 +131,10 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
     auto response = std::make_shared<http::response<http::string_body>>(status, version);
     response->set(http::field::content_type, "text/plain; charset=utf-8");
     for (const auto& [field, value] : extra) response->set(field, value);
-    response->body() = text;
-    response->prepare_payload();
+    // The answer to a HEAD is the head alone, its Content-Length that of the body a GET gets.
+    const std::string_view body(text);
+    if (!head_) response->body() = body;
+    response->content_length(body.size());
     send(response);
   }
 
@@ -153,6 +156,7 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
   std::chrono::steady_clock::time_point started_{};
   bool reading_ = false;
   bool evicted_ = false;
+  bool head_ = false;  // the request is a HEAD: answers carry no body
 };
 
 void start_http_session(WebGateway::Impl& gateway, std::shared_ptr<Slot> slot, tcp::socket socket) {
