@@ -2,6 +2,7 @@
 // options (--player, --spawn-rect, --kind, --threads, --csv): a headless run of the world, for
 // tuning kinds, plotting crowds, profiling and replay checks.
 // The scripted player is in scripted_player.cpp, the --spawn-rect placement in spawn_rect.cpp.
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -312,6 +313,15 @@ bool open_csv(const SimOptions& opt, CsvFiles& csv) {
       (void)close_csv(opt, csv);
       return false;
     }
+  }
+  // One file (a second name, a link, /dev/stdout twice) would get both tables' rows interleaved.
+  struct stat a {}, b {};
+  if (csv.agents != nullptr && csv.players != nullptr && fstat(fileno(csv.agents), &a) == 0 &&
+      fstat(fileno(csv.players), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
+    std::fprintf(stderr, "error: --csv '%s' and --players-csv '%s' are the same file; give each its own\n",
+                 opt.csv_path.c_str(), opt.players_csv_path.c_str());
+    (void)close_csv(opt, csv);
+    return false;
   }
   return true;
 }

@@ -176,6 +176,7 @@ TEST_CASE("tool sim: bad scene values are one clear error line, exit 2") {
       {"--threads 1 --threads 2", "--threads is given 2 times; give it once"},
       {"--csv /nonexistent-dir/a.csv", "--csv '/nonexistent-dir/a.csv': cannot write"},
       {"--players-csv /nonexistent-dir/p.csv", "--players-csv '/nonexistent-dir/p.csv': cannot write"},
+      {"--csv /tmp/swarmfield_same.csv --players-csv /tmp/../tmp/swarmfield_same.csv", "are the same file"},
       {"--threads 0", "--threads"},
       {"--threads 65", "--threads"},
       {"--csv-every 0 --csv /tmp/x.csv", "--csv-every"},
