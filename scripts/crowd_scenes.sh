@@ -9,13 +9,22 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 bin=$here/build/bin
 out=out/crowd_scenes
 only="door,doormix,gap,chase,chase_street,oneside,big,street,march"
+scenes="door doormix gap chase chase_street oneside big street march"
 while [ $# -gt 0 ]; do
   case "$1" in
-    --bin) bin=$2; shift 2 ;;
-    --out) out=$2; shift 2 ;;
-    --only) only=$2; shift 2 ;;
+    --bin|--out|--only)
+      [ $# -ge 2 ] && [ -n "$2" ] || { echo "error: $1 needs a value (try --help)" >&2; exit 2; }
+      case "$1" in --bin) bin=$2 ;; --out) out=$2 ;; --only) only=$2 ;; esac
+      shift 2 ;;
     -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
-    *) echo "unknown option '$1' (try --help)" >&2; exit 2 ;;
+    *) echo "error: unknown option '$1' (try --help)" >&2; exit 2 ;;
+  esac
+done
+# Every name in --only must be a scene: a typo would run nothing and still say where the figures are.
+for name in ${only//,/ }; do
+  case " $scenes " in
+    *" $name "*) ;;
+    *) echo "error: --only: no scene '$name' (the scenes: ${scenes// /, })" >&2; exit 2 ;;
   esac
 done
 tool=$bin/swarmfield-tool
