@@ -36,8 +36,8 @@ int main(int argc, char** argv) {
     if (argc > 1 && argv[1][0] != '-' && app.get_subcommands().empty()) {
       std::string names;
       for (const CLI::App* sub : app.get_subcommands({})) names += (names.empty() ? "" : ", ") + sub->get_name();
-      std::fprintf(stderr, "error: unknown subcommand '%s' (expected one of %s; see swarmfield-tool --help)\n", argv[1],
-                   names.c_str());
+      std::fprintf(stderr, "error: unknown subcommand '%s' (expected one of %s; see swarmfield-tool --help)\n",
+                   swarmfield::cli::printable_argument(argv[1]).c_str(), names.c_str());
       return 2;
     }
     std::fprintf(stderr, "error: %s (see swarmfield-tool --help)\n", swarmfield::cli::describe_parse_error(app, e).c_str());

@@ -198,6 +198,10 @@ TEST_CASE("tool: NaN/inf numbers, empty values and negative seeds are errors for
       {"scen " + kMap + " ''", "SCEN: value is empty"},
       {"scen " + kMap + " " + kScen + " --every ''", "--every: value is empty"},
       {"frob", "unknown subcommand 'frob' (expected one of scen, field, sim, probe, replay"},
+      // Echoed words are printable (an escape sequence cleared the terminal) and short.
+      {"\"$(printf 'fr\\033[2Job')\"", "unknown subcommand 'fr?[2Job'"},
+      {"--ticks 5 sim --city-seed 1 --size 32", "unknown option '--ticks' (an option of 'sim': give it after 'sim')"},
+      {"sim --city-seed 1 --size 32 --kind \"$(printf 'r\\033[2Jx')\"", "--kind 'r?[2Jx': unknown kind 'r?[2Jx'"},
   };
   for (const auto& c : cases) {
     const Run r = run_tool(c.args);

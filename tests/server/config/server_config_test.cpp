@@ -119,6 +119,9 @@ TEST_CASE("server_config: bad flags give one error line naming the problem, exit
       {{"--tickhz=60"}, "unknown option '--tickhz' (did you mean '--tick-hz'?)"},
       {{"--agents", "5", "stray"}, "unexpected argument 'stray'"},
       {{"--agents", "5", "--agents", "6"}, "error: --agents is given 2 times; give it once (see --help)"},
+      {{"--", "--agents", "5"}, "'--agents' is not taken here (after '--' every word is a plain argument)"},
+      // Echoed words are printable: an escape sequence in an option name reached the terminal.
+      {{"--ag\x1b[2Jents", "5"}, "unknown option '--ag?[2Jents'"},
       {{"--tick-hz", "fast"}, "tick-hz"},
       {{"--tick-hz", "0"}, "--tick-hz"},
       {{"--snapshot-hz", "40"}, "--snapshot-hz"},  // above tick-hz 30

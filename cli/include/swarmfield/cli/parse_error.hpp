@@ -6,12 +6,22 @@
 // given 2 times; give it once". Header-only, so only the programs depend on CLI11.
 #include <CLI/CLI.hpp>
 
+#include "swarmfield/cli/control_chars.hpp"
+
 #include <algorithm>
 #include <cstddef>
 #include <string>
 #include <vector>
 
 namespace swarmfield::cli {
+
+/// A word of the command line as it may be echoed: control characters and bytes beyond ASCII as
+/// '?' (an escape sequence in an option name cleared the terminal), at most 60 characters.
+inline std::string printable_argument(const std::string& word) {
+  std::string out = printable_ascii(word.size() > 60 ? word.substr(0, 57) : word);
+  if (word.size() > 60) out += "...";
+  return out;
+}
 
 namespace parse_error_detail {
 
@@ -29,16 +39,6 @@ inline std::size_t edit_distance(const std::string& a, const std::string& b) {
     }
   }
   return d[a.size()][b.size()];
-}
-
-/// The subcommand the parse reached (the deepest one given), else the app itself.
-inline const CLI::App& failing_app(const CLI::App& app) {
-  const CLI::App* at = &app;
-  for (;;) {
-    const std::vector<const CLI::App*> given = at->get_subcommands([](const CLI::App* s) { return s->parsed(); });
-    if (given.empty()) return *at;
-    at = given.front();
-  }
 }
 
 /// The long option of `app` nearest to `word` ("--agnets"): within 2 edits, or a longer option
@@ -61,6 +61,60 @@ inline std::string nearest_option(const CLI::App& app, const std::string& word) 
   return best;
 }
 
+/// The apps from `app` down to the subcommand the parse reached.
+inline std::vector<const CLI::App*> app_chain(const CLI::App& app) {
+  std::vector<const CLI::App*> chain{&app};
+  for (;;) {
+    const std::vector<const CLI::App*> given =
+        chain.back()->get_subcommands([](const CLI::App* s) { return s->parsed(); });
+    if (given.empty()) return chain;
+    chain.push_back(given.front());
+  }
+}
+
+/// The words of `extras` (one app's leftovers, in order) described; `deeper` the subcommands
+/// given after this app (an option of theirs given before them is pointed there).
+inline std::string describe_extras(const CLI::App& at, const std::vector<std::string>& extras,
+                                   const std::vector<const CLI::App*>& deeper) {
+  std::string out;
+  bool after_unknown_option = false;  // the word after an unknown option is taken as its value
+  bool after_separator = false;       // after "--" every word is a plain argument
+  for (const std::string& word : extras) {
+    std::string part;
+    if (word == "--") {
+      after_separator = true;
+      continue;
+    }
+    if (word.size() > 1 && word[0] == '-') {
+      const std::string name = word.substr(0, word.find('='));
+      part = "unknown option '" + printable_argument(name) + "'";
+      if (name.size() > 2 && name[1] == '-') {
+        const std::string near = nearest_option(at, name);
+        std::string in_sub;
+        for (const CLI::App* sub : deeper) {
+          if (in_sub.empty() && nearest_option(*sub, name) == name) in_sub = sub->get_name();
+        }
+        if (near == name) {
+          part = "'" + printable_argument(name) + "' is not taken here" +
+                 (after_separator ? std::string(" (after '--' every word is a plain argument)") : std::string());
+        } else if (!in_sub.empty()) {
+          part += " (an option of '" + printable_argument(in_sub) + "': give it after '" + printable_argument(in_sub) + "')";
+        } else if (!near.empty()) {
+          part += " (did you mean '" + near + "'?)";
+        }
+      }
+      after_unknown_option = word.find('=') == std::string::npos;
+    } else if (after_unknown_option) {
+      after_unknown_option = false;
+      continue;
+    } else {
+      part = "unexpected argument '" + printable_argument(word) + "'";
+    }
+    out += (out.empty() ? "" : "; ") + part;
+  }
+  return out;
+}
+
 }  // namespace parse_error_detail
 
 /// What went wrong with the command line `app` just failed to parse (`e`), as one sentence
@@ -73,45 +127,34 @@ inline std::string nearest_option(const CLI::App& app, const std::string& word) 
 ///  - anything else: CLI11's own message.
 inline std::string describe_parse_error(const CLI::App& app, const CLI::ParseError& e) {
   using namespace parse_error_detail;
-  const CLI::App& at = failing_app(app);
-  const std::vector<std::string> extras = at.remaining();
-  // An unknown option is the first thing to fix whatever CLI11 threw: its value may have been
-  // taken as a positional argument and raised another error ("--tick 5": MAP '5').
-  const bool unknown_option =
-      std::any_of(extras.begin(), extras.end(), [](const std::string& w) { return w.size() > 1 && w[0] == '-'; });
-  if (unknown_option || dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr) {
-    std::string out;
-    bool after_unknown_option = false;  // the word after an unknown option is taken as its value
-    for (const std::string& word : extras) {
-      std::string part;
-      if (word.size() > 1 && word[0] == '-') {
-        const std::string name = word.substr(0, word.find('='));
-        part = "unknown option '" + name + "'";
-        if (name.size() > 2 && name[1] == '-') {
-          const std::string near = nearest_option(at, name);
-          if (!near.empty()) part += " (did you mean '" + near + "'?)";
-        }
-        after_unknown_option = word.find('=') == std::string::npos;
-      } else if (after_unknown_option) {
-        after_unknown_option = false;
-        continue;
-      } else {
-        part = "unexpected argument '" + word + "'";
-      }
-      out += (out.empty() ? "" : "; ") + part;
-    }
-    if (!out.empty()) return out;
+  // Unknown options are the first thing to fix whatever CLI11 threw: an option's value may have
+  // been taken as a positional argument and raised another error ("--tick 5": MAP '5').
+  const std::vector<const CLI::App*> chain = app_chain(app);
+  std::string extras;
+  bool unknown_option = false;
+  for (std::size_t i = 0; i < chain.size(); ++i) {
+    const std::vector<std::string> words = chain[i]->remaining();
+    unknown_option = unknown_option || std::any_of(words.begin(), words.end(), [](const std::string& w) {
+                       return w.size() > 1 && w[0] == '-';
+                     });
+    const std::vector<const CLI::App*> deeper(chain.begin() + static_cast<std::ptrdiff_t>(i) + 1, chain.end());
+    const std::string part = describe_extras(*chain[i], words, deeper);
+    if (!part.empty()) extras += (extras.empty() ? "" : "; ") + part;
   }
+  if (!extras.empty() && (unknown_option || dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr)) return extras;
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
     // "--agents: At Most 1 required but received 2"
     const std::string what = e.what();
     const std::string marker = ": At Most 1 required but received ";
     const std::size_t pos = what.find(marker);
     if (pos != std::string::npos) {
-      return what.substr(0, pos) + " is given " + what.substr(pos + marker.size()) + " times; give it once";
+      return printable_argument(what.substr(0, pos)) + " is given " + what.substr(pos + marker.size()) + " times; give it once";
     }
   }
-  return e.what();
+  // CLI11's own text, which may echo a value: printable, and not a 100 kB line.
+  std::string what = printable_ascii(e.what());
+  if (what.size() > 300) what = what.substr(0, 297) + "...";
+  return what;
 }
 
 }  // namespace swarmfield::cli
