@@ -250,3 +250,17 @@ TEST_CASE("real MovingAI files parse with the documented sizes and free counts")
     CHECK(m.walkable_count() == c.free);
   }
 }
+
+TEST_CASE("a MovingAI scenario given as a map is named as such, not as a map with a bad row") {
+  // Before: "row 1 has 53 characters, expected 9" for Boston_0_256.map.scen.
+  const std::string scen =
+      "version 1\n"
+      "0\tBoston_0_256.map\t256\t256\t215\t202\t214\t202\t1.00000000\n"
+      "0\tBoston_0_256.map\t256\t256\t65\t165\t66\t162\t3.41421356\n";
+  swarmfield::sim::GridMap map;
+  swarmfield::sim::MapError error;
+  CHECK_FALSE(swarmfield::sim::parse_ascii_map(scen, "Boston_0_256.map.scen", map, error));
+  CHECK(error.message.find("MovingAI scenario file (.scen") != std::string::npos);
+  // A map whose first row happens to start with "version " is still a map.
+  CHECK(swarmfield::sim::parse_ascii_map("version .\n.........\n", "odd.txt", map, error));
+}

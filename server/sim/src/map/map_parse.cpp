@@ -223,6 +223,13 @@ bool parse_ascii_map(std::string_view text, std::string_view source, GridMap& ou
   }
   rows.resize(static_cast<std::size_t>(last_nonblank));
   if (rows.empty()) return fail(0, "empty map: expected rows of '#' (blocked) and walkable characters");
+  // A MovingAI scenario given for its map (Boston_0_256.map.scen for Boston_0_256.map) would be
+  // read as an ASCII map and fail on its second row's length: name what it is instead.
+  if (rows.front().rfind("version ", 0) == 0 && rows.size() > 1 &&
+      std::count(rows[1].begin(), rows[1].end(), '\t') >= 8) {
+    return fail(first_line, "this is a MovingAI scenario file (.scen: 'version' and tab-separated rows), not a map; "
+                            "give the .map it names");
+  }
   const std::size_t width = rows.front().size();
   if (width > static_cast<std::size_t>(kMaxSide) || rows.size() > static_cast<std::size_t>(kMaxSide))
     return fail(first_line, "map is larger than " + std::to_string(kMaxSide) + " cells on a side");
