@@ -56,10 +56,13 @@ class HttpSession : public std::enable_shared_from_this<HttpSession> {
           self->stream_.socket().shutdown(tcp::socket::shutdown_both, ignored);
           return;
         }
-        const http::status status = ec == http::error::header_limit ? http::status::request_header_fields_too_large
-                                    : ec == http::error::body_limit ? http::status::payload_too_large
-                                                                    : http::status::bad_request;
-        return self->reply(11, status, "bad request\n");
+        if (ec == http::error::header_limit) {
+          return self->reply(11, http::status::request_header_fields_too_large, "request head too large\n");
+        }
+        if (ec == http::error::body_limit) {  // this port serves files: no request carries a body
+          return self->reply(11, http::status::payload_too_large, "no request body is taken here (GET or HEAD only)\n");
+        }
+        return self->reply(11, http::status::bad_request, "bad request\n");
       }
       self->answer(self->parser_->release());
     });
