@@ -118,7 +118,7 @@ TEST_CASE("tool field: city picture, and clear errors for bad goals and paths") 
   CHECK_FALSE(std::filesystem::exists(dir / "huge.png"));
   const Run bad_map = run_tool("field " + kScen);
   CHECK(bad_map.status == 2);
-  CHECK(bad_map.out.find(kScen + ":2: row 1 has") != std::string::npos);
+  CHECK(bad_map.out.find(kScen + ":1: this is a MovingAI scenario file (.scen") != std::string::npos);
 }
 
 TEST_CASE("tool field: hierarchical mode reports the sector graph, routes and sector field builds") {

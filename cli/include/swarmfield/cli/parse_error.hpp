@@ -151,10 +151,43 @@ inline std::string describe_parse_error(const CLI::App& app, const CLI::ParseErr
       return printable_argument(what.substr(0, pos)) + " is given " + what.substr(pos + marker.size()) + " times; give it once";
     }
   }
+  const std::string what = e.what();
+  // "Could not convert: --headless = nope": a flag given a value it can not take.
+  if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr) {
+    constexpr std::string_view kPrefix = "Could not convert: ";
+    const std::size_t eq = what.find(" = ");
+    if (what.rfind(kPrefix, 0) == 0 && eq != std::string::npos) {
+      const std::string name = what.substr(kPrefix.size(), eq - kPrefix.size());
+      const std::string value = what.substr(eq + 3);
+      const CLI::Option* opt = nullptr;
+      for (const CLI::App* level : chain) {
+        if (opt == nullptr) opt = level->get_option_no_throw(name);
+      }
+      if (opt != nullptr && opt->get_expected_max() == 0) {
+        return printable_argument(name) + " is a flag: give it alone, or =true/=false (got '" + printable_argument(value) +
+               "')";
+      }
+      return printable_argument(name) + ": '" + printable_argument(value) + "' is not a value it takes";
+    }
+  }
+  // "--port: Value 99999 not in range 1 to 65535" (CLI::Range), as the server words a range.
+  {
+    const std::string marker = ": Value ";
+    const std::size_t at = what.find(marker);
+    const std::size_t in = what.find(" not in range ");
+    const std::size_t to = what.find(" to ", in == std::string::npos ? 0 : in);
+    if (at != std::string::npos && in != std::string::npos && to != std::string::npos && at < in) {
+      const std::string value = what.substr(at + marker.size(), in - at - marker.size());
+      const std::string low = what.substr(in + 14, to - in - 14);
+      const std::string high = what.substr(to + 4);
+      return printable_argument(what.substr(0, at)) + " must be in " + printable_argument(low) + ".." +
+             printable_argument(high) + " (got " + printable_argument(value) + ")";
+    }
+  }
   // CLI11's own text, which may echo a value: printable, and not a 100 kB line.
-  std::string what = printable_ascii(e.what());
-  if (what.size() > 300) what = what.substr(0, 297) + "...";
-  return what;
+  std::string shown_what = printable_ascii(what);
+  if (shown_what.size() > 300) shown_what = shown_what.substr(0, 297) + "...";
+  return shown_what;
 }
 
 }  // namespace swarmfield::cli
