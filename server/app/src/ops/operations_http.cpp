@@ -196,7 +196,7 @@ class InlineTaskQueue final : public httplib::TaskQueue {
 // accepted connections and a worker only gets a connection that has sent something:
 // - a connection that sends nothing is closed the request deadline after it was accepted;
 // - at most kMaxWaiting connections wait (the oldest is closed to admit a new one), at most
-//   kMaxPerAddress are open per peer address (beyond that a new one is closed at once);
+//   kMaxPerAddress are open per peer address (beyond that a new one is told 503 and closed at once);
 // - the room reads each request's head (request line and headers) itself, without blocking, and
 //   a worker only gets a connection whose head has arrived whole: connections trickling bytes,
 //   from any number of addresses, hold no worker (they wait in the room, bounded as above);
@@ -273,6 +273,22 @@ class BoundedServer final : public httplib::Server {
     {
       const std::lock_guard lock(mutex_);
       if (stopping_ || !open_per_address_.add_below(p.address, OperationsHttp::kMaxPerAddress)) {
+        // Over its address's limit: told why (once, without waiting: a new socket's send buffer
+        // is empty, and the listener thread must never block on a peer), then closed.
+        if (!stopping_) {
+          static constexpr std::string_view kBody = "too many connections from your address: close some\n";
+          static_assert(kBody.size() == 51, "the Content-Length below");
+          static constexpr std::string_view kHead =
+              "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 51\r\n"
+              "Connection: close\r\n\r\n";
+          [[maybe_unused]] ssize_t sent = ::send(sock, kHead.data(), kHead.size(), MSG_DONTWAIT | MSG_NOSIGNAL | MSG_MORE);
+          sent = ::send(sock, kBody.data(), kBody.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+          // What of the request has arrived is read first: closing with unread bytes sends a
+          // reset, which may reach the peer before it reads the answer.
+          char drain[4096];
+          for (int i = 0; i < 4 && ::recv(sock, drain, sizeof drain, MSG_DONTWAIT) > 0; ++i) {
+          }
+        }
         close_socket(sock);
         return false;
       }

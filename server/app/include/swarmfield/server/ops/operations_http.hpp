@@ -14,7 +14,8 @@
 // without blocking; only once a head has arrived whole does one of kThreads workers take the
 // connection up, so idle and trickling connections (from any number of addresses) hold no worker.
 // At most kMaxWaiting connections wait (the oldest is dropped for a new one), kMaxPerAddress are
-// open and kMaxBusyPerAddress are served at once per peer address. The port is meant for the
+// open (one more is answered 503 and closed) and kMaxBusyPerAddress are served at once per peer
+// address. The port is meant for the
 // cluster network (probes, Prometheus), not for players: many addresses can still fill the room
 // (kMaxWaiting, the oldest dropped first), delaying a probe by up to kRequestDeadline.
 #include <chrono>
