@@ -83,8 +83,8 @@ void add_convert_command(CLI::App& app) {
       "OUT is replaced if it exists. Exit 0 when written, 2 when IN is unreadable or malformed, OUT can not be "
       "written, or OUT's format can not hold the map (a .map holds costs 1, 3 and walls only). See the README's "
       "\"Map formats\" for the Tiled properties and the PNG colour table");
-  cmd->add_option("in", opt->in, "Map to read (.map, .tmj/.json, .png)")->required();
-  cmd->add_option("out", opt->out, "Map to write (.map, .tmj/.json, .png)")->required();
+  cmd->add_option("IN", opt->in, "Map to read (.map, .tmj/.json, .png)")->required();
+  cmd->add_option("OUT", opt->out, "Map to write (.map, .tmj/.json, .png)")->required();
   cmd->callback([opt] { set_exit_code(run_convert(*opt)); });
 }
 

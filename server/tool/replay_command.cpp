@@ -27,7 +27,7 @@ void add_replay_command(CLI::App& app) {
   CLI::App* cmd = app.add_subcommand(
       "replay", "Re-simulate a recording (swarmfield-server --record) and check its state hashes: exit 0 if all match, "
                 "1 naming the first tick that differs, 2 for a broken file");
-  cmd->add_option("file", options->path, "Replay file")->required();
+  cmd->add_option("FILE", options->path, "Replay file")->required();
   cmd->add_option("--threads", options->threads, "Threads stepping the swarm (1..64); the result must not depend on it")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();

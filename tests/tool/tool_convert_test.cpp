@@ -98,7 +98,9 @@ TEST_CASE("convert: bad input, same file, missing arguments, and --help") {
   }
   CHECK(run_tool("convert " + kSampleTmj + " " + (temp_dir() / "UPPER.PNG").string()).status == 0);
 
-  CHECK(run_tool("convert " + kSampleTmj).status == 2);
+  const Run missing_out = run_tool("convert " + kSampleTmj);
+  CHECK(missing_out.status == 2);
+  CHECK(missing_out.out.find("OUT is required") != std::string::npos);  // named as in --help and the README (was "out")
   const Run help = run_tool("convert --help");
   CHECK(help.status == 0);
   CHECK(help.out.find(".tmj") != std::string::npos);
