@@ -19,8 +19,8 @@
 #include <vector>
 
 #include "scripted_player.hpp"
-#include "swarmfield/cli/parse_error.hpp"
 #include "spawn_rect.hpp"
+#include "swarmfield/cli/parse_error.hpp"
 #include "swarmfield/io/map_file.hpp"
 #include "swarmfield/server/config/config_toml.hpp"
 #include "swarmfield/sim/crowd/density_limit.hpp"
@@ -89,16 +89,20 @@ std::string kinds_from_options(const std::vector<std::string>& specs, std::vecto
     const std::size_t colon = spec.find(':');
     const std::string name = spec.substr(0, colon);
     const int index = sim::find_agent_kind(out, name);
+    // The option and name as the error sentences echo them (see printable_argument).
+    const std::string option = "--kind '" + cli::printable_argument(spec) + "'";
     if (index < 0) {
       std::string known;
       for (const sim::AgentKind& k : out) known += (known.empty() ? "" : ", ") + k.name;
-      return "--kind '" + swarmfield::cli::printable_argument(spec) + "': unknown kind '" + swarmfield::cli::printable_argument(name) + "' (known: " + known + ")";
+      return option + ": unknown kind '" + cli::printable_argument(name) + "' (known: " + known + ")";
     }
-    if (named[static_cast<std::size_t>(index)]) return "--kind '" + swarmfield::cli::printable_argument(spec) + "': kind '" + swarmfield::cli::printable_argument(name) + "' given twice";
+    if (named[static_cast<std::size_t>(index)]) {
+      return option + ": kind '" + cli::printable_argument(name) + "' given twice";
+    }
     named[static_cast<std::size_t>(index)] = true;
     float weight = 1.0f;
     if (colon != std::string::npos && (!parse_numbers(spec.substr(colon + 1), 1, &weight) || !(weight > 0.0f))) {
-      return "--kind '" + swarmfield::cli::printable_argument(spec) + "': the weight after ':' must be a number > 0 and at most 3.4e38";
+      return option + ": the weight after ':' must be a number > 0 and at most 3.4e38";
     }
     out[static_cast<std::size_t>(index)].spawn_weight = weight;
   }
@@ -182,20 +186,21 @@ bool read_players(const SimOptions& opt, const sim::GridMap& map, std::vector<si
   for (const std::string& spec : opt.players) {
     float xy[2];
     if (!parse_numbers(spec, 2, xy)) {
-      std::fprintf(stderr, "error: --player '%s': expected X,Y (two numbers, world units)\n", swarmfield::cli::printable_argument(spec).c_str());
+      std::fprintf(stderr, "error: --player '%s': expected X,Y (two numbers, world units)\n",
+                   cli::printable_argument(spec).c_str());
       return false;
     }
     const float w = static_cast<float>(map.width()) * map.cell_size();
     const float h = static_cast<float>(map.height()) * map.cell_size();
     if (xy[0] < 0.0f || xy[1] < 0.0f || xy[0] >= w || xy[1] >= h) {
-      std::fprintf(stderr, "error: --player '%s' is off the map (0..%g x 0..%g world units)\n", swarmfield::cli::printable_argument(spec).c_str(),
-                   static_cast<double>(w), static_cast<double>(h));
+      std::fprintf(stderr, "error: --player '%s' is off the map (0..%g x 0..%g world units)\n",
+                   cli::printable_argument(spec).c_str(), static_cast<double>(w), static_cast<double>(h));
       return false;
     }
     // The world would move such a player to the nearest open cell: a scene should say so.
     if (const sim::CellCoord c = map.world_to_cell({xy[0], xy[1]}); !map.walkable(c.x, c.y)) {
       std::fprintf(stderr, "error: --player '%s' stands in a wall (cell %d,%d is blocked); give a walkable position\n",
-                   swarmfield::cli::printable_argument(spec).c_str(), c.x, c.y);
+                   cli::printable_argument(spec).c_str(), c.x, c.y);
       return false;
     }
     standing.push_back({xy[0], xy[1]});
@@ -261,7 +266,8 @@ bool read_scene(const SimOptions& opt, const sim::GridMap& map, Scene& scene) {
   if (!read_players(opt, map, scene.standing) || !read_spawn_rect(opt, map, scene.rect)) return false;
   const std::optional<sim::FieldMode> mode = sim::parse_field_mode(opt.field_mode);
   if (!mode) {
-    std::fprintf(stderr, "error: --field-mode '%s': expected whole, hierarchical or auto\n", swarmfield::cli::printable_argument(opt.field_mode).c_str());
+    std::fprintf(stderr, "error: --field-mode '%s': expected whole, hierarchical or auto\n",
+                 cli::printable_argument(opt.field_mode).c_str());
     return false;
   }
   scene.mode = *mode;
@@ -272,7 +278,8 @@ bool read_scene(const SimOptions& opt, const sim::GridMap& map, Scene& scene) {
 std::FILE* open_csv_file(const std::string& path, const char* flag, const char* header) {
   std::FILE* f = std::fopen(path.c_str(), "w");
   if (f == nullptr) {
-    std::fprintf(stderr, "error: %s '%s': cannot write: %s\n", flag, swarmfield::cli::printable_argument(path).c_str(), std::strerror(errno));
+    std::fprintf(stderr, "error: %s '%s': cannot write: %s\n", flag, cli::printable_argument(path).c_str(),
+                 std::strerror(errno));
     return nullptr;
   }
   std::fputs(header, f);
@@ -286,7 +293,7 @@ bool close_csv(const SimOptions& opt, CsvFiles& csv) {
     if (f == nullptr) return;
     const bool written = std::ferror(f) == 0;
     if (std::fclose(f) != 0 || !written) {
-      std::fprintf(stderr, "error: %s '%s': write failed\n", flag, swarmfield::cli::printable_argument(path).c_str());
+      std::fprintf(stderr, "error: %s '%s': write failed\n", flag, cli::printable_argument(path).c_str());
       ok = false;
     }
     f = nullptr;
@@ -320,7 +327,7 @@ bool open_csv(const SimOptions& opt, CsvFiles& csv) {
   if (csv.agents != nullptr && csv.players != nullptr && fstat(fileno(csv.agents), &a) == 0 &&
       fstat(fileno(csv.players), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino) {
     std::fprintf(stderr, "error: --csv '%s' and --players-csv '%s' are the same file; give each its own\n",
-                 swarmfield::cli::printable_argument(opt.csv_path).c_str(), swarmfield::cli::printable_argument(opt.players_csv_path).c_str());
+                 cli::printable_argument(opt.csv_path).c_str(), cli::printable_argument(opt.players_csv_path).c_str());
     (void)close_csv(opt, csv);
     return false;
   }

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace swarmfield::cli {
@@ -35,7 +36,9 @@ inline std::size_t edit_distance(const std::string& a, const std::string& b) {
   for (std::size_t i = 1; i <= a.size(); ++i) {
     for (std::size_t j = 1; j <= b.size(); ++j) {
       d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
     }
   }
   return d[a.size()][b.size()];
@@ -89,17 +92,15 @@ inline std::string describe_extras(const CLI::App& at, const std::vector<std::st
       const std::string name = word.substr(0, word.find('='));
       part = "unknown option '" + printable_argument(name) + "'";
       if (name.size() > 2 && name[1] == '-') {
-        const std::string near = nearest_option(at, name);
-        std::string in_sub;
-        for (const CLI::App* sub : deeper) {
-          if (in_sub.empty() && nearest_option(*sub, name) == name) in_sub = sub->get_name();
-        }
-        if (near == name) {
+        const auto has_it = [&](const CLI::App* sub) { return sub->get_option_no_throw(name) != nullptr; };
+        const auto owner = std::find_if(deeper.begin(), deeper.end(), has_it);
+        if (at.get_option_no_throw(name) != nullptr) {
           part = "'" + printable_argument(name) + "' is not taken here" +
                  (after_separator ? std::string(" (after '--' every word is a plain argument)") : std::string());
-        } else if (!in_sub.empty()) {
-          part += " (an option of '" + printable_argument(in_sub) + "': give it after '" + printable_argument(in_sub) + "')";
-        } else if (!near.empty()) {
+        } else if (owner != deeper.end()) {
+          const std::string sub = printable_argument((*owner)->get_name());
+          part += " (an option of '" + sub + "': give it after '" + sub + "')";
+        } else if (const std::string near = nearest_option(at, name); !near.empty()) {
           part += " (did you mean '" + near + "'?)";
         }
       }
@@ -118,13 +119,17 @@ inline std::string describe_extras(const CLI::App& at, const std::vector<std::st
 }  // namespace parse_error_detail
 
 /// What went wrong with the command line `app` just failed to parse (`e`), as one sentence
-/// without the "error: " prefix or a pointer to --help (the caller adds those):
+/// without the "error: " prefix or a pointer to --help (the caller adds those). Words of the
+/// command line are echoed through printable_argument().
 ///  - arguments nobody takes (also when CLI11 reports another error first, as an unknown
-///    option's value taken for a positional argument): each unknown option named in the order given, with the nearest
-///    option of the (sub)command when one is within two edits ("did you mean"), its value left
-///    out; a stray positional word as "unexpected argument 'x'";
+///    option's value taken for a positional argument): each unknown option named in the order
+///    given, its value left out, with the subcommand it belongs to when it came before it, else
+///    the nearest option of its (sub)command within two edits ("did you mean"); an option after
+///    "--" as not taken there; a stray positional word as "unexpected argument 'x'";
 ///  - an option given more often than it takes: "--agents is given 2 times; give it once";
-///  - anything else: CLI11's own message.
+///  - a flag given a value it can not take: "--headless is a flag: ...";
+///  - a value out of a CLI::Range: "--port must be in 1..65535 (got 99999)";
+///  - anything else: CLI11's own message, printable and at most 300 characters.
 inline std::string describe_parse_error(const CLI::App& app, const CLI::ParseError& e) {
   using namespace parse_error_detail;
   // Unknown options are the first thing to fix whatever CLI11 threw: an option's value may have
@@ -142,16 +147,16 @@ inline std::string describe_parse_error(const CLI::App& app, const CLI::ParseErr
     if (!part.empty()) extras += (extras.empty() ? "" : "; ") + part;
   }
   if (!extras.empty() && (unknown_option || dynamic_cast<const CLI::ExtrasError*>(&e) != nullptr)) return extras;
+  const std::string what = e.what();
   if (dynamic_cast<const CLI::ArgumentMismatch*>(&e) != nullptr) {
     // "--agents: At Most 1 required but received 2"
-    const std::string what = e.what();
     const std::string marker = ": At Most 1 required but received ";
     const std::size_t pos = what.find(marker);
     if (pos != std::string::npos) {
-      return printable_argument(what.substr(0, pos)) + " is given " + what.substr(pos + marker.size()) + " times; give it once";
+      return printable_argument(what.substr(0, pos)) + " is given " + what.substr(pos + marker.size()) +
+             " times; give it once";
     }
   }
-  const std::string what = e.what();
   // "Could not convert: --headless = nope": a flag given a value it can not take.
   if (dynamic_cast<const CLI::ConversionError*>(&e) != nullptr) {
     constexpr std::string_view kPrefix = "Could not convert: ";
@@ -164,22 +169,22 @@ inline std::string describe_parse_error(const CLI::App& app, const CLI::ParseErr
         if (opt == nullptr) opt = level->get_option_no_throw(name);
       }
       if (opt != nullptr && opt->get_expected_max() == 0) {
-        return printable_argument(name) + " is a flag: give it alone, or =true/=false (got '" + printable_argument(value) +
-               "')";
+        return printable_argument(name) + " is a flag: give it alone, or =true/=false (got '" +
+               printable_argument(value) + "')";
       }
       return printable_argument(name) + ": '" + printable_argument(value) + "' is not a value it takes";
     }
   }
   // "--port: Value 99999 not in range 1 to 65535" (CLI::Range), as the server words a range.
   {
-    const std::string marker = ": Value ";
-    const std::size_t at = what.find(marker);
-    const std::size_t in = what.find(" not in range ");
-    const std::size_t to = what.find(" to ", in == std::string::npos ? 0 : in);
+    constexpr std::string_view kValue = ": Value ", kRange = " not in range ", kTo = " to ";
+    const std::size_t at = what.find(kValue);
+    const std::size_t in = what.find(kRange);
+    const std::size_t to = what.find(kTo, in == std::string::npos ? 0 : in);
     if (at != std::string::npos && in != std::string::npos && to != std::string::npos && at < in) {
-      const std::string value = what.substr(at + marker.size(), in - at - marker.size());
-      const std::string low = what.substr(in + 14, to - in - 14);
-      const std::string high = what.substr(to + 4);
+      const std::string value = what.substr(at + kValue.size(), in - at - kValue.size());
+      const std::string low = what.substr(in + kRange.size(), to - in - kRange.size());
+      const std::string high = what.substr(to + kTo.size());
       return printable_argument(what.substr(0, at)) + " must be in " + printable_argument(low) + ".." +
              printable_argument(high) + " (got " + printable_argument(value) + ")";
     }

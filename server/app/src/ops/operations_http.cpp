@@ -281,7 +281,8 @@ class BoundedServer final : public httplib::Server {
           static constexpr std::string_view kHead =
               "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 51\r\n"
               "Connection: close\r\n\r\n";
-          [[maybe_unused]] ssize_t sent = ::send(sock, kHead.data(), kHead.size(), MSG_DONTWAIT | MSG_NOSIGNAL | MSG_MORE);
+          [[maybe_unused]] ssize_t sent =
+              ::send(sock, kHead.data(), kHead.size(), MSG_DONTWAIT | MSG_NOSIGNAL | MSG_MORE);
           sent = ::send(sock, kBody.data(), kBody.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
           // What of the request has arrived is read first: closing with unread bytes sends a
           // reset, which may reach the peer before it reads the answer.
