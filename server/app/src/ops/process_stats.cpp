@@ -55,14 +55,14 @@ bool read_process_stats(ProcessStats& out) {
   try {
     // proc(5) numbers fields from 1; f[0] is field 3: utime 14, stime 15, starttime 22, vsize 23, rss 24.
     const auto field = [&](int n) { return f[static_cast<std::size_t>(n - 3)]; };
-    s.cpu_seconds = (std::stod(field(14)) + std::stod(field(15))) / static_cast<double>(ticks);
-    // The same sum, exact: /proc's utime and stime are sampled at clock ticks (1/100 s here), so a
-    // server that ran a few ms (a small map just started, or one the scheduler kept waiting)
-    // read 0. The scheduler's own runtime of every thread of the process, in nanoseconds.
+    // The scheduler's own runtime of every thread of the process, exact to the nanosecond;
+    // /proc's utime + stime only where that clock fails: they are sampled at clock ticks (1/100 s
+    // here), so a server that ran a few ms (a small map just started, or one the scheduler kept
+    // waiting) read 0.
     timespec cpu{};
-    if (clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu) == 0) {
-      s.cpu_seconds = static_cast<double>(cpu.tv_sec) + static_cast<double>(cpu.tv_nsec) * 1e-9;
-    }
+    s.cpu_seconds = clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu) == 0
+                        ? static_cast<double>(cpu.tv_sec) + static_cast<double>(cpu.tv_nsec) * 1e-9
+                        : (std::stod(field(14)) + std::stod(field(15))) / static_cast<double>(ticks);
     s.start_time_seconds = boot + std::stod(field(22)) / static_cast<double>(ticks);
     s.virtual_bytes = std::stoull(field(23));
     s.resident_bytes = std::stoull(field(24)) * static_cast<std::uint64_t>(page);
