@@ -1,7 +1,9 @@
 // Figure 3: cost of one Swarm::step per agent at 1k, 10k and 100k agents on a 1024 x 1024
 // street map, with the agents spread over the map or packed around the goal, on 1 and 2
 // threads (a WorkerPool, as World uses), plus the separation gather alone through the spatial
-// hash vs by brute force (O(N^2)) at 10k.
+// hash vs by brute force (O(N^2)) at 10k. swarm/step_nav_kinds: the server's default kinds
+// (runners, walkers, brutes by their spawn weights) at 100k, the mix issue 19's speed target
+// is set for (the one-kind rows leave out the pair table, size class 2 and the kinds' rules).
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -16,6 +18,7 @@
 #include "bench_registry.hpp"
 #include "bench_support.hpp"
 #include "hashed_separation.hpp"
+#include "swarmfield/sim/crowd/agent_kind.hpp"
 #include "swarmfield/sim/nav/field/navigation_fields.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
 #include "swarmfield/sim/crowd/spatial_hash.hpp"
@@ -42,6 +45,7 @@ struct FieldSetup {
   const sim::GridMap* map = nullptr;
   sim::NavigationFields fields;
   sim::NavigationSet nav;
+  sim::NavigationSet nav_kinds;  // size classes 1 and 2: the default kinds' (a brute is class 2)
 };
 
 const FieldSetup& field_setup() {
@@ -52,16 +56,20 @@ const FieldSetup& field_setup() {
     r.fields.update(*r.map, goals);
     const sim::Vec2 goal_positions[1] = {r.map->cell_center(goals[0])};
     r.nav.update(*r.map, goal_positions, sim::size_class_bit(1));
+    r.nav_kinds.update(*r.map, goal_positions, sim::size_class_bit(1) | sim::size_class_bit(2));
     return r;
   }();
   return s;
 }
 
-/// How a benchmark steps the swarm: the single field, or World's NavigationSet.
-enum class Steering { kFlowField, kNavigationSet };
+/// How a benchmark steps the swarm: the single field, World's NavigationSet with one kind, or
+/// with the server's default kinds.
+enum class Steering { kFlowField, kNavigationSet, kNavigationSetKinds };
 
 void step_swarm(sim::Swarm& swarm, const FieldSetup& f, Steering steering, sim::WorkerPool* pool) {
-  if (steering == Steering::kNavigationSet) {
+  if (steering == Steering::kNavigationSetKinds) {
+    swarm.step(*f.map, f.nav_kinds, kDt, pool);
+  } else if (steering == Steering::kNavigationSet) {
     swarm.step(*f.map, f.nav, kDt, pool);
   } else {
     swarm.step(*f.map, f.fields.flow(), f.fields.integration(), kDt, pool);
@@ -73,6 +81,8 @@ void step_swarm(sim::Swarm& swarm, const FieldSetup& f, Steering steering, sim::
 /// Packed: agents fill the n / kPackedAgentsPerCell reachable cells closest to the goal (by path
 /// cost), i.e. a crowd already pressing on the player.
 /// Inside its cell an agent sits at a seeded random point at least 0.15 cell from the border.
+/// kNavigationSetKinds: each agent's kind drawn by the default kinds' spawn weights (a brute
+/// whose disc overlaps a wall there is moved clear by the first step, as the server's are).
 sim::Swarm make_swarm(const FieldSetup& f, Layout layout, std::size_t n, sim::WorkerPool* pool = nullptr,
                       Steering steering = Steering::kFlowField) {
   const sim::GridMap& map = *f.map;
@@ -86,13 +96,18 @@ sim::Swarm make_swarm(const FieldSetup& f, Layout layout, std::size_t n, sim::Wo
   }
   sim::Swarm swarm(sim::SwarmParams{}, n);
   swarm.set_environment(map, {});
+  const std::vector<sim::AgentKind> kinds = sim::default_agent_kinds();
+  const bool mixed = steering == Steering::kNavigationSetKinds;
+  if (mixed) swarm.set_kinds(kinds);
   std::mt19937_64 rng(kSeed + 1);
   std::uniform_real_distribution<float> offset(-0.35f, 0.35f), heading(-3.14159265f, 3.14159265f);
   const float cs = map.cell_size();
   for (std::size_t i = 0; i < n && !cells.empty(); ++i) {
     const sim::Vec2 c = map.cell_center(cells[i % cells.size()]);
     const float dx = offset(rng) * cs, dy = offset(rng) * cs;
-    swarm.add({c.x + dx, c.y + dy}, heading(rng));
+    const float h = heading(rng);
+    const std::uint8_t kind = mixed ? sim::pick_agent_kind(kinds, rng()) : std::uint8_t{0};
+    swarm.add({c.x + dx, c.y + dy}, h, kind);
   }
   for (int t = 0; t < kWarmupTicks; ++t) step_swarm(swarm, f, steering, pool);
   return swarm;
@@ -250,6 +265,17 @@ void register_swarm_benchmarks(const BenchOptions& options) {
           const std::string name = steering == Steering::kFlowField ? "swarm/step/" : "swarm/step_nav/";
           benchmark::RegisterBenchmark((name + layout_name(layout)).c_str(),
                                        [layout, steering](benchmark::State& st) { swarm_step(st, layout, steering); })
+              ->ArgNames({"agents", "threads"})
+              ->Args({s.agents, threads})
+              ->Iterations(s.ticks)
+              ->UseRealTime()
+              ->Unit(benchmark::kMicrosecond);
+        }
+        if (s.agents == 100000) {
+          benchmark::RegisterBenchmark((std::string("swarm/step_nav_kinds/") + layout_name(layout)).c_str(),
+                                       [layout](benchmark::State& st) {
+                                         swarm_step(st, layout, Steering::kNavigationSetKinds);
+                                       })
               ->ArgNames({"agents", "threads"})
               ->Args({s.agents, threads})
               ->Iterations(s.ticks)
