@@ -413,8 +413,9 @@ double run_ticks(const SimOptions& opt, sim::World& world, std::uint32_t player,
     if (!opt.no_progress && s1 - last_report >= std::chrono::seconds(1)) {
       const std::uint64_t ticks = world.tick() - last_report_tick;
       const double ms = ticks > 0 ? 1000.0 * (step_seconds - step_seconds_at_report) / static_cast<double>(ticks) : 0.0;
-      std::fprintf(stderr, "tick=%" PRIu64 " agents=%zu mean_dist=%.1f ms_per_tick=%.3f rebuilds=%" PRIu64 "%s",
-                   world.tick(), world.swarm().size(),
+      std::fprintf(stderr,
+                   "tick=%" PRIu64 " agents=%zu asleep=%zu mean_dist=%.1f ms_per_tick=%.3f rebuilds=%" PRIu64 "%s",
+                   world.tick(), world.swarm().size(), world.swarm().sleeping_count(),
                    mean_distance_to(world.swarm(), world.find_player(player)->position), ms, world.rebuild_count(),
                    tty ? "\r" : "\n");
       std::fflush(stderr);

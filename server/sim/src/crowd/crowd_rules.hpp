@@ -78,6 +78,16 @@ inline constexpr float kContactTolerance = 0.05f;
 inline constexpr float kCoincidentProjection = 1e-8f;
 inline constexpr int kContactPasses = 2;
 
+// Sleep (SwarmParams::sleep_after_ticks): an agent at rest counts as still while it moves less
+// than this fraction of its max step a tick, and one that rests but is pushed farther (the
+// contact term) stirs its neighbours like a moving one. A settled pile's contact terms are far
+// below it; an agent pressed by an arrival is far above it.
+inline constexpr float kSleepStill = 0.01f;
+// ... and an awake neighbour marks the calm agents round it (they wake) once it may have moved
+// this fraction of its max step from where it last marked them: rest ends when a free path
+// opens by wake_above (a quarter) of a step, so a creep below this changes no sleeper's choice.
+inline constexpr float kSleepStir = 0.05f;
+
 /// How far (world units) a disc may move along a unit direction before it touches another disc:
 /// the other's centre is at distance `d` in a direction whose cosine with the move is
 /// `approach` (> 0), and discs touch at `contact_d`. Exact for the straight sweep: the smallest

@@ -100,6 +100,11 @@ Swarm::Swarm(const SwarmParams& params, std::size_t capacity) : params_(sanitize
   perm_vys_.reserve(capacity);
   perm_ids_.reserve(capacity);
   perm_headings_.reserve(capacity);
+  for (auto* v : {&calm_, &perm_calm_, &wake_, &perm_wake_, &asleep_}) v->reserve(capacity);
+  signature_.reserve(capacity);
+  perm_signature_.reserve(capacity);
+  for (auto* v : {&mark_x_, &mark_y_, &perm_mark_x_, &perm_mark_y_}) v->reserve(capacity);
+  removed_points_.reserve(kMaxRemovedPoints);
   burst_chunks_.reserve(capacity / (params_.parallel_chunk_agents > 0 ? params_.parallel_chunk_agents : 1) + 1);
   rest_chunks_.reserve(burst_chunks_.capacity());
   kinds_.reserve(capacity);
@@ -139,6 +144,11 @@ std::uint32_t Swarm::add(Vec2 p, float heading, std::uint8_t kind) {
   resting_.push_back(0);
   wait_.push_back(0);
   commit_.push_back(0);
+  calm_.push_back(0);
+  signature_.push_back(0);
+  wake_.push_back(0);
+  mark_x_.push_back(std::numeric_limits<float>::infinity());  // marks its neighbours on its first step
+  mark_y_.push_back(std::numeric_limits<float>::infinity());
   return id;
 }
 
@@ -155,6 +165,12 @@ void Swarm::clear() noexcept {
   commit_.clear();
   kinds_.clear();
   kind_counts_.fill(0);
+  calm_.clear();
+  signature_.clear();
+  wake_.clear();
+  mark_x_.clear();
+  mark_y_.clear();
+  removed_points_.clear();
 }
 
 std::size_t Swarm::remove_agents(std::span<const std::size_t> indices) noexcept {
@@ -172,6 +188,12 @@ std::size_t Swarm::remove_agents(std::span<const std::size_t> indices) noexcept 
     if (next_dead < valid && indices[next_dead] == i) {
       --kind_counts_[kinds_[i]];
       ++next_dead;
+      // Its neighbours may have rested against it: they wake (Swarm::mark_removed_neighbours).
+      if (removed_points_.size() < kMaxRemovedPoints) {
+        removed_points_.push_back({xs_[i], ys_[i]});
+      } else {
+        wake_all_ = true;
+      }
       continue;
     }
     ids_[out] = ids_[i];
@@ -185,11 +207,19 @@ std::size_t Swarm::remove_agents(std::span<const std::size_t> indices) noexcept 
     wait_[out] = wait_[i];
     commit_[out] = commit_[i];
     kinds_[out] = kinds_[i];
+    calm_[out] = calm_[i];
+    signature_[out] = signature_[i];
+    wake_[out] = wake_[i];
+    mark_x_[out] = mark_x_[i];
+    mark_y_[out] = mark_y_[i];
     ++out;
   }
   ids_.resize(out);
   for (auto* v : {&xs_, &ys_, &vxs_, &vys_, &headings_}) v->resize(out);
-  for (auto* v : {&burst_ticks_, &resting_, &commit_, &kinds_}) v->resize(out);
+  for (auto* v : {&burst_ticks_, &resting_, &commit_, &kinds_, &calm_, &wake_}) v->resize(out);
+  signature_.resize(out);
+  mark_x_.resize(out);
+  mark_y_.resize(out);
   wait_.resize(out);
   return valid;
 }
@@ -222,6 +252,7 @@ bool Swarm::set_kinds(std::span<const AgentKind> kinds) {
     kind_sep_r_[k] = std::max({sep_r, 2.0f * kind.radius, 1e-3f});
   }
   hash_cell_ = -1.0f;  // reconfigure the hashes for the kinds present on the next step
+  wake_all_ = true;
   return true;
 }
 
@@ -253,12 +284,13 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
                       const NavigationSet* nav, const CongestionFields* congestion,
                       std::span<const Vec2> goal_velocities, float dt, WorkerPool* pool) {
   if (!(dt > 0.0f) || !std::isfinite(dt)) return;
-  follow_environment(map);
+  const bool environment_changed = follow_environment(map);
   if (integration != nullptr && (integration->width() != map.width() || integration->height() != map.height())) {
     integration = nullptr;  // not built for this map: cannot tell unreachable cells apart
   }
   crowd_detail::SwarmTick t{map, flow, integration};
   prepare_tick(t, nav, congestion, goal_velocities, dt);
+  prepare_sleep(t, environment_changed);
   resize_tick_buffers(t.n);
 
   // Threading: every phase below is a parallel_for over fixed chunks of `chunk` agents. A
@@ -269,10 +301,12 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   repair_positions(t, nav, pool);
   rebuild_hash(t, pool);
   reorder_and_steer(t, pool);
+  mark_removed_neighbours(t);
   gather_integrate_turn(t, pool);
   start_and_move_bursts(t, pool);
   project_contacts(t, pool);
   build_pile_profile(t);
+  count_sleepers(t);
   swap_in_positions();
 }
 
@@ -434,6 +468,7 @@ void Swarm::resize_tick_buffers(std::size_t n) {
   pile_dist_.resize(n);
   pile_level_.resize(n);
   bursting_.resize(n);
+  asleep_.resize(n);
 }
 
 // --- Repair: positions that are non-finite or inside a blocked cell (set by add(),
@@ -506,6 +541,11 @@ void Swarm::rebuild_hash(crowd_detail::SwarmTick& t, WorkerPool* pool) {
   perm_resting_.resize(n);
   perm_wait_.resize(n);
   perm_commit_.resize(n);
+  perm_calm_.resize(n);
+  perm_signature_.resize(n);
+  perm_wake_.resize(n);
+  perm_mark_x_.resize(n);
+  perm_mark_y_.resize(n);
 }
 
 // The reorder runs chunk by chunk just before the steering of the same chunk, which reads
@@ -527,6 +567,11 @@ void Swarm::reorder_and_steer(crowd_detail::SwarmTick& t, WorkerPool* pool) {
       perm_resting_[k] = resting_[from];
       perm_wait_[k] = wait_[from];
       perm_commit_[k] = commit_[from];
+      perm_calm_[k] = calm_[from];
+      perm_signature_[k] = signature_[from];
+      perm_wake_[k] = wake_[from];
+      perm_mark_x_[k] = mark_x_[from];
+      perm_mark_y_[k] = mark_y_[from];
     }
     // --- Steer: desired = smoothed flow or the size class's any-angle direction, obstacle
     //     force, steer = normalize(desired * w + force), and the path a full step takes along
@@ -542,6 +587,13 @@ void Swarm::reorder_and_steer(crowd_detail::SwarmTick& t, WorkerPool* pool) {
   resting_.swap(perm_resting_);
   wait_.swap(perm_wait_);
   commit_.swap(perm_commit_);
+  calm_.swap(perm_calm_);
+  signature_.swap(perm_signature_);
+  wake_.swap(perm_wake_);
+  mark_x_.swap(perm_mark_x_);
+  mark_y_.swap(perm_mark_y_);
+  // This tick's marks go to the spare buffer (swapped in with the positions).
+  std::fill(perm_wake_.begin(), perm_wake_.end(), std::uint8_t{0});
 }
 
 // --- Gather neighbours: separation, contact, free path, stacks (swarm_separation.cpp).
@@ -585,6 +637,13 @@ void Swarm::swap_in_positions() {
   vxs_.swap(perm_vxs_);  // integrate_agents wrote this tick's velocities there
   vys_.swap(perm_vys_);
   resting_.swap(perm_resting_);  // the gather wrote this tick's rest flags there
+  calm_.swap(perm_calm_);        // this tick's calm counts, signatures and marks (swarm_sleep.cpp)
+  signature_.swap(perm_signature_);
+  wake_.swap(perm_wake_);
+  if (sleep_ran_) {  // (else the gather wrote no mark position: the reordered ones stand)
+    mark_x_.swap(perm_mark_x_);
+    mark_y_.swap(perm_mark_y_);
+  }
   any_rest_ = std::find(rest_chunks_.begin(), rest_chunks_.end(), std::uint8_t{1}) != rest_chunks_.end();
 }
 

@@ -25,6 +25,7 @@ void Swarm::set_environment(const GridMap& map, std::span<const Obstacle> obstac
   configure_hashes(map);
   refresh_map_cache(map);
   needs_repair_ = true;
+  wake_all_ = true;
 }
 
 void Swarm::configure_hashes(const GridMap& map) {
@@ -118,16 +119,23 @@ const ClearanceMap& Swarm::clearance_for(const GridMap& map, const NavigationSet
 
 // The hashes and the map cache follow the map and the kinds present; a change may leave agents
 // in walls (needs_repair_).
-void Swarm::follow_environment(const GridMap& map) {
+bool Swarm::follow_environment(const GridMap& map) {
   const float cs = map.cell_size();
+  bool changed = false;
   if (static_cast<float>(map.width()) * cs != env_world_width_ ||
       static_cast<float>(map.height()) * cs != env_world_height_) {
     configure_hashes(map);  // first step on a map of this size (allocates once)
     needs_repair_ = true;
+    changed = true;
   } else if (interaction_radius() != hash_cell_) {
     configure_hashes(map);  // the kinds present changed (allocates when the grid grows)
+    changed = true;
   }
-  if (refresh_map_cache(map)) needs_repair_ = true;  // walls may have appeared under agents
+  if (refresh_map_cache(map)) {
+    needs_repair_ = true;  // walls may have appeared under agents
+    changed = true;
+  }
+  return changed;
 }
 
 }  // namespace swarmfield::sim

@@ -9,12 +9,43 @@
 //   heading: turn toward the steering direction by at most max_turn_rate * dt.
 #include <algorithm>
 
+#include "crowd_rules.hpp"
 #include "swarm_tick.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 
 namespace swarmfield::sim {
 
 using crowd_detail::cell_of;
+
+// Sleep (swarm_sleep.cpp), after an awake agent's move from p0 to p2: its calm count (quiet in
+// the gather, at rest, moved less than kSleepStill of a step), and whether it stirs its calm
+// neighbours: its rest flag flipped, its steering changed, or it ends more than kSleepStir of a
+// step from where it last marked them (so a creep adds up; a contact push after this is counted
+// on the next tick). An agent that stays about where it was (the tail of a queue waiting, the
+// rim of a pile pressing on) leaves them asleep.
+SWARMFIELD_ALWAYS_INLINE inline void Swarm::settle_or_stir(const crowd_detail::SwarmTick& t,
+                                                           const crowd_detail::KindTick& kt, std::size_t k, Vec2 p0,
+                                                           Vec2 p2) {
+  const Vec2 moved = p2 - p0;
+  const float still = crowd_rules::kSleepStill * kt.max_step;
+  const std::uint8_t state = asleep_[k];
+  const bool calm = (state & 3u) == crowd_detail::kQuiet && perm_resting_[k] != 0 && dot(moved, moved) <= still * still;
+  perm_calm_[k] = calm ? static_cast<std::uint8_t>(std::min<std::uint32_t>(calm_[k] + 1u, 255u)) : std::uint8_t{0};
+  const float crept = std::hypot(p2.x - mark_x_[k], p2.y - mark_y_[k]);
+  const bool stirred = !(crept <= crowd_rules::kSleepStir * kt.max_step) || bursting_[k] != 0 ||
+                       perm_resting_[k] != resting_[k] || perm_signature_[k] != signature_[k];
+  if (!stirred) {
+    perm_mark_x_[k] = mark_x_[k];
+    perm_mark_y_[k] = mark_y_[k];
+    return;
+  }
+  perm_mark_x_[k] = p2.x;
+  perm_mark_y_[k] = p2.y;
+  if ((state & crowd_detail::kNearCalm) != 0) {
+    const float r2 = t.mixed ? kt.query_r2 : t.pairs[t.only_kind * kMaxAgentKinds + t.only_kind].r2;
+    stir_neighbours(t, k, r2);
+  }
+}
 
 void Swarm::integrate_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end) {
   if (t.mixed) {
@@ -34,6 +65,13 @@ void Swarm::integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::siz
     const crowd_detail::KindTick& kt = kMixed ? t.kinds[t.kind[k]] : only_kt;
     const float max_step = kt.max_step;
     const Vec2 p0{t.sxs[k], t.sys[k]};
+    if ((asleep_[k] & 3u) == crowd_detail::kAsleep) {  // (swarm_sleep.cpp) holds, its calm count already written
+      next_xs_[k] = p0.x;
+      next_ys_[k] = p0.y;
+      perm_vxs_[k] = 0.0f;
+      perm_vys_[k] = 0.0f;
+      continue;
+    }
     Vec2 corr{corr_x_[k], corr_y_[k]};
     Vec2 p2 = p0;
     if (t.has_invalid && !map.walkable(cell_of(p0.x, cs), cell_of(p0.y, cs))) {
@@ -93,6 +131,11 @@ void Swarm::integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::siz
     }
     next_xs_[k] = p2.x;
     next_ys_[k] = p2.y;
+    if (t.sleep_ticks != 0) {
+      settle_or_stir(t, kt, k, p0, p2);
+    } else {
+      perm_calm_[k] = 0;
+    }
     // Into the spare buffer (swapped in with the positions): the gather of other chunks reads
     // last tick's velocities (vxs_) while this runs.
     perm_vxs_[k] = (p2.x - p0.x) * t.inv_dt;

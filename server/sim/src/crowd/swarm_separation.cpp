@@ -301,12 +301,41 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
   std::uint8_t* const contact_count = contact_count_.data();
   bool chunk_rest = false;  // some agent of the chunk rests this tick
   std::uint32_t hit_slot[kNearKeep + 4];  // the query's hits (query_neighbours)
+  const bool sleep_on = t.sleep_ticks != 0;
   for (std::size_t k = begin; k < end; ++k) {
     prefetch_gather(t, hash_, k);
     // With one kind, every agent is of it: its constants from a local copy (this pass stores
     // bytes, so the table itself would be read again for every agent).
     const std::uint8_t self_kind = kMixed ? nkind[k] : only_kind;
     const crowd_detail::KindTick& kt = kMixed ? t.kinds[self_kind] : only_kt;
+    // Sleep (swarm_sleep.cpp): calm long enough, unmarked and steering as last tick, the agent
+    // holds at rest without a gather; quiet (2): calm so far this tick, integrate_agents decides.
+    std::uint8_t quiet = 0;
+    if (sleep_on) {
+      const std::uint32_t signature = steering_signature(k);
+      perm_signature_[k] = signature;
+      if (t.sleep_hold && wake_[k] == 0 && in.nrest[k] != 0 && signature == signature_[k]) {
+        if (calm_[k] >= t.sleep_ticks) {
+          asleep_[k] = crowd_detail::kAsleep;
+          perm_calm_[k] = static_cast<std::uint8_t>(std::min<std::uint32_t>(calm_[k] + 1u, 255u));
+          perm_resting_[k] = 1;
+          wait_[k] = 0;
+          allow_[k] = 0.0f;
+          move_x_[k] = steer_x_[k];
+          move_y_[k] = steer_y_[k];
+          corr_x_[k] = 0.0f;
+          corr_y_[k] = 0.0f;
+          bursting_[k] = 0;
+          contact_count[k] = 0;
+          perm_mark_x_[k] = mark_x_[k];
+          perm_mark_y_[k] = mark_y_[k];
+          chunk_rest = true;
+          continue;
+        }
+        quiet = crowd_detail::kQuiet;
+      }
+    }
+    asleep_[k] = quiet;
     // Candidates within the query radius: the pair's R with one kind, the largest pair R
     // over the kinds present with several (gather_one then tests each pair's own R).
     const float r2 = kMixed ? kt.query_r2 : only.r2;
@@ -335,6 +364,9 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     const bool resting = choose_move<kMixed>(t, kt, k, agent, path_len, sums, near, crowd_rules);
     chunk_rest |= resting;
     correct_overlap(t, kt, k, begin, sums, resting);
+    // Whether a neighbour within its query radius could sleep on the next tick (then the move
+    // decides whether it stirs them: integrate_agents, stir_neighbours).
+    if (sleep_on && has_calm_neighbour(t, near.slots, near.count, near.complete)) asleep_[k] |= crowd_detail::kNearCalm;
   }
   if (chunk_rest) rest_chunks_[begin / t.chunk] = 1;
 }

@@ -29,6 +29,12 @@ inline constexpr std::size_t kPileSectors = 32;
 inline constexpr std::uint32_t kContactSlots = 12;
 // World units added to the reach of that list (float rounding of the positions and steps).
 inline constexpr float kContactMargin = 1e-3f;
+// Swarm::asleep_ per slot (swarm_sleep.cpp): the low two bits 1 asleep, 2 calm so far this tick
+// (integrate_agents decides); kNearCalm: a neighbour within its query radius could sleep on the
+// next tick.
+inline constexpr std::uint8_t kAsleep = 1;
+inline constexpr std::uint8_t kQuiet = 2;
+inline constexpr std::uint8_t kNearCalm = 4;
 
 /// One kind's constants for this tick.
 struct KindTick {
@@ -114,6 +120,11 @@ struct SwarmTick {
   float contact_step_max = 0.0f, contact_r_max = 0.0f;
   float kind_contact_r2[kMaxAgentKinds] = {};
   bool contacts_complete = false;
+  // Sleep (SwarmParams::sleep_after_ticks; the World's step only): calm ticks after which an
+  // agent sleeps (0: off, no calm is counted); sleep_hold false: none sleeps this tick and every
+  // calm count starts again (the map, the kinds or a position changed).
+  std::uint32_t sleep_ticks = 0;
+  bool sleep_hold = false;
 
   // The agents' kinds and positions at the start of the tick, in hash-slot order.
   const std::uint8_t* kind = nullptr;

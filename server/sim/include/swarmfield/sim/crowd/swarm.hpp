@@ -88,6 +88,16 @@ struct SwarmParams {
   /// stays at rest until its free path exceeds wake_above of a step. (0..1 each.)
   float rest_below = 0.02f;
   float wake_above = 0.25f;
+  /// Sleep (the World's step, with a NavigationSet): an agent at rest that has moved less than
+  /// kSleepStill of its max step a tick for this many ticks in a row, with its steering the same
+  /// every tick and no neighbour stirring, sleeps: its neighbour gather, move and contact pass
+  /// are skipped (it holds where it is, at rest) until something could change what it does. It
+  /// wakes the tick after a neighbour within the query radius moves, leaves rest or is pushed
+  /// (that neighbour marks it), when its steering changes (a field rebuilt, the goal moved, the
+  /// pile's levelling), when an agent near it is removed, and for every agent when the map, the
+  /// obstacles, the kinds or a position set by hand change. As physics engines put resting
+  /// bodies to sleep (Box2D's islands): a settled pile costs its steering only. 0: never.
+  std::uint32_t sleep_after_ticks = 30;
   /// Radius (world units) of a goal's disc (a player's) that agents stop at, with any-angle
   /// navigation: an agent closes on a goal in sight only until the discs touch.
   float goal_radius = 0.4f;
@@ -239,16 +249,20 @@ class Swarm {
     std::span<const std::uint8_t> resting;
     std::span<const std::uint16_t> waited;  ///< ticks waited for agents crossing its way
     std::span<const float> move_x, move_y;  ///< unit direction of the move (the steering or a side step)
+    std::span<const std::uint8_t> asleep;   ///< 1: slept through the step (SwarmParams::sleep_after_ticks)
   };
   [[nodiscard]] StepView step_view() const noexcept {
-    return {steer_x_, steer_y_, path_x_, path_y_, allow_, goal_room_, prio_, resting_, wait_, move_x_, move_y_};
+    return {steer_x_, steer_y_, path_x_, path_y_, allow_, goal_room_, prio_, resting_, wait_, move_x_, move_y_, asleep_};
   }
   /// Direct position write (tests, teleports); the next step() repairs invalid positions.
   void set_position(std::size_t index, Vec2 p) noexcept {
     xs_[index] = p.x;
     ys_[index] = p.y;
     needs_repair_ = true;
+    wake_all_ = true;
   }
+  /// Agents that slept through the last step() (SwarmParams::sleep_after_ticks).
+  [[nodiscard]] std::size_t sleeping_count() const noexcept { return sleeping_count_; }
 
  private:
   void step_impl(const GridMap& map, const FlowField& flow, const IntegrationField* integration,
@@ -256,7 +270,7 @@ class Swarm {
                  std::span<const Vec2> goal_velocities, float dt, WorkerPool* pool);
   // step_impl's steps, in order (swarm.cpp): the environment and the tick's constants, then one
   // call per phase over all agents, then the swap of the double-buffered state.
-  void follow_environment(const GridMap& map);
+  bool follow_environment(const GridMap& map);  // true when the map or the kinds present changed
   void prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, const CongestionFields* congestion,
                     std::span<const Vec2> goal_velocities, float dt);
   void prepare_goal_leads(crowd_detail::SwarmTick& t, const NavigationSet* nav, std::span<const Vec2> goal_velocities);
@@ -273,6 +287,18 @@ class Swarm {
   void project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   void build_pile_profile(const crowd_detail::SwarmTick& t);
   void swap_in_positions();
+  // Sleep (SwarmParams::sleep_after_ticks, swarm_sleep.cpp): whether this step lets agents sleep
+  // and the marks of removed agents' neighbours; after the gather of slot k, its calm count and
+  // signature, and the marks it leaves on calm neighbours when it stirs.
+  void prepare_sleep(crowd_detail::SwarmTick& t, bool environment_changed);
+  void mark_removed_neighbours(const crowd_detail::SwarmTick& t);
+  [[nodiscard]] std::uint32_t steering_signature(std::size_t k) const noexcept;
+  [[nodiscard]] bool has_calm_neighbour(const crowd_detail::SwarmTick& t, const std::uint32_t* slots,
+                                        std::uint32_t count, bool complete) const noexcept;
+  void stir_neighbours(const crowd_detail::SwarmTick& t, std::size_t k, float r2);
+  void settle_or_stir(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k, Vec2 p0,
+                      Vec2 p2);
+  void count_sleepers(const crowd_detail::SwarmTick& t);
   // The phases of step_impl over the slots [begin, end), each in its own unit (swarm.cpp says
   // which).
   void steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
@@ -429,6 +455,21 @@ class Swarm {
   std::vector<std::uint8_t> burst_chunks_;  // per chunk: 1 when a burst starts in it this tick
   std::vector<std::uint8_t> rest_chunks_;   // per chunk: 1 when an agent of it rests this tick
   bool any_rest_ = false;                   // some agent rested last tick (else no flag is set)
+  // Sleep (SwarmParams::sleep_after_ticks), per agent and reordered with it: calm ticks in a row
+  // (at rest, still, steering unchanged, not woken; saturating), the steering's signature of
+  // the tick (steering_signature), and 1 when a neighbour stirred near it (read the tick after
+  // it is written, so no agent reads a mark of its own tick: the same for any thread count).
+  // asleep_: per slot, 1 when it sleeps this tick.
+  std::vector<std::uint8_t> calm_, perm_calm_;
+  std::vector<std::uint32_t> signature_, perm_signature_;
+  std::vector<std::uint8_t> wake_, perm_wake_;
+  std::vector<float> mark_x_, mark_y_, perm_mark_x_, perm_mark_y_;  // where it last marked its neighbours
+  std::vector<std::uint8_t> asleep_;
+  static constexpr std::size_t kMaxRemovedPoints = 4096;  // beyond: every agent wakes
+  std::vector<Vec2> removed_points_;  // where agents were removed since the last step
+  bool wake_all_ = true;              // no agent sleeps in the next step (see prepare_sleep)
+  bool sleep_ran_ = false;            // this step counts calm (the gather writes perm_mark_*)
+  std::size_t sleeping_count_ = 0;
   BurstPatterns burst_patterns_;
   // Per map cell, a bit: set when the cell and its 8 neighbours are walkable, so a short move from it
   // cannot touch a wall (the fast path of wall sliding). Keyed by the map it was built from.
