@@ -258,7 +258,61 @@ void register_world_edit_case(const WorldCase& c, int ticks) {
 
 }  // namespace
 
+/// A settled pile (figure 8e, sleep): 10k agents of the default kinds spawned over an open 256 x
+/// 256 map round one standing player, stepped 60 s (1800 ticks, untimed) until the pile has
+/// formed and rests; then `ticks` timed World ticks, 1 thread. `sleep_after_ticks` 0 is the
+/// baseline (every agent gathers every tick); the server's default (30) lets the settled agents
+/// sleep (SwarmParams::sleep_after_ticks). Counters: swarm_ms (CPU per tick) and asleep (agents
+/// asleep on the last tick).
+void settled_pile(benchmark::State& state, std::uint32_t sleep_after_ticks, int ticks) {
+  constexpr std::int32_t kSide = 256;
+  constexpr int kSettleTicks = 1800;
+  sim::GridMap map(kSide, kSide);
+  for (std::int32_t i = 0; i < kSide; ++i) {
+    map.set_cost(i, 0, sim::kBlockedCost);
+    map.set_cost(i, kSide - 1, sim::kBlockedCost);
+    map.set_cost(0, i, sim::kBlockedCost);
+    map.set_cost(kSide - 1, i, sim::kBlockedCost);
+  }
+  sim::WorldParams params;
+  params.max_agents = 10000;
+  params.kinds = sim::default_agent_kinds();
+  params.swarm.sleep_after_ticks = sleep_after_ticks;
+  params.spawner.initial_agents = 10000;
+  params.seed = 5;
+  sim::World world(std::move(map), params);
+  world.add_player({128.5f, 128.5f});
+  for (int i = 0; i < kSettleTicks; ++i) world.step(kDt);
+  const auto thread_cpu_ms = [] {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) * 1e-6;
+  };
+  double swarm_ms = 0.0;
+  SWARMFIELD_CALLGRIND_ON();
+  for (auto _ : state) {
+    for (int i = 0; i < ticks; ++i) {
+      const double t0 = thread_cpu_ms();
+      world.step(kDt);
+      swarm_ms += thread_cpu_ms() - t0;
+    }
+  }
+  SWARMFIELD_CALLGRIND_OFF();
+  const double total = static_cast<double>(state.iterations()) * static_cast<double>(ticks);
+  state.counters["swarm_ms"] = total > 0.0 ? swarm_ms / total : 0.0;
+  state.counters["asleep"] = static_cast<double>(world.swarm().sleeping_count());
+  state.counters["agents"] = static_cast<double>(world.swarm().size());
+}
+
 void register_world_tick_benchmarks(const BenchOptions& options) {
+  // Figure 8e: a settled pile without and with sleep (the ratio is the gain).
+  for (const std::uint32_t sleep : {0u, 30u}) {
+    const int pile_ticks = options.quick ? 3 : 60;
+    benchmark::RegisterBenchmark(("world/settled_pile/open256/sleep:" + std::to_string(sleep)).c_str(),
+                                 [sleep, pile_ticks](benchmark::State& st) { settled_pile(st, sleep, pile_ticks); })
+        ->Iterations(1)
+        ->Unit(benchmark::kMillisecond);
+  }
   const int ticks = options.quick ? 3 : 60;
   register_world_case({"Boston_0_1024/whole", 1, sim::FieldMode::kWhole}, ticks);
   // The same World with the horde rules and 8 players firing every tick (figure 8c).
