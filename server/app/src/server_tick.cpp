@@ -177,9 +177,11 @@ void Server::log_status(Clock::time_point now) {
   const std::uint64_t bytes = tcp_.counters().bytes_sent + udp_.counters().bytes_sent;
   const double secs = std::chrono::duration<double>(now - last_status_).count();
   const double kbit_s = secs > 0.0 ? static_cast<double>(bytes - last_status_bytes_) * 8.0 / 1000.0 / secs : 0.0;
-  spdlog::info("status tick={} agents={} players={} clients={} tick_ms p50={:.3f} p99={:.3f} step_ms p50={:.3f} "
-               "p99={:.3f} out={:.1f} kbit/s overruns={} rebuilds={} field_stale={} udp_max_batch={}",
-               world_.tick(), world_.swarm().size(), world_.players().size(), clients_.size(),
+  spdlog::info("status tick={} agents={} asleep={} players={} clients={} tick_ms p50={:.3f} p99={:.3f} "
+               "step_ms p50={:.3f} p99={:.3f} out={:.1f} kbit/s overruns={} rebuilds={} field_stale={} "
+               "udp_max_batch={}",
+               world_.tick(), world_.swarm().size(), world_.swarm().sleeping_count(), world_.players().size(),
+               clients_.size(),
                window_tick_stats_.percentile(0.5), window_tick_stats_.percentile(0.99),
                window_step_stats_.percentile(0.5), window_step_stats_.percentile(0.99), kbit_s, scheduler_.overruns(),
                world_.all_rebuild_count(), world_.fields().front_stale(),

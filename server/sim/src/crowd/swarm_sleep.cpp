@@ -102,7 +102,8 @@ void Swarm::stir_neighbours(const crowd_detail::SwarmTick& t, std::size_t k, flo
 }
 
 void Swarm::count_sleepers(const crowd_detail::SwarmTick& t) {
-  sleeping_count_ = t.sleep_hold ? static_cast<std::size_t>(std::count(asleep_.begin(), asleep_.end(), std::uint8_t{1})) : 0;
+  sleeping_count_ =
+      t.sleep_hold ? static_cast<std::size_t>(std::count(asleep_.begin(), asleep_.end(), crowd_detail::kAsleep)) : 0;
 }
 
 }  // namespace swarmfield::sim

@@ -252,7 +252,8 @@ class Swarm {
     std::span<const std::uint8_t> asleep;   ///< 1: slept through the step (SwarmParams::sleep_after_ticks)
   };
   [[nodiscard]] StepView step_view() const noexcept {
-    return {steer_x_, steer_y_, path_x_, path_y_, allow_, goal_room_, prio_, resting_, wait_, move_x_, move_y_, asleep_};
+    return {steer_x_, steer_y_, path_x_, path_y_, allow_,   goal_room_,
+            prio_,    resting_, wait_,   move_x_, move_y_, asleep_};
   }
   /// Direct position write (tests, teleports); the next step() repairs invalid positions.
   void set_position(std::size_t index, Vec2 p) noexcept {
