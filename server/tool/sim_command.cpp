@@ -48,6 +48,7 @@ struct SimOptions {
   std::vector<std::string> kinds;     // "NAME" or "NAME:WEIGHT", from the default kinds or --kinds-from
   std::string kinds_path;             // a TOML file whose [[kinds]] replace the default kinds
   std::uint32_t threads = 1;
+  std::uint32_t sleep_ticks = sim::SwarmParams{}.sleep_after_ticks;  // 0: no agent sleeps
   std::string field_mode = "auto";    // whole, hierarchical or auto (hierarchical from 4096 a side)
   std::string csv_path;
   std::string players_csv_path;  // the players' track: tick,player,x,y,vx,vy
@@ -344,6 +345,7 @@ sim::WorldParams world_params(const SimOptions& opt, const Scene& scene) {
   params.spawner.stop_at_density_limit = true;  // --agents was checked against it (check_density_limit)
   params.kinds = scene.kinds;
   params.worker_threads = opt.threads;
+  params.swarm.sleep_after_ticks = opt.sleep_ticks;
   params.field_mode = scene.mode;
   return params;
 }
@@ -435,9 +437,10 @@ void print_summary(const SimOptions& opt, const sim::World& world, std::uint32_t
   const double ms_per_tick = opt.ticks > 0 ? 1000.0 * step_seconds / static_cast<double>(opt.ticks) : 0.0;
   const double ns_per_agent_tick =
       world.swarm().size() > 0 ? 1e6 * ms_per_tick / static_cast<double>(world.swarm().size()) : 0.0;
-  std::fprintf(stderr, "sim: %" PRIu64 " ticks in %.2f s, %.3f ms per tick (%.1f ns per agent-tick), mean_dist=%.1f\n",
+  std::fprintf(stderr,
+               "sim: %" PRIu64 " ticks in %.2f s, %.3f ms per tick (%.1f ns per agent-tick), mean_dist=%.1f asleep=%zu\n",
                opt.ticks, wall, ms_per_tick, ns_per_agent_tick,
-               mean_distance_to(world.swarm(), world.find_player(player)->position));
+               mean_distance_to(world.swarm(), world.find_player(player)->position), world.swarm().sleeping_count());
   std::printf("ticks=%" PRIu64 " agents=%zu rebuilds=%" PRIu64 " state_hash=0x%016" PRIx64 "\n", world.tick(),
               world.swarm().size(), world.rebuild_count(), world.state_hash());
   std::fflush(stdout);
@@ -543,6 +546,11 @@ void add_sim_command(CLI::App& app) {
       ->type_name("K")
       ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1000000000}));
   cmd->add_flag("--no-progress", opt->no_progress, "do not print progress on stderr");
+  cmd->add_option("--sleep-ticks", opt->sleep_ticks,
+                  "ticks an agent stays at rest and still before it sleeps (skips its gather until something near "
+                  "it changes); 0 = never, to compare (default 30)")
+      ->type_name("TICKS")
+      ->check(CLI::Range(0u, 255u));
   cmd->callback([opt] { set_exit_code(run_sim(*opt)); });
 }
 

@@ -396,3 +396,39 @@ TEST_CASE("tool sim --field-mode: hierarchical on a small map routes (rebuilds c
   CHECK(last_line(whole.out) != last_line(hier.out));  // another navigation, another state
 }
 
+
+TEST_CASE("tool sim --sleep-ticks: a settled pile sleeps (the summary counts asleep=), 0 turns sleep off") {
+  // 300 walkers round a standing player on open ground, 20 s: the pile forms and rests.
+  const auto dir = temp_dir();
+  const auto map = dir / "open48.map";
+  {
+    std::ofstream out(map);
+    out << "type octile\nheight 48\nwidth 48\nmap\n";
+    for (int y = 0; y < 48; ++y) {
+      for (int x = 0; x < 48; ++x) out << ((x == 0 || y == 0 || x == 47 || y == 47) ? '@' : '.');
+      out << '\n';
+    }
+  }
+  const std::string scene = "sim " + map.string() + " --player 24.5,24.5 --agents 300 --spawn-rect 4,4,44,44 "
+                            "--kind walker --ticks 600 --seed 3 --no-progress";
+  // The summary line on stderr: "sim: ... mean_dist=D asleep=N".
+  auto asleep = [](const std::string& out) {
+    const auto at = out.find("asleep=");
+    return at == std::string::npos ? -1L : std::stol(out.substr(at + 7));
+  };
+  const Run on = run_tool(scene, true);
+  INFO(on.out);
+  REQUIRE(on.status == 0);
+  CHECK(asleep(on.out) > 100);
+  const Run off = run_tool(scene + " --sleep-ticks 0", true);
+  REQUIRE(off.status == 0);
+  CHECK(asleep(off.out) == 0);
+  // Each the same on any thread count.
+  const std::string on1 = last_line(run_tool(scene, false).out);
+  const std::string on3 = last_line(run_tool(scene + " --threads 3", false).out);
+  CHECK(on1 == on3);
+  const Run bad = run_tool(scene + " --sleep-ticks 256", true);
+  CHECK(bad.status == 2);
+  CHECK(bad.out.find("--sleep-ticks must be in 0..255") != std::string::npos);
+  std::filesystem::remove(map);
+}
