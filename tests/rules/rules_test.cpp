@@ -7,6 +7,7 @@
 #include <fstream>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "swarmfield/rules/game_rules.hpp"
@@ -192,6 +193,47 @@ TEST_CASE("rules: the sandbox has no files, clocks, loading or math.random; memo
   CHECK(stopped_with("function on_tick() error(string.rep('E', 100000)) end").size() < 600);
   // game.* outside the on_* functions (the script's top level runs before the match).
   CHECK(stopped_with("game.spawn('walker', 1)").find("only works inside the on_* functions") != std::string::npos);
+}
+
+TEST_CASE("rules: work a sandbox function loops over in C is charged to the instruction budget") {
+  // Each ran in C, where the count hook never fires: the tick thread stayed in it (with 1e12 in
+  // place of 1e8, or a longer loop, for good: no tick, no SIGTERM). Each is now stopped with the
+  // budget's error, naming the function, before the work starts.
+  const std::pair<const char*, const char*> cases[] = {
+      {"local s = string.rep('a', 500) for i = 1, 10 do s:find('.-b') end", "string.find"},  // each call in budget
+      {"local s = string.rep('a', 200) s:find('.-.-.-b')", "string.find"},
+      {"for w in string.gmatch(string.rep('a', 4000), '%b()') do end", "string.gmatch"},
+      {"table.move({}, 1, 1e8, 1, {})", "table.move"},
+      {"table.insert(setmetatable({}, {__len = function() return 1e8 end}), 1, 5)", "table.insert"},
+      {"table.remove(setmetatable({}, {__len = function() return 1e8 end}), 1)", "table.remove"},
+  };
+  for (const auto& [body, what] : cases) {
+    const std::string script = std::string("function on_tick(t)\n if t == 2 then ") + body + " end\nend\n";
+    Match m(open_room(16), combat_world(), lua(script));
+    for (int t = 0; t < 4; ++t) m.step();
+    const std::string err = m.rules->stopped();
+    INFO(body);
+    INFO(err);
+    CHECK(err.find(std::string(what) + ": over its instruction budget (1000000 a tick") != std::string::npos);
+    CHECK(err.find("test.lua:2:") != std::string::npos);  // the script's line, not the sandbox's
+    CHECK(m.world.tick() == 4);  // the match went on
+  }
+  // What a rules script does with them stays well within the budget.
+  Match ok(open_room(16), combat_world(), lua(R"(
+    function on_tick(t)
+      local name, count = ("runner:12"):match("^(%a+):(%d+)$")
+      assert(name == "runner" and count == "12")
+      assert(("a,b,c"):gsub(",", ";") == "a;b;c")
+      assert(("hello world"):find("wor", 1, true) == 7)
+      local list = {}
+      for i = 1, 200 do table.insert(list, i) end
+      table.insert(list, 1, 0)
+      assert(table.remove(list, 1) == 0 and table.remove(list) == 200)
+      local copy = table.move(list, 1, #list, 1, {})
+      assert(#copy == 199)
+    end)"));
+  for (int t = 0; t < 5; ++t) ok.step();
+  CHECK(ok.rules->stopped() == "");
 }
 
 TEST_CASE("rules: a match with Lua rules spawning by game.random replays bit for bit, with any thread count") {

@@ -47,6 +47,31 @@ struct LuaRulesAccess {
     }
   }
 
+  /// charge(units, what): counts work a sandbox wrapper is about to hand to C (pattern
+  /// matching, table.move, table.insert/remove shifting elements) against the tick's instruction
+  /// budget. The count hook fires only between VM instructions, so one call looping in C is out
+  /// of its reach: a loop of pattern matches, or one table.move over 1e12 indices, held the tick
+  /// thread for good (no tick, no SIGTERM). Over the budget it fails like the hook does.
+  static int charge(lua_State* L) {
+    LuaRules& self = of(L);
+    const lua_Number units = luaL_checknumber(L, 1);
+    const char* what = luaL_optstring(L, 2, "C work");
+    const auto budget = static_cast<lua_Number>(self.budget_.instructions_per_tick);
+    const lua_Number left = budget - static_cast<lua_Number>(self.tick_instructions_);
+    if (!(units <= left)) {  // also NaN
+      self.tick_instructions_ = self.budget_.instructions_per_tick + 1;
+      lua_sethook(L, &hook, LUA_MASKCOUNT, 1);
+      // Level 2: the script's line that called the wrapper (0 is this function, 1 the wrapper).
+      luaL_where(L, 2);
+      lua_pushfstring(L, "%s: over its instruction budget (%I a tick; work done in C counts: this call up to %f steps)",
+                      what, static_cast<lua_Integer>(self.budget_.instructions_per_tick), units);
+      lua_concat(L, 2);
+      return lua_error(L);
+    }
+    if (units > 0) self.tick_instructions_ += static_cast<std::uint64_t>(units);
+    return 0;
+  }
+
   static RulesContext& ctx(lua_State* L) {
     LuaRules& self = of(L);
     if (self.ctx_ == nullptr) luaL_error(L, "the game is not running yet (game.* only works inside the on_* functions)");
@@ -212,16 +237,23 @@ void open_sandbox(lua_State* L) {
   // Run in the sandbox before the script: setmetatable refuses a __gc finalizer (Lua runs them
   // with hooks off, so the budget could never stop a loop in one); string.rep is capped at 1 MiB
   // and the pattern functions at subjects of 4 KiB and patterns of 64 bytes with at most 3
-  // repetition items (their backtracking runs in C, where the count hook does not fire).
+  // repetition items (their backtracking runs in C, where the count hook does not fire). Work
+  // that loops in C is charged to the instruction budget before it starts (`charge`, the chunk's
+  // argument, so scripts can not reach it): a pattern call its worst case, (len(s) + 1) ^ (items
+  // + 1) steps (each start may try every split of the subject among the repetition items and %b
+  // scans; one start when find or match is anchored), table.move the indices it walks,
+  // table.insert/remove the elements they shift (#t may come from a __len).
   static const char* const kGuards = R"(
+    local charge = ...
     local raw_setmetatable, rawget, type, error, select = setmetatable, rawget, type, error, select
+    local tonumber = tonumber
     setmetatable = function(t, mt)
       if type(mt) == "table" and rawget(mt, "__gc") ~= nil then
         error("__gc finalizers are not allowed in rules scripts", 2)
       end
       return raw_setmetatable(t, mt)
     end
-    local rep, len, gsub = string.rep, string.len, string.gsub
+    local rep, len, gsub, sub = string.rep, string.len, string.gsub, string.sub
     string.rep = function(s, n, sep)
       local total = len(s) * n + (sep and len(sep) * (n - 1) or 0)
       if n > 0 and total > 1048576 then error("string.rep: the result would be over 1 MiB", 2) end
@@ -235,12 +267,43 @@ void open_sandbox(lua_State* L) {
           if len(p) > 64 then error("string." .. name .. ": patterns are limited to 64 bytes", 2) end
           local _, items = gsub(p, "[%*%+%-%?]", "")
           if items > 3 then error("string." .. name .. ": at most 3 repetition items (* + - ?) in a pattern", 2) end
+          local n = type(s) == "string" and len(s) or 0
+          if name == "find" and select(2, ...) then
+            charge((n + 1) * (len(p) + 1), "string.find")
+          else
+            local _, scans = gsub(p, "%%b", "")
+            local starts = ((name == "find" or name == "match") and sub(p, 1, 1) == "^") and 0 or 1
+            charge((n + 1) ^ (items + scans + starts), "string." .. name)
+          end
         end
         return f(s, p, ...)
       end
     end
+    local move, insert, remove = table.move, table.insert, table.remove
+    table.move = function(a1, f, e, ...)
+      local first, last = tonumber(f), tonumber(e)
+      if first and last and last >= first then charge(last - first + 1, "table.move") end
+      return move(a1, f, e, ...)
+    end
+    table.insert = function(t, ...)
+      if select("#", ...) >= 2 and type(t) == "table" then
+        local pos = tonumber((...))
+        if pos then charge(#t + 1 - pos, "table.insert") end
+      end
+      return insert(t, ...)
+    end
+    table.remove = function(t, ...)
+      if select("#", ...) >= 1 and type(t) == "table" then
+        local pos = tonumber((...))
+        if pos then charge(#t + 1 - pos, "table.remove") end
+      end
+      return remove(t, ...)
+    end
   )";
-  if (luaL_loadbufferx(L, kGuards, std::strlen(kGuards), "=sandbox", "t") == LUA_OK) lua_call(L, 0, 0);
+  if (luaL_loadbufferx(L, kGuards, std::strlen(kGuards), "=sandbox", "t") == LUA_OK) {
+    lua_pushcfunction(L, A::charge);
+    lua_call(L, 1, 0);
+  }
   const luaL_Reg game[] = {{"tick", A::game_tick},         {"seconds", A::game_seconds},
                            {"agent_count", A::game_agent_count}, {"players", A::game_players},
                            {"spawn", A::game_spawn},       {"add_score", A::game_add_score},
