@@ -276,6 +276,14 @@ TEST_CASE("server_config: --record naming a folder, or a file in a missing folde
   CHECK_FALSE(is_error(parse({"--record", old_recording.path})));
   TempToml empty("");
   CHECK_FALSE(is_error(parse({"--record", empty.path})));
+  // A device is not a file to record into (it was opened and written: /dev/full failed only once
+  // the match ran, and a disk's device node would have been overwritten).
+  for (const char* device : {"/dev/null", "/dev/full"}) {
+    const auto r = parse({"--record", device});
+    INFO(device << ": " << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find("is a device or socket, not a file") != std::string::npos);
+  }
 }
 
 TEST_CASE("server_config: --duration above 1e7 s is an error (the clock would overflow)") {

@@ -156,6 +156,14 @@ std::string validate_config(const ServerConfig& c) {
     const std::filesystem::path record(c.record_path);
     if (std::filesystem::is_directory(record, ec))
       return "--record must name a file to create, '" + c.record_path + "' is a folder";
+    // A device was written to as if it were the recording (--record /dev/full failed only once
+    // the match ran; a disk's device node, to a root server, would have been overwritten). A FIFO
+    // stays allowed: a recording may be streamed to a reader.
+    const std::filesystem::file_status kind = std::filesystem::status(record, ec);
+    if (std::filesystem::is_block_file(kind) || std::filesystem::is_character_file(kind) ||
+        std::filesystem::is_socket(kind))
+      return "--record '" + cli::printable_ascii(c.record_path) +
+             "' is a device or socket, not a file: name a new file (only an older recording is replaced)";
     const std::filesystem::path folder = record.parent_path();
     if (!folder.empty() && !std::filesystem::is_directory(folder, ec))
       return "--record '" + c.record_path + "': the folder '" + folder.string() + "' does not exist (create it first)";
