@@ -4,10 +4,16 @@
 // exit codes, and swarmfield-server --replay serving the recording to a viewer.
 #include <doctest/doctest.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <thread>
 
 #include "loopback_support.hpp"
 #include "swarmfield/server/replay/replay_file.hpp"
@@ -127,6 +133,35 @@ TEST_CASE("replay file: every truncation and every corrupted byte is refused wit
   error.clear();
   CHECK_FALSE(server::read_replay("/dev/zero", error).has_value());
   CHECK(error.find("not a regular file") != std::string::npos);
+}
+
+TEST_CASE("replay file: a pipe that is not a recording is refused from its first bytes, not read to its end") {
+  // swarmfield-tool replay <(cat /dev/zero) read until memory ran out (a std::bad_alloc aborted
+  // it), and a big file named by mistake was held whole before its magic was looked at.
+  const test::TempDir dir("swarmfield-replay-test");
+  const std::string fifo = dir.path + "/zeros.rpl";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  const auto old_handler = std::signal(SIGPIPE, SIG_IGN);  // the writer learns of the close by EPIPE
+  constexpr std::size_t kOffered = std::size_t{64} << 20;
+  std::size_t written = 0;
+  std::thread writer([&] {
+    const int fd = ::open(fifo.c_str(), O_WRONLY);
+    if (fd < 0) return;
+    const std::vector<char> zeros(1 << 16, 0);
+    while (written < kOffered) {
+      const ssize_t n = ::write(fd, zeros.data(), zeros.size());
+      if (n <= 0) break;
+      written += static_cast<std::size_t>(n);
+    }
+    ::close(fd);
+  });
+  std::string error;
+  const bool read = server::read_replay(fifo, error).has_value();
+  writer.join();
+  std::signal(SIGPIPE, old_handler);
+  CHECK_FALSE(read);
+  CHECK(error.find("zeros.rpl: byte 0: not a swarmfield replay (no SWFRPLAY magic)") != std::string::npos);
+  CHECK(written < (std::size_t{1} << 20));  // a pipe's buffer and a read's, not the 64 MiB offered
 }
 
 TEST_CASE("replay file: allow_truncated plays a recording cut short up to its last state hash, and it replays") {

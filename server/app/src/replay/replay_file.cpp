@@ -3,6 +3,7 @@
 #include <zlib.h>
 #include <zstd.h>
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
@@ -11,6 +12,7 @@
 #include <ios>
 #include <iterator>
 #include <limits>
+#include <new>
 
 namespace swarmfield::server {
 namespace {
@@ -346,9 +348,23 @@ std::optional<Replay> read_replay(const std::string& path, std::string& error, c
   }
   std::vector<std::uint8_t> bytes;
   try {
-    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    // The magic first: a file that is not a recording (a video named by mistake, a pipe from
+    // /dev/zero) was read whole into memory before its first bytes were looked at, forever for an
+    // endless pipe, and a std::bad_alloc aborted the program.
+    char magic[sizeof kReplayMagic] = {};
+    in.read(magic, sizeof magic);
+    if (in.gcount() != static_cast<std::streamsize>(sizeof magic) ||
+        std::memcmp(magic, kReplayMagic, sizeof magic) != 0) {
+      error = "replay " + path + ": byte 0: not a swarmfield replay (no SWFRPLAY magic)";
+      return std::nullopt;
+    }
+    bytes.assign(magic, magic + sizeof magic);
+    std::copy(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>{}, std::back_inserter(bytes));
   } catch (const std::ios_base::failure& e) {
     error = "can not read replay file '" + path + "': " + e.what();
+    return std::nullopt;
+  } catch (const std::bad_alloc&) {
+    error = "can not read replay file '" + path + "': too large to hold in memory";
     return std::nullopt;
   }
   if (in.bad()) {
