@@ -17,6 +17,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -208,6 +209,16 @@ TEST_CASE("bad flags exit 2 with 'error: ... (see --help)', not CLI11's own code
     INFO(cmd << "\n" << r.output);
     CHECK(r.exit_code == 2);
     CHECK(r.output.rfind("error: --port must be in 1..65535 (got ", 0) == 0);  // as the server words it
+  }
+  // A floating-point range as a person writes it (it was "must be in 0.000000..10000000.000000").
+  for (const auto& [cmd, said] : {std::pair<std::string, std::string>{kBin + "/swarmfield-viewer --headless --seconds -1",
+                                                                      "error: --seconds must be in 0..10000000 (got -1)"},
+                                  {kBin + "/swarmfield-viewer --headless --zoom 500",
+                                   "error: --zoom must be in 0..200 (got 500)"}}) {
+    const auto r = run(cmd);
+    INFO(cmd << "\n" << r.output);
+    CHECK(r.exit_code == 2);
+    CHECK(r.output.rfind(said, 0) == 0);
   }
   for (const std::string& cmd : {kBin + "/swarmfield-bot --help", kBin + "/swarmfield-viewer --help"}) {
     const auto r = run(cmd);

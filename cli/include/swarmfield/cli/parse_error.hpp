@@ -9,7 +9,10 @@
 #include "swarmfield/cli/control_chars.hpp"
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstddef>
+#include <cstdio>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +28,19 @@ inline std::string printable_argument(const std::string& word) {
 }
 
 namespace parse_error_detail {
+
+/// A bound of CLI11's range as a person writes it: CLI11 prints a floating-point range with
+/// std::to_string ("--seconds must be in 0.000000..10000000.000000"); that becomes "0..10000000".
+/// Anything that is not a plain decimal number is kept as it is.
+inline std::string range_bound(const std::string& text) {
+  double v = 0.0;
+  const char* const last = text.data() + text.size();
+  const auto [end, ec] = std::from_chars(text.data(), last, v);
+  if (text.find('.') == std::string::npos || ec != std::errc() || end != last || !std::isfinite(v)) return text;
+  char out[32];
+  std::snprintf(out, sizeof out, "%.15g", v);
+  return out;
+}
 
 /// Edit distance of a and b with adjacent transpositions counted as one edit (optimal string
 /// alignment): "--fier" is one edit from "--fire", two from "--view". Option names: a few
@@ -185,8 +201,8 @@ inline std::string describe_parse_error(const CLI::App& app, const CLI::ParseErr
       const std::string value = what.substr(at + kValue.size(), in - at - kValue.size());
       const std::string low = what.substr(in + kRange.size(), to - in - kRange.size());
       const std::string high = what.substr(to + kTo.size());
-      return printable_argument(what.substr(0, at)) + " must be in " + printable_argument(low) + ".." +
-             printable_argument(high) + " (got " + printable_argument(value) + ")";
+      return printable_argument(what.substr(0, at)) + " must be in " + printable_argument(range_bound(low)) + ".." +
+             printable_argument(range_bound(high)) + " (got " + printable_argument(value) + ")";
     }
   }
   // CLI11's own text, which may echo a value: printable, and not a 100 kB line.
