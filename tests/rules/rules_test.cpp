@@ -195,6 +195,31 @@ TEST_CASE("rules: the sandbox has no files, clocks, loading or math.random; memo
   CHECK(stopped_with("game.spawn('walker', 1)").find("only works inside the on_* functions") != std::string::npos);
 }
 
+TEST_CASE("rules: game.add_score takes the ids of players, now or gone, not made-up ones") {
+  // Every id was a new entry of the score table, outside the state's memory budget: a loop over
+  // made-up ids grew the server by ~190 MB a second.
+  Match m(open_room(16), combat_world(), lua(R"(
+    n = 0
+    function on_tick(t)
+      if t == 2 then for _, p in ipairs(game.players()) do game.add_score(p.id, 5) end end
+      if t == 3 then game.add_score(1, 1) end  -- player 1 left at tick 2: its score stays its own
+      if t == 4 then for i = 1, 100 do n = n + 1; game.add_score(1000 + n, 1) end end
+    end)"));
+  const std::uint32_t first = m.world.add_player({5.5f, 5.5f});
+  (void)m.world.add_player({10.5f, 10.5f});
+  REQUIRE(first == 1);
+  for (int t = 0; t < 2; ++t) m.step();
+  REQUIRE(m.world.remove_player(first));
+  for (int t = 2; t < 6; ++t) m.step();
+  CHECK(m.ctx.score(1) == 6);
+  CHECK(m.ctx.score(2) == 5);
+  CHECK(m.ctx.scores().size() == 2);
+  const std::string err = m.rules->stopped();
+  INFO(err);
+  CHECK(err.find("at tick 4") != std::string::npos);
+  CHECK(err.find("no player has this id") != std::string::npos);
+}
+
 TEST_CASE("rules: work a sandbox function loops over in C is charged to the instruction budget") {
   // Each ran in C, where the count hook never fires: the tick thread stayed in it (with 1e12 in
   // place of 1e8, or a longer loop, for good: no tick, no SIGTERM). Each is now stopped with the

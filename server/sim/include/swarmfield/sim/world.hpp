@@ -241,6 +241,8 @@ class World {
   [[nodiscard]] Swarm& swarm_mutable() noexcept { return swarm_; }
   [[nodiscard]] std::span<const Player> players() const noexcept { return players_; }
   [[nodiscard]] const Player* find_player(std::uint32_t player_id) const noexcept;
+  /// Player ids are issued 1, 2, 3, ... and never reused: every id below this one named a player.
+  [[nodiscard]] std::uint32_t next_player_id() const noexcept { return next_player_id_; }
   /// Contacts raised during the last step() (living players only).
   [[nodiscard]] std::span<const ContactEvent> contacts() const noexcept { return contacts_; }
   /// Agents killed during the last step(), in the order they died (shooters in player order,
