@@ -229,6 +229,19 @@ TEST_CASE("parse_tiled_map: hostile input is refused before it costs memory, nev
   CHECK(refusal(std::string(100000, '[')).find("malformed JSON") != std::string::npos);  // deep nesting
   // The side limit is the caller's.
   CHECK_FALSE(parse(tmj(3, 2, R"("data": [1, 1, 1, 1, 1, 1])"), 2).ok);
+  // Declared tiles cost a slot each: 200 tilesets of 65,536 tiles in a 7 KB file asked for 13
+  // million slots (20,000 in 660 KB: 5 GB, std::bad_alloc or the OOM killer).
+  std::string many = "[";
+  for (int i = 0; i < 200; ++i) many += std::string(i > 0 ? "," : "") + R"({"firstgid": 1, "tilecount": 65536})";
+  many += "]";
+  CHECK(refusal(tmj(2, 1, R"("data": [0, 0])", many)).find("the tilesets declare more than 1048576 tiles in all") !=
+        std::string::npos);
+  // Sixteen full tilesets still load.
+  std::string sixteen = "[";
+  for (int i = 0; i < 16; ++i)
+    sixteen += std::string(i > 0 ? "," : "") + R"({"firstgid": )" + std::to_string(1 + i * 65536) + R"(, "tilecount": 65536})";
+  sixteen += "]";
+  CHECK(parse(tmj(2, 1, R"("data": [0, 0])", sixteen)).ok);
 }
 
 TEST_CASE("encode_tiled_map: round trip, csv up to the limit and base64 + zlib above it") {
