@@ -90,6 +90,9 @@ std::string quoted(std::string_view word) {
 }  // namespace
 
 bool parse_bot_script(std::string_view text, std::string_view source, BotScript& out, BotScriptError& error) {
+  // A UTF-8 byte order mark (Windows Notepad saves one) is no part of the first command: it was
+  // "unknown command '\xEF\xBB\xBFgoto'".
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
   BotScript script;
   script.source = std::string(source);
   error = BotScriptError{std::string(source), 0, {}};

@@ -62,6 +62,15 @@ TEST_CASE("a script with every command, comments, blank lines and CRLF parses") 
   CHECK(script.repeats());
 }
 
+TEST_CASE("a script saved with a UTF-8 byte order mark parses (it was 'unknown command \\xEF\\xBB\\xBFgoto')") {
+  BotScript script;
+  BotScriptError error;
+  REQUIRE_MESSAGE(parse_bot_script("\xEF\xBB\xBFgoto 3 4\r\nwait 1\r\n", "t.bot", script, error), error.to_string());
+  REQUIRE(script.commands.size() == 2);
+  CHECK(script.commands[0].kind == BotCommandKind::kGoto);
+  CHECK(script.commands[0].line == 1);
+}
+
 TEST_CASE("a script without repeat ends; the built-in script parses and repeats") {
   BotScript script;
   BotScriptError error;

@@ -43,6 +43,17 @@ TEST_CASE("read_map_file: MovingAI and ASCII by content; errors name the file") 
   CHECK(m.width() == 5);
   CHECK(m.walkable_count() == 3);
 
+  // Saved with a UTF-8 byte order mark (Windows Notepad): the same maps (the .map was "expected
+  // header 'type octile', found \"\xEF\xBB\xBFtype octile\"", the ASCII map a row of 8 cells).
+  const TempFile mai_bom("a_bom.map", "\xEF\xBB\xBFtype octile\r\nheight 2\r\nwidth 3\r\nmap\r\n.@.\r\n...");
+  REQUIRE_MESSAGE(io::read_map_file(mai_bom.str(), m, e), e.to_string());
+  CHECK(m.width() == 3);
+  CHECK_FALSE(m.walkable(1, 0));
+  const TempFile txt_bom("b_bom.txt", "\xEF\xBB\xBF#####\n#.P.#\n#####\n");
+  REQUIRE_MESSAGE(io::read_map_file(txt_bom.str(), m, e), e.to_string());
+  CHECK(m.width() == 5);
+  CHECK(m.walkable_count() == 3);
+
   // A .map file must be MovingAI's format: prose (or a Tiled file saved as .map) is refused
   // with the header it lacks, not read as a one-row ASCII map.
   for (const char* prose : {"hello world\n", "{\"width\": 4, \"height\": 4}", "#####\n#...#\n#####\n"}) {

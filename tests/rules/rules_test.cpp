@@ -187,6 +187,9 @@ TEST_CASE("rules: the sandbox has no files, clocks, loading or math.random; memo
   CHECK(stopped_with("function on_tick() local s = string.rep('a', 5000) s:find('a') end").find("limited to 4 KiB") !=
         std::string::npos);
   CHECK(stopped_with("function on_tick() local s = ('a'):rep(100) assert(s:find('a+') == 1) end").empty());
+  // Saved with a UTF-8 byte order mark (Windows Notepad): loads, as Lua's own loadfile takes it
+  // (it was "unexpected symbol near '<\239>'").
+  CHECK(stopped_with("\xEF\xBB\xBF" "function on_tick() end").empty());
   // A metatable on _G whose __index raises: the hooks are looked up raw (this aborted the server).
   CHECK(stopped_with("setmetatable(_G, {__index = function(t, k) error('x') end})\nfunction on_tick() end").empty());
   // A huge error text is cut.

@@ -109,6 +109,9 @@ bool read_map_file(const std::string& path, sim::GridMap& out, sim::MapError& er
   // A .map file is MovingAI's format, header and all: a text without one ("hello world", a
   // Tiled file saved as .map) is refused, not read as a one-row ASCII map. The ASCII test
   // format ('#' walls, any other printable character walkable) is for other names (e.g. .txt).
+  // A UTF-8 byte order mark (Windows Notepad saves one) is no part of the text: it was
+  // "expected header 'type octile', found \"\xEF\xBB\xBFtype octile\"".
+  if (text.compare(0, 3, "\xEF\xBB\xBF") == 0) text.erase(0, 3);
   const bool movingai = text.compare(0, 4, "type") == 0 || has_map_extension(path);
   const bool ok = movingai ? sim::parse_movingai_map(text, path, out, error) : sim::parse_ascii_map(text, path, out, error);
   if (ok && spawns != nullptr) spawns->clear();

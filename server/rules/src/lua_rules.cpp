@@ -332,8 +332,11 @@ LuaRules::LuaRules(const std::string& script, const std::string& chunk_name, std
   *static_cast<LuaRules**>(lua_getextraspace(L_)) = this;
   open_sandbox(L_);
   lua_sethook(L_, &A::hook, LUA_MASKCOUNT, A::kHookEvery);
-  // Text only: a precompiled chunk could crash the VM ("t").
-  if (luaL_loadbufferx(L_, script.data(), script.size(), ("@" + chunk_name_).c_str(), "t") != LUA_OK) {
+  // Text only: a precompiled chunk could crash the VM ("t"). A UTF-8 byte order mark (Windows
+  // Notepad saves one) is skipped, as Lua's own loadfile does: it was "unexpected symbol near
+  // '<\239>'".
+  const std::size_t bom = script.compare(0, 3, "\xEF\xBB\xBF") == 0 ? 3 : 0;
+  if (luaL_loadbufferx(L_, script.data() + bom, script.size() - bom, ("@" + chunk_name_).c_str(), "t") != LUA_OK) {
     stop(std::string("rules ") + chunk_name_ + ": " + lua_tostring(L_, -1));
     lua_pop(L_, 1);
     return;

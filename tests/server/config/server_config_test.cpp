@@ -159,6 +159,14 @@ duration = 1.5
 log-format = "json"
 city-seed = 5
 )");
+  // Saved with a UTF-8 byte order mark (Windows Notepad): the same file (it was "a non-ASCII
+  // character outside a string or comment" on line 1).
+  TempToml with_bom("\xEF\xBB\xBFtick-hz = 45\nagents = 9\n");
+  const auto bom = parse({"--config", with_bom.path});
+  INFO(bom.output);
+  REQUIRE(is_run(bom));
+  CHECK(bom.config.tick_hz == 45);
+  CHECK(bom.config.agents == 9);
   const auto r = parse({"--config", file.path, "--agents", "77"});
   REQUIRE(is_run(r));
   CHECK(r.config.tick_hz == 60);

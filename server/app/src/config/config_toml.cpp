@@ -355,7 +355,11 @@ int deep_key_path(std::string_view t, std::size_t max_parts) {
   return 0;
 }
 
-std::string parse_toml_text(const std::string& text, const std::string& name, toml::table& out) {
+std::string parse_toml_text(const std::string& file_text, const std::string& name, toml::table& out) {
+  // A UTF-8 byte order mark (Windows Notepad saves one) is no part of the document: it was "a
+  // non-ASCII character outside a string or comment" on line 1.
+  const bool bom = file_text.compare(0, 3, "\xEF\xBB\xBF") == 0;
+  const std::string text = bom ? file_text.substr(3) : file_text;
   if (const int line = non_ascii_outside_strings(text); line != 0) {
     return "config " + name + ":" + std::to_string(line) +
            ": a non-ASCII character outside a string or comment (TOML keys are ASCII)";
