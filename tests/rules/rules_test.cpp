@@ -223,6 +223,36 @@ TEST_CASE("rules: game.add_score takes the ids of players, now or gone, not made
   CHECK(err.find("no player has this id") != std::string::npos);
 }
 
+TEST_CASE("rules: once over its memory budget a script can not go on allocating in a pcall loop") {
+  // Each refused allocation made Lua collect the whole state and retry before raising "not enough
+  // memory", which pcall caught: 300 of them in a loop held a tick 5 s with the default 64 MiB
+  // (the instruction budget allowed ~50,000). Now the first refusal makes every instruction fail.
+  rules::LuaBudget small;
+  small.memory_bytes = std::size_t{4} << 20;
+  Match m(open_room(16), combat_world(), lua(R"(
+    keep, n = {}, 0
+    function on_tick(t)
+      local ok = pcall(function() for i = 1, 50000 do n = n + 1; keep[n] = {n} end end)
+      if ok then return end
+      local fails = 0
+      for i = 1, 300 do
+        if not pcall(function() local x = {} for j = 1, 100 do x[j] = {j} end end) then fails = fails + 1 end
+      end
+      game.log("went on after the memory ran out", fails)
+    end)", small));
+  std::vector<std::string> log;
+  for (int t = 0; t < 10 && m.rules->stopped().empty(); ++t) {
+    m.step();
+    for (std::string& line : m.ctx.take_log()) log.push_back(std::move(line));
+  }
+  const std::string err = m.rules->stopped();
+  INFO(err);
+  CHECK(err.find("over its memory budget (4194304 bytes)") != std::string::npos);
+  CHECK(log.empty());
+  // The state still closes cleanly, and the match goes on.
+  m.step();
+}
+
 TEST_CASE("rules: work a sandbox function loops over in C is charged to the instruction budget") {
   // Each ran in C, where the count hook never fires: the tick thread stayed in it (with 1e12 in
   // place of 1e8, or a longer loop, for good: no tick, no SIGTERM). Each is now stopped with the

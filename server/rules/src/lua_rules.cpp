@@ -28,6 +28,12 @@ struct LuaRulesAccess {
     }
     if (nsize > old && self.memory_ - old + nsize > self.budget_.memory_bytes) {
       self.over_memory_ = true;
+      // Lua answers a refused allocation with a full garbage collection and a retry (16 ms for a
+      // full 64 MiB state), then "not enough memory", which a pcall catches: a loop of failing
+      // allocations held the tick thread 5 s per 300 of them. The script is stopped after this
+      // call anyway, so from here every instruction fails at once (lua_sethook only sets fields:
+      // safe inside the allocator).
+      if (self.L_ != nullptr) lua_sethook(self.L_, &memory_hook, LUA_MASKCOUNT, 1);
       return nullptr;  // Lua raises "not enough memory"
     }
     void* out = std::realloc(ptr, nsize);
@@ -36,6 +42,15 @@ struct LuaRulesAccess {
   }
 
   static constexpr int kHookEvery = 1000;  // instructions between two count hooks
+
+  /// The registry key of the memory error's message, made when the state is: raising it then
+  /// allocates nothing (an allocation would run the garbage collector again).
+  static inline const char kMemoryErrorKey = 0;
+
+  static void memory_hook(lua_State* L, lua_Debug*) {
+    lua_rawgetp(L, LUA_REGISTRYINDEX, &kMemoryErrorKey);
+    lua_error(L);
+  }
 
   static void hook(lua_State* L, lua_Debug*) {
     LuaRules& self = of(L);
@@ -330,6 +345,8 @@ LuaRules::LuaRules(const std::string& script, const std::string& chunk_name, std
     return;
   }
   *static_cast<LuaRules**>(lua_getextraspace(L_)) = this;
+  lua_pushfstring(L_, "over its memory budget (%I bytes)", static_cast<lua_Integer>(budget_.memory_bytes));
+  lua_rawsetp(L_, LUA_REGISTRYINDEX, &A::kMemoryErrorKey);
   open_sandbox(L_);
   lua_sethook(L_, &A::hook, LUA_MASKCOUNT, A::kHookEvery);
   // Text only: a precompiled chunk could crash the VM ("t"). A UTF-8 byte order mark (Windows
