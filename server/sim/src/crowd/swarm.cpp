@@ -107,6 +107,8 @@ Swarm::Swarm(const SwarmParams& params, std::size_t capacity) : params_(sanitize
   removed_points_.reserve(kMaxRemovedPoints);
   burst_chunks_.reserve(capacity / (params_.parallel_chunk_agents > 0 ? params_.parallel_chunk_agents : 1) + 1);
   rest_chunks_.reserve(burst_chunks_.capacity());
+  calm_chunks_.reserve(burst_chunks_.capacity());
+  sleep_chunks_.reserve(burst_chunks_.capacity());
   kinds_.reserve(capacity);
   perm_kinds_.reserve(capacity);
   hash_.reserve(capacity);
@@ -440,6 +442,18 @@ void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, c
     if (!(reach <= hash_.cell_size())) t.contacts_complete = false;
   }
   if (!t.contacts_complete) std::fill(std::begin(t.kind_contact_r2), std::end(t.kind_contact_r2), 0.0f);
+  // Per pair of kinds present (the lists keep only these: a runner among runners is not kept
+  // for every runner a brute's reach away, and its list of kContactSlots holds in a packed crowd).
+  for (std::size_t a = 0; a < present_count; ++a) {
+    for (std::size_t b = 0; b < present_count; ++b) {
+      const crowd_detail::KindTick& ka = t.kinds[present[a]];
+      const crowd_detail::KindTick& kb = t.kinds[present[b]];
+      const float ra = 0.5f * ka.contact_d, rb = 0.5f * kb.contact_d;
+      const float reach = ra + rb - crowd_rules::kContactTolerance * std::min(ra, rb) + ka.max_step + kb.max_step +
+                          crowd_detail::kContactMargin;
+      t.pairs[present[a] * kMaxAgentKinds + present[b]].contact_r2 = t.contacts_complete ? reach * reach : 0.0f;
+    }
+  }
   t.contact_stiffness = params_.contact_stiffness;
   t.max_force = params_.obstacle_max_force;
   t.have_obstacles = !obstacles_.empty();
@@ -610,6 +624,8 @@ void Swarm::gather_integrate_turn(const crowd_detail::SwarmTick& t, WorkerPool* 
   const std::size_t chunk = t.chunk;
   burst_chunks_.assign((n + chunk - 1) / chunk, 0);
   rest_chunks_.assign(burst_chunks_.size(), 0);
+  calm_chunks_.assign(burst_chunks_.size(), 0);
+  sleep_chunks_.assign(burst_chunks_.size(), 0);
   parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
     gather_neighbours(t, begin, end);
     if (burst_chunks_[begin / chunk] != 0) return;

@@ -25,14 +25,24 @@ using crowd_detail::cell_of;
 // rim of a pile pressing on) leaves them asleep.
 SWARMFIELD_ALWAYS_INLINE inline void Swarm::settle_or_stir(const crowd_detail::SwarmTick& t,
                                                            const crowd_detail::KindTick& kt, std::size_t k, Vec2 p0,
-                                                           Vec2 p2) {
+                                                           Vec2 p2, std::size_t begin) {
   const Vec2 moved = p2 - p0;
   const float still = crowd_rules::kSleepStill * kt.max_step;
   const std::uint8_t state = asleep_[k];
   const bool calm = (state & 3u) == crowd_detail::kQuiet && perm_resting_[k] != 0 && dot(moved, moved) <= still * still;
-  perm_calm_[k] = calm ? static_cast<std::uint8_t>(std::min<std::uint32_t>(calm_[k] + 1u, 255u)) : std::uint8_t{0};
-  const float crept = std::hypot(p2.x - mark_x_[k], p2.y - mark_y_[k]);
-  const bool stirred = !(crept <= crowd_rules::kSleepStir * kt.max_step) || bursting_[k] != 0 ||
+  const std::uint32_t count = calm ? std::min<std::uint32_t>(calm_[k] + 1u, 255u) : 0u;
+  perm_calm_[k] = static_cast<std::uint8_t>(count);
+  if (count + 1u >= t.sleep_ticks) calm_chunks_[begin / t.chunk] = 1;  // may sleep next tick
+  if ((state & crowd_detail::kNearCalm) == 0) {
+    // No neighbour about to sleep: nobody needs the mark; it moves with the agent, so the one
+    // that falls asleep next to it later measures the creep from there.
+    perm_mark_x_[k] = p2.x;
+    perm_mark_y_[k] = p2.y;
+    return;
+  }
+  const Vec2 from_mark{p2.x - mark_x_[k], p2.y - mark_y_[k]};
+  const float reach = crowd_rules::kSleepStir * kt.max_step;
+  const bool stirred = !(dot(from_mark, from_mark) <= reach * reach) || bursting_[k] != 0 ||
                        perm_resting_[k] != resting_[k] || perm_signature_[k] != signature_[k];
   if (!stirred) {
     perm_mark_x_[k] = mark_x_[k];
@@ -41,10 +51,8 @@ SWARMFIELD_ALWAYS_INLINE inline void Swarm::settle_or_stir(const crowd_detail::S
   }
   perm_mark_x_[k] = p2.x;
   perm_mark_y_[k] = p2.y;
-  if ((state & crowd_detail::kNearCalm) != 0) {
-    const float r2 = t.mixed ? kt.query_r2 : t.pairs[t.only_kind * kMaxAgentKinds + t.only_kind].r2;
-    stir_neighbours(t, k, r2);
-  }
+  const float r2 = t.mixed ? kt.query_r2 : t.pairs[t.only_kind * kMaxAgentKinds + t.only_kind].r2;
+  stir_neighbours(t, k, r2);
 }
 
 void Swarm::integrate_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end) {
@@ -132,7 +140,7 @@ void Swarm::integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::siz
     next_xs_[k] = p2.x;
     next_ys_[k] = p2.y;
     if (t.sleep_ticks != 0) {
-      settle_or_stir(t, kt, k, p0, p2);
+      settle_or_stir(t, kt, k, p0, p2, begin);
     } else {
       perm_calm_[k] = 0;
     }

@@ -109,6 +109,26 @@ SWARMFIELD_ALWAYS_INLINE inline Swarm::NearSlots Swarm::query_neighbours(const G
       const std::uint32_t in_range = (left >= 4 ? 15u : (1u << left) - 1u) & ~(self - m0 < 4u ? 1u << (self - m0) : 0u);
       mask &= in_range;
       contact_mask &= in_range;
+#if defined(SWARMFIELD_SIMD_GATHER)
+      // With several kinds, within their own pair's reach (the mask used the widest pair's): a
+      // runner among runners is not kept for every runner a brute's reach away. (Lanes past
+      // `last` read the last slot's kind: they are masked out.)
+      if (kMixed && contact_mask != 0) {
+        const std::uint32_t top = last - 1;
+        const crowd_detail::PairTick* const row = a.pair_row;
+        const __m128 pc2 = _mm_setr_ps(row[in.nkind[m0]].contact_r2, row[in.nkind[std::min(m0 + 1, top)]].contact_r2,
+                                       row[in.nkind[std::min(m0 + 2, top)]].contact_r2,
+                                       row[in.nkind[std::min(m0 + 3, top)]].contact_r2);
+        contact_mask &= static_cast<std::uint32_t>(_mm_movemask_ps(_mm_cmplt_ps(d2v, pc2)));
+      }
+#else
+      if constexpr (kMixed) {
+        for (std::uint32_t j = 0; j < 4 && m0 + j < last; ++j) {
+          const float dx = px - nx[m0 + j], dy = py - ny[m0 + j];
+          if (!(dx * dx + dy * dy < a.pair_row[in.nkind[m0 + j]].contact_r2)) contact_mask &= ~(1u << j);
+        }
+      }
+#endif
       // Candidates close enough to touch the agent after the move, in query order.
       while (contact_mask != 0) {
         if (kept < crowd_detail::kContactSlots) contacts[kept] = m0 + static_cast<std::uint32_t>(std::countr_zero(contact_mask));
@@ -302,6 +322,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
   bool chunk_rest = false;  // some agent of the chunk rests this tick
   std::uint32_t hit_slot[kNearKeep + 4];  // the query's hits (query_neighbours)
   const bool sleep_on = t.sleep_ticks != 0;
+  std::uint32_t chunk_sleepers = 0;
   for (std::size_t k = begin; k < end; ++k) {
     prefetch_gather(t, hash_, k);
     // With one kind, every agent is of it: its constants from a local copy (this pass stores
@@ -310,11 +331,16 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     const crowd_detail::KindTick& kt = kMixed ? t.kinds[self_kind] : only_kt;
     // Sleep (swarm_sleep.cpp): calm long enough, unmarked and steering as last tick, the agent
     // holds at rest without a gather; quiet (2): calm so far this tick, integrate_agents decides.
+    // The steering's signature only where it is read: an agent that rested last tick (may it
+    // sleep?), or rests now or has calm neighbours (below); else kNoSignature.
     std::uint8_t quiet = 0;
-    if (sleep_on) {
-      const std::uint32_t signature = steering_signature(k);
+    std::uint32_t signature = crowd_detail::kNoSignature;
+    bool signed_now = false;
+    if (sleep_on && in.nrest[k] != 0) {
+      signature = steering_signature(k);
+      signed_now = true;
       perm_signature_[k] = signature;
-      if (t.sleep_hold && wake_[k] == 0 && in.nrest[k] != 0 && signature == signature_[k]) {
+      if (t.sleep_hold && wake_[k] == 0 && signature == signature_[k]) {
         if (calm_[k] >= t.sleep_ticks) {
           asleep_[k] = crowd_detail::kAsleep;
           perm_calm_[k] = static_cast<std::uint8_t>(std::min<std::uint32_t>(calm_[k] + 1u, 255u));
@@ -330,6 +356,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
           perm_mark_x_[k] = mark_x_[k];
           perm_mark_y_[k] = mark_y_[k];
           chunk_rest = true;
+          ++chunk_sleepers;
           continue;
         }
         quiet = crowd_detail::kQuiet;
@@ -366,9 +393,18 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     correct_overlap(t, kt, k, begin, sums, resting);
     // Whether a neighbour within its query radius could sleep on the next tick (then the move
     // decides whether it stirs them: integrate_agents, stir_neighbours).
-    if (sleep_on && has_calm_neighbour(t, near.slots, near.count, near.complete)) asleep_[k] |= crowd_detail::kNearCalm;
+    if (sleep_on) {
+      const bool near_calm = t.calm_ready && has_calm_neighbour(t, near.slots, near.count, near.complete);
+      if (near_calm) asleep_[k] |= crowd_detail::kNearCalm;
+      if (!signed_now && (resting || near_calm)) signature = steering_signature(k);
+      perm_signature_[k] = signature;
+    }
   }
   if (chunk_rest) rest_chunks_[begin / t.chunk] = 1;
+  if (chunk_sleepers != 0) {
+    sleep_chunks_[begin / t.chunk] = chunk_sleepers;
+    calm_chunks_[begin / t.chunk] = 1;  // a sleeper's calm count is past the threshold
+  }
 }
 
 // A burst lasts until the pattern's spacing is this many diameters. (More does not help: with

@@ -35,6 +35,7 @@ void Swarm::prepare_sleep(crowd_detail::SwarmTick& t, bool environment_changed) 
   t.sleep_ticks = t.nav != nullptr ? params_.sleep_after_ticks : 0;
   t.sleep_hold = t.sleep_ticks != 0 && !wake_all_ && !environment_changed;
   sleep_ran_ = t.sleep_ticks != 0;
+  t.calm_ready = t.sleep_hold && calm_ready_;
   wake_all_ = false;
   if (!t.sleep_hold) removed_points_.clear();  // every agent wakes anyway
 }
@@ -102,8 +103,14 @@ void Swarm::stir_neighbours(const crowd_detail::SwarmTick& t, std::size_t k, flo
 }
 
 void Swarm::count_sleepers(const crowd_detail::SwarmTick& t) {
-  sleeping_count_ =
-      t.sleep_hold ? static_cast<std::size_t>(std::count(asleep_.begin(), asleep_.end(), crowd_detail::kAsleep)) : 0;
+  // From the chunks' counts and flags (the gather and the integration set them).
+  std::size_t asleep = 0;
+  for (const std::uint32_t c : sleep_chunks_) asleep += c;
+  sleeping_count_ = t.sleep_hold ? asleep : 0;
+  // Whether marks matter on the next step: without an agent one tick short of sleeping, no agent
+  // looks for calm neighbours.
+  calm_ready_ = t.sleep_ticks != 0 &&
+                std::find(calm_chunks_.begin(), calm_chunks_.end(), std::uint8_t{1}) != calm_chunks_.end();
 }
 
 }  // namespace swarmfield::sim

@@ -35,6 +35,8 @@ inline constexpr float kContactMargin = 1e-3f;
 inline constexpr std::uint8_t kAsleep = 1;
 inline constexpr std::uint8_t kQuiet = 2;
 inline constexpr std::uint8_t kNearCalm = 4;
+// Swarm::signature_ of an agent whose steering signature was not needed this tick.
+inline constexpr std::uint32_t kNoSignature = 0;
 
 /// One kind's constants for this tick.
 struct KindTick {
@@ -57,6 +59,10 @@ struct KindTick {
 struct PairTick {
   float r2 = 0.0f, inv_r = 0.0f, cd = 0.0f, pd = 0.0f;
   std::uint32_t faster = 0;  // 1: the second kind's top speed is above the first's
+  // The contact projection's list (SwarmTick::kind_contact_r2) for this pair alone: the squared
+  // distance at the start of the tick within which the second may overlap the first past the
+  // tolerance after the move (0 when the lists are not kept).
+  float contact_r2 = 0.0f;
 };
 
 struct SwarmTick {
@@ -125,6 +131,7 @@ struct SwarmTick {
   // calm count starts again (the map, the kinds or a position changed).
   std::uint32_t sleep_ticks = 0;
   bool sleep_hold = false;
+  bool calm_ready = false;  // some agent may sleep next tick (its calm count one short): marks matter
 
   // The agents' kinds and positions at the start of the tick, in hash-slot order.
   const std::uint8_t* kind = nullptr;

@@ -298,7 +298,7 @@ class Swarm {
                                         std::uint32_t count, bool complete) const noexcept;
   void stir_neighbours(const crowd_detail::SwarmTick& t, std::size_t k, float r2);
   void settle_or_stir(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k, Vec2 p0,
-                      Vec2 p2);
+                      Vec2 p2, std::size_t begin);
   void count_sleepers(const crowd_detail::SwarmTick& t);
   // The phases of step_impl over the slots [begin, end), each in its own unit (swarm.cpp says
   // which).
@@ -455,6 +455,8 @@ class Swarm {
   std::vector<crowd_detail::GoalLead> goal_leads_;  // per goal: its motion for the pursuit (prepare_tick)
   std::vector<std::uint8_t> burst_chunks_;  // per chunk: 1 when a burst starts in it this tick
   std::vector<std::uint8_t> rest_chunks_;   // per chunk: 1 when an agent of it rests this tick
+  std::vector<std::uint8_t> calm_chunks_;   // per chunk: 1 when an agent of it may sleep next tick
+  std::vector<std::uint32_t> sleep_chunks_;  // per chunk: its agents asleep this tick
   bool any_rest_ = false;                   // some agent rested last tick (else no flag is set)
   // Sleep (SwarmParams::sleep_after_ticks), per agent and reordered with it: calm ticks in a row
   // (at rest, still, steering unchanged, not woken; saturating), the steering's signature of
@@ -470,6 +472,7 @@ class Swarm {
   std::vector<Vec2> removed_points_;  // where agents were removed since the last step
   bool wake_all_ = true;              // no agent sleeps in the next step (see prepare_sleep)
   bool sleep_ran_ = false;            // this step counts calm (the gather writes perm_mark_*)
+  bool calm_ready_ = false;           // after a step: some agent's calm count is one short of sleep
   std::size_t sleeping_count_ = 0;
   BurstPatterns burst_patterns_;
   // Per map cell, a bit: set when the cell and its 8 neighbours are walkable, so a short move from it
