@@ -31,36 +31,54 @@ std::vector<std::string_view> split_words(std::string_view line) {
   return words;
 }
 
-// A finite float in decimal (an optional sign) into `value`: empty, else why `word` is not one
-// (a number past a float's range is named as too large, not as no number).
-std::string_view number_error(std::string_view word, float& value) {
+// Why a word is not a number a script can use; a duration's caller needs to tell "too large"
+// apart, since its own limit (86400 s) binds long before a float's does.
+enum class NumberProblem : std::uint8_t { kNone, kNotDecimal, kNotFinite, kTooLarge, kTooSmall };
+
+// A finite float in decimal (an optional sign) into `value`: kNone, else why `word` is not one.
+NumberProblem parse_number(std::string_view word, float& value) {
   if (!word.empty() && word.front() == '+') word.remove_prefix(1);
   const char* const last = word.data() + word.size();
   float v = 0.0f;
   const auto [end, ec] = std::from_chars(word.data(), last, v);
-  const bool whole = !word.empty() && end == last;
-  if (whole && ec == std::errc() && std::isfinite(v)) {
-    value = v;
-    return {};
-  }
-  if (whole && ec == std::errc::result_out_of_range) {
-    double d = 0.0;  // out of a float's range: too large, or too small (no number then, as before)
+  // from_chars stops at the first byte that is no part of a decimal number: "0x10" reads as "0"
+  // and was called "not a finite number", which sends the writer looking for the wrong mistake.
+  if (word.empty() || end != last) return NumberProblem::kNotDecimal;
+  if (ec == std::errc::result_out_of_range) {
+    double d = 0.0;  // out of a float's range: past its largest, or nearer 0 than its smallest
     const auto [end_d, ec_d] = std::from_chars(word.data(), last, d);
-    if (ec_d == std::errc::result_out_of_range || std::fabs(d) > 1.0) return "is too large (at most 3.4e38)";
+    return ec_d == std::errc::result_out_of_range || std::fabs(d) > 1.0 ? NumberProblem::kTooLarge
+                                                                        : NumberProblem::kTooSmall;
   }
-  return "is not a finite number";
+  if (ec != std::errc()) return NumberProblem::kNotDecimal;
+  if (!std::isfinite(v)) return NumberProblem::kNotFinite;  // nan, inf, infinity
+  value = v;
+  return NumberProblem::kNone;
 }
 
-// A whole number in decimal (an optional sign), into `value`; false for anything else or a
-// value beyond long long.
-bool parse_integer(std::string_view word, long long& value) {
-  if (word.empty()) return false;
-  if (word.front() == '+') word.remove_prefix(1);
+std::string_view describe(NumberProblem problem) {
+  switch (problem) {
+    case NumberProblem::kNone: break;
+    case NumberProblem::kNotDecimal: return "is not a decimal number (like 12, -3.5 or 1e2)";
+    case NumberProblem::kNotFinite: return "is not a finite number";
+    case NumberProblem::kTooLarge: return "is too large (at most 3.4e38)";
+    case NumberProblem::kTooSmall: return "is too close to 0 for a float (write 0 or a larger value)";
+  }
+  return {};
+}
+
+// A whole number in decimal (an optional sign), into `value`: kNone, kTooLarge for one beyond
+// long long (so the caller can name its own limit), else kNotDecimal.
+NumberProblem parse_integer(std::string_view word, long long& value) {
+  if (!word.empty() && word.front() == '+') word.remove_prefix(1);
+  if (word.empty()) return NumberProblem::kNotDecimal;
   long long v = 0;
   const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
-  if (ec != std::errc() || end != word.data() + word.size()) return false;
+  if (end != word.data() + word.size()) return NumberProblem::kNotDecimal;
+  if (ec == std::errc::result_out_of_range) return NumberProblem::kTooLarge;
+  if (ec != std::errc()) return NumberProblem::kNotDecimal;
   value = v;
-  return true;
+  return NumberProblem::kNone;
 }
 
 // Built with append(): GCC 12 at -O3 raises a false -Wrestrict on "'" + std::string (GCC bug 105329).
@@ -131,12 +149,13 @@ bool parse_bot_script(std::string_view text, std::string_view source, BotScript&
       }
       return true;
     };
+    auto number_failed = [&](std::size_t index, const char* what, NumberProblem problem) {
+      fail(line_no, std::string(what) + " " + quoted(words[index]) + " " + std::string(describe(problem)));
+      return false;
+    };
     auto number = [&](std::size_t index, const char* what, float& v) {
-      if (const std::string_view why = number_error(words[index], v); !why.empty()) {
-        fail(line_no, std::string(what) + " " + quoted(words[index]) + " " + std::string(why));
-        return false;
-      }
-      return true;
+      const NumberProblem problem = parse_number(words[index], v);
+      return problem == NumberProblem::kNone || number_failed(index, what, problem);
     };
     auto cell = [&](std::size_t index, const char* what, std::int32_t& v, bool& relative) {
       long long n = 0;
@@ -147,17 +166,19 @@ bool parse_bot_script(std::string_view text, std::string_view source, BotScript&
         v = 0;  // `~`: the bot's own row or column
         return true;
       }
-      if (!parse_integer(word, n)) {
+      const NumberProblem problem = parse_integer(word, n);
+      if (problem == NumberProblem::kNotDecimal) {
         fail(line_no, std::string(what) + " " + quoted(words[index]) +
                           " is not a whole number (map cells; ~N for N cells from the bot's own)");
         return false;
       }
-      if (relative && (n < -kMaxScriptCell || n > kMaxScriptCell)) {
+      // Past long long is past the cell limit too: name that limit (it was "not a whole number").
+      if (relative && (problem == NumberProblem::kTooLarge || n < -kMaxScriptCell || n > kMaxScriptCell)) {
         fail(line_no, std::string(what) + " " + quoted(words[index]) + " must be within ~-" +
                           std::to_string(kMaxScriptCell) + "..~" + std::to_string(kMaxScriptCell) + " (map cells)");
         return false;
       }
-      if (!relative && (n < 0 || n > kMaxScriptCell)) {
+      if (!relative && (problem == NumberProblem::kTooLarge || n < 0 || n > kMaxScriptCell)) {
         fail(line_no, std::string(what) + " " + quoted(words[index]) + " must be >= 0 and <= " +
                           std::to_string(kMaxScriptCell) + " (map cells)");
         return false;
@@ -166,13 +187,18 @@ bool parse_bot_script(std::string_view text, std::string_view source, BotScript&
       return true;
     };
     auto duration = [&](std::size_t index, const char* what, bool allow_zero, float& v) {
-      if (!number(index, what, v)) return false;
-      if (v < 0.0f || (!allow_zero && v == 0.0f) || v > kMaxScriptSeconds) {
+      auto out_of_range = [&] {
         fail(line_no, std::string(what) + " " + quoted(words[index]) + " must be " +
                           (allow_zero ? ">= 0" : "> 0") + " and <= " +
                           std::to_string(static_cast<int>(kMaxScriptSeconds)) + " seconds");
         return false;
-      }
+      };
+      const NumberProblem problem = parse_number(words[index], v);
+      // Past a float's range is past a duration's too: its limit is the one to name (`wait 1e308`
+      // said "at most 3.4e38" while anything over 86400 is refused).
+      if (problem == NumberProblem::kTooLarge) return out_of_range();
+      if (problem != NumberProblem::kNone) return number_failed(index, what, problem);
+      if (v < 0.0f || (!allow_zero && v == 0.0f) || v > kMaxScriptSeconds) return out_of_range();
       return true;
     };
 

@@ -105,11 +105,11 @@ TEST_CASE("fire [S] and cease parse; fire takes a wait's limits, cease no argume
   CHECK(script.commands.size() == 1);
 
   CHECK(error_of("fire -1\n") == "t.bot:1: duration '-1' must be >= 0 and <= 86400 seconds");
-  CHECK(error_of("fire x\n") == "t.bot:1: duration 'x' is not a finite number");
+  CHECK(error_of("fire x\n") == "t.bot:1: duration 'x' is not a decimal number (like 12, -3.5 or 1e2)");
   CHECK(error_of("wait 1\nfire nan\n") == "t.bot:2: duration 'nan' is not a finite number");
-  CHECK(error_of("wait 1e300\n") == "t.bot:1: duration '1e300' is too large (at most 3.4e38)");
-  CHECK(error_of("wait -1e39\n") == "t.bot:1: duration '-1e39' is too large (at most 3.4e38)");
-  CHECK(error_of("wait 1e-50\n") == "t.bot:1: duration '1e-50' is not a finite number");  // below a float's range
+  CHECK(error_of("wait -1e39\n") == "t.bot:1: duration '-1e39' must be >= 0 and <= 86400 seconds");
+  CHECK(error_of("wait 1e-50\n") ==  // below a float's range, yet finite
+        "t.bot:1: duration '1e-50' is too close to 0 for a float (write 0 or a larger value)");
   CHECK(error_of("fire 1e9\n") == "t.bot:1: duration '1e9' must be >= 0 and <= 86400 seconds");
   CHECK(error_of("fire 1 2\n") == "t.bot:1: 'fire' takes 0 or 1 argument(s), got 2 (usage: fire [SECONDS])");
   CHECK(error_of("cease now\n") == "t.bot:1: 'cease' takes 0 argument(s), got 1 (usage: cease)");
@@ -140,8 +140,7 @@ TEST_CASE("build X Y parses whole, non-negative map cells; anything else is refu
   CHECK(error_of("build 1 b\n") == "t.bot:1: cell Y 'b' is not a whole number (map cells; ~N for N cells from the bot's own)");
   CHECK(error_of("build 1.5 2\n") == "t.bot:1: cell X '1.5' is not a whole number (map cells; ~N for N cells from the bot's own)");
   CHECK(error_of("build 1e2 2\n") == "t.bot:1: cell X '1e2' is not a whole number (map cells; ~N for N cells from the bot's own)");
-  CHECK(error_of("build 99999999999999999999 2\n") ==
-        "t.bot:1: cell X '99999999999999999999' is not a whole number (map cells; ~N for N cells from the bot's own)");
+  CHECK(error_of("build 99999999999999999999 2\n") == "t.bot:1: cell X '99999999999999999999' must be >= 0 and <= 8191 (map cells)");
   CHECK(error_of("build -1 2\n") == "t.bot:1: cell X '-1' must be >= 0 and <= 8191 (map cells)");
   CHECK(error_of("build 2 -3\n") == "t.bot:1: cell Y '-3' must be >= 0 and <= 8191 (map cells)");
   CHECK(error_of("build 8192 0\n") == "t.bot:1: cell X '8192' must be >= 0 and <= 8191 (map cells)");
@@ -166,8 +165,8 @@ TEST_CASE("parse errors name file:line and the problem") {
   CHECK(error_of(std::string(5000, 'z') + "\n").size() < 200);
   CHECK(starts_with(error_of("goto 1\n"), "t.bot:1: 'goto' takes 2 or 3 argument(s), got 1"));
   CHECK(starts_with(error_of("goto 1 2 3 4\n"), "t.bot:1: 'goto' takes 2 or 3 argument(s), got 4"));
-  CHECK(starts_with(error_of("\n\ngoto 1 abc\n"), "t.bot:3: Y 'abc' is not a finite number"));
-  CHECK(starts_with(error_of("goto 1x 2\n"), "t.bot:1: X '1x' is not a finite number"));
+  CHECK(starts_with(error_of("\n\ngoto 1 abc\n"), "t.bot:3: Y 'abc' is not a decimal number"));
+  CHECK(starts_with(error_of("goto 1x 2\n"), "t.bot:1: X '1x' is not a decimal number"));
   CHECK(starts_with(error_of("goto nan 2\n"), "t.bot:1: X 'nan' is not a finite number"));
   CHECK(starts_with(error_of("goto inf 2\n"), "t.bot:1: X 'inf' is not a finite number"));
   CHECK(starts_with(error_of("goto 1 2 0\n"), "t.bot:1: timeout '0' must be > 0"));
@@ -184,6 +183,37 @@ TEST_CASE("parse errors name file:line and the problem") {
   CHECK(error_of("# only comments\n\n") == "t.bot: script has no commands");
   CHECK(error_of("") == "t.bot: script has no commands");
   CHECK(starts_with(error_of("GOTO 1 2\n"), "t.bot:1: unknown command 'GOTO'"));
+}
+
+TEST_CASE("a number too large names the command's own limit; hex and other non-decimal forms are not decimal") {
+  // `wait 1e308` said "at most 3.4e38" (a float's limit) while a duration's is 86400 s, and
+  // `goto 0x10 5` said "not a finite number" (from_chars stops at the 'x').
+  const std::string seconds = " must be >= 0 and <= 86400 seconds";
+  CHECK(error_of("wait 1e308\n") == "t.bot:1: duration '1e308'" + seconds);
+  CHECK(error_of("wander 1e39\n") == "t.bot:1: duration '1e39'" + seconds);
+  CHECK(error_of("kite 1e308\n") == "t.bot:1: duration '1e308'" + seconds);
+  CHECK(error_of("fire 1e308\n") == "t.bot:1: duration '1e308'" + seconds);
+  CHECK(error_of("goto 1 2 1e308\n") == "t.bot:1: timeout '1e308' must be > 0 and <= 86400 seconds");
+  CHECK(error_of("build 1 99999999999999999999\n") == "t.bot:1: cell Y '99999999999999999999' must be >= 0 and <= 8191 (map cells)");
+  CHECK(error_of("build ~-99999999999999999999 0\n") ==
+        "t.bot:1: cell X '~-99999999999999999999' must be within ~-8191..~8191 (map cells)");
+  // A position has no limit of its own (a target off the map is skipped when the bot runs): a
+  // float's is the one there is.
+  CHECK(error_of("goto 1e308 5\n") == "t.bot:1: X '1e308' is too large (at most 3.4e38)");
+
+  const std::string decimal = " is not a decimal number (like 12, -3.5 or 1e2)";
+  CHECK(error_of("goto 0x10 5\n") == "t.bot:1: X '0x10'" + decimal);
+  CHECK(error_of("goto 5 0x1p4\n") == "t.bot:1: Y '0x1p4'" + decimal);
+  CHECK(error_of("goto 1,5 5\n") == "t.bot:1: X '1,5'" + decimal);
+  CHECK(error_of("goto 1 2 0x10\n") == "t.bot:1: timeout '0x10'" + decimal);
+  CHECK(error_of("wait 0x10\n") == "t.bot:1: duration '0x10'" + decimal);
+  CHECK(error_of("wander 1e\n") == "t.bot:1: duration '1e'" + decimal);
+  CHECK(error_of("kite 0b101\n") == "t.bot:1: duration '0b101'" + decimal);
+  CHECK(error_of("fire 5s\n") == "t.bot:1: duration '5s'" + decimal);
+  CHECK(error_of("build 0x10 5\n") == "t.bot:1: cell X '0x10' is not a whole number (map cells; ~N for N cells from the bot's own)");
+  // nan and inf are what "not a finite number" is for.
+  CHECK(error_of("wait inf\n") == "t.bot:1: duration 'inf' is not a finite number");
+  CHECK(error_of("goto -infinity 5\n") == "t.bot:1: X '-infinity' is not a finite number");
 }
 
 TEST_CASE("load_bot_script reads files and reports unreadable ones") {

@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include "loopback_support.hpp"
@@ -82,4 +83,26 @@ TEST_CASE("loopback: players appear at the PNG map's spawn cells (red pixels), t
   CHECK(err.find("(player 2 at 21.5,9.5)") != std::string::npos);
   server.signal(SIGTERM);
   CHECK(server.wait_exit(5s) == std::optional<int>(0));
+}
+
+TEST_CASE("loopback: a relative map path from --config that names nothing says it is taken from the current folder") {
+  // Before: "error: can not load map: m.map: cannot open file: No such file or directory" for
+  // `map = "m.map"` in sub/c.toml: nothing said where the path was looked up. Paths still resolve
+  // from the current folder; the message names it.
+  const swarmfield::test::TempDir dir("swarmfield-map-formats-loopback");
+  std::filesystem::create_directory(dir / "sub");
+  const std::string toml = (dir / "sub" / "c.toml").string();
+  std::ofstream(toml) << "map = \"swarmfield-no-such-map-7f3a.map\"\n";
+  ServerProcess server({"--port", "0", "--bind", "127.0.0.1", "--config", toml});
+  REQUIRE(server.started());
+  const auto code = server.wait_exit(5s);
+  REQUIRE(code.has_value());
+  CHECK(*code == 2);
+  const std::string err = server.err();
+  INFO("stderr: " << err);
+  CHECK(err.rfind("error: can not load map: swarmfield-no-such-map-7f3a.map: cannot open file: No such file or directory "
+                  "(map = \"swarmfield-no-such-map-7f3a.map\" is from the config file " + toml +
+                      "; relative paths in it are taken from the current folder, " +
+                      std::filesystem::current_path().string() + ", not from the file's folder)\n",
+                  0) == 0);
 }

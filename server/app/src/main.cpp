@@ -145,7 +145,8 @@ int main(int argc, char** argv) {
       std::string truncation;
       replay = read_replay(config.replay_path, error, ReplayReadOptions{config.allow_truncated}, &truncation);
       if (!replay) {
-        std::fprintf(stderr, "error: %s\n", error.c_str());
+        std::fprintf(stderr, "error: %s%s\n", error.c_str(),
+                     relative_path_note("replay", config.replay_path, parsed.sources, config.config_path).c_str());
         return kExitUsage;
       }
       if (!truncation.empty()) spdlog::warn("{}", truncation);
@@ -160,12 +161,14 @@ int main(int argc, char** argv) {
                                                  replay->header.cell_size);
       map_name = replay->header.map_name;
     } else if (!load_map(config, map, map_name, error, &spawn_cells)) {
-      std::fprintf(stderr, "error: %s\n", error.c_str());
+      std::fprintf(stderr, "error: %s%s\n", error.c_str(),
+                   relative_path_note("map", config.map_path, parsed.sources, config.config_path).c_str());
       return kExitUsage;
     }
     // The rules script: read now, and loaded once to refuse a broken one before the world is built.
     if (std::string rules_error = load_rules_script(config); !rules_error.empty()) {
-      std::fprintf(stderr, "error: %s\n", rules_error.c_str());
+      std::fprintf(stderr, "error: %s%s\n", rules_error.c_str(),
+                   relative_path_note("rules", config.rules_path, parsed.sources, config.config_path).c_str());
       return kExitUsage;
     }
     if (!replay && !config.rules_script.empty()) {

@@ -1180,6 +1180,47 @@ TEST_CASE("server start-up: a spawn zone that lies outside the map is refused na
   CHECK(check_zones(config, map).empty());  // a zone partly on the map spawns on that part
 }
 
+TEST_CASE("server start-up: a relative path from the config file that names nothing says it is taken from the current folder") {
+  using swarmfield::server::relative_path_note;
+  // Before: "error: can not load map: m.map: cannot open file: No such file or directory", with
+  // `map = "m.map"` in sub/c.toml: nothing said the path was looked up from the current folder,
+  // not from sub/ (paths keep resolving from the current folder; the message says so).
+  char dir_template[] = "/tmp/swarmfield-config-XXXXXX";
+  REQUIRE(mkdtemp(dir_template) != nullptr);
+  const std::string dir = dir_template;
+  REQUIRE(mkdir((dir + "/sub").c_str(), 0700) == 0);
+  const std::string toml = dir + "/sub/c.toml";
+  std::ofstream(toml) << "map = \"swarmfield-no-such-map-7f3a.map\"\n";
+  const auto r = parse({"--config", toml});
+  REQUIRE_MESSAGE(is_run(r), r.output);
+  swarmfield::sim::GridMap map;
+  std::string name, error;
+  REQUIRE_FALSE(swarmfield::server::load_map(r.config, map, name, error));
+  CHECK(error.find("swarmfield-no-such-map-7f3a.map: cannot open file") != std::string::npos);
+  char cwd[4096];
+  REQUIRE(getcwd(cwd, sizeof cwd) != nullptr);
+  CHECK(relative_path_note("map", r.config.map_path, r.sources, r.config.config_path) ==
+        " (map = \"swarmfield-no-such-map-7f3a.map\" is from the config file " + toml +
+            "; relative paths in it are taken from the current folder, " + cwd + ", not from the file's folder)");
+  // No note for a path from a flag, an absolute path, or one that names a file.
+  const auto flag = parse({"--config", toml, "--map", "swarmfield-no-such-map-7f3a.map"});
+  REQUIRE(is_run(flag));
+  CHECK(relative_path_note("map", flag.config.map_path, flag.sources, flag.config.config_path).empty());
+  std::ofstream(toml) << "map = \"" << dir << "/none.map\"\n";
+  const auto absolute = parse({"--config", toml});
+  REQUIRE(is_run(absolute));
+  CHECK(relative_path_note("map", absolute.config.map_path, absolute.sources, absolute.config.config_path).empty());
+  std::ofstream(toml) << "map = \"sub\"\n";
+  const auto exists = parse({"--config", toml});
+  REQUIRE(is_run(exists));
+  REQUIRE(chdir(dir.c_str()) == 0);
+  CHECK(relative_path_note("map", exists.config.map_path, exists.sources, exists.config.config_path).empty());
+  REQUIRE(chdir(cwd) == 0);
+  std::remove(toml.c_str());
+  rmdir((dir + "/sub").c_str());
+  rmdir(dir.c_str());
+}
+
 TEST_CASE("server start-up: --rules naming a device is refused as a rules script, not as a config file") {
   swarmfield::server::ServerConfig config;
   config.rules_path = "/dev/zero";

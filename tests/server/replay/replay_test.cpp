@@ -364,6 +364,19 @@ TEST_CASE("replay: a bot session through the real server re-simulates bit-identi
   CHECK(value_of(served.out(), "ticks") == static_cast<long long>(ticks));
 }
 
+TEST_CASE("replay: a file that can not be opened is an error saying so and why, exit 2") {
+  // Before: "error: can not read replay file '/nonexistent'", with no reason.
+  const test::TempDir dir("swarmfield-replay-test");
+  std::string error;
+  CHECK_FALSE(server::read_replay(dir.path + "/missing.rpl", error).has_value());
+  CHECK(error == "can not open replay file '" + dir.path + "/missing.rpl': No such file or directory");
+  const std::string tool = std::string(SWARMFIELD_BIN_DIR) + "/swarmfield-tool replay ";
+  CHECK(WEXITSTATUS(std::system((tool + dir.path + "/missing.rpl > " + dir.path + "/out.txt 2>&1").c_str())) == 2);
+  const auto out = slurp(dir.path + "/out.txt");
+  const std::string text(out.begin(), out.end());
+  CHECK(text.find("can not open replay file '" + dir.path + "/missing.rpl': No such file or directory") != std::string::npos);
+}
+
 TEST_CASE("replay: --replay with a broken file is an error naming it, exit 2") {
   const test::TempDir dir("swarmfield-replay-test");
   auto bytes = slurp(record_small(dir.path + "/small.rpl", 10));

@@ -60,9 +60,10 @@ inline constexpr float kMaxScriptSeconds = 86400.0f;
 inline constexpr std::int32_t kMaxScriptCell = 8191;
 
 /// Parses script text. Errors (first one wins): unknown command, missing or extra arguments,
-/// an argument that is not a finite number, a duration/timeout that is negative, zero (for
-/// timeouts) or above kMaxScriptSeconds (a fire's S has a wait's limits), a build cell that is
-/// not a whole number, negative or above kMaxScriptCell, a `repeat` that is not the last
+/// an argument that is not a finite decimal number, a duration/timeout that is negative, zero (for
+/// timeouts) or above kMaxScriptSeconds (a fire's S has a wait's limits; one past a float's range
+/// is named against these limits too), a build cell that is not a whole number, negative or
+/// above kMaxScriptCell, a `repeat` that is not the last
 /// command, a script with no commands, and a `repeat` with nothing before it.
 /// `out` is untouched on failure.
 [[nodiscard]] bool parse_bot_script(std::string_view text, std::string_view source, BotScript& out,

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <filesystem>
 
 #include "swarmfield/server/config/config_toml.hpp"
 
@@ -173,6 +174,25 @@ std::string blame_setting(const std::string& message, const std::vector<ConfigSo
     if (settings()[i].key == key && i < sources.size()) return " (set by " + source_text(sources[i], key, config_path) + ")";
   }
   return {};
+}
+
+std::string relative_path_note(std::string_view key, const std::string& path, const std::vector<ConfigSource>& sources,
+                               const std::string& config_path) {
+  // A user who writes `map = "m.map"` beside the file expects it found there; it is looked up
+  // from wherever the server was started (as flags are), and "m.map: cannot open file" alone
+  // did not say so. Only a path that names nothing from here gets the note: the place it was
+  // looked up is then the likely mistake.
+  const std::filesystem::path p(path);
+  if (path.empty() || p.is_absolute()) return {};
+  std::error_code ec;
+  if (std::filesystem::exists(p, ec) || ec) return {};
+  const auto setting = std::find_if(settings().begin(), settings().end(), [&](const auto& s) { return s.key == key; });
+  const auto i = static_cast<std::size_t>(setting - settings().begin());
+  if (setting == settings().end() || i >= sources.size() || sources[i] != ConfigSource::kFile) return {};
+  const std::filesystem::path here = std::filesystem::current_path(ec);
+  return " (" + std::string(key) + " = \"" + path + "\" is from the config file " + config_path +
+         "; relative paths in it are taken from the current folder" + (ec ? std::string() : ", " + here.string()) +
+         ", not from the file's folder)";
 }
 
 }  // namespace swarmfield::server

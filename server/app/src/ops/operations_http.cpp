@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -140,6 +141,25 @@ void close_socket(socket_t sock) {
   ::close(sock);
 }
 
+// Reads away (without waiting) what of the request has arrived and was not read: closing with
+// unread bytes sends a reset, which may reach the peer before it reads the answer.
+void drain_arrived(socket_t sock) {
+  char drain[4096];
+  for (int i = 0; i < 4 && ::recv(sock, drain, sizeof drain, MSG_DONTWAIT) > 0; ++i) {
+  }
+}
+
+// Sends a whole short answer (`status` as "431 Request Header Fields Too Large", a text body)
+// without waiting, from a thread that must never block on a peer (the listener, the waiting
+// room): a connection's send buffer is empty before its answer, so it takes it whole.
+void answer_without_waiting(socket_t sock, std::string_view status, std::string_view body) {
+  const std::string head = "HTTP/1.1 " + std::string(status) + "\r\nContent-Type: text/plain\r\nContent-Length: " +
+                           std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n";
+  [[maybe_unused]] ssize_t sent = ::send(sock, head.data(), head.size(), MSG_DONTWAIT | MSG_NOSIGNAL | MSG_MORE);
+  sent = ::send(sock, body.data(), body.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
+  drain_arrived(sock);
+}
+
 // The paths served, each to GET and HEAD only (httplib answers a HEAD as the GET without its body).
 constexpr std::array<const char*, 3> kPaths = {"/healthz", "/readyz", "/metrics"};
 
@@ -169,6 +189,21 @@ bool has_body_to_read(const httplib::Request& req) {
   if (req.method != "POST" && req.method != "PUT" && req.method != "PATCH" && req.method != "DELETE") return false;
   return req.has_header("Transfer-Encoding") ||
          (req.has_header("Content-Length") && req.get_header_value("Content-Length") != "0");
+}
+
+// Largest request body read (to answer 405 or 404 after it, see start()).
+constexpr std::size_t kMaxBodyBytes = 1024;
+
+// A request whose Content-Length declares more than kMaxBodyBytes (or more than fits in 64 bits).
+// httplib 0.11 reads such a body to its end before its 413 ("skipping" it): the answer came only
+// at the request deadline, the budget of the connection spent on bytes never wanted.
+bool declares_body_over_limit(const httplib::Request& req) {
+  if (!has_body_to_read(req) || req.has_header("Transfer-Encoding")) return false;
+  const std::string value = req.get_header_value("Content-Length");
+  std::uint64_t length = 0;
+  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), length);
+  if (end != value.data() + value.size() || value.empty()) return false;  // httplib's to judge
+  return ec == std::errc::result_out_of_range || (ec == std::errc() && length > kMaxBodyBytes);
 }
 
 // An HTTP method token (RFC 9110 tchar): one httplib's request-line parser may have refused only
@@ -244,16 +279,16 @@ class BoundedServer final : public httplib::Server {
     std::string head;  // bytes read so far by the room
   };
 
-  enum class HeadState : std::uint8_t { kPartial, kComplete, kClosed };
+  enum class HeadState : std::uint8_t { kPartial, kComplete, kClosed, kTooLarge };
 
   // Reads what has arrived on `p` without blocking (at most kMaxRequestBytes in all). kComplete
   // once the head ends (a blank line; a body, at most 1 KiB, is read by the worker), kClosed if
-  // the peer closed, failed or sent kMaxRequestBytes without ending the head.
+  // the peer closed or failed, kTooLarge if it sent kMaxRequestBytes without ending the head.
   static HeadState read_head(Pending& p) {
     char buffer[4096];
     for (;;) {
       const std::size_t room = OperationsHttp::kMaxRequestBytes - p.head.size();
-      if (room == 0) return HeadState::kClosed;
+      if (room == 0) return HeadState::kTooLarge;
       const ssize_t n = ::recv(p.sock, buffer, std::min(sizeof buffer, room), MSG_DONTWAIT);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
@@ -276,19 +311,7 @@ class BoundedServer final : public httplib::Server {
         // Over its address's limit: told why (once, without waiting: a new socket's send buffer
         // is empty, and the listener thread must never block on a peer), then closed.
         if (!stopping_) {
-          static constexpr std::string_view kBody = "too many connections from your address: close some\n";
-          static_assert(kBody.size() == 51, "the Content-Length below");
-          static constexpr std::string_view kHead =
-              "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\nContent-Length: 51\r\n"
-              "Connection: close\r\n\r\n";
-          [[maybe_unused]] ssize_t sent =
-              ::send(sock, kHead.data(), kHead.size(), MSG_DONTWAIT | MSG_NOSIGNAL | MSG_MORE);
-          sent = ::send(sock, kBody.data(), kBody.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-          // What of the request has arrived is read first: closing with unread bytes sends a
-          // reset, which may reach the peer before it reads the answer.
-          char drain[4096];
-          for (int i = 0; i < 4 && ::recv(sock, drain, sizeof drain, MSG_DONTWAIT) > 0; ++i) {
-          }
+          answer_without_waiting(sock, "503 Service Unavailable", "too many connections from your address: close some\n");
         }
         close_socket(sock);
         return false;
@@ -353,6 +376,11 @@ class BoundedServer final : public httplib::Server {
           if (head == HeadState::kComplete) {
             ready_.push_back(std::move(p));
             handed = true;
+          } else if (head == HeadState::kTooLarge) {
+            // Told why, as the web port does (it was closed with no answer, which a client reports
+            // as a dropped connection, not as headers to cut down).
+            answer_without_waiting(p.sock, "431 Request Header Fields Too Large", "request head too large\n");
+            release_locked(p);
           } else if (head == HeadState::kClosed || (ev & POLLNVAL) != 0 || now >= p.accepted + request_deadline_) {
             release_locked(p);
           } else {
@@ -390,6 +418,7 @@ class BoundedServer final : public httplib::Server {
                                  std::move(p.head));
       bool connection_closed = false;
       process_request(stream, /*close_connection=*/true, connection_closed, {});
+      drain_arrived(p.sock);  // a body refused unread (413) may be arriving: see drain_arrived
       {
         const std::lock_guard lock(mutex_);
         busy_per_address_.remove(p.address);
@@ -430,7 +459,7 @@ bool OperationsHttp::start(const std::string& bind, std::uint16_t port, std::str
     setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof yes);
     *listening = sock;
   });
-  s.set_payload_max_length(1024);
+  s.set_payload_max_length(kMaxBodyBytes);
   // Range requests are not served. httplib answers a Range header of many ranges with a multipart
   // body holding one copy of the answer per range: 1,000 ranges in a 3 KB request got 10.7 MB of
   // /metrics back, and 64 such requests never read kept /healthz from answering for ~10 s (a
@@ -440,9 +469,9 @@ bool OperationsHttp::start(const std::string& bind, std::uint16_t port, std::str
   // HEAD) for another method on these (alone, httplib answered 404 to a GET of an unknown path
   // and 400 to anything else, whatever the path). Where each is answered:
   //  - a POST, PUT, PATCH or DELETE that declares a body: by the handlers below, which httplib
-  //    calls once it has read the body (at most 1 KiB, else 413 as before), so that no unread
-  //    bytes turn the close into a reset that can take the answer with it; elsewhere than these
-  //    paths by httplib's own 404;
+  //    calls once it has read the body (at most 1 KiB), so that no unread bytes turn the close
+  //    into a reset that can take the answer with it; elsewhere than these paths by httplib's
+  //    own 404; one whose Content-Length is over 1 KiB: 413 here, before routing, body unread;
   //  - any other: here, before routing (httplib reads the body of a POST that declares none to
   //    the end of the stream: it answered 400 after the request deadline);
   //  - a method httplib does not know: by the error handler further down.
@@ -450,6 +479,11 @@ bool OperationsHttp::start(const std::string& bind, std::uint16_t port, std::str
     // httplib passes its own (non-const) Request object as const: clearing it is defined.
     if (!req.ranges.empty()) const_cast<httplib::Request&>(req).ranges.clear();
     const bool served = (req.method == "GET" || req.method == "HEAD") && is_path_served(req.path);
+    if (declares_body_over_limit(req)) {  // answered at once, whatever the path: the body is never read
+      res.status = 413;
+      res.set_content("request body too large: at most " + std::to_string(kMaxBodyBytes) + " bytes\n", "text/plain");
+      return httplib::Server::HandlerResponse::Handled;
+    }
     if (served || has_body_to_read(req)) return httplib::Server::HandlerResponse::Unhandled;
     refuse_by_path(req.path, res);
     return httplib::Server::HandlerResponse::Handled;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -341,9 +342,13 @@ std::optional<Replay> read_replay(const std::string& path, std::string& error, c
     error = "can not read replay file '" + path + "': not a regular file";
     return std::nullopt;
   }
+  // The open's errno is the reason (no such file, permission denied): without it the message
+  // left the user guessing which of them it was.
+  errno = 0;
   std::ifstream in(path, std::ios::binary);
   if (!in) {
-    error = "can not read replay file '" + path + "'";
+    const int reason = errno;
+    error = "can not open replay file '" + path + "'" + (reason != 0 ? std::string(": ") + std::strerror(reason) : "");
     return std::nullopt;
   }
   std::vector<std::uint8_t> bytes;

@@ -307,6 +307,14 @@ struct ConfigParseResult {
 [[nodiscard]] std::string blame_setting(const std::string& message, const std::vector<ConfigSource>& sources,
                                         const std::string& config_path);
 
+/// For an error about the file a path setting names (`key`: "map", "rules", "replay"; `path` its
+/// value): when the path came from the config file, is relative and names nothing from here,
+/// " (map = \"m.map\" is from the config file sub/c.toml; relative paths in it are taken from the
+/// current folder, /home/u, not from the file's folder)"; else "". `sources` and `config_path`
+/// as in blame_setting.
+[[nodiscard]] std::string relative_path_note(std::string_view key, const std::string& path,
+                                             const std::vector<ConfigSource>& sources, const std::string& config_path);
+
 /// A name as a Fleet gives it (a port, a List) and a match setting's key: 1..63 characters of
 /// a-z, 0-9 and '-'.
 [[nodiscard]] bool is_fleet_name(std::string_view text) noexcept;
