@@ -42,6 +42,20 @@ struct SplitMix {
   std::int32_t below(std::int32_t n) noexcept { return static_cast<std::int32_t>(next() % static_cast<std::uint64_t>(n)); }
 };
 
+/// An open `w` x `h` map (cells) with a one-cell wall round it.
+inline GridMap bordered(std::int32_t w, std::int32_t h) {
+  GridMap map(w, h);
+  for (std::int32_t x = 0; x < w; ++x) {
+    map.set_cost(x, 0, kBlockedCost);
+    map.set_cost(x, h - 1, kBlockedCost);
+  }
+  for (std::int32_t y = 0; y < h; ++y) {
+    map.set_cost(0, y, kBlockedCost);
+    map.set_cost(w - 1, y, kBlockedCost);
+  }
+  return map;
+}
+
 /// An ASCII map (`#` blocked) with its markers; fails the test when it does not parse.
 struct AsciiScene {
   GridMap map;

@@ -23,19 +23,6 @@ constexpr float kDt = 1.0f / 30.0f;
 constexpr float kPi = std::numbers::pi_v<float>;
 const Vec2 kPlayer{40.0f, 40.0f};
 
-GridMap bordered(std::int32_t w, std::int32_t h) {
-  GridMap map(w, h);
-  for (std::int32_t x = 0; x < w; ++x) {
-    map.set_cost(x, 0, kBlockedCost);
-    map.set_cost(x, h - 1, kBlockedCost);
-  }
-  for (std::int32_t y = 0; y < h; ++y) {
-    map.set_cost(0, y, kBlockedCost);
-    map.set_cost(w - 1, y, kBlockedCost);
-  }
-  return map;
-}
-
 /// 300 agents of the three default kinds (~3 : 6 : 1) in a ring 8..20 cells round a standing
 /// player on open ground, stepped `ticks` ticks.
 World settled_pile(std::uint32_t sleep_after_ticks, int ticks, std::uint32_t threads = 1) {
@@ -44,7 +31,7 @@ World settled_pile(std::uint32_t sleep_after_ticks, int ticks, std::uint32_t thr
   params.kinds = default_agent_kinds();
   params.swarm.sleep_after_ticks = sleep_after_ticks;
   params.worker_threads = threads;
-  World world(bordered(80, 80), params);
+  World world(test::bordered(80, 80), params);
   world.add_player(kPlayer);
   test::SplitMix rng{91};
   Swarm& swarm = world.swarm_mutable();

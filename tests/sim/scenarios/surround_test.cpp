@@ -24,24 +24,11 @@
 
 using namespace swarmfield::sim;
 using namespace swarmfield::sim::scenario;
+using swarmfield::sim::test::bordered;
 
 namespace {
 
 constexpr float kPi = std::numbers::pi_v<float>;
-
-/// An open map with a one-cell wall round it.
-GridMap bordered(std::int32_t w, std::int32_t h) {
-  GridMap map(w, h);
-  for (std::int32_t x = 0; x < w; ++x) {
-    map.set_cost(x, 0, kBlockedCost);
-    map.set_cost(x, h - 1, kBlockedCost);
-  }
-  for (std::int32_t y = 0; y < h; ++y) {
-    map.set_cost(0, y, kBlockedCost);
-    map.set_cost(w - 1, y, kBlockedCost);
-  }
-  return map;
-}
 
 /// Adds `n` agents at seeded random points between `d0` and `d1` from `centre`, at angles
 /// between `a0` and `a1` (radians), where their disc fits; kinds cycle through `kinds` (null:
