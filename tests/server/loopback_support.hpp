@@ -90,6 +90,17 @@ inline std::vector<std::string> small_city(std::vector<std::string> extra = {}) 
   return args;
 }
 
+// Starts the server with `args`, which it must refuse: it exits with status 2 within 5 s.
+// Returns its stderr (the error).
+inline std::string refused_start_error(const std::vector<std::string>& args) {
+  ServerProcess server(args);
+  REQUIRE(server.started());
+  const auto code = server.wait_exit(std::chrono::seconds(5));
+  REQUIRE(code.has_value());
+  CHECK(*code == 2);
+  return server.err();
+}
+
 // Stops the server with SIGTERM and returns its summary line (stdout).
 inline std::string stop_and_summarize(ServerProcess& server) {
   server.signal(SIGTERM);

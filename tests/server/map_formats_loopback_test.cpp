@@ -34,12 +34,7 @@ TEST_CASE("loopback: a Tiled map the server can not use is one error line, exit 
   const std::string path = (dir / "bad.tmj").string();
   std::ofstream(path) << R"({"orientation": "orthogonal", "width": 2, "height": 1, "tilesets": [{"firstgid": 1, "source": "t.tsx"}],
                             "layers": [{"name": "g", "type": "tilelayer", "width": 2, "height": 1, "data": [1, 1]}]})";
-  ServerProcess server({"--port", "0", "--bind", "127.0.0.1", "--map", path});
-  REQUIRE(server.started());
-  const auto code = server.wait_exit(5s);
-  REQUIRE(code.has_value());
-  CHECK(*code == 2);
-  const std::string err = server.err();
+  const std::string err = test::refused_start_error({"--port", "0", "--bind", "127.0.0.1", "--map", path});
   INFO("stderr: " << err);
   CHECK(err.rfind("error: can not load map: " + path + ": tileset 't.tsx' is external", 0) == 0);
   CHECK(std::count(err.begin(), err.end(), '\n') == 1);
@@ -50,12 +45,8 @@ TEST_CASE("loopback: a PNG map without a walkable cell is refused like any other
   const std::string path = (dir / "walls.png").string();
   std::string error;
   REQUIRE(io::write_png_rgb(path, 4, 3, std::vector<std::uint8_t>(4 * 3 * 3, 0), error));  // all black
-  ServerProcess server({"--port", "0", "--bind", "127.0.0.1", "--map", path});
-  REQUIRE(server.started());
-  const auto code = server.wait_exit(5s);
-  REQUIRE(code.has_value());
-  CHECK(*code == 2);
-  CHECK(server.err() == "error: map 'walls.png' has no walkable cell\n");
+  CHECK(test::refused_start_error({"--port", "0", "--bind", "127.0.0.1", "--map", path}) ==
+        "error: map 'walls.png' has no walkable cell\n");
 }
 
 TEST_CASE("loopback: players appear at the PNG map's spawn cells (red pixels), the free one first") {
@@ -93,12 +84,7 @@ TEST_CASE("loopback: a relative map path from --config that names nothing says i
   std::filesystem::create_directory(dir / "sub");
   const std::string toml = (dir / "sub" / "c.toml").string();
   std::ofstream(toml) << "map = \"swarmfield-no-such-map-7f3a.map\"\n";
-  ServerProcess server({"--port", "0", "--bind", "127.0.0.1", "--config", toml});
-  REQUIRE(server.started());
-  const auto code = server.wait_exit(5s);
-  REQUIRE(code.has_value());
-  CHECK(*code == 2);
-  const std::string err = server.err();
+  const std::string err = test::refused_start_error({"--port", "0", "--bind", "127.0.0.1", "--config", toml});
   INFO("stderr: " << err);
   CHECK(err.rfind("error: can not load map: swarmfield-no-such-map-7f3a.map: cannot open file: No such file or directory "
                   "(map = \"swarmfield-no-such-map-7f3a.map\" is from the config file " + toml +

@@ -309,7 +309,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   project_contacts(t, pool);
   build_pile_profile(t);
   count_sleepers(t);
-  swap_in_positions();
+  swap_in_positions(t);
 }
 
 // Each goal's motion for the pursuit (see step()): its velocity's direction and speed, and its
@@ -423,36 +423,34 @@ void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, c
   }
   // The contact projection's lists (see SwarmTick::kind_contact_r2): a pair (a, b) overlaps past
   // the tolerance after the move only if it started within r_a + r_b - tolerance + both steps.
+  // Per pair of kinds present (the lists keep only those: a runner among runners is not kept for
+  // every runner a brute's reach away, and its kContactSlots hold in a packed crowd), and per
+  // kind the widest of its pairs (the gather's first test).
   t.contact_step_max = 0.0f;
   t.contact_r_max = 0.0f;
-  float r_min = std::numeric_limits<float>::infinity();
   for (std::size_t q = 0; q < present_count; ++q) {
-    const float r = 0.5f * t.kinds[present[q]].contact_d;
     t.contact_step_max = std::max(t.contact_step_max, t.kinds[present[q]].max_step);
-    t.contact_r_max = std::max(t.contact_r_max, r);
-    r_min = std::min(r_min, r);
+    t.contact_r_max = std::max(t.contact_r_max, 0.5f * t.kinds[present[q]].contact_d);
   }
   t.contacts_complete = nav != nullptr && present_count > 0;
-  for (std::size_t q = 0; q < present_count; ++q) {
-    const crowd_detail::KindTick& kt = t.kinds[present[q]];
-    const float r = 0.5f * kt.contact_d;
-    const float reach = r + t.contact_r_max - crowd_rules::kContactTolerance * std::min(r, r_min) + kt.max_step +
-                        t.contact_step_max + crowd_detail::kContactMargin;
-    t.kind_contact_r2[present[q]] = reach * reach;
-    if (!(reach <= hash_.cell_size())) t.contacts_complete = false;
-  }
-  if (!t.contacts_complete) std::fill(std::begin(t.kind_contact_r2), std::end(t.kind_contact_r2), 0.0f);
-  // Per pair of kinds present (the lists keep only these: a runner among runners is not kept
-  // for every runner a brute's reach away, and its list of kContactSlots holds in a packed crowd).
   for (std::size_t a = 0; a < present_count; ++a) {
+    const crowd_detail::KindTick& ka = t.kinds[present[a]];
+    const float ra = 0.5f * ka.contact_d;
+    float widest = 0.0f;
     for (std::size_t b = 0; b < present_count; ++b) {
-      const crowd_detail::KindTick& ka = t.kinds[present[a]];
       const crowd_detail::KindTick& kb = t.kinds[present[b]];
-      const float ra = 0.5f * ka.contact_d, rb = 0.5f * kb.contact_d;
+      const float rb = 0.5f * kb.contact_d;
       const float reach = ra + rb - crowd_rules::kContactTolerance * std::min(ra, rb) + ka.max_step + kb.max_step +
                           crowd_detail::kContactMargin;
-      t.pairs[present[a] * kMaxAgentKinds + present[b]].contact_r2 = t.contacts_complete ? reach * reach : 0.0f;
+      t.pairs[present[a] * kMaxAgentKinds + present[b]].contact_r2 = reach * reach;
+      widest = std::max(widest, reach);
     }
+    t.kind_contact_r2[present[a]] = widest * widest;
+    if (!(widest <= hash_.cell_size())) t.contacts_complete = false;
+  }
+  if (!t.contacts_complete) {
+    std::fill(std::begin(t.kind_contact_r2), std::end(t.kind_contact_r2), 0.0f);
+    for (crowd_detail::PairTick& pair : t.pairs) pair.contact_r2 = 0.0f;
   }
   t.contact_stiffness = params_.contact_stiffness;
   t.max_force = params_.obstacle_max_force;
@@ -647,16 +645,16 @@ void Swarm::start_and_move_bursts(const crowd_detail::SwarmTick& t, WorkerPool* 
 }
 
 // This tick's positions and rest flags become the state.
-void Swarm::swap_in_positions() {
+void Swarm::swap_in_positions(const crowd_detail::SwarmTick& t) {
   xs_.swap(next_xs_);
   ys_.swap(next_ys_);
   vxs_.swap(perm_vxs_);  // integrate_agents wrote this tick's velocities there
   vys_.swap(perm_vys_);
   resting_.swap(perm_resting_);  // the gather wrote this tick's rest flags there
-  calm_.swap(perm_calm_);        // this tick's calm counts, signatures and marks (swarm_sleep.cpp)
-  signature_.swap(perm_signature_);
+  calm_.swap(perm_calm_);        // this tick's calm counts and marks (swarm_sleep.cpp)
   wake_.swap(perm_wake_);
-  if (sleep_ran_) {  // (else the gather wrote no mark position: the reordered ones stand)
+  if (t.sleep_ticks != 0) {  // the gather wrote signatures and mark positions (else the reordered ones stand)
+    signature_.swap(perm_signature_);
     mark_x_.swap(perm_mark_x_);
     mark_y_.swap(perm_mark_y_);
   }

@@ -34,7 +34,6 @@ void Swarm::prepare_sleep(crowd_detail::SwarmTick& t, bool environment_changed) 
   // The World's step only (crowd rules, NavigationSet): the bare flow-field step keeps its rules.
   t.sleep_ticks = t.nav != nullptr ? params_.sleep_after_ticks : 0;
   t.sleep_hold = t.sleep_ticks != 0 && !wake_all_ && !environment_changed;
-  sleep_ran_ = t.sleep_ticks != 0;
   t.calm_ready = t.sleep_hold && calm_ready_;
   wake_all_ = false;
   if (!t.sleep_hold) removed_points_.clear();  // every agent wakes anyway

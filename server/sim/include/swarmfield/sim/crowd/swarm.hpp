@@ -287,7 +287,7 @@ class Swarm {
   void project_contacts(const crowd_detail::SwarmTick& t, WorkerPool* pool);
   void project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   void build_pile_profile(const crowd_detail::SwarmTick& t);
-  void swap_in_positions();
+  void swap_in_positions(const crowd_detail::SwarmTick& t);
   // Sleep (SwarmParams::sleep_after_ticks, swarm_sleep.cpp): whether this step lets agents sleep
   // and the marks of removed agents' neighbours; after the gather of slot k, its calm count and
   // signature, and the marks it leaves on calm neighbours when it stirs.
@@ -471,7 +471,6 @@ class Swarm {
   static constexpr std::size_t kMaxRemovedPoints = 4096;  // beyond: every agent wakes
   std::vector<Vec2> removed_points_;  // where agents were removed since the last step
   bool wake_all_ = true;              // no agent sleeps in the next step (see prepare_sleep)
-  bool sleep_ran_ = false;            // this step counts calm (the gather writes perm_mark_*)
   bool calm_ready_ = false;           // after a step: some agent's calm count is one short of sleep
   std::size_t sleeping_count_ = 0;
   BurstPatterns burst_patterns_;
