@@ -305,20 +305,18 @@ void open_sandbox(lua_State* L) {
       if first and last and last >= first then charge(last - first + 1, "table.move") end
       return move(a1, f, e, ...)
     end
-    table.insert = function(t, ...)
-      if select("#", ...) >= 2 and type(t) == "table" then
-        local pos = tonumber((...))
-        if pos then charge(#t + 1 - pos, "table.insert") end
+    -- insert(t, pos, v) and remove(t, pos) shift the elements from pos to #t.
+    local function shifting(f, name, with_pos)
+      return function(t, ...)
+        if select("#", ...) >= with_pos and type(t) == "table" then
+          local pos = tonumber((...))
+          if pos then charge(#t + 1 - pos, name) end
+        end
+        return f(t, ...)
       end
-      return insert(t, ...)
     end
-    table.remove = function(t, ...)
-      if select("#", ...) >= 1 and type(t) == "table" then
-        local pos = tonumber((...))
-        if pos then charge(#t + 1 - pos, "table.remove") end
-      end
-      return remove(t, ...)
-    end
+    table.insert = shifting(insert, "table.insert", 2)
+    table.remove = shifting(remove, "table.remove", 1)
   )";
   if (luaL_loadbufferx(L, kGuards, std::strlen(kGuards), "=sandbox", "t") == LUA_OK) {
     lua_pushcfunction(L, A::charge);

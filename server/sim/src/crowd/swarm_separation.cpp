@@ -339,22 +339,9 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     if (sleep_on && in.nrest[k] != 0) {
       signature = steering_signature(k);
       signed_now = true;
-      perm_signature_[k] = signature;
       if (t.sleep_hold && wake_[k] == 0 && signature == signature_[k]) {
         if (calm_[k] >= t.sleep_ticks) {
-          asleep_[k] = crowd_detail::kAsleep;
-          perm_calm_[k] = static_cast<std::uint8_t>(std::min<std::uint32_t>(calm_[k] + 1u, 255u));
-          perm_resting_[k] = 1;
-          wait_[k] = 0;
-          allow_[k] = 0.0f;
-          move_x_[k] = steer_x_[k];
-          move_y_[k] = steer_y_[k];
-          corr_x_[k] = 0.0f;
-          corr_y_[k] = 0.0f;
-          bursting_[k] = 0;
-          contact_count[k] = 0;
-          perm_mark_x_[k] = mark_x_[k];
-          perm_mark_y_[k] = mark_y_[k];
+          hold_asleep(k, signature);
           chunk_rest = true;
           ++chunk_sleepers;
           continue;

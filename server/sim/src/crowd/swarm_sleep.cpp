@@ -77,6 +77,25 @@ std::uint32_t Swarm::steering_signature(std::size_t k) const noexcept {
   return static_cast<std::uint32_t>(h ^ (h >> 32));
 }
 
+void Swarm::hold_asleep(std::size_t k, std::uint32_t signature) noexcept {
+  // What the gather writes for an agent that rests where it is without a move: rest, no move
+  // allowance, no correction, no contacts; its calm count goes on and its mark stays.
+  asleep_[k] = crowd_detail::kAsleep;
+  perm_calm_[k] = static_cast<std::uint8_t>(std::min<std::uint32_t>(calm_[k] + 1u, 255u));
+  perm_signature_[k] = signature;
+  perm_resting_[k] = 1;
+  wait_[k] = 0;
+  allow_[k] = 0.0f;
+  move_x_[k] = steer_x_[k];
+  move_y_[k] = steer_y_[k];
+  corr_x_[k] = 0.0f;
+  corr_y_[k] = 0.0f;
+  bursting_[k] = 0;
+  contact_count_[k] = 0;
+  perm_mark_x_[k] = mark_x_[k];
+  perm_mark_y_[k] = mark_y_[k];
+}
+
 bool Swarm::has_calm_neighbour(const crowd_detail::SwarmTick& t, const std::uint32_t* slots, std::uint32_t count,
                                bool complete) const noexcept {
   if (!complete) return true;  // more neighbours than the gather kept: stir_neighbours looks

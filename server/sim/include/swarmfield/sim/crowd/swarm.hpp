@@ -294,6 +294,7 @@ class Swarm {
   void prepare_sleep(crowd_detail::SwarmTick& t, bool environment_changed);
   void mark_removed_neighbours(const crowd_detail::SwarmTick& t);
   [[nodiscard]] std::uint32_t steering_signature(std::size_t k) const noexcept;
+  void hold_asleep(std::size_t k, std::uint32_t signature) noexcept;  // the gather's outputs of a sleeper
   [[nodiscard]] bool has_calm_neighbour(const crowd_detail::SwarmTick& t, const std::uint32_t* slots,
                                         std::uint32_t count, bool complete) const noexcept;
   void stir_neighbours(const crowd_detail::SwarmTick& t, std::size_t k, float r2);
