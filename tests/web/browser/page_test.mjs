@@ -143,12 +143,17 @@ try {
   const firstPlayer = await page.evaluate(() => ({ ...window.swarmfield.players[0] }));
   await page.screenshot({ path: join(args.out, 'spectator_1.png') });
   // The bot wanders (a new heading every 0.5-2 s, a 1 s pause every 20 s): over one 2.5 s gap it
-  // can end up where it began (0.9 px in one loaded run), so up to four gaps are tried.
+  // can end up where it began (0.9 px in one loaded run), so up to four gaps are tried, until it
+  // moved both on screen (3 px) and in the page state (0.5 cells, ~3.3 px here: a loaded run
+  // stopped at 3.0 px, 0.45 cells, and failed the second check).
   let second;
   for (let attempt = 0; attempt < 4; ++attempt) {
     await page.waitForTimeout(2500);
     second = await capture(page);
-    if (first.player && second.player && Math.hypot(second.playerX - first.playerX, second.playerY - first.playerY) >= 3) break;
+    const now = await page.evaluate((id) => window.swarmfield.players.find((p) => p.id === id), firstPlayer.id);
+    const on_screen = first.player && second.player &&
+      Math.hypot(second.playerX - first.playerX, second.playerY - first.playerY) >= 3;
+    if (on_screen && now && Math.hypot(now.x - firstPlayer.x, now.y - firstPlayer.y) > 0.5) break;
   }
   const state = await page.evaluate(() => JSON.parse(JSON.stringify(window.swarmfield)));
   await page.screenshot({ path: join(args.out, 'spectator_2.png') });
