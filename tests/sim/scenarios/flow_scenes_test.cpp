@@ -82,13 +82,21 @@ GridMap walled_room() {
   return map;
 }
 
-/// F1's room (48 x 48, walls on x, y = 12 and 35, a 1-cell door in the middle of each), players
-/// in two corners outside, 90 s. `brutes`: the inside crowd is mixed (runners, walkers, brutes,
-/// which fit no door) and a brute stands in front of each door at the start.
-DoorRoomRun run_door_room(bool brutes) {
+/// Where a room's doors are: in the middle of each wall (F1), or each flush with a corner (the N
+/// door at the west end of its wall, E at the north end, S at the east end, W at the south end).
+enum class DoorPlace { kMiddle, kCorner };
+
+/// F1's room (48 x 48, walls on x, y = 12 and 35, a 1-cell door in each), players in two corners
+/// outside, 90 s (with corner doors the N and S doors are the ways out). `brutes`: the inside crowd is mixed (runners, walkers, brutes, which fit no
+/// door) and a brute stands in front of each door at the start (corner doors: wedged in the
+/// corner, walls on two sides, the door's mouth half covered).
+DoorRoomRun run_door_room(bool brutes, DoorPlace place = DoorPlace::kMiddle) {
   constexpr std::int32_t lo = kRoomLo, hi = kRoomHi, mid = kRoomMid;
   GridMap map = walled_room();
-  const std::array<CellCoord, 4> doors{CellCoord{mid, lo}, CellCoord{mid, hi}, CellCoord{lo, mid}, CellCoord{hi, mid}};
+  const bool corner = place == DoorPlace::kCorner;
+  const std::array<CellCoord, 4> doors =
+      corner ? std::array<CellCoord, 4>{CellCoord{lo + 1, lo}, CellCoord{hi - 1, hi}, CellCoord{lo, hi - 1}, CellCoord{hi, lo + 1}}
+             : std::array<CellCoord, 4>{CellCoord{mid, lo}, CellCoord{mid, hi}, CellCoord{lo, mid}, CellCoord{hi, mid}};
   for (const CellCoord d : doors) map.set_cost(d.x, d.y, 1);
   World world(map, mixed_params(512));
   world.add_player({2.5f, 2.5f});
@@ -96,7 +104,9 @@ DoorRoomRun run_door_room(bool brutes) {
   if (brutes) {
     // In each door's mouth, inside: where the crowd behind would press it.
     const float in_lo = lo + 1.0f + 0.85f, in_hi = hi - 0.85f, door = mid + 0.5f;
-    for (const Vec2 p : {Vec2{door, in_lo}, Vec2{door, in_hi}, Vec2{in_lo, door}, Vec2{in_hi, door}}) {
+    const std::array<Vec2, 4> middle{Vec2{door, in_lo}, Vec2{door, in_hi}, Vec2{in_lo, door}, Vec2{in_hi, door}};
+    const std::array<Vec2, 4> corners{Vec2{in_lo, in_lo}, Vec2{in_hi, in_hi}, Vec2{in_lo, in_hi}, Vec2{in_hi, in_lo}};
+    for (const Vec2 p : corner ? corners : middle) {
       REQUIRE(world.swarm_mutable().add(p, 0.0f, 2) != Swarm::kInvalidAgent);
     }
   }
@@ -215,6 +225,20 @@ std::pair<int, int> door_wedge(std::uint64_t seed) {
 }
 
 }  // namespace
+
+TEST_CASE("F1 corner doors: a brute wedged in the corner in front of a door flush with it makes way") {
+  // Doors flush with a corner (a designer's variant of F1): a brute, which fits no door, pressed
+  // into the corner covers half the door's mouth. Making way across the path there walks it into
+  // the other wall or into the crowd pressing on the door, which held it (the mixed door room
+  // with corner doors, 2,000 agents: stalls of 6 s); it goes back along the door's wall instead.
+  const DoorRoomRun run = run_door_room(true, DoorPlace::kCorner);
+  MESSAGE("F1 corner doors: " << run.left_inside << " runners and walkers still inside after 90 s; passed per door "
+                              << run.passed[0] << " " << run.passed[1] << " " << run.passed[2] << " " << run.passed[3]
+                              << "; longest stall with a queue (ticks) " << run.worst_stall[0] << " "
+                              << run.worst_stall[1] << " " << run.worst_stall[2] << " " << run.worst_stall[3]);
+  CHECK(run.left_inside == 0);
+  for (const int stall : run.worst_stall) CHECK(stall <= 60);
+}
 
 TEST_CASE("F1 wedge: walkers on a door's posts go through at once past a brute a step behind the mouth") {
   // The brute has no way out (prio unreachable). The two walkers on the posts each slide along

@@ -173,10 +173,13 @@ inline Vec2 keep_route(const GridMap& map, const FlowField& flow, const Integrat
 /// along the path, so walking back into it gets nowhere (a brute held in a door's mouth for
 /// 70 s), while to the side nobody pushes. The side is the one it already drifts to (faster than
 /// kMakeWayDrift world units per second across the path), else the one its id picks: a side
-/// fixed by id alone sends half the brutes beside a door across the door's mouth.
+/// fixed by id alone sends half the brutes beside a door across the door's mouth. Wedged in a
+/// corner (its disc, `radius` world units, cannot move kMakeWayProbe cells along either axis of
+/// the path), back along the wall the path points into more instead.
 constexpr float kMakeWayBack = 0.5f;
 constexpr float kMakeWayDrift = 0.05f;
-inline Vec2 make_way(const crowd_detail::SwarmTick& t, Vec2 p, Vec2 v, std::uint32_t id) noexcept {
+constexpr float kMakeWayProbe = 0.5f;  // cells
+inline Vec2 make_way(const crowd_detail::SwarmTick& t, Vec2 p, Vec2 v, float radius, std::uint32_t id) noexcept {
   if (!t.nav->has_class(1)) return {};
   const NavSample small = t.nav->sample(1, p);
   switch (small.status) {
@@ -187,6 +190,18 @@ inline Vec2 make_way(const crowd_detail::SwarmTick& t, Vec2 p, Vec2 v, std::uint
       const Vec2 across{-f.y, f.x};
       const float drift = dot(v, across);
       const bool left = std::abs(drift) > kMakeWayDrift ? drift > 0.0f : (id & 1u) != 0;
+      // Wedged in a corner, in front of a door flush with it (walls across both axes of the
+      // path): back along the door's wall (the one the path points into more), away from the
+      // door. Across the path is into the other wall or into the crowd pressing on the door: a
+      // brute held a corner door's mouth for 6 s. Elsewhere (beside a door's mouth) the side
+      // rule below already slides it back along the wall half the time; always doing so held a
+      // brute in the mixed door room's mouth for 9 s.
+      const float probe = kMakeWayProbe * t.cs;
+      const float body = 0.9f * radius;  // a disc pressed a little into a wall still slides along it
+      const float sx = f.x < 0.0f ? -1.0f : 1.0f, sy = f.y < 0.0f ? -1.0f : 1.0f;
+      if (!square_fits(t.map, p + Vec2{sx * probe, 0.0f}, body) && !square_fits(t.map, p + Vec2{0.0f, sy * probe}, body)) {
+        return std::abs(f.x) >= std::abs(f.y) ? Vec2{0.0f, -sy} : Vec2{-sx, 0.0f};
+      }
       return normalized_or_zero((left ? across : across * -1.0f) - f * kMakeWayBack);
     }
     default:
@@ -353,7 +368,7 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
       // Whole-map mode only: in hierarchical mode kNoRoute also means "not routed yet" (routes
       // are built time-sliced), where the agent should wait for its route, not wander off.
       if (desired.x == 0.0f && desired.y == 0.0f && size_class > 1 && !hierarchical) {
-        desired = make_way(t, p, v, perm_ids_[k]);
+        desired = make_way(t, p, v, kt.radius, perm_ids_[k]);
       }
       break;
     case NavStatus::kAtGoal:
