@@ -63,8 +63,9 @@ if has street; then
   $py "$here/scene.py" mstreet "$shared_street/Boston_0_256.map" "$out/street.csv" --player 148.5,166.5
 fi
 if has surround; then
-  # 600 mixed round a standing player on open 96: at rest within 5 s of arrival 0.85-0.87 (target
-  # >= 0.9): brutes on the rim creep round the pile at 5-10% of their speed from 20 s to 60 s.
+  # 600 mixed round a standing player on open 96: at rest within 5 s of arrival was 0.85-0.87
+  # (target >= 0.9; brutes on the rim stepping round into the pile and pushed out again); 0.99
+  # since the kernel rule for touched neighbours at rest (2026-12-06). Kept as a check.
   $py "$here/scene.py" open "$out/open96.map" --W 96 > /dev/null
   run surround "$out/open96.map" 1800 -- --agents 600 $K3 --player 48.5,48.5 --seed 1 --threads 2
   $py "$here/scene.py" mpile "$out/open96.map" "$out/surround.csv" --player 48.5,48.5

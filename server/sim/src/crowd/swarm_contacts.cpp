@@ -23,8 +23,7 @@ namespace swarmfield::sim {
 
 using namespace crowd_rules;  // NOLINT: the rules' constants
 
-// open_here_'s bit for the 5 x 5 cells round the agent all walkable (set in steer_agents).
-constexpr std::uint8_t kWideOpen = 2;
+using crowd_detail::kWideOpen;
 
 void Swarm::project_contacts(const crowd_detail::SwarmTick& t, WorkerPool* pool) {
   // The World's step only (crowd rules): the bare flow-field step keeps its plain rules.

@@ -364,7 +364,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     const GatherAgent agent{sxs[k],    sys[k],    skx,
                             sky,       nid[k],    own_prio,
                             moving,    impatient, crowd_rules && goal_moves_[k] != 0,
-                            t.pairs + self_kind * kMaxAgentKinds};
+                            t.pairs + self_kind * kMaxAgentKinds, (open_here_[k] & crowd_detail::kWideOpen) != 0};
     GatherSums sums;
     // A goal in sight limits the move too: the agent stops where its disc touches the goal's.
     sums.allow = kt.max_step;  // the free path among agents; the goal's limit comes after

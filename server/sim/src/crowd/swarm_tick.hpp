@@ -140,6 +140,10 @@ struct SwarmTick {
   const float* sys = nullptr;
 };
 
+/// Swarm::open_here_'s bit for the 5 x 5 cells round the agent all walkable (set in steer_agents;
+/// bit 0 is the 3 x 3 cells' SwarmTick::open).
+constexpr std::uint8_t kWideOpen = 2;
+
 /// The open bit of map cell index `i` (see SwarmTick::open).
 inline bool open_at(const std::uint64_t* open, std::size_t i) noexcept { return ((open[i >> 6] >> (i & 63)) & 1u) != 0; }
 
