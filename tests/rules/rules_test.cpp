@@ -264,6 +264,20 @@ TEST_CASE("rules: work a sandbox function loops over in C is charged to the inst
       {"table.move({}, 1, 1e8, 1, {})", "table.move"},
       {"table.insert(setmetatable({}, {__len = function() return 1e8 end}), 1, 5)", "table.insert"},
       {"table.remove(setmetatable({}, {__len = function() return 1e8 end}), 1)", "table.remove"},
+      // A C function as __index answers every index without a VM instruction: table.concat,
+      // table.unpack and table.sort walked a range or length of the script's choosing in C (the
+      // first and the last for good; a loop of 1e6-value unpacks for hours).
+      {"table.concat(setmetatable({}, {__index = getmetatable, __metatable = ''}), '', 1, math.maxinteger)",
+       "table.concat"},
+      {"table.concat(setmetatable({}, {__index = getmetatable, __metatable = ''}), '', math.mininteger, "
+       "math.maxinteger)",
+       "table.concat"},
+      {"local t = setmetatable({}, {__index = getmetatable, __metatable = ''}) for i = 1, 100 do "
+       "local n = select('#', table.unpack(t, 1, 900000)) end",
+       "table.unpack"},
+      {"table.sort(setmetatable({}, {__index = getmetatable, __newindex = rawequal, __metatable = '', "
+       "__len = function() return 2^31 - 2 end}))",
+       "table.sort"},
   };
   for (const auto& [body, what] : cases) {
     const std::string script = std::string("function on_tick(t)\n if t == 2 then ") + body + " end\nend\n";
@@ -289,6 +303,12 @@ TEST_CASE("rules: work a sandbox function loops over in C is charged to the inst
       assert(table.remove(list, 1) == 0 and table.remove(list) == 200)
       local copy = table.move(list, 1, #list, 1, {})
       assert(#copy == 199)
+      assert(#table.concat(list, ",") > 0 and select("#", table.unpack(list)) == 199)
+      table.sort(copy, function(a, b) return a > b end)
+      assert(copy[1] == 199)
+      assert(string.rep("ab", 3, "-") == "ab-ab-ab")
+      -- Empty pieces: the empty string at once (string.rep copied nothing 1e17 times, for good).
+      assert(string.rep("", 1e17) == "" and string.rep("", 1e17, "") == "")
     end)"));
   for (int t = 0; t < 5; ++t) ok.step();
   CHECK(ok.rules->stopped() == "");

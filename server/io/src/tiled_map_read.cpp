@@ -348,6 +348,33 @@ ParsedMap parse_document(const json& doc, std::int32_t max_side) {
   return m;
 }
 
+/// Arrays and objects nested deeper than this are refused before the document is parsed: each
+/// level is a json value with its own heap block (~80 bytes), so a 32 MiB file of '[' asked for
+/// 2.5 GB. A Tiled map nests about six deep (map, layers, a layer, its properties, a property),
+/// group layers a few more each.
+constexpr int kMaxDepth = 64;
+
+/// True when `text` opens more than kMaxDepth arrays or objects inside one another (brackets in
+/// strings do not count).
+bool nested_too_deep(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 bool parse_tiled_map(std::string_view text, std::string_view source, sim::GridMap& out, sim::MapError& error,
@@ -356,6 +383,9 @@ bool parse_tiled_map(std::string_view text, std::string_view source, sim::GridMa
     error = {std::string(source), 0, std::move(message)};
     return false;
   };
+  if (nested_too_deep(text)) {
+    return fail("malformed JSON: arrays and objects nested more than " + std::to_string(kMaxDepth) + " deep");
+  }
   ParsedMap m;
   try {
     const json doc = json::parse(text.begin(), text.end());

@@ -277,6 +277,7 @@ void open_sandbox(lua_State* L) {
     string.rep = function(s, n, sep)
       local total = len(s) * n + (sep and len(sep) * (n - 1) or 0)
       if n > 0 and total > 1048576 then error("string.rep: the result would be over 1 MiB", 2) end
+      if n > 1 and total == 0 then n = 1 end  -- empty pieces: rep loops n times in C for ""
       return rep(s, n, sep)
     end
     for _, name in ipairs({"find", "match", "gmatch", "gsub"}) do
@@ -304,6 +305,28 @@ void open_sandbox(lua_State* L) {
       local first, last = tonumber(f), tonumber(e)
       if first and last and last >= first then charge(last - first + 1, "table.move") end
       return move(a1, f, e, ...)
+    end
+    -- concat(t, sep, i, j) and unpack(t, i, j) read t[i..j] (j = #t by default), sort(t) about
+    -- #t * log2(#t) pairs: a C function as __index (getmetatable) answers each read with no VM
+    -- instruction, so the range or #t alone says how long they stay in C.
+    local concat, unpack, sort, log, max = table.concat, table.unpack, table.sort, math.log, math.max
+    local function range(t, i, j)
+      local first, last = tonumber(i) or 1, tonumber(j)
+      if not last and type(t) == "table" then last = #t end
+      return last and last >= first and last - (first + 0.0) + 1 or 0  -- in floats: no wrap-around
+    end
+    table.concat = function(t, sep, i, j)
+      charge(range(t, i, j), "table.concat")
+      return concat(t, sep, i, j)
+    end
+    table.unpack = function(t, i, j)
+      charge(range(t, i, j), "table.unpack")
+      return unpack(t, i, j)
+    end
+    table.sort = function(t, ...)
+      local n = type(t) == "table" and #t or 0
+      if n > 1 then charge(n * max(1, log(n, 2)), "table.sort") end
+      return sort(t, ...)
     end
     -- insert(t, pos, v) and remove(t, pos) shift the elements from pos to #t.
     local function shifting(f, name, with_pos)

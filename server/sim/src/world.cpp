@@ -352,25 +352,37 @@ bool World::scan_spawn_cell(int size_class, std::uint32_t& cell) {
 std::size_t World::spawn_scanned(std::size_t n) {
   // Rank every walkable cell (spawn_rank: 0 = reachable and far from every player, 1 =
   // reachable, 2 = far, 3 = walkable); spawn in the best non-empty rank ("where possible").
-  auto rank_of = [&](CellCoord c) { return spawn_rank(c, far_from_players(c), 1); };
-  std::size_t counts[4] = {0, 0, 0, 0};
-  for (std::int32_t y = 0; y < map_.height(); ++y) {
-    for (std::int32_t x = 0; x < map_.width(); ++x) {
-      if (map_.walkable(x, y)) ++counts[rank_of({x, y})];
-    }
-  }
-  int best = 0;
-  while (best < 4 && counts[best] == 0) ++best;
-  if (best == 4) return 0;  // no walkable cell at all
-  spawn_candidates_.clear();
-  spawn_candidates_.reserve(counts[best]);
-  for (std::int32_t y = 0; y < map_.height(); ++y) {
-    for (std::int32_t x = 0; x < map_.width(); ++x) {
-      if (map_.walkable(x, y) && rank_of({x, y}) == best) {
-        spawn_candidates_.push_back(static_cast<std::uint32_t>(map_.index(x, y)));
+  // The ranking reads the map, the fields (reachability) and the players, never the agents: kept
+  // while those are unchanged (spawn_scan_key_).
+  SpawnScanKey key{map_.revision(), path_map().revision(), nav_.rebuild_count(), {}};
+  key.players.reserve(players_.size());
+  for (const Player& pl : players_) key.players.push_back(pl.position);
+  if (spawn_scan_best_ < 0 || !(key == spawn_scan_key_)) {
+    auto rank_of = [&](CellCoord c) { return spawn_rank(c, far_from_players(c), 1); };
+    std::size_t counts[4] = {0, 0, 0, 0};
+    for (std::int32_t y = 0; y < map_.height(); ++y) {
+      for (std::int32_t x = 0; x < map_.width(); ++x) {
+        if (map_.walkable(x, y)) ++counts[rank_of({x, y})];
       }
     }
+    int best = 0;
+    while (best < 4 && counts[best] == 0) ++best;
+    spawn_candidates_.clear();
+    if (best < 4) {
+      spawn_candidates_.reserve(counts[best]);
+      for (std::int32_t y = 0; y < map_.height(); ++y) {
+        for (std::int32_t x = 0; x < map_.width(); ++x) {
+          if (map_.walkable(x, y) && rank_of({x, y}) == best) {
+            spawn_candidates_.push_back(static_cast<std::uint32_t>(map_.index(x, y)));
+          }
+        }
+      }
+    }
+    spawn_scan_key_ = std::move(key);
+    spawn_scan_best_ = best;
   }
+  const int best = spawn_scan_best_;
+  if (best == 4) return 0;  // no walkable cell at all
   const std::span<const AgentKind> kinds = swarm_.kind_table();
   const bool draw_kind = spawnable_kind_count(kinds) > 1;
   const auto count = static_cast<std::uint32_t>(spawn_candidates_.size());
@@ -401,7 +413,10 @@ std::size_t World::spawn_scanned(std::size_t n) {
     ++spawned;
   }
   // On a big map the list can be a whole map's worth of cells: not kept between waves.
-  if (map_.cell_count() >= kSampledSpawnFromCells) std::vector<std::uint32_t>().swap(spawn_candidates_);
+  if (map_.cell_count() >= kSampledSpawnFromCells) {
+    std::vector<std::uint32_t>().swap(spawn_candidates_);
+    spawn_scan_best_ = -1;
+  }
   return spawned;
 }
 

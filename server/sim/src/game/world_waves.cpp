@@ -72,6 +72,7 @@ std::size_t World::spawn_in_zone(std::uint8_t kind, std::size_t n, SpawnZone zon
     if (best_rank == 4) {
       if (!scanned) {
         scanned = true;
+        spawn_scan_best_ = -1;  // the list is this zone's now, not spawn_scanned()'s
         spawn_candidates_.clear();
         if (area <= kZoneScanCells) {
           int rank_listed = 4;
