@@ -358,6 +358,7 @@ std::size_t World::spawn_scanned(std::size_t n) {
   key.players.reserve(players_.size());
   for (const Player& pl : players_) key.players.push_back(pl.position);
   if (spawn_scan_best_ < 0 || !(key == spawn_scan_key_)) {
+    ++spawn_rankings_;
     auto rank_of = [&](CellCoord c) { return spawn_rank(c, far_from_players(c), 1); };
     std::size_t counts[4] = {0, 0, 0, 0};
     for (std::int32_t y = 0; y < map_.height(); ++y) {

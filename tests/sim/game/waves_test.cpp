@@ -5,7 +5,6 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <numeric>
 #include <optional>
 #include <vector>
@@ -216,14 +215,14 @@ TEST_CASE("waves: many small spawns in a tick rank the map once, and place agent
     w->step(1.0f / 30.0f);
   }
   REQUIRE(one.spawn_agents_of(1, 400, std::nullopt) == 400);
-  const auto start = std::chrono::steady_clock::now();
+  const std::uint64_t rankings_before = many.spawn_rankings();
   std::size_t spawned = 0;
   for (int i = 0; i < 400; ++i) spawned += many.spawn_agents_of(1, 1, std::nullopt);
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   CHECK(spawned == 400);
   CHECK(many.state_hash() == one.state_hash());  // the same cells, drawn in the same order
-  // 400 whole-map rankings of 1M cells took ~4 s here (~10 ms each); one, ~10 ms.
-  CHECK(seconds < 1.0);
+  // One whole-map ranking for the 400 calls (before: 400 of 1M cells, ~4 s here), counted, not
+  // timed: a timed bound flakes on a shared machine.
+  CHECK(many.spawn_rankings() - rankings_before == 1);
   // A change of the map is seen: no new agent on a row walled since the ranking.
   std::uint32_t first_new = 0;
   for (const std::uint32_t id : many.swarm().ids()) first_new = std::max(first_new, id + 1);
@@ -231,7 +230,9 @@ TEST_CASE("waves: many small spawns in a tick rank the map once, and place agent
     if (y % 8 != 0) continue;
     for (std::int32_t x = 0; x < 1024; ++x) many.set_cell_cost({x, y}, kBlockedCost);
   }
+  const std::uint64_t rankings_walled = many.spawn_rankings();
   for (int i = 0; i < 200; ++i) (void)many.spawn_agents_of(1, 1, std::nullopt);
+  CHECK(many.spawn_rankings() - rankings_walled == 1);  // ranked again once, for the new map
   std::size_t added = 0;
   for (std::size_t i = 0; i < many.swarm().size(); ++i) {
     if (many.swarm().ids()[i] < first_new) continue;

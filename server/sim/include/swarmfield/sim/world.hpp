@@ -263,6 +263,9 @@ class World {
   /// (SpawnerParams::stop_at_density_limit) or because no place on the map fits their kind's
   /// size class, summed over every spawn so far.
   [[nodiscard]] std::uint64_t spawns_held_back() const noexcept { return spawns_held_back_; }
+  /// Whole-map rankings of the spawn cells done so far (spawn_scanned(): one per change of the
+  /// map, the fields or the players' positions, not one per spawn call), for tests and tools.
+  [[nodiscard]] std::uint64_t spawn_rankings() const noexcept { return spawn_rankings_; }
 
  private:
   [[nodiscard]] Vec2 place_player(Vec2 p) const noexcept;  // add_player's placement rule
@@ -381,6 +384,7 @@ class World {
   std::uint64_t tick_ = 0;
   std::uint64_t state_hash_ = 0;
   std::uint64_t spawns_held_back_ = 0;
+  std::uint64_t spawn_rankings_ = 0;
   // Hierarchical fields: the next update_fields() builds the occupied sectors' fields under a
   // start-up budget (set by the initial spawn, see finish_tick() and update_fields()).
   bool fields_for_all_agents_ = false;
