@@ -221,10 +221,16 @@ bool World::update_fields() {
   return nav_.update(path_map(), goal_positions_, classes);
 }
 
+World::SpawnScanKey World::spawn_scan_key() const {
+  SpawnScanKey key{map_.revision(), path_map().revision(), nav_.rebuild_count(), {}};
+  key.players.reserve(players_.size());
+  for (const Player& pl : players_) key.players.push_back(pl.position);
+  return key;
+}
+
 std::size_t World::spawn_agents(std::size_t n) {
   n = std::min(n, swarm_.capacity() - swarm_.size());
   if (n == 0 || map_.width() <= 0 || map_.height() <= 0) return 0;
-  fit_scanned_.fill(false);  // scan_spawn_cell()'s lists are for this call's players and map
   // Reachability must reflect the players and map. With a budget, the tick's own update has
   // already run its slice: a second one here would spend the budget twice.
   if (params_.field_rebuild_budget == 0 ||
@@ -238,10 +244,21 @@ std::size_t World::spawn_agents(std::size_t n) {
   const bool sampled = map_.cell_count() >= kSampledSpawnFromCells;
   n = within_density_limit(n);
   if (n == 0) return 0;
+  // scan_spawn_cell()'s lists hold while the map, the fields and the players are unchanged (as
+  // spawn_scanned()'s): a rules script spawning brutes one by one where none fits rescanned the
+  // map on every call (a 64 x 64 map of 1-cell streets: a 1.7 s tick).
+  SpawnScanKey key = spawn_scan_key();
+  if (!(key == fit_scan_key_)) {
+    fit_scanned_.fill(false);
+    fit_scan_key_ = std::move(key);
+  }
   bool scan_rest = true;
   std::size_t spawned = sampled ? spawn_sampled(n, scan_rest) : 0;
   if (spawned < n && scan_rest) spawned += spawn_scanned(n - spawned);
-  for (std::vector<std::uint32_t>& list : fit_cells_) std::vector<std::uint32_t>().swap(list);  // rare, can be big
+  if (sampled) {  // on a big map a list can be a whole map's worth of cells: not kept
+    for (std::vector<std::uint32_t>& list : fit_cells_) std::vector<std::uint32_t>().swap(list);
+    fit_scanned_.fill(false);
+  }
   return spawned;
 }
 
@@ -329,6 +346,7 @@ bool World::scan_spawn_cell(int size_class, std::uint32_t& cell) {
   std::vector<std::uint32_t>& list = fit_cells_[k];
   if (!fit_scanned_[k]) {
     fit_scanned_[k] = true;
+    ++spawn_rankings_;
     list.clear();
     int best_rank = 4;
     const auto width = static_cast<std::size_t>(map_.width());
@@ -354,9 +372,7 @@ std::size_t World::spawn_scanned(std::size_t n) {
   // reachable, 2 = far, 3 = walkable); spawn in the best non-empty rank ("where possible").
   // The ranking reads the map, the fields (reachability) and the players, never the agents: kept
   // while those are unchanged (spawn_scan_key_).
-  SpawnScanKey key{map_.revision(), path_map().revision(), nav_.rebuild_count(), {}};
-  key.players.reserve(players_.size());
-  for (const Player& pl : players_) key.players.push_back(pl.position);
+  SpawnScanKey key = spawn_scan_key();
   if (spawn_scan_best_ < 0 || !(key == spawn_scan_key_)) {
     ++spawn_rankings_;
     auto rank_of = [&](CellCoord c) { return spawn_rank(c, far_from_players(c), 1); };

@@ -241,3 +241,36 @@ TEST_CASE("waves: many small spawns in a tick rank the map once, and place agent
   }
   CHECK(added == 200);
 }
+
+TEST_CASE("waves: spawning a kind that fits nowhere, one agent a call, scans the map once") {
+  // 1-cell streets: a wall on every cell whose x and y are both even, so no 2 x 2 block (a
+  // brute's) is walkable. A rules script calling game.spawn('brute', 1) in a loop rescanned the
+  // whole map for fitting blocks on every call (64 x 64: a 1.7 s tick); the list of fitting
+  // cells is now kept while the map, the fields and the players are unchanged, as spawn_scanned's.
+  std::vector<std::uint8_t> costs(64 * 64, kDefaultCost);
+  for (std::int32_t y = 0; y < 64; ++y) {
+    for (std::int32_t x = 0; x < 64; ++x) {
+      if ((x % 2 == 0 && y % 2 == 0) || x == 0 || y == 0 || x == 63 || y == 63) costs[static_cast<std::size_t>(y * 64 + x)] = kBlockedCost;
+    }
+  }
+  const GridMap streets = GridMap::from_costs(64, 64, std::move(costs), 1.0f);
+  WorldParams p;
+  p.seed = 5;
+  p.max_agents = 1000;
+  p.kinds = default_agent_kinds();  // runner 0, walker 1, brute 2
+  World world(streets, p);
+  (void)world.add_player({31.5f, 31.5f});
+  world.step(1.0f / 30.0f);
+  const std::uint64_t before = world.spawn_rankings();
+  std::size_t brutes = 0;
+  for (int i = 0; i < 200; ++i) brutes += world.spawn_agents_of(2, 1, std::nullopt);
+  CHECK(brutes == 0);
+  CHECK(world.spawn_rankings() - before <= 2);  // the cells' ranking and the brutes' fit list, once each
+  // Smaller kinds still spawn, and a changed map is scanned again.
+  CHECK(world.spawn_agents_of(1, 10, std::nullopt) == 10);
+  const std::uint64_t kept = world.spawn_rankings();
+  world.set_cell_cost({9, 9}, kDefaultCost);
+  world.set_cell_cost({9, 11}, kBlockedCost);
+  (void)world.spawn_agents_of(2, 1, std::nullopt);
+  CHECK(world.spawn_rankings() > kept);
+}

@@ -263,8 +263,9 @@ class World {
   /// (SpawnerParams::stop_at_density_limit) or because no place on the map fits their kind's
   /// size class, summed over every spawn so far.
   [[nodiscard]] std::uint64_t spawns_held_back() const noexcept { return spawns_held_back_; }
-  /// Whole-map rankings of the spawn cells done so far (spawn_scanned(): one per change of the
-  /// map, the fields or the players' positions, not one per spawn call), for tests and tools.
+  /// Whole-map rankings of the spawn cells done so far (spawn_scanned()'s, and the list of cells
+  /// where a size class's block fits: each once per change of the map, the fields or the
+  /// players' positions, not once per spawn call), for tests and tools.
   [[nodiscard]] std::uint64_t spawn_rankings() const noexcept { return spawn_rankings_; }
 
  private:
@@ -297,7 +298,7 @@ class World {
   // scan per spawn_agents() call and class: the last resort); false when it fits nowhere.
   bool scan_spawn_cell(int size_class, std::uint32_t& cell);
   std::array<std::vector<std::uint32_t>, kMaxSizeClass> fit_cells_;  // scan_spawn_cell()'s lists
-  std::array<bool, kMaxSizeClass> fit_scanned_{};                    // ... made in this call
+  std::array<bool, kMaxSizeClass> fit_scanned_{};                    // ... made for fit_scan_key_
   bool place_spawned_agent(std::uint32_t cell, std::uint8_t kind);
   void move_players(float dt);
   bool update_fields();
@@ -375,6 +376,8 @@ class World {
     friend bool operator==(const SpawnScanKey&, const SpawnScanKey&) = default;
   };
   SpawnScanKey spawn_scan_key_;
+  SpawnScanKey fit_scan_key_;  // what fit_cells_ were scanned for (spawn_agents())
+  [[nodiscard]] SpawnScanKey spawn_scan_key() const;
   int spawn_scan_best_ = -1;  // the rank spawn_candidates_ holds; -1: none kept (scratch of spawn_in_zone)
   // Spawn reachability in hierarchical mode, per size class (labels kept per sector).
   std::array<RouteReachability, kMaxSizeClass> route_reachability_;
