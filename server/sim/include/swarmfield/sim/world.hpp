@@ -298,7 +298,7 @@ class World {
   // scan per spawn_agents() call and class: the last resort); false when it fits nowhere.
   bool scan_spawn_cell(int size_class, std::uint32_t& cell);
   std::array<std::vector<std::uint32_t>, kMaxSizeClass> fit_cells_;  // scan_spawn_cell()'s lists
-  std::array<bool, kMaxSizeClass> fit_scanned_{};                    // ... made for fit_scan_key_
+  std::array<bool, kMaxSizeClass> fit_scanned_{};                    // ... made for spawn_scan_key_
   bool place_spawned_agent(std::uint32_t cell, std::uint8_t kind);
   void move_players(float dt);
   bool update_fields();
@@ -362,12 +362,12 @@ class World {
   std::vector<SpawnOrder> wave_orders_;
   int forced_kind_ = -1;  // spawn_agents_of without a zone: the kind spawn_scanned/sampled place
   std::vector<std::uint32_t> spawn_candidates_;  // scratch of spawn_scanned(): cell indices
-  // What spawn_scanned() ranked spawn_candidates_ from: while the maps' revisions, the completed
-  // field builds and the players' positions are the same, the list (the best rank's cells) is
-  // reused instead of ranking every cell again. A wave paced over its duration orders a
-  // few agents per kind each tick, and a rules script may call game.spawn in a loop: each call
-  // ranked the whole map twice (a 2000 x 2000 city: tick p50 4 -> 48 ms; 1e5 calls of 1 agent
-  // held the tick thread for minutes).
+  // What spawn_scanned()'s spawn_candidates_ and scan_spawn_cell()'s fit_cells_ were made from:
+  // while the maps' revisions, the completed field builds and the players' positions are the
+  // same, the lists are reused instead of ranking every cell again. A wave paced over its
+  // duration orders a few agents per kind each tick, and a rules script may call game.spawn in
+  // a loop: each call ranked the whole map twice (a 2000 x 2000 city: tick p50 4 -> 48 ms; 1e5
+  // calls of 1 agent held the tick thread for minutes).
   struct SpawnScanKey {
     std::uint32_t map_revision = 0;
     std::uint32_t path_revision = 0;
@@ -375,8 +375,7 @@ class World {
     std::vector<Vec2> players;
     friend bool operator==(const SpawnScanKey&, const SpawnScanKey&) = default;
   };
-  SpawnScanKey spawn_scan_key_;
-  SpawnScanKey fit_scan_key_;  // what fit_cells_ were scanned for (spawn_agents())
+  SpawnScanKey spawn_scan_key_;  // the last spawn_agents() call's (it drops the lists on a change)
   [[nodiscard]] SpawnScanKey spawn_scan_key() const;
   int spawn_scan_best_ = -1;  // the rank spawn_candidates_ holds; -1: none kept (scratch of spawn_in_zone)
   // Spawn reachability in hierarchical mode, per size class (labels kept per sector).
