@@ -2,18 +2,12 @@
 // Random draws come from the world's generator in a fixed order, so a match replays bit for bit.
 #include <algorithm>
 
+#include "../spawn_draws.hpp"
 #include "swarmfield/sim/world.hpp"
 
 namespace swarmfield::sim {
 
-namespace {
-
-// Integer in [0, n) from 64 random bits (the multiply-shift world.cpp uses for spawning).
-std::uint32_t draw_index(std::uint64_t bits, std::uint32_t n) noexcept {
-  return static_cast<std::uint32_t>(((bits >> 32) * static_cast<std::uint64_t>(n)) >> 32);
-}
-
-}  // namespace
+using spawn_draws::bits_to_index;
 
 void World::run_waves(float dt) {
   if (params_.waves.empty()) return;
@@ -61,7 +55,7 @@ std::size_t World::spawn_in_zone(std::uint8_t kind, std::size_t n, SpawnZone zon
     int best_rank = 4;
     CellCoord best{};
     for (int draw = 0; draw < kSpawnDraws && best_rank > 0; ++draw) {
-      const CellCoord c = cell_of(draw_index(rng_(), static_cast<std::uint32_t>(area)));
+      const CellCoord c = cell_of(bits_to_index(rng_(), static_cast<std::uint32_t>(area)));
       if (!class_block_fits(c, size_class)) continue;
       const int rank = spawn_rank(c, far_from_players(c), size_class);
       if (rank < best_rank) {
@@ -93,7 +87,7 @@ std::size_t World::spawn_in_zone(std::uint8_t kind, std::size_t n, SpawnZone zon
         break;
       }
       const std::uint32_t cell =
-          spawn_candidates_[draw_index(rng_(), static_cast<std::uint32_t>(spawn_candidates_.size()))];
+          spawn_candidates_[bits_to_index(rng_(), static_cast<std::uint32_t>(spawn_candidates_.size()))];
       if (place_spawned_agent(cell, kind)) ++spawned;
       continue;
     }
