@@ -9,20 +9,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 bin=$here/../../build/bin
 out=out/crowd_variants
 only="room60,cornerdoors,gap600,street,surround"
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --bin|--out|--only)
-      [ $# -ge 2 ] && [ -n "$2" ] || { echo "error: $1 needs a value" >&2; exit 2; }
-      case "$1" in --bin) bin=$2 ;; --out) out=$2 ;; --only) only=$2 ;; esac
-      shift 2 ;;
-    -h|--help) sed -n '2,7p' "$0"; exit 0 ;;
-    *) echo "error: unknown option '$1' (try --help)" >&2; exit 2 ;;
-  esac
-done
-py=/usr/bin/python3
-tool=$bin/swarmfield-tool
-[ -x "$tool" ] || { echo "error: no $tool: build first or give --bin DIR" >&2; exit 2; }
-mkdir -p "$out"
+# shellcheck source=options.sh
+source "$here/options.sh"
+crowd_options 2,7 1 "$@"
 has() { case ",$only," in *",$1,"*) return 0 ;; esac; return 1; }
 run() {  # NAME MAP TICKS -- sim args
   local name=$1 map=$2 ticks=$3; shift 4

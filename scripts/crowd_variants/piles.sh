@@ -10,20 +10,9 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$here/../../build/bin
 out=out/crowd_piles
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --bin|--out)
-      [ $# -ge 2 ] && [ -n "$2" ] || { echo "error: $1 needs a value" >&2; exit 2; }
-      case "$1" in --bin) bin=$2 ;; --out) out=$2 ;; esac
-      shift 2 ;;
-    -h|--help) sed -n '2,8p' "$0"; exit 0 ;;
-    *) echo "error: unknown option '$1' (try --help)" >&2; exit 2 ;;
-  esac
-done
-py=/usr/bin/python3
-tool=$bin/swarmfield-tool
-[ -x "$tool" ] || { echo "error: no $tool: build first or give --bin DIR" >&2; exit 2; }
-mkdir -p "$out"
+# shellcheck source=options.sh
+source "$here/options.sh"
+crowd_options 2,8 0 "$@"
 "$py" "$here/scene.py" open "$out/open96.map" --W 96 > /dev/null
 "$py" "$here/scene.py" open "$out/open128.map" --W 128 > /dev/null
 runs=()
