@@ -199,6 +199,9 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   }
 }
 
+/// Hits gather_hits() takes at most (the query's batch, Swarm::kNearKeep + 4).
+inline constexpr std::uint32_t kMaxGatherHits = 132;
+
 #if defined(__SSE2__) && !defined(SWARMFIELD_NO_SIMD)
 #define SWARMFIELD_SIMD_GATHER 1
 
@@ -243,6 +246,36 @@ template <bool kMixed, bool kRest>
 SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const GatherAgent& a, const std::uint32_t* slots,
                                                  std::uint32_t n, GatherSums& s) noexcept {
   const __m128 px = _mm_set1_ps(a.px), py = _mm_set1_ps(a.py);
+  [[maybe_unused]] std::uint32_t within[kMaxGatherHits];
+  if constexpr (kMixed) {
+    // The hits come from the widest pair's radius (a runner's query reaches a brute's R): in a
+    // packed mixed crowd most of them are beyond their own pair's R and count for nothing. Keep
+    // those within it first, in order (the same d2 test as below, bit for bit), so the full
+    // pass below runs on whole groups of neighbours: the sums are the same, as a hit beyond
+    // its R only ever added zeros (and infinities to minima).
+    std::uint32_t kept = 0;
+    for (std::uint32_t i = 0; i < n; i += 4) {
+      const std::uint32_t lanes = n - i < 4 ? n - i : 4;
+      const std::uint32_t m0 = slots[i], m1 = lanes > 1 ? slots[i + 1] : m0, m2 = lanes > 2 ? slots[i + 2] : m0,
+                          m3 = lanes > 3 ? slots[i + 3] : m0;
+      const __m128 dx = _mm_sub_ps(px, _mm_setr_ps(in.nx[m0], in.nx[m1], in.nx[m2], in.nx[m3]));
+      const __m128 dy = _mm_sub_ps(py, _mm_setr_ps(in.ny[m0], in.ny[m1], in.ny[m2], in.ny[m3]));
+      const __m128 d2 = _mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy));
+      const __m128 r2 = _mm_setr_ps(a.pair_row[in.nkind[m0]].r2, a.pair_row[in.nkind[m1]].r2,
+                                    a.pair_row[in.nkind[m2]].r2, a.pair_row[in.nkind[m3]].r2);
+      const auto mask = static_cast<std::uint32_t>(_mm_movemask_ps(_mm_cmplt_ps(d2, r2))) & ((1u << lanes) - 1u);
+      within[kept] = m0;
+      kept += mask & 1u;
+      within[kept] = m1;
+      kept += (mask >> 1) & 1u;
+      within[kept] = m2;
+      kept += (mask >> 2) & 1u;
+      within[kept] = m3;
+      kept += mask >> 3;
+    }
+    slots = within;
+    n = kept;
+  }
   const __m128 one = _mm_set1_ps(1.0f), zero = _mm_setzero_ps();
   __m128 inv_r = _mm_set1_ps(in.inv_r), cd = _mm_set1_ps(in.cd), pd = _mm_set1_ps(in.pd);
   const __m128 yf = _mm_set1_ps(in.yf);

@@ -321,6 +321,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
   std::uint8_t* const contact_count = contact_count_.data();
   bool chunk_rest = false;  // some agent of the chunk rests this tick
   std::uint32_t hit_slot[kNearKeep + 4];  // the query's hits (query_neighbours)
+  static_assert(kNearKeep + 4 <= crowd_detail::kMaxGatherHits, "gather_hits compacts a batch into kMaxGatherHits");
   const bool sleep_on = t.sleep_ticks != 0;
   std::uint32_t chunk_sleepers = 0;
   for (std::size_t k = begin; k < end; ++k) {
