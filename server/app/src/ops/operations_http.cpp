@@ -201,7 +201,7 @@ constexpr std::size_t kMaxBodyBytes = 1024;
 std::optional<std::uint64_t> content_length_value(std::string_view value) {
   std::uint64_t length = 0;
   const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), length);
-  if (value.empty() || end != value.data() + value.size() || value.front() == '-') return std::nullopt;
+  if (value.empty() || end != value.data() + value.size()) return std::nullopt;
   if (ec == std::errc::result_out_of_range) return UINT64_MAX;
   if (ec != std::errc()) return std::nullopt;
   return length;
@@ -346,12 +346,10 @@ class BoundedServer final : public httplib::Server {
       const std::size_t from = p.head.size() >= 3 ? p.head.size() - 3 : 0;
       p.head.append(buffer, static_cast<std::size_t>(n));
       if (p.whole != 0) continue;
-      std::size_t end = p.head.find("\r\n\r\n", from);
-      if (end != std::string::npos) {
-        end += 4;
-      } else if (end = p.head.find("\n\n", from); end != std::string::npos) {
-        end += 2;
-      }
+      // The head ends at the first blank line of either kind (its body may hold the other).
+      const std::size_t crlf = p.head.find("\r\n\r\n", from);
+      const std::size_t lf = p.head.find("\n\n", from);
+      const std::size_t end = std::min(crlf == std::string::npos ? crlf : crlf + 4, lf == std::string::npos ? lf : lf + 2);
       if (end != std::string::npos) p.whole = end + declared_body_bytes(std::string_view(p.head).substr(0, end));
     }
     return HeadState::kPartial;
