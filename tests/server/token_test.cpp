@@ -255,6 +255,41 @@ TEST_CASE("tokens: an --auth open server refuses a Hello with a token, and --aut
   CHECK(bad_key.err().find("64 hex digits") != std::string::npos);
 }
 
+TEST_CASE("tokens: without --public-address a token for another host on this port joins, and the log warns; with it, only its own") {
+  // Servers sharing a key on the same port (a fleet; under Agones, GameServers on two nodes given
+  // the same host port) took each other's tokens, each once, without a word: a token for
+  // 127.0.0.1:P joined the server at 127.0.0.2:P and then the one it was for.
+  TokenServer s;
+  REQUIRE(s.server->wait_for_log("--public-address is not set", 5s).has_value());
+  const std::uint64_t now = unix_now();
+  protocol::TokenGrant grant;
+  grant.role = protocol::Role::kPlayer;
+  grant.name = "roamer";
+  grant.server_addresses = {"127.0.0.2:" + std::to_string(s.ports.tcp)};  // another host, this port
+  const auto roamer = protocol::issue_connect_token(s.key, grant, now, 60);
+  REQUIRE(roamer);
+  RawClient c;
+  CHECK(join_sealed(c, s.ports.tcp, *roamer, protocol::Role::kPlayer).has_value());
+
+  // Pinned: the token must name the address given, whatever port the server listens on.
+  test::TempDir dir{"swarmfield-token-test"};
+  std::ofstream(dir / "key.hex") << protocol::format_token_key(s.key) << "\n";
+  ServerProcess pinned(small_city({"--auth", "tokens", "--key-file", (dir / "key.hex").string(), "--public-address",
+                                   "game.example:7777"}));
+  const auto listening = wait_listening(pinned);
+  REQUIRE_MESSAGE(listening.has_value(), pinned.err());
+  CHECK(pinned.err().find("--public-address is not set") == std::string::npos);
+  grant.server_addresses = {"127.0.0.1:" + std::to_string(listening->tcp)};
+  const auto by_port = protocol::issue_connect_token(s.key, grant, now, 60);
+  REQUIRE(by_port);
+  CHECK(refusal_of(listening->tcp, *by_port).find("wrong server") != std::string::npos);
+  grant.server_addresses = {"game.example:7777"};
+  const auto named = protocol::issue_connect_token(s.key, grant, now, 60);
+  REQUIRE(named);
+  RawClient d;
+  CHECK(join_sealed(d, listening->tcp, *named, protocol::Role::kPlayer).has_value());
+}
+
 TEST_CASE("tokens: a resumed token session is sealed with keys derived from its secret, none of which travels") {
   TokenServer s;
   const auto token = s.token(protocol::Role::kPlayer, "roamer", unix_now(), 60);

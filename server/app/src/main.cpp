@@ -118,6 +118,15 @@ int main(int argc, char** argv) {
       }
       spdlog::info("admitting clients with connect tokens only (--auth tokens, key from {})",
                    swarmfield::cli::printable_ascii(config.key_file));
+      // Said at start: servers sharing a key (a fleet) on the same port take each other's tokens,
+      // each once (every server keeps its own list of the tokens it took), so an invited player
+      // can join matches it was not invited to. Under Agones two GameServers on different nodes
+      // may be given the same host port.
+      if (config.public_address.empty()) {
+        spdlog::warn("--public-address is not set: a token naming any host with this server's port joins here, "
+                     "also one issued for another server on that port with the same key; set --public-address "
+                     "HOST:PORT (the address tokens name) to take only this server's tokens");
+      }
     }
 
     // Under Agones: Health pings while the map loads and the world is built (a 4096 city takes

@@ -680,6 +680,70 @@ TEST_CASE("operations http: many addresses trickling bytes hold no worker; /heal
   CHECK(answered == probes);
 }
 
+TEST_CASE("operations http: request bodies trickled from a few addresses hold no worker; /healthz answers meanwhile") {
+  // Before: the room handed a connection to a worker once its head had arrived, and the worker
+  // then waited up to the request deadline for the body a POST declared (at most 1 KiB is
+  // taken). Three addresses, each holding kMaxBusyPerAddress workers with a body sent a byte at
+  // a time on fresh connections, kept all of them busy: about half the probes went unanswered
+  // for 1 s (a liveness probe's default timeout: the pod restarted). Now a connection waits in
+  // the room until its declared body has arrived too, and a body that can not be waited for
+  // whole (chunked, a length that is no plain number) is refused unread.
+  OperationsState state;
+  state.publish(swarmfield::server::MetricsSnapshot{}, OperationsState::Clock::now() + 60s);
+  OperationsHttp http(state);
+  std::string error;
+  REQUIRE_MESSAGE(http.start("127.0.0.1", 0, error), error);
+  constexpr int kAddresses = OperationsHttp::kThreads / OperationsHttp::kMaxBusyPerAddress + 1;
+  std::vector<std::string> sources;
+  for (int a = 0; a < kAddresses; ++a) {
+    for (int i = 0; i < OperationsHttp::kMaxBusyPerAddress; ++i) sources.push_back("127.0.2." + std::to_string(10 + a));
+  }
+  // Bodies httplib would wait for: declared by a length (1000 bytes; as its strtoull reads "+900"
+  // and "-1": 900 bytes and 2^64 - 1, skipped to the end), or chunked, a chunk of one byte at a
+  // time, never the last.
+  const std::vector<std::string> heads = {
+      "POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n",
+      "POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
+      "PUT /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: +900\r\n\r\n",
+      "DELETE /readyz HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n"};
+  std::vector<int> slow(sources.size(), -1);
+  int answered = 0, probes = 0;
+  const auto start = std::chrono::steady_clock::now();
+  auto next_probe = start + 300ms;
+  while (std::chrono::steady_clock::now() - start < 5s) {
+    for (std::size_t i = 0; i < slow.size(); ++i) {
+      if (slow[i] >= 0 && peer_closed(slow[i], 1ms)) {
+        ::close(slow[i]);
+        slow[i] = -1;
+      }
+      const std::string& head = heads[i % heads.size()];
+      if (slow[i] < 0) {  // a fresh connection as soon as the old one is cut off
+        slow[i] = raw_connect_from(sources[i].c_str(), http.port());
+        if (slow[i] < 0) continue;
+        if (::send(slow[i], head.data(), head.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(head.size())) continue;
+      }
+      const std::string more = i % heads.size() == 1 ? "1\r\nb\r\n" : "b";
+      static_cast<void>(::send(slow[i], more.data(), more.size(), MSG_NOSIGNAL));
+    }
+    if (std::chrono::steady_clock::now() >= next_probe) {
+      ++probes;
+      if (raw_get_status("127.0.0.9", http.port(), "/healthz", 1000ms) == 200) ++answered;
+      next_probe = std::chrono::steady_clock::now() + 300ms;
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  for (const int fd : slow) {
+    if (fd >= 0) ::close(fd);
+  }
+  INFO(answered << " of " << probes << " probes answered within 1 s");
+  CHECK(probes >= 4);
+  CHECK(answered == probes);
+  // A body that arrives whole is still read and answered as before; the others are refused unread.
+  CHECK(raw_exchange(http.port(), "POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello").rfind("HTTP/1.1 405", 0) == 0);
+  CHECK(raw_exchange(http.port(), heads[1] + "5\r\nhello\r\n0\r\n\r\n").rfind("HTTP/1.1 400", 0) == 0);
+  CHECK(raw_exchange(http.port(), heads[2]).rfind("HTTP/1.1 400", 0) == 0);
+}
+
 TEST_CASE("operations http: the port listens with a backlog of kListenBacklog, not httplib's 5") {
   OperationsState state;
   OperationsHttp http(state);

@@ -205,7 +205,14 @@ void TcpServer::send_error_and_close(TcpSession& session, protocol::ErrorCode co
 
 void TcpServer::reject_bad_message(TcpSession& session, std::string reason) {
   ++counters_.bad_frames;
-  spdlog::warn("connection {} ({}) closed: reason='{}'", session.id(), session.remote(), cli::quotable_ascii(reason));
+  if (session.client_id == 0) {
+    // Before Hello anyone may send junk, as often as it connects: rate-limited like the other
+    // refusals of a connection that never joined (a line each was ~7,700 lines a second).
+    log_rate_limited("connection " + std::to_string(session.id()) + " (" + session.remote() + ") closed: reason='" +
+                     cli::quotable_ascii(reason) + "'");
+  } else {
+    spdlog::warn("connection {} ({}) closed: reason='{}'", session.id(), session.remote(), cli::quotable_ascii(reason));
+  }
   send_error_and_close(session, protocol::ErrorCode::kBadMessage, std::move(reason));
 }
 

@@ -21,6 +21,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -194,16 +195,58 @@ bool has_body_to_read(const httplib::Request& req) {
 // Largest request body read (to answer 405 or 404 after it, see start()).
 constexpr std::size_t kMaxBodyBytes = 1024;
 
-// A request whose Content-Length declares more than kMaxBodyBytes (or more than fits in 64 bits).
-// httplib 0.11 reads such a body to its end before its 413 ("skipping" it): the answer came only
-// at the request deadline, the budget of the connection spent on bytes never wanted.
-bool declares_body_over_limit(const httplib::Request& req) {
-  if (!has_body_to_read(req) || req.has_header("Transfer-Encoding")) return false;
-  const std::string value = req.get_header_value("Content-Length");
+// A Content-Length value as a length: digits only (RFC 9110), nullopt otherwise; a number past 64
+// bits is UINT64_MAX. httplib 0.11 takes a value's leading digits with strtoull ("+900", "900x",
+// "-1" as 2^64 - 1).
+std::optional<std::uint64_t> content_length_value(std::string_view value) {
   std::uint64_t length = 0;
   const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), length);
-  if (end != value.data() + value.size() || value.empty()) return false;  // httplib's to judge
-  return ec == std::errc::result_out_of_range || (ec == std::errc() && length > kMaxBodyBytes);
+  if (value.empty() || end != value.data() + value.size()) return std::nullopt;
+  if (ec == std::errc::result_out_of_range) return UINT64_MAX;
+  if (ec != std::errc()) return std::nullopt;
+  return length;
+}
+
+// A request whose body httplib would read (has_body_to_read) though it can not be waited for
+// whole: a Content-Length over kMaxBodyBytes (413), one that is not a plain number (400), a
+// Transfer-Encoding (chunked: its length is known only at its last chunk). httplib 0.11 reads
+// such a body to its end, skipping what is over its limit, before it answers: a worker waited on
+// the peer up to the request deadline, and a few addresses trickling such bodies held them all
+// (/healthz unanswered). 0 when the request is not one of these.
+int body_refused_unread(const httplib::Request& req) {
+  if (!has_body_to_read(req)) return 0;
+  if (req.has_header("Transfer-Encoding")) return 400;
+  const std::optional<std::uint64_t> length = content_length_value(req.get_header_value("Content-Length"));
+  if (!length) return 400;
+  return *length > kMaxBodyBytes ? 413 : 0;
+}
+
+// The body bytes a request head (request line and headers, up to its blank line) declares that a
+// worker will read: a Content-Length of 1..kMaxBodyBytes on a method whose body httplib reads
+// (has_body_to_read), the first such header as httplib takes it. 0 otherwise: no body, or one
+// refused unread (body_refused_unread: chunked, over the limit, not a number).
+std::size_t declared_body_bytes(std::string_view head) {
+  const std::size_t line_end = head.find('\n');
+  const std::string_view method = head.substr(0, std::min(head.find(' '), line_end));
+  if (method != "POST" && method != "PUT" && method != "PATCH" && method != "DELETE") return 0;
+  std::optional<std::uint64_t> length;
+  for (std::size_t at = line_end; at != std::string_view::npos && at + 1 < head.size();) {
+    const std::size_t next = head.find('\n', at + 1);
+    std::string_view line = head.substr(at + 1, next == std::string_view::npos ? std::string_view::npos : next - at - 1);
+    at = next;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    const std::size_t colon = line.find(':');
+    if (colon == std::string_view::npos) continue;
+    std::string name(line.substr(0, colon));
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::string_view value = line.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+    if (name == "transfer-encoding") return 0;
+    if (name != "content-length" || length) continue;
+    length = content_length_value(value).value_or(0);
+  }
+  return length && *length <= kMaxBodyBytes ? static_cast<std::size_t>(*length) : 0;
 }
 
 // An HTTP method token (RFC 9110 tchar): one httplib's request-line parser may have refused only
@@ -232,9 +275,10 @@ class InlineTaskQueue final : public httplib::TaskQueue {
 // - a connection that sends nothing is closed the request deadline after it was accepted;
 // - at most kMaxWaiting connections wait (the oldest is closed to admit a new one), at most
 //   kMaxPerAddress are open per peer address (beyond that a new one is told 503 and closed at once);
-// - the room reads each request's head (request line and headers) itself, without blocking, and
-//   a worker only gets a connection whose head has arrived whole: connections trickling bytes,
-//   from any number of addresses, hold no worker (they wait in the room, bounded as above);
+// - the room reads each request's head (request line and headers) and the body it declares
+//   (at most 1 KiB) itself, without blocking, and a worker only gets a connection whose request
+//   has arrived whole: connections trickling bytes, from any number of addresses, hold no
+//   worker (they wait in the room, bounded as above);
 // - at most kMaxBusyPerAddress workers serve one address, so one address sending many
 //   requests can not hold every worker;
 // - each request must arrive whole within kMaxRequestBytes and the deadline of its accept
@@ -277,27 +321,36 @@ class BoundedServer final : public httplib::Server {
     SteadyClock::time_point accepted;
     std::string address;
     std::string head;  // bytes read so far by the room
+    std::size_t whole = 0;  // once the head has ended: the bytes of the whole request (head + body)
   };
 
   enum class HeadState : std::uint8_t { kPartial, kComplete, kClosed, kTooLarge };
 
   // Reads what has arrived on `p` without blocking (at most kMaxRequestBytes in all). kComplete
-  // once the head ends (a blank line; a body, at most 1 KiB, is read by the worker), kClosed if
-  // the peer closed or failed, kTooLarge if it sent kMaxRequestBytes without ending the head.
+  // once the head ends (a blank line) and the body it declares (declared_body_bytes) has arrived
+  // too, kClosed if the peer closed or failed, kTooLarge if it sent kMaxRequestBytes without
+  // ending the head. A worker then reads what is already here: a body trickled a byte at a time
+  // held a worker up to the request deadline, and a few addresses held them all.
   static HeadState read_head(Pending& p) {
     char buffer[4096];
     for (;;) {
+      if (p.whole != 0 && p.head.size() >= p.whole) return HeadState::kComplete;
       const std::size_t room = OperationsHttp::kMaxRequestBytes - p.head.size();
       if (room == 0) return HeadState::kTooLarge;
-      const ssize_t n = ::recv(p.sock, buffer, std::min(sizeof buffer, room), MSG_DONTWAIT);
+      const std::size_t wanted = p.whole != 0 ? std::min(room, p.whole - p.head.size()) : room;
+      const ssize_t n = ::recv(p.sock, buffer, std::min(sizeof buffer, wanted), MSG_DONTWAIT);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
       if (n <= 0) return HeadState::kClosed;
       // Search from a little before the new bytes: the blank line may straddle two reads.
       const std::size_t from = p.head.size() >= 3 ? p.head.size() - 3 : 0;
       p.head.append(buffer, static_cast<std::size_t>(n));
-      if (p.head.find("\r\n\r\n", from) != std::string::npos || p.head.find("\n\n", from) != std::string::npos)
-        return HeadState::kComplete;
+      if (p.whole != 0) continue;
+      // The head ends at the first blank line of either kind (its body may hold the other).
+      const std::size_t crlf = p.head.find("\r\n\r\n", from);
+      const std::size_t lf = p.head.find("\n\n", from);
+      const std::size_t end = std::min(crlf == std::string::npos ? crlf : crlf + 4, lf == std::string::npos ? lf : lf + 2);
+      if (end != std::string::npos) p.whole = end + declared_body_bytes(std::string_view(p.head).substr(0, end));
     }
     return HeadState::kPartial;
   }
@@ -468,10 +521,12 @@ bool OperationsHttp::start(const std::string& bind, std::uint16_t port, std::str
   // Requests this port does not serve: 404 for any method on another path, 405 (naming GET and
   // HEAD) for another method on these (alone, httplib answered 404 to a GET of an unknown path
   // and 400 to anything else, whatever the path). Where each is answered:
-  //  - a POST, PUT, PATCH or DELETE that declares a body: by the handlers below, which httplib
-  //    calls once it has read the body (at most 1 KiB), so that no unread bytes turn the close
-  //    into a reset that can take the answer with it; elsewhere than these paths by httplib's
-  //    own 404; one whose Content-Length is over 1 KiB: 413 here, before routing, body unread;
+  //  - a POST, PUT, PATCH or DELETE that declares a body by its Content-Length: by the handlers
+  //    below, which httplib calls once it has read the body (at most 1 KiB, already in the
+  //    room's hands), so that no unread bytes turn the close into a reset that can take the
+  //    answer with it; elsewhere than these paths by httplib's own 404; one whose Content-Length
+  //    is over 1 KiB: 413 here, before routing, body unread; one whose Content-Length is not a
+  //    number or with a Transfer-Encoding: 400 here, body unread (body_refused_unread);
   //  - any other: here, before routing (httplib reads the body of a POST that declares none to
   //    the end of the stream: it answered 400 after the request deadline);
   //  - a method httplib does not know: by the error handler further down.
@@ -479,9 +534,16 @@ bool OperationsHttp::start(const std::string& bind, std::uint16_t port, std::str
     // httplib passes its own (non-const) Request object as const: clearing it is defined.
     if (!req.ranges.empty()) const_cast<httplib::Request&>(req).ranges.clear();
     const bool served = (req.method == "GET" || req.method == "HEAD") && is_path_served(req.path);
-    if (declares_body_over_limit(req)) {  // answered at once, whatever the path: the body is never read
+    // Answered at once, whatever the path: the body is never read.
+    if (const int status = body_refused_unread(req); status == 413) {
       res.status = 413;
       res.set_content("request body too large: at most " + std::to_string(kMaxBodyBytes) + " bytes\n", "text/plain");
+      return httplib::Server::HandlerResponse::Handled;
+    } else if (status == 400) {
+      res.status = 400;
+      res.set_content("a request body needs a Content-Length of at most " + std::to_string(kMaxBodyBytes) +
+                          " bytes (no Transfer-Encoding)\n",
+                      "text/plain");
       return httplib::Server::HandlerResponse::Handled;
     }
     if (served || has_body_to_read(req)) return httplib::Server::HandlerResponse::Unhandled;

@@ -105,7 +105,8 @@ class TcpServer final : public TcpSessionHandler {
   TcpSession::SendResult skip_latest(TcpSession& session, std::size_t bytes);
   /// Answers with an Error frame and closes after it is written. Counts nothing.
   void send_error_and_close(TcpSession& session, protocol::ErrorCode code, std::string reason);
-  /// Counts a bad frame, answers Error kBadMessage with `reason` and closes.
+  /// Counts a bad frame, answers Error kBadMessage with `reason` and closes. Logged as a warning
+  /// for a client that joined, through log_rate_limited() before Hello.
   void reject_bad_message(TcpSession& session, std::string reason);
 
   /// Logs `what` (a refused or dropped connection) at info, at most one line a second; the

@@ -9,10 +9,11 @@
 // method than GET or HEAD on these three is 405 with `Allow: GET, HEAD`. Requests are small and
 // short-lived: one request per connection, which must arrive whole (at most kMaxRequestBytes)
 // within kRequestDeadline of its connection being accepted, else it is dropped; bodies above
-// 1 KiB are refused, a write waits at most kIoTimeout.
-// Accepted connections wait in a room polled by one thread, which reads their request heads
-// without blocking; only once a head has arrived whole does one of kThreads workers take the
-// connection up, so idle and trickling connections (from any number of addresses) hold no worker.
+// 1 KiB are refused and chunked ones not read, a write waits at most kIoTimeout.
+// Accepted connections wait in a room polled by one thread, which reads their requests without
+// blocking; only once a head and the body it declares have arrived whole does one of kThreads
+// workers take the connection up, so idle and trickling connections (from any number of
+// addresses) hold no worker.
 // At most kMaxWaiting connections wait (the oldest is dropped for a new one), kMaxPerAddress are
 // open (one more is answered 503 and closed) and kMaxBusyPerAddress are served at once per peer
 // address. The port is meant for the
