@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <limits>
 
+#include "swarmfield/sim/nav/field/integration_field.hpp"
+
 namespace swarmfield::sim::crowd_rules {
 
 // Held by a neighbour: centres closer than this many contact distances, and the neighbour
@@ -69,6 +71,21 @@ inline constexpr float kSideSin[2] = {0.64278761f, 0.96592583f};
 // agents sliding along a wall, past a brute clear of the walls: no better (seeds 2, 7, 11 of
 // that room 1.7-2.0 s against 0.7-1.0 s).
 inline constexpr float kGrazeStuck = 0.6f;
+
+// Cross traffic of a smaller size class: an agent of a larger class with a way to a goal is
+// not held up by a neighbour of a smaller class ahead whose own path crosses the agent's (the
+// cosine between the two paths below kShoveCross): it shoves through, and the contact term
+// pushes the smaller one aside. Else a brute whose way runs past a gap only smaller kinds fit
+// yields to the queue converging on the gap, and waits pinned beside the gap's mouth for as
+// long as the queue lasts (issue 19's gap scene: three brutes 2-6 s; a 2-cell opening: 12 s).
+// Only an agent held up last tick (moving below kShoveBelow of its top speed) shoves, and only
+// through neighbours on another route: nearer the goal by more than kShoveRouteGap (integration
+// units, 8 cells) at the same place. Without that, brutes held up in a street crowd shoved through
+// every crossing runner (the Paris junction's jitter 299 -> 545, the Boston street's overlapping
+// pairs 11.4 -> 16.7 a frame).
+inline constexpr float kShoveCross = 0.7f;
+inline constexpr float kShoveBelow = 0.5f;
+inline constexpr std::uint32_t kShoveRouteGap = 8 * kOrthogonalStep;
 
 // The contact projection (swarm_contacts.cpp) takes out overlaps deeper than this fraction of
 // the smaller radius of the pair (issue 19's bound is 10%), in kContactPasses passes, and leaves

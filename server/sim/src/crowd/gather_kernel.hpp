@@ -59,6 +59,7 @@ struct GatherAgent {
   bool chasing;    // its goal is on the move: counts on leaders going on (see gather_one)
   const crowd_detail::PairTick* pair_row;  // its kind's row of the pair table
   bool wide_open = false;  // the 5 x 5 cells round its own all walkable (see gather_one's kernel rule)
+  bool shoves = false;     // has a way and was held up last tick: shoves through cross traffic (shoves_across)
 };
 
 /// What the gather accumulates for one agent.
@@ -81,6 +82,17 @@ SWARMFIELD_ALWAYS_INLINE inline bool pushes_past_stuck(const GatherInput& in, co
   return a.prio != kUnreachable && in.nprio[m] == kUnreachable && approach < kGrazeStuck;
 }
 
+/// An agent of a larger size class than `m` that shoves (GatherAgent::shoves) goes through m when
+/// m is on another route (nearer the goal than the agent by more than kShoveRouteGap: side by
+/// side, the smaller kind's way is the shorter by that much) and m's own path crosses the agent's
+/// (kShoveCross): m does not limit its free path.
+SWARMFIELD_ALWAYS_INLINE inline bool shoves_across(const GatherInput& in, const GatherAgent& a, std::uint32_t m) noexcept {
+  if (!a.shoves || in.nprio[m] >= a.prio || a.prio - in.nprio[m] <= kShoveRouteGap) return false;
+  const float along = in.npx[m] * a.skx + in.npy[m] * a.sky;  // m's path rate along ours
+  const float len2 = in.npx[m] * in.npx[m] + in.npy[m] * in.npy[m];
+  return len2 > 0.0f && (along < 0.0f || along * along < kShoveCross * kShoveCross * len2);
+}
+
 /// The definition: one neighbour slot `m` within the query radius of the agent (m is not the
 /// agent). With one kind that radius is the pair's R; with several (kMixed) it is the largest
 /// pair R and the hit counts only within its own pair's R. kRest: some agent rested last tick
@@ -92,6 +104,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   const float d2 = dx * dx + dy * dy;
   float inv_r = in.inv_r, cd = in.cd, pd = in.pd;
   bool faster = false;  // m's kind is faster than ours
+  bool larger = false;  // our size class is above m's
   if constexpr (kMixed) {
     const crowd_detail::PairTick& pair = a.pair_row[in.nkind[m]];
     if (!(d2 < pair.r2)) return;
@@ -99,6 +112,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
     cd = pair.cd;
     pd = pair.pd;
     faster = pair.faster != 0;
+    larger = pair.larger != 0;
   }
   ++s.count;
   if (d2 < kCoincidentDist2) {  // no direction: handled by id (see step_impl)
@@ -147,6 +161,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   }
   if (approach <= 0.0f) return;  // m is beside or behind
   if (pushes_past_stuck(in, a, m, approach)) return;
+  if (kMixed && larger && shoves_across(in, a, m)) return;
   // Head-on or converging (m's path also closes in on us): one of the two must go first, or
   // both wait for ever (the two-agent arch at a door). The one with right of way (nearer the
   // goal, then the lower id) ignores the other, whose own pass makes it yield.
@@ -284,6 +299,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
     const std::uint32_t lanes = n - i < 4 ? n - i : 4;
     std::uint32_t valid_bits = (1u << lanes) - 1u;
     std::uint32_t faster_bits = 0;  // (kMixed) lanes of a faster kind
+    std::uint32_t larger_bits = 0;  // (kMixed) lanes of a smaller size class than ours
     // Missing lanes repeat the first hit (any valid slot; they are masked out).
     const std::uint32_t m0 = slots[i], m1 = lanes > 1 ? slots[i + 1] : m0, m2 = lanes > 2 ? slots[i + 2] : m0,
                         m3 = lanes > 3 ? slots[i + 3] : m0;
@@ -303,6 +319,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
       cd = _mm_setr_ps(p0.cd, p1.cd, p2.cd, p3.cd);
       pd = _mm_setr_ps(p0.pd, p1.pd, p2.pd, p3.pd);
       faster_bits = p0.faster | (p1.faster << 1) | (p2.faster << 2) | (p3.faster << 3);
+      larger_bits = p0.larger | (p1.larger << 1) | (p2.larger << 2) | (p3.larger << 3);
     }
     const __m128 coincident = _mm_cmplt_ps(d2, _mm_set1_ps(kCoincidentDist2));
     const auto coincident_bits = static_cast<std::uint32_t>(_mm_movemask_ps(coincident)) & valid_bits;
@@ -415,6 +432,22 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
                                        (static_cast<std::uint32_t>(in.nprio[m3] == kUnreachable) << 3);
       if (stuck_bits != 0) {
         ignored = _mm_or_ps(ignored, _mm_and_ps(lane_mask(stuck_bits), _mm_cmplt_ps(approach, _mm_set1_ps(kGrazeStuck))));
+      }
+      // Cross traffic of a smaller size class on another route (shoves_across).
+      auto other_route = [&](std::uint32_t m) noexcept {
+        return static_cast<std::uint32_t>(in.nprio[m] < a.prio && a.prio - in.nprio[m] > kShoveRouteGap);
+      };
+      if (kMixed && a.shoves && (larger_bits & valid_bits) != 0) {
+        larger_bits &= other_route(m0) | (other_route(m1) << 1) | (other_route(m2) << 2) | (other_route(m3) << 3);
+      }
+      if (kMixed && a.shoves && (larger_bits & valid_bits) != 0) {
+        const __m128 along = _mm_add_ps(_mm_mul_ps(npx, _mm_set1_ps(a.skx)), _mm_mul_ps(npy, _mm_set1_ps(a.sky)));
+        const __m128 len2 = _mm_add_ps(_mm_mul_ps(npx, npx), _mm_mul_ps(npy, npy));
+        const __m128 crosses = _mm_and_ps(
+            _mm_cmpgt_ps(len2, zero),
+            _mm_or_ps(_mm_cmplt_ps(along, zero),
+                      _mm_cmplt_ps(_mm_mul_ps(along, along), _mm_mul_ps(_mm_set1_ps(kShoveCross * kShoveCross), len2))));
+        ignored = _mm_or_ps(ignored, _mm_and_ps(lane_mask(larger_bits), crosses));
       }
     }
     const __m128 yields = _mm_andnot_ps(ignored, _mm_and_ps(normal, _mm_cmpnle_ps(approach, zero)));

@@ -14,6 +14,7 @@
 // Output per slot: the overlap correction (or the burst displacement) and the move allowance.
 #include <algorithm>
 #include <bit>
+#include <cmath>
 #include <limits>
 
 #include "crowd_rules.hpp"
@@ -362,10 +363,20 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     // An agent walking round the pile (level_pile) yields to everyone in its own pass, as
     // everyone yields to it in theirs (its prio_ is 0): neither pushes into the other.
     const std::uint32_t own_prio = pile_level_[k] != 0 ? kUnreachable : nprio[k];
+    // Held up last tick (below kShoveBelow of its top speed), with a way to a goal out of sight
+    // (nor walking a congestion detour round a standing goal in sight): a larger kind shoves
+    // through cross traffic of smaller ones on another route (shoves_across). In sight of its goal
+    // every path converges on it (a pile's rim would be shoved into), and one moving at speed is
+    // not held up by cross traffic anyway.
+    const float v2 = vxs_[k] * vxs_[k] + vys_[k] * vys_[k];
+    const bool shoves = kMixed && crowd_rules && moving && own_prio != kUnreachable && std::isinf(goal_room_[k]) &&
+                        sight_goal_[k] < 0 &&
+                        v2 * t.dt * t.dt < kShoveBelow * kShoveBelow * kt.max_step * kt.max_step;
     const GatherAgent agent{sxs[k],    sys[k],    skx,
                             sky,       nid[k],    own_prio,
                             moving,    impatient, crowd_rules && goal_moves_[k] != 0,
-                            t.pairs + self_kind * kMaxAgentKinds, (open_here_[k] & crowd_detail::kWideOpen) != 0};
+                            t.pairs + self_kind * kMaxAgentKinds, (open_here_[k] & crowd_detail::kWideOpen) != 0,
+                            shoves};
     GatherSums sums;
     // A goal in sight limits the move too: the agent stops where its disc touches the goal's.
     sums.allow = kt.max_step;  // the free path among agents; the goal's limit comes after
