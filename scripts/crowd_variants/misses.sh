@@ -38,8 +38,10 @@ if has cornerdoors; then
   $py "$here/scene.py" mdoor "$out/cornerdoors.map" "$out/cornerdoors.csv"
 fi
 if has gap600; then
-  # The gap wall with a 2-cell opening and 600 mixed: brutes rest flush on the wall beside the
-  # 1-cell gap (58-68 s: nothing passes for 10 s; target: 0 brutes in the gap's queue).
+  # The gap wall with a 2-cell opening and 600 mixed: brutes flush on the wall beside the 1-cell
+  # gap, yielding to its queue, held it 12 s (21-33 s); since a held-up brute shoves through a
+  # smaller kind's queue on another route (2026-12-06) 3.3 s, brutes slow by the gap up to 4.3 s
+  # (target: 0 brutes in the gap's queue, no stall over 2 s).
   $py "$here/scene.py" gap "$out/gap600.map" --open 46,47 > /dev/null
   run gap600 "$out/gap600.map" 4500 -- --agents 600 $K3 --player 60.5,16.5 --spawn-rect 1,1,39,63 --threads 2
   $py "$here/scene.py" mgap "$out/gap600.map" "$out/gap600.csv"
