@@ -439,6 +439,33 @@ TEST_CASE("web: with --auth tokens and --web-spectators-open a browser watches w
   CHECK(error->reason.find("connect token") != std::string::npos);
 }
 
+// Open spectators come without a token, so no backend decided they may: they get open mode's share
+// of the spectator slots per address (an eighth). Before, --auth tokens meant no share at all, and
+// two addresses at the gateway's 16 connections each took every spectator slot of a 64-slot
+// server (found by a hostile trial).
+TEST_CASE("web: with --web-spectators-open one address holds at most an eighth of the spectator slots") {
+  PageFolder page;
+  const std::string key_path = page.dir + "/key.hex";
+  std::ofstream(key_path) << protocol::format_token_key(protocol::make_token_key()) << "\n";
+  ServerProcess server(small_city({"--web-port", "0", "--web-root", page.dir, "--auth", "tokens", "--key-file",
+                                   key_path, "--web-spectators-open", "--max-web-spectators", "16"}));
+  const std::uint16_t port = wait_web_port(server);
+  WsClient a, b, c;
+  REQUIRE(a.connect(port));
+  REQUIRE(hello_as_viewer(a).has_value());
+  REQUIRE(b.connect(port));
+  REQUIRE(hello_as_viewer(b).has_value());
+  REQUIRE(c.connect(port));
+  REQUIRE(c.send(viewer_hello()));
+  const auto refused = c.read_until<protocol::Error>(8);
+  REQUIRE(refused.has_value());
+  CHECK(refused->reason.find("server full for your address") != std::string::npos);
+  CHECK(refused->reason.find("2 of 16") != std::string::npos);
+  // The two admitted still watch.
+  CHECK(a.read_until<protocol::SnapshotData>().has_value());
+  CHECK(b.read_until<protocol::SnapshotData>().has_value());
+}
+
 TEST_CASE("web: a missing page is refused at start with what to do, as a usage error (exit 2) before the map loads") {
   SUBCASE("no folder") {
     ServerProcess server(small_city({"--web-port", "0", "--web-root", "/nonexistent-swarmfield-web"}));

@@ -72,20 +72,25 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
     tcp_.send_error_and_close(session, error->code, error->reason);
     return;
   }
-  // Refusals that do not need the token come first: a token is used up once it is taken.
-  if (const std::size_t share = client_share_per_address();
-      share != 0 && clients_per_address_.count(session.remote_address()) >= share) {
-    ++refused_address_share_;
-    const std::string why = "server full for your address: it holds " + std::to_string(share) + " of " +
-                            std::to_string(config_.max_clients) + " slots already (--max-clients-per-address)";
-    tcp_.log_rate_limited("connection " + std::to_string(session.id()) + " (" + session.remote() + ") refused: " + why);
-    tcp_.send_error_and_close(session, protocol::ErrorCode::kServerFull, why);
-    return;
-  }
   // A browser spectator behind the web gateway with --web-spectators-open watches without a
   // token (the gateway admits only viewers); its stream is not sealed.
   const bool open_spectator = token_key_ && config_.web_spectators_open && session.forwarded() &&
                               hello.connect_token.empty() && hello.role == protocol::Role::kViewer;
+  // Refusals that do not need the token come first: a token is used up once it is taken. With
+  // tokens the backend decides who comes, except for open spectators, whom nobody vouches for:
+  // they get open mode's share of the spectator slots (else two addresses at the gateway's 16
+  // connections each took all 32 of a 64-slot server's).
+  std::size_t share = client_share_per_address();
+  const std::size_t slots = share == 0 && open_spectator ? web_spectator_slots() : static_cast<std::size_t>(config_.max_clients);
+  if (share == 0 && open_spectator) share = std::max<std::size_t>(1, slots / 8);
+  if (share != 0 && clients_per_address_.count(session.remote_address()) >= share) {
+    ++refused_address_share_;
+    const std::string why = "server full for your address: it holds " + std::to_string(share) + " of " +
+                            std::to_string(slots) + " slots already (--max-clients-per-address)";
+    tcp_.log_rate_limited("connection " + std::to_string(session.id()) + " (" + session.remote() + ") refused: " + why);
+    tcp_.send_error_and_close(session, protocol::ErrorCode::kServerFull, why);
+    return;
+  }
   std::optional<protocol::OpenedToken> token;
   if ((token_key_ || !hello.connect_token.empty()) && !open_spectator) {
     token = admit_token(session, hello);
@@ -209,6 +214,11 @@ std::optional<protocol::OpenedToken> Server::admit_token(TcpSession& session, co
       return refused(protocol::TokenRefusal::kReplayed, "too many unexpired tokens in use; try again later");
   }
   return std::move(opened.token);
+}
+
+std::size_t Server::web_spectator_slots() const noexcept {
+  return config_.max_web_spectators > 0 ? static_cast<std::size_t>(config_.max_web_spectators)
+                                        : std::max<std::size_t>(1, static_cast<std::size_t>(config_.max_clients) / 2);
 }
 
 std::size_t Server::client_share_per_address() const noexcept {

@@ -244,8 +244,7 @@ bool Server::start_web_gateway(std::string& error) {
   options.game_port = tcp_.port();
   options.max_connections = static_cast<std::size_t>(config_.max_clients) + TcpServer::kDefaultMaxUnauthenticated;
   options.max_per_address = static_cast<std::size_t>(config_.max_connections_per_address);
-  options.max_spectators = config_.max_web_spectators > 0 ? static_cast<std::size_t>(config_.max_web_spectators)
-                                                          : std::max<std::size_t>(1, static_cast<std::size_t>(config_.max_clients) / 2);
+  options.max_spectators = web_spectator_slots();
   options.handshake_timeout = std::chrono::milliseconds(static_cast<std::int64_t>(config_.hello_timeout_s * 1000.0));
   tcp_.set_forwarded_peers(&forwarded_peers_);
   web_ = std::make_unique<WebGateway>(options, forwarded_peers_);

@@ -339,7 +339,11 @@ class Server final : public TcpListener {
   std::optional<protocol::OpenedToken> admit_token(TcpSession& session, const protocol::Hello& hello);
   [[nodiscard]] bool names_this_server(const std::vector<std::string>& addresses) const;
   /// Slots one address may hold (--max-clients-per-address, auto by --auth); 0 = no share.
+  /// (--auth tokens with --web-spectators-open: handle_hello gives token-less spectators an
+  /// auto share of web_spectator_slots() / 8, at least 1.)
   [[nodiscard]] std::size_t client_share_per_address() const noexcept;
+  /// Browser spectators at once: --max-web-spectators, else half of --max-clients (at least 1).
+  [[nodiscard]] std::size_t web_spectator_slots() const noexcept;
   /// The UDP port Welcome announces: Agones' public port, else --public-udp-port, else bound.
   [[nodiscard]] std::uint16_t announced_udp_port() const noexcept;
 
