@@ -32,6 +32,26 @@ using asio::ip::tcp;
 
 namespace {
 
+// The default logger writes its lines ("%v") to a string while this lives; the previous logger
+// comes back when it goes, also when a REQUIRE ends the test early (the captured stream would
+// otherwise be written to after it was gone).
+class CapturedLog {
+ public:
+  CapturedLog() : previous_(spdlog::default_logger()) {
+    auto logger = std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::ostream_sink_st>(out_));
+    logger->set_pattern("%v");
+    spdlog::set_default_logger(logger);
+  }
+  ~CapturedLog() { spdlog::set_default_logger(previous_); }
+  CapturedLog(const CapturedLog&) = delete;
+  CapturedLog& operator=(const CapturedLog&) = delete;
+  [[nodiscard]] std::string text() const { return out_.str(); }
+
+ private:
+  std::ostringstream out_;
+  std::shared_ptr<spdlog::logger> previous_;
+};
+
 // Marks every session that sends a message as authenticated (what the server does on Welcome).
 struct AuthOnMessage final : server::TcpListener {
   std::uint32_t next_id = 1;
@@ -133,23 +153,18 @@ TEST_CASE("tcp_server: authenticated sessions do not count against the pre-Hello
 }
 
 TEST_CASE("tcp_server: refusals are logged at most once a second, the rest counted and reported") {
-  std::ostringstream log;
-  const auto previous = spdlog::default_logger();
-  auto logger = std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::ostream_sink_st>(log));
-  logger->set_pattern("%v");
-  spdlog::set_default_logger(logger);
+  const CapturedLog log;
   asio::io_context io;
   AuthOnMessage listener;
   server::TcpServer srv(io, listener, 100, 1 << 20, 8);
   for (int i = 0; i < 16; ++i) srv.log_rate_limited("connection " + std::to_string(i) + " refused: server full");
-  const std::string burst = log.str();
+  const std::string burst = log.text();
   CHECK(std::count(burst.begin(), burst.end(), '\n') == 1);
   CHECK(burst.find("connection 0 refused") != std::string::npos);
   // No further refusal: the next sweep a second later still reports the 15 held back.
   srv.sweep(std::chrono::steady_clock::now() + std::chrono::seconds(2),
             {std::chrono::seconds(3), std::chrono::seconds(5), std::chrono::seconds(2)});
-  const std::string after = log.str();
-  spdlog::set_default_logger(previous);
+  const std::string after = log.text();
   CHECK(std::count(after.begin(), after.end(), '\n') == 2);
   CHECK(after.find("15 more connection(s) refused/dropped") != std::string::npos);
 }
@@ -181,11 +196,7 @@ TEST_CASE("tcp_server: junk frames before Hello are logged at most once a second
   // Before: every connection's bad frame was a warning line of its own. Connecting, sending 8
   // bytes and closing, one attacker wrote 2,000 lines in 0.26 s (~7,700 a second, ~1 MB/s of
   // log) while the other refusals of a connection that never joined were rate-limited.
-  std::ostringstream log;
-  const auto previous = spdlog::default_logger();
-  auto logger = std::make_shared<spdlog::logger>("test", std::make_shared<spdlog::sinks::ostream_sink_st>(log));
-  logger->set_pattern("%v");
-  spdlog::set_default_logger(logger);
+  const CapturedLog log;
   asio::io_context io;
   AuthOnMessage listener;
   server::TcpServer srv(io, listener, 100, 1 << 20);
@@ -208,8 +219,7 @@ TEST_CASE("tcp_server: junk frames before Hello are logged at most once a second
   REQUIRE(run_until(io, [&] { return listener.next_id == 2; }));
   asio::write(*joined, asio::buffer(junk));
   REQUIRE(run_until(io, [&] { return srv.counters().bad_frames == 13; }));
-  const std::string text = log.str();
-  spdlog::set_default_logger(previous);
+  const std::string text = log.text();
   CHECK(std::count(text.begin(), text.end(), '\n') == 2);
   CHECK(text.find("127.0.0.2") != std::string::npos);
 }
