@@ -299,6 +299,9 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
   // side steps, patience, no pushing into agents that go first. The flow-field step (no
   // NavigationSet: tests and benchmarks of the bare swarm) keeps the plain queueing rules.
   const bool crowd_rules = t.nav != nullptr;
+  // Shoving compares priorities of two size classes' fields: whole-map fields only (in
+  // hierarchical mode a priority is a near field's value, not a distance to the goal).
+  const bool may_shove = kMixed && crowd_rules && !t.nav->hierarchical();
   // Rest flags: last tick's (slot order) are read for the neighbours (in.nrest); this tick's go
   // to the spare buffer, swapped in at the end of the step.
   const GatherInput in{sxs,
@@ -369,7 +372,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     // every path converges on it (a pile's rim would be shoved into), and one moving at speed is
     // not held up by cross traffic anyway.
     const float v2 = vxs_[k] * vxs_[k] + vys_[k] * vys_[k];
-    const bool shoves = kMixed && crowd_rules && moving && own_prio != kUnreachable && std::isinf(goal_room_[k]) &&
+    const bool shoves = may_shove && moving && own_prio != kUnreachable && std::isinf(goal_room_[k]) &&
                         sight_goal_[k] < 0 &&
                         v2 * t.dt * t.dt < kShoveBelow * kShoveBelow * kt.max_step * kt.max_step;
     const GatherAgent agent{sxs[k],    sys[k],    skx,
