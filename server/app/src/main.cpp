@@ -122,7 +122,8 @@ int main(int argc, char** argv) {
       // each once (every server keeps its own list of the tokens it took), so an invited player
       // can join matches it was not invited to. Under Agones two GameServers on different nodes
       // may be given the same host port.
-      if (config.public_address.empty()) {
+      // Under Agones the GameServer's status.address pins the host once the sidecar answers.
+      if (config.public_address.empty() && !config.agones) {
         spdlog::warn("--public-address is not set: a token naming any host with this server's port joins here, "
                      "also one issued for another server on that port with the same key; set --public-address "
                      "HOST:PORT (the address tokens name) to take only this server's tokens");

@@ -233,13 +233,22 @@ bool Server::names_this_server(const std::vector<std::string>& addresses) const 
       if (a == config_.public_address) return true;
       continue;
     }
-    // Any host with a port of ours: the bound one, or on Agones the allocated host port (a
-    // TCPUDP port is one HostPort for both protocols), which is what a matchmaker hands out.
+    // A port of ours: the bound one, or on Agones the allocated host port (a TCPUDP port is one
+    // HostPort for both protocols), which is what a matchmaker hands out; and on Agones, once the
+    // sidecar told it, the host must be the GameServer's status.address (two GameServers on two
+    // nodes may be given one host port: a token for the other would join here too). Elsewhere
+    // any host (see --public-address).
     const std::size_t colon = a.rfind(':');
     if (colon == std::string::npos) continue;
     const std::string port = a.substr(colon + 1);
-    if (port == std::to_string(tcp_port())) return true;
-    if (agones_ && agones_->public_port() != 0 && port == std::to_string(agones_->public_port())) return true;
+    const bool our_port = port == std::to_string(tcp_port()) ||
+                          (agones_ && agones_->public_port() != 0 && port == std::to_string(agones_->public_port()));
+    if (!our_port) continue;
+    const std::string pinned = agones_ ? agones_->public_host() : std::string();
+    if (pinned.empty()) return true;
+    std::string host = a.substr(0, colon);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    if (host == pinned) return true;
   }
   return false;
 }

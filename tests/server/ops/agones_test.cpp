@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -23,7 +24,9 @@
 #include <vector>
 
 #include "loopback_support.hpp"
+#include "swarmfield/protocol/transport/connect_token.hpp"
 #include "swarmfield/server/ops/agones_client.hpp"
+#include "temp_dir.hpp"
 
 using namespace std::chrono_literals;
 using Clock = std::chrono::steady_clock;
@@ -430,6 +433,58 @@ TEST_CASE("agones: no status.ports entry of that name: a warning naming the entr
   CHECK(a.log_line.find("named 'game-udp' or 'game' (present: 'http', 'gameport')") != std::string::npos);
   CHECK(a.log_line.find("Welcome announces the bound UDP port") != std::string::npos);
   CHECK(public_port_from(R"({"name":"game-tcp","port":40200})") == 0);  // TCP alone is not the UDP port
+}
+
+// Under Agones two GameServers on two nodes may be given one host port, and the fleet shares one
+// token key: a token naming the other's address took a slot here too (found by a hostile
+// trial). Without --public-address the host a token names must now be the GameServer's
+// status.address, once the sidecar has said it.
+TEST_CASE("agones: with --auth tokens a token must name the GameServer's status.address, not only its port") {
+  using namespace swarmfield;
+  AgonesStandIn sidecar(0, kPlainPorts);  // status.address 10.0.0.7, game port 40123
+  test::TempDir dir{"swarmfield-agones-test"};
+  const protocol::TokenKey key = protocol::make_token_key();
+  std::ofstream(dir / "key.hex") << protocol::format_token_key(key) << "\n";
+  std::optional<ScopedEnv> sdk_port;
+  sdk_port.emplace("AGONES_SDK_HTTP_PORT", std::to_string(sidecar.port()));
+  test::ServerProcess server(test::small_city(
+      {"--agents", "50", "--agones", "--auth", "tokens", "--key-file", (dir / "key.hex").string()}));
+  sdk_port.reset();
+  const auto ports = test::wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  REQUIRE_MESSAGE(server.wait_for_log("public address '10.0.0.7'", 5s).has_value(), server.err());
+  CHECK(server.err().find("--public-address is not set") == std::string::npos);
+  const auto now = static_cast<std::uint64_t>(
+      std::chrono::duration_cast<std::chrono::seconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+  // The server's first answer to a Hello with a token for `address`: an Error, or the clear
+  // salt of a session it admitted.
+  const auto admitted = [&](const std::string& address, std::string* refusal) {
+    protocol::TokenGrant grant;
+    grant.role = protocol::Role::kViewer;
+    grant.name = "guest";
+    grant.server_addresses = {address};
+    const auto token = protocol::issue_connect_token(key, grant, now, 60);
+    REQUIRE(token);
+    test::RawClient c;
+    REQUIRE(c.connect(ports->tcp));
+    protocol::Hello hello = test::hello(protocol::Role::kViewer);
+    hello.connect_token = protocol::hello_token_bytes(*token);
+    REQUIRE(c.send(hello));
+    const auto message = c.read(5s);
+    REQUIRE(message.has_value());
+    if (const auto* error = std::get_if<protocol::Error>(&*message)) {
+      *refusal = error->reason;
+      return false;
+    }
+    return std::holds_alternative<protocol::SessionSalt>(*message);
+  };
+  std::string why;
+  CHECK(admitted("10.0.0.7:40123", &why));  // what an allocation hands the matchmaker
+  CHECK_FALSE(admitted("10.0.0.8:40123", &why));  // another node, the same host port
+  CHECK(why.find("wrong server") != std::string::npos);
+  CHECK_FALSE(admitted("127.0.0.1:" + std::to_string(ports->tcp), &why));  // any host with the bound port
+  server.signal(SIGTERM);
+  CHECK(server.wait_exit(30s) == std::optional<int>(0));
 }
 
 TEST_CASE("agones client: match settings are read once the GameServer is Allocated, and again when they change") {

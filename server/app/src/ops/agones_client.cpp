@@ -5,6 +5,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstdlib>
 #include <cstring>
@@ -228,6 +229,17 @@ httplib::Client sidecar_client(std::uint16_t port) {
   client.set_write_timeout(0, static_cast<time_t>(timeout_us));
   return client;
 }
+
+// A host name or address a token can name (see AgonesClient::public_host): printable ASCII
+// without spaces or quotes, colons only in an IPv6 literal (hex digits, dots and colons).
+bool plain_host(const std::string& host) {
+  if (host.empty() || host.size() > 253) return false;
+  const bool ipv6 = host.find(':') != std::string::npos;
+  return std::all_of(host.begin(), host.end(), [ipv6](char c) {
+    if (ipv6) return std::isxdigit(static_cast<unsigned char>(c)) != 0 || c == ':' || c == '.';
+    return c > 0x20 && c < 0x7f && c != '\'' && c != '"' && c != '[' && c != ']' && c != '/' && c != '@';
+  });
+}
 }  // namespace
 
 bool AgonesClient::post(const Call& call) {
@@ -305,6 +317,20 @@ void AgonesClient::read_game_server(bool first) {
   std::int64_t found_port = 0;
   std::string present;  // the names seen, for the warning
   const nlohmann::json doc = nlohmann::json::parse(res->body, nullptr, false);
+  if (doc.is_object() && doc.contains("status") && doc["status"].is_object() && doc["status"].contains("address") &&
+      doc["status"]["address"].is_string()) {
+    const auto address = doc["status"]["address"].get<std::string>();
+    if (plain_host(address)) {
+      {
+        const std::lock_guard lock(host_mutex_);
+        public_host_ = address;
+      }
+      spdlog::info("agones: public address '{}' (status.address); a connect token must name it", address);
+    } else {
+      spdlog::warn("agones: status.address '{}' is no plain host name or address; tokens are not pinned to a host",
+                   cli::printable_ascii(address));
+    }
+  }
   if (doc.is_object() && doc.contains("status") && doc["status"].is_object() && doc["status"].contains("ports") &&
       doc["status"]["ports"].is_array()) {
     for (const auto& p : doc["status"]["ports"]) {
@@ -328,6 +354,11 @@ void AgonesClient::read_game_server(bool first) {
   spdlog::warn("agones: GET /gameserver has no status.ports entry named '{}' or '{}' (present: {}); Welcome announces "
                "the bound UDP port",
                udp_name, port_name_, present.empty() ? "none" : present);
+}
+
+std::string AgonesClient::public_host() const {
+  const std::lock_guard lock(host_mutex_);
+  return public_host_;
 }
 
 namespace {

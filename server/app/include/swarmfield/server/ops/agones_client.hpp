@@ -78,6 +78,11 @@ class AgonesClient {
   /// '<port_name>'. Behind Agones' port mapping it differs from the port the server binds. 0 until
   /// known (or when no entry matches).
   [[nodiscard]] std::uint16_t public_port() const noexcept { return public_port_.load(); }
+  /// The GameServer's status.address (the node's address players reach it at; what an allocation
+  /// hands a matchmaker), read with the same GET: "" until known, or when absent or not a plain
+  /// host name or address (printable ASCII, no spaces, quotes or colons but an IPv6 literal's, at
+  /// most 253 characters). With --auth tokens and no --public-address, a token must name it.
+  [[nodiscard]] std::string public_host() const;
   /// The Fleet's name for the game port (docker/agones/fleet.yaml) unless --agones-port-name says otherwise.
   static constexpr const char* kDefaultPortName = "game";
   /// The Fleet's List of players (docker/agones/fleet.yaml) unless --agones-players-list says otherwise.
@@ -145,6 +150,8 @@ class AgonesClient {
   bool stop_ = false;
   Clock::time_point next_warning_{};
   std::atomic<std::uint16_t> public_port_{0};
+  mutable std::mutex host_mutex_;
+  std::string public_host_;  // status.address (guarded by host_mutex_)
   std::mutex in_flight_mutex_;
   std::condition_variable in_flight_wake_;
   void* in_flight_ = nullptr;  // the httplib::Client of the call being made
