@@ -368,7 +368,7 @@ NarrowOpening narrow_opening(std::uint64_t seed) {
 // the gap's mouth: over seeds 61-72 the longest wait of a brute there was 57-174 ticks (mean 96),
 // and in swarmfield-tool's runs of this scene (seeds 1-12, 90 s) the gap passed nobody for 12-16 s
 // in three of twelve. A held-up brute now shoves through smaller kinds on another route whose
-// paths cross its own (shoves_across): 36-104 ticks (mean 60) here, the tool's stalls 0.7-5.3 s.
+// paths cross its own (shoves_across): 36-104 ticks (mean 60) here, the tool's stalls 1.0-4.3 s.
 TEST_CASE("F2 narrow opening: brutes crossing the gap's queue to a 2-cell opening are not held in it") {
   int waits = 0;
   for (const std::uint64_t seed : {61u, 62u, 63u, 64u, 65u, 66u}) {
