@@ -73,6 +73,9 @@ struct GatherSums {
   float press_allow;           // the free path pushing on into every neighbour it overlaps past pd
   float overlap = 0.0f;        // summed disc overlaps, in contact distances (how crushed it is)
   float wx = 0.0f, wy = 0.0f;  // chasing, mixed: which way to make way for faster kinds behind
+  // Shoving (GatherAgent::shoves), mixed: nonzero when a smaller kind on another route (as in
+  // shoves_across, whatever its heading) still limits the free path: held in another route's crowd.
+  std::uint32_t other_route = 0;
 };
 
 /// An agent with a way to a goal pushes past a neighbour `m` with none that its path only grazes
@@ -177,6 +180,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   // over them, so their own pass makes them keep clear), and an agent on a door post gets into
   // the stream. For agents that stand (a full queue) it waits on.
   if (converging && (prior || (a.impatient && (in.nstream[m] & kStreamBit) != 0))) return;
+  if (kMixed && larger && a.shoves && in.nprio[m] < a.prio && a.prio - in.nprio[m] > kShoveRouteGap) s.other_route = 1;
   const float room = free_path(d, approach, cd);
   float free = in.yf * room;
   // A leader: m ahead, not coming our way, flowing freely last tick (at kFreeFlowSpeed of its
@@ -451,6 +455,8 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
       }
     }
     const __m128 yields = _mm_andnot_ps(ignored, _mm_and_ps(normal, _mm_cmpnle_ps(approach, zero)));
+    // (Under a.shoves larger_bits holds the lanes on another route only.)
+    if (kMixed && a.shoves) s.other_route |= static_cast<std::uint32_t>(_mm_movemask_ps(yields)) & larger_bits & valid_bits;
     // Leaders (gather_one): ahead, not converging, moved on along our path last tick.
     const __m128 lead_dt = _mm_set1_ps(in.lead_dt);
     const __m128 lx = _mm_mul_ps(_mm_setr_ps(in.nvx[m0], in.nvx[m1], in.nvx[m2], in.nvx[m3]), lead_dt);

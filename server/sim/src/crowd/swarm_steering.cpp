@@ -296,6 +296,9 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
   const bool hierarchical = t.nav->hierarchical();
   const int size_class = kt.size_class;
   const NavigationFields& fields = t.nav->fields(size_class);
+  // Last tick's gather: held in another route's crowd (kOtherRouteBit; this tick's gather sets it anew).
+  const bool other_route = (perm_commit_[k] & kOtherRouteBit) != 0;
+  perm_commit_[k] = static_cast<std::uint8_t>(perm_commit_[k] & ~kOtherRouteBit);
   NavSample sample;
   const bool fast = size_class == 1 ? class1.sample_at_cell(t.map, p, cx, cy, sample)
                                     : samplers[size_class - 1].sample(t.map, p, sample);
@@ -397,7 +400,14 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
   const bool was_back = (detour_state & kBackDetourBit) != 0;
   bool back = false;
   if (t.congestion != nullptr && !hierarchical && perm_resting_[k] == 0 && (out_of_sight || sight_detour)) {
-    const bool crowd_on_route = t.congestion->detour(size_class, block.x, block.y);
+    // Held last tick by smaller kinds on another route (kOtherRouteBit: a brute walking along a
+    // wall to its opening under the funnel of runners and walkers converging on their 1-cell
+    // gap), the agent is in a crowd that is not its own route's: it takes the way round even
+    // from a crowded block (detour_in_crowd) and even back from the goal far from it. Before,
+    // brutes on the funnel's far side stood there as a lid for up to 35 s.
+    const bool held_larger = other_route && out_of_sight;
+    const bool crowd_on_route = t.congestion->detour(size_class, block.x, block.y) ||
+                                (held_larger && t.congestion->detour_in_crowd(size_class, block.x, block.y));
     if (crowd_on_route || (was_back && out_of_sight)) {
       const float shift = 0.5f * static_cast<float>(size_class - 1) * cs;
       const Vec2 way = sample_flow(grid, t.congestion->flow(size_class), p - Vec2{shift, shift});
@@ -419,7 +429,7 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
         const bool near = field.reachable(block.x, block.y) &&
                           static_cast<float>(field.raw(block.x, block.y)) <=
                               kBackDetourCells * static_cast<float>(kOrthogonalStep);
-        take = was_back || (crowd_on_route && near);
+        take = was_back || (crowd_on_route && (near || held_larger));
         back = take;
       }
       if (take) {

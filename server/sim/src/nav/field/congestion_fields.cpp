@@ -79,6 +79,7 @@ void CongestionFields::finish_build(const NavigationSet& nav, int size_class) {
   const std::int32_t w = s.costs.width(), h = s.costs.height();
   const std::size_t blocks = static_cast<std::size_t>(w) * static_cast<std::size_t>(h);
   s.detour.assign((blocks + 63) / 64, 0);
+  s.crowded_detour.assign((blocks + 63) / 64, 0);
   const IntegrationField& exact = nav.fields(size_class).integration();
   s.ready = exact.width() == w && exact.height() == h;
   if (!s.ready) return;
@@ -89,10 +90,12 @@ void CongestionFields::finish_build(const NavigationSet& nav, int size_class) {
       if (!s.integration.reachable(x, y) || !exact.reachable(x, y)) continue;
       const std::uint32_t ev = exact.raw(x, y), cv = s.integration.raw(x, y);
       if (cv <= ev || cv - ev <= margin) continue;
-      // Not for a block that is crowded itself (an agent there is in the crowd).
-      if (x < width_ && y < height_ && penalty_[static_cast<std::size_t>(y) * mw + static_cast<std::size_t>(x)] != 0) continue;
+      // Not for a block that is crowded itself (an agent there is in the crowd): that one goes
+      // to crowded_detour.
+      const bool crowded =
+          x < width_ && y < height_ && penalty_[static_cast<std::size_t>(y) * mw + static_cast<std::size_t>(x)] != 0;
       const std::size_t i = static_cast<std::size_t>(y) * static_cast<std::size_t>(w) + static_cast<std::size_t>(x);
-      s.detour[i >> 6] |= std::uint64_t{1} << (i & 63);
+      (crowded ? s.crowded_detour : s.detour)[i >> 6] |= std::uint64_t{1} << (i & 63);
     }
   }
 }

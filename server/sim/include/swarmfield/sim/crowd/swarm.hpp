@@ -220,7 +220,7 @@ class Swarm {
   static constexpr std::int32_t kEscapeSearchCells = 2;
   /// Most ticks in a row route commitment may override the field's blend (see
   /// SwarmParams::commit_min_speed).
-  static constexpr std::uint8_t kMaxCommitTicks = 20;
+  static constexpr std::uint8_t kMaxCommitTicks = 20;  // below 0x40: commit_'s low 6 bits
 
   [[nodiscard]] std::size_t size() const noexcept { return ids_.size(); }
   [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }
@@ -320,7 +320,7 @@ class Swarm {
   Vec2 commit_route(std::size_t k, Vec2 blend, Vec2 kept) noexcept {
     std::uint8_t& state = perm_commit_[k];
     const auto back = static_cast<std::uint8_t>(state & kBackDetourBit);
-    const auto ticks = static_cast<std::uint8_t>(state & ~kBackDetourBit);
+    const auto ticks = static_cast<std::uint8_t>(state & ~(kBackDetourBit | kOtherRouteBit));
     if (kept.x == blend.x && kept.y == blend.y) {
       state = back;
       return blend;
@@ -411,10 +411,13 @@ class Swarm {
   std::vector<std::uint8_t> burst_ticks_, perm_burst_;  // ticks spent bursting out of a stack (0 = not)
   std::vector<std::uint8_t> resting_, perm_resting_;    // 1 = at rest (see SwarmParams::rest_below)
   std::vector<std::uint16_t> wait_, perm_wait_;         // ticks waited for agents crossing its way (patience)
-  // Low 7 bits: ticks in a row its route commitment overrode the blend (commit_route); kBackDetourBit:
-  // it follows the congestion field's way back from its goal (swarm_steering.cpp, kBackDetourCells).
+  // Low 6 bits: ticks in a row its route commitment overrode the blend (commit_route); kBackDetourBit:
+  // it follows the congestion field's way back from its goal (swarm_steering.cpp, kBackDetourCells);
+  // kOtherRouteBit: last tick's gather found it held in another route's crowd (GatherSums::
+  // other_route; read and cleared by the next steering).
   std::vector<std::uint8_t> commit_, perm_commit_;
   static constexpr std::uint8_t kBackDetourBit = 0x80;
+  static constexpr std::uint8_t kOtherRouteBit = 0x40;
   std::vector<float> perm_vxs_, perm_vys_;
   std::vector<std::uint32_t> prio_;  // per slot: integration value of the agent's cell (right of way)
   std::vector<float> goal_room_;     // per slot: distance it may still close on a goal in sight (or inf)

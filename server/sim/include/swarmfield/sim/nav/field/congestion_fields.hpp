@@ -64,6 +64,17 @@ class CongestionFields {
     const std::size_t i = static_cast<std::size_t>(y) * static_cast<std::size_t>(s.costs.width()) + static_cast<std::size_t>(x);
     return ((s.detour[i >> 6] >> (i & 63)) & 1u) != 0;
   }
+  /// As detour(), for a block that was crowded itself: the congestion value exceeded the exact
+  /// one by more than the margin there too. For an agent held in another route's crowd (a brute
+  /// walking along a wall under a funnel of smaller kinds converging on their gap), whose way
+  /// leads through the crowd but is not the crowd's: it takes the way round. A brute's own body
+  /// fills its cell past packing, so no block a brute stands on is ever free of crowd.
+  [[nodiscard]] bool detour_in_crowd(int size_class, std::int32_t x, std::int32_t y) const noexcept {
+    const Slot& s = slots_[slot(size_class)];
+    if (!s.ready || x < 0 || y < 0 || x >= s.costs.width() || y >= s.costs.height()) return false;
+    const std::size_t i = static_cast<std::size_t>(y) * static_cast<std::size_t>(s.costs.width()) + static_cast<std::size_t>(x);
+    return ((s.crowded_detour[i >> 6] >> (i & 63)) & 1u) != 0;
+  }
   /// Extra cost (cost units, ~cells on unit-cost maps) a crowd must add to a route before
   /// detour() says so (default 3).
   void set_detour_margin(float cost_units) noexcept { margin_ = cost_units; }
@@ -79,6 +90,7 @@ class CongestionFields {
     FlowField flow;
     IntegrationField building;     // back: the build in progress
     std::vector<std::uint64_t> detour;  // per block, a bit: see detour()
+    std::vector<std::uint64_t> crowded_detour;  // per block, a bit: see detour_in_crowd()
     bool ready = false;
   };
   [[nodiscard]] static std::size_t slot(int size_class) noexcept {
