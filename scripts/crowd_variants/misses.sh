@@ -40,7 +40,9 @@ fi
 if has gap600; then
   # The gap wall with a 2-cell opening and 600 mixed: brutes flush on the wall beside the 1-cell
   # gap, yielding to its queue, held it 12 s (21-33 s); since a held-up brute shoves through a
-  # smaller kind's queue on another route (2026-12-06) 3.3 s, brutes slow by the gap up to 4.3 s
+  # smaller kind's queue on another route (2026-12-06) 3.3 s, brutes slow by the gap up to 4.3 s;
+  # since brutes held by another route's crowd go round it, brutes waiting 1.3 s, the longest
+  # stall 2.0 s (seeds 1-12: stalls over 2 s in 4, up to 6.4 s; gap_figures.py measures them)
   # (target: 0 brutes in the gap's queue, no stall over 2 s).
   $py "$here/scene.py" gap "$out/gap600.map" --open 46,47 > /dev/null
   run gap600 "$out/gap600.map" 4500 -- --agents 600 $K3 --player 60.5,16.5 --spawn-rect 1,1,39,63 --threads 2
