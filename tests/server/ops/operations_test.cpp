@@ -22,8 +22,10 @@
 #include <cerrno>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -234,6 +236,47 @@ bool peer_closed(int fd, std::chrono::milliseconds wait) {
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) return true;
   }
   return false;
+}
+
+// How many of the /healthz probes a client at 127.0.0.9 sent during a trickle were answered.
+struct ProbeCount {
+  int answered = 0, probes = 0;
+};
+
+/// For 5 s keeps one connection open per address of `sources` to `port` (a fresh one as soon as
+/// the server cuts the old off; `open(i, fd)` sends what a fresh one sends first and says whether
+/// to feed it in this round), calls `feed(i, fd)` on each every 100 ms to send a little more,
+/// and probes /healthz from 127.0.0.9 every 300 ms (answered = a 200 within 1 s).
+ProbeCount probe_while_trickling(std::uint16_t port, const std::vector<std::string>& sources,
+                                 const std::function<bool(std::size_t, int)>& open,
+                                 const std::function<void(std::size_t, int)>& feed) {
+  std::vector<int> slow(sources.size(), -1);
+  ProbeCount count;
+  const auto start = std::chrono::steady_clock::now();
+  auto next_probe = start + 300ms;
+  while (std::chrono::steady_clock::now() - start < 5s) {
+    for (std::size_t i = 0; i < slow.size(); ++i) {
+      if (slow[i] >= 0 && peer_closed(slow[i], 1ms)) {
+        ::close(slow[i]);
+        slow[i] = -1;
+      }
+      if (slow[i] < 0) {  // a fresh connection as soon as the old one is cut off
+        slow[i] = raw_connect_from(sources[i].c_str(), port);
+        if (slow[i] < 0 || !open(i, slow[i])) continue;
+      }
+      feed(i, slow[i]);
+    }
+    if (std::chrono::steady_clock::now() >= next_probe) {
+      ++count.probes;
+      if (raw_get_status("127.0.0.9", port, "/healthz", 1000ms) == 200) ++count.answered;
+      next_probe = std::chrono::steady_clock::now() + 300ms;
+    }
+    std::this_thread::sleep_for(100ms);
+  }
+  for (const int fd : slow) {
+    if (fd >= 0) ::close(fd);
+  }
+  return count;
 }
 
 // This process's resident memory, KiB (-1 if unknown).
@@ -645,39 +688,21 @@ TEST_CASE("operations http: many addresses trickling bytes hold no worker; /heal
   constexpr int kAddresses = 3 * OperationsHttp::kThreads;  // 3 connections per worker
   std::vector<std::string> sources;
   for (int i = 0; i < kAddresses; ++i) sources.push_back("127.0.1." + std::to_string(10 + i));
-  std::vector<int> slow(sources.size(), -1);
   const std::string request = "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
   std::vector<std::size_t> sent(sources.size(), 0);
-  int answered = 0, probes = 0;
-  const auto start = std::chrono::steady_clock::now();
-  auto next_probe = start + 300ms;
-  while (std::chrono::steady_clock::now() - start < 5s) {
-    for (std::size_t i = 0; i < slow.size(); ++i) {
-      if (slow[i] >= 0 && peer_closed(slow[i], 1ms)) {
-        ::close(slow[i]);
-        slow[i] = -1;
-      }
-      if (slow[i] < 0) {  // a fresh connection as soon as the old one is cut off
-        slow[i] = raw_connect_from(sources[i].c_str(), http.port());
+  const ProbeCount count = probe_while_trickling(
+      http.port(), sources,
+      [&](std::size_t i, int) {
         sent[i] = 0;
-        if (slow[i] < 0) continue;
-      }
-      // One byte at a time, never the end of the head.
-      if (sent[i] + 4 < request.size() && ::send(slow[i], request.data() + sent[i], 1, MSG_NOSIGNAL) == 1) ++sent[i];
-    }
-    if (std::chrono::steady_clock::now() >= next_probe) {
-      ++probes;
-      if (raw_get_status("127.0.0.9", http.port(), "/healthz", 1000ms) == 200) ++answered;
-      next_probe = std::chrono::steady_clock::now() + 300ms;
-    }
-    std::this_thread::sleep_for(100ms);
-  }
-  for (const int fd : slow) {
-    if (fd >= 0) ::close(fd);
-  }
-  INFO(answered << " of " << probes << " probes answered within 1 s");
-  CHECK(probes >= 4);
-  CHECK(answered == probes);
+        return true;
+      },
+      [&](std::size_t i, int fd) {
+        // One byte at a time, never the end of the head.
+        if (sent[i] + 4 < request.size() && ::send(fd, request.data() + sent[i], 1, MSG_NOSIGNAL) == 1) ++sent[i];
+      });
+  INFO(count.answered << " of " << count.probes << " probes answered within 1 s");
+  CHECK(count.probes >= 4);
+  CHECK(count.answered == count.probes);
 }
 
 TEST_CASE("operations http: request bodies trickled from a few addresses hold no worker; /healthz answers meanwhile") {
@@ -706,38 +731,19 @@ TEST_CASE("operations http: request bodies trickled from a few addresses hold no
       "POST /healthz HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n",
       "PUT /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: +900\r\n\r\n",
       "DELETE /readyz HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n"};
-  std::vector<int> slow(sources.size(), -1);
-  int answered = 0, probes = 0;
-  const auto start = std::chrono::steady_clock::now();
-  auto next_probe = start + 300ms;
-  while (std::chrono::steady_clock::now() - start < 5s) {
-    for (std::size_t i = 0; i < slow.size(); ++i) {
-      if (slow[i] >= 0 && peer_closed(slow[i], 1ms)) {
-        ::close(slow[i]);
-        slow[i] = -1;
-      }
-      const std::string& head = heads[i % heads.size()];
-      if (slow[i] < 0) {  // a fresh connection as soon as the old one is cut off
-        slow[i] = raw_connect_from(sources[i].c_str(), http.port());
-        if (slow[i] < 0) continue;
-        if (::send(slow[i], head.data(), head.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(head.size())) continue;
-      }
-      const std::string more = i % heads.size() == 1 ? "1\r\nb\r\n" : "b";
-      static_cast<void>(::send(slow[i], more.data(), more.size(), MSG_NOSIGNAL));
-    }
-    if (std::chrono::steady_clock::now() >= next_probe) {
-      ++probes;
-      if (raw_get_status("127.0.0.9", http.port(), "/healthz", 1000ms) == 200) ++answered;
-      next_probe = std::chrono::steady_clock::now() + 300ms;
-    }
-    std::this_thread::sleep_for(100ms);
-  }
-  for (const int fd : slow) {
-    if (fd >= 0) ::close(fd);
-  }
-  INFO(answered << " of " << probes << " probes answered within 1 s");
-  CHECK(probes >= 4);
-  CHECK(answered == probes);
+  const ProbeCount count = probe_while_trickling(
+      http.port(), sources,
+      [&](std::size_t i, int fd) {
+        const std::string& head = heads[i % heads.size()];
+        return ::send(fd, head.data(), head.size(), MSG_NOSIGNAL) == static_cast<ssize_t>(head.size());
+      },
+      [&](std::size_t i, int fd) {
+        const std::string more = i % heads.size() == 1 ? "1\r\nb\r\n" : "b";
+        static_cast<void>(::send(fd, more.data(), more.size(), MSG_NOSIGNAL));
+      });
+  INFO(count.answered << " of " << count.probes << " probes answered within 1 s");
+  CHECK(count.probes >= 4);
+  CHECK(count.answered == count.probes);
   // A body that arrives whole is still read and answered as before; the others are refused unread.
   CHECK(raw_exchange(http.port(), "POST /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello").rfind("HTTP/1.1 405", 0) == 0);
   CHECK(raw_exchange(http.port(), heads[1] + "5\r\nhello\r\n0\r\n\r\n").rfind("HTTP/1.1 400", 0) == 0);
