@@ -85,12 +85,17 @@ SWARMFIELD_ALWAYS_INLINE inline bool pushes_past_stuck(const GatherInput& in, co
   return a.prio != kUnreachable && in.nprio[m] == kUnreachable && approach < kGrazeStuck;
 }
 
+/// Neighbour `m` is on another route than the agent: nearer the goal by more than kShoveRouteGap
+/// (side by side, a smaller kind's way is the shorter by that much).
+SWARMFIELD_ALWAYS_INLINE inline bool on_other_route(const GatherInput& in, const GatherAgent& a, std::uint32_t m) noexcept {
+  return in.nprio[m] < a.prio && a.prio - in.nprio[m] > kShoveRouteGap;
+}
+
 /// An agent of a larger size class than `m` that shoves (GatherAgent::shoves) goes through m when
-/// m is on another route (nearer the goal than the agent by more than kShoveRouteGap: side by
-/// side, the smaller kind's way is the shorter by that much) and m's own path crosses the agent's
-/// (kShoveCross): m does not limit its free path.
+/// m is on another route (on_other_route) and m's own path crosses the agent's (kShoveCross): m
+/// does not limit its free path.
 SWARMFIELD_ALWAYS_INLINE inline bool shoves_across(const GatherInput& in, const GatherAgent& a, std::uint32_t m) noexcept {
-  if (!a.shoves || in.nprio[m] >= a.prio || a.prio - in.nprio[m] <= kShoveRouteGap) return false;
+  if (!a.shoves || !on_other_route(in, a, m)) return false;
   const float along = in.npx[m] * a.skx + in.npy[m] * a.sky;  // m's path rate along ours
   const float len2 = in.npx[m] * in.npx[m] + in.npy[m] * in.npy[m];
   return len2 > 0.0f && (along < 0.0f || along * along < kShoveCross * kShoveCross * len2);
@@ -180,7 +185,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   // over them, so their own pass makes them keep clear), and an agent on a door post gets into
   // the stream. For agents that stand (a full queue) it waits on.
   if (converging && (prior || (a.impatient && (in.nstream[m] & kStreamBit) != 0))) return;
-  if (kMixed && larger && a.shoves && in.nprio[m] < a.prio && a.prio - in.nprio[m] > kShoveRouteGap) s.other_route = 1;
+  if (kMixed && larger && a.shoves && on_other_route(in, a, m)) s.other_route = 1;
   const float room = free_path(d, approach, cd);
   float free = in.yf * room;
   // A leader: m ahead, not coming our way, flowing freely last tick (at kFreeFlowSpeed of its
@@ -439,7 +444,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
       }
       // Cross traffic of a smaller size class on another route (shoves_across).
       auto other_route = [&](std::uint32_t m) noexcept {
-        return static_cast<std::uint32_t>(in.nprio[m] < a.prio && a.prio - in.nprio[m] > kShoveRouteGap);
+        return static_cast<std::uint32_t>(on_other_route(in, a, m));
       };
       if (kMixed && a.shoves && (larger_bits & valid_bits) != 0) {
         larger_bits &= other_route(m0) | (other_route(m1) << 1) | (other_route(m2) << 2) | (other_route(m3) << 3);

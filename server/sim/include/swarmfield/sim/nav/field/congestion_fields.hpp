@@ -59,10 +59,7 @@ class CongestionFields {
   /// exceeded the exact field's by more than `margin` cost units (set_detour_margin()), and the
   /// block itself was not crowded. One bit a block, read per agent per tick.
   [[nodiscard]] bool detour(int size_class, std::int32_t x, std::int32_t y) const noexcept {
-    const Slot& s = slots_[slot(size_class)];
-    if (!s.ready || x < 0 || y < 0 || x >= s.costs.width() || y >= s.costs.height()) return false;
-    const std::size_t i = static_cast<std::size_t>(y) * static_cast<std::size_t>(s.costs.width()) + static_cast<std::size_t>(x);
-    return ((s.detour[i >> 6] >> (i & 63)) & 1u) != 0;
+    return block_bit(&Slot::detour, size_class, x, y);
   }
   /// As detour(), for a block that was crowded itself: the congestion value exceeded the exact
   /// one by more than the margin there too. For an agent held in another route's crowd (a brute
@@ -70,10 +67,7 @@ class CongestionFields {
   /// leads through the crowd but is not the crowd's: it takes the way round. A brute's own body
   /// fills its cell past packing, so no block a brute stands on is ever free of crowd.
   [[nodiscard]] bool detour_in_crowd(int size_class, std::int32_t x, std::int32_t y) const noexcept {
-    const Slot& s = slots_[slot(size_class)];
-    if (!s.ready || x < 0 || y < 0 || x >= s.costs.width() || y >= s.costs.height()) return false;
-    const std::size_t i = static_cast<std::size_t>(y) * static_cast<std::size_t>(s.costs.width()) + static_cast<std::size_t>(x);
-    return ((s.crowded_detour[i >> 6] >> (i & 63)) & 1u) != 0;
+    return block_bit(&Slot::crowded_detour, size_class, x, y);
   }
   /// Extra cost (cost units, ~cells on unit-cost maps) a crowd must add to a route before
   /// detour() says so (default 3).
@@ -93,6 +87,14 @@ class CongestionFields {
     std::vector<std::uint64_t> crowded_detour;  // per block, a bit: see detour_in_crowd()
     bool ready = false;
   };
+  /// The class's block (x, y) in one of its per-block bit sets; false off the grid or not ready.
+  [[nodiscard]] bool block_bit(std::vector<std::uint64_t> Slot::*bits, int size_class, std::int32_t x,
+                               std::int32_t y) const noexcept {
+    const Slot& s = slots_[slot(size_class)];
+    if (!s.ready || x < 0 || y < 0 || x >= s.costs.width() || y >= s.costs.height()) return false;
+    const std::size_t i = static_cast<std::size_t>(y) * static_cast<std::size_t>(s.costs.width()) + static_cast<std::size_t>(x);
+    return (((s.*bits)[i >> 6] >> (i & 63)) & 1u) != 0;
+  }
   [[nodiscard]] static std::size_t slot(int size_class) noexcept {
     return static_cast<std::size_t>(size_class < 1 ? 0 : (size_class > kMaxSizeClass ? kMaxSizeClass - 1 : size_class - 1));
   }
