@@ -11,8 +11,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
-#include <charconv>
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
@@ -21,15 +19,17 @@
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "http_request_rules.hpp"
 #include "swarmfield/server/net/per_address_count.hpp"
 
 namespace swarmfield::server {
 namespace {
+
+using namespace http_rules;
 
 using SteadyClock = std::chrono::steady_clock;
 
@@ -183,80 +183,6 @@ bool is_path_served(std::string_view path) { return std::find(kPaths.begin(), kP
 void refuse_by_path(std::string_view path, httplib::Response& res) {
   if (!is_path_served(path)) return not_found(res);
   method_not_allowed(res);
-}
-
-// A POST, PUT, PATCH or DELETE that declares a body: httplib reads it before it routes the request.
-bool has_body_to_read(const httplib::Request& req) {
-  if (req.method != "POST" && req.method != "PUT" && req.method != "PATCH" && req.method != "DELETE") return false;
-  return req.has_header("Transfer-Encoding") ||
-         (req.has_header("Content-Length") && req.get_header_value("Content-Length") != "0");
-}
-
-// Largest request body read (to answer 405 or 404 after it, see start()).
-constexpr std::size_t kMaxBodyBytes = 1024;
-
-// A Content-Length value as a length: digits only (RFC 9110), nullopt otherwise; a number past 64
-// bits is UINT64_MAX. httplib 0.11 takes a value's leading digits with strtoull ("+900", "900x",
-// "-1" as 2^64 - 1).
-std::optional<std::uint64_t> content_length_value(std::string_view value) {
-  std::uint64_t length = 0;
-  const auto [end, ec] = std::from_chars(value.data(), value.data() + value.size(), length);
-  if (value.empty() || end != value.data() + value.size()) return std::nullopt;
-  if (ec == std::errc::result_out_of_range) return UINT64_MAX;
-  if (ec != std::errc()) return std::nullopt;
-  return length;
-}
-
-// A request whose body httplib would read (has_body_to_read) though it can not be waited for
-// whole: a Content-Length over kMaxBodyBytes (413), one that is not a plain number (400), a
-// Transfer-Encoding (chunked: its length is known only at its last chunk). httplib 0.11 reads
-// such a body to its end, skipping what is over its limit, before it answers: a worker waited on
-// the peer up to the request deadline, and a few addresses trickling such bodies held them all
-// (/healthz unanswered). 0 when the request is not one of these.
-int body_refused_unread(const httplib::Request& req) {
-  if (!has_body_to_read(req)) return 0;
-  if (req.has_header("Transfer-Encoding")) return 400;
-  const std::optional<std::uint64_t> length = content_length_value(req.get_header_value("Content-Length"));
-  if (!length) return 400;
-  return *length > kMaxBodyBytes ? 413 : 0;
-}
-
-// The body bytes a request head (request line and headers, up to its blank line) declares that a
-// worker will read: a Content-Length of 1..kMaxBodyBytes on a method whose body httplib reads
-// (has_body_to_read), the first such header as httplib takes it. 0 otherwise: no body, or one
-// refused unread (body_refused_unread: chunked, over the limit, not a number).
-std::size_t declared_body_bytes(std::string_view head) {
-  const std::size_t line_end = head.find('\n');
-  const std::string_view method = head.substr(0, std::min(head.find(' '), line_end));
-  if (method != "POST" && method != "PUT" && method != "PATCH" && method != "DELETE") return 0;
-  std::optional<std::uint64_t> length;
-  for (std::size_t at = line_end; at != std::string_view::npos && at + 1 < head.size();) {
-    const std::size_t next = head.find('\n', at + 1);
-    std::string_view line = head.substr(at + 1, next == std::string_view::npos ? std::string_view::npos : next - at - 1);
-    at = next;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    const std::size_t colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    std::string name(line.substr(0, colon));
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    std::string_view value = line.substr(colon + 1);
-    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-    while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
-    if (name == "transfer-encoding") return 0;
-    if (name != "content-length" || length) continue;
-    length = content_length_value(value).value_or(0);
-  }
-  return length && *length <= kMaxBodyBytes ? static_cast<std::size_t>(*length) : 0;
-}
-
-// An HTTP method token (RFC 9110 tchar): one httplib's request-line parser may have refused only
-// for being unknown to it.
-bool is_method_token(std::string_view text) {
-  if (text.empty()) return false;
-  constexpr std::string_view kSymbols = "!#$%&'*+-.^_`|~";
-  return std::all_of(text.begin(), text.end(), [&](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) != 0 || kSymbols.find(c) != std::string_view::npos;
-  });
 }
 
 // httplib runs a connection's task on the listener thread: the task only hands the socket to the
