@@ -12,6 +12,7 @@
 #include "lattice_sampler.hpp"
 #include "crowd_rules.hpp"
 #include "pile_levelling.hpp"
+#include "steering_ways.hpp"
 #include "swarm_tick.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 #include "swarmfield/sim/nav/field/flow_field.hpp"
@@ -21,6 +22,11 @@
 namespace swarmfield::sim {
 
 using crowd_detail::cell_of;
+using crowd_detail::escape_direction;
+using crowd_detail::keep_route;
+using crowd_detail::make_way;
+using crowd_detail::pursuit_direction;
+using crowd_detail::straight_in_shortest_cone;
 using crowd_detail::id_direction;
 using crowd_detail::LatticeSampler;
 using crowd_detail::level_pile;
@@ -46,188 +52,6 @@ constexpr float kSightDetourBackCos = -0.5f;
 // degrees or more) only for an agent within this many cells of its goal (exact field, cost units
 // / kOrthogonalStep).
 constexpr float kBackDetourCells = 32.0f;
-/// Direction (unit) from `p` to the centre of the nearest block (cell for class 1) that
-/// `integration` can reach on the class grid `grid`, within `range` blocks (Chebyshev) of p's
-/// block (cx, cy), or {0,0} when there is none.
-Vec2 escape_direction(const GridMap& grid, const IntegrationField& integration, Vec2 p, std::int32_t cx,
-                      std::int32_t cy, std::int32_t range, int size_class, float cell_size) noexcept {
-  float best_d2 = std::numeric_limits<float>::infinity();
-  Vec2 best{};
-  for (std::int32_t y = cy - range; y <= cy + range; ++y) {
-    for (std::int32_t x = cx - range; x <= cx + range; ++x) {
-      if (!integration.reachable(x, y) || !grid.walkable(x, y)) continue;
-      const Vec2 d = block_center({x, y}, size_class, cell_size) - p;
-      const float d2 = dot(d, d);
-      if (d2 < best_d2) {
-        best_d2 = d2;
-        best = d;
-      }
-    }
-  }
-  return normalized_or_zero(best);
-}
-
-/// Far from its goal (beyond the any-angle range, where an agent follows the smoothed
-/// eight-direction flow), the direction straight at the nearest of `goals` (world units) when
-/// it lies between two neighbouring directions that are both shortest-path moves from the block
-/// (bx, by) of `field` on the class grid `grid` (each step's drop is exactly its length times
-/// the block's cost; a diagonal only past two open corners); else `flow_dir` unchanged. Why: an
-/// octile field has two shortest moves over most of open ground (an orthogonal and a diagonal
-/// one), and a flow field names one of them, the same in a whole wedge round the goal, so the
-/// paths of a wide body of agents all turn onto one line (the axis or the diagonal through the
-/// goal, whichever the tie rule favours) and jam there in open ground: 600 walkers marching at a
-/// player ~225 cells away along an axis had 78% of them below a tenth of their speed. Taking
-/// the straight line whenever it is a shortest path keeps their paths parallel (Bresenham's
-/// line through the octile cone); where walls leave a single shortest move, the flow is kept.
-Vec2 straight_in_shortest_cone(const GridMap& grid, const IntegrationField& field, std::int32_t bx, std::int32_t by,
-                               Vec2 p, std::span<const Vec2> goals, Vec2 flow_dir) noexcept {
-  if (goals.empty() || !field.reachable(bx, by)) return flow_dir;
-  float best_d2 = std::numeric_limits<float>::infinity();
-  Vec2 to_goal{};
-  for (const Vec2 g : goals) {
-    const Vec2 d = g - p;
-    const float d2 = dot(d, d);
-    if (d2 < best_d2) {
-      best_d2 = d2;
-      to_goal = d;
-    }
-  }
-  if (!(best_d2 > 1e-6f) || !std::isfinite(best_d2)) return flow_dir;
-  // The two directions bracketing to_goal (FlowDirection order: E, SE, S, SW, W, NW, N, NE;
-  // y down): the octant of (x, y) by signs and which component is larger.
-  const float ax = std::fabs(to_goal.x);
-  const float ay = std::fabs(to_goal.y);
-  int a = 0;  // the orthogonal one
-  int b = 0;  // the diagonal one
-  if (to_goal.x >= 0.0f && to_goal.y >= 0.0f) {
-    a = ax >= ay ? 0 : 2;
-    b = 1;
-  } else if (to_goal.x < 0.0f && to_goal.y >= 0.0f) {
-    a = ax >= ay ? 4 : 2;
-    b = 3;
-  } else if (to_goal.x < 0.0f) {
-    a = ax >= ay ? 4 : 6;
-    b = 5;
-  } else {
-    a = ax >= ay ? 0 : 6;
-    b = 7;
-  }
-  const std::uint32_t own = field.raw(bx, by);
-  const std::uint32_t cost = grid.cost(bx, by);
-  const auto shortest = [&](int k) {
-    const CellCoord o = kDirectionOffsets[static_cast<std::size_t>(k)];
-    const std::int32_t nx = bx + o.x;
-    const std::int32_t ny = by + o.y;
-    if (!field.reachable(nx, ny) || !grid.walkable(nx, ny)) return false;
-    const bool diagonal = (k & 1) != 0;
-    if (diagonal && (!grid.walkable(nx, by) || !grid.walkable(bx, ny))) return false;
-    const std::uint32_t n = field.raw(nx, ny);
-    return n < own && own - n == (diagonal ? kDiagonalStep : kOrthogonalStep) * cost;
-  };
-  if (!shortest(a) || !shortest(b)) return flow_dir;
-  return to_goal * (1.0f / std::sqrt(best_d2));
-}
-
-/// keep_route() once the blend points back (dot(desired, v) < 0): out of line, it is rare.
-[[gnu::noinline]] Vec2 keep_route_reversing(const GridMap& map, const FlowField& flow, const IntegrationField& integration,
-                                            std::int32_t cx, std::int32_t cy, Vec2 desired, Vec2 v,
-                                            float min_speed) noexcept {
-  const float speed = length(v);
-  if (!(speed >= min_speed)) return desired;
-  const Vec2 own_arrow = direction_vector(flow.at(cx, cy));
-  if (dot(own_arrow, v) > 0.0f) return own_arrow;
-  if (!integration.reachable(cx, cy)) return desired;
-  const Vec2 u = v * (1.0f / speed);
-  const std::uint32_t own = integration.raw(cx, cy);
-  constexpr float kCos67 = 0.38268343f;
-  for (std::size_t d = 0; d < kDirectionOffsets.size(); ++d) {
-    const CellCoord o = kDirectionOffsets[d];
-    if (dot(direction_vector(static_cast<FlowDirection>(d)), u) < kCos67) continue;
-    const std::int32_t ax = cx + o.x, ay = cy + o.y;
-    if (!integration.reachable(ax, ay) || integration.raw(ax, ay) >= own) continue;
-    if (o.x != 0 && o.y != 0 && (!map.walkable(ax, cy) || !map.walkable(cx, ay))) continue;  // corner
-    return u;
-  }
-  return desired;
-}
-
-/// Route commitment (hysteresis): the smoothed flow direction `desired` at an agent in cell
-/// (cx, cy) that moved with velocity `v` last tick. When the blend points back (more than 90
-/// degrees from v), the agent does not reverse if it can keep going: first, when its own cell's
-/// arrow is still within 90 degrees of v, it follows that arrow (the blend was pulled back by a
-/// neighbouring cell, e.g. one whose tie between two equal routes broke the other way); else,
-/// when a neighbour cell roughly ahead (within 67.5 degrees of v, legal step, no corner cut) is
-/// still downhill in `integration` (lower than the agent's cell), it keeps going along v: both
-/// ways are then (nearly) as good, and reversing would only make it dither each time a goal
-/// flickers between two cells (C5) or a tie in the field flips. Below `min_speed` the blend wins.
-/// The common case (the blend does not point back: no square root) is inline.
-inline Vec2 keep_route(const GridMap& map, const FlowField& flow, const IntegrationField& integration, std::int32_t cx,
-                       std::int32_t cy, Vec2 desired, Vec2 v, float min_speed) noexcept {
-  if (dot(desired, v) >= 0.0f) return desired;
-  return keep_route_reversing(map, flow, integration, cx, cy, desired, v, min_speed);
-}
-
-/// The way an agent at p (velocity v last tick) with no route for its own size makes way for
-/// agents of the smallest class: across their path there and back against it by kMakeWayBack,
-/// unit; {0, 0} where they have no path. Across, not straight back: the crowd behind presses
-/// along the path, so walking back into it gets nowhere (a brute held in a door's mouth for
-/// 70 s), while to the side nobody pushes. The side is the one it already drifts to (faster than
-/// kMakeWayDrift world units per second across the path), else the one its id picks: a side
-/// fixed by id alone sends half the brutes beside a door across the door's mouth. Wedged in a
-/// corner (its disc, `radius` world units, cannot move kMakeWayProbe cells along either axis of
-/// the path), back along the wall the path points into more instead.
-constexpr float kMakeWayBack = 0.5f;
-constexpr float kMakeWayDrift = 0.05f;
-constexpr float kMakeWayProbe = 0.5f;  // cells
-inline Vec2 make_way(const crowd_detail::SwarmTick& t, Vec2 p, Vec2 v, float radius, std::uint32_t id) noexcept {
-  if (!t.nav->has_class(1)) return {};
-  const NavSample small = t.nav->sample(1, p);
-  switch (small.status) {
-    case NavStatus::kFollow:
-    case NavStatus::kFollowFlow:
-    case NavStatus::kGoalInSight: {
-      const Vec2 f = small.direction;
-      const Vec2 across{-f.y, f.x};
-      const float drift = dot(v, across);
-      const bool left = std::abs(drift) > kMakeWayDrift ? drift > 0.0f : (id & 1u) != 0;
-      // Wedged in a corner, in front of a door flush with it (walls across both axes of the
-      // path): back along the door's wall (the one the path points into more), away from the
-      // door. Across the path is into the other wall or into the crowd pressing on the door: a
-      // brute held a corner door's mouth for 6 s. Elsewhere (beside a door's mouth) the side
-      // rule below already slides it back along the wall half the time; always doing so held a
-      // brute in the mixed door room's mouth for 9 s.
-      const float probe = kMakeWayProbe * t.cs;
-      const float body = 0.9f * radius;  // a disc pressed a little into a wall still slides along it
-      const float sx = f.x < 0.0f ? -1.0f : 1.0f, sy = f.y < 0.0f ? -1.0f : 1.0f;
-      if (!square_fits(t.map, p + Vec2{sx * probe, 0.0f}, body) && !square_fits(t.map, p + Vec2{0.0f, sy * probe}, body)) {
-        return std::abs(f.x) >= std::abs(f.y) ? Vec2{0.0f, -sy} : Vec2{-sx, 0.0f};
-      }
-      return normalized_or_zero((left ? across : across * -1.0f) - f * kMakeWayBack);
-    }
-    default:
-      return {};
-  }
-}
-
-/// Pursuit of a goal on the move (Swarm::step): the unit direction from an agent `to_goal`
-/// (world units, length `dist`) away from the goal, at `speed` world units per second, to the
-/// point ahead of the goal along its velocity where the two can meet: the earliest t > 0 with
-/// |to_goal + V t| = speed t (V the goal's velocity), else (a goal faster than the agent and
-/// not coming its way) t = dist / speed (Reynolds 1999); the lead |V| t at most
-/// kPursuitLeadRatio * dist and the goal's clear run ahead. The meeting point, not Reynolds'
-/// lead alone: an agent ahead of a goal that comes at it would otherwise turn and run ahead of
-/// it. The root in the form c / (-b + sqrt(b^2 - ac)) of a t^2 + 2 b t + c = 0, which holds
-/// for a = 0 too (goal and agent at one speed) and is positive exactly when a meeting exists.
-inline Vec2 pursuit_direction(const crowd_detail::GoalLead& lead, Vec2 to_goal, float dist, float speed) noexcept {
-  const float a = lead.speed * lead.speed - speed * speed;
-  const float b = dot(to_goal, lead.unit) * lead.speed;
-  const float c = dist * dist;
-  const float disc = b * b - a * c;
-  const float den = disc >= 0.0f ? std::sqrt(disc) - b : 0.0f;
-  const float t = den > 0.0f ? c / den : dist / speed;
-  const float ahead = std::min({lead.speed * t, Swarm::kPursuitLeadRatio * dist, lead.run});
-  return normalized_or_zero(to_goal + lead.unit * ahead);
-}
 
 /// What the steering's prefetch reads: the map, field and any-angle tables (null when absent).
 struct SteerTables {
