@@ -352,6 +352,47 @@ def mstreet(mapp, csvp, players, every_s=1.0 / 3):
                 cur = 0
         if cur * (ts[1] - ts[0]) >= 2.0 - 1e-9:
             runs.append((j, ts[start], cur * (ts[1] - ts[0]), PD[start, j], PD[start + cur, j]))
+    # The target's clause "while it has a free downhill step": at each sample of a run, whether the
+    # agent's disc could move 0.3 cells in some direction that lowers its path distance (of 16)
+    # without touching another disc or a wall. A run without one at most of its samples is a way
+    # round a jam (the congestion field's detour), not a walk-away.
+    def pd1(c, px, py):
+        ux = px - 0.5 * c; uy = py - 0.5 * c
+        i0 = int(math.floor(ux)); j0 = int(math.floor(uy)); fx = ux - i0; fy = uy - j0
+        num = den = 0.0
+        for di, dj, wg in ((0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)), (0, 1, (1 - fx) * fy), (1, 1, fx * fy)):
+            v = fields[c][min(max(j0 + dj, 0), h - 1), min(max(i0 + di, 0), w - 1)]
+            if np.isfinite(v):
+                num += v * wg; den += wg
+        return num / den if den > 1e-9 else math.inf
+    angles = np.arange(16) * (2 * math.pi / 16)
+    def free_downhill(j, i):
+        x, y = d["x"][i], d["y"][i]
+        here = pd1(cls[j], x[j], y[j])
+        near = np.nonzero(np.hypot(x - x[j], y - y[j]) < r[j] + r.max() + 0.4)[0]
+        near = near[near != j]
+        for a in angles:
+            qx, qy = x[j] + 0.3 * math.cos(a), y[j] + 0.3 * math.sin(a)
+            if not pd1(cls[j], qx, qy) < here - 0.05:
+                continue
+            if cs.wall_overlap(blocked, np.array([qx]), np.array([qy]), np.array([r[j]]))[0] > 0.01:
+                continue
+            if np.all(np.hypot(x[near] - qx, y[near] - qy) >= r[near] + r[j] - 0.01):
+                return True
+        return False
+    free_runs = []
+    for run_ in runs:
+        j, t0, dur = run_[0], run_[1], run_[2]
+        k0 = int(np.argmin(np.abs(ts - t0))); n = int(round(dur / (ts[1] - ts[0])))
+        share = np.mean([free_downhill(j, sel[k]) for k in range(k0, k0 + n)])
+        if share >= 0.5:
+            free_runs.append(run_)
+    print(f"  of them with a free downhill step at half their samples or more (the target's walk-aways): "
+          f"{len(free_runs)} in {len(set(r_[0] for r_ in free_runs))} agents")
+    for j, t0, dur, a0, a1 in sorted(free_runs, key=lambda q: -q[2])[:8]:
+        k0 = int(np.argmin(np.abs(ts - t0)))
+        print(f"    agent {d['ids'][j]} {kinds[j]} t {t0:.1f}s for {dur:.1f}s pathdist {a0:.1f} -> {a1:.1f} at "
+              f"({d['x'][sel[k0]][j]:.1f},{d['y'][sel[k0]][j]:.1f})")
     print(f"walk-away runs >= 2 s (path distance rising > 0.2 cells/s, not in pile): {len(runs)} "
           f"in {len(set(r_[0] for r_ in runs))} agents; by kind "
           f"{ {k: sum(1 for r_ in runs if kinds[r_[0]] == k) for k in sorted(set(kinds))} }")
