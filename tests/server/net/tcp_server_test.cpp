@@ -192,6 +192,36 @@ std::unique_ptr<tcp::socket> connect_from(asio::io_context& io, const char* from
 }
 }  // namespace
 
+TEST_CASE("tcp_server: connections refused before Hello and still closing count against the pre-Hello cap") {
+  // A connection that sends a bad frame (or a refused Hello) and then neither reads nor closes
+  // waits out the closing timeout (2 s). It was not counted against the pre-Hello cap, so
+  // connections doing that from 14 addresses (16 each) held the game port's 208 places and
+  // refused 7 of 14 real joins in 8 s ("server full: too many connections"), where idle ones
+  // refused none.
+  asio::io_context io;
+  AuthOnMessage listener;
+  server::TcpServer srv(io, listener, /*max_connections=*/100, /*max_queue_bytes=*/1 << 20,
+                        /*max_unauthenticated=*/3);
+  std::string error;
+  REQUIRE_MESSAGE(srv.open("127.0.0.1", 0, error), error);
+  const std::vector<std::uint8_t> junk = {8, 0, 0, 0, 'J', 'J', 'J', 'J', 'J', 'J', 'J', 'J'};
+  std::vector<std::unique_ptr<tcp::socket>> sockets;
+  for (int i = 0; i < 3; ++i) {
+    sockets.push_back(connect_from(io, "127.0.0.1", srv.port()));
+    asio::write(*sockets.back(), asio::buffer(junk));
+    REQUIRE(run_until(io, [&] { return srv.counters().bad_frames == static_cast<std::uint64_t>(i + 1); }));
+  }
+  // Two new connections: five without Hello against a cap of 3, so the two oldest (closing) go.
+  for (int i = 0; i < 2; ++i) {
+    sockets.push_back(connect_from(io, "127.0.0.1", srv.port()));
+    REQUIRE(run_until(io, [&] { return srv.counters().accepted == static_cast<std::uint64_t>(i + 4); }));
+  }
+  run_until(io, [&] { return srv.counters().evicted_no_hello == 2; });
+  CHECK(srv.counters().evicted_no_hello == 2);
+  run_until(io, [&] { return srv.session_count() == 3; });
+  CHECK(srv.session_count() == 3);
+}
+
 TEST_CASE("tcp_server: junk frames before Hello are logged at most once a second; a joined client's still gets its line") {
   // Before: every connection's bad frame was a warning line of its own. Connecting, sending 8
   // bytes and closing, one attacker wrote 2,000 lines in 0.26 s (~7,700 a second, ~1 MB/s of

@@ -160,7 +160,9 @@ void TcpServer::evict_oldest_unauthenticated() {
   std::size_t pending = 0;
   TcpSession* oldest = nullptr;
   for (auto& [id, session] : sessions_) {
-    if (session->client_id != 0 || !session->is_open()) continue;
+    // Closing ones count too: a connection refused before Hello (a bad frame, a refused Hello)
+    // that neither reads nor closes holds its place for the closing timeout.
+    if (session->client_id != 0 || session->closed()) continue;
     ++pending;
     // Ids grow with accept order, so the first one met is the oldest.
     if (!oldest) oldest = session.get();
