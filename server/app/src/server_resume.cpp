@@ -29,7 +29,7 @@ void Server::detach(ClientState& client) {
   }
   client.udp_endpoint.reset();
   ++sessions_detached_;
-  spdlog::info("client {} '{}' lost its connection; its session waits {:g} s for a resume (--reconnect-grace)",
+  if (session_lines_.take()) spdlog::info("client {} '{}' lost its connection; its session waits {:g} s for a resume (--reconnect-grace)",
                client.id, cli::printable_ascii(client.name), config_.reconnect_grace_s);
 }
 
@@ -99,7 +99,7 @@ void Server::resume_session(TcpSession& session, const protocol::Hello& hello) {
   if (client->sealed) session.seal_from_now(keys.client_to_server, keys.server_to_client);
   ++resumes_;
   if (!attach_session(session, *client)) return;
-  spdlog::info("client {} '{}' resumed its session from {} (player {})", client->id,
+  if (session_lines_.take()) spdlog::info("client {} '{}' resumed its session from {} (player {})", client->id,
                cli::printable_ascii(client->name), session.remote(), client->player_id);
 }
 
