@@ -51,7 +51,9 @@ class LineBudget {
  public:
   using Clock = std::chrono::steady_clock;
 
-  LineBudget(double per_second, double burst) : per_second_(per_second), burst_(burst), tokens_(burst) {}
+  /// `what`: the lines, as the report of those held back names them.
+  LineBudget(double per_second, double burst, const char* what = "client session")
+      : per_second_(per_second), burst_(burst), tokens_(burst), what_(what) {}
 
   /// True when a line may be written now; else it is counted as held back.
   bool take(Clock::time_point now = Clock::now()) {
@@ -70,8 +72,7 @@ class LineBudget {
     refill(now);
     if (tokens_ < 1.0) return;
     tokens_ -= 1.0;
-    spdlog::info("{} client session line(s) held back (clients joining and leaving faster than {:g} lines a second)",
-                 held_back_, per_second_);
+    spdlog::info("{} {} line(s) held back (more than {:g} a second)", held_back_, what_, per_second_);
     held_back_ = 0;
   }
 
@@ -86,6 +87,7 @@ class LineBudget {
   double per_second_;
   double burst_;
   double tokens_;
+  const char* what_;
   Clock::time_point last_{};
   std::uint64_t held_back_ = 0;
 };
