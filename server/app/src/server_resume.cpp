@@ -67,7 +67,7 @@ void Server::resume_session(TcpSession& session, const protocol::Hello& hello) {
   // join (else sessions joined from one address and resumed from a second took every slot). The
   // session is left as it was, to resume from where there is room.
   const std::size_t share = client_share_per_address();
-  if (share != 0 && session.remote_address() != client->address &&
+  if (share != 0 && counted_address(session.remote_address()) != counted_address(client->address) &&
       clients_per_address_.count(session.remote_address()) >= share) {
     ++refused_address_share_;
     const std::string why = "server full for your address: it holds " + std::to_string(share) + " of " +
