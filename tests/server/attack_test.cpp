@@ -682,3 +682,32 @@ TEST_CASE("attack: refused connections are closed at once and take no slot, so a
   INFO("summary: " << out);
   CHECK(summary_value(out, "refused_per_address") >= 290);
 }
+
+TEST_CASE("attack: log flood - a client joining and leaving in a loop writes a bounded number of session lines") {
+  // --auth open lets anyone join: connect, Hello, Bye, again. Each cycle wrote three info lines
+  // (joined, says bye, left): 6,100 cycles and 1.9 MB of log a second from one address. The
+  // session lines now have a budget (a burst of 256, then 16 a second); the rest are counted.
+  ServerProcess server(small_city({"--agents", "10"}));
+  const auto ports = wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  constexpr int kCycles = 1000;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < kCycles; ++i) {
+    RawClient c;
+    REQUIRE(c.connect(ports->tcp));
+    REQUIRE(c.send(test::hello(protocol::Role::kPlayer)));
+    REQUIRE(c.read_until<protocol::Welcome>(5s).has_value());
+    REQUIRE(c.send(protocol::Bye{"again"}));
+    CHECK(c.wait_closed(5s));
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::this_thread::sleep_for(1500ms);  // the once-a-second report of the lines held back
+  const std::string out = stop_and_summarize(server);
+  const std::string err = server.err();
+  std::size_t joined = 0;
+  for (std::size_t at = err.find(" joined as "); at != std::string::npos; at = err.find(" joined as ", at + 1)) ++joined;
+  INFO("cycles took " << seconds << " s; 'joined' lines: " << joined);
+  CHECK(joined <= static_cast<std::size_t>(256 + 16 * (seconds + 3)));
+  CHECK(joined < static_cast<std::size_t>(kCycles));
+  CHECK(err.find("client session line(s) held back") != std::string::npos);
+}

@@ -299,3 +299,36 @@ TEST_CASE("reconnect: a link down for 1.5 s: the viewer's tries are spread out, 
   CHECK(summary_value(text, "reconnects") == 1);
 }
 #endif
+
+TEST_CASE("reconnect: a resume from another address counts against that address's share of the slots") {
+  // Sessions joined from one address and resumed from another moved there without a check:
+  // two addresses took all 64 slots of a server whose share is 8 each (found by a hostile trial).
+  ServerProcess server(small_city({"--agents", "10", "--max-clients-per-address", "1"}));
+  const auto ports = wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  RawClient held;  // 127.0.0.2 holds its one slot
+  REQUIRE(join(held, ports->tcp, protocol::Role::kViewer, 0, "127.0.0.2").has_value());
+  RawClient player;
+  const auto welcome = join(player, ports->tcp, protocol::Role::kPlayer);
+  REQUIRE(welcome.has_value());
+
+  RawClient mover;  // the player's secret, from the address whose share is taken
+  REQUIRE(mover.connect(ports->tcp, 0, "127.0.0.2"));
+  REQUIRE(mover.send(resume_hello(welcome->resume)));
+  const auto refused = mover.read_until<protocol::Error>(5s);
+  REQUIRE(refused.has_value());
+  CHECK(refused->code == protocol::ErrorCode::kServerFull);
+
+  // The session is not spent by the refusal: from its own address it resumes.
+  RawClient back;
+  REQUIRE(back.connect(ports->tcp));
+  REQUIRE(back.send(resume_hello(welcome->resume)));
+  const auto resumed = back.read_until<protocol::Welcome>(5s);
+  REQUIRE(resumed.has_value());
+  CHECK(resumed->player_id == welcome->player_id);
+
+  const std::string out = stop_and_summarize(server);
+  INFO("summary: " << out);
+  CHECK(summary_value(out, "refused_address_share") == 1);
+  CHECK(summary_value(out, "resumes") == 1);
+}

@@ -49,7 +49,7 @@ void Server::on_message(TcpSession& session, protocol::TcpMessage& message) {
     ++tcp_inputs_;
     apply_input(*client, *input, false);
   } else if (const auto* bye = std::get_if<protocol::Bye>(&message)) {
-    spdlog::info("client {} says bye: reason='{}'", client->id, cli::quotable_ascii(bye->reason));
+    if (session_lines_.take()) spdlog::info("client {} says bye: reason='{}'", client->id, cli::quotable_ascii(bye->reason));
     forbid_resume(*client);  // it left on purpose: its player leaves now
     session.close();
   } else {
@@ -149,6 +149,7 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
     had_player_ = true;  // the match has begun (--shutdown-when-empty), even if it leaves before a tick
     operations_player_joined(*client);
   }
+  if (!session_lines_.take()) return;  // the line is held back (a join-and-leave loop)
   // A viewer has no player: its line names none (it said "player 0 at 0.0,0.0", a place nobody was).
   const sim::Player* player = world_.find_player(player_id);
   const std::string where =
@@ -347,7 +348,9 @@ void Server::remove_client(std::uint32_t id) {
     record_input({ReplayEvent::Kind::kRemovePlayer, c->player_id, {}});
     operations_player_left(*c);
   }
-  if (c->snapshot_entries == 0) {
+  if (!session_lines_.take()) {
+    // (the line is held back; the client leaves all the same)
+  } else if (c->snapshot_entries == 0) {
     // No agent entry was sent (an empty view, or it left at once): a per-entry split means nothing.
     spdlog::info("client {} '{}' left (snapshots sent {}, bytes {}; no agent entries); {} clients", id,
                  cli::quotable_ascii(c->name), c->snapshots_sent, c->bytes_sent, clients_.size() - 1);

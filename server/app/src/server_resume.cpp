@@ -29,7 +29,7 @@ void Server::detach(ClientState& client) {
   }
   client.udp_endpoint.reset();
   ++sessions_detached_;
-  spdlog::info("client {} '{}' lost its connection; its session waits {:g} s for a resume (--reconnect-grace)",
+  if (session_lines_.take()) spdlog::info("client {} '{}' lost its connection; its session waits {:g} s for a resume (--reconnect-grace)",
                client.id, cli::printable_ascii(client.name), config_.reconnect_grace_s);
 }
 
@@ -63,6 +63,19 @@ void Server::resume_session(TcpSession& session, const protocol::Hello& hello) {
     tcp_.send_error_and_close(session, protocol::ErrorCode::kBadMessage, why);
     return;
   }
+  // A session resumed from another address moves there: that address's share holds as for a
+  // join (else sessions joined from one address and resumed from a second took every slot). The
+  // session is left as it was, to resume from where there is room.
+  const std::size_t share = client_share_per_address();
+  if (share != 0 && counted_address(session.remote_address()) != counted_address(client->address) &&
+      clients_per_address_.count(session.remote_address()) >= share) {
+    ++refused_address_share_;
+    const std::string why = "server full for your address: it holds " + std::to_string(share) + " of " +
+                            std::to_string(config_.max_clients) + " slots already (--max-clients-per-address)";
+    tcp_.log_rate_limited("connection " + std::to_string(session.id()) + " (" + session.remote() + ") resume refused: " + why);
+    tcp_.send_error_and_close(session, protocol::ErrorCode::kServerFull, why);
+    return;
+  }
   // The secret proves the session: if its old connection is still open (the server has not
   // seen it drop yet), the new one takes over.
   if (const auto sit = session_of_client_.find(client->id); sit != session_of_client_.end()) {
@@ -86,7 +99,7 @@ void Server::resume_session(TcpSession& session, const protocol::Hello& hello) {
   if (client->sealed) session.seal_from_now(keys.client_to_server, keys.server_to_client);
   ++resumes_;
   if (!attach_session(session, *client)) return;
-  spdlog::info("client {} '{}' resumed its session from {} (player {})", client->id,
+  if (session_lines_.take()) spdlog::info("client {} '{}' resumed its session from {} (player {})", client->id,
                cli::printable_ascii(client->name), session.remote(), client->player_id);
 }
 

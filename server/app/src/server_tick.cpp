@@ -149,6 +149,7 @@ void Server::run_tick(bool last_of_batch) {
   // reading while closing, or that went quiet after joining.
   if (world_.tick() % static_cast<std::uint64_t>(config_.tick_hz) == 0) {
     tcp_.sweep(t1, TcpServer::Timeouts{seconds(config_.hello_timeout_s), seconds(config_.frame_timeout_s), kClosingTimeout});
+    session_lines_.flush(t1);
     close_idle_clients(t1);
     expire_detached(t1);
   }

@@ -192,6 +192,36 @@ std::unique_ptr<tcp::socket> connect_from(asio::io_context& io, const char* from
 }
 }  // namespace
 
+TEST_CASE("tcp_server: connections refused before Hello and still closing count against the pre-Hello cap") {
+  // A connection that sends a bad frame (or a refused Hello) and then neither reads nor closes
+  // waits out the closing timeout (2 s). It was not counted against the pre-Hello cap, so
+  // connections doing that from 14 addresses (16 each) held the game port's 208 places and
+  // refused 7 of 14 real joins in 8 s ("server full: too many connections"), where idle ones
+  // refused none.
+  asio::io_context io;
+  AuthOnMessage listener;
+  server::TcpServer srv(io, listener, /*max_connections=*/100, /*max_queue_bytes=*/1 << 20,
+                        /*max_unauthenticated=*/3);
+  std::string error;
+  REQUIRE_MESSAGE(srv.open("127.0.0.1", 0, error), error);
+  const std::vector<std::uint8_t> junk = {8, 0, 0, 0, 'J', 'J', 'J', 'J', 'J', 'J', 'J', 'J'};
+  std::vector<std::unique_ptr<tcp::socket>> sockets;
+  for (int i = 0; i < 3; ++i) {
+    sockets.push_back(connect_from(io, "127.0.0.1", srv.port()));
+    asio::write(*sockets.back(), asio::buffer(junk));
+    REQUIRE(run_until(io, [&] { return srv.counters().bad_frames == static_cast<std::uint64_t>(i + 1); }));
+  }
+  // Two new connections: five without Hello against a cap of 3, so the two oldest (closing) go.
+  for (int i = 0; i < 2; ++i) {
+    sockets.push_back(connect_from(io, "127.0.0.1", srv.port()));
+    REQUIRE(run_until(io, [&] { return srv.counters().accepted == static_cast<std::uint64_t>(i + 4); }));
+  }
+  run_until(io, [&] { return srv.counters().evicted_no_hello == 2; });
+  CHECK(srv.counters().evicted_no_hello == 2);
+  run_until(io, [&] { return srv.session_count() == 3; });
+  CHECK(srv.session_count() == 3);
+}
+
 TEST_CASE("tcp_server: junk frames before Hello are logged at most once a second; a joined client's still gets its line") {
   // Before: every connection's bad frame was a warning line of its own. Connecting, sending 8
   // bytes and closing, one attacker wrote 2,000 lines in 0.26 s (~7,700 a second, ~1 MB/s of
@@ -222,6 +252,39 @@ TEST_CASE("tcp_server: junk frames before Hello are logged at most once a second
   const std::string text = log.text();
   CHECK(std::count(text.begin(), text.end(), '\n') == 2);
   CHECK(text.find("127.0.0.2") != std::string::npos);
+}
+
+TEST_CASE("tcp_server: junk frames from joined clients are logged within a budget, the rest counted") {
+  // With --auth open joining costs nothing: connect, Hello, a junk frame, again. Each cycle's
+  // warning line (one per session that got a slot) made 4,900 cycles and 0.84 MB of log a second
+  // from one address. Now 256 in a row, then 16 a second; the rest are counted and reported.
+  const CapturedLog log;
+  asio::io_context io;
+  AuthOnMessage listener;
+  server::TcpServer srv(io, listener, 100, 1 << 20);
+  std::string error;
+  REQUIRE_MESSAGE(srv.open("127.0.0.1", 0, error), error);
+  const std::vector<std::uint8_t> junk = {8, 0, 0, 0, 'J', 'J', 'J', 'J', 'J', 'J', 'J', 'J'};
+  std::vector<std::uint8_t> bye;
+  REQUIRE(protocol::append_frame(protocol::encode_tcp_message(protocol::Bye{"hi"}), bye));
+  constexpr int kCycles = 600;
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < kCycles; ++i) {
+    auto s = connect_from(io, "127.0.0.1", srv.port());
+    asio::write(*s, asio::buffer(bye));  // joined (any valid message authenticates here)
+    asio::write(*s, asio::buffer(junk));
+    REQUIRE(run_until(io, [&] { return srv.counters().bad_frames == static_cast<std::uint64_t>(i + 1); }));
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::string text = log.text();
+  std::size_t lines = 0;
+  for (std::size_t at = text.find("closed: reason="); at != std::string::npos; at = text.find("closed: reason=", at + 1)) ++lines;
+  INFO(kCycles << " cycles in " << seconds << " s: " << lines << " lines");
+  CHECK(lines <= static_cast<std::size_t>(256 + 16 * (seconds + 1)));
+  CHECK(lines < static_cast<std::size_t>(kCycles));
+  // What was held back is reported once a line may be written again (at the next sweep).
+  srv.sweep(std::chrono::steady_clock::now() + std::chrono::seconds(1), server::TcpServer::Timeouts{std::chrono::hours(1), std::chrono::hours(1), std::chrono::hours(1)});
+  CHECK(log.text().find("line(s) held back") != std::string::npos);
 }
 
 TEST_CASE("tcp_server: at most max_per_address connections from one address; other addresses unaffected") {

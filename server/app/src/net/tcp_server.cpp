@@ -160,7 +160,9 @@ void TcpServer::evict_oldest_unauthenticated() {
   std::size_t pending = 0;
   TcpSession* oldest = nullptr;
   for (auto& [id, session] : sessions_) {
-    if (session->client_id != 0 || !session->is_open()) continue;
+    // Closing ones count too: a connection refused before Hello (a bad frame, a refused Hello)
+    // that neither reads nor closes holds its place for the closing timeout.
+    if (session->client_id != 0 || session->closed()) continue;
     ++pending;
     // Ids grow with accept order, so the first one met is the oldest.
     if (!oldest) oldest = session.get();
@@ -210,7 +212,7 @@ void TcpServer::reject_bad_message(TcpSession& session, std::string reason) {
     // refusals of a connection that never joined (a line each was ~7,700 lines a second).
     log_rate_limited("connection " + std::to_string(session.id()) + " (" + session.remote() + ") closed: reason='" +
                      cli::quotable_ascii(reason) + "'");
-  } else {
+  } else if (joined_bad_lines_.take()) {
     spdlog::warn("connection {} ({}) closed: reason='{}'", session.id(), session.remote(), cli::quotable_ascii(reason));
   }
   send_error_and_close(session, protocol::ErrorCode::kBadMessage, std::move(reason));
@@ -219,6 +221,7 @@ void TcpServer::reject_bad_message(TcpSession& session, std::string reason) {
 void TcpServer::sweep(std::chrono::steady_clock::time_point now, const Timeouts& timeouts) {
   // Refusals held back by log_rate_limited() are reported even when no new one follows.
   refusal_log_.flush(now);
+  joined_bad_lines_.flush(now);
   for (auto& [id, session] : sessions_) {
     if (session->closed()) continue;
     if (session->closing()) {

@@ -167,6 +167,9 @@ class TcpServer final : public TcpSessionHandler {
   /// The address a registered loopback connection serves; nullopt for any other connection.
   [[nodiscard]] std::optional<asio::ip::address> forwarded_address(const asio::ip::tcp::endpoint& peer) const;
   RateLimitedLog refusal_log_;
+  // Bad messages of joined clients: one line per session, within a budget (with --auth open a
+  // connect, Hello, junk loop wrote 0.84 MB of log a second).
+  LineBudget joined_bad_lines_{16.0, 256.0, "joined clients' bad message"};
   std::uint16_t port_ = 0;
   bool accepting_ = false;
   std::uint64_t next_session_id_ = 1;
