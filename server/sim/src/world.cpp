@@ -114,6 +114,11 @@ bool World::remove_player(std::uint32_t player_id) {
   const auto it = std::find_if(players_.begin(), players_.end(), [&](const Player& pl) { return pl.id == player_id; });
   if (it == players_.end()) return false;
   players_.erase(it);
+  // Its barricades fall with it (reported as gone): a player who leaves and joins again has a
+  // new id, so barricades left standing would let one client stand per_player more each time.
+  for (std::size_t i = barricades_.size(); i-- > 0;) {
+    if (barricades_[i].owner == player_id) remove_barricade_at(i, true);
+  }
   return true;
 }
 

@@ -157,6 +157,35 @@ TEST_CASE("barricades: the build rules (reach, walls, occupied cells, budget, th
   CHECK(build_result_name(BuildResult::kOutOfReach) == "out of reach");
 }
 
+TEST_CASE("barricades: a player's barricades fall when it leaves, so rejoining gives no extra budget") {
+  // A client that built its per_player barricades, left and joined again (a new player id) could
+  // build per_player more each round while the old ones stood: 17 standing from one client with
+  // per_player 8 in a hostile trial of the server.
+  WorldParams p = barricade_params();
+  p.combat.barricade.per_player = 2;
+  World w(open_room(24), p);
+  std::uint32_t pid = w.add_player({12.5f, 12.5f});
+  const std::uint32_t other = w.add_player({5.5f, 5.5f});
+  REQUIRE(w.build_barricade(other, {5, 7}) == BuildResult::kBuilt);
+  for (int round = 0; round < 3; ++round) {
+    REQUIRE(w.build_barricade(pid, {10, 10}) == BuildResult::kBuilt);
+    REQUIRE(w.build_barricade(pid, {14, 10}) == BuildResult::kBuilt);
+    CHECK(w.build_barricade(pid, {12, 10}) == BuildResult::kOverBudget);
+    w.clear_barricade_changes();
+    REQUIRE(w.remove_player(pid));
+    // Only the other player's barricade stands; the two are reported gone and their cells open.
+    CHECK(w.barricades().size() == 1);
+    CHECK(w.barricades()[0].owner == other);
+    CHECK(w.barricade_changes().size() == 2);
+    for (const BarricadeChange& c : w.barricade_changes()) CHECK(c.health == 0);
+    CHECK(w.map().cost(10, 10) == 1);
+    CHECK(w.path_map().cost(14, 10) == 1);
+    pid = w.add_player({12.5f, 12.5f});
+  }
+  CHECK_FALSE(w.remove_player(9999));
+  CHECK(w.barricades().size() == 1);
+}
+
 TEST_CASE("barricades: a dead player cannot build; walls block building") {
   WorldParams p = barricade_params();
   p.combat.player_health = 1.0f;

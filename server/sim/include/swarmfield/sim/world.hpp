@@ -106,6 +106,9 @@ class World {
 
   /// Adds a player at `p` (moved to the nearest walkable cell centre if blocked). Returns its id.
   std::uint32_t add_player(Vec2 p);
+  /// Removes the player with that id (false: none); the barricades it built fall with it
+  /// (barricade_changes() reports them gone), so leaving and joining again under a new id does
+  /// not let one client keep more than BarricadeParams::per_player standing.
   bool remove_player(std::uint32_t player_id);
   /// Moves a player to `p` at once (scripted tests, tools; a dead player's body moves, its respawn
   /// is still at its spawn point): placed like add_player (moved to
