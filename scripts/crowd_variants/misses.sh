@@ -2,13 +2,13 @@
 # Variants of issue 19's scene families that miss a target on the 2026-12-06 build (a fresh
 # session's sweep of 150 variants; most pass). Each: the map (scene.py), a run of swarmfield-tool
 # sim (a CSV every 10 ticks plus every tick of the last 150) and its figures (scene.py m*).
-#   scripts/crowd_variants/misses.sh [--bin DIR] [--out DIR] [--only room60,cornerdoors,gap600,street,surround]
+#   scripts/crowd_variants/misses.sh [--bin DIR] [--out DIR] [--only room60,cornerdoors,gap600,street,surround,corridor]
 # Needs python3 with numpy and matplotlib, and ../shared beside the checkout.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$here/../../build/bin
 out=out/crowd_variants
-only="room60,cornerdoors,gap600,street,surround"
+only="room60,cornerdoors,gap600,street,surround,corridor"
 # shellcheck source=options.sh
 source "$here/options.sh"
 crowd_options 2,7 1 "$@"
@@ -54,6 +54,20 @@ if has street; then
   # with a free downhill step, and pairs overlapping past 10% of the smaller radius away from walls.
   run street "$shared_street/Boston_0_256.map" 1800 -- --agents 3000 $K3 --player 148.5,166.5 --threads 2
   $py "$here/scene.py" mstreet "$shared_street/Boston_0_256.map" "$out/street.csv" --player 148.5,166.5
+fi
+if has corridor; then
+  # The player in a room reached through a 3-cell corridor 29 cells long (a helper's level-designer
+  # sweep, 2026-12-06): the agents that come out first rest in a line from the corridor's mouth to
+  # the pile, the rest rest behind them in the corridor, and from ~45 s nobody enters the room
+  # while most of it is empty (600 walkers: 325 in by 55 s, none after; 400 mixed: 179 by 65 s,
+  # ~100 brutes packed at the spawn side of the corridor). The rest chain: the
+  # agents in the line are held by the resting one ahead, the walk round takes only the blocker's
+  # tangent on the goal's side (the line's other row) and an agent at rest never walks round.
+  $py "$here/scene.py" corridor "$out/corridor.map" > /dev/null
+  run corridor "$out/corridor.map" 2700 -- --agents 600 --kind walker --player 80.5,25.5 --spawn-rect 1,1,36,49 --threads 2
+  $py "$here/scene.py" mroom "$out/corridor.map" "$out/corridor.csv"
+  run corridor_mixed "$out/corridor.map" 2700 -- --agents 400 $K3 --player 80.5,25.5 --spawn-rect 1,1,36,49 --threads 2
+  $py "$here/scene.py" mroom "$out/corridor.map" "$out/corridor_mixed.csv"
 fi
 if has surround; then
   # 600 mixed round a standing player on open 96: at rest within 5 s of arrival was 0.85-0.87

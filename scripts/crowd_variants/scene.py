@@ -5,10 +5,12 @@ surround / street figures from swarmfield-tool sim CSVs.
   scene.py door  OUT.map [--W 96 --lo 28 --hi 67 --doors N:47,S:47,W:47,E:47 --dw 1] [--tf T,MX]
   scene.py gap   OUT.map [--gapy 16 --open 46,47,48 --wallx 40 --W 96 --H 64] [--tf T,MX]
   scene.py open  OUT.map --W 96
+  scene.py corridor OUT.map [--cw 3 --clen 29]   (a spawn room, a corridor, the player's room)
   scene.py mdoor MAP CSV     (meta from MAP.json)
   scene.py mgap  MAP CSV
   scene.py mpile MAP CSV --player X,Y   (one-sided / surround extras)
   scene.py mstreet MAP CSV --player X,Y (walk-away runs, pair overlap away from walls)
+  scene.py mroom MAP CSV     (corridor: agents in the player's room over time, empty cells near it)
 Transforms (applied in order to the base scene): T transpose, MX mirror x, MY mirror y.
 Positions are mapped back to the base frame for measuring.
 """
@@ -117,6 +119,47 @@ def build_gap(a):
     Wt, Ht = (H, W) if ops.count("T") % 2 else (W, H)
     write(a.out, tf_grid(g, ops), meta)
     print(f"--player {p[0]:g},{p[1]:g} --spawn-rect {sp[0]:g},{sp[1]:g},{sp[2]:g},{sp[3]:g}")
+
+
+def build_corridor(a):
+    """A 35 x 48 spawn room (x 1..35), a corridor `cw` cells wide and `clen` long, and a 26 x 31
+    room beyond it with the player 15 cells from the corridor's mouth (a level designer's room
+    behind a passage; a helper's sweep of 2026-12-06 found the horde froze there)."""
+    x0 = 36 + a.clen                      # the player's room starts here
+    W, H = x0 + 26 + 1, 50
+    g = [["@"] * W for _ in range(H)]
+    for y in range(1, 49):
+        for x in range(1, 36): g[y][x] = "."
+    c0 = 25 - a.cw // 2
+    for y in range(c0, c0 + a.cw):
+        for x in range(36, x0): g[y][x] = "."
+    for y in range(10, 41):
+        for x in range(x0, x0 + 26): g[y][x] = "."
+    p = [x0 + 15.5, 25.5]
+    meta = {"kind": "corridor", "W": W, "H": H, "room_x": x0, "players": [p], "spawn": [1, 1, 36, 49]}
+    write(a.out, g, meta)
+    print(f"--player {p[0]:g},{p[1]:g} --spawn-rect 1,1,36,49")
+
+
+def mroom(mapp, csvp):
+    """Agents in the player's room every 5 s, the second the count last rose, and at the end the
+    share of the room's open cells within 6 cells of the player that no agent's disc touches."""
+    meta, d = load(mapp, csvp)
+    x0 = meta["room_x"]; px, py = meta["players"][0]
+    T = d["ticks"]; n = len(d["x"][0])
+    counts = [(int(t) // 30, int(np.sum(d["x"][i] >= x0))) for i, t in enumerate(T) if t % 150 == 0]
+    last_rise = 0
+    for (t0, c0), (t1, c1) in zip(counts, counts[1:]):
+        if c1 > c0: last_rise = t1
+    print("in the player's room (s:agents): " + " ".join(f"{t}:{c}" for t, c in counts))
+    blocked = cs.read_map(mapp)
+    r, _ = cs.kind_arrays(d["kind"])
+    X, Y = d["x"][-1], d["y"][-1]
+    cells = [(x, y) for y in range(blocked.shape[0]) for x in range(blocked.shape[1])
+             if not blocked[y, x] and math.hypot(x + 0.5 - px, y + 0.5 - py) < 6.0]
+    empty = sum(1 for x, y in cells if not np.any(np.hypot(X - (x + 0.5), Y - (y + 0.5)) < r + 0.5))
+    print(f"agents {n}; in the room at the end {counts[-1][1]}; last rise by {last_rise} s; "
+          f"cells within 6 of the player touched by no agent: {empty} of {len(cells)}")
 
 
 def load(mapp, csvp):
@@ -436,7 +479,9 @@ def main():
     a.add_argument("--gapy", type=int, default=16); a.add_argument("--open", default="46,47,48")
     a.add_argument("--tf", default=""); a.add_argument("--player", default="60.5,16.5")
     a = s.add_parser("open"); a.add_argument("out"); a.add_argument("--W", type=int, default=96)
-    for n in ("mdoor", "mgap"):
+    a = s.add_parser("corridor"); a.add_argument("out"); a.add_argument("--cw", type=int, default=3)
+    a.add_argument("--clen", type=int, default=29)
+    for n in ("mdoor", "mgap", "mroom"):
         a = s.add_parser(n); a.add_argument("map"); a.add_argument("csv")
     for n in ("mpile", "mstreet", "msect"):
         a = s.add_parser(n); a.add_argument("map"); a.add_argument("csv"); a.add_argument("--player", action="append")
@@ -444,6 +489,8 @@ def main():
     if a.cmd == "door": build_door(a)
     elif a.cmd == "gap": build_gap(a)
     elif a.cmd == "open": write(a.out, open_map(a.W, a.W), {"kind": "open"})
+    elif a.cmd == "corridor": build_corridor(a)
+    elif a.cmd == "mroom": mroom(a.map, a.csv)
     elif a.cmd == "mdoor": mdoor(a.map, a.csv)
     elif a.cmd == "mgap": mgap(a.map, a.csv)
     elif a.cmd == "mpile": mpile(a.map, a.csv, cs.parse_players(a.player))
