@@ -97,15 +97,24 @@ bool closed_by_server(asio::io_context& io, tcp::socket& s) {
   return eof;
 }
 
+// A TcpServer with the given limits, listening on 127.0.0.1 (any port).
+struct Listening {
+  asio::io_context io;
+  AuthOnMessage listener;
+  server::TcpServer srv;
+  template <class... Limits>
+  explicit Listening(Limits... limits) : srv(io, listener, limits...) {
+    std::string error;
+    REQUIRE_MESSAGE(srv.open("127.0.0.1", 0, error), error);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("tcp_server: above the pre-Hello cap the oldest idle connection goes, not the new one") {
-  asio::io_context io;
-  AuthOnMessage listener;
-  server::TcpServer srv(io, listener, /*max_connections=*/100, /*max_queue_bytes=*/1 << 20,
-                        /*max_unauthenticated=*/3);
-  std::string error;
-  REQUIRE_MESSAGE(srv.open("127.0.0.1", 0, error), error);
+  Listening l(/*max_connections=*/100, /*max_queue_bytes=*/1 << 20, /*max_unauthenticated=*/3);
+  auto& io = l.io;
+  auto& srv = l.srv;
   const tcp::endpoint at(asio::ip::make_address("127.0.0.1"), srv.port());
 
   std::vector<std::unique_ptr<tcp::socket>> idle;
@@ -125,11 +134,10 @@ TEST_CASE("tcp_server: above the pre-Hello cap the oldest idle connection goes, 
 }
 
 TEST_CASE("tcp_server: authenticated sessions do not count against the pre-Hello cap") {
-  asio::io_context io;
-  AuthOnMessage listener;
-  server::TcpServer srv(io, listener, 100, 1 << 20, 2);
-  std::string error;
-  REQUIRE_MESSAGE(srv.open("127.0.0.1", 0, error), error);
+  Listening l(100, 1 << 20, 2);
+  auto& io = l.io;
+  auto& listener = l.listener;
+  auto& srv = l.srv;
   const tcp::endpoint at(asio::ip::make_address("127.0.0.1"), srv.port());
   // Three clients that say something valid (a Bye frame) become authenticated.
   std::vector<std::unique_ptr<tcp::socket>> real;
@@ -170,17 +178,6 @@ TEST_CASE("tcp_server: refusals are logged at most once a second, the rest count
 }
 
 namespace {
-// A TcpServer with the given limits, listening on 127.0.0.1 (any port).
-struct Listening {
-  asio::io_context io;
-  AuthOnMessage listener;
-  server::TcpServer srv;
-  template <class... Limits>
-  explicit Listening(Limits... limits) : srv(io, listener, limits...) {
-    std::string error;
-    REQUIRE_MESSAGE(srv.open("127.0.0.1", 0, error), error);
-  }
-};
 
 // A TCP socket connected to the server from `from` (a 127/8 address stands in for another host).
 std::unique_ptr<tcp::socket> connect_from(asio::io_context& io, const char* from, std::uint16_t port) {
@@ -198,12 +195,9 @@ TEST_CASE("tcp_server: connections refused before Hello and still closing count 
   // connections doing that from 14 addresses (16 each) held the game port's 208 places and
   // refused 7 of 14 real joins in 8 s ("server full: too many connections"), where idle ones
   // refused none.
-  asio::io_context io;
-  AuthOnMessage listener;
-  server::TcpServer srv(io, listener, /*max_connections=*/100, /*max_queue_bytes=*/1 << 20,
-                        /*max_unauthenticated=*/3);
-  std::string error;
-  REQUIRE_MESSAGE(srv.open("127.0.0.1", 0, error), error);
+  Listening l(/*max_connections=*/100, /*max_queue_bytes=*/1 << 20, /*max_unauthenticated=*/3);
+  auto& io = l.io;
+  auto& srv = l.srv;
   const std::vector<std::uint8_t> junk = {8, 0, 0, 0, 'J', 'J', 'J', 'J', 'J', 'J', 'J', 'J'};
   std::vector<std::unique_ptr<tcp::socket>> sockets;
   for (int i = 0; i < 3; ++i) {
@@ -227,11 +221,10 @@ TEST_CASE("tcp_server: junk frames before Hello are logged at most once a second
   // bytes and closing, one attacker wrote 2,000 lines in 0.26 s (~7,700 a second, ~1 MB/s of
   // log) while the other refusals of a connection that never joined were rate-limited.
   const CapturedLog log;
-  asio::io_context io;
-  AuthOnMessage listener;
-  server::TcpServer srv(io, listener, 100, 1 << 20);
-  std::string error;
-  REQUIRE_MESSAGE(srv.open("127.0.0.1", 0, error), error);
+  Listening l(100, 1 << 20);
+  auto& io = l.io;
+  auto& listener = l.listener;
+  auto& srv = l.srv;
   // A frame whose payload is no FlatBuffers envelope: refused by verification, before Hello.
   const std::vector<std::uint8_t> junk = {8, 0, 0, 0, 'J', 'J', 'J', 'J', 'J', 'J', 'J', 'J'};
   std::vector<std::unique_ptr<tcp::socket>> sockets;
@@ -259,11 +252,9 @@ TEST_CASE("tcp_server: junk frames from joined clients are logged within a budge
   // warning line (one per session that got a slot) made 4,900 cycles and 0.84 MB of log a second
   // from one address. Now 256 in a row, then 16 a second; the rest are counted and reported.
   const CapturedLog log;
-  asio::io_context io;
-  AuthOnMessage listener;
-  server::TcpServer srv(io, listener, 100, 1 << 20);
-  std::string error;
-  REQUIRE_MESSAGE(srv.open("127.0.0.1", 0, error), error);
+  Listening l(100, 1 << 20);
+  auto& io = l.io;
+  auto& srv = l.srv;
   const std::vector<std::uint8_t> junk = {8, 0, 0, 0, 'J', 'J', 'J', 'J', 'J', 'J', 'J', 'J'};
   std::vector<std::uint8_t> bye;
   REQUIRE(protocol::append_frame(protocol::encode_tcp_message(protocol::Bye{"hi"}), bye));
