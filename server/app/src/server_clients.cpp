@@ -83,14 +83,7 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
   std::size_t share = client_share_per_address();
   const std::size_t slots = share == 0 && open_spectator ? web_spectator_slots() : static_cast<std::size_t>(config_.max_clients);
   if (share == 0 && open_spectator) share = std::max<std::size_t>(1, slots / 8);
-  if (share != 0 && clients_per_address_.count(session.remote_address()) >= share) {
-    ++refused_address_share_;
-    const std::string why = "server full for your address: it holds " + std::to_string(share) + " of " +
-                            std::to_string(slots) + " slots already (--max-clients-per-address)";
-    tcp_.log_rate_limited("connection " + std::to_string(session.id()) + " (" + session.remote() + ") refused: " + why);
-    tcp_.send_error_and_close(session, protocol::ErrorCode::kServerFull, why);
-    return;
-  }
+  if (refuse_over_address_share(session, share, slots, "refused")) return;
   std::optional<protocol::OpenedToken> token;
   if ((token_key_ || !hello.connect_token.empty()) && !open_spectator) {
     token = admit_token(session, hello);
@@ -158,6 +151,18 @@ void Server::handle_hello(TcpSession& session, const protocol::Hello& hello) {
   spdlog::info("client {} '{}' joined as {} from {}{}{}; {} clients", client->id, cli::quotable_ascii(client->name),
                role == protocol::Role::kPlayer ? "player" : "viewer", session.remote(), where,
                token ? fmt::format(" with a connect token for user {}", client->user_id) : std::string(), clients_.size());
+}
+
+bool Server::refuse_over_address_share(TcpSession& session, std::size_t share, std::size_t slots,
+                                       std::string_view what) {
+  if (share == 0 || clients_per_address_.count(session.remote_address()) < share) return false;
+  ++refused_address_share_;
+  const std::string why = "server full for your address: it holds " + std::to_string(share) + " of " +
+                          std::to_string(slots) + " slots already (--max-clients-per-address)";
+  tcp_.log_rate_limited("connection " + std::to_string(session.id()) + " (" + session.remote() + ") " +
+                        std::string(what) + ": " + why);
+  tcp_.send_error_and_close(session, protocol::ErrorCode::kServerFull, why);
+  return true;
 }
 
 bool Server::attach_session(TcpSession& session, ClientState& client) {

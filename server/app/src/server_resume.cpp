@@ -66,14 +66,9 @@ void Server::resume_session(TcpSession& session, const protocol::Hello& hello) {
   // A session resumed from another address moves there: that address's share holds as for a
   // join (else sessions joined from one address and resumed from a second took every slot). The
   // session is left as it was, to resume from where there is room.
-  const std::size_t share = client_share_per_address();
-  if (share != 0 && counted_address(session.remote_address()) != counted_address(client->address) &&
-      clients_per_address_.count(session.remote_address()) >= share) {
-    ++refused_address_share_;
-    const std::string why = "server full for your address: it holds " + std::to_string(share) + " of " +
-                            std::to_string(config_.max_clients) + " slots already (--max-clients-per-address)";
-    tcp_.log_rate_limited("connection " + std::to_string(session.id()) + " (" + session.remote() + ") resume refused: " + why);
-    tcp_.send_error_and_close(session, protocol::ErrorCode::kServerFull, why);
+  if (counted_address(session.remote_address()) != counted_address(client->address) &&
+      refuse_over_address_share(session, client_share_per_address(), static_cast<std::size_t>(config_.max_clients),
+                                "resume refused")) {
     return;
   }
   // The secret proves the session: if its old connection is still open (the server has not

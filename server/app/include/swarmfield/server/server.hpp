@@ -16,6 +16,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "swarmfield/protocol/transport/connect_token.hpp"
@@ -342,6 +343,11 @@ class Server final : public TcpListener {
   /// (--auth tokens with --web-spectators-open: handle_hello gives token-less spectators an
   /// auto share of web_spectator_slots() / 8, at least 1.)
   [[nodiscard]] std::size_t client_share_per_address() const noexcept;
+  /// When the session's address already holds `share` clients (share != 0), refuses it: counted
+  /// (refused_address_share_), a rate-limited line ("<what>: server full for your address ...",
+  /// `slots` the slots the share is of) and a ServerFull Error, then the connection closes.
+  /// Returns whether it refused.
+  bool refuse_over_address_share(TcpSession& session, std::size_t share, std::size_t slots, std::string_view what);
   /// Browser spectators at once: --max-web-spectators, else half of --max-clients (at least 1).
   [[nodiscard]] std::size_t web_spectator_slots() const noexcept;
   /// The UDP port Welcome announces: Agones' public port, else --public-udp-port, else bound.
