@@ -179,6 +179,10 @@ TEST_CASE("tcp_server: refusals are logged at most once a second, the rest count
 
 namespace {
 
+// A frame whose payload is no FlatBuffers envelope: refused by verification (before Hello, or
+// as a joined client's bad message).
+const std::vector<std::uint8_t> kJunkFrame = {8, 0, 0, 0, 'J', 'J', 'J', 'J', 'J', 'J', 'J', 'J'};
+
 // A TCP socket connected to the server from `from` (a 127/8 address stands in for another host).
 std::unique_ptr<tcp::socket> connect_from(asio::io_context& io, const char* from, std::uint16_t port) {
   auto s = std::make_unique<tcp::socket>(io);
@@ -198,11 +202,10 @@ TEST_CASE("tcp_server: connections refused before Hello and still closing count 
   Listening l(/*max_connections=*/100, /*max_queue_bytes=*/1 << 20, /*max_unauthenticated=*/3);
   auto& io = l.io;
   auto& srv = l.srv;
-  const std::vector<std::uint8_t> junk = {8, 0, 0, 0, 'J', 'J', 'J', 'J', 'J', 'J', 'J', 'J'};
   std::vector<std::unique_ptr<tcp::socket>> sockets;
   for (int i = 0; i < 3; ++i) {
     sockets.push_back(connect_from(io, "127.0.0.1", srv.port()));
-    asio::write(*sockets.back(), asio::buffer(junk));
+    asio::write(*sockets.back(), asio::buffer(kJunkFrame));
     REQUIRE(run_until(io, [&] { return srv.counters().bad_frames == static_cast<std::uint64_t>(i + 1); }));
   }
   // Two new connections: five without Hello against a cap of 3, so the two oldest (closing) go.
@@ -225,12 +228,10 @@ TEST_CASE("tcp_server: junk frames before Hello are logged at most once a second
   auto& io = l.io;
   auto& listener = l.listener;
   auto& srv = l.srv;
-  // A frame whose payload is no FlatBuffers envelope: refused by verification, before Hello.
-  const std::vector<std::uint8_t> junk = {8, 0, 0, 0, 'J', 'J', 'J', 'J', 'J', 'J', 'J', 'J'};
   std::vector<std::unique_ptr<tcp::socket>> sockets;
   for (int i = 0; i < 12; ++i) {
     sockets.push_back(connect_from(io, "127.0.0.1", srv.port()));
-    asio::write(*sockets.back(), asio::buffer(junk));
+    asio::write(*sockets.back(), asio::buffer(kJunkFrame));
   }
   REQUIRE(run_until(io, [&] { return srv.counters().bad_frames == 12; }));
   // A client that joined (any valid message authenticates here) and then sends junk: its one
@@ -240,7 +241,7 @@ TEST_CASE("tcp_server: junk frames before Hello are logged at most once a second
   REQUIRE(protocol::append_frame(protocol::encode_tcp_message(protocol::Bye{"hi"}), bye));
   asio::write(*joined, asio::buffer(bye));
   REQUIRE(run_until(io, [&] { return listener.next_id == 2; }));
-  asio::write(*joined, asio::buffer(junk));
+  asio::write(*joined, asio::buffer(kJunkFrame));
   REQUIRE(run_until(io, [&] { return srv.counters().bad_frames == 13; }));
   const std::string text = log.text();
   CHECK(std::count(text.begin(), text.end(), '\n') == 2);
@@ -255,7 +256,6 @@ TEST_CASE("tcp_server: junk frames from joined clients are logged within a budge
   Listening l(100, 1 << 20);
   auto& io = l.io;
   auto& srv = l.srv;
-  const std::vector<std::uint8_t> junk = {8, 0, 0, 0, 'J', 'J', 'J', 'J', 'J', 'J', 'J', 'J'};
   std::vector<std::uint8_t> bye;
   REQUIRE(protocol::append_frame(protocol::encode_tcp_message(protocol::Bye{"hi"}), bye));
   constexpr int kCycles = 600;
@@ -263,7 +263,7 @@ TEST_CASE("tcp_server: junk frames from joined clients are logged within a budge
   for (int i = 0; i < kCycles; ++i) {
     auto s = connect_from(io, "127.0.0.1", srv.port());
     asio::write(*s, asio::buffer(bye));  // joined (any valid message authenticates here)
-    asio::write(*s, asio::buffer(junk));
+    asio::write(*s, asio::buffer(kJunkFrame));
     REQUIRE(run_until(io, [&] { return srv.counters().bad_frames == static_cast<std::uint64_t>(i + 1); }));
   }
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
