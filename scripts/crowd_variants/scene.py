@@ -346,19 +346,24 @@ def mstreet(mapp, csvp, players, every_s=1.0 / 3):
         gx, gy = cs.ref_block(P[:, 0], P[:, 1], c)
         fields[c] = cs.octile_dist(cs.passable_for(blocked, c), list(zip(gx.tolist(), gy.tolist())))
 
+    def pd_class(c, xx, yy):
+        """Path distance of points of size class c (bilinear over the class's blocks; NaN where
+        none of the four is reachable)."""
+        ux = xx - 0.5 * c; uy = yy - 0.5 * c
+        i0 = np.floor(ux).astype(int); j0 = np.floor(uy).astype(int)
+        fx = ux - i0; fy = uy - j0
+        num = np.zeros(len(xx)); den = np.zeros(len(xx))
+        for di, dj, wg in ((0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)), (0, 1, (1 - fx) * fy), (1, 1, fx * fy)):
+            v = fields[c][np.clip(j0 + dj, 0, h - 1), np.clip(i0 + di, 0, w - 1)]
+            ok = np.isfinite(v)
+            num += np.where(ok, v * wg, 0); den += np.where(ok, wg, 0)
+        return np.where(den > 1e-9, num / np.maximum(den, 1e-9), np.nan)
+
     def pd(xx, yy):
         out = np.full(len(xx), np.nan)
         for c in classes:
             m = np.nonzero(cls == c)[0]
-            ux = xx[m] - 0.5 * c; uy = yy[m] - 0.5 * c
-            i0 = np.floor(ux).astype(int); j0 = np.floor(uy).astype(int)
-            fx = ux - i0; fy = uy - j0
-            num = np.zeros(len(m)); den = np.zeros(len(m))
-            for di, dj, wg in ((0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)), (0, 1, (1 - fx) * fy), (1, 1, fx * fy)):
-                v = fields[c][np.clip(j0 + dj, 0, h - 1), np.clip(i0 + di, 0, w - 1)]
-                ok = np.isfinite(v)
-                num += np.where(ok, v * wg, 0); den += np.where(ok, wg, 0)
-            out[m] = np.where(den > 1e-9, num / np.maximum(den, 1e-9), np.nan)
+            out[m] = pd_class(c, xx[m], yy[m])
         return out
     # samples on a regular grid (every 10 ticks)
     sel = [i for i, t in enumerate(T) if t % 10 == 0]
@@ -399,15 +404,9 @@ def mstreet(mapp, csvp, players, every_s=1.0 / 3):
     # agent's disc could move 0.3 cells in some direction that lowers its path distance (of 16)
     # without touching another disc or a wall. A run without one at most of its samples is a way
     # round a jam (the congestion field's detour), not a walk-away.
-    def pd1(c, px, py):
-        ux = px - 0.5 * c; uy = py - 0.5 * c
-        i0 = int(math.floor(ux)); j0 = int(math.floor(uy)); fx = ux - i0; fy = uy - j0
-        num = den = 0.0
-        for di, dj, wg in ((0, 0, (1 - fx) * (1 - fy)), (1, 0, fx * (1 - fy)), (0, 1, (1 - fx) * fy), (1, 1, fx * fy)):
-            v = fields[c][min(max(j0 + dj, 0), h - 1), min(max(i0 + di, 0), w - 1)]
-            if np.isfinite(v):
-                num += v * wg; den += wg
-        return num / den if den > 1e-9 else math.inf
+    def pd1(c, px, py):  # one point; +inf where unreachable
+        v = pd_class(c, np.array([px]), np.array([py]))[0]
+        return float(v) if np.isfinite(v) else math.inf
     angles = np.arange(16) * (2 * math.pi / 16)
     def free_downhill(j, i):
         x, y = d["x"][i], d["y"][i]
@@ -430,20 +429,18 @@ def mstreet(mapp, csvp, players, every_s=1.0 / 3):
         share = np.mean([free_downhill(j, sel[k]) for k in range(k0, k0 + n)])
         if share >= 0.5:
             free_runs.append(run_)
-    print(f"  of them with a free downhill step at half their samples or more (the target's walk-aways): "
-          f"{len(free_runs)} in {len(set(r_[0] for r_ in free_runs))} agents")
-    for j, t0, dur, a0, a1 in sorted(free_runs, key=lambda q: -q[2])[:8]:
-        k0 = int(np.argmin(np.abs(ts - t0)))
-        print(f"    agent {d['ids'][j]} {kinds[j]} t {t0:.1f}s for {dur:.1f}s pathdist {a0:.1f} -> {a1:.1f} at "
-              f"({d['x'][sel[k0]][j]:.1f},{d['y'][sel[k0]][j]:.1f})")
+    def list_runs(rs, indent):  # the 8 longest
+        for j, t0, dur, a0, a1 in sorted(rs, key=lambda q: -q[2])[:8]:
+            k0 = int(np.argmin(np.abs(ts - t0)))
+            print(f"{indent}agent {d['ids'][j]} {kinds[j]} t {t0:.1f}s for {dur:.1f}s pathdist {a0:.1f} -> {a1:.1f} at "
+                  f"({d['x'][sel[k0]][j]:.1f},{d['y'][sel[k0]][j]:.1f})")
     print(f"walk-away runs >= 2 s (path distance rising > 0.2 cells/s, not in pile): {len(runs)} "
           f"in {len(set(r_[0] for r_ in runs))} agents; by kind "
           f"{ {k: sum(1 for r_ in runs if kinds[r_[0]] == k) for k in sorted(set(kinds))} }")
-    for j, t0, dur, a0, a1 in sorted(runs, key=lambda q: -q[2])[:8]:
-        i0 = sel[int(round(t0 * 3))] if False else None
-        k0 = int(np.argmin(np.abs(ts - t0)))
-        print(f"  agent {d['ids'][j]} {kinds[j]} t {t0:.1f}s for {dur:.1f}s pathdist {a0:.1f} -> {a1:.1f} at "
-              f"({d['x'][sel[k0]][j]:.1f},{d['y'][sel[k0]][j]:.1f})")
+    list_runs(runs, "  ")
+    print(f"  of them with a free downhill step at half their samples or more (the target's walk-aways): "
+          f"{len(free_runs)} in {len(set(r_[0] for r_ in free_runs))} agents")
+    list_runs(free_runs, "    ")
     # pair overlap per frame, all and away from walls (both > 2 cells from the nearest wall square)
     cnt_all, cnt_far, deep_far, deep_all, nfr = 0, 0, 0.0, 0.0, 0
     worst_far = None
