@@ -7,12 +7,16 @@
 
 #include <arpa/inet.h>
 #include <linux/inet_diag.h>
+#include <linux/ipv6.h>
 #include <linux/netlink.h>
 #include <linux/sock_diag.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <poll.h>
+#include <sched.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -21,15 +25,18 @@
 #include <chrono>
 #include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <map>
 #include <sstream>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
 #include "loopback_support.hpp"
+#include "skip.hpp"
 #include "swarmfield/cli/version.hpp"
 #include "swarmfield/server/ops/metrics.hpp"
 #include "swarmfield/server/ops/operations_http.hpp"
@@ -162,6 +169,23 @@ int raw_connect(std::uint16_t port) {
 // A raw TCP connection to 127.0.0.1:`port` from the local address `source` (another 127/8
 // address stands for another peer), -1 on failure.
 int raw_connect_from(const char* source, std::uint16_t port) {
+  if (std::string_view(source).find(':') != std::string_view::npos) {  // IPv6: to ::1
+    const int fd = ::socket(AF_INET6, SOCK_STREAM, 0);
+    if (fd < 0) return -1;
+    sockaddr_in6 from{};
+    from.sin6_family = AF_INET6;
+    ::inet_pton(AF_INET6, source, &from.sin6_addr);
+    sockaddr_in6 addr{};
+    addr.sin6_family = AF_INET6;
+    addr.sin6_port = htons(port);
+    addr.sin6_addr = in6addr_loopback;
+    if (::bind(fd, reinterpret_cast<const sockaddr*>(&from), sizeof from) != 0 ||
+        ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
+      ::close(fd);
+      return -1;
+    }
+    return fd;
+  }
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
   if (fd < 0) return -1;
   sockaddr_in from{};
@@ -177,6 +201,35 @@ int raw_connect_from(const char* source, std::uint16_t port) {
     return -1;
   }
   return fd;
+}
+
+// Moves the calling thread into a network namespace of its own, its loopback up and holding
+// `addresses` (IPv6, each a /64), so that a test can connect from several addresses of one /64.
+// "" on success, else why not (no CAP_SYS_ADMIN, or no IPv6).
+std::string own_network_with(const std::vector<const char*>& addresses) {
+  if (::unshare(CLONE_NEWNET) != 0) return std::string("unshare(CLONE_NEWNET): ") + std::strerror(errno);
+  const int v4 = ::socket(AF_INET, SOCK_DGRAM, 0);
+  const int v6 = ::socket(AF_INET6, SOCK_DGRAM, 0);
+  std::string why;
+  ifreq lo{};
+  std::strncpy(lo.ifr_name, "lo", IFNAMSIZ - 1);
+  if (v4 < 0 || v6 < 0 || ::ioctl(v4, SIOCGIFFLAGS, &lo) != 0) {
+    why = std::string("loopback flags: ") + std::strerror(errno);
+  } else {
+    lo.ifr_flags = static_cast<short>(lo.ifr_flags | IFF_UP);
+    if (::ioctl(v4, SIOCSIFFLAGS, &lo) != 0) why = std::string("loopback up: ") + std::strerror(errno);
+  }
+  for (const char* text : addresses) {
+    if (!why.empty()) break;
+    in6_ifreq request{};
+    ::inet_pton(AF_INET6, text, &request.ifr6_addr);
+    request.ifr6_prefixlen = 64;
+    request.ifr6_ifindex = static_cast<int>(::if_nametoindex("lo"));
+    if (::ioctl(v6, SIOCSIFADDR, &request) != 0) why = std::string("add ") + text + " to lo: " + std::strerror(errno);
+  }
+  if (v4 >= 0) ::close(v4);
+  if (v6 >= 0) ::close(v6);
+  return why;
 }
 
 // GET `path` over a raw connection from `source`: the status code of the answer (-1 if none
@@ -673,6 +726,49 @@ TEST_CASE("operations http: one address gets kMaxPerAddress connections; others 
   // Closed by the peer: the room notices, and the address may connect again.
   std::this_thread::sleep_for(200ms);
   CHECK(raw_get_status("127.0.0.4", http.port(), "/healthz", 1500ms) == 200);
+}
+
+TEST_CASE("operations http: an IPv6 peer counts as its /64 in the per-address limit") {
+  // A host is routinely given a whole /64, and the game ports count an IPv6 address as its /64
+  // (counted_address). This port counted each address whole: a host got kMaxPerAddress
+  // connections from each of its 2^64 addresses (a third address of the /64 below was still
+  // served, 200, with 32 held open). Lo gets addresses of two /64s in a network namespace of this
+  // thread's own (root): a ctest entry of its own (server_operations_ipv6_test), skipped without.
+  std::string cannot;
+  int same_64 = -1, other_64 = -1, after_close = -1;
+  bool extra_refused = false;
+  std::thread([&] {
+    cannot = own_network_with({"2001:db8:1:2::a", "2001:db8:1:2::b", "2001:db8:1:2::c", "2001:db8:1:3::a"});
+    if (!cannot.empty()) return;
+    OperationsState state;
+    state.publish(swarmfield::server::MetricsSnapshot{}, OperationsState::Clock::now() + 60s);
+    OperationsHttp http(state, 30s);  // the held connections must outlast their connecting
+    if (std::string error; !http.start("::1", 0, error)) {
+      cannot = error;
+      return;
+    }
+    std::vector<int> held;  // kMaxPerAddress, half from each of two addresses of the /64
+    for (int i = 0; i < OperationsHttp::kMaxPerAddress; ++i) {
+      const int fd = raw_connect_from(i % 2 == 0 ? "2001:db8:1:2::a" : "2001:db8:1:2::b", http.port());
+      if (fd >= 0) held.push_back(fd);
+    }
+    std::this_thread::sleep_for(100ms);  // accepted and waiting
+    if (held.size() == static_cast<std::size_t>(OperationsHttp::kMaxPerAddress)) {
+      same_64 = raw_get_status("2001:db8:1:2::c", http.port(), "/healthz", 1500ms);
+      const int extra = raw_connect_from("2001:db8:1:2::c", http.port());
+      extra_refused = extra >= 0 && peer_closed(extra, 5000ms);
+      if (extra >= 0) ::close(extra);
+      other_64 = raw_get_status("2001:db8:1:3::a", http.port(), "/healthz", 1500ms);
+    }
+    for (const int fd : held) ::close(fd);
+    std::this_thread::sleep_for(200ms);  // closed by the peer: the /64 may connect again
+    after_close = raw_get_status("2001:db8:1:2::c", http.port(), "/healthz", 1500ms);
+  }).join();
+  if (!cannot.empty()) swarmfield::test::skip_test("no network namespace with IPv6 addresses on lo: " + cannot);
+  CHECK(same_64 == 503);  // over the /64's limit, and told so (was 200)
+  CHECK(extra_refused);
+  CHECK(other_64 == 200);  // the next /64: another host
+  CHECK(after_close == 200);
 }
 
 TEST_CASE("operations http: many addresses trickling bytes hold no worker; /healthz answers meanwhile") {

@@ -2,6 +2,8 @@
 
 #include <httplib.h>
 
+#include <asio/ip/address.hpp>
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -129,12 +131,25 @@ class BoundedSocketStream final : public httplib::Stream {
   std::size_t used_ = 0;
 };
 
-// The peer's address without the port ("" if unknown): the key of the per-address limits.
-std::string peer_address(socket_t sock) {
-  std::string ip;
-  int port = 0;
-  socket_address(sock, true, ip, port);
-  return ip;
+// The peer's address without the port (the unspecified address if unknown), counted by the
+// per-address limits as the game ports count it (counted_address: an IPv6 address as its /64).
+// It was the address's text, counted whole: one host got kMaxPerAddress connections from each
+// address of its /64.
+asio::ip::address peer_address(socket_t sock) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof addr;
+  if (::getpeername(sock, reinterpret_cast<sockaddr*>(&addr), &len) != 0) return {};
+  if (addr.ss_family == AF_INET) {
+    const auto* v4 = reinterpret_cast<const sockaddr_in*>(&addr);
+    return asio::ip::address_v4(ntohl(v4->sin_addr.s_addr));
+  }
+  if (addr.ss_family == AF_INET6) {
+    const auto* v6 = reinterpret_cast<const sockaddr_in6*>(&addr);
+    asio::ip::address_v6::bytes_type bytes;
+    std::copy_n(v6->sin6_addr.s6_addr, bytes.size(), bytes.begin());
+    return asio::ip::address_v6(bytes);
+  }
+  return {};
 }
 
 void close_socket(socket_t sock) {
@@ -245,7 +260,7 @@ class BoundedServer final : public httplib::Server {
   struct Pending {
     socket_t sock;
     SteadyClock::time_point accepted;
-    std::string address;
+    asio::ip::address address;
     std::string head;  // bytes read so far by the room
     std::size_t whole = 0;  // once the head has ended: the bytes of the whole request (head + body)
   };
@@ -414,8 +429,8 @@ class BoundedServer final : public httplib::Server {
   bool stopping_ = false;
   std::vector<Pending> incoming_;  // accepted, not yet seen by the room thread
   std::deque<Pending> ready_;      // sent something: for the workers
-  PerAddressCount<std::string> open_per_address_;  // in the waiting room or a worker
-  PerAddressCount<std::string> busy_per_address_;  // in a worker
+  PerAddressCount<asio::ip::address> open_per_address_;  // in the waiting room or a worker
+  PerAddressCount<asio::ip::address> busy_per_address_;  // in a worker
   std::thread room_thread_;
   std::vector<std::thread> workers_;
 };

@@ -16,9 +16,9 @@
 // addresses) hold no worker.
 // At most kMaxWaiting connections wait (the oldest is dropped for a new one), kMaxPerAddress are
 // open (one more is answered 503 and closed) and kMaxBusyPerAddress are served at once per peer
-// address. The port is meant for the
-// cluster network (probes, Prometheus), not for players: many addresses can still fill the room
-// (kMaxWaiting, the oldest dropped first), delaying a probe by up to kRequestDeadline.
+// address (an IPv6 address counts as its /64: counted_address, as on the game ports). The port is
+// meant for the cluster network (probes, Prometheus), not for players: many addresses can still
+// fill the room (kMaxWaiting, the oldest dropped first), delaying a probe by up to kRequestDeadline.
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
