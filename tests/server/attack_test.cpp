@@ -711,3 +711,49 @@ TEST_CASE("attack: log flood - a client joining and leaving in a loop writes a b
   CHECK(joined < static_cast<std::size_t>(kCycles));
   CHECK(err.find("client session line(s) held back") != std::string::npos);
 }
+
+TEST_CASE("attack: log flood - with --shutdown-when-empty, the empty/joined lines share the session lines' budget") {
+  // With --shutdown-when-empty, each tick that finds the last player gone wrote "every player has
+  // left; stopping in ..." and the next that finds one back "a player joined; the server stays
+  // up", outside the budget of the session lines: a join-and-Bye loop that lets a tick see each
+  // state wrote them on top of the 16 a second the budget lets through (this run: 414 session
+  // lines, 75 of them these, where the budget allows 362; now 338, 11 of them these). Now they
+  // take from the same budget. First a fast loop spends the burst of 256, then a slow one (a tick sees the player
+  // and then no player) runs for 5 s.
+  ServerProcess server(small_city({"--agents", "10", "--shutdown-when-empty", "600", "--reconnect-grace", "0"}));
+  const auto ports = wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  const auto cycle = [&](std::chrono::milliseconds pause) {
+    RawClient c;
+    REQUIRE(c.connect(ports->tcp));
+    REQUIRE(c.send(test::hello(protocol::Role::kPlayer)));
+    REQUIRE(c.read_until<protocol::Welcome>(5s).has_value());
+    std::this_thread::sleep_for(pause);  // a tick (33 ms) sees the player
+    REQUIRE(c.send(protocol::Bye{"again"}));
+    CHECK(c.wait_closed(5s));
+    std::this_thread::sleep_for(pause);  // ... and then none
+  };
+  const auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < 300; ++i) cycle(0ms);
+  int slow_cycles = 0;
+  for (const auto slow_end = std::chrono::steady_clock::now() + 5s; std::chrono::steady_clock::now() < slow_end; ++slow_cycles) {
+    cycle(70ms);
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::string out = stop_and_summarize(server);
+  const std::string err = server.err();
+  const auto count = [&](const char* text) {
+    std::size_t n = 0;
+    for (std::size_t at = err.find(text); at != std::string::npos; at = err.find(text, at + 1)) ++n;
+    return n;
+  };
+  const std::size_t empty_lines = count("every player has left; stopping in") + count("a player joined; the server stays up");
+  const std::size_t session_lines = count(" joined as ") + count(" says bye: ") + count("' left (") + empty_lines;
+  INFO("cycles took " << seconds << " s (" << slow_cycles << " slow); session lines " << session_lines << ", of them "
+                      << empty_lines << " empty/joined lines");
+  CHECK(slow_cycles >= 10);
+  // The budget's bound over the run (a second to spare: the clocks of this process and the
+  // server's ticks differ by up to a tick).
+  CHECK(session_lines <= static_cast<std::size_t>(256 + 16 * (seconds + 1)));
+  CHECK(err.find("client session line(s) held back") != std::string::npos);
+}

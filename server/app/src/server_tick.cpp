@@ -210,8 +210,10 @@ void Server::run_rules() {
 
 void Server::check_empty(Clock::time_point now) {
   if (stopping_ || playback_) return;
+  // Both lines take from the session lines' budget: a join-and-Bye loop that lets a tick see each
+  // state wrote them outside it, two a cycle (the stop itself is always logged).
   if (!world_.players().empty()) {
-    if (empty_since_) spdlog::info("a player joined; the server stays up");
+    if (empty_since_ && session_lines_.take()) spdlog::info("a player joined; the server stays up");
     had_player_ = true;  // also without the setting: an allocation may set it later
     empty_since_.reset();
     return;
@@ -219,8 +221,10 @@ void Server::check_empty(Clock::time_point now) {
   if (!(config_.shutdown_when_empty_s > 0.0) || !had_player_) return;  // off, or the match has not begun
   if (!empty_since_) {
     empty_since_ = now;
-    spdlog::info("every player has left; stopping in {:g} s unless one joins (--shutdown-when-empty)",
-                 config_.shutdown_when_empty_s);
+    if (session_lines_.take()) {
+      spdlog::info("every player has left; stopping in {:g} s unless one joins (--shutdown-when-empty)",
+                   config_.shutdown_when_empty_s);
+    }
     return;
   }
   if (now - *empty_since_ >= seconds(config_.shutdown_when_empty_s)) {

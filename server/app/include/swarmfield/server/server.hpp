@@ -493,8 +493,9 @@ class Server final : public TcpListener {
   std::uint64_t trickle_timeouts_ = 0;        // of idle_timeouts_: a trickle of messages, not silence
   std::uint64_t refused_address_share_ = 0;   // Hellos refused: the address holds its share of slots
   PerAddressCount<asio::ip::address> clients_per_address_;
-  // Each session's lines (joined, says bye, left, lost its connection, resumed): 256 in a row,
-  // then 16 a second; the rest are counted (a join-and-leave loop wrote 1.9 MB of log a second).
+  // Each session's lines (joined, says bye, left, lost its connection, resumed) and
+  // --shutdown-when-empty's "every player has left" / "a player joined": 256 in a row, then 16 a
+  // second; the rest are counted (a join-and-leave loop wrote 1.9 MB of log a second).
   LineBudget session_lines_{16.0, 256.0};
   // Reconnects: lost sessions by a one-way name of their resume secret, and the counts.
   std::map<std::array<std::uint8_t, 32>, std::uint32_t> resume_index_;
