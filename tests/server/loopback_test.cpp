@@ -5,11 +5,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <sstream>
 #include <memory>
 #include <random>
 
 #include "loopback_support.hpp"
+#include "temp_dir.hpp"
 
 using namespace swarmfield;
 using namespace std::chrono_literals;
@@ -408,6 +410,25 @@ TEST_CASE("loopback: more agents than the map holds exit 2 naming --agents, the 
                  "agents") != std::string::npos);
   CHECK(err.find("ask for at most 4507 agents (--agents) or use a bigger map (--city-size or --map) (set by flag "
                  "--agents)") != std::string::npos);
+  CHECK(err.find("listening") == std::string::npos);
+}
+
+TEST_CASE("loopback: a wave zone reaching past the map exits 2 naming the key, the zone, the map's size and the file") {
+  // The hostile trial's config: on a 64 x 64 map it loaded with exit 0 (only the zone's first
+  // corner was checked against the map) and the wave's spawns clamped onto the map's edge.
+  test::TempDir dir("swarmfield-zone");
+  const std::string config = (dir / "zone.toml").string();
+  std::ofstream(config) << "[[waves]]\nkinds = { walker = 3 }\nzone = [60, 60, 1000000, 1000000]\n";
+  ServerProcess server({"--port", "0", "--bind", "127.0.0.1", "--city-size", "64", "--agents", "10", "--config", config});
+  REQUIRE(server.started());
+  const auto code = server.wait_exit(10s);
+  const std::string err = server.err();
+  INFO("stderr: " << err);
+  REQUIRE(code.has_value());
+  CHECK(*code == 2);
+  CHECK(err.find("error: waves[0]: zone = [60, 60, 1000000, 1000000] is not a rectangle on the map (64 x 64 cells): "
+                 "a zone is [x0, y0, x1, y1], corners included, with 0 <= x0 <= x1 <= 63 and 0 <= y0 <= y1 <= 63; move "
+                 "it onto the map (config file " + config + ")") != std::string::npos);
   CHECK(err.find("listening") == std::string::npos);
 }
 

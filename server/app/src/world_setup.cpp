@@ -55,19 +55,25 @@ std::string check_agent_density(const ServerConfig& c, const sim::GridMap& map) 
 }
 
 std::string check_zones(const ServerConfig& c, const sim::GridMap& map) {
-  const auto outside = [&](const std::array<std::int64_t, 4>& r) { return r[0] >= map.width() || r[1] >= map.height(); };
-  const auto describe = [&](const std::string& what, const std::array<std::int64_t, 4>& r) {
-    return what + " [" + std::to_string(r[0]) + ", " + std::to_string(r[1]) + ", " + std::to_string(r[2]) + ", " +
-           std::to_string(r[3]) + "] lies outside the map (" + std::to_string(map.width()) + " x " +
-           std::to_string(map.height()) + " cells, x and y from 0): its spawns would all land on the map's corner; "
-           "move it onto the map";
+  // Every corner on the map and the corners in order. A zone that only started on the map was
+  // taken: [60, 60, 1000000, 1000000] on a 64 x 64 map loaded with exit 0 (its spawns clamped
+  // into the map's corner cells), and an inverted one in [zones] no wave names was never looked at.
+  const std::int64_t w = map.width(), h = map.height();
+  const auto on_map = [&](const std::array<std::int64_t, 4>& r) {
+    return r[0] >= 0 && r[1] >= 0 && r[0] <= r[2] && r[1] <= r[3] && r[2] < w && r[3] < h;
+  };
+  const auto describe = [&](const std::string& key, const std::array<std::int64_t, 4>& r) {
+    return key + " = [" + std::to_string(r[0]) + ", " + std::to_string(r[1]) + ", " + std::to_string(r[2]) + ", " +
+           std::to_string(r[3]) + "] is not a rectangle on the map (" + std::to_string(w) + " x " + std::to_string(h) +
+           " cells): a zone is [x0, y0, x1, y1], corners included, with 0 <= x0 <= x1 <= " + std::to_string(w - 1) +
+           " and 0 <= y0 <= y1 <= " + std::to_string(h - 1) + "; move it onto the map";
   };
   for (const auto& [name, r] : c.zones) {
-    if (outside(r)) return describe("zone '" + name + "'", r);
+    if (!on_map(r)) return describe("zones." + name, r);
   }
   for (std::size_t i = 0; i < c.waves.size(); ++i) {
-    if (c.waves[i].zone && outside(*c.waves[i].zone)) {
-      const std::string wave = c.waves[i].name.empty() ? "[[waves]] #" + std::to_string(i + 1) : "wave '" + c.waves[i].name + "'";
+    if (c.waves[i].zone && !on_map(*c.waves[i].zone)) {
+      const std::string wave = "waves[" + std::to_string(i) + "]" + (c.waves[i].name.empty() ? "" : " ('" + c.waves[i].name + "')");
       return describe(wave + ": zone", *c.waves[i].zone);
     }
   }

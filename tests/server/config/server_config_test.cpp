@@ -1158,26 +1158,44 @@ TEST_CASE("server_config: a map file a lower layer names, dropped for a higher l
   CHECK(parse_env({"--city-size", "64"}, {{"SWARMFIELD_CITY_SEED", "3"}}).warnings.empty());
 }
 
-TEST_CASE("server start-up: a spawn zone that lies outside the map is refused naming the zone and the map's size") {
+TEST_CASE("server start-up: a spawn zone not wholly on the map, or inverted, is refused naming the key, the zone and the map's size") {
   using swarmfield::server::check_zones;
-  // Found by a fresh-user trial: accepted, and every spawn of the wave clamped onto the corner.
+  // Found by a fresh-user trial: a zone beyond the map was accepted, every spawn of the wave
+  // clamped onto the corner. A hostile trial then loaded [60, 60, 1000000, 1000000] on a 64 x 64
+  // map with exit 0 (only the first corner was checked), and an inverted [zones] entry no wave
+  // names was never looked at: now every corner must be on the map, in order.
   TempToml file(
       "[zones]\nnorth = [0, 0, 63, 4]\nfar = [100, 100, 200, 200]\n\n"
       "[[waves]]\nname = \"w\"\nkinds = { walker = 3 }\nzone = [10, 64, 20, 70]\n");
   const auto r = parse({"--config", file.path, "--city-size", "64"});
   REQUIRE_MESSAGE(is_run(r), r.output);
   const swarmfield::sim::GridMap map(64, 64);
-  CHECK(check_zones(r.config, map) ==
-        "zone 'far' [100, 100, 200, 200] lies outside the map (64 x 64 cells, x and y from 0): its spawns would all land "
-        "on the map's corner; move it onto the map");
+  const std::string rule = " is not a rectangle on the map (64 x 64 cells): a zone is [x0, y0, x1, y1], corners included, "
+                           "with 0 <= x0 <= x1 <= 63 and 0 <= y0 <= y1 <= 63; move it onto the map";
+  CHECK(check_zones(r.config, map) == "zones.far = [100, 100, 200, 200]" + rule);
   auto config = r.config;
   config.zones.erase("far");
-  CHECK(check_zones(config, map) ==
-        "wave 'w': zone [10, 64, 20, 70] lies outside the map (64 x 64 cells, x and y from 0): its spawns would all "
-        "land on the map's corner; move it onto the map");
-  CHECK(check_zones(config, swarmfield::sim::GridMap(64, 65)).empty());  // row 64 is on this map
+  CHECK(check_zones(config, map) == "waves[0] ('w'): zone = [10, 64, 20, 70]" + rule);
+  CHECK(check_zones(config, swarmfield::sim::GridMap(64, 71)).empty());  // rows 64..70 are on this map
   config.waves.clear();
-  CHECK(check_zones(config, map).empty());  // a zone partly on the map spawns on that part
+  CHECK(check_zones(config, map).empty());
+  // The trial's zone, in the table and as a wave's own (unnamed: its index only).
+  config.zones["edge"] = {60, 60, 1000000, 1000000};
+  CHECK(check_zones(config, map) == "zones.edge = [60, 60, 1000000, 1000000]" + rule);
+  config.zones.erase("edge");
+  config.waves.push_back(r.config.waves[0]);
+  config.waves.back().name.clear();
+  config.waves.back().zone = std::array<std::int64_t, 4>{60, 60, 1000000, 1000000};
+  CHECK(check_zones(config, map) == "waves[0]: zone = [60, 60, 1000000, 1000000]" + rule);
+  config.waves.clear();
+  // One cell over the last column or row, inverted, negative; the map's last cell is fine.
+  for (const auto& zone : std::vector<std::array<std::int64_t, 4>>{
+           {0, 0, 64, 4}, {0, 0, 4, 64}, {10, 10, 5, 20}, {10, 20, 20, 10}, {-1, 0, 4, 4}, {0, -5, 4, -1}}) {
+    config.zones["z"] = zone;
+    CHECK_MESSAGE(!check_zones(config, map).empty(), zone[0] << "," << zone[1] << "," << zone[2] << "," << zone[3]);
+  }
+  config.zones["z"] = {63, 63, 63, 63};
+  CHECK(check_zones(config, map).empty());
 }
 
 TEST_CASE("server start-up: a relative path from the config file that names nothing says it is taken from the current folder") {

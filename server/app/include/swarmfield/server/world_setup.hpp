@@ -20,10 +20,11 @@ namespace swarmfield::server {
 /// bigger map). Checked at start-up, once the map is loaded; --max-agents above the limit is no
 /// error (it is only the capacity: spawn waves stop at the limit).
 [[nodiscard]] std::string check_agent_density(const ServerConfig& config, const sim::GridMap& map);
-/// Empty, or why a spawn zone of the config file (a [zones] entry or a wave's own zone,
-/// [x0, y0, x1, y1] cells) can not be used on `map`: it starts beyond the map's last column or
-/// row (the spawner would clamp every spawn to the map's corner cell). Checked at start-up, once
-/// the map is loaded; a zone partly on the map spawns on that part.
+/// Empty, or why a spawn zone of the config file (a [zones] entry, used or not, or a wave's own
+/// zone, [x0, y0, x1, y1] cells, corners included) can not be used on `map`: a corner off the map
+/// or the corners out of order (the spawner would clamp its spawns onto the map's edge). The
+/// sentence names the key, the rectangle and the map's size. Checked at start-up, once the map is
+/// loaded (exit 2).
 [[nodiscard]] std::string check_zones(const ServerConfig& config, const sim::GridMap& map);
 /// The fixed tick, seconds (1 / tick_hz as a float: the exact dt the World steps with).
 [[nodiscard]] float tick_seconds(const ServerConfig& config) noexcept;
