@@ -164,7 +164,24 @@ void Server::record_input(const ReplayEvent& event) {
 }
 
 void Server::after_world_step() {
-  if (recorder_.is_open()) recorder_.end_tick(world_.tick(), world_.state_hash());
+  if (recorder_.is_open()) {
+    const std::uint64_t hash = world_.state_hash();
+    recorder_.end_tick(world_.tick(), hash);
+    // Past --record-max-mb the recording ends with this tick: a whole recording that replays,
+    // at most this tick's records and the end record over the limit. Without it a join-and-Bye
+    // loop from one address grew the file by ~750 MB an hour, until the disk was full.
+    const double limit = config_.record_max_mb * 1024.0 * 1024.0;
+    if (limit > 0.0 && static_cast<double>(recorder_.bytes()) >= limit) {
+      std::string error;
+      if (recorder_.finish(world_.tick(), hash, error)) {
+        spdlog::warn("recording {} stopped at tick {}: {} bytes reached --record-max-mb {:g}; it ends there (a whole "
+                     "recording), the match goes on unrecorded",
+                     config_.record_path, world_.tick(), recorder_.bytes(), config_.record_max_mb);
+      } else {
+        spdlog::error("recording {}: {}", config_.record_path, error);
+      }
+    }
+  }
   if (playback_) {
     if (const auto stored = playback_->check_hash(world_); stored && playback_mismatches_++ == 0) {
       spdlog::warn("recording: state hash differs at tick {} (stored {:#018x}, now {:#018x}); this build does not "

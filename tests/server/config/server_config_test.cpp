@@ -593,9 +593,13 @@ TEST_CASE("server_config: connection-security settings are range-checked, in fla
       {"--udp-receive-buffer-kb", "63"},      {"--udp-receive-buffer-kb", "1048577"},
       {"--status-interval", "1e10"},          {"--status-interval", "0.01"},
       {"--bind", "localhost"},                {"--bind", "1.2.3"},
-      {"--shutdown-when-empty", "-1"},        {"--shutdown-when-empty", "86401"}};
+      {"--shutdown-when-empty", "-1"},        {"--shutdown-when-empty", "86401"},
+      {"--record-max-mb", "-1"},              {"--record-max-mb", "1048577"}};
   CHECK(defaults.config.shutdown_when_empty_s == 0.0);  // never
   CHECK(parse({"--shutdown-when-empty", "30"}).config.shutdown_when_empty_s == 30.0);
+  CHECK(defaults.config.record_max_mb == 1024.0);  // a recording stops at 1 GiB
+  CHECK(parse({"--record-max-mb", "0"}).config.record_max_mb == 0.0);  // no limit
+  CHECK(parse({"--record-max-mb", "0.5"}).config.record_max_mb == 0.5);
   for (const auto& [flag, value] : bad) {
     const auto r = parse({flag, value});
     INFO("flag=" << flag << " value=" << value << " output=" << r.output);

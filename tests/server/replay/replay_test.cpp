@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <csignal>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <thread>
@@ -362,6 +363,73 @@ TEST_CASE("replay: a bot session through the real server re-simulates bit-identi
   CHECK(served.wait_exit(3s) == 0);
   CHECK(served.err().find("shutting down (end of the recording)") != std::string::npos);
   CHECK(value_of(served.out(), "ticks") == static_cast<long long>(ticks));
+}
+
+TEST_CASE("replay: --record-max-mb ends the recording at the limit as a whole recording; the server keeps running") {
+  // A client joining and saying Bye in a loop (--auth open, one address) grew the recording by
+  // ~750 MB an hour, without end. Now the tick that takes the file to --record-max-mb ends the
+  // recording (an end record: the file replays), one line says so, and the match goes on.
+  const test::TempDir dir("swarmfield-replay-test");
+  const std::string file = dir.path + "/capped.rpl";
+  const auto limit = static_cast<std::uintmax_t>(0.05 * 1024 * 1024);  // --record-max-mb 0.05: 52,428 bytes
+  test::ServerProcess server(test::small_city({"--agents", "50", "--record", file, "--record-max-mb", "0.05"}));
+  const auto ports = test::wait_listening(server);
+  REQUIRE_MESSAGE(ports.has_value(), server.err());
+  const auto cycle = [&] {
+    test::RawClient c;
+    REQUIRE(c.connect(ports->tcp));
+    REQUIRE(c.send(test::hello(protocol::Role::kPlayer)));
+    REQUIRE(c.read_until<protocol::Welcome>(5s).has_value());
+    REQUIRE(c.send(protocol::Bye{"again"}));
+    CHECK(c.wait_closed(5s));
+  };
+  const std::string stopped = "reached --record-max-mb 0.05";
+  int cycles = 0;
+  const auto start = std::chrono::steady_clock::now();
+  for (const auto end = start + 60s; server.err().find(stopped) == std::string::npos && std::chrono::steady_clock::now() < end;) {
+    for (int i = 0; i < 25; ++i, ++cycles) cycle();
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  REQUIRE_MESSAGE(server.err().find(stopped) != std::string::npos, server.err());
+  std::this_thread::sleep_for(100ms);  // a few ticks more: nothing more is written
+  const std::uintmax_t size = std::filesystem::file_size(file);
+  INFO(cycles << " join/Bye cycles in " << seconds << " s reached the limit; the file is " << size << " bytes");
+  CHECK(size >= limit);
+  // The server keeps running and serving: more cycles, a player joins; the file stays as it was.
+  for (int i = 0; i < 50; ++i) cycle();
+  test::RawClient player;
+  REQUIRE(test::join(player, ports->tcp, protocol::Role::kPlayer).has_value());
+  CHECK(player.read_snapshot(3s).has_value());
+  server.signal(SIGTERM);
+  REQUIRE(server.wait_exit(3s) == 0);
+  CHECK(std::filesystem::file_size(file) == size);
+  const std::string err = server.err();
+  std::size_t lines = 0;
+  for (std::size_t at = err.find(stopped); at != std::string::npos; at = err.find(stopped, at + 1)) ++lines;
+  CHECK(lines == 1);
+  CHECK(err.find("recording " + file + " closed") == std::string::npos);  // not closed a second time
+  // A whole recording: it reads without --allow-truncated and re-simulates bit for bit.
+  std::string error;
+  const auto replay = server::read_replay(file, error);
+  REQUIRE_MESSAGE(replay.has_value(), error);
+  // Over the limit by at most the last tick's records (its inputs: the joins and leaves of that
+  // tick, 13 bytes each; a state hash) and the end record. Each record: type, length, CRC (9 bytes).
+  std::uintmax_t last_tick_bytes = 2 * (9 + 16);  // a state hash and the end record
+  for (auto r = replay->records.rbegin(); r != replay->records.rend(); ++r) {
+    if (const auto* in = std::get_if<server::ReplayInputs>(&*r)) {
+      last_tick_bytes += 9 + 12 + 13 * in->events.size();
+      break;
+    }
+  }
+  INFO("the last tick's records and the end record: " << last_tick_bytes << " bytes");
+  CHECK(size <= limit + last_tick_bytes);
+  CHECK(last_tick_bytes < limit / 4);  // one tick's worth, not a run of them
+  const auto check = server::check_replay(*replay, 1);
+  INFO(check.message);
+  CHECK(check.ok);
+  CHECK(check.hashes_checked >= 1);
+  const std::string tool = std::string(SWARMFIELD_BIN_DIR) + "/swarmfield-tool replay " + file + " > " + dir.path + "/out.txt 2>&1";
+  CHECK(WEXITSTATUS(std::system(tool.c_str())) == 0);
 }
 
 TEST_CASE("replay: a file that can not be opened is an error saying so and why, exit 2") {

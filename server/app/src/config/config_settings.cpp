@@ -152,6 +152,10 @@ const std::vector<Setting>& settings() {
       {"record", &C::record_path, "FILE",
        "Record the match (settings, map, every applied input, state hashes) for swarmfield-tool replay / --replay"},
       {"record-hash-every", &C::record_hash_every, "TICKS", "Ticks between state hashes in the recording (1..1000000)"},
+      {"record-max-mb", &C::record_max_mb, "MIB",
+       "Stop recording once the file reaches this many MiB (fractions allowed; 0 = no limit): it ends there as a "
+       "whole recording of the ticks so far, logged once, and the match goes on unrecorded",
+       "a number of MiB"},
       {"replay", &C::replay_path, "FILE",
        "Serve a recording to viewers like a live match (its map and simulation settings; players may not join)"},
       {"allow-truncated", &C::allow_truncated, "",

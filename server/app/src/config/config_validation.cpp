@@ -148,6 +148,11 @@ std::string validate_config(const ServerConfig& c) {
        c.public_address.find_first_of(" \t") != std::string::npos))
     return "--public-address must be host:port as tokens name it (got '" + cli::printable_ascii(c.public_address) + "')";
   if (!(e = range("--record-hash-every", c.record_hash_every, 1, 1000000)).empty()) return e;
+  if (!(std::isfinite(c.record_max_mb) && c.record_max_mb >= 0.0 && c.record_max_mb <= 1048576.0)) {
+    std::ostringstream ss;
+    ss << "--record-max-mb must be in 0..1048576 MiB (got " << c.record_max_mb << "; 0 = no limit)";
+    return ss.str();
+  }
   if (!c.record_path.empty() && !c.replay_path.empty())
     return "--record and --replay exclude each other (a replay is already recorded)";
   if (!c.record_path.empty()) {

@@ -208,6 +208,11 @@ struct ServerConfig {
   std::string record_path;
   /// Ticks between state hashes in the recording (1..1000000).
   std::int64_t record_hash_every = 10;
+  /// MiB after which the server stops recording (0..1048576; 0 = no limit): the tick that takes
+  /// the file to it ends the recording (an end record: a whole recording of the ticks so far) and
+  /// the match goes on unrecorded. A client joining and leaving in a loop (--auth open) grew a
+  /// recording by ~750 MB an hour from one address.
+  double record_max_mb = 1024.0;
   /// Serve this recording to viewers instead of a live match (players may not join); empty = off.
   std::string replay_path;
   /// --replay of a recording cut short (the recording server crashed): play it up to its last
