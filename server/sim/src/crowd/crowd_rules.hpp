@@ -51,6 +51,11 @@ inline constexpr float kSideMinFree = 0.75f;
 // distances. A walk round may take the agent this much (cosine) away from its goal direction.
 inline constexpr float kTouching = 1.05f;
 inline constexpr float kRoundSlack = 0.05f;
+// The two tangents an agent at rest on wide open ground tries are tilted this much (of a unit
+// vector) away from the blocker; its way round opens when kOpensAhead contact distances toward
+// the goal are free beside the blocker (swarm_side_step.cpp).
+inline constexpr float kRoundTilt = 0.02f;
+inline constexpr float kOpensAhead = 3.0f;
 // Below this length of the steering's part along the blocker, the blocker is dead ahead.
 inline constexpr float kSlideMin = 0.1f;
 // Side steps turn a moving agent (last speed above kTurnAbove of its max) round the agents ahead

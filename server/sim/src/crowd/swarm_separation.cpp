@@ -211,10 +211,12 @@ SWARMFIELD_ALWAYS_INLINE inline bool Swarm::choose_move(const crowd_detail::Swar
     const bool turns = v2 * t.dt * t.dt > kTurnAbove * kTurnAbove * max_step * max_step;
     const SideStep side = side_step<kMixed>(t, kt, k, {a.px, a.py}, {s0x, s0y}, {a.skx, a.sky}, turns, held, near);
     // An agent at rest stays so unless a side step brings it wake_above of a step closer: it does
-    // not set off round its neighbours again each time a sliver of room opens.
+    // not set off round its neighbours again each time a sliver of room opens. On wide open
+    // ground it also walks round the agent dead ahead when that way opens to free ground toward
+    // the goal (SideStep::opens): the side of a resting line, not the rim of a pile.
     const bool closer = side.found && side.progress > progress + kSideMargin * max_step &&
                         (!was_resting || side.progress >= wake_above * max_step);
-    const bool round = side.found && side.round && held && !was_resting && progress < rest_below * max_step;
+    const bool round = side.found && side.round && held && (!was_resting || side.opens) && progress < rest_below * max_step;
     if (closer || round) take(side);
   }
   // Making way (kMixed, the goal on the move): pressed from behind by a faster kind, turn to the

@@ -134,8 +134,9 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
   }
   // The candidates: s0 turned both ways by each angle, and the tangent of the blocker on the
   // goal's side (both sides as good when it is dead ahead: the side the agent already moves
-  // to, else one by id). Each slid along walls where the agent is near one.
-  constexpr int kCandidates = 5;
+  // to, else one by id; both of them for an agent at rest on wide open ground). Each slid along
+  // walls where the agent is near one.
+  constexpr int kCandidates = 6;
   float ux[kCandidates] = {}, uy[kCandidates] = {}, along[kCandidates], free[kCandidates] = {};
   float scale[kCandidates];                // world units of travel per unit of move budget
   float cx[kCandidates], cy[kCandidates];  // the un-slid unit direction the move is made along
@@ -153,6 +154,11 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
     candidates = 1;
     round = false;
   }
+  // On wide open ground (the 5 x 5 cells round the agent walkable) a walk round that opens to
+  // free ground toward the goal is taken before one that does not, and an agent at rest there
+  // tries both sides of a blocker dead ahead and walks round when a way opens (choose_move): a
+  // line of resting agents from a corridor's mouth to the pile otherwise holds everyone behind.
+  const bool wide = (open_here_[k] & crowd_detail::kWideOpen) != 0;
   if (round && blocker != kMaxNear) {
     // Round the blocker: slide along it (the steering less its part toward the blocker, as
     // along a wall), or, with the blocker dead ahead, its tangent on the side the agent already
@@ -161,6 +167,7 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
     const float into = s0.x * nx_b + s0.y * ny_b;
     float tx = s0.x - into * nx_b, ty = s0.y - into * ny_b;
     const float tl = std::sqrt(tx * tx + ty * ty);
+    bool both = false;  // both tangents: an agent at rest on wide open ground, the blocker dead ahead
     if (tl > kSlideMin) {
       tx /= tl;
       ty /= tl;
@@ -173,12 +180,26 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
         tx = -tx;
         ty = -ty;
       }
+      both = wide && resting_[k] != 0;
     }
-    cx[candidates] = tx;
-    cy[candidates] = ty;
-    ++candidates;
+    if (both) {
+      // Tilted a little away from the blocker: exactly along its tangent the approach to it is
+      // zero give or take a rounding error, and a positive one to a disc at contact distance
+      // (where the contact projection leaves it) gives no free path at all.
+      for (const float sign : {1.0f, -1.0f}) {
+        const float ax = sign * tx - kRoundTilt * nx_b, ay = sign * ty - kRoundTilt * ny_b;
+        const float an = 1.0f / std::sqrt(ax * ax + ay * ay);
+        cx[candidates] = ax * an;
+        cy[candidates] = ay * an;
+        ++candidates;
+      }
+    } else {
+      cx[candidates] = tx;
+      cy[candidates] = ty;
+      ++candidates;
+    }
   }
-  const int round_candidate = round && blocker != kMaxNear ? candidates - 1 : -1;
+  const int round_first = round && blocker != kMaxNear ? (turns ? 4 : 0) : candidates;
   for (int c = 0; c < candidates; ++c) {
     Vec2 path{cx[c], cy[c]};
     if (!open) {
@@ -211,9 +232,9 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
           _mm_add_ps(_mm_mul_ps(vux, _mm_set1_ps(ndx[j])), _mm_mul_ps(vuy, _mm_set1_ps(ndy[j]))), _mm_set1_ps(inv_d));
       const __m128 fp = crowd_detail::free_path4(_mm_set1_ps(nd[j]), approach, _mm_set1_ps(ncd[j]));
       vfree = crowd_detail::select4(_mm_cmpnle_ps(approach, zero), _mm_min_ps(fp, vfree), vfree);
-      if (candidates > 4) {
-        const float approach4 = (ux[4] * ndx[j] + uy[4] * ndy[j]) * inv_d;
-        if (!(approach4 <= 0.0f)) free[4] = std::min(free[4], free_path(nd[j], approach4, ncd[j]));
+      for (int c = 4; c < candidates; ++c) {
+        const float approach_c = (ux[c] * ndx[j] + uy[c] * ndy[j]) * inv_d;
+        if (!(approach_c <= 0.0f)) free[c] = std::min(free[c], free_path(nd[j], approach_c, ncd[j]));
       }
     }
     _mm_storeu_ps(free, vfree);
@@ -237,14 +258,34 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
     if (moved && cx[c] * vx + cy[c] * vy < 0.0f) continue;
     // The tangent walks round the blocker even when it brings the agent no closer this tick
     // (dead ahead); the turned directions must bring it closer.
-    const bool is_round = c == round_candidate;
+    const bool is_round = c >= round_first;
     if (!is_round && along[c] <= 0.0f) continue;
     if (is_round && along[c] < -kRoundSlack) continue;
     const float progress = free[c] * std::max(along[c], 0.0f);
     // Of two sides as good, keep turning the way the agent already moves (no dithering).
     const float bias = 1e-3f * max_step * (cx[c] * vxs_[k] + cy[c] * vys_[k]);
-    if (!best.found || progress + bias > best.progress + best.bias) {
+    // Whether the way round opens (on wide open ground): a diameter along the tangent is clear
+    // and from there kOpensAhead diameters toward the goal are too: the side of a line of
+    // resting agents, not the rim of a pile or of a queue at a door.
+    bool opens = false;
+    if (is_round && wide) {
+      const float reach = kt.contact_d;
+      const float qx = cx[c] * reach, qy = cy[c] * reach;  // where the walk round leads, from p
+      float along_free = std::numeric_limits<float>::infinity(), ahead_free = along_free;
+      for (std::uint32_t j = 0; j < near; ++j) {
+        const float a1 = (cx[c] * ndx[j] + cy[c] * ndy[j]) / nd[j];
+        if (a1 > 0.0f) along_free = std::min(along_free, free_path(nd[j], a1, ncd[j]));
+        const float rx = ndx[j] - qx, ry = ndy[j] - qy;
+        const float rd = std::sqrt(rx * rx + ry * ry);
+        const float a2 = rd > 0.0f ? (s0.x * rx + s0.y * ry) / rd : 1.0f;
+        if (a2 > 0.0f) ahead_free = std::min(ahead_free, free_path(rd, a2, ncd[j]));
+      }
+      opens = along_free >= reach && ahead_free >= kOpensAhead * reach;
+    }
+    if (!best.found || (opens && !best.opens) ||
+        (opens == best.opens && progress + bias > best.progress + best.bias)) {
       best.found = true;
+      best.opens = opens;
       best.round = is_round;
       best.progress = progress;
       best.bias = bias;

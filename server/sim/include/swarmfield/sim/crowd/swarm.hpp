@@ -368,6 +368,7 @@ class Swarm {
   struct SideStep {
     float ux = 0.0f, uy = 0.0f, allow = 0.0f, progress = 0.0f, bias = 0.0f;
     bool found = false, round = false;
+    bool opens = false;  // round, and the way round leads to free ground toward the goal
   };
   template <bool kMixed>
   SideStep side_step(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k, Vec2 p,
