@@ -63,6 +63,8 @@ if has corridor; then
   # ~100 brutes packed at the spawn side of the corridor). The rest chain: the
   # agents in the line are held by the resting one ahead, the walk round takes only the blocker's
   # tangent on the goal's side (the line's other row) and an agent at rest never walks round.
+  # Since the walk round on wide open ground and the pile profile's fullness rule (2026-12-07):
+  # 588 walkers / 300 mixed in the room at 90 s.
   $py "$here/scene.py" corridor "$out/corridor.map" > /dev/null
   run corridor "$out/corridor.map" 2700 -- --agents 600 --kind walker --player 80.5,25.5 --spawn-rect 1,1,36,49 --threads 2
   $py "$here/scene.py" mroom "$out/corridor.map" "$out/corridor.csv"

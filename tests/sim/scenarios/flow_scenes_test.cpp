@@ -608,11 +608,15 @@ std::size_t run_corridor_room(std::size_t n, std::uint64_t seed) {
 TEST_CASE("Corridor room: the first agents out of a corridor do not rest in a line to the pile; the room fills") {
   // Before resting agents on open ground walked round (both sides of an agent dead ahead), the
   // first walkers out of the corridor came to rest in a line from its mouth to the pile, the
-  // ones behind them rested in the corridor, and from then on nobody entered the room.
-  for (const std::uint64_t seed : {121, 122}) {
+  // ones behind them rested in the corridor, and from then on nobody entered the room: 244 and
+  // 207 in the room at 60 s (seeds 121, 122). With the walk round 350, 344, 251: the queue in the
+  // corridor, in sight of the player, still counted in the pile's profile and held the agents
+  // at the mouth far inside the rim (no levelling); counted only once the room before it is
+  // full, 366, 389, 387. Not yet: seed 124 stalls at 203 (a line two and three agents wide from
+  // the mouth to a small pile, every agent in it at rest; issue 19's corridor room, README).
+  for (const std::uint64_t seed : {121, 122, 123}) {
     const std::size_t in_room = run_corridor_room(400, seed);
     MESSAGE("corridor room, seed " << seed << ", 60 s: " << in_room << " of 400 walkers in the player's room");
-    // 244 and 207 before; about 345 with the walk round (the rest still queue in the corridor).
     CHECK(in_room >= 300);
   }
 }

@@ -3,6 +3,7 @@
 // goal's rooms (how far the ground is open along each sector), build_pile_profile records this
 // tick's after the gather, and level_pile (pile_levelling.hpp) is the steering's walk round.
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -60,6 +61,16 @@ constexpr Vec2 kPileSectorMiddles[crowd_detail::kPileSectors] = {
     {-0.956940336f, 0.290284677f},
     {-0.995184727f, 0.098017140f},
 };
+
+// The 5 x 5 cells round `c` all walkable (wide open ground, as open_here_'s kWideOpen).
+bool wide_open(const GridMap& map, CellCoord c) {
+  for (std::int32_t dy = -2; dy <= 2; ++dy) {
+    for (std::int32_t dx = -2; dx <= 2; ++dx) {
+      if (!map.walkable(c.x + dx, c.y + dy)) return false;
+    }
+  }
+  return true;
+}
 
 }  // namespace
 
@@ -143,6 +154,7 @@ void Swarm::prepare_pile_profile(crowd_detail::SwarmTick& t, const NavigationSet
   const bool same_map = pile_room_map_ == &map && pile_room_revision_ == map.revision() &&
                         pile_room_.size() == n * kS && pile_room_goals_.size() == n;
   pile_room_.resize(n * kS);
+  pile_wide_.resize(n * kS);
   pile_room_goals_.resize(n);
   pile_room_map_ = &map;
   pile_room_revision_ = map.revision();
@@ -154,16 +166,19 @@ void Swarm::prepare_pile_profile(crowd_detail::SwarmTick& t, const NavigationSet
     if (same_map && pile_room_goals_[g].x == key.x && pile_room_goals_[g].y == key.y) continue;
     pile_room_goals_[g] = key;
     float* room = pile_room_.data() + g * kS;
+    float* wide = pile_wide_.data() + g * kS;
     int open = 0;
     for (std::size_t s = 0; s < kS; ++s) {
       const Vec2 u = kPileSectorMiddles[s];
-      int walked = 0;
+      int walked = 0, wide_walked = -1;
       while (goal_leads_[g].speed == 0.0f && walked < max_steps) {
         const CellCoord c = map.world_to_cell(goals[g] + u * (half * static_cast<float>(walked + 1)));
         if (!map.walkable(c.x, c.y)) break;
+        if (wide_walked < 0 && !wide_open(map, c)) wide_walked = walked;
         ++walked;
       }
       room[s] = walked == max_steps ? std::numeric_limits<float>::infinity() : half * static_cast<float>(walked);
+      wide[s] = wide_walked < 0 ? room[s] : half * static_cast<float>(wide_walked);
       open += room[s] >= kPileOpenCells * cs ? 1 : 0;
     }
     if (open < kPileOpenSectors) std::fill_n(room, kS, 0.0f);
@@ -176,11 +191,19 @@ void Swarm::prepare_pile_profile(crowd_detail::SwarmTick& t, const NavigationSet
 // The pile profile for the next tick: per standing goal in sight and sector round it, the
 // farthest agent that rests this tick or moves below kPileSlowSpeed of its top speed (its
 // distance at the start of the tick, as the steering measured it). Serial, one pass over the
-// agents; a max, so the same for any order or thread count.
+// agents; a max, so the same for any order or thread count. Agents off wide open ground (the
+// 5 x 5 cells round them walkable: a corridor, a street, a door) count only once the wide open
+// ground of their sector and its two neighbours is full out to where it ends (within a cell,
+// along each sector's middle): a queue in a corridor in
+// sight of the goal is not the pile's shape while the room before it has space. Counted, it
+// raised its sector's rim to the queue's far end, and the agents out of the corridor's mouth,
+// far inside that rim, never levelled: they rested in a line from the mouth to the pile. Round
+// a player at a street junction the streets begin a few cells out and count as before.
 void Swarm::build_pile_profile(const crowd_detail::SwarmTick& t) {
   constexpr std::size_t kS = crowd_detail::kPileSectors;
   const std::size_t goals = t.goal_leads.size();
   pile_profile_.assign(goals * kS, 0.0f);  // allocates only when the goal count grows
+  pile_narrow_.assign(goals * kS, 0.0f);
   bool standing = false;
   for (const crowd_detail::GoalLead& lead : t.goal_leads) standing = standing || lead.speed == 0.0f;
   if (!standing) return;
@@ -191,8 +214,27 @@ void Swarm::build_pile_profile(const crowd_detail::SwarmTick& t) {
       const float top = kPileSlowSpeed * t.kinds[kinds_[k]].max_step * t.inv_dt;
       if (!(perm_vxs_[k] * perm_vxs_[k] + perm_vys_[k] * perm_vys_[k] < top * top)) continue;
     }
-    float& h = pile_profile_[static_cast<std::size_t>(g) * kS + pile_sector_[k]];
+    const std::size_t at = static_cast<std::size_t>(g) * kS + pile_sector_[k];
+    float& h = (open_here_[k] & crowd_detail::kWideOpen) != 0 ? pile_profile_[at] : pile_narrow_[at];
     h = std::max(h, pile_dist_[k]);
+  }
+  const bool measured = pile_wide_.size() == goals * kS;
+  for (std::size_t g = 0; g < goals; ++g) {
+    const float* wide = measured ? pile_wide_.data() + g * kS : nullptr;
+    float* profile = pile_profile_.data() + g * kS;
+    const float* narrow = pile_narrow_.data() + g * kS;
+    // Whether sector s's wide open ground is full, from the wide agents alone (profile before
+    // the narrow ones are merged: narrow[] is kept apart for that).
+    const auto full = [&](std::size_t s) { return wide == nullptr || profile[s] >= wide[s] - t.cs; };
+    std::array<float, kS> merged;
+    for (std::size_t s = 0; s < kS; ++s) {
+      if (narrow[s] > profile[s] && full((s + kS - 1) % kS) && full(s) && full((s + 1) % kS)) {
+        merged[s] = narrow[s];
+      } else {
+        merged[s] = profile[s];
+      }
+    }
+    std::copy_n(merged.data(), kS, profile);
   }
 }
 

@@ -438,6 +438,12 @@ class Swarm {
   // sector's middle, 0 round a goal not on open ground (prepare_pile_profile), and what they
   // were measured for: each goal's position (NaN x: on the move), the map and its revision.
   std::vector<float> pile_room_;
+  // Per goal and sector: how far along the sector's middle the ground stays wide open (the 5 x 5
+  // cells round each walkable; at most its room), measured with the rooms.
+  std::vector<float> pile_wide_;
+  // Per goal and sector, this tick: the farthest outer edge of the slow agents in sight that are
+  // not on wide open ground (build_pile_profile's scratch).
+  std::vector<float> pile_narrow_;
   std::vector<Vec2> pile_room_goals_;
   const GridMap* pile_room_map_ = nullptr;
   std::uint32_t pile_room_revision_ = 0;
