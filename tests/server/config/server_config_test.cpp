@@ -600,6 +600,8 @@ TEST_CASE("server_config: connection-security settings are range-checked, in fla
   CHECK(defaults.config.record_max_mb == 1024.0);  // a recording stops at 1 GiB
   CHECK(parse({"--record-max-mb", "0"}).config.record_max_mb == 0.0);  // no limit
   CHECK(parse({"--record-max-mb", "0.5"}).config.record_max_mb == 0.5);
+  // The refusal quotes the value as given (it read "got 1.04858e+06").
+  CHECK(parse({"--record-max-mb", "1048577"}).output.find("(got 1048577;") != std::string::npos);
   for (const auto& [flag, value] : bad) {
     const auto r = parse({flag, value});
     INFO("flag=" << flag << " value=" << value << " output=" << r.output);
@@ -1085,7 +1087,13 @@ TEST_CASE("server_config: [[waves]] and [zones] are read, resolved against the k
            {"[[waves]]\nkinds = { walker = 3 }\ntrigger = \"later\"\n", "\"time\" or \"cleared\""},
            {"[[waves]]\nkinds = { walker = 3 }\nrepeat = 2\n", "every must be in (0, 1e6] seconds when it repeats"},
            {"[[waves]]\nkinds = { walker = -3 }\n", "walker = -3 must be in 0..1000000"},
-           {"[[waves]]\nkinds = { walker = 3 }\nzone = [5, 5, 1, 1]\n", "zone must be [x0, y0, x1, y1]"},
+           {"[[waves]]\nkinds = { walker = 3 }\nzone = [5, 5, 1, 1]\n", "zone = [5, 5, 1, 1] must be [x0, y0, x1, y1]"},
+           // A referenced zone is named where it is written, with its value (an inverted one, and
+           // one past the 2^30 bound, which read as if the rule held).
+           {"[zones]\nz = [5, 5, 4, 10]\n[[waves]]\nkinds = { walker = 3 }\nzone = \"z\"\n",
+            "waves[0]: zone 'z' (zones.z) = [5, 5, 4, 10] must be"},
+           {"[zones]\nz = [0, 0, 2147483647, 10]\n[[waves]]\nkinds = { walker = 3 }\nzone = \"z\"\n",
+            "zone 'z' (zones.z) = [0, 0, 2147483647, 10] must be [x0, y0, x1, y1] cells with 0 <= x0 <= x1 < 2^30"},
            {"[[waves]]\nkinds = { walker = 3 }\nzone = [5, 5]\n", "must be [x0, y0, x1, y1]"},
            {"[[waves]]\nstart = 3\n", "waves[0]: has no 'kinds'"},
            {"[[waves]]\nkinds = { walker = 3 }\nspeed = 3\n", "unknown key 'speed'"},

@@ -150,6 +150,7 @@ std::string validate_config(const ServerConfig& c) {
   if (!(e = range("--record-hash-every", c.record_hash_every, 1, 1000000)).empty()) return e;
   if (!(std::isfinite(c.record_max_mb) && c.record_max_mb >= 0.0 && c.record_max_mb <= 1048576.0)) {
     std::ostringstream ss;
+    ss.precision(15);  // 1048577 reads as itself, not 1.04858e+06
     ss << "--record-max-mb must be in 0..1048576 MiB (got " << c.record_max_mb << "; 0 = no limit)";
     return ss.str();
   }

@@ -37,8 +37,13 @@ std::string resolve_waves(const ServerConfig& c, std::vector<sim::WaveSpec>& out
     if (zone) {
       const auto& r = *zone;
       const bool ok = std::all_of(r.begin(), r.end(), [](std::int64_t v) { return v >= 0 && v < (std::int64_t{1} << 30); });
-      if (!ok || r[0] > r[2] || r[1] > r[3])
-        return at + ": zone must be [x0, y0, x1, y1] cells with 0 <= x0 <= x1 and 0 <= y0 <= y1";
+      if (!ok || r[0] > r[2] || r[1] > r[3]) {
+        // Name the rectangle where it is written: a referenced zone is the [zones] table's entry.
+        const std::string where = w.zone_name.empty() ? "zone" : "zone '" + w.zone_name + "' (zones." + w.zone_name + ")";
+        return at + ": " + where + " = [" + std::to_string(r[0]) + ", " + std::to_string(r[1]) + ", " +
+               std::to_string(r[2]) + ", " + std::to_string(r[3]) +
+               "] must be [x0, y0, x1, y1] cells with 0 <= x0 <= x1 < 2^30 and 0 <= y0 <= y1 < 2^30";
+      }
       s.zone = sim::SpawnZone{{static_cast<std::int32_t>(r[0]), static_cast<std::int32_t>(r[1])},
                               {static_cast<std::int32_t>(r[2]), static_cast<std::int32_t>(r[3])}};
     }
