@@ -166,12 +166,22 @@ int raw_connect(std::uint16_t port) {
   return fd;
 }
 
+// `fd` bound to `from` and connected to `to` (sockaddr_in or sockaddr_in6): `fd`, or -1 (closed).
+template <typename SockAddr>
+int bind_and_connect(int fd, const SockAddr& from, const SockAddr& to) {
+  if (fd < 0) return -1;
+  if (::bind(fd, reinterpret_cast<const sockaddr*>(&from), sizeof from) != 0 ||
+      ::connect(fd, reinterpret_cast<const sockaddr*>(&to), sizeof to) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
 // A raw TCP connection to 127.0.0.1:`port` from the local address `source` (another 127/8
-// address stands for another peer), -1 on failure.
+// address stands for another peer; an IPv6 `source` connects to ::1), -1 on failure.
 int raw_connect_from(const char* source, std::uint16_t port) {
-  if (std::string_view(source).find(':') != std::string_view::npos) {  // IPv6: to ::1
-    const int fd = ::socket(AF_INET6, SOCK_STREAM, 0);
-    if (fd < 0) return -1;
+  if (std::string_view(source).find(':') != std::string_view::npos) {
     sockaddr_in6 from{};
     from.sin6_family = AF_INET6;
     ::inet_pton(AF_INET6, source, &from.sin6_addr);
@@ -179,15 +189,8 @@ int raw_connect_from(const char* source, std::uint16_t port) {
     addr.sin6_family = AF_INET6;
     addr.sin6_port = htons(port);
     addr.sin6_addr = in6addr_loopback;
-    if (::bind(fd, reinterpret_cast<const sockaddr*>(&from), sizeof from) != 0 ||
-        ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
-      ::close(fd);
-      return -1;
-    }
-    return fd;
+    return bind_and_connect(::socket(AF_INET6, SOCK_STREAM, 0), from, addr);
   }
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -1;
   sockaddr_in from{};
   from.sin_family = AF_INET;
   ::inet_pton(AF_INET, source, &from.sin_addr);
@@ -195,12 +198,7 @@ int raw_connect_from(const char* source, std::uint16_t port) {
   addr.sin_family = AF_INET;
   addr.sin_port = htons(port);
   addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::bind(fd, reinterpret_cast<const sockaddr*>(&from), sizeof from) != 0 ||
-      ::connect(fd, reinterpret_cast<const sockaddr*>(&addr), sizeof addr) != 0) {
-    ::close(fd);
-    return -1;
-  }
-  return fd;
+  return bind_and_connect(::socket(AF_INET, SOCK_STREAM, 0), from, addr);
 }
 
 // Moves the calling thread into a network namespace of its own, its loopback up and holding
