@@ -31,7 +31,11 @@ std::optional<std::uint64_t> content_length_value(std::string_view value) noexce
 int body_refused_unread(const httplib::Request& req) {
   if (!has_body_to_read(req)) return 0;
   if (req.has_header("Transfer-Encoding")) return 400;
-  const std::optional<std::uint64_t> length = content_length_value(req.get_header_value("Content-Length"));
+  const std::string first = req.get_header_value("Content-Length");
+  for (std::size_t i = 1; i < req.get_header_value_count("Content-Length"); ++i) {
+    if (req.get_header_value("Content-Length", i) != first) return 400;
+  }
+  const std::optional<std::uint64_t> length = content_length_value(first);
   if (!length) return 400;
   return *length > kMaxBodyBytes ? 413 : 0;
 }

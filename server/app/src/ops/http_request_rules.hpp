@@ -27,8 +27,9 @@ inline constexpr std::size_t kMaxBodyBytes = 1024;
 [[nodiscard]] std::optional<std::uint64_t> content_length_value(std::string_view value) noexcept;
 
 /// A request whose body httplib would read (has_body_to_read) though it can not be waited for
-/// whole: a Content-Length over kMaxBodyBytes (413), one that is not a plain number (400), a
-/// Transfer-Encoding (chunked: its length is known only at its last chunk). httplib 0.11 reads
+/// whole: a Content-Length over kMaxBodyBytes (413), one that is not a plain number or two that
+/// differ (400: RFC 9112 section 6.3, the framing is unknowable), a Transfer-Encoding (chunked:
+/// its length is known only at its last chunk). httplib 0.11 reads
 /// such a body to its end, skipping what is over its limit, before it answers: a worker waited on
 /// the peer up to the request deadline, and a few addresses trickling such bodies held them all
 /// (/healthz unanswered). 0 when the request is not one of these.
