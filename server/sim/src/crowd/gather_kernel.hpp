@@ -101,6 +101,32 @@ SWARMFIELD_ALWAYS_INLINE inline bool shoves_across(const GatherInput& in, const 
   return len2 > 0.0f && (along < 0.0f || along * along < kShoveCross * kShoveCross * len2);
 }
 
+/// Bulldozing (mixed kinds): an agent that shoves (GatherAgent::shoves: held up last tick, with a
+/// way to a goal out of sight) goes through the neighbours of a smaller size class on another
+/// route (on_other_route), whatever their heading: they count for nothing in its gather (no
+/// kernel, contact or free path), and the contact projection moves them out of its way
+/// (Swarm::project_contacts_of). Copies the other slots[0, n) to `out` in order and returns how
+/// many; marks `s.other_route` when one it drops touches it ahead (the steering then takes the
+/// congestion field's way round that crowd). Without it a brute whose way crossed the funnel
+/// of runners and walkers converging on a 1-cell gap was held in it, pressed by the funnel's
+/// kernel and contacts, for up to 13 s (issue 19's gap scene).
+SWARMFIELD_ALWAYS_INLINE inline std::uint32_t drop_bulldozed(const GatherInput& in, const GatherAgent& a,
+                                                             const std::uint32_t* slots, std::uint32_t n,
+                                                             std::uint32_t* out, GatherSums& s) noexcept {
+  std::uint32_t kept = 0;
+  for (std::uint32_t i = 0; i < n; ++i) {
+    const std::uint32_t m = slots[i];
+    const crowd_detail::PairTick& pair = a.pair_row[in.nkind[m]];
+    if (pair.larger != 0 && on_other_route(in, a, m)) {
+      const float dx = in.nx[m] - a.px, dy = in.ny[m] - a.py;
+      if (dx * a.skx + dy * a.sky > 0.0f && dx * dx + dy * dy < pair.cd * pair.cd) s.other_route = 1;
+      continue;
+    }
+    out[kept++] = m;
+  }
+  return kept;
+}
+
 /// The definition: one neighbour slot `m` within the query radius of the agent (m is not the
 /// agent). With one kind that radius is the pair's R; with several (kMixed) it is the largest
 /// pair R and the hit counts only within its own pair's R. kRest: some agent rested last tick
@@ -271,7 +297,12 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
                                                  std::uint32_t n, GatherSums& s) noexcept {
   const __m128 px = _mm_set1_ps(a.px), py = _mm_set1_ps(a.py);
   [[maybe_unused]] std::uint32_t within[kMaxGatherHits];
+  [[maybe_unused]] std::uint32_t unshoved[kMaxGatherHits];
   if constexpr (kMixed) {
+    if (a.shoves) {
+      n = drop_bulldozed(in, a, slots, n, unshoved, s);
+      slots = unshoved;
+    }
     // The hits come from the widest pair's radius (a runner's query reaches a brute's R): in a
     // packed mixed crowd most of them are beyond their own pair's R and count for nothing. Keep
     // those within it first, in order (the same d2 test as below, bit for bit), so the full
@@ -513,6 +544,13 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
 template <bool kMixed, bool kRest>
 SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const GatherAgent& a, const std::uint32_t* slots,
                                                  std::uint32_t n, GatherSums& s) noexcept {
+  [[maybe_unused]] std::uint32_t unshoved[kMaxGatherHits];
+  if constexpr (kMixed) {
+    if (a.shoves) {
+      n = drop_bulldozed(in, a, slots, n, unshoved, s);
+      slots = unshoved;
+    }
+  }
   for (std::uint32_t i = 0; i < n; ++i) gather_one<kMixed, kRest>(in, a, slots[i], s);
 }
 #endif

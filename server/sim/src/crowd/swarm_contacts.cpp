@@ -56,9 +56,11 @@ void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t be
     // pinned on a post for 300 ticks, a queue in a dead end kept stirring).
     // An agent at rest this tick stays where it is: a neighbour that moved into it takes the
     // whole excess (an arrival does not shove the pile), and the pile costs nothing here.
-    if (bursting_[k] != 0 || prio_[k] == kUnreachable || (open_here_[k] & kWideOpen) == 0 || perm_resting_[k] != 0) {
-      continue;
-    }
+    // Near walls, with several kinds, only the pairs of a larger kind going through a smaller
+    // one's crowd on another route (drop_bulldozed) are projected (`across` below).
+    const bool wide = (open_here_[k] & kWideOpen) != 0;
+    if (bursting_[k] != 0 || prio_[k] == kUnreachable || perm_resting_[k] != 0 || (!wide && !t.mixed)) continue;
+    const bool shoving = (commit_[k] & kOtherRouteBit) != 0;
     // The gather kept every neighbour that may touch the agent now (SwarmTick::kind_contact_r2):
     // none, nothing to do (most of a crowd streaming through a city).
     const std::uint32_t listed = contact_count_[k];
@@ -84,14 +86,21 @@ void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t be
       const float tolerance = kContactTolerance * std::min(r, 0.5f * t.kinds[other].contact_d);
       const float limit = cd - tolerance;
       if (!(d2 < limit * limit) || d2 < kCoincidentProjection) return;  // clear, or no direction
-      if ((open_here_[m] & kWideOpen) == 0) return;
+      // A larger kind going through another route's crowd (this tick's gather: kOtherRouteBit,
+      // drop_bulldozed) and a smaller one on that route: the smaller takes the whole excess, the
+      // larger none, near walls too.
+      const bool across = t.pairs[other * kMaxAgentKinds + kind].larger != 0 && (commit_[m] & kOtherRouteBit) != 0 &&
+                          prio_[k] + kShoveRouteGap < prio_[m];
+      const bool shoved = shoving && row[other].larger != 0 && prio_[m] + kShoveRouteGap < prio_[k];
+      if (shoved) return;
+      if (!across && (!wide || (open_here_[m] & kWideOpen) == 0)) return;
       // The pair's excess is shared by what each may still move this tick, each taking at
       // least half: an agent that spent its whole step leaves the rest to the other, but the
       // other may be held by a wall, so it still takes its half off its own move.
       const float moved_m = std::sqrt((nx[m] - t.sxs[m]) * (nx[m] - t.sxs[m]) + (ny[m] - t.sys[m]) * (ny[m] - t.sys[m]));
       const float room_m = std::max(0.0f, t.kinds[other].max_step - moved_m);
       const float rooms = room + room_m;
-      const float share = perm_resting_[m] != 0 ? 1.0f : (rooms > 0.0f ? std::max(0.5f, room / rooms) : 0.5f);
+      const float share = (perm_resting_[m] != 0 || across) ? 1.0f : (rooms > 0.0f ? std::max(0.5f, room / rooms) : 0.5f);
       const float d = std::sqrt(d2);
       const float s = share * (limit - d) / d;
       push.x += dx * s;

@@ -332,6 +332,9 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
   std::uint32_t chunk_sleepers = 0;
   for (std::size_t k = begin; k < end; ++k) {
     prefetch_gather(t, hash_, k);
+    // Last tick's gather's kOtherRouteBit (the steering read it); this gather sets it anew.
+    const bool bulldozed = kMixed && (commit_[k] & kOtherRouteBit) != 0;
+    if (kMixed) commit_[k] = static_cast<std::uint8_t>(commit_[k] & ~kOtherRouteBit);
     // With one kind, every agent is of it: its constants from a local copy (this pass stores
     // bytes, so the table itself would be read again for every agent).
     const std::uint8_t self_kind = kMixed ? nkind[k] : only_kind;
@@ -376,7 +379,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     const float v2 = vxs_[k] * vxs_[k] + vys_[k] * vys_[k];
     const bool shoves = may_shove && moving && own_prio != kUnreachable && std::isinf(goal_room_[k]) &&
                         sight_goal_[k] < 0 &&
-                        v2 * t.dt * t.dt < kShoveBelow * kShoveBelow * kt.max_step * kt.max_step;
+                        (bulldozed || v2 * t.dt * t.dt < kShoveBelow * kShoveBelow * kt.max_step * kt.max_step);
     const GatherAgent agent{sxs[k],    sys[k],    skx,
                             sky,       nid[k],    own_prio,
                             moving,    impatient, crowd_rules && goal_moves_[k] != 0,

@@ -120,9 +120,8 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
   const bool hierarchical = t.nav->hierarchical();
   const int size_class = kt.size_class;
   const NavigationFields& fields = t.nav->fields(size_class);
-  // Last tick's gather: held in another route's crowd (kOtherRouteBit; this tick's gather sets it anew).
+  // Last tick's gather: in another route's crowd (kOtherRouteBit; this tick's gather sets it anew).
   const bool other_route = (perm_commit_[k] & kOtherRouteBit) != 0;
-  perm_commit_[k] = static_cast<std::uint8_t>(perm_commit_[k] & ~kOtherRouteBit);
   NavSample sample;
   const bool fast = size_class == 1 ? class1.sample_at_cell(t.map, p, cx, cy, sample)
                                     : samplers[size_class - 1].sample(t.map, p, sample);

@@ -319,7 +319,7 @@ class Swarm {
   // kMaxCommitTicks ticks in a row, else the blend.
   Vec2 commit_route(std::size_t k, Vec2 blend, Vec2 kept) noexcept {
     std::uint8_t& state = perm_commit_[k];
-    const auto back = static_cast<std::uint8_t>(state & kBackDetourBit);
+    const auto back = static_cast<std::uint8_t>(state & (kBackDetourBit | kOtherRouteBit));  // kept as they are
     const auto ticks = static_cast<std::uint8_t>(state & ~(kBackDetourBit | kOtherRouteBit));
     if (kept.x == blend.x && kept.y == blend.y) {
       state = back;
@@ -414,8 +414,9 @@ class Swarm {
   std::vector<std::uint16_t> wait_, perm_wait_;         // ticks waited for agents crossing its way (patience)
   // Low 6 bits: ticks in a row its route commitment overrode the blend (commit_route); kBackDetourBit:
   // it follows the congestion field's way back from its goal (swarm_steering.cpp, kBackDetourCells);
-  // kOtherRouteBit: last tick's gather found it held in another route's crowd (GatherSums::
-  // other_route; read and cleared by the next steering).
+  // kOtherRouteBit: the gather found it in another route's crowd (GatherSums::other_route: held by
+  // it, or going through it, drop_bulldozed); read by this tick's contact projection, the next
+  // steering (the way round) and the next gather (shoving goes on), which clears and sets it anew.
   std::vector<std::uint8_t> commit_, perm_commit_;
   static constexpr std::uint8_t kBackDetourBit = 0x80;
   static constexpr std::uint8_t kOtherRouteBit = 0x40;
