@@ -399,17 +399,10 @@ TEST_CASE("loopback: --spawn-wave adds agents every --wave-interval") {
 
 TEST_CASE("loopback: more agents than the map holds exit 2 naming --agents, the walkable cells, the limit and the fix") {
   // The reviewer's case: accepted before, then ~0.86 s a tick.
-  ServerProcess server({"--port", "0", "--bind", "127.0.0.1", "--city-size", "32", "--agents", "100000"});
-  REQUIRE(server.started());
-  const auto code = server.wait_exit(10s);
-  const std::string err = server.err();
-  INFO("stderr: " << err);
-  REQUIRE(code.has_value());
-  CHECK(*code == 2);
-  CHECK(err.find("error: --agents 100000 is above the density limit: the map's 976 walkable cells hold at most 4507 "
-                 "agents") != std::string::npos);
-  CHECK(err.find("ask for at most 4507 agents (--agents) or use a bigger map (--city-size or --map) (set by flag "
-                 "--agents)") != std::string::npos);
+  const std::string err = test::expect_exit(
+      {"--port", "0", "--bind", "127.0.0.1", "--city-size", "32", "--agents", "100000"}, 2,
+      {"error: --agents 100000 is above the density limit: the map's 976 walkable cells hold at most 4507 agents",
+       "ask for at most 4507 agents (--agents) or use a bigger map (--city-size or --map) (set by flag --agents)"});
   CHECK(err.find("listening") == std::string::npos);
 }
 
@@ -419,16 +412,11 @@ TEST_CASE("loopback: a wave zone reaching past the map exits 2 naming the key, t
   test::TempDir dir("swarmfield-zone");
   const std::string config = (dir / "zone.toml").string();
   std::ofstream(config) << "[[waves]]\nkinds = { walker = 3 }\nzone = [60, 60, 1000000, 1000000]\n";
-  ServerProcess server({"--port", "0", "--bind", "127.0.0.1", "--city-size", "64", "--agents", "10", "--config", config});
-  REQUIRE(server.started());
-  const auto code = server.wait_exit(10s);
-  const std::string err = server.err();
-  INFO("stderr: " << err);
-  REQUIRE(code.has_value());
-  CHECK(*code == 2);
-  CHECK(err.find("error: waves[0]: zone = [60, 60, 1000000, 1000000] is not a rectangle on the map (64 x 64 cells): "
-                 "a zone is [x0, y0, x1, y1], corners included, with 0 <= x0 <= x1 <= 63 and 0 <= y0 <= y1 <= 63; move "
-                 "it onto the map (config file " + config + ")") != std::string::npos);
+  const std::string err = test::expect_exit(
+      {"--port", "0", "--bind", "127.0.0.1", "--city-size", "64", "--agents", "10", "--config", config}, 2,
+      {"error: waves[0]: zone = [60, 60, 1000000, 1000000] is not a rectangle on the map (64 x 64 cells): a zone is "
+       "[x0, y0, x1, y1], corners included, with 0 <= x0 <= x1 <= 63 and 0 <= y0 <= y1 <= 63; move it onto the map "
+       "(config file " + config + ")"});
   CHECK(err.find("listening") == std::string::npos);
 }
 
