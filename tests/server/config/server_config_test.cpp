@@ -752,6 +752,32 @@ TEST_CASE("server_config: bad environment values are errors naming the variable"
   CHECK(is_error(parse_env({}, {{"SWARMFIELD_MAP", "a.map"}, {"SWARMFIELD_CITY_SEED", "2"}})));
 }
 
+TEST_CASE("server_config: --record-max-mb without --record is warned about, naming both and where the limit was set") {
+  // Before: accepted without a word, the limit of a recording that is never made. A warning, not
+  // a refusal: a config file shared by servers that record and servers that do not may set it.
+  const auto flag = parse_env({"--record-max-mb", "16"}, {});
+  REQUIRE(is_run(flag));
+  REQUIRE(flag.warnings.size() == 1);
+  CHECK(flag.warnings[0] ==
+        "--record-max-mb 16 (set by flag --record-max-mb) has no effect without --record: nothing is recorded");
+  const auto env = parse_env({}, {{"SWARMFIELD_RECORD_MAX_MB", "0.5"}});
+  REQUIRE(is_run(env));
+  REQUIRE(env.warnings.size() == 1);
+  CHECK(env.warnings[0] == "--record-max-mb 0.5 (set by environment SWARMFIELD_RECORD_MAX_MB) has no effect without "
+                           "--record: nothing is recorded");
+  TempToml file("record-max-mb = 64\n");
+  const auto toml = parse_env({"--config", file.path}, {});
+  REQUIRE(is_run(toml));
+  REQUIRE(toml.warnings.size() == 1);
+  CHECK(toml.warnings[0] ==
+        "--record-max-mb 64 (set by file " + file.path + ") has no effect without --record: nothing is recorded");
+  // With --record, or left at its default: nothing to say.
+  const auto recorded = parse_env({"--record", "/tmp/swarmfield-config-test-no-such.rpl", "--config", file.path}, {});
+  REQUIRE(is_run(recorded));
+  CHECK(recorded.warnings.empty());
+  CHECK(parse_env({}, {}).warnings.empty());
+}
+
 TEST_CASE("server_config: a merged value that fails validation names where it came from") {
   TempToml file("max-agents = 5000\n");
   const auto r = parse_env({"--config", file.path, "--agents", "6000"}, {});
