@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <memory>
@@ -404,6 +405,20 @@ TEST_CASE("loopback: more agents than the map holds exit 2 naming --agents, the 
       {"error: --agents 100000 is above the density limit: the map's 976 walkable cells hold at most 4507 agents",
        "ask for at most 4507 agents (--agents) or use a bigger map (--city-size or --map) (set by flag --agents)"});
   CHECK(err.find("listening") == std::string::npos);
+}
+
+TEST_CASE("loopback: a --record-max-mb the recording's header alone reaches exits 2 naming the header's size and the fix") {
+  // Before: accepted, and the recording ended at tick 1 (a file that replays one tick). The
+  // header (the settings and the compressed 64 x 64 city) takes a few KiB: 0.001 MiB is 1049 bytes.
+  test::TempDir dir("swarmfield-record-limit");
+  const std::string file = (dir / "tiny.rpl").string();
+  const std::string err = test::expect_exit(
+      small_city({"--agents", "10", "--record", file, "--record-max-mb", "0.001"}), 2,
+      {"error: --record-max-mb 0.001 is 1049 bytes, no more than the recording's header alone (",
+       " bytes: the settings and the compressed map), which would end the recording at tick 1; give at least ",
+       " (MiB), or 0 for no limit (set by flag --record-max-mb)"});
+  CHECK(err.find("listening") == std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(file));  // refused before the file is created
 }
 
 TEST_CASE("loopback: a wave zone reaching past the map exits 2 naming the key, the zone, the map's size and the file") {
