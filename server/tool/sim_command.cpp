@@ -20,6 +20,7 @@
 
 #include "scripted_player.hpp"
 #include "spawn_rect.hpp"
+#include "swarmfield/cli/decimal_number.hpp"
 #include "swarmfield/cli/parse_error.hpp"
 #include "swarmfield/io/map_file.hpp"
 #include "swarmfield/server/config/config_toml.hpp"
@@ -61,14 +62,15 @@ struct CsvFiles {
   std::FILE* players = nullptr;
 };
 
-/// Parses exactly `n` comma-separated finite numbers; false on anything else.
+/// Parses exactly `n` comma-separated finite decimal numbers; false on anything else (strtof
+/// alone read "0x10" as 16, where the integer options refuse hexadecimal).
 bool parse_numbers(const std::string& text, std::size_t n, float* out) {
   std::size_t at = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t comma = i + 1 < n ? text.find(',', at) : text.size();
     if (comma == std::string::npos) return false;
     const std::string part = text.substr(at, comma - at);
-    if (part.empty() || part.find_first_of(" \t") != std::string::npos) return false;
+    if (!cli::is_decimal_number(part)) return false;
     char* end = nullptr;
     const float v = std::strtof(part.c_str(), &end);
     if (end != part.c_str() + part.size() || !std::isfinite(v)) return false;
@@ -187,7 +189,7 @@ bool read_players(const SimOptions& opt, const sim::GridMap& map, std::vector<si
   for (const std::string& spec : opt.players) {
     float xy[2];
     if (!parse_numbers(spec, 2, xy)) {
-      std::fprintf(stderr, "error: --player '%s': expected X,Y (two numbers, world units)\n",
+      std::fprintf(stderr, "error: --player '%s': expected X,Y (two decimal numbers, world units)\n",
                    cli::printable_argument(spec).c_str());
       return false;
     }
@@ -214,7 +216,7 @@ bool read_spawn_rect(const SimOptions& opt, const sim::GridMap& map, float (&rec
   const float w = static_cast<float>(map.width()) * map.cell_size();
   const float h = static_cast<float>(map.height()) * map.cell_size();
   if (!parse_numbers(opt.spawn_rect, 4, rect)) {
-    std::fprintf(stderr, "error: --spawn-rect '%s': expected X0,Y0,X1,Y1 (four numbers, world units)\n",
+    std::fprintf(stderr, "error: --spawn-rect '%s': expected X0,Y0,X1,Y1 (four decimal numbers, world units)\n",
                  opt.spawn_rect.c_str());
     return false;
   }

@@ -159,6 +159,14 @@ TEST_CASE("tool sim: bad scene values are one clear error line, exit 2") {
       {"--player 1,2,3", "--player '1,2,3': expected X,Y"},
       {"--player x,1", "--player 'x,1': expected X,Y"},
       {"--player nan,1", "--player 'nan,1': expected X,Y"},
+      // Hexadecimal: strtof read "0x10" as 16 (the player stood at 16,5), where the integer
+      // options refuse it.
+      {"--player 0x10,5", "--player '0x10,5': expected X,Y (two decimal numbers, world units)"},
+      {"--player 1,0x1p2", "--player '1,0x1p2': expected X,Y"},
+      {"--spawn-rect 0,0,0x10,5", "--spawn-rect '0,0,0x10,5': expected X0,Y0,X1,Y1 (four decimal numbers"},
+      {"--kind runner:0x2", "--kind 'runner:0x2': the weight after ':' must be a number > 0"},
+      {"--tick-hz 0x1e", "--tick-hz: must be a decimal number (got 0x1e)"},
+      {"--ticks 0x10", "--ticks: must be a decimal integer (got 0x10)"},
       {"--player 100,5", "--player '100,5' is off the map (0..32 x 0..32 world units)"},
       {"--spawn-rect 5,5,1,1", "--spawn-rect '5,5,1,1': need 0 <= X0 < X1 <= 32"},
       {"--spawn-rect 1,2,3", "--spawn-rect '1,2,3': expected X0,Y0,X1,Y1"},
