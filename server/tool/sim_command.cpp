@@ -20,6 +20,7 @@
 
 #include "scripted_player.hpp"
 #include "spawn_rect.hpp"
+#include "swarmfield/cli/decimal_number.hpp"
 #include "swarmfield/cli/parse_error.hpp"
 #include "swarmfield/io/map_file.hpp"
 #include "swarmfield/server/config/config_toml.hpp"
@@ -61,14 +62,15 @@ struct CsvFiles {
   std::FILE* players = nullptr;
 };
 
-/// Parses exactly `n` comma-separated finite numbers; false on anything else.
+/// Parses exactly `n` comma-separated finite decimal numbers; false on anything else (strtof
+/// alone read "0x10" as 16, where the integer options refuse hexadecimal).
 bool parse_numbers(const std::string& text, std::size_t n, float* out) {
   std::size_t at = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const std::size_t comma = i + 1 < n ? text.find(',', at) : text.size();
     if (comma == std::string::npos) return false;
     const std::string part = text.substr(at, comma - at);
-    if (part.empty() || part.find_first_of(" \t") != std::string::npos) return false;
+    if (!cli::is_decimal_number(part)) return false;
     char* end = nullptr;
     const float v = std::strtof(part.c_str(), &end);
     if (end != part.c_str() + part.size() || !std::isfinite(v)) return false;
@@ -187,7 +189,7 @@ bool read_players(const SimOptions& opt, const sim::GridMap& map, std::vector<si
   for (const std::string& spec : opt.players) {
     float xy[2];
     if (!parse_numbers(spec, 2, xy)) {
-      std::fprintf(stderr, "error: --player '%s': expected X,Y (two numbers, world units)\n",
+      std::fprintf(stderr, "error: --player '%s': expected X,Y (two decimal numbers, world units)\n",
                    cli::printable_argument(spec).c_str());
       return false;
     }
@@ -214,13 +216,17 @@ bool read_spawn_rect(const SimOptions& opt, const sim::GridMap& map, float (&rec
   const float w = static_cast<float>(map.width()) * map.cell_size();
   const float h = static_cast<float>(map.height()) * map.cell_size();
   if (!parse_numbers(opt.spawn_rect, 4, rect)) {
-    std::fprintf(stderr, "error: --spawn-rect '%s': expected X0,Y0,X1,Y1 (four numbers, world units)\n",
+    std::fprintf(stderr, "error: --spawn-rect '%s': expected X0,Y0,X1,Y1 (four decimal numbers, world units)\n",
                  opt.spawn_rect.c_str());
     return false;
   }
   if (!(rect[0] < rect[2] && rect[1] < rect[3]) || rect[0] < 0.0f || rect[1] < 0.0f || rect[2] > w || rect[3] > h) {
     std::fprintf(stderr, "error: --spawn-rect '%s': need 0 <= X0 < X1 <= %g and 0 <= Y0 < Y1 <= %g\n",
                  opt.spawn_rect.c_str(), static_cast<double>(w), static_cast<double>(h));
+    return false;
+  }
+  if (rect_walkable_cells(map, rect) == 0) {
+    std::fprintf(stderr, "error: --spawn-rect '%s' holds no walkable cell\n", opt.spawn_rect.c_str());
     return false;
   }
   return true;
@@ -243,9 +249,24 @@ bool read_kinds(const SimOptions& opt, std::vector<sim::AgentKind>& kinds) {
   return true;
 }
 
+/// The kind whose radius sets a density limit: the smallest spawned (as
+/// sim::describe_density_limit names it), or null for an empty table.
+const sim::AgentKind* smallest_spawned_kind(const std::vector<sim::AgentKind>& kinds) {
+  const float radius = sim::smallest_spawned_radius(kinds);
+  const sim::AgentKind* smallest = nullptr;
+  for (const sim::AgentKind& k : kinds) {
+    if (k.radius == radius && (smallest == nullptr || (k.spawn_weight > 0.0f && !(smallest->spawn_weight > 0.0f)))) {
+      smallest = &k;
+    }
+  }
+  return smallest;
+}
+
 /// The density limit (the most agents the walkable cells hold; sim/crowd/density_limit.hpp):
-/// of the kinds spawned, or without --kind of the swarm's one default agent.
-bool check_density_limit(const SimOptions& opt, const sim::GridMap& map, const std::vector<sim::AgentKind>& kinds) {
+/// of the kinds spawned, or without --kind of the swarm's one default agent; with --spawn-rect
+/// also the rectangle's own, of the walkable cells it covers.
+bool check_density_limit(const SimOptions& opt, const sim::GridMap& map, const std::vector<sim::AgentKind>& kinds,
+                         const float (&rect)[4]) {
   std::vector<sim::AgentKind> spawned = kinds;
   if (spawned.empty()) {
     spawned.emplace_back();
@@ -260,6 +281,23 @@ bool check_density_limit(const SimOptions& opt, const sim::GridMap& map, const s
                  opt.agents, sim::describe_density_limit(map, spawned).c_str(), static_cast<unsigned long long>(limit));
     return false;
   }
+  // The rectangle is where every agent starts: the map's limit let 300 agents into a 2 x 22
+  // corridor (room for 203), and they started overlapping by up to 1.3 cells.
+  if (opt.spawn_rect.empty()) return true;
+  const std::size_t cells = rect_walkable_cells(map, rect);
+  const sim::AgentKind* smallest = smallest_spawned_kind(spawned);
+  const float radius = sim::smallest_spawned_radius(spawned);
+  const std::uint64_t rect_limit = sim::density_limit(cells, map.cell_size(), radius);
+  if (opt.agents > rect_limit) {
+    std::fprintf(stderr,
+                 "error: --agents %u is above the density limit of --spawn-rect '%s': its %zu walkable cells hold at "
+                 "most %llu agents (hexagonal packing of the smallest kind spawned, '%s', radius %g); ask for at most "
+                 "%llu agents (--agents) or give a bigger rectangle (--spawn-rect)\n",
+                 opt.agents, cli::printable_argument(opt.spawn_rect).c_str(), cells,
+                 static_cast<unsigned long long>(rect_limit), smallest != nullptr ? smallest->name.c_str() : "?",
+                 static_cast<double>(radius), static_cast<unsigned long long>(rect_limit));
+    return false;
+  }
   return true;
 }
 
@@ -272,7 +310,7 @@ bool read_scene(const SimOptions& opt, const sim::GridMap& map, Scene& scene) {
     return false;
   }
   scene.mode = *mode;
-  return read_kinds(opt, scene.kinds) && check_density_limit(opt, map, scene.kinds);
+  return read_kinds(opt, scene.kinds) && check_density_limit(opt, map, scene.kinds, scene.rect);
 }
 
 /// Opens `path` for writing with its header row (flag names the option in the error).
@@ -371,14 +409,10 @@ std::uint32_t add_players(sim::World& world, const Scene& scene, std::optional<S
 /// The --agents placed in --spawn-rect where each kind's disc fits; false (printed) when the
 /// rectangle has no place for a kind.
 bool spawn_agents_in_rect(const SimOptions& opt, const Scene& scene, sim::World& world) {
-  std::string err;
   sim::ClearanceMap clearance;
   clearance.build(world.map());
-  if (!rect_has_walkable_cell(world.map(), scene.rect)) {
-    err = "--spawn-rect '" + opt.spawn_rect + "' holds no walkable cell";
-  } else {
-    err = check_kinds_fit(world, clearance, scene.rect, opt.spawn_rect);
-  }
+  // (A rectangle without a walkable cell was refused with the scene: read_spawn_rect.)
+  const std::string err = check_kinds_fit(world, clearance, scene.rect, opt.spawn_rect);
   if (!err.empty()) {
     std::fprintf(stderr, "error: %s\n", err.c_str());
     return false;
@@ -505,7 +539,8 @@ void add_sim_command(CLI::App& app) {
       "which is identical for identical arguments on the same build, for any --threads.\n"
       "Exit status: 0 done, 2 unreadable map, bad arguments (also a --player in a wall, a\n"
       "--spawn-rect without a place for a kind, a --kinds-from file without valid [[kinds]], or\n"
-      "more --agents than the map's density limit) or an unwritable --csv or --players-csv file.");
+      "more --agents than the map's density limit or the --spawn-rect's) or an unwritable --csv or\n"
+      "--players-csv file.");
   auto* map_opt =
       cmd->add_option("MAP", opt->map_path, "map file: MovingAI .map (or ASCII map), Tiled .tmj or .png (see the README)");
   auto* city_opt = cmd->add_option("--city-seed", opt->city_seed, "use a generated city with this seed instead of MAP");
@@ -516,7 +551,8 @@ void add_sim_command(CLI::App& app) {
   map_opt->excludes(size_opt);
   cmd->add_option("--agents", opt->agents,
                   "agents spawned (default 1000); at most the map's density limit, the agents its walkable cells "
-                  "hold (cells x 0.9069 / (pi r^2), r the smallest kind's radius), else exit 2")
+                  "hold (cells x 0.9069 / (pi r^2), r the smallest kind's radius), and with --spawn-rect the "
+                  "rectangle's (the walkable cells it covers), else exit 2")
       ->check(CLI::Range(0u, 10000000u));
   cmd->add_option("--ticks", opt->ticks, "ticks to simulate (default 300)")
       ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1000000000}));

@@ -82,15 +82,16 @@ std::vector<FitBox> fit_boxes(const sim::GridMap& map, const sim::ClearanceMap& 
 
 }  // namespace
 
-bool rect_has_walkable_cell(const sim::GridMap& map, const float rect[4]) {
+std::size_t rect_walkable_cells(const sim::GridMap& map, const float rect[4]) {
   const sim::CellCoord c0 = map.world_to_cell({rect[0], rect[1]});
   const sim::CellCoord c1 = map.world_to_cell({std::nextafter(rect[2], rect[0]), std::nextafter(rect[3], rect[1])});
+  std::size_t count = 0;
   for (std::int32_t y = c0.y; y <= c1.y; ++y) {
     for (std::int32_t x = c0.x; x <= c1.x; ++x) {
-      if (map.walkable(x, y)) return true;
+      if (map.walkable(x, y)) ++count;
     }
   }
-  return false;
+  return count;
 }
 
 std::string check_kinds_fit(const sim::World& world, const sim::ClearanceMap& clearance, const float rect[4],

@@ -1,6 +1,7 @@
 #pragma once
 // `swarmfield-tool sim --spawn-rect X0,Y0,X1,Y1`: agents placed uniformly in a world rectangle,
 // each where its kind's disc fits (no wall under its collision square), before the first tick.
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -10,8 +11,10 @@
 
 namespace swarmfield::tool {
 
-/// True if some cell of the world rectangle `rect` = [x0, x1) x [y0, y1) (world units) is walkable.
-[[nodiscard]] bool rect_has_walkable_cell(const sim::GridMap& map, const float rect[4]);
+/// The walkable cells the world rectangle `rect` = [x0, x1) x [y0, y1) (world units) covers,
+/// wholly or in part: the area its agents' centres are drawn in, rounded up to whole cells, for
+/// its density limit (sim::density_limit of these cells).
+[[nodiscard]] std::size_t rect_walkable_cells(const sim::GridMap& map, const float rect[4]);
 
 /// Checks that every kind the spawn can draw has a place in `rect` (world units) where its disc
 /// fits: "" or an error sentence naming the first kind that has none ("--spawn-rect 'TEXT': no

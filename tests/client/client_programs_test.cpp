@@ -299,6 +299,9 @@ TEST_CASE("bot and viewer: NaN/inf, empty values and negative seeds are rejected
       {bot + " --seconds inf", "--seconds: must be a finite number (got inf)"},
       {bot + " --view nan", "--view: must be a finite number"},
       {bot + " --input-hz NaN", "--input-hz: must be a finite number"},
+      // Hexadecimal, which strtold reads ("0x10" = 16), as the integer flags refuse it.
+      {bot + " --seconds 0x10", "--seconds: must be a decimal number (got 0x10)"},
+      {bot + " --count 0x2", "--count: must be a decimal integer (got 0x2)"},
       {bot + " --seed -1", "--seed: must not be negative (got -1)"},
       {bot + " --count ''", "--count: value is empty"},
       {bot + " --host ''", "--host: value is empty"},
@@ -308,6 +311,7 @@ TEST_CASE("bot and viewer: NaN/inf, empty values and negative seeds are rejected
       {viewer + " --zoom nan", "--zoom: must be a finite number"},
       {viewer + " --zoom -inf", "--zoom: must be a finite number"},
       {viewer + " --interp-snapshots nan", "--interp-snapshots: must be a finite number"},
+      {viewer + " --zoom 0x1p2", "--zoom: must be a decimal number (got 0x1p2)"},
       {viewer + " --fps ''", "--fps: value is empty"},
       {viewer + " --screenshot ''", "--screenshot: value is empty"},
       {viewer + " --name ''", "--name: value is empty"},

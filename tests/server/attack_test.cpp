@@ -428,11 +428,8 @@ TEST_CASE("attack: unfinished 1 MiB frames - refused at the length prefix, memor
 
 TEST_CASE("attack: --status-interval 1e10 is refused (it overflowed into a busy loop that ignored SIGTERM)") {
   for (const char* value : {"1e10", "0.001", "nan"}) {
-    ServerProcess server(small_city({"--status-interval", value}));
-    const auto code = server.wait_exit(10s);
-    REQUIRE_MESSAGE(code.has_value(), "the server did not exit with --status-interval " << value);
-    CHECK(*code == 2);
-    CHECK(server.err().find("--status-interval") != std::string::npos);
+    INFO("--status-interval " << value);
+    (void)test::expect_exit(small_city({"--status-interval", value}), 2, {"--status-interval"});
   }
   // The largest value accepted runs and stops on SIGTERM like any other.
   ServerProcess server(small_city({"--status-interval", "86400", "--agents", "10"}));

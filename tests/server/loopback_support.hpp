@@ -90,15 +90,26 @@ inline std::vector<std::string> small_city(std::vector<std::string> extra = {}) 
   return args;
 }
 
+// Starts the server with `args`; it must exit by itself within `timeout` with status `code`, its
+// stderr holding each of `lines` (each checked on its own, named when missing). Returns its
+// stderr, for checks of what must not be there.
+inline std::string expect_exit(const std::vector<std::string>& args, int code, const std::vector<std::string>& lines = {},
+                               std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+  ServerProcess server(args);
+  REQUIRE(server.started());
+  const auto exited = server.wait_exit(timeout);
+  const std::string err = server.err();
+  INFO("stderr: " << err);
+  REQUIRE_MESSAGE(exited.has_value(), "the server did not exit within the timeout");
+  CHECK(*exited == code);
+  for (const std::string& line : lines) CHECK_MESSAGE(err.find(line) != std::string::npos, "missing: " << line);
+  return err;
+}
+
 // Starts the server with `args`, which it must refuse: it exits with status 2 within 5 s.
 // Returns its stderr (the error).
 inline std::string refused_start_error(const std::vector<std::string>& args) {
-  ServerProcess server(args);
-  REQUIRE(server.started());
-  const auto code = server.wait_exit(std::chrono::seconds(5));
-  REQUIRE(code.has_value());
-  CHECK(*code == 2);
-  return server.err();
+  return expect_exit(args, 2, {}, std::chrono::seconds(5));
 }
 
 // Stops the server with SIGTERM and returns its summary line (stdout).

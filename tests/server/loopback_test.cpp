@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <memory>
@@ -399,18 +400,25 @@ TEST_CASE("loopback: --spawn-wave adds agents every --wave-interval") {
 
 TEST_CASE("loopback: more agents than the map holds exit 2 naming --agents, the walkable cells, the limit and the fix") {
   // The reviewer's case: accepted before, then ~0.86 s a tick.
-  ServerProcess server({"--port", "0", "--bind", "127.0.0.1", "--city-size", "32", "--agents", "100000"});
-  REQUIRE(server.started());
-  const auto code = server.wait_exit(10s);
-  const std::string err = server.err();
-  INFO("stderr: " << err);
-  REQUIRE(code.has_value());
-  CHECK(*code == 2);
-  CHECK(err.find("error: --agents 100000 is above the density limit: the map's 976 walkable cells hold at most 4507 "
-                 "agents") != std::string::npos);
-  CHECK(err.find("ask for at most 4507 agents (--agents) or use a bigger map (--city-size or --map) (set by flag "
-                 "--agents)") != std::string::npos);
+  const std::string err = test::expect_exit(
+      {"--port", "0", "--bind", "127.0.0.1", "--city-size", "32", "--agents", "100000"}, 2,
+      {"error: --agents 100000 is above the density limit: the map's 976 walkable cells hold at most 4507 agents",
+       "ask for at most 4507 agents (--agents) or use a bigger map (--city-size or --map) (set by flag --agents)"});
   CHECK(err.find("listening") == std::string::npos);
+}
+
+TEST_CASE("loopback: a --record-max-mb the recording's header alone reaches exits 2 naming the header's size and the fix") {
+  // Before: accepted, and the recording ended at tick 1 (a file that replays one tick). The
+  // header (the settings and the compressed 64 x 64 city) takes a few KiB: 0.001 MiB is 1049 bytes.
+  test::TempDir dir("swarmfield-record-limit");
+  const std::string file = (dir / "tiny.rpl").string();
+  const std::string err = test::expect_exit(
+      small_city({"--agents", "10", "--record", file, "--record-max-mb", "0.001"}), 2,
+      {"error: --record-max-mb 0.001 is 1049 bytes, no more than the recording's header alone (",
+       " bytes: the settings and the compressed map), which would end the recording at tick 1; give at least ",
+       " (MiB), or 0 for no limit (set by flag --record-max-mb)"});
+  CHECK(err.find("listening") == std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(file));  // refused before the file is created
 }
 
 TEST_CASE("loopback: a wave zone reaching past the map exits 2 naming the key, the zone, the map's size and the file") {
@@ -419,16 +427,11 @@ TEST_CASE("loopback: a wave zone reaching past the map exits 2 naming the key, t
   test::TempDir dir("swarmfield-zone");
   const std::string config = (dir / "zone.toml").string();
   std::ofstream(config) << "[[waves]]\nkinds = { walker = 3 }\nzone = [60, 60, 1000000, 1000000]\n";
-  ServerProcess server({"--port", "0", "--bind", "127.0.0.1", "--city-size", "64", "--agents", "10", "--config", config});
-  REQUIRE(server.started());
-  const auto code = server.wait_exit(10s);
-  const std::string err = server.err();
-  INFO("stderr: " << err);
-  REQUIRE(code.has_value());
-  CHECK(*code == 2);
-  CHECK(err.find("error: waves[0]: zone = [60, 60, 1000000, 1000000] is not a rectangle on the map (64 x 64 cells): "
-                 "a zone is [x0, y0, x1, y1], corners included, with 0 <= x0 <= x1 <= 63 and 0 <= y0 <= y1 <= 63; move "
-                 "it onto the map (config file " + config + ")") != std::string::npos);
+  const std::string err = test::expect_exit(
+      {"--port", "0", "--bind", "127.0.0.1", "--city-size", "64", "--agents", "10", "--config", config}, 2,
+      {"error: waves[0]: zone = [60, 60, 1000000, 1000000] is not a rectangle on the map (64 x 64 cells): a zone is "
+       "[x0, y0, x1, y1], corners included, with 0 <= x0 <= x1 <= 63 and 0 <= y0 <= y1 <= 63; move it onto the map "
+       "(config file " + config + ")"});
   CHECK(err.find("listening") == std::string::npos);
 }
 

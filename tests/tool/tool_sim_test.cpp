@@ -159,6 +159,14 @@ TEST_CASE("tool sim: bad scene values are one clear error line, exit 2") {
       {"--player 1,2,3", "--player '1,2,3': expected X,Y"},
       {"--player x,1", "--player 'x,1': expected X,Y"},
       {"--player nan,1", "--player 'nan,1': expected X,Y"},
+      // Hexadecimal: strtof read "0x10" as 16 (the player stood at 16,5), where the integer
+      // options refuse it.
+      {"--player 0x10,5", "--player '0x10,5': expected X,Y (two decimal numbers, world units)"},
+      {"--player 1,0x1p2", "--player '1,0x1p2': expected X,Y"},
+      {"--spawn-rect 0,0,0x10,5", "--spawn-rect '0,0,0x10,5': expected X0,Y0,X1,Y1 (four decimal numbers"},
+      {"--kind runner:0x2", "--kind 'runner:0x2': the weight after ':' must be a number > 0"},
+      {"--tick-hz 0x1e", "--tick-hz: must be a decimal number (got 0x1e)"},
+      {"--ticks 0x10", "--ticks: must be a decimal integer (got 0x10)"},
       {"--player 100,5", "--player '100,5' is off the map (0..32 x 0..32 world units)"},
       {"--spawn-rect 5,5,1,1", "--spawn-rect '5,5,1,1': need 0 <= X0 < X1 <= 32"},
       {"--spawn-rect 1,2,3", "--spawn-rect '1,2,3': expected X0,Y0,X1,Y1"},
@@ -312,6 +320,43 @@ TEST_CASE("tool sim: more --agents than the map's density limit is one clear err
   INFO(at.out);
   CHECK(at.status == 0);
   CHECK(at.out.find("ticks=1 agents=4507 ") != std::string::npos);
+}
+
+TEST_CASE("tool sim --spawn-rect: more agents than the rectangle's walkable cells hold is refused like the map's limit") {
+  // A 30 x 30 map: open ground in rows 0..5 (180 cells: room for 831 runners), and below it a
+  // corridor 2 cells wide, columns 10..11, rows 6..27 (44 cells: 203 runners). Before: only the
+  // map's limit was checked, so 300 agents spawned in the corridor and started overlapping.
+  const auto map = temp_dir() / "corridor.map";
+  {
+    std::ofstream out(map);
+    out << "type octile\nheight 30\nwidth 30\nmap\n";
+    for (int y = 0; y < 30; ++y) {
+      std::string row(30, '@');
+      for (int x = 0; x < 30; ++x) {
+        if (y <= 5 || ((x == 10 || x == 11) && y <= 27)) row[static_cast<std::size_t>(x)] = '.';
+      }
+      out << row << "\n";
+    }
+  }
+  const std::string scene = "sim " + map.string() + " --player 5.5,2.5 --spawn-rect 10,6,12,28 --kind runner --kind walker "
+                            "--ticks 1 --no-progress";
+  const Run over = run_tool(scene + " --agents 300");
+  INFO(over.out);
+  CHECK(over.status == 2);
+  CHECK(over.out.find("error: --agents 300 is above the density limit of --spawn-rect '10,6,12,28': its 44 walkable cells "
+                      "hold at most 203 agents (hexagonal packing of the smallest kind spawned, 'runner', radius 0.25); "
+                      "ask for at most 203 agents (--agents) or give a bigger rectangle (--spawn-rect)") != std::string::npos);
+  CHECK(over.out.find("state_hash=") == std::string::npos);
+  // At the rectangle's limit: runs. A rectangle's cells partly covered count whole (10.5..11.5: both columns).
+  const Run at = run_tool(scene + " --agents 203", false);
+  INFO(at.out);
+  CHECK(at.status == 0);
+  const Run partial = run_tool("sim " + map.string() + " --player 5.5,2.5 --spawn-rect 10.5,6,11.5,28 --kind runner "
+                               "--ticks 1 --no-progress --agents 204");
+  INFO(partial.out);
+  CHECK(partial.status == 2);
+  CHECK(partial.out.find("its 44 walkable cells hold at most 203 agents") != std::string::npos);
+  std::filesystem::remove(map);
 }
 
 namespace {

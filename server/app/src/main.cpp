@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <csignal>
 #include <cstdlib>
 #include <cstdio>
@@ -239,6 +240,22 @@ int main(int argc, char** argv) {
     if (token_key) server.set_token_key(*token_key);
     if (replay) server.play(std::move(*replay));
     if (g_early_signal != 0) return exit_early("the world set-up");
+    // A limit the header alone reaches ended the recording at tick 1 (a file that replays one
+    // tick): refused before any port opens or the file is created. The header's size needs the
+    // settings and the map, so it is known only here.
+    if (!config.record_path.empty() && config.record_max_mb > 0.0) {
+      const std::uint64_t header = server.recording_header_bytes();
+      if (config.record_max_mb * 1024.0 * 1024.0 <= static_cast<double>(header)) {
+        const std::string why =
+            fmt::format("--record-max-mb {:g} is {:.0f} bytes, no more than the recording's header alone ({} bytes: "
+                        "the settings and the compressed map), which would end the recording at tick 1; give at "
+                        "least {:g} (MiB), or 0 for no limit",
+                        config.record_max_mb, config.record_max_mb * 1024.0 * 1024.0, header,
+                        std::ceil(static_cast<double>(header + 1) / (1024.0 * 1024.0) * 100.0) / 100.0);
+        std::fprintf(stderr, "error: %s%s\n", why.c_str(), blame_setting(why, parsed.sources, config.config_path).c_str());
+        return kExitUsage;
+      }
+    }
     if (!server.open(error)) {
       std::fprintf(stderr, "error: %s\n", error.c_str());
       return kExitRuntime;

@@ -22,16 +22,7 @@ bool Server::start_operations(std::string& error) {
   if (kinds.empty()) kinds.emplace_back("default");
   ops_.set_labels(std::move(kinds), std::move(drops));
   if (!config_.record_path.empty()) {
-    ReplayHeader header;
-    header.config_toml = config_to_toml(config_);
-    header.map_name = map_transfer_.info.name;
-    header.width = world_.map().width();
-    header.height = world_.map().height();
-    header.cell_size = world_.map().cell_size();
-    header.costs = world_.map().costs();
-    header.dt_s = dt_s_;
-    header.hash_interval = static_cast<std::uint32_t>(config_.record_hash_every);
-    if (!recorder_.open(config_.record_path, header, error)) return false;
+    if (!recorder_.open(config_.record_path, recording_header(), error)) return false;
     spdlog::info("recording to {} (state hash every {} ticks)", config_.record_path, config_.record_hash_every);
   }
   ops_.set_ready(true);
@@ -54,6 +45,21 @@ bool Server::start_operations(std::string& error) {
   }
   return true;
 }
+
+ReplayHeader Server::recording_header() const {
+  ReplayHeader header;
+  header.config_toml = config_to_toml(config_);
+  header.map_name = map_transfer_.info.name;
+  header.width = world_.map().width();
+  header.height = world_.map().height();
+  header.cell_size = world_.map().cell_size();
+  header.costs = world_.map().costs();
+  header.dt_s = dt_s_;
+  header.hash_interval = static_cast<std::uint32_t>(config_.record_hash_every);
+  return header;
+}
+
+std::uint64_t Server::recording_header_bytes() const { return encode_replay(Replay{recording_header(), {}}).size(); }
 
 std::uint16_t Server::announced_udp_port() const noexcept {
   if (agones_ && agones_->public_port() != 0) return agones_->public_port();

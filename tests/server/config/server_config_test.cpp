@@ -752,6 +752,68 @@ TEST_CASE("server_config: bad environment values are errors naming the variable"
   CHECK(is_error(parse_env({}, {{"SWARMFIELD_MAP", "a.map"}, {"SWARMFIELD_CITY_SEED", "2"}})));
 }
 
+TEST_CASE("server_config: a hexadecimal value is refused for every number setting (flags, environment), as for integers") {
+  // Before: strtod (CLI11's conversion, and the environment's) read "0x10" as 16, so
+  // --record-max-mb 0x10 ran with a 16 MiB limit while --agents 0x10 was refused.
+  struct Case {
+    std::string flag, variable, value, needle;
+  };
+  const std::vector<Case> cases = {
+      {"--record-max-mb", "SWARMFIELD_RECORD_MAX_MB", "0x10", "--record-max-mb: must be a decimal number (got 0x10)"},
+      {"--duration", "SWARMFIELD_DURATION", "0x1p4", "--duration: must be a decimal number (got 0x1p4)"},
+      {"--player-speed", "SWARMFIELD_PLAYER_SPEED", "0X5", "--player-speed: must be a decimal number (got 0X5)"},
+      {"--agents", "SWARMFIELD_AGENTS", "0x10", "--agents: must be a decimal integer (got 0x10)"},
+  };
+  for (const auto& c : cases) {
+    const auto r = parse({c.flag, c.value});
+    INFO(c.flag << " " << c.value << " -> " << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find(c.needle) != std::string::npos);
+    const auto e = parse_env({}, {{c.variable, c.value}});
+    INFO(c.variable << "=" << c.value << " -> " << e.output);
+    CHECK(is_error(e));
+    CHECK(e.output.find(c.variable + ": must be a") != std::string::npos);
+    CHECK(e.output.find("(got '" + c.value + "')") != std::string::npos);
+  }
+  // Decimal forms stay accepted: a sign, a fraction, an exponent.
+  CHECK(parse({"--record-max-mb", "1.5e1"}).config.record_max_mb == 15.0);
+  CHECK(parse({"--record-max-mb", ".5"}).config.record_max_mb == 0.5);
+  CHECK(parse_env({}, {{"SWARMFIELD_RECORD_MAX_MB", "2E1"}}).config.record_max_mb == 20.0);
+  // TOML writes hexadecimal integers natively (record-max-mb = 0x10 is the integer 16): left as TOML has it.
+  TempToml file("record-max-mb = 0x10\nagents = 0x20\n");
+  const auto t = parse({"--config", file.path});
+  INFO(t.output);
+  REQUIRE(is_run(t));
+  CHECK(t.config.record_max_mb == 16.0);
+  CHECK(t.config.agents == 32);
+}
+
+TEST_CASE("server_config: --record-max-mb without --record is warned about, naming both and where the limit was set") {
+  // Before: accepted without a word, the limit of a recording that is never made. A warning, not
+  // a refusal: a config file shared by servers that record and servers that do not may set it.
+  const auto flag = parse_env({"--record-max-mb", "16"}, {});
+  REQUIRE(is_run(flag));
+  REQUIRE(flag.warnings.size() == 1);
+  CHECK(flag.warnings[0] ==
+        "--record-max-mb 16 (set by flag --record-max-mb) has no effect without --record: nothing is recorded");
+  const auto env = parse_env({}, {{"SWARMFIELD_RECORD_MAX_MB", "0.5"}});
+  REQUIRE(is_run(env));
+  REQUIRE(env.warnings.size() == 1);
+  CHECK(env.warnings[0] == "--record-max-mb 0.5 (set by environment SWARMFIELD_RECORD_MAX_MB) has no effect without "
+                           "--record: nothing is recorded");
+  TempToml file("record-max-mb = 64\n");
+  const auto toml = parse_env({"--config", file.path}, {});
+  REQUIRE(is_run(toml));
+  REQUIRE(toml.warnings.size() == 1);
+  CHECK(toml.warnings[0] ==
+        "--record-max-mb 64 (set by file " + file.path + ") has no effect without --record: nothing is recorded");
+  // With --record, or left at its default: nothing to say.
+  const auto recorded = parse_env({"--record", "/tmp/swarmfield-config-test-no-such.rpl", "--config", file.path}, {});
+  REQUIRE(is_run(recorded));
+  CHECK(recorded.warnings.empty());
+  CHECK(parse_env({}, {}).warnings.empty());
+}
+
 TEST_CASE("server_config: a merged value that fails validation names where it came from") {
   TempToml file("max-agents = 5000\n");
   const auto r = parse_env({"--config", file.path, "--agents", "6000"}, {});

@@ -219,9 +219,9 @@ TEST_CASE("replay: --allow-truncated serves and the tool checks a recording cut 
   auto bytes = slurp(record_small(dir.path + "/small.rpl", 10));
   bytes.resize(bytes.size() * 3 / 4);
   spit(dir.path + "/cut.rpl", bytes);
-  test::ServerProcess refused({"--port", "0", "--bind", "127.0.0.1", "--replay", dir.path + "/cut.rpl"});
-  CHECK(refused.wait_exit(5s) == 2);
-  CHECK(refused.err().find("--allow-truncated") != std::string::npos);  // the error says what to do
+  // The error says what to do.
+  (void)test::expect_exit({"--port", "0", "--bind", "127.0.0.1", "--replay", dir.path + "/cut.rpl"}, 2,
+                          {"--allow-truncated"}, 5s);
   test::ServerProcess served(
       {"--port", "0", "--bind", "127.0.0.1", "--replay", dir.path + "/cut.rpl", "--allow-truncated"});
   CHECK(served.wait_exit(10s) == 0);
@@ -450,14 +450,10 @@ TEST_CASE("replay: --replay with a broken file is an error naming it, exit 2") {
   auto bytes = slurp(record_small(dir.path + "/small.rpl", 10));
   bytes.resize(bytes.size() / 2);
   spit(dir.path + "/half.rpl", bytes);
-  test::ServerProcess served({"--port", "0", "--bind", "127.0.0.1", "--replay", dir.path + "/half.rpl"});
-  CHECK(served.wait_exit(5s) == 2);
-  CHECK(served.err().find("half.rpl: byte ") != std::string::npos);
-  CHECK(served.err().find("truncated") != std::string::npos);
+  (void)test::expect_exit({"--port", "0", "--bind", "127.0.0.1", "--replay", dir.path + "/half.rpl"}, 2,
+                          {"half.rpl: byte ", "truncated"}, 5s);
   // --record in a folder that does not exist: refused with the flags (exit 2), naming the path.
-  test::ServerProcess unwritable(test::small_city({"--record", "/nonexistent-dir/x.rpl"}));
-  CHECK(unwritable.wait_exit(5s) == 2);
-  CHECK(unwritable.err().find("/nonexistent-dir/x.rpl") != std::string::npos);
+  (void)test::expect_exit(test::small_city({"--record", "/nonexistent-dir/x.rpl"}), 2, {"/nonexistent-dir/x.rpl"}, 5s);
 }
 
 TEST_CASE("combat through the real server: a firing bot kills agents, the summary counts the game, the match replays") {

@@ -11,13 +11,16 @@
 #include <string>
 #include <system_error>
 
+#include "swarmfield/cli/decimal_number.hpp"
+
 namespace swarmfield::cli {
 
 /// Makes one option strict about its value, beyond what CLI11 checks by itself:
 ///  - an empty value ("--agents ''") is an error "value is empty" (CLI11 would assign 0, or an
 ///    empty path, silently);
-///  - a floating-point value must be a finite number: CLI11 parses "nan" and "inf" with
-///    strtold, and CLI::Range lets NaN through (every comparison with NaN is false);
+///  - a floating-point value must be a finite decimal number: CLI11 parses "nan" and "inf" with
+///    strtold, and CLI::Range lets NaN through (every comparison with NaN is false); strtold
+///    also reads hexadecimal ("0x10" = 16, refused by the integer check below);
 ///  - an unsigned value must not be negative: CLI11's strtoull turns "-1" into 2^64 - 1;
 ///  - an integer is decimal digits (with a leading '-' if signed) and fits 64 bits: CLI11 parses
 ///    with base 0 (so "010" was 8 while SWARMFIELD_X=010 and TOML give 10) and saturates a 64-bit
@@ -41,6 +44,9 @@ inline CLI::Option* strict_values(CLI::Option* opt) {
           const long double v = std::strtold(value.c_str(), &end);
           if (value.empty() || end != value.c_str() + value.size()) return {};  // conversion reports it
           if (!std::isfinite(v)) return "must be a finite number (got " + value + ")";
+          // strtold (CLI11's conversion too) reads hexadecimal: "0x10" was 16 where an integer
+          // option refuses it.
+          if (!is_decimal_number(value)) return "must be a decimal number (got " + value + ")";
           return {};
         },
         ""));

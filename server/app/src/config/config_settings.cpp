@@ -11,6 +11,7 @@
 #include <string_view>
 #include <type_traits>
 
+#include "swarmfield/cli/decimal_number.hpp"
 #include "swarmfield/server/config/config_toml.hpp"
 
 namespace swarmfield::server::config_detail {
@@ -208,6 +209,8 @@ std::string apply_text(const Setting& s, ServerConfig& c, const std::string& tex
           const double v = std::strtod(text.c_str(), &end);
           if (end != text.c_str() + text.size()) return "must be " + std::string(s.unit) + quoted();
           if (!std::isfinite(v)) return "must be a finite number" + quoted();
+          // strtod reads hexadecimal ("0x10" = 16) where an integer setting refuses it.
+          if (!cli::is_decimal_number(text)) return "must be a decimal number" + quoted();
           c.*member = v;
         } else if constexpr (std::is_same_v<T, bool>) {
           std::string t;

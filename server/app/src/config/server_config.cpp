@@ -13,7 +13,9 @@
 #include "swarmfield/cli/strict_values.hpp"
 #include "swarmfield/server/config/config_toml.hpp"
 
+#include <algorithm>
 #include <filesystem>
+#include <sstream>
 #include <string_view>
 #include <type_traits>
 #include <variant>
@@ -213,6 +215,20 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv, const E
   }
   if (std::string err = validate_config(result.config); !err.empty())
     return fail("error: " + err + blame_setting(err, result.sources, config_path));
+  // --record-max-mb bounds a recording: without --record it does nothing, which was accepted
+  // without a word. Said, not refused: a config file shared by servers that record and servers
+  // that do not may set it.
+  if (result.config.record_path.empty()) {
+    const auto limit = std::find_if(settings().begin(), settings().end(),
+                                    [](const Setting& s) { return s.key == "record-max-mb"; });
+    const auto at = static_cast<std::size_t>(limit - settings().begin());
+    if (at < result.sources.size() && result.sources[at] != ConfigSource::kDefault) {
+      std::ostringstream what;
+      what << "--record-max-mb " << result.config.record_max_mb;
+      result.warnings.push_back(what.str() + blame_setting(what.str(), result.sources, config_path) +
+                                " has no effect without --record: nothing is recorded");
+    }
+  }
   if (print_config) {
     result.action = ConfigParseResult::Action::kExit;
     result.exit_code = 0;

@@ -165,12 +165,15 @@ void drain_arrived(socket_t sock) {
   }
 }
 
-// Sends a whole short answer (`status` as "431 Request Header Fields Too Large", a text body)
-// without waiting, from a thread that must never block on a peer (the listener, the waiting
-// room): a connection's send buffer is empty before its answer, so it takes it whole.
-void answer_without_waiting(socket_t sock, std::string_view status, std::string_view body) {
+// Sends a whole short answer (`status` as "431 Request Header Fields Too Large", a text body,
+// `extra_headers` as "Retry-After: 1\r\n") without waiting, from a thread that must never block
+// on a peer (the listener, the waiting room): a connection's send buffer is empty before its
+// answer, so it takes it whole.
+void answer_without_waiting(socket_t sock, std::string_view status, std::string_view body,
+                            std::string_view extra_headers = {}) {
   const std::string head = "HTTP/1.1 " + std::string(status) + "\r\nContent-Type: text/plain\r\nContent-Length: " +
-                           std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n";
+                           std::to_string(body.size()) + "\r\n" + std::string(extra_headers) +
+                           "Connection: close\r\n\r\n";
   [[maybe_unused]] ssize_t sent = ::send(sock, head.data(), head.size(), MSG_DONTWAIT | MSG_NOSIGNAL | MSG_MORE);
   sent = ::send(sock, body.data(), body.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
   drain_arrived(sock);
@@ -215,7 +218,7 @@ class InlineTaskQueue final : public httplib::TaskQueue {
 // accepted connections and a worker only gets a connection that has sent something:
 // - a connection that sends nothing is closed the request deadline after it was accepted;
 // - at most kMaxWaiting connections wait (the oldest is closed to admit a new one), at most
-//   kMaxPerAddress are open per peer address (beyond that a new one is told 503 and closed at once);
+//   kMaxPerAddress are open per peer address (beyond that a new one is told 429 and closed at once);
 // - the room reads each request's head (request line and headers) and the body it declares
 //   (at most 1 KiB) itself, without blocking, and a worker only gets a connection whose request
 //   has arrived whole: connections trickling bytes, from any number of addresses, hold no
@@ -303,9 +306,12 @@ class BoundedServer final : public httplib::Server {
       const std::lock_guard lock(mutex_);
       if (stopping_ || !open_per_address_.add_below(p.address, OperationsHttp::kMaxPerAddress)) {
         // Over its address's limit: told why (once, without waiting: a new socket's send buffer
-        // is empty, and the listener thread must never block on a peer), then closed.
+        // is empty, and the listener thread must never block on a peer), then closed. 429, not
+        // 503: /healthz answers 503 for a stalled tick loop, and a liveness probe sharing an
+        // address with a client over the share (SNAT, a hostPort) read a healthy server as stalled.
         if (!stopping_) {
-          answer_without_waiting(sock, "503 Service Unavailable", "too many connections from your address: close some\n");
+          answer_without_waiting(sock, "429 Too Many Requests", "too many connections from your address: close some\n",
+                                 "Retry-After: 1\r\n");
         }
         close_socket(sock);
         return false;

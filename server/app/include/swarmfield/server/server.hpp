@@ -212,6 +212,10 @@ class Server final : public TcpListener {
   /// a live match: its inputs drive the World, players may not join, the server stops at its
   /// end. Call before run().
   void play(Replay replay);
+  /// Bytes a recording (--record) holds before its first tick: the file's start and its header
+  /// record (the settings as TOML and the compressed map). A --record-max-mb at or below it
+  /// would end the recording at tick 1. Compresses the map once (O(cells)).
+  [[nodiscard]] std::uint64_t recording_header_bytes() const;
 
   // TcpListener
   void on_message(TcpSession& session, protocol::TcpMessage& message) override;
@@ -296,6 +300,8 @@ class Server final : public TcpListener {
   // ---- operations hooks (server_operations.cpp) ----------------------------------------------
   /// After the game sockets are open: the HTTP endpoints (when --http-port >= 0). False + error.
   bool start_operations(std::string& error);
+  /// The header of a recording of this match (--record): settings, map, tick length.
+  [[nodiscard]] ReplayHeader recording_header() const;
   /// End of every tick: counts the tick into the histograms and publishes the metrics snapshot.
   /// `phase_ms`: the tick's phases in ms, by kTickPhaseNames (metrics.hpp).
   void publish_metrics(double tick_ms, double rebuild_ms, bool rebuilt,

@@ -15,8 +15,9 @@
 // workers take the connection up, so idle and trickling connections (from any number of
 // addresses) hold no worker.
 // At most kMaxWaiting connections wait (the oldest is dropped for a new one), kMaxPerAddress are
-// open (one more is answered 503 and closed) and kMaxBusyPerAddress are served at once per peer
-// address (an IPv6 address counts as its /64: counted_address, as on the game ports). The port is
+// open (one more is answered 429 with `Retry-After: 1` and closed; 503 is /healthz's stalled tick
+// loop) and kMaxBusyPerAddress are served at once per peer address (an IPv6 address counts as
+// its /64: counted_address, as on the game ports). The port is
 // meant for the cluster network (probes, Prometheus), not for players: many addresses can still
 // fill the room (kMaxWaiting, the oldest dropped first), delaying a probe by up to kRequestDeadline.
 #include <chrono>
