@@ -225,6 +225,23 @@ std::string own_network_with(const std::vector<const char*>& addresses) {
     request.ifr6_ifindex = static_cast<int>(::if_nametoindex("lo"));
     if (::ioctl(v6, SIOCSIFADDR, &request) != 0) why = std::string("add ") + text + " to lo: " + std::strerror(errno);
   }
+  // A new address is tentative until the kernel's address work has run (asynchronously, even on
+  // lo, which skips duplicate detection): binding to it fails with EADDRNOTAVAIL meanwhile. Once
+  // every connection of a test came out -1 that way. Wait (at most 2 s) until each one binds.
+  for (const char* text : addresses) {
+    if (!why.empty()) break;
+    sockaddr_in6 at{};
+    at.sin6_family = AF_INET6;
+    ::inet_pton(AF_INET6, text, &at.sin6_addr);
+    bool bound = false;
+    for (int attempt = 0; attempt < 200 && !bound; ++attempt) {
+      const int probe = ::socket(AF_INET6, SOCK_STREAM, 0);
+      bound = probe >= 0 && ::bind(probe, reinterpret_cast<const sockaddr*>(&at), sizeof at) == 0;
+      if (probe >= 0) ::close(probe);
+      if (!bound) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    if (!bound) why = std::string(text) + " on lo never became usable: " + std::strerror(errno);
+  }
   if (v4 >= 0) ::close(v4);
   if (v6 >= 0) ::close(v6);
   return why;
