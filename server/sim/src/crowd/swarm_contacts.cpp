@@ -103,6 +103,27 @@ void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t be
       const float share = (perm_resting_[m] != 0 || across) ? 1.0f : (rooms > 0.0f ? std::max(0.5f, room / rooms) : 0.5f);
       const float d = std::sqrt(d2);
       const float s = share * (limit - d) / d;
+      if (across) {
+        // Out of the larger one's way to the side, never ahead of it: pushed along the line of
+        // centres, an agent it meets head-on was carried before it like snow before a plough
+        // (gap wall, 2-cell opening, 600 mixed: walkers on their way north to the gap pushed
+        // back south into the brutes' queue for the opening, up to 12 of them never out).
+        const float mx = nx[m] - t.sxs[m], my = ny[m] - t.sys[m];
+        const float mlen = std::sqrt(mx * mx + my * my);
+        if (mlen > 1e-6f) {
+          const float ux = mx / mlen, uy = my / mlen;
+          const float ahead = dx * ux + dy * uy;  // (dx, dy): from m to the agent
+          if (ahead > 0.0f) {
+            // The side the agent is on (dead ahead: the left of m's way), by the excess.
+            const float side = dx * uy - dy * ux;  // > 0: right of m's way
+            const float sx = side >= 0.0f ? uy : -uy, sy = side >= 0.0f ? -ux : ux;
+            const float excess = share * (limit - d);
+            push.x += sx * excess;
+            push.y += sy * excess;
+            return;
+          }
+        }
+      }
       push.x += dx * s;
       push.y += dy * s;
     };
