@@ -101,13 +101,30 @@ constexpr float kLevelFarTilt = 2.0f;
 constexpr float kLevelFarGain = 1.5f;
 
 Vec2 level_pile(const SwarmTick& t, const KindTick& kt, const float* profile,
-                const float* room, std::size_t sector, Vec2 to_goal, float dist, Vec2 straight, Vec2 v) noexcept {
+                const float* room, std::size_t sector, Vec2 to_goal, float dist, Vec2 straight, Vec2 v, bool tongue) noexcept {
   constexpr int kS = static_cast<int>(kPileSectors);
   const float h = profile[sector];
   const float diameter = kt.contact_d;
   const float edge = dist + 0.5f * diameter;  // the profile holds outer edges
   const bool arriving = edge > h + kLevelRim * diameter;
-  if (edge > h + kLevelFar * diameter || edge < h - kLevelInside * diameter) return straight;
+  if (edge > h + kLevelFar * diameter) return straight;
+  if (edge < h - kLevelInside * diameter) {
+    // Deep inside its sector's rim: inside the pile, unless the agent rested last tick on wide
+    // open ground and the sector is a spike -- a sector on either side lower than the agent by a
+    // gain: then it stands in a tongue of the pile (agents out of a gap or a corridor's mouth,
+    // resting two or three wide from it to the pile) and walks round like one at the rim. Else
+    // such a tongue never drained: its agents were inside their sector's rim, and the ones at
+    // its tip, by the wall, had no room to walk round. Not off wide ground: a queue in a
+    // corridor in sight of the goal (its sector's rim, once the wide ground before it is full)
+    // turned its agents to walk round at the corridor's mouth, across it; nor while moving: the
+    // stream out of the mouth turned aside there too (the corridor room's first 20 s: 73 in
+    // the room instead of 127).
+    if (!tongue) return straight;
+    const float low = edge - (kLevelGain * diameter + t.cs);
+    const float before = profile[(sector + kPileSectors - 1) % kPileSectors];
+    const float after = profile[(sector + 1) % kPileSectors];
+    if (!(before < low || after < low)) return straight;
+  }
   const float from = std::min(edge, h + kLevelRim * diameter);  // an arriving agent as if at the rim
   const float arc = dist * (2.0f * std::numbers::pi_v<float> / static_cast<float>(kS));
   const float need = (kLevelGain * diameter + t.cs) * (arriving ? kLevelFarGain : 1.0f);

@@ -162,7 +162,11 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
         if (t.pile_profile != nullptr && static_cast<std::size_t>(sample.goal) < t.pile_goals && goal_room > 0.0f &&
             cx >= 0 && cy >= 0 && cx < t.map_w && cy < t.map_h && crowd_detail::open_at(t.open, t.map.index(cx, cy))) {
           const std::size_t base = static_cast<std::size_t>(sample.goal) * crowd_detail::kPileSectors;
-          const Vec2 way = level_pile(t, kt, t.pile_profile + base, t.pile_room + base, sector, to_goal, dist, desired, v);
+          // At rest last tick on wide open ground: may stand in a tongue of the pile (level_pile).
+          const bool tongue = perm_resting_[k] != 0 &&
+                              crowd_detail::wide_open_at(t.open, t.map.index(cx, cy), static_cast<std::size_t>(t.map_w));
+          const Vec2 way =
+              level_pile(t, kt, t.pile_profile + base, t.pile_room + base, sector, to_goal, dist, desired, v, tongue);
           levels = way.x != desired.x || way.y != desired.y;
           desired = way;
         }
@@ -408,11 +412,7 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
     // its 8 neighbours are map cells.
     std::uint8_t open_bits = 0;
     if (open_here) {
-      const std::size_t at = map.index(cx, cy), row = static_cast<std::size_t>(t.map_w);
-      const bool wide = crowd_detail::open_at(t.open, at - row - 1) && crowd_detail::open_at(t.open, at - row) &&
-                        crowd_detail::open_at(t.open, at - row + 1) && crowd_detail::open_at(t.open, at - 1) &&
-                        crowd_detail::open_at(t.open, at + 1) && crowd_detail::open_at(t.open, at + row - 1) &&
-                        crowd_detail::open_at(t.open, at + row) && crowd_detail::open_at(t.open, at + row + 1);
+      const bool wide = crowd_detail::wide_open_at(t.open, map.index(cx, cy), static_cast<std::size_t>(t.map_w));
       open_bits = wide ? 3 : 1;
     }
     open_here_[k] = open_bits;

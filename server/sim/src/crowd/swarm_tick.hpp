@@ -148,6 +148,14 @@ constexpr std::uint8_t kWideOpen = 2;
 /// The open bit of map cell index `i` (see SwarmTick::open).
 inline bool open_at(const std::uint64_t* open, std::size_t i) noexcept { return ((open[i >> 6] >> (i & 63)) & 1u) != 0; }
 
+/// Wide open ground at open map cell index `i` of a map `row` cells wide: the 5 x 5 cells round
+/// it all walkable (its 8 neighbours open too). The caller knows open_at(open, i), so the
+/// neighbours are map cells.
+inline bool wide_open_at(const std::uint64_t* open, std::size_t i, std::size_t row) noexcept {
+  return open_at(open, i - row - 1) && open_at(open, i - row) && open_at(open, i - row + 1) && open_at(open, i - 1) &&
+         open_at(open, i + 1) && open_at(open, i + row - 1) && open_at(open, i + row) && open_at(open, i + row + 1);
+}
+
 /// Whether a disc centred at `from` is in an open cell (see SwarmTick::open).
 inline bool is_open(const SwarmTick& t, Vec2 from) noexcept {
   if (t.unit_cells) {
