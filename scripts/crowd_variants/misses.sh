@@ -2,13 +2,13 @@
 # Variants of issue 19's scene families that miss a target on the 2026-12-06 build (a fresh
 # session's sweep of 150 variants; most pass). Each: the map (scene.py), a run of swarmfield-tool
 # sim (a CSV every 10 ticks plus every tick of the last 150) and its figures (scene.py m*).
-#   scripts/crowd_variants/misses.sh [--bin DIR] [--out DIR] [--only room60,cornerdoors,gap600,street,surround,corridor]
+#   scripts/crowd_variants/misses.sh [--bin DIR] [--out DIR] [--only room60,cornerdoors,gap600,street,surround,corridor,gapnear,corridor2]
 # Needs python3 with numpy and matplotlib, and ../shared beside the checkout.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$here/../../build/bin
 out=out/crowd_variants
-only="room60,cornerdoors,gap600,street,surround,corridor"
+only="room60,cornerdoors,gap600,street,surround,corridor,gapnear,corridor2"
 # shellcheck source=options.sh
 source "$here/options.sh"
 crowd_options 2,7 1 "$@"
@@ -74,6 +74,27 @@ if has corridor; then
   $py "$here/scene.py" mroom "$out/corridor.map" "$out/corridor.csv"
   run corridor_mixed "$out/corridor.map" 2700 -- --agents 400 $K3 --player 80.5,25.5 --spawn-rect 1,1,36,49 --threads 2
   $py "$here/scene.py" mroom "$out/corridor.map" "$out/corridor_mixed.csv"
+fi
+if has gapnear; then
+  # The gap wall with the player 3 cells past the 1-cell gap, runners and walkers only (a helper's
+  # level-designer sweep, 2026-12-07): ~45 agents reach the player in the first 10 s, their small
+  # pile round the player seals the gap's exit (its agents at rest, the pile round, so nothing
+  # levels), and ~510 stand at rest behind the wall to the end while the 3-cell opening 30 cells
+  # south stays free (44-84 of 600 through by 150 s, seeds 1-3, before and after that day's
+  # changes). With brutes too, or the player 8 cells past the gap, the gap corks from 12-57 s.
+  $py "$here/scene.py" gap "$out/gapnear.map" --player 43.5,16.5 > /dev/null
+  run gapnear "$out/gapnear.map" 4500 -- --agents 600 --kind runner --kind walker --player 43.5,16.5 --spawn-rect 1,1,39,63 --seed 2 --threads 2
+  $py "$here/gap_figures.py" "$out/gapnear.csv"
+fi
+if has corridor2; then
+  # The corridor room with a corridor 2 cells wide and 40 long and brute-heavy kinds (the same
+  # sweep): brutes in single file fill the corridor and the room fills at 1-2 agents a second:
+  # 207 of 1,000 in it by 150 s (the helper's map, the player 3 cells nearer the mouth: ~105, the
+  # mouth passing nobody from ~78 s), while the room is mostly empty (before and after that
+  # day's changes).
+  $py "$here/scene.py" corridor "$out/corridor2.map" --cw 2 --clen 40 > /dev/null
+  run corridor2 "$out/corridor2.map" 4500 -- --agents 1000 --kind runner --kind walker --kind brute:2 --player 91.5,25.5 --spawn-rect 1,1,36,49 --seed 1 --threads 2
+  $py "$here/scene.py" mroom "$out/corridor2.map" "$out/corridor2.csv"
 fi
 if has surround; then
   # 600 mixed round a standing player on open 96: at rest within 5 s of arrival was 0.85-0.87
