@@ -34,16 +34,16 @@ inline std::size_t pile_sector_of(Vec2 to_goal) noexcept {
 /// velocity) already walks round. An agent still arriving (its edge up to kLevelFar diameters
 /// beyond the profile) bound for a high side turns the same way already, spiralling in (the
 /// tangent tilted kLevelFarTilt inward: it closes in at 0.89 of its speed), the gain measured as
-/// if it stood at the rim. An agent deeper inside, at rest last tick on wide open ground
-/// (`tongue`: the 5 x 5 cells round it walkable), walks round too when its sector is a spike: a
-/// neighbouring sector lower than it by a gain (a tongue of resting agents from a gap or a
-/// corridor's mouth to the pile).
+/// if it stood at the rim. An agent deeper inside, at rest last tick (`rested`) on wide open
+/// ground (the 5 x 5 cells round its open map cell index `cell` walkable), walks round too when
+/// its sector is a spike: a neighbouring sector lower than it by a gain (a tongue of resting
+/// agents from a gap or a corridor's mouth to the pile).
 /// Elsewhere `straight` (the way at the goal). Without it a
 /// crowd arriving from one side piles up there: the agents at the rim are held by the agents
 /// ahead and no straight move brings them closer, so they rest while the player's back stays
 /// empty (1,000 walkers: radius of gyration 1.78x the packed disc's).
 /// The kLevel* constants are in swarm_pile_profile.cpp. Positions and distances in world units.
 Vec2 level_pile(const SwarmTick& t, const KindTick& kt, const float* profile, const float* room, std::size_t sector,
-                Vec2 to_goal, float dist, Vec2 straight, Vec2 v, bool tongue) noexcept;
+                Vec2 to_goal, float dist, Vec2 straight, Vec2 v, bool rested, std::size_t cell) noexcept;
 
 }  // namespace swarmfield::sim::crowd_detail

@@ -396,6 +396,7 @@ void Swarm::gather_integrate_turn(const crowd_detail::SwarmTick& t, WorkerPool* 
   const std::size_t chunk = t.chunk;
   burst_chunks_.assign((n + chunk - 1) / chunk, 0);
   rest_chunks_.assign(burst_chunks_.size(), 0);
+  shove_chunks_.assign(burst_chunks_.size(), 0);
   calm_chunks_.assign(burst_chunks_.size(), 0);
   sleep_chunks_.assign(burst_chunks_.size(), 0);
   parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) {

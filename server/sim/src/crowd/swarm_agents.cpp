@@ -81,6 +81,7 @@ Swarm::Swarm(const SwarmParams& params, std::size_t capacity) : params_(sanitize
   removed_points_.reserve(kMaxRemovedPoints);
   burst_chunks_.reserve(capacity / (params_.parallel_chunk_agents > 0 ? params_.parallel_chunk_agents : 1) + 1);
   rest_chunks_.reserve(burst_chunks_.capacity());
+  shove_chunks_.reserve(burst_chunks_.capacity());
   calm_chunks_.reserve(burst_chunks_.capacity());
   sleep_chunks_.reserve(burst_chunks_.capacity());
   kinds_.reserve(capacity);

@@ -28,16 +28,19 @@ using crowd_detail::kWideOpen;
 void Swarm::project_contacts(const crowd_detail::SwarmTick& t, WorkerPool* pool) {
   // The World's step only (crowd rules): the bare flow-field step keeps its plain rules.
   if (t.nav == nullptr || t.n == 0) return;
+  // Agents near walls take part only for a larger kind going through another route's crowd
+  // (kOtherRouteBit, set by this tick's gather): with none, they are skipped whole.
+  const bool shoving = std::find(shove_chunks_.begin(), shove_chunks_.end(), std::uint8_t{1}) != shove_chunks_.end();
   for (int pass = 0; pass < kContactPasses; ++pass) {
     parallel_for(pool, t.n, t.chunk,
-                 [&](std::size_t begin, std::size_t end, std::size_t) { project_contacts_of(t, begin, end); });
+                 [&](std::size_t begin, std::size_t end, std::size_t) { project_contacts_of(t, begin, end, shoving); });
     // The projected positions become this tick's (project_contacts_of wrote every slot).
     next_xs_.swap(corr_x_);
     next_ys_.swap(corr_y_);
   }
 }
 
-void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end) {
+void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end, bool any_shoving) {
   const float r_max = t.contact_r_max, step_max = t.contact_step_max;  // over the kinds present
   const float* const nx = next_xs_.data();
   const float* const ny = next_ys_.data();
@@ -59,7 +62,7 @@ void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t be
     // Near walls, with several kinds, only the pairs of a larger kind going through a smaller
     // one's crowd on another route (drop_bulldozed) are projected (`across` below).
     const bool wide = (open_here_[k] & kWideOpen) != 0;
-    if (bursting_[k] != 0 || prio_[k] == kUnreachable || perm_resting_[k] != 0 || (!wide && !t.mixed)) continue;
+    if (bursting_[k] != 0 || prio_[k] == kUnreachable || perm_resting_[k] != 0 || (!wide && !any_shoving)) continue;
     const bool shoving = (commit_[k] & kOtherRouteBit) != 0;
     // The gather kept every neighbour that may touch the agent now (SwarmTick::kind_contact_r2):
     // none, nothing to do (most of a crowd streaming through a city).
@@ -89,8 +92,8 @@ void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t be
       // A larger kind going through another route's crowd (this tick's gather: kOtherRouteBit,
       // drop_bulldozed) and a smaller one on that route: the smaller takes the whole excess, the
       // larger none, near walls too.
-      const bool across = t.pairs[other * kMaxAgentKinds + kind].larger != 0 && (commit_[m] & kOtherRouteBit) != 0 &&
-                          prio_[k] + kShoveRouteGap < prio_[m];
+      const bool across = any_shoving && t.pairs[other * kMaxAgentKinds + kind].larger != 0 &&
+                          (commit_[m] & kOtherRouteBit) != 0 && prio_[k] + kShoveRouteGap < prio_[m];
       const bool shoved = shoving && row[other].larger != 0 && prio_[m] + kShoveRouteGap < prio_[k];
       if (shoved) return;
       if (!across && (!wide || (open_here_[m] & kWideOpen) == 0)) return;

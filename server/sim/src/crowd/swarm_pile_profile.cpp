@@ -101,7 +101,7 @@ constexpr float kLevelFarTilt = 2.0f;
 constexpr float kLevelFarGain = 1.5f;
 
 Vec2 level_pile(const SwarmTick& t, const KindTick& kt, const float* profile,
-                const float* room, std::size_t sector, Vec2 to_goal, float dist, Vec2 straight, Vec2 v, bool tongue) noexcept {
+                const float* room, std::size_t sector, Vec2 to_goal, float dist, Vec2 straight, Vec2 v, bool rested, std::size_t cell) noexcept {
   constexpr int kS = static_cast<int>(kPileSectors);
   const float h = profile[sector];
   const float diameter = kt.contact_d;
@@ -119,7 +119,7 @@ Vec2 level_pile(const SwarmTick& t, const KindTick& kt, const float* profile,
     // turned its agents to walk round at the corridor's mouth, across it; nor while moving: the
     // stream out of the mouth turned aside there too (the corridor room's first 20 s: 73 in
     // the room instead of 127).
-    if (!tongue) return straight;
+    if (!rested || !wide_open_at(t.open, cell, static_cast<std::size_t>(t.map_w))) return straight;
     const float low = edge - (kLevelGain * diameter + t.cs);
     const float before = profile[(sector + kPileSectors - 1) % kPileSectors];
     const float after = profile[(sector + 1) % kPileSectors];

@@ -395,7 +395,10 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
                                                            t.kind_contact_r2[self_kind],
                                                            contacts + k * crowd_detail::kContactSlots, kept);
     contact_count[k] = static_cast<std::uint8_t>(std::min<std::uint32_t>(kept, crowd_detail::kContactSlots + 1));
-    if (kMixed && sums.other_route != 0) commit_[k] = static_cast<std::uint8_t>(commit_[k] | kOtherRouteBit);
+    if (kMixed && sums.other_route != 0) {
+      commit_[k] = static_cast<std::uint8_t>(commit_[k] | kOtherRouteBit);
+      shove_chunks_[begin / t.chunk] = 1;
+    }
     const bool resting = choose_move<kMixed>(t, kt, k, agent, path_len, sums, near, crowd_rules);
     chunk_rest |= resting;
     correct_overlap(t, kt, k, begin, sums, resting);

@@ -162,11 +162,9 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
         if (t.pile_profile != nullptr && static_cast<std::size_t>(sample.goal) < t.pile_goals && goal_room > 0.0f &&
             cx >= 0 && cy >= 0 && cx < t.map_w && cy < t.map_h && crowd_detail::open_at(t.open, t.map.index(cx, cy))) {
           const std::size_t base = static_cast<std::size_t>(sample.goal) * crowd_detail::kPileSectors;
-          // At rest last tick on wide open ground: may stand in a tongue of the pile (level_pile).
-          const bool tongue = perm_resting_[k] != 0 &&
-                              crowd_detail::wide_open_at(t.open, t.map.index(cx, cy), static_cast<std::size_t>(t.map_w));
-          const Vec2 way =
-              level_pile(t, kt, t.pile_profile + base, t.pile_room + base, sector, to_goal, dist, desired, v, tongue);
+          // At rest last tick: may stand in a tongue of the pile (level_pile; its cell for the wide test).
+          const Vec2 way = level_pile(t, kt, t.pile_profile + base, t.pile_room + base, sector, to_goal, dist, desired, v,
+                                      perm_resting_[k] != 0, t.map.index(cx, cy));
           levels = way.x != desired.x || way.y != desired.y;
           desired = way;
         }

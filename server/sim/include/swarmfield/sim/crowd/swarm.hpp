@@ -285,7 +285,8 @@ class Swarm {
   // The contact projection (swarm_contacts.cpp): overlaps past kContactTolerance of the smaller
   // radius taken out of this tick's new positions, each agent of a pair by its share.
   void project_contacts(const crowd_detail::SwarmTick& t, WorkerPool* pool);
-  void project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
+  // any_shoving: some agent set kOtherRouteBit this tick (else agents near walls are skipped whole).
+  void project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end, bool any_shoving);
   void build_pile_profile(const crowd_detail::SwarmTick& t);
   void swap_in_positions(const crowd_detail::SwarmTick& t);
   // Sleep (SwarmParams::sleep_after_ticks, swarm_sleep.cpp): whether this step lets agents sleep
@@ -467,6 +468,7 @@ class Swarm {
   std::vector<crowd_detail::GoalLead> goal_leads_;  // per goal: its motion for the pursuit (prepare_tick)
   std::vector<std::uint8_t> burst_chunks_;  // per chunk: 1 when a burst starts in it this tick
   std::vector<std::uint8_t> rest_chunks_;   // per chunk: 1 when an agent of it rests this tick
+  std::vector<std::uint8_t> shove_chunks_;  // per chunk: 1 when an agent of it set kOtherRouteBit this tick
   std::vector<std::uint8_t> calm_chunks_;   // per chunk: 1 when an agent of it may sleep next tick
   std::vector<std::uint32_t> sleep_chunks_;  // per chunk: its agents asleep this tick
   bool any_rest_ = false;                   // some agent rested last tick (else no flag is set)
