@@ -105,7 +105,7 @@ std::string kinds_from_options(const std::vector<std::string>& specs, std::vecto
     named[static_cast<std::size_t>(index)] = true;
     float weight = 1.0f;
     if (colon != std::string::npos && (!parse_numbers(spec.substr(colon + 1), 1, &weight) || !(weight > 0.0f))) {
-      return option + ": the weight after ':' must be a number > 0 and at most 3.4e38";
+      return option + ": the weight after ':' must be a decimal number > 0 and at most 3.4e38";
     }
     out[static_cast<std::size_t>(index)].spawn_weight = weight;
   }
