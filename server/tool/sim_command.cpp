@@ -249,19 +249,6 @@ bool read_kinds(const SimOptions& opt, std::vector<sim::AgentKind>& kinds) {
   return true;
 }
 
-/// The kind whose radius sets a density limit: the smallest spawned (as
-/// sim::describe_density_limit names it), or null for an empty table.
-const sim::AgentKind* smallest_spawned_kind(const std::vector<sim::AgentKind>& kinds) {
-  const float radius = sim::smallest_spawned_radius(kinds);
-  const sim::AgentKind* smallest = nullptr;
-  for (const sim::AgentKind& k : kinds) {
-    if (k.radius == radius && (smallest == nullptr || (k.spawn_weight > 0.0f && !(smallest->spawn_weight > 0.0f)))) {
-      smallest = &k;
-    }
-  }
-  return smallest;
-}
-
 /// The density limit (the most agents the walkable cells hold; sim/crowd/density_limit.hpp):
 /// of the kinds spawned, or without --kind of the swarm's one default agent; with --spawn-rect
 /// also the rectangle's own, of the walkable cells it covers.
@@ -285,17 +272,14 @@ bool check_density_limit(const SimOptions& opt, const sim::GridMap& map, const s
   // corridor (room for 203), and they started overlapping by up to 1.3 cells.
   if (opt.spawn_rect.empty()) return true;
   const std::size_t cells = rect_walkable_cells(map, rect);
-  const sim::AgentKind* smallest = smallest_spawned_kind(spawned);
-  const float radius = sim::smallest_spawned_radius(spawned);
-  const std::uint64_t rect_limit = sim::density_limit(cells, map.cell_size(), radius);
+  const std::uint64_t rect_limit = sim::density_limit(cells, map.cell_size(), sim::smallest_spawned_radius(spawned));
   if (opt.agents > rect_limit) {
     std::fprintf(stderr,
-                 "error: --agents %u is above the density limit of --spawn-rect '%s': its %zu walkable cells hold at "
-                 "most %llu agents (hexagonal packing of the smallest kind spawned, '%s', radius %g); ask for at most "
-                 "%llu agents (--agents) or give a bigger rectangle (--spawn-rect)\n",
-                 opt.agents, cli::printable_argument(opt.spawn_rect).c_str(), cells,
-                 static_cast<unsigned long long>(rect_limit), smallest != nullptr ? smallest->name.c_str() : "?",
-                 static_cast<double>(radius), static_cast<unsigned long long>(rect_limit));
+                 "error: --agents %u is above the density limit of --spawn-rect '%s': %s; ask for at most %llu agents "
+                 "(--agents) or give a bigger rectangle (--spawn-rect)\n",
+                 opt.agents, cli::printable_argument(opt.spawn_rect).c_str(),
+                 sim::describe_density_limit(cells, map.cell_size(), spawned, "its").c_str(),
+                 static_cast<unsigned long long>(rect_limit));
     return false;
   }
   return true;

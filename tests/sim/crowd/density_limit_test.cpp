@@ -64,6 +64,11 @@ TEST_CASE("density limit: the smallest kind the spawner places sets it; weight-0
   const std::string text = describe_density_limit(city, defaults);
   CHECK(text == "the map's 976 walkable cells hold at most 4507 agents (hexagonal packing of the smallest kind "
                 "spawned, 'runner', radius 0.25)");
+  // A part of a map (a spawn rectangle's cells), in the same words.
+  CHECK(describe_density_limit(44, 1.0f, defaults, "its") ==
+        "its 44 walkable cells hold at most 203 agents (hexagonal packing of the smallest kind spawned, 'runner', "
+        "radius 0.25)");
+  CHECK(describe_density_limit(44, 1.0f, {}, "its") == "its 44 walkable cells set no limit (agent radius 0)");
 }
 
 TEST_CASE("density limit: an upper bound a real packing comes close to, above the scenarios' dense crowds") {

@@ -35,8 +35,13 @@ std::uint64_t density_limit(const GridMap& map, std::span<const AgentKind> kinds
 }
 
 std::string describe_density_limit(const GridMap& map, std::span<const AgentKind> kinds) {
+  return describe_density_limit(map.walkable_count(), map.cell_size(), kinds, "the map's");
+}
+
+std::string describe_density_limit(std::size_t walkable_cells, float cell_size, std::span<const AgentKind> kinds,
+                                   std::string_view whose) {
   const float radius = smallest_spawned_radius(kinds);
-  const std::uint64_t limit = density_limit(map.walkable_count(), map.cell_size(), radius);
+  const std::uint64_t limit = density_limit(walkable_cells, cell_size, radius);
   const AgentKind* smallest = nullptr;
   for (const AgentKind& k : kinds) {
     if (k.radius == radius && (smallest == nullptr || (k.spawn_weight > 0.0f && !(smallest->spawn_weight > 0.0f)))) {
@@ -45,13 +50,13 @@ std::string describe_density_limit(const GridMap& map, std::span<const AgentKind
   }
   char text[256];
   if (limit == std::numeric_limits<std::uint64_t>::max()) {
-    std::snprintf(text, sizeof text, "the map's %zu walkable cells set no limit (agent radius %g)", map.walkable_count(),
-                  static_cast<double>(radius));
+    std::snprintf(text, sizeof text, "%.*s %zu walkable cells set no limit (agent radius %g)",
+                  static_cast<int>(whose.size()), whose.data(), walkable_cells, static_cast<double>(radius));
   } else {
     std::snprintf(text, sizeof text,
-                  "the map's %zu walkable cells hold at most %llu agents (hexagonal packing of the smallest kind "
+                  "%.*s %zu walkable cells hold at most %llu agents (hexagonal packing of the smallest kind "
                   "spawned, '%s', radius %g)",
-                  map.walkable_count(), static_cast<unsigned long long>(limit),
+                  static_cast<int>(whose.size()), whose.data(), walkable_cells, static_cast<unsigned long long>(limit),
                   smallest != nullptr ? smallest->name.c_str() : "?", static_cast<double>(radius));
   }
   return text;

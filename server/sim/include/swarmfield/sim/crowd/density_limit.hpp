@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "swarmfield/sim/crowd/agent_kind.hpp"
 #include "swarmfield/sim/map/grid_map.hpp"
@@ -41,5 +42,9 @@ inline constexpr double kDensityLimitSlack = 1.0;
 /// 4507 agents (hexagonal packing of the smallest kind spawned, 'runner', radius 0.25)". A
 /// limit of UINT64_MAX reads "no limit". Callers add the flag and how to fix it.
 [[nodiscard]] std::string describe_density_limit(const GridMap& map, std::span<const AgentKind> kinds);
+/// The same for `walkable_cells` cells of `cell_size` world units (a part of a map: a spawn
+/// rectangle), the sentence starting with `whose` ("its 44 walkable cells hold at most ...").
+[[nodiscard]] std::string describe_density_limit(std::size_t walkable_cells, float cell_size,
+                                                 std::span<const AgentKind> kinds, std::string_view whose);
 
 }  // namespace swarmfield::sim
