@@ -13,7 +13,6 @@
 #include "swarmfield/cli/strict_values.hpp"
 #include "swarmfield/server/config/config_toml.hpp"
 
-#include <algorithm>
 #include <filesystem>
 #include <sstream>
 #include <string_view>
@@ -219,9 +218,7 @@ ConfigParseResult parse_server_config(int argc, const char* const* argv, const E
   // without a word. Said, not refused: a config file shared by servers that record and servers
   // that do not may set it.
   if (result.config.record_path.empty()) {
-    const auto limit = std::find_if(settings().begin(), settings().end(),
-                                    [](const Setting& s) { return s.key == "record-max-mb"; });
-    const auto at = static_cast<std::size_t>(limit - settings().begin());
+    const auto at = static_cast<std::size_t>(config_detail::find_setting("record-max-mb") - settings().data());
     if (at < result.sources.size() && result.sources[at] != ConfigSource::kDefault) {
       std::ostringstream what;
       what << "--record-max-mb " << result.config.record_max_mb;
