@@ -30,10 +30,11 @@ void Swarm::project_contacts(const crowd_detail::SwarmTick& t, WorkerPool* pool)
   if (t.nav == nullptr || t.n == 0) return;
   // Agents near walls take part only for a larger kind going through another route's crowd
   // (kOtherRouteBit, set by this tick's gather): with none, they are skipped whole.
-  const bool shoving = std::find(shove_chunks_.begin(), shove_chunks_.end(), std::uint8_t{1}) != shove_chunks_.end();
+  const bool any_shoving =
+      std::find(shove_chunks_.begin(), shove_chunks_.end(), std::uint8_t{1}) != shove_chunks_.end();
   for (int pass = 0; pass < kContactPasses; ++pass) {
     parallel_for(pool, t.n, t.chunk,
-                 [&](std::size_t begin, std::size_t end, std::size_t) { project_contacts_of(t, begin, end, shoving); });
+                 [&](std::size_t begin, std::size_t end, std::size_t) { project_contacts_of(t, begin, end, any_shoving); });
     // The projected positions become this tick's (project_contacts_of wrote every slot).
     next_xs_.swap(corr_x_);
     next_ys_.swap(corr_y_);
