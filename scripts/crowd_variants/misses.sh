@@ -82,6 +82,8 @@ if has gapnear; then
   # levels), and ~510 stand at rest behind the wall to the end while the 3-cell opening 30 cells
   # south stays free (44-84 of 600 through by 150 s, seeds 1-3, before and after that day's
   # changes). With brutes too, or the player 8 cells past the gap, the gap corks from 12-57 s.
+  # Since plugged passages (2026-12-07, crowd README): seeds 1-6 182-498 east of the wall at 150 s
+  # (seed 2 420); still short of the ~540 a pile of 600 holds on that side.
   $py "$here/scene.py" gap "$out/gapnear.map" --player 43.5,16.5 > /dev/null
   run gapnear "$out/gapnear.map" 4500 -- --agents 600 --kind runner --kind walker --player 43.5,16.5 --spawn-rect 1,1,39,63 --seed 2 --threads 2
   $py "$here/gap_figures.py" "$out/gapnear.csv"

@@ -305,7 +305,8 @@ void World::finish_tick(float dt) {
     const std::span<const AgentKind> table = swarm_.kind_table();
     kind_area_.resize(table.size());
     for (std::size_t k = 0; k < table.size(); ++k) kind_area_[k] = 3.14159265f * table[k].radius * table[k].radius;
-    congestion_.update(path_map(), nav_, swarm_.xs(), swarm_.ys(), swarm_.kinds(), kind_area_);
+    congestion_.update(path_map(), nav_, swarm_.xs(), swarm_.ys(), swarm_.kinds(), kind_area_,
+                       swarm_.step_view().resting);
     congestion = &congestion_;
   }
   // Players on the move (goal index = player index, see update_fields): no rest piles up

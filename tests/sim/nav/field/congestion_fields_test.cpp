@@ -113,3 +113,47 @@ TEST_CASE("congestion: builds are time-sliced, periodic and deterministic") {
     for (std::int32_t x = 0; x < 600; x += 7) REQUIRE(a.integration(1).raw(x, y) == b.integration(1).raw(x, y));
   }
 }
+
+TEST_CASE("congestion: a 1-cell passage holding an agent at rest is plugged; the other opening is the way") {
+  // The two-route wall: the short route's opening (20, 5) is one cell wide. Two walkers in it.
+  const GridMap map = two_routes();
+  NavigationSet nav;
+  const Vec2 goals[1] = {{35.5f, 5.5f}};
+  REQUIRE(nav.update(map, goals, size_class_bit(1)));
+  Crowd in_gap;
+  for (const float x : {20.25f, 20.75f}) {
+    in_gap.xs.push_back(x);
+    in_gap.ys.push_back(5.5f);
+    in_gap.kinds.push_back(0);
+  }
+  // The same two at rest on open ground (25, 15).
+  Crowd in_open = in_gap;
+  for (float& x : in_open.xs) x += 5.0f;
+  for (float& y : in_open.ys) y += 10.0f;
+  const std::vector<std::uint8_t> moving(2, 0), at_rest(2, 1);
+  CongestionFields stream, plugged, open_rest;
+  stream.update(map, nav, in_gap.xs, in_gap.ys, in_gap.kinds, kWalkerArea, moving);
+  plugged.update(map, nav, in_gap.xs, in_gap.ys, in_gap.kinds, kWalkerArea, at_rest);
+  open_rest.update(map, nav, in_open.xs, in_open.ys, in_open.kinds, kWalkerArea, at_rest);
+  REQUIRE(plugged.ready(1));
+  MESSAGE("the 1-cell opening with two walkers: moving " << int{stream.penalty_at(20, 5)} << ", at rest "
+                                                          << int{plugged.penalty_at(20, 5)});
+  CHECK(stream.penalty_at(20, 5) < 6);  // two walkers fill the cell to 0.85: a stream's cost
+  CHECK(plugged.penalty_at(20, 5) == CongestionFields::kPlugPenalty);
+  CHECK(open_rest.penalty_at(25, 15) == stream.penalty_at(20, 5));  // not a passage: its fill only
+  // From (5, 6), next to the short route, the way is the short route while the passage streams
+  // and the long one (through y = 25) once it is plugged.
+  const IntegrationField& exact = nav.fields(1).integration();
+  CHECK(stream.integration(1).raw(5, 6) < exact.raw(5, 6) + 10 * kOrthogonalStep);
+  CHECK(plugged.integration(1).raw(5, 6) > exact.raw(5, 6) + 15 * kOrthogonalStep);
+  CHECK(plugged.flow(1).at(19, 5) != FlowDirection::kE);
+  // The exact routes through the plug, near the goal: (5, 6) and (19, 5) run through it, (30, 20)
+  // (east of the wall) and (18, 25) (through the long route's opening) do not; nothing is plugged
+  // where agents stream through or rest on open ground.
+  CHECK(plugged.plugged_route(5, 6));
+  CHECK(plugged.plugged_route(19, 5));
+  CHECK_FALSE(plugged.plugged_route(30, 20));
+  CHECK_FALSE(plugged.plugged_route(18, 25));
+  CHECK_FALSE(stream.plugged_route(5, 6));
+  CHECK_FALSE(open_rest.plugged_route(5, 6));
+}

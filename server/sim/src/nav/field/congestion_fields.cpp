@@ -21,7 +21,8 @@ std::uint8_t CongestionFields::penalty_at(std::int32_t x, std::int32_t y) const 
 }
 
 void CongestionFields::measure_density(const GridMap& map, std::span<const float> xs, std::span<const float> ys,
-                                       std::span<const std::uint8_t> kinds, std::span<const float> kind_area) {
+                                       std::span<const std::uint8_t> kinds, std::span<const float> kind_area,
+                                       std::span<const std::uint8_t> resting) {
   const std::size_t cells = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
   fill_.assign(cells, 0.0f);  // allocates only when the map grows
   penalty_.assign(cells, 0);
@@ -36,6 +37,21 @@ void CongestionFields::measure_density(const GridMap& map, std::span<const float
   for (std::size_t i = 0; i < cells; ++i) {
     const float over = (std::min(fill_[i], 1.0f) - kFreeFill) / (1.0f - kFreeFill);
     if (over > 0.0f) penalty_[i] = static_cast<std::uint8_t>(std::lround(kMaxPenalty * over * over));
+  }
+  // Plugged passages: agents at rest in a cell one cell wide.
+  plugged_.assign(cells, 0);
+  any_plug_ = false;
+  for (std::size_t i = 0; i < std::min(n, resting.size()); ++i) {
+    if (resting[i] == 0) continue;
+    const CellCoord c = map.world_to_cell({xs[i], ys[i]});
+    if (!map.in_bounds(c.x, c.y)) continue;
+    const bool narrow = (!map.walkable(c.x - 1, c.y) && !map.walkable(c.x + 1, c.y)) ||
+                        (!map.walkable(c.x, c.y - 1) && !map.walkable(c.x, c.y + 1));
+    if (!narrow) continue;
+    std::uint8_t& p = penalty_[map.index(c.x, c.y)];
+    p = std::max(p, kPlugPenalty);
+    plugged_[map.index(c.x, c.y)] = 1;
+    any_plug_ = true;
   }
 }
 
@@ -100,9 +116,48 @@ void CongestionFields::finish_build(const NavigationSet& nav, int size_class) {
   }
 }
 
+// Follows class 1's exact flow from each cell near a goal (within kPluggedReachCells) until a
+// cell already known, a goal or the reach's edge, then marks the path walked: O(cells near the
+// goals), each cell once.
+void CongestionFields::mark_plugged_routes(const NavigationSet& nav) {
+  const std::size_t cells = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
+  plugged_route_.assign(cells, 0);
+  if (!any_plug_ || !nav.has_class(1)) return;
+  const IntegrationField& exact = nav.fields(1).integration();
+  const FlowField& flow = nav.fields(1).flow();
+  if (exact.width() != width_ || exact.height() != height_ || plugged_.size() != cells) return;
+  const auto reach = static_cast<std::uint32_t>(kPluggedReachCells * static_cast<float>(kOrthogonalStep));
+  const auto w = static_cast<std::size_t>(width_);
+  for (std::size_t start = 0; start < cells; ++start) {
+    const auto sx = static_cast<std::int32_t>(start % w), sy = static_cast<std::int32_t>(start / w);
+    if (plugged_route_[start] != 0 || !exact.reachable(sx, sy) || exact.raw(sx, sy) > reach) continue;
+    route_path_.clear();
+    std::size_t at = start;
+    std::uint8_t result = 1;
+    while (true) {
+      if (plugged_route_[at] != 0) {
+        result = plugged_route_[at];
+        break;
+      }
+      route_path_.push_back(at);
+      plugged_route_[at] = 1;  // provisional: a cycle (none in a flow field) would end here
+      const auto x = static_cast<std::int32_t>(at % w), y = static_cast<std::int32_t>(at / w);
+      const FlowDirection d = flow.at(x, y);
+      if (d == FlowDirection::kNone) break;
+      const CellCoord o = kDirectionOffsets[static_cast<std::size_t>(d)];
+      at = static_cast<std::size_t>(y + o.y) * w + static_cast<std::size_t>(x + o.x);
+    }
+    // Back along the path: a cell's route is plugged when a cell nearer the goal on it is.
+    for (std::size_t j = route_path_.size(); j-- > 0;) {
+      if (plugged_[route_path_[j]] != 0) result = 2;
+      plugged_route_[route_path_[j]] = result;
+    }
+  }
+}
+
 void CongestionFields::update(const GridMap& map, const NavigationSet& nav, std::span<const float> xs,
                               std::span<const float> ys, std::span<const std::uint8_t> kinds,
-                              std::span<const float> kind_area) {
+                              std::span<const float> kind_area, std::span<const std::uint8_t> resting) {
   if (nav.hierarchical()) {
     for (Slot& s : slots_) s.ready = false;
     building_class_ = 0;
@@ -124,7 +179,7 @@ void CongestionFields::update(const GridMap& map, const NavigationSet& nav, std:
   if (building_class_ == 0 && round_mask_ == 0 && ticks_ >= kPeriodTicks) {
     // A new round: the density now, then each class present in turn.
     ticks_ = 0;
-    measure_density(map, xs, ys, kinds, kind_area);
+    measure_density(map, xs, ys, kinds, kind_area, resting);
     for (int c = 1; c <= kMaxSizeClass; ++c) {
       if (nav.has_class(c)) round_mask_ |= 1u << (c - 1);
     }
@@ -150,6 +205,7 @@ void CongestionFields::update(const GridMap& map, const NavigationSet& nav, std:
     std::swap(s.integration, s.building);
     s.flow.build(s.costs, s.integration);
     finish_build(nav, building_class_);
+    if (building_class_ == 1) mark_plugged_routes(nav);
     ++builds_;
     building_class_ = 0;
   }

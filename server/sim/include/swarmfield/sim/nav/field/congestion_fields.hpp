@@ -34,16 +34,23 @@ class CongestionFields {
   /// above kFreeFill, rounded (a moving stream adds nothing; a packed pile or a jammed door a lot).
   static constexpr float kMaxPenalty = 6.0f;
   static constexpr float kFreeFill = 0.5f;
+  /// Cost units added to a plugged passage: a cell one cell wide (blocked on two opposite sides:
+  /// a 1-cell door or gap) that holds an agent at rest. A queue waits there for nothing -- the
+  /// pile beyond the passage has sealed its mouth -- and by its fill alone (two walkers fill a
+  /// cell to 0.85) the passage cost what a stream through it does.
+  static constexpr std::uint8_t kPlugPenalty = 60;
   /// Work units per update: the map's cells / 20, at least kMinBudget (a 1024 x 1024 build
   /// takes ~20 updates).
   static constexpr std::size_t kMinBudget = 50000;
 
   /// One update (call once per tick, after NavigationSet::update()): `xs`, `ys` the agents'
-  /// positions (world units), `kinds` their kinds and `kind_area` the disc area of each kind
-  /// (world units squared). Starts a build when one is due and advances the build in progress.
+  /// positions (world units), `kinds` their kinds, `kind_area` the disc area of each kind
+  /// (world units squared) and, optional, `resting` (per agent, non-zero = at rest; see
+  /// kPlugPenalty). Starts a build when one is due and advances the build in progress.
   /// Does nothing (and forgets its fields) when `nav` is hierarchical.
   void update(const GridMap& map, const NavigationSet& nav, std::span<const float> xs, std::span<const float> ys,
-              std::span<const std::uint8_t> kinds, std::span<const float> kind_area);
+              std::span<const std::uint8_t> kinds, std::span<const float> kind_area,
+              std::span<const std::uint8_t> resting = {});
 
   /// True when a complete build exists for the class on a grid of the class's current size.
   [[nodiscard]] bool ready(int size_class) const noexcept {
@@ -69,6 +76,16 @@ class CongestionFields {
   [[nodiscard]] bool detour_in_crowd(int size_class, std::int32_t x, std::int32_t y) const noexcept {
     return block_bit(&Slot::crowded_detour, size_class, x, y);
   }
+  /// True when class 1's exact route from map cell (x, y) (its flow field, followed to the goal)
+  /// runs through a plugged passage (kPlugPenalty), as of the last complete class 1 build; for
+  /// cells within kPluggedReachCells of a goal (exact value) only, false elsewhere. An agent
+  /// resting in a queue on such a route waits for nothing: the steering lets it take the
+  /// congestion field's way back to another opening.
+  [[nodiscard]] bool plugged_route(std::int32_t x, std::int32_t y) const noexcept {
+    if (x < 0 || y < 0 || x >= width_ || y >= height_ || plugged_route_.empty()) return false;
+    return plugged_route_[static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x)] == 2;
+  }
+  static constexpr float kPluggedReachCells = 32.0f;
   /// Extra cost (cost units, ~cells on unit-cost maps) a crowd must add to a route before
   /// detour() says so (default 3).
   void set_detour_margin(float cost_units) noexcept { margin_ = cost_units; }
@@ -99,13 +116,21 @@ class CongestionFields {
     return static_cast<std::size_t>(size_class < 1 ? 0 : (size_class > kMaxSizeClass ? kMaxSizeClass - 1 : size_class - 1));
   }
   void measure_density(const GridMap& map, std::span<const float> xs, std::span<const float> ys,
-                       std::span<const std::uint8_t> kinds, std::span<const float> kind_area);
+                       std::span<const std::uint8_t> kinds, std::span<const float> kind_area,
+                       std::span<const std::uint8_t> resting);
   void start_build(const GridMap& map, const NavigationSet& nav, int size_class);
   void finish_build(const NavigationSet& nav, int size_class);
+  void mark_plugged_routes(const NavigationSet& nav);
 
   Slot slots_[kMaxSizeClass];
   std::vector<std::uint8_t> penalty_;  // per map cell: congestion cost units (0..kMaxPenalty)
   std::vector<float> fill_;            // per map cell: agents' area over the packed area
+  std::vector<std::uint8_t> plugged_;  // per map cell: 1 = a plugged passage (last measure)
+  bool any_plug_ = false;
+  // Per map cell: 0 not known / beyond reach, 1 its exact route is clear, 2 it runs through a
+  // plugged passage (plugged_route()); a scratch path for filling it.
+  std::vector<std::uint8_t> plugged_route_;
+  std::vector<std::size_t> route_path_;
   std::int32_t width_ = 0, height_ = 0;
   std::uint32_t ticks_ = 0;            // updates since the last round of builds started
   int building_class_ = 0;             // class whose build is in progress (0: none)
