@@ -122,6 +122,7 @@ void CongestionFields::finish_build(const NavigationSet& nav, int size_class) {
 void CongestionFields::mark_plugged_routes(const NavigationSet& nav) {
   const std::size_t cells = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
   plugged_route_.assign(cells, 0);
+  any_plugged_route_ = false;
   if (!any_plug_ || !nav.has_class(1)) return;
   const IntegrationField& exact = nav.fields(1).integration();
   const FlowField& flow = nav.fields(1).flow();
@@ -152,6 +153,7 @@ void CongestionFields::mark_plugged_routes(const NavigationSet& nav) {
       if (plugged_[route_path_[j]] != 0) result = 2;
       plugged_route_[route_path_[j]] = result;
     }
+    any_plugged_route_ = any_plugged_route_ || result == 2;
   }
 }
 
@@ -160,6 +162,7 @@ void CongestionFields::update(const GridMap& map, const NavigationSet& nav, std:
                               std::span<const float> kind_area, std::span<const std::uint8_t> resting) {
   if (nav.hierarchical()) {
     for (Slot& s : slots_) s.ready = false;
+    any_plugged_route_ = false;
     building_class_ = 0;
     round_mask_ = 0;
     return;
@@ -168,6 +171,7 @@ void CongestionFields::update(const GridMap& map, const NavigationSet& nav, std:
     width_ = map.width();
     height_ = map.height();
     for (Slot& s : slots_) s.ready = false;
+    any_plugged_route_ = false;
     building_class_ = 0;
     round_mask_ = 0;
     ticks_ = kPeriodTicks;  // start at once

@@ -82,7 +82,7 @@ class CongestionFields {
   /// resting in a queue on such a route waits for nothing: the steering lets it take the
   /// congestion field's way back to another opening.
   [[nodiscard]] bool plugged_route(std::int32_t x, std::int32_t y) const noexcept {
-    if (x < 0 || y < 0 || x >= width_ || y >= height_ || plugged_route_.empty()) return false;
+    if (!any_plugged_route_ || x < 0 || y < 0 || x >= width_ || y >= height_) return false;
     return plugged_route_[static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x)] == 2;
   }
   static constexpr float kPluggedReachCells = 32.0f;
@@ -130,6 +130,7 @@ class CongestionFields {
   // Per map cell: 0 not known / beyond reach, 1 its exact route is clear, 2 it runs through a
   // plugged passage (plugged_route()); a scratch path for filling it.
   std::vector<std::uint8_t> plugged_route_;
+  bool any_plugged_route_ = false;  // some cell of plugged_route_ is 2 (the steering's fast path)
   std::vector<std::size_t> route_path_;
   std::int32_t width_ = 0, height_ = 0;
   std::uint32_t ticks_ = 0;            // updates since the last round of builds started
