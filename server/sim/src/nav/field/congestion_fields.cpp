@@ -38,8 +38,9 @@ void CongestionFields::measure_density(const GridMap& map, std::span<const float
     const float over = (std::min(fill_[i], 1.0f) - kFreeFill) / (1.0f - kFreeFill);
     if (over > 0.0f) penalty_[i] = static_cast<std::uint8_t>(std::lround(kMaxPenalty * over * over));
   }
-  // Plugged passages: agents at rest in a cell one cell wide.
-  plugged_.assign(cells, 0);
+  // Plugged passages: agents at rest in a cell one cell wide. plugged_ is all zeros while no
+  // passage is plugged, so it is cleared only after a round that found one (or a new map size).
+  if (any_plug_ || plugged_.size() != cells) plugged_.assign(cells, 0);
   any_plug_ = false;
   for (std::size_t i = 0; i < std::min(n, resting.size()); ++i) {
     if (resting[i] == 0) continue;
@@ -120,10 +121,12 @@ void CongestionFields::finish_build(const NavigationSet& nav, int size_class) {
 // cell already known, a goal or the reach's edge, then marks the path walked: O(cells near the
 // goals), each cell once.
 void CongestionFields::mark_plugged_routes(const NavigationSet& nav) {
-  const std::size_t cells = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
-  plugged_route_.assign(cells, 0);
+  // plugged_route() reads plugged_route_ only while any_plugged_route_: without a plug nothing
+  // is cleared or walked.
   any_plugged_route_ = false;
   if (!any_plug_ || !nav.has_class(1)) return;
+  const std::size_t cells = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
+  plugged_route_.assign(cells, 0);
   const IntegrationField& exact = nav.fields(1).integration();
   const FlowField& flow = nav.fields(1).flow();
   if (exact.width() != width_ || exact.height() != height_ || plugged_.size() != cells) return;
