@@ -184,6 +184,54 @@ TEST_CASE("F1 mixed: brutes, which fit no door, make way; every runner and walke
 
 namespace {
 
+/// A designer's variant of F1 at the size of `crowd_scenes.sh`'s door room: a 96 x 96 map, a
+/// room walled on x, y = 28 and 67 with a 1-cell door in the middle of each wall, one player 2.5
+/// cells outside the N door, 2,000 walkers anywhere walkable (a sixth of them in the room), 90
+/// s. Returns how many are still inside the room at the end.
+long door_near(std::uint64_t seed) {
+  constexpr std::int32_t lo = 28, hi = 67, mid = 47;
+  GridMap map = bordered(96, 96);
+  for (std::int32_t i = lo; i <= hi; ++i) {
+    if (i == mid) continue;
+    map.set_cost(i, lo, kBlockedCost);
+    map.set_cost(i, hi, kBlockedCost);
+    map.set_cost(lo, i, kBlockedCost);
+    map.set_cost(hi, i, kBlockedCost);
+  }
+  World world(map, mixed_params(2000));
+  world.add_player({mid + 0.5f, lo - 2.5f});
+  spawn_rect(world, 2000, 1.0f, 1.0f, 95.0f, 95.0f, seed, {1});
+  for (int t = 0; t < 2700; ++t) world.step(kDt);
+  const Swarm& swarm = world.swarm();
+  long left = 0;
+  for (std::size_t i = 0; i < swarm.size(); ++i) {
+    const float x = swarm.xs()[i], y = swarm.ys()[i];
+    left += x > lo + 1.0f && x < hi && y > lo + 1.0f && y < hi ? 1 : 0;
+  }
+  return left;
+}
+
+}  // namespace
+
+// The player just outside a door: the first agents out pile round the player and come to rest
+// in the N door, and the room's crowd queued behind it to the end while the other three doors
+// stayed free. A queue on a route through a plugged passage (CongestionFields::plugged_route)
+// takes the congestion field's way back to another door from its rim inward, also where that
+// way leads onto ground whose own route is free (unplugged_route: the agents nearest the other
+// doors first), and as far from the goal as routes are marked (kPluggedReachCells).
+TEST_CASE("F1 near: the player just outside a door plugs it; the room leaves by the other doors") {
+  long all = 0;
+  for (const std::uint64_t seed : {301, 302}) {
+    const long left = door_near(seed);
+    MESSAGE("door near, seed " << seed << ", 90 s: " << left << " still inside the room");
+    CHECK(left <= 300);
+    all += left;
+  }
+  CHECK(all <= 2 * 220);
+}
+
+namespace {
+
 /// The wedge at a 1-cell door (F1's room, its N door only): a brute, which fits no door, stands a
 /// step behind the door's mouth, 0.08 off its axis; a walker on each post of the mouth touches
 /// it, and 60 walkers behind press the brute toward the door. Returns the ticks until the first
@@ -486,17 +534,22 @@ std::size_t gap_near(std::size_t n, std::uint64_t seed) {
 // Agents at rest in a cell one cell wide now plug it (CongestionFields::kPlugPenalty): arrivals
 // take the opening (tool seeds 1-6: 168-375), and a queue on a route through the plug takes the
 // way back to it from its rim inward (182-498). Seeds 201-204 here: 426 / 120 / 454 / 472. On the
-// tool's seed 6 (182) the queue does leave, and ~400 then jam at the wide opening, pressed into
-// the wall beside its post (seed 202 not looked at).
+// tool's seed 6 (182) the queue did leave, and ~400 then jammed north of the wide opening,
+// pressed into the wall beside its post: two streams met head-on there, arrivals taking the
+// congestion way south to the opening and the crowd at its mouth following the exact route north
+// to the plugged gap (beyond the 32 cells routes were marked to, and a way south that led onto
+// ground whose own exact route is the opening's, not a detour). Routes are now marked to 64
+// cells, a plugged route counts as near for the way back, and a way back may lead onto ground
+// whose route is free (tool seeds 1-6: 549-577; here 516 / 567 / 554 / 536).
 TEST_CASE("F2 near: the player just past the 1-cell gap plugs it; arrivals and the queue take the wide opening") {
   std::size_t all = 0;
   for (const std::uint64_t seed : {201, 202, 203, 204}) {
     const std::size_t east = gap_near(600, seed);
     MESSAGE("gap near, seed " << seed << ", 150 s: " << east << " of 600 east of the wall");
-    CHECK(east >= 100);
+    CHECK(east >= 450);
     all += east;
   }
-  CHECK(all >= 4 * 250);
+  CHECK(all >= 4 * 500);
 }
 
 TEST_CASE("F4: a crowd arriving from one side wraps round to the player's back") {

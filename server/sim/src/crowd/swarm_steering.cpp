@@ -237,10 +237,14 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
   // uncovers. The gap wall with the player 3 cells past the gap: the queue behind the wall stood
   // to the end while the other opening stayed free. Only where a passage is plugged: letting
   // every resting queue do so sent a street junction's resting arms round the blocks from one
-  // arm to the next (`rest_final` 0.85 -> 0.83, jitter 346 -> 600).
-  const bool plugged_queue = t.congestion != nullptr && !hierarchical && out_of_sight && size_class == 1 &&
-                             t.congestion->plugged_route(block.x, block.y) &&
-                             t.congestion->detour_in_crowd(size_class, block.x, block.y);
+  // arm to the next (`rest_final` 0.85 -> 0.83, jitter 346 -> 600). The way also leads out where
+  // it reaches ground whose own exact route is free of plugs (unplugged_route: the mouth of the
+  // other opening, whose arrivals need no detour): the crowd pressed against the wall beside a
+  // wide opening, its exact route running along the wall to the plugged gap, met the arrivals
+  // coming down to the opening head-on and ~400 stood there (the gap wall's tool seed 6).
+  const bool on_plugged_route = t.congestion != nullptr && !hierarchical && out_of_sight && size_class == 1 &&
+                                t.congestion->plugged_route(block.x, block.y);
+  const bool plugged_queue = on_plugged_route && t.congestion->detour_in_crowd(size_class, block.x, block.y);
   if (t.congestion != nullptr && !hierarchical && (perm_resting_[k] == 0 || plugged_queue) &&
       (out_of_sight || sight_detour)) {
     // Held last tick by smaller kinds on another route (kOtherRouteBit: a brute walking along a
@@ -268,14 +272,17 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
         // turns back, whatever the blocks it crosses say (the detour bit changes with every
         // build and is off on crowded blocks). Farther out the crowd moves on before the agent
         // arrives: brutes 50-180 cells from the player on the Paris junction turned back for
-        // 2-3 s and again (12 runs of >= 2 s over 6 seeds; now none).
-        const bool near = field.reachable(block.x, block.y) &&
-                          static_cast<float>(field.raw(block.x, block.y)) <=
-                              kBackDetourCells * static_cast<float>(kOrthogonalStep);
+        // 2-3 s and again (12 runs of >= 2 s over 6 seeds; now none). On a route through a
+        // plugged passage (marked to kPluggedReachCells) the crowd does not move on: the way back
+        // is near there too (the gap wall with its wide opening 40 cells from the gap: arrivals
+        // 32-45 cells out ran along the wall to the plug against those coming back).
+        const bool near = on_plugged_route || (field.reachable(block.x, block.y) &&
+                                               static_cast<float>(field.raw(block.x, block.y)) <=
+                                                   kBackDetourCells * static_cast<float>(kOrthogonalStep));
         bool leads_out = false;
-        if (plugged_queue && near && turn < kQueueBackCos) {
+        if (plugged_queue && turn < kQueueBackCos) {
           const CellCoord out = t.map.world_to_cell(p + way * (kQueueOutCells * cs));
-          leads_out = t.congestion->detour(size_class, out.x, out.y);
+          leads_out = t.congestion->detour(size_class, out.x, out.y) || t.congestion->unplugged_route(out.x, out.y);
         }
         take = was_back || (crowd_on_route && (near || held_larger)) || leads_out;
         back = take;

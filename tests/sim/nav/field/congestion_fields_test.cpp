@@ -156,4 +156,12 @@ TEST_CASE("congestion: a 1-cell passage holding an agent at rest is plugged; the
   CHECK_FALSE(plugged.plugged_route(18, 25));
   CHECK_FALSE(stream.plugged_route(5, 6));
   CHECK_FALSE(open_rest.plugged_route(5, 6));
+  // unplugged_route: the cells whose exact route is free of the plug (east of the wall, through
+  // the long route's opening); none on a plugged route, and none at all while nothing is plugged.
+  CHECK(plugged.unplugged_route(30, 20));
+  CHECK(plugged.unplugged_route(18, 25));
+  CHECK_FALSE(plugged.unplugged_route(5, 6));
+  CHECK_FALSE(plugged.unplugged_route(19, 5));
+  CHECK_FALSE(stream.unplugged_route(30, 20));
+  CHECK_FALSE(stream.unplugged_route(18, 25));
 }

@@ -85,7 +85,18 @@ class CongestionFields {
     if (!any_plugged_route_ || x < 0 || y < 0 || x >= width_ || y >= height_) return false;
     return plugged_route_[static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x)] == 2;
   }
-  static constexpr float kPluggedReachCells = 32.0f;
+  /// True when plugged_route() holds somewhere and class 1's exact route from map cell (x, y),
+  /// within kPluggedReachCells of a goal, runs through no plugged passage (a queue for another
+  /// opening, or free ground on the way to one). False where plugged_route() is true, beyond the
+  /// reach, on unreachable cells and while no route is plugged.
+  [[nodiscard]] bool unplugged_route(std::int32_t x, std::int32_t y) const noexcept {
+    if (!any_plugged_route_ || x < 0 || y < 0 || x >= width_ || y >= height_) return false;
+    return plugged_route_[static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x)] == 1;
+  }
+  /// How far from a goal (exact field, cells) routes are followed for plugged_route() and
+  /// unplugged_route(). 32 left the crowd at a wide opening 30-35 cells from the player outside
+  /// the marks; each class 1 build walks each cell within the reach once.
+  static constexpr float kPluggedReachCells = 64.0f;
   /// Extra cost (cost units, ~cells on unit-cost maps) a crowd must add to a route before
   /// detour() says so (default 3).
   void set_detour_margin(float cost_units) noexcept { margin_ = cost_units; }
