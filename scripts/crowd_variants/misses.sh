@@ -83,16 +83,16 @@ if has gapnear; then
   # south stays free (44-84 of 600 through by 150 s, seeds 1-3, before and after that day's
   # changes). With brutes too, or the player 8 cells past the gap, the gap corks from 12-57 s.
   # Since plugged passages (2026-12-07, crowd README): seeds 1-6 182-498 east of the wall at 150 s
-  # (seed 2 420); since routes are marked to 64 cells and a way back may lead onto an unplugged
-  # route (later that day) 549-577, about what a pile of 600 holds on that side.
+  # (seed 2 420); since routes are marked to 64 cells, a way out may lead onto an unplugged route
+  # at any turn and a plug costs 200 (later that day) 559-587, what a pile of 600 holds there.
   $py "$here/scene.py" gap "$out/gapnear.map" --player 43.5,16.5 > /dev/null
   run gapnear "$out/gapnear.map" 4500 -- --agents 600 --kind runner --kind walker --player 43.5,16.5 --spawn-rect 1,1,39,63 --seed 2 --threads 2
   $py "$here/gap_figures.py" "$out/gapnear.csv"
 fi
 if has gapfar; then
   # gapnear with the wide opening 40 cells south of the gap (2026-12-07): 23-28 of 600 east of the
-  # wall at 150 s before plugged passages, 329-393 after (seeds 1-3): ~270 stay queued at the
-  # plugged gap, whose detour (~80 cells) costs more than the plug (kPlugPenalty, 60).
+  # wall at 150 s with the plug worth 60 (seeds 1-3; ~270 stayed queued at the plugged gap, whose
+  # detour of ~80 cells cost more), 579-586 with 200 (test `F2 far`).
   $py "$here/scene.py" gap "$out/gapfar.map" --open 56,57,58 --player 43.5,16.5 > /dev/null
   run gapfar "$out/gapfar.map" 4500 -- --agents 600 --kind runner --kind walker --player 43.5,16.5 --spawn-rect 1,1,39,63 --seed 2 --threads 2
   $py "$here/gap_figures.py" "$out/gapfar.csv"
@@ -100,8 +100,8 @@ fi
 if has doornear; then
   # The door room of crowd_scenes.sh with one player 2.5 cells outside its N door, 2,000 walkers
   # (2026-12-07): the N door plugs and the room's crowd queued behind it; 551 / 575 still inside at
-  # 90 s (seeds 1-2) before a way back could lead onto an unplugged route, 142 / 140 after (a half
-  # disc resting behind the plugged door). Test `F1 near`.
+  # 90 s (seeds 1-2) before a way out could lead onto an unplugged route, 67 / 60 after (a line
+  # resting behind the plugged door). Test `F1 near`.
   $py "$here/scene.py" door "$out/doornear.map" --players "47.5,25.5" > /dev/null
   run doornear "$out/doornear.map" 2700 -- --agents 2000 --spawn-rect 1,1,95,95 --kind walker --player 47.5,25.5 --seed 1 --threads 2
   $py "$here/scene.py" mdoor "$out/doornear.map" "$out/doornear.csv"

@@ -52,9 +52,8 @@ constexpr float kSightDetourBackCos = -0.5f;
 // degrees or more) only for an agent within this many cells of its goal (exact field, cost units
 // / kOrthogonalStep).
 constexpr float kBackDetourCells = 32.0f;
-// A plugged queue's way back (see plugged_queue in desired_on_navigation): turned from the
-// exact way by more than 120 degrees, onto ground 1.5 cells on where arrivals take it too.
-constexpr float kQueueBackCos = -0.5f;
+// A plugged queue's way out (see plugged_queue in desired_on_navigation): taken where the ground
+// this many cells along it is a detour or on an unplugged route.
 constexpr float kQueueOutCells = 1.5f;
 
 /// What the steering's prefetch reads: the map, field and any-angle tables (null when absent).
@@ -231,17 +230,19 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
   // In a queue whose exact route runs through a plugged passage (CongestionFields::
   // plugged_route(): a 1-cell gap or door with agents at rest in it, sealed by the pile beyond
   // it), class 1, out of sight: the queue waits for nothing, so even at rest and from a crowded
-  // block the agent takes the congestion field's way back when it turns back by more than
-  // kQueueBackCos and leads out of the queue onto ground where arrivals take it too (its detour
-  // bit kQueueOutCells on): the queue's rim walks off first, then whoever the rim's leaving
-  // uncovers. The gap wall with the player 3 cells past the gap: the queue behind the wall stood
-  // to the end while the other opening stayed free. Only where a passage is plugged: letting
-  // every resting queue do so sent a street junction's resting arms round the blocks from one
-  // arm to the next (`rest_final` 0.85 -> 0.83, jitter 346 -> 600). The way also leads out where
-  // it reaches ground whose own exact route is free of plugs (unplugged_route: the mouth of the
-  // other opening, whose arrivals need no detour): the crowd pressed against the wall beside a
-  // wide opening, its exact route running along the wall to the plugged gap, met the arrivals
-  // coming down to the opening head-on and ~400 stood there (the gap wall's tool seed 6).
+  // block the agent takes the congestion field's way when it leads out of the queue: onto ground
+  // kQueueOutCells on where arrivals take it too (its detour bit) or whose own exact route is
+  // free of plugs (unplugged_route: the mouth of the other opening, whose arrivals need no
+  // detour). The queue's rim walks off first, then whoever the rim's leaving uncovers. The gap
+  // wall with the player 3 cells past the gap: the queue behind the wall stood to the end while
+  // the other opening stayed free. Only where a passage is plugged: letting every resting queue
+  // do so sent a street junction's resting arms round the blocks from one arm to the next
+  // (`rest_final` 0.85 -> 0.83, jitter 346 -> 600). Without the unplugged ground, the crowd
+  // pressed against the wall beside a wide opening (its exact route running along the wall to
+  // the plugged gap) met the arrivals coming down to the opening head-on and ~400 stood there
+  // (the gap wall's tool seed 6); with the way taken only where it turned back by more than 120
+  // degrees, a room's crowd by its W door, bound for the plugged N door, let the W door pass
+  // 2 agents a second at most (the door room with the player just outside its N door).
   const bool on_plugged_route = t.congestion != nullptr && !hierarchical && out_of_sight && size_class == 1 &&
                                 t.congestion->plugged_route(block.x, block.y);
   const bool plugged_queue = on_plugged_route && t.congestion->detour_in_crowd(size_class, block.x, block.y);
@@ -260,12 +261,17 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
       const Vec2 way = sample_flow(grid, t.congestion->flow(size_class), p - Vec2{shift, shift});
       const float turn = dot(way, desired);  // in sight: cos of the way's angle to the straight line
       bool take = false;
+      bool leads_out = false;
+      if (plugged_queue) {
+        const CellCoord out = t.map.world_to_cell(p + way * (kQueueOutCells * cs));
+        leads_out = t.congestion->detour(size_class, out.x, out.y) || t.congestion->unplugged_route(out.x, out.y);
+      }
       if (way.x == 0.0f && way.y == 0.0f) {
         take = false;
       } else if (!out_of_sight) {
         take = crowd_on_route && turn < kSightDetourCos && turn > kSightDetourBackCos;
       } else if (turn > 0.0f) {
-        take = crowd_on_route;
+        take = crowd_on_route || leads_out;
       } else {
         // Back from the goal, out of sight: only near it (kBackDetourCells), where the crowd the
         // congestion field saw is the one the agent would meet; then until the way no longer
@@ -279,11 +285,6 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
         const bool near = on_plugged_route || (field.reachable(block.x, block.y) &&
                                                static_cast<float>(field.raw(block.x, block.y)) <=
                                                    kBackDetourCells * static_cast<float>(kOrthogonalStep));
-        bool leads_out = false;
-        if (plugged_queue && turn < kQueueBackCos) {
-          const CellCoord out = t.map.world_to_cell(p + way * (kQueueOutCells * cs));
-          leads_out = t.congestion->detour(size_class, out.x, out.y) || t.congestion->unplugged_route(out.x, out.y);
-        }
         take = was_back || (crowd_on_route && (near || held_larger)) || leads_out;
         back = take;
       }

@@ -37,8 +37,11 @@ class CongestionFields {
   /// Cost units added to a plugged passage: a cell one cell wide (blocked on two opposite sides:
   /// a 1-cell door or gap) that holds an agent at rest. A queue waits there for nothing -- the
   /// pile beyond the passage has sealed its mouth -- and by its fill alone (two walkers fill a
-  /// cell to 0.85) the passage cost what a stream through it does.
-  static constexpr std::uint8_t kPlugPenalty = 60;
+  /// cell to 0.85) the passage cost what a stream through it does. 200, not less: with 60 the
+  /// queue at a plugged gap stayed whenever the other opening lay ~80 cells round (the gap wall
+  /// with its wide opening 40 cells from the gap: ~270 of 600 queued to the end). Costs stay
+  /// below kBlockedCost (start_build caps them).
+  static constexpr std::uint8_t kPlugPenalty = 200;
   /// Work units per update: the map's cells / 20, at least kMinBudget (a 1024 x 1024 build
   /// takes ~20 updates).
   static constexpr std::size_t kMinBudget = 50000;
