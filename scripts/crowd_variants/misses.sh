@@ -2,13 +2,13 @@
 # Variants of issue 19's scene families that miss a target on the 2026-12-06 build (a fresh
 # session's sweep of 150 variants; most pass). Each: the map (scene.py), a run of swarmfield-tool
 # sim (a CSV every 10 ticks plus every tick of the last 150) and its figures (scene.py m*).
-#   scripts/crowd_variants/misses.sh [--bin DIR] [--out DIR] [--only room60,cornerdoors,gap600,street,surround,corridor,gapnear,gapfar,doornear,corridor2]
+#   scripts/crowd_variants/misses.sh [--bin DIR] [--out DIR] [--only room60,cornerdoors,gap600,street,surround,corridor,gapnear,gapfar,doornear,doornear2,corridor2]
 # Needs python3 with numpy and matplotlib, and ../shared beside the checkout.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$here/../../build/bin
 out=out/crowd_variants
-only="room60,cornerdoors,gap600,street,surround,corridor,gapnear,gapfar,doornear,corridor2"
+only="room60,cornerdoors,gap600,street,surround,corridor,gapnear,gapfar,doornear,doornear2,corridor2"
 # shellcheck source=options.sh
 source "$here/options.sh"
 crowd_options 2,7 1 "$@"
@@ -105,6 +105,15 @@ if has doornear; then
   $py "$here/scene.py" door "$out/doornear.map" --players "47.5,25.5" > /dev/null
   run doornear "$out/doornear.map" 2700 -- --agents 2000 --spawn-rect 1,1,95,95 --kind walker --player 47.5,25.5 --seed 1 --threads 2
   $py "$here/scene.py" mdoor "$out/doornear.map" "$out/doornear.csv"
+fi
+if has doornear2; then
+  # doornear with 2-cell doors (2026-12-07): the room was a short cut to the player for the walkers
+  # south of it, who came in by the S, W and E doors and stood behind the N door, one of its cells
+  # holding an agent at rest and the other one held still (1,096 / 1,123 / 1,116 inside at 90 s,
+  # seeds 1-3); since 2-cell passages plug and a held agent beside a plug plugs too: 16 / 11 / 19.
+  $py "$here/scene.py" door "$out/doornear2.map" --dw 2 --players "47.5,25.5" > /dev/null
+  run doornear2 "$out/doornear2.map" 2700 -- --agents 2000 --spawn-rect 1,1,95,95 --kind walker --player 47.5,25.5 --seed 1 --threads 2
+  $py "$here/scene.py" mdoor "$out/doornear2.map" "$out/doornear2.csv"
 fi
 if has corridor2; then
   # The corridor room with a corridor 2 cells wide and 40 long and brute-heavy kinds (the same

@@ -304,9 +304,13 @@ void World::finish_tick(float dt) {
   if (params_.congestion) {
     const std::span<const AgentKind> table = swarm_.kind_table();
     kind_area_.resize(table.size());
-    for (std::size_t k = 0; k < table.size(); ++k) kind_area_[k] = 3.14159265f * table[k].radius * table[k].radius;
+    kind_speed_.resize(table.size());
+    for (std::size_t k = 0; k < table.size(); ++k) {
+      kind_area_[k] = 3.14159265f * table[k].radius * table[k].radius;
+      kind_speed_[k] = table[k].max_speed;
+    }
     congestion_.update(path_map(), nav_, swarm_.xs(), swarm_.ys(), swarm_.kinds(), kind_area_,
-                       swarm_.step_view().resting);
+                       swarm_.step_view().resting, swarm_.vxs(), swarm_.vys(), kind_speed_);
     congestion = &congestion_;
   }
   // Players on the move (goal index = player index, see update_fields): no rest piles up

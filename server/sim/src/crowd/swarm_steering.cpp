@@ -245,7 +245,8 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
   // 2 agents a second at most (the door room with the player just outside its N door).
   const bool on_plugged_route = t.congestion != nullptr && !hierarchical && out_of_sight && size_class == 1 &&
                                 t.congestion->plugged_route(block.x, block.y);
-  const bool plugged_queue = on_plugged_route && t.congestion->detour_in_crowd(size_class, block.x, block.y);
+  const bool plugged_queue = on_plugged_route && (t.congestion->detour_in_crowd(size_class, block.x, block.y) ||
+                                                 t.congestion->detour(size_class, block.x, block.y));
   if (t.congestion != nullptr && !hierarchical && (perm_resting_[k] == 0 || plugged_queue) &&
       (out_of_sight || sight_detour)) {
     // Held last tick by smaller kinds on another route (kOtherRouteBit: a brute walking along a

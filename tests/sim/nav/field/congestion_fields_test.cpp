@@ -165,3 +165,47 @@ TEST_CASE("congestion: a 1-cell passage holding an agent at rest is plugged; the
   CHECK_FALSE(stream.unplugged_route(30, 20));
   CHECK_FALSE(stream.unplugged_route(18, 25));
 }
+
+TEST_CASE("congestion: a 2-cell passage plugs too, its other cell with an agent held still beside one at rest") {
+  // The two-route wall with its short opening 2 cells wide (y = 5 and 6).
+  GridMap map = two_routes();
+  map.set_cost(20, 6, 1);
+  NavigationSet nav;
+  const Vec2 goals[1] = {{35.5f, 5.5f}};
+  REQUIRE(nav.update(map, goals, size_class_bit(1)));
+  Crowd in_gap;
+  for (const float y : {5.5f, 6.5f}) {
+    in_gap.xs.push_back(20.5f);
+    in_gap.ys.push_back(y);
+    in_gap.kinds.push_back(0);
+  }
+  const std::vector<std::uint8_t> moving(2, 0), at_rest(2, 1), one_at_rest = {1, 0};
+  const std::vector<float> kind_speed = {3.0f};
+  const std::vector<float> streaming_v = {3.0f, 3.0f}, held_v = {0.0f, 0.01f}, zero = {0.0f, 0.0f};
+  CongestionFields stream, plugged, held, held_only;
+  stream.update(map, nav, in_gap.xs, in_gap.ys, in_gap.kinds, kWalkerArea, moving, streaming_v, zero, kind_speed);
+  plugged.update(map, nav, in_gap.xs, in_gap.ys, in_gap.kinds, kWalkerArea, at_rest);
+  held.update(map, nav, in_gap.xs, in_gap.ys, in_gap.kinds, kWalkerArea, one_at_rest, held_v, zero, kind_speed);
+  held_only.update(map, nav, in_gap.xs, in_gap.ys, in_gap.kinds, kWalkerArea, moving, held_v, zero, kind_speed);
+  REQUIRE(plugged.ready(1));
+  for (const std::int32_t y : {5, 6}) {
+    CHECK(stream.penalty_at(20, y) < CongestionFields::kPlugPenalty);
+    CHECK(plugged.penalty_at(20, y) == CongestionFields::kPlugPenalty);
+    CHECK(held.penalty_at(20, y) == CongestionFields::kPlugPenalty);
+    CHECK(held_only.penalty_at(20, y) < CongestionFields::kPlugPenalty);  // held still, none at rest
+  }
+  CHECK(plugged.plugged_route(5, 6));
+  CHECK(held.plugged_route(5, 6));
+  CHECK_FALSE(stream.plugged_route(5, 6));
+  CHECK_FALSE(held_only.plugged_route(5, 6));
+  // A 3-cell passage does not plug (the short opening widened to y = 5..7).
+  GridMap wide = two_routes();
+  wide.set_cost(20, 6, 1);
+  wide.set_cost(20, 7, 1);
+  NavigationSet wide_nav;
+  REQUIRE(wide_nav.update(wide, goals, size_class_bit(1)));
+  CongestionFields wide_rest;
+  wide_rest.update(wide, wide_nav, in_gap.xs, in_gap.ys, in_gap.kinds, kWalkerArea, at_rest);
+  CHECK(wide_rest.penalty_at(20, 5) < CongestionFields::kPlugPenalty);
+  CHECK_FALSE(wide_rest.plugged_route(5, 6));
+}

@@ -329,6 +329,7 @@ class World {
   NavigationSet nav_;
   CongestionFields congestion_;   // crowd density in the path cost (whole-map mode)
   std::vector<float> kind_area_;  // per kind: its disc's area (world units squared)
+  std::vector<float> kind_speed_;  // per kind: its top speed (world units per second)
   std::vector<Vec2> goal_velocities_;  // per player (goal index): its velocity while walking, else 0 (Swarm::step)
   std::vector<std::uint8_t> agent_classes_;  // hierarchical fields: each agent's size class (scratch)
   Swarm swarm_;

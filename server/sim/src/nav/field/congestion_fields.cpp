@@ -13,6 +13,19 @@ namespace {
 // Hexagonal packing of equal discs: the most of a cell's area discs can fill.
 constexpr float kPackedFill = 0.9069f;
 
+// True when (x, y) lies in a passage at most `width` cells across along x or along y: walls
+// (or the map's edge) on both sides within that run. A 1-cell door or gap is 1 across; a
+// corridor 2 cells wide is 2.
+bool in_narrow_passage(const GridMap& map, std::int32_t x, std::int32_t y, std::int32_t width) {
+  const auto across = [&](std::int32_t dx, std::int32_t dy) {
+    std::int32_t run = 1;
+    for (std::int32_t s = 1; run <= width && map.walkable(x + s * dx, y + s * dy); ++s) ++run;
+    for (std::int32_t s = 1; run <= width && map.walkable(x - s * dx, y - s * dy); ++s) ++run;
+    return run;
+  };
+  return across(1, 0) <= width || across(0, 1) <= width;
+}
+
 }  // namespace
 
 std::uint8_t CongestionFields::penalty_at(std::int32_t x, std::int32_t y) const noexcept {
@@ -22,7 +35,8 @@ std::uint8_t CongestionFields::penalty_at(std::int32_t x, std::int32_t y) const 
 
 void CongestionFields::measure_density(const GridMap& map, std::span<const float> xs, std::span<const float> ys,
                                        std::span<const std::uint8_t> kinds, std::span<const float> kind_area,
-                                       std::span<const std::uint8_t> resting) {
+                                       std::span<const std::uint8_t> resting, std::span<const float> vxs,
+                                       std::span<const float> vys, std::span<const float> kind_speed) {
   const std::size_t cells = static_cast<std::size_t>(width_) * static_cast<std::size_t>(height_);
   fill_.assign(cells, 0.0f);  // allocates only when the map grows
   penalty_.assign(cells, 0);
@@ -42,17 +56,34 @@ void CongestionFields::measure_density(const GridMap& map, std::span<const float
   // passage is plugged, so it is cleared only after a round that found one (or a new map size).
   if (any_plug_ || plugged_.size() != cells) plugged_.assign(cells, 0);
   any_plug_ = false;
-  for (std::size_t i = 0; i < std::min(n, resting.size()); ++i) {
-    if (resting[i] == 0) continue;
-    const CellCoord c = map.world_to_cell({xs[i], ys[i]});
-    if (!map.in_bounds(c.x, c.y)) continue;
-    const bool narrow = (!map.walkable(c.x - 1, c.y) && !map.walkable(c.x + 1, c.y)) ||
-                        (!map.walkable(c.x, c.y - 1) && !map.walkable(c.x, c.y + 1));
-    if (!narrow) continue;
+  const auto plug = [&](CellCoord c) {
     std::uint8_t& p = penalty_[map.index(c.x, c.y)];
     p = std::max(p, kPlugPenalty);
     plugged_[map.index(c.x, c.y)] = 1;
     any_plug_ = true;
+  };
+  for (std::size_t i = 0; i < std::min(n, resting.size()); ++i) {
+    if (resting[i] == 0) continue;
+    const CellCoord c = map.world_to_cell({xs[i], ys[i]});
+    if (map.in_bounds(c.x, c.y) && in_narrow_passage(map, c.x, c.y, kPlugWidthCells)) plug(c);
+  }
+  // A passage's other cells, beside a plugged one, plug with an agent held still in them (slower
+  // than kPlugHeldSpeed of its top speed): a 2-cell door with one agent at rest and one held
+  // beside it, not flagged at rest, passes nobody either. Only beside a plug: any slow agent in
+  // any narrow cell plugging sent a street junction's alleys' queues round the blocks (jitter
+  // 346 -> 501, rest_final 0.85 -> 0.84).
+  if (!any_plug_ || vxs.size() < n || vys.size() < n || kind_speed.empty()) return;
+  for (std::size_t i = 0; i < std::min(n, resting.size()); ++i) {
+    if (resting[i] != 0 || kinds[i] >= kind_speed.size()) continue;
+    const float slow = kPlugHeldSpeed * kind_speed[kinds[i]];
+    if (!(vxs[i] * vxs[i] + vys[i] * vys[i] < slow * slow)) continue;
+    const CellCoord c = map.world_to_cell({xs[i], ys[i]});
+    if (!map.in_bounds(c.x, c.y) || plugged_[map.index(c.x, c.y)] != 0) continue;
+    const bool beside = (c.x > 0 && plugged_[map.index(c.x - 1, c.y)] == 1) ||
+                        (c.x + 1 < width_ && plugged_[map.index(c.x + 1, c.y)] == 1) ||
+                        (c.y > 0 && plugged_[map.index(c.x, c.y - 1)] == 1) ||
+                        (c.y + 1 < height_ && plugged_[map.index(c.x, c.y + 1)] == 1);
+    if (beside && in_narrow_passage(map, c.x, c.y, kPlugWidthCells)) plug(c);
   }
 }
 
@@ -162,7 +193,9 @@ void CongestionFields::mark_plugged_routes(const NavigationSet& nav) {
 
 void CongestionFields::update(const GridMap& map, const NavigationSet& nav, std::span<const float> xs,
                               std::span<const float> ys, std::span<const std::uint8_t> kinds,
-                              std::span<const float> kind_area, std::span<const std::uint8_t> resting) {
+                              std::span<const float> kind_area, std::span<const std::uint8_t> resting,
+                              std::span<const float> vxs, std::span<const float> vys,
+                              std::span<const float> kind_speed) {
   if (nav.hierarchical()) {
     for (Slot& s : slots_) s.ready = false;
     any_plugged_route_ = false;
@@ -186,7 +219,7 @@ void CongestionFields::update(const GridMap& map, const NavigationSet& nav, std:
   if (building_class_ == 0 && round_mask_ == 0 && ticks_ >= kPeriodTicks) {
     // A new round: the density now, then each class present in turn.
     ticks_ = 0;
-    measure_density(map, xs, ys, kinds, kind_area, resting);
+    measure_density(map, xs, ys, kinds, kind_area, resting, vxs, vys, kind_speed);
     for (int c = 1; c <= kMaxSizeClass; ++c) {
       if (nav.has_class(c)) round_mask_ |= 1u << (c - 1);
     }

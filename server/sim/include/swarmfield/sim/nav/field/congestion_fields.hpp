@@ -34,14 +34,21 @@ class CongestionFields {
   /// above kFreeFill, rounded (a moving stream adds nothing; a packed pile or a jammed door a lot).
   static constexpr float kMaxPenalty = 6.0f;
   static constexpr float kFreeFill = 0.5f;
-  /// Cost units added to a plugged passage: a cell one cell wide (blocked on two opposite sides:
-  /// a 1-cell door or gap) that holds an agent at rest. A queue waits there for nothing -- the
+  /// Cost units added to a plugged passage: a cell of a passage at most kPlugWidthCells wide (a
+  /// 1- or 2-cell door, gap or corridor) that holds an agent at rest. A queue waits there for nothing -- the
   /// pile beyond the passage has sealed its mouth -- and by its fill alone (two walkers fill a
   /// cell to 0.85) the passage cost what a stream through it does. 200, not less: with 60 the
   /// queue at a plugged gap stayed whenever the other opening lay ~80 cells round (the gap wall
   /// with its wide opening 40 cells from the gap: ~270 of 600 queued to the end). Costs stay
   /// below kBlockedCost (start_build caps them).
   static constexpr std::uint8_t kPlugPenalty = 200;
+  /// The widest passage (cells across, walls or the map's edge on both sides) whose cells plug:
+  /// a 2-cell door with its player just outside let a room fill as a short cut to the player
+  /// (1,100 of 2,000 walkers standing behind the door) while 1-cell doors plugged.
+  static constexpr std::int32_t kPlugWidthCells = 2;
+  /// A passage cell beside a plugged one plugs too with an agent slower than this share of its
+  /// kind's top speed in it (held still, not flagged at rest).
+  static constexpr float kPlugHeldSpeed = 0.02f;
   /// Work units per update: the map's cells / 20, at least kMinBudget (a 1024 x 1024 build
   /// takes ~20 updates).
   static constexpr std::size_t kMinBudget = 50000;
@@ -49,11 +56,14 @@ class CongestionFields {
   /// One update (call once per tick, after NavigationSet::update()): `xs`, `ys` the agents'
   /// positions (world units), `kinds` their kinds, `kind_area` the disc area of each kind
   /// (world units squared) and, optional, `resting` (per agent, non-zero = at rest; see
-  /// kPlugPenalty). Starts a build when one is due and advances the build in progress.
+  /// kPlugPenalty), `vxs`, `vys` (per agent, world units per second) and `kind_speed` (per
+  /// kind, its top speed; see kPlugHeldSpeed). Starts a build when one is due and advances the
+  /// build in progress.
   /// Does nothing (and forgets its fields) when `nav` is hierarchical.
   void update(const GridMap& map, const NavigationSet& nav, std::span<const float> xs, std::span<const float> ys,
               std::span<const std::uint8_t> kinds, std::span<const float> kind_area,
-              std::span<const std::uint8_t> resting = {});
+              std::span<const std::uint8_t> resting = {}, std::span<const float> vxs = {},
+              std::span<const float> vys = {}, std::span<const float> kind_speed = {});
 
   /// True when a complete build exists for the class on a grid of the class's current size.
   [[nodiscard]] bool ready(int size_class) const noexcept {
@@ -131,7 +141,8 @@ class CongestionFields {
   }
   void measure_density(const GridMap& map, std::span<const float> xs, std::span<const float> ys,
                        std::span<const std::uint8_t> kinds, std::span<const float> kind_area,
-                       std::span<const std::uint8_t> resting);
+                       std::span<const std::uint8_t> resting, std::span<const float> vxs,
+                       std::span<const float> vys, std::span<const float> kind_speed);
   void start_build(const GridMap& map, const NavigationSet& nav, int size_class);
   void finish_build(const NavigationSet& nav, int size_class);
   void mark_plugged_routes(const NavigationSet& nav);
