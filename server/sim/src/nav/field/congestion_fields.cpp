@@ -52,7 +52,7 @@ void CongestionFields::measure_density(const GridMap& map, std::span<const float
     const float over = (std::min(fill_[i], 1.0f) - kFreeFill) / (1.0f - kFreeFill);
     if (over > 0.0f) penalty_[i] = static_cast<std::uint8_t>(std::lround(kMaxPenalty * over * over));
   }
-  // Plugged passages: agents at rest in a cell one cell wide. plugged_ is all zeros while no
+  // Plugged passages: agents at rest in a cell of a passage at most kPlugWidthCells across. plugged_ is all zeros while no
   // passage is plugged, so it is cleared only after a round that found one (or a new map size).
   if (any_plug_ || plugged_.size() != cells) plugged_.assign(cells, 0);
   any_plug_ = false;
