@@ -52,26 +52,28 @@ void CongestionFields::measure_density(const GridMap& map, std::span<const float
     const float over = (std::min(fill_[i], 1.0f) - kFreeFill) / (1.0f - kFreeFill);
     if (over > 0.0f) penalty_[i] = static_cast<std::uint8_t>(std::lround(kMaxPenalty * over * over));
   }
-  // Plugged passages: agents at rest in a cell of a passage at most kPlugWidthCells across. plugged_ is all zeros while no
-  // passage is plugged, so it is cleared only after a round that found one (or a new map size).
+  // Plugged passages: agents at rest in a cell of a passage at most kPlugWidthCells across.
+  // plugged_ is all zeros while no passage is plugged, so it is cleared only after a round that
+  // found one (or a new map size).
   if (any_plug_ || plugged_.size() != cells) plugged_.assign(cells, 0);
   any_plug_ = false;
-  const auto plug = [&](CellCoord c) {
+  const auto plug = [&](CellCoord c, std::uint8_t by) {
     std::uint8_t& p = penalty_[map.index(c.x, c.y)];
     p = std::max(p, kPlugPenalty);
-    plugged_[map.index(c.x, c.y)] = 1;
+    plugged_[map.index(c.x, c.y)] = by;
     any_plug_ = true;
   };
   for (std::size_t i = 0; i < std::min(n, resting.size()); ++i) {
     if (resting[i] == 0) continue;
     const CellCoord c = map.world_to_cell({xs[i], ys[i]});
-    if (map.in_bounds(c.x, c.y) && in_narrow_passage(map, c.x, c.y, kPlugWidthCells)) plug(c);
+    if (map.in_bounds(c.x, c.y) && in_narrow_passage(map, c.x, c.y, kPlugWidthCells)) plug(c, kPlugRest);
   }
-  // A passage's other cells, beside a plugged one, plug with an agent held still in them (slower
-  // than kPlugHeldSpeed of its top speed): a 2-cell door with one agent at rest and one held
-  // beside it, not flagged at rest, passes nobody either. Only beside a plug: any slow agent in
-  // any narrow cell plugging sent a street junction's alleys' queues round the blocks (jitter
-  // 346 -> 501, rest_final 0.85 -> 0.84).
+  // A passage's other cells, beside one plugged by an agent at rest, plug with an agent held
+  // still in them (slower than kPlugHeldSpeed of its top speed): a 2-cell door with one agent at
+  // rest and one held beside it, not flagged at rest, passes nobody either. Only beside a plug
+  // at rest (kPlugRest; a held plug does not pass it on, so the result does not depend on the
+  // agents' order): any slow agent in any narrow cell plugging sent a street junction's alleys'
+  // queues round the blocks (jitter 346 -> 501, rest_final 0.85 -> 0.84).
   if (!any_plug_ || vxs.size() < n || vys.size() < n || kind_speed.empty()) return;
   for (std::size_t i = 0; i < std::min(n, resting.size()); ++i) {
     if (resting[i] != 0 || kinds[i] >= kind_speed.size()) continue;
@@ -79,11 +81,11 @@ void CongestionFields::measure_density(const GridMap& map, std::span<const float
     if (!(vxs[i] * vxs[i] + vys[i] * vys[i] < slow * slow)) continue;
     const CellCoord c = map.world_to_cell({xs[i], ys[i]});
     if (!map.in_bounds(c.x, c.y) || plugged_[map.index(c.x, c.y)] != 0) continue;
-    const bool beside = (c.x > 0 && plugged_[map.index(c.x - 1, c.y)] == 1) ||
-                        (c.x + 1 < width_ && plugged_[map.index(c.x + 1, c.y)] == 1) ||
-                        (c.y > 0 && plugged_[map.index(c.x, c.y - 1)] == 1) ||
-                        (c.y + 1 < height_ && plugged_[map.index(c.x, c.y + 1)] == 1);
-    if (beside && in_narrow_passage(map, c.x, c.y, kPlugWidthCells)) plug(c);
+    const bool beside = (c.x > 0 && plugged_[map.index(c.x - 1, c.y)] == kPlugRest) ||
+                        (c.x + 1 < width_ && plugged_[map.index(c.x + 1, c.y)] == kPlugRest) ||
+                        (c.y > 0 && plugged_[map.index(c.x, c.y - 1)] == kPlugRest) ||
+                        (c.y + 1 < height_ && plugged_[map.index(c.x, c.y + 1)] == kPlugRest);
+    if (beside && in_narrow_passage(map, c.x, c.y, kPlugWidthCells)) plug(c, kPlugHeld);
   }
 }
 
@@ -165,17 +167,17 @@ void CongestionFields::mark_plugged_routes(const NavigationSet& nav) {
   const auto w = static_cast<std::size_t>(width_);
   for (std::size_t start = 0; start < cells; ++start) {
     const auto sx = static_cast<std::int32_t>(start % w), sy = static_cast<std::int32_t>(start / w);
-    if (plugged_route_[start] != 0 || !exact.reachable(sx, sy) || exact.raw(sx, sy) > reach) continue;
+    if (plugged_route_[start] != kRouteUnknown || !exact.reachable(sx, sy) || exact.raw(sx, sy) > reach) continue;
     route_path_.clear();
     std::size_t at = start;
-    std::uint8_t result = 1;
+    std::uint8_t result = kRouteClear;
     while (true) {
-      if (plugged_route_[at] != 0) {
+      if (plugged_route_[at] != kRouteUnknown) {
         result = plugged_route_[at];
         break;
       }
       route_path_.push_back(at);
-      plugged_route_[at] = 1;  // provisional: a cycle (none in a flow field) would end here
+      plugged_route_[at] = kRouteClear;  // provisional: a cycle (none in a flow field) would end here
       const auto x = static_cast<std::int32_t>(at % w), y = static_cast<std::int32_t>(at / w);
       const FlowDirection d = flow.at(x, y);
       if (d == FlowDirection::kNone) break;
@@ -184,10 +186,10 @@ void CongestionFields::mark_plugged_routes(const NavigationSet& nav) {
     }
     // Back along the path: a cell's route is plugged when a cell nearer the goal on it is.
     for (std::size_t j = route_path_.size(); j-- > 0;) {
-      if (plugged_[route_path_[j]] != 0) result = 2;
+      if (plugged_[route_path_[j]] != 0) result = kRoutePlugged;
       plugged_route_[route_path_[j]] = result;
     }
-    any_plugged_route_ = any_plugged_route_ || result == 2;
+    any_plugged_route_ = any_plugged_route_ || result == kRoutePlugged;
   }
 }
 

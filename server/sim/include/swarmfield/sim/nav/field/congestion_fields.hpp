@@ -35,12 +35,12 @@ class CongestionFields {
   static constexpr float kMaxPenalty = 6.0f;
   static constexpr float kFreeFill = 0.5f;
   /// Cost units added to a plugged passage: a cell of a passage at most kPlugWidthCells wide (a
-  /// 1- or 2-cell door, gap or corridor) that holds an agent at rest. A queue waits there for nothing -- the
-  /// pile beyond the passage has sealed its mouth -- and by its fill alone (two walkers fill a
-  /// cell to 0.85) the passage cost what a stream through it does. 200, not less: with 60 the
-  /// queue at a plugged gap stayed whenever the other opening lay ~80 cells round (the gap wall
-  /// with its wide opening 40 cells from the gap: ~270 of 600 queued to the end). Costs stay
-  /// below kBlockedCost (start_build caps them).
+  /// 1- or 2-cell door, gap or corridor) that holds an agent at rest. A queue waits there for
+  /// nothing -- the pile beyond the passage has sealed its mouth -- and by its fill alone (two
+  /// walkers fill a cell to 0.85) the passage cost what a stream through it does. 200, not less:
+  /// with 60 the queue at a plugged gap stayed whenever the other opening lay ~80 cells round
+  /// (the gap wall with its wide opening 40 cells from the gap: ~270 of 600 queued to the end).
+  /// Costs stay below kBlockedCost (start_build caps them).
   static constexpr std::uint8_t kPlugPenalty = 200;
   /// The widest passage (cells across, walls or the map's edge on both sides) whose cells plug:
   /// a 2-cell door with its player just outside let a room fill as a short cut to the player
@@ -95,16 +95,14 @@ class CongestionFields {
   /// resting in a queue on such a route waits for nothing: the steering lets it take the
   /// congestion field's way back to another opening.
   [[nodiscard]] bool plugged_route(std::int32_t x, std::int32_t y) const noexcept {
-    if (!any_plugged_route_ || x < 0 || y < 0 || x >= width_ || y >= height_) return false;
-    return plugged_route_[static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x)] == 2;
+    return route_state(x, y) == kRoutePlugged;
   }
   /// True when plugged_route() holds somewhere and class 1's exact route from map cell (x, y),
   /// within kPluggedReachCells of a goal, runs through no plugged passage (a queue for another
   /// opening, or free ground on the way to one). False where plugged_route() is true, beyond the
   /// reach, on unreachable cells and while no route is plugged.
   [[nodiscard]] bool unplugged_route(std::int32_t x, std::int32_t y) const noexcept {
-    if (!any_plugged_route_ || x < 0 || y < 0 || x >= width_ || y >= height_) return false;
-    return plugged_route_[static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x)] == 1;
+    return route_state(x, y) == kRouteClear;
   }
   /// How far from a goal (exact field, cells) routes are followed for plugged_route() and
   /// unplugged_route(). 32 left the crowd at a wide opening 30-35 cells from the player outside
@@ -150,12 +148,22 @@ class CongestionFields {
   Slot slots_[kMaxSizeClass];
   std::vector<std::uint8_t> penalty_;  // per map cell: congestion cost units (0..kMaxPenalty)
   std::vector<float> fill_;            // per map cell: agents' area over the packed area
-  std::vector<std::uint8_t> plugged_;  // per map cell: 1 = a plugged passage (last measure)
+  // Per map cell: kPlugRest = a passage plugged by an agent at rest, kPlugHeld = one plugged
+  // by a held agent beside such a cell (last measure); 0 = not plugged.
+  std::vector<std::uint8_t> plugged_;
+  static constexpr std::uint8_t kPlugRest = 1, kPlugHeld = 2;
   bool any_plug_ = false;
-  // Per map cell: 0 not known / beyond reach, 1 its exact route is clear, 2 it runs through a
-  // plugged passage (plugged_route()); a scratch path for filling it.
+  // Per map cell: kRouteUnknown (not walked: beyond the reach or unreachable), kRouteClear (its
+  // exact route is clear), kRoutePlugged (it runs through a plugged passage: plugged_route());
+  // a scratch path for filling it.
   std::vector<std::uint8_t> plugged_route_;
-  bool any_plugged_route_ = false;  // some cell of plugged_route_ is 2 (the steering's fast path)
+  static constexpr std::uint8_t kRouteUnknown = 0, kRouteClear = 1, kRoutePlugged = 2;
+  bool any_plugged_route_ = false;  // some cell is kRoutePlugged (the steering's fast path)
+  /// plugged_route_ at map cell (x, y); kRouteUnknown out of bounds and while no route is plugged.
+  [[nodiscard]] std::uint8_t route_state(std::int32_t x, std::int32_t y) const noexcept {
+    if (!any_plugged_route_ || x < 0 || y < 0 || x >= width_ || y >= height_) return kRouteUnknown;
+    return plugged_route_[static_cast<std::size_t>(y) * static_cast<std::size_t>(width_) + static_cast<std::size_t>(x)];
+  }
   std::vector<std::size_t> route_path_;
   std::int32_t width_ = 0, height_ = 0;
   std::uint32_t ticks_ = 0;            // updates since the last round of builds started
