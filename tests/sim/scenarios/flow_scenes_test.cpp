@@ -69,17 +69,23 @@ struct DoorRoomRun {
 };
 
 /// F1's room: a 48 x 48 map whose walls on x, y = kRoomLo and kRoomHi close a room; its doors
-/// (cells at kRoomMid along a wall) are each caller's.
+/// (cells at kRoomMid along a wall) are each caller's. Other sizes: a `side` x `side` map with
+/// the walls on x, y = lo and hi.
 constexpr std::int32_t kRoomLo = 12, kRoomHi = 35, kRoomMid = 23;
-GridMap walled_room() {
-  GridMap map = bordered(48, 48);
-  for (std::int32_t i = kRoomLo; i <= kRoomHi; ++i) {
-    map.set_cost(i, kRoomLo, kBlockedCost);
-    map.set_cost(i, kRoomHi, kBlockedCost);
-    map.set_cost(kRoomLo, i, kBlockedCost);
-    map.set_cost(kRoomHi, i, kBlockedCost);
+GridMap walled_room(std::int32_t side = 48, std::int32_t lo = kRoomLo, std::int32_t hi = kRoomHi) {
+  GridMap map = bordered(side, side);
+  for (std::int32_t i = lo; i <= hi; ++i) {
+    map.set_cost(i, lo, kBlockedCost);
+    map.set_cost(i, hi, kBlockedCost);
+    map.set_cost(lo, i, kBlockedCost);
+    map.set_cost(hi, i, kBlockedCost);
   }
   return map;
+}
+
+/// Inside the room walled on x, y = lo and hi (clear of the door cells in its walls).
+bool inside_room(Vec2 p, std::int32_t lo, std::int32_t hi) {
+  return p.x > lo + 1.0f && p.x < hi && p.y > lo + 1.0f && p.y < hi;
 }
 
 /// Where a room's doors are: in the middle of each wall (F1), or each flush with a corner (the N
@@ -113,7 +119,7 @@ DoorRoomRun run_door_room(bool brutes, DoorPlace place = DoorPlace::kMiddle) {
   const std::vector<std::uint8_t> inside_kinds = brutes ? std::vector<std::uint8_t>{0, 1, 2} : std::vector<std::uint8_t>{1};
   spawn_rect(world, 160, lo + 1.0f, lo + 1.0f, static_cast<float>(hi), static_cast<float>(hi), 91, inside_kinds);
   spawn_rect(world, 240, 1.0f, 1.0f, 47.0f, 47.0f, 92, {1});  // anywhere walkable (most outside)
-  auto inside = [&](Vec2 p) { return p.x > lo + 1.0f && p.x < hi && p.y > lo + 1.0f && p.y < hi; };
+  auto inside = [&](Vec2 p) { return inside_room(p, lo, hi); };
   const Swarm& swarm = world.swarm();
   std::vector<std::uint8_t> kind_of(swarm.size());
   for (std::size_t i = 0; i < swarm.size(); ++i) kind_of[swarm.ids()[i]] = swarm.kinds()[i];
@@ -191,13 +197,11 @@ namespace {
 /// room at the end.
 long door_near(std::uint64_t seed, std::int32_t door_width = 1) {
   constexpr std::int32_t lo = 28, hi = 67, mid = 47;
-  GridMap map = bordered(96, 96);
-  for (std::int32_t i = lo; i <= hi; ++i) {
-    if (i >= mid && i < mid + door_width) continue;
-    map.set_cost(i, lo, kBlockedCost);
-    map.set_cost(i, hi, kBlockedCost);
-    map.set_cost(lo, i, kBlockedCost);
-    map.set_cost(hi, i, kBlockedCost);
+  GridMap map = walled_room(96, lo, hi);
+  for (std::int32_t i = mid; i < mid + door_width; ++i) {
+    for (const CellCoord d : {CellCoord{i, lo}, CellCoord{i, hi}, CellCoord{lo, i}, CellCoord{hi, i}}) {
+      map.set_cost(d.x, d.y, 1);
+    }
   }
   World world(map, mixed_params(2000));
   world.add_player({mid + 0.5f, lo - 2.5f});
@@ -205,10 +209,7 @@ long door_near(std::uint64_t seed, std::int32_t door_width = 1) {
   for (int t = 0; t < 2700; ++t) world.step(kDt);
   const Swarm& swarm = world.swarm();
   long left = 0;
-  for (std::size_t i = 0; i < swarm.size(); ++i) {
-    const float x = swarm.xs()[i], y = swarm.ys()[i];
-    left += x > lo + 1.0f && x < hi && y > lo + 1.0f && y < hi ? 1 : 0;
-  }
+  for (std::size_t i = 0; i < swarm.size(); ++i) left += inside_room({swarm.xs()[i], swarm.ys()[i]}, lo, hi) ? 1 : 0;
   return left;
 }
 

@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <initializer_list>
 #include <vector>
 
 #include "swarmfield/sim/map/grid_map.hpp"
@@ -21,6 +22,12 @@ GridMap two_routes() {
     map.set_cost(20, y, kBlockedCost);
   }
   return map;
+}
+
+/// `map`'s navigation for size class 1 toward the two-route wall's goal (35.5, 5.5), east of it.
+void navigate_two_routes(NavigationSet& nav, const GridMap& map) {
+  const Vec2 goals[1] = {{35.5f, 5.5f}};
+  REQUIRE(nav.update(map, goals, size_class_bit(1)));
 }
 
 struct Crowd {
@@ -43,6 +50,17 @@ Crowd packed(float x0, float y0, float x1, float y1) {
   return c;
 }
 
+/// Walkers (kind 0) at `at`.
+Crowd walkers_at(std::initializer_list<Vec2> at) {
+  Crowd c;
+  for (const Vec2 p : at) {
+    c.xs.push_back(p.x);
+    c.ys.push_back(p.y);
+    c.kinds.push_back(0);
+  }
+  return c;
+}
+
 const std::vector<float> kWalkerArea = {3.14159265f * 0.35f * 0.35f};
 
 void run(CongestionFields& cf, const GridMap& map, const NavigationSet& nav, const Crowd& c, int updates) {
@@ -54,8 +72,7 @@ void run(CongestionFields& cf, const GridMap& map, const NavigationSet& nav, con
 TEST_CASE("congestion: a packed crowd costs, an empty map does not, and the exact field stays exact") {
   const GridMap map = two_routes();
   NavigationSet nav;
-  const Vec2 goals[1] = {{35.5f, 5.5f}};
-  REQUIRE(nav.update(map, goals, size_class_bit(1)));
+  navigate_two_routes(nav, map);
   CongestionFields cf;
   CHECK_FALSE(cf.ready(1));
   run(cf, map, nav, Crowd{}, 1);
@@ -118,14 +135,8 @@ TEST_CASE("congestion: a 1-cell passage holding an agent at rest is plugged; the
   // The two-route wall: the short route's opening (20, 5) is one cell wide. Two walkers in it.
   const GridMap map = two_routes();
   NavigationSet nav;
-  const Vec2 goals[1] = {{35.5f, 5.5f}};
-  REQUIRE(nav.update(map, goals, size_class_bit(1)));
-  Crowd in_gap;
-  for (const float x : {20.25f, 20.75f}) {
-    in_gap.xs.push_back(x);
-    in_gap.ys.push_back(5.5f);
-    in_gap.kinds.push_back(0);
-  }
+  navigate_two_routes(nav, map);
+  const Crowd in_gap = walkers_at({{20.25f, 5.5f}, {20.75f, 5.5f}});
   // The same two at rest on open ground (25, 15).
   Crowd in_open = in_gap;
   for (float& x : in_open.xs) x += 5.0f;
@@ -171,14 +182,8 @@ TEST_CASE("congestion: a 2-cell passage plugs too, its other cell with an agent 
   GridMap map = two_routes();
   map.set_cost(20, 6, 1);
   NavigationSet nav;
-  const Vec2 goals[1] = {{35.5f, 5.5f}};
-  REQUIRE(nav.update(map, goals, size_class_bit(1)));
-  Crowd in_gap;
-  for (const float y : {5.5f, 6.5f}) {
-    in_gap.xs.push_back(20.5f);
-    in_gap.ys.push_back(y);
-    in_gap.kinds.push_back(0);
-  }
+  navigate_two_routes(nav, map);
+  const Crowd in_gap = walkers_at({{20.5f, 5.5f}, {20.5f, 6.5f}});
   const std::vector<std::uint8_t> moving(2, 0), at_rest(2, 1), one_at_rest = {1, 0};
   const std::vector<float> kind_speed = {3.0f};
   const std::vector<float> streaming_v = {3.0f, 3.0f}, held_v = {0.0f, 0.01f}, zero = {0.0f, 0.0f};
@@ -203,7 +208,7 @@ TEST_CASE("congestion: a 2-cell passage plugs too, its other cell with an agent 
   wide.set_cost(20, 6, 1);
   wide.set_cost(20, 7, 1);
   NavigationSet wide_nav;
-  REQUIRE(wide_nav.update(wide, goals, size_class_bit(1)));
+  navigate_two_routes(wide_nav, wide);
   CongestionFields wide_rest;
   wide_rest.update(wide, wide_nav, in_gap.xs, in_gap.ys, in_gap.kinds, kWalkerArea, at_rest);
   CHECK(wide_rest.penalty_at(20, 5) < CongestionFields::kPlugPenalty);
