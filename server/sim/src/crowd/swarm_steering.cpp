@@ -231,10 +231,9 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
   // plugged_route(): a 1- or 2-cell gap or door with agents at rest in it, sealed by the pile
   // beyond it), class 1, out of sight, in a block with a way round (crowded or at the queue's
   // rim): the queue waits for nothing, so even at rest and from a crowded block the agent takes
-  // the congestion field's way when it leads out of the queue: onto ground
-  // kQueueOutCells on where arrivals take it too (its detour bit) or whose own exact route is
-  // free of plugs (unplugged_route: the mouth of the other opening, whose arrivals need no
-  // detour). The queue's rim walks off first, then whoever the rim's leaving uncovers. The gap
+  // the congestion field's way when it leads out of the queue: onto ground kQueueOutCells on
+  // where arrivals take it too (its detour bit) or whose own exact route is free of plugs
+  // (unplugged_route: the mouth of the other opening, whose arrivals need no detour). The queue's rim walks off first, then whoever the rim's leaving uncovers. The gap
   // wall with the player 3 cells past the gap: the queue behind the wall stood to the end while
   // the other opening stayed free. Only where a passage is plugged: letting every resting queue
   // do so sent a street junction's resting arms round the blocks from one arm to the next
