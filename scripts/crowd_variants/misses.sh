@@ -2,13 +2,13 @@
 # Variants of issue 19's scene families that miss a target on the 2026-12-06 build (a fresh
 # session's sweep of 150 variants; most pass). Each: the map (scene.py), a run of swarmfield-tool
 # sim (a CSV every 10 ticks plus every tick of the last 150) and its figures (scene.py m*).
-#   scripts/crowd_variants/misses.sh [--bin DIR] [--out DIR] [--only room60,cornerdoors,gap600,street,surround,corridor,gapnear,gapfar,doornear,doornear2,corridor2]
+#   scripts/crowd_variants/misses.sh [--bin DIR] [--out DIR] [--only room60,cornerdoors,gap600,street,surround,corridor,gapnear,gapfar,doornear,doornear2,doornear2mixed,corridor2]
 # Needs python3 with numpy and matplotlib, and ../shared beside the checkout.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 bin=$here/../../build/bin
 out=out/crowd_variants
-only="room60,cornerdoors,gap600,street,surround,corridor,gapnear,gapfar,doornear,doornear2,corridor2"
+only="room60,cornerdoors,gap600,street,surround,corridor,gapnear,gapfar,doornear,doornear2,doornear2mixed,corridor2"
 # shellcheck source=options.sh
 source "$here/options.sh"
 crowd_options 2,7 1 "$@"
@@ -114,6 +114,16 @@ if has doornear2; then
   $py "$here/scene.py" door "$out/doornear2.map" --dw 2 --players "47.5,25.5" > /dev/null
   run doornear2 "$out/doornear2.map" 2700 -- --agents 2000 --spawn-rect 1,1,95,95 --kind walker --player 47.5,25.5 --seed 1 --threads 2
   $py "$here/scene.py" mdoor "$out/doornear2.map" "$out/doornear2.csv"
+fi
+if has doornear2mixed; then
+  # doornear2 with runners, walkers and brutes, 150 s (2026-12-07, later): the brutes in the
+  # room, bound for the plugged N door, walked its floor at full speed between the congestion
+  # way (out of sight of the player) and the straight line (in the cone it sees through the N
+  # door): 150-186 inside at 150 s, 22-73 faster than 1 cell/s, seeds 1-6; since larger kinds
+  # take a plugged queue's way out also in sight, 54-100 inside, 7-22 moving.
+  $py "$here/scene.py" door "$out/doornear2mixed.map" --dw 2 --players "47.5,25.5" > /dev/null
+  run doornear2mixed "$out/doornear2mixed.map" 4500 -- --agents 2000 --spawn-rect 1,1,95,95 $K3 --player 47.5,25.5 --seed 1 --threads 2
+  $py "$here/scene.py" mdoor "$out/doornear2mixed.map" "$out/doornear2mixed.csv"
 fi
 if has corridor2; then
   # The corridor room with a corridor 2 cells wide and 40 long and brute-heavy kinds (the same

@@ -209,6 +209,9 @@ def mdoor(mapp, csvp):
     left_all = ins[-1]
     print(f"left inside at end t={T[-1]/30:.1f}s: fitting {int(left.sum())}, all {int(left_all.sum())} "
           f"({ {k: int((left_all & (kinds == k)).sum()) for k in sorted(set(kinds))} })")
+    if "brute" in set(kinds):
+        fast = np.hypot(d["vx"][-1], d["vy"][-1]) > 1.0
+        print(f"brutes inside faster than 1 cell/s at the end: {int((left_all & fast & (kinds == 'brute')).sum())}")
     # time the room emptied of fitting agents
     nin = (ins & fits[None, :]).sum(1)
     empt = np.nonzero(nin == 0)[0]

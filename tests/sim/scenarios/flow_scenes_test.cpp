@@ -192,10 +192,18 @@ namespace {
 
 /// A designer's variant of F1 at the size of `crowd_scenes.sh`'s door room: a 96 x 96 map, a
 /// room walled on x, y = 28 and 67 with a 1-cell door in the middle of each wall, one player 2.5
-/// cells outside the N door, 2,000 walkers anywhere walkable (a sixth of them in the room), 90
-/// s; the doors `door_width` cells wide (from x, y = 47). Returns how many are still inside the
-/// room at the end.
-long door_near(std::uint64_t seed, std::int32_t door_width = 1) {
+/// cells outside the N door, 2,000 agents anywhere walkable (a sixth of them in the room; kinds
+/// cycling through `kinds`, walkers by default) for `ticks` (90 s by default); the doors
+/// `door_width` cells wide (from x, y = 47). Returns the agents still inside the room at the end,
+/// by kind (runner, walker, brute), and the brutes inside moving faster than 1 cell/s then.
+struct DoorNear {
+  std::array<long, 3> inside{};
+  long brutes_moving = 0;
+  [[nodiscard]] long all() const { return inside[0] + inside[1] + inside[2]; }
+};
+
+DoorNear door_near(std::uint64_t seed, std::int32_t door_width = 1, const std::vector<std::uint8_t>& kinds = {1},
+                   int ticks = 2700) {
   constexpr std::int32_t lo = 28, hi = 67, mid = 47;
   GridMap map = walled_room(96, lo, hi);
   for (std::int32_t i = mid; i < mid + door_width; ++i) {
@@ -205,12 +213,17 @@ long door_near(std::uint64_t seed, std::int32_t door_width = 1) {
   }
   World world(map, mixed_params(2000));
   world.add_player({mid + 0.5f, lo - 2.5f});
-  spawn_rect(world, 2000, 1.0f, 1.0f, 95.0f, 95.0f, seed, {1});
-  for (int t = 0; t < 2700; ++t) world.step(kDt);
+  spawn_rect(world, 2000, 1.0f, 1.0f, 95.0f, 95.0f, seed, kinds);
+  for (int t = 0; t < ticks; ++t) world.step(kDt);
   const Swarm& swarm = world.swarm();
-  long left = 0;
-  for (std::size_t i = 0; i < swarm.size(); ++i) left += inside_room({swarm.xs()[i], swarm.ys()[i]}, lo, hi) ? 1 : 0;
-  return left;
+  DoorNear out;
+  for (std::size_t i = 0; i < swarm.size(); ++i) {
+    if (!inside_room({swarm.xs()[i], swarm.ys()[i]}, lo, hi)) continue;
+    const std::uint8_t kind = swarm.kinds()[i];
+    out.inside[std::min<std::size_t>(kind, 2)] += 1;
+    if (kind == 2 && std::hypot(swarm.vxs()[i], swarm.vys()[i]) > 1.0f) ++out.brutes_moving;
+  }
+  return out;
 }
 
 }  // namespace
@@ -227,7 +240,7 @@ long door_near(std::uint64_t seed, std::int32_t door_width = 1) {
 TEST_CASE("F1 near: the player just outside a door plugs it; the room leaves by the other doors") {
   long all = 0;
   for (const std::uint64_t seed : {301, 302}) {
-    const long left = door_near(seed);
+    const long left = door_near(seed).all();
     MESSAGE("door near, seed " << seed << ", 90 s: " << left << " still inside the room");
     CHECK(left <= 200);
     all += left;
@@ -243,10 +256,30 @@ TEST_CASE("F1 near: the player just outside a door plugs it; the room leaves by 
 // it plugs too (here 10 / 12).
 TEST_CASE("F1 near, 2-cell doors: the player just outside a 2-cell door; the room is no short cut") {
   for (const std::uint64_t seed : {301, 302}) {
-    const long left = door_near(seed, 2);
+    const long left = door_near(seed, 2).all();
     MESSAGE("2-cell door near, seed " << seed << ", 90 s: " << left << " still inside the room");
     CHECK(left <= 200);
   }
+}
+
+// F1 near, 2-cell doors, with brutes (which fit them, one at a time): the brutes in the room,
+// bound for the plugged N door, walked its floor at full speed for minutes, out of sight of the
+// player toward another door on the congestion field's way, in sight of it (through the N
+// door) straight back; and more came in by the S door (tool seeds 1-6 at 150 s: 164-186 brutes
+// inside, 22-73 of them faster than 1 cell/s). A brute in sight of its goal on a plugged route
+// takes the way out too (tool seeds: 54-100 inside, 7-22 moving).
+TEST_CASE("F1 near, 2-cell doors, mixed kinds: brutes in the room do not mill between the ways") {
+  long inside = 0, moving = 0;
+  for (const std::uint64_t seed : {301, 302}) {
+    const DoorNear r = door_near(seed, 2, {0, 1, 2}, 3600);
+    MESSAGE("2-cell door near, mixed, seed " << seed << ", 120 s: inside runners " << r.inside[0] << ", walkers "
+                                             << r.inside[1] << ", brutes " << r.inside[2] << " (" << r.brutes_moving
+                                             << " faster than 1 cell/s)");
+    inside += r.inside[2];
+    moving += r.brutes_moving;
+  }
+  CHECK(inside <= 2 * 110);
+  CHECK(moving <= 2 * 25);
 }
 
 namespace {

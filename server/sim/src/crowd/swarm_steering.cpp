@@ -229,21 +229,32 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
   bool back = false;
   // In a queue whose exact route runs through a plugged passage (CongestionFields::
   // plugged_route(): a 1- or 2-cell gap or door with agents at rest in it, sealed by the pile
-  // beyond it), class 1, out of sight, in a block with a way round (crowded or at the queue's
-  // rim): the queue waits for nothing, so even at rest and from a crowded block the agent takes
-  // the congestion field's way when it leads out of the queue: onto ground kQueueOutCells on
-  // where arrivals take it too (its detour bit) or whose own exact route is free of plugs
-  // (unplugged_route: the mouth of the other opening, whose arrivals need no detour). The queue's rim walks off first, then whoever the rim's leaving uncovers. The gap
-  // wall with the player 3 cells past the gap: the queue behind the wall stood to the end while
-  // the other opening stayed free. Only where a passage is plugged: letting every resting queue
-  // do so sent a street junction's resting arms round the blocks from one arm to the next
+  // beyond it), out of sight, in a block with a way round (crowded or at the queue's rim): the
+  // queue waits for nothing, so even at rest and from a crowded block the agent takes the
+  // congestion field's way when it leads out of the queue: onto ground kQueueOutCells on where
+  // arrivals take it too (its detour bit) or whose own exact route is free of plugs
+  // (unplugged_route: the mouth of the other opening, whose arrivals need no detour). The
+  // queue's rim walks off first, then whoever the rim's leaving uncovers. The gap wall with the
+  // player 3 cells past the gap: the queue behind the wall stood to the end while the other
+  // opening stayed free. Only where a passage is plugged: letting every resting queue do so
+  // sent a street junction's resting arms round the blocks from one arm to the next
   // (`rest_final` 0.85 -> 0.83, jitter 346 -> 600). Without the unplugged ground, the crowd
   // pressed against the wall beside a wide opening (its exact route running along the wall to
   // the plugged gap) met the arrivals coming down to the opening head-on and ~400 stood there
   // (the gap wall's tool seed 6); with the way taken only where it turned back by more than 120
   // degrees, a room's crowd by its W door, bound for the plugged N door, let the W door pass
   // 2 agents a second at most (the door room with the player just outside its N door).
-  const bool on_plugged_route = t.congestion != nullptr && !hierarchical && out_of_sight && size_class == 1 &&
+  // Larger kinds (the route marks are class 1's, read at the block's top-left cell) also in
+  // sight of the goal, where the way turns from the straight line by more than 30 degrees:
+  // brutes in that room with 2-cell doors, seen by the player through its plugged N door in a
+  // cone, walked out of it toward another door on the congestion way and, out of sight no
+  // longer, straight back into it, at full speed for minutes (a sixth of the ~500 brutes; 164-186
+  // inside at 150 s, tool seeds 1-6; now 54-100, 7-22 of them moving). Not class 1 in sight:
+  // the gap wall's queue within sight of the player through the plugged gap then turned toward
+  // the wide opening behind the agents pressing at the gap and stood there (wide opening 40
+  // cells off: 6 -> 21 of 600 left at the gap).
+  const bool on_plugged_route = t.congestion != nullptr && !hierarchical &&
+                                (out_of_sight || (sight_detour && size_class > 1)) &&
                                 t.congestion->plugged_route(block.x, block.y);
   const bool plugged_queue = on_plugged_route && (t.congestion->detour_in_crowd(size_class, block.x, block.y) ||
                                                  t.congestion->detour(size_class, block.x, block.y));
@@ -270,7 +281,8 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
       if (way.x == 0.0f && way.y == 0.0f) {
         take = false;
       } else if (!out_of_sight) {
-        take = crowd_on_route && turn < kSightDetourCos && turn > kSightDetourBackCos;
+        // (A plugged queue's way out, larger kinds only, also back from the goal: see above.)
+        take = turn < kSightDetourCos && ((crowd_on_route && turn > kSightDetourBackCos) || leads_out);
       } else if (turn > 0.0f) {
         take = crowd_on_route || leads_out;
       } else {
