@@ -214,3 +214,34 @@ TEST_CASE("congestion: a 2-cell passage plugs too, its other cell with an agent 
   CHECK(wide_rest.penalty_at(20, 5) < CongestionFields::kPlugPenalty);
   CHECK_FALSE(wide_rest.plugged_route(5, 6));
 }
+
+TEST_CASE("congestion: a 2-cell passage's empty cell between agents at rest beside a plug is sealed") {
+  // The two-route wall with its short opening 2 cells wide (y = 5 and 6): a walker at rest in
+  // (20, 5), nobody in (20, 6), walkers at rest in the cells before and behind it (19, 6) and
+  // (21, 6). A brute at rest behind a door closes the cell with its body, not its centre.
+  GridMap map = two_routes();
+  map.set_cost(20, 6, 1);
+  NavigationSet nav;
+  navigate_two_routes(nav, map);
+  const std::vector<float> kind_speed = {3.0f};
+  const auto plug_at_6 = [&](const Crowd& c, const std::vector<std::uint8_t>& resting, const std::vector<float>& vx) {
+    CongestionFields cf;
+    const std::vector<float> vy(c.xs.size(), 0.0f);
+    cf.update(map, nav, c.xs, c.ys, c.kinds, kWalkerArea, resting, vx, vy, kind_speed);
+    REQUIRE(cf.ready(1));
+    CHECK(cf.penalty_at(20, 5) == CongestionFields::kPlugPenalty);
+    return cf.penalty_at(20, 6) == CongestionFields::kPlugPenalty;
+  };
+  const Crowd sealed = walkers_at({{20.5f, 5.5f}, {19.5f, 6.5f}, {21.5f, 6.5f}});
+  const std::vector<float> still(3, 0.0f);
+  CHECK(plug_at_6(sealed, {1, 1, 1}, still));
+  // Open: the cell behind the empty one holds nobody at rest (its walker moves on, or is gone).
+  CHECK_FALSE(plug_at_6(sealed, {1, 1, 0}, {0.0f, 0.0f, 3.0f}));
+  CHECK_FALSE(plug_at_6(walkers_at({{20.5f, 5.5f}, {19.5f, 6.5f}}), {1, 1}, {0.0f, 0.0f}));
+  // A walker streaming through the cell itself keeps it open.
+  const Crowd streaming = walkers_at({{20.5f, 5.5f}, {19.5f, 6.5f}, {21.5f, 6.5f}, {20.5f, 6.5f}});
+  CHECK_FALSE(plug_at_6(streaming, {1, 1, 1, 0}, {0.0f, 0.0f, 0.0f, 3.0f}));
+  // A body at rest whose disc reaches into the cell behind (its centre one cell farther on).
+  const Crowd body = walkers_at({{20.5f, 5.5f}, {19.5f, 6.5f}, {22.2f, 6.5f}});
+  CHECK(plug_at_6(body, {1, 1, 1}, still));
+}

@@ -47,7 +47,8 @@ class CongestionFields {
   /// (1,100 of 2,000 walkers standing behind the door) while 1-cell doors plugged.
   static constexpr std::int32_t kPlugWidthCells = 2;
   /// A passage cell beside a plugged one plugs too with an agent slower than this share of its
-  /// kind's top speed in it (held still, not flagged at rest).
+  /// kind's top speed in it (held still, not flagged at rest), or with no agent at or above it
+  /// in it and every other walkable 4-neighbour touched by the disc of an agent at rest (sealed).
   static constexpr float kPlugHeldSpeed = 0.02f;
   /// Work units per update: the map's cells / 20, at least kMinBudget (a 1024 x 1024 build
   /// takes ~20 updates).
@@ -152,6 +153,10 @@ class CongestionFields {
   // by a held agent beside such a cell (last measure); 0 = not plugged.
   std::vector<std::uint8_t> plugged_;
   static constexpr std::uint8_t kPlugRest = 1, kPlugHeld = 2;
+  // Per map cell, while a passage is plugged: kOccupiedRest (an agent at rest in it) and
+  // kOccupiedMoving (one not at rest and not held: kPlugHeldSpeed or faster) bits.
+  std::vector<std::uint8_t> occupancy_;
+  static constexpr std::uint8_t kOccupiedRest = 1, kOccupiedMoving = 2;
   bool any_plug_ = false;
   // Per map cell: kRouteUnknown (not walked: beyond the reach or unreachable), kRouteClear (its
   // exact route is clear), kRoutePlugged (it runs through a plugged passage: plugged_route());
