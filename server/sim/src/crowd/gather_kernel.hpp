@@ -59,7 +59,7 @@ struct GatherAgent {
   bool chasing;    // its goal is on the move: counts on leaders going on (see gather_one)
   const crowd_detail::PairTick* pair_row;  // its kind's row of the pair table
   bool wide_open = false;  // the 5 x 5 cells round its own all walkable (see gather_one's kernel rule)
-  bool shoves = false;     // has a way and was held up last tick: shoves through cross traffic (shoves_across)
+  bool shoves = false;     // held up last tick, with a way (or a larger kind with none): shoves (shoves_across)
 };
 
 /// What the gather accumulates for one agent.
@@ -102,8 +102,9 @@ SWARMFIELD_ALWAYS_INLINE inline bool shoves_across(const GatherInput& in, const 
 }
 
 /// Bulldozing (mixed kinds): an agent that shoves (GatherAgent::shoves: held up last tick, with a
-/// way to a goal out of sight) goes through the neighbours of a smaller size class on another
-/// route (on_other_route), whatever their heading: they count for nothing in its gather (no
+/// way to a goal out of sight, or a larger kind with no way at all, making way) goes through the
+/// neighbours of a smaller size class on another route (on_other_route; every neighbour with a
+/// way, for one with none), whatever their heading: they count for nothing in its gather (no
 /// kernel, contact or free path), and the contact projection moves them out of its way
 /// (Swarm::project_contacts_of). Copies the other slots[0, n) to `out` in order and returns how
 /// many; marks `s.other_route` when one it drops touches it ahead (the steering then takes the

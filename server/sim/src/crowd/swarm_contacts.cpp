@@ -84,7 +84,9 @@ void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t be
     const auto project_from = [&](std::uint32_t m) SWARMFIELD_ALWAYS_INLINE {
       const float dx = p.x - nx[m], dy = p.y - ny[m];
       const float d2 = dx * dx + dy * dy;
-      if (!(d2 < touch2) || m == k || prio_[m] == kUnreachable) return;
+      // A neighbour with no way to any goal takes no part, unless it shoves (a larger kind making
+      // way through smaller ones: see Swarm::gather_neighbours_of_kinds).
+      if (!(d2 < touch2) || m == k || (prio_[m] == kUnreachable && (commit_[m] & kOtherRouteBit) == 0)) return;
       const std::uint8_t other = t.kind[m];
       const float cd = row[other].cd;
       const float tolerance = kContactTolerance * std::min(r, 0.5f * t.kinds[other].contact_d);

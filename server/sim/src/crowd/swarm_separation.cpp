@@ -377,8 +377,11 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     // every path converges on it (a pile's rim would be shoved into), and one moving at speed is
     // not held up by cross traffic anyway.
     const float v2 = vxs_[k] * vxs_[k] + vys_[k] * vys_[k];
-    const bool shoves = may_shove && moving && own_prio != kUnreachable && std::isinf(goal_room_[k]) &&
-                        sight_goal_[k] < 0 &&
+    // A larger kind with no way to any goal (making way: make_way) shoves too: wedged in a door's
+    // corner by the smaller kinds pressing on the door, a brute stood there for 93 s.
+    const bool way_ok = own_prio != kUnreachable ? std::isinf(goal_room_[k]) && sight_goal_[k] < 0
+                                                 : pile_level_[k] == 0 && kt.size_class > 1;
+    const bool shoves = may_shove && moving && way_ok &&
                         (bulldozed || v2 * t.dt * t.dt < kShoveBelow * kShoveBelow * kt.max_step * kt.max_step);
     const GatherAgent agent{sxs[k],    sys[k],    skx,
                             sky,       nid[k],    own_prio,
