@@ -117,6 +117,20 @@ Vec2 make_way(const SwarmTick& t, Vec2 p, Vec2 v, float radius, std::uint32_t id
     case NavStatus::kFollowFlow:
     case NavStatus::kGoalInSight: {
       const Vec2 f = small.direction;
+      // On the ridge of the smallest class's field (the cell a step back along its path is no
+      // farther from its goal than this one: their ways part here), nobody's way is to be made:
+      // hold. Brutes in a room whose 1-cell doors none of them fits walked back from every door to
+      // the room's middle and jostled there at full speed to the end (the room with doors at its
+      // corners, 2,000 mixed, seeds 1-8: 35-51 brutes faster than 1 cell/s at 100 s; now 5-14).
+      // Before a brute with no way shoved through smaller kinds (gather_neighbours_of_kinds),
+      // holding there changed which brutes ended wedged in a corner door's mouth, and the corner
+      // doors stalled over 2 s in 4 of those 8 seeds (up to 31 s; 2 of 8 without it).
+      const IntegrationField& small_field = t.nav->fields(1).integration();
+      const CellCoord here = t.map.world_to_cell(p), back = t.map.world_to_cell(p - f * t.cs);
+      if (small_field.reachable(here.x, here.y) && small_field.reachable(back.x, back.y) &&
+          small_field.raw(back.x, back.y) <= small_field.raw(here.x, here.y)) {
+        return {};
+      }
       const Vec2 across{-f.y, f.x};
       const float drift = dot(v, across);
       const bool left = std::abs(drift) > kMakeWayDrift ? drift > 0.0f : (id & 1u) != 0;
