@@ -70,24 +70,32 @@ void CongestionFields::measure_density(const GridMap& map, std::span<const float
     const CellCoord c = map.world_to_cell({xs[i], ys[i]});
     if (map.in_bounds(c.x, c.y) && in_narrow_passage(map, c.x, c.y, kPlugWidthCells)) plug(c, kPlugRest);
   }
-  // A passage's other cells, beside one plugged by an agent at rest, plug with an agent held
-  // still in them (slower than kPlugHeldSpeed of its top speed): a 2-cell door with one agent at
-  // rest and one held beside it, not flagged at rest, passes nobody either. Only beside a plug
-  // at rest (kPlugRest; a held plug does not pass it on, so the result does not depend on the
-  // agents' order): any slow agent in any narrow cell plugging sent a street junction's alleys'
-  // queues round the blocks (jitter 346 -> 501, rest_final 0.85 -> 0.84).
+  // A passage's other cells, beside one plugged by an agent at rest, plug too (kPlugHeld; only
+  // beside a plug at rest, kPlugRest: a held plug does not pass it on, so the result does not
+  // depend on the agents' order):
+  // - held: with an agent held still in it (slower than kPlugHeldSpeed of its top speed, not
+  //   flagged at rest). A 2-cell door with one agent at rest and one held beside it passes
+  //   nobody either. Any slow agent in any narrow cell plugging sent a street junction's alleys'
+  //   queues round the blocks (jitter 346 -> 501, rest_final 0.85 -> 0.84);
+  // - sealed: with nobody moving in it and each of its other walkable 4-neighbours touched by
+  //   an agent at rest (or a plug at rest). A 2-cell door whose one cell held a walker at rest
+  //   and whose other one was empty between a brute at rest behind it and the outside pile at
+  //   rest before it passed 2 agents in 150 s, while class 1's field ran through the empty cell
+  //   at no cost and sent the crowds outside the side doors into the room.
   if (!any_plug_ || vxs.size() < n || vys.size() < n || kind_speed.empty()) return;
-  // Moving: the agent's centre cell; at rest: every cell its disc's bounding square touches (a
-  // brute's body closes the cell behind a door without its centre being in it).
+  // Held or moving: the agent's centre cell; at rest: every cell its disc's bounding square
+  // touches (a brute's body closes the cell behind a door without its centre being in it).
   occupancy_.assign(cells, 0);
   for (std::size_t i = 0; i < std::min(n, resting.size()); ++i) {
     const CellCoord c = map.world_to_cell({xs[i], ys[i]});
-    if (!map.in_bounds(c.x, c.y) || kinds[i] >= kind_speed.size() || kinds[i] >= kind_area.size()) continue;
+    if (!map.in_bounds(c.x, c.y) || kinds[i] >= kind_speed.size()) continue;
     if (resting[i] == 0) {
       const float slow = kPlugHeldSpeed * kind_speed[kinds[i]];
-      if (!(vxs[i] * vxs[i] + vys[i] * vys[i] < slow * slow)) occupancy_[map.index(c.x, c.y)] |= kOccupiedMoving;
+      const bool held = vxs[i] * vxs[i] + vys[i] * vys[i] < slow * slow;
+      occupancy_[map.index(c.x, c.y)] |= held ? kOccupiedHeld : kOccupiedMoving;
       continue;
     }
+    if (kinds[i] >= kind_area.size()) continue;
     const float r = std::sqrt(kind_area[kinds[i]] / std::numbers::pi_v<float>);
     const CellCoord lo = map.world_to_cell({xs[i] - r, ys[i] - r}), hi = map.world_to_cell({xs[i] + r, ys[i] + r});
     for (std::int32_t y = std::max(lo.y, 0); y <= std::min(hi.y, height_ - 1); ++y) {
@@ -96,23 +104,6 @@ void CongestionFields::measure_density(const GridMap& map, std::span<const float
       }
     }
   }
-  for (std::size_t i = 0; i < std::min(n, resting.size()); ++i) {
-    if (resting[i] != 0 || kinds[i] >= kind_speed.size()) continue;
-    const float slow = kPlugHeldSpeed * kind_speed[kinds[i]];
-    if (!(vxs[i] * vxs[i] + vys[i] * vys[i] < slow * slow)) continue;
-    const CellCoord c = map.world_to_cell({xs[i], ys[i]});
-    if (!map.in_bounds(c.x, c.y) || plugged_[map.index(c.x, c.y)] != 0) continue;
-    const bool beside = (c.x > 0 && plugged_[map.index(c.x - 1, c.y)] == kPlugRest) ||
-                        (c.x + 1 < width_ && plugged_[map.index(c.x + 1, c.y)] == kPlugRest) ||
-                        (c.y > 0 && plugged_[map.index(c.x, c.y - 1)] == kPlugRest) ||
-                        (c.y + 1 < height_ && plugged_[map.index(c.x, c.y + 1)] == kPlugRest);
-    if (beside && in_narrow_passage(map, c.x, c.y, kPlugWidthCells)) plug(c, kPlugHeld);
-  }
-  // A passage cell beside a plug at rest with nobody moving in it, sealed: each of its other
-  // walkable 4-neighbours holds an agent at rest (or is a plug at rest). A 2-cell door whose one
-  // cell held a walker at rest and whose other one was empty between a brute at rest behind it
-  // and the outside pile at rest before it passed 2 agents in 150 s, while class 1's field ran
-  // through the empty cell at no cost and sent the crowds outside the side doors into the room.
   const auto rest_at = [&](std::int32_t x, std::int32_t y) {
     const std::size_t j = map.index(x, y);
     return (occupancy_[j] & kOccupiedRest) != 0 || plugged_[j] == kPlugRest;
@@ -124,17 +115,20 @@ void CongestionFields::measure_density(const GridMap& map, std::span<const float
     if (!map.in_bounds(c.x, c.y) || plugged_[map.index(c.x, c.y)] != kPlugRest) continue;
     for (const CellCoord d : kSides) {
       const CellCoord b{c.x + d.x, c.y + d.y};
-      if (!map.walkable(b.x, b.y) || plugged_[map.index(b.x, b.y)] != 0 ||
-          (occupancy_[map.index(b.x, b.y)] & kOccupiedMoving) != 0 || !in_narrow_passage(map, b.x, b.y, kPlugWidthCells)) {
+      if (!map.walkable(b.x, b.y) || plugged_[map.index(b.x, b.y)] != 0 || !in_narrow_passage(map, b.x, b.y, kPlugWidthCells)) {
         continue;
       }
-      bool sealed = true;
-      for (const CellCoord e : kSides) {
-        const CellCoord m{b.x + e.x, b.y + e.y};
-        if ((m.x == c.x && m.y == c.y) || !map.walkable(m.x, m.y)) continue;
-        sealed = sealed && rest_at(m.x, m.y);
+      const std::uint8_t here = occupancy_[map.index(b.x, b.y)];
+      bool plugs = (here & kOccupiedHeld) != 0;
+      if (!plugs && (here & kOccupiedMoving) == 0) {
+        plugs = true;
+        for (const CellCoord e : kSides) {
+          const CellCoord m{b.x + e.x, b.y + e.y};
+          if ((m.x == c.x && m.y == c.y) || !map.walkable(m.x, m.y)) continue;
+          plugs = plugs && rest_at(m.x, m.y);
+        }
       }
-      if (sealed) plug(b, kPlugHeld);
+      if (plugs) plug(b, kPlugHeld);
     }
   }
 }

@@ -153,10 +153,11 @@ class CongestionFields {
   // by a held agent beside such a cell (last measure); 0 = not plugged.
   std::vector<std::uint8_t> plugged_;
   static constexpr std::uint8_t kPlugRest = 1, kPlugHeld = 2;
-  // Per map cell, while a passage is plugged: kOccupiedRest (an agent at rest in it) and
-  // kOccupiedMoving (one not at rest and not held: kPlugHeldSpeed or faster) bits.
+  // Per map cell, while a passage is plugged: kOccupiedRest (touched by an agent at rest),
+  // kOccupiedHeld (an agent not at rest slower than kPlugHeldSpeed of its top speed in it) and
+  // kOccupiedMoving (one not at rest, faster) bits.
   std::vector<std::uint8_t> occupancy_;
-  static constexpr std::uint8_t kOccupiedRest = 1, kOccupiedMoving = 2;
+  static constexpr std::uint8_t kOccupiedRest = 1, kOccupiedMoving = 2, kOccupiedHeld = 4;
   bool any_plug_ = false;
   // Per map cell: kRouteUnknown (not walked: beyond the reach or unreachable), kRouteClear (its
   // exact route is clear), kRoutePlugged (it runs through a plugged passage: plugged_route());
