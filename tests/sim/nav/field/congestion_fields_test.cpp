@@ -14,11 +14,11 @@ using namespace swarmfield::sim;
 namespace {
 
 /// Two routes from the left half to a goal on the right: a wall on x = 20 with openings at
-/// y = 5 (the short route) and y = 25 (the long one).
-GridMap two_routes() {
+/// y = 5 (the short route; `short_width` cells wide, from y = 5 down) and y = 25 (the long one).
+GridMap two_routes(std::int32_t short_width = 1) {
   GridMap map(40, 30);
   for (std::int32_t y = 0; y < 30; ++y) {
-    if (y == 5 || y == 25) continue;
+    if ((y >= 5 && y < 5 + short_width) || y == 25) continue;
     map.set_cost(20, y, kBlockedCost);
   }
   return map;
@@ -62,6 +62,7 @@ Crowd walkers_at(std::initializer_list<Vec2> at) {
 }
 
 const std::vector<float> kWalkerArea = {3.14159265f * 0.35f * 0.35f};
+const std::vector<float> kWalkerSpeed = {3.0f};  // top speed of kind 0 (see kPlugHeldSpeed)
 
 void run(CongestionFields& cf, const GridMap& map, const NavigationSet& nav, const Crowd& c, int updates) {
   for (int i = 0; i < updates; ++i) cf.update(map, nav, c.xs, c.ys, c.kinds, kWalkerArea);
@@ -179,19 +180,17 @@ TEST_CASE("congestion: a 1-cell passage holding an agent at rest is plugged; the
 
 TEST_CASE("congestion: a 2-cell passage plugs too, its other cell with an agent held still beside one at rest") {
   // The two-route wall with its short opening 2 cells wide (y = 5 and 6).
-  GridMap map = two_routes();
-  map.set_cost(20, 6, 1);
+  const GridMap map = two_routes(2);
   NavigationSet nav;
   navigate_two_routes(nav, map);
   const Crowd in_gap = walkers_at({{20.5f, 5.5f}, {20.5f, 6.5f}});
   const std::vector<std::uint8_t> moving(2, 0), at_rest(2, 1), one_at_rest = {1, 0};
-  const std::vector<float> kind_speed = {3.0f};
   const std::vector<float> streaming_v = {3.0f, 3.0f}, held_v = {0.0f, 0.01f}, zero = {0.0f, 0.0f};
   CongestionFields stream, plugged, held, held_only;
-  stream.update(map, nav, in_gap.xs, in_gap.ys, in_gap.kinds, kWalkerArea, moving, streaming_v, zero, kind_speed);
+  stream.update(map, nav, in_gap.xs, in_gap.ys, in_gap.kinds, kWalkerArea, moving, streaming_v, zero, kWalkerSpeed);
   plugged.update(map, nav, in_gap.xs, in_gap.ys, in_gap.kinds, kWalkerArea, at_rest);
-  held.update(map, nav, in_gap.xs, in_gap.ys, in_gap.kinds, kWalkerArea, one_at_rest, held_v, zero, kind_speed);
-  held_only.update(map, nav, in_gap.xs, in_gap.ys, in_gap.kinds, kWalkerArea, moving, held_v, zero, kind_speed);
+  held.update(map, nav, in_gap.xs, in_gap.ys, in_gap.kinds, kWalkerArea, one_at_rest, held_v, zero, kWalkerSpeed);
+  held_only.update(map, nav, in_gap.xs, in_gap.ys, in_gap.kinds, kWalkerArea, moving, held_v, zero, kWalkerSpeed);
   REQUIRE(plugged.ready(1));
   for (const std::int32_t y : {5, 6}) {
     CHECK(stream.penalty_at(20, y) < CongestionFields::kPlugPenalty);
@@ -204,9 +203,7 @@ TEST_CASE("congestion: a 2-cell passage plugs too, its other cell with an agent 
   CHECK_FALSE(stream.plugged_route(5, 6));
   CHECK_FALSE(held_only.plugged_route(5, 6));
   // A 3-cell passage does not plug (the short opening widened to y = 5..7).
-  GridMap wide = two_routes();
-  wide.set_cost(20, 6, 1);
-  wide.set_cost(20, 7, 1);
+  const GridMap wide = two_routes(3);
   NavigationSet wide_nav;
   navigate_two_routes(wide_nav, wide);
   CongestionFields wide_rest;
@@ -219,15 +216,13 @@ TEST_CASE("congestion: a 2-cell passage's empty cell between agents at rest besi
   // The two-route wall with its short opening 2 cells wide (y = 5 and 6): a walker at rest in
   // (20, 5), nobody in (20, 6), walkers at rest in the cells before and behind it (19, 6) and
   // (21, 6). A brute at rest behind a door closes the cell with its body, not its centre.
-  GridMap map = two_routes();
-  map.set_cost(20, 6, 1);
+  const GridMap map = two_routes(2);
   NavigationSet nav;
   navigate_two_routes(nav, map);
-  const std::vector<float> kind_speed = {3.0f};
   const auto plug_at_6 = [&](const Crowd& c, const std::vector<std::uint8_t>& resting, const std::vector<float>& vx) {
     CongestionFields cf;
     const std::vector<float> vy(c.xs.size(), 0.0f);
-    cf.update(map, nav, c.xs, c.ys, c.kinds, kWalkerArea, resting, vx, vy, kind_speed);
+    cf.update(map, nav, c.xs, c.ys, c.kinds, kWalkerArea, resting, vx, vy, kWalkerSpeed);
     REQUIRE(cf.ready(1));
     CHECK(cf.penalty_at(20, 5) == CongestionFields::kPlugPenalty);
     return cf.penalty_at(20, 6) == CongestionFields::kPlugPenalty;
