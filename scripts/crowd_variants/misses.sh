@@ -120,7 +120,9 @@ if has doornear2mixed; then
   # room, bound for the plugged N door, walked its floor at full speed between the congestion
   # way (out of sight of the player) and the straight line (in the cone it sees through the N
   # door): 150-186 inside at 150 s, 22-73 faster than 1 cell/s, seeds 1-6; since larger kinds
-  # take a plugged queue's way out also in sight, 54-100 inside, 7-22 moving.
+  # take a plugged queue's way out also in sight, 54-100 inside, 7-22 moving. Seed 1: 178 left
+  # inside (72 brutes) -> 97 (31) since brutes near walls, out of sight of the player, take turns
+  # by who is in front and back off for one with the way (goes_first, GatherSums::bx).
   $py "$here/scene.py" door "$out/doornear2mixed.map" --dw 2 --players "47.5,25.5" > /dev/null
   run doornear2mixed "$out/doornear2mixed.map" 4500 -- --agents 2000 --spawn-rect 1,1,95,95 $K3 --player 47.5,25.5 --seed 1 --threads 2
   $py "$here/scene.py" mdoor "$out/doornear2mixed.map" "$out/doornear2mixed.csv"

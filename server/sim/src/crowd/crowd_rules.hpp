@@ -35,6 +35,20 @@ inline constexpr float kMakeWayProgress = 0.5f;
 // Swarm::streaming_ bits: moved at kStreamSpeed of its max last tick (a stream going by), and at
 // kFreeFlowSpeed of it (flowing freely: a leader a chasing agent counts on going on).
 inline constexpr std::uint8_t kStreamBit = 1, kFreeFlowBit = 2;
+// kStoodBit: below kStreamSpeed (held up: a larger kind touching it, in its way, backs off).
+inline constexpr std::uint8_t kStoodBit = 4;
+// Right of way between two agents of a larger size class (goes_first): by who is in front when
+// their priorities differ by less than this (one cell of the field).
+inline constexpr std::uint32_t kFrontBand = 985;
+// An agent moves (has a path) when its path rate is above this.
+inline constexpr float kMovingPath = 1e-4f;
+// Backing off (a larger size class near a wall, out of sight of its goal: GatherAgent::backs_off)
+// from a neighbour with right of way that touches it (within kBackOffContact contact distances),
+// heads into it (the cosine of its path with the line to the agent above kBackOffHeading) and was
+// held up last tick (kStoodBit), by at most kBackOffStep of its step a tick.
+inline constexpr float kBackOffContact = 1.02f;
+inline constexpr float kBackOffHeading = 0.7f;
+inline constexpr float kBackOffStep = 0.5f;
 // Touching the goal's disc: the room left to it below this many of the agent's diameters.
 inline constexpr float kGoalTouch = 0.05f;
 // A step round the agent ahead is looked for when the path brings the agent less than

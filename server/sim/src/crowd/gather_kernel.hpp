@@ -47,6 +47,11 @@ struct GatherInput {
   float inv_r, cd, pd, yf;
   float lead_dt;   // seconds of a leader's last velocity counted as gone from the way; 0: none
   bool press_all;  // the flow-field step: push on into every neighbour overlapped past pd
+  const std::uint8_t* nopen;  // Swarm::open_here_ (kWideOpen: the 5 x 5 cells round all walkable)
+  const float* ngoal_room;    // Swarm::goal_room_ (infinite: no goal in sight, priority by the field)
+  // One kind (not kMixed) of a larger size class than 1, with the crowd rules: right of way by
+  // who is in front within kFrontBand (goes_first). With several kinds, PairTick::both_large.
+  bool both_large = false;
 };
 
 /// One agent's side of the gather.
@@ -60,6 +65,9 @@ struct GatherAgent {
   const crowd_detail::PairTick* pair_row;  // its kind's row of the pair table
   bool wide_open = false;  // the 5 x 5 cells round its own all walkable (see gather_one's kernel rule)
   bool shoves = false;     // held up last tick, with a way (or a larger kind with none): shoves (shoves_across)
+  bool backs_off = false;  // a larger size class near a wall, with a way, no goal in sight: backs off (GatherSums::bx)
+  bool large = false;      // a larger size class than 1, crowd rules: goes_first may apply to its pairs
+  bool by_field = false;   // its priority is the field's (no goal in sight: goal_room_ infinite)
 };
 
 /// What the gather accumulates for one agent.
@@ -76,7 +84,39 @@ struct GatherSums {
   // Shoving (GatherAgent::shoves), mixed: nonzero when a smaller kind on another route (as in
   // shoves_across, whatever its heading) still limits the free path: held in another route's crowd.
   std::uint32_t other_route = 0;
+  // Backing off (GatherAgent::backs_off): the sum of unit vectors away from neighbours with right
+  // of way that it yields to, that touch it, head into it and were held up last tick (held up
+  // by it: kBackOffContact, kBackOffHeading, kStoodBit).
+  float bx = 0.0f, by = 0.0f;
 };
+
+/// Right of way (the agent's over neighbour `m`): nearer the goal (priority), then the lower id.
+/// Between two agents of a larger size class than 1 (`both_large`), one of them near a wall (not
+/// both on wide open ground), that both move, both have a way, both by the field (no goal in
+/// sight: in sight a priority is the exact straight distance) and whose priorities differ by less
+/// than kFrontBand, the one in front along their two paths (the sum of their unit path
+/// directions) goes first: their blocks' field values are coarse, and a brute on a 2-cell door's
+/// mouth, a fraction of a cell off the door's row, yielded to one behind it squarely on the row,
+/// which could not pass it (standoffs of minutes). Head-on, "in front" means nothing: by the
+/// field. Antisymmetric bit for bit (the two passes negate one dot product), so exactly one of a
+/// pair goes first. (On open ground, or round a pile, it only stirred the rim.)
+SWARMFIELD_ALWAYS_INLINE inline bool goes_first(const GatherInput& in, const GatherAgent& a, std::uint32_t m,
+                                                bool both_large) noexcept {
+  const bool prior = a.prio < in.nprio[m] || (a.prio == in.nprio[m] && a.id < in.nid[m]);
+  if (!both_large || !a.moving || (a.wide_open && (in.nopen[m] & kWideOpen) != 0)) return prior;
+  if (a.prio == kUnreachable || in.nprio[m] == kUnreachable) return prior;  // no way: nothing to take turns at
+  if (!a.by_field || !std::isinf(in.ngoal_room[m])) return prior;
+  const std::uint32_t gap = a.prio > in.nprio[m] ? a.prio - in.nprio[m] : in.nprio[m] - a.prio;
+  if (gap >= kFrontBand) return prior;
+  const float mx = in.npx[m], my = in.npy[m];
+  const float ml = std::sqrt(mx * mx + my * my);
+  if (!(ml > kMovingPath)) return prior;
+  const float sx = a.skx + mx / ml, sy = a.sky + my / ml;
+  // Head-on (paths more than 120 degrees apart) "in front" means nothing: by the field.
+  if (sx * sx + sy * sy < 1.0f) return prior;
+  const float ahead = (a.px - in.nx[m]) * sx + (a.py - in.ny[m]) * sy;
+  return ahead == 0.0f ? prior : ahead > 0.0f;
+}
 
 /// An agent with a way to a goal pushes past a neighbour `m` with none that its path only grazes
 /// (approach below kGrazeStuck): m does not limit its free path.
@@ -140,6 +180,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   float inv_r = in.inv_r, cd = in.cd, pd = in.pd;
   bool faster = false;  // m's kind is faster than ours
   bool larger = false;  // our size class is above m's
+  bool both_large = in.both_large;
   if constexpr (kMixed) {
     const crowd_detail::PairTick& pair = a.pair_row[in.nkind[m]];
     if (!(d2 < pair.r2)) return;
@@ -148,6 +189,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
     pd = pair.pd;
     faster = pair.faster != 0;
     larger = pair.larger != 0;
+    both_large = pair.both_large != 0;
   }
   ++s.count;
   if (d2 < kCoincidentDist2) {  // no direction: handled by id (see step_impl)
@@ -161,7 +203,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   // Unit vector toward m, and how fast moving along the path closes in on it.
   const float ux = -dx * inv_d, uy = -dy * inv_d;
   const float approach = a.skx * ux + a.sky * uy;
-  const bool prior = a.prio < in.nprio[m] || (a.prio == in.nprio[m] && a.id < in.nid[m]);
+  const bool prior = goes_first(in, a, m, both_large);
   // A neighbour ahead that was at rest last tick, over which a moving agent has right of way:
   // its kernel does not push the agent back (it yields by contact only; else two agents pin
   // each other on a door's posts, the one with right of way held off by the other's presence).
@@ -233,6 +275,14 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   s.allow = std::min(s.allow, free);
   if (!pressed) s.press_allow = std::min(s.press_allow, free);
   if (converging) {
+    // Backing off: yielding to m does not clear m's way when our disc is in it. Two brutes
+    // converging on a 2-cell door's mouth along its wall stood there for minutes, the one with
+    // right of way pressed back by the one yielding to it.
+    if (a.backs_off && !prior && d < cd * kBackOffContact && m_approach > kBackOffHeading &&
+        (in.nstream[m] & kStoodBit) != 0) {
+      s.bx += dx * inv_d;
+      s.by += dy * inv_d;
+    }
     s.yield_allow = std::min(s.yield_allow, free);
     // Yielding: keep clear of where m is heading too (one diameter along its path), or m walks
     // into us and shoves us back the next tick.
@@ -386,6 +436,9 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
     const __m128 c = _mm_mul_ps(_mm_mul_ps(_mm_sub_ps(cd, d), _mm_set1_ps(0.5f)), inv_d);
     // Right of way over m (nearer the goal, then the lower id).
     auto ours = [&](std::uint32_t m) noexcept {
+      if (a.large && (kMixed ? a.pair_row[in.nkind[m]].both_large != 0 : in.both_large)) {
+        return static_cast<std::uint32_t>(goes_first(in, a, m, true));
+      }
       return static_cast<std::uint32_t>((a.prio < in.nprio[m]) | ((a.prio == in.nprio[m]) & (a.id < in.nid[m])));
     };
     const __m128 sign = _mm_set1_ps(-0.0f);  // xor with it: the unary minus
@@ -523,6 +576,24 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
     const __m128 second_on = _mm_and_ps(_mm_and_ps(yields, converging),
                                         _mm_and_ps(_mm_cmpgt_ps(wd, _mm_set1_ps(1e-6f)), _mm_cmpgt_ps(ahead, zero)));
     const __m128 second = select4(second_on, _mm_mul_ps(yf, free_path4(wd, ahead, cd)), inf);
+    if (a.backs_off) {
+      // Backing off (gather_one): away from a neighbour with right of way that we yield to,
+      // touching, heading into us, held up last tick.
+      const std::uint32_t stood_bits = flag_bits(in.nstream, kStoodBit, m0, m1, m2, m3);
+      const __m128 back = _mm_and_ps(
+          _mm_and_ps(_mm_and_ps(yields, converging), lane_mask(stood_bits & ~way_bits)),
+          _mm_and_ps(_mm_cmplt_ps(d, _mm_mul_ps(cd, _mm_set1_ps(kBackOffContact))),
+                     _mm_cmpgt_ps(m_approach, _mm_set1_ps(kBackOffHeading))));
+      if (_mm_movemask_ps(back) != 0) {
+        alignas(16) float bx4[4], by4[4];
+        _mm_store_ps(bx4, _mm_and_ps(back, _mm_mul_ps(dx, inv_d)));
+        _mm_store_ps(by4, _mm_and_ps(back, _mm_mul_ps(dy, inv_d)));
+        for (std::uint32_t j = 0; j < 4; ++j) {
+          s.bx += bx4[j];
+          s.by += by4[j];
+        }
+      }
+    }
     alignas(16) float f1[4], f2[4], p1[4], p2[4], y1[4];
     _mm_store_ps(f1, first);
     _mm_store_ps(f2, second);

@@ -232,6 +232,22 @@ SWARMFIELD_ALWAYS_INLINE inline bool Swarm::choose_move(const crowd_detail::Swar
       if (side.found && side.progress >= kMakeWayProgress * max_step) take(side);
     }
   }
+  // Backing off (a larger size class near a wall): blocked, and in the way of a neighbour with right
+  // of way that it touches and that is held up (GatherSums::bx): a step away from it when that
+  // way is free, so the one with right of way gets by (a brute on a 2-cell door's mouth).
+  if (crowd_rules && moving && !walks_round && sums.coincident == 0 && (sums.bx != 0.0f || sums.by != 0.0f) &&
+      agents_free < kSideTrigger * path_len * max_step) {
+    const float bl = std::sqrt(sums.bx * sums.bx + sums.by * sums.by);
+    if (bl > 1e-3f) {
+      const Vec2 dir{sums.bx / bl, sums.by / bl};
+      const SideStep side =
+          side_step<kMixed>(t, kt, k, {a.px, a.py}, {s0x, s0y}, {a.skx, a.sky}, false, false, near, &dir, true);
+      if (side.found) {
+        take(side);
+        move_allow = std::min(side.allow, kBackOffStep * max_step);
+      }
+    }
+  }
   const bool resting = t.yield && held && !walks_round &&
                        (!moving || progress < (was_resting ? wake_above : rest_below) * max_step);
   // Waiting for agents that cross its way (they have right of way) counts up; see impatient.
@@ -322,7 +338,10 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
                        only.pd,
                        t.yield_fraction,
                        crowd_rules ? t.dt : 0.0f,
-                       !crowd_rules};
+                       !crowd_rules,
+                       open_here_.data(),
+                       goal_room_.data(),
+                       crowd_rules && !kMixed && only_kt.size_class > 1};
   std::uint32_t* const contacts = contacts_.data();
   std::uint8_t* const contact_count = contact_count_.data();
   bool chunk_rest = false;  // some agent of the chunk rests this tick
@@ -365,7 +384,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     const float r2 = kMixed ? kt.query_r2 : only.r2;
     // Direction and rate (world units per unit of move budget) of this agent's actual path.
     const float path_len = std::sqrt(npx[k] * npx[k] + npy[k] * npy[k]);
-    const bool moving = yield && path_len > 1e-4f;
+    const bool moving = yield && path_len > kMovingPath;
     const float skx = moving ? npx[k] / path_len : 0.0f, sky = moving ? npy[k] / path_len : 0.0f;
     const bool impatient = crowd_rules && wait_[k] >= kPatienceTicks;
     // An agent walking round the pile (level_pile) yields to everyone in its own pass, as
@@ -387,7 +406,11 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
                             sky,       nid[k],    own_prio,
                             moving,    impatient, crowd_rules && goal_moves_[k] != 0,
                             t.pairs + self_kind * kMaxAgentKinds, (open_here_[k] & crowd_detail::kWideOpen) != 0,
-                            shoves};
+                            shoves,
+                            crowd_rules && kt.size_class > 1 && own_prio != kUnreachable && std::isinf(goal_room_[k]) &&
+                                (open_here_[k] & crowd_detail::kWideOpen) == 0,
+                            crowd_rules && kt.size_class > 1,
+                            std::isinf(goal_room_[k])};
     GatherSums sums;
     // A goal in sight limits the move too: the agent stops where its disc touches the goal's.
     sums.allow = kt.max_step;  // the free path among agents; the goal's limit comes after

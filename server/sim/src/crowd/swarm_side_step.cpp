@@ -17,7 +17,7 @@ using namespace crowd_rules;  // NOLINT: the rules' constants, read throughout
 template <bool kMixed>
 Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k,
                                  Vec2 p, Vec2 s0, Vec2 path_dir, bool turns, bool round, const NearSlots& near_slots,
-                                 const Vec2* only) const {
+                                 const Vec2* only, bool only_back) const {
   // The neighbours within the query radius: offsets, distances, contact distances and how
   // nearly along the path they lie (cosine). Room for the gather's whole list (kNearKeep).
   constexpr std::uint32_t kMaxNear = 96;
@@ -255,11 +255,11 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
   for (int c = 0; c < candidates; ++c) {
     if (free[c] < kSideMinFree * max_step || scale[c] <= 0.0f) continue;
     // Never a step back against the way the agent moved last tick: no dithering, no orbits.
-    if (moved && cx[c] * vx + cy[c] * vy < 0.0f) continue;
+    if (moved && cx[c] * vx + cy[c] * vy < 0.0f && !only_back) continue;
     // The tangent walks round the blocker even when it brings the agent no closer this tick
     // (dead ahead); the turned directions must bring it closer.
     const bool is_round = c >= round_first;
-    if (!is_round && along[c] <= 0.0f) continue;
+    if (!is_round && along[c] <= 0.0f && !only_back) continue;
     if (is_round && along[c] < -kRoundSlack) continue;
     const float progress = free[c] * std::max(along[c], 0.0f);
     // Of two sides as good, keep turning the way the agent already moves (no dithering).
@@ -299,9 +299,9 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
 
 template Swarm::SideStep Swarm::side_step<true>(const crowd_detail::SwarmTick&, const crowd_detail::KindTick&,
                                                  std::size_t, Vec2, Vec2, Vec2, bool, bool, const NearSlots&,
-                                                 const Vec2*) const;
+                                                 const Vec2*, bool) const;
 template Swarm::SideStep Swarm::side_step<false>(const crowd_detail::SwarmTick&, const crowd_detail::KindTick&,
                                                   std::size_t, Vec2, Vec2, Vec2, bool, bool, const NearSlots&,
-                                                  const Vec2*) const;
+                                                  const Vec2*, bool) const;
 
 }  // namespace swarmfield::sim

@@ -458,10 +458,12 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
       open_bits = wide ? 3 : 1;
     }
     open_here_[k] = open_bits;
-    // Moving at speed last tick (a stream going by: an impatient agent stops yielding to it), and
-    // flowing freely (a leader a chasing agent counts on going on).
+    // Moving at speed last tick (a stream going by: an impatient agent stops yielding to it), or
+    // not (held up: a larger kind in its way backs off), and flowing freely (a leader a chasing
+    // agent counts on going on).
     const float top2 = kt.max_step * kt.max_step * t.inv_dt * t.inv_dt;
-    streaming_[k] = static_cast<std::uint8_t>((dot(v, v) >= kStreamSpeed * kStreamSpeed * top2 ? crowd_rules::kStreamBit : 0) |
+    const bool stream = dot(v, v) >= kStreamSpeed * kStreamSpeed * top2;
+    streaming_[k] = static_cast<std::uint8_t>((stream ? crowd_rules::kStreamBit : crowd_rules::kStoodBit) |
                                               (dot(v, v) >= kFreeFlowSpeed * kFreeFlowSpeed * top2 ? crowd_rules::kFreeFlowBit : 0));
   }
 }

@@ -60,6 +60,7 @@ struct PairTick {
   float r2 = 0.0f, inv_r = 0.0f, cd = 0.0f, pd = 0.0f;
   std::uint32_t faster = 0;  // 1: the second kind's top speed is above the first's
   std::uint32_t larger = 0;  // 1: the first kind's size class is above the second's (kShoveCross)
+  std::uint32_t both_large = 0;  // 1: both kinds' size classes are above 1 (goes_first)
   // The contact projection's list (SwarmTick::kind_contact_r2) for this pair alone: the squared
   // distance at the start of the tick within which the second may overlap the first past the
   // tolerance after the move (0 when the lists are not kept).

@@ -366,6 +366,8 @@ class Swarm {
   // nearly along it). `turns`: try the steering turned either way; `round`: try the tangent
   // round the blocker. Result round: the step goes round the blocker (maybe no closer).
   // `near`: the gather's slots near p (scanned again from the hash when not complete).
+  // `only`: that one direction instead (making way); `only_back`: even when it leads away from
+  // the goal or against last tick's move (backing off; progress 0 then).
   struct SideStep {
     float ux = 0.0f, uy = 0.0f, allow = 0.0f, progress = 0.0f, bias = 0.0f;
     bool found = false, round = false;
@@ -374,7 +376,7 @@ class Swarm {
   template <bool kMixed>
   SideStep side_step(const crowd_detail::SwarmTick& t, const crowd_detail::KindTick& kt, std::size_t k, Vec2 p,
                      Vec2 s0, Vec2 path_dir, bool turns, bool round, const NearSlots& near,
-                     const Vec2* only = nullptr) const;
+                     const Vec2* only = nullptr, bool only_back = false) const;
   void integrate_agents(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
   template <bool kMixed>  // several kinds have agents (per-agent kind constants)
   void integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
