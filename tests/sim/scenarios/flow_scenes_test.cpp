@@ -298,19 +298,39 @@ TEST_CASE("F1 near, 2-cell doors, mixed kinds: brutes in the room do not mill be
 
 namespace {
 
-/// The longest run of ticks without a pass while two or more agents queue at a door (the
-/// issue's "no door passes nothing for more than 2 s while agents queue").
-struct StallClock {
-  int last_pass = 0, worst = 0;
-  void tick(int t, bool passed, int queued) {
-    if (passed) last_pass = t;
+/// A door in a N wall, stepped for `ticks` ticks: an agent passes when it crosses y = pass_y going
+/// north; it queues while at y >= face within 3 cells of `mouth`. Returns the tick of the first
+/// pass (-1: none), the passes, and the longest run of ticks without a pass while two or more
+/// queue (the issue's "no door passes nothing for more than 2 s while agents queue").
+struct DoorPasses {
+  int first = -1, passed = 0, worst_stall = 0;
+};
+DoorPasses step_door(World& world, int ticks, float pass_y, float face, Vec2 mouth) {
+  const Swarm& swarm = world.swarm();
+  DoorPasses r;
+  int last_pass = 0;
+  std::vector<Vec2> before, now;
+  for (int t = 1; t <= ticks; ++t) {
+    positions_by_id(swarm, before);
+    world.step(kDt);
+    positions_by_id(swarm, now);
+    int queued = 0;
+    for (std::size_t id = 0; id < now.size(); ++id) {
+      if (before[id].y >= pass_y && now[id].y < pass_y) {
+        ++r.passed;
+        last_pass = t;
+        if (r.first < 0) r.first = t;
+      }
+      if (now[id].y >= face && length(now[id] - mouth) < 3.0f) ++queued;
+    }
     if (queued >= 2) {
-      worst = std::max(worst, t - last_pass);
+      r.worst_stall = std::max(r.worst_stall, t - last_pass);
     } else {
       last_pass = t;
     }
   }
-};
+  return r;
+}
 
 /// The wedge at a 1-cell door (F1's room, its N door only): a brute, which fits no door, stands a
 /// step behind the door's mouth, 0.08 off its axis; a walker on each post of the mouth touches
@@ -329,25 +349,8 @@ std::pair<int, int> door_wedge(std::uint64_t seed) {
   REQUIRE(swarm.add({mid + 0.14f, face + 0.35f}, 0.0f, 1) != Swarm::kInvalidAgent);
   REQUIRE(swarm.add({mid + 0.99f, face + 0.35f}, 0.0f, 1) != Swarm::kInvalidAgent);
   spawn_rect(world, 60, mid - 2.5f, face + 2.2f, mid + 3.5f, face + 6.0f, seed, {1});
-  int first = -1;
-  StallClock stalls;
-  std::vector<Vec2> before, now;
-  for (int t = 1; t <= 600; ++t) {
-    positions_by_id(swarm, before);
-    world.step(kDt);
-    positions_by_id(swarm, now);
-    int queued = 0;
-    bool passed = false;
-    for (std::size_t id = 0; id < now.size(); ++id) {
-      if (before[id].y >= face && now[id].y < face) {
-        passed = true;
-        if (first < 0) first = t;
-      }
-      if (now[id].y >= face && length(now[id] - Vec2{mid + 0.5f, face}) < 3.0f) ++queued;
-    }
-    stalls.tick(t, passed, queued);
-  }
-  return {first, stalls.worst};
+  const DoorPasses r = step_door(world, 600, face, face, {mid + 0.5f, face});
+  return {r.first, r.worst_stall};
 }
 
 /// F1's room with one 2-cell door in its N wall (x = kRoomMid, kRoomMid + 1), the player 10 cells
@@ -363,23 +366,8 @@ std::pair<int, int> door_mouth(std::uint64_t seed, std::size_t n, const std::vec
   world.add_player({mid + 1.0f, lo - 10.0f});
   const float face = lo + 1.0f;  // the wall's inner face
   spawn_rect(world, n, mid - 5.0f, face, mid + 7.0f, face + 6.0f, seed, kinds);
-  const Swarm& swarm = world.swarm();
-  int out = 0;
-  StallClock stalls;
-  std::vector<Vec2> before, now;
-  for (int t = 1; t <= 900; ++t) {
-    positions_by_id(swarm, before);
-    world.step(kDt);
-    positions_by_id(swarm, now);
-    int queued = 0, passed = 0;
-    for (std::size_t id = 0; id < now.size(); ++id) {
-      if (before[id].y >= lo && now[id].y < lo) ++passed;
-      if (now[id].y >= face && length(now[id] - Vec2{mid + 1.0f, face}) < 3.0f) ++queued;
-    }
-    out += passed;
-    stalls.tick(t, passed > 0, queued);
-  }
-  return {out, stalls.worst};
+  const DoorPasses r = step_door(world, 900, lo, face, {mid + 1.0f, face});
+  return {r.passed, r.worst_stall};
 }
 
 }  // namespace

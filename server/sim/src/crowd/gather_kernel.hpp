@@ -49,8 +49,8 @@ struct GatherInput {
   bool press_all;  // the flow-field step: push on into every neighbour overlapped past pd
   const std::uint8_t* nopen;  // Swarm::open_here_ (kWideOpen: the 5 x 5 cells round all walkable)
   const float* ngoal_room;    // Swarm::goal_room_ (infinite: no goal in sight, priority by the field)
-  // One kind (not kMixed) of a larger size class than 1, with the crowd rules: right of way by
-  // who is in front within kFrontBand (goes_first). With several kinds, PairTick::both_large.
+  // One kind (not kMixed): its pair's PairTick::both_large (goes_first); with several kinds each
+  // hit's pair's.
   bool both_large = false;
 };
 
@@ -66,7 +66,7 @@ struct GatherAgent {
   bool wide_open = false;  // the 5 x 5 cells round its own all walkable (see gather_one's kernel rule)
   bool shoves = false;     // held up last tick, with a way (or a larger kind with none): shoves (shoves_across)
   bool backs_off = false;  // a larger size class near a wall, with a way, no goal in sight: backs off (GatherSums::bx)
-  bool large = false;      // a larger size class than 1, crowd rules: goes_first may apply to its pairs
+  bool large = false;      // its kind's own pair is both_large: goes_first may apply to its pairs
   bool by_field = false;   // its priority is the field's (no goal in sight: goal_room_ infinite)
 };
 
@@ -581,7 +581,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
       // touching, heading into us, held up last tick.
       const std::uint32_t stood_bits = flag_bits(in.nstream, kStoodBit, m0, m1, m2, m3);
       const __m128 back = _mm_and_ps(
-          _mm_and_ps(_mm_and_ps(yields, converging), lane_mask(stood_bits & ~way_bits)),
+          _mm_and_ps(_mm_and_ps(yields, converging), lane_mask(stood_bits)),
           _mm_and_ps(_mm_cmplt_ps(d, _mm_mul_ps(cd, _mm_set1_ps(kBackOffContact))),
                      _mm_cmpgt_ps(m_approach, _mm_set1_ps(kBackOffHeading))));
       if (_mm_movemask_ps(back) != 0) {

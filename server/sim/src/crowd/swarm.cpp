@@ -184,8 +184,10 @@ void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, c
       pair.cd = kind.radius + kind_table_[other].radius;
       pair.pd = pair.cd * (1.0f - params_.press_overlap);
       pair.faster = kind_table_[other].max_speed > kind.max_speed ? 1u : 0u;
-      pair.larger = kt.size_class > size_class_of_radius(kind_table_[other].radius, cs) ? 1u : 0u;
-      pair.both_large = nav != nullptr && kt.size_class > 1 && size_class_of_radius(kind_table_[other].radius, cs) > 1 ? 1u : 0u;
+      const int other_class = size_class_of_radius(kind_table_[other].radius, cs);
+      pair.larger = kt.size_class > other_class ? 1u : 0u;
+      // (With the crowd rules only: the World's step.)
+      pair.both_large = nav != nullptr && kt.size_class > 1 && other_class > 1 ? 1u : 0u;
     }
     kt.query_r2 = query_r * query_r;
   }

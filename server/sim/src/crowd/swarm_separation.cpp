@@ -341,7 +341,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
                        !crowd_rules,
                        open_here_.data(),
                        goal_room_.data(),
-                       crowd_rules && !kMixed && only_kt.size_class > 1};
+                       only.both_large != 0};
   std::uint32_t* const contacts = contacts_.data();
   std::uint8_t* const contact_count = contact_count_.data();
   bool chunk_rest = false;  // some agent of the chunk rests this tick
@@ -402,15 +402,17 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
                                                  : pile_level_[k] == 0 && kt.size_class > 1;
     const bool shoves = may_shove && moving && way_ok &&
                         (bulldozed || v2 * t.dt * t.dt < kShoveBelow * kShoveBelow * kt.max_step * kt.max_step);
+    // Brutes near walls with no goal in sight take turns by who is in front (goes_first) and back
+    // off for one with the way (GatherSums::bx).
+    const bool large = t.pairs[self_kind * kMaxAgentKinds + self_kind].both_large != 0;
+    const bool by_field = std::isinf(goal_room_[k]);
+    const bool wide_open = (open_here_[k] & crowd_detail::kWideOpen) != 0;
     const GatherAgent agent{sxs[k],    sys[k],    skx,
                             sky,       nid[k],    own_prio,
                             moving,    impatient, crowd_rules && goal_moves_[k] != 0,
-                            t.pairs + self_kind * kMaxAgentKinds, (open_here_[k] & crowd_detail::kWideOpen) != 0,
-                            shoves,
-                            crowd_rules && kt.size_class > 1 && own_prio != kUnreachable && std::isinf(goal_room_[k]) &&
-                                (open_here_[k] & crowd_detail::kWideOpen) == 0,
-                            crowd_rules && kt.size_class > 1,
-                            std::isinf(goal_room_[k])};
+                            t.pairs + self_kind * kMaxAgentKinds, wide_open,
+                            shoves,    large && own_prio != kUnreachable && by_field && !wide_open,
+                            large,     by_field};
     GatherSums sums;
     // A goal in sight limits the move too: the agent stops where its disc touches the goal's.
     sums.allow = kt.max_step;  // the free path among agents; the goal's limit comes after
