@@ -3,7 +3,9 @@
 // threads (a WorkerPool, as World uses), plus the separation gather alone through the spatial
 // hash vs by brute force (O(N^2)) at 10k. swarm/step_nav_kinds: the server's default kinds
 // (runners, walkers, brutes by their spawn weights) at 100k, the mix issue 19's speed target
-// is set for (the one-kind rows leave out the pair table, size class 2 and the kinds' rules).
+// is set for (the one-kind rows leave out the pair table, size class 2 and the kinds' rules);
+// swarm/step_nav_kinds_every_tick: the same with far stepping off (SwarmParams::far_step_cells 0),
+// its baseline in the same run.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -84,7 +86,8 @@ void step_swarm(sim::Swarm& swarm, const FieldSetup& f, Steering steering, sim::
 /// kNavigationSetKinds: each agent's kind drawn by the default kinds' spawn weights (a brute
 /// whose disc overlaps a wall there is moved clear by the first step, as the server's are).
 sim::Swarm make_swarm(const FieldSetup& f, Layout layout, std::size_t n, sim::WorkerPool* pool = nullptr,
-                      Steering steering = Steering::kFlowField) {
+                      Steering steering = Steering::kFlowField,
+                      float far_step_cells = sim::SwarmParams{}.far_step_cells) {
   const sim::GridMap& map = *f.map;
   const sim::IntegrationField& field = f.fields.integration();
   std::vector<sim::CellCoord> cells;
@@ -94,7 +97,9 @@ sim::Swarm make_swarm(const FieldSetup& f, Layout layout, std::size_t n, sim::Wo
     const auto k = static_cast<std::size_t>(std::ceil(static_cast<double>(n) / kPackedAgentsPerCell));
     cells = nearest_reachable_cells(field, std::max<std::size_t>(k, 1));
   }
-  sim::Swarm swarm(sim::SwarmParams{}, n);
+  sim::SwarmParams params;
+  params.far_step_cells = far_step_cells;
+  sim::Swarm swarm(params, n);
   swarm.set_environment(map, {});
   const std::vector<sim::AgentKind> kinds = sim::default_agent_kinds();
   const bool mixed = steering == Steering::kNavigationSetKinds;
@@ -135,7 +140,8 @@ void report_memory(benchmark::State& state) {
   state.counters["peak_rss_mib"] = peak_rss_mib();  // whole process so far (VmHWM)
 }
 
-void swarm_step(benchmark::State& state, Layout layout, Steering steering) {
+void swarm_step(benchmark::State& state, Layout layout, Steering steering,
+                float far_step_cells = sim::SwarmParams{}.far_step_cells) {
   const FieldSetup* f = nullptr;
   try {
     f = &field_setup();
@@ -147,7 +153,7 @@ void swarm_step(benchmark::State& state, Layout layout, Steering steering) {
   const auto threads = static_cast<std::size_t>(state.range(1));
   // Created per run (thread start-up is not timed); threads 1 runs every loop inline.
   sim::WorkerPool pool(threads);
-  sim::Swarm swarm = make_swarm(*f, layout, n, &pool, steering);
+  sim::Swarm swarm = make_swarm(*f, layout, n, &pool, steering, far_step_cells);
   if (swarm.size() != n) {
     state.SkipWithError("could not place every agent");
     return;
@@ -272,15 +278,20 @@ void register_swarm_benchmarks(const BenchOptions& options) {
               ->Unit(benchmark::kMicrosecond);
         }
         if (s.agents == 100000) {
-          benchmark::RegisterBenchmark((std::string("swarm/step_nav_kinds/") + layout_name(layout)).c_str(),
-                                       [layout](benchmark::State& st) {
-                                         swarm_step(st, layout, Steering::kNavigationSetKinds);
-                                       })
-              ->ArgNames({"agents", "threads"})
-              ->Args({s.agents, threads})
-              ->Iterations(s.ticks)
-              ->UseRealTime()
-              ->Unit(benchmark::kMicrosecond);
+          // The same with every agent stepped every tick (SwarmParams::far_step_cells 0): the
+          // baseline of far stepping, in the same run.
+          for (const float far : {sim::SwarmParams{}.far_step_cells, 0.0f}) {
+            const std::string row = far > 0.0f ? "swarm/step_nav_kinds/" : "swarm/step_nav_kinds_every_tick/";
+            benchmark::RegisterBenchmark((row + layout_name(layout)).c_str(),
+                                         [layout, far](benchmark::State& st) {
+                                           swarm_step(st, layout, Steering::kNavigationSetKinds, far);
+                                         })
+                ->ArgNames({"agents", "threads"})
+                ->Args({s.agents, threads})
+                ->Iterations(s.ticks)
+                ->UseRealTime()
+                ->Unit(benchmark::kMicrosecond);
+          }
         }
       }
     }

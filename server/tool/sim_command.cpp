@@ -50,6 +50,7 @@ struct SimOptions {
   std::string kinds_path;             // a TOML file whose [[kinds]] replace the default kinds
   std::uint32_t threads = 1;
   std::uint32_t sleep_ticks = sim::SwarmParams{}.sleep_after_ticks;  // 0: no agent sleeps
+  float far_step_cells = sim::SwarmParams{}.far_step_cells;          // 0: every agent steps every tick
   std::string field_mode = "auto";    // whole, hierarchical or auto (hierarchical from 4096 a side)
   std::string csv_path;
   std::string players_csv_path;  // the players' track: tick,player,x,y,vx,vy
@@ -368,6 +369,7 @@ sim::WorldParams world_params(const SimOptions& opt, const Scene& scene) {
   params.kinds = scene.kinds;
   params.worker_threads = opt.threads;
   params.swarm.sleep_after_ticks = opt.sleep_ticks;
+  params.swarm.far_step_cells = opt.far_step_cells;
   params.field_mode = scene.mode;
   return params;
 }
@@ -571,6 +573,12 @@ void add_sim_command(CLI::App& app) {
                   "it changes); 0 = never, to compare (default 30)")
       ->type_name("TICKS")
       ->check(CLI::Range(0u, 255u));
+  cmd->add_option("--far-step-cells", opt->far_step_cells,
+                  "agents whose path to the goal is longer than this (cells) step every other tick with twice the "
+                  "time step (a level of detail: half the work for far agents); 0 = every agent every tick, to "
+                  "compare (default 96)")
+      ->type_name("CELLS")
+      ->check(CLI::Range(0.0f, 1.0e6f));
   cmd->callback([opt] { set_exit_code(run_sim(*opt)); });
 }
 

@@ -80,6 +80,11 @@ std::string validate_config(const ServerConfig& c) {
     return ss.str();
   }
   if (!(e = range("--threads", c.threads, 1, kMaxWorkerThreads)).empty()) return e;
+  if (!(std::isfinite(c.far_step_cells) && c.far_step_cells >= 0.0 && c.far_step_cells <= 1.0e6)) {
+    std::ostringstream ss;
+    ss << "--far-step-cells must be in 0..1000000 cells (got " << c.far_step_cells << "; 0 = every agent every tick)";
+    return ss.str();
+  }
   if (!(std::isfinite(c.player_speed) && c.player_speed > 0.0 && c.player_speed <= kMaxPlayerSpeed)) {
     std::ostringstream ss;
     ss << "--player-speed must be in (0, " << kMaxPlayerSpeed << "] world units per second (got " << c.player_speed << ")";

@@ -64,7 +64,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
     integration = nullptr;  // not built for this map: cannot tell unreachable cells apart
   }
   crowd_detail::SwarmTick t{map, flow, integration};
-  prepare_tick(t, nav, congestion, goal_velocities, dt);
+  prepare_tick(t, nav, congestion, goal_velocities, dt, environment_changed);
   prepare_sleep(t, environment_changed);
   resize_tick_buffers(t.n);
 
@@ -83,6 +83,8 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   build_pile_profile(t);
   count_sleepers(t);
   swap_in_positions(t);
+  far_seen_ = std::find(far_chunks_.begin(), far_chunks_.end(), std::uint8_t{1}) != far_chunks_.end();
+  ++step_count_;
 }
 
 // Each goal's motion for the pursuit (see step()): its velocity's direction and speed, and its
@@ -122,7 +124,7 @@ void Swarm::prepare_goal_leads(crowd_detail::SwarmTick& t, const NavigationSet* 
 
 // The step's inputs and constants, per kind and per pair of kinds present.
 void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, const CongestionFields* congestion,
-                         std::span<const Vec2> goal_velocities, float dt) {
+                         std::span<const Vec2> goal_velocities, float dt, bool environment_changed) {
   const GridMap& map = t.map;
   const std::size_t n = ids_.size();
   const float cs = map.cell_size();
@@ -164,10 +166,13 @@ void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, c
     crowd_detail::KindTick& kt = t.kinds[k];
     kt.radius = wall_collision_radius(kind.radius, cs);
     kt.max_step = kind.max_speed * dt;
+    kt.dt = dt;
+    kt.ticks = 1;
     kt.contact_d = 2.0f * kind.radius;
     kt.sep_r = kind_sep_r_[k];
     kt.inv_sep_r = 1.0f / kt.sep_r;
     kt.stiffness = params_.overlap_stiffness * kind.separation_weight;
+    kt.contact_stiffness = params_.contact_stiffness;
     kt.commit_speed = params_.commit_min_speed * kind.max_speed;
     kt.max_turn = kind.max_turn_rate * dt;
     kt.size_class = size_class_of_radius(kind.radius, cs);
@@ -203,33 +208,66 @@ void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, c
   // Per pair of kinds present (the lists keep only those: a runner among runners is not kept for
   // every runner a brute's reach away, and its kContactSlots hold in a packed crowd), and per
   // kind the widest of its pairs (the gather's first test).
-  t.contact_step_max = 0.0f;
-  t.contact_r_max = 0.0f;
-  for (std::size_t q = 0; q < present_count; ++q) {
-    t.contact_step_max = std::max(t.contact_step_max, t.kinds[present[q]].max_step);
-    t.contact_r_max = std::max(t.contact_r_max, 0.5f * t.kinds[present[q]].contact_d);
+  // Far stepping: a far agent steps with twice dt on the ticks of its id's parity (see
+  // SwarmParams::far_step_cells); only once some agent was far (far_seen_), so a scene without
+  // one keeps every constant below, and not when the map changed (every agent moves then: those
+  // a new wall overlaps are pushed clear at once).
+  t.far_prio = 0;
+  if (nav != nullptr && !nav->hierarchical() && params_.far_step_cells > 0.0f) {
+    const float prio = params_.far_step_cells * static_cast<float>(kOrthogonalStep);
+    t.far_prio = prio < 4.0e9f ? std::max<std::uint32_t>(1u, static_cast<std::uint32_t>(prio)) : kUnreachable - 1;
   }
-  t.contacts_complete = nav != nullptr && present_count > 0;
-  for (std::size_t a = 0; a < present_count; ++a) {
-    const crowd_detail::KindTick& ka = t.kinds[present[a]];
-    const float ra = 0.5f * ka.contact_d;
-    float widest = 0.0f;
-    for (std::size_t b = 0; b < present_count; ++b) {
-      const crowd_detail::KindTick& kb = t.kinds[present[b]];
-      const float rb = 0.5f * kb.contact_d;
-      const float reach = ra + rb - crowd_rules::kContactTolerance * std::min(ra, rb) + ka.max_step + kb.max_step +
-                          crowd_detail::kContactMargin;
-      t.pairs[present[a] * kMaxAgentKinds + present[b]].contact_r2 = reach * reach;
-      widest = std::max(widest, reach);
+  t.far_step = t.far_prio != 0 && far_seen_ && !environment_changed;
+  t.far_parity = static_cast<std::uint32_t>(step_count_ & 1u);
+  for (std::size_t k = 0; k < kind_table_.size(); ++k) {
+    crowd_detail::KindTick& far = t.far_kinds[k];
+    far = t.kinds[k];
+    far.max_step = 2.0f * far.max_step;
+    far.max_turn = 2.0f * far.max_turn;
+    far.dt = 2.0f * dt;
+    far.ticks = 2;
+    far.small_moves = far.max_step + far.radius < cs;
+    // What two ticks' corrections remove of an overlap (each removes its fraction of the rest):
+    // an overlap near a wall, where only these clear it, lasts no longer than every tick.
+    far.stiffness = 1.0f - (1.0f - far.stiffness) * (1.0f - far.stiffness);
+    far.contact_stiffness = 1.0f - (1.0f - far.contact_stiffness) * (1.0f - far.contact_stiffness);
+  }
+  // The contact lists' reach, from the steps of the kinds that may move this tick.
+  const auto contact_reach = [&](const crowd_detail::KindTick* steps) {
+    t.contact_step_max = 0.0f;
+    t.contact_r_max = 0.0f;
+    for (std::size_t q = 0; q < present_count; ++q) {
+      t.contact_step_max = std::max(t.contact_step_max, steps[present[q]].max_step);
+      t.contact_r_max = std::max(t.contact_r_max, 0.5f * t.kinds[present[q]].contact_d);
     }
-    t.kind_contact_r2[present[a]] = widest * widest;
-    if (!(widest <= hash_.cell_size())) t.contacts_complete = false;
+    bool complete = nav != nullptr && present_count > 0;
+    for (std::size_t a = 0; a < present_count; ++a) {
+      const crowd_detail::KindTick& ka = t.kinds[present[a]];
+      const float ra = 0.5f * ka.contact_d;
+      float widest = 0.0f;
+      for (std::size_t b = 0; b < present_count; ++b) {
+        const crowd_detail::KindTick& kb = t.kinds[present[b]];
+        const float rb = 0.5f * kb.contact_d;
+        const float reach = ra + rb - crowd_rules::kContactTolerance * std::min(ra, rb) + steps[present[a]].max_step +
+                            steps[present[b]].max_step + crowd_detail::kContactMargin;
+        t.pairs[present[a] * kMaxAgentKinds + present[b]].contact_r2 = reach * reach;
+        widest = std::max(widest, reach);
+      }
+      t.kind_contact_r2[present[a]] = widest * widest;
+      if (!(widest <= hash_.cell_size())) complete = false;
+    }
+    return complete;
+  };
+  t.contacts_complete = contact_reach(t.far_step ? t.far_kinds : t.kinds);
+  if (t.far_step && !t.contacts_complete) {
+    // Far steps would reach past the hash's block: every agent steps every tick instead.
+    t.far_step = false;
+    t.contacts_complete = contact_reach(t.kinds);
   }
   if (!t.contacts_complete) {
     std::fill(std::begin(t.kind_contact_r2), std::end(t.kind_contact_r2), 0.0f);
     for (crowd_detail::PairTick& pair : t.pairs) pair.contact_r2 = 0.0f;
   }
-  t.contact_stiffness = params_.contact_stiffness;
   t.max_force = params_.obstacle_max_force;
   t.have_obstacles = !obstacles_.empty();
   t.yield = params_.yield_to_agents_ahead;
@@ -402,6 +440,7 @@ void Swarm::gather_integrate_turn(const crowd_detail::SwarmTick& t, WorkerPool* 
   shove_chunks_.assign(burst_chunks_.size(), 0);
   calm_chunks_.assign(burst_chunks_.size(), 0);
   sleep_chunks_.assign(burst_chunks_.size(), 0);
+  far_chunks_.assign(burst_chunks_.size(), 0);
   parallel_for(pool, n, chunk, [&](std::size_t begin, std::size_t end, std::size_t) {
     gather_neighbours(t, begin, end);
     if (burst_chunks_[begin / chunk] != 0) return;

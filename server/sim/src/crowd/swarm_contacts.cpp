@@ -64,6 +64,9 @@ void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t be
     // one's crowd on another route (drop_bulldozed) are projected (`across` below).
     const bool wide = (open_here_[k] & kWideOpen) != 0;
     if (bursting_[k] != 0 || prio_[k] == kUnreachable || perm_resting_[k] != 0 || (!wide && !any_shoving)) continue;
+    // A far agent skipping this tick (swarm_far_step.cpp) holds; its neighbours take the excess.
+    const std::uint8_t state = asleep_[k];
+    if ((state & 3u) == crowd_detail::kFarHold) continue;
     const bool shoving = (commit_[k] & kOtherRouteBit) != 0;
     // The gather kept every neighbour that may touch the agent now (SwarmTick::kind_contact_r2):
     // none, nothing to do (most of a crowd streaming through a city).
@@ -71,7 +74,7 @@ void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t be
     const bool from_list = t.contacts_complete && listed <= crowd_detail::kContactSlots;
     if (from_list && listed == 0) continue;
     const std::uint8_t kind = t.kind[k];
-    const crowd_detail::KindTick& kt = t.kinds[kind];
+    const crowd_detail::KindTick& kt = (state & crowd_detail::kFarStep) != 0 ? t.far_kinds[kind] : t.kinds[kind];
     const float r = 0.5f * kt.contact_d;
     const Vec2 p0{t.sxs[k], t.sys[k]};
     // No pair of kinds touches beyond this (the new positions tested first: most candidates of
@@ -104,9 +107,13 @@ void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t be
       // least half: an agent that spent its whole step leaves the rest to the other, but the
       // other may be held by a wall, so it still takes its half off its own move.
       const float moved_m = std::sqrt((nx[m] - t.sxs[m]) * (nx[m] - t.sxs[m]) + (ny[m] - t.sys[m]) * (ny[m] - t.sys[m]));
-      const float room_m = std::max(0.0f, t.kinds[other].max_step - moved_m);
+      // (A far agent skipping this tick, swarm_far_step.cpp, holds as one at rest does.)
+      const std::uint8_t state_m = asleep_[m];
+      const float step_m = (state_m & crowd_detail::kFarStep) != 0 ? t.far_kinds[other].max_step : t.kinds[other].max_step;
+      const float room_m = std::max(0.0f, step_m - moved_m);
       const float rooms = room + room_m;
-      const float share = (perm_resting_[m] != 0 || across) ? 1.0f : (rooms > 0.0f ? std::max(0.5f, room / rooms) : 0.5f);
+      const bool holds_m = perm_resting_[m] != 0 || (state_m & 3u) == crowd_detail::kFarHold;
+      const float share = (holds_m || across) ? 1.0f : (rooms > 0.0f ? std::max(0.5f, room / rooms) : 0.5f);
       const float d = std::sqrt(d2);
       const float s = share * (limit - d) / d;
       if (across) {

@@ -70,14 +70,23 @@ void Swarm::integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::siz
   // With one kind, every agent is of it: its constants from a local copy.
   const crowd_detail::KindTick only_kt = t.kinds[t.only_kind];
   for (std::size_t k = begin; k < end; ++k) {
-    const crowd_detail::KindTick& kt = kMixed ? t.kinds[t.kind[k]] : only_kt;
+    const std::uint8_t state = asleep_[k];
+    const crowd_detail::KindTick& kt =
+        (state & crowd_detail::kFarStep) != 0 ? t.far_kinds[t.kind[k]] : kMixed ? t.kinds[t.kind[k]] : only_kt;
     const float max_step = kt.max_step;
     const Vec2 p0{t.sxs[k], t.sys[k]};
-    if ((asleep_[k] & 3u) == crowd_detail::kAsleep) {  // (swarm_sleep.cpp) holds, its calm count already written
+    if ((state & 3u) == crowd_detail::kAsleep) {  // (swarm_sleep.cpp) holds, its calm count already written
       next_xs_[k] = p0.x;
       next_ys_[k] = p0.y;
       perm_vxs_[k] = 0.0f;
       perm_vys_[k] = 0.0f;
+      continue;
+    }
+    if ((state & 3u) == crowd_detail::kFarHold) {  // (swarm_far_step.cpp) skips the tick, velocity kept
+      next_xs_[k] = p0.x;
+      next_ys_[k] = p0.y;
+      perm_vxs_[k] = vxs_[k];
+      perm_vys_[k] = vys_[k];
       continue;
     }
     Vec2 corr{corr_x_[k], corr_y_[k]};
@@ -146,15 +155,20 @@ void Swarm::integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::siz
     }
     // Into the spare buffer (swapped in with the positions): the gather of other chunks reads
     // last tick's velocities (vxs_) while this runs.
-    perm_vxs_[k] = (p2.x - p0.x) * t.inv_dt;
-    perm_vys_[k] = (p2.y - p0.y) * t.inv_dt;
+    const float inv_dt = kt.ticks == 1 ? t.inv_dt : 1.0f / kt.dt;
+    perm_vxs_[k] = (p2.x - p0.x) * inv_dt;
+    perm_vys_[k] = (p2.y - p0.y) * inv_dt;
   }
 }
 
 void Swarm::turn_headings(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end) {
   const float only_turn = t.kinds[t.only_kind].max_turn;  // with one kind, every agent's
   for (std::size_t k = begin; k < end; ++k) {
-    const float max_turn = t.mixed ? t.kinds[t.kind[k]].max_turn : only_turn;
+    const std::uint8_t state = asleep_[k];
+    if ((state & 3u) == crowd_detail::kFarHold) continue;  // skips the tick (swarm_far_step.cpp)
+    const float max_turn = (state & crowd_detail::kFarStep) != 0 ? t.far_kinds[t.kind[k]].max_turn
+                           : t.mixed                             ? t.kinds[t.kind[k]].max_turn
+                                                                 : only_turn;
     const float hx = steer_x_[k], hy = steer_y_[k];
     if (hx == 0.0f && hy == 0.0f) continue;  // holding: keep the heading
     float& h = headings_[k];

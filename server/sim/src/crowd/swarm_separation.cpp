@@ -208,7 +208,7 @@ SWARMFIELD_ALWAYS_INLINE inline bool Swarm::choose_move(const crowd_detail::Swar
   if (crowd_rules && moving && sums.coincident == 0 && agents_free < trigger * path_len * max_step &&
       progress < trigger * max_step) {
     const float v2 = vxs_[k] * vxs_[k] + vys_[k] * vys_[k];
-    const bool turns = v2 * t.dt * t.dt > kTurnAbove * kTurnAbove * max_step * max_step;
+    const bool turns = v2 * kt.dt * kt.dt > kTurnAbove * kTurnAbove * max_step * max_step;
     const SideStep side = side_step<kMixed>(t, kt, k, {a.px, a.py}, {s0x, s0y}, {a.skx, a.sky}, turns, held, near);
     // An agent at rest stays so unless a side step brings it wake_above of a step closer: it does
     // not set off round its neighbours again each time a sliver of room opens. On wide open
@@ -252,7 +252,7 @@ SWARMFIELD_ALWAYS_INLINE inline bool Swarm::choose_move(const crowd_detail::Swar
                        (!moving || progress < (was_resting ? wake_above : rest_below) * max_step);
   // Waiting for agents that cross its way (they have right of way) counts up; see impatient.
   const bool waiting = moving && !resting && !walks_round && sums.yield_allow < kSideTrigger * path_len * max_step;
-  wait_[k] = waiting ? static_cast<std::uint16_t>(std::min<std::uint32_t>(wait_[k] + 1u, 0xFFFFu)) : 0;
+  wait_[k] = waiting ? static_cast<std::uint16_t>(std::min<std::uint32_t>(wait_[k] + kt.ticks, 0xFFFFu)) : 0;
   perm_resting_[k] = resting ? 1 : 0;
   allow_[k] = resting ? 0.0f : move_allow;
   move_x_[k] = move_x;
@@ -279,7 +279,7 @@ SWARMFIELD_ALWAYS_INLINE inline void Swarm::correct_overlap(const crowd_detail::
     // Still bursting out of a stack: repeat last tick's displacement, so the stack's Vogel disc
     // keeps its shape and only grows (see burst_ticks()).
     const float inv_step = 1.0f / max_step;
-    corr = {vxs_[k] * t.dt * inv_step, vys_[k] * t.dt * inv_step};
+    corr = {vxs_[k] * kt.dt * inv_step, vys_[k] * kt.dt * inv_step};
     burst = 1;
     --burst_ticks_[k];
   } else {
@@ -289,8 +289,8 @@ SWARMFIELD_ALWAYS_INLINE inline void Swarm::correct_overlap(const crowd_detail::
     // blocked or holding agent feels only the contact term.
     const float freedom = resting ? 0.0f : 1.0f;
     const float mean = sums.count > 0 ? freedom / static_cast<float>(sums.count) : 0.0f;
-    corr = {sums.sx * mean * kt.stiffness + sums.kx * t.contact_stiffness,
-            sums.sy * mean * kt.stiffness + sums.ky * t.contact_stiffness};
+    corr = {sums.sx * mean * kt.stiffness + sums.kx * kt.contact_stiffness,
+            sums.sy * mean * kt.stiffness + sums.ky * kt.contact_stiffness};
   }
   corr_x_[k] = corr.x;
   corr_y_[k] = corr.y;
@@ -345,6 +345,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
   std::uint32_t* const contacts = contacts_.data();
   std::uint8_t* const contact_count = contact_count_.data();
   bool chunk_rest = false;  // some agent of the chunk rests this tick
+  bool chunk_far = false;   // some agent of the chunk is far (SwarmParams::far_step_cells)
   std::uint32_t hit_slot[kNearKeep + 4];  // the query's hits (query_neighbours)
   static_assert(kNearKeep + 4 <= crowd_detail::kMaxGatherHits, "gather_hits compacts a batch into kMaxGatherHits");
   const bool sleep_on = t.sleep_ticks != 0;
@@ -357,7 +358,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     // With one kind, every agent is of it: its constants from a local copy (this pass stores
     // bytes, so the table itself would be read again for every agent).
     const std::uint8_t self_kind = kMixed ? nkind[k] : only_kind;
-    const crowd_detail::KindTick& kt = kMixed ? t.kinds[self_kind] : only_kt;
+    const crowd_detail::KindTick& near_kt = kMixed ? t.kinds[self_kind] : only_kt;
     // Sleep (swarm_sleep.cpp): calm long enough, unmarked and steering as last tick, the agent
     // holds at rest without a gather; quiet (2): calm so far this tick, integrate_agents decides.
     // The steering's signature only where it is read: an agent that rested last tick (may it
@@ -378,7 +379,21 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
         quiet = crowd_detail::kQuiet;
       }
     }
+    // Far stepping (SwarmParams::far_step_cells): a far agent steps on the ticks of its id's
+    // parity with twice dt, and holds on the others (hold_far).
+    const bool far = t.far_prio != 0 && quiet == 0 && in.nrest[k] == 0 && pile_level_[k] == 0 &&
+                     nprio[k] != kUnreachable && nprio[k] >= t.far_prio && std::isinf(goal_room_[k]) &&
+                     burst_ticks_[k] == 0;
+    chunk_far |= far;
+    if (far && t.far_step) {
+      if (((nid[k] ^ t.far_parity) & 1u) != 0) {
+        hold_far(k);
+        continue;
+      }
+      quiet = crowd_detail::kFarStep;
+    }
     asleep_[k] = quiet;
+    const crowd_detail::KindTick& kt = quiet == crowd_detail::kFarStep ? t.far_kinds[self_kind] : near_kt;
     // Candidates within the query radius: the pair's R with one kind, the largest pair R
     // over the kinds present with several (gather_one then tests each pair's own R).
     const float r2 = kMixed ? kt.query_r2 : only.r2;
@@ -401,7 +416,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     const bool way_ok = own_prio != kUnreachable ? std::isinf(goal_room_[k]) && sight_goal_[k] < 0
                                                  : pile_level_[k] == 0 && kt.size_class > 1;
     const bool shoves = may_shove && moving && way_ok &&
-                        (bulldozed || v2 * t.dt * t.dt < kShoveBelow * kShoveBelow * kt.max_step * kt.max_step);
+                        (bulldozed || v2 * kt.dt * kt.dt < kShoveBelow * kShoveBelow * kt.max_step * kt.max_step);
     // Brutes near walls with no goal in sight take turns by who is in front (goes_first) and back
     // off for one with the way (GatherSums::bx).
     const bool large = t.pairs[self_kind * kMaxAgentKinds + self_kind].both_large != 0;
@@ -440,6 +455,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     }
   }
   if (chunk_rest) rest_chunks_[begin / t.chunk] = 1;
+  if (chunk_far) far_chunks_[begin / t.chunk] = 1;
   if (chunk_sleepers != 0) {
     sleep_chunks_[begin / t.chunk] = chunk_sleepers;
     calm_chunks_[begin / t.chunk] = 1;  // a sleeper's calm count is past the threshold

@@ -130,7 +130,7 @@ Swarm::SideStep Swarm::side_step(const crowd_detail::SwarmTick& t, const crowd_d
         slowest = j;
       }
     }
-    turns = slowest != kMaxNear && t.kinds[nkind_near[slowest]].max_step < kt.max_step;
+    turns = slowest != kMaxNear && t.kinds[nkind_near[slowest]].max_step < t.kinds[self_kind].max_step;
   }
   // The candidates: s0 turned both ways by each angle, and the tangent of the blocker on the
   // goal's side (both sides as good when it is dead ahead: the side the agent already moves

@@ -35,6 +35,11 @@ inline constexpr float kContactMargin = 1e-3f;
 inline constexpr std::uint8_t kAsleep = 1;
 inline constexpr std::uint8_t kQuiet = 2;
 inline constexpr std::uint8_t kNearCalm = 4;
+// Far stepping (SwarmParams::far_step_cells), in Swarm::asleep_ too: the low two bits 3, a far
+// agent holding this tick (its id's parity steps on the other ticks); kFarStep: a far agent
+// stepping this tick with SwarmTick::far_kinds (twice the time step).
+inline constexpr std::uint8_t kFarHold = 3;
+inline constexpr std::uint8_t kFarStep = 8;
 // Swarm::signature_ of an agent whose steering signature was not needed this tick.
 inline constexpr std::uint32_t kNoSignature = 0;
 
@@ -42,10 +47,13 @@ inline constexpr std::uint32_t kNoSignature = 0;
 struct KindTick {
   float radius = 0.0f;    // wall collision radius (wall_collision_radius)
   float max_step = 0.0f;  // max_speed * dt
+  float dt = 0.0f;        // seconds this step covers (twice SwarmTick::dt in far_kinds)
+  std::uint32_t ticks = 1;  // ticks this step covers (2 in far_kinds)
   float contact_d = 0.0f;  // its own diameter (a stack of its kind bursts to this spacing)
   float sep_r = 0.0f, inv_sep_r = 0.0f;  // its separation radius R (obstacle kernel)
   float query_r2 = 0.0f;   // squared largest pair R over the kinds present (neighbour query)
   float stiffness = 0.0f;  // overlap_stiffness * separation_weight
+  float contact_stiffness = 0.0f;  // SwarmParams::contact_stiffness (far_kinds: the same over two ticks)
   float commit_speed = 0.0f;  // route commitment above this speed
   float max_turn = 0.0f;      // radians per tick
   int size_class = 1;         // its NavigationSet class (size_class_of_radius)
@@ -103,12 +111,19 @@ struct SwarmTick {
   // a * kMaxAgentKinds + b); filled for the kinds that have agents.
   float dt = 0.0f, inv_dt = 0.0f;
   KindTick kinds[kMaxAgentKinds] = {};
+  // Far stepping (SwarmParams::far_step_cells): far_prio, the priority (field units) from which
+  // an agent is far (0: far stepping off, whole-map fields with the crowd rules only);
+  // far_step: far agents skip ticks this step (some agent was far last step); far_parity: the
+  // id parity that holds this tick; far_kinds: the kinds' constants for a step of 2 dt.
+  std::uint32_t far_prio = 0;
+  bool far_step = false;
+  std::uint32_t far_parity = 0;
+  KindTick far_kinds[kMaxAgentKinds] = {};
   PairTick pairs[kMaxAgentKinds * kMaxAgentKinds] = {};
   // More than one kind has agents: the neighbour gather looks up each pair's constants;
   // otherwise every agent is of kind `only_kind` and the gather uses its pair as constants.
   bool mixed = false;
   std::uint8_t only_kind = 0;
-  float contact_stiffness = 0.0f;
   float max_force = 0.0f;  // obstacle force clamp
   bool have_obstacles = false;
   bool yield = false;

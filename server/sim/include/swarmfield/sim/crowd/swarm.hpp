@@ -98,6 +98,15 @@ struct SwarmParams {
   /// obstacles, the kinds or a position set by hand change. As physics engines put resting
   /// bodies to sleep (Box2D's islands): a settled pile costs its steering only. 0: never.
   std::uint32_t sleep_after_ticks = 30;
+  /// Far stepping (the World's step with whole-map fields): an agent whose path to its goal is
+  /// longer than this many cells, with no goal in sight, not at rest and not bursting, steps on
+  /// every other tick only (the ticks of its id's parity) with twice the time step: it covers the
+  /// same ground at the same speed with half the neighbour gathers, moves and contact passes. On
+  /// its other ticks it holds where it is, velocity kept; its steering runs every tick. A level
+  /// of detail by distance, as game engines tick far agents less often (Unreal's MassEntity LOD,
+  /// "variable tick rate"). In a horde on a 1024 map most agents are hundreds of cells out.
+  /// 0: every agent steps every tick.
+  float far_step_cells = 96.0f;
   /// Radius (world units) of a goal's disc (a player's) that agents stop at, with any-angle
   /// navigation: an agent closes on a goal in sight only until the discs touch.
   float goal_radius = 0.4f;
@@ -249,7 +258,7 @@ class Swarm {
     std::span<const std::uint8_t> resting;
     std::span<const std::uint16_t> waited;  ///< ticks waited for agents crossing its way
     std::span<const float> move_x, move_y;  ///< unit direction of the move (the steering or a side step)
-    std::span<const std::uint8_t> asleep;   ///< 1: slept through the step (SwarmParams::sleep_after_ticks)
+    std::span<const std::uint8_t> asleep;   ///< low two bits 1: slept through the step (SwarmParams::sleep_after_ticks); 3: held, far (SwarmParams::far_step_cells)
   };
   [[nodiscard]] StepView step_view() const noexcept {
     return {steer_x_, steer_y_, path_x_, path_y_, allow_,   goal_room_,
@@ -273,7 +282,7 @@ class Swarm {
   // call per phase over all agents, then the swap of the double-buffered state.
   bool follow_environment(const GridMap& map);  // true when the map or the kinds present changed
   void prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, const CongestionFields* congestion,
-                    std::span<const Vec2> goal_velocities, float dt);
+                    std::span<const Vec2> goal_velocities, float dt, bool environment_changed);
   void prepare_goal_leads(crowd_detail::SwarmTick& t, const NavigationSet* nav, std::span<const Vec2> goal_velocities);
   void prepare_pile_profile(crowd_detail::SwarmTick& t, const NavigationSet* nav);
   void resize_tick_buffers(std::size_t n);
@@ -296,6 +305,7 @@ class Swarm {
   void mark_removed_neighbours(const crowd_detail::SwarmTick& t);
   [[nodiscard]] std::uint32_t steering_signature(std::size_t k) const noexcept;
   void hold_asleep(std::size_t k, std::uint32_t signature) noexcept;  // the gather's outputs of a sleeper
+  void hold_far(std::size_t k) noexcept;  // the gather's outputs of a far agent skipping a tick (swarm_far_step.cpp)
   [[nodiscard]] bool has_calm_neighbour(const crowd_detail::SwarmTick& t, const std::uint32_t* slots,
                                         std::uint32_t count, bool complete) const noexcept;
   void stir_neighbours(const crowd_detail::SwarmTick& t, std::size_t k, float r2);
@@ -474,6 +484,12 @@ class Swarm {
   std::vector<std::uint8_t> calm_chunks_;   // per chunk: 1 when an agent of it may sleep next tick
   std::vector<std::uint32_t> sleep_chunks_;  // per chunk: its agents asleep this tick
   bool any_rest_ = false;                   // some agent rested last tick (else no flag is set)
+  // Far stepping (SwarmParams::far_step_cells): per chunk, 1 when an agent of it was far this
+  // tick; whether any was (the next step then lets far agents skip ticks); steps taken (the
+  // parity that decides which far agents step).
+  std::vector<std::uint8_t> far_chunks_;
+  bool far_seen_ = false;
+  std::uint64_t step_count_ = 0;
   // Sleep (SwarmParams::sleep_after_ticks), per agent and reordered with it: calm ticks in a row
   // (at rest, still, steering unchanged, not woken; saturating), the steering's signature of
   // the tick (steering_signature), and 1 when a neighbour stirred near it (read the tick after

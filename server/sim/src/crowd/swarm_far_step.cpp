@@ -1,0 +1,37 @@
+// Far stepping (SwarmParams::far_step_cells): agents far from their goal step on every other
+// tick with twice the time step, a level of detail by distance as game engines tick far agents
+// less often (Unreal's MassEntity LOD: variable tick rates by distance to the viewers).
+//
+// Far: a path to the goal longer than far_step_cells (the agent's priority, whole-map fields
+// only), no goal in sight, not at rest last tick and not bursting. The gather decides it each
+// tick from this tick's steering (which runs for every agent: its outputs are what neighbours
+// read). Once some agent was far (Swarm::far_seen_, from the step before), a far agent whose id's
+// parity is not this tick's holds (hold_far), and one whose parity is steps with
+// SwarmTick::far_kinds: twice max_step and max_turn, its velocity the move over 2 dt, its waiting
+// counted in ticks. Half the far agents step on each tick, so the cost per tick stays level.
+// A far agent holding keeps its velocity: neighbours read what it is doing, not that it paused.
+// A scene with no far agent keeps every constant of the step (bit for bit the same results).
+#include "swarm_tick.hpp"
+#include "swarmfield/sim/crowd/swarm.hpp"
+
+namespace swarmfield::sim {
+
+void Swarm::hold_far(std::size_t k) noexcept {
+  // What the gather writes for an agent that skips this tick: no move allowance, no correction,
+  // no contacts, not at rest; its mark stays (integrate_agents keeps its position and velocity).
+  asleep_[k] = crowd_detail::kFarHold;
+  perm_calm_[k] = 0;
+  perm_signature_[k] = crowd_detail::kNoSignature;
+  perm_resting_[k] = 0;
+  allow_[k] = 0.0f;
+  move_x_[k] = steer_x_[k];
+  move_y_[k] = steer_y_[k];
+  corr_x_[k] = 0.0f;
+  corr_y_[k] = 0.0f;
+  bursting_[k] = 0;
+  contact_count_[k] = 0;
+  perm_mark_x_[k] = mark_x_[k];
+  perm_mark_y_[k] = mark_y_[k];
+}
+
+}  // namespace swarmfield::sim

@@ -1,0 +1,186 @@
+// Far stepping (SwarmParams::far_step_cells, server/sim/src/crowd/swarm_far_step.cpp): agents
+// whose path to the player is longer than far_step_cells step on every other tick with twice the
+// time step. They cover the same ground as agents stepped every tick, half of them hold on each
+// tick, agents near the player step every tick, a scene with no far agent is bit for bit the
+// same as with far stepping off, and the state is the same for any thread count.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "swarm_test_support.hpp"
+#include "swarmfield/sim/crowd/agent_kind.hpp"
+#include "swarmfield/sim/crowd/wall_collision.hpp"
+#include "swarmfield/sim/world.hpp"
+
+using namespace swarmfield::sim;
+
+namespace {
+
+constexpr float kDt = 1.0f / 30.0f;
+// A long open strip, the player at its east end: agents spawned in its west part are 290-390
+// cells from the player by path, far past the default far_step_cells (96).
+constexpr std::int32_t kWidth = 420, kHeight = 48;
+const Vec2 kPlayer{400.5f, 24.5f};
+
+/// 600 agents of the three default kinds (3 : 6 : 1) spread over x in [x0, x1], the strip's
+/// whole height, chasing the standing player; not stepped yet.
+World strip(float far_step_cells, float x0, float x1, std::uint32_t threads = 1) {
+  WorldParams params;
+  params.max_agents = 1024;
+  params.kinds = default_agent_kinds();
+  params.swarm.far_step_cells = far_step_cells;
+  params.worker_threads = threads;
+  World world(test::bordered(kWidth, kHeight), params);
+  world.add_player(kPlayer);
+  test::SplitMix rng{7};
+  Swarm& swarm = world.swarm_mutable();
+  const std::uint8_t mix[] = {0, 1, 1, 0, 1, 1, 2, 1, 0, 1};
+  std::size_t added = 0;
+  for (int attempt = 0; added < 600 && attempt < 100000; ++attempt) {
+    const Vec2 p{rng.uniform(x0, x1), rng.uniform(2.0f, static_cast<float>(kHeight) - 2.0f)};
+    const std::uint8_t kind = mix[added % std::size(mix)];
+    if (!square_fits(world.map(), p, swarm.kind_table()[kind].radius)) continue;
+    bool clear = true;  // no overlap at the start
+    for (std::size_t i = 0; i < swarm.size() && clear; ++i) {
+      const float r = swarm.kind_table()[kind].radius + swarm.kind_table()[swarm.kinds()[i]].radius;
+      clear = std::hypot(swarm.xs()[i] - p.x, swarm.ys()[i] - p.y) >= r;
+    }
+    if (!clear) continue;
+    REQUIRE(swarm.add(p, 0.0f, kind) != Swarm::kInvalidAgent);
+    ++added;
+  }
+  REQUIRE(added == 600);
+  return world;
+}
+
+double mean_x(const Swarm& s) {
+  double sum = 0.0;
+  for (std::size_t i = 0; i < s.size(); ++i) sum += s.xs()[i];
+  return sum / static_cast<double>(s.size());
+}
+
+/// Per kind, the mean distance covered toward the player (x) since `from` (positions by id).
+std::vector<double> advance_by_kind(const Swarm& s, const std::vector<Vec2>& from) {
+  std::vector<double> sum(3, 0.0), n(3, 0.0);
+  std::vector<Vec2> now;
+  test::positions_by_id(s, now);
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const std::uint32_t id = s.ids()[i];
+    sum[s.kinds()[i]] += now[id].x - from[id].x;
+    n[s.kinds()[i]] += 1.0;
+  }
+  for (std::size_t k = 0; k < 3; ++k) sum[k] /= std::max(1.0, n[k]);
+  return sum;
+}
+
+/// Share of agents whose position did not change over one step.
+double held_share(World& w) {
+  std::vector<Vec2> before, after;
+  test::positions_by_id(w.swarm(), before);
+  w.step(kDt);
+  test::positions_by_id(w.swarm(), after);
+  std::size_t held = 0;
+  for (std::size_t i = 0; i < before.size(); ++i) held += before[i].x == after[i].x && before[i].y == after[i].y;
+  return static_cast<double>(held) / static_cast<double>(before.size());
+}
+
+/// Deepest overlap of two discs, as a share of the smaller radius.
+float deepest_pair_overlap(const Swarm& s) {
+  float worst = 0.0f;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    for (std::size_t j = i + 1; j < s.size(); ++j) {
+      const float ri = s.kind_table()[s.kinds()[i]].radius, rj = s.kind_table()[s.kinds()[j]].radius;
+      const float d = std::hypot(s.xs()[i] - s.xs()[j], s.ys()[i] - s.ys()[j]);
+      worst = std::max(worst, (ri + rj - d) / std::min(ri, rj));
+    }
+  }
+  return worst;
+}
+
+}  // namespace
+
+TEST_CASE("far stepping: far agents hold on every other tick and cover the same ground at their speed") {
+  World far = strip(96.0f, 10.0f, 110.0f), every = strip(0.0f, 10.0f, 110.0f);
+  std::vector<Vec2> start;
+  test::positions_by_id(far.swarm(), start);
+  // The first step finds the far agents; from the second on they take turns.
+  far.step(kDt);
+  every.step(kDt);
+  std::vector<double> far_held, every_held;
+  for (int i = 0; i < 4; ++i) {
+    far_held.push_back(held_share(far));
+    every_held.push_back(held_share(every));
+  }
+  for (int i = 0; i < 145; ++i) {
+    far.step(kDt);
+    every.step(kDt);
+  }
+  const std::vector<double> a = advance_by_kind(far.swarm(), start), b = advance_by_kind(every.swarm(), start);
+  MESSAGE("held per step, far stepping: " << far_held[0] << " " << far_held[1] << " " << far_held[2] << " "
+                                           << far_held[3] << "; every tick: " << every_held[0]);
+  MESSAGE("advance in 5 s, runners / walkers / brutes: far " << a[0] << " / " << a[1] << " / " << a[2]
+                                                            << " cells, every tick " << b[0] << " / " << b[1] << " / " << b[2]);
+  for (const double h : far_held) {
+    CHECK(h > 0.4);
+    CHECK(h < 0.6);
+  }
+  for (const double h : every_held) CHECK(h < 0.05);
+  // Same speed: within 5% of the every-tick run per kind, and most of the kind's top speed
+  // (4.5 / 3 / 2 cells a second over 5 s; the crowd's spacing takes some).
+  const double top[] = {4.5 * 5.0, 3.0 * 5.0, 2.0 * 5.0};
+  for (std::size_t k = 0; k < 3; ++k) {
+    CAPTURE(k);
+    CHECK(a[k] > 0.95 * b[k]);
+    CHECK(a[k] < 1.05 * b[k]);
+    CHECK(a[k] > 0.7 * top[k]);
+  }
+  // Discs kept apart as well as every tick (the contact lists reach two steps).
+  const float overlap_far = deepest_pair_overlap(far.swarm()), overlap_every = deepest_pair_overlap(every.swarm());
+  MESSAGE("deepest pair overlap, share of the smaller radius: far " << overlap_far << ", every tick " << overlap_every);
+  CHECK(overlap_far <= std::max(0.1f, 1.5f * overlap_every));
+  CHECK(test::agents_in_walls(far.map(), far.swarm()) == 0);
+}
+
+TEST_CASE("far stepping: agents near the player step every tick, and a scene with none far is unchanged") {
+  // The crowd within 70 cells of the player: nobody holds there.
+  World near = strip(96.0f, 340.0f, 398.0f);
+  near.step(kDt);
+  near.step(kDt);
+  CHECK(held_share(near) < 0.05);
+  // Bit for bit the run with far stepping off.
+  World off = strip(0.0f, 340.0f, 398.0f);
+  near = strip(96.0f, 340.0f, 398.0f);
+  for (int i = 0; i < 60; ++i) {
+    near.step(kDt);
+    off.step(kDt);
+  }
+  std::vector<Vec2> p, q;
+  test::positions_by_id(near.swarm(), p);
+  test::positions_by_id(off.swarm(), q);
+  REQUIRE(p.size() == q.size());
+  std::size_t same = 0;
+  for (std::size_t i = 0; i < p.size(); ++i) same += p[i].x == q[i].x && p[i].y == q[i].y;
+  CHECK(same == p.size());
+  // The far crowd's motion does change with it (the test above can tell).
+  World far_on = strip(96.0f, 10.0f, 110.0f), far_off = strip(0.0f, 10.0f, 110.0f);
+  for (int i = 0; i < 10; ++i) {
+    far_on.step(kDt);
+    far_off.step(kDt);
+  }
+  CHECK(mean_x(far_on.swarm()) != mean_x(far_off.swarm()));
+}
+
+TEST_CASE("far stepping: the same state for 1, 2 and 3 threads") {
+  std::vector<std::vector<Vec2>> runs;
+  for (const std::uint32_t threads : {1u, 2u, 3u}) {
+    World w = strip(96.0f, 10.0f, 110.0f, threads);
+    for (int i = 0; i < 90; ++i) w.step(kDt);
+    runs.emplace_back();
+    test::positions_by_id(w.swarm(), runs.back());
+  }
+  CHECK(runs[0] == runs[1]);
+  CHECK(runs[0] == runs[2]);
+}
