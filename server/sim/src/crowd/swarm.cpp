@@ -373,6 +373,7 @@ void Swarm::rebuild_hash(crowd_detail::SwarmTick& t, WorkerPool* pool) {
   perm_wake_.resize(n);
   perm_mark_x_.resize(n);
   perm_mark_y_.resize(n);
+  perm_far_.resize(n);
 }
 
 // The reorder runs chunk by chunk just before the steering of the same chunk, which reads
@@ -399,6 +400,7 @@ void Swarm::reorder_and_steer(crowd_detail::SwarmTick& t, WorkerPool* pool) {
       perm_wake_[k] = wake_[from];
       perm_mark_x_[k] = mark_x_[from];
       perm_mark_y_[k] = mark_y_[from];
+      perm_far_[k] = far_[from];
     }
     // --- Steer: desired = smoothed flow or the size class's any-angle direction, obstacle
     //     force, steer = normalize(desired * w + force), and the path a full step takes along
@@ -419,6 +421,7 @@ void Swarm::reorder_and_steer(crowd_detail::SwarmTick& t, WorkerPool* pool) {
   wake_.swap(perm_wake_);
   mark_x_.swap(perm_mark_x_);
   mark_y_.swap(perm_mark_y_);
+  far_.swap(perm_far_);  // the steering wrote this tick's outputs there; the gather sets `far`
   // This tick's marks go to the spare buffer (swapped in with the positions).
   std::fill(perm_wake_.begin(), perm_wake_.end(), std::uint8_t{0});
 }

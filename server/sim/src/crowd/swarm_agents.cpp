@@ -78,6 +78,8 @@ Swarm::Swarm(const SwarmParams& params, std::size_t capacity) : params_(sanitize
   signature_.reserve(capacity);
   perm_signature_.reserve(capacity);
   for (auto* v : {&mark_x_, &mark_y_, &perm_mark_x_, &perm_mark_y_}) v->reserve(capacity);
+  far_.reserve(capacity);
+  perm_far_.reserve(capacity);
   removed_points_.reserve(kMaxRemovedPoints);
   burst_chunks_.reserve(capacity / (params_.parallel_chunk_agents > 0 ? params_.parallel_chunk_agents : 1) + 1);
   rest_chunks_.reserve(burst_chunks_.capacity());
@@ -126,6 +128,7 @@ std::uint32_t Swarm::add(Vec2 p, float heading, std::uint8_t kind) {
   wake_.push_back(0);
   mark_x_.push_back(std::numeric_limits<float>::infinity());  // marks its neighbours on its first step
   mark_y_.push_back(std::numeric_limits<float>::infinity());
+  far_.push_back({});
   return id;
 }
 
@@ -147,6 +150,7 @@ void Swarm::clear() noexcept {
   wake_.clear();
   mark_x_.clear();
   mark_y_.clear();
+  far_.clear();
   removed_points_.clear();
 }
 
@@ -189,6 +193,7 @@ std::size_t Swarm::remove_agents(std::span<const std::size_t> indices) noexcept 
     wake_[out] = wake_[i];
     mark_x_[out] = mark_x_[i];
     mark_y_[out] = mark_y_[i];
+    far_[out] = far_[i];
     ++out;
   }
   ids_.resize(out);
@@ -197,6 +202,7 @@ std::size_t Swarm::remove_agents(std::span<const std::size_t> indices) noexcept 
   signature_.resize(out);
   mark_x_.resize(out);
   mark_y_.resize(out);
+  far_.resize(out);
   wait_.resize(out);
   return valid;
 }

@@ -3,14 +3,16 @@
 // less often (Unreal's MassEntity LOD: variable tick rates by distance to the viewers).
 //
 // Far: a path to the goal longer than far_step_cells (the agent's priority, whole-map fields
-// only), no goal in sight, not at rest last tick and not bursting. The gather decides it each
-// tick from this tick's steering (which runs for every agent: its outputs are what neighbours
-// read). Once some agent was far (Swarm::far_seen_, from the step before), a far agent whose id's
-// parity is not this tick's holds (hold_far), and one whose parity is steps with
-// SwarmTick::far_kinds: twice max_step and max_turn, its velocity the move over 2 dt, its waiting
-// counted in ticks. Half the far agents step on each tick, so the cost per tick stays level.
-// A far agent holding keeps its velocity: neighbours read what it is doing, not that it paused.
-// A scene with no far agent keeps every constant of the step (bit for bit the same results).
+// only), no goal in sight, not at rest last tick and not bursting; the gather decides it on the
+// agent's steps (Swarm::FarState::far). Once some agent was far (Swarm::far_seen_, from the step
+// before), an agent that was far at its last gather and whose id's parity is not this tick's
+// holds: the steering skips it (its neighbours read the priority and path of its last step,
+// FarState) and the gather holds it (hold_far). A far agent whose parity is this tick's steps
+// with SwarmTick::far_kinds: twice max_step and max_turn, its velocity the move over 2 dt, its
+// waiting counted in ticks, its correction terms what two ticks remove of an overlap. Half the
+// far agents step on each tick, so the cost per tick stays level. A far agent holding keeps its
+// velocity: neighbours read what it is doing, not that it paused. A scene with no far agent
+// keeps every constant of the step (bit for bit the same results).
 #include "swarm_tick.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 

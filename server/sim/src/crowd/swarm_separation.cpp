@@ -355,6 +355,12 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     // Last tick's gather's kOtherRouteBit (the steering read it); this gather sets it anew.
     const bool bulldozed = kMixed && (commit_[k] & kOtherRouteBit) != 0;
     if (kMixed) commit_[k] = static_cast<std::uint8_t>(commit_[k] & ~kOtherRouteBit);
+    // A far agent holding this tick (the steering decided it, and skipped its own): still far.
+    if (asleep_[k] == crowd_detail::kFarHold) {
+      hold_far(k);
+      chunk_far = true;
+      continue;
+    }
     // With one kind, every agent is of it: its constants from a local copy (this pass stores
     // bytes, so the table itself would be read again for every agent).
     const std::uint8_t self_kind = kMixed ? nkind[k] : only_kind;
@@ -385,6 +391,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
                      nprio[k] != kUnreachable && nprio[k] >= t.far_prio && std::isinf(goal_room_[k]) &&
                      burst_ticks_[k] == 0;
     chunk_far |= far;
+    far_[k].far = far ? 1 : 0;
     if (far && t.far_step) {
       if (((nid[k] ^ t.far_parity) & 1u) != 0) {
         hold_far(k);

@@ -425,30 +425,46 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
     goal_moves_[k] = t.any_goal_moving ? 1 : 0;  // out of sight: some goal (in sight: its own, below)
     sight_goal_[k] = -1;
     pile_level_[k] = 0;
-    const Vec2 desired = t.nav != nullptr ? desired_on_navigation(t, kt, k, p, cx, cy, v, class1, samplers, goal_room)
-                                          : desired_on_flow(t, kt, k, p, cx, cy, v);
-    goal_room_[k] = goal_room;
-    const Vec2 force = t.have_obstacles ? obstacle_force(t, kt, p, perm_ids_[k]) : Vec2{};
-    const Vec2 steer = normalized_or_zero(desired * params_.flow_weight + force);
-    steer_x_[k] = steer.x;
-    steer_y_[k] = steer.y;
-    // Where a full step along the steering actually goes once walls are slid along and posts
-    // rounded: along a wall only the tangential part moves the agent, and the free path must
-    // be measured along that (an agent pressed on a wall slides into neighbours its steering
-    // direction alone would pass by).
-    Vec2 probe = steer;
     const bool open_here = kt.small_moves && cx >= 0 && cy >= 0 && cx < t.map_w && cy < t.map_h &&
                            crowd_detail::open_at(t.open, map.index(cx, cy));
-    if (!open_here && kt.max_step > 0.0f && (steer.x != 0.0f || steer.y != 0.0f)) {
-      const Vec2 move = steer * kt.max_step;
-      Vec2 q = slide_along_walls(map, p, move, kt.radius);
-      if (q.x - p.x != move.x || q.y - p.y != move.y) {
-        if (may_round_corner(p, q, move, t.corner_eps)) q = slide_round_corner(map, p, q, move, kt.max_step, kt.radius);
-        probe = (q - p) * (1.0f / kt.max_step);
+    // A far agent holding this tick (swarm_far_step.cpp): far at its last gather, its id's parity
+    // not this tick's. Its neighbours read the steering of its last step; the gather holds it.
+    Swarm::FarState& far = perm_far_[k];
+    const bool holds = t.far_step && far.far != 0 && ((perm_ids_[k] ^ t.far_parity) & 1u) != 0 &&
+                       perm_burst_[k] == 0 && perm_resting_[k] == 0;
+    asleep_[k] = holds ? crowd_detail::kFarHold : 0;
+    if (holds) {
+      goal_room_[k] = kNoGoalLimit;
+      prio_[k] = far.prio;
+      steer_x_[k] = path_x_[k] = far.path_x;
+      steer_y_[k] = path_y_[k] = far.path_y;
+    } else {
+      const Vec2 desired = t.nav != nullptr ? desired_on_navigation(t, kt, k, p, cx, cy, v, class1, samplers, goal_room)
+                                            : desired_on_flow(t, kt, k, p, cx, cy, v);
+      goal_room_[k] = goal_room;
+      const Vec2 force = t.have_obstacles ? obstacle_force(t, kt, p, perm_ids_[k]) : Vec2{};
+      const Vec2 steer = normalized_or_zero(desired * params_.flow_weight + force);
+      steer_x_[k] = steer.x;
+      steer_y_[k] = steer.y;
+      // Where a full step along the steering actually goes once walls are slid along and posts
+      // rounded: along a wall only the tangential part moves the agent, and the free path must
+      // be measured along that (an agent pressed on a wall slides into neighbours its steering
+      // direction alone would pass by).
+      Vec2 probe = steer;
+      if (!open_here && kt.max_step > 0.0f && (steer.x != 0.0f || steer.y != 0.0f)) {
+        const Vec2 move = steer * kt.max_step;
+        Vec2 q = slide_along_walls(map, p, move, kt.radius);
+        if (q.x - p.x != move.x || q.y - p.y != move.y) {
+          if (may_round_corner(p, q, move, t.corner_eps)) q = slide_round_corner(map, p, q, move, kt.max_step, kt.radius);
+          probe = (q - p) * (1.0f / kt.max_step);
+        }
       }
+      path_x_[k] = probe.x;
+      path_y_[k] = probe.y;
+      far.prio = prio_[k];
+      far.path_x = probe.x;
+      far.path_y = probe.y;
     }
-    path_x_[k] = probe.x;
-    path_y_[k] = probe.y;
     // Bit 2: the 5 x 5 cells round the agent's all walkable (the 3 x 3 round it all open), where
     // the contact projection applies (swarm_contacts.cpp). Only when the cell itself is open, so
     // its 8 neighbours are map cells.

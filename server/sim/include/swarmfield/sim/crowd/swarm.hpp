@@ -101,8 +101,9 @@ struct SwarmParams {
   /// Far stepping (the World's step with whole-map fields): an agent whose path to its goal is
   /// longer than this many cells, with no goal in sight, not at rest and not bursting, steps on
   /// every other tick only (the ticks of its id's parity) with twice the time step: it covers the
-  /// same ground at the same speed with half the neighbour gathers, moves and contact passes. On
-  /// its other ticks it holds where it is, velocity kept; its steering runs every tick. A level
+  /// same ground at the same speed with half the steering, neighbour gathers, moves and contact
+  /// passes. On its other ticks it holds where it is, velocity kept (its neighbours read the
+  /// priority and path of its last step). A level
   /// of detail by distance, as game engines tick far agents less often (Unreal's MassEntity LOD,
   /// "variable tick rate"). In a horde on a 1024 map most agents are hundreds of cells out.
   /// 0: every agent steps every tick.
@@ -484,9 +485,17 @@ class Swarm {
   std::vector<std::uint8_t> calm_chunks_;   // per chunk: 1 when an agent of it may sleep next tick
   std::vector<std::uint32_t> sleep_chunks_;  // per chunk: its agents asleep this tick
   bool any_rest_ = false;                   // some agent rested last tick (else no flag is set)
-  // Far stepping (SwarmParams::far_step_cells): per chunk, 1 when an agent of it was far this
-  // tick; whether any was (the next step then lets far agents skip ticks); steps taken (the
-  // parity that decides which far agents step).
+  // Far stepping (SwarmParams::far_step_cells, swarm_far_step.cpp), per agent and reordered with
+  // it: whether it was far at its last gather, and the steering outputs of its last step that
+  // its neighbours read while it holds (a holding agent's steering is skipped).
+  struct FarState {
+    std::uint32_t prio = 0;              // right-of-way priority (prio_)
+    float path_x = 0.0f, path_y = 0.0f;  // the path of a full step (path_x_, path_y_)
+    std::uint8_t far = 0;                // 1: far at its last gather
+  };
+  std::vector<FarState> far_, perm_far_;
+  // Per chunk, 1 when an agent of it was far this tick; whether any was (the next step then lets
+  // far agents skip ticks); steps taken (the parity that decides which far agents step).
   std::vector<std::uint8_t> far_chunks_;
   bool far_seen_ = false;
   std::uint64_t step_count_ = 0;
