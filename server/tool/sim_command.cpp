@@ -10,6 +10,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cmath>
+#include <exception>
 #include <cstdio>
 #include <cstring>
 #include <memory>
@@ -578,7 +579,16 @@ void add_sim_command(CLI::App& app) {
                   "time step (a level of detail: half the work for far agents); 0 = every agent every tick, to "
                   "compare (default 96)")
       ->type_name("CELLS")
-      ->check(CLI::Range(0.0f, 1.0e6f));
+      ->check(CLI::Range(0.0f, 1.0e6f))
+      ->check(CLI::Validator(
+          [](std::string& s) {
+            try {
+              return std::isfinite(std::stof(s)) ? std::string() : std::string("must be a finite number");
+            } catch (const std::exception&) {
+              return std::string("must be a number of cells");
+            }
+          },
+          "CELLS"));
   cmd->callback([opt] { set_exit_code(run_sim(*opt)); });
 }
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "swarm_test_support.hpp"
@@ -183,4 +184,15 @@ TEST_CASE("far stepping: the same state for 1, 2 and 3 threads") {
   }
   CHECK(runs[0] == runs[1]);
   CHECK(runs[0] == runs[2]);
+}
+
+TEST_CASE("far stepping: a non-finite or negative far_step_cells turns it off") {
+  for (const float bad : {std::nanf(""), -1.0f, -std::numeric_limits<float>::infinity()}) {
+    SwarmParams p;
+    p.far_step_cells = bad;
+    CHECK(Swarm(p, 4).params().far_step_cells == 0.0f);
+  }
+  SwarmParams p;
+  p.far_step_cells = 40.0f;
+  CHECK(Swarm(p, 4).params().far_step_cells == 40.0f);
 }

@@ -32,6 +32,7 @@ SwarmParams sanitize(SwarmParams p) noexcept {
   p.yield_fraction = std::min(p.yield_fraction, 1.0f);
   if (!ok(p.press_overlap)) p.press_overlap = d.press_overlap;
   if (!ok(p.goal_radius)) p.goal_radius = d.goal_radius;
+  if (!ok(p.far_step_cells)) p.far_step_cells = 0.0f;  // (a NaN or a negative: every agent every tick)
   if (!ok(p.rest_below)) p.rest_below = d.rest_below;
   if (!ok(p.wake_above)) p.wake_above = d.wake_above;
   p.wake_above = std::max(std::min(p.wake_above, 1.0f), p.rest_below);
