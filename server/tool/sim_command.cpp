@@ -575,9 +575,9 @@ void add_sim_command(CLI::App& app) {
       ->type_name("TICKS")
       ->check(CLI::Range(0u, 255u));
   cmd->add_option("--far-step-cells", opt->far_step_cells,
-                  "agents whose path to the goal is longer than this (cells) step on one tick in 2 with twice the "
-                  "time step, beyond twice this on one in 4 (a level of detail: less work for far agents); 0 = "
-                  "every agent every tick, to compare (default 96)")
+                  "agents whose path to the goal is longer than this (cells) step every other tick with twice the "
+                  "time step (a level of detail: half the work for far agents); 0 = every agent every tick, to "
+                  "compare (default 96)")
       ->type_name("CELLS")
       ->check(CLI::Range(0.0f, 1.0e6f))
       ->check(CLI::Validator(

@@ -1,10 +1,8 @@
 // Far stepping (SwarmParams::far_step_cells, server/sim/src/crowd/swarm_far_step.cpp): agents
-// whose path to the player is longer than far_step_cells step on one tick in 2 with twice the
-// time step, beyond twice that on one in 4 with four times (brutes, whose contact lists would
-// reach past the hash's block, stay at one in 2). They cover the same ground as agents stepped
-// every tick, half (three quarters) of them hold on each tick, agents near the player step
-// every tick, a scene with no far agent is bit for bit the same as with far stepping off, and
-// the state is the same for any thread count.
+// whose path to the player is longer than far_step_cells step on every other tick with twice the
+// time step. They cover the same ground as agents stepped every tick, half of them hold on each
+// tick, agents near the player step every tick, a scene with no far agent is bit for bit the
+// same as with far stepping off, and the state is the same for any thread count.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -105,7 +103,7 @@ float deepest_pair_overlap(const Swarm& s) {
 
 }  // namespace
 
-TEST_CASE("far stepping: far agents hold on 1 tick in 2 (3 in 4 beyond twice the distance) and cover the same ground") {
+TEST_CASE("far stepping: far agents hold on every other tick and cover the same ground at their speed") {
   World far = strip(96.0f, 10.0f, 110.0f), every = strip(0.0f, 10.0f, 110.0f);
   std::vector<Vec2> start;
   test::positions_by_id(far.swarm(), start);
@@ -126,10 +124,9 @@ TEST_CASE("far stepping: far agents hold on 1 tick in 2 (3 in 4 beyond twice the
                                            << far_held[3] << "; every tick: " << every_held[0]);
   MESSAGE("advance in 5 s, runners / walkers / brutes: far " << a[0] << " / " << a[1] << " / " << a[2]
                                                             << " cells, every tick " << b[0] << " / " << b[1] << " / " << b[2]);
-  // 300 cells out: runners and walkers hold 3 ticks in 4, brutes (a tenth) 1 in 2.
   for (const double h : far_held) {
-    CHECK(h > 0.65);
-    CHECK(h < 0.8);
+    CHECK(h > 0.4);
+    CHECK(h < 0.6);
   }
   for (const double h : every_held) CHECK(h < 0.05);
   // Same speed: within 5% of the every-tick run per kind, and most of the kind's top speed
@@ -146,17 +143,6 @@ TEST_CASE("far stepping: far agents hold on 1 tick in 2 (3 in 4 beyond twice the
   MESSAGE("deepest pair overlap, share of the smaller radius: far " << overlap_far << ", every tick " << overlap_every);
   CHECK(overlap_far <= std::max(0.1f, 1.5f * overlap_every));
   CHECK(test::agents_in_walls(far.map(), far.swarm()) == 0);
-}
-
-TEST_CASE("far stepping: 120-185 cells out every agent holds 1 tick in 2") {
-  World w = strip(96.0f, 225.0f, 280.0f);
-  w.step(kDt);
-  for (int i = 0; i < 4; ++i) {
-    const double h = held_share(w);
-    CAPTURE(i);
-    CHECK(h > 0.4);
-    CHECK(h < 0.6);
-  }
 }
 
 TEST_CASE("far stepping: agents near the player step every tick, and a scene with none far is unchanged") {

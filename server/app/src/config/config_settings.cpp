@@ -54,9 +54,8 @@ const std::vector<Setting>& settings() {
        "of occupied sectors), auto (hierarchical from 4096 cells a side)"},
       {"threads", &C::threads, "N", "Threads stepping the swarm, the tick thread included (1..64); results are identical for any count"},
       {"far-step-cells", &C::far_step_cells, "CELLS",
-       "Level of detail: agents whose path to their goal is longer than this many cells step on one tick in 2 with "
-       "twice the time step, beyond twice this on one in 4 (same speed, less work); 0 = every agent every tick",
-       "a number of cells"},
+       "Level of detail: agents whose path to their goal is longer than this many cells step every other tick with "
+       "twice the time step (same speed, half the work); 0 = every agent every tick", "a number of cells"},
       {"player-speed", &C::player_speed, "UNITS_PER_S",
        "Player speed at full input, world units (= cells) per second (0 < speed <= 100)", "a number of world units per second"},
       {"combat", &C::combat, "",

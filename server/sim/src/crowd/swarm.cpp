@@ -208,49 +208,38 @@ void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, c
   // Per pair of kinds present (the lists keep only those: a runner among runners is not kept for
   // every runner a brute's reach away, and its kContactSlots hold in a packed crowd), and per
   // kind the widest of its pairs (the gather's first test).
-  // Far stepping: a far agent steps with 2 (4) x dt on one tick in 2 (4) (see
+  // Far stepping: a far agent steps with twice dt on the ticks of its id's parity (see
   // SwarmParams::far_step_cells); only once some agent was far (far_seen_), so a scene without
   // one keeps every constant below, and not when the map changed (every agent moves then: those
   // a new wall overlaps are pushed clear at once).
-  t.far_prio[0] = t.far_prio[1] = 0;
+  t.far_prio = 0;
   if (nav != nullptr && !nav->hierarchical() && params_.far_step_cells > 0.0f) {
-    for (std::uint8_t level = 1; level <= crowd_detail::kMaxFarLevel; ++level) {
-      const float prio = params_.far_step_cells * static_cast<float>(level) * static_cast<float>(kOrthogonalStep);
-      t.far_prio[level - 1] = prio < 4.0e9f ? std::max<std::uint32_t>(1u, static_cast<std::uint32_t>(prio)) : kUnreachable - 1;
-    }
+    const float prio = params_.far_step_cells * static_cast<float>(kOrthogonalStep);
+    t.far_prio = prio < 4.0e9f ? std::max<std::uint32_t>(1u, static_cast<std::uint32_t>(prio)) : kUnreachable - 1;
   }
-  const bool far_step = t.far_prio[0] != 0 && far_seen_ && !environment_changed;
-  t.far_tick = static_cast<std::uint32_t>(step_count_);
-  for (std::uint8_t level = 1; level <= crowd_detail::kMaxFarLevel; ++level) {
-    const float ticks = static_cast<float>(1u << level);
-    for (std::size_t k = 0; k < kind_table_.size(); ++k) {
-      crowd_detail::KindTick& far = t.far_kinds[level - 1][k];
-      far = t.kinds[k];
-      far.max_step = ticks * far.max_step;
-      far.max_turn = ticks * far.max_turn;
-      far.dt = ticks * dt;
-      far.ticks = 1u << level;
-      far.small_moves = far.max_step + far.radius < cs;
-      // What its ticks' corrections remove of an overlap (each removes its fraction of the rest):
-      // an overlap near a wall, where only these clear it, lasts no longer than every tick.
-      far.stiffness = 1.0f - std::pow(1.0f - far.stiffness, ticks);
-      far.contact_stiffness = 1.0f - std::pow(1.0f - far.contact_stiffness, ticks);
-    }
+  t.far_step = t.far_prio != 0 && far_seen_ && !environment_changed;
+  t.far_parity = static_cast<std::uint32_t>(step_count_ & 1u);
+  for (std::size_t k = 0; k < kind_table_.size(); ++k) {
+    crowd_detail::KindTick& far = t.far_kinds[k];
+    far = t.kinds[k];
+    far.max_step = 2.0f * far.max_step;
+    far.max_turn = 2.0f * far.max_turn;
+    far.dt = 2.0f * dt;
+    far.ticks = 2;
+    far.small_moves = far.max_step + far.radius < cs;
+    // What two ticks' corrections remove of an overlap (each removes its fraction of the rest):
+    // an overlap near a wall, where only these clear it, lasts no longer than every tick.
+    far.stiffness = 1.0f - (1.0f - far.stiffness) * (1.0f - far.stiffness);
+    far.contact_stiffness = 1.0f - (1.0f - far.contact_stiffness) * (1.0f - far.contact_stiffness);
   }
-  // The contact lists' reach, from the steps of the kinds that may move this tick: each kind's
-  // at its highest far level (t.far_cap). Returns the pair that reaches past the hash's cell
-  // farthest (none: -1, the lists are complete).
-  const auto step_of = [&](std::uint8_t kind) {
-    return t.far_cap[kind] != 0 ? t.far_kinds[t.far_cap[kind] - 1][kind].max_step : t.kinds[kind].max_step;
-  };
-  const auto contact_reach = [&](std::size_t& worst_a, std::size_t& worst_b) {
+  // The contact lists' reach, from the steps of the kinds that may move this tick.
+  const auto contact_reach = [&](const crowd_detail::KindTick* steps) {
     t.contact_step_max = 0.0f;
     t.contact_r_max = 0.0f;
     for (std::size_t q = 0; q < present_count; ++q) {
-      t.contact_step_max = std::max(t.contact_step_max, step_of(present[q]));
+      t.contact_step_max = std::max(t.contact_step_max, steps[present[q]].max_step);
       t.contact_r_max = std::max(t.contact_r_max, 0.5f * t.kinds[present[q]].contact_d);
     }
-    float worst = hash_.cell_size();
     bool complete = nav != nullptr && present_count > 0;
     for (std::size_t a = 0; a < present_count; ++a) {
       const crowd_detail::KindTick& ka = t.kinds[present[a]];
@@ -259,33 +248,21 @@ void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, c
       for (std::size_t b = 0; b < present_count; ++b) {
         const crowd_detail::KindTick& kb = t.kinds[present[b]];
         const float rb = 0.5f * kb.contact_d;
-        const float reach = ra + rb - crowd_rules::kContactTolerance * std::min(ra, rb) + step_of(present[a]) +
-                            step_of(present[b]) + crowd_detail::kContactMargin;
+        const float reach = ra + rb - crowd_rules::kContactTolerance * std::min(ra, rb) + steps[present[a]].max_step +
+                            steps[present[b]].max_step + crowd_detail::kContactMargin;
         t.pairs[present[a] * kMaxAgentKinds + present[b]].contact_r2 = reach * reach;
         widest = std::max(widest, reach);
-        if (!(reach <= worst)) {
-          worst = reach;
-          worst_a = present[a];
-          worst_b = present[b];
-        }
       }
       t.kind_contact_r2[present[a]] = widest * widest;
       if (!(widest <= hash_.cell_size())) complete = false;
     }
     return complete;
   };
-  // Per kind, the highest far level whose steps the lists still hold within the hash's block:
-  // while a pair reaches past it, the kind of the pair with the higher level (the larger when
-  // alike) takes a level fewer (brutes, whose discs fill most of the block, stop at 1 by
-  // default); at 0 for all, every agent steps every tick.
-  std::fill(std::begin(t.far_cap), std::end(t.far_cap), far_step ? crowd_detail::kMaxFarLevel : std::uint8_t{0});
-  for (;;) {
-    std::size_t a = 0, b = 0;
-    t.contacts_complete = contact_reach(a, b);
-    if (t.contacts_complete || (t.far_cap[a] == 0 && t.far_cap[b] == 0)) break;
-    const bool lower_a = t.far_cap[a] > t.far_cap[b] ||
-                         (t.far_cap[a] == t.far_cap[b] && t.kinds[a].contact_d >= t.kinds[b].contact_d);
-    --t.far_cap[lower_a ? a : b];
+  t.contacts_complete = contact_reach(t.far_step ? t.far_kinds : t.kinds);
+  if (t.far_step && !t.contacts_complete) {
+    // Far steps would reach past the hash's block: every agent steps every tick instead.
+    t.far_step = false;
+    t.contacts_complete = contact_reach(t.kinds);
   }
   if (!t.contacts_complete) {
     std::fill(std::begin(t.kind_contact_r2), std::end(t.kind_contact_r2), 0.0f);

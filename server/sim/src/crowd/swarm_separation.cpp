@@ -385,23 +385,22 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
         quiet = crowd_detail::kQuiet;
       }
     }
-    // Far stepping (SwarmParams::far_step_cells): a far agent steps on one tick in 2^level with
-    // 2^level dt, and holds on the others (hold_far).
-    const bool may_be_far = quiet == 0 && in.nrest[k] == 0 && pile_level_[k] == 0 && std::isinf(goal_room_[k]) &&
-                            burst_ticks_[k] == 0;
-    const std::uint8_t level = may_be_far ? crowd_detail::far_level(t, nprio[k]) : 0;
-    chunk_far |= level != 0;
-    far_[k].level = level;
-    const std::uint8_t step_level = std::min(level, t.far_cap[self_kind]);
-    if (step_level != 0) {
-      if (crowd_detail::far_holds(nid[k], step_level, t.far_tick)) {
+    // Far stepping (SwarmParams::far_step_cells): a far agent steps on the ticks of its id's
+    // parity with twice dt, and holds on the others (hold_far).
+    const bool far = t.far_prio != 0 && quiet == 0 && in.nrest[k] == 0 && pile_level_[k] == 0 &&
+                     nprio[k] != kUnreachable && nprio[k] >= t.far_prio && std::isinf(goal_room_[k]) &&
+                     burst_ticks_[k] == 0;
+    chunk_far |= far;
+    far_[k].far = far ? 1 : 0;
+    if (far && t.far_step) {
+      if (((nid[k] ^ t.far_parity) & 1u) != 0) {
         hold_far(k);
         continue;
       }
-      quiet = static_cast<std::uint8_t>(step_level << crowd_detail::kFarStepShift);
+      quiet = crowd_detail::kFarStep;
     }
     asleep_[k] = quiet;
-    const crowd_detail::KindTick& kt = step_level != 0 ? t.far_kinds[step_level - 1][self_kind] : near_kt;
+    const crowd_detail::KindTick& kt = quiet == crowd_detail::kFarStep ? t.far_kinds[self_kind] : near_kt;
     // Candidates within the query radius: the pair's R with one kind, the largest pair R
     // over the kinds present with several (gather_one then tests each pair's own R).
     const float r2 = kMixed ? kt.query_r2 : only.r2;

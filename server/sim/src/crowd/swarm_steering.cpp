@@ -427,10 +427,10 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
     pile_level_[k] = 0;
     const bool open_here = kt.small_moves && cx >= 0 && cy >= 0 && cx < t.map_w && cy < t.map_h &&
                            crowd_detail::open_at(t.open, map.index(cx, cy));
-    // A far agent holding this tick (swarm_far_step.cpp): far at its last gather, and this tick
-    // not one of its level's. Its neighbours read the steering of its last step; the gather holds it.
+    // A far agent holding this tick (swarm_far_step.cpp): far at its last gather, its id's parity
+    // not this tick's. Its neighbours read the steering of its last step; the gather holds it.
     Swarm::FarState& far = perm_far_[k];
-    const bool holds = crowd_detail::far_holds(perm_ids_[k], std::min(far.level, t.far_cap[t.kind[k]]), t.far_tick) &&
+    const bool holds = t.far_step && far.far != 0 && ((perm_ids_[k] ^ t.far_parity) & 1u) != 0 &&
                        perm_burst_[k] == 0 && perm_resting_[k] == 0;
     asleep_[k] = holds ? crowd_detail::kFarHold : 0;
     if (holds) {

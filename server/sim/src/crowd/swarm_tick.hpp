@@ -36,32 +36,24 @@ inline constexpr std::uint8_t kAsleep = 1;
 inline constexpr std::uint8_t kQuiet = 2;
 inline constexpr std::uint8_t kNearCalm = 4;
 // Far stepping (SwarmParams::far_step_cells), in Swarm::asleep_ too: the low two bits 3, a far
-// agent holding this tick; bits 3..4 (kFarStepShift), the far level of a far agent stepping this
-// tick with SwarmTick::far_kinds[level - 1] (1: twice the time step, 2: four times).
+// agent holding this tick (its id's parity steps on the other ticks); kFarStep: a far agent
+// stepping this tick with SwarmTick::far_kinds (twice the time step).
 inline constexpr std::uint8_t kFarHold = 3;
-inline constexpr unsigned kFarStepShift = 3;
-inline constexpr std::uint8_t kMaxFarLevel = 2;
+inline constexpr std::uint8_t kFarStep = 8;
 // Swarm::signature_ of an agent whose steering signature was not needed this tick.
 inline constexpr std::uint32_t kNoSignature = 0;
-
-/// Far stepping: whether an agent of this far level (0 near, 1, 2) holds on this tick; it steps
-/// on the ticks where its id plus the step count is a multiple of 2^level (a level-2 agent's
-/// steps are among its level-1 steps, so a change of level on the way in stays in step).
-[[nodiscard]] inline bool far_holds(std::uint32_t id, std::uint8_t level, std::uint32_t tick) noexcept {
-  return ((id + tick) & ((1u << level) - 1u)) != 0;
-}
 
 /// One kind's constants for this tick.
 struct KindTick {
   float radius = 0.0f;    // wall collision radius (wall_collision_radius)
   float max_step = 0.0f;  // max_speed * dt
-  float dt = 0.0f;        // seconds this step covers (2 or 4 x SwarmTick::dt in far_kinds)
-  std::uint32_t ticks = 1;  // ticks this step covers (2 or 4 in far_kinds)
+  float dt = 0.0f;        // seconds this step covers (twice SwarmTick::dt in far_kinds)
+  std::uint32_t ticks = 1;  // ticks this step covers (2 in far_kinds)
   float contact_d = 0.0f;  // its own diameter (a stack of its kind bursts to this spacing)
   float sep_r = 0.0f, inv_sep_r = 0.0f;  // its separation radius R (obstacle kernel)
   float query_r2 = 0.0f;   // squared largest pair R over the kinds present (neighbour query)
   float stiffness = 0.0f;  // overlap_stiffness * separation_weight
-  float contact_stiffness = 0.0f;  // SwarmParams::contact_stiffness (far_kinds: the same over its ticks)
+  float contact_stiffness = 0.0f;  // SwarmParams::contact_stiffness (far_kinds: the same over two ticks)
   float commit_speed = 0.0f;  // route commitment above this speed
   float max_turn = 0.0f;      // radians per tick
   int size_class = 1;         // its NavigationSet class (size_class_of_radius)
@@ -119,17 +111,14 @@ struct SwarmTick {
   // a * kMaxAgentKinds + b); filled for the kinds that have agents.
   float dt = 0.0f, inv_dt = 0.0f;
   KindTick kinds[kMaxAgentKinds] = {};
-  // Far stepping (SwarmParams::far_step_cells): far_prio[0], the priority (field units) from
-  // which an agent is far (level 1: a step every 2 ticks), far_prio[1] twice that (level 2: every
-  // 4 ticks); 0: far stepping off (whole-map fields with the crowd rules only). far_levels: the
-  // far_cap: per kind, the highest level its agents may take this step (0: none skips a tick;
-  // some agent was far last step, and the contact lists reach that level's steps); far_tick:
-  // the step count that picks who steps (far_holds); far_kinds[level - 1]: the kinds' constants
-  // for a step of 2^level dt.
-  std::uint32_t far_prio[kMaxFarLevel] = {};
-  std::uint8_t far_cap[kMaxAgentKinds] = {};
-  std::uint32_t far_tick = 0;
-  KindTick far_kinds[kMaxFarLevel][kMaxAgentKinds] = {};
+  // Far stepping (SwarmParams::far_step_cells): far_prio, the priority (field units) from which
+  // an agent is far (0: far stepping off, whole-map fields with the crowd rules only);
+  // far_step: far agents skip ticks this step (some agent was far last step); far_parity: the
+  // id parity that holds this tick; far_kinds: the kinds' constants for a step of 2 dt.
+  std::uint32_t far_prio = 0;
+  bool far_step = false;
+  std::uint32_t far_parity = 0;
+  KindTick far_kinds[kMaxAgentKinds] = {};
   PairTick pairs[kMaxAgentKinds * kMaxAgentKinds] = {};
   // More than one kind has agents: the neighbour gather looks up each pair's constants;
   // otherwise every agent is of kind `only_kind` and the gather uses its pair as constants.
@@ -167,20 +156,6 @@ struct SwarmTick {
   const float* sxs = nullptr;
   const float* sys = nullptr;
 };
-
-/// The constants of an agent's step this tick from its Swarm::asleep_ state: far_kinds of its
-/// far level when it steps far (kFarStepShift), else its kind's.
-[[nodiscard]] inline const KindTick& step_kind(const SwarmTick& t, std::uint8_t state, std::uint8_t kind) noexcept {
-  const unsigned level = (state >> kFarStepShift) & 3u;
-  return level != 0 ? t.far_kinds[level - 1][kind] : t.kinds[kind];
-}
-
-/// The far level (0..kMaxFarLevel; it steps at most at t.far_cap of its kind) of an agent with priority `prio` that may be far (no goal in
-/// sight, not at rest, not bursting).
-[[nodiscard]] inline std::uint8_t far_level(const SwarmTick& t, std::uint32_t prio) noexcept {
-  if (t.far_prio[0] == 0 || prio == kUnreachable || prio < t.far_prio[0]) return 0;
-  return prio >= t.far_prio[1] ? 2 : 1;
-}
 
 /// Swarm::open_here_'s bit for the 5 x 5 cells round the agent all walkable (set in steer_agents;
 /// bit 0 is the 3 x 3 cells' SwarmTick::open).

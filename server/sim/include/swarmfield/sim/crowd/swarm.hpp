@@ -100,14 +100,13 @@ struct SwarmParams {
   std::uint32_t sleep_after_ticks = 30;
   /// Far stepping (the World's step with whole-map fields): an agent whose path to its goal is
   /// longer than this many cells, with no goal in sight, not at rest and not bursting, steps on
-  /// one tick in 2 with twice the time step, and beyond twice this distance on one tick in 4
-  /// with four times (a kind whose contact lists would then reach past the hash's block, the
-  /// brute by default, stays at one in 2): it covers the same ground at the same speed with a
-  /// half (a quarter) of the steering, neighbour gathers, moves and contact passes. On its other
-  /// ticks it holds where it is, velocity kept (its neighbours read the priority and path of its
-  /// last step). A level of detail by distance, as game engines tick far agents less often
-  /// (Unreal's MassEntity LOD, "variable tick rate"). In a horde on a 1024 map most agents are
-  /// hundreds of cells out. 0: every agent steps every tick.
+  /// every other tick only (the ticks of its id's parity) with twice the time step: it covers the
+  /// same ground at the same speed with half the steering, neighbour gathers, moves and contact
+  /// passes. On its other ticks it holds where it is, velocity kept (its neighbours read the
+  /// priority and path of its last step). A level
+  /// of detail by distance, as game engines tick far agents less often (Unreal's MassEntity LOD,
+  /// "variable tick rate"). In a horde on a 1024 map most agents are hundreds of cells out.
+  /// 0: every agent steps every tick.
   float far_step_cells = 96.0f;
   /// Radius (world units) of a goal's disc (a player's) that agents stop at, with any-angle
   /// navigation: an agent closes on a goal in sight only until the discs touch.
@@ -492,7 +491,7 @@ class Swarm {
   struct FarState {
     std::uint32_t prio = 0;              // right-of-way priority (prio_)
     float path_x = 0.0f, path_y = 0.0f;  // the path of a full step (path_x_, path_y_)
-    std::uint8_t level = 0;              // its far level at its last gather (0: near)
+    std::uint8_t far = 0;                // 1: far at its last gather
   };
   std::vector<FarState> far_, perm_far_;
   // Per chunk, 1 when an agent of it was far this tick; whether any was (the next step then lets
