@@ -95,6 +95,20 @@ inline void positions_by_id(const Swarm& s, std::vector<Vec2>& out) {
   }
 }
 
+/// Deepest overlap of two agents' discs (O(n^2): small swarms), as a share of the smaller radius;
+/// 0 when none overlaps.
+[[nodiscard]] inline float deepest_pair_overlap(const Swarm& s) {
+  float worst = 0.0f;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    for (std::size_t j = i + 1; j < s.size(); ++j) {
+      const float ri = s.kind_table()[s.kinds()[i]].radius, rj = s.kind_table()[s.kinds()[j]].radius;
+      const float d = std::hypot(s.xs()[i] - s.xs()[j], s.ys()[i] - s.ys()[j]);
+      worst = std::max(worst, (ri + rj - d) / std::min(ri, rj));
+    }
+  }
+  return worst;
+}
+
 /// Number of agents whose centre lies in a blocked (or off-map) cell.
 [[nodiscard]] inline std::size_t agents_in_walls(const GridMap& map, const Swarm& s) {
   std::size_t n = 0;

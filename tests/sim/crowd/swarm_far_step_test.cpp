@@ -88,19 +88,6 @@ double held_share(World& w) {
   return static_cast<double>(held) / static_cast<double>(before.size());
 }
 
-/// Deepest overlap of two discs, as a share of the smaller radius.
-float deepest_pair_overlap(const Swarm& s) {
-  float worst = 0.0f;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    for (std::size_t j = i + 1; j < s.size(); ++j) {
-      const float ri = s.kind_table()[s.kinds()[i]].radius, rj = s.kind_table()[s.kinds()[j]].radius;
-      const float d = std::hypot(s.xs()[i] - s.xs()[j], s.ys()[i] - s.ys()[j]);
-      worst = std::max(worst, (ri + rj - d) / std::min(ri, rj));
-    }
-  }
-  return worst;
-}
-
 }  // namespace
 
 TEST_CASE("far stepping: far agents hold on every other tick and cover the same ground at their speed") {
@@ -139,7 +126,7 @@ TEST_CASE("far stepping: far agents hold on every other tick and cover the same 
     CHECK(a[k] > 0.7 * top[k]);
   }
   // Discs kept apart as well as every tick (the contact lists reach two steps).
-  const float overlap_far = deepest_pair_overlap(far.swarm()), overlap_every = deepest_pair_overlap(every.swarm());
+  const float overlap_far = test::deepest_pair_overlap(far.swarm()), overlap_every = test::deepest_pair_overlap(every.swarm());
   MESSAGE("deepest pair overlap, share of the smaller radius: far " << overlap_far << ", every tick " << overlap_every);
   CHECK(overlap_far <= std::max(0.1f, 1.5f * overlap_every));
   CHECK(test::agents_in_walls(far.map(), far.swarm()) == 0);

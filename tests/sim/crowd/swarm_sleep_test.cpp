@@ -65,19 +65,6 @@ float at_rest_share(const Swarm& s) {
   return s.size() > 0 ? static_cast<float>(n) / static_cast<float>(s.size()) : 0.0f;
 }
 
-/// Deepest overlap of two discs, as a share of the smaller radius.
-float deepest_pair_overlap(const Swarm& s) {
-  float worst = 0.0f;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    for (std::size_t j = i + 1; j < s.size(); ++j) {
-      const float ri = s.kind_table()[s.kinds()[i]].radius, rj = s.kind_table()[s.kinds()[j]].radius;
-      const float d = std::hypot(s.xs()[i] - s.xs()[j], s.ys()[i] - s.ys()[j]);
-      worst = std::max(worst, (ri + rj - d) / std::min(ri, rj));
-    }
-  }
-  return worst;
-}
-
 std::size_t asleep_count(const Swarm& s) {
   const auto a = s.step_view().asleep;
   return static_cast<std::size_t>(std::count(a.begin(), a.end(), std::uint8_t{1}));
@@ -92,14 +79,14 @@ TEST_CASE("sleep: a settled pile sleeps and keeps the shape, rest and spacing it
   const Swarm& s = sleeping.swarm();
   MESSAGE("asleep " << s.sleeping_count() << " of " << s.size() << "; mean distance awake " << mean_distance(a, kPlayer)
                     << " / with sleep " << mean_distance(s, kPlayer) << "; at rest " << at_rest_share(a) << " / "
-                    << at_rest_share(s) << "; deepest overlap " << deepest_pair_overlap(a) << " / "
-                    << deepest_pair_overlap(s));
+                    << at_rest_share(s) << "; deepest overlap " << test::deepest_pair_overlap(a) << " / "
+                    << test::deepest_pair_overlap(s));
   CHECK(a.sleeping_count() == 0);
   CHECK(s.sleeping_count() == asleep_count(s));
   CHECK(s.sleeping_count() >= s.size() / 2);  // most of a settled pile sleeps
   CHECK(std::abs(mean_distance(s, kPlayer) - mean_distance(a, kPlayer)) < 0.03f * mean_distance(a, kPlayer));
   CHECK(at_rest_share(s) >= at_rest_share(a) - 0.03f);
-  CHECK(deepest_pair_overlap(s) < deepest_pair_overlap(a) + 0.05f);
+  CHECK(test::deepest_pair_overlap(s) < test::deepest_pair_overlap(a) + 0.05f);
   MESSAGE("state hash awake " << awake.state_hash() << ", with sleep " << sleeping.state_hash());
   // A sleeper holds: at rest, zero velocity.
   const auto view = s.step_view();

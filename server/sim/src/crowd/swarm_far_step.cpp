@@ -25,15 +25,7 @@ void Swarm::hold_far(std::size_t k) noexcept {
   perm_calm_[k] = 0;
   perm_signature_[k] = crowd_detail::kNoSignature;
   perm_resting_[k] = 0;
-  allow_[k] = 0.0f;
-  move_x_[k] = steer_x_[k];
-  move_y_[k] = steer_y_[k];
-  corr_x_[k] = 0.0f;
-  corr_y_[k] = 0.0f;
-  bursting_[k] = 0;
-  contact_count_[k] = 0;
-  perm_mark_x_[k] = mark_x_[k];
-  perm_mark_y_[k] = mark_y_[k];
+  hold_in_place(k);
 }
 
 }  // namespace swarmfield::sim

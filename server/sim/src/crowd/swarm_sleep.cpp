@@ -85,6 +85,10 @@ void Swarm::hold_asleep(std::size_t k, std::uint32_t signature) noexcept {
   perm_signature_[k] = signature;
   perm_resting_[k] = 1;
   wait_[k] = 0;
+  hold_in_place(k);
+}
+
+void Swarm::hold_in_place(std::size_t k) noexcept {
   allow_[k] = 0.0f;
   move_x_[k] = steer_x_[k];
   move_y_[k] = steer_y_[k];

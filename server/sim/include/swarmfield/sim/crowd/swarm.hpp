@@ -307,6 +307,8 @@ class Swarm {
   [[nodiscard]] std::uint32_t steering_signature(std::size_t k) const noexcept;
   void hold_asleep(std::size_t k, std::uint32_t signature) noexcept;  // the gather's outputs of a sleeper
   void hold_far(std::size_t k) noexcept;  // the gather's outputs of a far agent skipping a tick (swarm_far_step.cpp)
+  // What both write: no move allowance, no correction, no contacts, the mark kept (swarm_sleep.cpp).
+  void hold_in_place(std::size_t k) noexcept;
   [[nodiscard]] bool has_calm_neighbour(const crowd_detail::SwarmTick& t, const std::uint32_t* slots,
                                         std::uint32_t count, bool complete) const noexcept;
   void stir_neighbours(const crowd_detail::SwarmTick& t, std::size_t k, float r2);
