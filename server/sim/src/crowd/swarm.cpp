@@ -167,6 +167,7 @@ void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, c
     kt.radius = wall_collision_radius(kind.radius, cs);
     kt.max_step = kind.max_speed * dt;
     kt.dt = dt;
+    kt.inv_dt = t.inv_dt;
     kt.ticks = 1;
     kt.contact_d = 2.0f * kind.radius;
     kt.sep_r = kind_sep_r_[k];
@@ -225,6 +226,7 @@ void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, c
     far.max_step = 2.0f * far.max_step;
     far.max_turn = 2.0f * far.max_turn;
     far.dt = 2.0f * dt;
+    far.inv_dt = 1.0f / far.dt;
     far.ticks = 2;
     far.small_moves = far.max_step + far.radius < cs;
     // What two ticks' corrections remove of an overlap (each removes its fraction of the rest):

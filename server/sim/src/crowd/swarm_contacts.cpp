@@ -74,7 +74,7 @@ void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t be
     const bool from_list = t.contacts_complete && listed <= crowd_detail::kContactSlots;
     if (from_list && listed == 0) continue;
     const std::uint8_t kind = t.kind[k];
-    const crowd_detail::KindTick& kt = (state & crowd_detail::kFarStep) != 0 ? t.far_kinds[kind] : t.kinds[kind];
+    const crowd_detail::KindTick& kt = crowd_detail::step_kind(t, state, kind);
     const float r = 0.5f * kt.contact_d;
     const Vec2 p0{t.sxs[k], t.sys[k]};
     // No pair of kinds touches beyond this (the new positions tested first: most candidates of
@@ -109,8 +109,7 @@ void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t be
       const float moved_m = std::sqrt((nx[m] - t.sxs[m]) * (nx[m] - t.sxs[m]) + (ny[m] - t.sys[m]) * (ny[m] - t.sys[m]));
       // (A far agent skipping this tick, swarm_far_step.cpp, holds as one at rest does.)
       const std::uint8_t state_m = asleep_[m];
-      const float step_m = (state_m & crowd_detail::kFarStep) != 0 ? t.far_kinds[other].max_step : t.kinds[other].max_step;
-      const float room_m = std::max(0.0f, step_m - moved_m);
+      const float room_m = std::max(0.0f, crowd_detail::step_kind(t, state_m, other).max_step - moved_m);
       const float rooms = room + room_m;
       const bool holds_m = perm_resting_[m] != 0 || (state_m & 3u) == crowd_detail::kFarHold;
       const float share = (holds_m || across) ? 1.0f : (rooms > 0.0f ? std::max(0.5f, room / rooms) : 0.5f);

@@ -71,8 +71,9 @@ void Swarm::integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::siz
   const crowd_detail::KindTick only_kt = t.kinds[t.only_kind];
   for (std::size_t k = begin; k < end; ++k) {
     const std::uint8_t state = asleep_[k];
-    const crowd_detail::KindTick& kt =
-        (state & crowd_detail::kFarStep) != 0 ? t.far_kinds[t.kind[k]] : kMixed ? t.kinds[t.kind[k]] : only_kt;
+    const crowd_detail::KindTick& kt = kMixed || (state & crowd_detail::kFarStep) != 0
+                                           ? crowd_detail::step_kind(t, state, t.kind[k])
+                                           : only_kt;
     const float max_step = kt.max_step;
     const Vec2 p0{t.sxs[k], t.sys[k]};
     if ((state & 3u) == crowd_detail::kAsleep) {  // (swarm_sleep.cpp) holds, its calm count already written
@@ -155,9 +156,8 @@ void Swarm::integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::siz
     }
     // Into the spare buffer (swapped in with the positions): the gather of other chunks reads
     // last tick's velocities (vxs_) while this runs.
-    const float inv_dt = kt.ticks == 1 ? t.inv_dt : 1.0f / kt.dt;
-    perm_vxs_[k] = (p2.x - p0.x) * inv_dt;
-    perm_vys_[k] = (p2.y - p0.y) * inv_dt;
+    perm_vxs_[k] = (p2.x - p0.x) * kt.inv_dt;
+    perm_vys_[k] = (p2.y - p0.y) * kt.inv_dt;
   }
 }
 
@@ -166,9 +166,8 @@ void Swarm::turn_headings(const crowd_detail::SwarmTick& t, std::size_t begin, s
   for (std::size_t k = begin; k < end; ++k) {
     const std::uint8_t state = asleep_[k];
     if ((state & 3u) == crowd_detail::kFarHold) continue;  // skips the tick (swarm_far_step.cpp)
-    const float max_turn = (state & crowd_detail::kFarStep) != 0 ? t.far_kinds[t.kind[k]].max_turn
-                           : t.mixed                             ? t.kinds[t.kind[k]].max_turn
-                                                                 : only_turn;
+    const float max_turn =
+        t.mixed || (state & crowd_detail::kFarStep) != 0 ? crowd_detail::step_kind(t, state, t.kind[k]).max_turn : only_turn;
     const float hx = steer_x_[k], hy = steer_y_[k];
     if (hx == 0.0f && hy == 0.0f) continue;  // holding: keep the heading
     float& h = headings_[k];

@@ -393,7 +393,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     chunk_far |= far;
     far_[k].far = far ? 1 : 0;
     if (far && t.far_step) {
-      if (((nid[k] ^ t.far_parity) & 1u) != 0) {
+      if (crowd_detail::far_holds(t, nid[k])) {
         hold_far(k);
         continue;
       }

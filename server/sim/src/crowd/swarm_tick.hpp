@@ -48,6 +48,7 @@ struct KindTick {
   float radius = 0.0f;    // wall collision radius (wall_collision_radius)
   float max_step = 0.0f;  // max_speed * dt
   float dt = 0.0f;        // seconds this step covers (twice SwarmTick::dt in far_kinds)
+  float inv_dt = 0.0f;    // 1 / dt
   std::uint32_t ticks = 1;  // ticks this step covers (2 in far_kinds)
   float contact_d = 0.0f;  // its own diameter (a stack of its kind bursts to this spacing)
   float sep_r = 0.0f, inv_sep_r = 0.0f;  // its separation radius R (obstacle kernel)
@@ -156,6 +157,18 @@ struct SwarmTick {
   const float* sxs = nullptr;
   const float* sys = nullptr;
 };
+
+/// Far stepping: whether a far agent with this id holds on this tick (far agents step on the
+/// ticks of their id's parity once some agent was far; swarm_far_step.cpp).
+[[nodiscard]] inline bool far_holds(const SwarmTick& t, std::uint32_t id) noexcept {
+  return t.far_step && ((id ^ t.far_parity) & 1u) != 0;
+}
+
+/// The constants of an agent's step this tick from its Swarm::asleep_ state: far_kinds when it
+/// steps far (kFarStep), else its kind's.
+[[nodiscard]] inline const KindTick& step_kind(const SwarmTick& t, std::uint8_t state, std::uint8_t kind) noexcept {
+  return (state & kFarStep) != 0 ? t.far_kinds[kind] : t.kinds[kind];
+}
 
 /// Swarm::open_here_'s bit for the 5 x 5 cells round the agent all walkable (set in steer_agents;
 /// bit 0 is the 3 x 3 cells' SwarmTick::open).
