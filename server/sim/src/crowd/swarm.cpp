@@ -290,6 +290,8 @@ void Swarm::resize_tick_buffers(std::size_t n) {
   open_here_.resize(n);
   contacts_.resize(n * crowd_detail::kContactSlots);
   contact_count_.resize(n);
+  contact_moved_.resize(n);
+  contact_moved_last_.resize(n);
   streaming_.resize(n);
   goal_moves_.resize(n);
   sight_goal_.resize(n);

@@ -65,6 +65,8 @@ Swarm::Swarm(const SwarmParams& params, std::size_t capacity) : params_(sanitize
   open_here_.reserve(capacity);
   contacts_.reserve(capacity * crowd_detail::kContactSlots);
   contact_count_.reserve(capacity);
+  contact_moved_.reserve(capacity);
+  contact_moved_last_.reserve(capacity);
   streaming_.reserve(capacity);
   goal_moves_.reserve(capacity);
   sight_goal_.reserve(capacity);

@@ -25,6 +25,11 @@ using namespace crowd_rules;  // NOLINT: the rules' constants
 
 using crowd_detail::kWideOpen;
 
+namespace {
+// How many slots ahead project_contacts_of fetches a contact list.
+constexpr std::size_t kListPrefetch = 16;
+}  // namespace
+
 void Swarm::project_contacts(const crowd_detail::SwarmTick& t, WorkerPool* pool) {
   // The World's step only (crowd rules): the bare flow-field step keeps its plain rules.
   if (t.nav == nullptr || t.n == 0) return;
@@ -34,22 +39,33 @@ void Swarm::project_contacts(const crowd_detail::SwarmTick& t, WorkerPool* pool)
       std::find(shove_chunks_.begin(), shove_chunks_.end(), std::uint8_t{1}) != shove_chunks_.end();
   for (int pass = 0; pass < kContactPasses; ++pass) {
     parallel_for(pool, t.n, t.chunk,
-                 [&](std::size_t begin, std::size_t end, std::size_t) { project_contacts_of(t, begin, end, any_shoving); });
+                 [&](std::size_t begin, std::size_t end, std::size_t) {
+                   project_contacts_of(t, begin, end, any_shoving, pass);
+                 });
     // The projected positions become this tick's (project_contacts_of wrote every slot).
     next_xs_.swap(corr_x_);
     next_ys_.swap(corr_y_);
+    contact_moved_.swap(contact_moved_last_);
   }
 }
 
-void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end, bool any_shoving) {
+void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end, bool any_shoving,
+                                int pass) {
   const float r_max = t.contact_r_max, step_max = t.contact_step_max;  // over the kinds present
   const float* const nx = next_xs_.data();
   const float* const ny = next_ys_.data();
   const float hash_reach = hash_.cell_size();
+  std::uint8_t* const moved_now = contact_moved_.data();
+  const std::uint8_t* const moved_last = contact_moved_last_.data();
+  const bool first_pass = pass == 0;
+  const std::uint32_t* const lists = contacts_.data();
   for (std::size_t k = begin; k < end; ++k) {
+    // The lists are read in slot order but sparsely (most slots skip): fetched ahead.
+    if (k + kListPrefetch < end) __builtin_prefetch(lists + (k + kListPrefetch) * crowd_detail::kContactSlots);
     const Vec2 p{nx[k], ny[k]};
     corr_x_[k] = p.x;
     corr_y_[k] = p.y;
+    moved_now[k] = 0;
     // A stack bursting out along its pattern keeps the pattern (burst_pattern.hpp). An agent
     // with no way to a goal (prio_ unreachable: a brute in a room whose doors it cannot fit)
     // holds where it is, and the others squeeze past it as before: a brute parked in a door's
@@ -73,6 +89,15 @@ void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t be
     const std::uint32_t listed = contact_count_[k];
     const bool from_list = t.contacts_complete && listed <= crowd_detail::kContactSlots;
     if (from_list && listed == 0) continue;
+    const std::uint32_t* list = lists + k * crowd_detail::kContactSlots;
+    if (from_list && !first_pass && moved_last[k] == 0) {
+      // Neither the agent nor a listed neighbour moved in the pass before: the same inputs, the
+      // same result (no move). Most agents with neighbours near (31k of 52k stepping in a 100k
+      // street horde) have none that overlaps (~1k moved).
+      std::uint8_t any = 0;
+      for (std::uint32_t i = 0; i < listed; ++i) any |= moved_last[list[i]];
+      if (any == 0) continue;
+    }
     const std::uint8_t kind = t.kind[k];
     const crowd_detail::KindTick& kt = crowd_detail::step_kind(t, state, kind);
     const float r = 0.5f * kt.contact_d;
@@ -140,7 +165,6 @@ void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t be
       push.y += dy * s;
     };
     if (from_list) {
-      const std::uint32_t* list = contacts_.data() + k * crowd_detail::kContactSlots;
       for (std::uint32_t i = 0; i < listed; ++i) project_from(list[i]);
     } else {
       // Any neighbour that overlaps the agent now was within this of it at the start of the
@@ -179,6 +203,7 @@ void Swarm::project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t be
     if (dot(moved, moved) > step_limit * step_limit) continue;  // sliding turned it past the limit
     corr_x_[k] = q.x;
     corr_y_[k] = q.y;
+    moved_now[k] = 1;
     perm_vxs_[k] = moved.x * t.inv_dt;
     perm_vys_[k] = moved.y * t.inv_dt;
   }

@@ -295,8 +295,10 @@ class Swarm {
   // The contact projection (swarm_contacts.cpp): overlaps past kContactTolerance of the smaller
   // radius taken out of this tick's new positions, each agent of a pair by its share.
   void project_contacts(const crowd_detail::SwarmTick& t, WorkerPool* pool);
-  // any_shoving: some agent set kOtherRouteBit this tick (else agents near walls are skipped whole).
-  void project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end, bool any_shoving);
+  // any_shoving: some agent set kOtherRouteBit this tick (else agents near walls are skipped whole);
+  // pass: 0 the first, else a later one (reads the flags of the pass before, contact_moved_last_).
+  void project_contacts_of(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end, bool any_shoving,
+                           int pass);
   void build_pile_profile(const crowd_detail::SwarmTick& t);
   void swap_in_positions(const crowd_detail::SwarmTick& t);
   // Sleep (SwarmParams::sleep_after_ticks, swarm_sleep.cpp): whether this step lets agents sleep
@@ -471,6 +473,10 @@ class Swarm {
   // contact projection.
   std::vector<std::uint32_t> contacts_;
   std::vector<std::uint8_t> contact_count_;
+  // Per slot, 1 when the contact projection's pass moved the agent: this pass's (written) and the
+  // one before's (read). A later pass recomputes only an agent that moved or has a listed
+  // neighbour that moved: for any other the inputs are the pass before's, and so is the result.
+  std::vector<std::uint8_t> contact_moved_, contact_moved_last_;
   std::vector<std::uint8_t> open_here_;  // per slot: bit 1 when the agent's cell is open (see open_cells_) and moves are small; bit 2 when the 3 x 3 round it is (steer_agents)
   // Per slot, from the neighbour gather for the integration: the overlap correction (world
   // units; for a bursting agent its displacement in units of max_step), the move allowance
