@@ -26,9 +26,9 @@ constexpr float kDt = 1.0f / 30.0f;
 constexpr std::int32_t kWidth = 420, kHeight = 48;
 const Vec2 kPlayer{400.5f, 24.5f};
 
-/// 600 agents of the three default kinds (3 : 6 : 1) spread over x in [x0, x1], the strip's
-/// whole height, chasing the standing player; not stepped yet.
-World strip(float far_step_cells, float x0, float x1, std::uint32_t threads = 1) {
+/// 600 agents of the three default kinds (3 : 6 : 1), or walkers only, spread over x in [x0, x1],
+/// the strip's whole height, chasing the standing player; not stepped yet.
+World strip(float far_step_cells, float x0, float x1, std::uint32_t threads = 1, bool walkers_only = false) {
   WorldParams params;
   params.max_agents = 1024;
   params.kinds = default_agent_kinds();
@@ -42,7 +42,7 @@ World strip(float far_step_cells, float x0, float x1, std::uint32_t threads = 1)
   std::size_t added = 0;
   for (int attempt = 0; added < 600 && attempt < 100000; ++attempt) {
     const Vec2 p{rng.uniform(x0, x1), rng.uniform(2.0f, static_cast<float>(kHeight) - 2.0f)};
-    const std::uint8_t kind = mix[added % std::size(mix)];
+    const std::uint8_t kind = walkers_only ? std::uint8_t{1} : mix[added % std::size(mix)];
     if (!square_fits(world.map(), p, swarm.kind_table()[kind].radius)) continue;
     bool clear = true;  // no overlap at the start
     for (std::size_t i = 0; i < swarm.size() && clear; ++i) {
@@ -129,6 +129,34 @@ TEST_CASE("far stepping: far agents hold on every other tick and cover the same 
   const float overlap_far = test::deepest_pair_overlap(far.swarm()), overlap_every = test::deepest_pair_overlap(every.swarm());
   MESSAGE("deepest pair overlap, share of the smaller radius: far " << overlap_far << ", every tick " << overlap_every);
   CHECK(overlap_far <= std::max(0.1f, 1.5f * overlap_every));
+  CHECK(test::agents_in_walls(far.map(), far.swarm()) == 0);
+}
+
+TEST_CASE("far stepping: a horde of one small kind steps far too") {
+  // Walkers only: the hash's block is the walkers' R, and two far steps of a pair pass it. Far
+  // stepping stays on (it was off for every single-kind horde); the contact lists reach one
+  // step, and the next gather parts what they miss.
+  World far = strip(96.0f, 10.0f, 110.0f, 1, true), every = strip(0.0f, 10.0f, 110.0f, 1, true);
+  std::vector<Vec2> start;
+  test::positions_by_id(far.swarm(), start);
+  far.step(kDt);
+  every.step(kDt);
+  const double far_held = held_share(far), every_held = held_share(every);
+  for (int i = 0; i < 148; ++i) {
+    far.step(kDt);
+    every.step(kDt);
+  }
+  const double a = advance_by_kind(far.swarm(), start)[1], b = advance_by_kind(every.swarm(), start)[1];
+  const float overlap_far = test::deepest_pair_overlap(far.swarm()), overlap_every = test::deepest_pair_overlap(every.swarm());
+  MESSAGE("walkers only: held per step " << far_held << " (every tick " << every_held << "), advance in 5 s " << a
+                                        << " cells (every tick " << b << "), deepest pair overlap " << overlap_far
+                                        << " (every tick " << overlap_every << ")");
+  CHECK(far_held > 0.4);
+  CHECK(far_held < 0.6);
+  CHECK(every_held < 0.05);
+  CHECK(a > 0.95 * b);
+  CHECK(a < 1.05 * b);
+  CHECK(overlap_far <= std::max(0.15f, 2.0f * overlap_every));
   CHECK(test::agents_in_walls(far.map(), far.swarm()) == 0);
 }
 

@@ -262,8 +262,10 @@ void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, c
   };
   t.contacts_complete = contact_reach(t.far_step ? t.far_kinds : t.kinds);
   if (t.far_step && !t.contacts_complete) {
-    // Far steps would reach past the hash's block: every agent steps every tick instead.
-    t.far_step = false;
+    // Two far steps would reach past the hash's block (a horde of one small kind: the block is
+    // its R): the lists reach the steps of one tick. A pair of far agents that closes more than
+    // that in one step is then parted by the next step's gather instead of this projection.
+    // (Turning far stepping off instead left every single-kind horde stepping every tick.)
     t.contacts_complete = contact_reach(t.kinds);
   }
   if (!t.contacts_complete) {
