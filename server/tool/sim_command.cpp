@@ -576,8 +576,8 @@ void add_sim_command(CLI::App& app) {
       ->check(CLI::Range(0u, 255u));
   cmd->add_option("--far-step-cells", opt->far_step_cells,
                   "agents whose path to the goal is longer than this (cells) step every other tick with twice the "
-                  "time step (a level of detail: half the work for far agents); 0 = every agent every tick, to "
-                  "compare (default 96)")
+                  "time step, beyond twice as far every fourth tick with four times (a level of detail: less "
+                  "work for far agents); 0 = every agent every tick, to compare (default 96)")
       ->type_name("CELLS")
       ->check(CLI::Range(0.0f, 1.0e6f))
       ->check(CLI::Validator(

@@ -218,23 +218,36 @@ void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, c
     const float prio = params_.far_step_cells * static_cast<float>(kOrthogonalStep);
     t.far_prio = prio < 4.0e9f ? std::max<std::uint32_t>(1u, static_cast<std::uint32_t>(prio)) : kUnreachable - 1;
   }
+  t.far_prio2 = t.far_prio != 0 && t.far_prio < kUnreachable / 2 ? 2 * t.far_prio : 0;
   t.far_step = t.far_prio != 0 && far_seen_ && !environment_changed;
-  t.far_parity = static_cast<std::uint32_t>(step_count_ & 1u);
+  t.far_tick = static_cast<std::uint32_t>(step_count_);
   for (std::size_t k = 0; k < kind_table_.size(); ++k) {
-    crowd_detail::KindTick& far = t.far_kinds[k];
-    far = t.kinds[k];
-    far.max_step = 2.0f * far.max_step;
-    far.max_turn = 2.0f * far.max_turn;
-    far.dt = 2.0f * dt;
-    far.inv_dt = 1.0f / far.dt;
-    far.ticks = 2;
-    far.small_moves = far.max_step + far.radius < cs;
-    // What two ticks' corrections remove of an overlap (each removes its fraction of the rest):
-    // an overlap near a wall, where only these clear it, lasts no longer than every tick.
-    far.stiffness = 1.0f - (1.0f - far.stiffness) * (1.0f - far.stiffness);
-    far.contact_stiffness = 1.0f - (1.0f - far.contact_stiffness) * (1.0f - far.contact_stiffness);
+    for (const std::uint32_t ticks : {2u, 4u}) {
+      crowd_detail::KindTick& far = ticks == 2 ? t.far_kinds[k] : t.far_kinds2[k];
+      const auto times = static_cast<float>(ticks);
+      far = t.kinds[k];
+      far.max_step = times * far.max_step;
+      far.max_turn = times * far.max_turn;
+      far.dt = times * dt;
+      far.inv_dt = 1.0f / far.dt;
+      far.ticks = ticks;
+      far.small_moves = far.max_step + far.radius < cs;
+      // What its ticks' corrections remove of an overlap (each removes its fraction of the rest):
+      // an overlap near a wall, where only these clear it, lasts no longer than every tick.
+      float keep = (1.0f - far.stiffness) * (1.0f - far.stiffness);
+      float contact_keep = (1.0f - far.contact_stiffness) * (1.0f - far.contact_stiffness);
+      if (ticks == 4) {
+        keep *= keep;
+        contact_keep *= contact_keep;
+      }
+      far.stiffness = 1.0f - keep;
+      far.contact_stiffness = 1.0f - contact_keep;
+    }
   }
-  // The contact lists' reach, from the steps of the kinds that may move this tick.
+  // The contact lists' reach, from the steps of the kinds that may move this tick: with far
+  // stepping level 1's (a level-2 pair closing more than two level-1 steps in one step is parted
+  // by the next gather; reaching four steps, the lists of a packed crowd passed kContactSlots and
+  // sent the projection to the hash).
   const auto contact_reach = [&](const crowd_detail::KindTick* steps) {
     t.contact_step_max = 0.0f;
     t.contact_r_max = 0.0f;

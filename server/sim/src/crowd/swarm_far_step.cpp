@@ -1,18 +1,22 @@
-// Far stepping (SwarmParams::far_step_cells): agents far from their goal step on every other
-// tick with twice the time step, a level of detail by distance as game engines tick far agents
-// less often (Unreal's MassEntity LOD: variable tick rates by distance to the viewers).
+// Far stepping (SwarmParams::far_step_cells): agents far from their goal step on one tick in 2
+// (level 1) or, beyond twice the distance, in 4 (level 2) with as many times the time step, a
+// level of detail by distance as game engines tick far agents less often (Unreal's MassEntity
+// LOD: variable tick rates by distance to the viewers).
 //
 // Far: a path to the goal longer than far_step_cells (the agent's priority, whole-map fields
-// only), no goal in sight, not at rest last tick and not bursting; the gather decides it on the
-// agent's steps (Swarm::FarState::far). Once some agent was far (Swarm::far_seen_, from the step
-// before), an agent that was far at its last gather and whose id's parity is not this tick's
-// holds: the steering skips it (its neighbours read the priority and path of its last step,
-// FarState) and the gather holds it (hold_far). A far agent whose parity is this tick's steps
-// with SwarmTick::far_kinds: twice max_step and max_turn, its velocity the move over 2 dt, its
-// waiting counted in ticks, its correction terms what two ticks remove of an overlap. Half the
-// far agents step on each tick, so the cost per tick stays level. A far agent holding keeps its
-// velocity: neighbours read what it is doing, not that it paused. A scene with no far agent
-// keeps every constant of the step (bit for bit the same results).
+// only), no goal in sight, not at rest last tick and not bursting; the gather decides it and
+// its level on the agent's steps (Swarm::FarState::far). Once some agent was far
+// (Swarm::far_seen_, from the step before), an agent that was far at its last gather holds on
+// the ticks that are not its level's (crowd_detail::far_holds: its id plus the step count a
+// multiple of 2^level): the steering skips it (its neighbours read the priority and path of its
+// last step, FarState) and the gather holds it (hold_far). On its level's ticks it steps with
+// SwarmTick::far_kinds or far_kinds2: 2^level x max_step and max_turn, its velocity the move
+// over 2^level dt, its waiting counted in ticks, its correction terms what 2^level ticks remove
+// of an overlap. The ids spread the steps evenly, so the cost per tick stays level. A far agent
+// holding keeps its velocity: neighbours read what it is doing, not that it paused. The contact
+// lists reach two level-1 steps (SwarmTick::kind_contact_r2): a level-2 pair that closes more
+// than that in one step is parted by the next gather. A scene with no far agent keeps every
+// constant of the step (bit for bit the same results).
 #include "swarm_tick.hpp"
 #include "swarmfield/sim/crowd/swarm.hpp"
 

@@ -71,7 +71,7 @@ void Swarm::integrate_agents_of_kinds(const crowd_detail::SwarmTick& t, std::siz
   const crowd_detail::KindTick only_kt = t.kinds[t.only_kind];
   for (std::size_t k = begin; k < end; ++k) {
     const std::uint8_t state = asleep_[k];
-    const crowd_detail::KindTick& kt = kMixed || (state & crowd_detail::kFarStep) != 0
+    const crowd_detail::KindTick& kt = kMixed || (state & crowd_detail::kFarSteps) != 0
                                            ? crowd_detail::step_kind(t, state, t.kind[k])
                                            : only_kt;
     const float max_step = kt.max_step;
@@ -167,7 +167,7 @@ void Swarm::turn_headings(const crowd_detail::SwarmTick& t, std::size_t begin, s
     const std::uint8_t state = asleep_[k];
     if ((state & 3u) == crowd_detail::kFarHold) continue;  // skips the tick (swarm_far_step.cpp)
     const float max_turn =
-        t.mixed || (state & crowd_detail::kFarStep) != 0 ? crowd_detail::step_kind(t, state, t.kind[k]).max_turn : only_turn;
+        t.mixed || (state & crowd_detail::kFarSteps) != 0 ? crowd_detail::step_kind(t, state, t.kind[k]).max_turn : only_turn;
     const float hx = steer_x_[k], hy = steer_y_[k];
     if (hx == 0.0f && hy == 0.0f) continue;  // holding: keep the heading
     float& h = headings_[k];

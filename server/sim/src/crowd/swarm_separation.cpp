@@ -385,22 +385,24 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
         quiet = crowd_detail::kQuiet;
       }
     }
-    // Far stepping (SwarmParams::far_step_cells): a far agent steps on the ticks of its id's
-    // parity with twice dt, and holds on the others (hold_far).
+    // Far stepping (SwarmParams::far_step_cells): a far agent steps on one tick in 2 (level 1) or
+    // 4 (level 2: twice as far) with as many times dt, and holds on the others (hold_far).
     const bool far = t.far_prio != 0 && quiet == 0 && in.nrest[k] == 0 && pile_level_[k] == 0 &&
                      nprio[k] != kUnreachable && nprio[k] >= t.far_prio && std::isinf(goal_room_[k]) &&
                      burst_ticks_[k] == 0;
     chunk_far |= far;
-    far_[k].far = far ? 1 : 0;
+    const std::uint8_t level = far ? crowd_detail::far_level(t, nprio[k]) : 0;
+    far_[k].far = level;
     if (far && t.far_step) {
-      if (crowd_detail::far_holds(t, nid[k])) {
+      if (crowd_detail::far_holds(t, nid[k], level)) {
         hold_far(k);
         continue;
       }
-      quiet = crowd_detail::kFarStep;
+      quiet = level == 2 ? crowd_detail::kFarStep2 : crowd_detail::kFarStep;
     }
     asleep_[k] = quiet;
-    const crowd_detail::KindTick& kt = quiet == crowd_detail::kFarStep ? t.far_kinds[self_kind] : near_kt;
+    const crowd_detail::KindTick& kt = (quiet & crowd_detail::kFarSteps) != 0 ? crowd_detail::step_kind(t, quiet, self_kind)
+                                                                             : near_kt;
     // Candidates within the query radius: the pair's R with one kind, the largest pair R
     // over the kinds present with several (gather_one then tests each pair's own R).
     const float r2 = kMixed ? kt.query_r2 : only.r2;

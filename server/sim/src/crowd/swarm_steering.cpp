@@ -431,7 +431,7 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
     // not this tick's. Its neighbours read the steering of its last step; the gather holds it.
     Swarm::FarState& far = perm_far_[k];
     const bool holds =
-        far.far != 0 && crowd_detail::far_holds(t, perm_ids_[k]) && perm_burst_[k] == 0 && perm_resting_[k] == 0;
+        far.far != 0 && crowd_detail::far_holds(t, perm_ids_[k], far.far) && perm_burst_[k] == 0 && perm_resting_[k] == 0;
     asleep_[k] = holds ? crowd_detail::kFarHold : 0;
     if (holds) {
       goal_room_[k] = kNoGoalLimit;

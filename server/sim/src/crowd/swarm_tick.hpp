@@ -36,10 +36,13 @@ inline constexpr std::uint8_t kAsleep = 1;
 inline constexpr std::uint8_t kQuiet = 2;
 inline constexpr std::uint8_t kNearCalm = 4;
 // Far stepping (SwarmParams::far_step_cells), in Swarm::asleep_ too: the low two bits 3, a far
-// agent holding this tick (its id's parity steps on the other ticks); kFarStep: a far agent
-// stepping this tick with SwarmTick::far_kinds (twice the time step).
+// agent holding this tick (far_holds); kFarStep: a far agent stepping this tick with
+// SwarmTick::far_kinds (level 1: twice the time step), kFarStep2 with far_kinds2 (level 2: four
+// times); kFarSteps: either.
 inline constexpr std::uint8_t kFarHold = 3;
 inline constexpr std::uint8_t kFarStep = 8;
+inline constexpr std::uint8_t kFarStep2 = 16;
+inline constexpr std::uint8_t kFarSteps = kFarStep | kFarStep2;
 // Swarm::signature_ of an agent whose steering signature was not needed this tick.
 inline constexpr std::uint32_t kNoSignature = 0;
 
@@ -47,14 +50,14 @@ inline constexpr std::uint32_t kNoSignature = 0;
 struct KindTick {
   float radius = 0.0f;    // wall collision radius (wall_collision_radius)
   float max_step = 0.0f;  // max_speed * dt
-  float dt = 0.0f;        // seconds this step covers (twice SwarmTick::dt in far_kinds)
+  float dt = 0.0f;        // seconds this step covers (2 or 4 x SwarmTick::dt in far_kinds, far_kinds2)
   float inv_dt = 0.0f;    // 1 / dt
-  std::uint32_t ticks = 1;  // ticks this step covers (2 in far_kinds)
+  std::uint32_t ticks = 1;  // ticks this step covers (2 in far_kinds, 4 in far_kinds2)
   float contact_d = 0.0f;  // its own diameter (a stack of its kind bursts to this spacing)
   float sep_r = 0.0f, inv_sep_r = 0.0f;  // its separation radius R (obstacle kernel)
   float query_r2 = 0.0f;   // squared largest pair R over the kinds present (neighbour query)
   float stiffness = 0.0f;  // overlap_stiffness * separation_weight
-  float contact_stiffness = 0.0f;  // SwarmParams::contact_stiffness (far_kinds: the same over two ticks)
+  float contact_stiffness = 0.0f;  // SwarmParams::contact_stiffness (far_kinds: the same over its ticks)
   float commit_speed = 0.0f;  // route commitment above this speed
   float max_turn = 0.0f;      // radians per tick
   int size_class = 1;         // its NavigationSet class (size_class_of_radius)
@@ -113,13 +116,15 @@ struct SwarmTick {
   float dt = 0.0f, inv_dt = 0.0f;
   KindTick kinds[kMaxAgentKinds] = {};
   // Far stepping (SwarmParams::far_step_cells): far_prio, the priority (field units) from which
-  // an agent is far (0: far stepping off, whole-map fields with the crowd rules only);
-  // far_step: far agents skip ticks this step (some agent was far last step); far_parity: the
-  // id parity that holds this tick; far_kinds: the kinds' constants for a step of 2 dt.
-  std::uint32_t far_prio = 0;
+  // an agent is far (level 1; 0: far stepping off, whole-map fields with the crowd rules only),
+  // far_prio2 from which it is at level 2 (twice as far); far_step: far agents skip ticks this
+  // step (some agent was far last step); far_tick: the step count, which picks the agents that
+  // step (far_holds); far_kinds, far_kinds2: the kinds' constants for a step of 2 dt, 4 dt.
+  std::uint32_t far_prio = 0, far_prio2 = 0;
   bool far_step = false;
-  std::uint32_t far_parity = 0;
+  std::uint32_t far_tick = 0;
   KindTick far_kinds[kMaxAgentKinds] = {};
+  KindTick far_kinds2[kMaxAgentKinds] = {};
   PairTick pairs[kMaxAgentKinds * kMaxAgentKinds] = {};
   // More than one kind has agents: the neighbour gather looks up each pair's constants;
   // otherwise every agent is of kind `only_kind` and the gather uses its pair as constants.
@@ -158,16 +163,23 @@ struct SwarmTick {
   const float* sys = nullptr;
 };
 
-/// Far stepping: whether a far agent with this id holds on this tick (far agents step on the
-/// ticks of their id's parity once some agent was far; swarm_far_step.cpp).
-[[nodiscard]] inline bool far_holds(const SwarmTick& t, std::uint32_t id) noexcept {
-  return t.far_step && ((id ^ t.far_parity) & 1u) != 0;
+/// Far stepping: whether a far agent with this id and far level (1 or 2) holds on this tick. Once
+/// some agent was far, one of level L steps on the ticks where its id plus the step count is a
+/// multiple of 2^L (swarm_far_step.cpp): the ids spread the steps evenly, and a level-2 agent's
+/// ticks are among its level-1 ticks, so a change of level keeps its rhythm.
+[[nodiscard]] inline bool far_holds(const SwarmTick& t, std::uint32_t id, std::uint8_t level) noexcept {
+  return t.far_step && ((id + t.far_tick) & ((1u << level) - 1u)) != 0;
 }
 
-/// The constants of an agent's step this tick from its Swarm::asleep_ state: far_kinds when it
-/// steps far (kFarStep), else its kind's.
+/// The far level (1 or 2) of a far agent with priority `prio` (at least SwarmTick::far_prio).
+[[nodiscard]] inline std::uint8_t far_level(const SwarmTick& t, std::uint32_t prio) noexcept {
+  return t.far_prio2 != 0 && prio >= t.far_prio2 ? 2 : 1;
+}
+
+/// The constants of an agent's step this tick from its Swarm::asleep_ state: far_kinds or
+/// far_kinds2 when it steps far (kFarStep, kFarStep2), else its kind's.
 [[nodiscard]] inline const KindTick& step_kind(const SwarmTick& t, std::uint8_t state, std::uint8_t kind) noexcept {
-  return (state & kFarStep) != 0 ? t.far_kinds[kind] : t.kinds[kind];
+  return (state & kFarStep2) != 0 ? t.far_kinds2[kind] : (state & kFarStep) != 0 ? t.far_kinds[kind] : t.kinds[kind];
 }
 
 /// Swarm::open_here_'s bit for the 5 x 5 cells round the agent all walkable (set in steer_agents;

@@ -100,10 +100,11 @@ struct SwarmParams {
   std::uint32_t sleep_after_ticks = 30;
   /// Far stepping (the World's step with whole-map fields): an agent whose path to its goal is
   /// longer than this many cells, with no goal in sight, not at rest and not bursting, steps on
-  /// every other tick only (the ticks of its id's parity) with twice the time step: it covers the
-  /// same ground at the same speed with half the steering, neighbour gathers, moves and contact
-  /// passes. On its other ticks it holds where it is, velocity kept (its neighbours read the
-  /// priority and path of its last step). A level
+  /// every other tick only with twice the time step, and one whose path is longer than twice
+  /// this on every fourth tick with four times: it covers the same ground at the same speed with
+  /// a half (a quarter) of the steering, neighbour gathers, moves and contact passes. On its
+  /// other ticks it holds where it is, velocity kept (its neighbours read the priority and path
+  /// of its last step). A level
   /// of detail by distance, as game engines tick far agents less often (Unreal's MassEntity LOD,
   /// "variable tick rate"). In a horde on a 1024 map most agents are hundreds of cells out.
   /// 0: every agent steps every tick.
@@ -499,7 +500,7 @@ class Swarm {
   struct FarState {
     std::uint32_t prio = 0;              // right-of-way priority (prio_)
     float path_x = 0.0f, path_y = 0.0f;  // the path of a full step (path_x_, path_y_)
-    std::uint8_t far = 0;                // 1: far at its last gather
+    std::uint8_t far = 0;                // its far level at its last gather (0: not far, 1, 2)
   };
   std::vector<FarState> far_, perm_far_;
   // Per chunk, 1 when an agent of it was far this tick; whether any was (the next step then lets
