@@ -1,6 +1,6 @@
 #pragma once
 // The crowd rules' constants and the free path, shared by the separation pass
-// (swarm_separation.cpp, gather_kernel.hpp) and the side step (swarm_side_step.cpp).
+// (swarm_separation.cpp, gather_kernel.hpp, right_of_way.hpp) and the side step (swarm_side_step.cpp).
 // Internal to server/sim/src/crowd.
 #include <algorithm>
 #include <cmath>

@@ -9,6 +9,8 @@
 #include <limits>
 
 #include "crowd_rules.hpp"
+#include "gather_agent.hpp"
+#include "right_of_way.hpp"
 #include "swarm_tick.hpp"
 
 #if defined(__SSE2__)
@@ -28,145 +30,6 @@ using namespace crowd_rules;  // NOLINT: the rules' constants, read throughout
 // coin flips in a crowd, and mispredicted branches cost more than the arithmetic). Masked terms
 // are +0 or +infinity: sums start at +0 and a sum is -0 only when both addends are, so adding +0
 // changes nothing, and min(allow, +inf) is allow.
-
-/// The separation pass's view of the other agents (slot-indexed arrays) and its constants: with
-/// one kind, inv_r, cd and pd are those of its pair; with several (kMixed below), each hit's pair
-/// constants come from the agent's row of the pair table, indexed by the neighbour's kind.
-struct GatherInput {
-  const float* nx;
-  const float* ny;
-  const std::uint32_t* nid;
-  const std::uint32_t* nprio;
-  const float* npx;
-  const float* npy;
-  const std::uint8_t* nkind;
-  const std::uint8_t* nrest;  // 1 = at rest last tick
-  const std::uint8_t* nstream;  // 1 = moved at speed last tick
-  const float* nvx;  // velocity last tick (world units per second)
-  const float* nvy;
-  float inv_r, cd, pd, yf;
-  float lead_dt;   // seconds of a leader's last velocity counted as gone from the way; 0: none
-  bool press_all;  // the flow-field step: push on into every neighbour overlapped past pd
-  const std::uint8_t* nopen;  // Swarm::open_here_ (kWideOpen: the 5 x 5 cells round all walkable)
-  const float* ngoal_room;    // Swarm::goal_room_ (infinite: no goal in sight, priority by the field)
-  // One kind (not kMixed): its pair's PairTick::both_large (goes_first); with several kinds each
-  // hit's pair's.
-  bool both_large = false;
-};
-
-/// One agent's side of the gather.
-struct GatherAgent {
-  float px, py;    // position
-  float skx, sky;  // unit direction of its path (when moving)
-  std::uint32_t id, prio;
-  bool moving;
-  bool impatient;  // waited kPatienceTicks for converging agents: no longer yields to them
-  bool chasing;    // its goal is on the move: counts on leaders going on (see gather_one)
-  const crowd_detail::PairTick* pair_row;  // its kind's row of the pair table
-  bool wide_open = false;  // the 5 x 5 cells round its own all walkable (see gather_one's kernel rule)
-  bool shoves = false;     // held up last tick, with a way (or a larger kind with none): shoves (shoves_across)
-  bool backs_off = false;  // a larger size class near a wall, with a way, no goal in sight: backs off (GatherSums::bx)
-  bool large = false;      // its kind's own pair is both_large: goes_first may apply to its pairs
-  bool by_field = false;   // its priority is the field's (no goal in sight: goal_room_ infinite)
-};
-
-/// What the gather accumulates for one agent.
-struct GatherSums {
-  float sx = 0.0f, sy = 0.0f;  // kernel sum
-  float kx = 0.0f, ky = 0.0f;  // contact sum
-  float allow;                 // free path along the path direction
-  std::uint32_t count = 0, coincident = 0, rank = 0;
-  std::uint32_t anchored = 0;  // touches a neighbour ahead with right of way that rested last tick
-  float yield_allow;           // the free path left by neighbours converging on the agent's path
-  float press_allow;           // the free path pushing on into every neighbour it overlaps past pd
-  float overlap = 0.0f;        // summed disc overlaps, in contact distances (how crushed it is)
-  float wx = 0.0f, wy = 0.0f;  // chasing, mixed: which way to make way for faster kinds behind
-  // Shoving (GatherAgent::shoves), mixed: nonzero when a smaller kind on another route (as in
-  // shoves_across, whatever its heading) still limits the free path: held in another route's crowd.
-  std::uint32_t other_route = 0;
-  // Backing off (GatherAgent::backs_off): the sum of unit vectors away from neighbours with right
-  // of way that it yields to, that touch it, head into it and were held up last tick (held up
-  // by it: kBackOffContact, kBackOffHeading, kStoodBit).
-  float bx = 0.0f, by = 0.0f;
-};
-
-/// Right of way (the agent's over neighbour `m`): nearer the goal (priority), then the lower id.
-/// Between two agents of a larger size class than 1 (`both_large`), one of them near a wall (not
-/// both on wide open ground), that both move, both have a way, both by the field (no goal in
-/// sight: in sight a priority is the exact straight distance) and whose priorities differ by less
-/// than kFrontBand, the one in front along their two paths (the sum of their unit path
-/// directions) goes first: their blocks' field values are coarse, and a brute on a 2-cell door's
-/// mouth, a fraction of a cell off the door's row, yielded to one behind it squarely on the row,
-/// which could not pass it (standoffs of minutes). Head-on, "in front" means nothing: by the
-/// field. Antisymmetric bit for bit (the two passes negate one dot product), so exactly one of a
-/// pair goes first. (On open ground, or round a pile, it only stirred the rim.)
-SWARMFIELD_ALWAYS_INLINE inline bool goes_first(const GatherInput& in, const GatherAgent& a, std::uint32_t m,
-                                                bool both_large) noexcept {
-  const bool prior = a.prio < in.nprio[m] || (a.prio == in.nprio[m] && a.id < in.nid[m]);
-  if (!both_large || !a.moving || (a.wide_open && (in.nopen[m] & kWideOpen) != 0)) return prior;
-  if (a.prio == kUnreachable || in.nprio[m] == kUnreachable) return prior;  // no way: nothing to take turns at
-  if (!a.by_field || !std::isinf(in.ngoal_room[m])) return prior;
-  const std::uint32_t gap = a.prio > in.nprio[m] ? a.prio - in.nprio[m] : in.nprio[m] - a.prio;
-  if (gap >= kFrontBand) return prior;
-  const float mx = in.npx[m], my = in.npy[m];
-  const float ml = std::sqrt(mx * mx + my * my);
-  if (!(ml > kMovingPath)) return prior;
-  const float sx = a.skx + mx / ml, sy = a.sky + my / ml;
-  // Head-on (paths more than 120 degrees apart) "in front" means nothing: by the field.
-  if (sx * sx + sy * sy < 1.0f) return prior;
-  const float ahead = (a.px - in.nx[m]) * sx + (a.py - in.ny[m]) * sy;
-  return ahead == 0.0f ? prior : ahead > 0.0f;
-}
-
-/// An agent with a way to a goal pushes past a neighbour `m` with none that its path only grazes
-/// (approach below kGrazeStuck): m does not limit its free path.
-SWARMFIELD_ALWAYS_INLINE inline bool pushes_past_stuck(const GatherInput& in, const GatherAgent& a, std::uint32_t m,
-                                                       float approach) noexcept {
-  return a.prio != kUnreachable && in.nprio[m] == kUnreachable && approach < kGrazeStuck;
-}
-
-/// Neighbour `m` is on another route than the agent: nearer the goal by more than kShoveRouteGap
-/// (side by side, a smaller kind's way is the shorter by that much).
-SWARMFIELD_ALWAYS_INLINE inline bool on_other_route(const GatherInput& in, const GatherAgent& a, std::uint32_t m) noexcept {
-  return in.nprio[m] < a.prio && a.prio - in.nprio[m] > kShoveRouteGap;
-}
-
-/// An agent of a larger size class than `m` that shoves (GatherAgent::shoves) goes through m when
-/// m is on another route (on_other_route) and m's own path crosses the agent's (kShoveCross): m
-/// does not limit its free path.
-SWARMFIELD_ALWAYS_INLINE inline bool shoves_across(const GatherInput& in, const GatherAgent& a, std::uint32_t m) noexcept {
-  if (!a.shoves || !on_other_route(in, a, m)) return false;
-  const float along = in.npx[m] * a.skx + in.npy[m] * a.sky;  // m's path rate along ours
-  const float len2 = in.npx[m] * in.npx[m] + in.npy[m] * in.npy[m];
-  return len2 > 0.0f && (along < 0.0f || along * along < kShoveCross * kShoveCross * len2);
-}
-
-/// Bulldozing (mixed kinds): an agent that shoves (GatherAgent::shoves: held up last tick, with a
-/// way to a goal out of sight, or a larger kind with no way at all, making way) goes through the
-/// neighbours of a smaller size class on another route (on_other_route; every neighbour with a
-/// way, for one with none), whatever their heading: they count for nothing in its gather (no
-/// kernel, contact or free path), and the contact projection moves them out of its way
-/// (Swarm::project_contacts_of). Copies the other slots[0, n) to `out` in order and returns how
-/// many; marks `s.other_route` when one it drops touches it ahead (the steering then takes the
-/// congestion field's way round that crowd). Without it a brute whose way crossed the funnel
-/// of runners and walkers converging on a 1-cell gap was held in it, pressed by the funnel's
-/// kernel and contacts, for up to 13 s (issue 19's gap scene).
-SWARMFIELD_ALWAYS_INLINE inline std::uint32_t drop_bulldozed(const GatherInput& in, const GatherAgent& a,
-                                                             const std::uint32_t* slots, std::uint32_t n,
-                                                             std::uint32_t* out, GatherSums& s) noexcept {
-  std::uint32_t kept = 0;
-  for (std::uint32_t i = 0; i < n; ++i) {
-    const std::uint32_t m = slots[i];
-    const crowd_detail::PairTick& pair = a.pair_row[in.nkind[m]];
-    if (pair.larger != 0 && on_other_route(in, a, m)) {
-      const float dx = in.nx[m] - a.px, dy = in.ny[m] - a.py;
-      if (dx * a.skx + dy * a.sky > 0.0f && dx * dx + dy * dy < pair.cd * pair.cd) s.other_route = 1;
-      continue;
-    }
-    out[kept++] = m;
-  }
-  return kept;
-}
 
 /// The definition: one neighbour slot `m` within the query radius of the agent (m is not the
 /// agent). With one kind that radius is the pair's R; with several (kMixed) it is the largest

@@ -22,7 +22,7 @@ namespace swarmfield::sim {
 namespace crowd_detail {
 struct SwarmTick;  // one step's inputs and constants (src/crowd/swarm_tick.hpp)
 struct KindTick;   // one kind's constants for a step (same file)
-struct GatherInput;  // the separation pass's gather (src/crowd/gather_kernel.hpp)
+struct GatherInput;  // the separation pass's gather (src/crowd/gather_agent.hpp)
 struct GatherAgent;
 struct GatherSums;
 class LatticeSampler;  // the steering's sampler (src/crowd/lattice_sampler.hpp)
