@@ -51,18 +51,25 @@ const SnapshotTrace& snapshot_trace(const BenchOptions& options) {
   params.max_tracked = sp::kMaxFrameAgents;
   params.density_grid = false;
   double in_view_sum = 0;
+  std::vector<float> shown_xs, shown_ys;
   while (static_cast<int>(t->views.size()) < snapshots) {
     step(tick);
     ++tick;
     if ((tick * 2) / 3 == ((tick - 1) * 2) / 3) continue;  // 20 Hz snapshots of a 30 Hz world
     const auto& s = world.swarm();
-    t->all.assign(s.ids(), s.xs(), s.ys(), s.headings(), {}, cell);
+    // As the server shows them (SnapshotWorldState::assign(World)): far agents that held this
+    // tick where their velocity has taken them.
+    if (!s.shown_positions(shown_xs, shown_ys)) {
+      shown_xs.assign(s.xs().begin(), s.xs().end());
+      shown_ys.assign(s.ys().begin(), s.ys().end());
+    }
+    t->all.assign(s.ids(), shown_xs, shown_ys, s.headings(), {}, cell);
     if (t->samples.size() < kServerSnapshots) {
       WorldSample w;
       w.tick = static_cast<std::uint32_t>(world.tick());
       w.ids.assign(s.ids().begin(), s.ids().end());
-      w.xs.assign(s.xs().begin(), s.xs().end());
-      w.ys.assign(s.ys().begin(), s.ys().end());
+      w.xs = shown_xs;
+      w.ys = shown_ys;
       w.headings.assign(s.headings().begin(), s.headings().end());
       w.players.assign(world.players().begin(), world.players().end());
       t->samples.push_back(std::move(w));

@@ -26,7 +26,12 @@ void SnapshotWorldState::assign(const AgentArrays& arrays, std::span<const sim::
 
 void SnapshotWorldState::assign(const sim::World& world) {
   const sim::Swarm& swarm = world.swarm();
-  assign(AgentArrays{swarm.ids(), swarm.xs(), swarm.ys(), swarm.headings(), swarm.kinds()}, world.players(),
+  // Far agents that held this tick are shown where their velocity has taken them (they move in
+  // steps of 2 or 4 ticks): the viewers' predictor then meets the motion it predicts.
+  const bool shown = swarm.shown_positions(shown_xs_, shown_ys_);
+  const std::span<const float> xs = shown ? std::span<const float>(shown_xs_) : swarm.xs();
+  const std::span<const float> ys = shown ? std::span<const float>(shown_ys_) : swarm.ys();
+  assign(AgentArrays{swarm.ids(), xs, ys, swarm.headings(), swarm.kinds()}, world.players(),
          static_cast<std::uint32_t>(world.tick()), world.rebuild_count(), world.map().cell_size());
   set_map_size(world.map().width(), world.map().height());
 }

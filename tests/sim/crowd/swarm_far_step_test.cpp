@@ -196,6 +196,60 @@ TEST_CASE("far stepping: agents between far_step_cells and twice it hold on ever
   }
 }
 
+TEST_CASE("far stepping: shown positions move every tick, within a step of the true ones") {
+  World far = strip(96.0f, 10.0f, 110.0f);
+  for (int i = 0; i < 40; ++i) far.step(kDt);
+  const Swarm& s = far.swarm();
+  float top_step = 0.0f;
+  for (const AgentKind& k : s.kind_table()) top_step = std::max(top_step, k.max_speed * kDt);
+  // Per agent (by id), the length of each tick's move: shown and true.
+  const std::size_t n = s.size();
+  std::vector<std::vector<float>> shown_moves(n), true_moves(n);
+  std::vector<float> xs, ys, last_sx(n), last_sy(n), last_tx(n), last_ty(n);
+  float worst_lag = 0.0f;
+  for (int tick = 0; tick <= 8; ++tick) {
+    far.step(kDt);
+    REQUIRE(s.shown_positions(xs, ys));
+    REQUIRE(xs.size() == n);
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::uint32_t id = s.ids()[i];
+      worst_lag = std::max(worst_lag, std::hypot(xs[i] - s.xs()[i], ys[i] - s.ys()[i]));
+      if (tick > 0) {
+        shown_moves[id].push_back(std::hypot(xs[i] - last_sx[id], ys[i] - last_sy[id]));
+        true_moves[id].push_back(std::hypot(s.xs()[i] - last_tx[id], s.ys()[i] - last_ty[id]));
+      }
+      last_sx[id] = xs[i];
+      last_sy[id] = ys[i];
+      last_tx[id] = s.xs()[i];
+      last_ty[id] = s.ys()[i];
+    }
+  }
+  // Moving every tick: the share of ticks an agent that moved did not move at all, shown and true.
+  std::size_t shown_still = 0, true_still = 0, samples = 0;
+  for (std::size_t id = 0; id < n; ++id) {
+    float sum = 0.0f;
+    for (const float d : true_moves[id]) sum += d;
+    if (sum < 1.0f) continue;  // (held up in the crowd)
+    for (std::size_t k = 0; k < shown_moves[id].size(); ++k) {
+      shown_still += shown_moves[id][k] == 0.0f;
+      true_still += true_moves[id][k] == 0.0f;
+      ++samples;
+    }
+  }
+  const double shown_share = static_cast<double>(shown_still) / static_cast<double>(samples);
+  const double true_share = static_cast<double>(true_still) / static_cast<double>(samples);
+  MESSAGE("ticks without a move, moving agents: shown " << shown_share << ", true " << true_share
+                                                        << "; farthest shown from true " << worst_lag << " (a level-2 step "
+                                                        << 4.0f * top_step << ")");
+  CHECK(true_share > 0.6);   // level 2: a step every 4 ticks
+  CHECK(shown_share < 0.05);
+  CHECK(worst_lag <= 4.0f * top_step * 1.01f);
+  // Far stepping off: nobody is shown elsewhere.
+  World every = strip(0.0f, 10.0f, 110.0f);
+  every.step(kDt);
+  CHECK_FALSE(every.swarm().shown_positions(xs, ys));
+}
+
 TEST_CASE("far stepping: agents near the player step every tick, and a scene with none far is unchanged") {
   // The crowd within 70 cells of the player: nobody holds there.
   World near = strip(96.0f, 340.0f, 398.0f);

@@ -66,6 +66,7 @@ void Swarm::step_impl(const GridMap& map, const FlowField& flow, const Integrati
   crowd_detail::SwarmTick t{map, flow, integration};
   prepare_tick(t, nav, congestion, goal_velocities, dt, environment_changed);
   prepare_sleep(t, environment_changed);
+  far_held_ = t.far_step;
   resize_tick_buffers(t.n);
 
   // Threading: every phase below is a parallel_for over fixed chunks of `chunk` agents. A

@@ -32,4 +32,19 @@ void Swarm::hold_far(std::size_t k) noexcept {
   hold_in_place(k);
 }
 
+bool Swarm::shown_positions(std::vector<float>& xs, std::vector<float>& ys) const {
+  if (!far_held_) return false;
+  const std::size_t n = ids_.size();
+  xs.assign(xs_.begin(), xs_.end());
+  ys.assign(ys_.begin(), ys_.end());
+  for (std::size_t i = 0; i < n; ++i) {
+    const FarState& f = far_[i];
+    if (f.shown == crowd_detail::kShowTrue || f.step_ticks == 0) continue;
+    const float share = static_cast<float>(f.shown) / static_cast<float>(f.step_ticks);
+    xs[i] = f.prev_x + (xs_[i] - f.prev_x) * share;
+    ys[i] = f.prev_y + (ys_[i] - f.prev_y) * share;
+  }
+  return true;
+}
+
 }  // namespace swarmfield::sim

@@ -358,6 +358,10 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     // A far agent holding this tick (the steering decided it, and skipped its own): still far.
     if (asleep_[k] == crowd_detail::kFarHold) {
       hold_far(k);
+      Swarm::FarState& held = far_[k];
+      if (held.step_ticks != 0) {
+        held.shown = std::min(crowd_detail::far_lead(t, nid[k], held.far), held.step_ticks);
+      }
       chunk_far = true;
       continue;
     }
@@ -395,12 +399,21 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     far_[k].far = level;
     if (far && t.far_step) {
       if (crowd_detail::far_holds(t, nid[k], level)) {
-        hold_far(k);
+        hold_far(k);  // (a new level: shown where it is, FarState::shown)
         continue;
       }
       quiet = level == 2 ? crowd_detail::kFarStep2 : crowd_detail::kFarStep;
     }
     asleep_[k] = quiet;
+    if ((quiet & crowd_detail::kFarSteps) != 0) {
+      Swarm::FarState& stepping = far_[k];
+      stepping.prev_x = sxs[k];
+      stepping.prev_y = sys[k];
+      stepping.step_ticks = static_cast<std::uint8_t>(1u << level);
+      stepping.shown = 0;
+    } else {
+      far_[k].step_ticks = 0;
+    }
     const crowd_detail::KindTick& kt = (quiet & crowd_detail::kFarSteps) != 0 ? crowd_detail::step_kind(t, quiet, self_kind)
                                                                              : near_kt;
     // Candidates within the query radius: the pair's R with one kind, the largest pair R

@@ -430,6 +430,7 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
     // A far agent holding this tick (swarm_far_step.cpp): far at its last gather, its id's parity
     // not this tick's. Its neighbours read the steering of its last step; the gather holds it.
     Swarm::FarState& far = perm_far_[k];
+    far.shown = crowd_detail::kShowTrue;  // (the gather sets it for a far agent)
     const bool holds =
         far.far != 0 && crowd_detail::far_holds(t, perm_ids_[k], far.far) && perm_burst_[k] == 0 && perm_resting_[k] == 0;
     asleep_[k] = holds ? crowd_detail::kFarHold : 0;

@@ -43,6 +43,8 @@ inline constexpr std::uint8_t kFarHold = 3;
 inline constexpr std::uint8_t kFarStep = 8;
 inline constexpr std::uint8_t kFarStep2 = 16;
 inline constexpr std::uint8_t kFarSteps = kFarStep | kFarStep2;
+// Swarm::FarState::shown of an agent shown at its position (Swarm::shown_positions).
+inline constexpr std::uint8_t kShowTrue = 0xFF;
 // Swarm::signature_ of an agent whose steering signature was not needed this tick.
 inline constexpr std::uint32_t kNoSignature = 0;
 
@@ -169,6 +171,12 @@ struct SwarmTick {
 /// ticks are among its level-1 ticks, so a change of level keeps its rhythm.
 [[nodiscard]] inline bool far_holds(const SwarmTick& t, std::uint32_t id, std::uint8_t level) noexcept {
   return t.far_step && ((id + t.far_tick) & ((1u << level) - 1u)) != 0;
+}
+
+/// The ticks since the last step of a far agent with this id and level that holds this tick
+/// (1..2^level - 1: it stepped where id plus the step count was a multiple of 2^level).
+[[nodiscard]] inline std::uint8_t far_lead(const SwarmTick& t, std::uint32_t id, std::uint8_t level) noexcept {
+  return static_cast<std::uint8_t>((id + t.far_tick) & ((1u << level) - 1u));
 }
 
 /// The far level (1 or 2) of a far agent with priority `prio` (at least SwarmTick::far_prio).

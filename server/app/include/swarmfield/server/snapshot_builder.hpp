@@ -113,6 +113,7 @@ struct SnapshotWorldState {
  private:
   std::vector<std::unique_ptr<protocol::ViewRelevance>> relevances_;  // [0, relevances_used_) are this tick's
   std::size_t relevances_used_ = 0;
+  std::vector<float> shown_xs_, shown_ys_;  // assign(World)'s positions to show (Swarm::shown_positions)
   std::size_t work_ = 0;
   protocol::RelevanceScratch scratch_;  // shared by this tick's computations (they run one at a time)
 

@@ -273,6 +273,15 @@ class Swarm {
     needs_repair_ = true;
     wake_all_ = true;
   }
+  /// The positions to show (snapshots), in the agents' current order. A far agent
+  /// (SwarmParams::far_step_cells) moves in steps of 2 or 4 ticks; it is shown one such step late,
+  /// on the straight line of its last step: at the start of that step on the tick it takes it,
+  /// then a share more each tick it holds (as a client interpolates between two snapshots), so
+  /// viewers see it move every tick and their snapshot predictor meets the motion it predicts.
+  /// The others (and a far agent whose last step was not far) at xs(), ys(). Fills `xs` and `ys` (world units; resized to size()) and returns
+  /// true, or returns false and leaves them alone when no agent held (xs() and ys() are the
+  /// positions to show then). Display only: the simulation goes on from xs(), ys().
+  bool shown_positions(std::vector<float>& xs, std::vector<float>& ys) const;
   /// Agents that slept through the last step() (SwarmParams::sleep_after_ticks).
   [[nodiscard]] std::size_t sleeping_count() const noexcept { return sleeping_count_; }
 
@@ -501,12 +510,19 @@ class Swarm {
     std::uint32_t prio = 0;              // right-of-way priority (prio_)
     float path_x = 0.0f, path_y = 0.0f;  // the path of a full step (path_x_, path_y_)
     std::uint8_t far = 0;                // its far level at its last gather (0: not far, 1, 2)
+    // What shown_positions draws: the position before its last far step (world units), 2^level
+    // of that step (0: its last step was not far), and where it is shown this step: at
+    // prev + (position - prev) x shown / step_ticks, or at its position (kShowTrue).
+    float prev_x = 0.0f, prev_y = 0.0f;
+    std::uint8_t step_ticks = 0;
+    std::uint8_t shown = 0xFF;
   };
   std::vector<FarState> far_, perm_far_;
   // Per chunk, 1 when an agent of it was far this tick; whether any was (the next step then lets
   // far agents skip ticks); steps taken (the parity that decides which far agents step).
   std::vector<std::uint8_t> far_chunks_;
   bool far_seen_ = false;
+  bool far_held_ = false;  // the last step let far agents hold (some FarState::shown may be set)
   std::uint64_t step_count_ = 0;
   // Sleep (SwarmParams::sleep_after_ticks), per agent and reordered with it: calm ticks in a row
   // (at rest, still, steering unchanged, not woken; saturating), the steering's signature of
