@@ -178,4 +178,10 @@ void WanderingPlayer::step(int tick) {
   world_.step(1.0f / 30.0f);
 }
 
+void shown_positions(const sim::Swarm& swarm, std::vector<float>& xs, std::vector<float>& ys) {
+  if (swarm.shown_positions(xs, ys)) return;
+  xs.assign(swarm.xs().begin(), swarm.xs().end());
+  ys.assign(swarm.ys().begin(), swarm.ys().end());
+}
+
 }  // namespace swarmfield::bench

@@ -67,6 +67,10 @@ class WanderingPlayer {
   sim::Vec2 target_;
 };
 
+/// The positions the server's snapshots carry (SnapshotWorldState::assign(World)): the swarm's
+/// Swarm::shown_positions, else its xs(), ys(); into `xs`, `ys`.
+void shown_positions(const sim::Swarm& swarm, std::vector<float>& xs, std::vector<float>& ys);
+
 /// Peak resident set size of this process (VmHWM of /proc/self/status), in MiB; -1 when it
 /// cannot be read (not Linux).
 [[nodiscard]] double peak_rss_mib();

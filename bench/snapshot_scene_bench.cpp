@@ -83,11 +83,7 @@ const CrowdedScene& crowded_scene(const BenchOptions& options) {
     WorldSample& w = s->samples.emplace_back();
     w.tick = static_cast<std::uint32_t>(world.tick());
     w.ids.assign(sw.ids().begin(), sw.ids().end());
-    // As the server shows them (SnapshotWorldState::assign(World)).
-    if (!sw.shown_positions(w.xs, w.ys)) {
-      w.xs.assign(sw.xs().begin(), sw.xs().end());
-      w.ys.assign(sw.ys().begin(), sw.ys().end());
-    }
+    shown_positions(sw, w.xs, w.ys);  // as the server sends them
     w.headings.assign(sw.headings().begin(), sw.headings().end());
     w.kinds.assign(sw.kinds().begin(), sw.kinds().end());
     w.players.assign(world.players().begin(), world.players().end());

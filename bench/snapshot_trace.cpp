@@ -57,12 +57,7 @@ const SnapshotTrace& snapshot_trace(const BenchOptions& options) {
     ++tick;
     if ((tick * 2) / 3 == ((tick - 1) * 2) / 3) continue;  // 20 Hz snapshots of a 30 Hz world
     const auto& s = world.swarm();
-    // As the server shows them (SnapshotWorldState::assign(World)): far agents that held this
-    // tick where their velocity has taken them.
-    if (!s.shown_positions(shown_xs, shown_ys)) {
-      shown_xs.assign(s.xs().begin(), s.xs().end());
-      shown_ys.assign(s.ys().begin(), s.ys().end());
-    }
+    shown_positions(s, shown_xs, shown_ys);  // as the server sends them
     t->all.assign(s.ids(), shown_xs, shown_ys, s.headings(), {}, cell);
     if (t->samples.size() < kServerSnapshots) {
       WorldSample w;

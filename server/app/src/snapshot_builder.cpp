@@ -26,8 +26,8 @@ void SnapshotWorldState::assign(const AgentArrays& arrays, std::span<const sim::
 
 void SnapshotWorldState::assign(const sim::World& world) {
   const sim::Swarm& swarm = world.swarm();
-  // Far agents that held this tick are shown where their velocity has taken them (they move in
-  // steps of 2 or 4 ticks): the viewers' predictor then meets the motion it predicts.
+  // Far agents move in steps of 2 or 4 ticks: they are shown one step late on the line of their
+  // last step (Swarm::shown_positions), so the viewers' predictor meets the motion it predicts.
   const bool shown = swarm.shown_positions(shown_xs_, shown_ys_);
   const std::span<const float> xs = shown ? std::span<const float>(shown_xs_) : swarm.xs();
   const std::span<const float> ys = shown ? std::span<const float>(shown_ys_) : swarm.ys();

@@ -210,8 +210,8 @@ void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, c
   // Per pair of kinds present (the lists keep only those: a runner among runners is not kept for
   // every runner a brute's reach away, and its kContactSlots hold in a packed crowd), and per
   // kind the widest of its pairs (the gather's first test).
-  // Far stepping: a far agent steps with twice dt on the ticks of its id's parity (see
-  // SwarmParams::far_step_cells); only once some agent was far (far_seen_), so a scene without
+  // Far stepping: a far agent steps with 2 or 4 times dt on one tick in 2 or 4 (see
+  // SwarmParams::far_step_cells, crowd_detail::far_holds); only once some agent was far (far_seen_), so a scene without
   // one keeps every constant below, and not when the map changed (every agent moves then: those
   // a new wall overlaps are pushed clear at once).
   t.far_prio = 0;

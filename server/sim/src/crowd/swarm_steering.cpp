@@ -427,8 +427,8 @@ void Swarm::steer_agents(const crowd_detail::SwarmTick& t, std::size_t begin, st
     pile_level_[k] = 0;
     const bool open_here = kt.small_moves && cx >= 0 && cy >= 0 && cx < t.map_w && cy < t.map_h &&
                            crowd_detail::open_at(t.open, map.index(cx, cy));
-    // A far agent holding this tick (swarm_far_step.cpp): far at its last gather, its id's parity
-    // not this tick's. Its neighbours read the steering of its last step; the gather holds it.
+    // A far agent holding this tick (swarm_far_step.cpp): far at its last gather, and this tick
+    // not one of its level's. Its neighbours read the steering of its last step; the gather holds it.
     Swarm::FarState& far = perm_far_[k];
     far.shown = crowd_detail::kShowTrue;  // (the gather sets it for a far agent)
     const bool holds =

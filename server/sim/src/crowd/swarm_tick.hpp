@@ -165,18 +165,17 @@ struct SwarmTick {
   const float* sys = nullptr;
 };
 
-/// Far stepping: whether a far agent with this id and far level (1 or 2) holds on this tick. Once
-/// some agent was far, one of level L steps on the ticks where its id plus the step count is a
-/// multiple of 2^L (swarm_far_step.cpp): the ids spread the steps evenly, and a level-2 agent's
-/// ticks are among its level-1 ticks, so a change of level keeps its rhythm.
-[[nodiscard]] inline bool far_holds(const SwarmTick& t, std::uint32_t id, std::uint8_t level) noexcept {
-  return t.far_step && ((id + t.far_tick) & ((1u << level) - 1u)) != 0;
-}
-
-/// The ticks since the last step of a far agent with this id and level that holds this tick
-/// (1..2^level - 1: it stepped where id plus the step count was a multiple of 2^level).
+/// Far stepping: a far agent of level L (1 or 2) steps on the ticks where its id plus the step
+/// count is a multiple of 2^L (swarm_far_step.cpp): the ids spread the steps evenly, and a
+/// level-2 agent's ticks are among its level-1 ticks, so a change of level keeps its rhythm.
+/// The ticks since such a tick (0 on one; for an agent that holds, the ticks since its last step).
 [[nodiscard]] inline std::uint8_t far_lead(const SwarmTick& t, std::uint32_t id, std::uint8_t level) noexcept {
   return static_cast<std::uint8_t>((id + t.far_tick) & ((1u << level) - 1u));
+}
+
+/// Whether a far agent with this id and far level holds on this tick (once some agent was far).
+[[nodiscard]] inline bool far_holds(const SwarmTick& t, std::uint32_t id, std::uint8_t level) noexcept {
+  return t.far_step && far_lead(t, id, level) != 0;
 }
 
 /// The far level (1 or 2) of a far agent with priority `prio` (at least SwarmTick::far_prio).

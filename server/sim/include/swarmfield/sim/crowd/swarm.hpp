@@ -278,9 +278,10 @@ class Swarm {
   /// on the straight line of its last step: at the start of that step on the tick it takes it,
   /// then a share more each tick it holds (as a client interpolates between two snapshots), so
   /// viewers see it move every tick and their snapshot predictor meets the motion it predicts.
-  /// The others (and a far agent whose last step was not far) at xs(), ys(). Fills `xs` and `ys` (world units; resized to size()) and returns
-  /// true, or returns false and leaves them alone when no agent held (xs() and ys() are the
-  /// positions to show then). Display only: the simulation goes on from xs(), ys().
+  /// The others (and a far agent whose last step was not far) at xs(), ys(). Fills `xs` and `ys`
+  /// (world units; resized to size()) and returns true, or returns false and leaves them alone
+  /// when no agent held (xs() and ys() are the positions to show then). Display only: the
+  /// simulation goes on from xs(), ys().
   bool shown_positions(std::vector<float>& xs, std::vector<float>& ys) const;
   /// Agents that slept through the last step() (SwarmParams::sleep_after_ticks).
   [[nodiscard]] std::size_t sleeping_count() const noexcept { return sleeping_count_; }
@@ -504,7 +505,7 @@ class Swarm {
   std::vector<std::uint32_t> sleep_chunks_;  // per chunk: its agents asleep this tick
   bool any_rest_ = false;                   // some agent rested last tick (else no flag is set)
   // Far stepping (SwarmParams::far_step_cells, swarm_far_step.cpp), per agent and reordered with
-  // it: whether it was far at its last gather, and the steering outputs of its last step that
+  // it: its far level at its last gather, and the steering outputs of its last step that
   // its neighbours read while it holds (a holding agent's steering is skipped).
   struct FarState {
     std::uint32_t prio = 0;              // right-of-way priority (prio_)
@@ -519,7 +520,7 @@ class Swarm {
   };
   std::vector<FarState> far_, perm_far_;
   // Per chunk, 1 when an agent of it was far this tick; whether any was (the next step then lets
-  // far agents skip ticks); steps taken (the parity that decides which far agents step).
+  // far agents skip ticks); steps taken (with its id, which far agents step: far_holds).
   std::vector<std::uint8_t> far_chunks_;
   bool far_seen_ = false;
   bool far_held_ = false;  // the last step let far agents hold (some FarState::shown may be set)
