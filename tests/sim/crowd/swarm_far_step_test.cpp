@@ -27,12 +27,15 @@ constexpr std::int32_t kWidth = 420, kHeight = 48;
 const Vec2 kPlayer{400.5f, 24.5f};
 
 /// 600 agents of the three default kinds (3 : 6 : 1), or walkers only, spread over x in [x0, x1],
-/// the strip's whole height, chasing the standing player; not stepped yet.
-World strip(float far_step_cells, float x0, float x1, std::uint32_t threads = 1, bool walkers_only = false) {
+/// the strip's whole height, chasing the standing player; not stepped yet. Far stepping with
+/// `levels` (SwarmParams::far_step_levels; 2 here unless a case says otherwise).
+World strip(float far_step_cells, float x0, float x1, std::uint32_t threads = 1, bool walkers_only = false,
+            std::uint32_t levels = 2) {
   WorldParams params;
   params.max_agents = 1024;
   params.kinds = default_agent_kinds();
   params.swarm.far_step_cells = far_step_cells;
+  params.swarm.far_step_levels = levels;
   params.worker_threads = threads;
   World world(test::bordered(kWidth, kHeight), params);
   world.add_player(kPlayer);
@@ -159,6 +162,17 @@ TEST_CASE("far stepping: a horde of one small kind steps far too") {
   CHECK(a < 1.05 * b);
   CHECK(overlap_far <= std::max(0.15f, 2.0f * overlap_every));
   CHECK(test::agents_in_walls(far.map(), far.swarm()) == 0);
+}
+
+TEST_CASE("far stepping: with one level (the default) agents past twice far_step_cells hold on every other tick") {
+  CHECK(SwarmParams{}.far_step_levels == 1);
+  World far = strip(96.0f, 10.0f, 110.0f, 1, false, SwarmParams{}.far_step_levels);
+  far.step(kDt);
+  for (int i = 0; i < 4; ++i) {
+    const double h = held_share(far);
+    CHECK(h > 0.4);
+    CHECK(h < 0.6);
+  }
 }
 
 TEST_CASE("far stepping: agents between far_step_cells and twice it hold on every other tick") {

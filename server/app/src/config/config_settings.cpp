@@ -55,8 +55,7 @@ const std::vector<Setting>& settings() {
       {"threads", &C::threads, "N", "Threads stepping the swarm, the tick thread included (1..64); results are identical for any count"},
       {"far-step-cells", &C::far_step_cells, "CELLS",
        "Level of detail: agents whose path to their goal is longer than this many cells step every other tick with "
-       "twice the time step, beyond twice as far every fourth tick with four times (same speed, less work); "
-       "0 = every agent every tick", "a number of cells"},
+       "twice the time step (same speed, half the work); 0 = every agent every tick", "a number of cells"},
       {"player-speed", &C::player_speed, "UNITS_PER_S",
        "Player speed at full input, world units (= cells) per second (0 < speed <= 100)", "a number of world units per second"},
       {"combat", &C::combat, "",

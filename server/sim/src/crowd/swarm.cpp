@@ -219,7 +219,7 @@ void Swarm::prepare_tick(crowd_detail::SwarmTick& t, const NavigationSet* nav, c
     const float prio = params_.far_step_cells * static_cast<float>(kOrthogonalStep);
     t.far_prio = prio < 4.0e9f ? std::max<std::uint32_t>(1u, static_cast<std::uint32_t>(prio)) : kUnreachable - 1;
   }
-  t.far_prio2 = t.far_prio != 0 && t.far_prio < kUnreachable / 2 ? 2 * t.far_prio : 0;
+  t.far_prio2 = params_.far_step_levels >= 2 && t.far_prio != 0 && t.far_prio < kUnreachable / 2 ? 2 * t.far_prio : 0;
   t.far_step = t.far_prio != 0 && far_seen_ && !environment_changed;
   t.far_tick = static_cast<std::uint32_t>(step_count_);
   for (std::size_t k = 0; k < kind_table_.size(); ++k) {

@@ -33,6 +33,7 @@ SwarmParams sanitize(SwarmParams p) noexcept {
   if (!ok(p.press_overlap)) p.press_overlap = d.press_overlap;
   if (!ok(p.goal_radius)) p.goal_radius = d.goal_radius;
   if (!ok(p.far_step_cells)) p.far_step_cells = 0.0f;  // (a NaN or a negative: every agent every tick)
+  p.far_step_levels = std::clamp(p.far_step_levels, 1u, 2u);
   if (!ok(p.rest_below)) p.rest_below = d.rest_below;
   if (!ok(p.wake_above)) p.wake_above = d.wake_above;
   p.wake_above = std::max(std::min(p.wake_above, 1.0f), p.rest_below);

@@ -72,8 +72,8 @@ struct ServerConfig {
   /// simulation is bit-identical for any count (sim::WorldParams::worker_threads).
   std::int64_t threads = 2;
   /// Far stepping (sim::SwarmParams::far_step_cells): agents whose path to their goal is longer
-  /// than this many cells step every other tick with twice the time step, beyond twice as far
-  /// every fourth tick with four times; 0 = every agent every tick (0..1e6).
+  /// than this many cells step every other tick with twice the time step; 0 = every agent
+  /// every tick (0..1e6).
   double far_step_cells = 96.0;
   /// Player speed at full intent, world units per second (0 < speed <= kMaxPlayerSpeed); cells
   /// are 1 unit, so at 30 Hz a player changes cell about every 30 / speed ticks.
