@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <limits>
+#include <numbers>
 
 #include "swarmfield/sim/crowd/wall_collision.hpp"
 #include "swarmfield/sim/nav/navigation_set.hpp"
@@ -97,15 +98,48 @@ Vec2 keep_route_reversing(const GridMap& map, const FlowField& flow, const Integ
   if (!integration.reachable(cx, cy)) return desired;
   const Vec2 u = v * (1.0f / speed);
   const std::uint32_t own = integration.raw(cx, cy);
-  constexpr float kCos67 = 0.38268343f;
-  for (std::size_t d = 0; d < kDirectionOffsets.size(); ++d) {
-    const CellCoord o = kDirectionOffsets[d];
-    if (dot(direction_vector(static_cast<FlowDirection>(d)), u) < kCos67) continue;
-    const std::int32_t ax = cx + o.x, ay = cy + o.y;
-    if (!integration.reachable(ax, ay) || integration.raw(ax, ay) >= own) continue;
-    if (o.x != 0 && o.y != 0 && (!map.walkable(ax, cy) || !map.walkable(cx, ay))) continue;  // corner
-    return u;
+  bool open = true;  // the 8 neighbours all walkable
+  for (const CellCoord o : kDirectionOffsets) open = open && map.walkable(cx + o.x, cy + o.y);
+  if (!open) {
+    // Beside walls: a neighbour cell roughly ahead (within 67.5 degrees of v) still downhill.
+    constexpr float kCos67 = 0.38268343f;
+    for (std::size_t d = 0; d < kDirectionOffsets.size(); ++d) {
+      const CellCoord o = kDirectionOffsets[d];
+      if (dot(direction_vector(static_cast<FlowDirection>(d)), u) < kCos67) continue;
+      const std::int32_t ax = cx + o.x, ay = cy + o.y;
+      if (!integration.reachable(ax, ay) || integration.raw(ax, ay) >= own) continue;
+      if (o.x != 0 && o.y != 0 && (!map.walkable(ax, cy) || !map.walkable(cx, ay))) continue;  // corner
+      return u;
+    }
+    return desired;
   }
+  // The field's drop per cell of travel toward neighbour d (cost units; a blocked, unreachable or
+  // corner-cutting step counts as a climb).
+  const auto drop_rate = [&](std::size_t d) {
+    const CellCoord o = kDirectionOffsets[d];
+    const std::int32_t ax = cx + o.x, ay = cy + o.y;
+    if (!integration.reachable(ax, ay)) return -1.0f;
+    if (o.x != 0 && o.y != 0 && (!map.walkable(ax, cy) || !map.walkable(cx, ay))) return -1.0f;  // corner
+    const float drop = static_cast<float>(own) - static_cast<float>(integration.raw(ax, ay));
+    return o.x != 0 && o.y != 0 ? drop * (1.0f / std::numbers::sqrt2_v<float>) : drop;
+  };
+  // The two neighbour directions bracketing u (FlowDirection order: E, SE, S, SW, W, NW, N, NE,
+  // 45 degrees apart clockwise with y down) and u's parts along them (u = a e1 + b e2, a, b >= 0).
+  float angle = std::atan2(u.y, u.x);
+  if (angle < 0.0f) angle += 2.0f * std::numbers::pi_v<float>;
+  const auto d1 = static_cast<std::size_t>(angle * (4.0f / std::numbers::pi_v<float>)) & 7u;
+  const std::size_t d2 = (d1 + 1) & 7u;
+  const Vec2 e1 = direction_vector(static_cast<FlowDirection>(d1));
+  const Vec2 e2 = direction_vector(static_cast<FlowDirection>(d2));
+  const float det = e1.x * e2.y - e1.y * e2.x;  // sin 45 degrees
+  const float a = (u.x * e2.y - u.y * e2.x) / det;
+  const float b = (e1.x * u.y - e1.y * u.x) / det;
+  // Going on along u must itself go downhill: a neighbour ahead that is lower (the rule before
+  // 2026-12-08) is not enough. Over open ground an octile field drops toward the diagonal next to
+  // a heading 70 degrees off the goal: a walker knocked sideways at the start of a march by the
+  // spawn's overlap correction kept that heading for 20 steps (80 ticks at far stepping's level
+  // 2), and led its neighbour off with it.
+  if (a * drop_rate(d1) + b * drop_rate(d2) > 0.0f) return u;
   return desired;
 }
 

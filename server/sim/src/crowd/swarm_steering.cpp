@@ -181,8 +181,11 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
         desired = straight_in_shortest_cone(grid, field, block.x, block.y, p, t.nav->goal_positions(size_class), desired);
       }
       if (kt.commit_speed > 0.0f) {
-        desired = commit_route(k, desired, keep_route(grid, fields.flow(), field, block.x, block.y, desired, v,
-                                                      kt.commit_speed));
+        // (A far agent steps on one tick in 2^level: see steer_agents.)
+        const std::uint32_t level = perm_far_[k].far;
+        desired = commit_route(k, desired,
+                               keep_route(grid, fields.flow(), field, block.x, block.y, desired, v, kt.commit_speed),
+                               1u << level);
       }
       break;
     case NavStatus::kNoRoute:

@@ -349,8 +349,9 @@ class Swarm {
                       std::uint32_t id) const;
   // Route commitment's time limit for the agent in slot k (steering phase): `kept` (what
   // keep_route made of the field's `blend`) while it has overridden the blend for fewer than
-  // kMaxCommitTicks ticks in a row, else the blend.
-  Vec2 commit_route(std::size_t k, Vec2 blend, Vec2 kept) noexcept {
+  // kMaxCommitTicks ticks in a row, else the blend. `ticks_per_step`: the ticks this step covers (a far
+  // agent's step covers 2 or 4: see SwarmParams::far_step_cells).
+  Vec2 commit_route(std::size_t k, Vec2 blend, Vec2 kept, std::uint32_t ticks_per_step = 1) noexcept {
     std::uint8_t& state = perm_commit_[k];
     const auto back = static_cast<std::uint8_t>(state & (kBackDetourBit | kOtherRouteBit));  // kept as they are
     const auto ticks = static_cast<std::uint8_t>(state & ~(kBackDetourBit | kOtherRouteBit));
@@ -359,7 +360,7 @@ class Swarm {
       return blend;
     }
     if (ticks >= kMaxCommitTicks) return blend;
-    state = static_cast<std::uint8_t>(back | (ticks + 1));
+    state = static_cast<std::uint8_t>(back | (ticks + ticks_per_step));
     return kept;
   }
   void gather_neighbours(const crowd_detail::SwarmTick& t, std::size_t begin, std::size_t end);
