@@ -90,7 +90,7 @@ Vec2 straight_in_shortest_cone(const GridMap& grid, const IntegrationField& fiel
 
 Vec2 keep_route_reversing(const GridMap& map, const FlowField& flow, const IntegrationField& integration,
                                             std::int32_t cx, std::int32_t cy, Vec2 desired, Vec2 v,
-                                            float min_speed) noexcept {
+                                            float min_speed, bool strict) noexcept {
   const float speed = length(v);
   if (!(speed >= min_speed)) return desired;
   const Vec2 own_arrow = direction_vector(flow.at(cx, cy));
@@ -98,10 +98,10 @@ Vec2 keep_route_reversing(const GridMap& map, const FlowField& flow, const Integ
   if (!integration.reachable(cx, cy)) return desired;
   const Vec2 u = v * (1.0f / speed);
   const std::uint32_t own = integration.raw(cx, cy);
-  bool open = true;  // the 8 neighbours all walkable
+  bool open = strict;  // and the 8 neighbours all walkable
   for (const CellCoord o : kDirectionOffsets) open = open && map.walkable(cx + o.x, cy + o.y);
   if (!open) {
-    // Beside walls: a neighbour cell roughly ahead (within 67.5 degrees of v) still downhill.
+    // A neighbour cell roughly ahead (within 67.5 degrees of v) still downhill.
     constexpr float kCos67 = 0.38268343f;
     for (std::size_t d = 0; d < kDirectionOffsets.size(); ++d) {
       const CellCoord o = kDirectionOffsets[d];

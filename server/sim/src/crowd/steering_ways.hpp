@@ -41,22 +41,28 @@ Vec2 straight_in_shortest_cone(const GridMap& grid, const IntegrationField& fiel
 /// keep_route() once the blend points back (dot(desired, v) < 0): out of line, it is rare.
 [[gnu::noinline]] Vec2 keep_route_reversing(const GridMap& map, const FlowField& flow, const IntegrationField& integration,
                                             std::int32_t cx, std::int32_t cy, Vec2 desired, Vec2 v,
-                                            float min_speed) noexcept;
+                                            float min_speed, bool strict) noexcept;
 
 /// Route commitment (hysteresis): the smoothed flow direction `desired` at an agent in cell
 /// (cx, cy) that moved with velocity `v` last tick. When the blend points back (more than 90
 /// degrees from v), the agent does not reverse if it can keep going: first, when its own cell's
 /// arrow is still within 90 degrees of v, it follows that arrow (the blend was pulled back by a
 /// neighbouring cell, e.g. one whose tie between two equal routes broke the other way); else,
-/// when a neighbour cell roughly ahead (within 67.5 degrees of v, legal step, no corner cut) is
-/// still downhill in `integration` (lower than the agent's cell), it keeps going along v: both
+/// when going on along v still goes downhill in `integration`, it keeps going along v: both
 /// ways are then (nearly) as good, and reversing would only make it dither each time a goal
-/// flickers between two cells (C5) or a tie in the field flips. Below `min_speed` the blend wins.
+/// flickers between two cells (C5) or a tie in the field flips. Downhill along v: with `strict`
+/// (the swarm's NavigationSet step; not the bare flow-field step of tests and benchmarks) and
+/// on open ground (the 8 neighbours walkable), the drops per cell of travel to the two
+/// neighbours bracketing v, weighted by v's parts along them, sum to more than 0 (a lower
+/// neighbour ahead is not enough: an octile field has one for headings up to ~110 degrees off
+/// the goal); else a neighbour within 67.5 degrees of v (legal step, no corner cut) is lower
+/// than the agent's cell (the strict test beside walls pinned agents on a chokepoint's posts
+/// for 90 ticks, C8). Below `min_speed` the blend wins.
 /// The common case (the blend does not point back: no square root) is inline.
 inline Vec2 keep_route(const GridMap& map, const FlowField& flow, const IntegrationField& integration, std::int32_t cx,
-                       std::int32_t cy, Vec2 desired, Vec2 v, float min_speed) noexcept {
+                       std::int32_t cy, Vec2 desired, Vec2 v, float min_speed, bool strict) noexcept {
   if (dot(desired, v) >= 0.0f) return desired;
-  return keep_route_reversing(map, flow, integration, cx, cy, desired, v, min_speed);
+  return keep_route_reversing(map, flow, integration, cx, cy, desired, v, min_speed, strict);
 }
 
 /// The way an agent at p (velocity v last tick) with no route for its own size makes way for

@@ -184,7 +184,8 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_navigation(const crowd_de
         // (A far agent steps on one tick in 2^level: see steer_agents.)
         const std::uint32_t level = perm_far_[k].far;
         desired = commit_route(k, desired,
-                               keep_route(grid, fields.flow(), field, block.x, block.y, desired, v, kt.commit_speed),
+                               keep_route(grid, fields.flow(), field, block.x, block.y, desired, v, kt.commit_speed,
+                                          true),
                                1u << level);
       }
       break;
@@ -341,7 +342,7 @@ SWARMFIELD_ALWAYS_INLINE inline Vec2 Swarm::desired_on_flow(const crowd_detail::
   if (t.flow.at(cx, cy) != FlowDirection::kNone) {
     desired = sample_flow(t.map, t.flow, p);
     if (integration != nullptr && kt.commit_speed > 0.0f) {
-      desired = commit_route(k, desired, keep_route(t.map, t.flow, *integration, cx, cy, desired, v, kt.commit_speed));
+      desired = commit_route(k, desired, keep_route(t.map, t.flow, *integration, cx, cy, desired, v, kt.commit_speed, false));
     }
   } else if (integration != nullptr && !integration->reachable(cx, cy)) {
     desired = escape_direction(t.map, *integration, p, cx, cy, kEscapeSearchCells, 1, t.cs);

@@ -62,10 +62,13 @@ struct SwarmParams {
   /// of Jacobi relaxation; crowd scenario C4).
   float contact_stiffness = 0.7f;
   /// Route commitment: an agent moving at least this fraction of max_speed keeps its direction
-  /// when the flow flips behind it, as long as its own cell's arrow or a cell ahead still leads
-  /// downhill in the integration field (no dithering between equal routes, C5; needs the
-  /// integration overload of step()), for at most Swarm::kMaxCommitTicks ticks in a row: then
-  /// the blend wins (no agent walks away from its goal for more than a moment). 0 turns it off.
+  /// when the flow flips behind it, as long as its own cell's arrow still leads downhill in the
+  /// integration field, or going on along its heading does (on open ground in the
+  /// NavigationSet step; beside walls, and in the bare flow-field step, a lower cell within
+  /// 67.5 degrees of the heading is enough) (no dithering between equal
+  /// routes, C5; needs the integration overload of step()), for at most
+  /// Swarm::kMaxCommitTicks ticks in a row (a far agent's step counts its ticks): then the
+  /// blend wins (no agent walks away from its goal for more than a moment). 0 turns it off.
   float commit_min_speed = 0.25f;
   /// Free path: an agent moves along its path (steering after wall sliding) only part of the
   /// way to where its disc would touch an agent ahead, so a queue comes to rest instead of
