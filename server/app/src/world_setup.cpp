@@ -24,6 +24,7 @@ sim::WorldParams world_params(const ServerConfig& c) {
   // The swarm step splits over --threads threads; the state is bit-identical to one thread.
   p.worker_threads = static_cast<std::uint32_t>(c.threads);
   p.swarm.far_step_cells = static_cast<float>(c.far_step_cells);
+  p.swarm.far_step_levels = static_cast<std::uint32_t>(c.far_step_levels);
   p.player_speed = static_cast<float>(c.player_speed);
   p.combat.enabled = c.combat;
   p.combat.player_health = static_cast<float>(c.player_health);
@@ -97,6 +98,7 @@ void copy_simulation_settings(ServerConfig& to, const ServerConfig& from) {
   to.field_budget = from.field_budget;
   to.field_mode = from.field_mode;
   to.far_step_cells = from.far_step_cells;
+  to.far_step_levels = from.far_step_levels;
   to.player_speed = from.player_speed;
   to.combat = from.combat;
   to.player_health = from.player_health;

@@ -373,6 +373,32 @@ TEST_CASE("server_config: --threads and --player-speed (flags and TOML keys)") {
   }
 }
 
+TEST_CASE("server_config: --far-step-levels (flag and TOML key), 1 by default, range checked") {
+  {
+    const auto r = parse({});
+    REQUIRE(is_run(r));
+    CHECK(r.config.far_step_levels == 1);
+  }
+  {
+    const auto r = parse({"--far-step-levels", "2"});
+    REQUIRE(is_run(r));
+    CHECK(r.config.far_step_levels == 2);
+    CHECK(swarmfield::server::world_params(r.config).swarm.far_step_levels == 2);
+  }
+  {
+    TempToml file("far-step-levels = 2\n");
+    const auto r = parse({"--config", file.path});
+    REQUIRE(is_run(r));
+    CHECK(r.config.far_step_levels == 2);
+  }
+  for (const char* bad : {"0", "3", "-1", "two", "1.5"}) {
+    const auto r = parse({"--far-step-levels", bad});
+    INFO("--far-step-levels " << bad << " output=" << r.output);
+    CHECK(is_error(r));
+    CHECK(r.output.find("far-step-levels") != std::string::npos);
+  }
+}
+
 TEST_CASE("server_config: bad --threads / --player-speed give one error line naming the flag") {
   struct Case {
     std::vector<std::string> args;

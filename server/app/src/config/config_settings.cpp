@@ -56,6 +56,9 @@ const std::vector<Setting>& settings() {
       {"far-step-cells", &C::far_step_cells, "CELLS",
        "Level of detail: agents whose path to their goal is longer than this many cells step every other tick with "
        "twice the time step (same speed, half the work); 0 = every agent every tick", "a number of cells"},
+      {"far-step-levels", &C::far_step_levels, "N",
+       "Far stepping's levels (1..2): 2 = agents whose path is longer than twice --far-step-cells also step every "
+       "fourth tick with four times the time step (a quarter of the work for them)"},
       {"player-speed", &C::player_speed, "UNITS_PER_S",
        "Player speed at full input, world units (= cells) per second (0 < speed <= 100)", "a number of world units per second"},
       {"combat", &C::combat, "",

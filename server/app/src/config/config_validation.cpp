@@ -85,6 +85,7 @@ std::string validate_config(const ServerConfig& c) {
     ss << "--far-step-cells must be in 0..1000000 cells (got " << c.far_step_cells << "; 0 = every agent every tick)";
     return ss.str();
   }
+  if (!(e = range("--far-step-levels", c.far_step_levels, 1, 2)).empty()) return e;
   if (!(std::isfinite(c.player_speed) && c.player_speed > 0.0 && c.player_speed <= kMaxPlayerSpeed)) {
     std::ostringstream ss;
     ss << "--player-speed must be in (0, " << kMaxPlayerSpeed << "] world units per second (got " << c.player_speed << ")";

@@ -75,6 +75,9 @@ struct ServerConfig {
   /// than this many cells step every other tick with twice the time step; 0 = every agent
   /// every tick (0..1e6).
   double far_step_cells = 96.0;
+  /// Far stepping's levels (sim::SwarmParams::far_step_levels, 1..2): 2 = agents whose path is
+  /// longer than twice far_step_cells also step every fourth tick with four times the time step.
+  std::int64_t far_step_levels = 1;
   /// Player speed at full intent, world units per second (0 < speed <= kMaxPlayerSpeed); cells
   /// are 1 unit, so at 30 Hz a player changes cell about every 30 / speed ticks.
   double player_speed = 5.0;
