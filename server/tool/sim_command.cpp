@@ -593,8 +593,7 @@ void add_sim_command(CLI::App& app) {
           "CELLS"));
   cmd->add_option("--far-step-levels", opt->far_step_levels,
                   "far stepping's levels: 1, or 2 (agents whose path is longer than twice --far-step-cells also step "
-                  "every fourth tick with four times the time step; agents setting off from a packed block walk away "
-                  "for a few seconds with it) (default 1)")
+                  "every fourth tick with four times the time step; discs overlap more often with it) (default 1)")
       ->type_name("N")
       ->check(CLI::Range(1u, 2u));
   cmd->callback([opt] { set_exit_code(run_sim(*opt)); });
