@@ -293,6 +293,69 @@ TEST_CASE("far stepping: agents near the player step every tick, and a scene wit
   CHECK(mean_x(far_on.swarm()) != mean_x(far_off.swarm()));
 }
 
+namespace {
+
+/// 400 agents of the three kinds (3 : 6 : 1) in a corridor 6 cells wide and 400 long (every agent
+/// within 2 cells of a wall: no contact projection there), 250-390 cells from the player at its
+/// east end, stepped 10 s with far stepping at `far_step_cells` (0: every tick): pairs
+/// overlapping past 10% of the smaller radius, summed over a frame every 10 ticks.
+std::size_t corridor_overlaps(float far_step_cells) {
+  WorldParams params;
+  params.max_agents = 512;
+  params.kinds = default_agent_kinds();
+  params.swarm.far_step_cells = far_step_cells;
+  World world(test::bordered(kWidth, 8), params);
+  world.add_player({400.5f, 4.5f});
+  test::SplitMix rng{11};
+  Swarm& swarm = world.swarm_mutable();
+  const std::uint8_t mix[] = {0, 1, 1, 0, 1, 1, 2, 1, 0, 1};
+  std::size_t added = 0;
+  for (int attempt = 0; added < 400 && attempt < 200000; ++attempt) {
+    const Vec2 p{rng.uniform(10.0f, 150.0f), rng.uniform(1.5f, 6.5f)};
+    const std::uint8_t kind = mix[added % std::size(mix)];
+    if (!square_fits(world.map(), p, swarm.kind_table()[kind].radius)) continue;
+    bool clear = true;
+    for (std::size_t i = 0; i < swarm.size() && clear; ++i) {
+      const float r = swarm.kind_table()[kind].radius + swarm.kind_table()[swarm.kinds()[i]].radius;
+      clear = std::hypot(swarm.xs()[i] - p.x, swarm.ys()[i] - p.y) >= r;
+    }
+    if (!clear) continue;
+    REQUIRE(swarm.add(p, 0.0f, kind) != Swarm::kInvalidAgent);
+    ++added;
+  }
+  REQUIRE(added == 400);
+  std::size_t pairs = 0;
+  for (int t = 1; t <= 300; ++t) {
+    world.step(kDt);
+    if (t % 10 != 0) continue;
+    const Swarm& s = world.swarm();
+    for (std::size_t i = 0; i < s.size(); ++i) {
+      for (std::size_t j = i + 1; j < s.size(); ++j) {
+        const float ri = s.kind_table()[s.kinds()[i]].radius, rj = s.kind_table()[s.kinds()[j]].radius;
+        const float d = std::hypot(s.xs()[i] - s.xs()[j], s.ys()[i] - s.ys()[j]);
+        pairs += ri + rj - d > 0.1f * std::min(ri, rj);
+      }
+    }
+  }
+  return pairs;
+}
+
+}  // namespace
+
+// A far step reaches further than the pair's separation radius R, out to which the gather looks
+// (a runner's 0.3-cell step against R = 0.77 with a walker, contact 0.6): the far pairs'
+// (SwarmTick::far_pairs) free path looks out to the contact distance plus the step. Before, far
+// runners stepped into walkers and runners they did not see, and beside walls only the
+// correction terms parted them (Paris_1_1024, 10,000 mixed: 2.4 pairs per frame every tick, 26.4
+// with far stepping, now 6.9). Here (30 frames): 65 before, 22 now, 3 every tick; what is left
+// is not this (not repaired yet: see "Far stepping" in server/sim/src/crowd/README.md).
+TEST_CASE("far stepping: a far step sees every neighbour it can reach (fewer overlaps beside walls)") {
+  const std::size_t far = corridor_overlaps(96.0f), every = corridor_overlaps(0.0f);
+  MESSAGE("corridor, pairs overlapping past 10% of the smaller radius over 30 frames: far stepping " << far
+                                                                                                   << ", every tick " << every);
+  CHECK(far <= 4 * every + 20);
+}
+
 TEST_CASE("far stepping: the same state for 1, 2 and 3 threads") {
   std::vector<std::vector<Vec2>> runs;
   for (const std::uint32_t threads : {1u, 2u, 3u}) {

@@ -62,7 +62,8 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_one(const GatherInput& in, const Gat
   }
   const float d = std::sqrt(d2);
   const float inv_d = 1.0f / d;
-  const float w = (1.0f - d * inv_r) * inv_d;  // kernel weight; inv_d normalizes (dx, dy)
+  // Kernel weight; inv_d normalizes (dx, dy). 0 beyond R (a far step's free path looks further).
+  const float w = std::max(0.0f, 1.0f - d * inv_r) * inv_d;
   // Unit vector toward m, and how fast moving along the path closes in on it.
   const float ux = -dx * inv_d, uy = -dy * inv_d;
   const float approach = a.skx * ux + a.sky * uy;
@@ -294,7 +295,7 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
     const __m128 normal = _mm_andnot_ps(coincident, lane_mask(valid_bits));
     const __m128 d = _mm_sqrt_ps(d2);
     const __m128 inv_d = _mm_div_ps(one, d);
-    const __m128 w = _mm_mul_ps(_mm_sub_ps(one, _mm_mul_ps(d, inv_r)), inv_d);
+    const __m128 w = _mm_mul_ps(_mm_max_ps(zero, _mm_sub_ps(one, _mm_mul_ps(d, inv_r))), inv_d);
     const __m128 touching = _mm_and_ps(normal, _mm_cmplt_ps(d, cd));
     const __m128 c = _mm_mul_ps(_mm_mul_ps(_mm_sub_ps(cd, d), _mm_set1_ps(0.5f)), inv_d);
     // Right of way over m (nearer the goal, then the lower id).

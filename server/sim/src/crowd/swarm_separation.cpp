@@ -418,7 +418,9 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
                                                                              : near_kt;
     // Candidates within the query radius: the pair's R with one kind, the largest pair R
     // over the kinds present with several (gather_one then tests each pair's own R).
-    const float r2 = kMixed ? kt.query_r2 : only.r2;
+    const bool far_now = (quiet & crowd_detail::kFarSteps) != 0;
+    const crowd_detail::PairTick* const pair_table = far_now ? t.far_pairs : t.pairs;
+    const float r2 = kMixed ? kt.query_r2 : pair_table[t.only_kind * kMaxAgentKinds + t.only_kind].r2;
     // Direction and rate (world units per unit of move budget) of this agent's actual path.
     const float path_len = std::sqrt(npx[k] * npx[k] + npy[k] * npy[k]);
     const bool moving = yield && path_len > kMovingPath;
@@ -447,7 +449,7 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     const GatherAgent agent{sxs[k],    sys[k],    skx,
                             sky,       nid[k],    own_prio,
                             moving,    impatient, crowd_rules && goal_moves_[k] != 0,
-                            t.pairs + self_kind * kMaxAgentKinds, wide_open,
+                            pair_table + self_kind * kMaxAgentKinds, wide_open,
                             shoves,    large && own_prio != kUnreachable && by_field && !wide_open,
                             large,     by_field};
     GatherSums sums;
