@@ -26,6 +26,30 @@ constexpr float kDt = 1.0f / 30.0f;
 constexpr std::int32_t kWidth = 420, kHeight = 48;
 const Vec2 kPlayer{400.5f, 24.5f};
 
+/// Spawns n agents of the three default kinds (3 : 6 : 1 by the order they are added), or walkers
+/// only, drawn uniformly in [x0, x1] x [y0, y1] from `rng`, each where its disc fits and touches
+/// no agent already there (within max_attempts draws).
+void spawn_apart(World& world, test::SplitMix& rng, std::size_t n, float x0, float x1, float y0, float y1,
+                 bool walkers_only, int max_attempts) {
+  Swarm& swarm = world.swarm_mutable();
+  const std::uint8_t mix[] = {0, 1, 1, 0, 1, 1, 2, 1, 0, 1};
+  std::size_t added = 0;
+  for (int attempt = 0; added < n && attempt < max_attempts; ++attempt) {
+    const Vec2 p{rng.uniform(x0, x1), rng.uniform(y0, y1)};
+    const std::uint8_t kind = walkers_only ? std::uint8_t{1} : mix[added % std::size(mix)];
+    if (!square_fits(world.map(), p, swarm.kind_table()[kind].radius)) continue;
+    bool clear = true;  // no overlap at the start
+    for (std::size_t i = 0; i < swarm.size() && clear; ++i) {
+      const float r = swarm.kind_table()[kind].radius + swarm.kind_table()[swarm.kinds()[i]].radius;
+      clear = std::hypot(swarm.xs()[i] - p.x, swarm.ys()[i] - p.y) >= r;
+    }
+    if (!clear) continue;
+    REQUIRE(swarm.add(p, 0.0f, kind) != Swarm::kInvalidAgent);
+    ++added;
+  }
+  REQUIRE(added == n);
+}
+
 /// 600 agents of the three default kinds (3 : 6 : 1), or walkers only, spread over x in [x0, x1],
 /// the strip's whole height, chasing the standing player; not stepped yet. Far stepping with
 /// `levels` (SwarmParams::far_step_levels; 2 here unless a case says otherwise).
@@ -40,23 +64,7 @@ World strip(float far_step_cells, float x0, float x1, std::uint32_t threads = 1,
   World world(test::bordered(kWidth, kHeight), params);
   world.add_player(kPlayer);
   test::SplitMix rng{7};
-  Swarm& swarm = world.swarm_mutable();
-  const std::uint8_t mix[] = {0, 1, 1, 0, 1, 1, 2, 1, 0, 1};
-  std::size_t added = 0;
-  for (int attempt = 0; added < 600 && attempt < 100000; ++attempt) {
-    const Vec2 p{rng.uniform(x0, x1), rng.uniform(2.0f, static_cast<float>(kHeight) - 2.0f)};
-    const std::uint8_t kind = walkers_only ? std::uint8_t{1} : mix[added % std::size(mix)];
-    if (!square_fits(world.map(), p, swarm.kind_table()[kind].radius)) continue;
-    bool clear = true;  // no overlap at the start
-    for (std::size_t i = 0; i < swarm.size() && clear; ++i) {
-      const float r = swarm.kind_table()[kind].radius + swarm.kind_table()[swarm.kinds()[i]].radius;
-      clear = std::hypot(swarm.xs()[i] - p.x, swarm.ys()[i] - p.y) >= r;
-    }
-    if (!clear) continue;
-    REQUIRE(swarm.add(p, 0.0f, kind) != Swarm::kInvalidAgent);
-    ++added;
-  }
-  REQUIRE(added == 600);
+  spawn_apart(world, rng, 600, x0, x1, 2.0f, static_cast<float>(kHeight) - 2.0f, walkers_only, 100000);
   return world;
 }
 
@@ -307,23 +315,7 @@ std::size_t corridor_overlaps(float far_step_cells) {
   World world(test::bordered(kWidth, 8), params);
   world.add_player({400.5f, 4.5f});
   test::SplitMix rng{11};
-  Swarm& swarm = world.swarm_mutable();
-  const std::uint8_t mix[] = {0, 1, 1, 0, 1, 1, 2, 1, 0, 1};
-  std::size_t added = 0;
-  for (int attempt = 0; added < 400 && attempt < 200000; ++attempt) {
-    const Vec2 p{rng.uniform(10.0f, 150.0f), rng.uniform(1.5f, 6.5f)};
-    const std::uint8_t kind = mix[added % std::size(mix)];
-    if (!square_fits(world.map(), p, swarm.kind_table()[kind].radius)) continue;
-    bool clear = true;
-    for (std::size_t i = 0; i < swarm.size() && clear; ++i) {
-      const float r = swarm.kind_table()[kind].radius + swarm.kind_table()[swarm.kinds()[i]].radius;
-      clear = std::hypot(swarm.xs()[i] - p.x, swarm.ys()[i] - p.y) >= r;
-    }
-    if (!clear) continue;
-    REQUIRE(swarm.add(p, 0.0f, kind) != Swarm::kInvalidAgent);
-    ++added;
-  }
-  REQUIRE(added == 400);
+  spawn_apart(world, rng, 400, 10.0f, 150.0f, 1.5f, 6.5f, false, 200000);
   std::size_t pairs = 0;
   for (int t = 1; t <= 300; ++t) {
     world.step(kDt);
