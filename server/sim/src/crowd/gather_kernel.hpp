@@ -263,7 +263,8 @@ SWARMFIELD_ALWAYS_INLINE inline void gather_hits(const GatherInput& in, const Ga
     const __m128 dx = _mm_sub_ps(px, nx), dy = _mm_sub_ps(py, ny);
     const __m128 d2 = _mm_add_ps(_mm_mul_ps(dx, dx), _mm_mul_ps(dy, dy));
     if constexpr (kMixed) {
-      // Each lane's pair constants; a hit beyond its pair's R is not a neighbour (as gather_one).
+      // Each lane's pair constants; a hit beyond its pair's r2 (R, or a far step's reach:
+      // SwarmTick::far_pairs) is not a neighbour (as gather_one).
       const crowd_detail::PairTick& p0 = a.pair_row[in.nkind[m0]];
       const crowd_detail::PairTick& p1 = a.pair_row[in.nkind[m1]];
       const crowd_detail::PairTick& p2 = a.pair_row[in.nkind[m2]];

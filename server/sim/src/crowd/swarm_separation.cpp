@@ -417,7 +417,8 @@ void Swarm::gather_neighbours_of_kinds(const crowd_detail::SwarmTick& t, std::si
     const crowd_detail::KindTick& kt = (quiet & crowd_detail::kFarSteps) != 0 ? crowd_detail::step_kind(t, quiet, self_kind)
                                                                              : near_kt;
     // Candidates within the query radius: the pair's R with one kind, the largest pair R
-    // over the kinds present with several (gather_one then tests each pair's own R).
+    // over the kinds present with several (gather_one then tests each pair's own R); for a far
+    // step the far pairs' (SwarmTick::far_pairs), which reach as far as the step can.
     const bool far_now = (quiet & crowd_detail::kFarSteps) != 0;
     const crowd_detail::PairTick* const pair_table = far_now ? t.far_pairs : t.pairs;
     const float r2 = kMixed ? kt.query_r2 : pair_table[t.only_kind * kMaxAgentKinds + t.only_kind].r2;

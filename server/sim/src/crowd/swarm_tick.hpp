@@ -129,8 +129,9 @@ struct SwarmTick {
   KindTick far_kinds2[kMaxAgentKinds] = {};
   PairTick pairs[kMaxAgentKinds * kMaxAgentKinds] = {};
   // The pairs as a far-stepping agent (the first kind) sees them: r2 at least (cd + its far
-  // step)^2, so its free path sees every neighbour its step can reach (beyond R the kernel is 0);
-  // the rest as in pairs. Filled when far stepping runs this tick (far_step).
+  // step)^2, the step of its kind's highest level (level 2's when far_prio2 is set, for level-1
+  // steps too), so its free path sees every neighbour its step can reach (beyond R the kernel
+  // is 0); the rest as in pairs. Filled when far stepping runs this tick (far_step).
   PairTick far_pairs[kMaxAgentKinds * kMaxAgentKinds] = {};
   // More than one kind has agents: the neighbour gather looks up each pair's constants;
   // otherwise every agent is of kind `only_kind` and the gather uses its pair as constants.
